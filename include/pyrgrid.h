@@ -74,3 +74,187 @@ typedef enum { PYR_FLOAT = 0, PYR_DOUBLE = 1 } pyr_precision_t;
 size_t pyr_precision_size(pyr_precision_t p);
 /* "float" / "double". */
 const char *pyr_precision_name(pyr_precision_t p);
+
+/* ----------------------------------------------------------------- problem */
+
+typedef enum { PYR_EQ_HEAT = 0 } pyr_equation_t;
+
+typedef enum {
+    PYR_INIT_SINE = 0, /* lowest eigenmode, zero on the boundary */
+    PYR_INIT_GAUSS,    /* centred bump */
+    PYR_INIT_RANDOM,   /* seeded uniform [0, 1) values, boundary included */
+    PYR_INIT_FILE      /* a .npy array of the grid's shape and dtype */
+} pyr_init_kind_t;
+
+#define PYR_PATH_MAX 4096
+
+/* What to solve.  Axis 0 is x (fastest in memory), 1 is y, 2 is z; axes
+ * beyond `dims` have n = 1.  Nodes include the boundary nodes, which keep
+ * their initial values (boundary of the first kind). */
+typedef struct {
+    int dims;                 /* 1, 2 or 3 */
+    int64_t n[3];             /* nodes per axis */
+    double length[3];         /* physical length per axis; h = L / (n - 1) */
+    pyr_equation_t equation;
+    double alpha;             /* the equation is u_t = alpha^2 * laplace(u) */
+    double dt;                /* time step */
+    int64_t steps;            /* number of time steps */
+    pyr_precision_t precision;
+    pyr_init_kind_t init;
+    uint64_t seed;            /* for PYR_INIT_RANDOM */
+    char init_file[PYR_PATH_MAX]; /* for PYR_INIT_FILE */
+} pyr_problem_t;
+
+/* A 2D 1025x1025 double problem on the unit square with a sine mode. */
+void pyr_problem_default(pyr_problem_t *problem);
+/* Checks sizes, parameters and the stability limit
+ * sum_d alpha^2 dt / h_d^2 <= 1/2; the message says what would work. */
+pyr_status_t pyr_problem_validate(const pyr_problem_t *problem);
+/* Grid spacing of an axis. */
+double pyr_problem_h(const pyr_problem_t *problem, int axis);
+/* r_d = alpha^2 dt / h_d^2 of an axis (0 for axes beyond dims). */
+double pyr_problem_r(const pyr_problem_t *problem, int axis);
+/* Number of nodes, and of interior nodes (those the scheme updates). */
+int64_t pyr_problem_nodes(const pyr_problem_t *problem);
+int64_t pyr_problem_interior(const pyr_problem_t *problem);
+
+/* ------------------------------------------------------------------- field */
+
+/* A grid function on the host, C order with x fastest: data[(z*ny + y)*nx + x]. */
+typedef struct {
+    int dims;
+    int64_t n[3];
+    pyr_precision_t precision;
+    void *data;
+} pyr_field_t;
+
+/* Allocate a field of the problem's shape (contents undefined).  The caller
+ * owns it and releases it with pyr_field_destroy. */
+pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **field);
+void pyr_field_destroy(pyr_field_t **field);
+/* Fill with the problem's initial field (reads the .npy for PYR_INIT_FILE). */
+pyr_status_t pyr_field_init(pyr_field_t *field, const pyr_problem_t *problem);
+int64_t pyr_field_count(const pyr_field_t *field);
+/* The exact solution of the difference scheme for PYR_INIT_SINE after `steps`
+ * steps (amplitude times the discrete decay factor to the power steps), and
+ * of the differential equation at time steps*dt. */
+pyr_status_t pyr_field_sine_discrete(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
+pyr_status_t pyr_field_sine_continuous(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
+
+/* ----------------------------------------------------------------- options */
+
+typedef enum { PYR_BACKEND_AUTO = 0, PYR_BACKEND_CPU, PYR_BACKEND_CUDA } pyr_backend_kind_t;
+typedef enum { PYR_METHOD_AUTO = 0, PYR_METHOD_NAIVE, PYR_METHOD_TRIVIAL, PYR_METHOD_PYRAMID } pyr_method_t;
+typedef enum {
+    PYR_DECOMP_AUTO = 0,
+    PYR_DECOMP_SEGMENTS, /* 1D grids: segments of x */
+    PYR_DECOMP_STRIPS,   /* 2D grids: strips of rows ("1D decomposition") */
+    PYR_DECOMP_BLOCKS,   /* 2D grids: square-ish blocks ("2D decomposition") */
+    PYR_DECOMP_SLABS     /* 3D grids: slabs of z-planes */
+} pyr_decomp_t;
+
+/* How to solve.  Zero-initialised options (or pyr_options_default) mean
+ * "choose automatically" everywhere. */
+typedef struct {
+    pyr_backend_kind_t backend;
+    int device;              /* GPU index for the CUDA backend */
+    int threads;             /* CPU threads, 0 = all cores */
+    pyr_method_t method;
+    pyr_decomp_t decomposition;
+    int64_t height;          /* pyramid height n (steps per pass), 0 = auto */
+    uint64_t memory;         /* device memory budget in bytes, 0 = auto */
+    int64_t piece;           /* device extent of a piece along the split axis:
+                                rows R of a strip, side B of a block, planes of
+                                a slab, nodes of a segment; 0 = largest that fits */
+    int64_t snapshot_every;  /* passes end at multiples of this step (0 = none) */
+} pyr_options_t;
+
+void pyr_options_default(pyr_options_t *options);
+const char *pyr_method_name(pyr_method_t m);
+const char *pyr_decomp_name(pyr_decomp_t d);
+const char *pyr_backend_name(pyr_backend_kind_t b);
+/* Parse "256MiB", "1.5G", "4096" into bytes (K/M/G/T decimal-free binary
+ * suffixes: K = KiB = 1024). */
+pyr_status_t pyr_parse_bytes(const char *text, uint64_t *bytes);
+
+/* -------------------------------------------------------------------- plan */
+
+typedef struct pyr_plan pyr_plan_t;
+
+/* Values moved and computed by a run (or predicted exactly by a plan). */
+typedef struct {
+    uint64_t uploaded;   /* values sent host -> device */
+    uint64_t downloaded; /* values sent device -> host */
+    uint64_t computed;   /* values computed by the stencil */
+    uint64_t redundant;  /* of which recomputed (computed minus useful) */
+} pyr_counters_t;
+
+/* What a plan will do, for reports. */
+typedef struct {
+    pyr_method_t method;
+    pyr_decomp_t decomposition;
+    pyr_backend_kind_t backend;
+    int64_t height;            /* steps per full pass */
+    int64_t passes;
+    int64_t tasks_per_pass;
+    int64_t pieces[3];         /* pieces along each axis */
+    int64_t piece_extent[3];   /* device extent of the largest piece per axis */
+    int64_t result_extent[3];  /* result extent of the largest piece per axis */
+    int slots;                 /* piece buffers the backend keeps in flight */
+    uint64_t device_bytes;     /* device memory the executor will use */
+    uint64_t budget_bytes;     /* the budget it was planned against */
+    double redundancy;         /* computed / useful values */
+    pyr_counters_t counts;     /* exact counts for the whole run */
+    const char *notice;        /* a choice the user should hear about, or "" */
+} pyr_plan_info_t;
+
+/* Build a plan for the problem under the options.  Fails with PYR_ERR_BUDGET
+ * (naming the smallest budget that works) when no piece fits.  The caller owns
+ * the plan. */
+pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options,
+                             pyr_plan_t **plan);
+void pyr_plan_destroy(pyr_plan_t **plan);
+pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info);
+/* Human-readable description of the plan and, for comparison, the trivial
+ * method's plan under the same budget. */
+pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
+
+/* ----------------------------------------------------------------- execute */
+
+/* Called between passes with the steps done so far; return non-zero to stop
+ * the run (pyr_execute then returns PYR_ERR_CANCELLED). */
+typedef int (*pyr_progress_fn)(void *user, int64_t steps_done, int64_t steps_total);
+/* Called when the field on the host holds time layer `step` (a multiple of
+ * options.snapshot_every). */
+typedef pyr_status_t (*pyr_snapshot_fn)(void *user, const pyr_field_t *field, int64_t step);
+
+typedef struct {
+    pyr_progress_fn progress;
+    pyr_snapshot_fn snapshot;
+    void *user;
+} pyr_hooks_t;
+
+/* Advance `field` (which holds time layer 0) by the problem's steps, in place.
+ * counters (may be NULL) receives the values actually moved and computed. */
+pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks,
+                         pyr_counters_t *counters);
+
+/* -------------------------------------------------------------- discovery */
+
+/* Whether the backend was compiled in and can run here (a CUDA build on a
+ * machine without a GPU answers 0 for PYR_BACKEND_CUDA). */
+int pyr_backend_available(pyr_backend_kind_t kind);
+/* Number of usable GPUs, and a one-line description of one
+ * ("NVIDIA H200, 139.8 GiB, compute capability 9.0"). */
+int pyr_gpu_count(void);
+pyr_status_t pyr_gpu_describe(int device, char *text, size_t size);
+/* Threads the CPU backend uses by default. */
+int pyr_cpu_threads(void);
+
+#include "pyrgrid_lgs.h"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PYRGRID_H */

@@ -54,7 +54,13 @@ pyr_status_t pyr_fail_context(pyr_status_t status, const char *fmt, ...)
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, last_message, sizeof old);
-    snprintf(last_message, sizeof last_message, "%s%s", prefix, old);
+    size_t n = strlen(prefix);
+    if (n >= sizeof last_message) n = sizeof last_message - 1;
+    memcpy(last_message, prefix, n);
+    size_t rest = strlen(old);
+    if (n + rest >= sizeof last_message) rest = sizeof last_message - 1 - n;
+    memcpy(last_message + n, old, rest);
+    last_message[n + rest] = '\0';
     return status;
 }
 

@@ -1,0 +1,160 @@
+/* Host grid functions: allocation, initial fields, analytic solutions. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "io/npy.h"
+#include "pyrgrid.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+int64_t pyr_field_count(const pyr_field_t *f) { return f->n[0] * f->n[1] * f->n[2]; }
+
+pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **out)
+{
+    *out = NULL;
+    PYR_TRY(pyr_problem_validate(problem));
+    pyr_field_t *f = calloc(1, sizeof *f);
+    if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a field header");
+    f->dims = problem->dims;
+    for (int d = 0; d < 3; d++) f->n[d] = problem->n[d];
+    f->precision = problem->precision;
+    size_t bytes = (size_t)pyr_field_count(f) * pyr_precision_size(f->precision);
+    f->data = malloc(bytes);
+    if (!f->data) {
+        free(f);
+        return pyr_fail(PYR_ERR_NOMEM,
+                        "out of host memory: the %lld x %lld x %lld %s grid needs %.3f GiB; use fewer nodes, float precision, or a machine with more memory",
+                        (long long)problem->n[0], (long long)problem->n[1], (long long)problem->n[2],
+                        pyr_precision_name(problem->precision), (double)bytes / (1024.0 * 1024 * 1024));
+    }
+    *out = f;
+    return PYR_OK;
+}
+
+void pyr_field_destroy(pyr_field_t **f)
+{
+    if (!f || !*f) return;
+    free((*f)->data);
+    free(*f);
+    *f = NULL;
+}
+
+static inline void store(pyr_field_t *f, int64_t i, double v)
+{
+    if (f->precision == PYR_DOUBLE) ((double *)f->data)[i] = v;
+    else ((float *)f->data)[i] = (float)v;
+}
+
+/* splitmix64: a fixed, well-mixed function of (seed, index), so a random
+ * field does not depend on threads or on the order nodes are visited. */
+static inline uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+static int on_boundary(const pyr_field_t *f, int64_t x, int64_t y, int64_t z)
+{
+    if (x == 0 || x == f->n[0] - 1) return 1;
+    if (f->dims >= 2 && (y == 0 || y == f->n[1] - 1)) return 1;
+    if (f->dims >= 3 && (z == 0 || z == f->n[2] - 1)) return 1;
+    return 0;
+}
+
+/* The lowest eigenmode prod_d sin(pi i_d / (n_d - 1)), exactly 0 on the boundary. */
+static double sine_mode(const pyr_field_t *f, int64_t x, int64_t y, int64_t z)
+{
+    if (on_boundary(f, x, y, z)) return 0.0;
+    int64_t idx[3] = {x, y, z};
+    double v = 1.0;
+    for (int d = 0; d < f->dims; d++) v *= sin(M_PI * (double)idx[d] / (double)(f->n[d] - 1));
+    return v;
+}
+
+static pyr_status_t check_shape(const pyr_field_t *f, const pyr_problem_t *p)
+{
+    for (int d = 0; d < 3; d++)
+        if (f->n[d] != p->n[d]) return pyr_fail(PYR_ERR_ARG, "field shape does not match the problem");
+    if (f->precision != p->precision) return pyr_fail(PYR_ERR_ARG, "field precision does not match the problem");
+    return PYR_OK;
+}
+
+pyr_status_t pyr_field_init(pyr_field_t *f, const pyr_problem_t *p)
+{
+    PYR_TRY(check_shape(f, p));
+    if (p->init == PYR_INIT_FILE) {
+        int64_t shape[3];
+        for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
+        pyr_status_t st = pyr_npy_read_expect(p->init_file, f->dims, shape, f->precision, f->data);
+        if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
+        return PYR_OK;
+    }
+    const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t z = 0; z < nz; z++)
+        for (int64_t y = 0; y < ny; y++)
+            for (int64_t x = 0; x < nx; x++) {
+                int64_t i = (z * ny + y) * nx + x;
+                double v = 0;
+                switch (p->init) {
+                case PYR_INIT_SINE: v = sine_mode(f, x, y, z); break;
+                case PYR_INIT_GAUSS: {
+                    int64_t idx[3] = {x, y, z};
+                    double s = 0;
+                    for (int d = 0; d < f->dims; d++) {
+                        double u = ((double)idx[d] / (double)(f->n[d] - 1) - 0.5) / 0.1;
+                        s += u * u;
+                    }
+                    v = exp(-s);
+                    break;
+                }
+                case PYR_INIT_RANDOM:
+                    v = (double)(mix64(p->seed * 0x100000001B3ull ^ mix64((uint64_t)i)) >> 11) * 0x1.0p-53;
+                    break;
+                default: break;
+                }
+                store(f, i, v);
+            }
+    return PYR_OK;
+}
+
+/* Per-step amplification of the sine mode by the explicit scheme. */
+static double sine_factor(const pyr_problem_t *p)
+{
+    double lambda = 1.0;
+    for (int d = 0; d < p->dims; d++) {
+        double s = sin(M_PI / (2.0 * (double)(p->n[d] - 1)));
+        lambda -= 4.0 * pyr_problem_r(p, d) * s * s;
+    }
+    return lambda;
+}
+
+static pyr_status_t fill_scaled_sine(pyr_field_t *f, const pyr_problem_t *p, double amplitude)
+{
+    PYR_TRY(check_shape(f, p));
+    const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t z = 0; z < nz; z++)
+        for (int64_t y = 0; y < ny; y++)
+            for (int64_t x = 0; x < nx; x++) store(f, (z * ny + y) * nx + x, amplitude * sine_mode(f, x, y, z));
+    return PYR_OK;
+}
+
+pyr_status_t pyr_field_sine_discrete(pyr_field_t *f, const pyr_problem_t *p, int64_t steps)
+{
+    return fill_scaled_sine(f, p, pow(sine_factor(p), (double)steps));
+}
+
+pyr_status_t pyr_field_sine_continuous(pyr_field_t *f, const pyr_problem_t *p, int64_t steps)
+{
+    double k = 0;
+    for (int d = 0; d < p->dims; d++) k += 1.0 / (p->length[d] * p->length[d]);
+    double t = (double)steps * p->dt;
+    return fill_scaled_sine(f, p, exp(-p->alpha * p->alpha * M_PI * M_PI * k * t));
+}

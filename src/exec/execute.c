@@ -1,0 +1,334 @@
+/* The executor: walks a plan, calling the backend's operations.  The same
+ * loop runs naive (one resident piece), trivial (height 1) and pyramid plans.
+ *
+ * In-place host update: within a pass, task t's result overlaps the source
+ * regions of later tasks only in "bands" along the split axes (see
+ * pyr_plan_bands).  The rest of a result is downloaded straight into the host
+ * grid; the bands are downloaded into staging buffers and written into the
+ * grid only once their last reader has finished, so later tasks upload the
+ * old time layer they need and no second full-size host copy exists. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "plan/plan.h"
+
+typedef struct {
+    void *data;
+    size_t cap;
+    int in_use;
+} staging_t;
+
+typedef struct {
+    int buffer;          /* index into the staging pool */
+    pyr_box_t box;
+    int64_t last_reader; /* task index */
+} pending_band_t;
+
+typedef struct {
+    pyr_plan_t *plan;
+    const pyr_backend_ops_t *ops;
+    void *ctx;
+    pyr_field_t *field;
+    size_t elem;
+    pyr_piece_t *pieces; /* one per slot */
+    pyr_piece_t faces[6];
+    int nfaces;
+    staging_t *pool;
+    int npool;
+    pending_band_t *pending;
+    int npending, cap_pending;
+    pyr_box_t *layer_boxes;
+    pyr_counters_t count;
+    pyr_host_region_t grid;
+} exec_t;
+
+static pyr_status_t pool_acquire(exec_t *e, size_t bytes, int *index)
+{
+    for (int i = 0; i < e->npool; i++)
+        if (!e->pool[i].in_use && e->pool[i].cap >= bytes) {
+            e->pool[i].in_use = 1;
+            *index = i;
+            return PYR_OK;
+        }
+    staging_t *grown = realloc(e->pool, (size_t)(e->npool + 1) * sizeof *grown);
+    if (!grown) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for band buffers");
+    e->pool = grown;
+    staging_t *s = &e->pool[e->npool];
+    s->cap = bytes;
+    s->in_use = 1;
+    s->data = NULL;
+    PYR_TRY(e->ops->host_alloc(e->ctx, bytes, &s->data));
+    *index = e->npool++;
+    return PYR_OK;
+}
+
+/* Host-to-host copy of `box` between two host regions. */
+static void host_copy_box(pyr_host_region_t *dst, const pyr_host_region_t *src, const pyr_box_t *box, size_t elem)
+{
+    int64_t w = pyr_box_extent(box, 0);
+    int64_t dnx = pyr_box_extent(&dst->box, 0), dny = pyr_box_extent(&dst->box, 1);
+    int64_t snx = pyr_box_extent(&src->box, 0), sny = pyr_box_extent(&src->box, 1);
+    for (int64_t z = box->lo[2]; z < box->hi[2]; z++)
+        for (int64_t y = box->lo[1]; y < box->hi[1]; y++) {
+            int64_t di = ((z - dst->box.lo[2]) * dny + (y - dst->box.lo[1])) * dnx + (box->lo[0] - dst->box.lo[0]);
+            int64_t si = ((z - src->box.lo[2]) * sny + (y - src->box.lo[1])) * snx + (box->lo[0] - src->box.lo[0]);
+            memcpy((char *)dst->data + di * (int64_t)elem, (const char *)src->data + si * (int64_t)elem, (size_t)w * elem);
+        }
+}
+
+/* Write held-back bands whose last reader is done (all of them when
+ * done_through < 0 means "everything"). */
+static void flush_bands(exec_t *e, int64_t done_through, int all)
+{
+    int k = 0;
+    for (int i = 0; i < e->npending; i++) {
+        pending_band_t *b = &e->pending[i];
+        if (all || b->last_reader <= done_through) {
+            pyr_host_region_t src = {e->pool[b->buffer].data, b->box};
+            host_copy_box(&e->grid, &src, &b->box, e->elem);
+            e->pool[b->buffer].in_use = 0;
+        } else {
+            e->pending[k++] = *b;
+        }
+    }
+    e->npending = k;
+}
+
+static pyr_status_t push_pending(exec_t *e, pending_band_t b)
+{
+    if (e->npending == e->cap_pending) {
+        int cap = e->cap_pending ? 2 * e->cap_pending : 64;
+        pending_band_t *grown = realloc(e->pending, (size_t)cap * sizeof *grown);
+        if (!grown) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        e->pending = grown;
+        e->cap_pending = cap;
+    }
+    e->pending[e->npending++] = b;
+    return PYR_OK;
+}
+
+/* Both layers of a piece must hold the boundary nodes inside its region:
+ * faces of unsplit axes come from the resident face pieces, boundary planes
+ * of split axes were uploaded into layer 0 and are mirrored into layer 1. */
+static pyr_status_t prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece)
+{
+    const pyr_plan_t *plan = e->plan;
+    for (int f = 0; f < e->nfaces; f++) {
+        pyr_box_t b = pyr_box_intersect(&piece->box, &e->faces[f].box);
+        if (!pyr_box_empty(&b)) PYR_TRY(e->ops->copy(e->ctx, slot, piece, 3, &e->faces[f], 0, &b));
+    }
+    for (int a = 0; a < plan->problem.dims; a++) {
+        if (!plan->split[a]) continue;
+        int64_t n = plan->problem.n[a];
+        for (int side = 0; side < 2; side++) {
+            int64_t at = side ? n - 1 : 0;
+            if (at < piece->box.lo[a] || at >= piece->box.hi[a]) continue;
+            pyr_box_t b = piece->box;
+            b.lo[a] = at;
+            b.hi[a] = at + 1;
+            PYR_TRY(e->ops->copy(e->ctx, slot, piece, 2, piece, 0, &b));
+        }
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t set_piece(exec_t *e, pyr_piece_t *piece, const pyr_box_t *box)
+{
+    piece->box = *box;
+    piece->pitch = e->plan->layout.pitch;
+    piece->xpad = pyr_piece_xpad(e->ops, box->lo[0], e->elem);
+    piece->cur = 0;
+    int64_t need = (piece->xpad + pyr_box_extent(box, 0) <= piece->pitch) ? 1 : 0;
+    uint64_t bytes = (uint64_t)piece->pitch * (uint64_t)pyr_box_extent(box, 1) * (uint64_t)pyr_box_extent(box, 2) * e->elem;
+    if (!need || bytes > e->plan->layout.layer_bytes)
+        return pyr_fail(PYR_ERR_INTERNAL, "piece of %lld x %lld x %lld nodes exceeds its buffer", (long long)pyr_box_extent(box, 0),
+                        (long long)pyr_box_extent(box, 1), (long long)pyr_box_extent(box, 2));
+    return PYR_OK;
+}
+
+static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
+{
+    pyr_plan_t *plan = e->plan;
+    int64_t ntasks = pyr_plan_tasks(plan);
+    int slots = plan->slots;
+    for (int64_t t = 0; t < ntasks; t++) {
+        int slot = (int)(t % slots);
+        if (t >= slots) {
+            PYR_TRY(e->ops->wait(e->ctx, slot));
+            flush_bands(e, t - slots, 0);
+        }
+        pyr_task_t task;
+        pyr_plan_task(plan, t, h, &task);
+        pyr_piece_t *piece = &e->pieces[slot];
+        PYR_TRY(set_piece(e, piece, &task.src));
+        PYR_TRY(e->ops->upload(e->ctx, slot, piece, &e->grid, &task.upload));
+        e->count.uploaded += (uint64_t)pyr_box_volume(&task.upload);
+        PYR_TRY(prepare_boundary(e, slot, piece));
+        for (int64_t l = 1; l <= h; l++) {
+            e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &task, h, l);
+            e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
+        }
+        PYR_TRY(e->ops->compute(e->ctx, slot, piece, coef, e->layer_boxes, (int)h));
+        piece->cur = (int)(h & 1);
+        e->count.redundant += 0; /* summed below from totals */
+
+        pyr_box_t main_box, bands[3];
+        int64_t last[3];
+        int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
+        if (!pyr_box_empty(&main_box)) {
+            PYR_TRY(e->ops->download(e->ctx, slot, piece, &e->grid, &main_box));
+            e->count.downloaded += (uint64_t)pyr_box_volume(&main_box);
+        }
+        for (int b = 0; b < nb; b++) {
+            int buf = -1;
+            PYR_TRY(pool_acquire(e, (size_t)pyr_box_volume(&bands[b]) * e->elem, &buf));
+            pyr_host_region_t dst = {e->pool[buf].data, bands[b]};
+            PYR_TRY(e->ops->download(e->ctx, slot, piece, &dst, &bands[b]));
+            e->count.downloaded += (uint64_t)pyr_box_volume(&bands[b]);
+            pending_band_t pb = {buf, bands[b], last[b]};
+            PYR_TRY(push_pending(e, pb));
+        }
+    }
+    for (int s = 0; s < slots; s++) PYR_TRY(e->ops->wait(e->ctx, s));
+    flush_bands(e, 0, 1);
+    return PYR_OK;
+}
+
+static pyr_status_t upload_faces(exec_t *e)
+{
+    pyr_plan_t *plan = e->plan;
+    const pyr_problem_t *p = &plan->problem;
+    for (int a = 0; a < p->dims; a++) {
+        if (plan->split[a]) continue;
+        for (int side = 0; side < 2; side++) {
+            pyr_piece_t *f = &e->faces[e->nfaces];
+            memset(f, 0, sizeof *f);
+            pyr_box_t box = pyr_plan_grid(plan);
+            box.lo[a] = side ? p->n[a] - 1 : 0;
+            box.hi[a] = box.lo[a] + 1;
+            int64_t ext[3] = {pyr_box_extent(&box, 0), pyr_box_extent(&box, 1), pyr_box_extent(&box, 2)};
+            pyr_piece_layout_t L = pyr_piece_layout(e->ops, ext, e->elem);
+            f->box = box;
+            f->pitch = L.pitch;
+            f->xpad = pyr_piece_xpad(e->ops, box.lo[0], e->elem);
+            if (f->xpad + ext[0] > f->pitch) f->xpad = 0;
+            PYR_TRY(e->ops->dev_alloc(e->ctx, L.layer_bytes, &f->layer[0]));
+            e->nfaces++;
+            PYR_TRY(e->ops->upload(e->ctx, 0, f, &e->grid, &box));
+            e->count.uploaded += (uint64_t)pyr_box_volume(&box);
+        }
+    }
+    return PYR_OK;
+}
+
+static void exec_release(exec_t *e)
+{
+    if (e->pieces) {
+        for (int s = 0; s < e->plan->slots; s++) {
+            if (e->pieces[s].layer[0]) e->ops->dev_free(e->ctx, e->pieces[s].layer[0]);
+            if (e->pieces[s].layer[1]) e->ops->dev_free(e->ctx, e->pieces[s].layer[1]);
+        }
+        free(e->pieces);
+    }
+    for (int f = 0; f < e->nfaces; f++)
+        if (e->faces[f].layer[0]) e->ops->dev_free(e->ctx, e->faces[f].layer[0]);
+    for (int i = 0; i < e->npool; i++)
+        if (e->pool[i].data) e->ops->host_free(e->ctx, e->pool[i].data);
+    free(e->pool);
+    free(e->pending);
+    free(e->layer_boxes);
+}
+
+static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
+{
+    pyr_plan_t *plan = e->plan;
+    const pyr_problem_t *p = &plan->problem;
+    pyr_heat_coef_t coef = pyr_heat_coef(p);
+
+    e->pieces = calloc((size_t)plan->slots, sizeof *e->pieces);
+    e->layer_boxes = malloc((size_t)plan->height * sizeof *e->layer_boxes);
+    if (!e->pieces || !e->layer_boxes) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    for (int s = 0; s < plan->slots; s++)
+        for (int l = 0; l < 2; l++) PYR_TRY(e->ops->dev_alloc(e->ctx, plan->layout.layer_bytes, &e->pieces[s].layer[l]));
+    PYR_TRY(upload_faces(e));
+
+    pyr_box_t interior = pyr_plan_interior(plan);
+    if (plan->resident) {
+        pyr_box_t grid = pyr_plan_grid(plan);
+        PYR_TRY(set_piece(e, &e->pieces[0], &grid));
+        PYR_TRY(e->ops->upload(e->ctx, 0, &e->pieces[0], &e->grid, &grid));
+        e->count.uploaded += (uint64_t)pyr_box_volume(&grid);
+        PYR_TRY(prepare_boundary(e, 0, &e->pieces[0]));
+    }
+    for (int64_t step = 0; step < p->steps;) {
+        int64_t h = pyr_plan_pass_height(plan, step);
+        if (plan->resident) {
+            for (int64_t l = 0; l < h; l++) e->layer_boxes[l] = interior;
+            PYR_TRY(e->ops->compute(e->ctx, 0, &e->pieces[0], &coef, e->layer_boxes, (int)h));
+            e->pieces[0].cur ^= (int)(h & 1);
+            e->count.computed += (uint64_t)pyr_box_volume(&interior) * (uint64_t)h;
+        } else {
+            PYR_TRY(run_pass(e, h, &coef));
+        }
+        step += h;
+        int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
+        if (plan->resident && (snap || step == p->steps)) {
+            PYR_TRY(e->ops->download(e->ctx, 0, &e->pieces[0], &e->grid, &interior));
+            e->count.downloaded += (uint64_t)pyr_box_volume(&interior);
+        }
+        if (plan->resident && hooks && hooks->progress) PYR_TRY(e->ops->wait(e->ctx, 0));
+        if (snap && hooks && hooks->snapshot) {
+            PYR_TRY(e->ops->wait(e->ctx, 0));
+            PYR_TRY(hooks->snapshot(hooks->user, e->field, step));
+        }
+        if (hooks && hooks->progress && hooks->progress(hooks->user, step, p->steps))
+            return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld steps", (long long)step, (long long)p->steps);
+    }
+    for (int s = 0; s < plan->slots; s++) PYR_TRY(e->ops->wait(e->ctx, s));
+    uint64_t useful = (uint64_t)pyr_problem_interior(p) * (uint64_t)p->steps;
+    e->count.redundant = e->count.computed - useful;
+    return PYR_OK;
+}
+
+pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks, pyr_counters_t *counters)
+{
+    if (!plan || !field) return pyr_fail(PYR_ERR_ARG, "pyr_execute: plan and field are required");
+    for (int a = 0; a < 3; a++)
+        if (field->n[a] != plan->problem.n[a])
+            return pyr_fail(PYR_ERR_ARG, "field of %lld x %lld x %lld nodes does not match the plan's grid of %lld x %lld x %lld",
+                            (long long)field->n[0], (long long)field->n[1], (long long)field->n[2], (long long)plan->problem.n[0],
+                            (long long)plan->problem.n[1], (long long)plan->problem.n[2]);
+    if (field->precision != plan->problem.precision)
+        return pyr_fail(PYR_ERR_ARG, "field precision %s does not match the plan's %s", pyr_precision_name(field->precision),
+                        pyr_precision_name(plan->problem.precision));
+    exec_t e;
+    memset(&e, 0, sizeof e);
+    e.plan = plan;
+    e.ops = plan->ops;
+    e.ctx = plan->ctx;
+    e.field = field;
+    e.elem = pyr_precision_size(field->precision);
+    e.grid.data = field->data;
+    e.grid.box = pyr_plan_grid(plan);
+    if (counters) memset(counters, 0, sizeof *counters);
+    if (plan->problem.steps == 0) return PYR_OK;
+
+    size_t grid_bytes = (size_t)pyr_field_count(field) * e.elem;
+    int registered = 0;
+    pyr_status_t st = PYR_OK;
+    if (e.ops->host_register) {
+        st = e.ops->host_register(e.ctx, field->data, grid_bytes);
+        if (st != PYR_OK) return st;
+        registered = 1;
+    }
+    st = execute(&e, hooks);
+    if (st != PYR_OK) {
+        /* let queued work finish before freeing what it uses */
+        for (int s = 0; s < plan->slots; s++) e.ops->wait(e.ctx, s);
+    }
+    exec_release(&e);
+    if (registered) e.ops->host_unregister(e.ctx, field->data);
+    if (counters) *counters = e.count;
+    return st;
+}

@@ -1,0 +1,41 @@
+/* NumPy .npy files: write version 1.0, read 1.0, 2.0 and 3.0.  Little-endian
+ * float32 ('<f4') and float64 ('<f8') arrays in C order.  Shapes are given as
+ * NumPy gives them: slowest axis first, e.g. (ny, nx). */
+#ifndef PYR_IO_NPY_H
+#define PYR_IO_NPY_H
+
+#include <stdint.h>
+
+#include "pyrgrid.h"
+
+#define PYR_NPY_MAX_NDIM 8
+
+typedef struct {
+    int ndim;                          /* 0 (a scalar) .. PYR_NPY_MAX_NDIM */
+    int64_t shape[PYR_NPY_MAX_NDIM];   /* slowest axis first */
+    pyr_precision_t precision;
+    int64_t count;                     /* product of shape */
+    long data_offset;                  /* byte offset of the data in the file */
+} pyr_npy_info_t;
+
+/* Write an array atomically (temporary file + rename).  ndim 0..8; the data
+ * are count values of the precision, in C order, native byte order. */
+pyr_status_t pyr_npy_write(const char *path, int ndim, const int64_t *shape, pyr_precision_t p,
+                           const void *data);
+
+/* Read and check the header only.  Fails (PYR_ERR_FORMAT) for anything the
+ * readers below would not accept, including data shorter than the header
+ * promises. */
+pyr_status_t pyr_npy_read_info(const char *path, pyr_npy_info_t *info);
+
+/* Read an array that must have exactly this ndim, shape and precision into the
+ * caller's buffer (count values).  Errors say what was found, what is needed
+ * and how to convert it with NumPy. */
+pyr_status_t pyr_npy_read_expect(const char *path, int ndim, const int64_t *shape, pyr_precision_t p,
+                                 void *data);
+
+/* Read any float32/float64 C-order array into a new buffer (free() it).  On
+ * failure *data is NULL. */
+pyr_status_t pyr_npy_read_alloc(const char *path, pyr_npy_info_t *info, void **data);
+
+#endif

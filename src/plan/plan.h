@@ -1,0 +1,72 @@
+/* Plans: the planner builds them, the executor walks them.  A plan splits the
+ * grid's interior into result pieces (a tensor product of per-axis splits),
+ * and the time steps into passes of at most `height` steps.  In one pass a
+ * task holds its piece's source region on the device (the result region grown
+ * by the pass height along split axes, clipped to the grid) and computes the
+ * shrinking regions of every layer, so nothing moves between tasks within a
+ * pass.  naive, trivial and pyramid are plans of this one kind. */
+#ifndef PYR_PLAN_PLAN_H
+#define PYR_PLAN_PLAN_H
+
+#include "backend/backend.h"
+#include "plan/box.h"
+#include "pyrgrid.h"
+
+typedef struct {
+    int64_t count;   /* pieces along the axis */
+    int64_t *bounds; /* count + 1 result boundaries over the interior [1, n - 1) */
+} pyr_axis_split_t;
+
+struct pyr_plan {
+    pyr_problem_t problem;
+    pyr_options_t options;
+    pyr_method_t method;
+    pyr_decomp_t decomp;
+    int split[3];             /* axis carries halos (pieces along it shrink) */
+    pyr_axis_split_t axis[3];
+    int64_t height;           /* steps of a full pass */
+    int resident;             /* one piece, kept on the device between passes (naive) */
+    int slots;                /* piece buffers in flight */
+    int64_t alloc_extent[3];  /* largest source region of any task */
+    pyr_piece_layout_t layout;
+    uint64_t faces_bytes;     /* resident boundary faces of unsplit axes */
+    uint64_t device_bytes;    /* everything the executor keeps on the device */
+    uint64_t budget;
+    const pyr_backend_ops_t *ops;
+    void *ctx;                /* backend context, owned */
+    pyr_counters_t predicted; /* exact counts for the whole run */
+    char notice[256];         /* a choice to tell the user about */
+};
+
+/* Geometry of one task in a pass of height h. */
+typedef struct {
+    int64_t index[3];
+    pyr_box_t result; /* interior nodes finalised by the task */
+    pyr_box_t src;    /* nodes held in the piece buffer */
+    pyr_box_t upload; /* nodes uploaded: src less the resident faces */
+} pyr_task_t;
+
+int64_t pyr_plan_tasks(const pyr_plan_t *plan);
+void pyr_plan_task(const pyr_plan_t *plan, int64_t t, int64_t h, pyr_task_t *task);
+/* Nodes computed at step l (1..h) of a pass of height h. */
+pyr_box_t pyr_plan_layer_box(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, int64_t l);
+/* The interior of the grid. */
+pyr_box_t pyr_plan_interior(const pyr_plan_t *plan);
+/* The whole grid. */
+pyr_box_t pyr_plan_grid(const pyr_plan_t *plan);
+/* Height of the pass starting at `step` (passes end at multiples of the
+ * height counted from the last snapshot, at snapshots and at the end). */
+int64_t pyr_plan_pass_height(const pyr_plan_t *plan, int64_t step);
+
+/* Bands of a task's result that later tasks of the same pass still read as
+ * old values: their new values are held back until the last reader has
+ * uploaded (the in-place host update).  Returns the number of bands (<= 3) and
+ * fills bands[], last_reader[]; *main_box gets the rest of the result. */
+int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, pyr_box_t *main_box,
+                   pyr_box_t bands[3], int64_t last_reader[3]);
+
+/* Counts of one pass of height h, summed over its tasks; and per-task
+ * maxima (for the bounds of SEEDS.md section A). */
+void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max);
+
+#endif

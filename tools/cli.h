@@ -1,0 +1,10 @@
+/* Sub-commands of the pyrgrid program, one file each under tools/. Each takes
+ * the arguments after its name and returns the process exit status. */
+#ifndef PYR_TOOLS_CLI_H
+#define PYR_TOOLS_CLI_H
+
+int pyr_cli_run(int argc, char **argv);       /* pyrgrid run FILE ...   (cli_run.c)   */
+int pyr_cli_plan(int argc, char **argv);      /* pyrgrid plan FILE ...  (cli_run.c)   */
+int pyr_cli_solve(int argc, char **argv);     /* pyrgrid solve FILE ... (cli_solve.c) */
+
+#endif
