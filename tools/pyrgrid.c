@@ -5,9 +5,66 @@
 #include "cli.h"
 #include "pyrgrid.h"
 
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "pyrgrid %s - grid equations of difference schemes on GPUs and CPUs,\n"
+            "including grids larger than the GPU's memory (the pyramid method)\n"
+            "\n"
+            "usage:\n"
+            "  pyrgrid run FILE [--set section.key=value]... [--quiet]\n"
+            "        solve the problem in FILE (INI); write the outputs it names\n"
+            "  pyrgrid plan FILE [--set section.key=value]...\n"
+            "        print the plan (pieces, passes, memory, values moved) without running\n"
+            "  pyrgrid solve FILE [--set section.key=value]... [--quiet]\n"
+            "        block-tridiagonal systems by line Gauss-Seidel with the Thomas algorithm\n"
+            "  pyrgrid info       version, backends, GPUs, threads\n"
+            "  pyrgrid --help     this text\n"
+            "  pyrgrid --version  the version\n"
+            "\n"
+            "example: pyrgrid run examples/heat2d.ini --set scheme.steps=200 --set output.field=a.npy\n"
+            "problem-file reference: README.md\n",
+            PYR_VERSION_STRING);
+}
+
+static int info(void)
+{
+    printf("pyrgrid %s\n", PYR_VERSION_STRING);
+    printf("backend cpu: available, %d threads (OpenMP)\n", pyr_cpu_threads());
+#ifdef PYR_HAVE_CUDA
+    int n = pyr_gpu_count();
+    if (n == 0) printf("backend cuda: compiled in; no usable GPU found\n");
+    else printf("backend cuda: %d GPU%s\n", n, n > 1 ? "s" : "");
+    for (int i = 0; i < n; i++) {
+        char text[256];
+        if (pyr_gpu_describe(i, text, sizeof text) == PYR_OK) printf("  GPU %d: %s\n", i, text);
+        else printf("  GPU %d: %s\n", i, pyr_last_error());
+    }
+#else
+    printf("backend cuda: not compiled in (no CUDA compiler at build time)\n");
+#endif
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return 0;
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        printf("pyrgrid %s\n", PYR_VERSION_STRING);
+        return 0;
+    }
+    if (!strcmp(cmd, "info")) return info();
+    if (!strcmp(cmd, "run")) return pyr_cli_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "plan")) return pyr_cli_plan(argc - 2, argv + 2);
+    if (!strcmp(cmd, "solve")) return pyr_cli_solve(argc - 2, argv + 2);
+    fprintf(stderr, "pyrgrid: error: unknown command '%s'; the commands are run, plan, solve, info (see pyrgrid --help)\n", cmd);
+    return 2;
 }

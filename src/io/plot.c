@@ -87,18 +87,22 @@ static void build_linear(axis_t *a, double dmin, double dmax, int target)
     }
 }
 
-/* Decade ticks, every `every` decades, over [dmin, dmax] (log10 units). */
-static void build_log(axis_t *a, double dmin, double dmax, int max_labels)
+/* Log axis over [dmin, dmax] (log10 units): the data range with a little
+ * room, reaching out to a whole decade when one is near; decades labelled
+ * "1e-3", every `every` decades so that at most max_labels fit; on short
+ * axes 2 and 5 times a decade are labelled too. */
+static void build_log(axis_t *a, double dmin, double dmax, int max_labels, int pixels)
 {
     a->nticks = a->nminor = a->label_w = 0;
-    double lo = floor(dmin + 1e-12), hi = ceil(dmax - 1e-12);
-    if (hi <= lo) {
-        lo -= 1;
-        hi += 1;
-    }
+    double span = dmax - dmin;
+    double pad = span > 0 ? 0.05 * span : 0.5;
+    double lo = dmin - pad, hi = dmax + pad;
+    if (dmin - floor(dmin + 1e-12) < 0.35) lo = fmin(lo, floor(dmin + 1e-12)); /* snap to a near decade */
+    if (ceil(dmax - 1e-12) - dmax < 0.35) hi = fmax(hi, ceil(dmax - 1e-12));
     a->lo = lo;
     a->hi = hi;
-    int ndec = (int)(hi - lo);
+    int d0 = (int)ceil(lo - 1e-9), d1 = (int)floor(hi + 1e-9);
+    int ndec = d1 - d0; /* whole decades inside */
     static const int steps[] = {1, 2, 3, 5, 10, 20, 50, 100};
     int every = 100;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
@@ -106,25 +110,45 @@ static void build_log(axis_t *a, double dmin, double dmax, int max_labels)
             every = steps[i];
             break;
         }
-    for (int d = (int)lo; d <= (int)hi; d++) {
-        if (((d % every) + every) % every == 0) {
+    int label_minor = hi - lo <= 2.5 && every == 1;
+    int show_minor = pixels / (hi - lo) >= 60; /* grid lines not too dense */
+    for (int d = d0 - 1; d <= d1; d++) {
+        if (d >= d0 && ((d % every) + every) % every == 0) {
             char t[32];
             snprintf(t, sizeof t, "1e%d", d);
             add_tick(a, d, t);
         }
-        if (d < (int)hi && ndec <= 12)
-            for (int m = 2; m <= 9; m++) {
-                double v = d + log10((double)m);
-                if (ndec <= 2 && every == 1 && (m == 2 || m == 5)) {
-                    char t[32];
-                    snprintf(t, sizeof t, "%de%d", m, d);
-                    add_tick(a, v, t);
-                } else if (a->nminor < MAX_MINOR) {
-                    a->minor[a->nminor++] = v;
-                }
+        for (int m = 2; m <= 9; m++) {
+            double v = d + log10((double)m);
+            if (v < lo || v > hi) continue;
+            if (label_minor && (m == 2 || m == 5)) {
+                char t[32];
+                snprintf(t, sizeof t, "%de%d", m, d);
+                add_tick(a, v, t);
+            } else if (show_minor && a->nminor < MAX_MINOR) {
+                a->minor[a->nminor++] = v;
             }
+        }
+    }
+    if (a->nticks < 2) { /* a narrow range: evenly spaced values instead */
+        a->nticks = a->nminor = a->label_w = 0;
+        double vlo = pow(10.0, lo), vhi = pow(10.0, hi);
+        double step = pyr_nice_step(vhi - vlo, max_labels > 2 ? max_labels - 1 : 2);
+        for (double k = ceil(vlo / step - 1e-9); k * step <= vhi * (1 + 1e-12); k++) {
+            char t[32];
+            pyr_format_tick(t, sizeof t, k * step, step);
+            if (k * step > 0) add_tick(a, log10(k * step), t);
+        }
     }
 }
+
+static int tick_cmp(const void *p, const void *q)
+{
+    double a = ((const tick_t *)p)->v, b = ((const tick_t *)q)->v;
+    return (a > b) - (a < b);
+}
+
+static void sort_ticks(axis_t *a) { qsort(a->ticks, (size_t)a->nticks, sizeof a->ticks[0], tick_cmp); }
 
 /* Choose ticks for an axis spanning `pixels`, with labels at least `min_gap`
  * pixels apart along the axis (for x: the widest label plus room). */
@@ -142,8 +166,9 @@ static void build_axis(axis_t *a, int log, double dmin, double dmax, int have, i
     int per = is_x ? 110 : 60; /* pixels per interval to aim for */
     for (int target = pixels / per > 1 ? pixels / per : 2; target >= 1; target--) {
         int max_labels = target + 1;
-        if (log) build_log(a, dmin, dmax, max_labels);
+        if (log) build_log(a, dmin, dmax, max_labels, pixels);
         else build_linear(a, dmin, dmax, target);
+        sort_ticks(a);
         /* labels must not touch: check the closest pair */
         double span = a->hi - a->lo, closest = INFINITY;
         for (int i = 1; i < a->nticks; i++) {
@@ -160,13 +185,17 @@ typedef struct {
     axis_t *x, *y;
 } frame_t;
 
+/* The axis ranges map to the plot area less INSET pixels at each end, so
+ * that markers and lines at the ends stay clear of the frame. */
+#define INSET 8
+
 static int px_of(const frame_t *f, double xv)
 {
-    return f->left + (int)lround((xv - f->x->lo) / (f->x->hi - f->x->lo) * (f->w - 1));
+    return f->left + INSET + (int)lround((xv - f->x->lo) / (f->x->hi - f->x->lo) * (f->w - 1 - 2 * INSET));
 }
 static int py_of(const frame_t *f, double yv)
 {
-    return f->top + (int)lround((1.0 - (yv - f->y->lo) / (f->y->hi - f->y->lo)) * (f->h - 1));
+    return f->top + INSET + (int)lround((1.0 - (yv - f->y->lo) / (f->y->hi - f->y->lo)) * (f->h - 1 - 2 * INSET));
 }
 
 /* Marker of shape `kind` centred on (x, y). */
@@ -203,11 +232,13 @@ static void draw_marker(pyr_canvas_t *c, int x, int y, int kind, pyr_rgb_t col)
     }
 }
 
-static void draw_series(pyr_canvas_t *c, const frame_t *f, const pyr_plot_series_t *s, int idx)
+/* Lines (pass 0) or markers (pass 1) of one series: markers go on top of
+ * every line. */
+static void draw_series(pyr_canvas_t *c, const frame_t *f, const pyr_plot_series_t *s, int idx, int pass)
 {
     pyr_rgb_t col = palette[idx % NPALETTE];
     int have_prev = 0, px = 0, py = 0;
-    if (s->markers != 1)
+    if (pass == 0 && s->markers != 1)
         for (int i = 0; i < s->n; i++) {
             if (!point_ok(s->x[i], f->x->log) || !point_ok(s->y[i], f->y->log)) {
                 have_prev = 0;
@@ -220,7 +251,7 @@ static void draw_series(pyr_canvas_t *c, const frame_t *f, const pyr_plot_series
             px = X;
             py = Y;
         }
-    if (s->markers != 0)
+    if (pass == 1 && s->markers != 0)
         for (int i = 0; i < s->n; i++) {
             if (!point_ok(s->x[i], f->x->log) || !point_ok(s->y[i], f->y->log)) continue;
             draw_marker(c, px_of(f, to_axis(s->x[i], f->x->log)), py_of(f, to_axis(s->y[i], f->y->log)), idx,
@@ -242,12 +273,15 @@ static int box_score(const frame_t *f, const pyr_plot_series_t *series, int nser
                 continue;
             }
             int X = px_of(f, to_axis(s->x[i], f->x->log)), Y = py_of(f, to_axis(s->y[i], f->y->log));
-            if (X >= bx && X < bx + bw && Y >= by && Y < by + bh) score += 2;
-            if (have_prev && s->markers != 1)
-                for (int q = 1; q < 4; q++) { /* points along the segment */
-                    int mx = px + (X - px) * q / 4, my = py + (Y - py) * q / 4;
+            if (X >= bx && X < bx + bw && Y >= by && Y < by + bh) score += 4;
+            if (have_prev && s->markers != 1) { /* points every few pixels along the segment */
+                int steps = abs(X - px) > abs(Y - py) ? abs(X - px) : abs(Y - py);
+                steps = steps / 6 + 1;
+                for (int q = 1; q < steps; q++) {
+                    int mx = px + (X - px) * q / steps, my = py + (Y - py) * q / steps;
                     if (mx >= bx && mx < bx + bw && my >= by && my < by + bh) score++;
                 }
+            }
             have_prev = 1;
             px = X;
             py = Y;
@@ -273,7 +307,7 @@ static void draw_legend(pyr_canvas_t *c, const frame_t *f, const pyr_plot_series
     int ys[4] = {f->top + inset, f->top + inset, f->top + f->h - inset - bh, f->top + f->h - inset - bh};
     int best = 0, best_score = -1;
     for (int q = 0; q < 4; q++) {
-        int sc = box_score(f, series, nseries, xs[q], ys[q], bw, bh);
+        int sc = box_score(f, series, nseries, xs[q] - 6, ys[q] - 6, bw + 12, bh + 12);
         if (best_score < 0 || sc < best_score) {
             best = q;
             best_score = sc;
@@ -392,7 +426,8 @@ pyr_status_t pyr_plot_write_png(const char *path, const pyr_plot_series_t *serie
     for (int i = 0; i < ya->nticks; i++) pyr_canvas_fill_rect(&c, left, py_of(&f, ya->ticks[i].v), pw, 1, GRID);
 
     /* Data. */
-    for (int k = 0; k < nseries; k++) draw_series(&c, &f, &series[k], k);
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < nseries; k++) draw_series(&c, &f, &series[k], k, pass);
 
     /* Frame, ticks and their labels. */
     pyr_canvas_rect(&c, left - 1, top - 1, pw + 2, ph + 2, FRAME);

@@ -264,6 +264,7 @@ pyr_status_t pyr_png_write_heatmap(const char *path, const void *data, pyr_preci
             pyr_format_tick(t, sizeof t, k * step, step);
             if (pyr_font_text_width(t, S) > label_w) label_w = pyr_font_text_width(t, S);
         }
+    if (constant && pyr_font_text_width("constant", S) > label_w) label_w = pyr_font_text_width("constant", S);
     if (nan_count && pyr_font_text_width("NaN", S) + 2 * S * 4 > label_w)
         label_w = pyr_font_text_width("NaN", S) + 2 * S * 4;
 
@@ -276,7 +277,7 @@ pyr_status_t pyr_png_write_heatmap(const char *path, const void *data, pyr_preci
     int bar_x = margin + W + gap;
     int cw = bar_x + bar_w + tick_len + 6 + label_w + margin;
     int title_w = title ? pyr_font_text_width(title, S) + 2 * margin : 0;
-    if (cw < title_w) cw = title_w;
+    if (cw < title_w) cw = title_w < 1600 ? title_w : (cw > 1600 ? cw : 1600); /* longer titles are cut */
     if (cw > CANVAS_MAX) cw = CANVAS_MAX;
     int ch = top + body_h + th / 2 + margin;
 
@@ -314,6 +315,7 @@ pyr_status_t pyr_png_write_heatmap(const char *path, const void *data, pyr_preci
         int yc = bar_y + bar_h / 2;
         pyr_canvas_fill_rect(&c, bar_x + bar_w, yc, tick_len, 2, FRAME);
         pyr_font_draw(&c, lx, yc - 7 * S / 2, lo_text, S, INK);
+        if (constant) pyr_font_draw(&c, lx, yc - 7 * S / 2 + th + 4, "constant", S, INK);
     } else {
         int ylo = bar_y + bar_h - 1, yhi = bar_y;
         pyr_canvas_fill_rect(&c, bar_x + bar_w, yhi, tick_len, 2, FRAME);
@@ -339,10 +341,17 @@ pyr_status_t pyr_png_write_heatmap(const char *path, const void *data, pyr_preci
         pyr_font_draw(&c, lx + sw + 2 * S * 2, y, "NaN", S, INK);
     }
     if (title) {
-        int tw = pyr_font_text_width(title, S);
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", title);
+        size_t len = strlen(buf);
+        while (len > 3 && pyr_font_text_width(buf, S) > cw - 2 * margin) {
+            len--;
+            memcpy(buf + len - 3, "...", 4);
+        }
+        int tw = pyr_font_text_width(buf, S);
         int tx = (cw - tw) / 2;
         if (tx < margin) tx = margin;
-        pyr_font_draw(&c, tx, margin, title, S, INK);
+        pyr_font_draw(&c, tx, margin, buf, S, INK);
     }
     st = pyr_canvas_write_png(&c, path);
     pyr_canvas_free(&c);

@@ -69,4 +69,13 @@ int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, py
  * maxima (for the bounds of SEEDS.md section A). */
 void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max);
 
+/* A plan for the same problem, backend and budget with another method,
+ * decomposition or height, without a backend context (for comparisons and
+ * the model).  The caller destroys it. */
+pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t decomp, int64_t height,
+                              pyr_plan_t **out);
+
+/* "1.5 GiB" */
+void pyr_format_bytes(uint64_t bytes, char *out, size_t size);
+
 #endif

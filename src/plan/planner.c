@@ -127,7 +127,7 @@ static int64_t largest_side(const pyr_plan_t *plan, int64_t h, uint64_t budget)
     return lo;
 }
 
-static void format_bytes(uint64_t b, char *out, size_t size)
+void pyr_format_bytes(uint64_t b, char *out, size_t size)
 {
     const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = (double)b;
@@ -164,8 +164,8 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
         sz.bytes = 2 * L.layer_bytes;
         if (sz.bytes > budget) {
             char need[32], have[32];
-            format_bytes(sz.bytes, need, sizeof need);
-            format_bytes(budget, have, sizeof have);
+            pyr_format_bytes(sz.bytes, need, sizeof need);
+            pyr_format_bytes(budget, have, sizeof have);
             return pyr_fail(PYR_ERR_BUDGET,
                             "the naive method keeps the whole grid on the device in two time layers, %s, more than the budget of %s; "
                             "use memory >= %s, or method = pyramid (or auto) to solve it in pieces",
@@ -183,8 +183,8 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
         size_for_counts(plan, h, count, &sz);
         if (sz.bytes > budget) {
             char need[32], have[32];
-            format_bytes(sz.bytes, need, sizeof need);
-            format_bytes(budget, have, sizeof have);
+            pyr_format_bytes(sz.bytes, need, sizeof need);
+            pyr_format_bytes(budget, have, sizeof have);
             return pyr_fail(PYR_ERR_BUDGET, "%s = %lld with height %lld needs %s of device memory, more than the budget of %s; "
                             "use memory >= %s or a smaller piece",
                             piece_word(plan->decomp), (long long)plan->options.piece, (long long)h, need, have, need);
@@ -195,11 +195,11 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
             counts_for_side(plan, 1, count);
             size_for_counts(plan, h, count, &sz);
             char need[32], have[32], need1[32];
-            format_bytes(sz.bytes, need, sizeof need);
-            format_bytes(budget, have, sizeof have);
+            pyr_format_bytes(sz.bytes, need, sizeof need);
+            pyr_format_bytes(budget, have, sizeof have);
             sizing_t sz1;
             size_for_counts(plan, 1, count, &sz1);
-            format_bytes(sz1.bytes, need1, sizeof need1);
+            pyr_format_bytes(sz1.bytes, need1, sizeof need1);
             return pyr_fail(PYR_ERR_BUDGET,
                             "memory budget %s is too small for %s of height %lld on the %lld x %lld x %lld %s grid: the smallest piece "
                             "(1 result node plus 2 x %lld halo nodes along each split axis, 2 time layers, %d buffer%s%s) needs %s; "
@@ -409,8 +409,8 @@ pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *
         if (st != PYR_OK) goto fail;
         if (budget > fr) {
             char want[32], have[32];
-            format_bytes(budget, want, sizeof want);
-            format_bytes(fr, have, sizeof have);
+            pyr_format_bytes(budget, want, sizeof want);
+            pyr_format_bytes(fr, have, sizeof have);
             st = pyr_fail(PYR_ERR_DEVICE_NOMEM, "run.memory = %s is more than the %s of device memory free on GPU %d; "
                           "use memory <= %s, or memory = auto", want, have, opt.device, have);
             goto fail;
@@ -501,5 +501,24 @@ pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info)
     uint64_t useful = (uint64_t)pyr_problem_interior(&plan->problem) * (uint64_t)plan->problem.steps;
     info->redundancy = useful ? (double)plan->predicted.computed / (double)useful : 1.0;
     info->notice = plan->notice;
+    return PYR_OK;
+}
+
+pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t decomp, int64_t height, pyr_plan_t **out)
+{
+    *out = NULL;
+    pyr_plan_t *s = calloc(1, sizeof *s);
+    if (!s) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    s->problem = plan->problem;
+    s->options = plan->options;
+    s->options.piece = 0;
+    s->ops = plan->ops;
+    s->budget = plan->budget;
+    pyr_status_t st = build(s, method, decomp, height, plan->budget);
+    if (st != PYR_OK) {
+        pyr_plan_destroy(&s);
+        return st;
+    }
+    *out = s;
     return PYR_OK;
 }

@@ -1,0 +1,279 @@
+#include "io/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/suggest.h"
+
+static const char *const sections[] = {"grid", "scheme", "initial", "run", "output"};
+static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
+static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision"};
+static const char *const keys_initial[] = {"kind", "file", "seed"};
+static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device"};
+static const char *const keys_output[] = {"field", "image", "every"};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+void pyr_config_default(pyr_config_t *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    pyr_problem_default(&cfg->problem);
+    pyr_options_default(&cfg->options);
+}
+
+typedef struct {
+    pyr_config_t *cfg;
+    const char *where; /* "heat2d.ini" or "--set" */
+    pyr_status_t status;
+    int line;
+} parse_t;
+
+static pyr_status_t parse_int(const char *sec, const char *key, const char *v, int64_t lo, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    while (*end && isspace((unsigned char)*end)) end++;
+    if (end == v || *end || errno)
+        return pyr_fail(PYR_ERR_CONFIG, "%s.%s = '%s' is not an integer", sec, key, v);
+    if (x < lo) return pyr_fail(PYR_ERR_CONFIG, "%s.%s = %lld: must be >= %lld", sec, key, x, (long long)lo);
+    *out = x;
+    return PYR_OK;
+}
+
+static pyr_status_t parse_real(const char *sec, const char *key, const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    while (*end && isspace((unsigned char)*end)) end++;
+    if (end == v || *end) return pyr_fail(PYR_ERR_CONFIG, "%s.%s = '%s' is not a number", sec, key, v);
+    if (isnan(x)) return pyr_fail(PYR_ERR_CONFIG, "%s.%s = %s: NaN is not allowed", sec, key, v);
+    *out = x;
+    return PYR_OK;
+}
+
+/* value must be one of names[]; *out = its index. */
+static pyr_status_t parse_choice(const char *sec, const char *key, const char *v, const char *const *names, int n, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v, names[i])) {
+            *out = i;
+            return PYR_OK;
+        }
+    char list[256] = "";
+    for (int i = 0; i < n; i++) {
+        strncat(list, names[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < n) strncat(list, " | ", sizeof list - strlen(list) - 1);
+    }
+    const char *near = pyr_suggest(v, names, n);
+    if (near) return pyr_fail(PYR_ERR_CONFIG, "%s.%s = '%s' is not one of %s; did you mean '%s'?", sec, key, v, list, near);
+    return pyr_fail(PYR_ERR_CONFIG, "%s.%s = '%s' is not one of %s", sec, key, v, list);
+}
+
+static pyr_status_t copy_path(const char *sec, const char *key, const char *v, char *dst)
+{
+    if (strlen(v) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_CONFIG, "%s.%s: path longer than %d bytes", sec, key, PYR_PATH_MAX - 1);
+    strcpy(dst, v);
+    return PYR_OK;
+}
+
+static pyr_status_t unknown_key(const char *sec, const char *key, const char *const *keys, int n)
+{
+    const char *near = pyr_suggest(key, keys, n);
+    char list[256] = "";
+    for (int i = 0; i < n; i++) {
+        strncat(list, keys[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < n) strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    if (near) return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [%s]; did you mean '%s'?", key, sec, near);
+    return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [%s]; the keys of [%s] are %s", key, sec, sec, list);
+}
+
+static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, const char *v)
+{
+    pyr_problem_t *p = &cfg->problem;
+    pyr_options_t *o = &cfg->options;
+    int64_t i64;
+    int choice;
+    if (!strcmp(sec, "grid")) {
+        if (!strcmp(key, "dims")) {
+            PYR_TRY(parse_int(sec, key, v, 1, &i64));
+            if (i64 > 3) return pyr_fail(PYR_ERR_CONFIG, "grid.dims = %lld: use 1, 2 or 3", (long long)i64);
+            p->dims = (int)i64;
+            return PYR_OK;
+        }
+        static const char *const ns[] = {"nx", "ny", "nz"}, *const ls[] = {"lx", "ly", "lz"};
+        for (int d = 0; d < 3; d++) {
+            if (!strcmp(key, ns[d])) {
+                cfg->n_given |= 1 << d;
+                return parse_int(sec, key, v, 1, &p->n[d]);
+            }
+            if (!strcmp(key, ls[d])) return parse_real(sec, key, v, &p->length[d]);
+        }
+        return unknown_key(sec, key, keys_grid, COUNT(keys_grid));
+    }
+    if (!strcmp(sec, "scheme")) {
+        if (!strcmp(key, "equation")) {
+            static const char *const eq[] = {"heat"};
+            PYR_TRY(parse_choice(sec, key, v, eq, 1, &choice));
+            p->equation = PYR_EQ_HEAT;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "alpha")) return parse_real(sec, key, v, &p->alpha);
+        if (!strcmp(key, "dt")) return parse_real(sec, key, v, &p->dt);
+        if (!strcmp(key, "steps")) return parse_int(sec, key, v, 0, &p->steps);
+        if (!strcmp(key, "precision")) {
+            static const char *const pr[] = {"float", "double"};
+            PYR_TRY(parse_choice(sec, key, v, pr, 2, &choice));
+            p->precision = choice ? PYR_DOUBLE : PYR_FLOAT;
+            return PYR_OK;
+        }
+        return unknown_key(sec, key, keys_scheme, COUNT(keys_scheme));
+    }
+    if (!strcmp(sec, "initial")) {
+        if (!strcmp(key, "kind")) {
+            static const char *const kinds[] = {"sine", "gauss", "random", "file"};
+            PYR_TRY(parse_choice(sec, key, v, kinds, 4, &choice));
+            p->init = (pyr_init_kind_t)choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "file")) return copy_path(sec, key, v, p->init_file);
+        if (!strcmp(key, "seed")) {
+            PYR_TRY(parse_int(sec, key, v, 0, &i64));
+            p->seed = (uint64_t)i64;
+            return PYR_OK;
+        }
+        return unknown_key(sec, key, keys_initial, COUNT(keys_initial));
+    }
+    if (!strcmp(sec, "run")) {
+        if (!strcmp(key, "backend")) {
+            static const char *const b[] = {"auto", "cpu", "cuda"};
+            PYR_TRY(parse_choice(sec, key, v, b, 3, &choice));
+            o->backend = (pyr_backend_kind_t)choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "method")) {
+            static const char *const m[] = {"auto", "naive", "trivial", "pyramid"};
+            PYR_TRY(parse_choice(sec, key, v, m, 4, &choice));
+            o->method = (pyr_method_t)choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "decomposition")) {
+            static const char *const d[] = {"auto", "segments", "strips", "blocks", "slabs"};
+            PYR_TRY(parse_choice(sec, key, v, d, 5, &choice));
+            o->decomposition = (pyr_decomp_t)choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "height")) {
+            if (!strcmp(v, "auto")) {
+                o->height = 0;
+                return PYR_OK;
+            }
+            return parse_int(sec, key, v, 1, &o->height);
+        }
+        if (!strcmp(key, "memory")) {
+            if (!strcmp(v, "auto")) {
+                o->memory = 0;
+                return PYR_OK;
+            }
+            pyr_status_t st = pyr_parse_bytes(v, &o->memory);
+            if (st != PYR_OK) return pyr_fail_context(st, "run.memory: ");
+            if (o->memory == 0) return pyr_fail(PYR_ERR_CONFIG, "run.memory = %s: use a positive size or auto", v);
+            return PYR_OK;
+        }
+        if (!strcmp(key, "rows")) {
+            if (!strcmp(v, "auto")) return cfg->rows = 0, PYR_OK;
+            return parse_int(sec, key, v, 1, &cfg->rows);
+        }
+        if (!strcmp(key, "block")) {
+            if (!strcmp(v, "auto")) return cfg->block = 0, PYR_OK;
+            return parse_int(sec, key, v, 1, &cfg->block);
+        }
+        if (!strcmp(key, "threads")) {
+            PYR_TRY(parse_int(sec, key, v, 0, &i64));
+            if (i64 > 4096) return pyr_fail(PYR_ERR_CONFIG, "run.threads = %lld: too many; use 0 for all cores", (long long)i64);
+            o->threads = (int)i64;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "device")) {
+            PYR_TRY(parse_int(sec, key, v, 0, &i64));
+            if (i64 > 1024) return pyr_fail(PYR_ERR_CONFIG, "run.device = %lld is not a GPU index", (long long)i64);
+            o->device = (int)i64;
+            return PYR_OK;
+        }
+        return unknown_key(sec, key, keys_run, COUNT(keys_run));
+    }
+    if (!strcmp(sec, "output")) {
+        if (!strcmp(key, "field")) return copy_path(sec, key, v, cfg->field);
+        if (!strcmp(key, "image")) return copy_path(sec, key, v, cfg->image);
+        if (!strcmp(key, "every")) return parse_int(sec, key, v, 0, &cfg->every);
+        return unknown_key(sec, key, keys_output, COUNT(keys_output));
+    }
+    const char *near = pyr_suggest(sec, sections, COUNT(sections));
+    if (near) return pyr_fail(PYR_ERR_CONFIG, "unknown section [%s]; did you mean [%s]?", sec, near);
+    return pyr_fail(PYR_ERR_CONFIG, "unknown section [%s]; the sections are [grid], [scheme], [initial], [run], [output]", sec);
+}
+
+static int on_entry(void *user, const char *section, const char *name, const char *value)
+{
+    parse_t *ps = user;
+    if (ps->status != PYR_OK) return 1; /* keep the first error */
+    if (!section || !*section) {
+        ps->status = pyr_fail(PYR_ERR_CONFIG, "key '%s' appears before any [section]; put it under [grid], [scheme], [initial], [run] or [output]", name);
+        return 0;
+    }
+    ps->status = apply(ps->cfg, section, name, value);
+    return ps->status == PYR_OK;
+}
+
+pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path)
+{
+    if (strlen(path) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_IO, "problem file path too long");
+    FILE *fp = fopen(path, "r");
+    if (!fp) return pyr_fail(PYR_ERR_IO, "cannot read problem file %s: %s", path, strerror(errno));
+    parse_t ps = {cfg, path, PYR_OK, 0};
+    int rc = ini_parse_file(fp, on_entry, &ps);
+    fclose(fp);
+    if (ps.status != PYR_OK) return pyr_fail_context(ps.status, "%s line %d: ", path, rc > 0 ? rc : 0);
+    if (rc > 0) return pyr_fail(PYR_ERR_CONFIG, "%s line %d: not an INI line (expected [section], key = value or a ; comment)", path, rc);
+    if (rc < 0) return pyr_fail(PYR_ERR_IO, "cannot read problem file %s", path);
+    snprintf(cfg->source, sizeof cfg->source, "%s", path);
+    return PYR_OK;
+}
+
+pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment)
+{
+    const char *eq = strchr(assignment, '=');
+    const char *dot = strchr(assignment, '.');
+    if (!eq || !dot || dot > eq)
+        return pyr_fail(PYR_ERR_CONFIG, "--set '%s': write section.key=value, e.g. --set scheme.steps=200", assignment);
+    char sec[64], key[64];
+    size_t ls = (size_t)(dot - assignment), lk = (size_t)(eq - dot - 1);
+    if (ls == 0 || ls >= sizeof sec || lk == 0 || lk >= sizeof key)
+        return pyr_fail(PYR_ERR_CONFIG, "--set '%s': write section.key=value, e.g. --set scheme.steps=200", assignment);
+    memcpy(sec, assignment, ls);
+    sec[ls] = 0;
+    memcpy(key, dot + 1, lk);
+    key[lk] = 0;
+    pyr_status_t st = apply(cfg, sec, key, eq + 1);
+    if (st != PYR_OK) return pyr_fail_context(st, "--set %s: ", assignment);
+    return PYR_OK;
+}
+
+void pyr_config_finish(pyr_config_t *cfg)
+{
+    pyr_options_t *o = &cfg->options;
+    /* axes beyond dims that the file does not mention have one node */
+    for (int d = cfg->problem.dims; d < 3; d++)
+        if (!(cfg->n_given & (1 << d))) cfg->problem.n[d] = 1;
+    o->snapshot_every = cfg->every;
+    pyr_decomp_t d = o->decomposition;
+    if (d == PYR_DECOMP_AUTO && cfg->block > 0 && cfg->rows == 0 && cfg->problem.dims == 2) d = o->decomposition = PYR_DECOMP_BLOCKS;
+    o->piece = d == PYR_DECOMP_BLOCKS ? cfg->block : cfg->rows;
+}

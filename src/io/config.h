@@ -1,0 +1,29 @@
+/* Problem files (INI, parsed with libinih) and --set overrides. */
+#ifndef PYR_IO_CONFIG_H
+#define PYR_IO_CONFIG_H
+
+#include "pyrgrid.h"
+
+typedef struct {
+    pyr_problem_t problem;
+    pyr_options_t options;
+    int64_t rows;  /* [run] rows: device extent of a strip/slab/segment */
+    int64_t block; /* [run] block: side of a block */
+    char field[PYR_PATH_MAX];  /* [output] field */
+    char image[PYR_PATH_MAX];  /* [output] image */
+    int64_t every;             /* [output] every */
+    char source[PYR_PATH_MAX]; /* the file it came from */
+    int n_given;               /* bit d: grid.n{x,y,z} was given */
+} pyr_config_t;
+
+/* Defaults of a problem file with nothing in it. */
+void pyr_config_default(pyr_config_t *cfg);
+/* Read a problem file over the current contents.  Unknown sections and keys
+ * and malformed values are errors naming the file, line and a likely fix. */
+pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path);
+/* Apply one "section.key=value" override. */
+pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment);
+/* Copy rows/block/every into the options for the chosen decomposition. */
+void pyr_config_finish(pyr_config_t *cfg);
+
+#endif

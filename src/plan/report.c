@@ -1,0 +1,110 @@
+/* pyr_plan_print: what a plan will do, next to the trivial method. */
+#include <stdio.h>
+
+#include "core/error.h"
+#include "plan/plan.h"
+
+static const char *piece_noun(const pyr_plan_t *p)
+{
+    if (p->resident) return "whole grid";
+    switch (p->decomp) {
+    case PYR_DECOMP_SEGMENTS: return "segments";
+    case PYR_DECOMP_STRIPS: return "strips";
+    case PYR_DECOMP_BLOCKS: return "blocks";
+    default: return "slabs";
+    }
+}
+
+static void print_extent(FILE *out, const pyr_plan_t *p, const int64_t e[3])
+{
+    /* C order as NumPy shows it: (z,) y, x */
+    for (int a = p->problem.dims - 1; a >= 0; a--) fprintf(out, "%lld%s", (long long)e[a], a ? " x " : "");
+}
+
+/* Paper's redundancy factor of the split axis: (R - n) / (R - 2n) per split
+ * axis (product for blocks), R the piece capacity r + 2n. */
+static double paper_redundancy(const pyr_plan_t *p, const pyr_plan_info_t *info)
+{
+    double f = 1.0;
+    for (int a = 0; a < p->problem.dims; a++) {
+        if (!p->split[a] || p->resident) continue;
+        double R = (double)(info->result_extent[a] + 2 * p->height), n = (double)p->height;
+        f *= (R - n) / (R - 2 * n);
+    }
+    return f;
+}
+
+static void print_counts(FILE *out, const char *indent, const pyr_counters_t *c, int64_t steps)
+{
+    double k = steps > 0 ? (double)steps : 1;
+    fprintf(out, "%svalues uploaded   %.6g (%.4g per step)\n", indent, (double)c->uploaded, (double)c->uploaded / k);
+    fprintf(out, "%svalues downloaded %.6g (%.4g per step)\n", indent, (double)c->downloaded, (double)c->downloaded / k);
+    fprintf(out, "%svalues computed   %.6g (of which redundant %.6g)\n", indent, (double)c->computed, (double)c->redundant);
+}
+
+pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
+{
+    pyr_plan_info_t info;
+    PYR_TRY(pyr_plan_get_info(plan, &info));
+    const pyr_problem_t *pr = &plan->problem;
+    char used[32], budget[32];
+    pyr_format_bytes(info.device_bytes, used, sizeof used);
+    if (plan->budget == UINT64_MAX) snprintf(budget, sizeof budget, "unlimited");
+    else pyr_format_bytes(plan->budget, budget, sizeof budget);
+
+    fprintf(out, "problem      %dD heat, ", pr->dims);
+    int64_t n[3] = {pr->n[0], pr->n[1], pr->n[2]};
+    print_extent(out, plan, n);
+    fprintf(out, " %s nodes, %lld steps\n", pyr_precision_name(pr->precision), (long long)pr->steps);
+    fprintf(out, "method       %s on the %s backend\n", pyr_method_name(plan->method), plan->ops->name);
+    if (plan->resident) {
+        fprintf(out, "pieces       the whole grid stays on the device (%lld steps per chunk)\n", (long long)plan->height);
+    } else {
+        fprintf(out, "decomposition %s: %lld pieces per pass", piece_noun(plan), (long long)info.tasks_per_pass);
+        if (plan->decomp == PYR_DECOMP_BLOCKS)
+            fprintf(out, " (%lld x %lld)", (long long)info.pieces[1], (long long)info.pieces[0]);
+        fprintf(out, "\npiece        on device ");
+        print_extent(out, plan, info.piece_extent);
+        fprintf(out, ", result ");
+        int64_t r[3];
+        for (int a = 0; a < 3; a++) r[a] = plan->split[a] ? info.result_extent[a] : info.piece_extent[a];
+        print_extent(out, plan, r);
+        fprintf(out, " (largest)\n");
+        int64_t last = pr->steps % plan->height;
+        fprintf(out, "height       %lld steps per pass, %lld passes", (long long)plan->height, (long long)info.passes);
+        if (last && plan->options.snapshot_every == 0) fprintf(out, " (last pass %lld steps)", (long long)last);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "device       %s of budget %s: %d buffer%s x 2 time layers", used, budget, info.slots, info.slots > 1 ? "s" : "");
+    if (plan->faces_bytes) {
+        char fb[32];
+        pyr_format_bytes(plan->faces_bytes, fb, sizeof fb);
+        fprintf(out, " + %s resident boundary faces", fb);
+    }
+    fprintf(out, "\n");
+    print_counts(out, "             ", &info.counts, pr->steps);
+    fprintf(out, "redundancy   computed/useful %.4f", info.redundancy);
+    if (!plan->resident) fprintf(out, "; paper's (R-n)/(R-2n)%s = %.4f", plan->decomp == PYR_DECOMP_BLOCKS ? " per axis, product" : "",
+                                paper_redundancy(plan, &info));
+    fprintf(out, "\n");
+
+    if (!plan->resident && plan->method != PYR_METHOD_TRIVIAL) {
+        pyr_plan_t *triv = NULL;
+        if (pyr_plan_sibling(plan, PYR_METHOD_TRIVIAL, plan->decomp, 1, &triv) == PYR_OK) {
+            pyr_plan_info_t ti;
+            pyr_plan_get_info(triv, &ti);
+            fprintf(out, "trivial      same budget, height 1: %lld pieces per pass, piece ", (long long)ti.tasks_per_pass);
+            print_extent(out, triv, ti.piece_extent);
+            fprintf(out, "\n");
+            print_counts(out, "             ", &ti.counts, pr->steps);
+            double moved_p = (double)(info.counts.uploaded + info.counts.downloaded);
+            double moved_t = (double)(ti.counts.uploaded + ti.counts.downloaded);
+            fprintf(out, "versus trivial the pyramid moves %.3gx fewer values and computes %.3gx as many\n",
+                    moved_p > 0 ? moved_t / moved_p : 0.0, ti.counts.computed ? (double)info.counts.computed / (double)ti.counts.computed : 0.0);
+            pyr_plan_destroy(&triv);
+        } else {
+            fprintf(out, "trivial      does not fit the same budget: %s\n", pyr_last_error());
+        }
+    }
+    return PYR_OK;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# End-to-end tests of the pyrgrid program: the examples run and write files
+# NumPy reads; bad input fails with a clear message and leaves no file.
+# usage: test_cli.sh PYRGRID SOURCE_DIR
+set -u
+bin=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fails=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+have_numpy=0
+for py in /usr/bin/python3 python3; do
+  if "$py" -c "import numpy" 2>/dev/null; then have_numpy=1; PY=$py; break; fi
+done
+
+"$bin" --help | grep -q "pyrgrid run FILE" && ok || bad "--help"
+"$bin" --version | grep -q "^pyrgrid [0-9]" && ok || bad "--version"
+"$bin" info | grep -q "backend cpu: available" && ok || bad "info"
+"$bin" frobnicate >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "unknown command exits 2"
+
+# The examples, shortened.
+for ex in heat1d heat2d heat3d; do
+  out=$("$bin" run "$src/examples/$ex.ini" --set scheme.steps=20 --set output.field=$ex.npy --set output.image=$ex.png 2>&1)
+  [ $? -eq 0 ] && ok || bad "$ex: $out"
+  echo "$out" | grep -q "Gcell/s=" && ok || bad "$ex summary line: $out"
+  [ -s $ex.npy ] && [ -s $ex.png ] && ok || bad "$ex outputs missing"
+  head -c 8 $ex.png | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" && ok || bad "$ex.png is not a PNG"
+done
+if [ $have_numpy = 1 ]; then
+  "$PY" - <<'PY' && ok || bad "numpy cannot read the results"
+import numpy as np
+a = np.load("heat2d.npy"); assert a.shape == (1025, 1025) and a.dtype == np.float64, (a.shape, a.dtype)
+b = np.load("heat3d.npy"); assert b.shape == (129, 129, 129) and b.dtype == np.float32, (b.shape, b.dtype)
+c = np.load("heat1d.npy"); assert c.shape == (1001,) and c.dtype == np.float64
+assert np.isfinite(a).all() and a.max() > 0.5
+PY
+else
+  echo "numpy not available: skipping the np.load check"
+fi
+
+# Methods agree bit for bit through the CLI too.
+"$bin" run "$src/examples/heat2d.ini" --quiet --set grid.nx=301 --set grid.ny=203 --set scheme.steps=33 --set initial.kind=random \
+  --set run.method=naive --set output.field=naive.npy --set output.image= >/dev/null && ok || bad "naive run"
+"$bin" run "$src/examples/heat2d.ini" --quiet --set grid.nx=301 --set grid.ny=203 --set scheme.steps=33 --set initial.kind=random \
+  --set run.method=pyramid --set run.decomposition=blocks --set run.height=7 --set run.memory=200KiB \
+  --set output.field=pyr.npy --set output.image= >/dev/null && ok || bad "pyramid run"
+cmp -s naive.npy pyr.npy && ok || bad "pyramid result differs from naive through the CLI"
+"$bin" plan "$src/examples/heat2d.ini" --set run.method=pyramid --set run.memory=4MiB | grep -q "versus trivial" && ok || bad "plan output"
+
+# Snapshots NAME_000010.npy.
+"$bin" run "$src/examples/heat2d.ini" --quiet --set grid.nx=65 --set grid.ny=65 --set scheme.steps=30 --set output.every=10 \
+  --set output.field=snap.npy --set output.image= >/dev/null && ok || bad "snapshot run"
+[ -s snap_000010.npy ] && [ -s snap_000020.npy ] && [ -s snap_000030.npy ] && [ -s snap.npy ] && ok || bad "snapshots missing"
+cmp -s snap_000030.npy snap.npy && ok || bad "last snapshot differs from the final field"
+
+# Bad input: message, non-zero exit, no output file, no temporary left behind.
+expect_error() { # name pattern args...
+  local name=$1 pattern=$2
+  shift 2
+  rm -f out.npy out.png
+  local msg
+  # defaults for the outputs first, so that a case may override them
+  msg=$("$bin" "$1" "$2" --set output.field=out.npy --set output.image=out.png "${@:3}" 2>&1 >/dev/null)
+  local rc=$?
+  [ $rc -ne 0 ] && ok || bad "$name: exit 0"
+  echo "$msg" | grep -q "error:.*$pattern" && ok || bad "$name: message '$msg' lacks '$pattern'"
+  [ ! -e out.npy ] && [ ! -e out.png ] && ok || bad "$name: left an output file"
+  [ -z "$(ls -A | grep '^\.')" ] && ok || bad "$name: left a temporary file: $(ls -A)"
+}
+expect_error unstable "use dt <=" run "$src/examples/heat2d.ini" --set scheme.dt=1e-5
+expect_error unknown-key "did you mean 'steps'" run "$src/examples/heat2d.ini" --set scheme.stepz=5
+expect_error small-grid "nx >= 3" run "$src/examples/heat2d.ini" --set grid.nx=2
+expect_error negative-alpha "alpha = -1" run "$src/examples/heat2d.ini" --set scheme.alpha=-1
+expect_error nan-dt "NaN" run "$src/examples/heat2d.ini" --set scheme.dt=nan
+expect_error missing-file "cannot read problem file" run nonexistent.ini
+expect_error budget "use memory >=" run "$src/examples/heat2d.ini" --set run.method=pyramid --set run.decomposition=strips --set run.height=30 --set run.memory=100K
+expect_error init-missing "initial.file" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=nope.npy
+"$bin" run "$src/examples/heat2d.ini" --quiet --set grid.nx=65 --set grid.ny=33 --set scheme.steps=1 --set output.field=small.npy --set output.image= >/dev/null
+expect_error init-shape "expected (1025, 1025)" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=small.npy
+printf 'not a numpy file at all' > junk.npy
+expect_error init-junk "junk.npy" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=junk.npy
+expect_error unwritable "output.field" run "$src/examples/heat2d.ini" --set output.field=/nonexistent/dir/x.npy
+printf '[grid]\ndims = 2\nnx = 33\n[scheem]\nsteps = 3\n' > typo.ini
+expect_error section-typo "did you mean \[scheme\]" run typo.ini
+
+echo "$pass passed, $fails failed"
+[ $fails -eq 0 ]

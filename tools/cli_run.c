@@ -1,0 +1,242 @@
+/* pyrgrid run / pyrgrid plan. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io/atomic.h"
+#include "io/config.h"
+#include "io/npy.h"
+#include "io/plot.h"
+#include "io/png.h"
+#include "pyrgrid.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
+    return 1;
+}
+
+/* Parse FILE [--set k=v]... [--quiet] into a config. */
+static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg, int *quiet)
+{
+    const char *file = NULL;
+    pyr_config_default(cfg);
+    *quiet = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) *quiet = 1;
+        else if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "pyrgrid: error: --set needs section.key=value\n");
+                return 2;
+            }
+            i++;
+        } else if (!strncmp(argv[i], "--set=", 6)) {
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for %s; see pyrgrid --help\n", argv[i], cmd);
+            return 2;
+        } else if (!file) file = argv[i];
+        else {
+            fprintf(stderr, "pyrgrid: error: %s takes one problem file, got '%s' and '%s'\n", cmd, file, argv[i]);
+            return 2;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "pyrgrid: error: %s needs a problem file: pyrgrid %s FILE.ini (examples/ has some)\n", cmd, cmd);
+        return 2;
+    }
+    if (pyr_config_load(cfg, file) != PYR_OK) return fail(NULL);
+    /* overrides in order, after the file */
+    for (int i = 0; i < argc; i++) {
+        const char *a = NULL;
+        if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) a = argv[++i];
+        else if (!strncmp(argv[i], "--set=", 6)) a = argv[i] + 6;
+        if (a && pyr_config_set(cfg, a) != PYR_OK) return fail(NULL);
+    }
+    pyr_config_finish(cfg);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+typedef struct {
+    double start, last_draw;
+    int tty, quiet, drawn;
+    const pyr_config_t *cfg;
+    char snap_base[PYR_PATH_MAX];
+} run_state_t;
+
+static int on_progress(void *user, int64_t done, int64_t total)
+{
+    run_state_t *s = user;
+    if (s->quiet || !s->tty) return 0;
+    double t = now(), el = t - s->start;
+    if (el < 1.0 || (t - s->last_draw < 0.1 && done < total)) return 0;
+    s->last_draw = t;
+    double frac = total ? (double)done / (double)total : 1;
+    int width = 30, full = (int)(frac * width);
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < full ? '#' : '.';
+    bar[width] = 0;
+    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+    fprintf(stderr, "\r[%s] %5.1f%%  step %lld/%lld  %.0fs elapsed, ETA %.0fs ", bar, 100 * frac, (long long)done,
+            (long long)total, el, eta);
+    s->drawn = 1;
+    return 0;
+}
+
+static void shape_of(const pyr_field_t *f, int64_t shape[3])
+{
+    for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
+}
+
+static pyr_status_t on_snapshot(void *user, const pyr_field_t *field, int64_t step)
+{
+    run_state_t *s = user;
+    char path[PYR_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s_%06lld.npy", s->snap_base, (long long)step);
+    int64_t shape[3];
+    shape_of(field, shape);
+    return pyr_npy_write(path, field->dims, shape, field->precision, field->data);
+}
+
+/* The image of a result: heat map (2D, or the middle z-plane of 3D), or a
+ * line plot of u(x) in 1D. */
+static pyr_status_t write_image(const char *path, const pyr_field_t *f, const pyr_problem_t *p)
+{
+    char title[160];
+    if (f->dims == 1) {
+        int64_t n = f->n[0];
+        double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+        if (!x || !y) {
+            free(x);
+            free(y);
+            return PYR_ERR_NOMEM;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            x[i] = p->length[0] * (double)i / (double)(n - 1);
+            y[i] = f->precision == PYR_DOUBLE ? ((double *)f->data)[i] : ((float *)f->data)[i];
+        }
+        snprintf(title, sizeof title, "u(x) after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->dt);
+        pyr_plot_series_t s = {.label = "u", .x = x, .y = y, .n = (int)(n < 2147483647 ? n : 2147483647)};
+        pyr_plot_opts_t o = {.title = title, .xlabel = "x", .ylabel = "u"};
+        pyr_status_t st = pyr_plot_write_png(path, &s, 1, &o);
+        free(x);
+        free(y);
+        return st;
+    }
+    size_t elem = pyr_precision_size(f->precision);
+    const char *plane = f->data;
+    if (f->dims == 3) {
+        plane += (size_t)(f->n[2] / 2) * (size_t)(f->n[0] * f->n[1]) * elem;
+        snprintf(title, sizeof title, "u, plane z = %lld, after %lld steps", (long long)(f->n[2] / 2), (long long)p->steps);
+    } else {
+        snprintf(title, sizeof title, "u after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->dt);
+    }
+    pyr_heatmap_opts_t o = {.title = title};
+    return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);
+}
+
+static const char *strip_npy(const char *path, char *out, size_t size)
+{
+    snprintf(out, size, "%s", path);
+    size_t n = strlen(out);
+    if (n > 4 && !strcmp(out + n - 4, ".npy")) out[n - 4] = 0;
+    return out;
+}
+
+int pyr_cli_run(int argc, char **argv)
+{
+    pyr_config_t cfg;
+    int quiet;
+    int rc = parse_args(argc, argv, "run", &cfg, &quiet);
+    if (rc) return rc;
+    pyr_problem_t *p = &cfg.problem;
+    if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
+    if (cfg.every > 0 && !cfg.field[0]) {
+        fprintf(stderr, "pyrgrid: error: output.every = %lld writes snapshots named after output.field, which is empty; set output.field = NAME.npy\n",
+                (long long)cfg.every);
+        return 1;
+    }
+    /* Fail before a long run, not after it. */
+    if (cfg.field[0] && pyr_check_writable(cfg.field) != PYR_OK) return fail("output.field: ");
+    if (cfg.image[0] && pyr_check_writable(cfg.image) != PYR_OK) return fail("output.image: ");
+
+    pyr_plan_t *plan = NULL;
+    if (pyr_plan_create(p, &cfg.options, &plan) != PYR_OK) return fail(NULL);
+    pyr_plan_info_t info;
+    pyr_plan_get_info(plan, &info);
+    if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+
+    pyr_field_t *field = NULL;
+    if (pyr_field_create(p, &field) != PYR_OK || pyr_field_init(field, p) != PYR_OK) {
+        pyr_plan_destroy(&plan);
+        pyr_field_destroy(&field);
+        return fail(NULL);
+    }
+    run_state_t st = {0};
+    st.tty = isatty(fileno(stderr));
+    st.quiet = quiet;
+    st.cfg = &cfg;
+    strip_npy(cfg.field, st.snap_base, sizeof st.snap_base);
+    pyr_hooks_t hooks = {on_progress, cfg.every > 0 ? on_snapshot : NULL, &st};
+    pyr_counters_t cnt;
+    st.start = now();
+    pyr_status_t s = pyr_execute(plan, field, &hooks, &cnt);
+    double secs = now() - st.start;
+    if (st.drawn) fputc('\n', stderr);
+    pyr_plan_destroy(&plan);
+    if (s != PYR_OK) {
+        pyr_field_destroy(&field);
+        return fail(NULL);
+    }
+    int64_t shape[3];
+    shape_of(field, shape);
+    if (cfg.field[0] && pyr_npy_write(cfg.field, field->dims, shape, field->precision, field->data) != PYR_OK) {
+        pyr_field_destroy(&field);
+        return fail("output.field: ");
+    }
+    if (cfg.image[0] && write_image(cfg.image, field, p) != PYR_OK) {
+        pyr_field_destroy(&field);
+        return fail("output.image: ");
+    }
+    pyr_field_destroy(&field);
+
+    double cells = (double)pyr_problem_interior(p) * (double)p->steps;
+    char grid[96];
+    if (p->dims == 1) snprintf(grid, sizeof grid, "%lld", (long long)p->n[0]);
+    else if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
+    else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
+    char how[96] = "";
+    if (info.method != PYR_METHOD_NAIVE)
+        snprintf(how, sizeof how, " %s height=%lld", pyr_decomp_name(info.decomposition), (long long)info.height);
+    printf("pyrgrid: method=%s%s backend=%s grid=%s %s steps=%lld seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
+           "computed=%llu redundant=%llu\n",
+           pyr_method_name(info.method), how, pyr_backend_name(info.backend), grid, pyr_precision_name(p->precision),
+           (long long)p->steps, secs, secs > 0 ? cells / secs * 1e-9 : 0.0, (unsigned long long)cnt.uploaded,
+           (unsigned long long)cnt.downloaded, (unsigned long long)cnt.computed, (unsigned long long)cnt.redundant);
+    return 0;
+}
+
+int pyr_cli_plan(int argc, char **argv)
+{
+    pyr_config_t cfg;
+    int quiet;
+    int rc = parse_args(argc, argv, "plan", &cfg, &quiet);
+    if (rc) return rc;
+    pyr_plan_t *plan = NULL;
+    if (pyr_plan_create(&cfg.problem, &cfg.options, &plan) != PYR_OK) return fail(NULL);
+    pyr_plan_print(plan, stdout);
+    pyr_plan_destroy(&plan);
+    return 0;
+}
