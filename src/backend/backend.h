@@ -49,6 +49,8 @@ typedef struct pyr_backend_ops {
     int slots;              /* piece buffers worth keeping in flight */
     int64_t pitch_align_bytes; /* row pitch is a multiple of this many bytes (0/1 = none) */
     int64_t xpad_align_bytes;  /* nodes x = 1 (mod this, in elements) start an aligned column (0 = none) */
+    int64_t pitch_skew_bytes;  /* added to a row pitch that is a multiple of 2 KiB, so that the rows of
+                                  a stencil do not map to the same cache sets (0 = none) */
 
     pyr_status_t (*create)(const pyr_options_t *options, pyr_precision_t precision, void **ctx);
     void (*destroy)(void *ctx);

@@ -193,6 +193,7 @@ const pyr_backend_ops_t pyr_backend_cpu = {
     .slots = 1,
     .pitch_align_bytes = 0,
     .xpad_align_bytes = 0,
+    .pitch_skew_bytes = 64,
     .create = cpu_create,
     .destroy = cpu_destroy,
     .mem_info = cpu_mem_info,
