@@ -141,7 +141,7 @@ typedef struct {
     int64_t check_every;           /* residual checked every k iterations (>= 1) */
     int64_t report_every;          /* progress every k iterations; 0: only at the end */
     pyr_backend_kind_t backend;    /* auto: CUDA for redblack when a GPU is usable */
-    int threads;                   /* CPU threads; 0: all */
+    int threads;                   /* CPU threads; 0: all cores, but at most one per 8192 unknowns */
     /* Divergence: relative residual above divergence_limit (or not finite).
      * Stagnation: no 0.1% improvement of the best residual during the last
      * stagnation_window iterations (0: never). */

@@ -258,8 +258,8 @@ pyr_status_t pyr_lgs_system_load(const char *const paths[6], int64_t n, int64_t 
         if (info.ndim != 2)
             return pyr_fail(PYR_ERR_FORMAT, "system.cC = %s has %d dimensions; the coefficient arrays must be 2D, "
                             "shape (N, M)", paths[0], info.ndim);
-        n = info.shape[0];
-        m = info.shape[1];
+        if (n <= 0) n = info.shape[0];
+        if (m <= 0) m = info.shape[1];
     }
     PYR_TRY(pyr_lgs_system_create(n, m, sys));
     pyr_lgs_system_t *s = *sys;

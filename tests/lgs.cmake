@@ -1,0 +1,17 @@
+# Line Gauss-Seidel / Thomas solver (issue 6).
+pyr_add_test(test_lgs SOURCES test_lgs.c LABELS lgs)
+set_tests_properties(test_lgs PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2")
+
+find_package(LAPACK)
+if(LAPACK_FOUND)
+  pyr_add_test(test_lgs_lapack SOURCES test_lgs_lapack.c LABELS lgs LIBS LAPACK::LAPACK)
+else()
+  message(STATUS "pyrgrid: LAPACK not found; test_lgs_lapack is not built (apt install liblapack-dev)")
+endif()
+
+# The CLI sub-command, linked directly so it is tested without the main program.
+pyr_add_test(test_lgs_cli SOURCES test_lgs_cli.c ${PROJECT_SOURCE_DIR}/tools/cli_solve.c LABELS lgs
+  LIBS PkgConfig::INIH)
+
+# CPU vs CUDA bit for bit; exits 77 (skipped) without a usable GPU.
+pyr_add_test(test_lgs_gpu SOURCES test_lgs_gpu.c LABELS lgs GPU)

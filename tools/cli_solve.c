@@ -1,0 +1,204 @@
+/* pyrgrid solve FILE [--set section.key=value]... [--quiet]
+ *
+ * Block-tridiagonal systems by line Gauss–Seidel (pyrgrid_lgs.h).  Progress
+ * (relative residual every report_every iterations) goes to stderr, one
+ * summary line to stdout; outputs are written only after a successful solve,
+ * and a failure removes any output already written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io/atomic.h"
+#include "io/npy.h"
+#include "io/plot.h"
+#include "io/png.h"
+#include "core/error.h"
+#include "pyrgrid.h"
+#include "solvers/lgs/lgs_config.h"
+
+static int fail_msg(pyr_status_t st)
+{
+    fprintf(stderr, "pyrgrid: error: %s\n", st == PYR_OK ? "unknown failure" : pyr_last_error());
+    return 1;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pyrgrid solve FILE [--set section.key=value]... [--quiet]\n"
+            "  Solve the block-tridiagonal system that FILE (INI) describes by line Gauss-Seidel\n"
+            "  with the Thomas algorithm; write the outputs named in its [output] section.\n"
+            "  --set section.key=value  override a key of the file (repeatable)\n"
+            "  --quiet                  no progress on stderr\n");
+}
+
+static int progress(void *user, int64_t it, double rel)
+{
+    (void)user;
+    fprintf(stderr, "pyrgrid: solve: iteration %lld: relative residual %.6e\n", (long long)it, rel);
+    return 0;
+}
+
+static pyr_status_t write_history_csv(const char *path, const pyr_lgs_result_t *r)
+{
+    pyr_atomic_file_t af;
+    pyr_status_t st = pyr_atomic_open(&af, path);
+    if (st != PYR_OK) return st;
+    fprintf(af.fp, "iteration,relative_residual\n");
+    for (int64_t h = 0; h < r->history_len; h++)
+        fprintf(af.fp, "%lld,%.17g\n", (long long)r->history_iteration[h], r->history_residual[h]);
+    return pyr_atomic_commit(&af);
+}
+
+static pyr_status_t write_history_png(const char *path, const pyr_lgs_result_t *r, const char *title)
+{
+    int n = r->history_len > 2000000 ? 2000000 : (int)r->history_len;
+    double *x = malloc((size_t)(n ? n : 1) * sizeof *x);
+    if (!x) return pyr_fail(PYR_ERR_NOMEM, "out of memory plotting the residual history");
+    for (int h = 0; h < n; h++) x[h] = (double)r->history_iteration[h];
+    pyr_plot_series_t s = {"relative residual", x, r->history_residual, n, n <= 60 ? 2 : 0};
+    pyr_plot_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.title = title;
+    o.xlabel = "iteration";
+    o.ylabel = "||F - AY|| / ||F||";
+    o.log_y = 1;
+    pyr_status_t st = pyr_plot_write_png(path, &s, 1, &o);
+    free(x);
+    return st;
+}
+
+int pyr_cli_solve(int argc, char **argv)
+{
+    const char *file = NULL;
+    const char **sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *sets);
+    int nsets = 0, quiet = 0;
+    if (!sets) {
+        fprintf(stderr, "pyrgrid: error: out of memory\n");
+        return 1;
+    }
+    for (int a = 0; a < argc; a++) {
+        const char *arg = argv[a];
+        if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
+            quiet = 1;
+        } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            free(sets);
+            return 0;
+        } else if (!strcmp(arg, "--set")) {
+            if (a + 1 >= argc) {
+                fprintf(stderr, "pyrgrid: error: --set needs section.key=value (e.g. --set system.omega=1.5)\n");
+                free(sets);
+                return 1;
+            }
+            sets[nsets++] = argv[++a];
+        } else if (!strncmp(arg, "--set=", 6)) {
+            sets[nsets++] = arg + 6;
+        } else if (arg[0] == '-' && arg[1]) {
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for solve; the options are --set section.key=value "
+                            "and --quiet\n", arg);
+            free(sets);
+            return 1;
+        } else if (file) {
+            fprintf(stderr, "pyrgrid: error: solve takes one problem file; got '%s' and '%s'\n", file, arg);
+            free(sets);
+            return 1;
+        } else {
+            file = arg;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "pyrgrid: error: solve needs a problem file\n");
+        usage(stderr);
+        free(sets);
+        return 1;
+    }
+
+    int rc = 1;
+    pyr_lgs_config_t *cfg = NULL;
+    pyr_lgs_system_t *sys = NULL;
+    pyr_lgs_result_t *res = NULL;
+    double *y = NULL;
+    char *hist_png = NULL;
+    const char *written[4];
+    int nwritten = 0;
+    pyr_status_t st = pyr_lgs_config_load(file, sets, nsets, &cfg);
+    if (st != PYR_OK) goto out;
+    hist_png = pyr_lgs_config_history_image(cfg);
+    {
+        const char *outs[4] = {cfg->solution, cfg->history, cfg->image, hist_png};
+        for (int f = 0; f < 4; f++)
+            if (outs[f] && (st = pyr_check_writable(outs[f])) != PYR_OK) goto out;
+    }
+    st = pyr_lgs_config_system(cfg, &sys);
+    if (st != PYR_OK) goto out;
+    y = malloc((size_t)sys->n * (size_t)sys->m * sizeof *y);
+    if (!y) {
+        fprintf(stderr, "pyrgrid: error: out of memory for the %lld x %lld solution\n", (long long)sys->n,
+                (long long)sys->m);
+        goto done;
+    }
+    st = pyr_lgs_config_initial(cfg, sys, y);
+    if (st != PYR_OK) goto out;
+    pyr_lgs_options_t opt = cfg->options;
+    if (!quiet) opt.progress = progress;
+    if (quiet) opt.report_every = 0;
+    st = pyr_lgs_solve(sys, &opt, y, &res);
+    if (res && res->warning[0]) fprintf(stderr, "pyrgrid: warning: %s\n", res->warning);
+    if (st != PYR_OK) goto out;
+
+    /* outputs */
+    if (cfg->solution) {
+        int64_t shape[2] = {sys->n, sys->m};
+        if ((st = pyr_npy_write(cfg->solution, 2, shape, PYR_DOUBLE, y)) != PYR_OK) goto out;
+        written[nwritten++] = cfg->solution;
+    }
+    if (cfg->history) {
+        if ((st = write_history_csv(cfg->history, res)) != PYR_OK) goto out;
+        written[nwritten++] = cfg->history;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s %lld x %lld, line GS %s, omega = %g", sys->description, (long long)sys->n,
+             (long long)sys->m, pyr_lgs_ordering_name(res->ordering), opt.omega);
+    if (cfg->image) {
+        pyr_heatmap_opts_t ho = {title, 0};
+        if ((st = pyr_png_write_heatmap(cfg->image, y, PYR_DOUBLE, sys->m, sys->n, &ho)) != PYR_OK) goto out;
+        written[nwritten++] = cfg->image;
+    }
+    if (hist_png) {
+        if ((st = write_history_png(hist_png, res, title)) != PYR_OK) goto out;
+        written[nwritten++] = hist_png;
+    }
+
+    if (res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0)
+        fprintf(stderr, "pyrgrid: warning: max_iterations = %lld reached with relative residual %.3e above "
+                        "tolerance = %g\n", (long long)opt.max_iterations, res->rel_residual, opt.tolerance);
+    {
+        char backend[160];
+        if (res->backend == PYR_BACKEND_CUDA)
+            snprintf(backend, sizeof backend, "cuda (%s)", res->device);
+        else
+            snprintf(backend, sizeof backend, "cpu (%d thread%s)", res->threads, res->threads == 1 ? "" : "s");
+        double per = res->iterations > 0 ? res->iterate_seconds / (double)res->iterations : 0.0;
+        printf("solve: line Gauss-Seidel %s, omega %g, precondition %s, backend %s, %s %lld x %lld: "
+               "%lld iterations, relative residual %.3e (%s), %.3f s, %.4g ms/iteration\n",
+               pyr_lgs_ordering_name(res->ordering), opt.omega, pyr_lgs_precond_name(opt.precondition), backend,
+               sys->description, (long long)sys->n, (long long)sys->m, (long long)res->iterations,
+               res->rel_residual, pyr_lgs_stop_name(res->stop), res->seconds, per * 1e3);
+    }
+    rc = 0;
+    goto done;
+out:
+    fail_msg(st);
+    for (int f = 0; f < nwritten; f++) unlink(written[f]);
+done:
+    pyr_lgs_result_destroy(&res);
+    pyr_lgs_system_destroy(&sys);
+    pyr_lgs_config_destroy(&cfg);
+    free(y);
+    free(hist_png);
+    free(sets);
+    return rc;
+}
