@@ -149,9 +149,15 @@ typedef enum {
     PYR_DECOMP_AUTO = 0,
     PYR_DECOMP_SEGMENTS, /* 1D grids: segments of x */
     PYR_DECOMP_STRIPS,   /* 2D grids: strips of rows ("1D decomposition") */
-    PYR_DECOMP_BLOCKS,   /* 2D grids: square-ish blocks ("2D decomposition") */
+    PYR_DECOMP_BLOCKS,   /* 2D grids: square-ish blocks ("2D decomposition"); 3D grids: cubes */
     PYR_DECOMP_SLABS     /* 3D grids: slabs of z-planes */
 } pyr_decomp_t;
+
+/* How the planner makes automatic choices (height, decomposition), as in
+ * FFTW: ESTIMATE from the performance model and this machine's calibration
+ * ("wisdom", written by `pyrgrid calibrate`); MEASURE times the few best
+ * candidates briefly, keeps the fastest and records it in the wisdom. */
+typedef enum { PYR_PLAN_ESTIMATE = 0, PYR_PLAN_MEASURE } pyr_plan_mode_t;
 
 /* How to solve.  Zero-initialised options (or pyr_options_default) mean
  * "choose automatically" everywhere. */
@@ -167,6 +173,7 @@ typedef struct {
                                 rows R of a strip, side B of a block, planes of
                                 a slab, nodes of a segment; 0 = largest that fits */
     int64_t snapshot_every;  /* passes end at multiples of this step (0 = none) */
+    pyr_plan_mode_t plan_mode; /* how automatic choices are made (estimate by default) */
 } pyr_options_t;
 
 void pyr_options_default(pyr_options_t *options);

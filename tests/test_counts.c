@@ -2,6 +2,7 @@
  * A): values uploaded, downloaded and computed by segments, strips, blocks and
  * slabs, for full passes and a shorter last pass; and the trivial method moves
  * exactly the paper's wd = K(I-1)R/(R-2), wh = wa = K(I-1). */
+#include <math.h>
 #include <stdio.h>
 
 #include "heat_util.h"
@@ -19,11 +20,11 @@ static counts_t pass_counts(pyr_decomp_t d, const int64_t n[3], int64_t mu, int6
 {
     counts_t c = {0, 0, 0};
     double w = d == PYR_DECOMP_STRIPS ? (double)(n[0] - 2) : d == PYR_DECOMP_SLABS ? (double)(n[0] - 2) * (double)(n[1] - 2) : 1;
-    if (d == PYR_DECOMP_BLOCKS) {
-        double s = src_sum(mu, r, h);
-        c.up = s * s;
-        c.down = (double)(mu * r) * (double)(mu * r);
-        for (int64_t l = 1; l <= h; l++) c.comp += layer_sum(mu, r, h, l) * layer_sum(mu, r, h, l);
+    if (d == PYR_DECOMP_BLOCKS) { /* squares in 2D, cubes in 3D (n[2] > 1) */
+        int k = n[2] > 1 ? 3 : 2;
+        c.up = pow(src_sum(mu, r, h), k);
+        c.down = pow((double)(mu * r), k);
+        for (int64_t l = 1; l <= h; l++) c.comp += pow(layer_sum(mu, r, h, l), k);
         return c;
     }
     c.up = src_sum(mu, r, h) * w;
@@ -52,7 +53,7 @@ static void check_case(int dims, pyr_decomp_t d, const int64_t n[3], int64_t mu,
     CHECK(f != NULL, "%s run failed: %s", pyr_decomp_name(d), pyr_last_error());
     if (!f) return;
     pyr_field_destroy(&f);
-    CHECK(info.tasks_per_pass == (d == PYR_DECOMP_BLOCKS ? mu * mu : mu), "%s: %lld pieces, expected %lld", pyr_decomp_name(d),
+    CHECK(info.tasks_per_pass == (d == PYR_DECOMP_BLOCKS ? (dims == 3 ? mu * mu * mu : mu * mu) : mu), "%s: %lld pieces, expected %lld", pyr_decomp_name(d),
           (long long)info.tasks_per_pass, (long long)mu);
     counts_t full = pass_counts(d, n, mu, r, h), last = {0, 0, 0};
     int64_t passes = steps / h, rem = steps % h;
@@ -81,12 +82,13 @@ int main(void)
 {
     /* interior = mu * r exactly */
     int64_t seg[3] = {2 + 12 * 20, 1, 1}, strip[3] = {37, 2 + 6 * 11, 1}, block[3] = {2 + 5 * 9, 2 + 5 * 9, 1},
-            slab[3] = {9, 11, 2 + 4 * 7};
+            slab[3] = {9, 11, 2 + 4 * 7}, cube[3] = {2 + 3 * 8, 2 + 3 * 8, 2 + 3 * 8};
     for (int64_t h = 1; h <= 6; h += 5) {
         check_case(1, PYR_DECOMP_SEGMENTS, seg, 12, 20, h, 4 * h + 3 % h + (h > 1 ? 3 : 0), PYR_METHOD_PYRAMID);
         check_case(2, PYR_DECOMP_STRIPS, strip, 6, 11, h, 3 * h + (h > 1 ? 2 : 0), PYR_METHOD_PYRAMID);
         check_case(2, PYR_DECOMP_BLOCKS, block, 5, 9, h, 2 * h + (h > 1 ? 5 : 0), PYR_METHOD_PYRAMID);
         check_case(3, PYR_DECOMP_SLABS, slab, 4, 7, h, 2 * h + (h > 1 ? 1 : 0), PYR_METHOD_PYRAMID);
+        check_case(3, PYR_DECOMP_BLOCKS, cube, 3, 8, h, 2 * h + (h > 1 ? 4 : 0), PYR_METHOD_PYRAMID);
     }
     /* trivial against the paper's totals (1D, segments of R = r + 2 nodes) */
     {

@@ -4,6 +4,7 @@
  * stays within the per-task bounds of SEEDS.md section A.
  *
  *   test_pyramid [cases] [seed] [backend]     (defaults: 300 1 cpu) */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,10 +45,18 @@ static void check_bounds(const pyr_plan_t *plan, int64_t n, const char *label)
         wd = R * w, wh = (R - 2.0 * n) * w, wa = n * (R - n - 1) * w;
         break;
     }
-    default: { /* blocks: B = b + 2n with b the larger side */
-        double B = (double)((r[0] > r[1] ? r[0] : r[1]) + 2 * n);
-        wd = B * B, wh = (B - 2.0 * n) * (B - 2.0 * n);
-        wa = n * ((B - n) * (B - n) - 2 * (B - n) + (n * (double)n + 2) / 3.0);
+    default: { /* blocks: B = b + 2n with b the largest side */
+        int64_t b = r[0] > r[1] ? r[0] : r[1];
+        if (p->dims == 3 && r[2] > b) b = r[2];
+        double B = (double)(b + 2 * n);
+        if (p->dims == 2) {
+            wd = B * B, wh = (B - 2.0 * n) * (B - 2.0 * n);
+            wa = n * ((B - n) * (B - n) - 2 * (B - n) + (n * (double)n + 2) / 3.0);
+        } else { /* cubes: the 3D analogue, summed layer by layer */
+            wd = B * B * B, wh = (B - 2.0 * n) * (B - 2.0 * n) * (B - 2.0 * n);
+            wa = 0;
+            for (int64_t l = 1; l <= n; l++) wa += pow((double)(b + 2 * (n - l)), 3);
+        }
         break;
     }
     }
@@ -92,9 +101,10 @@ static int run_case(int c, uint64_t seed)
     int trivial = rng_range(&r, 0, 4) == 0;
     o.method = trivial ? PYR_METHOD_TRIVIAL : PYR_METHOD_PYRAMID;
     if (dims == 1) o.decomposition = PYR_DECOMP_SEGMENTS;
-    else if (dims == 3) o.decomposition = PYR_DECOMP_SLABS;
+    else if (dims == 3) o.decomposition = rng_range(&r, 0, 2) ? PYR_DECOMP_SLABS : PYR_DECOMP_BLOCKS;
     else o.decomposition = rng_range(&r, 0, 1) ? PYR_DECOMP_BLOCKS : PYR_DECOMP_STRIPS;
-    int64_t split_n = dims == 1 ? n[0] : dims == 3 ? n[2] : (o.decomposition == PYR_DECOMP_STRIPS ? n[1] : (n[0] < n[1] ? n[0] : n[1]));
+    int64_t split_n = dims == 1 ? n[0] : o.decomposition == PYR_DECOMP_SLABS ? n[2] : o.decomposition == PYR_DECOMP_STRIPS ? n[1]
+                                                                            : (n[0] < n[1] ? n[0] : n[1]);
     int64_t hmax = trivial ? 1 : (steps < 24 ? steps : 24);
     int64_t h = trivial ? 1 : (rng_range(&r, 0, 3) == 0 ? hmax : rng_range(&r, 1, hmax));
     o.height = trivial ? 0 : h;
@@ -104,7 +114,8 @@ static int run_case(int c, uint64_t seed)
         /* explicit piece extent: from the smallest (2h + 1) up to past the grid */
         int64_t lo = 2 * h + 1, hi = split_n + 2 * h + 2;
         o.piece = rng_range(&r, 0, 2) == 0 ? lo : rng_range(&r, lo, hi);
-        o.memory = 1ull << 40;
+        /* no budget limit beyond the piece: all of a GPU's free memory */
+        o.memory = o.backend == PYR_BACKEND_CUDA ? 0 : 1ull << 40;
         snprintf(how, sizeof how, "piece=%lld", (long long)o.piece);
     } else {
         /* budget: the smallest that works, barely more, or anything up to above the grid */
@@ -136,7 +147,7 @@ static int run_case(int c, uint64_t seed)
     }
     pyr_plan_info_t info;
     pyr_plan_get_info(plan, &info);
-    CHECK(info.device_bytes <= o.memory, "%s: plan uses %llu bytes > budget", label, (unsigned long long)info.device_bytes);
+    CHECK(info.device_bytes <= info.budget_bytes, "%s: plan uses %llu bytes > budget", label, (unsigned long long)info.device_bytes);
     check_bounds(plan, plan->height, label);
     int64_t last = steps % plan->height;
     if (last) check_bounds(plan, last, label);

@@ -18,6 +18,14 @@ static void usage(FILE *out)
             "        print the plan (pieces, passes, memory, values moved) without running\n"
             "  pyrgrid solve FILE [--set section.key=value]... [--quiet]\n"
             "        block-tridiagonal systems by line Gauss-Seidel with the Thomas algorithm\n"
+            "  pyrgrid calibrate [--backend cpu|cuda] [--precision float|double|all] [--dims 1,2,3]\n"
+            "                    [--threads N] [--device N] [--effort X] [--import FILE] [--export FILE] [--show]\n"
+            "        measure the performance model's constants here (seconds) and save them as\n"
+            "        wisdom in $PYRGRID_WISDOM or ~/.cache/pyrgrid/wisdom; import/export/show it\n"
+            "  pyrgrid sweep FILE [--set ...] [--heights 1:64] [--decomposition strips|blocks|slabs|segments|all]\n"
+            "                    [--passes P] [--repeat K] [--csv OUT.csv] [--png OUT.png] [--quiet]\n"
+            "        run FILE for each pyramid height; measured vs predicted time, model accuracy,\n"
+            "        the automatic choice against the best height; P passes per height (0: the file's steps)\n"
             "  pyrgrid info       version, backends, GPUs, threads\n"
             "  pyrgrid --help     this text\n"
             "  pyrgrid --version  the version\n"
@@ -65,6 +73,8 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "run")) return pyr_cli_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "plan")) return pyr_cli_plan(argc - 2, argv + 2);
     if (!strcmp(cmd, "solve")) return pyr_cli_solve(argc - 2, argv + 2);
-    fprintf(stderr, "pyrgrid: error: unknown command '%s'; the commands are run, plan, solve, info (see pyrgrid --help)\n", cmd);
+    if (!strcmp(cmd, "calibrate")) return pyr_cli_calibrate(argc - 2, argv + 2);
+    if (!strcmp(cmd, "sweep")) return pyr_cli_sweep(argc - 2, argv + 2);
+    fprintf(stderr, "pyrgrid: error: unknown command '%s'; the commands are run, plan, solve, calibrate, sweep, info (see pyrgrid --help)\n", cmd);
     return 2;
 }

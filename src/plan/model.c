@@ -1,24 +1,264 @@
+/* The performance model (see model.h for the formulas). */
 #include "plan/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "plan/plan.h"
+
+const int pyr_model_layers[PYR_MODEL_NLAYERS] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 48, 64};
 
 pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, pyr_precision_t precision)
 {
     pyr_model_constants_t k;
     double elem = precision == PYR_DOUBLE ? 8.0 : 4.0;
     if (backend == PYR_BACKEND_CUDA) {
-        /* PCIe Gen5 x16 at ~55 GB/s per direction (MEASURED.md); a stencil
-         * step at ~400 Gcell/s in float (2D), less in 3D and double. */
-        k.tau_c = elem / 55e9;
-        k.tau_a = (dims == 3 ? 1.0 / 300e9 : 1.0 / 400e9) * (elem / 4.0);
+        k.up = k.down = elem / 55e9;
+        k.up_both = k.down_both = elem / 47.5e9;
+        k.row = 0;
+        k.call = 5e-6;
+        k.launch = 4e-6;
+        k.host = elem / 5e9;
+        double one = dims == 3 ? 120e9 : dims == 2 ? 385e9 : 200e9;
+        double fused = dims == 3 ? 150e9 : dims == 2 ? 700e9 : 200e9;
+        double scale = precision == PYR_DOUBLE ? 2.0 : 1.0;
+        for (int i = 0; i < PYR_MODEL_NLAYERS; i++) {
+            int h = pyr_model_layers[i];
+            double rate = h == 1 ? one : h < 5 ? one + (fused - one) * (h - 1) / 4.0 : fused;
+            k.compute[i] = scale / rate;
+        }
     } else {
-        /* CPU: "device" memory is a cache-sized buffer; a value copied in or
-         * out costs about as much as two stencil updates out of cache. */
-        k.tau_a = (elem / 8.0) * 0.5e-9;
-        k.tau_c = 2.0 * k.tau_a;
+        k.up = k.down = k.up_both = k.down_both = elem / 4e9;
+        k.row = 20e-9;
+        k.call = 1e-6;
+        k.launch = 3e-6;
+        k.host = elem / 4e9;
+        double rate = dims == 3 ? 0.7e9 : dims == 2 ? 1.0e9 : 1.5e9;
+        if (precision == PYR_FLOAT) rate *= 1.6;
+        for (int i = 0; i < PYR_MODEL_NLAYERS; i++) k.compute[i] = 1.0 / rate;
     }
     return k;
 }
 
-double pyr_model_serial(const pyr_counters_t *c, const pyr_model_constants_t *k)
+double pyr_model_compute_cost(const pyr_model_constants_t *k, int64_t h)
 {
-    return (double)(c->uploaded + c->downloaded) * k->tau_c + (double)c->computed * k->tau_a;
+    if (h <= pyr_model_layers[0]) return k->compute[0];
+    for (int i = 1; i < PYR_MODEL_NLAYERS; i++) {
+        if (h <= pyr_model_layers[i]) {
+            double a = pyr_model_layers[i - 1], b = pyr_model_layers[i], f = ((double)h - a) / (b - a);
+            return k->compute[i - 1] + f * (k->compute[i] - k->compute[i - 1]);
+        }
+    }
+    return k->compute[PYR_MODEL_NLAYERS - 1];
+}
+
+static int ok_nonneg(double x) { return isfinite(x) && x >= 0 && x < 1.0; }
+
+int pyr_model_constants_valid(const pyr_model_constants_t *k)
+{
+    if (!ok_nonneg(k->up) || !ok_nonneg(k->down) || !ok_nonneg(k->up_both) || !ok_nonneg(k->down_both) || !ok_nonneg(k->row) ||
+        !ok_nonneg(k->call) || !ok_nonneg(k->launch) || !ok_nonneg(k->host))
+        return 0;
+    for (int i = 0; i < PYR_MODEL_NLAYERS; i++)
+        if (!ok_nonneg(k->compute[i]) || k->compute[i] <= 0) return 0;
+    return 1;
+}
+
+double pyr_model_paper(const pyr_counters_t *c, double tau_c, double tau_a)
+{
+    return (double)(c->uploaded + c->downloaded) * tau_c + (double)c->computed * tau_a;
+}
+
+/* ------------------------------------------------------------ task stages */
+
+typedef struct {
+    double u, c, d; /* seconds with the other copy direction idle */
+} stage_t;
+
+static int64_t rows_of(const pyr_box_t *b)
+{
+    return pyr_box_empty(b) ? 0 : pyr_box_extent(b, 1) * pyr_box_extent(b, 2);
+}
+
+/* Stage times of every task of a pass of height h. */
+static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, stage_t *st, pyr_model_prediction_t *sum)
+{
+    const pyr_problem_t *p = &plan->problem;
+    int64_t nt = pyr_plan_tasks(plan);
+    double ccost = pyr_model_compute_cost(k, h);
+    int unsplit_faces = 0;
+    for (int a = 0; a < p->dims; a++)
+        if (!plan->split[a]) unsplit_faces += 2;
+    for (int64_t t = 0; t < nt; t++) {
+        pyr_task_t task;
+        pyr_plan_task(plan, t, h, &task);
+        double up = (double)pyr_box_volume(&task.upload);
+        double u = k->call + k->up * up + k->row * (double)rows_of(&task.upload);
+
+        int copies = unsplit_faces;
+        for (int a = 0; a < p->dims; a++) {
+            if (!plan->split[a]) continue;
+            if (task.src.lo[a] == 0) copies++;
+            if (task.src.hi[a] == p->n[a]) copies++;
+        }
+        double comp = 0;
+        for (int64_t l = 1; l <= h; l++) {
+            pyr_box_t b = pyr_plan_layer_box(plan, &task, h, l);
+            comp += (double)pyr_box_volume(&b);
+        }
+        double c = k->call * copies + k->launch * (double)h + ccost * comp;
+
+        pyr_box_t main_box, bands[3];
+        int64_t last[3];
+        int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
+        double d = 0;
+        if (!pyr_box_empty(&main_box))
+            d += k->call + k->down * (double)pyr_box_volume(&main_box) + k->row * (double)rows_of(&main_box);
+        for (int b = 0; b < nb; b++) {
+            double v = (double)pyr_box_volume(&bands[b]);
+            d += k->call + k->down * v + k->row * (double)rows_of(&bands[b]) + k->host * v;
+        }
+        st[t].u = u;
+        st[t].c = c;
+        st[t].d = d;
+        sum->upload += u;
+        sum->compute += c;
+        sum->download += d;
+    }
+}
+
+/* The executor's pipeline over one pass: three in-order engines, slot reuse,
+ * shared copy bandwidth while both directions are busy. */
+static double simulate(const stage_t *st, int64_t n, int slots, double up_rate_both, double down_rate_both)
+{
+    int64_t udone = 0, cdone = 0, ddone = 0;
+    int uact = 0, cact = 0, dact = 0;
+    double urem = 0, crem = 0, drem = 0, t = 0;
+    while (ddone < n) {
+        if (!uact && udone < n && (udone < slots || udone - slots < ddone)) {
+            uact = 1;
+            urem = st[udone].u;
+        }
+        if (!cact && cdone < udone) {
+            cact = 1;
+            crem = st[cdone].c;
+        }
+        if (!dact && ddone < cdone) {
+            dact = 1;
+            drem = st[ddone].d;
+        }
+        double ru = dact ? up_rate_both : 1.0, rd = uact ? down_rate_both : 1.0;
+        double dt = INFINITY;
+        if (uact) dt = fmin(dt, urem / ru);
+        if (cact) dt = fmin(dt, crem);
+        if (dact) dt = fmin(dt, drem / rd);
+        if (!isfinite(dt)) break; /* nothing can run: cannot happen with slots >= 1 */
+        t += dt;
+        if (uact) {
+            urem -= dt * ru;
+            if (urem <= 1e-15 * (1 + t)) uact = 0, udone++;
+        }
+        if (cact) {
+            crem -= dt;
+            if (crem <= 1e-15 * (1 + t)) cact = 0, cdone++;
+        }
+        if (dact) {
+            drem -= dt * rd;
+            if (drem <= 1e-15 * (1 + t)) dact = 0, ddone++;
+        }
+    }
+    return t;
+}
+
+static pyr_model_form_t resolve(const pyr_plan_t *plan, pyr_model_form_t form)
+{
+    if (form == PYR_MODEL_AUTO) return plan->slots > 1 ? PYR_MODEL_OVERLAPPED : PYR_MODEL_SERIAL;
+    return form;
+}
+
+/* A resident (naive) plan: the grid goes up once, each pass is one compute
+ * call of h layers on the interior, the result comes down at the end. */
+static void predict_resident_pass(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, pyr_model_prediction_t *out)
+{
+    pyr_box_t in = pyr_plan_interior(plan);
+    double c = k->launch * (double)h + pyr_model_compute_cost(k, h) * (double)pyr_box_volume(&in) * (double)h;
+    out->compute = c;
+    out->serial = out->seconds = c;
+}
+
+pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_constants_t *k, pyr_model_form_t form, int64_t h,
+                                    pyr_model_prediction_t *out)
+{
+    out->seconds = out->serial = out->upload = out->compute = out->download = 0;
+    if (h <= 0) return PYR_OK;
+    if (plan->resident) {
+        predict_resident_pass(plan, k, h, out);
+        return PYR_OK;
+    }
+    int64_t nt = pyr_plan_tasks(plan);
+    stage_t *st = malloc((size_t)nt * sizeof *st);
+    if (!st) return pyr_fail(PYR_ERR_NOMEM, "out of host memory modelling %lld tasks", (long long)nt);
+    task_stages(plan, k, h, st, out);
+    out->serial = out->upload + out->compute + out->download;
+    if (resolve(plan, form) == PYR_MODEL_SERIAL || plan->slots <= 1) {
+        out->seconds = out->serial;
+    } else {
+        double ru = k->up_both > 0 ? fmin(1.0, k->up / k->up_both) : 1.0;
+        double rd = k->down_both > 0 ? fmin(1.0, k->down / k->down_both) : 1.0;
+        out->seconds = simulate(st, nt, plan->slots, ru, rd);
+    }
+    free(st);
+    return PYR_OK;
+}
+
+pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants_t *k, pyr_model_form_t form, int64_t first_step,
+                               pyr_model_prediction_t *out)
+{
+    out->seconds = out->serial = out->upload = out->compute = out->download = 0;
+    const pyr_problem_t *p = &plan->problem;
+    int64_t memo_h[8];
+    pyr_model_prediction_t memo[8];
+    int nmemo = 0;
+    for (int64_t step = 0; step < p->steps;) {
+        int64_t h = pyr_plan_pass_height(plan, step);
+        if (step >= first_step) {
+            int m = 0;
+            while (m < nmemo && memo_h[m] != h) m++;
+            if (m == nmemo) {
+                if (nmemo == 8) m = 7;
+                else nmemo++;
+                memo_h[m] = h;
+                PYR_TRY(pyr_model_predict_pass(plan, k, form, h, &memo[m]));
+            }
+            out->seconds += memo[m].seconds;
+            out->serial += memo[m].serial;
+            out->upload += memo[m].upload;
+            out->compute += memo[m].compute;
+            out->download += memo[m].download;
+        }
+        step += h;
+    }
+    if (plan->resident && first_step == 0 && p->steps > 0) {
+        /* one upload of the grid, one download of the interior */
+        pyr_box_t g = pyr_plan_grid(plan), in = pyr_plan_interior(plan);
+        double u = k->call + k->up * (double)pyr_box_volume(&g) + k->row * (double)rows_of(&g);
+        double d = k->call + k->down * (double)pyr_box_volume(&in) + k->row * (double)rows_of(&in);
+        out->upload += u;
+        out->download += d;
+        out->seconds += u + d;
+        out->serial += u + d;
+    }
+    return PYR_OK;
+}
+
+double pyr_model_paper_strips(double I, double R, double n, double tc, double ta)
+{
+    return 1.0 / n * (I - 1) / (R - 2 * n) * (2 * (R - n) * (I - 1) * tc + n * (R - n - 1) * (I - 1) * ta);
+}
+
+double pyr_model_paper_blocks(double I, double B, double n, double tc, double ta)
+{
+    double mu = (I - 1) / (B - 2 * n);
+    return 1.0 / n * mu * mu * ((B * B + (B - 2 * n) * (B - 2 * n)) * tc + n * ((B - n) * (B - n) - 2 * (B - n) + (n * n + 2) / 3) * ta);
 }

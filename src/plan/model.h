@@ -1,20 +1,108 @@
-/* Performance model of a plan (SEEDS.md section A): time from the values a
- * plan moves and computes and machine constants tau_c (per value moved
- * host<->device) and tau_a (per value computed). */
+/* Performance model of a plan: predicted run time from the plan's exact task
+ * geometry (every task of every pass: values uploaded, downloaded, computed,
+ * rows of each transfer, layers, operations issued) and machine constants.
+ *
+ * Two forms:
+ *   serial      the paper's eqs. 2, 4, 5 generalised: every task uploads,
+ *               computes, downloads, one after another,
+ *                 tau = sum over tasks (U_t + C_t + D_t)
+ *   overlapped  the executor's pipeline with `slots` piece buffers in flight:
+ *               an upload engine, a compute engine and a download engine run
+ *               tasks in order; task t uploads once its slot's previous task
+ *               (t - slots) has downloaded; while both copy directions are
+ *               busy each moves at its "both" rate.  Simulated per pass
+ *               (passes do not overlap), so fill and drain are included; the
+ *               result is about max(sum U, sum C, sum D) + fill + drain.
+ * With one slot (the CPU backend) both forms agree.
+ *
+ * Stage times of a task (seconds):
+ *   U_t = call + up * values_up + row * rows_up
+ *   C_t = calls_prepare * call + launch * h + compute(h) * values_computed
+ *   D_t = calls_down * call + down * values_down + row * rows_down
+ *   host copies of held-back bands: host * band_values, on the host thread
+ *   before the next upload of the same slot. */
 #ifndef PYR_PLAN_MODEL_H
 #define PYR_PLAN_MODEL_H
 
 #include "pyrgrid.h"
 
+struct pyr_plan;
+
+/* Compute cost is tabulated by layers per compute call at these counts
+ * (interpolated linearly between, constant past the last). */
+#define PYR_MODEL_NLAYERS 20
+extern const int pyr_model_layers[PYR_MODEL_NLAYERS];
+
 typedef struct {
-    double tau_c; /* seconds per value moved host <-> device */
-    double tau_a; /* seconds per value computed */
+    double up, down;           /* s per value host->device / device->host, the other direction idle */
+    double up_both, down_both; /* s per value while the other direction is busy too */
+    double row;                /* s per row (contiguous run) of a transfer, on top of the per-value cost */
+    double call;               /* s per transfer or device-copy operation issued */
+    double launch;             /* s per layer of a compute call (kernel launch / parallel region) */
+    double host;               /* s per value copied host to host (held-back bands) */
+    double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
 } pyr_model_constants_t;
 
-/* Documented defaults when nothing was measured on this machine. */
+typedef enum {
+    PYR_MODEL_AUTO = 0,   /* overlapped when the plan has more than one slot, else serial */
+    PYR_MODEL_SERIAL,
+    PYR_MODEL_OVERLAPPED
+} pyr_model_form_t;
+
+/* Documented defaults, used when this machine has no calibration (wisdom):
+ *   cuda: PCIe Gen5 x16 of MEASURED.md, 55 GB/s each way alone, 47.5 GB/s
+ *         each way both at once (95 GB/s sum); 5 us per transfer call, 4 us
+ *         per launch; 2D float 385 Gcell/s at 1 layer per call rising to
+ *         700 at 5 or more (fused kernels), 3D float 120 -> 150 Gcell/s, 1D
+ *         200; double costs twice float.
+ *   cpu:  "device" memory is a cache-sized buffer; memcpy in and out at
+ *         4 GB/s per thread-pair equivalent (elem / 4e9 s per value), 20 ns
+ *         per row, 1 us per call, 3 us per parallel region (layer), the
+ *         stencil at 1 Gcell/s (2D double), 3D 0.7, 1D 1.5; float 1.6x faster. */
 pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, pyr_precision_t precision);
 
-/* Serial form (transfers, then compute): tau = (up + down) tau_c + computed tau_a. */
-double pyr_model_serial(const pyr_counters_t *counts, const pyr_model_constants_t *k);
+/* Seconds per value computed in a compute call of h layers. */
+double pyr_model_compute_cost(const pyr_model_constants_t *k, int64_t h);
+
+/* Whether every constant is finite and non-negative, and the compute table
+ * positive (a check on calibration results and wisdom files). */
+int pyr_model_constants_valid(const pyr_model_constants_t *k);
+
+/* Breakdown of a prediction (whole run). */
+typedef struct {
+    double seconds;                  /* the prediction in the chosen form */
+    double serial;                   /* serial form */
+    double upload, compute, download; /* sums of the stage times (serial form) */
+} pyr_model_prediction_t;
+
+/* Predicted time of the plan's whole run, or (first_step > 0) of the passes
+ * starting at or after step first_step (for timings that skip a warm-up
+ * pass).  Walks the task geometry of each distinct pass height once. */
+pyr_status_t pyr_model_predict(const struct pyr_plan *plan, const pyr_model_constants_t *k, pyr_model_form_t form,
+                               int64_t first_step, pyr_model_prediction_t *out);
+
+/* Predicted time of one pass of height h. */
+pyr_status_t pyr_model_predict_pass(const struct pyr_plan *plan, const pyr_model_constants_t *k, pyr_model_form_t form,
+                                    int64_t h, pyr_model_prediction_t *out);
+
+/* The paper's serial form from counts only (eqs. 2, 4, 5 with wc = up + down):
+ * tau = (up + down) tau_c + computed tau_a. */
+double pyr_model_paper(const pyr_counters_t *counts, double tau_c, double tau_a);
+
+/* The paper's closed forms per time step (SEEDS.md section A, eqs. 4 and 5,
+ * exact forms before the approximation): a 2D grid of I - 1 interior nodes
+ * per axis, strips of R rows or blocks of side B on the device, height n,
+ * fractional task counts (I - 1) / (R - 2n) as in the paper.  n = 1 is the
+ * trivial algorithm. */
+double pyr_model_paper_strips(double I, double R, double n, double tau_c, double tau_a);
+double pyr_model_paper_blocks(double I, double B, double n, double tau_c, double tau_a);
+
+/* Plan with given model constants instead of this machine's wisdom (tests,
+ * calibration, sweeps); otherwise as pyr_plan_create. */
+pyr_status_t pyr_plan_create_with_model(const pyr_problem_t *problem, const pyr_options_t *options,
+                                        const pyr_model_constants_t *k, pyr_model_form_t form, struct pyr_plan **plan);
+/* The constants and form a plan was (or will be) modelled with. */
+const pyr_model_constants_t *pyr_plan_model(const struct pyr_plan *plan);
+pyr_model_form_t pyr_plan_model_form(const struct pyr_plan *plan);
 
 #endif

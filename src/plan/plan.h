@@ -10,6 +10,7 @@
 
 #include "backend/backend.h"
 #include "plan/box.h"
+#include "plan/model.h"
 #include "pyrgrid.h"
 
 typedef struct {
@@ -35,7 +36,10 @@ struct pyr_plan {
     const pyr_backend_ops_t *ops;
     void *ctx;                /* backend context, owned */
     pyr_counters_t predicted; /* exact counts for the whole run */
-    char notice[256];         /* a choice to tell the user about */
+    char notice[512];         /* a choice to tell the user about */
+    pyr_model_constants_t model; /* machine constants of the performance model */
+    pyr_model_form_t model_form;
+    char model_source[PYR_PATH_MAX + 64]; /* where the constants came from, for reports */
 };
 
 /* Geometry of one task in a pass of height h. */

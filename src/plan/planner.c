@@ -1,13 +1,19 @@
 /* The planner: chooses method, decomposition, pyramid height and piece sizes
  * under a device memory budget, and predicts the exact counts of the run. */
 #include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
+#include "plan/calibrate.h"
 #include "plan/model.h"
 #include "plan/plan.h"
+#include "plan/wisdom.h"
 
 static const char *const axis_letter = "xyz";
 
@@ -289,7 +295,7 @@ static void set_split(pyr_plan_t *plan)
     switch (plan->decomp) {
     case PYR_DECOMP_SEGMENTS: plan->split[0] = 1; break;
     case PYR_DECOMP_STRIPS: plan->split[1] = 1; break;
-    case PYR_DECOMP_BLOCKS: plan->split[0] = plan->split[1] = 1; break;
+    case PYR_DECOMP_BLOCKS: plan->split[0] = plan->split[1] = 1, plan->split[2] = plan->problem.dims == 3; break;
     case PYR_DECOMP_SLABS: plan->split[2] = 1; break;
     default: break;
     }
@@ -297,10 +303,10 @@ static void set_split(pyr_plan_t *plan)
 
 static pyr_status_t check_decomp(const pyr_problem_t *p, pyr_decomp_t d)
 {
-    int ok = (d == PYR_DECOMP_SEGMENTS && p->dims == 1) || ((d == PYR_DECOMP_STRIPS || d == PYR_DECOMP_BLOCKS) && p->dims == 2) ||
+    int ok = (d == PYR_DECOMP_SEGMENTS && p->dims == 1) || (d == PYR_DECOMP_STRIPS && p->dims == 2) || (d == PYR_DECOMP_BLOCKS && p->dims >= 2) ||
              (d == PYR_DECOMP_SLABS && p->dims == 3);
     if (ok) return PYR_OK;
-    const char *fit = p->dims == 1 ? "segments" : p->dims == 2 ? "strips or blocks" : "slabs";
+    const char *fit = p->dims == 1 ? "segments" : p->dims == 2 ? "strips or blocks" : "slabs or blocks";
     return pyr_fail(PYR_ERR_CONFIG, "decomposition = %s does not apply to a %dD grid; use %s (or auto)", pyr_decomp_name(d), p->dims,
                     fit);
 }
@@ -319,43 +325,291 @@ static pyr_status_t build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t de
     return PYR_OK;
 }
 
-/* Default height until the model chooses: the height with the least serial
- * model time under the backend's default constants, over a geometric ladder
- * of candidates (1, 2, 3, 4, 6, 8, 11, 16, ...) up to what fits. */
-static pyr_status_t choose_height(pyr_plan_t *plan, pyr_decomp_t decomp, uint64_t budget, int64_t *best_h)
+/* ------------------------------------------------------ automatic choices */
+
+/* A candidate the search looked at. */
+typedef struct {
+    pyr_decomp_t decomp;
+    int64_t height;
+    double seconds; /* predicted for the whole run */
+} candidate_t;
+
+typedef struct {
+    candidate_t *c;
+    int n, cap;
+} candidates_t;
+
+static pyr_status_t note_candidate(candidates_t *cs, pyr_decomp_t d, int64_t h, double s)
 {
-    const pyr_problem_t *p = &plan->problem;
-    pyr_model_constants_t k = pyr_model_default(plan->ops->kind, p->dims, p->precision);
-    double best = -1;
-    *best_h = 0;
-    int64_t hmax = p->steps > 0 ? p->steps : 1;
-    if (hmax > 1024) hmax = 1024;
-    for (int64_t h = 1; h <= hmax; h = h < 4 ? h + 1 : h + h / 2) {
-        pyr_status_t st = build(plan, PYR_METHOD_PYRAMID, decomp, h, budget);
-        if (st != PYR_OK) break; /* higher pyramids need more memory still */
-        pyr_counters_t one;
-        pyr_plan_count_pass(plan, h, &one, NULL);
-        double per_step = pyr_model_serial(&one, &k) / (double)h;
-        if (best < 0 || per_step < best) {
-            best = per_step;
-            *best_h = h;
-        }
+    if (!cs) return PYR_OK;
+    if (cs->n == cs->cap) {
+        int cap = cs->cap ? 2 * cs->cap : 64;
+        candidate_t *g = realloc(cs->c, (size_t)cap * sizeof *g);
+        if (!g) return pyr_fail(PYR_ERR_NOMEM, "out of host memory planning");
+        cs->c = g;
+        cs->cap = cap;
     }
-    if (*best_h == 0) return build(plan, PYR_METHOD_PYRAMID, decomp, 1, budget); /* reports the error */
+    cs->c[cs->n++] = (candidate_t){d, h, s};
     return PYR_OK;
 }
 
-static uint64_t cpu_cache_budget(int threads)
+/* Predicted seconds of the whole run with (method, decomp, h); fails when it
+ * does not fit. */
+static pyr_status_t predict_with(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t decomp, int64_t h, uint64_t budget,
+                                 double *seconds)
 {
-    long l2 = -1;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    if (l2 <= 0) l2 = 1 << 20;
-    return (uint64_t)l2 * (uint64_t)(threads > 0 ? threads : 1);
+    PYR_TRY(build(plan, method, decomp, h, budget));
+    pyr_model_prediction_t pr;
+    PYR_TRY(pyr_model_predict(plan, &plan->model, plan->model_form, 0, &pr));
+    *seconds = pr.seconds;
+    return PYR_OK;
 }
 
-pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
+/* The height with the least predicted run time for one decomposition: a
+ * geometric ladder (ratio ~1.15) up to the largest height that fits or the
+ * number of steps, then every height between the best rung's neighbours
+ * (at most 64 of them, evenly spread when the gap is wider). */
+static pyr_status_t search_height(pyr_plan_t *plan, pyr_decomp_t decomp, uint64_t budget, int64_t *best_h, double *best_s,
+                                  candidates_t *seen)
+{
+    const pyr_problem_t *p = &plan->problem;
+    int64_t hmax = p->steps > 0 ? p->steps : 1;
+    int64_t ladder[256];
+    int nl = 0, ibest = -1;
+    *best_h = 0;
+    *best_s = INFINITY;
+    int worse = 0;
+    for (int64_t h = 1; h <= hmax && nl < 256; h = h + 1 > h * 23 / 20 ? h + 1 : h * 23 / 20) {
+        double s;
+        if (predict_with(plan, PYR_METHOD_PYRAMID, decomp, h, budget, &s) != PYR_OK) break; /* higher ones need more memory */
+        PYR_TRY(note_candidate(seen, decomp, h, s));
+        ladder[nl] = h;
+        if (s < *best_s) {
+            *best_s = s;
+            *best_h = h;
+            ibest = nl;
+        }
+        nl++;
+        /* past the optimum the redundant work grows without bound (and the
+         * task count with it near the largest height that fits): stop once
+         * three rungs in a row are 1.5 times the best */
+        worse = s > 1.5 * *best_s ? worse + 1 : 0;
+        if (worse == 3) break;
+    }
+    if (ibest < 0) return build(plan, PYR_METHOD_PYRAMID, decomp, 1, budget); /* reports why nothing fits */
+    pyr_clear_error();
+    int64_t lo = ibest > 0 ? ladder[ibest - 1] + 1 : 1;
+    int64_t hi = ibest + 1 < nl ? ladder[ibest + 1] - 1 : (ladder[ibest] < hmax ? ladder[ibest] * 23 / 20 + 1 : hmax);
+    if (hi > hmax) hi = hmax;
+    int64_t span = hi - lo + 1, stride = span > 64 ? (span + 63) / 64 : 1;
+    for (int64_t h = lo; h <= hi; h += stride) {
+        if (h == ladder[ibest]) continue;
+        double s;
+        if (predict_with(plan, PYR_METHOD_PYRAMID, decomp, h, budget, &s) != PYR_OK) {
+            pyr_clear_error();
+            continue;
+        }
+        PYR_TRY(note_candidate(seen, decomp, h, s));
+        if (s < *best_s) {
+            *best_s = s;
+            *best_h = h;
+        }
+    }
+    return PYR_OK;
+}
+
+static int decomp_candidates(const pyr_problem_t *p, pyr_decomp_t requested, pyr_decomp_t out[2])
+{
+    if (requested != PYR_DECOMP_AUTO) {
+        out[0] = requested;
+        return 1;
+    }
+    if (p->dims == 1) out[0] = PYR_DECOMP_SEGMENTS;
+    else if (p->dims == 3) out[0] = PYR_DECOMP_SLABS;
+    else {
+        out[0] = PYR_DECOMP_STRIPS;
+        out[1] = PYR_DECOMP_BLOCKS;
+        return 2;
+    }
+    return 1;
+}
+
+static void add_notice(pyr_plan_t *plan, const char *fmt, ...) PYR_PRINTF(2, 3);
+static void add_notice(pyr_plan_t *plan, const char *fmt, ...)
+{
+    size_t len = strlen(plan->notice);
+    if (len + 3 >= sizeof plan->notice) return;
+    if (len) {
+        strcat(plan->notice, "; ");
+        len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plan->notice + len, sizeof plan->notice - len, fmt, ap);
+    va_end(ap);
+}
+
+/* The machine constants: from the wisdom file when it has them for this
+ * device, precision and dimension, else the documented defaults.  *why gets
+ * what a person should hear when the defaults are used. */
+static void load_model(pyr_plan_t *plan, pyr_wisdom_t *w, int *have_wisdom, char *device, size_t dsize, char *why, size_t wsize)
+{
+    const pyr_problem_t *p = &plan->problem;
+    plan->model = pyr_model_default(plan->ops->kind, p->dims, p->precision);
+    plan->model_form = PYR_MODEL_AUTO;
+    snprintf(plan->model_source, sizeof plan->model_source, "default constants");
+    *have_wisdom = 0;
+    why[0] = 0;
+    char path[PYR_PATH_MAX];
+    if (pyr_wisdom_device(plan->ops->kind, plan->options.device, plan->options.threads, device, dsize) != PYR_OK) {
+        snprintf(why, wsize, "%s", pyr_last_error());
+        pyr_clear_error();
+        device[0] = 0;
+        return;
+    }
+    if (pyr_wisdom_path(path, sizeof path) != PYR_OK) {
+        snprintf(why, wsize, "%s", pyr_last_error());
+        pyr_clear_error();
+        return;
+    }
+    int found = 0;
+    if (pyr_wisdom_load(path, w, &found) != PYR_OK) {
+        snprintf(why, wsize, "%s", pyr_last_error());
+        pyr_clear_error();
+        return;
+    }
+    *have_wisdom = 1;
+    const pyr_wisdom_constants_t *c = pyr_wisdom_find_constants(w, plan->ops->kind, device, p->precision, p->dims);
+    if (c) {
+        plan->model = c->k;
+        snprintf(plan->model_source, sizeof plan->model_source, "calibrated, from %s", path);
+        return;
+    }
+    snprintf(why, wsize, "no calibration of the %s backend (%s, %s, %dD) in %s", plan->ops->name, device, pyr_precision_name(p->precision),
+             p->dims, path);
+}
+
+static void note_defaults(pyr_plan_t *plan, const char *why)
+{
+    if (why[0]) snprintf(plan->model_source, sizeof plan->model_source, "default constants (%s; run 'pyrgrid calibrate')", why);
+}
+
+/* ------------------------------------------------------------- MEASURE */
+
+typedef struct {
+    double t[4];
+    int n;
+} pass_times_t;
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int on_pass(void *user, int64_t done, int64_t total)
+{
+    (void)done;
+    (void)total;
+    pass_times_t *pt = user;
+    if (pt->n < 4) pt->t[pt->n++] = wall();
+    return 0;
+}
+
+/* Time a candidate briefly on a copy of the problem cut down along the split
+ * axes to a few pieces per axis (same pieces, same spacing), three passes of
+ * which the last two are timed; the measured/predicted ratio there scales
+ * the model's prediction of the full run. */
+static pyr_status_t measure_candidate(const pyr_plan_t *full, double *seconds)
+{
+    const pyr_problem_t *p = &full->problem;
+    int nsplit = 0;
+    for (int a = 0; a < p->dims; a++) nsplit += full->split[a];
+    pyr_problem_t q = *p;
+    pyr_options_t o = full->options;
+    int64_t h = full->height;
+    for (int a = 0; a < p->dims; a++) {
+        if (!full->split[a]) continue;
+        const pyr_axis_split_t *s = &full->axis[a];
+        int64_t side = 0;
+        for (int64_t k = 0; k < s->count; k++)
+            if (s->bounds[k + 1] - s->bounds[k] > side) side = s->bounds[k + 1] - s->bounds[k];
+        int64_t keep = nsplit == 1 ? 8 : 3;
+        if (s->count > keep) {
+            q.n[a] = 2 + keep * side;
+            q.length[a] = p->length[a] * (double)(q.n[a] - 1) / (double)(p->n[a] - 1);
+        }
+        o.piece = side + 2 * h;
+    }
+    q.steps = 3 * h;
+    q.init = PYR_INIT_RANDOM;
+    q.seed = 1;
+    o.method = PYR_METHOD_PYRAMID;
+    o.decomposition = full->decomp;
+    o.height = h;
+    o.memory = full->budget;
+    o.snapshot_every = 0;
+    o.plan_mode = PYR_PLAN_ESTIMATE;
+    pyr_plan_t *small = NULL;
+    pyr_field_t *f = NULL;
+    pyr_status_t st = pyr_plan_create_with_model(&q, &o, &full->model, full->model_form, &small);
+    if (st == PYR_OK) st = pyr_field_create(&q, &f);
+    if (st == PYR_OK) st = pyr_field_init(f, &q);
+    double best = INFINITY;
+    for (int r = 0; r < 2 && st == PYR_OK; r++) {
+        pass_times_t pt = {{0}, 0};
+        pyr_hooks_t hooks = {on_pass, NULL, &pt};
+        st = pyr_execute(small, f, &hooks, NULL);
+        if (st == PYR_OK && pt.n >= 3 && pt.t[2] - pt.t[0] < best) best = pt.t[2] - pt.t[0];
+    }
+    pyr_model_prediction_t ps, pf;
+    if (st == PYR_OK) st = pyr_model_predict_pass(small, &full->model, full->model_form, h, &ps);
+    if (st == PYR_OK) st = pyr_model_predict(full, &full->model, full->model_form, 0, &pf);
+    if (st == PYR_OK) *seconds = isfinite(best) && ps.seconds > 0 ? pf.seconds * best / (2 * ps.seconds) : pf.seconds;
+    pyr_field_destroy(&f);
+    pyr_plan_destroy(&small);
+    return st;
+}
+
+static int cmp_candidate(const void *a, const void *b)
+{
+    double x = ((const candidate_t *)a)->seconds, y = ((const candidate_t *)b)->seconds;
+    return x < y ? -1 : x > y;
+}
+
+/* FFTW_MEASURE: time the best predicted candidate of each decomposition and
+ * the next best overall (at most 4), keep the fastest. */
+static pyr_status_t measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t budget, pyr_decomp_t *decomp, int64_t *h)
+{
+    qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_candidate);
+    candidate_t pick[4];
+    int np = 0;
+    for (int i = 0; i < cs->n && np < 4; i++) {
+        int have_decomp = 0, dup = 0;
+        for (int j = 0; j < np; j++) {
+            have_decomp |= pick[j].decomp == cs->c[i].decomp;
+            dup |= pick[j].decomp == cs->c[i].decomp && pick[j].height == cs->c[i].height;
+        }
+        if (dup) continue;
+        if (!have_decomp || np < 3) pick[np++] = cs->c[i];
+    }
+    double best = INFINITY;
+    for (int i = 0; i < np; i++) {
+        double s;
+        PYR_TRY(build(plan, PYR_METHOD_PYRAMID, pick[i].decomp, pick[i].height, budget));
+        PYR_TRY(measure_candidate(plan, &s));
+        if (s < best) {
+            best = s;
+            *decomp = pick[i].decomp;
+            *h = pick[i].height;
+        }
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_model_constants_t *given,
+                                pyr_model_form_t form, pyr_plan_t **out)
 {
     *out = NULL;
     PYR_TRY(pyr_problem_validate(problem));
@@ -366,10 +620,18 @@ pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *
     if (opt.piece < 0) return pyr_fail(PYR_ERR_CONFIG, "piece size %lld: use a positive size (or auto)", (long long)opt.piece);
     if (opt.snapshot_every < 0) return pyr_fail(PYR_ERR_CONFIG, "output.every must be >= 0");
     if (opt.threads < 0) return pyr_fail(PYR_ERR_CONFIG, "run.threads = %d: use 0 (all cores) or a positive count", opt.threads);
+    if (opt.plan_mode != PYR_PLAN_ESTIMATE && opt.plan_mode != PYR_PLAN_MEASURE)
+        return pyr_fail(PYR_ERR_CONFIG, "plan mode %d: use estimate or measure", (int)opt.plan_mode);
     if (opt.decomposition != PYR_DECOMP_AUTO) PYR_TRY(check_decomp(problem, opt.decomposition));
 
     pyr_plan_t *plan = calloc(1, sizeof *plan);
-    if (!plan) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    pyr_wisdom_t *wisdom = malloc(sizeof *wisdom);
+    candidates_t seen = {NULL, 0, 0};
+    if (!plan || !wisdom) {
+        free(plan);
+        free(wisdom);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    }
     plan->problem = *problem;
     plan->options = opt;
     pyr_status_t st = PYR_OK;
@@ -378,11 +640,11 @@ pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *
     pyr_backend_kind_t kind = opt.backend;
     if (kind == PYR_BACKEND_AUTO) {
         kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
-        if (kind == PYR_BACKEND_CPU && pyr_backend_get(PYR_BACKEND_CUDA))
-            snprintf(plan->notice, sizeof plan->notice, "no usable GPU found; running on the CPU backend");
+        if (kind == PYR_BACKEND_CPU && pyr_backend_get(PYR_BACKEND_CUDA)) add_notice(plan, "no usable GPU found; running on the CPU backend");
     }
     plan->ops = pyr_backend_get(kind);
     if (!plan->ops) {
+        free(wisdom);
         pyr_plan_destroy(&plan);
         return pyr_fail(PYR_ERR_NODEVICE,
                         "backend = cuda: this pyrgrid was built without CUDA (no CUDA compiler at build time); "
@@ -396,7 +658,7 @@ pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *
     if (budget == 0) {
         if (kind == PYR_BACKEND_CPU) {
             budget = opt.method == PYR_METHOD_NAIVE || opt.method == PYR_METHOD_AUTO ? UINT64_MAX
-                                                                                     : cpu_cache_budget(pyr_cpu_threads());
+                                                                                     : pyr_cpu_cache_budget(pyr_cpu_threads());
         } else {
             uint64_t fr = 0, total = 0;
             st = plan->ops->mem_info(plan->ctx, &fr, &total);
@@ -419,16 +681,31 @@ pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *
     }
     plan->budget = budget;
 
-    /* Method and decomposition. */
-    pyr_decomp_t decomp = opt.decomposition;
-    if (decomp == PYR_DECOMP_AUTO)
-        decomp = problem->dims == 1 ? PYR_DECOMP_SEGMENTS : problem->dims == 2 ? PYR_DECOMP_STRIPS : PYR_DECOMP_SLABS;
+    /* Model constants. */
+    char device[PYR_WISDOM_KEY] = "", why[PYR_PATH_MAX + 256] = "";
+    int have_wisdom = 0;
+    if (given) {
+        plan->model = *given;
+        plan->model_form = form;
+        snprintf(plan->model_source, sizeof plan->model_source, "given constants");
+        pyr_wisdom_init(wisdom);
+    } else {
+        load_model(plan, wisdom, &have_wisdom, device, sizeof device, why, sizeof why);
+        note_defaults(plan, why);
+    }
+
+    /* Method. */
+    pyr_decomp_t cands[2];
+    int ncand = decomp_candidates(problem, opt.decomposition, cands);
     pyr_method_t method = opt.method;
     if (method == PYR_METHOD_AUTO) {
-        st = build(plan, PYR_METHOD_NAIVE, decomp, 1, budget);
+        st = build(plan, PYR_METHOD_NAIVE, cands[0], 1, budget);
         method = st == PYR_OK ? PYR_METHOD_NAIVE : PYR_METHOD_PYRAMID;
         pyr_clear_error();
+        st = PYR_OK;
     }
+    int modelled = 0; /* a choice was made from the model */
+    pyr_decomp_t decomp = cands[0];
     if (method == PYR_METHOD_NAIVE) {
         int64_t chunk = problem->steps < 100 ? problem->steps : 100; /* progress between chunks */
         st = build(plan, PYR_METHOD_NAIVE, decomp, chunk > 0 ? chunk : 1, budget);
@@ -438,31 +715,117 @@ pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *
                           (long long)opt.height);
             goto fail;
         }
+        double best = INFINITY;
+        for (int i = 0; i < ncand; i++) {
+            double s;
+            if (predict_with(plan, PYR_METHOD_TRIVIAL, cands[i], 1, budget, &s) == PYR_OK && s < best) {
+                best = s;
+                decomp = cands[i];
+            }
+        }
+        modelled = ncand > 1;
+        pyr_clear_error();
         st = build(plan, PYR_METHOD_TRIVIAL, decomp, 1, budget);
     } else {
         int64_t h = opt.height;
-        if (h == 0) {
-            st = choose_height(plan, decomp, budget, &h);
-            if (st != PYR_OK) goto fail;
-            /* 2D strips that cannot hold a useful pyramid: try blocks. */
+        const pyr_wisdom_choice_t *known = NULL;
+        char key[PYR_WISDOM_KEY];
+        pyr_wisdom_problem_key(problem, &opt, budget, key, sizeof key);
+        if (h == 0 && have_wisdom && device[0]) known = pyr_wisdom_find_choice(wisdom, kind, device, key);
+        if (known && known->height <= (problem->steps > 0 ? problem->steps : 1) &&
+            build(plan, PYR_METHOD_PYRAMID, known->decomp, known->height, budget) == PYR_OK &&
+            (opt.decomposition == PYR_DECOMP_AUTO || opt.decomposition == known->decomp)) {
+            decomp = known->decomp;
+            h = known->height;
+            add_notice(plan, "%s, height %lld: measured earlier on this machine (wisdom)", pyr_decomp_name(decomp), (long long)h);
+        } else if (h == 0 || ncand > 1) {
+            pyr_clear_error();
+            double best = INFINITY;
+            int64_t best_h = 0;
+            char first_error[1024] = "";
+            for (int i = 0; i < ncand; i++) {
+                int64_t hh = h;
+                double s = INFINITY;
+                pyr_status_t si;
+                if (h == 0) si = search_height(plan, cands[i], budget, &hh, &s, &seen);
+                else si = predict_with(plan, PYR_METHOD_PYRAMID, cands[i], h, budget, &s);
+                if (si != PYR_OK) {
+                    if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s", pyr_last_error());
+                    if (i == 0) st = si;
+                    continue;
+                }
+                if (h != 0 && (st = note_candidate(&seen, cands[i], hh, s)) != PYR_OK) goto fail;
+                if (s < best) {
+                    best = s;
+                    best_h = hh;
+                    decomp = cands[i];
+                }
+            }
+            if (best_h == 0) {
+                st = pyr_fail(st != PYR_OK ? st : PYR_ERR_BUDGET, "%s", first_error);
+                goto fail;
+            }
+            pyr_clear_error();
+            st = PYR_OK;
+            h = best_h;
+            modelled = 1;
+            if (opt.plan_mode == PYR_PLAN_MEASURE && seen.n > 1) {
+                st = measure_best(plan, &seen, budget, &decomp, &h);
+                if (st != PYR_OK) goto fail;
+                if (!given && device[0]) {
+                    pyr_wisdom_choice_t ch;
+                    memset(&ch, 0, sizeof ch);
+                    ch.backend = kind;
+                    snprintf(ch.device, sizeof ch.device, "%s", device);
+                    snprintf(ch.version, sizeof ch.version, "%s", PYR_VERSION_STRING);
+                    snprintf(ch.problem, sizeof ch.problem, "%s", key);
+                    ch.decomp = decomp;
+                    ch.height = h;
+                    char path[PYR_PATH_MAX];
+                    /* a rejected file is replaced only by calibrate; keep it as it is */
+                    if (pyr_wisdom_path(path, sizeof path) == PYR_OK && have_wisdom && pyr_wisdom_put_choice(wisdom, &ch) == PYR_OK &&
+                        pyr_wisdom_save(path, wisdom) == PYR_OK)
+                        add_notice(plan, "measured: %s, height %lld (recorded in %s)", pyr_decomp_name(decomp), (long long)h, path);
+                    else
+                        add_notice(plan, "measured: %s, height %lld (not recorded: %s)", pyr_decomp_name(decomp), (long long)h,
+                                   have_wisdom ? pyr_last_error() : "the wisdom file could not be used");
+                    pyr_clear_error();
+                }
+            }
         }
         if (problem->steps > 0 && h > problem->steps) h = problem->steps;
         st = build(plan, PYR_METHOD_PYRAMID, decomp, h, budget);
-        if (st != PYR_OK && opt.decomposition == PYR_DECOMP_AUTO && decomp == PYR_DECOMP_STRIPS) {
-            char first[1024];
-            snprintf(first, sizeof first, "%s", pyr_last_error());
-            if (build(plan, PYR_METHOD_PYRAMID, PYR_DECOMP_BLOCKS, h, budget) == PYR_OK) st = PYR_OK;
-            else st = pyr_fail(PYR_ERR_BUDGET, "%s", first);
-        }
     }
     if (st != PYR_OK) goto fail;
+    if (modelled && why[0] && opt.plan_mode == PYR_PLAN_ESTIMATE)
+        add_notice(plan, "%s; the model uses default constants, so the choice of %s may be off: run 'pyrgrid calibrate'", why,
+                   opt.height == 0 ? "height" : "decomposition");
     (void)axis_letter;
+    free(seen.c);
+    free(wisdom);
     *out = plan;
     return PYR_OK;
 fail:
+    free(seen.c);
+    free(wisdom);
     pyr_plan_destroy(&plan);
     return st;
 }
+
+pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
+{
+    return create_plan(problem, options, NULL, PYR_MODEL_AUTO, out);
+}
+
+pyr_status_t pyr_plan_create_with_model(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_model_constants_t *k,
+                                        pyr_model_form_t form, pyr_plan_t **out)
+{
+    if (!k) return pyr_fail(PYR_ERR_ARG, "pyr_plan_create_with_model: constants required");
+    return create_plan(problem, options, k, form, out);
+}
+
+const pyr_model_constants_t *pyr_plan_model(const pyr_plan_t *plan) { return &plan->model; }
+pyr_model_form_t pyr_plan_model_form(const pyr_plan_t *plan) { return plan->model_form; }
 
 void pyr_plan_destroy(pyr_plan_t **plan)
 {
@@ -515,6 +878,9 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->options.piece = 0;
     s->ops = plan->ops;
     s->budget = plan->budget;
+    s->model = plan->model;
+    s->model_form = plan->model_form;
+    snprintf(s->model_source, sizeof s->model_source, "%s", plan->model_source);
     pyr_status_t st = build(s, method, decomp, height, plan->budget);
     if (st != PYR_OK) {
         pyr_plan_destroy(&s);

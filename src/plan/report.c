@@ -1,5 +1,6 @@
 /* pyr_plan_print: what a plan will do, next to the trivial method. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/error.h"
 #include "plan/plan.h"
@@ -40,6 +41,84 @@ static void print_counts(FILE *out, const char *indent, const pyr_counters_t *c,
     fprintf(out, "%svalues uploaded   %.6g (%.4g per step)\n", indent, (double)c->uploaded, (double)c->uploaded / k);
     fprintf(out, "%svalues downloaded %.6g (%.4g per step)\n", indent, (double)c->downloaded, (double)c->downloaded / k);
     fprintf(out, "%svalues computed   %.6g (of which redundant %.6g)\n", indent, (double)c->computed, (double)c->redundant);
+}
+
+
+/* Predicted seconds of a sibling plan, or a negative number when it does not fit. */
+static double predict_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t d, int64_t h)
+{
+    pyr_plan_t *s = NULL;
+    double t = -1;
+    if (pyr_plan_sibling(plan, method, d, h, &s) == PYR_OK) {
+        pyr_model_prediction_t pr;
+        if (pyr_model_predict(s, &plan->model, plan->model_form, 0, &pr) == PYR_OK) t = pr.seconds;
+    }
+    pyr_plan_destroy(&s);
+    pyr_clear_error();
+    return t;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The model's view: predicted time of this plan, of the trivial method, and
+ * per height around the chosen one for each decomposition that applies. */
+static void print_model(const pyr_plan_t *plan, FILE *out)
+{
+    const pyr_problem_t *pr = &plan->problem;
+    pyr_model_prediction_t me;
+    if (pyr_model_predict(plan, &plan->model, plan->model_form, 0, &me) != PYR_OK) {
+        pyr_clear_error();
+        return;
+    }
+    int overlapped = plan->model_form == PYR_MODEL_OVERLAPPED || (plan->model_form == PYR_MODEL_AUTO && plan->slots > 1);
+    fprintf(out, "model        %s form, %s\n", overlapped ? "overlapped (pipeline of slots)" : "serial", plan->model_source);
+    double cells = (double)pyr_problem_interior(pr) * (double)(pr->steps > 0 ? pr->steps : 1);
+    fprintf(out, "predicted    %.4g s for the run (%.4g ns per node and step: upload %.3g s, compute %.3g s, download %.3g s in sum)\n",
+            me.seconds, 1e9 * me.seconds / cells, me.upload, me.compute, me.download);
+    if (plan->resident) return;
+    double triv = predict_sibling(plan, PYR_METHOD_TRIVIAL, plan->decomp, 1);
+    if (triv > 0 && plan->method != PYR_METHOD_TRIVIAL)
+        fprintf(out, "             trivial method %.4g s: predicted speedup %.2fx\n", triv, triv / me.seconds);
+    if (plan->method != PYR_METHOD_PYRAMID) return;
+
+    pyr_decomp_t ds[2];
+    int nd = 1;
+    ds[0] = plan->decomp;
+    if (pr->dims == 2) {
+        ds[0] = PYR_DECOMP_STRIPS;
+        ds[1] = PYR_DECOMP_BLOCKS;
+        nd = 2;
+    }
+    static const double f[] = {0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0};
+    int64_t hs[16];
+    int nh = 0;
+    int64_t hmax = pr->steps > 0 ? pr->steps : 1;
+    for (int i = 0; i < (int)(sizeof f / sizeof f[0]); i++) {
+        int64_t h = (int64_t)(f[i] * (double)plan->height + 0.5);
+        if (h < 1) h = 1;
+        if (h > hmax) h = hmax;
+        int dup = 0;
+        for (int j = 0; j < nh; j++) dup |= hs[j] == h;
+        if (!dup) hs[nh++] = h;
+    }
+    qsort(hs, (size_t)nh, sizeof hs[0], cmp_i64);
+    fprintf(out, "             predicted run time by height (* = this plan):\n             %8s", "height");
+    for (int d = 0; d < nd; d++) fprintf(out, " %14s", pyr_decomp_name(ds[d]));
+    fprintf(out, "\n");
+    for (int i = 0; i < nh; i++) {
+        fprintf(out, "             %8lld", (long long)hs[i]);
+        for (int d = 0; d < nd; d++) {
+            int mine = ds[d] == plan->decomp && hs[i] == plan->height;
+            double t = mine ? me.seconds : predict_sibling(plan, PYR_METHOD_PYRAMID, ds[d], hs[i]);
+            if (t < 0) fprintf(out, " %14s", "does not fit");
+            else fprintf(out, " %12.4g s%s", t, mine ? "*" : " ");
+        }
+        fprintf(out, "\n");
+    }
 }
 
 pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
@@ -106,5 +185,6 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
             fprintf(out, "trivial      does not fit the same budget: %s\n", pyr_last_error());
         }
     }
+    print_model(plan, out);
     return PYR_OK;
 }

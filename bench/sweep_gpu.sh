@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The model's figures on the GPU machine (issue 5): calibrate the CUDA
+# backend, then sweep the pyramid height for
+#   2D float 32768^2 (32769 nodes per axis), strips and blocks, budget 1/8 of the grid (512 MiB),
+#   3D float 1024^3 (1025 nodes per axis), slabs, budget 1/2 of the grid (2 GiB: 1/8 would
+#      leave slabs of ~20 planes, too thin for heights past 8),
+# writing CSV, PNG and the printed tables under OUT_DIR.  Each height runs 3
+# passes (the last 2 timed), so the whole script takes about 5 minutes on one
+# H200.  Targets: emax <= 0.10, ebar <= 0.04, auto/best <= 1.05 per sweep.
+#
+# usage: bench/sweep_gpu.sh BUILD_DIR OUT_DIR        e.g. bench/sweep_gpu.sh build-dev bench/results
+set -euo pipefail
+build=${1:?usage: sweep_gpu.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: sweep_gpu.sh BUILD_DIR OUT_DIR}
+pyrgrid=$build/pyrgrid
+mkdir -p "$out"
+# Keep this run's wisdom next to its results (and out of the user's cache).
+export PYRGRID_WISDOM=${PYRGRID_WISDOM:-$out/wisdom}
+
+heights=1,2,4,8,12,16,24,32,48,64,96,128
+heights3d=1,2,3,4,6,8,12,16,24,32,40
+
+cat > "$out/heat2d_32k.ini" <<'EOF'
+; 2D float 32768^2 (interior), as the paper's largest grid
+[grid]
+dims = 2
+nx = 32769
+ny = 32769
+[scheme]
+dt = 1e-10          ; r = alpha^2 dt / h^2 ~ 0.107 per axis
+steps = 256
+precision = float
+[initial]
+kind = gauss
+[run]
+backend = cuda
+method = pyramid
+memory = 512MiB     ; 1/8 of the 4 GiB grid
+EOF
+
+cat > "$out/heat3d_1k.ini" <<'EOF'
+; 3D float 1024^3 (interior)
+[grid]
+dims = 3
+nx = 1025
+ny = 1025
+nz = 1025
+[scheme]
+dt = 5e-8           ; r ~ 0.052 per axis
+steps = 64
+precision = float
+[initial]
+kind = gauss
+[run]
+backend = cuda
+method = pyramid
+memory = 2GiB
+EOF
+
+start=$(date +%s)
+echo "== calibrate (cuda, float)"
+"$pyrgrid" calibrate --backend cuda --precision float --dims 2,3 | tee "$out/calibrate_cuda.txt"
+"$pyrgrid" plan "$out/heat2d_32k.ini" | tee "$out/plan_2d_32k.txt"
+
+for d in strips blocks; do
+    echo "== sweep 2D float 32768^2 $d, budget 512 MiB"
+    timeout 150 "$pyrgrid" sweep "$out/heat2d_32k.ini" --decomposition $d --heights $heights --passes 3 \
+        --csv "$out/sweep_2d_32k_$d.csv" --png "$out/sweep_2d_32k_$d.png" | tee "$out/sweep_2d_32k_$d.txt"
+done
+
+echo "== sweep 3D float 1024^3 slabs, budget 2 GiB"
+timeout 120 "$pyrgrid" sweep "$out/heat3d_1k.ini" --decomposition slabs --heights $heights3d --passes 3 \
+    --csv "$out/sweep_3d_1k_slabs.csv" --png "$out/sweep_3d_1k_slabs.png" | tee "$out/sweep_3d_1k_slabs.txt"
+
+echo "== summary ($(($(date +%s) - start)) s)"
+grep -h -E "emax|overall" "$out"/sweep_*.txt

@@ -1,0 +1,313 @@
+/* Calibration micro-runs (see calibrate.h).  Every figure is the best of a
+ * few repetitions, so a busy machine makes it pessimistic rather than wild. */
+#include "plan/calibrate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "core/error.h"
+
+uint64_t pyr_cpu_cache_budget(int threads)
+{
+    long l2 = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    if (l2 <= 0) l2 = 1 << 20;
+    return (uint64_t)l2 * (uint64_t)(threads > 0 ? threads : 1);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    const pyr_backend_ops_t *ops;
+    void *ctx;
+    size_t elem;
+    int split;           /* the axis pieces shrink along */
+    int64_t ext[3];      /* piece extent */
+    pyr_piece_t piece[2];
+    pyr_host_region_t host;
+    int copies;          /* host region = `copies` pieces along the split axis */
+    double target;       /* seconds a timed batch should last */
+} cal_t;
+
+static pyr_box_t piece_box(const cal_t *c)
+{
+    pyr_box_t b;
+    for (int a = 0; a < 3; a++) {
+        b.lo[a] = 0;
+        b.hi[a] = c->ext[a];
+    }
+    return b;
+}
+
+/* The piece box moved to the r-th copy in the host region. */
+static pyr_box_t host_slot(const cal_t *c, int r, const pyr_box_t *box)
+{
+    pyr_box_t b = *box;
+    int64_t off = (int64_t)(r % c->copies) * c->ext[c->split];
+    b.lo[c->split] += off;
+    b.hi[c->split] += off;
+    return b;
+}
+
+/* Transfers address the piece by grid coordinates: place the piece at the
+ * r-th copy for the call. */
+static pyr_status_t transfer(cal_t *c, int slot, int r, const pyr_box_t *box, int up)
+{
+    pyr_piece_t p = c->piece[slot];
+    int64_t off = (int64_t)(r % c->copies) * c->ext[c->split];
+    p.box.lo[c->split] += off;
+    p.box.hi[c->split] += off;
+    pyr_box_t b = host_slot(c, r, box);
+    if (up) return c->ops->upload(c->ctx, slot, &p, &c->host, &b);
+    return c->ops->download(c->ctx, slot, &p, &c->host, &b);
+}
+
+/* Best time of one transfer of `box` over a few repetitions, each batch of
+ * `batch` calls timed as a whole. */
+static pyr_status_t time_transfer(cal_t *c, const pyr_box_t *box, int up, int batch, double *best)
+{
+    *best = INFINITY;
+    int reps = 0;
+    double start = now();
+    while (reps < 3 || (reps < 50 && now() - start < c->target)) {
+        double t0 = now();
+        for (int i = 0; i < batch; i++) PYR_TRY(transfer(c, 0, reps * batch + i, box, up));
+        PYR_TRY(c->ops->wait(c->ctx, 0));
+        double t = (now() - t0) / batch;
+        if (t < *best) *best = t;
+        reps++;
+    }
+    return PYR_OK;
+}
+
+/* Per-value and per-row costs of one direction, and the per-call cost. */
+static pyr_status_t measure_direction(cal_t *c, int up, double call, double *per_value, double *per_row)
+{
+    pyr_box_t full = piece_box(c);
+    double tf;
+    PYR_TRY(time_transfer(c, &full, up, 1, &tf));
+    double vf = (double)pyr_box_volume(&full), rows = (double)(c->ext[1] * c->ext[2]);
+    *per_row = 0;
+    if (rows > 1 && c->ext[0] > 64) {
+        pyr_box_t narrow = full;
+        narrow.hi[0] = 16;
+        double tn;
+        PYR_TRY(time_transfer(c, &narrow, up, 1, &tn));
+        double vn = (double)pyr_box_volume(&narrow);
+        double v = (tf - tn) / (vf - vn);
+        double row = (tn - call - vn * (v > 0 ? v : 0)) / rows;
+        *per_row = row > 0 ? row : 0;
+    }
+    double v = (tf - call - rows * *per_row) / vf;
+    *per_value = v > 0 ? v : tf / vf;
+    return PYR_OK;
+}
+
+/* Compute h layers shrinking along the split axis (a task's pyramid);
+ * returns the best seconds per call and the values computed. */
+static pyr_status_t time_compute(cal_t *c, const pyr_heat_coef_t *coef, int h, int tiny, double *best, double *values)
+{
+    pyr_box_t boxes[64];
+    double vol = 0;
+    for (int l = 0; l < h; l++) {
+        pyr_box_t b = piece_box(c);
+        for (int a = 0; a < coef->dims; a++) {
+            if (tiny) {
+                b.lo[a] = c->ext[a] / 2;
+                b.hi[a] = b.lo[a] + 1;
+                continue;
+            }
+            b.lo[a] += 1;
+            b.hi[a] -= 1;
+            if (a == c->split) {
+                b.lo[a] += l;
+                b.hi[a] -= l;
+            }
+        }
+        boxes[l] = b;
+        vol += (double)pyr_box_volume(&b);
+    }
+    *values = vol;
+    *best = INFINITY;
+    int reps = 0;
+    double start = now();
+    while (reps < 3 || (reps < 100 && now() - start < c->target)) {
+        double t0 = now();
+        int n = 0;
+        do {
+            c->piece[0].cur = 0;
+            PYR_TRY(c->ops->compute(c->ctx, 0, &c->piece[0], coef, boxes, h));
+            n++;
+            if (n % 4 == 0) PYR_TRY(c->ops->wait(c->ctx, 0));
+        } while (n < 64 && now() - t0 < c->target / 10);
+        PYR_TRY(c->ops->wait(c->ctx, 0));
+        double t = (now() - t0) / n;
+        if (t < *best) *best = t;
+        reps++;
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_constants_t *k)
+{
+    const size_t elem = c->elem;
+    /* Piece shape: the size plans use on this backend. */
+    double values;
+    if (o->backend == PYR_BACKEND_CPU) values = (double)pyr_cpu_cache_budget(o->threads > 0 ? o->threads : pyr_cpu_threads()) / (2.0 * (double)elem);
+    else values = 16.0 * 1048576.0;
+    c->ext[0] = c->ext[1] = c->ext[2] = 1;
+    if (o->dims == 1) {
+        c->ext[0] = (int64_t)values;
+        c->split = 0;
+    } else if (o->dims == 2) {
+        c->ext[0] = o->backend == PYR_BACKEND_CPU ? 1024 : 4096;
+        c->ext[1] = (int64_t)(values / (double)c->ext[0]);
+        c->split = 1;
+    } else {
+        c->ext[0] = c->ext[1] = o->backend == PYR_BACKEND_CPU ? 64 : 256;
+        c->ext[2] = (int64_t)(values / (double)(c->ext[0] * c->ext[1]));
+        c->split = 2;
+    }
+    if (c->ext[c->split] < 8) c->ext[c->split] = 8;
+    pyr_piece_layout_t L = pyr_piece_layout(c->ops, c->ext, elem);
+    int nslots = c->ops->slots > 1 ? 2 : 1;
+    for (int s = 0; s < nslots; s++) {
+        pyr_piece_t *p = &c->piece[s];
+        p->box = piece_box(c);
+        p->pitch = L.pitch;
+        p->xpad = pyr_piece_xpad(c->ops, 0, elem);
+        if (p->xpad + c->ext[0] > p->pitch) p->xpad = 0;
+        for (int l = 0; l < 2; l++) PYR_TRY(c->ops->dev_alloc(c->ctx, L.layer_bytes, &p->layer[l]));
+    }
+    /* Host region: several pieces long, so the CPU copies come from memory, not cache. */
+    double piece_bytes = values * (double)elem;
+    c->copies = o->backend == PYR_BACKEND_CPU ? (int)ceil(64.0 * 1048576.0 / piece_bytes) : 2;
+    if (c->copies < 2) c->copies = 2;
+    c->host.box = piece_box(c);
+    c->host.box.hi[c->split] *= c->copies;
+    size_t host_bytes = (size_t)pyr_box_volume(&c->host.box) * elem;
+    PYR_TRY(c->ops->host_alloc(c->ctx, host_bytes, &c->host.data));
+    int64_t nhost = pyr_box_volume(&c->host.box);
+    for (int64_t i = 0; i < nhost; i++) {
+        if (elem == 8) ((double *)c->host.data)[i] = 0.25 + (double)(i % 7) * 0.0625;
+        else ((float *)c->host.data)[i] = 0.25f + (float)(i % 7) * 0.0625f;
+    }
+    pyr_box_t full = piece_box(c);
+    for (int s = 0; s < nslots; s++) {
+        PYR_TRY(transfer(c, s, s, &full, 1));
+        PYR_TRY(c->ops->copy(c->ctx, s, &c->piece[s], 2, &c->piece[s], 0, &full));
+    }
+    PYR_TRY(c->ops->wait(c->ctx, 0));
+    if (nslots > 1) PYR_TRY(c->ops->wait(c->ctx, 1));
+
+    /* Per call: a one-value upload. */
+    pyr_box_t one = full;
+    for (int a = 0; a < 3; a++) one.hi[a] = one.lo[a] + 1;
+    PYR_TRY(time_transfer(c, &one, 1, 64, &k->call));
+
+    PYR_TRY(measure_direction(c, 1, k->call, &k->up, &k->row));
+    double row_down;
+    PYR_TRY(measure_direction(c, 0, k->call, &k->down, &row_down));
+    k->row = 0.5 * (k->row + row_down);
+
+    /* Both directions at once (backends that overlap slots). */
+    k->up_both = k->up;
+    k->down_both = k->down;
+    if (nslots > 1) {
+        double best = INFINITY;
+        for (int r = 0; r < 5; r++) {
+            double t0 = now();
+            PYR_TRY(transfer(c, 0, 0, &full, 1));
+            PYR_TRY(transfer(c, 1, 1, &full, 0));
+            PYR_TRY(c->ops->wait(c->ctx, 0));
+            PYR_TRY(c->ops->wait(c->ctx, 1));
+            double t = now() - t0;
+            if (t < best) best = t;
+        }
+        double v = (double)pyr_box_volume(&full), rows = (double)(c->ext[1] * c->ext[2]);
+        /* both moved v values in `best`; the slower of the two sets the pace */
+        double per = (best - k->call - rows * k->row) / v;
+        k->up_both = per > k->up ? per : k->up;
+        k->down_both = per > k->down ? per : k->down;
+    }
+
+    /* Per layer of a compute call: one node per layer. */
+    pyr_heat_coef_t coef;
+    coef.dims = o->dims;
+    coef.precision = o->precision;
+    for (int a = 0; a < 3; a++) coef.r[a] = a < o->dims ? 0.4 / o->dims : 0.0;
+    double t, v;
+    PYR_TRY(time_compute(c, &coef, 16, 1, &t, &v));
+    k->launch = t / 16;
+
+    /* Compute cost by layers per call. */
+    int last = -1;
+    for (int i = 0; i < PYR_MODEL_NLAYERS; i++) {
+        int h = pyr_model_layers[i];
+        if (2 * h + 3 > c->ext[c->split]) break;
+        PYR_TRY(time_compute(c, &coef, h, 0, &t, &v));
+        double per = (t - (double)h * k->launch) / v;
+        k->compute[i] = per > 0.25 * t / v ? per : 0.25 * t / v;
+        last = i;
+    }
+    if (last < 0) return pyr_fail(PYR_ERR_INTERNAL, "calibration piece too small to compute on");
+    for (int i = last + 1; i < PYR_MODEL_NLAYERS; i++) k->compute[i] = k->compute[last];
+
+    /* Host-to-host copies (held-back bands). */
+    size_t half = host_bytes / 2;
+    double best = INFINITY;
+    for (int r = 0; r < 5; r++) {
+        double t0 = now();
+        memcpy(c->host.data, (char *)c->host.data + half, half);
+        double tt = now() - t0;
+        if (tt < best) best = tt;
+    }
+    k->host = best / ((double)half / (double)elem);
+    if (!pyr_model_constants_valid(k))
+        return pyr_fail(PYR_ERR_INTERNAL, "calibration gave unusable constants (a timer problem?); try again on a quieter machine");
+    return PYR_OK;
+}
+
+pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t *k)
+{
+    if (o->dims < 1 || o->dims > 3) return pyr_fail(PYR_ERR_ARG, "calibrate: dims = %d; use 1, 2 or 3", o->dims);
+    pyr_backend_kind_t kind = o->backend;
+    if (kind == PYR_BACKEND_AUTO) kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
+    cal_t c;
+    memset(&c, 0, sizeof c);
+    c.ops = pyr_backend_get(kind);
+    if (!c.ops)
+        return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend %s: this pyrgrid was built without that backend", pyr_backend_name(kind));
+    if (kind == PYR_BACKEND_CUDA && !pyr_backend_available(kind))
+        return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend cuda: no usable GPU here; use --backend cpu");
+    pyr_calibrate_opts_t oo = *o;
+    oo.backend = kind;
+    c.elem = pyr_precision_size(o->precision);
+    c.target = 0.03 * (o->effort > 0 ? o->effort : 1.0);
+    pyr_options_t opt;
+    pyr_options_default(&opt);
+    opt.backend = kind;
+    opt.device = o->device;
+    opt.threads = o->threads;
+    PYR_TRY(c.ops->create(&opt, o->precision, &c.ctx));
+    memset(k, 0, sizeof *k);
+    pyr_status_t st = run(&c, &oo, k);
+    for (int s = 0; s < 2; s++) c.ops->wait(c.ctx, s < c.ops->slots ? s : 0);
+    for (int s = 0; s < 2; s++)
+        for (int l = 0; l < 2; l++)
+            if (c.piece[s].layer[l]) c.ops->dev_free(c.ctx, c.piece[s].layer[l]);
+    if (c.host.data) c.ops->host_free(c.ctx, c.host.data);
+    c.ops->destroy(c.ctx);
+    return st;
+}

@@ -1,0 +1,27 @@
+/* Calibration: the model's machine constants measured by short micro-runs
+ * of a backend's own operations (upload, download, compute, ...) on a piece
+ * of the size plans use there (the cache-sized buffer of the CPU backend, a
+ * 16 Mi-value piece on a GPU). */
+#ifndef PYR_PLAN_CALIBRATE_H
+#define PYR_PLAN_CALIBRATE_H
+
+#include "plan/model.h"
+#include "pyrgrid.h"
+
+typedef struct {
+    pyr_backend_kind_t backend; /* cpu or cuda (auto: cuda when usable) */
+    int device;
+    int threads;                /* CPU threads, 0 = all */
+    pyr_precision_t precision;
+    int dims;                   /* 1, 2 or 3 */
+    double effort;              /* 1 = default (about a second per set); less is quicker and noisier */
+} pyr_calibrate_opts_t;
+
+/* Measure every constant of the model for one backend, precision and
+ * dimension.  Takes about effort seconds. */
+pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *opts, pyr_model_constants_t *k);
+
+/* The CPU backend's default budget: its L2 cache per thread times threads. */
+uint64_t pyr_cpu_cache_budget(int threads);
+
+#endif

@@ -1,0 +1,546 @@
+/* Wisdom files (format in wisdom.h). */
+#include "plan/wisdom.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "io/atomic.h"
+
+#define MAGIC "pyrgrid-wisdom"
+#define MAX_FIELDS 16
+
+/* ------------------------------------------------------------------ keys */
+
+pyr_status_t pyr_wisdom_path(char *path, size_t size)
+{
+    const char *env = getenv("PYRGRID_WISDOM");
+    if (env && *env) {
+        if (strlen(env) >= size) return pyr_fail(PYR_ERR_CONFIG, "PYRGRID_WISDOM is longer than %zu bytes", size - 1);
+        snprintf(path, size, "%s", env);
+        return PYR_OK;
+    }
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    int n;
+    if (xdg && *xdg == '/') n = snprintf(path, size, "%s/pyrgrid/wisdom", xdg);
+    else {
+        const char *home = getenv("HOME");
+        if (!home || !*home)
+            return pyr_fail(PYR_ERR_CONFIG, "no place for the wisdom file: HOME and XDG_CACHE_HOME are unset; set PYRGRID_WISDOM=FILE");
+        n = snprintf(path, size, "%s/.cache/pyrgrid/wisdom", home);
+    }
+    if (n < 0 || (size_t)n >= size) return pyr_fail(PYR_ERR_CONFIG, "wisdom file path too long");
+    return PYR_OK;
+}
+
+/* Tabs and line breaks would split a field. */
+static void clean_field(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\t' || *s == '\n' || *s == '\r') *s = ' ';
+}
+
+static void cpu_model(char *out, size_t size)
+{
+    snprintf(out, size, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        const char *colon = strchr(line, ':');
+        if (!colon) continue;
+        colon++;
+        while (*colon == ' ') colon++;
+        snprintf(out, size, "%s", colon);
+        size_t n = strlen(out);
+        while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' ')) out[--n] = 0;
+        break;
+    }
+    fclose(f);
+}
+
+void pyr_wisdom_machine(char *out, size_t size)
+{
+    char host[128] = "unknown-host", cpu[160];
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown-host");
+    host[sizeof host - 1] = 0;
+    cpu_model(cpu, sizeof cpu);
+    snprintf(out, size, "%s / %s", host, cpu);
+    clean_field(out);
+}
+
+pyr_status_t pyr_wisdom_device(pyr_backend_kind_t backend, int device, int threads, char *out, size_t size)
+{
+    if (backend == PYR_BACKEND_CUDA) {
+        char text[512];
+        PYR_TRY(pyr_gpu_describe(device, text, sizeof text));
+        /* "NVIDIA H200, 139.8 GiB (139.1 GiB free), compute capability 9.0, 132 SMs": keep what does not change */
+        char name[256] = "", mem[64] = "", cc[32] = "";
+        const char *c1 = strchr(text, ',');
+        size_t ln = c1 ? (size_t)(c1 - text) : strlen(text);
+        if (ln >= sizeof name) ln = sizeof name - 1;
+        memcpy(name, text, ln);
+        name[ln] = 0;
+        if (c1) {
+            double gib = 0;
+            if (sscanf(c1 + 1, " %lf GiB", &gib) == 1) snprintf(mem, sizeof mem, ", %.1f GiB", gib);
+        }
+        const char *ccp = strstr(text, "compute capability ");
+        if (ccp) {
+            int ma = 0, mi = 0;
+            if (sscanf(ccp + 19, "%d.%d", &ma, &mi) == 2) snprintf(cc, sizeof cc, ", cc %d.%d", ma, mi);
+        }
+        snprintf(out, size, "%s%s%s", name, mem, cc);
+    } else {
+        char cpu[160];
+        cpu_model(cpu, sizeof cpu);
+        snprintf(out, size, "%s, %d threads", cpu, threads > 0 ? threads : pyr_cpu_threads());
+    }
+    clean_field(out);
+    return PYR_OK;
+}
+
+void pyr_wisdom_problem_key(const pyr_problem_t *p, const pyr_options_t *o, uint64_t budget, char *out, size_t size)
+{
+    snprintf(out, size, "%dD %lldx%lldx%lld %s budget=%llu decomposition=%s piece=%lld", p->dims, (long long)p->n[0],
+             (long long)p->n[1], (long long)p->n[2], pyr_precision_name(p->precision), (unsigned long long)budget,
+             pyr_decomp_name(o->decomposition), (long long)o->piece);
+}
+
+void pyr_wisdom_init(pyr_wisdom_t *w)
+{
+    memset(w, 0, sizeof *w);
+    pyr_wisdom_machine(w->machine, sizeof w->machine);
+}
+
+/* ---------------------------------------------------------------- records */
+
+static int same_constants(const pyr_wisdom_constants_t *a, const pyr_wisdom_constants_t *b)
+{
+    return a->backend == b->backend && !strcmp(a->device, b->device) && a->precision == b->precision && a->dims == b->dims;
+}
+
+pyr_status_t pyr_wisdom_put_constants(pyr_wisdom_t *w, const pyr_wisdom_constants_t *c)
+{
+    for (int i = 0; i < w->nconstants; i++)
+        if (same_constants(&w->constants[i], c)) {
+            w->constants[i] = *c;
+            return PYR_OK;
+        }
+    if (w->nconstants == PYR_WISDOM_MAX_CONSTANTS)
+        return pyr_fail(PYR_ERR_ARG, "wisdom holds at most %d sets of constants", PYR_WISDOM_MAX_CONSTANTS);
+    w->constants[w->nconstants++] = *c;
+    return PYR_OK;
+}
+
+pyr_status_t pyr_wisdom_put_choice(pyr_wisdom_t *w, const pyr_wisdom_choice_t *c)
+{
+    for (int i = 0; i < w->nchoices; i++) {
+        pyr_wisdom_choice_t *o = &w->choices[i];
+        if (o->backend == c->backend && !strcmp(o->device, c->device) && !strcmp(o->problem, c->problem)) {
+            *o = *c;
+            return PYR_OK;
+        }
+    }
+    if (w->nchoices == PYR_WISDOM_MAX_CHOICES) {
+        /* forget the oldest */
+        memmove(&w->choices[0], &w->choices[1], (size_t)(w->nchoices - 1) * sizeof w->choices[0]);
+        w->nchoices--;
+    }
+    w->choices[w->nchoices++] = *c;
+    return PYR_OK;
+}
+
+pyr_status_t pyr_wisdom_merge(pyr_wisdom_t *dst, const pyr_wisdom_t *src)
+{
+    for (int i = 0; i < src->nconstants; i++) PYR_TRY(pyr_wisdom_put_constants(dst, &src->constants[i]));
+    for (int i = 0; i < src->nchoices; i++) PYR_TRY(pyr_wisdom_put_choice(dst, &src->choices[i]));
+    return PYR_OK;
+}
+
+const pyr_wisdom_constants_t *pyr_wisdom_find_constants(const pyr_wisdom_t *w, pyr_backend_kind_t backend, const char *device,
+                                                        pyr_precision_t precision, int dims)
+{
+    for (int i = 0; i < w->nconstants; i++) {
+        const pyr_wisdom_constants_t *c = &w->constants[i];
+        if (c->backend == backend && !strcmp(c->device, device) && c->precision == precision && c->dims == dims &&
+            !strcmp(c->version, PYR_VERSION_STRING))
+            return c;
+    }
+    return NULL;
+}
+
+const pyr_wisdom_choice_t *pyr_wisdom_find_choice(const pyr_wisdom_t *w, pyr_backend_kind_t backend, const char *device,
+                                                  const char *problem)
+{
+    for (int i = 0; i < w->nchoices; i++) {
+        const pyr_wisdom_choice_t *c = &w->choices[i];
+        if (c->backend == backend && !strcmp(c->device, device) && !strcmp(c->problem, problem) &&
+            !strcmp(c->version, PYR_VERSION_STRING))
+            return c;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------- text */
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int failed;
+} buf_t;
+
+static void put(buf_t *b, const char *fmt, ...) PYR_PRINTF(2, 3);
+
+static void put(buf_t *b, const char *fmt, ...)
+{
+    if (b->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap <= b->len + (size_t)n) cap *= 2;
+        char *g = realloc(b->s, cap);
+        if (!g) {
+            b->failed = 1;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+}
+
+static const char *backend_word(pyr_backend_kind_t b) { return b == PYR_BACKEND_CUDA ? "cuda" : "cpu"; }
+
+pyr_status_t pyr_wisdom_to_text(const pyr_wisdom_t *w, char **text)
+{
+    *text = NULL;
+    buf_t b = {0};
+    put(&b, "%s\t%d\n", MAGIC, PYR_WISDOM_VERSION);
+    put(&b, "machine\t%s\n", w->machine);
+    for (int i = 0; i < w->nconstants; i++) {
+        const pyr_wisdom_constants_t *c = &w->constants[i];
+        const pyr_model_constants_t *k = &c->k;
+        put(&b, "constants\t%s\t%s\t%s\t%s\t%d\tup=%.17g\tdown=%.17g\tup_both=%.17g\tdown_both=%.17g\trow=%.17g\tcall=%.17g\tlaunch=%.17g\thost=%.17g\tcompute=",
+            backend_word(c->backend), c->device, c->version, pyr_precision_name(c->precision), c->dims, k->up, k->down, k->up_both,
+            k->down_both, k->row, k->call, k->launch, k->host);
+        for (int j = 0; j < PYR_MODEL_NLAYERS; j++) put(&b, "%s%.17g", j ? "," : "", k->compute[j]);
+        put(&b, "\n");
+    }
+    for (int i = 0; i < w->nchoices; i++) {
+        const pyr_wisdom_choice_t *c = &w->choices[i];
+        put(&b, "choice\t%s\t%s\t%s\t%s\t%s\t%lld\n", backend_word(c->backend), c->device, c->version, c->problem,
+            pyr_decomp_name(c->decomp), (long long)c->height);
+    }
+    if (b.failed) {
+        free(b.s);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory writing wisdom");
+    }
+    uint64_t sum = fnv1a(b.s, b.len);
+    put(&b, "checksum\t%016llx\n", (unsigned long long)sum);
+    if (b.failed) {
+        free(b.s);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory writing wisdom");
+    }
+    *text = b.s;
+    return PYR_OK;
+}
+
+/* Split a line (modified in place) at TABs. */
+static int split_fields(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == max) return max + 1;
+        f[n++] = p;
+        char *t = strchr(p, '\t');
+        if (!t) break;
+        *t = 0;
+        p = t + 1;
+    }
+    return n;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(x)) return 0;
+    *out = x;
+    return 1;
+}
+
+static int parse_backend(const char *s, pyr_backend_kind_t *b)
+{
+    if (!strcmp(s, "cpu")) *b = PYR_BACKEND_CPU;
+    else if (!strcmp(s, "cuda")) *b = PYR_BACKEND_CUDA;
+    else return 0;
+    return 1;
+}
+
+static int copy_key(char *dst, size_t size, const char *src)
+{
+    if (!*src || strlen(src) >= size) return 0;
+    memcpy(dst, src, strlen(src) + 1);
+    return 1;
+}
+
+static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
+{
+    static const char *const names[] = {"up=", "down=", "up_both=", "down_both=", "row=", "call=", "launch=", "host="};
+    if (n != 15) return 0;
+    memset(c, 0, sizeof *c);
+    if (!parse_backend(f[1], &c->backend) || !copy_key(c->device, sizeof c->device, f[2]) ||
+        !copy_key(c->version, sizeof c->version, f[3]))
+        return 0;
+    if (!strcmp(f[4], "float")) c->precision = PYR_FLOAT;
+    else if (!strcmp(f[4], "double")) c->precision = PYR_DOUBLE;
+    else return 0;
+    if (strlen(f[5]) != 1 || f[5][0] < '1' || f[5][0] > '3') return 0;
+    c->dims = f[5][0] - '0';
+    double *dst[] = {&c->k.up, &c->k.down, &c->k.up_both, &c->k.down_both, &c->k.row, &c->k.call, &c->k.launch, &c->k.host};
+    for (int i = 0; i < 8; i++) {
+        size_t l = strlen(names[i]);
+        if (strncmp(f[6 + i], names[i], l) || !parse_double(f[6 + i] + l, dst[i])) return 0;
+    }
+    if (strncmp(f[14], "compute=", 8)) return 0;
+    char *p = f[14] + 8;
+    for (int j = 0; j < PYR_MODEL_NLAYERS; j++) {
+        char *comma = strchr(p, ',');
+        if ((comma == NULL) != (j == PYR_MODEL_NLAYERS - 1)) return 0;
+        if (comma) *comma = 0;
+        if (!parse_double(p, &c->k.compute[j])) return 0;
+        p = comma ? comma + 1 : p;
+    }
+    return pyr_model_constants_valid(&c->k);
+}
+
+static int parse_choice(char **f, int n, pyr_wisdom_choice_t *c)
+{
+    static const char *const decomps[] = {"auto", "segments", "strips", "blocks", "slabs"};
+    if (n != 7) return 0;
+    memset(c, 0, sizeof *c);
+    if (!parse_backend(f[1], &c->backend) || !copy_key(c->device, sizeof c->device, f[2]) ||
+        !copy_key(c->version, sizeof c->version, f[3]) || !copy_key(c->problem, sizeof c->problem, f[4]))
+        return 0;
+    int d = -1;
+    for (int i = 1; i < 5; i++)
+        if (!strcmp(f[5], decomps[i])) d = i;
+    if (d < 0) return 0;
+    c->decomp = (pyr_decomp_t)d;
+    char *end;
+    errno = 0;
+    long long h = strtoll(f[6], &end, 10);
+    if (end == f[6] || *end || errno || h < 1 || h > (1ll << 40)) return 0;
+    c->height = h;
+    return 1;
+}
+
+static pyr_status_t reject(pyr_wisdom_t *w, const char *source, const char *fmt, ...) PYR_PRINTF(3, 4);
+static pyr_status_t reject(pyr_wisdom_t *w, const char *source, const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    pyr_wisdom_init(w);
+    return pyr_fail(PYR_ERR_FORMAT, "wisdom file %s rejected, nothing of it used: %s", source, why);
+}
+
+pyr_status_t pyr_wisdom_from_text(const char *text, const char *source, pyr_wisdom_t *w)
+{
+    pyr_wisdom_init(w);
+    char here[sizeof w->machine];
+    snprintf(here, sizeof here, "%s", w->machine);
+    size_t len = strlen(text);
+    if (len == 0) return reject(w, source, "the file is empty");
+    /* the checksum line is the last one */
+    const char *cs = NULL;
+    for (const char *p = text; (p = strstr(p, "checksum\t")) != NULL; p++)
+        if (p == text || p[-1] == '\n') cs = p;
+    size_t mlen = strlen(MAGIC);
+    if (strncmp(text, MAGIC, mlen) || (text[mlen] != '\t'))
+        return reject(w, source, "it does not start with '%s' (not a pyrgrid wisdom file)", MAGIC);
+    int version = atoi(text + mlen + 1);
+    if (version != PYR_WISDOM_VERSION)
+        return reject(w, source, "format version %d, this pyrgrid reads version %d; run 'pyrgrid calibrate' again", version,
+                      PYR_WISDOM_VERSION);
+    if (!cs) return reject(w, source, "no checksum line (truncated?)");
+    const char *hex = cs + 9;
+    size_t rest = strlen(hex);
+    int hex_ok = rest == 16 || (rest == 17 && hex[16] == '\n');
+    for (int i = 0; hex_ok && i < 16; i++) hex_ok = isxdigit((unsigned char)hex[i]) != 0;
+    if (!hex_ok) return reject(w, source, "malformed checksum line, or text after it");
+    unsigned long long want = strtoull(hex, NULL, 16);
+    uint64_t got = fnv1a(text, (size_t)(cs - text));
+    if (got != (uint64_t)want)
+        return reject(w, source, "checksum mismatch (stored %016llx, content gives %016llx): the file was changed or damaged",
+                      want, (unsigned long long)got);
+
+    char *copy = malloc((size_t)(cs - text) + 1);
+    if (!copy) return pyr_fail(PYR_ERR_NOMEM, "out of host memory reading wisdom");
+    memcpy(copy, text, (size_t)(cs - text));
+    copy[cs - text] = 0;
+    int lineno = 0, have_machine = 0;
+    pyr_status_t st = PYR_OK;
+    char *save = NULL;
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        lineno++;
+        if (lineno == 1) continue; /* magic, checked */
+        char *f[MAX_FIELDS + 1];
+        int n = split_fields(line, f, MAX_FIELDS);
+        if (!strcmp(f[0], "machine") && n == 2 && lineno == 2) {
+            if (strcmp(f[1], here)) {
+                st = reject(w, source, "it was written on another machine ('%s'; this is '%s'); calibrate here or import wisdom of this machine",
+                            f[1], here);
+                break;
+            }
+            have_machine = 1;
+            continue;
+        }
+        if (!have_machine) {
+            st = reject(w, source, "line 2 must name the machine");
+            break;
+        }
+        if (!strcmp(f[0], "constants")) {
+            pyr_wisdom_constants_t c;
+            if (!parse_constants(f, n, &c)) {
+                st = reject(w, source, "line %d: malformed constants record", lineno);
+                break;
+            }
+            if ((st = pyr_wisdom_put_constants(w, &c)) != PYR_OK) break;
+        } else if (!strcmp(f[0], "choice")) {
+            pyr_wisdom_choice_t c;
+            if (!parse_choice(f, n, &c)) {
+                st = reject(w, source, "line %d: malformed choice record", lineno);
+                break;
+            }
+            if ((st = pyr_wisdom_put_choice(w, &c)) != PYR_OK) break;
+        } else {
+            st = reject(w, source, "line %d: unknown record '%.40s'", lineno, f[0]);
+            break;
+        }
+    }
+    if (st == PYR_OK && !have_machine) st = reject(w, source, "no machine line");
+    free(copy);
+    if (st != PYR_OK) pyr_wisdom_init(w);
+    return st;
+}
+
+pyr_status_t pyr_wisdom_load(const char *path, pyr_wisdom_t *w, int *found)
+{
+    *found = 0;
+    pyr_wisdom_init(w);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT) return PYR_OK;
+        return pyr_fail(PYR_ERR_IO, "cannot read wisdom file %s: %s", path, strerror(errno));
+    }
+    *found = 1;
+    size_t cap = 1 << 16, len = 0;
+    char *text = malloc(cap);
+    const size_t limit = 4u << 20;
+    while (text) {
+        size_t r = fread(text + len, 1, cap - len - 1, f);
+        len += r;
+        if (len < cap - 1) break;
+        if (cap >= limit) {
+            free(text);
+            fclose(f);
+            return reject(w, path, "larger than %zu bytes", limit);
+        }
+        char *g = realloc(text, cap * 2);
+        if (!g) {
+            free(text);
+            text = NULL;
+            break;
+        }
+        text = g;
+        cap *= 2;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!text) return pyr_fail(PYR_ERR_NOMEM, "out of host memory reading wisdom");
+    if (err) {
+        free(text);
+        return pyr_fail(PYR_ERR_IO, "cannot read wisdom file %s", path);
+    }
+    text[len] = 0;
+    if (strlen(text) != len) {
+        free(text);
+        return reject(w, path, "it contains NUL bytes (binary data)");
+    }
+    pyr_status_t st = pyr_wisdom_from_text(text, path, w);
+    free(text);
+    return st;
+}
+
+/* mkdir -p of the directory part of path. */
+static pyr_status_t make_parent(const char *path)
+{
+    char dir[PYR_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return PYR_OK;
+    *slash = 0;
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return pyr_fail(PYR_ERR_IO, "cannot create directory %s for the wisdom file: %s", dir, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return pyr_fail(PYR_ERR_IO, "cannot create directory %s for the wisdom file: %s", dir, strerror(errno));
+    return PYR_OK;
+}
+
+pyr_status_t pyr_wisdom_save(const char *path, const pyr_wisdom_t *w)
+{
+    PYR_TRY(make_parent(path));
+    char *text = NULL;
+    PYR_TRY(pyr_wisdom_to_text(w, &text));
+    pyr_atomic_file_t af;
+    pyr_status_t st = pyr_atomic_open(&af, path);
+    if (st == PYR_OK) {
+        size_t n = strlen(text);
+        if (fwrite(text, 1, n, af.fp) != n) {
+            pyr_atomic_abort(&af);
+            st = pyr_fail(PYR_ERR_IO, "cannot write wisdom file %s", path);
+        } else {
+            st = pyr_atomic_commit(&af);
+        }
+    }
+    free(text);
+    return st;
+}

@@ -1,0 +1,98 @@
+/* Wisdom (FFTW's word): what pyrgrid measured on this machine, kept in a text
+ * file so that later runs plan from it.
+ *
+ * Where: $PYRGRID_WISDOM, else $XDG_CACHE_HOME/pyrgrid/wisdom, else
+ * $HOME/.cache/pyrgrid/wisdom.
+ *
+ * Format (UTF-8 text, fields separated by one TAB):
+ *
+ *     pyrgrid-wisdom<TAB>1
+ *     machine<TAB><hostname> / <CPU model>
+ *     constants<TAB>cpu|cuda<TAB><device><TAB><version><TAB>float|double<TAB><dims><TAB>
+ *         up=..<TAB>down=..<TAB>up_both=..<TAB>down_both=..<TAB>row=..<TAB>call=..<TAB>launch=..<TAB>host=..<TAB>
+ *         compute=<c1>,<c2>,...   (one value per entry of pyr_model_layers)
+ *     choice<TAB>cpu|cuda<TAB><device><TAB><version><TAB><problem key><TAB><decomposition><TAB><height>
+ *     checksum<TAB><FNV-1a 64 of every byte before this line, 16 hex digits>
+ *
+ * (a constants record is one line).  A file whose first line, version,
+ * checksum or syntax is wrong, or that was written on another machine, is
+ * rejected as a whole with a message and never used. */
+#ifndef PYR_PLAN_WISDOM_H
+#define PYR_PLAN_WISDOM_H
+
+#include "plan/model.h"
+#include "pyrgrid.h"
+
+#define PYR_WISDOM_VERSION 1
+#define PYR_WISDOM_KEY 160
+#define PYR_WISDOM_MAX_CONSTANTS 64
+#define PYR_WISDOM_MAX_CHOICES 256
+
+typedef struct {
+    pyr_backend_kind_t backend;
+    char device[PYR_WISDOM_KEY];  /* "Intel(R) Xeon(R) Processor, 2 threads", "NVIDIA H200, 139.8 GiB, cc 9.0" */
+    char version[32];             /* pyrgrid version that measured it */
+    pyr_precision_t precision;
+    int dims;
+    pyr_model_constants_t k;
+} pyr_wisdom_constants_t;
+
+typedef struct {
+    pyr_backend_kind_t backend;
+    char device[PYR_WISDOM_KEY];
+    char version[32];
+    char problem[PYR_WISDOM_KEY]; /* see pyr_wisdom_problem_key */
+    pyr_decomp_t decomp;
+    int64_t height;
+} pyr_wisdom_choice_t;
+
+typedef struct {
+    char machine[2 * PYR_WISDOM_KEY];
+    int nconstants, nchoices;
+    pyr_wisdom_constants_t constants[PYR_WISDOM_MAX_CONSTANTS];
+    pyr_wisdom_choice_t choices[PYR_WISDOM_MAX_CHOICES];
+} pyr_wisdom_t;
+
+/* The wisdom file's path (see above).  Fails only when no variable gives
+ * one (no HOME). */
+pyr_status_t pyr_wisdom_path(char *path, size_t size);
+
+/* "<hostname> / <CPU model>". */
+void pyr_wisdom_machine(char *out, size_t size);
+/* The device key of a backend: CPU model and thread count, or the GPU's
+ * name, memory and compute capability. */
+pyr_status_t pyr_wisdom_device(pyr_backend_kind_t backend, int device, int threads, char *out, size_t size);
+
+/* An empty wisdom for this machine. */
+void pyr_wisdom_init(pyr_wisdom_t *w);
+
+/* Read a wisdom file into *w (allocated by the caller).  A missing file gives
+ * PYR_OK with *found = 0 and an empty wisdom.  A corrupt or foreign file
+ * gives PYR_ERR_FORMAT, a message naming the file and what is wrong, and an
+ * empty wisdom: nothing of it is used. */
+pyr_status_t pyr_wisdom_load(const char *path, pyr_wisdom_t *w, int *found);
+/* Write atomically, creating the directory if needed. */
+pyr_status_t pyr_wisdom_save(const char *path, const pyr_wisdom_t *w);
+
+/* Text of the file (the caller frees it), and parsing from text (same
+ * checks as pyr_wisdom_load; `source` names it in messages). */
+pyr_status_t pyr_wisdom_to_text(const pyr_wisdom_t *w, char **text);
+pyr_status_t pyr_wisdom_from_text(const char *text, const char *source, pyr_wisdom_t *w);
+
+/* Add or replace a record with the same key. */
+pyr_status_t pyr_wisdom_put_constants(pyr_wisdom_t *w, const pyr_wisdom_constants_t *c);
+pyr_status_t pyr_wisdom_put_choice(pyr_wisdom_t *w, const pyr_wisdom_choice_t *c);
+/* Merge every record of src into dst (src's win). */
+pyr_status_t pyr_wisdom_merge(pyr_wisdom_t *dst, const pyr_wisdom_t *src);
+
+/* Find a record; NULL when there is none. */
+const pyr_wisdom_constants_t *pyr_wisdom_find_constants(const pyr_wisdom_t *w, pyr_backend_kind_t backend, const char *device,
+                                                        pyr_precision_t precision, int dims);
+const pyr_wisdom_choice_t *pyr_wisdom_find_choice(const pyr_wisdom_t *w, pyr_backend_kind_t backend, const char *device,
+                                                  const char *problem);
+
+/* The key of a planning problem for measured choices: grid, precision,
+ * budget, requested decomposition and piece size. */
+void pyr_wisdom_problem_key(const pyr_problem_t *p, const pyr_options_t *o, uint64_t budget, char *out, size_t size);
+
+#endif

@@ -1,0 +1,405 @@
+/* The performance model, calibration and wisdom:
+ *  1. the paper's closed forms (eqs. 4, 5) reproduce its table of theoretical
+ *     speedups for I = 32768 (SEEDS.md section A) within 2%;
+ *  2. the model applied to real plans, with the paper's constants and the
+ *     planner's own automatic height, reproduces the same table within 3%
+ *     (exact geometry: whole piece counts, clipped edge pieces);
+ *  3. the overlapped form lies between max(stream sums) and the serial form;
+ *  4. calibration round trip through the wisdom file; corrupt and foreign
+ *     files are rejected with a message and never used;
+ *  5. [run] plan = measure records its choice, and later plans reuse it.
+ *
+ * The paper's assumptions, recovered from its table: values of 4 bytes
+ * (128 MB = 1/32 of the 32768^2 grid), so R = 128 MiB / (4 B x 32768) = 1024
+ * rows and B = floor(sqrt(32 Mi)) = 5792 (512 MB: 4096 rows, B = 11585);
+ * tau_a = 1, tau_c = the ratio; the trivial algorithm is the same formula at
+ * n = 1 with the same piece; the best integer n by brute force.  The rows
+ * "with slowed transfers" match when the pyramid's tau_c is 2.2 times the
+ * ratio (1 + 1.2: the 20% slowdown seems to have been added on top of the
+ * full cost) and the trivial algorithm keeps the plain tau_c; a literal 1.2
+ * misses them by up to 8%. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "heat_util.h"
+#include "io/config.h"
+#include "plan/calibrate.h"
+#include "plan/model.h"
+#include "plan/plan.h"
+#include "plan/wisdom.h"
+
+static const double ratios[4] = {1, 5, 10, 15};
+/* [memory 128, 512][strips, blocks, blocks with slowed transfers][ratio] */
+static const double table[2][3][4] = {
+    {{2.74, 8.95, 15.63, 21.53}, {2.84, 9.77, 17.75, 25.22}, {2.77, 9.22, 16.36, 22.84}},
+    {{2.87, 9.94, 18.18, 25.95}, {2.89, 10.12, 18.65, 26.80}, {2.83, 9.70, 17.60, 24.97}},
+};
+static const double slow_factor = 2.2;
+static const double I = 32768;
+
+static double piece_of(int mb, int blocks)
+{
+    double values = mb * 1048576.0 / 4.0;
+    return blocks ? floor(sqrt(values)) : floor(values / I);
+}
+
+static void test_paper_closed_form(void)
+{
+    for (int m = 0; m < 2; m++) {
+        int mb = m ? 512 : 128;
+        for (int row = 0; row < 3; row++) {
+            int blocks = row > 0;
+            double R = piece_of(mb, blocks);
+            for (int q = 0; q < 4; q++) {
+                double tc = ratios[q], tcp = row == 2 ? slow_factor * tc : tc;
+                double triv = blocks ? pyr_model_paper_blocks(I, R, 1, tc, 1) : pyr_model_paper_strips(I, R, 1, tc, 1);
+                double best = INFINITY;
+                for (double n = 1; 2 * n < R - 1; n++) {
+                    double t = blocks ? pyr_model_paper_blocks(I, R, n, tcp, 1) : pyr_model_paper_strips(I, R, n, tcp, 1);
+                    if (t < best) best = t;
+                }
+                double s = triv / best, want = table[m][row][q];
+                CHECK(fabs(s / want - 1) <= 0.02, "closed form, %d MB, row %d, tau_c/tau_a = %g: speedup %.3f, paper %.2f", mb, row, tc, s,
+                      want);
+            }
+        }
+    }
+}
+
+static void paper_problem(pyr_problem_t *p)
+{
+    int64_t n[3] = {(int64_t)I + 1, (int64_t)I + 1, 1};
+    make_problem(p, 2, n, PYR_FLOAT, 100000, PYR_INIT_SINE, 0);
+}
+
+static pyr_model_constants_t paper_constants(double tc)
+{
+    pyr_model_constants_t k;
+    memset(&k, 0, sizeof k);
+    k.up = k.down = k.up_both = k.down_both = tc;
+    for (int i = 0; i < PYR_MODEL_NLAYERS; i++) k.compute[i] = 1.0;
+    return k;
+}
+
+/* Seconds per step of one pass of a plan under constants k (serial form). */
+static double per_step(const pyr_plan_t *plan, const pyr_model_constants_t *k)
+{
+    pyr_model_prediction_t pr;
+    CHECK_OK(pyr_model_predict_pass(plan, k, PYR_MODEL_SERIAL, plan->height, &pr));
+    return pr.seconds / (double)plan->height;
+}
+
+static void test_paper_plans(void)
+{
+    pyr_problem_t p;
+    paper_problem(&p);
+    for (int m = 0; m < 2; m++) {
+        int mb = m ? 512 : 128;
+        for (int row = 0; row < 3; row++) {
+            int blocks = row > 0;
+            for (int q = 0; q < 4; q++) {
+                double tc = ratios[q];
+                pyr_model_constants_t k = paper_constants(row == 2 ? slow_factor * tc : tc), kt = paper_constants(tc);
+                pyr_options_t o;
+                pyr_options_default(&o);
+                o.backend = PYR_BACKEND_CPU;
+                o.decomposition = blocks ? PYR_DECOMP_BLOCKS : PYR_DECOMP_STRIPS;
+                o.piece = (int64_t)piece_of(mb, blocks);
+                o.memory = 1ull << 40; /* the piece, not the budget, sets the size */
+                o.method = PYR_METHOD_PYRAMID;
+                pyr_plan_t *pyr = NULL, *triv = NULL;
+                CHECK_OK(pyr_plan_create_with_model(&p, &o, &k, PYR_MODEL_SERIAL, &pyr));
+                o.method = PYR_METHOD_TRIVIAL;
+                CHECK_OK(pyr_plan_create_with_model(&p, &o, &kt, PYR_MODEL_SERIAL, &triv));
+                if (!pyr || !triv) {
+                    pyr_plan_destroy(&pyr);
+                    pyr_plan_destroy(&triv);
+                    continue;
+                }
+                double s = per_step(triv, &kt) / per_step(pyr, &k), want = table[m][row][q];
+                printf("%3d MB %-7s%s tau_c/tau_a %2g: auto height %4lld, speedup %6.3f, paper %5.2f (%+.1f%%)\n", mb,
+                       blocks ? "blocks" : "strips", row == 2 ? " slowed" : "       ", tc, (long long)pyr->height, s, want, 100 * (s / want - 1));
+                /* exact geometry never does worse than the paper's upper bounds */
+                CHECK(s / want - 1 <= 0.03 && s / want - 1 >= -0.005,
+                      "plans, %d MB, %s%s, tau_c/tau_a = %g: auto height %lld, speedup %.3f, paper %.2f", mb, blocks ? "blocks" : "strips",
+                      row == 2 ? " (slowed)" : "", tc, (long long)pyr->height, s, want);
+                pyr_plan_destroy(&pyr);
+                pyr_plan_destroy(&triv);
+            }
+        }
+    }
+}
+
+static void test_overlapped_form(void)
+{
+    pyr_problem_t p;
+    int64_t n[3] = {2049, 2049, 1};
+    make_problem(&p, 2, n, PYR_DOUBLE, 64, PYR_INIT_SINE, 0);
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_PYRAMID;
+    o.decomposition = PYR_DECOMP_STRIPS;
+    o.memory = 4 << 20;
+    o.height = 8;
+    pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 2, PYR_DOUBLE);
+    pyr_plan_t *plan = NULL;
+    CHECK_OK(pyr_plan_create_with_model(&p, &o, &k, PYR_MODEL_OVERLAPPED, &plan));
+    if (!plan) return;
+    plan->slots = 3; /* as the CUDA backend: the pipeline of the executor */
+    pyr_model_prediction_t a, s, slow;
+    CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_OVERLAPPED, 8, &a));
+    CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 8, &s));
+    double mx = fmax(a.upload, fmax(a.compute, a.download));
+    int64_t tasks = pyr_plan_tasks(plan);
+    double stage = (a.upload + a.compute + a.download) / (double)tasks; /* tasks are nearly equal */
+    CHECK(a.seconds >= mx * (1 - 1e-9) && a.seconds <= s.seconds * (1 + 1e-9), "overlapped %.4g outside [max %.4g, serial %.4g]", a.seconds,
+          mx, s.seconds);
+    CHECK(a.seconds <= mx + 1.5 * stage, "overlapped %.4g: more than max of the streams %.4g plus fill and drain %.4g", a.seconds, mx,
+          1.5 * stage);
+    CHECK(fabs(s.seconds - (s.upload + s.compute + s.download)) <= 1e-12 * s.seconds, "serial form is not the sum of the stages");
+    /* both copy directions at once slower: the pipeline takes longer */
+    pyr_model_constants_t k2 = k;
+    k2.up_both = 2 * k.up;
+    k2.down_both = 2 * k.down;
+    CHECK_OK(pyr_model_predict_pass(plan, &k2, PYR_MODEL_OVERLAPPED, 8, &slow));
+    CHECK(slow.seconds > a.seconds, "shared copy bandwidth does not slow the pipeline: %.4g vs %.4g", slow.seconds, a.seconds);
+    /* one slot: the pipeline degenerates to the serial form */
+    plan->slots = 1;
+    CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_OVERLAPPED, 8, &a));
+    CHECK(fabs(a.seconds - s.seconds) <= 1e-9 * s.seconds, "one slot: overlapped %.6g != serial %.6g", a.seconds, s.seconds);
+    pyr_plan_destroy(&plan);
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (buf) buf[n] = 0;
+    return buf;
+}
+
+static void write_all(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static void small_problem(pyr_problem_t *p, pyr_options_t *o)
+{
+    int64_t n[3] = {513, 513, 1};
+    make_problem(p, 2, n, PYR_FLOAT, 32, PYR_INIT_SINE, 0);
+    pyr_options_default(o);
+    o->backend = PYR_BACKEND_CPU;
+    o->method = PYR_METHOD_PYRAMID;
+    o->memory = 256 << 10;
+}
+
+/* A plan made now reads the wisdom file: where did its constants come from? */
+static pyr_plan_t *plan_now(void)
+{
+    pyr_problem_t p;
+    pyr_options_t o;
+    small_problem(&p, &o);
+    pyr_plan_t *plan = NULL;
+    CHECK_OK(pyr_plan_create(&p, &o, &plan));
+    return plan;
+}
+
+static void expect_rejected(const char *path, const char *text, const char *needle)
+{
+    write_all(path, text);
+    pyr_wisdom_t *w = malloc(sizeof *w);
+    int found = 0;
+    CHECK_FAILS(pyr_wisdom_load(path, w, &found), PYR_ERR_FORMAT, needle);
+    CHECK(w->nconstants == 0 && w->nchoices == 0, "a rejected file left %d records", w->nconstants + w->nchoices);
+    free(w);
+    pyr_plan_t *plan = plan_now();
+    if (plan) {
+        CHECK(strstr(plan->model_source, "default constants") != NULL, "rejected wisdom (%s) was used: %s", needle, plan->model_source);
+        CHECK(strstr(plan->notice, "rejected") != NULL && strstr(plan->notice, needle) != NULL, "the plan does not say why (%s): '%s'", needle,
+              plan->notice);
+    }
+    pyr_plan_destroy(&plan);
+}
+
+static void test_wisdom(const char *dir)
+{
+    char path[PYR_PATH_MAX];
+    snprintf(path, sizeof path, "%s/sub/dir/wisdom", dir);
+    setenv("PYRGRID_WISDOM", path, 1);
+    unlink(path);
+
+    /* no file yet: defaults, and the plan says so */
+    pyr_plan_t *plan = plan_now();
+    if (plan) {
+        CHECK(strstr(plan->model_source, "default constants") != NULL, "no wisdom, yet model source '%s'", plan->model_source);
+        CHECK(strstr(plan->notice, "pyrgrid calibrate") != NULL, "no wisdom and no notice: '%s'", plan->notice);
+    }
+    pyr_plan_destroy(&plan);
+
+    /* calibrate (briefly), save, and a new plan uses exactly those constants */
+    pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 0, PYR_FLOAT, 2, 0.2};
+    pyr_wisdom_constants_t rec;
+    memset(&rec, 0, sizeof rec);
+    CHECK_OK(pyr_calibrate(&co, &rec.k));
+    CHECK(pyr_model_constants_valid(&rec.k), "calibration gave invalid constants");
+    CHECK(rec.k.compute[0] > 1e-12 && rec.k.compute[0] < 1e-6 && rec.k.up > 1e-13 && rec.k.up < 1e-6,
+          "implausible constants: compute %.3g s, up %.3g s per value", rec.k.compute[0], rec.k.up);
+    rec.backend = PYR_BACKEND_CPU;
+    rec.precision = PYR_FLOAT;
+    rec.dims = 2;
+    snprintf(rec.version, sizeof rec.version, "%s", PYR_VERSION_STRING);
+    CHECK_OK(pyr_wisdom_device(PYR_BACKEND_CPU, 0, 0, rec.device, sizeof rec.device));
+    pyr_wisdom_t *w = malloc(sizeof *w), *r = malloc(sizeof *r);
+    pyr_wisdom_init(w);
+    CHECK_OK(pyr_wisdom_put_constants(w, &rec));
+    pyr_wisdom_choice_t ch = {PYR_BACKEND_CPU, "", PYR_VERSION_STRING, "a key with spaces", PYR_DECOMP_BLOCKS, 17};
+    snprintf(ch.device, sizeof ch.device, "%s", rec.device);
+    CHECK_OK(pyr_wisdom_put_choice(w, &ch));
+    CHECK_OK(pyr_wisdom_save(path, w));
+    int found = 0;
+    CHECK_OK(pyr_wisdom_load(path, r, &found));
+    CHECK(found && r->nconstants == 1 && r->nchoices == 1, "round trip: found %d, %d constants, %d choices", found, r->nconstants, r->nchoices);
+    CHECK(r->nconstants == 1 && !memcmp(&r->constants[0].k, &rec.k, sizeof rec.k), "round trip changed the constants");
+    CHECK(r->nchoices == 1 && r->choices[0].height == 17 && r->choices[0].decomp == PYR_DECOMP_BLOCKS &&
+              !strcmp(r->choices[0].problem, "a key with spaces"),
+          "round trip changed the choice");
+    plan = plan_now();
+    if (plan) {
+        CHECK(!memcmp(&plan->model, &rec.k, sizeof rec.k), "the planner did not use the calibrated constants (%s)", plan->model_source);
+        CHECK(strstr(plan->model_source, "calibrated") != NULL, "model source '%s'", plan->model_source);
+        CHECK(strstr(plan->notice, "default") == NULL, "calibrated, yet the notice says '%s'", plan->notice);
+    }
+    pyr_plan_destroy(&plan);
+
+    /* export / import through text: identical */
+    char *text = NULL;
+    CHECK_OK(pyr_wisdom_to_text(w, &text));
+    char *disk = read_all(path);
+    CHECK(text && disk && !strcmp(text, disk), "saved file differs from the text form");
+
+    /* corrupt files: rejected with a message, never used */
+    if (disk) {
+        char *bad = strdup(disk);
+        char *digit = strstr(bad, "up=") + 3;
+        *digit = *digit == '1' ? '2' : '1'; /* a changed value */
+        expect_rejected(path, bad, "checksum mismatch");
+        strcpy(bad, disk);
+        bad[strlen(bad) / 2] = 0; /* truncated */
+        expect_rejected(path, bad, "no checksum");
+        expect_rejected(path, "P\x89NG garbage\n", "not a pyrgrid wisdom file");
+        strcpy(bad, disk);
+        bad[strlen("pyrgrid-wisdom\t")] = '9'; /* a future version */
+        expect_rejected(path, bad, "format version 9");
+        free(bad);
+    }
+    /* a foreign file (valid checksum, another machine) */
+    pyr_wisdom_t *foreign = malloc(sizeof *foreign);
+    *foreign = *w;
+    snprintf(foreign->machine, sizeof foreign->machine, "elsewhere / Some Other CPU");
+    char *ftext = NULL;
+    CHECK_OK(pyr_wisdom_to_text(foreign, &ftext));
+    if (ftext) expect_rejected(path, ftext, "another machine");
+    /* nonsense record with a valid checksum */
+    snprintf(foreign->machine, sizeof foreign->machine, "%s", w->machine);
+    foreign->constants[0].k.compute[3] = -1; /* invalid: negative cost */
+    free(ftext);
+    ftext = NULL;
+    CHECK_OK(pyr_wisdom_to_text(foreign, &ftext));
+    if (ftext) expect_rejected(path, ftext, "malformed constants");
+    free(ftext);
+    free(foreign);
+
+    /* import: a valid file merges into an empty wisdom */
+    write_all(path, text ? text : "");
+    pyr_wisdom_t *m = malloc(sizeof *m);
+    pyr_wisdom_init(m);
+    CHECK_OK(pyr_wisdom_load(path, r, &found));
+    CHECK_OK(pyr_wisdom_merge(m, r));
+    CHECK(m->nconstants == 1 && m->nchoices == 1, "merge: %d constants, %d choices", m->nconstants, m->nchoices);
+    free(m);
+    free(text);
+    free(disk);
+    free(w);
+    free(r);
+}
+
+static void test_measure(const char *dir)
+{
+    char path[PYR_PATH_MAX];
+    snprintf(path, sizeof path, "%s/measure-wisdom", dir);
+    setenv("PYRGRID_WISDOM", path, 1);
+    unlink(path);
+    pyr_config_t cfg;
+    pyr_config_default(&cfg);
+    CHECK_OK(pyr_config_set(&cfg, "run.plan=measure"));
+    CHECK(cfg.options.plan_mode == PYR_PLAN_MEASURE, "run.plan=measure not parsed");
+    CHECK_FAILS(pyr_config_set(&cfg, "run.plan=mesure"), PYR_ERR_CONFIG, "did you mean 'measure'");
+
+    /* an empty wisdom file of this machine, so that the choice can be recorded */
+    pyr_wisdom_t *w = malloc(sizeof *w);
+    pyr_wisdom_init(w);
+    CHECK_OK(pyr_wisdom_save(path, w));
+    pyr_problem_t p;
+    pyr_options_t o;
+    small_problem(&p, &o);
+    o.plan_mode = PYR_PLAN_MEASURE;
+    pyr_plan_t *plan = NULL;
+    CHECK_OK(pyr_plan_create(&p, &o, &plan));
+    if (plan) {
+        CHECK(strstr(plan->notice, "measured:") != NULL && strstr(plan->notice, "recorded") != NULL, "measure mode notice: '%s'",
+              plan->notice);
+        int found = 0;
+        CHECK_OK(pyr_wisdom_load(path, w, &found));
+        CHECK(w->nchoices == 1 && w->choices[0].height == plan->height && w->choices[0].decomp == plan->decomp,
+              "the measured choice was not recorded: %d choices", w->nchoices);
+        /* an estimate plan of the same problem now reuses it */
+        o.plan_mode = PYR_PLAN_ESTIMATE;
+        pyr_plan_t *again = NULL;
+        CHECK_OK(pyr_plan_create(&p, &o, &again));
+        if (again) {
+            CHECK(again->height == plan->height && again->decomp == plan->decomp && strstr(again->notice, "measured earlier"),
+                  "measured choice not reused: height %lld vs %lld, notice '%s'", (long long)again->height, (long long)plan->height,
+                  again->notice);
+            /* and it still computes the same answer as the naive method */
+            pyr_options_t on = o;
+            on.method = PYR_METHOD_NAIVE;
+            on.memory = 0;
+            pyr_field_t *a = run_problem(&p, &o, NULL, NULL, NULL), *b = run_problem(&p, &on, NULL, NULL, NULL);
+            CHECK(a && b && first_difference(a, b) < 0, "measured plan differs from naive");
+            pyr_field_destroy(&a);
+            pyr_field_destroy(&b);
+        }
+        pyr_plan_destroy(&again);
+    }
+    pyr_plan_destroy(&plan);
+    free(w);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/pyrgrid-test-model-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_paper_closed_form();
+    test_paper_plans();
+    test_overlapped_form();
+    test_wisdom(dir);
+    test_measure(dir);
+    char cmd[PYR_PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return check_report();
+}

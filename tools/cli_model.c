@@ -1,0 +1,628 @@
+/* pyrgrid calibrate / pyrgrid sweep: the performance model's constants, and
+ * measured-versus-predicted sweeps over the pyramid height. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "io/atomic.h"
+#include "io/config.h"
+#include "io/plot.h"
+#include "plan/calibrate.h"
+#include "plan/model.h"
+#include "plan/plan.h"
+#include "plan/wisdom.h"
+#include "pyrgrid.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
+    return 1;
+}
+
+static int need_value(int argc, char **argv, int i, const char *cmd)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "pyrgrid: error: %s %s needs a value (see pyrgrid --help)\n", cmd, argv[i]);
+        return 0;
+    }
+    return 1;
+}
+
+static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || x < lo || x > hi) {
+        fprintf(stderr, "pyrgrid: error: %s %s: use a whole number from %d to %d\n", opt, v, lo, hi);
+        return 0;
+    }
+    *out = (int)x;
+    return 1;
+}
+
+/* ------------------------------------------------------------- calibrate */
+
+static void describe_constants(const char *label, const pyr_model_constants_t *k, size_t elem)
+{
+    printf("%s: upload %.3g ns/value (%.3g GB/s), download %.3g ns/value (%.3g GB/s), both at once %.3g / %.3g ns,\n"
+           "    %.3g ns per row, %.3g us per call, %.3g us per layer launch; compute %.3g ns/value at 1 layer per call "
+           "(%.3g Gcell/s), %.3g at 8, %.3g at 64\n",
+           label, 1e9 * k->up, (double)elem / k->up * 1e-9, 1e9 * k->down, (double)elem / k->down * 1e-9, 1e9 * k->up_both,
+           1e9 * k->down_both, 1e9 * k->row, 1e6 * k->call, 1e6 * k->launch, 1e9 * k->compute[0], 1e-9 / k->compute[0],
+           1e9 * pyr_model_compute_cost(k, 8), 1e9 * pyr_model_compute_cost(k, 64));
+}
+
+int pyr_cli_calibrate(int argc, char **argv)
+{
+    pyr_backend_kind_t backend = PYR_BACKEND_AUTO;
+    int device = 0, threads = 0, show = 0, measure = 0, any_action = 0;
+    int precisions = 3, dims_mask = 7; /* bit 0 float, bit 1 double; bit d-1 dims d */
+    double effort = 1.0;
+    const char *export_path = NULL, *import_path = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--backend")) {
+            if (!need_value(argc, argv, i, "calibrate")) return 2;
+            const char *v = argv[++i];
+            if (!strcmp(v, "cpu")) backend = PYR_BACKEND_CPU;
+            else if (!strcmp(v, "cuda")) backend = PYR_BACKEND_CUDA;
+            else if (!strcmp(v, "auto")) backend = PYR_BACKEND_AUTO;
+            else {
+                fprintf(stderr, "pyrgrid: error: calibrate --backend %s: use cpu, cuda or auto\n", v);
+                return 2;
+            }
+            measure = 1;
+        } else if (!strcmp(a, "--precision")) {
+            if (!need_value(argc, argv, i, "calibrate")) return 2;
+            const char *v = argv[++i];
+            if (!strcmp(v, "float")) precisions = 1;
+            else if (!strcmp(v, "double")) precisions = 2;
+            else if (!strcmp(v, "all")) precisions = 3;
+            else {
+                fprintf(stderr, "pyrgrid: error: calibrate --precision %s: use float, double or all\n", v);
+                return 2;
+            }
+            measure = 1;
+        } else if (!strcmp(a, "--dims")) {
+            if (!need_value(argc, argv, i, "calibrate")) return 2;
+            const char *v = argv[++i];
+            dims_mask = 0;
+            for (const char *p = v; *p; p++) {
+                if (*p >= '1' && *p <= '3') dims_mask |= 1 << (*p - '1');
+                else if (*p != ',') {
+                    fprintf(stderr, "pyrgrid: error: calibrate --dims %s: use a list of 1, 2, 3 such as 2,3\n", v);
+                    return 2;
+                }
+            }
+            if (!dims_mask) dims_mask = 7;
+            measure = 1;
+        } else if (!strcmp(a, "--device")) {
+            if (!need_value(argc, argv, i, "calibrate") || !parse_count(a, argv[i + 1], 0, 1024, &device)) return 2;
+            i++;
+        } else if (!strcmp(a, "--threads")) {
+            if (!need_value(argc, argv, i, "calibrate") || !parse_count(a, argv[i + 1], 0, 4096, &threads)) return 2;
+            i++;
+        } else if (!strcmp(a, "--effort")) {
+            if (!need_value(argc, argv, i, "calibrate")) return 2;
+            effort = atof(argv[++i]);
+            if (!(effort > 0 && effort <= 100)) {
+                fprintf(stderr, "pyrgrid: error: calibrate --effort %s: use a number in (0, 100]\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--export")) {
+            if (!need_value(argc, argv, i, "calibrate")) return 2;
+            export_path = argv[++i];
+            any_action = 1;
+        } else if (!strcmp(a, "--import")) {
+            if (!need_value(argc, argv, i, "calibrate")) return 2;
+            import_path = argv[++i];
+            any_action = 1;
+        } else if (!strcmp(a, "--show")) {
+            show = 1;
+            any_action = 1;
+        } else {
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for calibrate; see pyrgrid --help\n", a);
+            return 2;
+        }
+    }
+    if (!any_action) measure = 1;
+
+    char path[PYR_PATH_MAX];
+    if (pyr_wisdom_path(path, sizeof path) != PYR_OK) return fail(NULL);
+    pyr_wisdom_t *w = malloc(sizeof *w), *other = malloc(sizeof *other);
+    if (!w || !other) {
+        free(w);
+        free(other);
+        fprintf(stderr, "pyrgrid: error: out of host memory\n");
+        return 1;
+    }
+    int rc = 0, found = 0, changed = 0;
+    if (pyr_wisdom_load(path, w, &found) != PYR_OK) {
+        fprintf(stderr, "pyrgrid: warning: %s; %s\n", pyr_last_error(), measure || import_path ? "it will be replaced" : "");
+        pyr_wisdom_init(w);
+    }
+    if (import_path) {
+        int f2 = 0;
+        if (pyr_wisdom_load(import_path, other, &f2) != PYR_OK) {
+            rc = fail("--import: ");
+            goto done;
+        }
+        if (!f2) {
+            fprintf(stderr, "pyrgrid: error: --import %s: no such file\n", import_path);
+            rc = 1;
+            goto done;
+        }
+        if (pyr_wisdom_merge(w, other) != PYR_OK) {
+            rc = fail("--import: ");
+            goto done;
+        }
+        printf("imported %d sets of constants and %d measured choices from %s\n", other->nconstants, other->nchoices, import_path);
+        changed = 1;
+    }
+    if (measure) {
+        pyr_backend_kind_t kind = backend;
+        if (kind == PYR_BACKEND_AUTO) kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
+        pyr_wisdom_constants_t rec;
+        memset(&rec, 0, sizeof rec);
+        rec.backend = kind;
+        if (pyr_wisdom_device(kind, device, threads, rec.device, sizeof rec.device) != PYR_OK) {
+            rc = fail("calibrate: ");
+            goto done;
+        }
+        snprintf(rec.version, sizeof rec.version, "%s", PYR_VERSION_STRING);
+        printf("calibrating the %s backend on %s\n", pyr_backend_name(kind), rec.device);
+        double t0 = now();
+        for (int pi = 0; pi < 2; pi++) {
+            if (!(precisions & (1 << pi))) continue;
+            for (int d = 1; d <= 3; d++) {
+                if (!(dims_mask & (1 << (d - 1)))) continue;
+                pyr_calibrate_opts_t o = {kind, device, threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort};
+                if (pyr_calibrate(&o, &rec.k) != PYR_OK) {
+                    rc = fail("calibrate: ");
+                    goto done;
+                }
+                rec.precision = o.precision;
+                rec.dims = d;
+                char label[64];
+                snprintf(label, sizeof label, "%s %dD", pyr_precision_name(o.precision), d);
+                describe_constants(label, &rec.k, pyr_precision_size(o.precision));
+                if (pyr_wisdom_put_constants(w, &rec) != PYR_OK) {
+                    rc = fail(NULL);
+                    goto done;
+                }
+                changed = 1;
+            }
+        }
+        printf("calibration took %.1f s\n", now() - t0);
+    }
+    if (changed) {
+        if (pyr_wisdom_save(path, w) != PYR_OK) {
+            rc = fail(NULL);
+            goto done;
+        }
+        printf("wrote %s\n", path);
+    }
+    if (export_path) {
+        if (pyr_wisdom_save(export_path, w) != PYR_OK) {
+            rc = fail("--export: ");
+            goto done;
+        }
+        printf("exported %d sets of constants and %d measured choices to %s\n", w->nconstants, w->nchoices, export_path);
+    }
+    if (show) {
+        char *text = NULL;
+        if (pyr_wisdom_to_text(w, &text) != PYR_OK) {
+            rc = fail(NULL);
+            goto done;
+        }
+        printf("# %s%s\n%s", path, found || changed ? "" : " (no such file yet)", text);
+        free(text);
+    }
+done:
+    free(w);
+    free(other);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ sweep */
+
+/* "1:64", "1:64:4", "1,2,4,8", "1,2,4:16:4" -> sorted unique heights. */
+static int parse_heights(const char *spec, int64_t **out, int *n)
+{
+    int cap = 64, k = 0;
+    int64_t *h = malloc((size_t)cap * sizeof *h);
+    if (!h) return 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long long a = 0, b = 0, s = 1;
+        int got = sscanf(tok, "%lld:%lld:%lld", &a, &b, &s);
+        char tail = 0;
+        if (got == 1) {
+            if (sscanf(tok, "%lld%c", &a, &tail) != 1) got = 0;
+            b = a;
+        }
+        if (got < 1 || a < 1 || b < a || s < 1 || b > 1000000) {
+            free(h);
+            return 0;
+        }
+        for (long long x = a; x <= b; x += s) {
+            if (k == cap) {
+                cap *= 2;
+                int64_t *g = realloc(h, (size_t)cap * sizeof *g);
+                if (!g) {
+                    free(h);
+                    return 0;
+                }
+                h = g;
+            }
+            h[k++] = x;
+        }
+    }
+    /* sort, unique */
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && h[j - 1] > h[j]; j--) {
+            int64_t t = h[j];
+            h[j] = h[j - 1];
+            h[j - 1] = t;
+        }
+    int m = 0;
+    for (int i = 0; i < k; i++)
+        if (m == 0 || h[m - 1] != h[i]) h[m++] = h[i];
+    *out = h;
+    *n = m;
+    return m > 0;
+}
+
+typedef struct {
+    double t[3]; /* first, second and last pass end */
+    int n;
+} sweep_times_t;
+
+static int on_pass(void *user, int64_t done, int64_t total)
+{
+    (void)total;
+    (void)done;
+    sweep_times_t *s = user;
+    double t = now();
+    if (s->n == 0) s->t[0] = t;
+    s->t[2] = t;
+    s->n++;
+    return 0;
+}
+
+typedef struct {
+    pyr_decomp_t decomp;
+    int64_t height, steps;
+    double measured, predicted; /* seconds over the timed passes */
+    double cells;               /* node updates in the timed passes (useful) */
+    int is_auto;
+} sweep_row_t;
+
+int pyr_cli_sweep(int argc, char **argv)
+{
+    const char *file = NULL, *csv = NULL, *png = NULL, *heights_spec = "1:64", *decomp_spec = NULL;
+    int repeat = 1, passes = 3, quiet = 0;
+    pyr_config_t cfg;
+    pyr_config_default(&cfg);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--set") || !strcmp(a, "-s") || !strcmp(a, "--heights") || !strcmp(a, "--decomposition") ||
+            !strcmp(a, "--csv") || !strcmp(a, "--png") || !strcmp(a, "--repeat") || !strcmp(a, "--passes")) {
+            if (!need_value(argc, argv, i, "sweep")) return 2;
+            const char *v = argv[++i];
+            if (!strcmp(a, "--heights")) heights_spec = v;
+            else if (!strcmp(a, "--decomposition")) decomp_spec = v;
+            else if (!strcmp(a, "--csv")) csv = v;
+            else if (!strcmp(a, "--png")) png = v;
+            else if (!strcmp(a, "--repeat") && !parse_count(a, v, 1, 100, &repeat)) return 2;
+            else if (!strcmp(a, "--passes") && !parse_count(a, v, 0, 1000, &passes)) return 2;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for sweep; see pyrgrid --help\n", a);
+            return 2;
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "pyrgrid: error: sweep takes one problem file, got '%s' and '%s'\n", file, a);
+            return 2;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "pyrgrid: error: sweep needs a problem file: pyrgrid sweep FILE.ini --heights 1:64\n");
+        return 2;
+    }
+    if (pyr_config_load(&cfg, file) != PYR_OK) return fail(NULL);
+    for (int i = 0; i < argc; i++)
+        if ((!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) && pyr_config_set(&cfg, argv[++i]) != PYR_OK) return fail(NULL);
+        else if (!strcmp(argv[i], "--heights") || !strcmp(argv[i], "--decomposition") || !strcmp(argv[i], "--csv") ||
+                 !strcmp(argv[i], "--png") || !strcmp(argv[i], "--repeat") || !strcmp(argv[i], "--passes"))
+            i++;
+    pyr_config_finish(&cfg);
+    pyr_problem_t *p = &cfg.problem;
+    if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
+    if (cfg.options.method == PYR_METHOD_NAIVE || cfg.options.method == PYR_METHOD_TRIVIAL) {
+        fprintf(stderr, "pyrgrid: error: sweep compares pyramid heights; the file asks for method = %s (use auto or pyramid)\n",
+                pyr_method_name(cfg.options.method));
+        return 2;
+    }
+    if (csv && pyr_check_writable(csv) != PYR_OK) return fail("--csv: ");
+    if (png && pyr_check_writable(png) != PYR_OK) return fail("--png: ");
+
+    int64_t *heights = NULL;
+    int nh = 0;
+    if (!parse_heights(heights_spec, &heights, &nh)) {
+        fprintf(stderr, "pyrgrid: error: --heights %s: use a list of heights and ranges such as 1:64, 1:64:4 or 1,2,4,8,16\n",
+                heights_spec);
+        return 2;
+    }
+    pyr_decomp_t ds[2];
+    int nd = 0;
+    const char *dspec = decomp_spec ? decomp_spec : cfg.options.decomposition != PYR_DECOMP_AUTO ? pyr_decomp_name(cfg.options.decomposition) : "all";
+    if (!strcmp(dspec, "all")) {
+        if (p->dims == 1) ds[nd++] = PYR_DECOMP_SEGMENTS;
+        else if (p->dims == 3) ds[nd++] = PYR_DECOMP_SLABS;
+        else {
+            ds[nd++] = PYR_DECOMP_STRIPS;
+            ds[nd++] = PYR_DECOMP_BLOCKS;
+        }
+    } else {
+        static const char *const names[] = {"auto", "segments", "strips", "blocks", "slabs"};
+        for (int i = 1; i < 5; i++)
+            if (!strcmp(dspec, names[i])) ds[nd++] = (pyr_decomp_t)i;
+        int ok = nd == 1 && ((p->dims == 1 && ds[0] == PYR_DECOMP_SEGMENTS) || (p->dims == 2 && (ds[0] == PYR_DECOMP_STRIPS || ds[0] == PYR_DECOMP_BLOCKS)) ||
+                             (p->dims == 3 && ds[0] == PYR_DECOMP_SLABS));
+        if (!ok) {
+            fprintf(stderr, "pyrgrid: error: --decomposition %s does not apply to a %dD grid; use %s or all\n", dspec, p->dims,
+                    p->dims == 1 ? "segments" : p->dims == 2 ? "strips, blocks" : "slabs");
+            free(heights);
+            return 2;
+        }
+    }
+
+    int cap = (nh + 2) * nd + 2, nrows = 0, rc = 0;
+    sweep_row_t *rows = calloc((size_t)cap, sizeof *rows);
+    pyr_field_t *field = NULL;
+    if (!rows || pyr_field_create(p, &field) != PYR_OK || pyr_field_init(field, p) != PYR_OK) {
+        free(rows);
+        free(heights);
+        pyr_field_destroy(&field);
+        return fail(NULL);
+    }
+    double interior = (double)pyr_problem_interior(p);
+    char source[PYR_PATH_MAX + 64] = "";
+    const char *backend_name = "";
+    int printed_notice = 0;
+
+    /* Run one (decomposition, height); fills a row. */
+#define SWEEP_FAIL(msg)                                                                                                            \
+    do {                                                                                                                           \
+        rc = fail(msg);                                                                                                            \
+        goto out;                                                                                                                  \
+    } while (0)
+
+    for (int di = 0; di < nd + (nd > 1 ? 1 : 0); di++) {
+        /* di == nd: the automatic choice over all decompositions */
+        pyr_decomp_t d = di < nd ? ds[di] : PYR_DECOMP_AUTO;
+        pyr_options_t o = cfg.options;
+        o.method = PYR_METHOD_PYRAMID;
+        o.decomposition = d;
+        o.height = 0;
+        o.plan_mode = PYR_PLAN_ESTIMATE;
+        pyr_plan_t *plan = NULL;
+        if (pyr_plan_create(p, &o, &plan) != PYR_OK) SWEEP_FAIL("automatic plan: ");
+        pyr_plan_info_t info;
+        pyr_plan_get_info(plan, &info);
+        if (!printed_notice && info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+        printed_notice = 1;
+        int64_t h_auto = info.height;
+        pyr_decomp_t d_auto = info.decomposition;
+        snprintf(source, sizeof source, "%s", plan->model_source);
+        backend_name = pyr_backend_name(info.backend);
+        pyr_plan_destroy(&plan);
+        if (di == nd) {
+            if (!quiet) printf("automatic choice over all decompositions: %s, height %lld\n", pyr_decomp_name(d_auto), (long long)h_auto);
+            int found = 0;
+            for (int r = 0; r < nrows; r++) found |= rows[r].decomp == d_auto && rows[r].height == h_auto;
+            if (found) break;
+            d = d_auto;
+        }
+        int nlist = di < nd ? nh : 0;
+        for (int i = 0; i <= nlist; i++) {
+            int64_t h = i < nlist ? heights[i] : h_auto;
+            int is_auto = h == h_auto;
+            if (i == nlist) {
+                /* the automatic height, unless the list had it */
+                int seen = 0;
+                for (int r = 0; r < nrows; r++)
+                    if (rows[r].decomp == d && rows[r].height == h) {
+                        rows[r].is_auto = 1;
+                        seen = 1;
+                    }
+                if (seen) break;
+            }
+            pyr_problem_t q = *p;
+            if (passes > 0) q.steps = (int64_t)passes * h;
+            pyr_options_t oh = cfg.options;
+            oh.method = PYR_METHOD_PYRAMID;
+            oh.decomposition = d;
+            oh.height = h;
+            oh.plan_mode = PYR_PLAN_ESTIMATE;
+            if (pyr_plan_create(&q, &oh, &plan) != PYR_OK) {
+                if (!quiet) printf("%-8s height %5lld  does not fit: %s\n", pyr_decomp_name(d), (long long)h, pyr_last_error());
+                pyr_clear_error();
+                if (i < nlist) continue;
+                break;
+            }
+            pyr_plan_get_info(plan, &info);
+            int timed_from_pass2 = info.passes >= 2;
+            pyr_model_prediction_t pr;
+            if (pyr_model_predict(plan, pyr_plan_model(plan), pyr_plan_model_form(plan), timed_from_pass2 ? h : 0, &pr) != PYR_OK) {
+                pyr_plan_destroy(&plan);
+                SWEEP_FAIL(NULL);
+            }
+            double best = INFINITY;
+            for (int r = 0; r < repeat; r++) {
+                sweep_times_t st = {{0}, 0};
+                pyr_hooks_t hooks = {on_pass, NULL, &st};
+                double t0 = now();
+                pyr_status_t s = pyr_execute(plan, field, &hooks, NULL);
+                double t1 = now();
+                if (s != PYR_OK) {
+                    pyr_plan_destroy(&plan);
+                    SWEEP_FAIL(NULL);
+                }
+                double t = timed_from_pass2 ? st.t[2] - st.t[0] : t1 - t0;
+                if (t < best) best = t;
+            }
+            pyr_plan_destroy(&plan);
+            sweep_row_t *row = &rows[nrows++];
+            row->decomp = d;
+            row->height = h;
+            row->steps = q.steps;
+            row->measured = best;
+            row->predicted = pr.seconds;
+            row->cells = interior * (double)(timed_from_pass2 ? q.steps - h : q.steps);
+            row->is_auto = is_auto;
+            if (!quiet)
+                printf("%-8s height %5lld  measured %10.4g s  predicted %10.4g s  %8.4f vs %8.4f ns per node-step  error %+6.1f%%%s\n",
+                       pyr_decomp_name(d), (long long)h, row->measured, row->predicted, 1e9 * row->measured / row->cells,
+                       1e9 * row->predicted / row->cells, 100 * (row->measured - row->predicted) / row->measured,
+                       is_auto ? "  (auto)" : "");
+            fflush(stdout);
+        }
+    }
+
+    /* Accuracy (the paper's metrics) and the automatic choice, per decomposition. */
+    printf("model: %s\n", source);
+    for (int di = 0; di < nd; di++) {
+        double emax = 0, sum2 = 0, best = INFINITY, autov = -1;
+        int n = 0;
+        int64_t hbest = 0, hauto = 0;
+        for (int r = 0; r < nrows; r++) {
+            if (rows[r].decomp != ds[di]) continue;
+            double e = (rows[r].measured - rows[r].predicted) / rows[r].measured;
+            if (fabs(e) > emax) emax = fabs(e);
+            sum2 += e * e;
+            n++;
+            double per = rows[r].measured / rows[r].cells;
+            if (per < best) {
+                best = per;
+                hbest = rows[r].height;
+            }
+            if (rows[r].is_auto) {
+                autov = per;
+                hauto = rows[r].height;
+            }
+        }
+        if (!n) continue;
+        printf("%-8s %d heights: emax = %.3f, ebar = %.3f;", pyr_decomp_name(ds[di]), n, emax, sqrt(sum2) / n);
+        if (autov > 0)
+            printf(" auto height %lld: %.4f ns per node-step, best measured height %lld: %.4f, auto/best = %.3f\n", (long long)hauto,
+                   1e9 * autov, (long long)hbest, 1e9 * best, autov / best);
+        else printf(" auto height not measured\n");
+    }
+    if (nd > 1) {
+        double best = INFINITY, autov = -1;
+        for (int r = 0; r < nrows; r++) {
+            double per = rows[r].measured / rows[r].cells;
+            if (per < best) best = per;
+        }
+        /* the overall automatic choice is the row measured last for di == nd, or an earlier equal row */
+        pyr_options_t o = cfg.options;
+        o.method = PYR_METHOD_PYRAMID;
+        o.decomposition = PYR_DECOMP_AUTO;
+        o.height = 0;
+        pyr_plan_t *plan = NULL;
+        if (pyr_plan_create(p, &o, &plan) == PYR_OK) {
+            pyr_plan_info_t info;
+            pyr_plan_get_info(plan, &info);
+            for (int r = 0; r < nrows; r++)
+                if (rows[r].decomp == info.decomposition && rows[r].height == info.height) autov = rows[r].measured / rows[r].cells;
+            if (autov > 0)
+                printf("overall  auto %s height %lld: %.4f ns per node-step, best measured %.4f, auto/best = %.3f\n",
+                       pyr_decomp_name(info.decomposition), (long long)info.height, 1e9 * autov, 1e9 * best, autov / best);
+            pyr_plan_destroy(&plan);
+        }
+        pyr_clear_error();
+    }
+
+    if (csv) {
+        pyr_atomic_file_t af;
+        if (pyr_atomic_open(&af, csv) != PYR_OK) SWEEP_FAIL("--csv: ");
+        fprintf(af.fp, "backend,decomposition,height,steps,timed_steps,measured_s,predicted_s,measured_ns_per_node,predicted_ns_per_node,rel_error,auto\n");
+        for (int r = 0; r < nrows; r++) {
+            const sweep_row_t *w = &rows[r];
+            fprintf(af.fp, "%s,%s,%lld,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.5f,%d\n", backend_name, pyr_decomp_name(w->decomp),
+                    (long long)w->height, (long long)w->steps, (long long)(w->cells / interior + 0.5), w->measured, w->predicted,
+                    1e9 * w->measured / w->cells, 1e9 * w->predicted / w->cells, (w->measured - w->predicted) / w->measured, w->is_auto);
+        }
+        if (pyr_atomic_commit(&af) != PYR_OK) SWEEP_FAIL("--csv: ");
+        if (!quiet) printf("wrote %s\n", csv);
+    }
+    if (png) {
+        pyr_plot_series_t series[4];
+        double *xy = malloc((size_t)(4 * nd * nrows + 4) * sizeof *xy);
+        char labels[4][64];
+        int ns = 0;
+        if (!xy) SWEEP_FAIL(NULL);
+        double *cur = xy;
+        double hmin = INFINITY, hmax = 0;
+        for (int di = 0; di < nd; di++) {
+            for (int kind = 0; kind < 2; kind++) {
+                double *x = cur, *y = cur + nrows;
+                int n = 0;
+                /* rows of one decomposition in height order */
+                for (int pass = 0; pass < nrows; pass++) {
+                    int pick = -1;
+                    for (int r = 0; r < nrows; r++) {
+                        if (rows[r].decomp != ds[di]) continue;
+                        if (n > 0 && rows[r].height <= x[n - 1]) continue;
+                        if (pick < 0 || rows[r].height < rows[pick].height) pick = r;
+                    }
+                    if (pick < 0) break;
+                    x[n] = (double)rows[pick].height;
+                    y[n] = 1e9 * (kind ? rows[pick].predicted : rows[pick].measured) / rows[pick].cells;
+                    if (x[n] < hmin) hmin = x[n];
+                    if (x[n] > hmax) hmax = x[n];
+                    n++;
+                }
+                cur += 2 * nrows;
+                snprintf(labels[ns], sizeof labels[ns], "%s, %s", pyr_decomp_name(ds[di]), kind ? "model" : "measured");
+                series[ns] = (pyr_plot_series_t){labels[ns], x, y, n, kind ? 0 : 2};
+                ns++;
+            }
+        }
+        char title[200], xl[64];
+        if (p->dims == 1) snprintf(title, sizeof title, "1D %lld %s, %s backend: time per node and step", (long long)p->n[0], pyr_precision_name(p->precision), backend_name);
+        else if (p->dims == 2)
+            snprintf(title, sizeof title, "2D %lldx%lld %s, %s backend: time per node and step", (long long)p->n[1], (long long)p->n[0],
+                     pyr_precision_name(p->precision), backend_name);
+        else
+            snprintf(title, sizeof title, "3D %lldx%lldx%lld %s, %s backend: time per node and step", (long long)p->n[2], (long long)p->n[1],
+                     (long long)p->n[0], pyr_precision_name(p->precision), backend_name);
+        snprintf(xl, sizeof xl, "pyramid height n (steps per pass)");
+        pyr_plot_opts_t po = {.title = title, .xlabel = xl, .ylabel = "ns per node and step", .log_x = hmax >= 16 * hmin, .log_y = 0};
+        pyr_status_t s = pyr_plot_write_png(png, series, ns, &po);
+        free(xy);
+        if (s != PYR_OK) SWEEP_FAIL("--png: ");
+        if (!quiet) printf("wrote %s\n", png);
+    }
+out:
+    pyr_field_destroy(&field);
+    free(rows);
+    free(heights);
+    return rc;
+}
