@@ -7,6 +7,7 @@
  * grid; the bands are downloaded into staging buffers and written into the
  * grid only once their last reader has finished, so later tasks upload the
  * old time layer they need and no second full-size host copy exists. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,9 @@ static void host_copy_box(pyr_host_region_t *dst, const pyr_host_region_t *src, 
     int64_t w = pyr_box_extent(box, 0);
     int64_t dnx = pyr_box_extent(&dst->box, 0), dny = pyr_box_extent(&dst->box, 1);
     int64_t snx = pyr_box_extent(&src->box, 0), sny = pyr_box_extent(&src->box, 1);
+    /* Bands can be tens of MB (planes of a 3D slab): copy with all cores, as
+     * this sits between issuing one task and the next. */
+#pragma omp parallel for collapse(2) schedule(static) if (pyr_box_volume(box) * (int64_t)elem > (1 << 20))
     for (int64_t z = box->lo[2]; z < box->hi[2]; z++)
         for (int64_t y = box->lo[1]; y < box->hi[1]; y++) {
             int64_t di = ((z - dst->box.lo[2]) * dny + (y - dst->box.lo[1])) * dnx + (box->lo[0] - dst->box.lo[0]);
@@ -171,7 +175,6 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
         }
         PYR_TRY(e->ops->compute(e->ctx, slot, piece, coef, e->layer_boxes, (int)h));
         piece->cur = (int)(h & 1);
-        e->count.redundant += 0; /* summed below from totals */
 
         pyr_box_t main_box, bands[3];
         int64_t last[3];
@@ -324,8 +327,12 @@ pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t
     }
     st = execute(&e, hooks);
     if (st != PYR_OK) {
-        /* let queued work finish before freeing what it uses */
+        /* let queued work finish before freeing what it uses, keeping the
+         * message of the first failure */
+        char message[1024];
+        snprintf(message, sizeof message, "%s", pyr_last_error());
         for (int s = 0; s < plan->slots; s++) e.ops->wait(e.ctx, s);
+        pyr_fail(st, "%s", message);
     }
     exec_release(&e);
     if (registered) e.ops->host_unregister(e.ctx, field->data);

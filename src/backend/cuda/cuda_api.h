@@ -7,10 +7,35 @@
 
 #include "pyrgrid.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Usable GPUs (0 when there is no driver, no device, or the driver is too
  * old for this build); never fails. */
 int pyr_cuda_device_count(void);
 /* "NVIDIA H200, 139.8 GiB (139.1 GiB free), compute capability 9.0". */
 pyr_status_t pyr_cuda_describe(int device, char *text, size_t size);
+
+/* ---- for tests and benchmarks (process-wide, not thread-safe) ---------- */
+
+/* Time spent in each kind of operation while serial mode is on. */
+typedef struct {
+    double upload_s, copy_s, compute_s, download_s;
+    long long launches; /* compute kernel launches (any mode) */
+} pyr_cuda_stats_t;
+
+/* Serial mode: every operation waits for its own completion before
+ * returning and its time is added to the stats (nothing overlaps). */
+void pyr_cuda_set_serial(int on);
+void pyr_cuda_get_stats(pyr_cuda_stats_t *stats);
+void pyr_cuda_reset_stats(void);
+/* Make the n-th device allocation from now (1 = the next) fail as if the
+ * device were out of memory; n <= 0 turns this off. */
+void pyr_cuda_fail_alloc_after(int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,223 @@
+/* Heat-equation benchmark on one GPU, side by side on the same grid: naive
+ * in-core, trivial out-of-core, and pyramid out-of-core with budgets of 1/4
+ * and 1/16 of the grid (the height the planner picks, and a few others).
+ *
+ *   bench_heat [--cases 2f,2d,3f] [--steps N] [--trivial-steps N]
+ *              [--heights 32,64,128] [--heights3 4,8] [--decomp auto|strips|blocks]
+ *              [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid]
+ *
+ * Cases: 2f = 2D float 32768^2, 2d = 2D double 32768^2, 3f = 3D float
+ * 1024^3 (--scale k divides every side by k, for a quick run).  Rates are
+ * interior nodes x steps / time, in Gcell/s: "e2e" times pyr_execute whole
+ * (pinning the grid, first upload, last download included), "steady" the
+ * passes between the first and the last progress call. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pyrgrid.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    double t_first, t_last;
+    int64_t s_first, s_last;
+    int calls;
+} progress_t;
+
+static int on_progress(void *user, int64_t done, int64_t total)
+{
+    (void)total;
+    progress_t *p = user;
+    double t = now_s();
+    if (p->calls++ == 0) {
+        p->t_first = t;
+        p->s_first = done;
+    }
+    p->t_last = t;
+    p->s_last = done;
+    return 0;
+}
+
+typedef struct {
+    double e2e, steady; /* Gcell/s */
+    int64_t height;
+    pyr_plan_info_t info;
+    int ok;
+} result_t;
+
+static pyr_backend_kind_t g_backend = PYR_BACKEND_CUDA;
+static pyr_decomp_t g_decomp = PYR_DECOMP_AUTO;
+static const char *g_methods = "naive,trivial,pyramid";
+
+static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t method, uint64_t memory, int64_t height)
+{
+    result_t r;
+    memset(&r, 0, sizeof r);
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = g_backend;
+    o.method = method;
+    o.memory = memory;
+    o.height = height;
+    if (method != PYR_METHOD_NAIVE) o.decomposition = g_decomp;
+    pyr_plan_t *plan = NULL;
+    if (pyr_plan_create(prob, &o, &plan) != PYR_OK) {
+        printf("    (%s, height %lld: %s)\n", pyr_method_name(method), (long long)height, pyr_last_error());
+        return r;
+    }
+    pyr_plan_get_info(plan, &r.info);
+    r.height = r.info.height;
+    progress_t pg;
+    memset(&pg, 0, sizeof pg);
+    pyr_hooks_t hooks = {on_progress, NULL, &pg};
+    double t0 = now_s();
+    pyr_status_t st = pyr_execute(plan, f, &hooks, NULL);
+    double t1 = now_s();
+    pyr_plan_destroy(&plan);
+    if (st != PYR_OK) {
+        printf("    (%s failed: %s)\n", pyr_method_name(method), pyr_last_error());
+        return r;
+    }
+    double cells = (double)pyr_problem_interior(prob);
+    r.e2e = cells * (double)prob->steps / (t1 - t0) * 1e-9;
+    if (pg.calls > 1 && pg.t_last > pg.t_first) r.steady = cells * (double)(pg.s_last - pg.s_first) / (pg.t_last - pg.t_first) * 1e-9;
+    else r.steady = r.e2e;
+    r.ok = 1;
+    return r;
+}
+
+static void print_row(const char *what, const result_t *r, double naive, double trivial)
+{
+    if (!r->ok) {
+        printf("  %-26s  failed\n", what);
+        return;
+    }
+    char pieces[64];
+    snprintf(pieces, sizeof pieces, "%lldx%lldx%lld", (long long)r->info.pieces[0], (long long)r->info.pieces[1],
+             (long long)r->info.pieces[2]);
+    printf("  %-26s %7s %6lld %12s %7.3f %9.1f %9.1f %8.2f %8.2f\n", what,
+           r->info.method == PYR_METHOD_NAIVE ? "-" : pyr_decomp_name(r->info.decomposition), (long long)r->height, pieces,
+           r->info.redundancy, r->e2e, r->steady, naive > 0 ? r->steady / naive : 0, trivial > 0 ? r->steady / trivial : 0);
+    fflush(stdout);
+}
+
+static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t prec, int64_t steps, int64_t trivial_steps,
+                       const int64_t *heights, int nheights)
+{
+    pyr_problem_t p;
+    pyr_problem_default(&p);
+    p.dims = dims;
+    for (int d = 0; d < 3; d++) {
+        p.n[d] = d < dims ? side : 1;
+        p.length[d] = 1.0;
+    }
+    p.precision = prec;
+    p.init = PYR_INIT_RANDOM;
+    p.seed = 7;
+    p.alpha = 1.0;
+    double h = 1.0 / (double)(side - 1);
+    p.dt = 0.4 * h * h / (double)dims; /* sum of r = 0.4 */
+    p.steps = steps;
+    pyr_field_t *f = NULL;
+    if (pyr_field_create(&p, &f) != PYR_OK || pyr_field_init(f, &p) != PYR_OK) {
+        printf("%s: %s\n", name, pyr_last_error());
+        pyr_field_destroy(&f);
+        return;
+    }
+    uint64_t grid_bytes = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec);
+    printf("\n%s: %lld^%d %s (%.2f GiB), %lld steps (trivial %lld), backend %s\n", name, (long long)side, dims,
+           pyr_precision_name(prec), (double)grid_bytes / (1 << 30), (long long)steps, (long long)trivial_steps,
+           pyr_backend_name(g_backend));
+    printf("  %-26s %7s %6s %12s %7s %9s %9s %8s %8s\n", "run", "decomp", "height", "pieces", "redund", "e2e G/s", "steady",
+           "/naive", "/trivial");
+    result_t naive, triv;
+    memset(&naive, 0, sizeof naive);
+    memset(&triv, 0, sizeof triv);
+    if (strstr(g_methods, "naive")) {
+        naive = run(&p, f, PYR_METHOD_NAIVE, 0, 0);
+        print_row("naive in-core", &naive, 0, 0);
+    }
+    if (strstr(g_methods, "trivial")) {
+        pyr_problem_t pt = p;
+        pt.steps = trivial_steps;
+        triv = run(&pt, f, PYR_METHOD_TRIVIAL, grid_bytes / 4, 0);
+        print_row("trivial, budget 1/4", &triv, naive.steady, 0);
+    }
+    for (int frac = 4; frac <= 16 && strstr(g_methods, "pyramid"); frac *= 4) {
+        uint64_t budget = grid_bytes / (uint64_t)frac;
+        result_t best;
+        memset(&best, 0, sizeof best);
+        char what[64];
+        result_t a = run(&p, f, PYR_METHOD_PYRAMID, budget, 0);
+        snprintf(what, sizeof what, "pyramid 1/%d, auto height", frac);
+        print_row(what, &a, naive.steady, triv.steady);
+        best = a;
+        for (int i = 0; i < nheights; i++) {
+            result_t b = run(&p, f, PYR_METHOD_PYRAMID, budget, heights[i]);
+            snprintf(what, sizeof what, "pyramid 1/%d, height %lld", frac, (long long)heights[i]);
+            print_row(what, &b, naive.steady, triv.steady);
+            if (b.ok && b.steady > best.steady) best = b;
+        }
+        snprintf(what, sizeof what, "=> best 1/%d (auto h %lld)", frac, (long long)a.height);
+        print_row(what, &best, naive.steady, triv.steady);
+    }
+    pyr_field_destroy(&f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *cases = "2f,2d,3f";
+    int64_t steps = 512, trivial_steps = 4, scale = 1;
+    int64_t heights[16] = {32, 64, 128, 256};
+    int nheights = 4;
+    int64_t heights3[16] = {4, 8, 12, 16};
+    int nheights3 = 4;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--cases") && v) cases = argv[++i];
+        else if (!strcmp(a, "--steps") && v) steps = atoll(argv[++i]);
+        else if (!strcmp(a, "--trivial-steps") && v) trivial_steps = atoll(argv[++i]);
+        else if (!strcmp(a, "--scale") && v) scale = atoll(argv[++i]);
+        else if (!strcmp(a, "--methods") && v) g_methods = argv[++i];
+        else if (!strcmp(a, "--backend") && v) {
+            g_backend = !strcmp(argv[++i], "cpu") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA;
+        } else if (!strcmp(a, "--decomp") && v) {
+            const char *d = argv[++i];
+            g_decomp = !strcmp(d, "strips") ? PYR_DECOMP_STRIPS : !strcmp(d, "blocks") ? PYR_DECOMP_BLOCKS : PYR_DECOMP_AUTO;
+        } else if (!strcmp(a, "--heights3") && v) {
+            nheights3 = 0;
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            for (char *t = strtok(buf, ","); t && nheights3 < 16; t = strtok(NULL, ",")) heights3[nheights3++] = atoll(t);
+        } else if (!strcmp(a, "--heights") && v) {
+            nheights = 0;
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            for (char *t = strtok(buf, ","); t && nheights < 16; t = strtok(NULL, ",")) heights[nheights++] = atoll(t);
+        } else {
+            fprintf(stderr, "usage: %s [--cases 2f,2d,3f] [--steps N] [--trivial-steps N] [--heights a,b,c] [--heights3 a,b] "
+                            "[--decomp auto|strips|blocks] [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (scale < 1) scale = 1;
+    if (g_backend == PYR_BACKEND_CUDA && pyr_gpu_count() == 0) {
+        printf("no usable GPU\n");
+        return 77;
+    }
+    if (g_backend == PYR_BACKEND_CUDA) {
+        char text[256];
+        if (pyr_gpu_describe(0, text, sizeof text) == PYR_OK) printf("GPU 0: %s\n", text);
+    }
+    if (strstr(cases, "2f")) bench_case("2D float", 2, 32768 / scale, PYR_FLOAT, steps, trivial_steps, heights, nheights);
+    if (strstr(cases, "2d")) bench_case("2D double", 2, 32768 / scale, PYR_DOUBLE, steps, trivial_steps, heights, nheights);
+    if (strstr(cases, "3f")) bench_case("3D float", 3, 1024 / scale, PYR_FLOAT, steps, trivial_steps, heights3, nheights3);
+    return 0;
+}

@@ -1,0 +1,14 @@
+# CUDA backend: bitwise property test against the CPU, overlap of transfers
+# and compute, failure handling, and small cases for compute-sanitizer.
+# These use the CUDA backend's own entry points; a build without CUDA checks
+# "backend = cuda" in test_errors instead.
+if(NOT PYR_HAVE_CUDA)
+  return()
+endif()
+pyr_add_test(test_cuda_property SOURCES test_cuda_property.c LABELS cuda GPU ARGS 300 1)
+pyr_add_test(test_cuda_overlap SOURCES test_cuda_overlap.c LABELS cuda GPU)
+pyr_add_test(test_cuda_errors SOURCES test_cuda_errors.c LABELS cuda GPU)
+pyr_add_test(test_cuda_small SOURCES test_cuda_small.c LABELS cuda GPU)
+pyr_add_test(test_cuda_nodevice SOURCES test_cuda_nodevice.c LABELS cuda)
+# The pyramid issue's property test, run on this backend against the CPU naive method.
+pyr_add_test(test_cuda_pyramid SOURCES test_pyramid.c LABELS cuda GPU ARGS 200 3 cuda)

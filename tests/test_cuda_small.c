@@ -1,0 +1,62 @@
+/* One small case of each CUDA kernel (plain 1D, fused 2D and 3D at several
+ * fusion depths, both precisions, shrinking pyramid boxes, box copies), each
+ * compared bit for bit with the CPU.  Small enough to run under
+ * compute-sanitizer (memcheck, racecheck). */
+#include <stdio.h>
+#include <string.h>
+
+#include "heat_util.h"
+
+static void one(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t prec, int64_t steps, pyr_method_t method,
+                pyr_decomp_t decomp, int64_t height, int64_t piece, const char *k2d, const char *k3d)
+{
+    setenv("PYR_CUDA_K2D", k2d, 1);
+    setenv("PYR_CUDA_K3D", k3d, 1);
+    int64_t n[3] = {nx, ny, nz};
+    pyr_problem_t p;
+    make_problem(&p, dims, n, prec, steps, PYR_INIT_RANDOM, (uint64_t)(nx * 31 + ny * 7 + nz + steps));
+    pyr_options_t o, ref;
+    pyr_options_default(&o);
+    pyr_options_default(&ref);
+    o.backend = PYR_BACKEND_CUDA;
+    o.method = method;
+    o.decomposition = decomp;
+    o.height = height;
+    o.piece = piece;
+    if (piece) o.memory = 1ull << 28;
+    ref.backend = PYR_BACKEND_CPU;
+    ref.method = PYR_METHOD_NAIVE;
+    pyr_status_t s1, s2;
+    pyr_field_t *a = run_problem(&p, &o, NULL, NULL, &s1);
+    pyr_field_t *b = run_problem(&p, &ref, NULL, NULL, &s2);
+    char label[200];
+    snprintf(label, sizeof label, "%dD %lldx%lldx%lld %s %s %s h=%lld piece=%lld K2D=%s K3D=%s", dims, (long long)nx, (long long)ny,
+             (long long)nz, pyr_precision_name(prec), pyr_method_name(method), pyr_decomp_name(decomp), (long long)height,
+             (long long)piece, k2d, k3d);
+    CHECK(a && b, "%s: run failed: %s", label, pyr_last_error());
+    if (a && b) {
+        int64_t i = first_difference(a, b);
+        CHECK(i < 0, "%s: differs at node %lld", label, (long long)i);
+        printf("%s: %s\n", label, i < 0 ? "bit-identical" : "DIFFERS");
+    }
+    pyr_field_destroy(&a);
+    pyr_field_destroy(&b);
+}
+
+int main(void)
+{
+    if (pyr_gpu_count() == 0) {
+        printf("no usable GPU: skipped\n");
+        return 77;
+    }
+    one(1, 700, 1, 1, PYR_FLOAT, 13, PYR_METHOD_PYRAMID, PYR_DECOMP_SEGMENTS, 5, 101, "9", "1");
+    one(2, 1100, 37, 1, PYR_FLOAT, 23, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "1");
+    one(2, 1100, 37, 1, PYR_DOUBLE, 23, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "15", "1");
+    one(2, 150, 90, 1, PYR_FLOAT, 20, PYR_METHOD_PYRAMID, PYR_DECOMP_BLOCKS, 7, 40, "3", "1");
+    one(2, 150, 90, 1, PYR_DOUBLE, 20, PYR_METHOD_PYRAMID, PYR_DECOMP_STRIPS, 10, 30, "5", "1");
+    one(2, 150, 90, 1, PYR_FLOAT, 6, PYR_METHOD_TRIVIAL, PYR_DECOMP_STRIPS, 0, 9, "9", "1");
+    one(3, 140, 20, 12, PYR_FLOAT, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "1");
+    one(3, 140, 20, 12, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
+    one(3, 40, 40, 30, PYR_FLOAT, 11, PYR_METHOD_PYRAMID, PYR_DECOMP_SLABS, 5, 14, "9", "5");
+    return check_report();
+}
