@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `cmake --install` puts the library, header and pkg-config file in place, and
 # a program builds against them with pkg-config and runs a small problem.
-# usage: test_install.sh BUILD_DIR
+# usage: test_install.sh BUILD_DIR [EXTRA_CFLAGS...]
+# (EXTRA_CFLAGS: the sanitizer flags when the library was built with them)
 set -eu
 build=$1
+shift
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -31,5 +33,5 @@ int main(void)
     return 0;
 }
 C
-cc -std=c11 -o "$prefix/use" "$prefix/use.c" $(pkg-config --cflags --libs pyrgrid) -Wl,-rpath,"$(pkg-config --variable=libdir pyrgrid)"
+cc -std=c11 "$@" -o "$prefix/use" "$prefix/use.c" $(pkg-config --cflags --libs pyrgrid) -Wl,-rpath,"$(pkg-config --variable=libdir pyrgrid)"
 "$prefix/use"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "exec/exec.h"
 #include "plan/plan.h"
 
 typedef struct {
@@ -64,8 +65,7 @@ static pyr_status_t pool_acquire(exec_t *e, size_t bytes, int *index)
     return PYR_OK;
 }
 
-/* Host-to-host copy of `box` between two host regions. */
-static void host_copy_box(pyr_host_region_t *dst, const pyr_host_region_t *src, const pyr_box_t *box, size_t elem)
+void pyr_host_copy_box(pyr_host_region_t *dst, const pyr_host_region_t *src, const pyr_box_t *box, size_t elem)
 {
     int64_t w = pyr_box_extent(box, 0);
     int64_t dnx = pyr_box_extent(&dst->box, 0), dny = pyr_box_extent(&dst->box, 1);
@@ -90,7 +90,7 @@ static void flush_bands(exec_t *e, int64_t done_through, int all)
         pending_band_t *b = &e->pending[i];
         if (all || b->last_reader <= done_through) {
             pyr_host_region_t src = {e->pool[b->buffer].data, b->box};
-            host_copy_box(&e->grid, &src, &b->box, e->elem);
+            pyr_host_copy_box(&e->grid, &src, &b->box, e->elem);
             e->pool[b->buffer].in_use = 0;
         } else {
             e->pending[k++] = *b;
