@@ -5,12 +5,15 @@
  *   bench_heat [--cases 2f,2d,3f] [--steps N] [--trivial-steps N]
  *              [--heights 32,64,128] [--heights3 4,8] [--decomp auto|strips|blocks]
  *              [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid]
+ *              [--slots auto,2,3]
  *
  * Cases: 2f = 2D float 32768^2, 2d = 2D double 32768^2, 3f = 3D float
  * 1024^3 (--scale k divides every side by k, for a quick run).  Rates are
  * interior nodes x steps / time, in Gcell/s: "e2e" times pyr_execute whole
  * (pinning the grid, first upload, last download included), "steady" the
- * passes between the first and the last progress call. */
+ * passes between the first and the last progress call.  --slots runs each
+ * listed height with each number of pieces in flight (auto = the planner's
+ * choice); the auto-height rows always use slots = auto. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +58,10 @@ typedef struct {
 static pyr_backend_kind_t g_backend = PYR_BACKEND_CUDA;
 static pyr_decomp_t g_decomp = PYR_DECOMP_AUTO;
 static const char *g_methods = "naive,trivial,pyramid";
+static int g_slots[4] = {0};
+static int g_nslots = 1;
 
-static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t method, uint64_t memory, int64_t height)
+static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t method, uint64_t memory, int64_t height, int slots)
 {
     result_t r;
     memset(&r, 0, sizeof r);
@@ -66,6 +71,7 @@ static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t meth
     o.method = method;
     o.memory = memory;
     o.height = height;
+    o.slots = slots;
     if (method != PYR_METHOD_NAIVE) o.decomposition = g_decomp;
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(prob, &o, &plan) != PYR_OK) {
@@ -96,14 +102,14 @@ static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t meth
 static void print_row(const char *what, const result_t *r, double naive, double trivial)
 {
     if (!r->ok) {
-        printf("  %-26s  failed\n", what);
+        printf("  %-30s  failed\n", what);
         return;
     }
     char pieces[64];
     snprintf(pieces, sizeof pieces, "%lldx%lldx%lld", (long long)r->info.pieces[0], (long long)r->info.pieces[1],
              (long long)r->info.pieces[2]);
-    printf("  %-26s %7s %6lld %12s %7.3f %9.1f %9.1f %8.2f %8.2f\n", what,
-           r->info.method == PYR_METHOD_NAIVE ? "-" : pyr_decomp_name(r->info.decomposition), (long long)r->height, pieces,
+    printf("  %-30s %7s %6lld %5d %12s %7.3f %9.1f %9.1f %8.2f %8.2f\n", what,
+           r->info.method == PYR_METHOD_NAIVE ? "-" : pyr_decomp_name(r->info.decomposition), (long long)r->height, r->info.slots, pieces,
            r->info.redundancy, r->e2e, r->steady, naive > 0 ? r->steady / naive : 0, trivial > 0 ? r->steady / trivial : 0);
     fflush(stdout);
 }
@@ -135,19 +141,19 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
     printf("\n%s: %lld^%d %s (%.2f GiB), %lld steps (trivial %lld), backend %s\n", name, (long long)side, dims,
            pyr_precision_name(prec), (double)grid_bytes / (1 << 30), (long long)steps, (long long)trivial_steps,
            pyr_backend_name(g_backend));
-    printf("  %-26s %7s %6s %12s %7s %9s %9s %8s %8s\n", "run", "decomp", "height", "pieces", "redund", "e2e G/s", "steady",
+    printf("  %-30s %7s %6s %5s %12s %7s %9s %9s %8s %8s\n", "run", "decomp", "height", "slots", "pieces", "redund", "e2e G/s", "steady",
            "/naive", "/trivial");
     result_t naive, triv;
     memset(&naive, 0, sizeof naive);
     memset(&triv, 0, sizeof triv);
     if (strstr(g_methods, "naive")) {
-        naive = run(&p, f, PYR_METHOD_NAIVE, 0, 0);
+        naive = run(&p, f, PYR_METHOD_NAIVE, 0, 0, 0);
         print_row("naive in-core", &naive, 0, 0);
     }
     if (strstr(g_methods, "trivial")) {
         pyr_problem_t pt = p;
         pt.steps = trivial_steps;
-        triv = run(&pt, f, PYR_METHOD_TRIVIAL, grid_bytes / 4, 0);
+        triv = run(&pt, f, PYR_METHOD_TRIVIAL, grid_bytes / 4, 0, 0);
         print_row("trivial, budget 1/4", &triv, naive.steady, 0);
     }
     for (int frac = 4; frac <= 16 && strstr(g_methods, "pyramid"); frac *= 4) {
@@ -155,16 +161,20 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
         result_t best;
         memset(&best, 0, sizeof best);
         char what[64];
-        result_t a = run(&p, f, PYR_METHOD_PYRAMID, budget, 0);
+        result_t a = run(&p, f, PYR_METHOD_PYRAMID, budget, 0, 0);
         snprintf(what, sizeof what, "pyramid 1/%d, auto height", frac);
         print_row(what, &a, naive.steady, triv.steady);
         best = a;
-        for (int i = 0; i < nheights; i++) {
-            result_t b = run(&p, f, PYR_METHOD_PYRAMID, budget, heights[i]);
-            snprintf(what, sizeof what, "pyramid 1/%d, height %lld", frac, (long long)heights[i]);
-            print_row(what, &b, naive.steady, triv.steady);
-            if (b.ok && b.steady > best.steady) best = b;
-        }
+        for (int i = 0; i < nheights; i++)
+            for (int k = 0; k < g_nslots; k++) {
+                result_t b = run(&p, f, PYR_METHOD_PYRAMID, budget, heights[i], g_slots[k]);
+                if (g_nslots > 1)
+                    snprintf(what, sizeof what, "pyramid 1/%d, h %lld, slots %s", frac, (long long)heights[i], g_slots[k] ? "set" : "auto");
+                else
+                    snprintf(what, sizeof what, "pyramid 1/%d, height %lld", frac, (long long)heights[i]);
+                print_row(what, &b, naive.steady, triv.steady);
+                if (b.ok && b.steady > best.steady) best = b;
+            }
         snprintf(what, sizeof what, "=> best 1/%d (auto h %lld)", frac, (long long)a.height);
         print_row(what, &best, naive.steady, triv.steady);
     }
@@ -186,6 +196,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--trivial-steps") && v) trivial_steps = atoll(argv[++i]);
         else if (!strcmp(a, "--scale") && v) scale = atoll(argv[++i]);
         else if (!strcmp(a, "--methods") && v) g_methods = argv[++i];
+        else if (!strcmp(a, "--slots") && v) {
+            g_nslots = 0;
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            for (char *t = strtok(buf, ","); t && g_nslots < 4; t = strtok(NULL, ",")) g_slots[g_nslots++] = strcmp(t, "auto") ? atoi(t) : 0;
+        }
         else if (!strcmp(a, "--backend") && v) {
             g_backend = !strcmp(argv[++i], "cpu") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA;
         } else if (!strcmp(a, "--decomp") && v) {
@@ -203,7 +219,7 @@ int main(int argc, char **argv)
             for (char *t = strtok(buf, ","); t && nheights < 16; t = strtok(NULL, ",")) heights[nheights++] = atoll(t);
         } else {
             fprintf(stderr, "usage: %s [--cases 2f,2d,3f] [--steps N] [--trivial-steps N] [--heights a,b,c] [--heights3 a,b] "
-                            "[--decomp auto|strips|blocks] [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid]\n", argv[0]);
+                            "[--decomp auto|strips|blocks] [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid] [--slots auto,2,3]\n", argv[0]);
             return 2;
         }
     }

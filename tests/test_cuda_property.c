@@ -55,6 +55,7 @@ static int run_case(int c, uint64_t seed, int *skipped)
         if (h > steps) h = steps;
         o.height = h;
     }
+    if (o.method != PYR_METHOD_NAIVE) o.slots = (int)rng_range(&r, 0, 3); /* 0 = auto */
     if (o.method != PYR_METHOD_NAIVE) {
         int mode = (int)rng_range(&r, 0, 2);
         int64_t hh = h > 0 ? h : 1;
@@ -80,9 +81,9 @@ static int run_case(int c, uint64_t seed, int *skipped)
         }
     }
     char label[512];
-    snprintf(label, sizeof label, "case %d seed %llu: %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld %s", c,
+    snprintf(label, sizeof label, "case %d seed %llu: %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d %s", c,
              (unsigned long long)seed, dims, (long long)n[0], (long long)n[1], (long long)n[2], pyr_precision_name(prec),
-             (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)h, how);
+             (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)h, o.slots, how);
 
     pyr_plan_t *plan = NULL;
     pyr_status_t st = pyr_plan_create(&p, &o, &plan);

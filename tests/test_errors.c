@@ -110,6 +110,12 @@ static void test_plans(void)
     o.height = 10;
     o.piece = 20;
     CHECK_FAILS(pyr_plan_create(&p, &o, &plan), PYR_ERR_BUDGET, "2*height + 1 = 21");
+    /* more pieces in flight than the backend keeps */
+    o.piece = 0;
+    o.height = 4;
+    o.slots = 9;
+    CHECK_FAILS(pyr_plan_create(&p, &o, &plan), PYR_ERR_CONFIG, "keeps 1 to 3 pieces in flight");
+    o.slots = 0;
 #ifndef PYR_HAVE_CUDA
     o.piece = 0;
     o.backend = PYR_BACKEND_CUDA;
@@ -165,6 +171,8 @@ static void test_config(void)
     CHECK_FAILS(pyr_config_set(&c, "scheme.steps=abc"), PYR_ERR_CONFIG, "not an integer");
     CHECK_FAILS(pyr_config_set(&c, "scheme.dt=nan"), PYR_ERR_CONFIG, "NaN");
     CHECK_FAILS(pyr_config_set(&c, "run.memory=12XB"), PYR_ERR_CONFIG, "unknown unit");
+    CHECK_FAILS(pyr_config_set(&c, "run.slots=0"), PYR_ERR_CONFIG, "slots");
+    CHECK_OK(pyr_config_set(&c, "run.slots=auto"));
     CHECK_FAILS(pyr_config_set(&c, "steps=3"), PYR_ERR_CONFIG, "section.key=value");
     uint64_t b;
     CHECK_OK(pyr_parse_bytes("256MiB", &b));

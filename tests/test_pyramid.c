@@ -108,6 +108,7 @@ static int run_case(int c, uint64_t seed)
     int64_t hmax = trivial ? 1 : (steps < 24 ? steps : 24);
     int64_t h = trivial ? 1 : (rng_range(&r, 0, 3) == 0 ? hmax : rng_range(&r, 1, hmax));
     o.height = trivial ? 0 : h;
+    o.slots = (int)rng_range(&r, 0, 3); /* 0 = auto (1 on the CPU); 2, 3: the multi-slot paths and the band writer thread */
     int mode = (int)rng_range(&r, 0, 2);
     char how[160];
     if (mode == 0) {
@@ -134,9 +135,9 @@ static int run_case(int c, uint64_t seed)
         snprintf(how, sizeof how, "memory=%llu (min %llu)", (unsigned long long)o.memory, (unsigned long long)lo);
     }
     char label[512];
-    snprintf(label, sizeof label, "case %d seed %llu: %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld %s", c,
+    snprintf(label, sizeof label, "case %d seed %llu: %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d %s", c,
              (unsigned long long)seed, dims, (long long)n[0], (long long)n[1], (long long)n[2], pyr_precision_name(prec),
-             (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)h, how);
+             (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)h, o.slots, how);
 
     pyr_plan_t *plan = NULL;
     st = pyr_plan_create(&p, &o, &plan);

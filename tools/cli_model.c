@@ -373,8 +373,10 @@ int pyr_cli_sweep(int argc, char **argv)
     const char *dspec = decomp_spec ? decomp_spec : cfg.options.decomposition != PYR_DECOMP_AUTO ? pyr_decomp_name(cfg.options.decomposition) : "all";
     if (!strcmp(dspec, "all")) {
         if (p->dims == 1) ds[nd++] = PYR_DECOMP_SEGMENTS;
-        else if (p->dims == 3) ds[nd++] = PYR_DECOMP_SLABS;
-        else {
+        else if (p->dims == 3) {
+            ds[nd++] = PYR_DECOMP_SLABS;
+            ds[nd++] = PYR_DECOMP_BLOCKS;
+        } else {
             ds[nd++] = PYR_DECOMP_STRIPS;
             ds[nd++] = PYR_DECOMP_BLOCKS;
         }
@@ -383,10 +385,10 @@ int pyr_cli_sweep(int argc, char **argv)
         for (int i = 1; i < 5; i++)
             if (!strcmp(dspec, names[i])) ds[nd++] = (pyr_decomp_t)i;
         int ok = nd == 1 && ((p->dims == 1 && ds[0] == PYR_DECOMP_SEGMENTS) || (p->dims == 2 && (ds[0] == PYR_DECOMP_STRIPS || ds[0] == PYR_DECOMP_BLOCKS)) ||
-                             (p->dims == 3 && ds[0] == PYR_DECOMP_SLABS));
+                             (p->dims == 3 && (ds[0] == PYR_DECOMP_SLABS || ds[0] == PYR_DECOMP_BLOCKS)));
         if (!ok) {
             fprintf(stderr, "pyrgrid: error: --decomposition %s does not apply to a %dD grid; use %s or all\n", dspec, p->dims,
-                    p->dims == 1 ? "segments" : p->dims == 2 ? "strips, blocks" : "slabs");
+                    p->dims == 1 ? "segments" : p->dims == 2 ? "strips, blocks" : "slabs, blocks");
             free(heights);
             return 2;
         }

@@ -46,7 +46,9 @@ typedef struct {
 typedef struct pyr_backend_ops {
     const char *name;
     pyr_backend_kind_t kind;
-    int slots;              /* piece buffers worth keeping in flight */
+    int slots;              /* most piece buffers it can keep in flight */
+    int default_slots;      /* slots when the user gives none: with more than 2, the
+                               planner also weighs 2 (larger pieces) by the model */
     int64_t pitch_align_bytes; /* row pitch is a multiple of this many bytes (0/1 = none) */
     int64_t xpad_align_bytes;  /* nodes x = 1 (mod this, in elements) start an aligned column (0 = none) */
     int64_t pitch_skew_bytes;  /* added to a row pitch that is a multiple of 2 KiB, so that the rows of

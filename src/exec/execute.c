@@ -6,7 +6,15 @@
  * pyr_plan_bands).  The rest of a result is downloaded straight into the host
  * grid; the bands are downloaded into staging buffers and written into the
  * grid only once their last reader has finished, so later tasks upload the
- * old time layer they need and no second full-size host copy exists. */
+ * old time layer they need and no second full-size host copy exists.
+ *
+ * With an asynchronous backend (more than one slot) those band writes run on
+ * a host worker thread: they are memory copies of up to tens of MB (planes of
+ * a cube) that would otherwise sit between waiting for one slot and issuing
+ * the next upload, on the pipeline's critical path.  A band is handed to the
+ * worker only once its last reader's upload has finished, and the pass ends
+ * by draining the worker, so the next pass reads only finished values. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +35,16 @@ typedef struct {
     int64_t last_reader; /* task index */
 } pending_band_t;
 
+/* The band writer thread (one per run, when the backend is asynchronous). */
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t work, idle;
+    pending_band_t *queue;
+    int nqueue, cap_queue;
+    int busy, stop, running;
+} flusher_t;
+
 typedef struct {
     pyr_plan_t *plan;
     const pyr_backend_ops_t *ops;
@@ -43,25 +61,47 @@ typedef struct {
     pyr_box_t *layer_boxes;
     pyr_counters_t count;
     pyr_host_region_t grid;
+    flusher_t fl; /* fl.running: band writes go to the worker */
 } exec_t;
+
+static void lock(exec_t *e)
+{
+    if (e->fl.running) pthread_mutex_lock(&e->fl.mu);
+}
+
+static void unlock(exec_t *e)
+{
+    if (e->fl.running) pthread_mutex_unlock(&e->fl.mu);
+}
 
 static pyr_status_t pool_acquire(exec_t *e, size_t bytes, int *index)
 {
+    lock(e);
     for (int i = 0; i < e->npool; i++)
         if (!e->pool[i].in_use && e->pool[i].cap >= bytes) {
             e->pool[i].in_use = 1;
             *index = i;
+            unlock(e);
             return PYR_OK;
         }
+    unlock(e);
+    /* a new buffer (allocated outside the lock: pinning takes milliseconds) */
+    void *data = NULL;
+    PYR_TRY(e->ops->host_alloc(e->ctx, bytes, &data));
+    lock(e);
     staging_t *grown = realloc(e->pool, (size_t)(e->npool + 1) * sizeof *grown);
-    if (!grown) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for band buffers");
+    if (!grown) {
+        unlock(e);
+        e->ops->host_free(e->ctx, data);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for band buffers");
+    }
     e->pool = grown;
     staging_t *s = &e->pool[e->npool];
     s->cap = bytes;
     s->in_use = 1;
-    s->data = NULL;
-    PYR_TRY(e->ops->host_alloc(e->ctx, bytes, &s->data));
+    s->data = data;
     *index = e->npool++;
+    unlock(e);
     return PYR_OK;
 }
 
@@ -81,22 +121,107 @@ void pyr_host_copy_box(pyr_host_region_t *dst, const pyr_host_region_t *src, con
         }
 }
 
-/* Write held-back bands whose last reader is done (all of them when
- * done_through < 0 means "everything"). */
-static void flush_bands(exec_t *e, int64_t done_through, int all)
+static void *flusher_main(void *arg)
+{
+    exec_t *e = arg;
+    flusher_t *f = &e->fl;
+    pthread_mutex_lock(&f->mu);
+    for (;;) {
+        while (!f->stop && f->nqueue == 0) pthread_cond_wait(&f->work, &f->mu);
+        if (f->nqueue == 0) break; /* stop, and nothing left */
+        pending_band_t b = f->queue[--f->nqueue];
+        pyr_host_region_t src = {e->pool[b.buffer].data, b.box};
+        f->busy = 1;
+        pthread_mutex_unlock(&f->mu);
+        pyr_host_copy_box(&e->grid, &src, &b.box, e->elem);
+        pthread_mutex_lock(&f->mu);
+        e->pool[b.buffer].in_use = 0;
+        f->busy = 0;
+        if (f->nqueue == 0) pthread_cond_broadcast(&f->idle);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+static pyr_status_t flusher_start(exec_t *e)
+{
+    flusher_t *f = &e->fl;
+    if (pthread_mutex_init(&f->mu, NULL)) return pyr_fail(PYR_ERR_NOMEM, "cannot create a mutex for the band writer");
+    if (pthread_cond_init(&f->work, NULL) || pthread_cond_init(&f->idle, NULL)) {
+        pthread_mutex_destroy(&f->mu);
+        return pyr_fail(PYR_ERR_NOMEM, "cannot create a condition variable for the band writer");
+    }
+    if (pthread_create(&f->thread, NULL, flusher_main, e)) {
+        pthread_cond_destroy(&f->work);
+        pthread_cond_destroy(&f->idle);
+        pthread_mutex_destroy(&f->mu);
+        return pyr_fail(PYR_ERR_NOMEM, "cannot start the band writer thread");
+    }
+    f->running = 1;
+    return PYR_OK;
+}
+
+/* Wait until every band handed to the worker is in the grid. */
+static void flusher_drain(exec_t *e)
+{
+    flusher_t *f = &e->fl;
+    if (!f->running) return;
+    pthread_mutex_lock(&f->mu);
+    while (f->nqueue > 0 || f->busy) pthread_cond_wait(&f->idle, &f->mu);
+    pthread_mutex_unlock(&f->mu);
+}
+
+static void flusher_stop(exec_t *e)
+{
+    flusher_t *f = &e->fl;
+    if (!f->running) return;
+    pthread_mutex_lock(&f->mu);
+    f->stop = 1;
+    pthread_cond_signal(&f->work);
+    pthread_mutex_unlock(&f->mu);
+    pthread_join(f->thread, NULL);
+    pthread_cond_destroy(&f->work);
+    pthread_cond_destroy(&f->idle);
+    pthread_mutex_destroy(&f->mu);
+    free(f->queue);
+    f->running = 0;
+}
+
+/* Write held-back bands whose last reader is done (all of them when `all`):
+ * now, or by handing them to the worker. */
+static pyr_status_t flush_bands(exec_t *e, int64_t done_through, int all)
 {
     int k = 0;
+    flusher_t *f = &e->fl;
+    lock(e);
+    int handed = 0;
     for (int i = 0; i < e->npending; i++) {
         pending_band_t *b = &e->pending[i];
-        if (all || b->last_reader <= done_through) {
+        if (!(all || b->last_reader <= done_through)) {
+            e->pending[k++] = *b;
+        } else if (f->running) {
+            if (f->nqueue == f->cap_queue) {
+                int cap = f->cap_queue ? 2 * f->cap_queue : 64;
+                pending_band_t *grown = realloc(f->queue, (size_t)cap * sizeof *grown);
+                if (!grown) {
+                    unlock(e);
+                    return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+                }
+                f->queue = grown;
+                f->cap_queue = cap;
+            }
+            f->queue[f->nqueue++] = *b;
+            handed = 1;
+        } else {
             pyr_host_region_t src = {e->pool[b->buffer].data, b->box};
             pyr_host_copy_box(&e->grid, &src, &b->box, e->elem);
             e->pool[b->buffer].in_use = 0;
-        } else {
-            e->pending[k++] = *b;
         }
     }
     e->npending = k;
+    if (handed) pthread_cond_signal(&f->work);
+    unlock(e);
+    return PYR_OK;
 }
 
 static pyr_status_t push_pending(exec_t *e, pending_band_t b)
@@ -160,7 +285,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
         int slot = (int)(t % slots);
         if (t >= slots) {
             PYR_TRY(e->ops->wait(e->ctx, slot));
-            flush_bands(e, t - slots, 0);
+            PYR_TRY(flush_bands(e, t - slots, 0));
         }
         pyr_task_t task;
         pyr_plan_task(plan, t, h, &task);
@@ -194,7 +319,8 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
         }
     }
     for (int s = 0; s < slots; s++) PYR_TRY(e->ops->wait(e->ctx, s));
-    flush_bands(e, 0, 1);
+    PYR_TRY(flush_bands(e, 0, 1));
+    flusher_drain(e);
     return PYR_OK;
 }
 
@@ -227,6 +353,7 @@ static pyr_status_t upload_faces(exec_t *e)
 
 static void exec_release(exec_t *e)
 {
+    flusher_stop(e); /* finishes what it was given: nothing uses the pool after this */
     if (e->pieces) {
         for (int s = 0; s < e->plan->slots; s++) {
             if (e->pieces[s].layer[0]) e->ops->dev_free(e->ctx, e->pieces[s].layer[0]);
@@ -255,6 +382,9 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
     for (int s = 0; s < plan->slots; s++)
         for (int l = 0; l < 2; l++) PYR_TRY(e->ops->dev_alloc(e->ctx, plan->layout.layer_bytes, &e->pieces[s].layer[l]));
     PYR_TRY(upload_faces(e));
+    /* PYR_SYNC_FLUSH=1 writes bands on the issuing thread (for comparisons) */
+    const char *sync = getenv("PYR_SYNC_FLUSH");
+    if (!plan->resident && plan->slots > 1 && !(sync && *sync && *sync != '0')) PYR_TRY(flusher_start(e));
 
     pyr_box_t interior = pyr_plan_interior(plan);
     if (plan->resident) {

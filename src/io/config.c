@@ -14,7 +14,7 @@ static const char *const sections[] = {"grid", "scheme", "initial", "run", "outp
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
 static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision"};
 static const char *const keys_initial[] = {"kind", "file", "seed"};
-static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan"};
+static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots"};
 static const char *const keys_output[] = {"field", "image", "every"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -205,6 +205,13 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             static const char *const modes[] = {"estimate", "measure"};
             PYR_TRY(parse_choice(sec, key, v, modes, 2, &choice));
             o->plan_mode = choice ? PYR_PLAN_MEASURE : PYR_PLAN_ESTIMATE;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "slots")) {
+            if (!strcmp(v, "auto")) return o->slots = 0, PYR_OK;
+            PYR_TRY(parse_int(sec, key, v, 1, &i64));
+            if (i64 > 64) return pyr_fail(PYR_ERR_CONFIG, "run.slots = %lld: too many; use auto or a small count (1 to 3)", (long long)i64);
+            o->slots = (int)i64;
             return PYR_OK;
         }
         if (!strcmp(key, "device")) {

@@ -74,6 +74,7 @@ double pyr_model_paper(const pyr_counters_t *c, double tau_c, double tau_a)
 
 typedef struct {
     double u, c, d; /* seconds with the other copy direction idle */
+    double host;    /* band copies into the grid (the executor's writer thread) */
 } stage_t;
 
 static int64_t rows_of(const pyr_box_t *b)
@@ -112,30 +113,35 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         pyr_box_t main_box, bands[3];
         int64_t last[3];
         int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
-        double d = 0;
+        double d = 0, hc = 0;
         if (!pyr_box_empty(&main_box))
             d += k->call + k->down * (double)pyr_box_volume(&main_box) + k->row * (double)rows_of(&main_box);
         for (int b = 0; b < nb; b++) {
             double v = (double)pyr_box_volume(&bands[b]);
-            d += k->call + k->down * v + k->row * (double)rows_of(&bands[b]) + k->host * v;
+            d += k->call + k->down * v + k->row * (double)rows_of(&bands[b]);
+            hc += k->host * v;
         }
         st[t].u = u;
         st[t].c = c;
         st[t].d = d;
+        st[t].host = hc;
         sum->upload += u;
         sum->compute += c;
         sum->download += d;
+        sum->host += hc;
     }
 }
 
 /* The executor's pipeline over one pass: three in-order engines, slot reuse,
- * shared copy bandwidth while both directions are busy. */
+ * shared copy bandwidth while both directions are busy, and the host thread
+ * writing a task's bands into the grid after its download (the pass ends
+ * when it is done). */
 static double simulate(const stage_t *st, int64_t n, int slots, double up_rate_both, double down_rate_both)
 {
-    int64_t udone = 0, cdone = 0, ddone = 0;
-    int uact = 0, cact = 0, dact = 0;
-    double urem = 0, crem = 0, drem = 0, t = 0;
-    while (ddone < n) {
+    int64_t udone = 0, cdone = 0, ddone = 0, hdone = 0;
+    int uact = 0, cact = 0, dact = 0, hact = 0;
+    double urem = 0, crem = 0, drem = 0, hrem = 0, t = 0;
+    while (hdone < n) {
         if (!uact && udone < n && (udone < slots || udone - slots < ddone)) {
             uact = 1;
             urem = st[udone].u;
@@ -148,11 +154,16 @@ static double simulate(const stage_t *st, int64_t n, int slots, double up_rate_b
             dact = 1;
             drem = st[ddone].d;
         }
+        if (!hact && hdone < ddone) {
+            hact = 1;
+            hrem = st[hdone].host;
+        }
         double ru = dact ? up_rate_both : 1.0, rd = uact ? down_rate_both : 1.0;
         double dt = INFINITY;
         if (uact) dt = fmin(dt, urem / ru);
         if (cact) dt = fmin(dt, crem);
         if (dact) dt = fmin(dt, drem / rd);
+        if (hact) dt = fmin(dt, hrem);
         if (!isfinite(dt)) break; /* nothing can run: cannot happen with slots >= 1 */
         t += dt;
         if (uact) {
@@ -166,6 +177,10 @@ static double simulate(const stage_t *st, int64_t n, int slots, double up_rate_b
         if (dact) {
             drem -= dt * rd;
             if (drem <= 1e-15 * (1 + t)) dact = 0, ddone++;
+        }
+        if (hact) {
+            hrem -= dt;
+            if (hrem <= 1e-15 * (1 + t)) hact = 0, hdone++;
         }
     }
     return t;
@@ -190,7 +205,7 @@ static void predict_resident_pass(const pyr_plan_t *plan, const pyr_model_consta
 pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_constants_t *k, pyr_model_form_t form, int64_t h,
                                     pyr_model_prediction_t *out)
 {
-    out->seconds = out->serial = out->upload = out->compute = out->download = 0;
+    out->seconds = out->serial = out->upload = out->compute = out->download = out->host = 0;
     if (h <= 0) return PYR_OK;
     if (plan->resident) {
         predict_resident_pass(plan, k, h, out);
@@ -200,7 +215,7 @@ pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_cons
     stage_t *st = malloc((size_t)nt * sizeof *st);
     if (!st) return pyr_fail(PYR_ERR_NOMEM, "out of host memory modelling %lld tasks", (long long)nt);
     task_stages(plan, k, h, st, out);
-    out->serial = out->upload + out->compute + out->download;
+    out->serial = out->upload + out->compute + out->download + out->host;
     if (resolve(plan, form) == PYR_MODEL_SERIAL || plan->slots <= 1) {
         out->seconds = out->serial;
     } else {
@@ -215,7 +230,7 @@ pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_cons
 pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants_t *k, pyr_model_form_t form, int64_t first_step,
                                pyr_model_prediction_t *out)
 {
-    out->seconds = out->serial = out->upload = out->compute = out->download = 0;
+    out->seconds = out->serial = out->upload = out->compute = out->download = out->host = 0;
     const pyr_problem_t *p = &plan->problem;
     int64_t memo_h[8];
     pyr_model_prediction_t memo[8];
@@ -236,6 +251,7 @@ pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants
             out->upload += memo[m].upload;
             out->compute += memo[m].compute;
             out->download += memo[m].download;
+            out->host += memo[m].host;
         }
         step += h;
     }

@@ -73,6 +73,7 @@ typedef struct {
     double seconds;                  /* the prediction in the chosen form */
     double serial;                   /* serial form */
     double upload, compute, download; /* sums of the stage times (serial form) */
+    double host;                     /* band copies into the grid (on their own thread when slots > 1) */
 } pyr_model_prediction_t;
 
 /* Predicted time of the plan's whole run, or (first_step > 0) of the passes

@@ -28,6 +28,7 @@ struct pyr_plan {
     int64_t height;           /* steps of a full pass */
     int resident;             /* one piece, kept on the device between passes (naive) */
     int slots;                /* piece buffers in flight */
+    int try_slots;            /* slots of the next build() of a pyramid/trivial plan */
     int64_t alloc_extent[3];  /* largest source region of any task */
     pyr_piece_layout_t layout;
     uint64_t faces_bytes;     /* resident boundary faces of unsplit axes */

@@ -317,7 +317,7 @@ static pyr_status_t build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t de
     plan->method = method;
     plan->decomp = decomp;
     plan->resident = method == PYR_METHOD_NAIVE;
-    plan->slots = plan->resident ? 1 : plan->ops->slots;
+    plan->slots = plan->resident ? 1 : plan->try_slots;
     set_split(plan);
     plan->faces_bytes = 0;
     PYR_TRY(fit_pieces(plan, h, budget));
@@ -331,6 +331,7 @@ static pyr_status_t build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t de
 typedef struct {
     pyr_decomp_t decomp;
     int64_t height;
+    int slots;
     double seconds; /* predicted for the whole run */
 } candidate_t;
 
@@ -339,7 +340,7 @@ typedef struct {
     int n, cap;
 } candidates_t;
 
-static pyr_status_t note_candidate(candidates_t *cs, pyr_decomp_t d, int64_t h, double s)
+static pyr_status_t note_candidate(candidates_t *cs, pyr_decomp_t d, int64_t h, int slots, double s)
 {
     if (!cs) return PYR_OK;
     if (cs->n == cs->cap) {
@@ -349,7 +350,7 @@ static pyr_status_t note_candidate(candidates_t *cs, pyr_decomp_t d, int64_t h, 
         cs->c = g;
         cs->cap = cap;
     }
-    cs->c[cs->n++] = (candidate_t){d, h, s};
+    cs->c[cs->n++] = (candidate_t){d, h, slots, s};
     return PYR_OK;
 }
 
@@ -382,7 +383,7 @@ static pyr_status_t search_height(pyr_plan_t *plan, pyr_decomp_t decomp, uint64_
     for (int64_t h = 1; h <= hmax && nl < 256; h = h + 1 > h * 23 / 20 ? h + 1 : h * 23 / 20) {
         double s;
         if (predict_with(plan, PYR_METHOD_PYRAMID, decomp, h, budget, &s) != PYR_OK) break; /* higher ones need more memory */
-        PYR_TRY(note_candidate(seen, decomp, h, s));
+        PYR_TRY(note_candidate(seen, decomp, h, plan->try_slots, s));
         ladder[nl] = h;
         if (s < *best_s) {
             *best_s = s;
@@ -409,7 +410,7 @@ static pyr_status_t search_height(pyr_plan_t *plan, pyr_decomp_t decomp, uint64_
             pyr_clear_error();
             continue;
         }
-        PYR_TRY(note_candidate(seen, decomp, h, s));
+        PYR_TRY(note_candidate(seen, decomp, h, plan->try_slots, s));
         if (s < *best_s) {
             *best_s = s;
             *best_h = h;
@@ -425,8 +426,11 @@ static int decomp_candidates(const pyr_problem_t *p, pyr_decomp_t requested, pyr
         return 1;
     }
     if (p->dims == 1) out[0] = PYR_DECOMP_SEGMENTS;
-    else if (p->dims == 3) out[0] = PYR_DECOMP_SLABS;
-    else {
+    else if (p->dims == 3) {
+        out[0] = PYR_DECOMP_SLABS;
+        out[1] = PYR_DECOMP_BLOCKS;
+        return 2;
+    } else {
         out[0] = PYR_DECOMP_STRIPS;
         out[1] = PYR_DECOMP_BLOCKS;
         return 2;
@@ -580,7 +584,7 @@ static int cmp_candidate(const void *a, const void *b)
 
 /* FFTW_MEASURE: time the best predicted candidate of each decomposition and
  * the next best overall (at most 4), keep the fastest. */
-static pyr_status_t measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t budget, pyr_decomp_t *decomp, int64_t *h)
+static pyr_status_t measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t budget, pyr_decomp_t *decomp, int64_t *h, int *slots)
 {
     qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_candidate);
     candidate_t pick[4];
@@ -589,7 +593,7 @@ static pyr_status_t measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t bu
         int have_decomp = 0, dup = 0;
         for (int j = 0; j < np; j++) {
             have_decomp |= pick[j].decomp == cs->c[i].decomp;
-            dup |= pick[j].decomp == cs->c[i].decomp && pick[j].height == cs->c[i].height;
+            dup |= pick[j].decomp == cs->c[i].decomp && pick[j].height == cs->c[i].height && pick[j].slots == cs->c[i].slots;
         }
         if (dup) continue;
         if (!have_decomp || np < 3) pick[np++] = cs->c[i];
@@ -597,12 +601,14 @@ static pyr_status_t measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t bu
     double best = INFINITY;
     for (int i = 0; i < np; i++) {
         double s;
+        plan->try_slots = pick[i].slots;
         PYR_TRY(build(plan, PYR_METHOD_PYRAMID, pick[i].decomp, pick[i].height, budget));
         PYR_TRY(measure_candidate(plan, &s));
         if (s < best) {
             best = s;
             *decomp = pick[i].decomp;
             *h = pick[i].height;
+            *slots = pick[i].slots;
         }
     }
     return PYR_OK;
@@ -680,6 +686,12 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         }
     }
     plan->budget = budget;
+    if (opt.slots < 0 || opt.slots > plan->ops->slots) {
+        st = pyr_fail(PYR_ERR_CONFIG, "run.slots = %d: the %s backend keeps 1 to %d pieces in flight; use one of those (or auto)", opt.slots,
+                      plan->ops->name, plan->ops->slots);
+        goto fail;
+    }
+    plan->try_slots = opt.slots ? opt.slots : plan->ops->default_slots;
 
     /* Model constants. */
     char device[PYR_WISDOM_KEY] = "", why[PYR_PATH_MAX + 256] = "";
@@ -732,35 +744,48 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         char key[PYR_WISDOM_KEY];
         pyr_wisdom_problem_key(problem, &opt, budget, key, sizeof key);
         if (h == 0 && have_wisdom && device[0]) known = pyr_wisdom_find_choice(wisdom, kind, device, key);
+        if (known && opt.slots == 0 && known->slots > 0 && known->slots <= plan->ops->slots) plan->try_slots = known->slots;
         if (known && known->height <= (problem->steps > 0 ? problem->steps : 1) &&
+            (opt.slots == 0 || known->slots == 0 || known->slots == opt.slots) &&
             build(plan, PYR_METHOD_PYRAMID, known->decomp, known->height, budget) == PYR_OK &&
             (opt.decomposition == PYR_DECOMP_AUTO || opt.decomposition == known->decomp)) {
             decomp = known->decomp;
             h = known->height;
             add_notice(plan, "%s, height %lld: measured earlier on this machine (wisdom)", pyr_decomp_name(decomp), (long long)h);
-        } else if (h == 0 || ncand > 1) {
+        } else if (h == 0 || ncand > 1 || (opt.slots == 0 && plan->ops->default_slots > 2)) {
             pyr_clear_error();
+            plan->try_slots = opt.slots ? opt.slots : plan->ops->default_slots;
             double best = INFINITY;
             int64_t best_h = 0;
+            int best_slots = plan->try_slots;
             char first_error[1024] = "";
-            for (int i = 0; i < ncand; i++) {
-                int64_t hh = h;
-                double s = INFINITY;
-                pyr_status_t si;
-                if (h == 0) si = search_height(plan, cands[i], budget, &hh, &s, &seen);
-                else si = predict_with(plan, PYR_METHOD_PYRAMID, cands[i], h, budget, &s);
-                if (si != PYR_OK) {
-                    if (!first_error[0]) snprintf(first_error, sizeof first_error, "%s", pyr_last_error());
-                    if (i == 0) st = si;
-                    continue;
-                }
-                if (h != 0 && (st = note_candidate(&seen, cands[i], hh, s)) != PYR_OK) goto fail;
-                if (s < best) {
-                    best = s;
-                    best_h = hh;
-                    decomp = cands[i];
+            /* slots = auto: the backend's most, or two (larger pieces, less
+             * overlap) when the model predicts that faster */
+            int slot_cands[2] = {plan->try_slots, 2}, nslot = opt.slots == 0 && plan->ops->default_slots > 2 ? 2 : 1;
+            for (int si_ = 0; si_ < nslot; si_++) {
+                plan->try_slots = slot_cands[si_];
+                for (int i = 0; i < ncand; i++) {
+                    int64_t hh = h;
+                    double s = INFINITY;
+                    pyr_status_t si;
+                    if (h == 0) si = search_height(plan, cands[i], budget, &hh, &s, &seen);
+                    else si = predict_with(plan, PYR_METHOD_PYRAMID, cands[i], h, budget, &s);
+                    if (si != PYR_OK) {
+                        /* keep the message of the smallest pieces tried (two slots when auto) */
+                        if (!first_error[0] || (i == 0 && si_ == nslot - 1)) snprintf(first_error, sizeof first_error, "%s", pyr_last_error());
+                        if (i == 0) st = si;
+                        continue;
+                    }
+                    if (h != 0 && (st = note_candidate(&seen, cands[i], hh, plan->try_slots, s)) != PYR_OK) goto fail;
+                    if (s < best) {
+                        best = s;
+                        best_h = hh;
+                        best_slots = plan->try_slots;
+                        decomp = cands[i];
+                    }
                 }
             }
+            plan->try_slots = best_slots;
             if (best_h == 0) {
                 st = pyr_fail(st != PYR_OK ? st : PYR_ERR_BUDGET, "%s", first_error);
                 goto fail;
@@ -770,8 +795,10 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
             h = best_h;
             modelled = 1;
             if (opt.plan_mode == PYR_PLAN_MEASURE && seen.n > 1) {
-                st = measure_best(plan, &seen, budget, &decomp, &h);
+                int ms = plan->try_slots;
+                st = measure_best(plan, &seen, budget, &decomp, &h, &ms);
                 if (st != PYR_OK) goto fail;
+                plan->try_slots = ms;
                 if (!given && device[0]) {
                     pyr_wisdom_choice_t ch;
                     memset(&ch, 0, sizeof ch);
@@ -781,6 +808,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
                     snprintf(ch.problem, sizeof ch.problem, "%s", key);
                     ch.decomp = decomp;
                     ch.height = h;
+                    ch.slots = plan->try_slots;
                     char path[PYR_PATH_MAX];
                     /* a rejected file is replaced only by calibrate; keep it as it is */
                     if (pyr_wisdom_path(path, sizeof path) == PYR_OK && have_wisdom && pyr_wisdom_put_choice(wisdom, &ch) == PYR_OK &&
@@ -881,6 +909,7 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->model = plan->model;
     s->model_form = plan->model_form;
     snprintf(s->model_source, sizeof s->model_source, "%s", plan->model_source);
+    s->try_slots = plan->resident ? (plan->options.slots ? plan->options.slots : plan->ops->default_slots) : plan->slots;
     pyr_status_t st = build(s, method, decomp, height, plan->budget);
     if (st != PYR_OK) {
         pyr_plan_destroy(&s);

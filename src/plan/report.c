@@ -77,8 +77,9 @@ static void print_model(const pyr_plan_t *plan, FILE *out)
     int overlapped = plan->model_form == PYR_MODEL_OVERLAPPED || (plan->model_form == PYR_MODEL_AUTO && plan->slots > 1);
     fprintf(out, "model        %s form, %s\n", overlapped ? "overlapped (pipeline of slots)" : "serial", plan->model_source);
     double cells = (double)pyr_problem_interior(pr) * (double)(pr->steps > 0 ? pr->steps : 1);
-    fprintf(out, "predicted    %.4g s for the run (%.4g ns per node and step: upload %.3g s, compute %.3g s, download %.3g s in sum)\n",
-            me.seconds, 1e9 * me.seconds / cells, me.upload, me.compute, me.download);
+    fprintf(out, "predicted    %.4g s for the run (%.4g ns per node and step: upload %.3g s, compute %.3g s, download %.3g s, "
+                 "band copies %.3g s in sum)\n",
+            me.seconds, 1e9 * me.seconds / cells, me.upload, me.compute, me.download, me.host);
     if (plan->resident) return;
     double triv = predict_sibling(plan, PYR_METHOD_TRIVIAL, plan->decomp, 1);
     if (triv > 0 && plan->method != PYR_METHOD_TRIVIAL)
@@ -88,8 +89,8 @@ static void print_model(const pyr_plan_t *plan, FILE *out)
     pyr_decomp_t ds[2];
     int nd = 1;
     ds[0] = plan->decomp;
-    if (pr->dims == 2) {
-        ds[0] = PYR_DECOMP_STRIPS;
+    if (pr->dims >= 2) {
+        ds[0] = pr->dims == 2 ? PYR_DECOMP_STRIPS : PYR_DECOMP_SLABS;
         ds[1] = PYR_DECOMP_BLOCKS;
         nd = 2;
     }

@@ -256,8 +256,10 @@ pyr_status_t pyr_wisdom_to_text(const pyr_wisdom_t *w, char **text)
     }
     for (int i = 0; i < w->nchoices; i++) {
         const pyr_wisdom_choice_t *c = &w->choices[i];
-        put(&b, "choice\t%s\t%s\t%s\t%s\t%s\t%lld\n", backend_word(c->backend), c->device, c->version, c->problem,
+        put(&b, "choice\t%s\t%s\t%s\t%s\t%s\t%lld", backend_word(c->backend), c->device, c->version, c->problem,
             pyr_decomp_name(c->decomp), (long long)c->height);
+        if (c->slots > 0) put(&b, "\tslots=%d", c->slots);
+        put(&b, "\n");
     }
     if (b.failed) {
         free(b.s);
@@ -347,8 +349,15 @@ static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
 static int parse_choice(char **f, int n, pyr_wisdom_choice_t *c)
 {
     static const char *const decomps[] = {"auto", "segments", "strips", "blocks", "slabs"};
-    if (n != 7) return 0;
+    if (n != 7 && n != 8) return 0;
     memset(c, 0, sizeof *c);
+    if (n == 8) {
+        char *end;
+        if (strncmp(f[7], "slots=", 6)) return 0;
+        long sl = strtol(f[7] + 6, &end, 10);
+        if (end == f[7] + 6 || *end || sl < 1 || sl > 64) return 0;
+        c->slots = (int)sl;
+    }
     if (!parse_backend(f[1], &c->backend) || !copy_key(c->device, sizeof c->device, f[2]) ||
         !copy_key(c->version, sizeof c->version, f[3]) || !copy_key(c->problem, sizeof c->problem, f[4]))
         return 0;

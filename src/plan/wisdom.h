@@ -11,7 +11,7 @@
  *     constants<TAB>cpu|cuda<TAB><device><TAB><version><TAB>float|double<TAB><dims><TAB>
  *         up=..<TAB>down=..<TAB>up_both=..<TAB>down_both=..<TAB>row=..<TAB>call=..<TAB>launch=..<TAB>host=..<TAB>
  *         compute=<c1>,<c2>,...   (one value per entry of pyr_model_layers)
- *     choice<TAB>cpu|cuda<TAB><device><TAB><version><TAB><problem key><TAB><decomposition><TAB><height>
+ *     choice<TAB>cpu|cuda<TAB><device><TAB><version><TAB><problem key><TAB><decomposition><TAB><height>[<TAB>slots=<n>]
  *     checksum<TAB><FNV-1a 64 of every byte before this line, 16 hex digits>
  *
  * (a constants record is one line).  A file whose first line, version,
@@ -44,6 +44,7 @@ typedef struct {
     char problem[PYR_WISDOM_KEY]; /* see pyr_wisdom_problem_key */
     pyr_decomp_t decomp;
     int64_t height;
+    int slots; /* 0: the backend's default (records written before slots were chosen) */
 } pyr_wisdom_choice_t;
 
 typedef struct {

@@ -190,7 +190,10 @@ static pyr_status_t cpu_host_alloc(void *ctx, size_t bytes, void **ptr) { return
 const pyr_backend_ops_t pyr_backend_cpu = {
     .name = "cpu",
     .kind = PYR_BACKEND_CPU,
-    .slots = 1,
+    /* Operations run to completion, so one slot is all the CPU needs; more
+     * (run.slots) exercise the executor's multi-slot paths in the tests. */
+    .slots = 3,
+    .default_slots = 1,
     .pitch_align_bytes = 0,
     .xpad_align_bytes = 0,
     .pitch_skew_bytes = 64,

@@ -608,6 +608,7 @@ static pyr_backend_ops_t make_ops(void)
     o.name = "cuda";
     o.kind = PYR_BACKEND_CUDA;
     o.slots = SLOTS;
+    o.default_slots = SLOTS;
     o.pitch_align_bytes = 128; /* rows start 16-byte aligned for vector loads (and on cache lines) */
     o.xpad_align_bytes = 0;
     o.create = cuda_create;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One device session's batch: build, GPU tests, the heat benchmark (issue 4)
+# and the model sweeps (issue 5), with every log under OUT and one tarball of
+# them (the device tool returns few files).  Each step has its own time limit
+# so the whole stays within one device call (10 minutes).
+#   bash bench/device-round.sh OUT [steps...]   steps: test bench3 bench2 sweep memcheck (default: all but memcheck)
+set -uo pipefail
+out=${1:?usage: device-round.sh OUT [test] [bench3] [bench2] [sweep] [memcheck]}
+shift
+steps=${*:-test bench3 bench2 sweep}
+mkdir -p "$out/logs"
+log=$out/logs
+start=$(date +%s)
+stamp() { echo "[$(($(date +%s) - start)) s] $*"; }
+has() { [[ " $steps " == *" $1 "* ]]; }
+
+nvidia-smi > "$log/nvidia-smi.txt" 2>&1
+stamp build
+if ! bash bench/device-build.sh build-dev > "$log/build.txt" 2>&1; then
+  stamp "build failed"; tail -30 "$log/build.txt"
+  tar -C "$out" -czf "$out/logs.tgz" logs; exit 1
+fi
+root=$PWD/.deps/root
+[ -d "$root" ] && export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+
+if has test; then
+  stamp "gpu tests"
+  timeout 240 ctest --test-dir build-dev -L gpu --output-on-failure -j2 > "$log/ctest_gpu.txt" 2>&1
+  tail -15 "$log/ctest_gpu.txt"
+fi
+if has memcheck; then
+  stamp memcheck
+  for t in test_cuda_small; do
+    timeout 120 compute-sanitizer --tool memcheck build-dev/tests/$t > "$log/memcheck_$t.txt" 2>&1; tail -2 "$log/memcheck_$t.txt"
+    timeout 120 compute-sanitizer --tool racecheck build-dev/tests/$t > "$log/racecheck_$t.txt" 2>&1; tail -2 "$log/racecheck_$t.txt"
+  done
+fi
+if has bench3; then
+  stamp "bench 3D"
+  timeout ${BENCH3_LIMIT:-150} build-dev/bench/bench_heat --cases 3f --steps ${BENCH3_STEPS:-192} --decomp ${BENCH3_DECOMP:-blocks} \
+    --heights3 ${BENCH3_HEIGHTS:-24,32,48,64} --slots ${BENCH3_SLOTS:-2,3} > "$log/bench_3f.txt" 2>&1
+  cat "$log/bench_3f.txt"
+fi
+if has bench2; then
+  stamp "bench 2D"
+  timeout ${BENCH2_LIMIT:-120} build-dev/bench/bench_heat --cases 2f --steps 1000 --heights 64,128,256 > "$log/bench_2f.txt" 2>&1
+  cat "$log/bench_2f.txt"
+  timeout ${BENCH2_LIMIT:-120} build-dev/bench/bench_heat --cases 2d --steps 500 --heights 64,128,256 > "$log/bench_2d.txt" 2>&1
+  cat "$log/bench_2d.txt"
+fi
+if has sweep; then
+  stamp sweep
+  bash bench/sweep_gpu.sh build-dev "$out/sweep" > "$log/sweep.txt" 2>&1
+  tail -12 "$log/sweep.txt"
+  cp -r "$out/sweep" "$log/"
+fi
+stamp done
+tar -C "$out" -czf "$out/logs.tgz" logs
