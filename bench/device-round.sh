@@ -23,6 +23,13 @@ fi
 root=$PWD/.deps/root
 [ -d "$root" ] && export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
+# one calibration for the benchmarks' automatic choices, kept with the logs
+export PYRGRID_WISDOM=$log/wisdom
+if has bench3 || has bench2; then
+  stamp calibrate
+  timeout 90 build-dev/pyrgrid calibrate --backend cuda --precision all --dims 2,3 > "$log/calibrate.txt" 2>&1
+  tail -3 "$log/calibrate.txt"
+fi
 if has test; then
   stamp "gpu tests"
   timeout 240 ctest --test-dir build-dev -L gpu --output-on-failure -j2 > "$log/ctest_gpu.txt" 2>&1
