@@ -3,7 +3,11 @@
 # and the model sweeps (issue 5), with every log under OUT and one tarball of
 # them (the device tool returns few files).  Each step has its own time limit
 # so the whole stays within one device call (10 minutes).
-#   bash bench/device-round.sh OUT [steps...]   steps: test bench3 bench2 sweep memcheck (default: all but memcheck)
+#   bash bench/device-round.sh OUT [steps...]
+# steps: test (all GPU tests), prop (the CUDA property test alone, PROP_CASES
+# cases), lgs (the solver's GPU test, also from a build without -march=native),
+# stages (bench_stages: stage times vs the model), bench3, bench2, sweep,
+# memcheck.  Default: test bench3 bench2 sweep.
 set -uo pipefail
 out=${1:?usage: device-round.sh OUT [test] [bench3] [bench2] [sweep] [memcheck]}
 shift
@@ -25,10 +29,33 @@ root=$PWD/.deps/root
 
 # one calibration for the benchmarks' automatic choices, kept with the logs
 export PYRGRID_WISDOM=$log/wisdom
-if has bench3 || has bench2; then
+if has bench3 || has bench2 || has stages; then
   stamp calibrate
   timeout 90 build-dev/pyrgrid calibrate --backend cuda --precision all --dims 2,3 > "$log/calibrate.txt" 2>&1
   tail -3 "$log/calibrate.txt"
+fi
+if has prop; then
+  stamp "cuda property test (${PROP_CASES:-60} cases)"
+  timeout ${PROP_LIMIT:-150} build-dev/tests/test_cuda_property ${PROP_CASES:-60} 1 > "$log/prop.txt" 2>&1; echo "rc=$?" >> "$log/prop.txt"
+  tail -3 "$log/prop.txt"
+fi
+if has lgs; then
+  stamp "lgs gpu test"
+  timeout 60 build-dev/tests/test_lgs_gpu > "$log/lgs_native.txt" 2>&1; echo "rc=$?" >> "$log/lgs_native.txt"; tail -4 "$log/lgs_native.txt"
+  cmake -S . -B build-nn -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPYR_NATIVE=OFF -DPYR_BUILD_BENCH=OFF > "$log/build_nn.txt" 2>&1 &&
+    cmake --build build-nn -j"$(nproc)" --target test_lgs_gpu >> "$log/build_nn.txt" 2>&1
+  timeout 60 build-nn/tests/test_lgs_gpu > "$log/lgs_nonnative.txt" 2>&1; echo "rc=$?" >> "$log/lgs_nonnative.txt"; tail -4 "$log/lgs_nonnative.txt"
+  grep -m1 "model name" /proc/cpuinfo > "$log/cpu.txt"; grep -o "avx512[a-z]*" /proc/cpuinfo | sort -u | tr '\n' ' ' >> "$log/cpu.txt"
+fi
+if has stages; then
+  stamp stages
+  {
+    timeout 60 build-dev/bench/bench_stages 3 1025 float blocks 24,32,48 1024 3
+    timeout 60 build-dev/bench/bench_stages 3 1025 float slabs 1,2,4,8 2048
+    timeout 60 build-dev/bench/bench_stages 2 32769 float strips 16,64,128 512
+    timeout 60 build-dev/bench/bench_stages 2 32769 float blocks 16,32,64 512
+  } > "$log/stages.txt" 2>&1
+  cat "$log/stages.txt"
 fi
 if has test; then
   stamp "gpu tests"

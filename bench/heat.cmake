@@ -2,3 +2,10 @@
 add_executable(bench_heat bench_heat.c)
 target_link_libraries(bench_heat PRIVATE pyrgrid)
 target_compile_definitions(bench_heat PRIVATE _POSIX_C_SOURCE=200809L)
+# bench_stages: a pyramid pass's upload/compute/download alone and overlapped, next to the model (CUDA only).
+if(PYR_HAVE_CUDA)
+  add_executable(bench_stages bench_stages.c)
+  target_link_libraries(bench_stages PRIVATE pyrgrid)
+  target_include_directories(bench_stages PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(bench_stages PRIVATE _POSIX_C_SOURCE=200809L)
+endif()

@@ -51,10 +51,15 @@ static void compare_backends(const pyr_lgs_system_t *sys, const char *what)
             CHECK(diff == 0, "%s %lldx%lld variant %d, %lld iterations: %zu values differ (first [%zu, %zu]: cpu %.17g, "
                   "cuda %.17g)", what, (long long)sys->n, (long long)sys->m, variant, (long long)iters[t], diff,
                   first / (size_t)sys->m, first % (size_t)sys->m, yc[first], yg[first]);
-            CHECK(rc->history_len == rg->history_len &&
-                      !memcmp(rc->history_residual, rg->history_residual, (size_t)rc->history_len * sizeof(double)),
-                  "%s: residual histories differ (final cpu %.17g, cuda %.17g)", what, rc->rel_residual,
-                  rg->rel_residual);
+            int64_t hd = -1;
+            for (int64_t q = 0; q < rc->history_len && q < rg->history_len && hd < 0; q++)
+                if (memcmp(&rc->history_residual[q], &rg->history_residual[q], sizeof(double))) hd = q;
+            CHECK(rc->history_len == rg->history_len && hd < 0,
+                  "%s %lldx%lld variant %d, %lld iterations: residual histories differ (lengths %lld, %lld; first "
+                  "difference at entry %lld: cpu %a, cuda %a)",
+                  what, (long long)sys->n, (long long)sys->m, variant, (long long)iters[t], (long long)rc->history_len,
+                  (long long)rg->history_len, (long long)hd, hd >= 0 ? rc->history_residual[hd] : 0.0,
+                  hd >= 0 ? rg->history_residual[hd] : 0.0);
             pyr_lgs_result_destroy(&rc);
             pyr_lgs_result_destroy(&rg);
         }

@@ -1,0 +1,146 @@
+/* Where the time of a pyramid pass goes on the GPU, against the model: the
+ * pass run with its slots in flight, then again with every operation alone
+ * (the CUDA backend's serial mode), next to the model's stage sums and its
+ * prediction of the overlapped pass.  Run it to see which stage the model
+ * gets wrong, or how far the pipeline is from its slowest engine.
+ *
+ *   bench_stages DIMS N PRECISION DECOMP HEIGHTS BUDGET_MIB [SLOTS] [PASSES]
+ *   e.g. bench_stages 3 1025 float blocks 24,32,48 1024 3
+ *
+ * N nodes per axis; HEIGHTS a comma list; SLOTS 0 = auto; PASSES (default
+ * 4) per run, the first one untimed.  Constants from the wisdom file
+ * (PYRGRID_WISDOM), else the defaults. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/cuda/cuda_api.h"
+#include "plan/model.h"
+#include "pyrgrid.h"
+
+typedef struct {
+    double t_first, t_last;
+    int calls;
+    pyr_cuda_stats_t at_first, at_last;
+} pass_clock_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int on_progress(void *user, int64_t done, int64_t total)
+{
+    (void)done;
+    (void)total;
+    pass_clock_t *c = user;
+    double t = now_s();
+    if (c->calls++ == 0) {
+        c->t_first = t;
+        pyr_cuda_get_stats(&c->at_first);
+    }
+    c->t_last = t;
+    pyr_cuda_get_stats(&c->at_last);
+    return 0;
+}
+
+static pyr_status_t timed_run(pyr_plan_t *plan, pyr_field_t *f, int serial, pass_clock_t *c)
+{
+    memset(c, 0, sizeof *c);
+    pyr_cuda_set_serial(serial);
+    pyr_hooks_t hooks = {on_progress, NULL, c};
+    pyr_status_t st = pyr_execute(plan, f, &hooks, NULL);
+    pyr_cuda_set_serial(0);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: %s DIMS N float|double strips|blocks|slabs|segments HEIGHTS BUDGET_MIB [SLOTS] [PASSES]\n", argv[0]);
+        return 2;
+    }
+    if (pyr_gpu_count() == 0) {
+        printf("no usable GPU\n");
+        return 77;
+    }
+    int dims = atoi(argv[1]);
+    int64_t n = atoll(argv[2]);
+    pyr_precision_t prec = !strcmp(argv[3], "double") ? PYR_DOUBLE : PYR_FLOAT;
+    const char *dn = argv[4];
+    pyr_decomp_t decomp = !strcmp(dn, "strips")     ? PYR_DECOMP_STRIPS
+                          : !strcmp(dn, "slabs")    ? PYR_DECOMP_SLABS
+                          : !strcmp(dn, "segments") ? PYR_DECOMP_SEGMENTS
+                                                    : PYR_DECOMP_BLOCKS;
+    uint64_t budget = (uint64_t)atoll(argv[6]) << 20;
+    int slots = argc > 7 ? atoi(argv[7]) : 0;
+    int passes = argc > 8 ? atoi(argv[8]) : 4;
+    if (passes < 2) passes = 2;
+
+    pyr_problem_t p;
+    pyr_problem_default(&p);
+    p.dims = dims;
+    for (int a = 0; a < 3; a++) p.n[a] = a < dims ? n : 1;
+    p.precision = prec;
+    p.init = PYR_INIT_RANDOM;
+    double h0 = 1.0 / (double)(n - 1);
+    p.dt = 0.4 * h0 * h0 / dims;
+    p.steps = 1;
+    pyr_field_t *f = NULL;
+    if (pyr_field_create(&p, &f) != PYR_OK || pyr_field_init(f, &p) != PYR_OK) {
+        fprintf(stderr, "%s\n", pyr_last_error());
+        return 1;
+    }
+    printf("%dD %s %lld nodes per axis, %s, budget %s MiB, %d passes per run (first untimed); times per pass in ms\n", dims,
+           argv[3], (long long)n, dn, argv[6], passes);
+    printf("%6s %5s %9s | %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s | %9s %9s\n", "height", "slots", "pieces", "up", "copy", "comp",
+           "down", "pass", "m.up", "m.comp", "m.down", "m.host", "m.pass", "G/s meas", "G/s model");
+    char list[256];
+    snprintf(list, sizeof list, "%s", argv[5]);
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        int64_t h = atoll(tok);
+        p.steps = (int64_t)passes * h;
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CUDA;
+        o.method = PYR_METHOD_PYRAMID;
+        o.decomposition = decomp;
+        o.height = h;
+        o.memory = budget;
+        o.slots = slots;
+        pyr_plan_t *plan = NULL;
+        if (pyr_plan_create(&p, &o, &plan) != PYR_OK) {
+            printf("%6lld  %s\n", (long long)h, pyr_last_error());
+            continue;
+        }
+        pyr_plan_info_t info;
+        pyr_plan_get_info(plan, &info);
+        pass_clock_t ov, se;
+        pyr_status_t st = timed_run(plan, f, 0, &ov);
+        if (st == PYR_OK) st = timed_run(plan, f, 1, &se);
+        pyr_model_prediction_t pr;
+        if (st == PYR_OK) st = pyr_model_predict_pass(plan, pyr_plan_model(plan), pyr_plan_model_form(plan), h, &pr);
+        if (st != PYR_OK) {
+            printf("%6lld  failed: %s\n", (long long)h, pyr_last_error());
+            pyr_plan_destroy(&plan);
+            continue;
+        }
+        double k = 1e3 / (double)(passes - 1);
+        double up = (se.at_last.upload_s - se.at_first.upload_s) * k, cp = (se.at_last.copy_s - se.at_first.copy_s) * k;
+        double comp = (se.at_last.compute_s - se.at_first.compute_s) * k, down = (se.at_last.download_s - se.at_first.download_s) * k;
+        double pass = (ov.t_last - ov.t_first) * k;
+        double cells = (double)pyr_problem_interior(&p) * (double)h;
+        char pieces[32];
+        snprintf(pieces, sizeof pieces, "%lldx%lldx%lld", (long long)info.pieces[0], (long long)info.pieces[1], (long long)info.pieces[2]);
+        printf("%6lld %5d %9s | %8.2f %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f %8.2f %8.2f | %9.1f %9.1f\n", (long long)h, info.slots,
+               pieces, up, cp, comp, down, pass, pr.upload * 1e3, pr.compute * 1e3, pr.download * 1e3, pr.host * 1e3, pr.seconds * 1e3,
+               cells / (pass * 1e-3) * 1e-9, cells / pr.seconds * 1e-9);
+        fflush(stdout);
+        pyr_plan_destroy(&plan);
+    }
+    pyr_field_destroy(&f);
+    return 0;
+}
