@@ -5,7 +5,7 @@
 # so the whole stays within one device call (10 minutes).
 #   bash bench/device-round.sh OUT [steps...]
 # steps: test (all GPU tests), prop (the CUDA property test alone, PROP_CASES
-# cases), lgs (the solver's GPU test, also from a build without -march=native),
+# cases), lgs (the solver's GPU test, alone and while the GPU is busy),
 # stages (bench_stages: stage times vs the model), bench3, bench2, sweep,
 # memcheck.  Default: test bench3 bench2 sweep.
 set -uo pipefail
@@ -42,9 +42,11 @@ fi
 if has lgs; then
   stamp "lgs gpu test"
   timeout 60 build-dev/tests/test_lgs_gpu > "$log/lgs_native.txt" 2>&1; echo "rc=$?" >> "$log/lgs_native.txt"; tail -4 "$log/lgs_native.txt"
-  cmake -S . -B build-nn -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPYR_NATIVE=OFF -DPYR_BUILD_BENCH=OFF > "$log/build_nn.txt" 2>&1 &&
-    cmake --build build-nn -j"$(nproc)" --target test_lgs_gpu >> "$log/build_nn.txt" 2>&1
-  timeout 60 build-nn/tests/test_lgs_gpu > "$log/lgs_nonnative.txt" 2>&1; echo "rc=$?" >> "$log/lgs_nonnative.txt"; tail -4 "$log/lgs_nonnative.txt"
+  # again while another process loads the GPU (the timing under which a race once showed)
+  build-dev/bench/bench_heat --cases 3f --scale 2 --steps 400 --methods naive > /dev/null 2>&1 &
+  sleep 1
+  timeout 60 build-dev/tests/test_lgs_gpu > "$log/lgs_loaded.txt" 2>&1; echo "rc=$?" >> "$log/lgs_loaded.txt"; tail -4 "$log/lgs_loaded.txt"
+  wait
   grep -m1 "model name" /proc/cpuinfo > "$log/cpu.txt"; grep -o "avx512[a-z]*" /proc/cpuinfo | sort -u | tr '\n' ' ' >> "$log/cpu.txt"
 fi
 if has stages; then

@@ -344,6 +344,11 @@ static pyr_status_t create_inner(pyr_lgs_cuda_t *c, const pyr_lgs_prep_t *prep, 
                 host[(size_t)i * (size_t)mp + (size_t)pyr_lgs_interleave(k, prep->j)] = from[(size_t)i * (size_t)mp + (size_t)k];
         CU_TRY(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
     }
+    /* A cudaMemcpy from pageable memory may return before its DMA has landed,
+     * and the solver's stream is non-blocking (it does not wait for the legacy
+     * stream): without this the first residual could read y mid-copy - seen
+     * as a differing first history entry when another process loaded the GPU. */
+    CU_TRY(cudaDeviceSynchronize());
     if (!c->p.use_smem) PYR_TRY(device_alloc(&c->p.scratch, rows_color * row_bytes, total, prep));
     PYR_TRY(device_alloc(&c->p.rows, (size_t)n * sizeof(double), total, prep));
     c->p.alpha = c->arrays[0];
