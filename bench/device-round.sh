@@ -53,8 +53,8 @@ if has stages; then
   stamp stages
   {
     timeout 60 build-dev/bench/bench_stages 3 1025 float blocks 24,32,48 1024 3
-    timeout 60 build-dev/bench/bench_stages 3 1025 float slabs 1,2,4,8 2048
-    timeout 60 build-dev/bench/bench_stages 2 32769 float strips 16,64,128 512
+    [ -n "${STAGES_ALL:-}" ] && timeout 60 build-dev/bench/bench_stages 3 1025 float slabs 1,2,4,8 2048
+    [ -n "${STAGES_ALL:-}" ] && timeout 60 build-dev/bench/bench_stages 2 32769 float strips 16,64,128 512
     timeout 60 build-dev/bench/bench_stages 2 32769 float blocks 16,32,64 512
   } > "$log/stages.txt" 2>&1
   cat "$log/stages.txt"

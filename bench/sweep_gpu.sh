@@ -72,5 +72,9 @@ echo "== sweep 3D float 1024^3 slabs, budget 2 GiB"
 timeout 120 "$pyrgrid" sweep "$out/heat3d_1k.ini" --decomposition slabs --heights $heights3d --passes 3 \
     --csv "$out/sweep_3d_1k_slabs.csv" --png "$out/sweep_3d_1k_slabs.png" | tee "$out/sweep_3d_1k_slabs.txt"
 
+echo "== sweep 3D float 1024^3 cubes (blocks), budget 1 GiB (1/4), for information"
+timeout 120 "$pyrgrid" sweep "$out/heat3d_1k.ini" --set run.memory=1GiB --decomposition blocks --heights 8,16,24,32,48,64 --passes 3 \
+    --csv "$out/sweep_3d_1k_cubes.csv" --png "$out/sweep_3d_1k_cubes.png" | tee "$out/sweep_3d_1k_cubes.txt"
+
 echo "== summary ($(($(date +%s) - start)) s)"
 grep -h -E "emax|overall" "$out"/sweep_*.txt

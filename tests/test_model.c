@@ -256,6 +256,8 @@ static void test_wisdom(const char *dir)
     CHECK(pyr_model_constants_valid(&rec.k), "calibration gave invalid constants");
     CHECK(rec.k.compute[0] > 1e-12 && rec.k.compute[0] < 1e-6 && rec.k.up > 1e-13 && rec.k.up < 1e-6,
           "implausible constants: compute %.3g s, up %.3g s per value", rec.k.compute[0], rec.k.up);
+    CHECK(rec.k.up_strided > 1e-13 && rec.k.up_strided < 1e-6 && rec.k.down_strided > 1e-13 && rec.k.down_strided < 1e-6,
+          "part-row transfer costs not measured: up %.3g, down %.3g s per value", rec.k.up_strided, rec.k.down_strided);
     rec.backend = PYR_BACKEND_CPU;
     rec.precision = PYR_FLOAT;
     rec.dims = 2;

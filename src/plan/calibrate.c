@@ -93,26 +93,37 @@ static pyr_status_t time_transfer(cal_t *c, const pyr_box_t *box, int up, int ba
     return PYR_OK;
 }
 
-/* Per-value and per-row costs of one direction, and the per-call cost. */
-static pyr_status_t measure_direction(cal_t *c, int up, double call, double *per_value, double *per_row)
+/* Costs of one direction: per value of whole rows (one contiguous run, as
+ * strips and slabs move), per value and per row of part rows (row by row,
+ * as blocks and cubes move: the host rows are the grid's, wider than the
+ * box).  The host region's rows are the piece's width, so the full box is
+ * contiguous and the half and narrow boxes are strided. */
+static pyr_status_t measure_direction(cal_t *c, int up, double call, double *per_value, double *per_value_strided, double *per_row)
 {
     pyr_box_t full = piece_box(c);
     double tf;
     PYR_TRY(time_transfer(c, &full, up, 1, &tf));
     double vf = (double)pyr_box_volume(&full), rows = (double)(c->ext[1] * c->ext[2]);
     *per_row = 0;
+    *per_value_strided = 0;
     if (rows > 1 && c->ext[0] > 64) {
-        pyr_box_t narrow = full;
-        narrow.hi[0] = 16;
-        double tn;
+        pyr_box_t narrow = full, half = full;
+        narrow.hi[0] = narrow.lo[0] + 16;
+        half.hi[0] = half.lo[0] + c->ext[0] / 2;
+        double tn, th;
         PYR_TRY(time_transfer(c, &narrow, up, 1, &tn));
-        double vn = (double)pyr_box_volume(&narrow);
-        double v = (tf - tn) / (vf - vn);
-        double row = (tn - call - vn * (v > 0 ? v : 0)) / rows;
+        PYR_TRY(time_transfer(c, &half, up, 1, &th));
+        double vn = (double)pyr_box_volume(&narrow), vh = (double)pyr_box_volume(&half);
+        double vs = (th - tn) / (vh - vn);
+        if (!(vs > 0)) vs = th / vh;
+        double row = (tn - call - vn * vs) / rows;
         *per_row = row > 0 ? row : 0;
+        double s = (th - call - rows * *per_row) / vh;
+        *per_value_strided = s > 0 ? s : th / vh;
     }
     double v = (tf - call - rows * *per_row) / vf;
     *per_value = v > 0 ? v : tf / vf;
+    if (*per_value_strided == 0) *per_value_strided = *per_value;
     return PYR_OK;
 }
 
@@ -229,9 +240,9 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     for (int a = 0; a < 3; a++) one.hi[a] = one.lo[a] + 1;
     PYR_TRY(time_transfer(c, &one, 1, 64, &k->call));
 
-    PYR_TRY(measure_direction(c, 1, k->call, &k->up, &k->row));
+    PYR_TRY(measure_direction(c, 1, k->call, &k->up, &k->up_strided, &k->row));
     double row_down;
-    PYR_TRY(measure_direction(c, 0, k->call, &k->down, &row_down));
+    PYR_TRY(measure_direction(c, 0, k->call, &k->down, &k->down_strided, &row_down));
     k->row = 0.5 * (k->row + row_down);
 
     /* Both directions at once (backends that overlap slots). */

@@ -20,6 +20,8 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.call = 5e-6;
         k.launch = 4e-6;
         k.host = elem / 5e9;
+        k.up_strided = elem / 45e9;
+        k.down_strided = elem / 35e9;
         double one = dims == 3 ? 120e9 : dims == 2 ? 385e9 : 200e9;
         double fused = dims == 3 ? 150e9 : dims == 2 ? 700e9 : 200e9;
         double scale = precision == PYR_DOUBLE ? 2.0 : 1.0;
@@ -34,6 +36,7 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.call = 1e-6;
         k.launch = 3e-6;
         k.host = elem / 4e9;
+        k.up_strided = k.down_strided = elem / 3e9;
         double rate = dims == 3 ? 0.7e9 : dims == 2 ? 1.0e9 : 1.5e9;
         if (precision == PYR_FLOAT) rate *= 1.6;
         for (int i = 0; i < PYR_MODEL_NLAYERS; i++) k.compute[i] = 1.0 / rate;
@@ -58,7 +61,8 @@ static int ok_nonneg(double x) { return isfinite(x) && x >= 0 && x < 1.0; }
 int pyr_model_constants_valid(const pyr_model_constants_t *k)
 {
     if (!ok_nonneg(k->up) || !ok_nonneg(k->down) || !ok_nonneg(k->up_both) || !ok_nonneg(k->down_both) || !ok_nonneg(k->row) ||
-        !ok_nonneg(k->call) || !ok_nonneg(k->launch) || !ok_nonneg(k->host))
+        !ok_nonneg(k->call) || !ok_nonneg(k->launch) || !ok_nonneg(k->host) || !ok_nonneg(k->up_strided) ||
+        !ok_nonneg(k->down_strided))
         return 0;
     for (int i = 0; i < PYR_MODEL_NLAYERS; i++)
         if (!ok_nonneg(k->compute[i]) || k->compute[i] <= 0) return 0;
@@ -82,6 +86,16 @@ static int64_t rows_of(const pyr_box_t *b)
     return pyr_box_empty(b) ? 0 : pyr_box_extent(b, 1) * pyr_box_extent(b, 2);
 }
 
+/* Seconds per value moved between the grid (rows of nx values) and the
+ * device for a box: one contiguous run when the box spans whole rows, else
+ * a row-by-row (strided) copy. */
+static double per_value(const pyr_model_constants_t *k, const pyr_box_t *b, int64_t nx, int up)
+{
+    int strided = !pyr_box_empty(b) && pyr_box_extent(b, 0) < nx && (pyr_box_extent(b, 1) > 1 || pyr_box_extent(b, 2) > 1);
+    double s = up ? k->up_strided : k->down_strided, c = up ? k->up : k->down;
+    return strided && s > 0 ? s : c;
+}
+
 /* Stage times of every task of a pass of height h. */
 static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, stage_t *st, pyr_model_prediction_t *sum)
 {
@@ -95,7 +109,7 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         pyr_task_t task;
         pyr_plan_task(plan, t, h, &task);
         double up = (double)pyr_box_volume(&task.upload);
-        double u = k->call + k->up * up + k->row * (double)rows_of(&task.upload);
+        double u = k->call + per_value(k, &task.upload, p->n[0], 1) * up + k->row * (double)rows_of(&task.upload);
 
         int copies = unsplit_faces;
         for (int a = 0; a < p->dims; a++) {
@@ -115,7 +129,7 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
         double d = 0, hc = 0;
         if (!pyr_box_empty(&main_box))
-            d += k->call + k->down * (double)pyr_box_volume(&main_box) + k->row * (double)rows_of(&main_box);
+            d += k->call + per_value(k, &main_box, p->n[0], 0) * (double)pyr_box_volume(&main_box) + k->row * (double)rows_of(&main_box);
         for (int b = 0; b < nb; b++) {
             double v = (double)pyr_box_volume(&bands[b]);
             d += k->call + k->down * v + k->row * (double)rows_of(&bands[b]);
@@ -258,8 +272,8 @@ pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants
     if (plan->resident && first_step == 0 && p->steps > 0) {
         /* one upload of the grid, one download of the interior */
         pyr_box_t g = pyr_plan_grid(plan), in = pyr_plan_interior(plan);
-        double u = k->call + k->up * (double)pyr_box_volume(&g) + k->row * (double)rows_of(&g);
-        double d = k->call + k->down * (double)pyr_box_volume(&in) + k->row * (double)rows_of(&in);
+        double u = k->call + per_value(k, &g, p->n[0], 1) * (double)pyr_box_volume(&g) + k->row * (double)rows_of(&g);
+        double d = k->call + per_value(k, &in, p->n[0], 0) * (double)pyr_box_volume(&in) + k->row * (double)rows_of(&in);
         out->upload += u;
         out->download += d;
         out->seconds += u + d;

@@ -40,6 +40,9 @@ typedef struct {
     double call;               /* s per transfer or device-copy operation issued */
     double launch;             /* s per layer of a compute call (kernel launch / parallel region) */
     double host;               /* s per value copied host to host (held-back bands) */
+    double up_strided, down_strided; /* s per value when the box's rows are only part of the host
+                                        array's rows (blocks, cubes: one DMA per row, not one run);
+                                        0 = as contiguous (constants from before these were measured) */
     double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
 } pyr_model_constants_t;
 
