@@ -88,5 +88,25 @@ expect_error unwritable "output.field" run "$src/examples/heat2d.ini" --set outp
 printf '[grid]\ndims = 2\nnx = 33\n[scheem]\nsteps = 3\n' > typo.ini
 expect_error section-typo "did you mean \[scheme\]" run typo.ini
 
+# The model's commands: calibrate into a wisdom file of our own, plan with it,
+# sweep heights (CSV and plot), replot the CSV; bad uses fail cleanly.
+export PYRGRID_WISDOM=$work/wisdom
+out=$("$bin" calibrate --backend cpu --precision float --dims 2 --effort 0.3 2>&1)
+[ $? -eq 0 ] && [ -s wisdom ] && ok || bad "calibrate: $out"
+small=(--set grid.nx=257 --set grid.ny=257 --set scheme.precision=float --set scheme.dt=1e-6 --set run.backend=cpu --set run.method=pyramid --set run.memory=256K)
+out=$("$bin" plan "$src/examples/heat2d.ini" "${small[@]}" 2>&1)
+echo "$out" | grep -q "calibrated" && echo "$out" | grep -q "predicted run time by height" && ok || bad "plan with wisdom: $out"
+out=$("$bin" sweep "$src/examples/heat2d.ini" "${small[@]}" --heights 1,2,4 --passes 2 --csv s.csv --png s.png 2>&1)
+[ $? -eq 0 ] && ok || bad "sweep: $out"
+echo "$out" | grep -q "emax = " && ok || bad "sweep prints no accuracy: $out"
+[ "$(head -1 s.csv)" = "backend,decomposition,height,steps,timed_steps,measured_s,predicted_s,measured_ns_per_node,predicted_ns_per_node,rel_error,auto" ] && [ "$(wc -l < s.csv)" -ge 7 ] && ok || bad "sweep CSV: $(cat s.csv)"
+head -c 8 s.png | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" && ok || bad "sweep plot is not a PNG"
+"$bin" sweep --replot s.csv --png r.png >/dev/null 2>&1 && head -c 8 r.png | od -An -tx1 | grep -q "89 50 4e 47" && ok || bad "replot"
+msg=$("$bin" sweep --replot typo.ini --png bad.png 2>&1); rc=$?
+[ $rc -ne 0 ] && echo "$msg" | grep -q "not a sweep CSV" && [ ! -e bad.png ] && ok || bad "replot of a non-CSV: rc $rc, '$msg'"
+msg=$("$bin" sweep "$src/examples/heat2d.ini" --heights 0:4 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$msg" | grep -q "use a list of heights" && ok || bad "sweep --heights 0:4: rc $rc, '$msg'"
+unset PYRGRID_WISDOM
+
 echo "$pass passed, $fails failed"
 [ $fails -eq 0 ]

@@ -1,5 +1,6 @@
 /* pyrgrid calibrate / pyrgrid sweep: the performance model's constants, and
  * measured-versus-predicted sweeps over the pyramid height. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "core/error.h"
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/plot.h"
@@ -311,18 +313,152 @@ typedef struct {
     int is_auto;
 } sweep_row_t;
 
+/* Time per node-step against height, measured and predicted, one pair of
+ * curves per decomposition (the paper's Figures 4-5). */
+static pyr_status_t plot_rows(const char *png, const char *title, const sweep_row_t *rows, int nrows, const pyr_decomp_t *ds, int nd)
+{
+    pyr_plot_series_t series[4];
+    double *xy = malloc((size_t)(4 * nd * nrows + 4) * sizeof *xy);
+    char labels[4][64];
+    int ns = 0;
+    if (!xy) return pyr_fail(PYR_ERR_NOMEM, "out of host memory plotting");
+    double *cur = xy;
+    double hmin = INFINITY, hmax = 0;
+    for (int di = 0; di < nd && di < 2; di++) {
+        for (int kind = 0; kind < 2; kind++) {
+            double *x = cur, *y = cur + nrows;
+            int n = 0;
+            /* rows of one decomposition in height order */
+            for (int pass = 0; pass < nrows; pass++) {
+                int pick = -1;
+                for (int r = 0; r < nrows; r++) {
+                    if (rows[r].decomp != ds[di]) continue;
+                    if (n > 0 && rows[r].height <= x[n - 1]) continue;
+                    if (pick < 0 || rows[r].height < rows[pick].height) pick = r;
+                }
+                if (pick < 0) break;
+                x[n] = (double)rows[pick].height;
+                y[n] = 1e9 * (kind ? rows[pick].predicted : rows[pick].measured) / rows[pick].cells;
+                if (x[n] < hmin) hmin = x[n];
+                if (x[n] > hmax) hmax = x[n];
+                n++;
+            }
+            cur += 2 * nrows;
+            snprintf(labels[ns], sizeof labels[ns], "%s, %s", pyr_decomp_name(ds[di]), kind ? "model" : "measured");
+            series[ns] = (pyr_plot_series_t){labels[ns], x, y, n, kind ? 0 : 2};
+            ns++;
+        }
+    }
+    pyr_plot_opts_t po = {.title = title, .xlabel = "pyramid height n (steps per pass)", .ylabel = "ns per node and step",
+                          .log_x = hmax >= 16 * hmin, .log_y = 1};
+    pyr_status_t st = pyr_plot_write_png(png, series, ns, &po);
+    free(xy);
+    return st;
+}
+
+/* pyrgrid sweep --replot CSV --png F: the plot of an earlier sweep from its
+ * CSV (as written by --csv). */
+static int replot(const char *csv, const char *png)
+{
+    if (!png) {
+        fprintf(stderr, "pyrgrid: error: sweep --replot %s needs --png FILE for the plot\n", csv);
+        return 2;
+    }
+    FILE *f = fopen(csv, "r");
+    if (!f) {
+        fprintf(stderr, "pyrgrid: error: --replot %s: %s\n", csv, strerror(errno));
+        return 1;
+    }
+    static const char header[] = "backend,decomposition,height,steps,timed_steps,measured_s,predicted_s,measured_ns_per_node,"
+                                 "predicted_ns_per_node,rel_error,auto";
+    char line[512], backend[32] = "";
+    int nrows = 0, cap = 0, lineno = 0, rc = 0;
+    sweep_row_t *rows = NULL;
+    pyr_decomp_t ds[2];
+    int nd = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (lineno == 1) {
+            if (strcmp(line, header)) {
+                fprintf(stderr, "pyrgrid: error: --replot %s: not a sweep CSV (its first line should be '%s')\n", csv, header);
+                rc = 1;
+                break;
+            }
+            continue;
+        }
+        if (!line[0]) continue;
+        char be[32], dn[32];
+        long long h, steps, timed;
+        double ms, ps, mn, pn, err;
+        int is_auto;
+        if (sscanf(line, "%31[^,],%31[^,],%lld,%lld,%lld,%lf,%lf,%lf,%lf,%lf,%d", be, dn, &h, &steps, &timed, &ms, &ps, &mn, &pn, &err,
+                   &is_auto) != 11 || h < 1 || !(ms > 0) || !(mn > 0)) {
+            fprintf(stderr, "pyrgrid: error: --replot %s: line %d is not a sweep row: '%s'\n", csv, lineno, line);
+            rc = 1;
+            break;
+        }
+        pyr_decomp_t d = PYR_DECOMP_AUTO;
+        static const char *const names[] = {"auto", "segments", "strips", "blocks", "slabs"};
+        for (int i = 1; i < 5; i++)
+            if (!strcmp(dn, names[i])) d = (pyr_decomp_t)i;
+        if (d == PYR_DECOMP_AUTO) {
+            fprintf(stderr, "pyrgrid: error: --replot %s: line %d: unknown decomposition '%s'\n", csv, lineno, dn);
+            rc = 1;
+            break;
+        }
+        int known = 0;
+        for (int i = 0; i < nd; i++) known |= ds[i] == d;
+        if (!known && nd < 2) ds[nd++] = d;
+        if (nrows == cap) {
+            cap = cap ? 2 * cap : 32;
+            sweep_row_t *g = realloc(rows, (size_t)cap * sizeof *g);
+            if (!g) {
+                rc = fail(NULL);
+                break;
+            }
+            rows = g;
+        }
+        sweep_row_t *w = &rows[nrows++];
+        memset(w, 0, sizeof *w);
+        w->decomp = d;
+        w->height = h;
+        w->steps = steps;
+        w->measured = ms;
+        w->predicted = ps;
+        w->cells = 1e9 * ms / mn; /* node updates timed, from the per-node figure */
+        w->is_auto = is_auto;
+        snprintf(backend, sizeof backend, "%s", be);
+    }
+    fclose(f);
+    if (rc == 0 && nrows == 0) {
+        fprintf(stderr, "pyrgrid: error: --replot %s: no rows\n", csv);
+        rc = 1;
+    }
+    if (rc == 0) {
+        char title[300];
+        const char *base = strrchr(csv, '/');
+        snprintf(title, sizeof title, "%s backend: time per node and step (%s)", backend, base ? base + 1 : csv);
+        if (plot_rows(png, title, rows, nrows, ds, nd) != PYR_OK) rc = fail("--png: ");
+        else printf("wrote %s\n", png);
+    }
+    free(rows);
+    return rc;
+}
+
 int pyr_cli_sweep(int argc, char **argv)
 {
-    const char *file = NULL, *csv = NULL, *png = NULL, *heights_spec = "1:64", *decomp_spec = NULL;
+    const char *file = NULL, *csv = NULL, *png = NULL, *heights_spec = "1:64", *decomp_spec = NULL, *replot_csv = NULL;
     int repeat = 1, passes = 3, quiet = 0;
     pyr_config_t cfg;
     pyr_config_default(&cfg);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--set") || !strcmp(a, "-s") || !strcmp(a, "--heights") || !strcmp(a, "--decomposition") ||
-            !strcmp(a, "--csv") || !strcmp(a, "--png") || !strcmp(a, "--repeat") || !strcmp(a, "--passes")) {
+            !strcmp(a, "--csv") || !strcmp(a, "--png") || !strcmp(a, "--repeat") || !strcmp(a, "--passes") || !strcmp(a, "--replot")) {
             if (!need_value(argc, argv, i, "sweep")) return 2;
             const char *v = argv[++i];
+            if (!strcmp(a, "--replot")) replot_csv = v;
             if (!strcmp(a, "--heights")) heights_spec = v;
             else if (!strcmp(a, "--decomposition")) decomp_spec = v;
             else if (!strcmp(a, "--csv")) csv = v;
@@ -340,6 +476,13 @@ int pyr_cli_sweep(int argc, char **argv)
             fprintf(stderr, "pyrgrid: error: sweep takes one problem file, got '%s' and '%s'\n", file, a);
             return 2;
         }
+    }
+    if (replot_csv) {
+        if (file) {
+            fprintf(stderr, "pyrgrid: error: sweep --replot plots an earlier sweep's CSV; it runs nothing, so give no problem file ('%s')\n", file);
+            return 2;
+        }
+        return replot(replot_csv, png);
     }
     if (!file) {
         fprintf(stderr, "pyrgrid: error: sweep needs a problem file: pyrgrid sweep FILE.ini --heights 1:64\n");
@@ -576,39 +719,7 @@ int pyr_cli_sweep(int argc, char **argv)
         if (!quiet) printf("wrote %s\n", csv);
     }
     if (png) {
-        pyr_plot_series_t series[4];
-        double *xy = malloc((size_t)(4 * nd * nrows + 4) * sizeof *xy);
-        char labels[4][64];
-        int ns = 0;
-        if (!xy) SWEEP_FAIL(NULL);
-        double *cur = xy;
-        double hmin = INFINITY, hmax = 0;
-        for (int di = 0; di < nd; di++) {
-            for (int kind = 0; kind < 2; kind++) {
-                double *x = cur, *y = cur + nrows;
-                int n = 0;
-                /* rows of one decomposition in height order */
-                for (int pass = 0; pass < nrows; pass++) {
-                    int pick = -1;
-                    for (int r = 0; r < nrows; r++) {
-                        if (rows[r].decomp != ds[di]) continue;
-                        if (n > 0 && rows[r].height <= x[n - 1]) continue;
-                        if (pick < 0 || rows[r].height < rows[pick].height) pick = r;
-                    }
-                    if (pick < 0) break;
-                    x[n] = (double)rows[pick].height;
-                    y[n] = 1e9 * (kind ? rows[pick].predicted : rows[pick].measured) / rows[pick].cells;
-                    if (x[n] < hmin) hmin = x[n];
-                    if (x[n] > hmax) hmax = x[n];
-                    n++;
-                }
-                cur += 2 * nrows;
-                snprintf(labels[ns], sizeof labels[ns], "%s, %s", pyr_decomp_name(ds[di]), kind ? "model" : "measured");
-                series[ns] = (pyr_plot_series_t){labels[ns], x, y, n, kind ? 0 : 2};
-                ns++;
-            }
-        }
-        char title[200], xl[64];
+        char title[200];
         if (p->dims == 1) snprintf(title, sizeof title, "1D %lld %s, %s backend: time per node and step", (long long)p->n[0], pyr_precision_name(p->precision), backend_name);
         else if (p->dims == 2)
             snprintf(title, sizeof title, "2D %lldx%lld %s, %s backend: time per node and step", (long long)p->n[1], (long long)p->n[0],
@@ -616,11 +727,7 @@ int pyr_cli_sweep(int argc, char **argv)
         else
             snprintf(title, sizeof title, "3D %lldx%lldx%lld %s, %s backend: time per node and step", (long long)p->n[2], (long long)p->n[1],
                      (long long)p->n[0], pyr_precision_name(p->precision), backend_name);
-        snprintf(xl, sizeof xl, "pyramid height n (steps per pass)");
-        pyr_plot_opts_t po = {.title = title, .xlabel = xl, .ylabel = "ns per node and step", .log_x = hmax >= 16 * hmin, .log_y = 0};
-        pyr_status_t s = pyr_plot_write_png(png, series, ns, &po);
-        free(xy);
-        if (s != PYR_OK) SWEEP_FAIL("--png: ");
+        if (plot_rows(png, title, rows, nrows, ds, nd) != PYR_OK) SWEEP_FAIL("--png: ");
         if (!quiet) printf("wrote %s\n", png);
     }
 out:

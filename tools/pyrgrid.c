@@ -26,6 +26,8 @@ static void usage(FILE *out)
             "                    [--passes P] [--repeat K] [--csv OUT.csv] [--png OUT.png] [--quiet]\n"
             "        run FILE for each pyramid height; measured vs predicted time, model accuracy,\n"
             "        the automatic choice against the best height; P passes per height (0: the file's steps)\n"
+            "  pyrgrid sweep --replot SWEEP.csv --png OUT.png\n"
+            "        the plot of an earlier sweep, from its CSV\n"
             "  pyrgrid info       version, backends, GPUs, threads\n"
             "  pyrgrid --help     this text\n"
             "  pyrgrid --version  the version\n"

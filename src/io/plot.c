@@ -87,6 +87,15 @@ static void build_linear(axis_t *a, double dmin, double dmax, int target)
     }
 }
 
+/* m x 10^d as people write it: 0.002, 5, 100, 20000; powers beyond that
+ * range as 1e-05, 2e+06. */
+static void log_label(char *t, size_t size, int m, int d)
+{
+    double v = (double)m * pow(10.0, (double)d);
+    if (d >= -4 && d <= 5) snprintf(t, size, "%.*f", d < 0 ? -d : 0, v);
+    else snprintf(t, size, "%.0e", v);
+}
+
 /* Log axis over [dmin, dmax] (log10 units): the data range with a little
  * room, reaching out to a whole decade when one is near; decades labelled
  * "1e-3", every `every` decades so that at most max_labels fit; on short
@@ -115,7 +124,7 @@ static void build_log(axis_t *a, double dmin, double dmax, int max_labels, int p
     for (int d = d0 - 1; d <= d1; d++) {
         if (d >= d0 && ((d % every) + every) % every == 0) {
             char t[32];
-            snprintf(t, sizeof t, "1e%d", d);
+            log_label(t, sizeof t, 1, d);
             add_tick(a, d, t);
         }
         for (int m = 2; m <= 9; m++) {
@@ -123,7 +132,7 @@ static void build_log(axis_t *a, double dmin, double dmax, int max_labels, int p
             if (v < lo || v > hi) continue;
             if (label_minor && (m == 2 || m == 5)) {
                 char t[32];
-                snprintf(t, sizeof t, "%de%d", m, d);
+                log_label(t, sizeof t, m, d);
                 add_tick(a, v, t);
             } else if (show_minor && a->nminor < MAX_MINOR) {
                 a->minor[a->nminor++] = v;
