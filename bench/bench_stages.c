@@ -17,41 +17,15 @@
 
 #include "backend/cuda/cuda_api.h"
 #include "plan/model.h"
+#include "pass_clock.h"
 #include "pyrgrid.h"
 
-typedef struct {
-    double t_first, t_last;
-    int calls;
-    pyr_cuda_stats_t at_first, at_last;
-} pass_clock_t;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int on_progress(void *user, int64_t done, int64_t total)
-{
-    (void)done;
-    (void)total;
-    pass_clock_t *c = user;
-    double t = now_s();
-    if (c->calls++ == 0) {
-        c->t_first = t;
-        pyr_cuda_get_stats(&c->at_first);
-    }
-    c->t_last = t;
-    pyr_cuda_get_stats(&c->at_last);
-    return 0;
-}
 
 static pyr_status_t timed_run(pyr_plan_t *plan, pyr_field_t *f, int serial, pass_clock_t *c)
 {
     memset(c, 0, sizeof *c);
     pyr_cuda_set_serial(serial);
-    pyr_hooks_t hooks = {on_progress, NULL, c};
+    pyr_hooks_t hooks = {pass_clock_hook, NULL, c};
     pyr_status_t st = pyr_execute(plan, f, &hooks, NULL);
     pyr_cuda_set_serial(0);
     return st;

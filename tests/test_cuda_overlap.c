@@ -10,44 +10,18 @@
 #include <time.h>
 
 #include "backend/cuda/cuda_api.h"
+#include "pass_clock.h"
 #include "heat_util.h"
 
-typedef struct {
-    double t_first, t_last;
-    int calls;
-    pyr_cuda_stats_t at_first, at_last;
-} clock_t_;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int on_progress(void *user, int64_t done, int64_t total)
-{
-    (void)done;
-    (void)total;
-    clock_t_ *c = user;
-    double t = now_s();
-    if (c->calls++ == 0) {
-        c->t_first = t;
-        pyr_cuda_get_stats(&c->at_first);
-    }
-    c->t_last = t;
-    pyr_cuda_get_stats(&c->at_last);
-    return 0;
-}
-
-static pyr_status_t run(const pyr_problem_t *p, const pyr_options_t *o, pyr_field_t *f, int serial, clock_t_ *c)
+static pyr_status_t run(const pyr_problem_t *p, const pyr_options_t *o, pyr_field_t *f, int serial, pass_clock_t *c)
 {
     pyr_plan_t *plan = NULL;
     pyr_status_t st = pyr_plan_create(p, o, &plan);
     if (st != PYR_OK) return st;
     memset(c, 0, sizeof *c);
     pyr_cuda_set_serial(serial);
-    pyr_hooks_t hooks = {on_progress, NULL, c};
+    pyr_hooks_t hooks = {pass_clock_hook, NULL, c};
     st = pyr_execute(plan, f, &hooks, NULL);
     pyr_cuda_set_serial(0);
     pyr_plan_destroy(&plan);
@@ -74,7 +48,7 @@ int main(int argc, char **argv)
     pyr_field_t *f = NULL;
     CHECK_OK(pyr_field_create(&p, &f));
     CHECK_OK(pyr_field_init(f, &p));
-    clock_t_ ov, se;
+    pass_clock_t ov, se;
     CHECK_OK(run(&p, &o, f, 0, &ov)); /* warm-up */
     CHECK_OK(run(&p, &o, f, 1, &se));
     CHECK_OK(run(&p, &o, f, 0, &ov));
