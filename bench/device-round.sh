@@ -53,6 +53,9 @@ if has stages; then
   stamp stages
   {
     timeout 60 build-dev/bench/bench_stages 3 1025 float blocks 24,32,48 1024 3
+    # the 3D-copy experiment of NOTES-cuda v4: one 2D copy per plane (checked bit for bit first)
+    PYR_CUDA_PLANE_COPIES=1 timeout 60 build-dev/tests/test_pyramid 100 5 cuda | tail -2
+    PYR_CUDA_PLANE_COPIES=1 timeout 60 build-dev/bench/bench_stages 3 1025 float blocks 32,48 1024 3
     [ -n "${STAGES_ALL:-}" ] && timeout 60 build-dev/bench/bench_stages 3 1025 float slabs 1,2,4,8 2048
     [ -n "${STAGES_ALL:-}" ] && timeout 60 build-dev/bench/bench_stages 2 32769 float strips 16,64,128 512
     timeout 60 build-dev/bench/bench_stages 2 32769 float blocks 16,32,64 512

@@ -23,6 +23,9 @@ pyr_status_t pyr_cuda_describe(int device, char *text, size_t size);
 typedef struct {
     double upload_s, copy_s, compute_s, download_s;
     long long launches; /* compute kernel launches (any mode) */
+    /* Host time spent inside the issuing calls, in any mode: an asynchronous
+     * copy that blocks its caller shows here (the pipeline then stalls). */
+    double issue_upload_s, issue_download_s;
 } pyr_cuda_stats_t;
 
 /* Serial mode: every operation waits for its own completion before

@@ -47,6 +47,7 @@ struct cuda_ctx_t {
     int nregistered;
     pyr_ktune_t tune;
     int plain; /* force the one-step kernel (experiments) */
+    int plane_copies; /* 3D boxes as one 2D copy per plane (experiments) */
     char name[256];
 };
 
@@ -259,6 +260,7 @@ pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void
         c->tune.nty3d = env_int("PYR_CUDA_NTY3D", 32);
         c->tune.stream3d = env_int("PYR_CUDA_STREAM3D", 1);
         c->plain = env_int("PYR_CUDA_PLAIN", 0);
+        c->plane_copies = env_int("PYR_CUDA_PLANE_COPIES", 0);
         if (c->tune.kmax2d < 1 || c->tune.kmax2d > PYR_CUDA_KMAX || !(c->tune.kmax2d & 1)) c->tune.kmax2d = 5;
         if (c->tune.kmax3d < 1 || c->tune.kmax3d > 5 || !(c->tune.kmax3d & 1)) c->tune.kmax3d = 1;
         if (c->tune.nt2d != 128 && c->tune.nt2d != 256) c->tune.nt2d = 256;
@@ -411,6 +413,14 @@ pyr_status_t transfer(cuda_ctx_t *c, int slot, const pyr_piece_t *piece, void *l
         size_t rows = (size_t)(ny * nz);
         if (to_device) CU(cudaMemcpy2DAsync(d, dp, h, hp, wb, rows, cudaMemcpyHostToDevice, s));
         else CU(cudaMemcpy2DAsync(h, hp, d, dp, wb, rows, cudaMemcpyDeviceToHost, s));
+    } else if (c->plane_copies) {
+        /* experiment (PYR_CUDA_PLANE_COPIES=1): one 2D copy per plane instead of one 3D copy */
+        const size_t hplane = hp * (size_t)hny, dplane = dp * (size_t)prow;
+        for (int64_t z = 0; z < nz; z++) {
+            char *hz = h + (size_t)z * hplane, *dz = d + (size_t)z * dplane;
+            if (to_device) CU(cudaMemcpy2DAsync(dz, dp, hz, hp, wb, (size_t)ny, cudaMemcpyHostToDevice, s));
+            else CU(cudaMemcpy2DAsync(hz, hp, dz, dp, wb, (size_t)ny, cudaMemcpyDeviceToHost, s));
+        }
     } else {
         cudaMemcpy3DParms p;
         memset(&p, 0, sizeof p);
@@ -435,9 +445,10 @@ pyr_status_t cuda_upload(void *ctx, int slot, const pyr_piece_t *piece, const py
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     PYR_TRY(check_slot(c, slot));
-    double t0 = g_serial ? now_s() : 0;
+    double t0 = now_s();
     CU(cudaSetDevice(c->device));
     PYR_TRY(transfer(c, slot, piece, piece->layer[0], host, box, 1));
+    g_stats.issue_upload_s += now_s() - t0;
     PYR_TRY(note_writer(c, slot, piece->layer[0]));
     return serial_end(c, slot, t0, &g_stats.upload_s);
 }
@@ -446,9 +457,10 @@ pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, const 
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     PYR_TRY(check_slot(c, slot));
-    double t0 = g_serial ? now_s() : 0;
+    double t0 = now_s();
     CU(cudaSetDevice(c->device));
     PYR_TRY(transfer(c, slot, piece, piece->layer[piece->cur], host, box, 0));
+    g_stats.issue_download_s += now_s() - t0;
     return serial_end(c, slot, t0, &g_stats.download_s);
 }
 
