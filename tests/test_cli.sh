@@ -89,8 +89,10 @@ printf '[grid]\ndims = 2\nnx = 33\n[scheem]\nsteps = 3\n' > typo.ini
 expect_error section-typo "did you mean \[scheme\]" run typo.ini
 
 # Progress: a bar with ETA on stderr when it is a terminal (a pseudo-terminal
-# from script(1) here) and the run lasts over a second; nothing when it is not.
-long=(--set scheme.steps=2000 --set run.threads=1 --set output.field=long.npy --set output.image=)
+# from script(1) here) and the run lasts over PYRGRID_PROGRESS_AFTER seconds
+# (1 by default; 0 here, so that a short run shows it); nothing when it is not.
+export PYRGRID_PROGRESS_AFTER=0
+long=(--set grid.nx=257 --set grid.ny=257 --set scheme.steps=200 --set output.field=long.npy --set output.image=)
 if command -v script >/dev/null 2>&1; then
   out=$(script -qec "$(printf '%q ' "$bin" run "$src/examples/heat2d.ini" "${long[@]}")" /dev/null 2>&1 | tr '\r' '\n')
   echo "$out" | grep -q "ETA" && echo "$out" | grep -q "100.0%" && ok || bad "no progress bar on a terminal: $(echo "$out" | tail -3)"
@@ -98,6 +100,7 @@ fi
 "$bin" run "$src/examples/heat2d.ini" "${long[@]}" 2> long.err >/dev/null
 ! grep -q "ETA" long.err && ok || bad "progress bar drawn into a file: $(head -c 200 long.err)"
 rm -f long.npy long.err
+unset PYRGRID_PROGRESS_AFTER
 
 # The model's commands: calibrate into a wisdom file of our own, plan with it,
 # sweep heights (CSV and plot), replot the CSV; bad uses fail cleanly.

@@ -74,6 +74,7 @@ typedef struct {
     int tty, quiet, drawn;
     const pyr_config_t *cfg;
     char snap_base[PYR_PATH_MAX];
+    double after; /* seconds before the bar appears */
 } run_state_t;
 
 static int on_progress(void *user, int64_t done, int64_t total)
@@ -81,7 +82,7 @@ static int on_progress(void *user, int64_t done, int64_t total)
     run_state_t *s = user;
     if (s->quiet || !s->tty) return 0;
     double t = now(), el = t - s->start;
-    if (el < 1.0 || (t - s->last_draw < 0.1 && done < total)) return 0;
+    if (el < s->after || (t - s->last_draw < 0.1 && done < total)) return 0;
     s->last_draw = t;
     double frac = total ? (double)done / (double)total : 1;
     int width = 30, full = (int)(frac * width);
@@ -187,6 +188,10 @@ int pyr_cli_run(int argc, char **argv)
     run_state_t st = {0};
     st.tty = isatty(fileno(stderr));
     st.quiet = quiet;
+    /* PYRGRID_PROGRESS_AFTER: seconds before the bar appears (default 1; 0 always shows it) */
+    const char *after = getenv("PYRGRID_PROGRESS_AFTER");
+    st.after = after && *after ? atof(after) : 1.0;
+    if (!(st.after >= 0)) st.after = 1.0;
     st.cfg = &cfg;
     strip_npy(cfg.field, st.snap_base, sizeof st.snap_base);
     pyr_hooks_t hooks = {on_progress, cfg.every > 0 ? on_snapshot : NULL, &st};
