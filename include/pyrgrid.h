@@ -182,6 +182,11 @@ typedef struct {
 void pyr_options_default(pyr_options_t *options);
 const char *pyr_method_name(pyr_method_t m);
 const char *pyr_decomp_name(pyr_decomp_t d);
+/* The decomposition named `name` ("segments", "strips", "blocks", "slabs";
+ * "auto" too when allow_auto); 0 when there is none of that name. */
+int pyr_decomp_from_name(const char *name, int allow_auto, pyr_decomp_t *out);
+/* Whether decomposition d applies to a grid of `dims` dimensions (auto always does). */
+int pyr_decomp_fits(pyr_decomp_t d, int dims);
 const char *pyr_backend_name(pyr_backend_kind_t b);
 /* Parse "256MiB", "1.5G", "4096" into bytes (K/M/G/T decimal-free binary
  * suffixes: K = KiB = 1024). */

@@ -313,6 +313,10 @@ typedef struct {
     int is_auto;
 } sweep_row_t;
 
+/* The sweep CSV's columns (written by --csv, read by --replot). */
+static const char sweep_csv_header[] = "backend,decomposition,height,steps,timed_steps,measured_s,predicted_s,measured_ns_per_node,"
+                                       "predicted_ns_per_node,rel_error,auto";
+
 /* Time per node-step against height, measured and predicted, one pair of
  * curves per decomposition (the paper's Figures 4-5). */
 static pyr_status_t plot_rows(const char *png, const char *title, const sweep_row_t *rows, int nrows, const pyr_decomp_t *ds, int nd)
@@ -369,8 +373,6 @@ static int replot(const char *csv, const char *png)
         fprintf(stderr, "pyrgrid: error: --replot %s: %s\n", csv, strerror(errno));
         return 1;
     }
-    static const char header[] = "backend,decomposition,height,steps,timed_steps,measured_s,predicted_s,measured_ns_per_node,"
-                                 "predicted_ns_per_node,rel_error,auto";
     char line[512], backend[32] = "";
     int nrows = 0, cap = 0, lineno = 0, rc = 0;
     sweep_row_t *rows = NULL;
@@ -380,8 +382,8 @@ static int replot(const char *csv, const char *png)
         lineno++;
         line[strcspn(line, "\r\n")] = 0;
         if (lineno == 1) {
-            if (strcmp(line, header)) {
-                fprintf(stderr, "pyrgrid: error: --replot %s: not a sweep CSV (its first line should be '%s')\n", csv, header);
+            if (strcmp(line, sweep_csv_header)) {
+                fprintf(stderr, "pyrgrid: error: --replot %s: not a sweep CSV (its first line should be '%s')\n", csv, sweep_csv_header);
                 rc = 1;
                 break;
             }
@@ -398,11 +400,8 @@ static int replot(const char *csv, const char *png)
             rc = 1;
             break;
         }
-        pyr_decomp_t d = PYR_DECOMP_AUTO;
-        static const char *const names[] = {"auto", "segments", "strips", "blocks", "slabs"};
-        for (int i = 1; i < 5; i++)
-            if (!strcmp(dn, names[i])) d = (pyr_decomp_t)i;
-        if (d == PYR_DECOMP_AUTO) {
+        pyr_decomp_t d;
+        if (!pyr_decomp_from_name(dn, 0, &d)) {
             fprintf(stderr, "pyrgrid: error: --replot %s: line %d: unknown decomposition '%s'\n", csv, lineno, dn);
             rc = 1;
             break;
@@ -525,12 +524,8 @@ int pyr_cli_sweep(int argc, char **argv)
             ds[nd++] = PYR_DECOMP_BLOCKS;
         }
     } else {
-        static const char *const names[] = {"auto", "segments", "strips", "blocks", "slabs"};
-        for (int i = 1; i < 5; i++)
-            if (!strcmp(dspec, names[i])) ds[nd++] = (pyr_decomp_t)i;
-        int ok = nd == 1 && ((p->dims == 1 && ds[0] == PYR_DECOMP_SEGMENTS) || (p->dims == 2 && (ds[0] == PYR_DECOMP_STRIPS || ds[0] == PYR_DECOMP_BLOCKS)) ||
-                             (p->dims == 3 && (ds[0] == PYR_DECOMP_SLABS || ds[0] == PYR_DECOMP_BLOCKS)));
-        if (!ok) {
+        if (pyr_decomp_from_name(dspec, 0, &ds[0]) && pyr_decomp_fits(ds[0], p->dims)) nd = 1;
+        if (nd != 1) {
             fprintf(stderr, "pyrgrid: error: --decomposition %s does not apply to a %dD grid; use %s or all\n", dspec, p->dims,
                     p->dims == 1 ? "segments" : p->dims == 2 ? "strips, blocks" : "slabs, blocks");
             free(heights);
@@ -708,7 +703,7 @@ int pyr_cli_sweep(int argc, char **argv)
     if (csv) {
         pyr_atomic_file_t af;
         if (pyr_atomic_open(&af, csv) != PYR_OK) SWEEP_FAIL("--csv: ");
-        fprintf(af.fp, "backend,decomposition,height,steps,timed_steps,measured_s,predicted_s,measured_ns_per_node,predicted_ns_per_node,rel_error,auto\n");
+        fprintf(af.fp, "%s\n", sweep_csv_header);
         for (int r = 0; r < nrows; r++) {
             const sweep_row_t *w = &rows[r];
             fprintf(af.fp, "%s,%s,%lld,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.5f,%d\n", backend_name, pyr_decomp_name(w->decomp),

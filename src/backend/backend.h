@@ -49,6 +49,8 @@ typedef struct pyr_backend_ops {
     int slots;              /* most piece buffers it can keep in flight */
     int default_slots;      /* slots when the user gives none: with more than 2, the
                                planner also weighs 2 (larger pieces) by the model */
+    int concurrent;         /* operations of different slots really run at the same time
+                               (the model's overlapped form applies) */
     int64_t pitch_align_bytes; /* row pitch is a multiple of this many bytes (0/1 = none) */
     int64_t xpad_align_bytes;  /* nodes x = 1 (mod this, in elements) start an aligned column (0 = none) */
     int64_t pitch_skew_bytes;  /* added to a row pitch that is a multiple of 2 KiB, so that the rows of

@@ -140,6 +140,29 @@ const char *pyr_decomp_name(pyr_decomp_t d)
     }
 }
 
+int pyr_decomp_from_name(const char *name, int allow_auto, pyr_decomp_t *out)
+{
+    static const pyr_decomp_t all[] = {PYR_DECOMP_AUTO, PYR_DECOMP_SEGMENTS, PYR_DECOMP_STRIPS, PYR_DECOMP_BLOCKS, PYR_DECOMP_SLABS};
+    for (size_t i = allow_auto ? 0 : 1; i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(name, pyr_decomp_name(all[i]))) {
+            *out = all[i];
+            return 1;
+        }
+    return 0;
+}
+
+int pyr_decomp_fits(pyr_decomp_t d, int dims)
+{
+    switch (d) {
+    case PYR_DECOMP_AUTO: return 1;
+    case PYR_DECOMP_SEGMENTS: return dims == 1;
+    case PYR_DECOMP_STRIPS: return dims == 2;
+    case PYR_DECOMP_BLOCKS: return dims >= 2;
+    case PYR_DECOMP_SLABS: return dims == 3;
+    default: return 0;
+    }
+}
+
 const char *pyr_backend_name(pyr_backend_kind_t b)
 {
     switch (b) {

@@ -200,9 +200,9 @@ static double simulate(const stage_t *st, int64_t n, int slots, double up_rate_b
     return t;
 }
 
-static pyr_model_form_t resolve(const pyr_plan_t *plan, pyr_model_form_t form)
+pyr_model_form_t pyr_model_resolve(const pyr_plan_t *plan, pyr_model_form_t form)
 {
-    if (form == PYR_MODEL_AUTO) return plan->slots > 1 ? PYR_MODEL_OVERLAPPED : PYR_MODEL_SERIAL;
+    if (form == PYR_MODEL_AUTO) return plan->slots > 1 && plan->ops->concurrent ? PYR_MODEL_OVERLAPPED : PYR_MODEL_SERIAL;
     return form;
 }
 
@@ -230,7 +230,7 @@ pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_cons
     if (!st) return pyr_fail(PYR_ERR_NOMEM, "out of host memory modelling %lld tasks", (long long)nt);
     task_stages(plan, k, h, st, out);
     out->serial = out->upload + out->compute + out->download + out->host;
-    if (resolve(plan, form) == PYR_MODEL_SERIAL || plan->slots <= 1) {
+    if (pyr_model_resolve(plan, form) == PYR_MODEL_SERIAL || plan->slots <= 1) {
         out->seconds = out->serial;
     } else {
         double ru = k->up_both > 0 ? fmin(1.0, k->up / k->up_both) : 1.0;

@@ -85,6 +85,10 @@ typedef struct {
 pyr_status_t pyr_model_predict(const struct pyr_plan *plan, const pyr_model_constants_t *k, pyr_model_form_t form,
                                int64_t first_step, pyr_model_prediction_t *out);
 
+/* The form `form` stands for with this plan: AUTO is the overlapped form when
+ * the plan keeps several slots on a backend that runs them concurrently. */
+pyr_model_form_t pyr_model_resolve(const struct pyr_plan *plan, pyr_model_form_t form);
+
 /* Predicted time of one pass of height h. */
 pyr_status_t pyr_model_predict_pass(const struct pyr_plan *plan, const pyr_model_constants_t *k, pyr_model_form_t form,
                                     int64_t h, pyr_model_prediction_t *out);

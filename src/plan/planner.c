@@ -301,11 +301,15 @@ static void set_split(pyr_plan_t *plan)
     }
 }
 
+/* Pieces in flight when nothing else decides: the user's run.slots, else the backend's default. */
+static int requested_slots(const pyr_plan_t *plan)
+{
+    return plan->options.slots ? plan->options.slots : plan->ops->default_slots;
+}
+
 static pyr_status_t check_decomp(const pyr_problem_t *p, pyr_decomp_t d)
 {
-    int ok = (d == PYR_DECOMP_SEGMENTS && p->dims == 1) || (d == PYR_DECOMP_STRIPS && p->dims == 2) || (d == PYR_DECOMP_BLOCKS && p->dims >= 2) ||
-             (d == PYR_DECOMP_SLABS && p->dims == 3);
-    if (ok) return PYR_OK;
+    if (pyr_decomp_fits(d, p->dims)) return PYR_OK;
     const char *fit = p->dims == 1 ? "segments" : p->dims == 2 ? "strips or blocks" : "slabs or blocks";
     return pyr_fail(PYR_ERR_CONFIG, "decomposition = %s does not apply to a %dD grid; use %s (or auto)", pyr_decomp_name(d), p->dims,
                     fit);
@@ -691,7 +695,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
                       plan->ops->name, plan->ops->slots);
         goto fail;
     }
-    plan->try_slots = opt.slots ? opt.slots : plan->ops->default_slots;
+    plan->try_slots = requested_slots(plan);
 
     /* Model constants. */
     char device[PYR_WISDOM_KEY] = "", why[PYR_PATH_MAX + 256] = "";
@@ -740,6 +744,8 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         st = build(plan, PYR_METHOD_TRIVIAL, decomp, 1, budget);
     } else {
         int64_t h = opt.height;
+        /* slots = auto where the backend keeps more than two in flight: two larger pieces are weighed too */
+        int weigh_slots = opt.slots == 0 && plan->ops->default_slots > 2;
         const pyr_wisdom_choice_t *known = NULL;
         char key[PYR_WISDOM_KEY];
         pyr_wisdom_problem_key(problem, &opt, budget, key, sizeof key);
@@ -752,16 +758,16 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
             decomp = known->decomp;
             h = known->height;
             add_notice(plan, "%s, height %lld: measured earlier on this machine (wisdom)", pyr_decomp_name(decomp), (long long)h);
-        } else if (h == 0 || ncand > 1 || (opt.slots == 0 && plan->ops->default_slots > 2)) {
+        } else if (h == 0 || ncand > 1 || weigh_slots) {
             pyr_clear_error();
-            plan->try_slots = opt.slots ? opt.slots : plan->ops->default_slots;
+            plan->try_slots = requested_slots(plan);
             double best = INFINITY;
             int64_t best_h = 0;
             int best_slots = plan->try_slots;
             char first_error[1024] = "";
             /* slots = auto: the backend's most, or two (larger pieces, less
              * overlap) when the model predicts that faster */
-            int slot_cands[2] = {plan->try_slots, 2}, nslot = opt.slots == 0 && plan->ops->default_slots > 2 ? 2 : 1;
+            int slot_cands[2] = {plan->try_slots, 2}, nslot = weigh_slots ? 2 : 1;
             for (int si_ = 0; si_ < nslot; si_++) {
                 plan->try_slots = slot_cands[si_];
                 for (int i = 0; i < ncand; i++) {
@@ -909,7 +915,7 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->model = plan->model;
     s->model_form = plan->model_form;
     snprintf(s->model_source, sizeof s->model_source, "%s", plan->model_source);
-    s->try_slots = plan->resident ? (plan->options.slots ? plan->options.slots : plan->ops->default_slots) : plan->slots;
+    s->try_slots = plan->resident ? requested_slots(s) : plan->slots;
     pyr_status_t st = build(s, method, decomp, height, plan->budget);
     if (st != PYR_OK) {
         pyr_plan_destroy(&s);

@@ -74,7 +74,7 @@ static void print_model(const pyr_plan_t *plan, FILE *out)
         pyr_clear_error();
         return;
     }
-    int overlapped = plan->model_form == PYR_MODEL_OVERLAPPED || (plan->model_form == PYR_MODEL_AUTO && plan->slots > 1);
+    int overlapped = pyr_model_resolve(plan, plan->model_form) == PYR_MODEL_OVERLAPPED;
     fprintf(out, "model        %s form, %s\n", overlapped ? "overlapped (pipeline of slots)" : "serial", plan->model_source);
     double cells = (double)pyr_problem_interior(pr) * (double)(pr->steps > 0 ? pr->steps : 1);
     fprintf(out, "predicted    %.4g s for the run (%.4g ns per node and step: upload %.3g s, compute %.3g s, download %.3g s, "

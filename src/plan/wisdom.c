@@ -352,7 +352,6 @@ static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
 
 static int parse_choice(char **f, int n, pyr_wisdom_choice_t *c)
 {
-    static const char *const decomps[] = {"auto", "segments", "strips", "blocks", "slabs"};
     if (n != 7 && n != 8) return 0;
     memset(c, 0, sizeof *c);
     if (n == 8) {
@@ -365,11 +364,7 @@ static int parse_choice(char **f, int n, pyr_wisdom_choice_t *c)
     if (!parse_backend(f[1], &c->backend) || !copy_key(c->device, sizeof c->device, f[2]) ||
         !copy_key(c->version, sizeof c->version, f[3]) || !copy_key(c->problem, sizeof c->problem, f[4]))
         return 0;
-    int d = -1;
-    for (int i = 1; i < 5; i++)
-        if (!strcmp(f[5], decomps[i])) d = i;
-    if (d < 0) return 0;
-    c->decomp = (pyr_decomp_t)d;
+    if (!pyr_decomp_from_name(f[5], 0, &c->decomp)) return 0;
     char *end;
     errno = 0;
     long long h = strtoll(f[6], &end, 10);

@@ -194,6 +194,7 @@ const pyr_backend_ops_t pyr_backend_cpu = {
      * (run.slots) exercise the executor's multi-slot paths in the tests. */
     .slots = 3,
     .default_slots = 1,
+    .concurrent = 0,
     .pitch_align_bytes = 0,
     .xpad_align_bytes = 0,
     .pitch_skew_bytes = 64,

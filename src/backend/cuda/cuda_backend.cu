@@ -621,6 +621,7 @@ static pyr_backend_ops_t make_ops(void)
     o.kind = PYR_BACKEND_CUDA;
     o.slots = SLOTS;
     o.default_slots = SLOTS;
+    o.concurrent = 1;
     o.pitch_align_bytes = 128; /* rows start 16-byte aligned for vector loads (and on cache lines) */
     o.xpad_align_bytes = 0;
     o.create = cuda_create;
