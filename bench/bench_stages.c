@@ -9,7 +9,9 @@
  *
  * N nodes per axis; HEIGHTS a comma list; SLOTS 0 = auto; PASSES (default
  * 4) per run, the first one untimed.  Constants from the wisdom file
- * (PYRGRID_WISDOM), else the defaults. */
+ * (PYRGRID_WISDOM), else the defaults.  PYR_TIMELINE=N adds a third run with
+ * the backend's event timeline: how busy each engine was in the last pass,
+ * and its first N operations one by one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,56 @@
 #include "pass_clock.h"
 #include "pyrgrid.h"
 
+
+static int by_start(const void *a, const void *b)
+{
+    double x = ((const pyr_cuda_span_t *)a)->start_ms, y = ((const pyr_cuda_span_t *)b)->start_ms;
+    return x < y ? -1 : x > y;
+}
+
+/* The last pass of a timeline: for each kind of operation, how long its
+ * engine was busy (union of the spans), the mean span, and for the compute
+ * engine the idle gaps; then the first operations one by one. */
+static void timeline_report(pyr_cuda_span_t *sp, int n, int passes, int detail)
+{
+    int per = n / passes, first = n - per;
+    if (per <= 0) return;
+    double t0 = sp[first].start_ms, t1 = sp[first].end_ms;
+    for (int i = first; i < n; i++) {
+        if (sp[i].start_ms < t0) t0 = sp[i].start_ms;
+        if (sp[i].end_ms > t1) t1 = sp[i].end_ms;
+    }
+    static const char *const names[3] = {"up", "comp", "down"};
+    printf("    timeline of the last pass (%d operations, %.2f ms):", per, t1 - t0);
+    pyr_cuda_span_t *k = malloc((size_t)per * sizeof *k);
+    if (!k) return;
+    for (int kind = 0; kind < 3; kind++) {
+        int m = 0;
+        double sum = 0;
+        for (int i = first; i < n; i++)
+            if (sp[i].kind == kind) {
+                k[m++] = sp[i];
+                sum += sp[i].end_ms - sp[i].start_ms;
+            }
+        qsort(k, (size_t)m, sizeof *k, by_start);
+        double busy = 0, gaps = 0, big = 0, end = -1e300;
+        for (int i = 0; i < m; i++) {
+            double s = k[i].start_ms > end ? k[i].start_ms : end;
+            if (k[i].end_ms > s) busy += k[i].end_ms - s;
+            if (i > 0 && k[i].start_ms > end) {
+                gaps += k[i].start_ms - end;
+                if (k[i].start_ms - end > big) big = k[i].start_ms - end;
+            }
+            if (k[i].end_ms > end) end = k[i].end_ms;
+        }
+        printf(" %s busy %.2f ms (%d ops, mean %.3f ms, idle between %.2f ms, longest %.3f)", names[kind], busy, m, m ? sum / m : 0,
+               gaps, big);
+    }
+    printf("\n");
+    for (int i = first; i < n && i < first + detail; i++)
+        printf("      %-4s slot %d  %9.3f .. %9.3f ms\n", names[sp[i].kind], sp[i].slot, sp[i].start_ms - t0, sp[i].end_ms - t0);
+    free(k);
+}
 
 static pyr_status_t timed_run(pyr_plan_t *plan, pyr_field_t *f, int serial, pass_clock_t *c)
 {
@@ -53,6 +105,10 @@ int main(int argc, char **argv)
     int slots = argc > 7 ? atoi(argv[7]) : 0;
     int passes = argc > 8 ? atoi(argv[8]) : 4;
     if (passes < 2) passes = 2;
+    /* PYR_TIMELINE=N: also print the timeline summary and the first N operations of a pass */
+    const char *tl_env = getenv("PYR_TIMELINE");
+    int timeline = tl_env && *tl_env ? atoi(tl_env) : 0;
+    if (tl_env && *tl_env && timeline <= 0) timeline = 1;
 
     pyr_problem_t p;
     pyr_problem_default(&p);
@@ -70,10 +126,11 @@ int main(int argc, char **argv)
     }
     printf("%dD %s %lld nodes per axis, %s, budget %s MiB, %d passes per run (first untimed); times per pass in ms\n", dims,
            argv[3], (long long)n, dn, argv[6], passes);
-    printf("(up .. down: each operation alone; pass: overlapped; iss.up/iss.down: host time inside the upload/download calls\n"
-           " of the overlapped run - large values mean the copy call blocked its caller; m.*: the model)\n");
-    printf("%6s %5s %9s | %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s | %9s %9s\n", "height", "slots", "pieces", "up", "copy",
-           "comp", "down", "pass", "iss.up", "iss.down", "m.up", "m.comp", "m.down", "m.host", "m.pass", "G/s meas", "G/s model");
+    printf("(up .. down: each operation alone, dn.band: the part of down into band staging buffers; pass: overlapped;\n"
+           " iss.up/iss.down: host time inside the upload/download calls of the overlapped run - large values mean the copy\n"
+           " call blocked its caller; m.*: the model)\n");
+    printf("%6s %5s %9s | %8s %8s %8s %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s | %9s %9s\n", "height", "slots", "pieces", "up", "copy",
+           "comp", "down", "dn.band", "pass", "iss.up", "iss.down", "m.up", "m.comp", "m.down", "m.host", "m.pass", "G/s meas", "G/s model");
     char list[256];
     snprintf(list, sizeof list, "%s", argv[5]);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -97,6 +154,16 @@ int main(int argc, char **argv)
         pass_clock_t ov, se;
         pyr_status_t st = timed_run(plan, f, 0, &ov);
         if (st == PYR_OK) st = timed_run(plan, f, 1, &se);
+        /* a third run, overlapped, with the timeline on (its events cost a little) */
+        const int cap = 1 << 16;
+        pyr_cuda_span_t *spans = timeline ? malloc(cap * sizeof *spans) : NULL;
+        int nspans = 0;
+        if (spans && st == PYR_OK) {
+            pass_clock_t tl;
+            pyr_cuda_timeline_start(cap);
+            st = timed_run(plan, f, 0, &tl);
+            nspans = pyr_cuda_timeline_take(spans, cap);
+        }
         pyr_model_prediction_t pr;
         if (st == PYR_OK) st = pyr_model_predict_pass(plan, pyr_plan_model(plan), pyr_plan_model_form(plan), h, &pr);
         if (st != PYR_OK) {
@@ -107,15 +174,18 @@ int main(int argc, char **argv)
         double k = 1e3 / (double)(passes - 1);
         double up = (se.at_last.upload_s - se.at_first.upload_s) * k, cp = (se.at_last.copy_s - se.at_first.copy_s) * k;
         double comp = (se.at_last.compute_s - se.at_first.compute_s) * k, down = (se.at_last.download_s - se.at_first.download_s) * k;
+        double band = (se.at_last.download_band_s - se.at_first.download_band_s) * k;
         double pass = (ov.t_last - ov.t_first) * k;
         double iss_up = (ov.at_last.issue_upload_s - ov.at_first.issue_upload_s) * k;
         double iss_down = (ov.at_last.issue_download_s - ov.at_first.issue_download_s) * k;
         double cells = (double)pyr_problem_interior(&p) * (double)h;
         char pieces[32];
         snprintf(pieces, sizeof pieces, "%lldx%lldx%lld", (long long)info.pieces[0], (long long)info.pieces[1], (long long)info.pieces[2]);
-        printf("%6lld %5d %9s | %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f %8.2f %8.2f | %9.1f %9.1f\n", (long long)h,
-               info.slots, pieces, up, cp, comp, down, pass, iss_up, iss_down, pr.upload * 1e3, pr.compute * 1e3, pr.download * 1e3, pr.host * 1e3, pr.seconds * 1e3,
+        printf("%6lld %5d %9s | %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f %8.2f %8.2f | %9.1f %9.1f\n", (long long)h,
+               info.slots, pieces, up, cp, comp, down, band, pass, iss_up, iss_down, pr.upload * 1e3, pr.compute * 1e3, pr.download * 1e3, pr.host * 1e3, pr.seconds * 1e3,
                cells / (pass * 1e-3) * 1e-9, cells / pr.seconds * 1e-9);
+        if (nspans) timeline_report(spans, nspans, passes, timeline);
+        free(spans);
         fflush(stdout);
         pyr_plan_destroy(&plan);
     }

@@ -52,13 +52,15 @@ fi
 if has stages; then
   stamp stages
   {
-    timeout 60 build-dev/bench/bench_stages 3 1025 float blocks 24,32,48 1024 3
-    # the 3D-copy experiment of NOTES-cuda v4: one 2D copy per plane (checked bit for bit first)
-    PYR_CUDA_PLANE_COPIES=1 timeout 60 build-dev/tests/test_pyramid 100 5 cuda | tail -2
-    PYR_CUDA_PLANE_COPIES=1 timeout 60 build-dev/bench/bench_stages 3 1025 float blocks 32,48 1024 3
+    # each engine's busy time in an overlapped pass (event timeline), cubes, blocks and strips
+    PYR_TIMELINE=${STAGES_DETAIL:-12} timeout 60 build-dev/bench/bench_stages 3 1025 float blocks ${STAGES_H3:-48} 1024 3
+    PYR_TIMELINE=${STAGES_DETAIL:-12} timeout 60 build-dev/bench/bench_stages 2 32769 float blocks ${STAGES_H2:-64} 512
+    PYR_TIMELINE=${STAGES_DETAIL:-12} timeout 60 build-dev/bench/bench_stages 2 32769 float strips ${STAGES_H2:-64} 512
     [ -n "${STAGES_ALL:-}" ] && timeout 60 build-dev/bench/bench_stages 3 1025 float slabs 1,2,4,8 2048
-    [ -n "${STAGES_ALL:-}" ] && timeout 60 build-dev/bench/bench_stages 2 32769 float strips 16,64,128 512
-    timeout 60 build-dev/bench/bench_stages 2 32769 float blocks 16,32,64 512
+    # the grid first touched by one thread (as xfer_probe's) instead of the OpenMP team
+    lscpu | grep -i -E "numa|socket|model name"
+    OMP_NUM_THREADS=1 timeout 90 build-dev/bench/bench_stages 2 32769 float blocks ${STAGES_H2:-64} 512
+    [ -n "${STAGES_PROBE:-}" ] && timeout 60 build-dev/bench/xfer_probe 4
   } > "$log/stages.txt" 2>&1
   cat "$log/stages.txt"
 fi

@@ -8,4 +8,7 @@ if(PYR_HAVE_CUDA)
   target_link_libraries(bench_stages PRIVATE pyrgrid)
   target_include_directories(bench_stages PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(bench_stages PRIVATE _POSIX_C_SOURCE=200809L)
+  # xfer_probe: block vs strip transfers out of a large pinned grid, 4 KiB vs huge pages.
+  add_executable(xfer_probe xfer_probe.cu)
+  target_link_libraries(xfer_probe PRIVATE CUDA::cudart)
 endif()

@@ -95,26 +95,25 @@ static pyr_status_t time_transfer(cal_t *c, const pyr_box_t *box, int up, int ba
 
 /* Part-row transfers as blocks and cubes make them: the box's rows inside a
  * host array whose rows (and planes) are several times wider, as in a large
- * grid.  Spread over many pages, they run slower than the same rows packed
- * closely (seen on the H200: block downloads ~40% slower than strips).  Only
- * for backends that pin the user's grid (the GPU); the CPU copies rows with
- * memcpy and keeps the half-width figure.  Returns s per value, 0 when it
- * could not run (then the caller keeps what it had). */
-static pyr_status_t measure_wide(cal_t *c, double call, double row, double *per_up, double *per_down)
+ * grid.  `ragged`: the host rows are one value longer and the box starts one
+ * value in, so its rows start and end anywhere within a 64-byte line, as in
+ * a grid of 2^k+1 nodes (a device-to-host DMA then writes partial lines).
+ * Best seconds per call for each direction in best[0] (down), best[1] (up);
+ * both stay INFINITY when the test could not run. */
+static pyr_status_t time_wide(cal_t *c, int ragged, pyr_box_t *box_out, double best[2])
 {
-    *per_up = *per_down = 0;
-    if (!c->ops->host_register || c->ext[0] < 64) return PYR_OK;
+    best[0] = best[1] = INFINITY;
     const int dims3 = c->ext[2] > 1 && c->split == 2;
     const int64_t spread = dims3 ? 4 : 8;
     pyr_box_t box = piece_box(c);
     if (dims3 && box.hi[2] > 64) box.hi[2] = 64;
     pyr_host_region_t wide;
     wide.box = box;
-    wide.box.hi[0] = spread * c->ext[0];
+    wide.box.hi[0] = spread * c->ext[0] + ragged;
     if (dims3) wide.box.hi[1] = spread * c->ext[1];
     size_t bytes = (size_t)pyr_box_volume(&wide.box) * c->elem;
-    wide.data = malloc(bytes);
-    if (!wide.data) return PYR_OK; /* not worth failing calibration over */
+    wide.data = NULL;
+    if (posix_memalign(&wide.data, 4096, bytes)) return PYR_OK; /* not worth failing calibration over */
     memset(wide.data, 0, bytes);
     pyr_status_t st = c->ops->host_register(c->ctx, wide.data, bytes);
     if (st != PYR_OK) {
@@ -124,15 +123,12 @@ static pyr_status_t measure_wide(cal_t *c, double call, double row, double *per_
     }
     /* the box in the middle of the wide rows */
     pyr_piece_t p = c->piece[0];
-    int64_t off = (spread / 2) * c->ext[0];
+    int64_t off = (spread / 2) * c->ext[0] + ragged;
     box.lo[0] += off;
     box.hi[0] += off;
     p.box.lo[0] += off;
     p.box.hi[0] += off;
-    if (dims3) {
-        p.box.hi[2] = p.box.lo[2] + c->ext[2];
-    }
-    double best[2] = {INFINITY, INFINITY};
+    if (dims3) p.box.hi[2] = p.box.lo[2] + c->ext[2];
     for (int up = 0; up < 2; up++) {
         int reps = 0;
         double start = now();
@@ -148,11 +144,28 @@ static pyr_status_t measure_wide(cal_t *c, double call, double row, double *per_
     c->ops->wait(c->ctx, 0);
     c->ops->host_unregister(c->ctx, wide.data);
     free(wide.data);
-    PYR_TRY(st);
+    *box_out = box;
+    return st;
+}
+
+/* The wide-row costs (see time_wide), only for backends that pin the user's
+ * grid (the GPU; the CPU copies rows with memcpy and keeps the half-width
+ * figures): s per value of aligned part rows (0 when not measured) and the
+ * extra s per ragged row (0 when none). */
+static pyr_status_t measure_wide(cal_t *c, double call, double row, double per[2], double ragged[2])
+{
+    per[0] = per[1] = ragged[0] = ragged[1] = 0;
+    if (!c->ops->host_register || c->ext[0] < 64) return PYR_OK;
+    pyr_box_t box, rbox;
+    double al[2], rg[2];
+    PYR_TRY(time_wide(c, 0, &box, al));
+    PYR_TRY(time_wide(c, 1, &rbox, rg));
+    if (!isfinite(al[0]) || !isfinite(al[1])) return PYR_OK;
     double v = (double)pyr_box_volume(&box), rows = (double)(pyr_box_extent(&box, 1) * pyr_box_extent(&box, 2));
     for (int up = 0; up < 2; up++) {
-        double s = (best[up] - call - rows * row) / v;
-        *(up ? per_up : per_down) = s > 0 ? s : best[up] / v;
+        double s = (al[up] - call - rows * row) / v;
+        per[up] = s > 0 ? s : al[up] / v;
+        if (isfinite(rg[up]) && rg[up] > al[up]) ragged[up] = (rg[up] - al[up]) / rows;
     }
     return PYR_OK;
 }
@@ -193,10 +206,10 @@ static pyr_status_t measure_direction(cal_t *c, int up, double call, double *per
 
 /* Compute h layers shrinking along the split axis (a task's pyramid);
  * returns the best seconds per call and the values computed. */
-static pyr_status_t time_compute(cal_t *c, const pyr_heat_coef_t *coef, int h, int tiny, double *best, double *values)
+static pyr_status_t time_compute(cal_t *c, const pyr_heat_coef_t *coef, int h, int tiny, double *best, double *values, double *rows)
 {
     pyr_box_t boxes[64];
-    double vol = 0;
+    double vol = 0, nrows = 0;
     for (int l = 0; l < h; l++) {
         pyr_box_t b = piece_box(c);
         for (int a = 0; a < coef->dims; a++) {
@@ -214,8 +227,10 @@ static pyr_status_t time_compute(cal_t *c, const pyr_heat_coef_t *coef, int h, i
         }
         boxes[l] = b;
         vol += (double)pyr_box_volume(&b);
+        nrows += (double)(pyr_box_extent(&b, 1) * pyr_box_extent(&b, 2));
     }
     *values = vol;
+    *rows = nrows;
     *best = INFINITY;
     int reps = 0;
     double start = now();
@@ -232,6 +247,55 @@ static pyr_status_t time_compute(cal_t *c, const pyr_heat_coef_t *coef, int h, i
         double t = (now() - t0) / n;
         if (t < *best) *best = t;
         reps++;
+    }
+    return PYR_OK;
+}
+
+/* The per-row part of compute (see run): two pieces of equal size, the
+ * calibration's and one 4 times wider along x, 16 layers each. */
+static pyr_status_t measure_compute_row(cal_t *c, const pyr_heat_coef_t *coef, pyr_model_constants_t *k)
+{
+    const int h = 16, split = c->split;
+    if (split == 0 || c->ext[split] / 4 < 2 * h + 3) return PYR_OK;
+    double t[2] = {0, 0}, v[2] = {0, 0}, r[2] = {0, 0};
+    PYR_TRY(time_compute(c, coef, h, 0, &t[0], &v[0], &r[0]));
+    const int64_t keep[3] = {c->ext[0], c->ext[1], c->ext[2]};
+    const pyr_piece_t keep_piece = c->piece[0];
+    c->ext[0] *= 4;
+    c->ext[split] /= 4;
+    pyr_piece_layout_t L = pyr_piece_layout(c->ops, c->ext, c->elem);
+    pyr_piece_layout_t L0 = pyr_piece_layout(c->ops, keep, c->elem);
+    pyr_status_t st = PYR_OK;
+    int ok = L.layer_bytes <= L0.layer_bytes;
+    if (ok) {
+        c->piece[0].box = piece_box(c);
+        c->piece[0].pitch = L.pitch;
+        c->piece[0].xpad = pyr_piece_xpad(c->ops, 0, c->elem);
+        if (c->piece[0].xpad + c->ext[0] > c->piece[0].pitch) c->piece[0].xpad = 0;
+        /* the layers must hold defined values: the nodes of the wider shape, from the host */
+        pyr_box_t full = piece_box(c);
+        pyr_host_region_t src = {c->host.data, full};
+        st = c->ops->upload(c->ctx, 0, &c->piece[0], &src, &full);
+        if (st == PYR_OK) st = c->ops->copy(c->ctx, 0, &c->piece[0], 2, &c->piece[0], 0, &full);
+        if (st == PYR_OK) st = c->ops->wait(c->ctx, 0);
+        if (st == PYR_OK) st = time_compute(c, coef, h, 0, &t[1], &v[1], &r[1]);
+    }
+    for (int a = 0; a < 3; a++) c->ext[a] = keep[a];
+    c->piece[0] = keep_piece;
+    /* the calibration piece's own values back (the wider shape rearranged them) */
+    pyr_box_t full = piece_box(c);
+    pyr_host_region_t src = {c->host.data, full};
+    if (st == PYR_OK && ok) st = c->ops->upload(c->ctx, 0, &c->piece[0], &src, &full);
+    if (st == PYR_OK && ok) st = c->ops->copy(c->ctx, 0, &c->piece[0], 2, &c->piece[0], 0, &full);
+    if (st == PYR_OK && ok) st = c->ops->wait(c->ctx, 0);
+    PYR_TRY(st);
+    if (!ok) return PYR_OK;
+    /* t - launches = compute * v + compute_row * r, for both shapes */
+    double a0 = t[0] - h * k->launch, a1 = t[1] - h * k->launch;
+    double det = r[0] * v[1] - r[1] * v[0];
+    if (det != 0) {
+        double row = (a0 * v[1] - a1 * v[0]) / det;
+        if (row > 0 && row * r[0] < 0.5 * a0) k->compute_row = row;
     }
     return PYR_OK;
 }
@@ -308,17 +372,20 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     double row_down;
     PYR_TRY(measure_direction(c, 0, k->call, &k->down, &k->down_strided, &row_down));
     k->row = 0.5 * (k->row + row_down);
-    double wide_up, wide_down;
-    PYR_TRY(measure_wide(c, k->call, k->row, &wide_up, &wide_down));
-    if (wide_up > k->up_strided) k->up_strided = wide_up;
-    if (wide_down > k->down_strided) k->down_strided = wide_down;
+    double wide[2], ragged[2];
+    PYR_TRY(measure_wide(c, k->call, k->row, wide, ragged));
+    if (wide[1] > k->up_strided) k->up_strided = wide[1];
+    if (wide[0] > k->down_strided) k->down_strided = wide[0];
+    k->up_ragged = ragged[1];
+    k->down_ragged = ragged[0];
 
     /* Both directions at once (backends that overlap slots). */
     k->up_both = k->up;
     k->down_both = k->down;
     if (nslots > 1) {
-        double best = INFINITY;
-        for (int r = 0; r < 5; r++) {
+        /* the shared rate varies more between tries than one direction alone: take the best of more */
+        double best = INFINITY, start = now();
+        for (int r = 0; r < 5 || (r < 40 && now() - start < 3 * c->target); r++) {
             double t0 = now();
             PYR_TRY(transfer(c, 0, 0, &full, 1));
             PYR_TRY(transfer(c, 1, 1, &full, 0));
@@ -339,17 +406,23 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     coef.dims = o->dims;
     coef.precision = o->precision;
     for (int a = 0; a < 3; a++) coef.r[a] = a < o->dims ? 0.4 / o->dims : 0.0;
-    double t, v;
-    PYR_TRY(time_compute(c, &coef, 16, 1, &t, &v));
+    double t, v, rows;
+    PYR_TRY(time_compute(c, &coef, 16, 1, &t, &v, &rows));
     k->launch = t / 16;
+
+    /* Per row of a layer: the same 16 layers on the piece and on one 4 times
+     * wider and 4 times shorter (as strips and slabs are, next to blocks and
+     * cubes); t = launches + compute * values + compute_row * rows. */
+    k->compute_row = 0;
+    PYR_TRY(measure_compute_row(c, &coef, k));
 
     /* Compute cost by layers per call. */
     int last = -1;
     for (int i = 0; i < PYR_MODEL_NLAYERS; i++) {
         int h = pyr_model_layers[i];
         if (2 * h + 3 > c->ext[c->split]) break;
-        PYR_TRY(time_compute(c, &coef, h, 0, &t, &v));
-        double per = (t - (double)h * k->launch) / v;
+        PYR_TRY(time_compute(c, &coef, h, 0, &t, &v, &rows));
+        double per = (t - (double)h * k->launch - rows * k->compute_row) / v;
         k->compute[i] = per > 0.25 * t / v ? per : 0.25 * t / v;
         last = i;
     }

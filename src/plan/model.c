@@ -22,6 +22,8 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.host = elem / 5e9;
         k.up_strided = elem / 45e9;
         k.down_strided = elem / 35e9;
+        k.up_ragged = k.down_ragged = 0;
+        k.compute_row = 0;
         double one = dims == 3 ? 120e9 : dims == 2 ? 385e9 : 200e9;
         double fused = dims == 3 ? 150e9 : dims == 2 ? 700e9 : 200e9;
         double scale = precision == PYR_DOUBLE ? 2.0 : 1.0;
@@ -37,6 +39,8 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.launch = 3e-6;
         k.host = elem / 4e9;
         k.up_strided = k.down_strided = elem / 3e9;
+        k.up_ragged = k.down_ragged = 0;
+        k.compute_row = 0;
         double rate = dims == 3 ? 0.7e9 : dims == 2 ? 1.0e9 : 1.5e9;
         if (precision == PYR_FLOAT) rate *= 1.6;
         for (int i = 0; i < PYR_MODEL_NLAYERS; i++) k.compute[i] = 1.0 / rate;
@@ -62,7 +66,8 @@ int pyr_model_constants_valid(const pyr_model_constants_t *k)
 {
     if (!ok_nonneg(k->up) || !ok_nonneg(k->down) || !ok_nonneg(k->up_both) || !ok_nonneg(k->down_both) || !ok_nonneg(k->row) ||
         !ok_nonneg(k->call) || !ok_nonneg(k->launch) || !ok_nonneg(k->host) || !ok_nonneg(k->up_strided) ||
-        !ok_nonneg(k->down_strided))
+        !ok_nonneg(k->down_strided) || !ok_nonneg(k->up_ragged) || !ok_nonneg(k->down_ragged) ||
+        !ok_nonneg(k->compute_row))
         return 0;
     for (int i = 0; i < PYR_MODEL_NLAYERS; i++)
         if (!ok_nonneg(k->compute[i]) || k->compute[i] <= 0) return 0;
@@ -86,14 +91,20 @@ static int64_t rows_of(const pyr_box_t *b)
     return pyr_box_empty(b) ? 0 : pyr_box_extent(b, 1) * pyr_box_extent(b, 2);
 }
 
-/* Seconds per value moved between the grid (rows of nx values) and the
- * device for a box: one contiguous run when the box spans whole rows, else
- * a row-by-row (strided) copy. */
-static double per_value(const pyr_model_constants_t *k, const pyr_box_t *b, int64_t nx, int up)
+/* Seconds to move a box between the grid (rows of nx values of elem bytes)
+ * and the device: one contiguous run when the box spans whole rows, else a
+ * row-by-row (strided) copy, whose rows cost more when they do not start and
+ * end on 64-byte boundaries of the host memory. */
+static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, int64_t nx, int64_t elem, int up)
 {
-    int strided = !pyr_box_empty(b) && pyr_box_extent(b, 0) < nx && (pyr_box_extent(b, 1) > 1 || pyr_box_extent(b, 2) > 1);
-    double s = up ? k->up_strided : k->down_strided, c = up ? k->up : k->down;
-    return strided && s > 0 ? s : c;
+    if (pyr_box_empty(b)) return 0;
+    const double rows = (double)rows_of(b), v = (double)pyr_box_volume(b);
+    const int strided = pyr_box_extent(b, 0) < nx && rows > 1;
+    const double s = up ? k->up_strided : k->down_strided, c = up ? k->up : k->down;
+    double t = k->call + (strided && s > 0 ? s : c) * v + k->row * rows;
+    const int ragged = (nx * elem) % 64 != 0 || (b->lo[0] * elem) % 64 != 0 || (b->hi[0] * elem) % 64 != 0;
+    if (strided && ragged) t += (up ? k->up_ragged : k->down_ragged) * rows;
+    return t;
 }
 
 /* Stage times of every task of a pass of height h. */
@@ -102,14 +113,14 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     const pyr_problem_t *p = &plan->problem;
     int64_t nt = pyr_plan_tasks(plan);
     double ccost = pyr_model_compute_cost(k, h);
+    const int64_t elem = (int64_t)pyr_precision_size(p->precision);
     int unsplit_faces = 0;
     for (int a = 0; a < p->dims; a++)
         if (!plan->split[a]) unsplit_faces += 2;
     for (int64_t t = 0; t < nt; t++) {
         pyr_task_t task;
         pyr_plan_task(plan, t, h, &task);
-        double up = (double)pyr_box_volume(&task.upload);
-        double u = k->call + per_value(k, &task.upload, p->n[0], 1) * up + k->row * (double)rows_of(&task.upload);
+        double u = transfer_cost(k, &task.upload, p->n[0], elem, 1);
 
         int copies = unsplit_faces;
         for (int a = 0; a < p->dims; a++) {
@@ -117,19 +128,19 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
             if (task.src.lo[a] == 0) copies++;
             if (task.src.hi[a] == p->n[a]) copies++;
         }
-        double comp = 0;
+        double comp = 0, comp_rows = 0;
         for (int64_t l = 1; l <= h; l++) {
             pyr_box_t b = pyr_plan_layer_box(plan, &task, h, l);
             comp += (double)pyr_box_volume(&b);
+            comp_rows += (double)rows_of(&b);
         }
-        double c = k->call * copies + k->launch * (double)h + ccost * comp;
+        double c = k->call * copies + k->launch * (double)h + ccost * comp + k->compute_row * comp_rows;
 
         pyr_box_t main_box, bands[3];
         int64_t last[3];
         int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
         double d = 0, hc = 0;
-        if (!pyr_box_empty(&main_box))
-            d += k->call + per_value(k, &main_box, p->n[0], 0) * (double)pyr_box_volume(&main_box) + k->row * (double)rows_of(&main_box);
+        d += transfer_cost(k, &main_box, p->n[0], elem, 0);
         for (int b = 0; b < nb; b++) {
             double v = (double)pyr_box_volume(&bands[b]);
             d += k->call + k->down * v + k->row * (double)rows_of(&bands[b]);
@@ -272,8 +283,9 @@ pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants
     if (plan->resident && first_step == 0 && p->steps > 0) {
         /* one upload of the grid, one download of the interior */
         pyr_box_t g = pyr_plan_grid(plan), in = pyr_plan_interior(plan);
-        double u = k->call + per_value(k, &g, p->n[0], 1) * (double)pyr_box_volume(&g) + k->row * (double)rows_of(&g);
-        double d = k->call + per_value(k, &in, p->n[0], 0) * (double)pyr_box_volume(&in) + k->row * (double)rows_of(&in);
+        const int64_t elem = (int64_t)pyr_precision_size(p->precision);
+        double u = transfer_cost(k, &g, p->n[0], elem, 1);
+        double d = transfer_cost(k, &in, p->n[0], elem, 0);
         out->upload += u;
         out->download += d;
         out->seconds += u + d;

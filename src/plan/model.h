@@ -43,7 +43,12 @@ typedef struct {
     double up_strided, down_strided; /* s per value when the box's rows are only part of the host
                                         array's rows (blocks, cubes: one DMA per row, not one run);
                                         0 = as contiguous (constants from before these were measured) */
+    double up_ragged, down_ragged; /* s per part row on top of the above when the host rows do not start
+                                      and end on 64-byte boundaries (grids of 2^k+1 nodes: a device-to-host
+                                      DMA then writes partial cache lines); 0 = no extra cost known */
     double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
+    double compute_row;                /* s per row of each computed layer, on top (wide rows cost less per value);
+                                          0 = not measured */
 } pyr_model_constants_t;
 
 typedef enum {

@@ -22,6 +22,7 @@ pyr_status_t pyr_cuda_describe(int device, char *text, size_t size);
 /* Time spent in each kind of operation while serial mode is on. */
 typedef struct {
     double upload_s, copy_s, compute_s, download_s;
+    double download_band_s; /* the part of download_s that went into band staging buffers */
     long long launches; /* compute kernel launches (any mode) */
     /* Host time spent inside the issuing calls, in any mode: an asynchronous
      * copy that blocks its caller shows here (the pipeline then stalls). */
@@ -33,6 +34,20 @@ typedef struct {
 void pyr_cuda_set_serial(int on);
 void pyr_cuda_get_stats(pyr_cuda_stats_t *stats);
 void pyr_cuda_reset_stats(void);
+/* Timeline (what Nsight Systems would show, where it cannot run): while on,
+ * the GPU start and end of every upload, compute and download are recorded
+ * with CUDA events, at most `cap` operations.  Read it once the work is done
+ * (after pyr_execute returns); times in ms from the first recorded start. */
+typedef enum { PYR_SPAN_UPLOAD, PYR_SPAN_COMPUTE, PYR_SPAN_DOWNLOAD } pyr_span_kind_t;
+typedef struct {
+    int kind; /* pyr_span_kind_t */
+    int slot;
+    double start_ms, end_ms;
+} pyr_cuda_span_t;
+void pyr_cuda_timeline_start(int cap);
+/* Fills up to max spans in issue order, returns how many; turns the timeline off. */
+int pyr_cuda_timeline_take(pyr_cuda_span_t *spans, int max);
+
 /* Make the n-th device allocation from now (1 = the next) fail as if the
  * device were out of memory; n <= 0 turns this off. */
 void pyr_cuda_fail_alloc_after(int n);

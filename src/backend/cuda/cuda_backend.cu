@@ -47,7 +47,6 @@ struct cuda_ctx_t {
     int nregistered;
     pyr_ktune_t tune;
     int plain; /* force the one-step kernel (experiments) */
-    int plane_copies; /* 3D boxes as one 2D copy per plane (experiments) */
     char name[256];
 };
 
@@ -127,6 +126,40 @@ void forget_writer(cuda_ctx_t *c, const void *ptr)
             c->writers[i] = c->writers[--c->nwriters];
             return;
         }
+}
+
+/* The timeline (cuda_api.h): pairs of timing events around operations. */
+struct span_rec_t {
+    cudaEvent_t a, b;
+    int kind, slot;
+};
+span_rec_t *g_tl = NULL;
+int g_tl_cap = 0, g_tl_n = 0;
+
+/* Returns the index of the record to close with span_end, or -1. */
+int span_begin(cuda_ctx_t *c, int kind, int slot)
+{
+    if (!g_tl || g_tl_n >= g_tl_cap) return -1;
+    span_rec_t *r = &g_tl[g_tl_n];
+    if (cudaEventCreate(&r->a) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    if (cudaEventCreate(&r->b) != cudaSuccess || cudaEventRecord(r->a, c->stream[slot]) != cudaSuccess) {
+        (void)cudaGetLastError();
+        cudaEventDestroy(r->a);
+        if (r->b) cudaEventDestroy(r->b);
+        r->a = r->b = NULL;
+        return -1;
+    }
+    r->kind = kind;
+    r->slot = slot;
+    return g_tl_n++;
+}
+
+void span_end(cuda_ctx_t *c, int i, int slot)
+{
+    if (i >= 0 && cudaEventRecord(g_tl[i].b, c->stream[slot]) != cudaSuccess) (void)cudaGetLastError();
 }
 
 /* Serial mode: finish the operation and charge its time. */
@@ -260,7 +293,6 @@ pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void
         c->tune.nty3d = env_int("PYR_CUDA_NTY3D", 32);
         c->tune.stream3d = env_int("PYR_CUDA_STREAM3D", 1);
         c->plain = env_int("PYR_CUDA_PLAIN", 0);
-        c->plane_copies = env_int("PYR_CUDA_PLANE_COPIES", 0);
         if (c->tune.kmax2d < 1 || c->tune.kmax2d > PYR_CUDA_KMAX || !(c->tune.kmax2d & 1)) c->tune.kmax2d = 5;
         if (c->tune.kmax3d < 1 || c->tune.kmax3d > 5 || !(c->tune.kmax3d & 1)) c->tune.kmax3d = 1;
         if (c->tune.nt2d != 128 && c->tune.nt2d != 256) c->tune.nt2d = 256;
@@ -413,14 +445,6 @@ pyr_status_t transfer(cuda_ctx_t *c, int slot, const pyr_piece_t *piece, void *l
         size_t rows = (size_t)(ny * nz);
         if (to_device) CU(cudaMemcpy2DAsync(d, dp, h, hp, wb, rows, cudaMemcpyHostToDevice, s));
         else CU(cudaMemcpy2DAsync(h, hp, d, dp, wb, rows, cudaMemcpyDeviceToHost, s));
-    } else if (c->plane_copies) {
-        /* experiment (PYR_CUDA_PLANE_COPIES=1): one 2D copy per plane instead of one 3D copy */
-        const size_t hplane = hp * (size_t)hny, dplane = dp * (size_t)prow;
-        for (int64_t z = 0; z < nz; z++) {
-            char *hz = h + (size_t)z * hplane, *dz = d + (size_t)z * dplane;
-            if (to_device) CU(cudaMemcpy2DAsync(dz, dp, hz, hp, wb, (size_t)ny, cudaMemcpyHostToDevice, s));
-            else CU(cudaMemcpy2DAsync(hz, hp, dz, dp, wb, (size_t)ny, cudaMemcpyDeviceToHost, s));
-        }
     } else {
         cudaMemcpy3DParms p;
         memset(&p, 0, sizeof p);
@@ -447,7 +471,9 @@ pyr_status_t cuda_upload(void *ctx, int slot, const pyr_piece_t *piece, const py
     PYR_TRY(check_slot(c, slot));
     double t0 = now_s();
     CU(cudaSetDevice(c->device));
+    const int span = span_begin(c, PYR_SPAN_UPLOAD, slot);
     PYR_TRY(transfer(c, slot, piece, piece->layer[0], host, box, 1));
+    span_end(c, span, slot);
     g_stats.issue_upload_s += now_s() - t0;
     PYR_TRY(note_writer(c, slot, piece->layer[0]));
     return serial_end(c, slot, t0, &g_stats.upload_s);
@@ -459,9 +485,15 @@ pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, const 
     PYR_TRY(check_slot(c, slot));
     double t0 = now_s();
     CU(cudaSetDevice(c->device));
+    const int span = span_begin(c, PYR_SPAN_DOWNLOAD, slot);
     PYR_TRY(transfer(c, slot, piece, piece->layer[piece->cur], host, box, 0));
+    span_end(c, span, slot);
     g_stats.issue_download_s += now_s() - t0;
-    return serial_end(c, slot, t0, &g_stats.download_s);
+    /* a band goes to a staging buffer of exactly its size (the grid is larger) */
+    const double before = g_stats.download_s;
+    PYR_TRY(serial_end(c, slot, t0, &g_stats.download_s));
+    if (pyr_box_contains(box, &host->box)) g_stats.download_band_s += g_stats.download_s - before;
+    return PYR_OK;
 }
 
 pyr_status_t cuda_copy(void *ctx, int slot, const pyr_piece_t *dst, int dst_layers, const pyr_piece_t *src, int src_layer,
@@ -528,6 +560,7 @@ pyr_status_t cuda_compute(void *ctx, int slot, const pyr_piece_t *piece, const p
     /* the fused kernels move 16-byte vectors: rows must start 16-byte aligned */
     const int aligned = (piece->pitch * (int64_t)c->elem) % 16 == 0 && ((uintptr_t)piece->layer[0] % 16) == 0 &&
                         ((uintptr_t)piece->layer[1] % 16) == 0;
+    const int span = span_begin(c, PYR_SPAN_COMPUTE, slot);
     if (dims == 1 || c->plain || !aligned || !fusable(piece, boxes, nlayers, dims)) {
         for (int l = 0; l < nlayers; l++) {
             pyr_kbox_t b = local_box(piece, &boxes[l]);
@@ -535,6 +568,7 @@ pyr_status_t cuda_compute(void *ctx, int slot, const pyr_piece_t *piece, const p
             g_stats.launches++;
             cur ^= 1;
         }
+        span_end(c, span, slot);
         return serial_end(c, slot, t0, &g_stats.compute_s);
     }
     /* Fused launches of odd k (so each goes from one layer to the other):
@@ -554,6 +588,7 @@ pyr_status_t cuda_compute(void *ctx, int slot, const pyr_piece_t *piece, const p
         done += k;
     }
     if (done != nlayers) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: split %d layers into launches of %d", nlayers, done);
+    span_end(c, span, slot);
     return serial_end(c, slot, t0, &g_stats.compute_s);
 }
 
@@ -610,6 +645,45 @@ extern "C" pyr_status_t pyr_cuda_describe(int device, char *text, size_t size)
 extern "C" void pyr_cuda_set_serial(int on) { g_serial = on; }
 extern "C" void pyr_cuda_get_stats(pyr_cuda_stats_t *stats) { *stats = g_stats; }
 extern "C" void pyr_cuda_reset_stats(void) { memset(&g_stats, 0, sizeof g_stats); }
+extern "C" void pyr_cuda_timeline_start(int cap)
+{
+    (void)pyr_cuda_timeline_take(NULL, 0);
+    g_tl = cap > 0 ? (span_rec_t *)calloc((size_t)cap, sizeof *g_tl) : NULL;
+    g_tl_cap = g_tl ? cap : 0;
+    g_tl_n = 0;
+}
+
+extern "C" int pyr_cuda_timeline_take(pyr_cuda_span_t *spans, int max)
+{
+    int n = 0, failed = 0;
+    /* every time is taken from the first start event: destroy none before all are read */
+    for (int i = 0; spans && i < g_tl_n && n < max; i++) {
+        float s = 0, e = 0;
+        cudaError_t err = cudaEventSynchronize(g_tl[i].b);
+        if (err == cudaSuccess) err = cudaEventElapsedTime(&s, g_tl[0].a, g_tl[i].a);
+        if (err == cudaSuccess) err = cudaEventElapsedTime(&e, g_tl[0].a, g_tl[i].b);
+        if (err != cudaSuccess) {
+            (void)cudaGetLastError();
+            if (failed++ == 0) fprintf(stderr, "timeline: span %d of %d unreadable: %s\n", i, g_tl_n, cudaGetErrorString(err));
+            continue;
+        }
+        spans[n].kind = g_tl[i].kind;
+        spans[n].slot = g_tl[i].slot;
+        spans[n].start_ms = s;
+        spans[n].end_ms = e;
+        n++;
+    }
+    for (int i = 0; i < g_tl_n; i++) {
+        cudaEventDestroy(g_tl[i].a);
+        cudaEventDestroy(g_tl[i].b);
+    }
+    (void)cudaGetLastError();
+    free(g_tl);
+    g_tl = NULL;
+    g_tl_cap = g_tl_n = 0;
+    return n;
+}
+
 extern "C" void pyr_cuda_fail_alloc_after(int n) { g_fail_alloc = n > 0 ? n : 0; }
 
 /* Filled by field name, so new fields of the interface default to zero. */
