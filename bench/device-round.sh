@@ -57,10 +57,8 @@ if has stages; then
     PYR_TIMELINE=${STAGES_DETAIL:-12} timeout 60 build-dev/bench/bench_stages 2 32769 float blocks ${STAGES_H2:-64} 512
     PYR_TIMELINE=${STAGES_DETAIL:-12} timeout 60 build-dev/bench/bench_stages 2 32769 float strips ${STAGES_H2:-64} 512
     [ -n "${STAGES_ALL:-}" ] && timeout 60 build-dev/bench/bench_stages 3 1025 float slabs 1,2,4,8 2048
-    # the grid first touched by one thread (as xfer_probe's) instead of the OpenMP team
-    lscpu | grep -i -E "numa|socket|model name"
-    OMP_NUM_THREADS=1 timeout 90 build-dev/bench/bench_stages 2 32769 float blocks ${STAGES_H2:-64} 512
-    [ -n "${STAGES_PROBE:-}" ] && timeout 60 build-dev/bench/xfer_probe 4
+    # transfer patterns in isolation (block vs strip rows, 3D boxes beside a kernel, both directions)
+    if [ -n "${STAGES_PROBE:-}" ]; then timeout 60 build-dev/bench/xfer_probe 4; timeout 60 build-dev/bench/xfer_probe 3d; fi
   } > "$log/stages.txt" 2>&1
   cat "$log/stages.txt"
 fi
