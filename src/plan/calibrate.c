@@ -36,6 +36,7 @@ typedef struct {
     int split;           /* the axis pieces shrink along */
     int64_t ext[3];      /* piece extent */
     pyr_piece_t piece[2];
+    pyr_piece_layout_t layout; /* of the piece buffers, as allocated */
     pyr_host_region_t host;
     int copies;          /* host region = `copies` pieces along the split axis */
     int host_malloced, host_registered;
@@ -73,6 +74,26 @@ static pyr_status_t transfer(cal_t *c, int slot, int r, const pyr_box_t *box, in
     pyr_box_t b = host_slot(c, r, box);
     if (up) return c->ops->upload(c->ctx, slot, &p, &c->host, &b);
     return c->ops->download(c->ctx, slot, &p, &c->host, &b);
+}
+
+/* Piece `s` takes the shape c->ext in buffers of layout L. */
+static void shape_piece(cal_t *c, int s, const pyr_piece_layout_t *L)
+{
+    pyr_piece_t *p = &c->piece[s];
+    p->box = piece_box(c);
+    p->pitch = L->pitch;
+    p->xpad = pyr_piece_xpad(c->ops, 0, c->elem);
+    if (p->xpad + c->ext[0] > p->pitch) p->xpad = 0;
+}
+
+/* Both layers of piece `s` get defined values: the first nodes of the host
+ * region, rows of c->ext[0] values (not waited for). */
+static pyr_status_t fill_piece(cal_t *c, int s)
+{
+    pyr_box_t full = piece_box(c);
+    pyr_host_region_t src = {c->host.data, full};
+    PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], &src, &full));
+    return c->ops->copy(c->ctx, s, &c->piece[s], 2, &c->piece[s], 0, &full);
 }
 
 /* Best time of one transfer of `box` over a few repetitions, each batch of
@@ -264,32 +285,21 @@ static pyr_status_t measure_compute_row(cal_t *c, const pyr_heat_coef_t *coef, p
     c->ext[0] *= 4;
     c->ext[split] /= 4;
     pyr_piece_layout_t L = pyr_piece_layout(c->ops, c->ext, c->elem);
-    pyr_piece_layout_t L0 = pyr_piece_layout(c->ops, keep, c->elem);
     pyr_status_t st = PYR_OK;
-    int ok = L.layer_bytes <= L0.layer_bytes;
+    const int ok = L.layer_bytes <= c->layout.layer_bytes;
     if (ok) {
-        c->piece[0].box = piece_box(c);
-        c->piece[0].pitch = L.pitch;
-        c->piece[0].xpad = pyr_piece_xpad(c->ops, 0, c->elem);
-        if (c->piece[0].xpad + c->ext[0] > c->piece[0].pitch) c->piece[0].xpad = 0;
-        /* the layers must hold defined values: the nodes of the wider shape, from the host */
-        pyr_box_t full = piece_box(c);
-        pyr_host_region_t src = {c->host.data, full};
-        st = c->ops->upload(c->ctx, 0, &c->piece[0], &src, &full);
-        if (st == PYR_OK) st = c->ops->copy(c->ctx, 0, &c->piece[0], 2, &c->piece[0], 0, &full);
+        shape_piece(c, 0, &L);
+        st = fill_piece(c, 0);
         if (st == PYR_OK) st = c->ops->wait(c->ctx, 0);
         if (st == PYR_OK) st = time_compute(c, coef, h, 0, &t[1], &v[1], &r[1]);
     }
     for (int a = 0; a < 3; a++) c->ext[a] = keep[a];
     c->piece[0] = keep_piece;
-    /* the calibration piece's own values back (the wider shape rearranged them) */
-    pyr_box_t full = piece_box(c);
-    pyr_host_region_t src = {c->host.data, full};
-    if (st == PYR_OK && ok) st = c->ops->upload(c->ctx, 0, &c->piece[0], &src, &full);
-    if (st == PYR_OK && ok) st = c->ops->copy(c->ctx, 0, &c->piece[0], 2, &c->piece[0], 0, &full);
-    if (st == PYR_OK && ok) st = c->ops->wait(c->ctx, 0);
     PYR_TRY(st);
     if (!ok) return PYR_OK;
+    /* the calibration piece's own values back (the wider shape rearranged them) */
+    PYR_TRY(fill_piece(c, 0));
+    PYR_TRY(c->ops->wait(c->ctx, 0));
     /* t - launches = compute * v + compute_row * r, for both shapes */
     double a0 = t[0] - h * k->launch, a1 = t[1] - h * k->launch;
     double det = r[0] * v[1] - r[1] * v[0];
@@ -321,15 +331,11 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
         c->split = 2;
     }
     if (c->ext[c->split] < 8) c->ext[c->split] = 8;
-    pyr_piece_layout_t L = pyr_piece_layout(c->ops, c->ext, elem);
+    c->layout = pyr_piece_layout(c->ops, c->ext, elem);
     int nslots = c->ops->slots > 1 ? 2 : 1;
     for (int s = 0; s < nslots; s++) {
-        pyr_piece_t *p = &c->piece[s];
-        p->box = piece_box(c);
-        p->pitch = L.pitch;
-        p->xpad = pyr_piece_xpad(c->ops, 0, elem);
-        if (p->xpad + c->ext[0] > p->pitch) p->xpad = 0;
-        for (int l = 0; l < 2; l++) PYR_TRY(c->ops->dev_alloc(c->ctx, L.layer_bytes, &p->layer[l]));
+        shape_piece(c, s, &c->layout);
+        for (int l = 0; l < 2; l++) PYR_TRY(c->ops->dev_alloc(c->ctx, c->layout.layer_bytes, &c->piece[s].layer[l]));
     }
     /* Host region: several pieces long, so the CPU copies come from memory, not cache. */
     double piece_bytes = values * (double)elem;

@@ -142,9 +142,9 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         double d = 0, hc = 0;
         d += transfer_cost(k, &main_box, p->n[0], elem, 0);
         for (int b = 0; b < nb; b++) {
-            double v = (double)pyr_box_volume(&bands[b]);
-            d += k->call + k->down * v + k->row * (double)rows_of(&bands[b]);
-            hc += k->host * v;
+            /* into a staging buffer of the band's own width: one contiguous run on the host side */
+            d += transfer_cost(k, &bands[b], pyr_box_extent(&bands[b], 0), elem, 0);
+            hc += k->host * (double)pyr_box_volume(&bands[b]);
         }
         st[t].u = u;
         st[t].c = c;
