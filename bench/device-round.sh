@@ -6,8 +6,9 @@
 #   bash bench/device-round.sh OUT [steps...]
 # steps: test (all GPU tests), prop (the CUDA property test alone, PROP_CASES
 # cases), lgs (the solver's GPU test, alone and while the GPU is busy),
-# stages (bench_stages: stage times vs the model), bench3, bench2, sweep,
-# memcheck.  Default: test bench3 bench2 sweep.
+# stages (bench_stages: stage times vs the model), host (the host's topology,
+# xfer_probe cpu/replay, cubes and blocks with fewer band-writer threads),
+# bench3, bench2, sweep, memcheck.  Default: test bench3 bench2 sweep.
 set -uo pipefail
 out=${1:?usage: device-round.sh OUT [test] [bench3] [bench2] [sweep] [memcheck]}
 shift
@@ -29,7 +30,7 @@ root=$PWD/.deps/root
 
 # one calibration for the benchmarks' automatic choices, kept with the logs
 export PYRGRID_WISDOM=$log/wisdom
-if has bench3 || has bench2 || has stages; then
+if has bench3 || has bench2 || has stages || has host; then
   stamp calibrate
   timeout 90 build-dev/pyrgrid calibrate --backend cuda --precision all --dims 2,3 > "$log/calibrate.txt" 2>&1
   tail -3 "$log/calibrate.txt"
@@ -61,6 +62,21 @@ if has stages; then
     if [ -n "${STAGES_PROBE:-}" ]; then timeout 60 build-dev/bench/xfer_probe 4; timeout 60 build-dev/bench/xfer_probe 3d; fi
   } > "$log/stages.txt" 2>&1
   cat "$log/stages.txt"
+fi
+if has host; then
+  stamp host
+  { lscpu; numactl -H; nvidia-smi topo -m; cat /sys/kernel/mm/transparent_hugepage/enabled; command -v nsys; } > "$log/host.txt" 2>&1
+  {
+    timeout 90 build-dev/bench/xfer_probe cpu
+    timeout 60 build-dev/bench/xfer_probe replay
+    # does the band writer's host memory traffic slow the copy engines?  (its copies use OpenMP's threads)
+    for T in ${HOST_THREADS:-16 4 1}; do
+      echo "== OMP_NUM_THREADS=$T"
+      OMP_NUM_THREADS=$T PYR_TIMELINE=1 timeout 60 build-dev/bench/bench_stages 3 1025 float blocks 48 1024 3
+      OMP_NUM_THREADS=$T PYR_TIMELINE=1 timeout 60 build-dev/bench/bench_stages 2 32769 float blocks 64 512
+    done
+  } > "$log/host_probe.txt" 2>&1
+  cat "$log/host_probe.txt"
 fi
 if has test; then
   stamp "gpu tests"

@@ -10,5 +10,6 @@ if(PYR_HAVE_CUDA)
   target_compile_definitions(bench_stages PRIVATE _POSIX_C_SOURCE=200809L)
   # xfer_probe: block vs strip transfers out of a large pinned grid, 4 KiB vs huge pages.
   add_executable(xfer_probe xfer_probe.cu)
-  target_link_libraries(xfer_probe PRIVATE CUDA::cudart)
+  target_link_libraries(xfer_probe PRIVATE pyrgrid CUDA::cudart)
+  target_include_directories(xfer_probe PRIVATE ${PROJECT_SOURCE_DIR}/src)  # pthread: part of glibc 2.34+
 endif()
