@@ -288,13 +288,17 @@ pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void
             }
         }
         c->tune.kmax2d = env_int("PYR_CUDA_K2D", 5);
-        c->tune.kmax3d = env_int("PYR_CUDA_K3D", 1);
+        /* 3D: three steps per launch in shared memory.  As fast in core as the one-step streaming
+         * kernel (355 vs 350 Gcell/s), and beside a pass's copies far better: the streaming kernel's
+         * L2 traffic starves the host-to-device copy engine (cube uploads at ~32 GB/s instead of ~50;
+         * bench/NOTES-cuda.md v6). */
+        c->tune.kmax3d = env_int("PYR_CUDA_K3D", 3);
         c->tune.nt2d = env_int("PYR_CUDA_NT2D", 256);
         c->tune.nty3d = env_int("PYR_CUDA_NTY3D", 32);
         c->tune.stream3d = env_int("PYR_CUDA_STREAM3D", 1);
         c->plain = env_int("PYR_CUDA_PLAIN", 0);
         if (c->tune.kmax2d < 1 || c->tune.kmax2d > PYR_CUDA_KMAX || !(c->tune.kmax2d & 1)) c->tune.kmax2d = 5;
-        if (c->tune.kmax3d < 1 || c->tune.kmax3d > 5 || !(c->tune.kmax3d & 1)) c->tune.kmax3d = 1;
+        if (c->tune.kmax3d < 1 || c->tune.kmax3d > 5 || !(c->tune.kmax3d & 1)) c->tune.kmax3d = 3;
         if (c->tune.nt2d != 128 && c->tune.nt2d != 256) c->tune.nt2d = 256;
         if (c->tune.nty3d < 8 || c->tune.nty3d > 32) c->tune.nty3d = 32;
     } while (0);
