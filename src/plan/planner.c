@@ -723,7 +723,9 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     int modelled = 0; /* a choice was made from the model */
     pyr_decomp_t decomp = cands[0];
     if (method == PYR_METHOD_NAIVE) {
-        int64_t chunk = problem->steps < 100 ? problem->steps : 100; /* progress between chunks */
+        /* steps per compute call, progress reported between them: height when given, else 100 */
+        int64_t chunk = opt.height > 0 ? opt.height : 100;
+        if (chunk > problem->steps) chunk = problem->steps;
         st = build(plan, PYR_METHOD_NAIVE, decomp, chunk > 0 ? chunk : 1, budget);
     } else if (method == PYR_METHOD_TRIVIAL) {
         if (opt.height > 1) {
