@@ -8,6 +8,7 @@
  *
  *   test_cuda_property [cases] [seed]      (defaults: 300 1) */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "heat_util.h"
@@ -85,6 +86,7 @@ static int run_case(int c, uint64_t seed, int *skipped)
              (unsigned long long)seed, dims, (long long)n[0], (long long)n[1], (long long)n[2], pyr_precision_name(prec),
              (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)h, o.slots, how);
 
+    if (getenv("PYR_TEST_VERBOSE")) fprintf(stderr, "%s\n", label); /* where a slow or stuck run is */
     pyr_plan_t *plan = NULL;
     pyr_status_t st = pyr_plan_create(&p, &o, &plan);
     if (st == PYR_ERR_BUDGET) { /* e.g. a height too tall for any piece */
