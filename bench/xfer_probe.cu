@@ -442,7 +442,10 @@ static int probe_replay(void)
            "every operation timed alone (synchronised), best of 3\n", B, B, R, h, N);
     /* kernel: 0 none, 1 reads layer 0 and writes layer 1 (downloaded), 2 the same then a kernel reading
      * 256 MiB of scratch (evicts the L2), 3 reads layer 1 and writes layer 0, 4 as 1 with streaming stores,
-     * 5 as 1 then a 256 MiB memset of scratch */
+     * 5 as 1 then a 256 MiB memset of scratch, 6 one block of 32 threads, 7 as 1 on another stream,
+     * 8 as 1 over 1 MiB only, 9 a 1 ms host sleep instead, 10 as 1 then a 5 ms sleep, 11 read-only
+     * over layer 0, 12 as 1 with the download as whole host rows.  aligned: 0 malloc, 1 huge pages,
+     * 2 cudaHostAlloc.  queued: 1 downloads only, 2 uploads only, back to back; 3 whole-row downloads. */
     struct {
         const char *name;
         int nstreams, kernel, aligned, queued;
