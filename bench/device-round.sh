@@ -5,8 +5,8 @@
 # so the whole stays within one device call (10 minutes).
 #   bash bench/device-round.sh OUT [steps...]
 # steps: test (all GPU tests), prop (the CUDA property test alone, PROP_CASES
-# cases), lgs (the solver's GPU test, alone and while the GPU is busy),
-# stages (bench_stages: stage times vs the model), host (the host's topology,
+# cases), proptime (the same, each case named and timed, from PROP_FIRST),
+# lgs (the solver's GPU test, alone and while the GPU is busy), stages (bench_stages: stage times vs the model), host (the host's topology,
 # xfer_probe cpu/replay, cubes and blocks with fewer band-writer threads),
 # bench3, bench2, sweep, memcheck.  Default: test bench3 bench2 sweep.
 set -uo pipefail
@@ -39,6 +39,13 @@ if has prop; then
   stamp "cuda property test (${PROP_CASES:-60} cases)"
   timeout ${PROP_LIMIT:-150} build-dev/tests/test_cuda_property ${PROP_CASES:-60} 1 > "$log/prop.txt" 2>&1; echo "rc=$?" >> "$log/prop.txt"
   tail -3 "$log/prop.txt"
+fi
+if has proptime; then
+  # each case of the property test named and timed (stderr), from case PROP_FIRST on
+  stamp "cuda property test, timed per case from case ${PROP_FIRST:-0}"
+  PYR_TEST_VERBOSE=1 timeout ${PROP_LIMIT:-150} build-dev/tests/test_cuda_property ${PROP_CASES:-300} 1 ${PROP_FIRST:-0} \
+    > "$log/proptime.txt" 2> "$log/proptime_cases.txt"; echo "rc=$?" >> "$log/proptime.txt"
+  tail -3 "$log/proptime.txt"; paste - - < "$log/proptime_cases.txt" | sort -t$'\t' -k2 -g -r | head -5
 fi
 if has lgs; then
   stamp "lgs gpu test"
