@@ -6,7 +6,8 @@
 #   bash bench/device-round.sh OUT [steps...]
 # steps: test (all GPU tests), prop (the CUDA property test alone, PROP_CASES
 # cases), proptime (the same, each case named and timed, from PROP_FIRST),
-# lgs (the solver's GPU test, alone and while the GPU is busy), stages (bench_stages: stage times vs the model), host (the host's topology,
+# lgs (the solver's GPU test, alone and while the GPU is busy), stages
+# (bench_stages: stage times vs the model), host (the host's topology,
 # xfer_probe cpu/replay, cubes and blocks with fewer band-writer threads),
 # bench3, bench2, sweep, memcheck.  Default: test bench3 bench2 sweep.
 set -uo pipefail
