@@ -544,7 +544,7 @@ int pyr_cli_sweep(int argc, char **argv)
         return fail(NULL);
     }
     double interior = (double)pyr_problem_interior(p);
-    char source[PYR_PATH_MAX + 64] = "";
+    char source[sizeof ((pyr_plan_t *)0)->model_source] = "";
     const char *backend_name = "";
     int printed_notice = 0;
 

@@ -40,7 +40,7 @@ struct pyr_plan {
     char notice[512];         /* a choice to tell the user about */
     pyr_model_constants_t model; /* machine constants of the performance model */
     pyr_model_form_t model_form;
-    char model_source[PYR_PATH_MAX + 64]; /* where the constants came from, for reports */
+    char model_source[PYR_PATH_MAX + 320]; /* where the constants came from, for reports */
 };
 
 /* Geometry of one task in a pass of height h. */
