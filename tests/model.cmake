@@ -2,6 +2,8 @@
 # test points PYRGRID_WISDOM at its own temporary file; the environment here
 # keeps a user's wisdom out of the way of the other checks.
 pyr_add_test(test_model SOURCES test_model.c LABELS model)
-pyr_add_test(test_model_auto SOURCES test_model_auto.c LABELS model)
+# "timing": compares measured run times; the sanitizer pass of scripts/test.sh
+# leaves such tests out (instrumented code does not run at the calibrated speeds)
+pyr_add_test(test_model_auto SOURCES test_model_auto.c LABELS model timing)
 set_tests_properties(test_model test_model_auto PROPERTIES
   ENVIRONMENT "PYRGRID_WISDOM=${CMAKE_CURRENT_BINARY_DIR}/model-wisdom-unused" RUN_SERIAL TRUE)
