@@ -381,6 +381,17 @@ static int probe_cpu(void)
 
 /* ---- the executor's 2D blocks pass, replayed ---- */
 
+/* Along one axis of N nodes cut into pieces of R result nodes: piece c's
+ * result [r0, r1) (interior nodes only) and its source [s0, s1) with h
+ * halo nodes each side, clipped to the grid, as the pyramid plans make them. */
+static void axis_piece(size_t N, size_t R, size_t h, size_t c, size_t *r0, size_t *r1, size_t *s0, size_t *s1)
+{
+    *r0 = 1 + c * R;
+    *r1 = *r0 + R < N - 1 ? *r0 + R : N - 1;
+    *s0 = *r0 > h ? *r0 - h : 0;
+    *s1 = *r1 + h < N ? *r1 + h : N;
+}
+
 __global__ void touch_kernel(const float *__restrict__ in, float *__restrict__ out, size_t n, int streaming)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -482,10 +493,9 @@ static int probe_replay(void)
             for (int by = 0, t = 0; by < B; by++)
                 for (int bx = 0; bx < B; bx++, t++) {
                     const int s = t % nstreams;
-                    size_t rx0 = 1 + (size_t)bx * R, ry0 = 1 + (size_t)by * R;
-                    size_t rx1 = rx0 + R < N - 1 ? rx0 + R : N - 1, ry1 = ry0 + R < N - 1 ? ry0 + R : N - 1;
-                    size_t sx0 = rx0 > h ? rx0 - h : 0, sy0 = ry0 > h ? ry0 - h : 0;
-                    size_t sx1 = rx1 + h < N ? rx1 + h : N, sy1 = ry1 + h < N ? ry1 + h : N;
+                    size_t rx0, rx1, sx0, sx1, ry0, ry1, sy0, sy1;
+                    axis_piece(N, R, h, (size_t)bx, &rx0, &rx1, &sx0, &sx1);
+                    axis_piece(N, R, h, (size_t)by, &ry0, &ry1, &sy0, &sy1);
                     char *d0 = (char *)layer[s][0], *d1 = (char *)layer[s][1];
                     if (queued != 1) {
                         double t0 = now();
@@ -640,12 +650,7 @@ static int probe_replay3d(void)
                 const int s = t % 3;
                 if (t >= 3) CK(cudaStreamSynchronize(st[s]));
                 size_t c[3] = {(size_t)t % C, (size_t)t / C % C, (size_t)t / (C * C)}, r0[3], r1[3], s0[3], s1[3];
-                for (int a = 0; a < 3; a++) {
-                    r0[a] = 1 + c[a] * R;
-                    r1[a] = r0[a] + R < N - 1 ? r0[a] + R : N - 1;
-                    s0[a] = r0[a] > h ? r0[a] - h : 0;
-                    s1[a] = r1[a] + h < N ? r1[a] + h : N;
-                }
+                for (int a = 0; a < 3; a++) axis_piece(N, R, h, c[a], &r0[a], &r1[a], &s0[a], &s1[a]);
                 char *hsrc = grid + ((s0[2] * N + s0[1]) * N + s0[0]) * 4;
                 CK(cudaEventRecord(ua[t], st[s]));
                 CK(copy3d(0, hsrc, N, N, (char *)layer[s][0], pitch, S, s1[0] - s0[0], s1[1] - s0[1], s1[2] - s0[2], 1, st[s]));

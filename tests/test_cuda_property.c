@@ -17,6 +17,8 @@
 
 #include "heat_util.h"
 
+static int g_verbose; /* PYR_TEST_VERBOSE: name and time each case (stderr) */
+
 static int run_case(int c, uint64_t seed, int *skipped)
 {
     rng_t r = {seed * 7919ull + (uint64_t)c * 104729ull + 17};
@@ -90,7 +92,7 @@ static int run_case(int c, uint64_t seed, int *skipped)
              (unsigned long long)seed, dims, (long long)n[0], (long long)n[1], (long long)n[2], pyr_precision_name(prec),
              (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)h, o.slots, how);
 
-    if (getenv("PYR_TEST_VERBOSE")) fprintf(stderr, "%s\n", label); /* where a slow or stuck run is */
+    if (g_verbose) fprintf(stderr, "%s\n", label); /* where a slow or stuck run is */
     pyr_plan_t *plan = NULL;
     pyr_status_t st = pyr_plan_create(&p, &o, &plan);
     if (st == PYR_ERR_BUDGET) { /* e.g. a height too tall for any piece */
@@ -150,14 +152,14 @@ int main(int argc, char **argv)
         return 77;
     }
     int first = argc > 3 ? atoi(argv[3]) : 0;
-    const int verbose = getenv("PYR_TEST_VERBOSE") != NULL;
+    g_verbose = getenv("PYR_TEST_VERBOSE") != NULL;
     int failed = 0, skipped = 0;
     for (int c = first; c < cases; c++) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         failed += run_case(c, seed, &skipped);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (verbose) fprintf(stderr, "  %.3f s\n", (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        if (g_verbose) fprintf(stderr, "  %.3f s\n", (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
         if ((c + 1) % 50 == 0) {
             printf("%d cases, %d failed\n", c + 1, failed);
             fflush(stdout);
