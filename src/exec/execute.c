@@ -23,10 +23,21 @@
 #include "exec/exec.h"
 #include "plan/plan.h"
 
+/* Staging buffers for held-back bands, pinned on GPUs.  Pinning costs
+ * milliseconds per call and a pass of thousands of small pieces holds
+ * thousands of bands at once, so buffers come in size classes (four per
+ * octave, from 4 KiB) carved from arenas of about 4 MiB, one allocation per
+ * arena; a released buffer goes back on its class's free list. */
+#define STAGING_CLASSES 128
+#define STAGING_ARENA ((size_t)4 << 20)
+
 typedef struct {
     void *data;
     size_t cap;
     int in_use;
+    int cls;   /* size class */
+    int next;  /* next free buffer of the class, -1 at the end */
+    int owner; /* data starts an arena: host_free it at the end */
 } staging_t;
 
 typedef struct {
@@ -55,7 +66,8 @@ typedef struct {
     pyr_piece_t faces[6];
     int nfaces;
     staging_t *pool;
-    int npool;
+    int npool, cap_pool;
+    int free_head[STAGING_CLASSES]; /* per size class, -1 = none free */
     pending_band_t *pending;
     int npending, cap_pending;
     pyr_box_t *layer_boxes;
@@ -74,33 +86,69 @@ static void unlock(exec_t *e)
     if (e->fl.running) pthread_mutex_unlock(&e->fl.mu);
 }
 
+/* Bytes of buffers of size class c: (4 + c % 4) * 2^(c / 4 + 10), from 4 KiB. */
+static size_t class_bytes(int c) { return (size_t)(4 + c % 4) << (c / 4 + 10); }
+
+static int class_of(size_t bytes)
+{
+    int c = 0;
+    while (c < STAGING_CLASSES - 1 && class_bytes(c) < bytes) c++;
+    return c;
+}
+
+/* Buffer i back on its class's free list (the caller holds the lock). */
+static void pool_release(exec_t *e, int i)
+{
+    staging_t *s = &e->pool[i];
+    s->in_use = 0;
+    s->next = e->free_head[s->cls];
+    e->free_head[s->cls] = i;
+}
+
 static pyr_status_t pool_acquire(exec_t *e, size_t bytes, int *index)
 {
+    const int c = class_of(bytes);
+    const size_t cap = class_bytes(c);
+    if (cap < bytes) return pyr_fail(PYR_ERR_NOMEM, "a band of %.3g GiB is larger than staging supports", (double)bytes / 1073741824.0);
     lock(e);
-    for (int i = 0; i < e->npool; i++)
-        if (!e->pool[i].in_use && e->pool[i].cap >= bytes) {
-            e->pool[i].in_use = 1;
-            *index = i;
-            unlock(e);
-            return PYR_OK;
-        }
-    unlock(e);
-    /* a new buffer (allocated outside the lock: pinning takes milliseconds) */
-    void *data = NULL;
-    PYR_TRY(e->ops->host_alloc(e->ctx, bytes, &data));
-    lock(e);
-    staging_t *grown = realloc(e->pool, (size_t)(e->npool + 1) * sizeof *grown);
-    if (!grown) {
+    int i = e->free_head[c];
+    if (i >= 0) {
+        e->free_head[c] = e->pool[i].next;
+        e->pool[i].in_use = 1;
+        *index = i;
         unlock(e);
-        e->ops->host_free(e->ctx, data);
-        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for band buffers");
+        return PYR_OK;
     }
-    e->pool = grown;
-    staging_t *s = &e->pool[e->npool];
-    s->cap = bytes;
-    s->in_use = 1;
-    s->data = data;
-    *index = e->npool++;
+    unlock(e);
+    /* a new arena of this class (allocated outside the lock: pinning takes milliseconds) */
+    const size_t count = cap >= STAGING_ARENA ? 1 : STAGING_ARENA / cap;
+    void *data = NULL;
+    PYR_TRY(e->ops->host_alloc(e->ctx, cap * count, &data));
+    lock(e);
+    if (e->npool + (int)count > e->cap_pool) {
+        int want = e->cap_pool ? 2 * e->cap_pool : 256;
+        while (want < e->npool + (int)count) want *= 2;
+        staging_t *grown = realloc(e->pool, (size_t)want * sizeof *grown);
+        if (!grown) {
+            unlock(e);
+            e->ops->host_free(e->ctx, data);
+            return pyr_fail(PYR_ERR_NOMEM, "out of host memory for band buffers");
+        }
+        e->pool = grown;
+        e->cap_pool = want;
+    }
+    for (size_t k = 0; k < count; k++) {
+        staging_t *s = &e->pool[e->npool + (int)k];
+        s->data = (char *)data + k * cap;
+        s->cap = cap;
+        s->cls = c;
+        s->owner = k == 0;
+        s->in_use = 1;
+        s->next = -1;
+        if (k > 0) pool_release(e, e->npool + (int)k);
+    }
+    *index = e->npool;
+    e->npool += (int)count;
     unlock(e);
     return PYR_OK;
 }
@@ -135,7 +183,7 @@ static void *flusher_main(void *arg)
         pthread_mutex_unlock(&f->mu);
         pyr_host_copy_box(&e->grid, &src, &b.box, e->elem);
         pthread_mutex_lock(&f->mu);
-        e->pool[b.buffer].in_use = 0;
+        pool_release(e, b.buffer);
         f->busy = 0;
         if (f->nqueue == 0) pthread_cond_broadcast(&f->idle);
     }
@@ -215,7 +263,7 @@ static pyr_status_t flush_bands(exec_t *e, int64_t done_through, int all)
         } else {
             pyr_host_region_t src = {e->pool[b->buffer].data, b->box};
             pyr_host_copy_box(&e->grid, &src, &b->box, e->elem);
-            e->pool[b->buffer].in_use = 0;
+            pool_release(e, b->buffer);
         }
     }
     e->npending = k;
@@ -364,7 +412,7 @@ static void exec_release(exec_t *e)
     for (int f = 0; f < e->nfaces; f++)
         if (e->faces[f].layer[0]) e->ops->dev_free(e->ctx, e->faces[f].layer[0]);
     for (int i = 0; i < e->npool; i++)
-        if (e->pool[i].data) e->ops->host_free(e->ctx, e->pool[i].data);
+        if (e->pool[i].owner) e->ops->host_free(e->ctx, e->pool[i].data);
     free(e->pool);
     free(e->pending);
     free(e->layer_boxes);
@@ -437,6 +485,7 @@ pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t
                         pyr_precision_name(plan->problem.precision));
     exec_t e;
     memset(&e, 0, sizeof e);
+    for (int c = 0; c < STAGING_CLASSES; c++) e.free_head[c] = -1;
     e.plan = plan;
     e.ops = plan->ops;
     e.ctx = plan->ctx;
