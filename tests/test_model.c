@@ -176,6 +176,44 @@ static void test_overlapped_form(void)
     pyr_plan_destroy(&plan);
 }
 
+/* Part rows on separate host pages cost more per row while a kernel runs:
+ * blocks of a wide grid pay it beside their kernels, strips (whole rows) and
+ * the serial form never. */
+static void test_busy_rows(void)
+{
+    pyr_problem_t p;
+    int64_t n[3] = {4097, 4097, 1};
+    make_problem(&p, 2, n, PYR_FLOAT, 64, PYR_INIT_SINE, 0);
+    pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 2, PYR_FLOAT), kb = k;
+    kb.up_row_busy = kb.down_row_busy = 200e-9;
+    const pyr_decomp_t ds[2] = {PYR_DECOMP_BLOCKS, PYR_DECOMP_STRIPS};
+    for (int i = 0; i < 2; i++) {
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CPU;
+        o.method = PYR_METHOD_PYRAMID;
+        o.decomposition = ds[i];
+        o.memory = 8 << 20;
+        o.height = 16;
+        pyr_plan_t *plan = NULL;
+        CHECK_OK(pyr_plan_create_with_model(&p, &o, &k, PYR_MODEL_OVERLAPPED, &plan));
+        if (!plan) return;
+        plan->slots = 3;
+        pyr_model_prediction_t a, b, sa, sb;
+        CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_OVERLAPPED, 16, &a));
+        CHECK_OK(pyr_model_predict_pass(plan, &kb, PYR_MODEL_OVERLAPPED, 16, &b));
+        CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 16, &sa));
+        CHECK_OK(pyr_model_predict_pass(plan, &kb, PYR_MODEL_SERIAL, 16, &sb));
+        CHECK(sa.seconds == sb.seconds, "%s: the serial form (no kernel beside copies) changed with the busy-row cost: %.6g vs %.6g",
+              pyr_decomp_name(ds[i]), sa.seconds, sb.seconds);
+        if (ds[i] == PYR_DECOMP_BLOCKS)
+            CHECK(b.seconds > a.seconds * 1.01, "blocks: 200 ns per busy row did not slow the pipeline (%.6g vs %.6g s)", b.seconds,
+                  a.seconds);
+        else CHECK(b.seconds == a.seconds, "strips move whole rows, yet the busy-row cost changed them: %.6g vs %.6g", b.seconds, a.seconds);
+        pyr_plan_destroy(&plan);
+    }
+}
+
 static char *read_all(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -258,9 +296,11 @@ static void test_wisdom(const char *dir)
           "implausible constants: compute %.3g s, up %.3g s per value", rec.k.compute[0], rec.k.up);
     CHECK(rec.k.up_strided > 1e-13 && rec.k.up_strided < 1e-6 && rec.k.down_strided > 1e-13 && rec.k.down_strided < 1e-6,
           "part-row transfer costs not measured: up %.3g, down %.3g s per value", rec.k.up_strided, rec.k.down_strided);
-    /* the CPU has no ragged-row cost; give it one so that the round trip carries every field */
+    /* the CPU has no ragged-row or busy-row cost; give it them so that the round trip carries every field */
     rec.k.up_ragged = 1.25e-9;
     rec.k.down_ragged = 3.5e-9;
+    rec.k.up_row_busy = 2.5e-8;
+    rec.k.down_row_busy = 4.75e-8;
     rec.backend = PYR_BACKEND_CPU;
     rec.precision = PYR_FLOAT;
     rec.dims = 2;
@@ -424,6 +464,7 @@ int main(void)
     test_paper_closed_form();
     test_paper_plans();
     test_overlapped_form();
+    test_busy_rows();
     test_wisdom(dir);
     test_measure(dir);
     char cmd[PYR_PATH_MAX + 16];

@@ -57,12 +57,14 @@ static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
 static void describe_constants(const char *label, const pyr_model_constants_t *k, size_t elem)
 {
     printf("%s: upload %.3g ns/value (%.3g GB/s), download %.3g ns/value (%.3g GB/s), both at once %.3g / %.3g ns,\n"
-           "    part rows (blocks, cubes): upload %.3g GB/s, download %.3g GB/s, + %.3g / %.3g ns per row not on 64-byte lines;\n"
+           "    part rows (blocks, cubes): upload %.3g GB/s, download %.3g GB/s, + %.3g / %.3g ns per row not on 64-byte lines,\n"
+           "    + %.3g / %.3g ns per row on separate pages beside a kernel;\n"
            "    %.3g ns per row, %.3g us per call, %.3g us per layer launch; compute %.3g ns/value at 1 layer per call "
            "(%.3g Gcell/s), %.3g at 8, %.3g at 64, + %.3g ns per row of a layer\n",
            label, 1e9 * k->up, (double)elem / k->up * 1e-9, 1e9 * k->down, (double)elem / k->down * 1e-9, 1e9 * k->up_both,
            1e9 * k->down_both, k->up_strided > 0 ? (double)elem / k->up_strided * 1e-9 : 0,
-           k->down_strided > 0 ? (double)elem / k->down_strided * 1e-9 : 0, 1e9 * k->up_ragged, 1e9 * k->down_ragged, 1e9 * k->row, 1e6 * k->call, 1e6 * k->launch, 1e9 * k->compute[0], 1e-9 / k->compute[0],
+           k->down_strided > 0 ? (double)elem / k->down_strided * 1e-9 : 0, 1e9 * k->up_ragged, 1e9 * k->down_ragged,
+           1e9 * k->up_row_busy, 1e9 * k->down_row_busy, 1e9 * k->row, 1e6 * k->call, 1e6 * k->launch, 1e9 * k->compute[0], 1e-9 / k->compute[0],
            1e9 * pyr_model_compute_cost(k, 8), 1e9 * pyr_model_compute_cost(k, 64), 1e9 * k->compute_row);
 }
 
@@ -638,11 +640,15 @@ int pyr_cli_sweep(int argc, char **argv)
             row->predicted = pr.seconds;
             row->cells = interior * (double)(timed_from_pass2 ? q.steps - h : q.steps);
             row->is_auto = is_auto;
-            if (!quiet)
-                printf("%-8s height %5lld  measured %10.4g s  predicted %10.4g s  %8.4f vs %8.4f ns per node-step  error %+6.1f%%%s\n",
+            if (!quiet) {
+                /* the model's engines per timed pass: where the prediction comes from */
+                const double np = (double)(q.steps - (timed_from_pass2 ? h : 0)) / (double)h, ms = 1e3 / (np > 0 ? np : 1);
+                printf("%-8s height %5lld  measured %10.4g s  predicted %10.4g s  %8.4f vs %8.4f ns per node-step  error %+6.1f%%%s"
+                       "  [model per pass: up %.1f, compute %.1f, down %.1f ms]\n",
                        pyr_decomp_name(d), (long long)h, row->measured, row->predicted, 1e9 * row->measured / row->cells,
                        1e9 * row->predicted / row->cells, 100 * (row->measured - row->predicted) / row->measured,
-                       is_auto ? "  (auto)" : "");
+                       is_auto ? "  (auto)" : "", pr.upload * ms, pr.compute * ms, pr.download * ms);
+            }
             fflush(stdout);
         }
     }

@@ -114,14 +114,35 @@ static pyr_status_t time_transfer(cal_t *c, const pyr_box_t *box, int up, int ba
     return PYR_OK;
 }
 
+/* Four layers on the whole of slot 1's piece (slot 0's when there is one
+ * slot), waited for: device memory swept as by a task's compute. */
+static pyr_status_t sweep_other(cal_t *c, const pyr_heat_coef_t *coef)
+{
+    const int s = c->ops->slots > 1 ? 1 : 0;
+    pyr_box_t boxes[4];
+    for (int l = 0; l < 4; l++) {
+        boxes[l] = piece_box(c);
+        for (int a = 0; a < coef->dims; a++) {
+            boxes[l].lo[a] += 1;
+            boxes[l].hi[a] -= 1;
+        }
+    }
+    c->piece[s].cur = 0;
+    PYR_TRY(c->ops->compute(c->ctx, s, &c->piece[s], coef, boxes, 4));
+    return c->ops->wait(c->ctx, s);
+}
+
 /* Part-row transfers as blocks and cubes make them: the box's rows inside a
  * host array whose rows (and planes) are several times wider, as in a large
  * grid.  `ragged`: the host rows are one value longer and the box starts one
  * value in, so its rows start and end anywhere within a 64-byte line, as in
  * a grid of 2^k+1 nodes (a device-to-host DMA then writes partial lines).
+ * `after` (or NULL): each copy follows a compute call that sweeps the other
+ * slot's piece, as every part-row copy of a pass follows a kernel (on the
+ * GPU such copies run slower then; bench/NOTES-cuda.md v6).
  * Best seconds per call for each direction in best[0] (down), best[1] (up);
  * both stay INFINITY when the test could not run. */
-static pyr_status_t time_wide(cal_t *c, int ragged, pyr_box_t *box_out, double best[2])
+static pyr_status_t time_wide(cal_t *c, int ragged, const pyr_heat_coef_t *after, pyr_box_t *box_out, double best[2])
 {
     best[0] = best[1] = INFINITY;
     const int dims3 = c->ext[2] > 1 && c->split == 2;
@@ -154,6 +175,8 @@ static pyr_status_t time_wide(cal_t *c, int ragged, pyr_box_t *box_out, double b
         int reps = 0;
         double start = now();
         while (st == PYR_OK && (reps < 3 || (reps < 30 && now() - start < c->target))) {
+            if (after) st = sweep_other(c, after);
+            if (st != PYR_OK) break;
             double t0 = now();
             st = up ? c->ops->upload(c->ctx, 0, &p, &wide, &box) : c->ops->download(c->ctx, 0, &p, &wide, &box);
             if (st == PYR_OK) st = c->ops->wait(c->ctx, 0);
@@ -171,22 +194,28 @@ static pyr_status_t time_wide(cal_t *c, int ragged, pyr_box_t *box_out, double b
 
 /* The wide-row costs (see time_wide), only for backends that pin the user's
  * grid (the GPU; the CPU copies rows with memcpy and keeps the half-width
- * figures): s per value of aligned part rows (0 when not measured) and the
- * extra s per ragged row (0 when none). */
-static pyr_status_t measure_wide(cal_t *c, double call, double row, double per[2], double ragged[2])
+ * figures): s per value of aligned part rows (0 when not measured), the
+ * extra s per ragged row (0 when none) and the extra s per row when each
+ * copy follows a kernel that sweeps a piece (0 when not slower), as the
+ * copies of a pass run beside its kernels. */
+static pyr_status_t measure_wide(cal_t *c, const pyr_heat_coef_t *coef, double call, double row, double per[2], double ragged[2],
+                                 double busy[2])
 {
-    per[0] = per[1] = ragged[0] = ragged[1] = 0;
+    per[0] = per[1] = ragged[0] = ragged[1] = busy[0] = busy[1] = 0;
     if (!c->ops->host_register || c->ext[0] < 64) return PYR_OK;
-    pyr_box_t box, rbox;
-    double al[2], rg[2];
-    PYR_TRY(time_wide(c, 0, &box, al));
-    PYR_TRY(time_wide(c, 1, &rbox, rg));
+    pyr_box_t box, rbox, kbox;
+    double al[2], rg[2], ak[2];
+    PYR_TRY(time_wide(c, 0, NULL, &box, al));
+    PYR_TRY(time_wide(c, 1, NULL, &rbox, rg));
+    PYR_TRY(time_wide(c, 0, coef, &kbox, ak));
     if (!isfinite(al[0]) || !isfinite(al[1])) return PYR_OK;
     double v = (double)pyr_box_volume(&box), rows = (double)(pyr_box_extent(&box, 1) * pyr_box_extent(&box, 2));
     for (int up = 0; up < 2; up++) {
         double s = (al[up] - call - rows * row) / v;
         per[up] = s > 0 ? s : al[up] / v;
         if (isfinite(rg[up]) && rg[up] > al[up]) ragged[up] = (rg[up] - al[up]) / rows;
+        /* more than 5% slower right after a kernel: a per-row cost (the rows' pages, we think) */
+        if (isfinite(ak[up]) && ak[up] > 1.05 * al[up]) busy[up] = (ak[up] - al[up]) / rows;
     }
     return PYR_OK;
 }
@@ -326,7 +355,10 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
         c->ext[1] = (int64_t)(values / (double)c->ext[0]);
         c->split = 1;
     } else {
-        c->ext[0] = c->ext[1] = o->backend == PYR_BACKEND_CPU ? 64 : 256;
+        /* GPU: 360 interior columns and rows fill the fused 3D kernel's tiles about as well as the
+         * pieces of plans on large grids do (hundreds of nodes wide, 95-97% of the tiles used); 254
+         * used 70% of them and priced every plan's compute ~30% high */
+        c->ext[0] = c->ext[1] = o->backend == PYR_BACKEND_CPU ? 64 : 362;
         c->ext[2] = (int64_t)(values / (double)(c->ext[0] * c->ext[1]));
         c->split = 2;
     }
@@ -378,8 +410,15 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     double row_down;
     PYR_TRY(measure_direction(c, 0, k->call, &k->down, &k->down_strided, &row_down));
     k->row = 0.5 * (k->row + row_down);
-    double wide[2], ragged[2];
-    PYR_TRY(measure_wide(c, k->call, k->row, wide, ragged));
+    /* The stencil of these constants (for the compute timings and the sweeps before part-row copies). */
+    pyr_heat_coef_t coef;
+    coef.dims = o->dims;
+    coef.precision = o->precision;
+    for (int a = 0; a < 3; a++) coef.r[a] = a < o->dims ? 0.4 / o->dims : 0.0;
+    double wide[2], ragged[2], busy[2];
+    PYR_TRY(measure_wide(c, &coef, k->call, k->row, wide, ragged, busy));
+    k->up_row_busy = busy[1];
+    k->down_row_busy = busy[0];
     if (wide[1] > k->up_strided) k->up_strided = wide[1];
     if (wide[0] > k->down_strided) k->down_strided = wide[0];
     k->up_ragged = ragged[1];
@@ -413,10 +452,6 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     }
 
     /* Per layer of a compute call: one node per layer. */
-    pyr_heat_coef_t coef;
-    coef.dims = o->dims;
-    coef.precision = o->precision;
-    for (int a = 0; a < 3; a++) coef.r[a] = a < o->dims ? 0.4 / o->dims : 0.0;
     double t, v, rows;
     PYR_TRY(time_compute(c, &coef, 16, 1, &t, &v, &rows));
     k->launch = t / 16;

@@ -23,6 +23,7 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.up_strided = elem / 45e9;
         k.down_strided = elem / 35e9;
         k.up_ragged = k.down_ragged = 0;
+        k.up_row_busy = k.down_row_busy = 0;
         k.compute_row = 0;
         double one = dims == 3 ? 120e9 : dims == 2 ? 385e9 : 200e9;
         double fused = dims == 3 ? 150e9 : dims == 2 ? 700e9 : 200e9;
@@ -40,6 +41,7 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.host = elem / 4e9;
         k.up_strided = k.down_strided = elem / 3e9;
         k.up_ragged = k.down_ragged = 0;
+        k.up_row_busy = k.down_row_busy = 0;
         k.compute_row = 0;
         double rate = dims == 3 ? 0.7e9 : dims == 2 ? 1.0e9 : 1.5e9;
         if (precision == PYR_FLOAT) rate *= 1.6;
@@ -67,7 +69,7 @@ int pyr_model_constants_valid(const pyr_model_constants_t *k)
     if (!ok_nonneg(k->up) || !ok_nonneg(k->down) || !ok_nonneg(k->up_both) || !ok_nonneg(k->down_both) || !ok_nonneg(k->row) ||
         !ok_nonneg(k->call) || !ok_nonneg(k->launch) || !ok_nonneg(k->host) || !ok_nonneg(k->up_strided) ||
         !ok_nonneg(k->down_strided) || !ok_nonneg(k->up_ragged) || !ok_nonneg(k->down_ragged) ||
-        !ok_nonneg(k->compute_row))
+        !ok_nonneg(k->compute_row) || !ok_nonneg(k->up_row_busy) || !ok_nonneg(k->down_row_busy))
         return 0;
     for (int i = 0; i < PYR_MODEL_NLAYERS; i++)
         if (!ok_nonneg(k->compute[i]) || k->compute[i] <= 0) return 0;
@@ -84,6 +86,7 @@ double pyr_model_paper(const pyr_counters_t *c, double tau_c, double tau_a)
 typedef struct {
     double u, c, d; /* seconds with the other copy direction idle */
     double host;    /* band copies into the grid (the executor's writer thread) */
+    double ub, db;  /* rate of the upload / download while a kernel runs, as a fraction of u / d's (<= 1) */
 } stage_t;
 
 static int64_t rows_of(const pyr_box_t *b)
@@ -95,8 +98,9 @@ static int64_t rows_of(const pyr_box_t *b)
  * and the device: one contiguous run when the box spans whole rows, else a
  * row-by-row (strided) copy, whose rows cost more when they do not start and
  * end on 64-byte boundaries of the host memory. */
-static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, int64_t nx, int64_t elem, int up)
+static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, int64_t nx, int64_t elem, int up, double *busy)
 {
+    if (busy) *busy = 0;
     if (pyr_box_empty(b)) return 0;
     const double rows = (double)rows_of(b), v = (double)pyr_box_volume(b);
     const int strided = pyr_box_extent(b, 0) < nx && rows > 1;
@@ -104,6 +108,8 @@ static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, 
     double t = k->call + (strided && s > 0 ? s : c) * v + k->row * rows;
     const int ragged = (nx * elem) % 64 != 0 || (b->lo[0] * elem) % 64 != 0 || (b->hi[0] * elem) % 64 != 0;
     if (strided && ragged) t += (up ? k->up_ragged : k->down_ragged) * rows;
+    /* rows on different host pages: extra time per row while a kernel runs */
+    if (busy && strided && (nx - pyr_box_extent(b, 0)) * elem >= 4096) *busy = (up ? k->up_row_busy : k->down_row_busy) * rows;
     return t;
 }
 
@@ -120,7 +126,8 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     for (int64_t t = 0; t < nt; t++) {
         pyr_task_t task;
         pyr_plan_task(plan, t, h, &task);
-        double u = transfer_cost(k, &task.upload, p->n[0], elem, 1);
+        double ux = 0, dx = 0, x = 0;
+        double u = transfer_cost(k, &task.upload, p->n[0], elem, 1, &ux);
 
         int copies = unsplit_faces;
         for (int a = 0; a < p->dims; a++) {
@@ -140,16 +147,19 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         int64_t last[3];
         int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
         double d = 0, hc = 0;
-        d += transfer_cost(k, &main_box, p->n[0], elem, 0);
+        d += transfer_cost(k, &main_box, p->n[0], elem, 0, &dx);
         for (int b = 0; b < nb; b++) {
             /* into a staging buffer of the band's own width: one contiguous run on the host side */
-            d += transfer_cost(k, &bands[b], pyr_box_extent(&bands[b], 0), elem, 0);
+            d += transfer_cost(k, &bands[b], pyr_box_extent(&bands[b], 0), elem, 0, &x);
+            dx += x;
             hc += k->host * (double)pyr_box_volume(&bands[b]);
         }
         st[t].u = u;
         st[t].c = c;
         st[t].d = d;
         st[t].host = hc;
+        st[t].ub = u > 0 ? u / (u + ux) : 1.0;
+        st[t].db = d > 0 ? d / (d + dx) : 1.0;
         sum->upload += u;
         sum->compute += c;
         sum->download += d;
@@ -184,6 +194,8 @@ static double simulate(const stage_t *st, int64_t n, int slots, double up_rate_b
             hrem = st[hdone].host;
         }
         double ru = dact ? up_rate_both : 1.0, rd = uact ? down_rate_both : 1.0;
+        if (cact && uact) ru *= st[udone].ub;
+        if (cact && dact) rd *= st[ddone].db;
         double dt = INFINITY;
         if (uact) dt = fmin(dt, urem / ru);
         if (cact) dt = fmin(dt, crem);
@@ -284,8 +296,8 @@ pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants
         /* one upload of the grid, one download of the interior */
         pyr_box_t g = pyr_plan_grid(plan), in = pyr_plan_interior(plan);
         const int64_t elem = (int64_t)pyr_precision_size(p->precision);
-        double u = transfer_cost(k, &g, p->n[0], elem, 1);
-        double d = transfer_cost(k, &in, p->n[0], elem, 0);
+        double u = transfer_cost(k, &g, p->n[0], elem, 1, NULL);
+        double d = transfer_cost(k, &in, p->n[0], elem, 0, NULL);
         out->upload += u;
         out->download += d;
         out->seconds += u + d;

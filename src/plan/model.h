@@ -46,6 +46,9 @@ typedef struct {
     double up_ragged, down_ragged; /* s per part row on top of the above when the host rows do not start
                                       and end on 64-byte boundaries (grids of 2^k+1 nodes: a device-to-host
                                       DMA then writes partial cache lines); 0 = no extra cost known */
+    double up_row_busy, down_row_busy; /* s per row on top of the above, for part-row copies whose rows lie on
+                                          different pages of host memory (2D blocks), while a kernel runs:
+                                          such copies slow down then (bench/NOTES-cuda.md v6); 0 = not known */
     double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
     double compute_row;                /* s per row of each computed layer, on top (wide rows cost less per value);
                                           0 = not measured */
