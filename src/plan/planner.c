@@ -746,8 +746,11 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         st = build(plan, PYR_METHOD_TRIVIAL, decomp, 1, budget);
     } else {
         int64_t h = opt.height;
-        /* slots = auto where the backend keeps more than two in flight: two larger pieces are weighed too */
-        int weigh_slots = opt.slots == 0 && plan->ops->default_slots > 2;
+        /* slots = auto where the backend keeps more than two in flight: two larger pieces are weighed too,
+         * by measurement only (plan = measure).  The model's pipeline of two slots has run 10-20% slower
+         * than predicted on the H200 in every session (bench/NOTES-cuda.md v7: strips h128 232 ms per pass
+         * with two slots, 200 with three, predicted the other way round), so estimates keep three. */
+        int weigh_slots = opt.slots == 0 && plan->ops->default_slots > 2 && opt.plan_mode == PYR_PLAN_MEASURE;
         const pyr_wisdom_choice_t *known = NULL;
         char key[PYR_WISDOM_KEY];
         pyr_wisdom_problem_key(problem, &opt, budget, key, sizeof key);
