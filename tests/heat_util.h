@@ -70,6 +70,22 @@ static inline pyr_field_t *run_problem(const pyr_problem_t *p, const pyr_options
 }
 
 /* Index of the first differing node, or -1 when bitwise equal. */
+/* The smallest memory budget (bytes, below `hi`) for which problem p plans
+ * with options o (bisection; a failed try leaves its error set). */
+static inline uint64_t smallest_budget(const pyr_problem_t *p, pyr_options_t o, uint64_t hi)
+{
+    uint64_t lo = 1;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        o.memory = mid;
+        pyr_plan_t *pl = NULL;
+        if (pyr_plan_create(p, &o, &pl) == PYR_OK) hi = mid;
+        else lo = mid + 1;
+        pyr_plan_destroy(&pl);
+    }
+    return lo;
+}
+
 static inline int64_t first_difference(const pyr_field_t *a, const pyr_field_t *b)
 {
     size_t elem = pyr_precision_size(a->precision);

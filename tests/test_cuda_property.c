@@ -77,16 +77,7 @@ static int run_case(int c, uint64_t seed, int *skipped)
         } else {
             uint64_t lo;
             for (;;) {
-                lo = 1;
-                uint64_t hi = 1ull << 32;
-                while (lo < hi) { /* smallest budget with a plan */
-                    uint64_t mid = lo + (hi - lo) / 2;
-                    o.memory = mid;
-                    pyr_plan_t *pl = NULL;
-                    if (pyr_plan_create(&p, &o, &pl) == PYR_OK) hi = mid;
-                    else lo = mid + 1;
-                    pyr_plan_destroy(&pl);
-                }
+                lo = smallest_budget(&p, o, 1ull << 32);
                 /* The GPU's row pitch and alignment leave room for pieces of a single result node at
                  * the smallest budget: a 189x37x27 grid then takes ~190 000 tasks per pass (~0.2 ms
                  * each on the H200, minutes per case).  Keep the barely-big-enough budget, on a grid

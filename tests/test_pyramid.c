@@ -120,15 +120,7 @@ static int run_case(int c, uint64_t seed)
         snprintf(how, sizeof how, "piece=%lld", (long long)o.piece);
     } else {
         /* budget: the smallest that works, barely more, or anything up to above the grid */
-        uint64_t lo = 1, hi = 1ull << 36;
-        while (lo < hi) { /* smallest budget with a plan */
-            uint64_t mid = lo + (hi - lo) / 2;
-            o.memory = mid;
-            pyr_plan_t *pl = NULL;
-            if (pyr_plan_create(&p, &o, &pl) == PYR_OK) hi = mid;
-            else lo = mid + 1;
-            pyr_plan_destroy(&pl);
-        }
+        uint64_t lo = smallest_budget(&p, o, 1ull << 36);
         uint64_t grid_bytes = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * 8;
         if (mode == 1) o.memory = lo + (uint64_t)rng_range(&r, 0, 64);
         else o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(grid_bytes > lo ? grid_bytes - lo : 1));
