@@ -114,9 +114,38 @@ static pyr_status_t cpu_copy(void *ctx, int slot, const pyr_piece_t *dst, int ds
     return PYR_OK;
 }
 
+/* The stencil on one row segment of n nodes: s and d point at its first node
+ * in the layer read and the layer written.  Every compute path goes through
+ * this one expression (schemes/heat.h). */
+#define DEFINE_ROW(NAME, T)                                                                                    \
+    static inline void NAME(const T *s, T *d, int64_t n, int dims, T rx, T ry, T rz, int64_t pitch,          \
+                            int64_t plane)                                                                     \
+    {                                                                                                          \
+        if (dims == 1) {                                                                                       \
+            for (int64_t x = 0; x < n; x++) {                                                                  \
+                T u = s[x];                                                                                    \
+                d[x] = u + rx * ((s[x - 1] + s[x + 1]) - (u + u));                                             \
+            }                                                                                                  \
+        } else if (dims == 2) {                                                                                \
+            for (int64_t x = 0; x < n; x++) {                                                                  \
+                T u = s[x];                                                                                    \
+                d[x] = u + (rx * ((s[x - 1] + s[x + 1]) - (u + u)) + ry * ((s[x - pitch] + s[x + pitch]) - (u + u))); \
+            }                                                                                                  \
+        } else {                                                                                               \
+            for (int64_t x = 0; x < n; x++) {                                                                  \
+                T u = s[x];                                                                                    \
+                d[x] = u + ((rx * ((s[x - 1] + s[x + 1]) - (u + u)) + ry * ((s[x - pitch] + s[x + pitch]) - (u + u))) + \
+                            rz * ((s[x - plane] + s[x + plane]) - (u + u)));                                   \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+
+DEFINE_ROW(row_f32, float)
+DEFINE_ROW(row_f64, double)
+
 /* One time step on `box` (interior nodes only): reads `in`, writes `out`.
  * Threads take whole rows (or, for a single long row, chunks of it). */
-#define DEFINE_STEP(NAME, T)                                                                                   \
+#define DEFINE_STEP(NAME, ROW, T)                                                                              \
     static void NAME(const cpu_ctx_t *c, const pyr_piece_t *piece, const T *in, T *out, const pyr_box_t *box,  \
                      const pyr_heat_coef_t *coef)                                                              \
     {                                                                                                          \
@@ -134,33 +163,12 @@ static pyr_status_t cpu_copy(void *ctx, int slot, const pyr_piece_t *dst, int ds
             int64_t y = box->lo[1] + row % ny, z = box->lo[2] + row / ny;                                      \
             int64_t x0 = box->lo[0] + w * ch / chunks, x1 = box->lo[0] + w * (ch + 1) / chunks;                \
             const int64_t base = pyr_piece_index(piece, x0, y, z);                                             \
-            const T *s = in + base;                                                                            \
-            T *d = out + base;                                                                                 \
-            const int64_t n = x1 - x0;                                                                         \
-            if (dims == 1) {                                                                                   \
-                for (int64_t x = 0; x < n; x++) {                                                                   \
-                    T u = s[x];                                                                                \
-                    d[x] = u + rx * ((s[x - 1] + s[x + 1]) - (u + u));                                         \
-                }                                                                                              \
-            } else if (dims == 2) {                                                                            \
-                for (int64_t x = 0; x < n; x++) {                                                                   \
-                    T u = s[x];                                                                                \
-                    d[x] = u + (rx * ((s[x - 1] + s[x + 1]) - (u + u)) +                                       \
-                                ry * ((s[x - pitch] + s[x + pitch]) - (u + u)));                               \
-                }                                                                                              \
-            } else {                                                                                           \
-                for (int64_t x = 0; x < n; x++) {                                                                   \
-                    T u = s[x];                                                                                \
-                    d[x] = u + ((rx * ((s[x - 1] + s[x + 1]) - (u + u)) +                                      \
-                                 ry * ((s[x - pitch] + s[x + pitch]) - (u + u))) +                             \
-                                rz * ((s[x - plane] + s[x + plane]) - (u + u)));                               \
-                }                                                                                              \
-            }                                                                                                  \
+            ROW(in + base, out + base, x1 - x0, dims, rx, ry, rz, pitch, plane);                               \
         }                                                                                                      \
     }
 
-DEFINE_STEP(step_f32, float)
-DEFINE_STEP(step_f64, double)
+DEFINE_STEP(step_f32, row_f32, float)
+DEFINE_STEP(step_f64, row_f64, double)
 
 static pyr_status_t cpu_compute(void *ctx, int slot, const pyr_piece_t *piece, const pyr_heat_coef_t *coef,
                                 const pyr_box_t *boxes, int nlayers)
