@@ -1,7 +1,19 @@
 /* The CPU backend: "device memory" is a separate host buffer of the budgeted
  * size, so a pyramid plan gives temporal cache blocking; every operation runs
- * to completion (OpenMP inside) before it returns. */
+ * to completion (OpenMP inside) before it returns.
+ *
+ * A compute call of several layers (2D, 3D) whose region does not fit the
+ * threads' L2 caches runs as a wavefront of tiles (DEFINE_WAVE) rather than a
+ * sweep per layer, for pieces and for the naive method's whole grid alike;
+ * the results are the same bit for bit, only the order of the nodes changes.
+ * PYR_CPU_WAVE, for tests and tuning: "off" (a sweep per layer), "on" (the
+ * wavefront whatever the size), or "TILE,SLAB,GROUP" (the wavefront with
+ * that tile width, slab thickness and layers per sweep; 0 = automatic). */
 #include <omp.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +25,14 @@ typedef struct {
     int threads;
     pyr_precision_t precision;
     size_t elem;
+    /* multi-layer compute (DEFINE_WAVE): on/off; tile width, slab thickness,
+     * layers per sweep (0 = from the L2 size); share of L2 to fill; least
+     * work worth a second thread */
+    int wave;
+    int64_t tile, slab, group;
+    double fill;
+    int64_t min_work;
+    int64_t l2_bytes;
 } cpu_ctx_t;
 
 int pyr_cpu_threads(void) { return omp_get_max_threads(); }
@@ -24,6 +44,30 @@ static pyr_status_t cpu_create(const pyr_options_t *o, pyr_precision_t precision
     c->threads = o && o->threads > 0 ? o->threads : omp_get_max_threads();
     c->precision = precision;
     c->elem = pyr_precision_size(precision);
+    c->wave = 1;
+    c->fill = 1.0;
+    c->min_work = 8192;
+    long l2 = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    c->l2_bytes = l2 > 0 ? l2 : 1 << 20;
+    /* PYR_CPU_WAVE (see the top of this file); a 4th number scales the L2 share */
+    const char *e = getenv("PYR_CPU_WAVE");
+    if (e && *e) {
+        c->wave = 2; /* forced, even where the piece fits the L2 caches or the work is small */
+        c->min_work = 0;
+        if (!strcmp(e, "off")) c->wave = 0;
+        else if (strcmp(e, "on")) {
+            long long t = 0, sl = 0, g = 0;
+            double f = 0;
+            int k = sscanf(e, "%lld,%lld,%lld,%lf", &t, &sl, &g, &f);
+            if (k >= 1 && t >= 0) c->tile = t;
+            if (k >= 2 && sl > 0) c->slab = sl;
+            if (k >= 3 && g >= 0) c->group = g;
+            if (k >= 4 && f > 0) c->fill = f;
+        }
+    }
     *out = c;
     return PYR_OK;
 }
@@ -116,7 +160,8 @@ static pyr_status_t cpu_copy(void *ctx, int slot, const pyr_piece_t *dst, int ds
 
 /* The stencil on one row segment of n nodes: s and d point at its first node
  * in the layer read and the layer written.  Every compute path goes through
- * this one expression (schemes/heat.h). */
+ * this one expression (schemes/heat.h), so the order in which rows are
+ * computed changes no bit of the result. */
 #define DEFINE_ROW(NAME, T)                                                                                    \
     static inline void NAME(const T *s, T *d, int64_t n, int dims, T rx, T ry, T rz, int64_t pitch,          \
                             int64_t plane)                                                                     \
@@ -170,13 +215,205 @@ DEFINE_ROW(row_f64, double)
 DEFINE_STEP(step_f32, row_f32, float)
 DEFINE_STEP(step_f64, row_f64, double)
 
+/* Several layers in one sweep over the piece (temporal blocking inside it),
+ * so that the rows a layer reads were written by the layer before a moment
+ * ago and are still in the core's L2, instead of one sweep of the whole box
+ * per layer from L3 or memory.
+ *
+ * Axes: a = the slowest axis of the problem (z in 3D, y in 2D), along which
+ * the layers advance as a wavefront, and b = the next one (y in 3D, x in 2D),
+ * cut into tiles.  Layer l (0-based) is computed
+ *   - in slabs of `slab` planes along a, from A0 = the lowest lo[a] of the
+ *     boxes: in step S, layer l computes slab S - l;
+ *   - in tiles skewed by one node per layer along b, from B0 = the lowest
+ *     lo[b]: in tile T, layer l computes [B0 + T*tile - l, B0 + (T+1)*tile - l);
+ * each intersected with boxes[l], so every layer computes exactly its box,
+ * once.  One thread computes a whole tile: step after step, and in a step
+ * the layers in increasing order.
+ *
+ * Why this gives the layer-by-layer result: layer l reads buffer A = layer
+ * (cur + l) % 2 and writes B, the other one.  Where layer l reads A (one node
+ * either side of a node it computes, along every axis) A must hold the value
+ * of the latest earlier layer that wrote it (layers l - 1, l - 3, ... write A)
+ * and no later writer (l + 1, l + 3, ...) may have come yet; and layer l's
+ * write of a node of B must come after layer l - 1 read that node's old value
+ * and before layer l + 1 reads the new one.  So of two operations of layers
+ * j < m on nodes at most one apart along every axis, j's must come first.
+ * With T the tile of an operation and S its step:
+ *   b' >= b - 1 and m >= j + 1 give b' + m >= b + j, so T_m >= T_j;
+ *   the slab of a' >= a - 1 is at most one lower, so S_m >= S_j - 1 + 1 = S_j.
+ * In the same tile and step, j's operation comes first (increasing layers).
+ * Across tiles, tile T starts step S only once tile T - 1 has finished step S
+ * (its progress counter, release / acquire); tile T - 1 started step S only
+ * after tile T - 2 had finished it, and so on, so every earlier tile has
+ * finished step S, which is all the order needs.  No thread waits for a later
+ * tile, so there is no deadlock.
+ *
+ * Threads: thread k computes tiles k, k + nth, ...  A thread works in its own
+ * tile, in its own L2; the nodes two neighbouring tiles share are read by the
+ * second soon after the first wrote them. */
+
+/* Waits until another thread's progress counter reaches v. */
+static void wait_at_least(_Atomic int64_t *p, int64_t v)
+{
+    int spins = 0;
+    while (atomic_load_explicit(p, memory_order_acquire) < v)
+        if (++spins >= 64) {
+            sched_yield();
+            spins = 0;
+        }
+}
+
+#define DEFINE_WAVE(NAME, ROW, T)                                                                              \
+    static int NAME(const cpu_ctx_t *c, const pyr_piece_t *piece, const pyr_heat_coef_t *coef,                \
+                    const pyr_box_t *boxes, int nlayers, int64_t tile, int64_t slab)                           \
+    {                                                                                                          \
+        const T rx = (T)coef->r[0], ry = (T)coef->r[1], rz = (T)coef->r[2];                                    \
+        const int dims = coef->dims, a = dims - 1, b = dims - 2;                                               \
+        const int64_t pitch = piece->pitch, plane = piece->pitch * rows_of(&piece->box);                       \
+        int64_t a0 = INT64_MAX, a1 = INT64_MIN, b0 = INT64_MAX, b1 = INT64_MIN, work = 0;                      \
+        for (int l = 0; l < nlayers; l++) {                                                                    \
+            const pyr_box_t *bx = &boxes[l];                                                                   \
+            if (pyr_box_empty(bx)) continue;                                                                   \
+            if (bx->lo[a] < a0) a0 = bx->lo[a];                                                                \
+            if (bx->hi[a] > a1) a1 = bx->hi[a];                                                                \
+            if (bx->lo[b] < b0) b0 = bx->lo[b];                                                                \
+            if (bx->hi[b] > b1) b1 = bx->hi[b];                                                                \
+            work += pyr_box_volume(bx);                                                                        \
+        }                                                                                                      \
+        if (work == 0) return 1;                                                                               \
+        if (tile < 1) tile = 1;                                                                                \
+        if (slab < 1) slab = 1;                                                                                \
+        const int64_t tiles = (b1 - b0 + nlayers - 1 + tile - 1) / tile;                                       \
+        const int64_t steps = (a1 - a0 + slab - 1) / slab + (int64_t)(nlayers - 1);                            \
+        int nth = c->threads;                                                                                  \
+        if (nth > tiles) nth = (int)tiles;                                                                     \
+        if (work < c->min_work) nth = 1;                                                                       \
+        _Atomic int64_t *done = malloc((size_t)tiles * sizeof *done);                                          \
+        if (!done) return 0;                                                                                   \
+        for (int64_t t = 0; t < tiles; t++) atomic_init(&done[t], 0);                                          \
+        const int cur = piece->cur;                                                                            \
+        _Pragma("omp parallel num_threads(nth)")                                                               \
+        {                                                                                                      \
+            const int n_th = omp_get_num_threads(), tid = omp_get_thread_num();                                \
+            for (int64_t t = tid; t < tiles; t += n_th) {                                                      \
+                for (int64_t s = 0; s < steps; s++) {                                                          \
+                    if (t > 0) wait_at_least(&done[t - 1], s + 1);                                             \
+                    for (int l = 0; l < nlayers; l++) {                                                        \
+                        const pyr_box_t *bx = &boxes[l];                                                       \
+                        const int64_t j = s - (int64_t)l;                                                      \
+                        int64_t za = a0 + j * slab, zb = za + slab;                                            \
+                        int64_t ya = b0 + t * tile - l, yb = ya + tile;                                        \
+                        if (za < bx->lo[a]) za = bx->lo[a];                                                    \
+                        if (zb > bx->hi[a]) zb = bx->hi[a];                                                    \
+                        if (ya < bx->lo[b]) ya = bx->lo[b];                                                    \
+                        if (yb > bx->hi[b]) yb = bx->hi[b];                                                    \
+                        if (za >= zb || ya >= yb || pyr_box_empty(bx)) continue;                               \
+                        const T *in = piece->layer[(cur + l) & 1];                                             \
+                        T *out = piece->layer[(cur + l + 1) & 1];                                              \
+                        for (int64_t z = za; z < zb; z++) {                                                    \
+                            if (dims == 3) {                                                                   \
+                                const int64_t w = bx->hi[0] - bx->lo[0];                                       \
+                                for (int64_t y = ya; y < yb; y++) {                                            \
+                                    const int64_t at = pyr_piece_index(piece, bx->lo[0], y, z);                \
+                                    ROW(in + at, out + at, w, 3, rx, ry, rz, pitch, plane);                    \
+                                }                                                                              \
+                            } else {                                                                           \
+                                const int64_t at = pyr_piece_index(piece, ya, z, bx->lo[2]);                   \
+                                ROW(in + at, out + at, yb - ya, 2, rx, ry, rz, pitch, plane);                  \
+                            }                                                                                  \
+                        }                                                                                      \
+                    }                                                                                          \
+                    atomic_store_explicit(&done[t], s + 1, memory_order_release);                              \
+                }                                                                                              \
+            }                                                                                                  \
+        }                                                                                                      \
+        free((void *)done);                                                                                    \
+        return 1;                                                                                              \
+    }
+
+DEFINE_WAVE(wave_f32, row_f32, float)
+DEFINE_WAVE(wave_f64, row_f64, double)
+
+/* Layers per sweep, tile width and slab thickness of the wavefront.  A tile
+ * keeps about 4 slabs per layer in flight (the three a layer reads and the
+ * one it writes), each (tile width x the other extents): that should fit one
+ * core's L2.  When all the layers together would leave tiles narrower than 8
+ * rows (3D) or 64 nodes (2D), the layers go in several sweeps, each reading
+ * the piece once more from L3 or memory.  The tiles are then evened out so
+ * that every thread gets as many. */
+static void wave_shape(const cpu_ctx_t *c, int dims, const pyr_box_t *boxes, int nlayers, int *group, int64_t *tile,
+                       int64_t *slab)
+{
+    const int b = dims - 2;
+    int64_t w = 0, b0 = INT64_MAX, b1 = INT64_MIN;
+    for (int l = 0; l < nlayers; l++) {
+        if (pyr_box_empty(&boxes[l])) continue;
+        if (dims == 3 && pyr_box_extent(&boxes[l], 0) > w) w = pyr_box_extent(&boxes[l], 0);
+        if (boxes[l].lo[b] < b0) b0 = boxes[l].lo[b];
+        if (boxes[l].hi[b] > b1) b1 = boxes[l].hi[b];
+    }
+    const int64_t across = dims == 3 ? w + 2 : 1; /* nodes per tile node and slab plane */
+    const int64_t least = dims == 3 ? 8 : 64;
+    int m = c->group > 0 && c->group < nlayers ? (int)c->group : nlayers;
+    *slab = c->slab > 0 ? c->slab : 1;
+    int64_t t = c->tile;
+    if (t <= 0) {
+        for (;;) {
+            t = (int64_t)((double)c->l2_bytes * c->fill / (4.0 * (double)*slab * (double)m * (double)across * (double)c->elem));
+            if (t >= least || m <= 2 || c->group > 0) break;
+            m = (m + 1) / 2;
+        }
+        if (t < 1) t = 1;
+        const int64_t span = b1 > b0 ? b1 - b0 + m - 1 : 1;
+        int64_t tiles = (span + t - 1) / t;
+        tiles = (tiles + c->threads - 1) / c->threads * c->threads;
+        t = (span + tiles - 1) / tiles;
+    }
+    *group = m;
+    *tile = t;
+}
+
+/* Whether both layers of the region the boxes read fit the threads' L2
+ * caches together: then each layer's sweep finds the last one's values in
+ * cache anyway, and the wavefront would only add its overheads. */
+static int fits_l2(const cpu_ctx_t *c, int dims, const pyr_box_t *boxes, int nlayers)
+{
+    pyr_box_t u = {{INT64_MAX, INT64_MAX, INT64_MAX}, {INT64_MIN, INT64_MIN, INT64_MIN}};
+    for (int l = 0; l < nlayers; l++) {
+        if (pyr_box_empty(&boxes[l])) continue;
+        for (int a = 0; a < 3; a++) {
+            if (boxes[l].lo[a] < u.lo[a]) u.lo[a] = boxes[l].lo[a];
+            if (boxes[l].hi[a] > u.hi[a]) u.hi[a] = boxes[l].hi[a];
+        }
+    }
+    if (u.hi[0] < u.lo[0]) return 1; /* nothing to compute */
+    double v = 1;
+    for (int a = 0; a < 3; a++) v *= (double)(u.hi[a] - u.lo[a] + (a < dims ? 2 : 0));
+    return 2.0 * v * (double)c->elem <= (double)c->l2_bytes * (double)c->threads;
+}
+
 static pyr_status_t cpu_compute(void *ctx, int slot, const pyr_piece_t *piece, const pyr_heat_coef_t *coef,
                                 const pyr_box_t *boxes, int nlayers)
 {
     (void)slot;
     const cpu_ctx_t *c = ctx;
-    int cur = piece->cur;
-    for (int l = 0; l < nlayers; l++) {
+    int l = 0, cur = piece->cur;
+    if (nlayers > 1 && coef->dims > 1 && c->wave && (c->wave > 1 || !fits_l2(c, coef->dims, boxes, nlayers))) {
+        pyr_piece_t pc = *piece;
+        int m;
+        int64_t tile, slab;
+        wave_shape(c, coef->dims, boxes, nlayers, &m, &tile, &slab);
+        for (; l < nlayers; l += m) {
+            int k = nlayers - l < m ? nlayers - l : m;
+            pc.cur = cur;
+            int ok = c->precision == PYR_DOUBLE ? wave_f64(c, &pc, coef, boxes + l, k, tile, slab)
+                                                : wave_f32(c, &pc, coef, boxes + l, k, tile, slab);
+            if (!ok) break; /* no memory for the progress counters: the rest layer by layer */
+            cur = (cur + k) & 1;
+        }
+    }
+    for (; l < nlayers; l++) {
         const void *in = piece->layer[cur];
         void *out = piece->layer[cur ^ 1];
         if (c->precision == PYR_DOUBLE) step_f64(c, piece, in, out, &boxes[l], coef);
