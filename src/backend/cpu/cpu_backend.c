@@ -8,7 +8,8 @@
  * the results are the same bit for bit, only the order of the nodes changes.
  * PYR_CPU_WAVE, for tests and tuning: "off" (a sweep per layer), "on" (the
  * wavefront whatever the size), or "TILE,SLAB,GROUP" (the wavefront with
- * that tile width, slab thickness and layers per sweep; 0 = automatic). */
+ * that tile width, slab thickness and layers per sweep; 0 = automatic).
+ * PYR_CPU_NOSTREAM=1 turns off the streaming stores of downloads (copy_rows). */
 #include <omp.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -32,6 +33,8 @@ typedef struct {
     int64_t tile, slab, group;
     double fill;
     int64_t min_work;
+    int stream;         /* downloads into regions larger than the LLC bypass the cache */
+    uint64_t llc_bytes;
     int64_t l2_bytes;
 } cpu_ctx_t;
 
@@ -52,6 +55,12 @@ static pyr_status_t cpu_create(const pyr_options_t *o, pyr_precision_t precision
     l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
     c->l2_bytes = l2 > 0 ? l2 : 1 << 20;
+    long l3 = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    c->llc_bytes = l3 > 0 ? (uint64_t)l3 : (uint64_t)32 << 20;
+    c->stream = !getenv("PYR_CPU_NOSTREAM");
     /* PYR_CPU_WAVE (see the top of this file); a 4th number scales the L2 share */
     const char *e = getenv("PYR_CPU_WAVE");
     if (e && *e) {
@@ -103,7 +112,49 @@ static void cpu_free(void *ctx, void *ptr)
 
 static int64_t rows_of(const pyr_box_t *b) { return b->hi[1] - b->lo[1]; }
 
-/* Host region <-> piece layer copies, one memcpy per row of the box. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define PYR_CPU_STREAM 1
+#else
+#define PYR_CPU_STREAM 0
+#endif
+
+/* memcpy, but the whole 64-byte lines of dst are written with non-temporal
+ * stores (no read of the old line, no cache space taken).  The caller ends
+ * with stream_fence() on the same thread. */
+static void copy_stream(char *dst, const char *src, size_t n)
+{
+#if PYR_CPU_STREAM
+    size_t head = (size_t)(-(uintptr_t)dst & 63);
+    if (head > n) head = n;
+    memcpy(dst, src, head);
+    dst += head, src += head, n -= head;
+    size_t body = n & ~(size_t)63;
+    for (size_t i = 0; i < body; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(src + i)), b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+        __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 32)), e = _mm_loadu_si128((const __m128i *)(src + i + 48));
+        _mm_stream_si128((__m128i *)(dst + i), a);
+        _mm_stream_si128((__m128i *)(dst + i + 16), b);
+        _mm_stream_si128((__m128i *)(dst + i + 32), d);
+        _mm_stream_si128((__m128i *)(dst + i + 48), e);
+    }
+    memcpy(dst + body, src + body, n - body);
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
+static void stream_fence(void)
+{
+#if PYR_CPU_STREAM
+    _mm_sfence();
+#endif
+}
+
+/* Host region <-> piece layer copies, one memcpy per row of the box.  Rows
+ * going to a host region larger than the last-level cache are streamed past
+ * the cache: they would leave it before anyone read them again, and a normal
+ * store would first read each line from memory. */
 static void copy_rows(const cpu_ctx_t *c, const pyr_piece_t *piece, void *layer, const pyr_host_region_t *host,
                       const pyr_box_t *box, int to_piece)
 {
@@ -111,17 +162,24 @@ static void copy_rows(const cpu_ctx_t *c, const pyr_piece_t *piece, void *layer,
     const int64_t w = pyr_box_extent(box, 0);
     const int64_t hnx = pyr_box_extent(&host->box, 0), hny = rows_of(&host->box);
     const int64_t ny = pyr_box_extent(box, 1), nz = pyr_box_extent(box, 2);
-#pragma omp parallel for collapse(2) schedule(static) num_threads(c->threads) if (w * ny * nz > 32768)
-    for (int64_t z = 0; z < nz; z++)
-        for (int64_t y = 0; y < ny; y++) {
-            int64_t gz = box->lo[2] + z, gy = box->lo[1] + y;
-            int64_t hi = ((gz - host->box.lo[2]) * hny + (gy - host->box.lo[1])) * hnx + (box->lo[0] - host->box.lo[0]);
-            int64_t pi = pyr_piece_index(piece, box->lo[0], gy, gz);
-            char *p = (char *)layer + pi * (int64_t)elem;
-            char *h = (char *)host->data + hi * (int64_t)elem;
-            if (to_piece) memcpy(p, h, (size_t)w * elem);
-            else memcpy(h, p, (size_t)w * elem);
-        }
+    const int stream = c->stream && !to_piece && (uint64_t)pyr_box_volume(&host->box) * elem > c->llc_bytes &&
+                       (uint64_t)w * elem >= 256;
+#pragma omp parallel num_threads(c->threads) if (w * ny * nz > 32768)
+    {
+#pragma omp for collapse(2) schedule(static) nowait
+        for (int64_t z = 0; z < nz; z++)
+            for (int64_t y = 0; y < ny; y++) {
+                int64_t gz = box->lo[2] + z, gy = box->lo[1] + y;
+                int64_t hi = ((gz - host->box.lo[2]) * hny + (gy - host->box.lo[1])) * hnx + (box->lo[0] - host->box.lo[0]);
+                int64_t pi = pyr_piece_index(piece, box->lo[0], gy, gz);
+                char *p = (char *)layer + pi * (int64_t)elem;
+                char *h = (char *)host->data + hi * (int64_t)elem;
+                if (to_piece) memcpy(p, h, (size_t)w * elem);
+                else if (stream) copy_stream(h, p, (size_t)w * elem);
+                else memcpy(h, p, (size_t)w * elem);
+            }
+        if (stream) stream_fence();
+    }
 }
 
 static pyr_status_t cpu_upload(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host, const pyr_box_t *box)
