@@ -10,14 +10,20 @@
  * wavefront whatever the size), or "TILE,SLAB,GROUP" (the wavefront with
  * that tile width, slab thickness and layers per sweep; 0 = automatic).
  * PYR_CPU_NOSTREAM=1 turns off the streaming stores of downloads (copy_rows). */
+#define _GNU_SOURCE /* syscall() */
+#include <limits.h>
 #include <omp.h>
-#include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 
 #include "backend/backend.h"
 #include "core/error.h"
@@ -304,22 +310,62 @@ DEFINE_STEP(step_f64, row_f64, double)
  * Across tiles, tile T starts step S only once tile T - 1 has finished step S
  * (its progress counter, release / acquire); tile T - 1 started step S only
  * after tile T - 2 had finished it, and so on, so every earlier tile has
- * finished step S, which is all the order needs.  No thread waits for a later
+ * finished step S, which is all the order needs (progress_wait/_set).  No thread waits for a later
  * tile, so there is no deadlock.
  *
  * Threads: thread k computes tiles k, k + nth, ...  A thread works in its own
  * tile, in its own L2; the nodes two neighbouring tiles share are read by the
  * second soon after the first wrote them. */
 
-/* Waits until another thread's progress counter reaches v. */
-static void wait_at_least(_Atomic int64_t *p, int64_t v)
+/* A tile's progress: the steps it has finished.  Threads spin briefly on the
+ * counter of the tile before theirs, then sleep on it (a futex on Linux,
+ * short naps elsewhere), so that a thread whose neighbour lost its core does
+ * not burn the core the neighbour needs.  One counter per cache line: the
+ * counters of neighbouring tiles are written by different threads. */
+typedef struct {
+    _Atomic int done;
+    _Atomic int sleeping; /* its one waiter is asleep, or about to be */
+    char pad[64 - 2 * sizeof(int)];
+} progress_t;
+
+static inline void cpu_relax(void)
 {
-    int spins = 0;
-    while (atomic_load_explicit(p, memory_order_acquire) < v)
-        if (++spins >= 64) {
-            sched_yield();
-            spins = 0;
-        }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Until p->done >= v (acquire). */
+static void progress_wait(progress_t *p, int v)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (atomic_load_explicit(&p->done, memory_order_acquire) >= v) return;
+        cpu_relax();
+    }
+    for (;;) {
+        /* sequentially consistent with progress_set: either this load sees the new
+         * value or progress_set sees sleeping = 1 and wakes us */
+        atomic_store(&p->sleeping, 1);
+        int d = atomic_load(&p->done);
+        if (d >= v) return;
+#if defined(__linux__)
+        syscall(SYS_futex, (int *)&p->done, FUTEX_WAIT_PRIVATE, d, NULL, NULL, 0);
+#else
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+#endif
+    }
+}
+
+static void progress_set(progress_t *p, int v)
+{
+    atomic_store(&p->done, v);
+    if (atomic_load(&p->sleeping)) {
+        atomic_store(&p->sleeping, 0);
+#if defined(__linux__)
+        syscall(SYS_futex, (int *)&p->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+#endif
+    }
 }
 
 #define DEFINE_WAVE(NAME, ROW, T)                                                                              \
@@ -347,16 +393,17 @@ static void wait_at_least(_Atomic int64_t *p, int64_t v)
         int nth = c->threads;                                                                                  \
         if (nth > tiles) nth = (int)tiles;                                                                     \
         if (work < c->min_work) nth = 1;                                                                       \
-        _Atomic int64_t *done = malloc((size_t)tiles * sizeof *done);                                          \
-        if (!done) return 0;                                                                                   \
-        for (int64_t t = 0; t < tiles; t++) atomic_init(&done[t], 0);                                          \
+        if (steps >= INT_MAX) return 0;                                                                        \
+        progress_t *done = NULL;                                                                               \
+        if (posix_memalign((void **)&done, 64, (size_t)tiles * sizeof *done)) return 0;                        \
+        for (int64_t t = 0; t < tiles; t++) atomic_init(&done[t].done, 0), atomic_init(&done[t].sleeping, 0);  \
         const int cur = piece->cur;                                                                            \
         _Pragma("omp parallel num_threads(nth)")                                                               \
         {                                                                                                      \
             const int n_th = omp_get_num_threads(), tid = omp_get_thread_num();                                \
             for (int64_t t = tid; t < tiles; t += n_th) {                                                      \
                 for (int64_t s = 0; s < steps; s++) {                                                          \
-                    if (t > 0) wait_at_least(&done[t - 1], s + 1);                                             \
+                    if (t > 0) progress_wait(&done[t - 1], (int)s + 1);                                        \
                     for (int l = 0; l < nlayers; l++) {                                                        \
                         const pyr_box_t *bx = &boxes[l];                                                       \
                         const int64_t j = s - (int64_t)l;                                                      \
@@ -382,11 +429,11 @@ static void wait_at_least(_Atomic int64_t *p, int64_t v)
                             }                                                                                  \
                         }                                                                                      \
                     }                                                                                          \
-                    atomic_store_explicit(&done[t], s + 1, memory_order_release);                              \
+                    progress_set(&done[t], (int)s + 1);                                                        \
                 }                                                                                              \
             }                                                                                                  \
         }                                                                                                      \
-        free((void *)done);                                                                                    \
+        free(done);                                                                                            \
         return 1;                                                                                              \
     }
 
