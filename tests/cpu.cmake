@@ -5,3 +5,5 @@ pyr_add_test(test_cpu_wavefront SOURCES test_cpu_wavefront.c LABELS heat cpu)
 # for the layer-by-layer path otherwise).
 add_test(NAME test_pyramid_wavefront COMMAND test_pyramid 100 7 cpu)
 set_tests_properties(test_pyramid_wavefront PROPERTIES LABELS "heat;plan;cpu" ENVIRONMENT "PYR_CPU_WAVE=on")
+# a lost wake-up between the wavefront's threads would hang, not fail: time out early
+set_tests_properties(test_cpu_wavefront test_pyramid_wavefront PROPERTIES TIMEOUT 300)

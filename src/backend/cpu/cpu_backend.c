@@ -324,7 +324,7 @@ DEFINE_STEP(step_f64, row_f64, double)
  * counters of neighbouring tiles are written by different threads. */
 typedef struct {
     _Atomic int done;
-    _Atomic int sleeping; /* its one waiter is asleep, or about to be */
+    _Atomic int sleeping; /* its one waiter is in its sleeping phase (set and cleared by the waiter) */
     char pad[64 - 2 * sizeof(int)];
 } progress_t;
 
@@ -342,12 +342,15 @@ static void progress_wait(progress_t *p, int v)
         if (atomic_load_explicit(&p->done, memory_order_acquire) >= v) return;
         cpu_relax();
     }
+    /* Sequentially consistent with progress_set: if the load of done below
+     * misses a new value, the setter's load of sleeping comes after our store
+     * of 1 and wakes us (the futex returns at once if done has changed since
+     * our load).  Only the waiter clears sleeping, when it leaves: a setter
+     * that cleared it could let the waiter sleep through the next setting. */
+    atomic_store(&p->sleeping, 1);
     for (;;) {
-        /* sequentially consistent with progress_set: either this load sees the new
-         * value or progress_set sees sleeping = 1 and wakes us */
-        atomic_store(&p->sleeping, 1);
         int d = atomic_load(&p->done);
-        if (d >= v) return;
+        if (d >= v) break;
 #if defined(__linux__)
         syscall(SYS_futex, (int *)&p->done, FUTEX_WAIT_PRIVATE, d, NULL, NULL, 0);
 #else
@@ -355,17 +358,15 @@ static void progress_wait(progress_t *p, int v)
         nanosleep(&ts, NULL);
 #endif
     }
+    atomic_store(&p->sleeping, 0);
 }
 
 static void progress_set(progress_t *p, int v)
 {
     atomic_store(&p->done, v);
-    if (atomic_load(&p->sleeping)) {
-        atomic_store(&p->sleeping, 0);
 #if defined(__linux__)
-        syscall(SYS_futex, (int *)&p->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    if (atomic_load(&p->sleeping)) syscall(SYS_futex, (int *)&p->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 #endif
-    }
 }
 
 #define DEFINE_WAVE(NAME, ROW, T)                                                                              \
