@@ -86,6 +86,27 @@ if has host; then
   } > "$log/host_probe.txt" 2>&1
   cat "$log/host_probe.txt"
 fi
+if has diag; then
+  # Why do 3D pieces compute at ~300 G updates/s where the same kernel does ~400 in core, and why do 2D
+  # kernels run 8-15% faster inside the pipeline than alone?  SM clock and power every 50 ms during the
+  # stage runs (serial phase, then overlapped), and Nsight Compute on one fused 3D launch of each kind.
+  stamp diag
+  {
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu --format=csv,noheader -lms 50 > "$log/clocks.csv" 2>&1 &
+    smi=$!
+    echo "== $(date +%T.%N) strips h128"; timeout 60 build-dev/bench/bench_stages 2 32769 float strips 128 512 3
+    echo "== $(date +%T.%N) cubes h48"; timeout 60 build-dev/bench/bench_stages 3 1025 float blocks 48 1024 3
+    echo "== $(date +%T.%N) end"
+    kill $smi
+  } > "$log/diag_stages.txt" 2>&1
+  cat "$log/diag_stages.txt" | grep -v "^  "
+  ncu_sec="--section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis"
+  timeout 150 ncu --clock-control none -k regex:k_fused3d --launch-skip 40 --launch-count 2 $ncu_sec \
+    build-dev/bench/bench_stages 3 1025 float blocks 48 1024 3 2 > "$log/ncu_piece.txt" 2>&1
+  timeout 120 ncu --clock-control none -k regex:k_fused3d --launch-skip 4 --launch-count 1 $ncu_sec \
+    build-dev/bench/bench_heat --cases 3f --steps 30 --methods naive > "$log/ncu_core.txt" 2>&1
+  grep -E "k_fused3d|Duration|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Grid Size|Block Size|Waves Per SM|Registers|Theoretical Occ|L2 Hit|L1/TEX Hit|SM Frequency" "$log/ncu_piece.txt" "$log/ncu_core.txt"
+fi
 if has test; then
   stamp "gpu tests"
   timeout 240 ctest --test-dir build-dev -L gpu --output-on-failure -j2 > "$log/ctest_gpu.txt" 2>&1
