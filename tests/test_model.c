@@ -176,6 +176,56 @@ static void test_overlapped_form(void)
     pyr_plan_destroy(&plan);
 }
 
+/* Launch costs: on a queued backend (CUDA) the host issues the next launches
+ * while the device works, so a task's compute time is the larger of its
+ * launches and its work; on the CPU backend (each layer a parallel region)
+ * they add up. */
+static void test_queued_launches(void)
+{
+    pyr_problem_t p;
+    int64_t n[3] = {2049, 2049, 1};
+    make_problem(&p, 2, n, PYR_FLOAT, 64, PYR_INIT_SINE, 0);
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_PYRAMID;
+    o.decomposition = PYR_DECOMP_STRIPS;
+    o.memory = 4 << 20;
+    o.height = 16;
+    pyr_model_constants_t k0 = pyr_model_default(PYR_BACKEND_CUDA, 2, PYR_FLOAT);
+    k0.launch = 0;
+    pyr_plan_t *plan = NULL;
+    CHECK_OK(pyr_plan_create_with_model(&p, &o, &k0, PYR_MODEL_SERIAL, &plan));
+    if (!plan) return;
+    const pyr_backend_ops_t *cpu_ops = plan->ops;
+    pyr_backend_ops_t queued = *cpu_ops;
+    queued.concurrent = 1;
+    const double tasks = (double)pyr_plan_tasks(plan);
+    pyr_model_prediction_t w;
+    CHECK_OK(pyr_model_predict_pass(plan, &k0, PYR_MODEL_SERIAL, 16, &w));
+    const double work = w.compute / tasks; /* compute of one task without launches (tasks nearly equal) */
+    CHECK(work > 0, "no compute work predicted (%.3g s)", work);
+    /* launches worth a quarter of the work, then four times it */
+    const double share[2] = {0.25, 4.0};
+    for (int i = 0; i < 2; i++) {
+        pyr_model_constants_t k = k0;
+        k.launch = share[i] * work / 16;
+        pyr_model_prediction_t sync_, async_;
+        plan->ops = cpu_ops;
+        CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 16, &sync_));
+        plan->ops = &queued;
+        CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 16, &async_));
+        plan->ops = cpu_ops;
+        double launches = k.launch * 16 * tasks;
+        CHECK(fabs(sync_.compute - (w.compute + launches)) <= 1e-9 * sync_.compute,
+              "CPU backend: compute %.6g is not work %.6g + launches %.6g", sync_.compute, w.compute, launches);
+        double expect = share[i] < 1 ? w.compute : launches;
+        CHECK(fabs(async_.compute - expect) <= 0.02 * expect, "queued backend, launches %.2f x work: compute %.6g, expected %.6g",
+              share[i], async_.compute, expect);
+    }
+    pyr_plan_destroy(&plan);
+}
+
 /* Part rows on separate host pages cost more per row while a kernel runs:
  * blocks of a wide grid pay it beside their kernels, strips (whole rows) and
  * the serial form never. */
@@ -465,6 +515,7 @@ int main(void)
     test_paper_plans();
     test_overlapped_form();
     test_busy_rows();
+    test_queued_launches();
     test_wisdom(dir);
     test_measure(dir);
     char cmd[PYR_PATH_MAX + 16];

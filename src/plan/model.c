@@ -113,6 +113,19 @@ static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, 
     return t;
 }
 
+/* Compute time of a call of h layers doing `work` seconds of device work.  On a
+ * backend whose operations are queued (plan->ops->concurrent: the host issues
+ * the next launches while the device runs the current ones) the per-layer
+ * launch cost overlaps the work and only bounds it from below; on the CPU
+ * backend each layer's parallel region adds to it.  (bench/NOTES-cuda.md v8:
+ * strips h128 on the H200, compute busy 196 ms per pass in the pipeline where
+ * the additive form said 246, 37 ms of it launches.) */
+static double compute_time(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, double work)
+{
+    double launches = k->launch * (double)h;
+    return plan->ops->concurrent ? fmax(launches, work) : launches + work;
+}
+
 /* Stage times of every task of a pass of height h. */
 static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, stage_t *st, pyr_model_prediction_t *sum)
 {
@@ -141,7 +154,7 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
             comp += (double)pyr_box_volume(&b);
             comp_rows += (double)rows_of(&b);
         }
-        double c = k->call * copies + k->launch * (double)h + ccost * comp + k->compute_row * comp_rows;
+        double c = compute_time(plan, k, h, k->call * copies + ccost * comp + k->compute_row * comp_rows);
 
         pyr_box_t main_box, bands[3];
         int64_t last[3];
@@ -234,7 +247,7 @@ pyr_model_form_t pyr_model_resolve(const pyr_plan_t *plan, pyr_model_form_t form
 static void predict_resident_pass(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, pyr_model_prediction_t *out)
 {
     pyr_box_t in = pyr_plan_interior(plan);
-    double c = k->launch * (double)h + pyr_model_compute_cost(k, h) * (double)pyr_box_volume(&in) * (double)h;
+    double c = compute_time(plan, k, h, pyr_model_compute_cost(k, h) * (double)pyr_box_volume(&in) * (double)h);
     out->compute = c;
     out->serial = out->seconds = c;
 }

@@ -18,6 +18,8 @@
  * Stage times of a task (seconds):
  *   U_t = call + up * values_up + row * rows_up
  *   C_t = calls_prepare * call + launch * h + compute(h) * values_computed
+ *         (on a queued backend, CUDA: max(launch * h, the rest), the host
+ *         issuing launches while the device runs the earlier ones)
  *   D_t = calls_down * call + down * values_down + row * rows_down
  *   host copies of held-back bands: host * band_values, on the host thread
  *   before the next upload of the same slot. */
