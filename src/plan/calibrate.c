@@ -220,64 +220,6 @@ static pyr_status_t measure_wide(cal_t *c, const pyr_heat_coef_t *coef, double c
     return PYR_OK;
 }
 
-/* Whole-piece copies on slot 0 while a kernel of `layers` layers runs on
- * slot 1's piece (issued first, waited for after the copy): best seconds per
- * copy.  In a pass every copy runs beside some task's kernels. */
-static pyr_status_t time_beside_kernel(cal_t *c, const pyr_heat_coef_t *coef, int up, int layers, double *best)
-{
-    pyr_box_t full = piece_box(c), boxes[64];
-    for (int l = 0; l < layers; l++) {
-        boxes[l] = full;
-        for (int a = 0; a < coef->dims; a++) {
-            boxes[l].lo[a] += 1;
-            boxes[l].hi[a] -= 1;
-        }
-    }
-    *best = INFINITY;
-    int reps = 0;
-    double start = now();
-    while (reps < 3 || (reps < 30 && now() - start < c->target)) {
-        c->piece[1].cur = 0;
-        PYR_TRY(c->ops->compute(c->ctx, 1, &c->piece[1], coef, boxes, layers));
-        double t0 = now();
-        PYR_TRY(transfer(c, 0, 0, &full, up));
-        PYR_TRY(c->ops->wait(c->ctx, 0));
-        double t = now() - t0;
-        PYR_TRY(c->ops->wait(c->ctx, 1));
-        if (t < *best) *best = t;
-        reps++;
-    }
-    return PYR_OK;
-}
-
-/* Extra seconds per value of a copy while a kernel runs (extra[0] down,
- * extra[1] up; 0 when not 3% slower), for backends that overlap slots: the
- * kernel is made about twice as long as the copy alone. */
-static pyr_status_t measure_beside_kernel(cal_t *c, const pyr_heat_coef_t *coef, double extra[2])
-{
-    extra[0] = extra[1] = 0;
-    if (!c->ops->concurrent || c->ops->slots < 2) return PYR_OK;
-    double t0 = now();
-    PYR_TRY(sweep_other(c, coef));
-    double t4 = now() - t0;
-    t0 = now();
-    PYR_TRY(sweep_other(c, coef));
-    double again = now() - t0;
-    if (again < t4) t4 = again;
-    pyr_box_t full = piece_box(c);
-    const double v = (double)pyr_box_volume(&full);
-    for (int up = 0; up < 2; up++) {
-        double alone, beside;
-        PYR_TRY(time_transfer(c, &full, up, 1, &alone));
-        int layers = t4 > 0 ? (int)ceil(4.0 * 2.0 * alone / t4) : 64;
-        if (layers < 4) layers = 4;
-        if (layers > 64) layers = 64;
-        PYR_TRY(time_beside_kernel(c, coef, up, layers, &beside));
-        if (beside > 1.03 * alone) extra[up] = (beside - alone) / v;
-    }
-    return PYR_OK;
-}
-
 /* Costs of one direction: per value of whole rows (one contiguous run, as
  * strips and slabs move), per value and per row of part rows (row by row,
  * as blocks and cubes move: the host rows are the grid's, wider than the
@@ -481,10 +423,6 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     if (wide[0] > k->down_strided) k->down_strided = wide[0];
     k->up_ragged = ragged[1];
     k->down_ragged = ragged[0];
-    double beside[2];
-    PYR_TRY(measure_beside_kernel(c, &coef, beside));
-    k->up_kernel = beside[1];
-    k->down_kernel = beside[0];
 
     /* Both directions at once (backends that overlap slots). */
     k->up_both = k->up;

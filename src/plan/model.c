@@ -24,7 +24,6 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.down_strided = elem / 35e9;
         k.up_ragged = k.down_ragged = 0;
         k.up_row_busy = k.down_row_busy = 0;
-        k.up_kernel = k.down_kernel = 0;
         k.compute_row = 0;
         double one = dims == 3 ? 120e9 : dims == 2 ? 385e9 : 200e9;
         double fused = dims == 3 ? 150e9 : dims == 2 ? 700e9 : 200e9;
@@ -43,7 +42,6 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.up_strided = k.down_strided = elem / 3e9;
         k.up_ragged = k.down_ragged = 0;
         k.up_row_busy = k.down_row_busy = 0;
-        k.up_kernel = k.down_kernel = 0;
         k.compute_row = 0;
         double rate = dims == 3 ? 0.7e9 : dims == 2 ? 1.0e9 : 1.5e9;
         if (precision == PYR_FLOAT) rate *= 1.6;
@@ -71,8 +69,7 @@ int pyr_model_constants_valid(const pyr_model_constants_t *k)
     if (!ok_nonneg(k->up) || !ok_nonneg(k->down) || !ok_nonneg(k->up_both) || !ok_nonneg(k->down_both) || !ok_nonneg(k->row) ||
         !ok_nonneg(k->call) || !ok_nonneg(k->launch) || !ok_nonneg(k->host) || !ok_nonneg(k->up_strided) ||
         !ok_nonneg(k->down_strided) || !ok_nonneg(k->up_ragged) || !ok_nonneg(k->down_ragged) ||
-        !ok_nonneg(k->compute_row) || !ok_nonneg(k->up_row_busy) || !ok_nonneg(k->down_row_busy) ||
-        !ok_nonneg(k->up_kernel) || !ok_nonneg(k->down_kernel))
+        !ok_nonneg(k->compute_row) || !ok_nonneg(k->up_row_busy) || !ok_nonneg(k->down_row_busy))
         return 0;
     for (int i = 0; i < PYR_MODEL_NLAYERS; i++)
         if (!ok_nonneg(k->compute[i]) || k->compute[i] <= 0) return 0;
@@ -111,11 +108,8 @@ static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, 
     double t = k->call + (strided && s > 0 ? s : c) * v + k->row * rows;
     const int ragged = (nx * elem) % 64 != 0 || (b->lo[0] * elem) % 64 != 0 || (b->hi[0] * elem) % 64 != 0;
     if (strided && ragged) t += (up ? k->up_ragged : k->down_ragged) * rows;
-    if (busy) {
-        /* extra time while a kernel runs: per value for any copy, and per row for rows on different host pages */
-        *busy = (up ? k->up_kernel : k->down_kernel) * v;
-        if (strided && (nx - pyr_box_extent(b, 0)) * elem >= 4096) *busy += (up ? k->up_row_busy : k->down_row_busy) * rows;
-    }
+    /* rows on different host pages: extra time per row while a kernel runs */
+    if (busy && strided && (nx - pyr_box_extent(b, 0)) * elem >= 4096) *busy = (up ? k->up_row_busy : k->down_row_busy) * rows;
     return t;
 }
 

@@ -51,8 +51,6 @@ typedef struct {
     double up_row_busy, down_row_busy; /* s per row on top of the above, for part-row copies whose rows lie on
                                           different pages of host memory (2D blocks), while a kernel runs:
                                           such copies slow down then (bench/NOTES-cuda.md v6); 0 = not known */
-    double up_kernel, down_kernel;     /* s per value on top, for any copy while a kernel runs on the device
-                                          (the copy engines share the memory system with it); 0 = not known */
     double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
     double compute_row;                /* s per row of each computed layer, on top (wide rows cost less per value);
                                           0 = not measured */
