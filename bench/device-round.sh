@@ -99,7 +99,7 @@ if has diag; then
     echo "== $(date +%T.%N) end"
     kill $smi
   } > "$log/diag_stages.txt" 2>&1
-  cat "$log/diag_stages.txt" | grep -v "^  "
+  grep -v "^      " "$log/diag_stages.txt"  # the per-operation timeline lines are indented 6
   ncu_sec="--section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis"
   timeout 150 ncu --clock-control none -k regex:k_fused3d --launch-skip 40 --launch-count 2 $ncu_sec \
     build-dev/bench/bench_stages 3 1025 float blocks 48 1024 3 2 > "$log/ncu_piece.txt" 2>&1
