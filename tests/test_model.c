@@ -134,18 +134,24 @@ static void test_paper_plans(void)
     }
 }
 
+/* 2049^2 in strips of a 4 MiB budget on the CPU backend, pyramid height h. */
+static void strips_problem(pyr_problem_t *p, pyr_options_t *o, pyr_precision_t precision, int64_t h)
+{
+    int64_t n[3] = {2049, 2049, 1};
+    make_problem(p, 2, n, precision, 64, PYR_INIT_SINE, 0);
+    pyr_options_default(o);
+    o->backend = PYR_BACKEND_CPU;
+    o->method = PYR_METHOD_PYRAMID;
+    o->decomposition = PYR_DECOMP_STRIPS;
+    o->memory = 4 << 20;
+    o->height = h;
+}
+
 static void test_overlapped_form(void)
 {
     pyr_problem_t p;
-    int64_t n[3] = {2049, 2049, 1};
-    make_problem(&p, 2, n, PYR_DOUBLE, 64, PYR_INIT_SINE, 0);
     pyr_options_t o;
-    pyr_options_default(&o);
-    o.backend = PYR_BACKEND_CPU;
-    o.method = PYR_METHOD_PYRAMID;
-    o.decomposition = PYR_DECOMP_STRIPS;
-    o.memory = 4 << 20;
-    o.height = 8;
+    strips_problem(&p, &o, PYR_DOUBLE, 8);
     pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 2, PYR_DOUBLE);
     pyr_plan_t *plan = NULL;
     CHECK_OK(pyr_plan_create_with_model(&p, &o, &k, PYR_MODEL_OVERLAPPED, &plan));
@@ -183,15 +189,8 @@ static void test_overlapped_form(void)
 static void test_queued_launches(void)
 {
     pyr_problem_t p;
-    int64_t n[3] = {2049, 2049, 1};
-    make_problem(&p, 2, n, PYR_FLOAT, 64, PYR_INIT_SINE, 0);
     pyr_options_t o;
-    pyr_options_default(&o);
-    o.backend = PYR_BACKEND_CPU;
-    o.method = PYR_METHOD_PYRAMID;
-    o.decomposition = PYR_DECOMP_STRIPS;
-    o.memory = 4 << 20;
-    o.height = 16;
+    strips_problem(&p, &o, PYR_FLOAT, 16);
     pyr_model_constants_t k0 = pyr_model_default(PYR_BACKEND_CUDA, 2, PYR_FLOAT);
     k0.launch = 0;
     pyr_plan_t *plan = NULL;
