@@ -33,8 +33,6 @@
 
 typedef struct {
     void *data;
-    size_t cap;
-    int in_use;
     int cls;   /* size class */
     int next;  /* next free buffer of the class, -1 at the end */
     int owner; /* data starts an arena: host_free it at the end */
@@ -100,7 +98,6 @@ static int class_of(size_t bytes)
 static void pool_release(exec_t *e, int i)
 {
     staging_t *s = &e->pool[i];
-    s->in_use = 0;
     s->next = e->free_head[s->cls];
     e->free_head[s->cls] = i;
 }
@@ -114,7 +111,6 @@ static pyr_status_t pool_acquire(exec_t *e, size_t bytes, int *index)
     int i = e->free_head[c];
     if (i >= 0) {
         e->free_head[c] = e->pool[i].next;
-        e->pool[i].in_use = 1;
         *index = i;
         unlock(e);
         return PYR_OK;
@@ -140,10 +136,8 @@ static pyr_status_t pool_acquire(exec_t *e, size_t bytes, int *index)
     for (size_t k = 0; k < count; k++) {
         staging_t *s = &e->pool[e->npool + (int)k];
         s->data = (char *)data + k * cap;
-        s->cap = cap;
         s->cls = c;
         s->owner = k == 0;
-        s->in_use = 1;
         s->next = -1;
         if (k > 0) pool_release(e, e->npool + (int)k);
     }

@@ -32,6 +32,23 @@ static inline pyr_box_t pyr_box_intersect(const pyr_box_t *a, const pyr_box_t *b
     return r;
 }
 
+/* The smallest box holding every non-empty box of boxes[0..n) (empty, all
+ * zero, when there is none). */
+static inline pyr_box_t pyr_box_hull(const pyr_box_t *boxes, int n)
+{
+    pyr_box_t h = {{0, 0, 0}, {0, 0, 0}};
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        if (pyr_box_empty(&boxes[i])) continue;
+        for (int d = 0; d < 3; d++) {
+            if (!any || boxes[i].lo[d] < h.lo[d]) h.lo[d] = boxes[i].lo[d];
+            if (!any || boxes[i].hi[d] > h.hi[d]) h.hi[d] = boxes[i].hi[d];
+        }
+        any = 1;
+    }
+    return h;
+}
+
 static inline int pyr_box_contains(const pyr_box_t *outer, const pyr_box_t *inner)
 {
     for (int d = 0; d < 3; d++)

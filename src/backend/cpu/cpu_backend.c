@@ -376,16 +376,10 @@ static void progress_set(progress_t *p, int v)
         const T rx = (T)coef->r[0], ry = (T)coef->r[1], rz = (T)coef->r[2];                                    \
         const int dims = coef->dims, a = dims - 1, b = dims - 2;                                               \
         const int64_t pitch = piece->pitch, plane = piece->pitch * rows_of(&piece->box);                       \
-        int64_t a0 = INT64_MAX, a1 = INT64_MIN, b0 = INT64_MAX, b1 = INT64_MIN, work = 0;                      \
-        for (int l = 0; l < nlayers; l++) {                                                                    \
-            const pyr_box_t *bx = &boxes[l];                                                                   \
-            if (pyr_box_empty(bx)) continue;                                                                   \
-            if (bx->lo[a] < a0) a0 = bx->lo[a];                                                                \
-            if (bx->hi[a] > a1) a1 = bx->hi[a];                                                                \
-            if (bx->lo[b] < b0) b0 = bx->lo[b];                                                                \
-            if (bx->hi[b] > b1) b1 = bx->hi[b];                                                                \
-            work += pyr_box_volume(bx);                                                                        \
-        }                                                                                                      \
+        const pyr_box_t hull = pyr_box_hull(boxes, nlayers);                                                   \
+        const int64_t a0 = hull.lo[a], a1 = hull.hi[a], b0 = hull.lo[b], b1 = hull.hi[b];                      \
+        int64_t work = 0;                                                                                      \
+        for (int l = 0; l < nlayers; l++) work += pyr_box_volume(&boxes[l]);                                   \
         if (work == 0) return 1;                                                                               \
         if (tile < 1) tile = 1;                                                                                \
         if (slab < 1) slab = 1;                                                                                \
@@ -452,14 +446,10 @@ static void wave_shape(const cpu_ctx_t *c, int dims, const pyr_box_t *boxes, int
                        int64_t *slab)
 {
     const int b = dims - 2;
-    int64_t w = 0, b0 = INT64_MAX, b1 = INT64_MIN;
-    for (int l = 0; l < nlayers; l++) {
-        if (pyr_box_empty(&boxes[l])) continue;
-        if (dims == 3 && pyr_box_extent(&boxes[l], 0) > w) w = pyr_box_extent(&boxes[l], 0);
-        if (boxes[l].lo[b] < b0) b0 = boxes[l].lo[b];
-        if (boxes[l].hi[b] > b1) b1 = boxes[l].hi[b];
-    }
-    const int64_t across = dims == 3 ? w + 2 : 1; /* nodes per tile node and slab plane */
+    const pyr_box_t hull = pyr_box_hull(boxes, nlayers);
+    const int64_t b0 = hull.lo[b], b1 = hull.hi[b];
+    /* nodes per tile node and slab plane (the layers' boxes are nested: the hull's x extent is the widest) */
+    const int64_t across = dims == 3 ? pyr_box_extent(&hull, 0) + 2 : 1;
     const int64_t least = dims == 3 ? 8 : 64;
     int m = c->group > 0 && c->group < nlayers ? (int)c->group : nlayers;
     *slab = c->slab > 0 ? c->slab : 1;
@@ -485,15 +475,8 @@ static void wave_shape(const cpu_ctx_t *c, int dims, const pyr_box_t *boxes, int
  * cache anyway, and the wavefront would only add its overheads. */
 static int fits_l2(const cpu_ctx_t *c, int dims, const pyr_box_t *boxes, int nlayers)
 {
-    pyr_box_t u = {{INT64_MAX, INT64_MAX, INT64_MAX}, {INT64_MIN, INT64_MIN, INT64_MIN}};
-    for (int l = 0; l < nlayers; l++) {
-        if (pyr_box_empty(&boxes[l])) continue;
-        for (int a = 0; a < 3; a++) {
-            if (boxes[l].lo[a] < u.lo[a]) u.lo[a] = boxes[l].lo[a];
-            if (boxes[l].hi[a] > u.hi[a]) u.hi[a] = boxes[l].hi[a];
-        }
-    }
-    if (u.hi[0] < u.lo[0]) return 1; /* nothing to compute */
+    const pyr_box_t u = pyr_box_hull(boxes, nlayers);
+    if (pyr_box_empty(&u)) return 1; /* nothing to compute */
     double v = 1;
     for (int a = 0; a < 3; a++) v *= (double)(u.hi[a] - u.lo[a] + (a < dims ? 2 : 0));
     return 2.0 * v * (double)c->elem <= (double)c->l2_bytes * (double)c->threads;
