@@ -19,6 +19,9 @@
 #include "schemes/heat.h"
 
 /* A region of the grid held in device memory, in one or two time layers.
+ * The layers are buffers the executor lends the piece for one task: with k
+ * pieces in flight it rotates k + 1 buffers among them (a task holds two
+ * while it computes, one while it uploads or downloads).
  * Node p of `box` lives at element
  *     ((p.z - box.lo.z) * rows + (p.y - box.lo.y)) * pitch + xpad + (p.x - box.lo.x)
  * of a layer, where rows = extent of box along y. */
@@ -86,6 +89,13 @@ typedef struct pyr_backend_ops {
                              const pyr_box_t *box);
     /* Block until every operation issued for the slot has finished. */
     pyr_status_t (*wait)(void *ctx, int slot);
+    /* Order between slots, for a buffer one slot's operations hand to
+     * another's (NULL where every operation completes as it is issued):
+     * mark(slot) notes the point the operations issued for the slot so far
+     * reach; after_mark(slot, other) makes the operations issued for `slot`
+     * from then on wait until `other` has reached its last mark. */
+    pyr_status_t (*mark)(void *ctx, int slot);
+    pyr_status_t (*after_mark)(void *ctx, int slot, int other);
 } pyr_backend_ops_t;
 
 /* The backends compiled in. */

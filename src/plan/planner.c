@@ -99,7 +99,7 @@ static void size_for_counts(const pyr_plan_t *plan, int64_t h, const int64_t cou
         else sz->ext[a] = plan->problem.n[a];
     }
     pyr_piece_layout_t L = pyr_piece_layout(plan->ops, sz->ext, elem);
-    sz->bytes = (uint64_t)plan->slots * 2 * L.layer_bytes + faces_bytes(plan, elem);
+    sz->bytes = ((uint64_t)plan->slots + 1) * L.layer_bytes + faces_bytes(plan, elem);
 }
 
 /* Counts along split axes for a result side of `side` nodes. */
@@ -209,10 +209,11 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
             pyr_format_bytes(sz1.bytes, need1, sizeof need1);
             return pyr_fail(PYR_ERR_BUDGET,
                             "memory budget %s is too small for %s of height %lld on the %lld x %lld x %lld %s grid: the smallest piece "
-                            "(1 result node plus 2 x %lld halo nodes along each split axis, 2 time layers, %d buffer%s%s) needs %s; "
+                            "(1 result node plus 2 x %lld halo nodes along each split axis, in %d buffers of one time layer for %d piece%s in flight%s) "
+                            "needs %s; "
                             "use memory >= %s, or a lower height (height 1 needs %s)",
                             have, pyr_decomp_name(plan->decomp), (long long)h, (long long)p->n[0], (long long)p->n[1],
-                            (long long)p->n[2], pyr_precision_name(p->precision), (long long)h, plan->slots,
+                            (long long)p->n[2], pyr_precision_name(p->precision), (long long)h, plan->slots + 1, plan->slots,
                             plan->slots > 1 ? "s" : "", plan->faces_bytes ? ", resident boundary faces" : "", need, need,
                             need1);
         }
@@ -235,7 +236,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
     size_t elem = pyr_precision_size(p->precision);
     plan->layout = pyr_piece_layout(plan->ops, plan->alloc_extent, elem);
     plan->faces_bytes = faces_bytes(plan, elem);
-    plan->device_bytes = (uint64_t)plan->slots * 2 * plan->layout.layer_bytes + plan->faces_bytes;
+    plan->device_bytes = ((uint64_t)plan->slots + 1) * plan->layout.layer_bytes + plan->faces_bytes;
     plan->height = h;
     return PYR_OK;
 }

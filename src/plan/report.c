@@ -155,7 +155,10 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
         if (last && plan->options.snapshot_every == 0) fprintf(out, " (last pass %lld steps)", (long long)last);
         fprintf(out, "\n");
     }
-    fprintf(out, "device       %s of budget %s: %d buffer%s x 2 time layers", used, budget, info.slots, info.slots > 1 ? "s" : "");
+    if (plan->resident) fprintf(out, "device       %s of budget %s: the grid in 2 time layers", used, budget);
+    else
+        fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight", used, budget, info.slots + 1,
+                info.slots, info.slots > 1 ? "s" : "");
     if (plan->faces_bytes) {
         char fb[32];
         pyr_format_bytes(plan->faces_bytes, fb, sizeof fb);

@@ -41,6 +41,7 @@ struct cuda_ctx_t {
     pyr_precision_t precision;
     size_t elem;
     cudaStream_t stream[SLOTS];
+    cudaEvent_t marks[SLOTS]; /* mark(): one event per slot, recorded again at each mark */
     writer_t writers[MAX_WRITERS];
     int nwriters;
     void *registered[8]; /* host ranges we registered (to unregister) */
@@ -320,6 +321,8 @@ void cuda_destroy(void *ctx)
             cudaStreamSynchronize(c->stream[s]);
             cudaStreamDestroy(c->stream[s]);
         }
+    for (int s = 0; s < SLOTS; s++)
+        if (c->marks[s]) cudaEventDestroy(c->marks[s]);
     for (int i = 0; i < c->nwriters; i++) cudaEventDestroy(c->writers[i].ev);
     for (int i = 0; i < c->nregistered; i++) cudaHostUnregister(c->registered[i]);
     (void)cudaGetLastError();
@@ -606,6 +609,27 @@ pyr_status_t cuda_wait(void *ctx, int slot)
     return PYR_OK;
 }
 
+pyr_status_t cuda_mark(void *ctx, int slot)
+{
+    cuda_ctx_t *c = (cuda_ctx_t *)ctx;
+    PYR_TRY(check_slot(c, slot));
+    CU(cudaSetDevice(c->device));
+    if (!c->marks[slot]) CU(cudaEventCreateWithFlags(&c->marks[slot], cudaEventDisableTiming));
+    CU(cudaEventRecord(c->marks[slot], c->stream[slot]));
+    return PYR_OK;
+}
+
+pyr_status_t cuda_after_mark(void *ctx, int slot, int other)
+{
+    cuda_ctx_t *c = (cuda_ctx_t *)ctx;
+    PYR_TRY(check_slot(c, slot));
+    PYR_TRY(check_slot(c, other));
+    if (other == slot || !c->marks[other]) return PYR_OK; /* in order already / nothing marked */
+    CU(cudaSetDevice(c->device));
+    CU(cudaStreamWaitEvent(c->stream[slot], c->marks[other], 0));
+    return PYR_OK;
+}
+
 } // namespace
 
 /* ------------------------------------------------------------ C entry points */
@@ -716,6 +740,8 @@ static pyr_backend_ops_t make_ops(void)
     o.compute = cuda_compute;
     o.download = cuda_download;
     o.wait = cuda_wait;
+    o.mark = cuda_mark;
+    o.after_mark = cuda_after_mark;
     return o;
 }
 
