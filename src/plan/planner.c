@@ -134,6 +134,29 @@ static int64_t largest_side(const pyr_plan_t *plan, int64_t h, uint64_t budget)
     return lo;
 }
 
+/* counts_for_side gives every split axis the same result side; rounding the
+ * counts up can leave pieces well below the budget (a 1024^3 grid in cubes of
+ * side 256 where 4 x 3 x 3 pieces would fit).  Lower the counts one axis at a
+ * time, x first (longer rows copy and compute better), while the pieces still
+ * fit: larger pieces mean less redundant work and fewer values moved per step. */
+static void relax_counts(const pyr_plan_t *plan, int64_t h, uint64_t budget, int64_t count[3])
+{
+    int nsplit = 0;
+    for (int a = 0; a < plan->problem.dims; a++) nsplit += plan->split[a] ? 1 : 0;
+    if (nsplit < 2) return; /* one split axis: largest_side already chose the fewest pieces */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int a = 0; a < plan->problem.dims; a++) {
+            if (!plan->split[a] || count[a] <= 1) continue;
+            count[a]--;
+            sizing_t sz;
+            size_for_counts(plan, h, count, &sz);
+            if (sz.bytes <= budget) changed = 1;
+            else count[a]++;
+        }
+    }
+}
+
 void pyr_format_bytes(uint64_t b, char *out, size_t size)
 {
     const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -218,6 +241,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
                             need1);
         }
         counts_for_side(plan, side, count);
+        relax_counts(plan, h, budget, count);
         size_for_counts(plan, h, count, &sz);
     }
     for (int a = 0; a < 3; a++) {

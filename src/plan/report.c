@@ -141,8 +141,11 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
         fprintf(out, "pieces       the whole grid stays on the device (%lld steps per chunk)\n", (long long)plan->height);
     } else {
         fprintf(out, "decomposition %s: %lld pieces per pass", piece_noun(plan), (long long)info.tasks_per_pass);
-        if (plan->decomp == PYR_DECOMP_BLOCKS)
-            fprintf(out, " (%lld x %lld)", (long long)info.pieces[1], (long long)info.pieces[0]);
+        if (plan->decomp == PYR_DECOMP_BLOCKS) {
+            fprintf(out, " (");
+            print_extent(out, plan, info.pieces);
+            fprintf(out, ")");
+        }
         fprintf(out, "\npiece        on device ");
         print_extent(out, plan, info.piece_extent);
         fprintf(out, ", result ");
