@@ -20,8 +20,8 @@
 
 /* A region of the grid held in device memory, in one or two time layers.
  * The layers are buffers the executor lends the piece for one task: with k
- * pieces in flight it rotates k + 1 buffers among them (a task holds two
- * while it computes, one while it uploads or downloads).
+ * pieces in flight it rotates k + 1 or k + 2 buffers among them (a task holds
+ * two while it computes, one while it uploads or downloads).
  * Node p of `box` lives at element
  *     ((p.z - box.lo.z) * rows + (p.y - box.lo.y)) * pitch + xpad + (p.x - box.lo.x)
  * of a layer, where rows = extent of box along y. */
@@ -77,7 +77,9 @@ typedef struct pyr_backend_ops {
     pyr_status_t (*upload)(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host,
                            const pyr_box_t *box);
     /* Copy `box` from layer src_layer of `src` into the layers of `dst` whose
-     * bit is set in dst_layers (bit 0: layer 0, bit 1: layer 1). */
+     * bit is set in dst_layers (bit 0: layer 0, bit 1: layer 1).  It follows
+     * the latest upload into the source buffer even when that was issued
+     * for another slot (the boundary faces are uploaded once, on slot 0). */
     pyr_status_t (*copy)(void *ctx, int slot, const pyr_piece_t *dst, int dst_layers, const pyr_piece_t *src,
                          int src_layer, const pyr_box_t *box);
     /* Advance the piece by nlayers time steps: step l (0-based) reads layer

@@ -15,15 +15,17 @@
  * worker only once its last reader's upload has finished, and the pass ends
  * by draining the worker, so the next pass reads only finished values.
  *
- * Device buffers: with k slots (pieces in flight) the executor keeps k + 1
- * buffers of one time layer and lends each task two of them: it uploads into
- * the buffer that held the result of the slot's previous task (downloaded by
- * then, on the same slot) and computes with the spare buffer, the one that
- * held the previous task's next-to-last layer.  So a task holds two buffers
- * only while it computes, and at any time k tasks hold k + 1 buffers: pieces
- * are (k + 1) / 2k of the budget instead of 1 / 2k.  The spare passes from
- * one slot to the next, so a task's first write to it waits for the previous
- * task's compute (the backend's mark / after_mark). */
+ * Device buffers: with k slots (pieces in flight) the executor keeps k + s
+ * buffers of one time layer (s spares: 1 with one slot, else 2) and lends
+ * each task two of them: it uploads into the buffer that held the result of
+ * the slot's previous task (downloaded by then, on the same slot) and
+ * computes with the oldest spare, the buffer that held the next-to-last layer
+ * of the task s back.  A task holds two buffers only while it computes: with
+ * three slots the pieces are 1/5 of the budget instead of 1/6 for three
+ * pairs.  A spare passes from one slot to another, so a task's first write to
+ * it waits for that earlier task's compute (the backend's mark / after_mark);
+ * with two spares that is the task before the previous one, and consecutive
+ * tasks' kernels can overlap on the device. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,9 +73,9 @@ typedef struct {
     pyr_field_t *field;
     size_t elem;
     pyr_piece_t *pieces; /* one per slot */
-    void **buffers;      /* slots + 1 device buffers of one time layer */
+    void **buffers;      /* slots + spares device buffers of one time layer */
     void **slot_next;    /* per slot: the buffer its next task uploads into */
-    void *spare;         /* the buffer the next task computes into */
+    void *spare[2];      /* the buffers the next tasks compute into, oldest first */
     pyr_piece_t faces[6];
     int nfaces;
     staging_t *pool;
@@ -347,11 +349,12 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
         pyr_piece_t *piece = &e->pieces[slot];
         PYR_TRY(set_piece(e, piece, &task.src));
         piece->layer[0] = e->slot_next[slot];
-        piece->layer[1] = e->spare;
+        piece->layer[1] = e->spare[0];
         PYR_TRY(e->ops->upload(e->ctx, slot, piece, &e->grid, &task.upload));
         e->count.uploaded += (uint64_t)pyr_box_volume(&task.upload);
-        /* the spare was the previous task's (another slot's) until its compute ended */
-        if (t > 0 && slots > 1 && e->ops->after_mark) PYR_TRY(e->ops->after_mark(e->ctx, slot, (int)((t - 1) % slots)));
+        /* the spare was task t - spares' (another slot's, as a rule) until its compute ended */
+        if (t >= plan->spares && slots > 1 && e->ops->after_mark)
+            PYR_TRY(e->ops->after_mark(e->ctx, slot, (int)((t - plan->spares) % slots)));
         PYR_TRY(prepare_boundary(e, slot, piece));
         for (int64_t l = 1; l <= h; l++) {
             e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &task, h, l);
@@ -361,7 +364,8 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
         if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot));
         piece->cur = (int)(h & 1);
         e->slot_next[slot] = piece->layer[piece->cur];
-        e->spare = piece->layer[piece->cur ^ 1];
+        if (plan->spares == 2) e->spare[0] = e->spare[1];
+        e->spare[plan->spares - 1] = piece->layer[piece->cur ^ 1];
 
         pyr_box_t main_box, bands[3];
         int64_t last[3];
@@ -417,7 +421,7 @@ static void exec_release(exec_t *e)
 {
     flusher_stop(e); /* finishes what it was given: nothing uses the pool after this */
     if (e->buffers)
-        for (int b = 0; b <= e->plan->slots; b++)
+        for (int b = 0; b < e->plan->slots + e->plan->spares; b++)
             if (e->buffers[b]) e->ops->dev_free(e->ctx, e->buffers[b]);
     free(e->buffers);
     free(e->slot_next);
@@ -438,13 +442,13 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
     pyr_heat_coef_t coef = pyr_heat_coef(p);
 
     e->pieces = calloc((size_t)plan->slots, sizeof *e->pieces);
-    e->buffers = calloc((size_t)plan->slots + 1, sizeof *e->buffers);
+    e->buffers = calloc((size_t)(plan->slots + plan->spares), sizeof *e->buffers);
     e->slot_next = calloc((size_t)plan->slots, sizeof *e->slot_next);
     e->layer_boxes = malloc((size_t)plan->height * sizeof *e->layer_boxes);
     if (!e->pieces || !e->buffers || !e->slot_next || !e->layer_boxes) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-    for (int b = 0; b <= plan->slots; b++) PYR_TRY(e->ops->dev_alloc(e->ctx, plan->layout.layer_bytes, &e->buffers[b]));
+    for (int b = 0; b < plan->slots + plan->spares; b++) PYR_TRY(e->ops->dev_alloc(e->ctx, plan->layout.layer_bytes, &e->buffers[b]));
     for (int s = 0; s < plan->slots; s++) e->slot_next[s] = e->buffers[s];
-    e->spare = e->buffers[plan->slots];
+    for (int b = 0; b < plan->spares; b++) e->spare[b] = e->buffers[plan->slots + b];
     e->pieces[0].layer[0] = e->buffers[0];
     e->pieces[0].layer[1] = e->buffers[1];
     PYR_TRY(upload_faces(e));

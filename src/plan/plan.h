@@ -27,7 +27,9 @@ struct pyr_plan {
     pyr_axis_split_t axis[3];
     int64_t height;           /* steps of a full pass */
     int resident;             /* one piece, kept on the device between passes (naive) */
-    int slots;                /* piece buffers in flight */
+    int slots;                /* pieces in flight */
+    int spares;               /* device buffers beyond one per piece in flight (see exec/execute.c):
+                                 1 with one slot, else 2 */
     int try_slots;            /* slots of the next build() of a pyramid/trivial plan */
     int64_t alloc_extent[3];  /* largest source region of any task */
     pyr_piece_layout_t layout;

@@ -99,7 +99,7 @@ static void size_for_counts(const pyr_plan_t *plan, int64_t h, const int64_t cou
         else sz->ext[a] = plan->problem.n[a];
     }
     pyr_piece_layout_t L = pyr_piece_layout(plan->ops, sz->ext, elem);
-    sz->bytes = ((uint64_t)plan->slots + 1) * L.layer_bytes + faces_bytes(plan, elem);
+    sz->bytes = ((uint64_t)plan->slots + (uint64_t)plan->spares) * L.layer_bytes + faces_bytes(plan, elem);
 }
 
 /* Counts along split axes for a result side of `side` nodes. */
@@ -236,7 +236,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
                             "needs %s; "
                             "use memory >= %s, or a lower height (height 1 needs %s)",
                             have, pyr_decomp_name(plan->decomp), (long long)h, (long long)p->n[0], (long long)p->n[1],
-                            (long long)p->n[2], pyr_precision_name(p->precision), (long long)h, plan->slots + 1, plan->slots,
+                            (long long)p->n[2], pyr_precision_name(p->precision), (long long)h, plan->slots + plan->spares, plan->slots,
                             plan->slots > 1 ? "s" : "", plan->faces_bytes ? ", resident boundary faces" : "", need, need,
                             need1);
         }
@@ -260,7 +260,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
     size_t elem = pyr_precision_size(p->precision);
     plan->layout = pyr_piece_layout(plan->ops, plan->alloc_extent, elem);
     plan->faces_bytes = faces_bytes(plan, elem);
-    plan->device_bytes = ((uint64_t)plan->slots + 1) * plan->layout.layer_bytes + plan->faces_bytes;
+    plan->device_bytes = ((uint64_t)plan->slots + (uint64_t)plan->spares) * plan->layout.layer_bytes + plan->faces_bytes;
     plan->height = h;
     return PYR_OK;
 }
@@ -347,6 +347,11 @@ static pyr_status_t build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t de
     plan->decomp = decomp;
     plan->resident = method == PYR_METHOD_NAIVE;
     plan->slots = plan->resident ? 1 : plan->try_slots;
+    /* two spares when pieces overlap: a task then computes into the buffer
+     * freed two tasks back, so its kernels may start while the previous
+     * task's last ones finish (H200, strips h128 at 1 GiB: 799 -> 878
+     * Gcell/s; bench/NOTES-cuda.md v9) */
+    plan->spares = plan->slots >= 2 ? 2 : 1;
     set_split(plan);
     plan->faces_bytes = 0;
     PYR_TRY(fit_pieces(plan, h, budget));

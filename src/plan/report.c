@@ -160,7 +160,7 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
     }
     if (plan->resident) fprintf(out, "device       %s of budget %s: the grid in 2 time layers", used, budget);
     else
-        fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight", used, budget, info.slots + 1,
+        fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight", used, budget, info.slots + plan->spares,
                 info.slots, info.slots > 1 ? "s" : "");
     if (plan->faces_bytes) {
         char fb[32];

@@ -1,0 +1,303 @@
+/* The executor's operations obey the backend contract when operations of
+ * different slots really run at the same time (as on the CUDA backend).
+ *
+ * The CPU backend runs every operation as it is issued, so the bitwise tests
+ * on it cannot see an executor that hands a device buffer from one slot to
+ * another too early.  This test wraps the CPU backend's operations and keeps
+ * a vector clock per slot (ordering known from issue order within a slot,
+ * mark / after_mark between slots, wait(slot) for the host, and a copy after
+ * the upload of its source on any slot, as the contract says): every access
+ * to a device buffer (piece layers, boundary faces) must be ordered after the
+ * conflicting accesses of other slots before it (write after read or write,
+ * read after write).  Random plans with two and three slots; a synthetic
+ * sequence first shows the check does catch an unordered hand-over.
+ *
+ *   test_exec_hazards [cases] [seed] */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "heat_util.h"
+#include "plan/plan.h"
+
+#define MS 3      /* slots tracked */
+#define MAXBUF 64 /* device buffers tracked at once */
+
+typedef struct {
+    uint64_t c[MS];
+} vclock_t;
+
+typedef struct {
+    const void *ptr;
+    int wslot;        /* last writer's slot, -1 = none (host-initialised) */
+    uint64_t wclock;  /* its position in that slot */
+    uint64_t read[MS]; /* latest read per slot since the last write (0 = none) */
+    int uploaded;      /* an upload wrote it: */
+    vclock_t upload;   /* the uploading slot's clock just after it */
+} buf_t;
+
+static vclock_t slot_vc[MS], mark_vc[MS], host_vc;
+static buf_t bufs[MAXBUF];
+static int nbufs;
+static int violations;
+static char first_violation[256];
+
+static void vc_join(vclock_t *a, const vclock_t *b)
+{
+    for (int i = 0; i < MS; i++)
+        if (b->c[i] > a->c[i]) a->c[i] = b->c[i];
+}
+
+static void reset_clocks(void)
+{
+    memset(slot_vc, 0, sizeof slot_vc);
+    memset(mark_vc, 0, sizeof mark_vc);
+    memset(&host_vc, 0, sizeof host_vc);
+    nbufs = 0;
+    violations = 0;
+    first_violation[0] = 0;
+}
+
+static buf_t *find_buf(const void *ptr)
+{
+    for (int i = 0; i < nbufs; i++)
+        if (bufs[i].ptr == ptr) return &bufs[i];
+    if (nbufs == MAXBUF) return NULL;
+    buf_t *b = &bufs[nbufs++];
+    memset(b, 0, sizeof *b);
+    b->ptr = ptr;
+    b->wslot = -1;
+    return b;
+}
+
+static void violation(const char *what, int slot, int other)
+{
+    if (violations++ == 0)
+        snprintf(first_violation, sizeof first_violation, "%s on slot %d not ordered after slot %d's access", what, slot, other);
+}
+
+/* One operation on `slot`: it is issued after everything the host has
+ * waited for, and follows the slot's earlier operations. */
+static const vclock_t *begin_op(int slot)
+{
+    vc_join(&slot_vc[slot], &host_vc);
+    slot_vc[slot].c[slot]++;
+    return &slot_vc[slot];
+}
+
+static void access_buf(int slot, const vclock_t *v, const void *ptr, int write, const char *what)
+{
+    if (!ptr) return;
+    buf_t *b = find_buf(ptr);
+    if (!b) {
+        violation("buffer table full", slot, slot);
+        return;
+    }
+    if (b->wslot >= 0 && b->wslot != slot && v->c[b->wslot] < b->wclock) violation(what, slot, b->wslot);
+    if (write) {
+        for (int o = 0; o < MS; o++)
+            if (o != slot && b->read[o] && v->c[o] < b->read[o]) violation(what, slot, o);
+        b->wslot = slot;
+        b->wclock = v->c[slot];
+        memset(b->read, 0, sizeof b->read);
+    } else {
+        b->read[slot] = v->c[slot];
+    }
+}
+
+static void forget_buf(const void *ptr)
+{
+    for (int i = 0; i < nbufs; i++)
+        if (bufs[i].ptr == ptr) {
+            bufs[i] = bufs[--nbufs];
+            return;
+        }
+}
+
+/* ------------------------------------------------ the wrapped operations */
+
+static pyr_status_t h_upload(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host, const pyr_box_t *box)
+{
+    const vclock_t *v = begin_op(slot);
+    access_buf(slot, v, piece->layer[0], 1, "upload");
+    buf_t *b = find_buf(piece->layer[0]);
+    if (b) {
+        b->uploaded = 1;
+        b->upload = *v;
+    }
+    return pyr_backend_cpu.upload(ctx, slot, piece, host, box);
+}
+
+static pyr_status_t h_copy(void *ctx, int slot, const pyr_piece_t *dst, int dst_layers, const pyr_piece_t *src, int src_layer,
+                           const pyr_box_t *box)
+{
+    /* the contract: a copy from a buffer uploaded on another slot follows that upload */
+    buf_t *b = find_buf(src->layer[src_layer]);
+    if (b && b->uploaded) vc_join(&slot_vc[slot], &b->upload);
+    const vclock_t *v = begin_op(slot);
+    access_buf(slot, v, src->layer[src_layer], 0, "copy (source)");
+    for (int l = 0; l < 2; l++)
+        if ((dst_layers >> l) & 1 && dst->layer[l] != src->layer[src_layer]) access_buf(slot, v, dst->layer[l], 1, "copy (target)");
+    return pyr_backend_cpu.copy(ctx, slot, dst, dst_layers, src, src_layer, box);
+}
+
+static pyr_status_t h_compute(void *ctx, int slot, const pyr_piece_t *piece, const pyr_heat_coef_t *coef, const pyr_box_t *boxes,
+                              int nlayers)
+{
+    const vclock_t *v = begin_op(slot);
+    access_buf(slot, v, piece->layer[piece->cur], 0, "compute (read)");
+    access_buf(slot, v, piece->layer[piece->cur ^ 1], 1, "compute (write)");
+    if (nlayers > 1) access_buf(slot, v, piece->layer[piece->cur], 1, "compute (write)");
+    return pyr_backend_cpu.compute(ctx, slot, piece, coef, boxes, nlayers);
+}
+
+static pyr_status_t h_download(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host, const pyr_box_t *box)
+{
+    const vclock_t *v = begin_op(slot);
+    access_buf(slot, v, piece->layer[piece->cur], 0, "download");
+    return pyr_backend_cpu.download(ctx, slot, piece, host, box);
+}
+
+static pyr_status_t h_wait(void *ctx, int slot)
+{
+    vc_join(&host_vc, &slot_vc[slot]);
+    return pyr_backend_cpu.wait(ctx, slot);
+}
+
+static pyr_status_t h_mark(void *ctx, int slot)
+{
+    (void)ctx;
+    mark_vc[slot] = slot_vc[slot];
+    return PYR_OK;
+}
+
+static pyr_status_t h_after_mark(void *ctx, int slot, int other)
+{
+    (void)ctx;
+    vc_join(&slot_vc[slot], &mark_vc[other]);
+    return PYR_OK;
+}
+
+static void h_free(void *ctx, void *ptr)
+{
+    forget_buf(ptr);
+    pyr_backend_cpu.dev_free(ctx, ptr);
+}
+
+static pyr_backend_ops_t hazard_ops(void)
+{
+    pyr_backend_ops_t o = pyr_backend_cpu;
+    o.name = "cpu (hazard check)";
+    o.concurrent = 1;
+    o.upload = h_upload;
+    o.copy = h_copy;
+    o.compute = h_compute;
+    o.download = h_download;
+    o.wait = h_wait;
+    o.mark = h_mark;
+    o.after_mark = h_after_mark;
+    o.dev_free = h_free;
+    return o;
+}
+
+/* The check itself: a buffer written on slot 0 and then computed on slot 1
+ * is a hazard unless slot 1 waits for slot 0's mark (or the host waited). */
+static void test_check_catches_hazards(void)
+{
+    static char a, b;
+    pyr_piece_t p;
+    memset(&p, 0, sizeof p);
+    p.layer[0] = &a;
+    p.layer[1] = &b;
+
+    reset_clocks();
+    access_buf(0, begin_op(0), &a, 1, "upload");
+    access_buf(1, begin_op(1), &a, 0, "compute (read)");
+    CHECK(violations == 1, "read on slot 1 after an unordered write on slot 0: %d violations flagged", violations);
+
+    reset_clocks();
+    access_buf(0, begin_op(0), &a, 1, "upload");
+    h_mark(NULL, 0);
+    h_after_mark(NULL, 1, 0);
+    access_buf(1, begin_op(1), &a, 0, "compute (read)");
+    CHECK(violations == 0, "ordered by mark / after_mark: %d violations (%s)", violations, first_violation);
+
+    reset_clocks();
+    access_buf(0, begin_op(0), &a, 0, "download");
+    access_buf(1, begin_op(1), &a, 1, "upload");
+    CHECK(violations == 1, "write on slot 1 over an unordered read on slot 0: %d violations flagged", violations);
+
+    reset_clocks();
+    access_buf(0, begin_op(0), &a, 0, "download");
+    h_mark(NULL, 0);
+    access_buf(0, begin_op(0), &b, 1, "later write");
+    h_after_mark(NULL, 1, 0);
+    access_buf(1, begin_op(1), &b, 0, "read");
+    CHECK(violations == 1, "a mark orders only what was issued before it: %d violations flagged", violations);
+
+    reset_clocks();
+    access_buf(0, begin_op(0), &a, 1, "upload");
+    vc_join(&host_vc, &slot_vc[0]); /* wait(0) */
+    access_buf(2, begin_op(2), &a, 1, "upload");
+    CHECK(violations == 0, "ordered by the host's wait: %d violations (%s)", violations, first_violation);
+}
+
+static int run_case(uint64_t seed, int c, const pyr_backend_ops_t *ops)
+{
+    rng_t r = {seed * 7919u + (uint64_t)c};
+    int dims = (int)rng_range(&r, 1, 3);
+    int64_t n[3] = {1, 1, 1};
+    for (int a = 0; a < dims; a++) n[a] = rng_range(&r, 3, dims == 1 ? 300 : dims == 2 ? 60 : 20);
+    pyr_precision_t prec = rng_range(&r, 0, 1) ? PYR_DOUBLE : PYR_FLOAT;
+    int64_t steps = rng_range(&r, 1, 30);
+    pyr_problem_t p;
+    make_problem(&p, dims, n, prec, steps, PYR_INIT_SINE, 0);
+
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.threads = 1;
+    o.method = rng_range(&r, 0, 4) == 0 ? PYR_METHOD_TRIVIAL : PYR_METHOD_PYRAMID;
+    if (dims == 1) o.decomposition = PYR_DECOMP_SEGMENTS;
+    else if (dims == 3) o.decomposition = rng_range(&r, 0, 1) ? PYR_DECOMP_SLABS : PYR_DECOMP_BLOCKS;
+    else o.decomposition = rng_range(&r, 0, 1) ? PYR_DECOMP_BLOCKS : PYR_DECOMP_STRIPS;
+    int64_t hmax = steps < 12 ? steps : 12;
+    o.height = o.method == PYR_METHOD_TRIVIAL ? 0 : rng_range(&r, 1, hmax);
+    o.slots = (int)rng_range(&r, 2, 3);
+    uint64_t lo = smallest_budget(&p, o, 1ull << 34);
+    o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(pyr_problem_nodes(&p) * pyr_precision_size(prec)));
+
+    char label[256];
+    snprintf(label, sizeof label, "case %d seed %llu: %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d memory=%llu", c,
+             (unsigned long long)seed, dims, (long long)n[0], (long long)n[1], (long long)n[2], pyr_precision_name(prec),
+             (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)o.height, o.slots,
+             (unsigned long long)o.memory);
+    pyr_plan_t *plan = NULL;
+    if (pyr_plan_create(&p, &o, &plan) != PYR_OK) {
+        CHECK(0, "%s: plan failed: %s", label, pyr_last_error());
+        return 1;
+    }
+    plan->ops = ops; /* same context: the wrapped operations call the CPU backend's */
+    pyr_field_t *f = NULL;
+    CHECK_OK(pyr_field_create(&p, &f));
+    CHECK_OK(pyr_field_init(f, &p));
+    reset_clocks();
+    pyr_status_t st = pyr_execute(plan, f, NULL, NULL);
+    CHECK(st == PYR_OK, "%s: execute failed: %s", label, pyr_last_error());
+    CHECK(violations == 0, "%s: %d unordered accesses, first: %s", label, violations, first_violation);
+    int bad = st != PYR_OK || violations != 0;
+    pyr_plan_destroy(&plan);
+    pyr_field_destroy(&f);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    int cases = argc > 1 ? atoi(argv[1]) : 300;
+    uint64_t seed = argc > 2 ? (uint64_t)strtoull(argv[2], NULL, 10) : 1;
+    test_check_catches_hazards();
+    pyr_backend_ops_t ops = hazard_ops();
+    int failed = 0;
+    for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, &ops);
+    return check_report();
+}
