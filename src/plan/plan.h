@@ -29,7 +29,7 @@ struct pyr_plan {
     int resident;             /* one piece, kept on the device between passes (naive) */
     int slots;                /* pieces in flight */
     int spares;               /* device buffers beyond one per piece in flight (see exec/execute.c):
-                                 1 with one slot, else 2 */
+                                 2 with several slots in 1D/2D, else 1 */
     int try_slots;            /* slots of the next build() of a pyramid/trivial plan */
     int64_t alloc_extent[3];  /* largest source region of any task */
     pyr_piece_layout_t layout;

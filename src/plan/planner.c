@@ -347,11 +347,13 @@ static pyr_status_t build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t de
     plan->decomp = decomp;
     plan->resident = method == PYR_METHOD_NAIVE;
     plan->slots = plan->resident ? 1 : plan->try_slots;
-    /* two spares when pieces overlap: a task then computes into the buffer
-     * freed two tasks back, so its kernels may start while the previous
-     * task's last ones finish (H200, strips h128 at 1 GiB: 799 -> 878
-     * Gcell/s; bench/NOTES-cuda.md v9) */
-    plan->spares = plan->slots >= 2 ? 2 : 1;
+    /* Two spares with several slots in 1D and 2D: a task then computes into
+     * the buffer freed two tasks back, so its kernels may start while the
+     * previous task's last ones finish (H200, 2D float at 1 GiB, strips h128
+     * 799 -> 878 Gcell/s).  In 3D the larger pieces of one spare weigh more:
+     * volume over surface (cubes at 1 GiB best 224 with one, 214 with two;
+     * bench/NOTES-cuda.md v9). */
+    plan->spares = plan->slots >= 2 && plan->problem.dims < 3 ? 2 : 1;
     set_split(plan);
     plan->faces_bytes = 0;
     PYR_TRY(fit_pieces(plan, h, budget));
