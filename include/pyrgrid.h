@@ -174,8 +174,9 @@ typedef struct {
                                 a slab, nodes of a segment; 0 = largest that fits */
     int64_t snapshot_every;  /* passes end at multiples of this step (0 = none) */
     pyr_plan_mode_t plan_mode; /* how automatic choices are made (estimate by default) */
-    int slots;               /* pieces in flight, k > 1 of them sharing k + 2 buffers of one time layer (3D: k + 1) (0 = auto):
-                                more overlap transfers with compute, fewer leave
+    int slots;               /* pieces in flight (0 = auto); k > 1 of them share k + 2
+                                buffers of one time layer (k + 1 in 3D): more
+                                overlap transfers with compute, fewer leave
                                 room for larger pieces and less redundant work */
 } pyr_options_t;
 

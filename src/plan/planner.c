@@ -135,10 +135,11 @@ static int64_t largest_side(const pyr_plan_t *plan, int64_t h, uint64_t budget)
 }
 
 /* counts_for_side gives every split axis the same result side; rounding the
- * counts up can leave pieces well below the budget (a 1024^3 grid in cubes of
- * side 256 where 4 x 3 x 3 pieces would fit).  Lower the counts one axis at a
- * time, x first (longer rows copy and compute better), while the pieces still
- * fit: larger pieces mean less redundant work and fewer values moved per step. */
+ * counts up can leave pieces well below the budget (1024^3 at 1 GiB, height
+ * 40: 4 x 4 x 4 cubes of side 256 where 3 x 3 x 4 pieces fit).  Lower the
+ * counts one axis at a time, x first (longer rows copy and compute better),
+ * while the pieces still fit: larger pieces mean less redundant work and
+ * fewer values moved per step. */
 static void relax_counts(const pyr_plan_t *plan, int64_t h, uint64_t budget, int64_t count[3])
 {
     int nsplit = 0;
