@@ -450,8 +450,6 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
     for (int b = 0; b < plan->slots + plan->spares; b++) PYR_TRY(e->ops->dev_alloc(e->ctx, plan->layout.layer_bytes, &e->buffers[b]));
     for (int s = 0; s < plan->slots; s++) e->slot_next[s] = e->buffers[s];
     for (int b = 0; b < plan->spares; b++) e->spare[b] = e->buffers[plan->slots + b];
-    e->pieces[0].layer[0] = e->buffers[0];
-    e->pieces[0].layer[1] = e->buffers[1];
     PYR_TRY(upload_faces(e));
     /* PYR_SYNC_FLUSH=1 writes bands on the issuing thread (for comparisons) */
     const char *sync = getenv("PYR_SYNC_FLUSH");
@@ -459,7 +457,10 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
 
     pyr_box_t interior = pyr_plan_interior(plan);
     if (plan->resident) {
+        /* one piece for the whole run, in the two buffers (one slot, one spare) */
         pyr_box_t grid = pyr_plan_grid(plan);
+        e->pieces[0].layer[0] = e->buffers[0];
+        e->pieces[0].layer[1] = e->buffers[1];
         PYR_TRY(set_piece(e, &e->pieces[0], &grid));
         PYR_TRY(e->ops->upload(e->ctx, 0, &e->pieces[0], &e->grid, &grid));
         e->count.uploaded += (uint64_t)pyr_box_volume(&grid);
