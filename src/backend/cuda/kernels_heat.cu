@@ -192,11 +192,13 @@ __global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *_
     }
 }
 
-/* 3D, K steps.  Block = 32 x NTY threads; thread (tx, ty) owns the V columns
- * c0 = ox - K + tx*V .. of row y = oy - K + ty; the block writes columns
- * [ox, ox + OWx) x rows [oy, oy + OWy) of planes [oz, oz + seg) and streams
- * planes, loading D planes ahead (a register ring) to keep enough bytes in
- * flight.  Shared memory: [2 buffers][K steps][NTY rows][32*V columns]. */
+/* 3D, K steps.  Block = BX x NTY threads (BX <= 32, chosen per launch so that
+ * the tiles cover the box's width with little to spare); thread (tx, ty) owns
+ * the V columns c0 = ox - K + tx*V .. of row y = oy - K + ty; the block writes
+ * columns [ox, ox + OWx) x rows [oy, oy + OWy) of planes [oz, oz + seg) and
+ * streams planes, loading D planes ahead (a register ring) to keep enough
+ * bytes in flight.  Shared memory: [2 buffers][K steps][NTY rows][BX*V
+ * columns]. */
 template <typename T, int V, int K, int D>
 __global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, T rx, T ry, T rz, int ox0, int OWx, int oy0, int OWy,
@@ -204,8 +206,8 @@ __global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
-    const int NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    const int W = 32 * V;               /* columns of a block */
+    const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int W = BX * V;               /* columns of a block */
     const int step_sz = NTY * W;         /* elements of one step's plane */
     const int64_t plane = pitch * rows;
     const int ox = ox0 + (int)blockIdx.x * OWx;
@@ -221,7 +223,7 @@ __global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *
     const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
     const int me = ty * W + tx * V;
 
-    for (int i = ty * 32 + tx; i < 2 * K * step_sz; i += 32 * NTY) sh[i] = T(0);
+    for (int i = ty * BX + tx; i < 2 * K * step_sz; i += BX * NTY) sh[i] = T(0);
     T a[K][V], m[K][V];
 #pragma unroll
     for (int l = 0; l < K; l++)
@@ -256,7 +258,7 @@ __global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *
                 const int L = t - 1, z = p - t;
                 const T *s = sp + L * step_sz + me;
                 const T left = tx > 0 ? s[-1] : m[L][0];
-                const T right = tx < 31 ? s[V] : m[L][V - 1];
+                const T right = tx < BX - 1 ? s[V] : m[L][V - 1];
                 T up[V], dn[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) up[v] = m[L][v];
@@ -449,20 +451,30 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
                      cudaStream_t stream)
 {
     const pyr_kbox_t &last = boxes[K - 1];
-    const int NTY = tune->nty3d;
-    const int OWx = (32 * V - 2 * K) / V * V;
-    const int OWy = NTY - 2 * K;
     const int ox0 = floor_div(last.lo[0] - K, V) * V + K;
-    const int tx = ceil_div(last.hi[0] - ox0, OWx);
-    const int ty = ceil_div(last.hi[1] - last.lo[1], OWy);
-    const size_t smem = (size_t)2 * K * NTY * 32 * V * sizeof(T);
+    const int span_x = last.hi[0] - ox0, span_y = last.hi[1] - last.lo[1];
+    if (span_x <= 0 || span_y <= 0 || last.hi[2] <= last.lo[2]) return cudaSuccess;
+    /* As many tiles as blocks of 32 x NTY threads would need, each made only
+     * as wide and as tall as an even share of the box needs: a box of 381
+     * columns takes 4 tiles of 96 results (26 threads across) instead of 4 of
+     * 120 with a fourth mostly idle.  The per-launch saving is the waste of
+     * the last tile, which matters in pieces (boxes of a few hundred nodes). */
+    const int OWx_max = (32 * V - 2 * K) / V * V;
+    const int tx = ceil_div(span_x, OWx_max);
+    const int OWx = ceil_div(ceil_div(span_x, tx), V) * V;
+    const int BX = ceil_div(OWx + 2 * K, V);
+    /* narrower blocks take more rows (up to 1024 threads): less of the y halo */
+    const int nty_max = imin(1024 / BX, tune->nty3d * 32 / BX);
+    const int ty = ceil_div(span_y, nty_max - 2 * K);
+    const int OWy = ceil_div(span_y, ty), NTY = OWy + 2 * K;
+    const size_t smem = (size_t)2 * K * NTY * BX * V * sizeof(T);
     int per_sm = 1;
-    cudaError_t e = occupancy(k_fused3d<T, V, K, (K == 1 ? 4 : 2)>, 32 * NTY, smem, &per_sm);
+    cudaError_t e = occupancy(k_fused3d<T, V, K, (K == 1 ? 4 : 2)>, BX * NTY, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = last.hi[2] - last.lo[2];
     const int seg = choose_segment(planes_out, tx * ty, per_sm * tune->sms, K);
     dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)ceil_div(planes_out, seg));
-    dim3 block(32, (unsigned)NTY);
+    dim3 block((unsigned)BX, (unsigned)NTY);
     k_fused3d<T, V, K, (K == 1 ? 4 : 2)><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), (T)r[0], (T)r[1],
                                                       (T)r[2], ox0, OWx, last.lo[1], OWy, seg);
     return cudaGetLastError();
