@@ -263,6 +263,54 @@ static void test_busy_rows(void)
     }
 }
 
+/* Part rows (each row its own run in the wider host rows) cost per row:
+ * the serial form's upload grows by exactly up_part_row times the rows of
+ * the tasks' upload boxes, its download by down_part_row times the rows of
+ * the result boxes written straight into the grid (bands go through staging
+ * buffers of their own width: one run), for strips and blocks alike. */
+static void test_part_rows(void)
+{
+    pyr_problem_t p;
+    int64_t n[3] = {4097, 4097, 1};
+    make_problem(&p, 2, n, PYR_FLOAT, 64, PYR_INIT_SINE, 0);
+    pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 2, PYR_FLOAT), kp = k;
+    kp.up_part_row = 100e-9;
+    kp.down_part_row = 250e-9;
+    const pyr_decomp_t ds[2] = {PYR_DECOMP_BLOCKS, PYR_DECOMP_STRIPS};
+    for (int i = 0; i < 2; i++) {
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CPU;
+        o.method = PYR_METHOD_PYRAMID;
+        o.decomposition = ds[i];
+        o.memory = 8 << 20;
+        o.height = 16;
+        pyr_plan_t *plan = NULL;
+        CHECK_OK(pyr_plan_create_with_model(&p, &o, &k, PYR_MODEL_SERIAL, &plan));
+        if (!plan) return;
+        double up_rows = 0, down_rows = 0;
+        for (int64_t t = 0; t < pyr_plan_tasks(plan); t++) {
+            pyr_task_t task;
+            pyr_plan_task(plan, t, 16, &task);
+            up_rows += (double)pyr_box_extent(&task.upload, 1);
+            pyr_box_t main_box, bands[3];
+            int64_t last[3];
+            pyr_plan_bands(plan, &task, 16, &main_box, bands, last);
+            if (!pyr_box_empty(&main_box)) down_rows += (double)pyr_box_extent(&main_box, 1);
+        }
+        pyr_model_prediction_t a, b;
+        CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 16, &a));
+        CHECK_OK(pyr_model_predict_pass(plan, &kp, PYR_MODEL_SERIAL, 16, &b));
+        CHECK(up_rows > 0 && fabs((b.upload - a.upload) - 100e-9 * up_rows) <= 1e-9 * b.upload,
+              "%s: upload grew by %.6g s, expected 100 ns x %.0f rows", pyr_decomp_name(ds[i]), b.upload - a.upload, up_rows);
+        CHECK(down_rows > 0 && fabs((b.download - a.download) - 250e-9 * down_rows) <= 1e-9 * b.download,
+              "%s: download grew by %.6g s, expected 250 ns x %.0f rows", pyr_decomp_name(ds[i]), b.download - a.download, down_rows);
+        CHECK(b.compute == a.compute, "%s: part-row costs changed the compute (%.6g vs %.6g s)", pyr_decomp_name(ds[i]), b.compute,
+              a.compute);
+        pyr_plan_destroy(&plan);
+    }
+}
+
 static char *read_all(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -350,6 +398,8 @@ static void test_wisdom(const char *dir)
     rec.k.down_ragged = 3.5e-9;
     rec.k.up_row_busy = 2.5e-8;
     rec.k.down_row_busy = 4.75e-8;
+    rec.k.up_part_row = 3.125e-8;
+    rec.k.down_part_row = 6.5e-8;
     rec.backend = PYR_BACKEND_CPU;
     rec.precision = PYR_FLOAT;
     rec.dims = 2;
@@ -431,6 +481,7 @@ static void test_wisdom(const char *dir)
             pyr_wisdom_init(r);
             CHECK_OK(pyr_wisdom_load(path, r, &found));
             CHECK(found && r->nconstants == 1 && r->constants[0].k.up_ragged == 0 && r->constants[0].k.down_ragged == 0 &&
+                      r->constants[0].k.up_part_row == 0 && r->constants[0].k.down_part_row == 0 &&
                       r->constants[0].k.down_strided == rec.k.down_strided,
                   "a 17-field record was not read as such (found %d, %d constants)", found, r->nconstants);
         }
@@ -514,6 +565,7 @@ int main(void)
     test_paper_plans();
     test_overlapped_form();
     test_busy_rows();
+    test_part_rows();
     test_queued_launches();
     test_wisdom(dir);
     test_measure(dir);

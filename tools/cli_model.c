@@ -57,13 +57,14 @@ static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
 static void describe_constants(const char *label, const pyr_model_constants_t *k, size_t elem)
 {
     printf("%s: upload %.3g ns/value (%.3g GB/s), download %.3g ns/value (%.3g GB/s), both at once %.3g / %.3g ns,\n"
-           "    part rows (blocks, cubes): upload %.3g GB/s, download %.3g GB/s, + %.3g / %.3g ns per row not on 64-byte lines,\n"
+           "    part rows (blocks, cubes): upload %.3g GB/s, download %.3g GB/s, + %.3g / %.3g ns per row, + %.3g / %.3g ns per row not on 64-byte lines,\n"
            "    + %.3g / %.3g ns per row on separate pages beside a kernel;\n"
            "    %.3g ns per row, %.3g us per call, %.3g us per layer launch; compute %.3g ns/value at 1 layer per call "
            "(%.3g Gcell/s), %.3g at 8, %.3g at 64, + %.3g ns per row of a layer\n",
            label, 1e9 * k->up, (double)elem / k->up * 1e-9, 1e9 * k->down, (double)elem / k->down * 1e-9, 1e9 * k->up_both,
            1e9 * k->down_both, k->up_strided > 0 ? (double)elem / k->up_strided * 1e-9 : 0,
-           k->down_strided > 0 ? (double)elem / k->down_strided * 1e-9 : 0, 1e9 * k->up_ragged, 1e9 * k->down_ragged,
+           k->down_strided > 0 ? (double)elem / k->down_strided * 1e-9 : 0, 1e9 * k->up_part_row, 1e9 * k->down_part_row,
+           1e9 * k->up_ragged, 1e9 * k->down_ragged,
            1e9 * k->up_row_busy, 1e9 * k->down_row_busy, 1e9 * k->row, 1e6 * k->call, 1e6 * k->launch, 1e9 * k->compute[0], 1e-9 / k->compute[0],
            1e9 * pyr_model_compute_cost(k, 8), 1e9 * pyr_model_compute_cost(k, 64), 1e9 * k->compute_row);
 }

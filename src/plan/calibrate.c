@@ -194,14 +194,19 @@ static pyr_status_t time_wide(cal_t *c, int ragged, const pyr_heat_coef_t *after
 
 /* The wide-row costs (see time_wide), only for backends that pin the user's
  * grid (the GPU; the CPU copies rows with memcpy and keeps the half-width
- * figures): s per value of aligned part rows (0 when not measured), the
- * extra s per ragged row (0 when none) and the extra s per row when each
- * copy follows a kernel that sweeps a piece (0 when not slower), as the
- * copies of a pass run beside its kernels. */
-static pyr_status_t measure_wide(cal_t *c, const pyr_heat_coef_t *coef, double call, double row, double per[2], double ragged[2],
-                                 double busy[2])
+ * figures): s per row of aligned part rows beyond what the same values cost
+ * in one run (`contig`, s per value down / up; 0 when not slower, -1 when
+ * not measured), the extra s per ragged row (0 when none) and the extra s per row
+ * when each copy follows a kernel that sweeps a piece (0 when not slower),
+ * as the copies of a pass run beside its kernels.  Per row, not per value:
+ * a part row's cost is its own DMA run, so rows of 32767 of 32769 values (a
+ * strip's interior) move almost as fast as whole rows, where rows of a few
+ * thousand (blocks) do not (bench/NOTES-cuda.md v10). */
+static pyr_status_t measure_wide(cal_t *c, const pyr_heat_coef_t *coef, double call, double row, const double contig[2],
+                                 double part_row[2], double ragged[2], double busy[2])
 {
-    per[0] = per[1] = ragged[0] = ragged[1] = busy[0] = busy[1] = 0;
+    part_row[0] = part_row[1] = -1;
+    ragged[0] = ragged[1] = busy[0] = busy[1] = 0;
     if (!c->ops->host_register || c->ext[0] < 64) return PYR_OK;
     pyr_box_t box, rbox, kbox;
     double al[2], rg[2], ak[2];
@@ -211,8 +216,8 @@ static pyr_status_t measure_wide(cal_t *c, const pyr_heat_coef_t *coef, double c
     if (!isfinite(al[0]) || !isfinite(al[1])) return PYR_OK;
     double v = (double)pyr_box_volume(&box), rows = (double)(pyr_box_extent(&box, 1) * pyr_box_extent(&box, 2));
     for (int up = 0; up < 2; up++) {
-        double s = (al[up] - call - rows * row) / v;
-        per[up] = s > 0 ? s : al[up] / v;
+        double extra = (al[up] - call - rows * row - contig[up] * v) / rows;
+        part_row[up] = extra > 0 ? extra : 0;
         if (isfinite(rg[up]) && rg[up] > al[up]) ragged[up] = (rg[up] - al[up]) / rows;
         /* more than 5% slower right after a kernel: a per-row cost (the rows' pages, we think) */
         if (isfinite(ak[up]) && ak[up] > 1.05 * al[up]) busy[up] = (ak[up] - al[up]) / rows;
@@ -415,12 +420,18 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     coef.dims = o->dims;
     coef.precision = o->precision;
     for (int a = 0; a < 3; a++) coef.r[a] = a < o->dims ? 0.4 / o->dims : 0.0;
-    double wide[2], ragged[2], busy[2];
-    PYR_TRY(measure_wide(c, &coef, k->call, k->row, wide, ragged, busy));
+    double part_row[2], ragged[2], busy[2];
+    const double contig[2] = {k->down, k->up};
+    PYR_TRY(measure_wide(c, &coef, k->call, k->row, contig, part_row, ragged, busy));
     k->up_row_busy = busy[1];
     k->down_row_busy = busy[0];
-    if (wide[1] > k->up_strided) k->up_strided = wide[1];
-    if (wide[0] > k->down_strided) k->down_strided = wide[0];
+    if (part_row[0] >= 0 && part_row[1] >= 0) {
+        /* measured in the grid-like host array: part rows cost per row, their values as in one run */
+        k->up_strided = k->up;
+        k->down_strided = k->down;
+        k->up_part_row = part_row[1];
+        k->down_part_row = part_row[0];
+    }
     k->up_ragged = ragged[1];
     k->down_ragged = ragged[0];
 

@@ -24,6 +24,7 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.down_strided = elem / 35e9;
         k.up_ragged = k.down_ragged = 0;
         k.up_row_busy = k.down_row_busy = 0;
+        k.up_part_row = k.down_part_row = 0;
         k.compute_row = 0;
         double one = dims == 3 ? 120e9 : dims == 2 ? 385e9 : 200e9;
         double fused = dims == 3 ? 150e9 : dims == 2 ? 700e9 : 200e9;
@@ -42,6 +43,7 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.up_strided = k.down_strided = elem / 3e9;
         k.up_ragged = k.down_ragged = 0;
         k.up_row_busy = k.down_row_busy = 0;
+        k.up_part_row = k.down_part_row = 0;
         k.compute_row = 0;
         double rate = dims == 3 ? 0.7e9 : dims == 2 ? 1.0e9 : 1.5e9;
         if (precision == PYR_FLOAT) rate *= 1.6;
@@ -69,7 +71,8 @@ int pyr_model_constants_valid(const pyr_model_constants_t *k)
     if (!ok_nonneg(k->up) || !ok_nonneg(k->down) || !ok_nonneg(k->up_both) || !ok_nonneg(k->down_both) || !ok_nonneg(k->row) ||
         !ok_nonneg(k->call) || !ok_nonneg(k->launch) || !ok_nonneg(k->host) || !ok_nonneg(k->up_strided) ||
         !ok_nonneg(k->down_strided) || !ok_nonneg(k->up_ragged) || !ok_nonneg(k->down_ragged) ||
-        !ok_nonneg(k->compute_row) || !ok_nonneg(k->up_row_busy) || !ok_nonneg(k->down_row_busy))
+        !ok_nonneg(k->compute_row) || !ok_nonneg(k->up_row_busy) || !ok_nonneg(k->down_row_busy) || !ok_nonneg(k->up_part_row) ||
+        !ok_nonneg(k->down_part_row))
         return 0;
     for (int i = 0; i < PYR_MODEL_NLAYERS; i++)
         if (!ok_nonneg(k->compute[i]) || k->compute[i] <= 0) return 0;
@@ -96,8 +99,10 @@ static int64_t rows_of(const pyr_box_t *b)
 
 /* Seconds to move a box between the grid (rows of nx values of elem bytes)
  * and the device: one contiguous run when the box spans whole rows, else a
- * row-by-row (strided) copy, whose rows cost more when they do not start and
- * end on 64-byte boundaries of the host memory. */
+ * row-by-row (strided) copy, whose rows cost extra each (a strip's rows of
+ * 32767 of 32769 values move as fast as whole ones, a block's of 4096 do
+ * not) and more when they do not start and end on 64-byte boundaries of the
+ * host memory. */
 static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, int64_t nx, int64_t elem, int up, double *busy)
 {
     if (busy) *busy = 0;
@@ -106,6 +111,7 @@ static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, 
     const int strided = pyr_box_extent(b, 0) < nx && rows > 1;
     const double s = up ? k->up_strided : k->down_strided, c = up ? k->up : k->down;
     double t = k->call + (strided && s > 0 ? s : c) * v + k->row * rows;
+    if (strided) t += (up ? k->up_part_row : k->down_part_row) * rows;
     const int ragged = (nx * elem) % 64 != 0 || (b->lo[0] * elem) % 64 != 0 || (b->hi[0] * elem) % 64 != 0;
     if (strided && ragged) t += (up ? k->up_ragged : k->down_ragged) * rows;
     /* rows on different host pages: extra time per row while a kernel runs */

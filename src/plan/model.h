@@ -17,6 +17,7 @@
  *
  * Stage times of a task (seconds):
  *   U_t = call + up * values_up + row * rows_up
+ *         (part rows: + up_part_row * rows_up, per value up_strided)
  *   C_t = calls_prepare * call + launch * h + compute(h) * values_computed
  *         (on a queued backend, CUDA: max(launch * h, the rest), the host
  *         issuing launches while the device runs the earlier ones)
@@ -51,6 +52,11 @@ typedef struct {
     double up_row_busy, down_row_busy; /* s per row on top of the above, for part-row copies whose rows lie on
                                           different pages of host memory (2D blocks), while a kernel runs:
                                           such copies slow down then (bench/NOTES-cuda.md v6); 0 = not known */
+    double up_part_row, down_part_row; /* s per row of a part-row copy on top of `row` (each row its own
+                                          DMA run in a wider host array): what makes short runs (blocks,
+                                          cubes) slower per value than long ones (the interior of a strip's
+                                          rows); 0 = not known (older wisdom prices part rows per value in
+                                          up_strided / down_strided instead) */
     double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
     double compute_row;                /* s per row of each computed layer, on top (wide rows cost less per value);
                                           0 = not measured */

@@ -11,9 +11,9 @@
  *     constants<TAB>cpu|cuda<TAB><device><TAB><version><TAB>float|double<TAB><dims><TAB>
  *         up=..<TAB>down=..<TAB>up_both=..<TAB>down_both=..<TAB>row=..<TAB>call=..<TAB>launch=..<TAB>host=..<TAB>
  *         up_strided=..<TAB>down_strided=..<TAB>up_ragged=..<TAB>down_ragged=..<TAB>compute_row=..<TAB>
- *         up_row_busy=..<TAB>down_row_busy=..<TAB>
+ *         up_row_busy=..<TAB>down_row_busy=..<TAB>up_part_row=..<TAB>down_part_row=..<TAB>
  *         compute=<c1>,<c2>,...  (one compute value per entry of pyr_model_layers; records of earlier
- *         versions, without the busy-row, per-row compute, ragged-row or strided costs, are read with
+ *         versions, without the part-row, busy-row, per-row compute, ragged-row or strided costs, are read with
  *         those unset)
  *     choice<TAB>cpu|cuda<TAB><device><TAB><version><TAB><problem key><TAB><decomposition><TAB><height>[<TAB>slots=<n>]
  *     checksum<TAB><FNV-1a 64 of every byte before this line, 16 hex digits>
