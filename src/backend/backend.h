@@ -91,14 +91,21 @@ typedef struct pyr_backend_ops {
                              const pyr_box_t *box);
     /* Block until every operation issued for the slot has finished. */
     pyr_status_t (*wait)(void *ctx, int slot);
-    /* Order between slots, for a buffer one slot's operations hand to
-     * another's (NULL where every operation completes as it is issued):
-     * mark(slot) notes the point the operations issued for the slot so far
-     * reach; after_mark(slot, other) makes the operations issued for `slot`
-     * from then on wait until `other` has reached its last mark. */
-    pyr_status_t (*mark)(void *ctx, int slot);
-    pyr_status_t (*after_mark)(void *ctx, int slot, int other);
+    /* Order between slots, for a buffer (or a region of the host grid) one
+     * slot's operations hand to another's (NULL where every operation
+     * completes as it is issued): mark(slot, which) notes the point the
+     * operations issued for the slot so far reach, in one of PYR_MARKS
+     * independent marks per slot; after_mark(slot, other, which) makes the
+     * operations issued for `slot` from then on wait until `other` has
+     * reached its last mark `which`. */
+    pyr_status_t (*mark)(void *ctx, int slot, int which);
+    pyr_status_t (*after_mark)(void *ctx, int slot, int other, int which);
 } pyr_backend_ops_t;
+
+/* The executor's marks: a task's compute done (its spare buffer is free for
+ * another slot), a task's upload done (the grid values it read may be
+ * overwritten, the next upload may start). */
+enum { PYR_MARK_COMPUTE = 0, PYR_MARK_UPLOAD = 1, PYR_MARKS = 2 };
 
 /* The backends compiled in. */
 extern const pyr_backend_ops_t pyr_backend_cpu;

@@ -6,7 +6,13 @@
  * pyr_plan_bands).  The rest of a result is downloaded straight into the host
  * grid; the bands are downloaded into staging buffers and written into the
  * grid only once their last reader has finished, so later tasks upload the
- * old time layer they need and no second full-size host copy exists.
+ * old time layer they need and no second full-size host copy exists.  A band
+ * whose only reader is the next task (every band of strips, slabs and
+ * segments, the x bands of blocks) needs no staging when several slots are in
+ * flight: the task's buffer still holds it when the next task has uploaded,
+ * so it is downloaded into the grid then, on the task's slot, after a mark of
+ * that upload (pyr_plan_band_direct).  That saves the host copy, whose
+ * memory traffic slows the copy engines (bench/NOTES-cuda.md v10).
  *
  * With an asynchronous backend (more than one slot) those band writes run on
  * a host worker thread: they are memory copies of up to tens of MB (planes of
@@ -339,6 +345,9 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
     pyr_plan_t *plan = e->plan;
     int64_t ntasks = pyr_plan_tasks(plan);
     int slots = plan->slots;
+    /* bands of the previous task that go straight into the grid after this task's upload */
+    pyr_box_t direct[3];
+    int ndirect = 0;
     for (int64_t t = 0; t < ntasks; t++) {
         int slot = (int)(t % slots);
         if (t >= slots) {
@@ -351,18 +360,34 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
         PYR_TRY(set_piece(e, piece, &task.src));
         piece->layer[0] = e->slot_next[slot];
         piece->layer[1] = e->spare[0];
+        /* Uploads finish in task order: a task's result reaches the grid
+         * (after its own upload, on its slot) only once every earlier task
+         * has read the old values there; the copy engine moves them one
+         * after another anyway. */
+        const int prev = (int)((t + slots - 1) % slots);
+        if (t > 0 && slots > 1 && e->ops->after_mark) PYR_TRY(e->ops->after_mark(e->ctx, slot, prev, PYR_MARK_UPLOAD));
         PYR_TRY(e->ops->upload(e->ctx, slot, piece, &e->grid, &task.upload));
         e->count.uploaded += (uint64_t)pyr_box_volume(&task.upload);
+        if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_UPLOAD));
+        if (ndirect > 0) {
+            /* task t - 1's bands: this upload has read their old values */
+            PYR_TRY(e->ops->after_mark(e->ctx, prev, slot, PYR_MARK_UPLOAD));
+            for (int b = 0; b < ndirect; b++) {
+                PYR_TRY(e->ops->download(e->ctx, prev, &e->pieces[prev], &e->grid, &direct[b]));
+                e->count.downloaded += (uint64_t)pyr_box_volume(&direct[b]);
+            }
+            ndirect = 0;
+        }
         /* the spare was task t - spares' (another slot's, as a rule) until its compute ended */
         if (t >= plan->spares && slots > 1 && e->ops->after_mark)
-            PYR_TRY(e->ops->after_mark(e->ctx, slot, (int)((t - plan->spares) % slots)));
+            PYR_TRY(e->ops->after_mark(e->ctx, slot, (int)((t - plan->spares) % slots), PYR_MARK_COMPUTE));
         PYR_TRY(prepare_boundary(e, slot, piece));
         for (int64_t l = 1; l <= h; l++) {
             e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &task, h, l);
             e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
         }
         PYR_TRY(e->ops->compute(e->ctx, slot, piece, coef, e->layer_boxes, (int)h));
-        if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot));
+        if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         piece->cur = (int)(h & 1);
         e->slot_next[slot] = piece->layer[piece->cur];
         if (plan->spares == 2) e->spare[0] = e->spare[1];
@@ -376,6 +401,10 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
             e->count.downloaded += (uint64_t)pyr_box_volume(&main_box);
         }
         for (int b = 0; b < nb; b++) {
+            if (pyr_plan_band_direct(plan, t, last[b])) {
+                direct[ndirect++] = bands[b];
+                continue;
+            }
             int buf = -1;
             PYR_TRY(pool_acquire(e, (size_t)pyr_box_volume(&bands[b]) * e->elem, &buf));
             pyr_host_region_t dst = {e->pool[buf].data, bands[b]};

@@ -23,7 +23,8 @@
  *         issuing launches while the device runs the earlier ones)
  *   D_t = calls_down * call + down * values_down + row * rows_down
  *   host copies of held-back bands: host * band_values, on the host thread
- *   before the next upload of the same slot. */
+ *   before the next upload of the same slot (none for bands downloaded
+ *   straight into the grid, pyr_plan_band_direct). */
 #ifndef PYR_PLAN_MODEL_H
 #define PYR_PLAN_MODEL_H
 

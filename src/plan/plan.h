@@ -72,6 +72,14 @@ int64_t pyr_plan_pass_height(const pyr_plan_t *plan, int64_t step);
 int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, pyr_box_t *main_box,
                    pyr_box_t bands[3], int64_t last_reader[3]);
 
+/* Whether task t's band whose last reader is `last` goes straight into the
+ * grid: downloaded on t's slot once task t + 1 (then its only reader) has
+ * uploaded, ordered by the backend's mark / after_mark, instead of through a
+ * staging buffer and a host copy.  Needs several slots (task t + 1 must not
+ * reuse t's buffers) and a backend with marks.  The executor and the model
+ * both ask this. */
+int pyr_plan_band_direct(const pyr_plan_t *plan, int64_t t, int64_t last);
+
 /* Counts of one pass of height h, summed over its tasks; and per-task
  * maxima (for the bounds of SEEDS.md section A). */
 void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max);

@@ -41,7 +41,7 @@ struct cuda_ctx_t {
     pyr_precision_t precision;
     size_t elem;
     cudaStream_t stream[SLOTS];
-    cudaEvent_t marks[SLOTS]; /* mark(): one event per slot, recorded again at each mark */
+    cudaEvent_t marks[SLOTS][PYR_MARKS]; /* mark(): events per slot and kind, recorded again at each mark */
     writer_t writers[MAX_WRITERS];
     int nwriters;
     void *registered[8]; /* host ranges we registered (to unregister) */
@@ -322,7 +322,8 @@ void cuda_destroy(void *ctx)
             cudaStreamDestroy(c->stream[s]);
         }
     for (int s = 0; s < SLOTS; s++)
-        if (c->marks[s]) cudaEventDestroy(c->marks[s]);
+        for (int m = 0; m < PYR_MARKS; m++)
+            if (c->marks[s][m]) cudaEventDestroy(c->marks[s][m]);
     for (int i = 0; i < c->nwriters; i++) cudaEventDestroy(c->writers[i].ev);
     for (int i = 0; i < c->nregistered; i++) cudaHostUnregister(c->registered[i]);
     (void)cudaGetLastError();
@@ -609,24 +610,33 @@ pyr_status_t cuda_wait(void *ctx, int slot)
     return PYR_OK;
 }
 
-pyr_status_t cuda_mark(void *ctx, int slot)
+static pyr_status_t check_mark(int which)
 {
-    cuda_ctx_t *c = (cuda_ctx_t *)ctx;
-    PYR_TRY(check_slot(c, slot));
-    CU(cudaSetDevice(c->device));
-    if (!c->marks[slot]) CU(cudaEventCreateWithFlags(&c->marks[slot], cudaEventDisableTiming));
-    CU(cudaEventRecord(c->marks[slot], c->stream[slot]));
+    if (which < 0 || which >= PYR_MARKS) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: mark %d does not exist", which);
     return PYR_OK;
 }
 
-pyr_status_t cuda_after_mark(void *ctx, int slot, int other)
+pyr_status_t cuda_mark(void *ctx, int slot, int which)
+{
+    cuda_ctx_t *c = (cuda_ctx_t *)ctx;
+    PYR_TRY(check_slot(c, slot));
+    PYR_TRY(check_mark(which));
+    CU(cudaSetDevice(c->device));
+    cudaEvent_t *ev = &c->marks[slot][which];
+    if (!*ev) CU(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+    CU(cudaEventRecord(*ev, c->stream[slot]));
+    return PYR_OK;
+}
+
+pyr_status_t cuda_after_mark(void *ctx, int slot, int other, int which)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     PYR_TRY(check_slot(c, slot));
     PYR_TRY(check_slot(c, other));
-    if (other == slot || !c->marks[other]) return PYR_OK; /* in order already / nothing marked */
+    PYR_TRY(check_mark(which));
+    if (other == slot || !c->marks[other][which]) return PYR_OK; /* in order already / nothing marked */
     CU(cudaSetDevice(c->device));
-    CU(cudaStreamWaitEvent(c->stream[slot], c->marks[other], 0));
+    CU(cudaStreamWaitEvent(c->stream[slot], c->marks[other][which], 0));
     return PYR_OK;
 }
 
