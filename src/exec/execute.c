@@ -8,7 +8,7 @@
  * grid only once their last reader has finished, so later tasks upload the
  * old time layer they need and no second full-size host copy exists.  A band
  * whose only reader is the next task (every band of strips, slabs and
- * segments, the x bands of blocks) needs no staging when several slots are in
+ * segments) needs no staging when several slots are in
  * flight: the task's buffer still holds it when the next task has uploaded,
  * so it is downloaded into the grid then, on the task's slot, after a mark of
  * that upload (pyr_plan_band_direct).  That saves the host copy, whose
@@ -401,7 +401,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
             e->count.downloaded += (uint64_t)pyr_box_volume(&main_box);
         }
         for (int b = 0; b < nb; b++) {
-            if (pyr_plan_band_direct(plan, t, last[b])) {
+            if (pyr_plan_band_direct(plan, &task, &bands[b], t, last[b])) {
                 direct[ndirect++] = bands[b];
                 continue;
             }

@@ -168,7 +168,7 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         double d = 0, hc = 0;
         d += transfer_cost(k, &main_box, p->n[0], elem, 0, &dx);
         for (int b = 0; b < nb; b++) {
-            if (pyr_plan_band_direct(plan, t, last[b])) {
+            if (pyr_plan_band_direct(plan, &task, &bands[b], t, last[b])) {
                 /* straight into the grid once the next task has uploaded */
                 d += transfer_cost(k, &bands[b], p->n[0], elem, 0, &x);
                 dx += x;

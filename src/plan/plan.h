@@ -72,13 +72,15 @@ int64_t pyr_plan_pass_height(const pyr_plan_t *plan, int64_t step);
 int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, pyr_box_t *main_box,
                    pyr_box_t bands[3], int64_t last_reader[3]);
 
-/* Whether task t's band whose last reader is `last` goes straight into the
- * grid: downloaded on t's slot once task t + 1 (then its only reader) has
+/* Whether a band of task t (whose last reader is `last`) goes straight into
+ * the grid: downloaded on t's slot once task t + 1 (then its only reader) has
  * uploaded, ordered by the backend's mark / after_mark, instead of through a
  * staging buffer and a host copy.  Needs several slots (task t + 1 must not
- * reuse t's buffers) and a backend with marks.  The executor and the model
- * both ask this. */
-int pyr_plan_band_direct(const pyr_plan_t *plan, int64_t t, int64_t last);
+ * reuse t's buffers), a backend with marks, and a band of whole result rows
+ * (strips, slabs, segments: a block's x band is rows of a few hundred bytes,
+ * which the copy engine moves slowly one by one, so it keeps its staging
+ * buffer).  The executor and the model both ask this. */
+int pyr_plan_band_direct(const pyr_plan_t *plan, const pyr_task_t *task, const pyr_box_t *band, int64_t t, int64_t last);
 
 /* Counts of one pass of height h, summed over its tasks; and per-task
  * maxima (for the bounds of SEEDS.md section A). */
