@@ -414,6 +414,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
             PYR_TRY(push_pending(e, pb));
         }
     }
+    if (ndirect > 0) return pyr_fail(PYR_ERR_INTERNAL, "executor: the last task of a pass left %d bands for a next task", ndirect);
     for (int s = 0; s < slots; s++) PYR_TRY(e->ops->wait(e->ctx, s));
     PYR_TRY(flush_bands(e, 0, 1));
     flusher_drain(e);
