@@ -225,6 +225,17 @@ static void test_queued_launches(void)
     pyr_plan_destroy(&plan);
 }
 
+/* Pyramid plans of height 16 in 8 MiB on the 4097^2 grids of the row-cost tests. */
+static void wide_grid_options(pyr_options_t *o, pyr_decomp_t d)
+{
+    pyr_options_default(o);
+    o->backend = PYR_BACKEND_CPU;
+    o->method = PYR_METHOD_PYRAMID;
+    o->decomposition = d;
+    o->memory = 8 << 20;
+    o->height = 16;
+}
+
 /* Part rows on separate host pages cost more per row while a kernel runs:
  * blocks of a wide grid pay it beside their kernels, strips (whole rows) and
  * the serial form never. */
@@ -238,12 +249,7 @@ static void test_busy_rows(void)
     const pyr_decomp_t ds[2] = {PYR_DECOMP_BLOCKS, PYR_DECOMP_STRIPS};
     for (int i = 0; i < 2; i++) {
         pyr_options_t o;
-        pyr_options_default(&o);
-        o.backend = PYR_BACKEND_CPU;
-        o.method = PYR_METHOD_PYRAMID;
-        o.decomposition = ds[i];
-        o.memory = 8 << 20;
-        o.height = 16;
+        wide_grid_options(&o, ds[i]);
         pyr_plan_t *plan = NULL;
         CHECK_OK(pyr_plan_create_with_model(&p, &o, &k, PYR_MODEL_OVERLAPPED, &plan));
         if (!plan) return;
@@ -279,12 +285,7 @@ static void test_part_rows(void)
     const pyr_decomp_t ds[2] = {PYR_DECOMP_BLOCKS, PYR_DECOMP_STRIPS};
     for (int i = 0; i < 2; i++) {
         pyr_options_t o;
-        pyr_options_default(&o);
-        o.backend = PYR_BACKEND_CPU;
-        o.method = PYR_METHOD_PYRAMID;
-        o.decomposition = ds[i];
-        o.memory = 8 << 20;
-        o.height = 16;
+        wide_grid_options(&o, ds[i]);
         pyr_plan_t *plan = NULL;
         CHECK_OK(pyr_plan_create_with_model(&p, &o, &k, PYR_MODEL_SERIAL, &plan));
         if (!plan) return;
