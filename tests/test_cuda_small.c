@@ -58,5 +58,9 @@ int main(void)
     one(3, 140, 20, 12, PYR_FLOAT, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "1");
     one(3, 140, 20, 12, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
     one(3, 40, 40, 30, PYR_FLOAT, 11, PYR_METHOD_PYRAMID, PYR_DECOMP_SLABS, 5, 14, "9", "5");
+    /* tiles sized to the box: 200 interior columns take 2 tiles (float) or 4 (double) of fewer than 32
+     * threads across, and then one tile of 35 rows (more than 32: a narrower block takes more rows) */
+    one(3, 202, 31, 16, PYR_FLOAT, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
+    one(3, 202, 31, 16, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
     return check_report();
 }
