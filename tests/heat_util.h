@@ -69,6 +69,17 @@ static inline pyr_field_t *run_problem(const pyr_problem_t *p, const pyr_options
     return f;
 }
 
+/* The reference every bitwise test compares with: the naive method on the
+ * CPU backend (NULL on failure, status in *status when given). */
+static inline pyr_field_t *naive_reference(const pyr_problem_t *p, pyr_status_t *status)
+{
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_NAIVE;
+    return run_problem(p, &o, NULL, NULL, status);
+}
+
 /* Index of the first differing node, or -1 when bitwise equal. */
 /* The smallest memory budget (bytes, below `hi`) for which problem p plans
  * with options o (bisection; a failed try leaves its error set). */

@@ -15,20 +15,17 @@ static void one(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t pr
     int64_t n[3] = {nx, ny, nz};
     pyr_problem_t p;
     make_problem(&p, dims, n, prec, steps, PYR_INIT_RANDOM, (uint64_t)(nx * 31 + ny * 7 + nz + steps));
-    pyr_options_t o, ref;
+    pyr_options_t o;
     pyr_options_default(&o);
-    pyr_options_default(&ref);
     o.backend = PYR_BACKEND_CUDA;
     o.method = method;
     o.decomposition = decomp;
     o.height = height;
     o.piece = piece;
     if (piece) o.memory = 1ull << 28;
-    ref.backend = PYR_BACKEND_CPU;
-    ref.method = PYR_METHOD_NAIVE;
     pyr_status_t s1, s2;
     pyr_field_t *a = run_problem(&p, &o, NULL, NULL, &s1);
-    pyr_field_t *b = run_problem(&p, &ref, NULL, NULL, &s2);
+    pyr_field_t *b = naive_reference(&p, &s2);
     char label[200];
     snprintf(label, sizeof label, "%dD %lldx%lldx%lld %s %s %s h=%lld piece=%lld K2D=%s K3D=%s", dims, (long long)nx, (long long)ny,
              (long long)nz, pyr_precision_name(prec), pyr_method_name(method), pyr_decomp_name(decomp), (long long)height,

@@ -353,12 +353,7 @@ static int run_case(uint64_t seed, int c, const pyr_backend_ops_t *ops)
     CHECK(violations == 0, "%s: %d unordered accesses, first: %s", label, violations, first_violation);
     int bad = st != PYR_OK || violations != 0;
     /* and the values: the operations ran in issue order, so any mistake in what went where shows */
-    pyr_options_t on;
-    pyr_options_default(&on);
-    on.backend = PYR_BACKEND_CPU;
-    on.threads = 1;
-    on.method = PYR_METHOD_NAIVE;
-    pyr_field_t *ref = run_problem(&p, &on, NULL, NULL, NULL);
+    pyr_field_t *ref = naive_reference(&p, NULL);
     CHECK(ref != NULL, "%s: naive reference failed: %s", label, pyr_last_error());
     if (ref && f && st == PYR_OK) {
         int64_t d = first_difference(f, ref);

@@ -84,12 +84,8 @@ static int run_case(int c, uint64_t seed)
     pyr_problem_t p;
     make_problem(&p, dims, n, prec, steps, PYR_INIT_RANDOM, seed + (uint64_t)c);
 
-    pyr_options_t ref_opt;
-    pyr_options_default(&ref_opt);
-    ref_opt.backend = PYR_BACKEND_CPU;
-    ref_opt.method = PYR_METHOD_NAIVE;
     pyr_status_t st;
-    pyr_field_t *ref = run_problem(&p, &ref_opt, NULL, NULL, &st);
+    pyr_field_t *ref = naive_reference(&p, &st);
     if (!ref) {
         CHECK(0, "case %d: naive run failed: %s", c, pyr_last_error());
         return 1;
