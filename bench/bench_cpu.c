@@ -6,7 +6,10 @@
  *   bench_cpu [2d|3d|all] [steps] [budget, e.g. 4MiB]
  * defaults: all, 48 steps; budget 2 x L2 for 2D and half the L3 for 3D (a
  * plane of 384^2 doubles alone is 1.1 MiB). The issue's cases: 2D double
- * 8192^2, 3D double 384^3. Each figure is the best of 2 runs.
+ * 8192^2, 3D double 384^3.  Every configuration is planned once and run in
+ * BENCH_CPU_ROUNDS rounds (default 5), one run of each in turn per round, so
+ * that a slow spell of a shared machine falls on all of them; the table gives
+ * the median run (ratios from medians) and the best one.
  *
  * The CPU backend computes a call of several layers as a wavefront of tiles
  * that stay in L2 (src/backend/cpu/cpu_backend.c), for pyramid pieces and
@@ -29,36 +32,65 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Best of `reps` runs, in Gcell/s of useful updates; -1 when it cannot plan. */
-static double measure(const pyr_problem_t *p, pyr_options_t o, pyr_field_t *f, int reps, int64_t *height, const char **decomp)
+/* One configuration of the table: its plan (made once: the CPU backend reads
+ * PYR_CPU_WAVE when the plan creates its context) and its run times. */
+typedef struct {
+    char label[64];
+    pyr_plan_t *plan;
+    double t[64];
+    int n;
+} config_t;
+
+static int cmp_double(const void *a, const void *b)
 {
-    pyr_plan_t *plan = NULL;
-    if (pyr_plan_create(p, &o, &plan) != PYR_OK) {
-        fprintf(stderr, "  (%s)\n", pyr_last_error());
-        return -1;
-    }
-    pyr_plan_info_t info;
-    pyr_plan_get_info(plan, &info);
-    if (height) *height = info.height;
-    if (decomp) *decomp = pyr_decomp_name(info.decomposition);
-    double best = 1e300;
-    for (int r = 0; r < reps; r++) {
-        pyr_field_init(f, p);
-        double t0 = now();
-        pyr_status_t st = pyr_execute(plan, f, NULL, NULL);
-        double t = now() - t0;
-        if (st != PYR_OK) {
-            fprintf(stderr, "  run failed: %s\n", pyr_last_error());
-            pyr_plan_destroy(&plan);
-            return -1;
-        }
-        if (t < best) best = t;
-    }
-    pyr_plan_destroy(&plan);
-    return (double)pyr_problem_interior(p) * (double)p->steps / best * 1e-9;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
-static void bench(int dims, int64_t n, int64_t steps, uint64_t budget)
+static double median(const config_t *c)
+{
+    double v[64];
+    memcpy(v, c->t, (size_t)c->n * sizeof *v);
+    qsort(v, (size_t)c->n, sizeof *v, cmp_double);
+    return c->n % 2 ? v[c->n / 2] : 0.5 * (v[c->n / 2 - 1] + v[c->n / 2]);
+}
+
+static double best(const config_t *c)
+{
+    double b = 1e300;
+    for (int i = 0; i < c->n; i++)
+        if (c->t[i] < b) b = c->t[i];
+    return b;
+}
+
+/* Plan a configuration; 0 (and a note) when the planner refuses it. */
+static int add(config_t *cs, int *n, const pyr_problem_t *p, const pyr_options_t *o, const char *what)
+{
+    config_t *c = &cs[*n];
+    memset(c, 0, sizeof *c);
+    if (pyr_plan_create(p, o, &c->plan) != PYR_OK) {
+        fprintf(stderr, "  (%s: %s)\n", what, pyr_last_error());
+        return 0;
+    }
+    pyr_plan_info_t info;
+    pyr_plan_get_info(c->plan, &info);
+    if (o->height > 0 && info.height != o->height) { /* capped at the step count: a duplicate */
+        pyr_plan_destroy(&c->plan);
+        return 0;
+    }
+    if (o->method == PYR_METHOD_PYRAMID && o->height == 0)
+        snprintf(c->label, sizeof c->label, "pyramid auto (%s, height %lld)", pyr_decomp_name(info.decomposition),
+                 (long long)info.height);
+    else if (o->method == PYR_METHOD_PYRAMID)
+        snprintf(c->label, sizeof c->label, "pyramid %s height %lld", pyr_decomp_name(info.decomposition), (long long)info.height);
+    else if (o->method == PYR_METHOD_TRIVIAL)
+        snprintf(c->label, sizeof c->label, "trivial (%s)", pyr_decomp_name(info.decomposition));
+    else snprintf(c->label, sizeof c->label, "%s", what);
+    (*n)++;
+    return 1;
+}
+
+static void bench(int dims, int64_t n, int64_t steps, uint64_t budget, int rounds)
 {
     pyr_problem_t p;
     pyr_problem_default(&p);
@@ -76,55 +108,72 @@ static void bench(int dims, int64_t n, int64_t steps, uint64_t budget)
     }
     char grid[64];
     snprintf(grid, sizeof grid, dims == 2 ? "%lld^2" : "%lld^3", (long long)n);
-    printf("\n%dD double %s, %lld steps, %d threads, pyramid budget %.1f MiB\n", dims, grid, (long long)steps, pyr_cpu_threads(),
-           (double)budget / 1048576.0);
-    printf("%-34s %10s %10s\n", "method", "Gcell/s", "vs naive");
+
+    config_t cs[16];
+    int nc = 0;
     pyr_options_t o;
     pyr_options_default(&o);
     o.backend = PYR_BACKEND_CPU;
     o.method = PYR_METHOD_NAIVE;
-    double naive = measure(&p, o, f, 2, NULL, NULL);
-    printf("%-34s %10.3f %10.2f\n", "naive (whole grid, 2 layers)", naive, 1.0);
+    add(cs, &nc, &p, &o, "naive (whole grid, 2 layers)");
     const char *env = getenv("PYR_CPU_WAVE");
     char *saved = env ? strdup(env) : NULL;
-    setenv("PYR_CPU_WAVE", "off", 1); /* read when the plan creates its backend context */
-    double sweep = measure(&p, o, f, 2, NULL, NULL);
+    setenv("PYR_CPU_WAVE", "off", 1);
+    add(cs, &nc, &p, &o, "naive, one sweep per step");
     if (saved) setenv("PYR_CPU_WAVE", saved, 1);
     else unsetenv("PYR_CPU_WAVE");
     free(saved);
-    printf("%-34s %10.3f %10.2f\n", "naive, one sweep per step", sweep, sweep / naive);
     o.method = PYR_METHOD_TRIVIAL;
     o.memory = budget;
     o.decomposition = PYR_DECOMP_AUTO;
-    const char *dec = "";
-    double triv = measure(&p, o, f, 1, NULL, &dec);
-    char label[64];
-    snprintf(label, sizeof label, "trivial (%s)", dec);
-    printf("%-34s %10.3f %10.2f\n", label, triv, triv / naive);
+    add(cs, &nc, &p, &o, "trivial");
+    const int first_pyramid = nc;
     o.method = PYR_METHOD_PYRAMID;
-    double best = 0;
-    int64_t best_h = 0;
     pyr_decomp_t decs[2] = {dims == 2 ? PYR_DECOMP_STRIPS : PYR_DECOMP_SLABS, PYR_DECOMP_BLOCKS};
     for (int di = 0; di < 2; di++) {
         o.decomposition = decs[di];
-        static const int64_t heights[] = {2, 4, 8, 16};
-        for (int k = 0; k < 4; k++) {
+        static const int64_t heights[] = {2, 4, 8, 12, 16};
+        for (int k = 0; k < 5; k++) {
             o.height = heights[k];
-            double g = measure(&p, o, f, 2, NULL, &dec);
-            if (g < 0) continue;
-            snprintf(label, sizeof label, "pyramid %s height %lld", dec, (long long)heights[k]);
-            printf("%-34s %10.3f %10.2f\n", label, g, g / naive);
-            if (g > best) best = g, best_h = heights[k];
+            char what[64];
+            snprintf(what, sizeof what, "%s height %lld", pyr_decomp_name(decs[di]), (long long)heights[k]);
+            add(cs, &nc, &p, &o, what);
         }
     }
     o.decomposition = PYR_DECOMP_AUTO;
     o.height = 0;
-    int64_t ah = 0;
-    double a = measure(&p, o, f, 2, &ah, &dec);
-    snprintf(label, sizeof label, "pyramid auto (%s, height %lld)", dec, (long long)ah);
-    printf("%-34s %10.3f %10.2f\n", label, a, a / naive);
-    printf("best pyramid / naive = %.2f (height %lld); / naive one sweep per step = %.2f; pyramid / trivial = %.2f\n",
-           best / naive, (long long)best_h, best / sweep, best / triv);
+    add(cs, &nc, &p, &o, "pyramid auto");
+
+    /* rounds of every configuration in turn, so that a slow spell of a shared
+     * machine falls on all of them rather than on one */
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < nc; i++) {
+            pyr_field_init(f, &p);
+            double t0 = now();
+            if (pyr_execute(cs[i].plan, f, NULL, NULL) != PYR_OK) {
+                fprintf(stderr, "  %s: run failed: %s\n", cs[i].label, pyr_last_error());
+                continue;
+            }
+            cs[i].t[cs[i].n++] = now() - t0;
+        }
+
+    const double cells = (double)pyr_problem_interior(&p) * (double)p.steps * 1e-9;
+    printf("\n%dD double %s, %lld steps, %d threads, pyramid budget %.1f MiB, %d rounds (median and best run)\n", dims, grid,
+           (long long)steps, pyr_cpu_threads(), (double)budget / 1048576.0, rounds);
+    printf("%-34s %9s %9s %10s %12s\n", "method", "Gcell/s", "best", "vs naive", "vs one-sweep");
+    double naive = cs[0].n ? cells / median(&cs[0]) : 0, sweep = cs[1].n ? cells / median(&cs[1]) : 0;
+    double top = 0;
+    int top_i = -1;
+    for (int i = 0; i < nc; i++) {
+        if (!cs[i].n) continue;
+        double g = cells / median(&cs[i]);
+        printf("%-34s %9.3f %9.3f %10.2f %12.2f\n", cs[i].label, g, cells / best(&cs[i]), g / naive, g / sweep);
+        if (i >= first_pyramid && g > top) top = g, top_i = i;
+    }
+    if (top_i >= 0)
+        printf("best pyramid (%s) by median: %.2fx naive, %.2fx naive one sweep per step, %.2fx trivial\n", cs[top_i].label,
+               top / naive, top / sweep, cs[2].n ? top * median(&cs[2]) / cells : 0);
+    for (int i = 0; i < nc; i++) pyr_plan_destroy(&cs[i].plan);
     pyr_field_destroy(&f);
 }
 
@@ -147,7 +196,10 @@ int main(int argc, char **argv)
     uint64_t b2 = budget ? budget : (uint64_t)(l2 > 0 ? l2 : 1 << 20) * 2;
     uint64_t b3 = budget ? budget : (l3 > 0 ? (uint64_t)l3 / 2 : (uint64_t)64 << 20);
     if (!budget && b3 > ((uint64_t)96 << 20)) b3 = (uint64_t)96 << 20;
-    if (!strcmp(which, "2d") || !strcmp(which, "all")) bench(2, 8192, steps, b2);
-    if (!strcmp(which, "3d") || !strcmp(which, "all")) bench(3, 384, steps, b3);
+    const char *re = getenv("BENCH_CPU_ROUNDS");
+    int rounds = re && atoi(re) > 0 ? atoi(re) : 5;
+    if (rounds > 64) rounds = 64;
+    if (!strcmp(which, "2d") || !strcmp(which, "all")) bench(2, 8192, steps, b2, rounds);
+    if (!strcmp(which, "3d") || !strcmp(which, "all")) bench(3, 384, steps, b3, rounds);
     return 0;
 }

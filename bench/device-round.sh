@@ -9,7 +9,8 @@
 # lgs (the solver's GPU test, alone and while the GPU is busy), stages
 # (bench_stages: stage times vs the model), host (the host's topology,
 # xfer_probe cpu/replay, cubes and blocks with fewer band-writer threads),
-# bench3, bench2, sweep, memcheck.  Default: test bench3 bench2 sweep.
+# bench3, bench2, sweep, memcheck, cpu (bench_cpu on two host cores: CPU_DIMS,
+# CPU_ROUNDS, CPU_STEPS, CPU_BUDGET, CPU_LIMIT).  Default: test bench3 bench2 sweep.
 set -uo pipefail
 out=${1:?usage: device-round.sh OUT [test] [bench3] [bench2] [sweep] [memcheck]}
 shift
@@ -131,6 +132,18 @@ if has bench2; then
   cat "$log/bench_2f.txt"
   timeout ${BENCH2_LIMIT:-120} build-dev/bench/bench_heat --cases 2d --steps 500 --heights 64,128,256 > "$log/bench_2d.txt" 2>&1
   cat "$log/bench_2d.txt"
+fi
+if has cpu; then
+  # issue 3's CPU benchmark on two of the host's cores (two distinct physical
+  # cores, OMP_NUM_THREADS=2): a quieter 2-core machine than the shared VM
+  cores=$(lscpu -p=CPU,CORE | grep -v '^#' | sort -t, -k2,2n -u | head -2 | cut -d, -f1 | paste -sd,)
+  lscpu > "$log/lscpu.txt"
+  for d in ${CPU_DIMS:-3d 2d}; do
+    stamp "bench_cpu $d on cores $cores"
+    taskset -c "$cores" env OMP_NUM_THREADS=2 BENCH_CPU_ROUNDS=${CPU_ROUNDS:-3} timeout ${CPU_LIMIT:-200} \
+      build-dev/bench/bench_cpu $d ${CPU_STEPS:-48} ${CPU_BUDGET:-} > "$log/bench_cpu_$d.txt" 2>&1
+    grep -v "too small" "$log/bench_cpu_$d.txt"
+  done
 fi
 if has sweep; then
   stamp sweep
