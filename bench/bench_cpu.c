@@ -63,20 +63,20 @@ static double best(const config_t *c)
     return b;
 }
 
-/* Plan a configuration; 0 (and a note) when the planner refuses it. */
-static int add(config_t *cs, int *n, const pyr_problem_t *p, const pyr_options_t *o, const char *what)
+/* Plan a configuration; nothing added (and a note) when the planner refuses it. */
+static void add(config_t *cs, int *n, const pyr_problem_t *p, const pyr_options_t *o, const char *what)
 {
     config_t *c = &cs[*n];
     memset(c, 0, sizeof *c);
     if (pyr_plan_create(p, o, &c->plan) != PYR_OK) {
         fprintf(stderr, "  (%s: %s)\n", what, pyr_last_error());
-        return 0;
+        return;
     }
     pyr_plan_info_t info;
     pyr_plan_get_info(c->plan, &info);
     if (o->height > 0 && info.height != o->height) { /* capped at the step count: a duplicate */
         pyr_plan_destroy(&c->plan);
-        return 0;
+        return;
     }
     if (o->method == PYR_METHOD_PYRAMID && o->height == 0)
         snprintf(c->label, sizeof c->label, "pyramid auto (%s, height %lld)", pyr_decomp_name(info.decomposition),
@@ -87,7 +87,6 @@ static int add(config_t *cs, int *n, const pyr_problem_t *p, const pyr_options_t
         snprintf(c->label, sizeof c->label, "trivial (%s)", pyr_decomp_name(info.decomposition));
     else snprintf(c->label, sizeof c->label, "%s", what);
     (*n)++;
-    return 1;
 }
 
 static void bench(int dims, int64_t n, int64_t steps, uint64_t budget, int rounds)

@@ -133,14 +133,14 @@ int main(void)
         pyr_plan_destroy(&plan);
 
         int reps = 3 + 2 * attempt;
-        double best = INFINITY;
+        double sweep_best = INFINITY;
         pyr_decomp_t d_best = PYR_DECOMP_STRIPS;
         int64_t h_best = 0;
         for (int di = 0; di < 2; di++)
             for (int i = 0; i < nh; i++) {
                 double t = time_height(&p, &o, ds[di], heights[i], reps);
-                if (t < best) {
-                    best = t;
+                if (t < sweep_best) {
+                    sweep_best = t;
                     d_best = ds[di];
                     h_best = heights[i];
                 }
@@ -150,13 +150,12 @@ int main(void)
          * automatic height (7 or 14, say) may not be in the sweep at all; so
          * both are timed again, interleaved, and only those fresh timings,
          * as many of each, are compared. */
-        double t_auto = INFINITY;
+        double t_auto = INFINITY, best = INFINITY;
         if (d_auto == d_best && h_auto == h_best) {
             /* the automatic choice is the sweep's best: timing it against
              * itself would only measure the machine's noise */
-            t_auto = best;
+            t_auto = best = sweep_best;
         } else {
-            best = INFINITY;
             for (int r = 0; r < 4; r++) { /* each first in half the rounds */
                 double a, b;
                 if (r % 2) {
