@@ -9,7 +9,10 @@
  * 8192^2, 3D double 384^3.  Every configuration is planned once and run in
  * BENCH_CPU_ROUNDS rounds (default 5), one run of each in turn per round, so
  * that a slow spell of a shared machine falls on all of them; the table gives
- * the median run (ratios from medians) and the best one.
+ * the median run (ratios from medians) and the best one, and the median
+ * run's minor page faults: the naive method first-touches its two fresh
+ * grid-sized buffers in every run (4 KiB pages), a cost of a fresh run that
+ * is not cache blocking and, on a VM, large and variable.
  *
  * The CPU backend computes a call of several layers as a wavefront of tiles
  * that stay in L2 (src/backend/cpu/cpu_backend.c), for pyramid pieces and
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +42,7 @@ typedef struct {
     char label[64];
     pyr_plan_t *plan;
     double t[64];
+    double faults[64]; /* minor page faults of the run */
     int n;
 } config_t;
 
@@ -47,13 +52,15 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(const config_t *c)
+static double median_of(const double *x, int n)
 {
     double v[64];
-    memcpy(v, c->t, (size_t)c->n * sizeof *v);
-    qsort(v, (size_t)c->n, sizeof *v, cmp_double);
-    return c->n % 2 ? v[c->n / 2] : 0.5 * (v[c->n / 2 - 1] + v[c->n / 2]);
+    memcpy(v, x, (size_t)n * sizeof *v);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+static double median(const config_t *c) { return median_of(c->t, c->n); }
 
 static double best(const config_t *c)
 {
@@ -148,25 +155,31 @@ static void bench(int dims, int64_t n, int64_t steps, uint64_t budget, int round
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < nc; i++) {
             pyr_field_init(f, &p);
+            struct rusage u0, u1;
+            getrusage(RUSAGE_SELF, &u0);
             double t0 = now();
             if (pyr_execute(cs[i].plan, f, NULL, NULL) != PYR_OK) {
                 fprintf(stderr, "  %s: run failed: %s\n", cs[i].label, pyr_last_error());
                 continue;
             }
-            cs[i].t[cs[i].n++] = now() - t0;
+            cs[i].t[cs[i].n] = now() - t0;
+            getrusage(RUSAGE_SELF, &u1);
+            cs[i].faults[cs[i].n] = (double)(u1.ru_minflt - u0.ru_minflt);
+            cs[i].n++;
         }
 
     const double cells = (double)pyr_problem_interior(&p) * (double)p.steps * 1e-9;
     printf("\n%dD double %s, %lld steps, %d threads, pyramid budget %.1f MiB, %d rounds (median and best run)\n", dims, grid,
            (long long)steps, pyr_cpu_threads(), (double)budget / 1048576.0, rounds);
-    printf("%-34s %9s %9s %10s %12s\n", "method", "Gcell/s", "best", "vs naive", "vs one-sweep");
+    printf("%-34s %9s %9s %10s %12s %9s\n", "method", "Gcell/s", "best", "vs naive", "vs one-sweep", "faults");
     double naive = cs[0].n ? cells / median(&cs[0]) : 0, sweep = cs[1].n ? cells / median(&cs[1]) : 0;
     double top = 0;
     int top_i = -1;
     for (int i = 0; i < nc; i++) {
         if (!cs[i].n) continue;
         double g = cells / median(&cs[i]);
-        printf("%-34s %9.3f %9.3f %10.2f %12.2f\n", cs[i].label, g, cells / best(&cs[i]), g / naive, g / sweep);
+        printf("%-34s %9.3f %9.3f %10.2f %12.2f %8.0fk\n", cs[i].label, g, cells / best(&cs[i]), g / naive, g / sweep,
+               median_of(cs[i].faults, cs[i].n) * 1e-3);
         if (i >= first_pyramid && g > top) top = g, top_i = i;
     }
     if (top_i >= 0)
