@@ -9,8 +9,8 @@
  * 8192^2, 3D double 384^3.  Every configuration is planned once and run in
  * BENCH_CPU_ROUNDS rounds (default 5), one run of each in turn per round, so
  * that a slow spell of a shared machine falls on all of them; the table gives
- * the median run (ratios from medians) and the best one, and the median
- * run's minor page faults: the naive method first-touches its two fresh
+ * the median run (ratios from medians) and the best one, and the median of
+ * the runs' minor page faults: the naive method first-touches its two fresh
  * grid-sized buffers in every run (4 KiB pages), a cost of a fresh run that
  * is not cache blocking and, on a VM, large and variable.
  *
