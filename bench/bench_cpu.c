@@ -106,7 +106,7 @@ static void bench(int dims, int64_t n, int64_t steps, uint64_t budget, int round
     p.init = PYR_INIT_RANDOM;
     p.steps = steps;
     double h = 1.0 / (double)(n - 1);
-    p.dt = 0.4 * h * h / dims;
+    p.heat.dt = 0.4 * h * h / dims;
     pyr_field_t *f = NULL;
     if (pyr_field_create(&p, &f) != PYR_OK) {
         fprintf(stderr, "%s\n", pyr_last_error());
@@ -122,13 +122,9 @@ static void bench(int dims, int64_t n, int64_t steps, uint64_t budget, int round
     o.backend = PYR_BACKEND_CPU;
     o.method = PYR_METHOD_NAIVE;
     add(cs, &nc, &p, &o, "naive (whole grid, 2 layers)");
-    const char *env = getenv("PYR_CPU_WAVE");
-    char *saved = env ? strdup(env) : NULL;
-    setenv("PYR_CPU_WAVE", "off", 1);
+    snprintf(o.kernel, sizeof o.kernel, "sweep");
     add(cs, &nc, &p, &o, "naive, one sweep per step");
-    if (saved) setenv("PYR_CPU_WAVE", saved, 1);
-    else unsetenv("PYR_CPU_WAVE");
-    free(saved);
+    o.kernel[0] = 0;
     o.method = PYR_METHOD_TRIVIAL;
     o.memory = budget;
     o.decomposition = PYR_DECOMP_AUTO;

@@ -133,9 +133,9 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
     p.precision = prec;
     p.init = PYR_INIT_RANDOM;
     p.seed = 7;
-    p.alpha = 1.0;
+    p.heat.alpha = 1.0;
     double h = 1.0 / (double)(side - 1);
-    p.dt = 0.4 * h * h / (double)dims; /* sum of r = 0.4 */
+    p.heat.dt = 0.4 * h * h / (double)dims; /* sum of r = 0.4 */
     p.steps = steps;
     pyr_field_t *f = NULL;
     if (pyr_field_create(&p, &f) != PYR_OK || pyr_field_init(f, &p) != PYR_OK) {

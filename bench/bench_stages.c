@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     p.precision = prec;
     p.init = PYR_INIT_RANDOM;
     double h0 = 1.0 / (double)(n - 1);
-    p.dt = 0.4 * h0 * h0 / dims;
+    p.heat.dt = 0.4 * h0 * h0 / dims;
     p.steps = 1;
     pyr_field_t *f = NULL;
     if (pyr_field_create(&p, &f) != PYR_OK || pyr_field_init(f, &p) != PYR_OK) {

@@ -41,7 +41,8 @@
 #include <algorithm>
 #include <sys/mman.h>
 
-#include "backend/cuda/kernels_heat.cuh" /* the real stencil kernels, for the replays */
+#include "backend/cuda/stencil_fused.cuh" /* the real stencil kernels, for the replays */
+#include "backend/cuda/ops_heat.cuh"
 #include <time.h>
 
 static double now(void)
@@ -659,8 +660,8 @@ static int probe_replay3d(void)
                 CK(cudaEventRecord(ka[t], st[s]));
                 if (V[v].kernel == 2) {
                     pyr_klayout_t L = {(int64_t)(pitch / 4), (int)S, (int)S};
-                    pyr_ktune_t tune = {5, 1, 256, 32, 1, 132};
-                    const double r[3] = {0.1, 0.1, 0.1};
+                    pyr_ktune_t tune = {1, 256, 32, 0, 132}; /* one step per launch: the streaming 3D kernel */
+                    const HeatOp<float> op = {0.1f, 0.1f, 0.1f};
                     for (int l = 1; l <= (int)h; l++) {
                         pyr_kbox_t b;
                         for (int a = 0; a < 3; a++) {
@@ -668,7 +669,8 @@ static int probe_replay3d(void)
                             b.lo[a] = s0[a] == 0 ? 1 : l;
                             b.hi[a] = s1[a] == N ? ext - 1 : ext - l;
                         }
-                        CK(pyr_k_fused(4, 3, layer[s][(l - 1) & 1], layer[s][l & 1], &L, &b, 1, r, &tune, st[s]));
+                        CK((fused_launch<float, 4, HeatOp<float>, 15, 5>(3, (const float *)layer[s][(l - 1) & 1], (float *)layer[s][l & 1], &L,
+                                                                        &b, 1, op, &tune, st[s])));
                     }
                 } else if (V[v].kernel) {
                     size_t n = pitch / 4 * S * S;

@@ -77,42 +77,87 @@ const char *pyr_precision_name(pyr_precision_t p);
 
 /* ----------------------------------------------------------------- problem */
 
-typedef enum { PYR_EQ_HEAT = 0 } pyr_equation_t;
+/* The equations (schemes) pyrgrid solves; each is described by a table of
+ * fields, sub-steps and reach (src/schemes/scheme.h). */
+typedef enum {
+    PYR_EQ_HEAT = 0,   /* u_t = alpha^2 laplace(u), explicit scheme */
+    PYR_EQ_POISSON = 1 /* -laplace(u) = f, Jacobi iteration */
+} pyr_equation_t;
 
 typedef enum {
     PYR_INIT_SINE = 0, /* lowest eigenmode, zero on the boundary */
     PYR_INIT_GAUSS,    /* centred bump */
     PYR_INIT_RANDOM,   /* seeded uniform [0, 1) values, boundary included */
-    PYR_INIT_FILE      /* a .npy array of the grid's shape and dtype */
+    PYR_INIT_FILE,     /* a .npy array of the grid's shape and dtype */
+    PYR_INIT_ZERO      /* all zero (an initial guess with a zero boundary) */
 } pyr_init_kind_t;
 
 #define PYR_PATH_MAX 4096
 
-/* What to solve.  Axis 0 is x (fastest in memory), 1 is y, 2 is z; axes
- * beyond `dims` have n = 1.  Nodes include the boundary nodes, which keep
- * their initial values (boundary of the first kind). */
+/* Parameters of the heat equation u_t = alpha^2 laplace(u). */
 typedef struct {
+    double alpha; /* diffusivity */
+    double dt;    /* time step; stable when sum_d alpha^2 dt / h_d^2 <= 1/2 */
+} pyr_heat_params_t;
+
+/* Right-hand sides of the Poisson equation. */
+typedef enum {
+    PYR_RHS_ZERO = 0, /* Laplace's equation: no f is stored or moved */
+    PYR_RHS_SINE,     /* f = sum_d (pi / L_d)^2 prod_d sin(pi x_d / L_d): u = prod_d sin(pi x_d / L_d) solves it */
+    PYR_RHS_FILE      /* a .npy array of the grid's shape and dtype */
+} pyr_rhs_kind_t;
+
+/* Parameters of the Poisson equation -laplace(u) = f, solved by Jacobi
+ * sweeps u' = (sum_d (u[d-] + u[d+]) / h_d^2 + f) / (sum_d 2 / h_d^2),
+ * damped as u' = u + omega (u' - u) when omega != 1.  The most sweeps is
+ * pyr_problem_t.steps. */
+typedef struct {
+    double tolerance;    /* stop at the first check where the max-norm of the last sweep's change is < tolerance;
+                            0 = run all the sweeps (the change is still reported) */
+    int64_t check_every; /* sweeps between checks (>= 1) */
+    double omega;        /* damping, in (0, 2); 1 = plain Jacobi */
+    pyr_rhs_kind_t rhs;
+    char rhs_file[PYR_PATH_MAX]; /* for PYR_RHS_FILE */
+} pyr_poisson_params_t;
+
+/* What to solve: a grid, a scheme with its parameters, an initial field.
+ * Axis 0 is x (fastest in memory), 1 is y, 2 is z; axes beyond `dims` have
+ * n = 1.  Nodes include the boundary nodes, which keep their initial values
+ * (boundary of the first kind).
+ *
+ * Upgrading from 0.1 (a mechanical change): the heat equation's `alpha` and
+ * `dt` moved into `heat` (p.alpha -> p.heat.alpha, p.dt -> p.heat.dt). */
+typedef struct {
+    /* the grid */
     int dims;                 /* 1, 2 or 3 */
     int64_t n[3];             /* nodes per axis */
     double length[3];         /* physical length per axis; h = L / (n - 1) */
-    pyr_equation_t equation;
-    double alpha;             /* the equation is u_t = alpha^2 * laplace(u) */
-    double dt;                /* time step */
-    int64_t steps;            /* number of time steps */
     pyr_precision_t precision;
+    /* the scheme */
+    pyr_equation_t equation;
+    int64_t steps;            /* time steps (heat); the most sweeps (poisson) */
+    pyr_heat_params_t heat;       /* equation = PYR_EQ_HEAT */
+    pyr_poisson_params_t poisson; /* equation = PYR_EQ_POISSON */
+    /* the initial field (and the boundary values) */
     pyr_init_kind_t init;
     uint64_t seed;            /* for PYR_INIT_RANDOM */
     char init_file[PYR_PATH_MAX]; /* for PYR_INIT_FILE */
 } pyr_problem_t;
 
-/* A 2D 1025x1025 double problem on the unit square with a sine mode. */
+/* A 2D 1025x1025 double heat problem on the unit square with a sine mode;
+ * the Poisson parameters are set to their defaults too (tolerance 0,
+ * check_every 20, omega 1, f = 0), so changing `equation` is enough. */
 void pyr_problem_default(pyr_problem_t *problem);
-/* Checks sizes, parameters and the stability limit
- * sum_d alpha^2 dt / h_d^2 <= 1/2; the message says what would work. */
+/* The name of an equation ("heat", "poisson"), and the equation of a name
+ * (0 when there is none of that name). */
+const char *pyr_equation_name(pyr_equation_t equation);
+int pyr_equation_from_name(const char *name, pyr_equation_t *out);
+/* Checks sizes and the scheme's parameters (heat: the stability limit
+ * sum_d alpha^2 dt / h_d^2 <= 1/2); the message says what would work. */
 pyr_status_t pyr_problem_validate(const pyr_problem_t *problem);
 /* Grid spacing of an axis. */
 double pyr_problem_h(const pyr_problem_t *problem, int axis);
-/* r_d = alpha^2 dt / h_d^2 of an axis (0 for axes beyond dims). */
+/* Heat: r_d = alpha^2 dt / h_d^2 of an axis (0 for axes beyond dims). */
 double pyr_problem_r(const pyr_problem_t *problem, int axis);
 /* Number of nodes, and of interior nodes (those the scheme updates). */
 int64_t pyr_problem_nodes(const pyr_problem_t *problem);
@@ -178,6 +223,10 @@ typedef struct {
                                 buffers of one time layer (k + 1 in 3D): more
                                 overlap transfers with compute, fewer leave
                                 room for larger pieces and less redundant work */
+    char kernel[32];         /* kernel variant, "" = chosen by the planner (wisdom, else the
+                                kernel's default): e.g. "fused:5" (CUDA, 5 steps per launch),
+                                "plain" (one step per launch), "wave" / "sweep" (CPU);
+                                `pyrgrid info` lists them */
 } pyr_options_t;
 
 void pyr_options_default(pyr_options_t *options);
@@ -222,6 +271,8 @@ typedef struct {
     double redundancy;         /* computed / useful values */
     pyr_counters_t counts;     /* exact counts for the whole run */
     const char *notice;        /* a choice the user should hear about, or "" */
+    char kernel[32];           /* the kernel variant the plan runs ("fused:5", "wave", ...) */
+    int fields;                /* fields the pieces carry (u; u and f; ...) */
 } pyr_plan_info_t;
 
 /* Build a plan for the problem under the options.  Fails with PYR_ERR_BUDGET
@@ -250,10 +301,40 @@ typedef struct {
     void *user;
 } pyr_hooks_t;
 
-/* Advance `field` (which holds time layer 0) by the problem's steps, in place.
- * counters (may be NULL) receives the values actually moved and computed. */
+/* Advance `field` (which holds time layer 0, or the initial guess) by the
+ * problem's steps, in place.  Input fields of the scheme (Poisson's f) are
+ * made from the problem (pyr_field_init_input).  counters (may be NULL)
+ * receives the values actually moved and computed. */
 pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks,
                          pyr_counters_t *counters);
+
+/* What a run did. */
+typedef struct {
+    pyr_counters_t counts;
+    int64_t steps;     /* steps (sweeps) done: the problem's steps, or fewer when a check stopped the run */
+    int checked;       /* the scheme measured its change (Poisson): change and converged are set */
+    double change;     /* max-norm of the change made by the last sweep done */
+    int converged;     /* change < tolerance at a check (tolerance > 0) */
+} pyr_run_info_t;
+
+/* The fields of a scheme, in its order (pyr_scheme_fields): heat "u";
+ * Poisson "u", "f".  Name of field i, its role (1 = updated, 0 = read-only
+ * input), and how many there are. */
+int pyr_scheme_field_count(pyr_equation_t equation);
+const char *pyr_scheme_field_name(pyr_equation_t equation, int i);
+int pyr_scheme_field_updated(pyr_equation_t equation, int i);
+
+/* Fill input field i of the problem's scheme (Poisson's f) from the problem
+ * (the right-hand side's kind or file). */
+pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_t *problem, int i);
+
+/* Advance a set of fields, one per field of the scheme in its order (NULL
+ * for an input the library should make from the problem), in place.  A run
+ * of a scheme with a stopping test ends at the first check that passes; the
+ * result and the number of steps depend only on the problem, never on the
+ * plan.  run (may be NULL) receives what the run did. */
+pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks,
+                                pyr_run_info_t *run);
 
 /* -------------------------------------------------------------- discovery */
 

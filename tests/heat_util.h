@@ -42,13 +42,13 @@ static inline void make_problem(pyr_problem_t *p, int dims, const int64_t n[3], 
     p->steps = steps;
     p->init = init;
     p->seed = seed;
-    p->alpha = 1.0;
+    p->heat.alpha = 1.0;
     double s = 0;
     for (int d = 0; d < dims; d++) {
         double h = 1.0 / (double)(p->n[d] - 1);
         s += 1.0 / (h * h);
     }
-    p->dt = 0.45 / s; /* sum of r_d = 0.45 */
+    p->heat.dt = 0.45 / s; /* sum of r_d = 0.45 */
 }
 
 /* Run a problem from its initial field; returns the final field (caller

@@ -4,8 +4,8 @@
  * pyramids, one box for every layer, unrelated boxes, boxes one plane thick,
  * boxes reaching the piece edge less its one-node boundary, empty boxes),
  * 1 to 20 layers, float and double, 1 to 3 threads, and forced tile widths,
- * slab thicknesses and layers per sweep (PYR_CPU_WAVE), as well as the
- * backend's own choices.  Both layers of the piece, padding included, must
+ * slab thicknesses and layers per sweep (the kernel variant wave:T,S,G), as
+ * well as the kernel's own choices (auto) and a sweep per layer.  Both layers of the piece, padding included, must
  * equal the reference bit for bit.
  *
  *   test_cpu_wavefront [cases] [seed]     (defaults: 500 1) */
@@ -13,19 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/device.h"
+#include "backend/kernels.h"
 #include "check.h"
 #include "heat_util.h"
+
+extern const pyr_kernel_t pyr_kernel_cpu_heat;
 
 static int verbose_ = 0;
 
 /* The reference: every layer over its whole box, in order, with the
- * expression of schemes/heat.h. */
+ * expression of schemes/heat.c. */
 #define DEFINE_REF(NAME, T)                                                                                  \
-    static void NAME(const pyr_piece_t *p, T *lay[2], int cur, const pyr_heat_coef_t *coef,                 \
+    static void NAME(const pyr_piece_t *p, T *lay[2], int cur, const pyr_coef_t *coef,                      \
                      const pyr_box_t *boxes, int n)                                                          \
     {                                                                                                        \
-        const T rx = (T)coef->r[0], ry = (T)coef->r[1], rz = (T)coef->r[2];                                  \
+        const T rx = (T)coef->c[0], ry = (T)coef->c[1], rz = (T)coef->c[2];                                  \
         const int64_t dx = 1, dy = p->pitch, dz = p->pitch * (p->box.hi[1] - p->box.lo[1]);                  \
         for (int l = 0; l < n; l++) {                                                                        \
             const T *s = lay[(cur + l) & 1];                                                                 \
@@ -105,14 +108,16 @@ static int run_case(int c, uint64_t seed)
             else ((float *)lay[l])[i] = (float)v;
         }
         memcpy(ref[l], lay[l], count * elem);
-        p.layer[l] = lay[l];
+        p.buf[0][l] = lay[l];
     }
 
-    pyr_heat_coef_t coef;
+    p.nfields = 1;
+    pyr_coef_t coef;
     memset(&coef, 0, sizeof coef);
+    coef.equation = PYR_EQ_HEAT;
     coef.dims = dims;
     coef.precision = prec;
-    for (int a = 0; a < 3; a++) coef.r[a] = a < dims ? 0.01 + 0.3 * (double)(rng_next(&r) % 1000) / 1000.0 / dims : 0;
+    for (int a = 0; a < 3; a++) coef.c[a] = a < dims ? 0.01 + 0.3 * (double)(rng_next(&r) % 1000) / 1000.0 / dims : 0;
 
     /* the boxes: inside the piece less its one-node edge */
     pyr_box_t inner = p.box;
@@ -148,31 +153,32 @@ static int run_case(int c, uint64_t seed)
     /* how the backend cuts the work: its own choice, or forced */
     char wave[64] = "";
     switch (rng_range(&r, 0, 5)) {
-    case 0: break; /* the default rules (most small pieces: layer by layer) */
-    case 1: snprintf(wave, sizeof wave, "on"); break;
-    case 2: snprintf(wave, sizeof wave, "off"); break;
+    case 0: snprintf(wave, sizeof wave, "auto"); break; /* the default rules (most small pieces: layer by layer) */
+    case 1: snprintf(wave, sizeof wave, "wave"); break;
+    case 2: snprintf(wave, sizeof wave, "sweep"); break;
     default: {
         static const int tiles[] = {0, 1, 2, 3, 5, 8, 17};
         static const int groups[] = {0, 1, 2, 3, 5};
-        snprintf(wave, sizeof wave, "%d,%d,%d", tiles[rng_range(&r, 0, 6)], (int)rng_range(&r, 0, 3), groups[rng_range(&r, 0, 4)]);
+        snprintf(wave, sizeof wave, "wave:%d,%d,%d", tiles[rng_range(&r, 0, 6)], (int)rng_range(&r, 0, 3), groups[rng_range(&r, 0, 4)]);
     }
     }
-    if (wave[0]) setenv("PYR_CPU_WAVE", wave, 1);
-    else unsetenv("PYR_CPU_WAVE");
+    pyr_variant_t variant;
+    CHECK_OK(pyr_variant_parse(wave, &variant));
 
     char label[256];
-    snprintf(label, sizeof label, "case %d seed %llu: %dD %s piece %lldx%lldx%lld pitch %lld xpad %lld, %d layers (%s), %d threads, PYR_CPU_WAVE=%s",
+    snprintf(label, sizeof label, "case %d seed %llu: %dD %s piece %lldx%lldx%lld pitch %lld xpad %lld, %d layers (%s), %d threads, kernel %s",
              c, (unsigned long long)seed, dims, pyr_precision_name(prec), (long long)nx, (long long)ny, (long long)nz, (long long)p.pitch,
-             (long long)p.xpad, n, kinds[kind], threads, wave[0] ? wave : "(unset)");
+             (long long)p.xpad, n, kinds[kind], threads, wave);
 
     pyr_options_t o;
     pyr_options_default(&o);
     o.threads = threads;
     void *ctx = NULL;
-    CHECK_OK(pyr_backend_cpu.create(&o, prec, &ctx));
+    CHECK_OK(pyr_device_cpu.create(&o, prec, &ctx));
     if (!ctx) return 1;
-    CHECK_OK(pyr_backend_cpu.compute(ctx, 0, &p, &coef, boxes, n));
-    pyr_backend_cpu.destroy(ctx);
+    pyr_kernel_call_t call = {&p, &coef, boxes, n, &variant};
+    CHECK_OK(pyr_kernel_cpu_heat.run(ctx, 0, &call));
+    pyr_device_cpu.destroy(ctx);
 
     if (prec == PYR_DOUBLE) ref_f64(&p, (double **)ref, p.cur, &coef, boxes, n);
     else ref_f32(&p, (float **)ref, p.cur, &coef, boxes, n);
@@ -198,7 +204,6 @@ int main(int argc, char **argv)
     verbose_ = v && *v && *v != '0';
     int failed = 0;
     for (int c = 0; c < cases; c++) failed += run_case(c, seed);
-    unsetenv("PYR_CPU_WAVE");
     printf("%d of %d random compute calls bit-identical to the layer-by-layer reference (seed %llu)\n", cases - failed, cases,
            (unsigned long long)seed);
     return check_report();

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/device.h"
+#include "backend/kernels.h"
 #include "backend/cuda/cuda_api.h"
 #include "heat_util.h"
 
@@ -72,13 +73,13 @@ int main(void)
         o.memory = 48ull << 20;
         CHECK_OK(pyr_plan_create(&p, &o, &plan));
         void *ctx = NULL;
-        CHECK_OK(pyr_backend_cuda.create(&o, PYR_FLOAT, &ctx));
+        CHECK_OK(pyr_device_cuda.create(&o, PYR_FLOAT, &ctx));
         uint64_t fr = 0, total = 0;
-        CHECK_OK(pyr_backend_cuda.mem_info(ctx, &fr, &total));
+        CHECK_OK(pyr_device_cuda.mem_info(ctx, &fr, &total));
         void *hog = NULL;
         size_t take = fr > (24ull << 20) ? (size_t)(fr - (24ull << 20)) : 0;
         pyr_status_t hs = PYR_ERR_DEVICE_NOMEM;
-        while (take > (64ull << 20) && (hs = pyr_backend_cuda.dev_alloc(ctx, take, &hog)) != PYR_OK) take -= 64ull << 20;
+        while (take > (64ull << 20) && (hs = pyr_device_cuda.dev_alloc(ctx, take, &hog)) != PYR_OK) take -= 64ull << 20;
         CHECK(hs == PYR_OK, "could not take the free device memory");
         pyr_field_t *f = NULL;
         CHECK_OK(pyr_field_create(&p, &f));
@@ -86,8 +87,8 @@ int main(void)
         pyr_status_t st = pyr_execute(plan, f, NULL, NULL);
         CHECK(st == PYR_ERR_DEVICE_NOMEM, "run with the memory taken: got %s (%s)", pyr_status_name(st), pyr_last_error());
         printf("run with the device memory taken -> %s: %s\n", pyr_status_name(st), pyr_last_error());
-        if (hog) pyr_backend_cuda.dev_free(ctx, hog);
-        pyr_backend_cuda.destroy(ctx);
+        if (hog) pyr_device_cuda.dev_free(ctx, hog);
+        pyr_device_cuda.destroy(ctx);
         /* the same plan runs once the memory is back */
         CHECK_OK(pyr_field_init(f, &p));
         CHECK_OK(pyr_execute(plan, f, NULL, NULL));

@@ -10,8 +10,6 @@
 static void one(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t prec, int64_t steps, pyr_method_t method,
                 pyr_decomp_t decomp, int64_t height, int64_t piece, const char *k2d, const char *k3d)
 {
-    setenv("PYR_CUDA_K2D", k2d, 1);
-    setenv("PYR_CUDA_K3D", k3d, 1);
     int64_t n[3] = {nx, ny, nz};
     pyr_problem_t p;
     make_problem(&p, dims, n, prec, steps, PYR_INIT_RANDOM, (uint64_t)(nx * 31 + ny * 7 + nz + steps));
@@ -22,6 +20,8 @@ static void one(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t pr
     o.decomposition = decomp;
     o.height = height;
     o.piece = piece;
+    /* the steps per fused launch of this dimension's kernel */
+    snprintf(o.kernel, sizeof o.kernel, "fused:%s", dims == 2 ? k2d : dims == 3 ? k3d : "1");
     if (piece) o.memory = 1ull << 28;
     pyr_status_t s1, s2;
     pyr_field_t *a = run_problem(&p, &o, NULL, NULL, &s1);

@@ -26,11 +26,11 @@ static void test_problem(void)
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_SIZE, "ny >= 3");
     base(&p), p.n[2] = 5;
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_SIZE, "nz = 5 but dims = 2");
-    base(&p), p.alpha = -1;
+    base(&p), p.heat.alpha = -1;
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "alpha = -1");
-    base(&p), p.dt = NAN;
+    base(&p), p.heat.dt = NAN;
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "dt = nan");
-    base(&p), p.dt = -1e-3;
+    base(&p), p.heat.dt = -1e-3;
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "positive");
     base(&p), p.length[0] = 0;
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "lx = 0");
@@ -39,12 +39,12 @@ static void test_problem(void)
     /* the stability limit: sum r_d <= 1/2, with the dt that would work */
     base(&p);
     double h = 1.0 / 32, dt_max = 0.5 / (2 / (h * h));
-    p.dt = dt_max * 1.01;
+    p.heat.dt = dt_max * 1.01;
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_UNSTABLE, "use dt <=");
     char want[64];
     snprintf(want, sizeof want, "%.6g", dt_max);
     CHECK(strstr(pyr_last_error(), want) != NULL, "message '%s' should name dt <= %s", pyr_last_error(), want);
-    p.dt = dt_max;
+    p.heat.dt = dt_max;
     CHECK_OK(pyr_problem_validate(&p));
     /* addressable memory */
     base(&p), p.dims = 3, p.n[0] = p.n[1] = p.n[2] = 4000000000ll;

@@ -21,7 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/backend.h"
+#include "backend/device.h"
+#include "backend/kernels.h"
 #include "heat_util.h"
 #include "plan/plan.h"
 
@@ -157,54 +158,71 @@ static void forget_buf(const void *ptr)
 
 /* ------------------------------------------------ the wrapped operations */
 
-static pyr_status_t h_upload(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host, const pyr_box_t *box)
+static pyr_status_t h_upload(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host, const pyr_box_t *box)
 {
     const vclock_t *v = begin_op(slot);
-    access_buf(slot, v, piece->layer[0], 1, "upload");
+    access_buf(slot, v, piece->buf[f][0], 1, "upload");
     access_grid(slot, v, host, box, 0, "upload (grid read)");
-    buf_t *b = find_buf(piece->layer[0]);
+    buf_t *b = find_buf(piece->buf[f][0]);
     if (b) {
         b->uploaded = 1;
         b->upload = *v;
     }
-    return pyr_backend_cpu.upload(ctx, slot, piece, host, box);
+    return pyr_device_cpu.upload(ctx, slot, piece, f, host, box);
 }
 
-static pyr_status_t h_copy(void *ctx, int slot, const pyr_piece_t *dst, int dst_layers, const pyr_piece_t *src, int src_layer,
+static pyr_status_t h_copy(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src, int src_layer,
                            const pyr_box_t *box)
 {
     /* the contract: a copy from a buffer uploaded on another slot follows that upload */
-    buf_t *b = find_buf(src->layer[src_layer]);
+    buf_t *b = find_buf(src->buf[f][src_layer]);
     if (b && b->uploaded) vc_join(&slot_vc[slot], &b->upload);
     const vclock_t *v = begin_op(slot);
-    access_buf(slot, v, src->layer[src_layer], 0, "copy (source)");
+    access_buf(slot, v, src->buf[f][src_layer], 0, "copy (source)");
     for (int l = 0; l < 2; l++)
-        if ((dst_layers >> l) & 1 && dst->layer[l] != src->layer[src_layer]) access_buf(slot, v, dst->layer[l], 1, "copy (target)");
-    return pyr_backend_cpu.copy(ctx, slot, dst, dst_layers, src, src_layer, box);
+        if ((dst_layers >> l) & 1 && dst->buf[f][l] && dst->buf[f][l] != src->buf[f][src_layer])
+            access_buf(slot, v, dst->buf[f][l], 1, "copy (target)");
+    return pyr_device_cpu.copy(ctx, slot, dst, f, dst_layers, src, src_layer, box);
 }
 
-static pyr_status_t h_compute(void *ctx, int slot, const pyr_piece_t *piece, const pyr_heat_coef_t *coef, const pyr_box_t *boxes,
-                              int nlayers)
+/* A kernel reads every field of the piece, writes the ping-pong fields' other buffer and (over several
+ * sub-steps) both. */
+static pyr_status_t h_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
+    const pyr_piece_t *piece = call->piece;
     const vclock_t *v = begin_op(slot);
-    access_buf(slot, v, piece->layer[piece->cur], 0, "compute (read)");
-    access_buf(slot, v, piece->layer[piece->cur ^ 1], 1, "compute (write)");
-    if (nlayers > 1) access_buf(slot, v, piece->layer[piece->cur], 1, "compute (write)");
-    return pyr_backend_cpu.compute(ctx, slot, piece, coef, boxes, nlayers);
+    for (int f = 0; f < piece->nfields; f++) {
+        if (!piece->buf[f][1]) {
+            access_buf(slot, v, piece->buf[f][0], 0, "compute (read input)");
+            continue;
+        }
+        access_buf(slot, v, piece->buf[f][piece->cur], 0, "compute (read)");
+        access_buf(slot, v, piece->buf[f][piece->cur ^ 1], 1, "compute (write)");
+        if (call->nboxes > 1) access_buf(slot, v, piece->buf[f][piece->cur], 1, "compute (write)");
+    }
+    return pyr_kernel_find(call->coef->equation, PYR_BACKEND_CPU)->run(ctx, slot, call);
 }
 
-static pyr_status_t h_download(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host, const pyr_box_t *box)
+static pyr_status_t h_download(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host, const pyr_box_t *box)
 {
     const vclock_t *v = begin_op(slot);
-    access_buf(slot, v, piece->layer[piece->cur], 0, "download");
+    access_buf(slot, v, pyr_piece_current(piece, f), 0, "download");
     access_grid(slot, v, host, box, 1, "download (grid write)");
-    return pyr_backend_cpu.download(ctx, slot, piece, host, box);
+    return pyr_device_cpu.download(ctx, slot, piece, f, host, box);
+}
+
+static pyr_status_t h_reduce(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_box_t *box, double *out)
+{
+    const vclock_t *v = begin_op(slot);
+    access_buf(slot, v, piece->buf[f][0], 0, "reduce (read)");
+    access_buf(slot, v, piece->buf[f][1], 0, "reduce (read)");
+    return pyr_device_cpu.reduce_change(ctx, slot, piece, f, box, out);
 }
 
 static pyr_status_t h_wait(void *ctx, int slot)
 {
     vc_join(&host_vc, &slot_vc[slot]);
-    return pyr_backend_cpu.wait(ctx, slot);
+    return pyr_device_cpu.wait(ctx, slot);
 }
 
 static pyr_status_t h_mark(void *ctx, int slot, int which)
@@ -224,18 +242,18 @@ static pyr_status_t h_after_mark(void *ctx, int slot, int other, int which)
 static void h_free(void *ctx, void *ptr)
 {
     forget_buf(ptr);
-    pyr_backend_cpu.dev_free(ctx, ptr);
+    pyr_device_cpu.dev_free(ctx, ptr);
 }
 
-static pyr_backend_ops_t hazard_ops(void)
+static pyr_device_ops_t hazard_ops(void)
 {
-    pyr_backend_ops_t o = pyr_backend_cpu;
+    pyr_device_ops_t o = pyr_device_cpu;
     o.name = "cpu (hazard check)";
     o.concurrent = 1;
     o.upload = h_upload;
     o.copy = h_copy;
-    o.compute = h_compute;
     o.download = h_download;
+    o.reduce_change = h_reduce;
     o.wait = h_wait;
     o.mark = h_mark;
     o.after_mark = h_after_mark;
@@ -250,8 +268,8 @@ static void test_check_catches_hazards(void)
     static char a, b;
     pyr_piece_t p;
     memset(&p, 0, sizeof p);
-    p.layer[0] = &a;
-    p.layer[1] = &b;
+    p.buf[0][0] = &a;
+    p.buf[0][1] = &b;
 
     reset_clocks();
     access_buf(0, begin_op(0), &a, 1, "upload");
@@ -306,7 +324,7 @@ static void test_check_catches_hazards(void)
     grid_data = NULL;
 }
 
-static int run_case(uint64_t seed, int c, const pyr_backend_ops_t *ops)
+static int run_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
 {
     rng_t r = {seed * 7919u + (uint64_t)c};
     int dims = (int)rng_range(&r, 1, 3);
@@ -342,6 +360,9 @@ static int run_case(uint64_t seed, int c, const pyr_backend_ops_t *ops)
         return 1;
     }
     plan->ops = ops; /* same context: the wrapped operations call the CPU backend's */
+    pyr_kernel_t kernel = *plan->kernel;
+    kernel.run = h_run;
+    plan->kernel = &kernel;
     pyr_field_t *f = NULL;
     CHECK_OK(pyr_field_create(&p, &f));
     CHECK_OK(pyr_field_init(f, &p));
@@ -371,7 +392,7 @@ int main(int argc, char **argv)
     int cases = argc > 1 ? atoi(argv[1]) : 300;
     uint64_t seed = argc > 2 ? (uint64_t)strtoull(argv[2], NULL, 10) : 1;
     test_check_catches_hazards();
-    pyr_backend_ops_t ops = hazard_ops();
+    pyr_device_ops_t ops = hazard_ops();
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, &ops);
     return check_report();

@@ -37,7 +37,7 @@ static void test_eigenmode(void)
             pyr_problem_t p;
             make_problem(&p, dims, sizes[dims - 1], prec, 150, PYR_INIT_SINE, 1);
             p.length[0] = 2.0; /* unequal lengths and spacings exercise r_d per axis */
-            p.dt *= 0.9;
+            p.heat.dt *= 0.9;
             pyr_options_t o = naive_cpu(0);
             pyr_status_t st;
             pyr_field_t *u = run_problem(&p, &o, NULL, NULL, &st);
@@ -68,9 +68,9 @@ static double continuous_error(int dims, int64_t n, double t)
     int64_t nn[3] = {n, n, n};
     make_problem(&p, dims, nn, PYR_DOUBLE, 0, PYR_INIT_SINE, 1);
     double h = 1.0 / (double)(n - 1);
-    p.dt = 0.2 * h * h / dims;
-    p.steps = (int64_t)llround(t / p.dt);
-    p.dt = t / (double)p.steps;
+    p.heat.dt = 0.2 * h * h / dims;
+    p.steps = (int64_t)llround(t / p.heat.dt);
+    p.heat.dt = t / (double)p.steps;
     pyr_options_t o = naive_cpu(0);
     pyr_field_t *u = run_problem(&p, &o, NULL, NULL, NULL);
     pyr_field_t *ex = NULL;

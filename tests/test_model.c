@@ -196,8 +196,8 @@ static void test_queued_launches(void)
     pyr_plan_t *plan = NULL;
     CHECK_OK(pyr_plan_create_with_model(&p, &o, &k0, PYR_MODEL_SERIAL, &plan));
     if (!plan) return;
-    const pyr_backend_ops_t *cpu_ops = plan->ops;
-    pyr_backend_ops_t queued = *cpu_ops;
+    const pyr_device_ops_t *cpu_ops = plan->ops;
+    pyr_device_ops_t queued = *cpu_ops;
     queued.concurrent = 1;
     const double tasks = (double)pyr_plan_tasks(plan);
     pyr_model_prediction_t w;
@@ -385,10 +385,10 @@ static void test_wisdom(const char *dir)
     pyr_plan_destroy(&plan);
 
     /* calibrate (briefly), save, and a new plan uses exactly those constants */
-    pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 0, PYR_FLOAT, 2, 0.2};
+    pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 0, PYR_FLOAT, 2, 0.2, PYR_EQ_HEAT, ""};
     pyr_wisdom_constants_t rec;
     memset(&rec, 0, sizeof rec);
-    CHECK_OK(pyr_calibrate(&co, &rec.k));
+    CHECK_OK(pyr_calibrate(&co, &rec.k, NULL, 0));
     CHECK(pyr_model_constants_valid(&rec.k), "calibration gave invalid constants");
     CHECK(rec.k.compute[0] > 1e-12 && rec.k.compute[0] < 1e-6 && rec.k.up > 1e-13 && rec.k.up < 1e-6,
           "implausible constants: compute %.3g s, up %.3g s per value", rec.k.compute[0], rec.k.up);
@@ -409,7 +409,7 @@ static void test_wisdom(const char *dir)
     pyr_wisdom_t *w = malloc(sizeof *w), *r = malloc(sizeof *r);
     pyr_wisdom_init(w);
     CHECK_OK(pyr_wisdom_put_constants(w, &rec));
-    pyr_wisdom_choice_t ch = {PYR_BACKEND_CPU, "", PYR_VERSION_STRING, "a key with spaces", PYR_DECOMP_BLOCKS, 17, 2};
+    pyr_wisdom_choice_t ch = {PYR_BACKEND_CPU, "", PYR_VERSION_STRING, "a key with spaces", PYR_DECOMP_BLOCKS, 17, 2, ""};
     snprintf(ch.device, sizeof ch.device, "%s", rec.device);
     CHECK_OK(pyr_wisdom_put_choice(w, &ch));
     CHECK_OK(pyr_wisdom_save(path, w));

@@ -3,7 +3,7 @@
  * result bit for bit, moves and computes exactly what its plan predicts, and
  * stays within the per-task bounds of SEEDS.md section A.
  *
- *   test_pyramid [cases] [seed] [backend]     (defaults: 300 1 cpu) */
+ *   test_pyramid [cases] [seed] [backend] [kernel variant]     (defaults: 300 1 cpu, the planner's variant) */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "plan/plan.h"
 
 static const char *backend_arg = "cpu";
+static const char *kernel_arg = ""; /* the kernel variant (pyr_options_t.kernel), "" = the planner's */
 
 /* Per-task upper bounds of SEEDS.md section A for a pass of height n, with
  * R (or B) the piece capacity r + 2n and w the size of the unsplit part. */
@@ -94,6 +95,7 @@ static int run_case(int c, uint64_t seed)
     pyr_options_t o;
     pyr_options_default(&o);
     o.backend = !strcmp(backend_arg, "cuda") ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
+    snprintf(o.kernel, sizeof o.kernel, "%s", kernel_arg);
     int trivial = rng_range(&r, 0, 4) == 0;
     o.method = trivial ? PYR_METHOD_TRIVIAL : PYR_METHOD_PYRAMID;
     if (dims == 1) o.decomposition = PYR_DECOMP_SEGMENTS;
@@ -173,6 +175,7 @@ int main(int argc, char **argv)
     int cases = argc > 1 ? atoi(argv[1]) : 300;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
     if (argc > 3) backend_arg = argv[3];
+    if (argc > 4) kernel_arg = argv[4];
     if (!strcmp(backend_arg, "cuda") && pyr_gpu_count() == 0) {
         printf("no usable GPU: skipped\n");
         return 77;

@@ -74,6 +74,7 @@ int pyr_cli_calibrate(int argc, char **argv)
     pyr_backend_kind_t backend = PYR_BACKEND_AUTO;
     int device = 0, threads = 0, show = 0, measure = 0, any_action = 0;
     int precisions = 3, dims_mask = 7; /* bit 0 float, bit 1 double; bit d-1 dims d */
+    unsigned schemes = 3;              /* bit e: equation e (heat, poisson) */
     double effort = 1.0;
     const char *export_path = NULL, *import_path = NULL;
     for (int i = 0; i < argc; i++) {
@@ -99,6 +100,23 @@ int pyr_cli_calibrate(int argc, char **argv)
                 fprintf(stderr, "pyrgrid: error: calibrate --precision %s: use float, double or all\n", v);
                 return 2;
             }
+            measure = 1;
+        } else if (!strcmp(a, "--scheme")) {
+            if (!need_value(argc, argv, i, "calibrate")) return 2;
+            const char *v = argv[++i];
+            schemes = 0;
+            char list[128];
+            snprintf(list, sizeof list, "%s", v);
+            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+                pyr_equation_t eq;
+                if (!strcmp(tok, "all")) schemes = 3;
+                else if (pyr_equation_from_name(tok, &eq)) schemes |= 1u << eq;
+                else {
+                    fprintf(stderr, "pyrgrid: error: calibrate --scheme %s: use heat, poisson, a list of them, or all\n", v);
+                    return 2;
+                }
+            }
+            if (!schemes) schemes = 3;
             measure = 1;
         } else if (!strcmp(a, "--dims")) {
             if (!need_value(argc, argv, i, "calibrate")) return 2;
@@ -189,19 +207,22 @@ int pyr_cli_calibrate(int argc, char **argv)
         snprintf(rec.version, sizeof rec.version, "%s", PYR_VERSION_STRING);
         printf("calibrating the %s backend on %s\n", pyr_backend_name(kind), rec.device);
         double t0 = now();
+        for (int eq = 0; eq < 2; eq++) {
+            if (!(schemes & (1u << eq))) continue;
         for (int pi = 0; pi < 2; pi++) {
             if (!(precisions & (1 << pi))) continue;
             for (int d = 1; d <= 3; d++) {
                 if (!(dims_mask & (1 << (d - 1)))) continue;
-                pyr_calibrate_opts_t o = {kind, device, threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort};
-                if (pyr_calibrate(&o, &rec.k) != PYR_OK) {
+                pyr_calibrate_opts_t o = {kind, device, threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort, (pyr_equation_t)eq, ""};
+                if (pyr_calibrate(&o, &rec.k, rec.kernel, sizeof rec.kernel) != PYR_OK) {
                     rc = fail("calibrate: ");
                     goto done;
                 }
+                snprintf(rec.scheme, sizeof rec.scheme, "%s", pyr_equation_name((pyr_equation_t)eq));
                 rec.precision = o.precision;
                 rec.dims = d;
-                char label[64];
-                snprintf(label, sizeof label, "%s %dD", pyr_precision_name(o.precision), d);
+                char label[96];
+                snprintf(label, sizeof label, "%s %s %dD (kernel %s)", rec.scheme, pyr_precision_name(o.precision), d, rec.kernel);
                 describe_constants(label, &rec.k, pyr_precision_size(o.precision));
                 if (pyr_wisdom_put_constants(w, &rec) != PYR_OK) {
                     rc = fail(NULL);
@@ -209,6 +230,7 @@ int pyr_cli_calibrate(int argc, char **argv)
                 }
                 changed = 1;
             }
+        }
         }
         printf("calibration took %.1f s\n", now() - t0);
     }

@@ -128,7 +128,7 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, const py
             x[i] = p->length[0] * (double)i / (double)(n - 1);
             y[i] = f->precision == PYR_DOUBLE ? ((double *)f->data)[i] : ((float *)f->data)[i];
         }
-        snprintf(title, sizeof title, "u(x) after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->dt);
+        snprintf(title, sizeof title, "u(x) after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->heat.dt);
         pyr_plot_series_t s = {.label = "u", .x = x, .y = y, .n = (int)(n < 2147483647 ? n : 2147483647)};
         pyr_plot_opts_t o = {.title = title, .xlabel = "x", .ylabel = "u"};
         pyr_status_t st = pyr_plot_write_png(path, &s, 1, &o);
@@ -142,7 +142,7 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, const py
         plane += (size_t)(f->n[2] / 2) * (size_t)(f->n[0] * f->n[1]) * elem;
         snprintf(title, sizeof title, "u, plane z = %lld, after %lld steps", (long long)(f->n[2] / 2), (long long)p->steps);
     } else {
-        snprintf(title, sizeof title, "u after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->dt);
+        snprintf(title, sizeof title, "u after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->heat.dt);
     }
     pyr_heatmap_opts_t o = {.title = title};
     return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);

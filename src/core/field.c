@@ -155,6 +155,6 @@ pyr_status_t pyr_field_sine_continuous(pyr_field_t *f, const pyr_problem_t *p, i
 {
     double k = 0;
     for (int d = 0; d < p->dims; d++) k += 1.0 / (p->length[d] * p->length[d]);
-    double t = (double)steps * p->dt;
-    return fill_scaled_sine(f, p, exp(-p->alpha * p->alpha * M_PI * M_PI * k * t));
+    double t = (double)steps * p->heat.dt;
+    return fill_scaled_sine(f, p, exp(-p->heat.alpha * p->heat.alpha * M_PI * M_PI * k * t));
 }

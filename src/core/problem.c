@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "pyrgrid.h"
+#include "schemes/scheme.h"
 
 static const char *const axis_names[3] = {"nx", "ny", "nz"};
 static const char *const length_names[3] = {"lx", "ly", "lz"};
@@ -18,9 +19,13 @@ void pyr_problem_default(pyr_problem_t *p)
     p->n[2] = 1;
     p->length[0] = p->length[1] = p->length[2] = 1.0;
     p->equation = PYR_EQ_HEAT;
-    p->alpha = 1.0;
-    p->dt = 5e-8;
+    p->heat.alpha = 1.0;
+    p->heat.dt = 5e-8;
     p->steps = 1000;
+    p->poisson.tolerance = 0;
+    p->poisson.check_every = 20;
+    p->poisson.omega = 1.0;
+    p->poisson.rhs = PYR_RHS_ZERO;
     p->precision = PYR_DOUBLE;
     p->init = PYR_INIT_SINE;
     p->seed = 1;
@@ -36,7 +41,7 @@ double pyr_problem_r(const pyr_problem_t *p, int axis)
 {
     if (axis >= p->dims) return 0.0;
     double h = pyr_problem_h(p, axis);
-    return p->alpha * p->alpha * p->dt / (h * h);
+    return p->heat.alpha * p->heat.alpha * p->heat.dt / (h * h);
 }
 
 int64_t pyr_problem_nodes(const pyr_problem_t *p)
@@ -58,8 +63,8 @@ pyr_status_t pyr_problem_validate(const pyr_problem_t *p)
     if (!p) return pyr_fail(PYR_ERR_ARG, "problem is NULL");
     if (p->dims < 1 || p->dims > 3)
         return pyr_fail(PYR_ERR_CONFIG, "grid.dims = %d: pyrgrid solves 1-, 2- and 3-dimensional grids; use dims = 1, 2 or 3", p->dims);
-    if (p->equation != PYR_EQ_HEAT)
-        return pyr_fail(PYR_ERR_CONFIG, "scheme.equation: only 'heat' is available");
+    const pyr_scheme_t *scheme = pyr_scheme_of(p->equation);
+    if (!scheme) return pyr_fail(PYR_ERR_CONFIG, "scheme.equation: unknown equation %d; use heat or poisson", (int)p->equation);
     if (p->precision != PYR_FLOAT && p->precision != PYR_DOUBLE)
         return pyr_fail(PYR_ERR_CONFIG, "scheme.precision must be float or double");
     for (int d = 0; d < 3; d++) {
@@ -87,32 +92,13 @@ pyr_status_t pyr_problem_validate(const pyr_problem_t *p)
                             pyr_precision_name(p->precision), (unsigned long long)PTRDIFF_MAX);
         count *= (uint64_t)p->n[d];
     }
-    if (!isfinite(p->alpha) || p->alpha < 0)
-        return pyr_fail(PYR_ERR_CONFIG, "scheme.alpha = %g: the diffusivity must be a finite number >= 0", p->alpha);
-    if (!isfinite(p->dt) || !(p->dt > 0))
-        return pyr_fail(PYR_ERR_CONFIG, "scheme.dt = %g: the time step must be a positive finite number", p->dt);
     if (p->steps < 0)
         return pyr_fail(PYR_ERR_CONFIG, "scheme.steps = %lld: the number of steps must be >= 0", (long long)p->steps);
-    if (p->init < PYR_INIT_SINE || p->init > PYR_INIT_FILE)
+    if (p->init < PYR_INIT_SINE || p->init > PYR_INIT_ZERO)
         return pyr_fail(PYR_ERR_CONFIG, "initial.kind: unknown initial field");
     if (p->init == PYR_INIT_FILE && p->init_file[0] == '\0')
         return pyr_fail(PYR_ERR_CONFIG, "initial.kind = file needs initial.file = PATH.npy");
-
-    /* Stability of the explicit scheme: sum_d alpha^2 dt / h_d^2 <= 1/2. */
-    double sum_r = 0, sum_inv_h2 = 0;
-    for (int d = 0; d < p->dims; d++) {
-        double h = pyr_problem_h(p, d);
-        sum_r += pyr_problem_r(p, d);
-        sum_inv_h2 += 1.0 / (h * h);
-    }
-    if (!isfinite(sum_r) || sum_r > 0.5) {
-        double dt_max = 0.5 / (p->alpha * p->alpha * sum_inv_h2);
-        return pyr_fail(PYR_ERR_UNSTABLE,
-                        "unstable time step: sum over axes of alpha^2*dt/h^2 = %.6g exceeds 1/2 (dt = %g, alpha = %g); "
-                        "use dt <= %.6g, or fewer nodes, or a smaller alpha",
-                        sum_r, p->dt, p->alpha, dt_max);
-    }
-    return PYR_OK;
+    return scheme->validate(p);
 }
 
 /* ------------------------------------------------------------------ options */

@@ -2,7 +2,7 @@
 #ifndef PYR_EXEC_EXEC_H
 #define PYR_EXEC_EXEC_H
 
-#include "backend/backend.h"
+#include "backend/device.h"
 
 /* Host-to-host copy of `box` between two host regions (held-back bands are
  * written into the grid with this), with all cores for large boxes. */

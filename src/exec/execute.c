@@ -32,7 +32,20 @@
  * from one slot to another, so a task's first write to it waits for that
  * earlier task's compute (the backend's mark / after_mark); with two spares
  * that is the task before the previous one, and consecutive tasks' kernels
- * can overlap on the device. */
+ * can overlap on the device.
+ *
+ * Several fields (the scheme's table, schemes/scheme.h): a "buffer" above
+ * is a bundle holding one time layer of every ping-pong field; fields with
+ * one buffer (inputs, state updated in place) live in a bundle per slot
+ * that stays with the slot (its uploads, kernels and downloads run in its
+ * order).  Every state field is uploaded, computed and downloaded as the
+ * one field of the heat scheme is (bands included); an input field is
+ * uploaded over the nodes the first sub-step updates and never downloaded.
+ *
+ * Stopping tests (Poisson): a pass that ends at a check, or the run's last,
+ * reduces the change of its last sub-step over each task's result
+ * (reduce_change), the partial results are combined in task order, and the
+ * run stops at the first check below the tolerance. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +72,7 @@ typedef struct {
 
 typedef struct {
     int buffer;          /* index into the staging pool */
+    int field;
     pyr_box_t box;
     int64_t last_reader; /* task index */
 } pending_band_t;
@@ -75,16 +89,21 @@ typedef struct {
 
 typedef struct {
     pyr_plan_t *plan;
-    const pyr_backend_ops_t *ops;
+    const pyr_device_ops_t *ops;
     void *ctx;
-    pyr_field_t *field;
+    pyr_field_t *const *fields; /* the host fields, per field of the scheme (NULL where unused) */
     size_t elem;
+    int nf;              /* fields of the scheme */
+    int role[PYR_MAX_FIELDS]; /* per field: -1 unused, else its pyr_field_role_t */
+    int64_t pp_off[PYR_MAX_FIELDS], fixed_off[PYR_MAX_FIELDS]; /* offsets (bytes) in a bundle */
     pyr_piece_t *pieces; /* one per slot */
-    void **buffers;      /* slots + spares device buffers of one time layer */
-    void **slot_next;    /* per slot: the buffer its next task uploads into */
-    void *spare[2];      /* the buffers the next tasks compute into, oldest first */
+    void **buffers;      /* slots + spares bundles of one time layer of the ping-pong fields */
+    void **fixed;        /* per slot: the bundle of the one-buffer fields */
+    void **slot_next;    /* per slot: the bundle its next task uploads into */
+    void *spare[2];      /* the bundles the next tasks compute into, oldest first */
     pyr_piece_t faces[6];
     int nfaces;
+    double *partial;     /* per task: its share of the stopping test's reduction */
     staging_t *pool;
     int npool, cap_pool;
     int free_head[STAGING_CLASSES]; /* per size class, -1 = none free */
@@ -92,9 +111,14 @@ typedef struct {
     int npending, cap_pending;
     pyr_box_t *layer_boxes;
     pyr_counters_t count;
-    pyr_host_region_t grid;
+    pyr_host_region_t grid[PYR_MAX_FIELDS];
     flusher_t fl; /* fl.running: band writes go to the worker */
+    int64_t steps_done;
+    int checked, converged;
+    double change;
 } exec_t;
+
+static int is_state(const exec_t *e, int f) { return e->role[f] == PYR_FIELD_PINGPONG || e->role[f] == PYR_FIELD_INPLACE; }
 
 static void lock(exec_t *e)
 {
@@ -197,7 +221,7 @@ static void *flusher_main(void *arg)
         pyr_host_region_t src = {e->pool[b.buffer].data, b.box};
         f->busy = 1;
         pthread_mutex_unlock(&f->mu);
-        pyr_host_copy_box(&e->grid, &src, &b.box, e->elem);
+        pyr_host_copy_box(&e->grid[b.field], &src, &b.box, e->elem);
         pthread_mutex_lock(&f->mu);
         pool_release(e, b.buffer);
         f->busy = 0;
@@ -278,7 +302,7 @@ static pyr_status_t flush_bands(exec_t *e, int64_t done_through, int all)
             handed = 1;
         } else {
             pyr_host_region_t src = {e->pool[b->buffer].data, b->box};
-            pyr_host_copy_box(&e->grid, &src, &b->box, e->elem);
+            pyr_host_copy_box(&e->grid[b->field], &src, &b->box, e->elem);
             pool_release(e, b->buffer);
         }
     }
@@ -301,29 +325,94 @@ static pyr_status_t push_pending(exec_t *e, pending_band_t b)
     return PYR_OK;
 }
 
-/* Both layers of a piece must hold the boundary nodes inside its region:
- * faces of unsplit axes come from the resident face pieces, boundary planes
- * of split axes were uploaded into layer 0 and are mirrored into layer 1. */
+/* Every buffer of a state field must hold the boundary nodes (those no
+ * sub-step updates) inside the piece's region: faces of unsplit axes come
+ * from the resident face pieces, boundary planes of split axes were
+ * uploaded into buffer 0 and are mirrored into buffer 1 of the ping-pong
+ * fields. */
 static pyr_status_t prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece)
 {
     const pyr_plan_t *plan = e->plan;
-    for (int f = 0; f < e->nfaces; f++) {
-        pyr_box_t b = pyr_box_intersect(&piece->box, &e->faces[f].box);
-        if (!pyr_box_empty(&b)) PYR_TRY(e->ops->copy(e->ctx, slot, piece, 3, &e->faces[f], 0, &b));
+    for (int k = 0; k < e->nfaces; k++) {
+        pyr_box_t b = pyr_box_intersect(&piece->box, &e->faces[k].box);
+        if (pyr_box_empty(&b)) continue;
+        for (int f = 0; f < e->nf; f++)
+            if (is_state(e, f)) PYR_TRY(e->ops->copy(e->ctx, slot, piece, f, 3, &e->faces[k], 0, &b));
     }
     for (int a = 0; a < plan->problem.dims; a++) {
         if (!plan->split[a]) continue;
         int64_t n = plan->problem.n[a];
         for (int side = 0; side < 2; side++) {
-            int64_t at = side ? n - 1 : 0;
-            if (at < piece->box.lo[a] || at >= piece->box.hi[a]) continue;
+            const int64_t thick = plan->fixed[a][side];
+            if (thick <= 0) continue;
             pyr_box_t b = piece->box;
-            b.lo[a] = at;
-            b.hi[a] = at + 1;
-            PYR_TRY(e->ops->copy(e->ctx, slot, piece, 2, piece, 0, &b));
+            b.lo[a] = side ? n - thick : 0;
+            b.hi[a] = side ? n : thick;
+            b = pyr_box_intersect(&b, &piece->box);
+            if (pyr_box_empty(&b)) continue;
+            for (int f = 0; f < e->nf; f++)
+                if (e->role[f] == PYR_FIELD_PINGPONG) PYR_TRY(e->ops->copy(e->ctx, slot, piece, f, 2, piece, 0, &b));
         }
     }
     return PYR_OK;
+}
+
+/* Point a piece's buffers into bundles: the ping-pong fields' two layers in
+ * l0 and l1, the other fields in the slot's fixed bundle. */
+static void lend(exec_t *e, pyr_piece_t *piece, void *l0, void *l1, void *fixed)
+{
+    piece->nfields = e->nf;
+    for (int f = 0; f < e->nf; f++) {
+        piece->buf[f][0] = piece->buf[f][1] = NULL;
+        if (e->role[f] == PYR_FIELD_PINGPONG) {
+            piece->buf[f][0] = (char *)l0 + e->pp_off[f];
+            piece->buf[f][1] = (char *)l1 + e->pp_off[f];
+        } else if (e->role[f] >= 0) {
+            piece->buf[f][0] = (char *)fixed + e->fixed_off[f];
+        }
+    }
+}
+
+/* Upload what a task (or the resident piece) needs: every state field over
+ * `state`, every input over `input`. */
+static pyr_status_t upload_fields(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *state, const pyr_box_t *input)
+{
+    for (int f = 0; f < e->nf; f++) {
+        if (e->role[f] < 0) continue;
+        const pyr_box_t *b = is_state(e, f) ? state : input;
+        if (pyr_box_empty(b)) continue;
+        PYR_TRY(e->ops->upload(e->ctx, slot, piece, f, &e->grid[f], b));
+        e->count.uploaded += (uint64_t)pyr_box_volume(b);
+    }
+    return PYR_OK;
+}
+
+/* Download the state fields' newest values over `box` into `dst` (the
+ * grids when NULL). */
+static pyr_status_t download_fields(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *box)
+{
+    if (pyr_box_empty(box)) return PYR_OK;
+    for (int f = 0; f < e->nf; f++) {
+        if (!is_state(e, f)) continue;
+        PYR_TRY(e->ops->download(e->ctx, slot, piece, f, &e->grid[f], box));
+        e->count.downloaded += (uint64_t)pyr_box_volume(box);
+    }
+    return PYR_OK;
+}
+
+/* The kernel on the first n layer boxes. */
+static pyr_status_t compute(exec_t *e, int slot, const pyr_piece_t *piece, int n)
+{
+    pyr_kernel_call_t call = {piece, &e->plan->coef, e->layer_boxes, n, &e->plan->variant};
+    return e->plan->kernel->run(e->ctx, slot, &call);
+}
+
+/* The first ping-pong field: the one the stopping test measures. */
+static int measured_field(const exec_t *e)
+{
+    for (int f = 0; f < e->nf; f++)
+        if (e->role[f] == PYR_FIELD_PINGPONG) return f;
+    return -1;
 }
 
 static pyr_status_t set_piece(exec_t *e, pyr_piece_t *piece, const pyr_box_t *box)
@@ -340,11 +429,22 @@ static pyr_status_t set_piece(exec_t *e, pyr_piece_t *piece, const pyr_box_t *bo
     return PYR_OK;
 }
 
-static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
+/* The bundle size of the ping-pong fields and of the one-buffer fields. */
+static uint64_t bundle_bytes(const exec_t *e, int pingpong)
+{
+    uint64_t n = 0;
+    for (int f = 0; f < e->nf; f++)
+        if (e->role[f] >= 0 && (e->role[f] == PYR_FIELD_PINGPONG) == pingpong) n++;
+    return n * e->plan->layout.layer_bytes;
+}
+
+static pyr_status_t run_pass(exec_t *e, int64_t h, int reduce)
 {
     pyr_plan_t *plan = e->plan;
     int64_t ntasks = pyr_plan_tasks(plan);
     int slots = plan->slots;
+    const int64_t layers = pyr_plan_layers(plan, h);
+    const int mf = measured_field(e);
     /* bands of the previous task that go straight into the grid after this task's upload */
     pyr_box_t direct[3];
     int ndirect = 0;
@@ -358,60 +458,57 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, const pyr_heat_coef_t *coef)
         pyr_plan_task(plan, t, h, &task);
         pyr_piece_t *piece = &e->pieces[slot];
         PYR_TRY(set_piece(e, piece, &task.src));
-        piece->layer[0] = e->slot_next[slot];
-        piece->layer[1] = e->spare[0];
+        void *bundle[2] = {e->slot_next[slot], e->spare[0]};
+        lend(e, piece, bundle[0], bundle[1], e->fixed[slot]);
         /* Uploads finish in task order: a task's result reaches the grid
          * (after its own upload, on its slot) only once every earlier task
          * has read the old values there; the copy engine moves them one
          * after another anyway. */
         const int prev = (int)((t + slots - 1) % slots);
         if (t > 0 && slots > 1 && e->ops->after_mark) PYR_TRY(e->ops->after_mark(e->ctx, slot, prev, PYR_MARK_UPLOAD));
-        PYR_TRY(e->ops->upload(e->ctx, slot, piece, &e->grid, &task.upload));
-        e->count.uploaded += (uint64_t)pyr_box_volume(&task.upload);
+        PYR_TRY(upload_fields(e, slot, piece, &task.upload, &task.input));
         if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_UPLOAD));
         if (ndirect > 0) {
             /* task t - 1's bands: this upload has read their old values */
             PYR_TRY(e->ops->after_mark(e->ctx, prev, slot, PYR_MARK_UPLOAD));
-            for (int b = 0; b < ndirect; b++) {
-                PYR_TRY(e->ops->download(e->ctx, prev, &e->pieces[prev], &e->grid, &direct[b]));
-                e->count.downloaded += (uint64_t)pyr_box_volume(&direct[b]);
-            }
+            for (int b = 0; b < ndirect; b++) PYR_TRY(download_fields(e, prev, &e->pieces[prev], &direct[b]));
             ndirect = 0;
         }
         /* the spare was task t - spares' (another slot's, as a rule) until its compute ended */
         if (t >= plan->spares && slots > 1 && e->ops->after_mark)
             PYR_TRY(e->ops->after_mark(e->ctx, slot, (int)((t - plan->spares) % slots), PYR_MARK_COMPUTE));
         PYR_TRY(prepare_boundary(e, slot, piece));
-        for (int64_t l = 1; l <= h; l++) {
+        for (int64_t l = 1; l <= layers; l++) {
             e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &task, h, l);
             e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
         }
-        PYR_TRY(e->ops->compute(e->ctx, slot, piece, coef, e->layer_boxes, (int)h));
+        PYR_TRY(compute(e, slot, piece, (int)layers));
         if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
-        piece->cur = (int)(h & 1);
-        e->slot_next[slot] = piece->layer[piece->cur];
+        piece->cur = (int)(layers & 1);
+        if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, slot, piece, mf, &task.result, &e->partial[t]));
+        e->slot_next[slot] = bundle[piece->cur];
         if (plan->spares == 2) e->spare[0] = e->spare[1];
-        e->spare[plan->spares - 1] = piece->layer[piece->cur ^ 1];
+        e->spare[plan->spares - 1] = bundle[piece->cur ^ 1];
 
         pyr_box_t main_box, bands[3];
         int64_t last[3];
         int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
-        if (!pyr_box_empty(&main_box)) {
-            PYR_TRY(e->ops->download(e->ctx, slot, piece, &e->grid, &main_box));
-            e->count.downloaded += (uint64_t)pyr_box_volume(&main_box);
-        }
+        PYR_TRY(download_fields(e, slot, piece, &main_box));
         for (int b = 0; b < nb; b++) {
             if (pyr_plan_band_direct(plan, &task, &bands[b], t, last[b])) {
                 direct[ndirect++] = bands[b];
                 continue;
             }
-            int buf = -1;
-            PYR_TRY(pool_acquire(e, (size_t)pyr_box_volume(&bands[b]) * e->elem, &buf));
-            pyr_host_region_t dst = {e->pool[buf].data, bands[b]};
-            PYR_TRY(e->ops->download(e->ctx, slot, piece, &dst, &bands[b]));
-            e->count.downloaded += (uint64_t)pyr_box_volume(&bands[b]);
-            pending_band_t pb = {buf, bands[b], last[b]};
-            PYR_TRY(push_pending(e, pb));
+            for (int f = 0; f < e->nf; f++) {
+                if (!is_state(e, f)) continue;
+                int buf = -1;
+                PYR_TRY(pool_acquire(e, (size_t)pyr_box_volume(&bands[b]) * e->elem, &buf));
+                pyr_host_region_t dst = {e->pool[buf].data, bands[b]};
+                PYR_TRY(e->ops->download(e->ctx, slot, piece, f, &dst, &bands[b]));
+                e->count.downloaded += (uint64_t)pyr_box_volume(&bands[b]);
+                pending_band_t pb = {buf, f, bands[b], last[b]};
+                PYR_TRY(push_pending(e, pb));
+            }
         }
     }
     if (ndirect > 0) return pyr_fail(PYR_ERR_INTERNAL, "executor: the last task of a pass left %d bands for a next task", ndirect);
@@ -428,21 +525,27 @@ static pyr_status_t upload_faces(exec_t *e)
     for (int a = 0; a < p->dims; a++) {
         if (plan->split[a]) continue;
         for (int side = 0; side < 2; side++) {
-            pyr_piece_t *f = &e->faces[e->nfaces];
-            memset(f, 0, sizeof *f);
+            const int64_t thick = plan->fixed[a][side];
+            if (thick <= 0) continue;
+            pyr_piece_t *face = &e->faces[e->nfaces];
+            memset(face, 0, sizeof *face);
             pyr_box_t box = pyr_plan_grid(plan);
-            box.lo[a] = side ? p->n[a] - 1 : 0;
-            box.hi[a] = box.lo[a] + 1;
+            box.lo[a] = side ? p->n[a] - thick : 0;
+            box.hi[a] = side ? p->n[a] : thick;
             int64_t ext[3] = {pyr_box_extent(&box, 0), pyr_box_extent(&box, 1), pyr_box_extent(&box, 2)};
             pyr_piece_layout_t L = pyr_piece_layout(e->ops, ext, e->elem);
-            f->box = box;
-            f->pitch = L.pitch;
-            f->xpad = pyr_piece_xpad(e->ops, box.lo[0], e->elem);
-            if (f->xpad + ext[0] > f->pitch) f->xpad = 0;
-            PYR_TRY(e->ops->dev_alloc(e->ctx, L.layer_bytes, &f->layer[0]));
+            face->box = box;
+            face->pitch = L.pitch;
+            face->xpad = pyr_piece_xpad(e->ops, box.lo[0], e->elem);
+            if (face->xpad + ext[0] > face->pitch) face->xpad = 0;
+            face->nfields = e->nf;
             e->nfaces++;
-            PYR_TRY(e->ops->upload(e->ctx, 0, f, &e->grid, &box));
-            e->count.uploaded += (uint64_t)pyr_box_volume(&box);
+            for (int f = 0; f < e->nf; f++) {
+                if (!is_state(e, f)) continue;
+                PYR_TRY(e->ops->dev_alloc(e->ctx, L.layer_bytes, &face->buf[f][0]));
+                PYR_TRY(e->ops->upload(e->ctx, 0, face, f, &e->grid[f], &box));
+                e->count.uploaded += (uint64_t)pyr_box_volume(&box);
+            }
         }
     }
     return PYR_OK;
@@ -454,111 +557,193 @@ static void exec_release(exec_t *e)
     if (e->buffers)
         for (int b = 0; b < e->plan->slots + e->plan->spares; b++)
             if (e->buffers[b]) e->ops->dev_free(e->ctx, e->buffers[b]);
+    if (e->fixed)
+        for (int b = 0; b < e->plan->slots; b++)
+            if (e->fixed[b]) e->ops->dev_free(e->ctx, e->fixed[b]);
     free(e->buffers);
+    free(e->fixed);
     free(e->slot_next);
     free(e->pieces);
-    for (int f = 0; f < e->nfaces; f++)
-        if (e->faces[f].layer[0]) e->ops->dev_free(e->ctx, e->faces[f].layer[0]);
+    for (int k = 0; k < e->nfaces; k++)
+        for (int f = 0; f < e->nf; f++)
+            if (e->faces[k].buf[f][0]) e->ops->dev_free(e->ctx, e->faces[k].buf[f][0]);
     for (int i = 0; i < e->npool; i++)
         if (e->pool[i].owner) e->ops->host_free(e->ctx, e->pool[i].data);
     free(e->pool);
     free(e->pending);
     free(e->layer_boxes);
+    free(e->partial);
+}
+
+/* Max of the tasks' partial changes, in task order. */
+static double combine(const exec_t *e, int64_t n)
+{
+    double m = 0;
+    for (int64_t t = 0; t < n; t++)
+        if (!(e->partial[t] <= m)) m = e->partial[t]; /* a NaN wins, as an infinity would */
+    return m;
 }
 
 static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
 {
     pyr_plan_t *plan = e->plan;
     const pyr_problem_t *p = &plan->problem;
-    pyr_heat_coef_t coef = pyr_heat_coef(p);
+    const pyr_scheme_t *scheme = plan->scheme;
+    const double tolerance = scheme->tolerance(p);
+    const int reduces = scheme->reduction == PYR_REDUCE_MAX_CHANGE && measured_field(e) >= 0 && e->ops->reduce_change;
+    const uint64_t pp_bytes = bundle_bytes(e, 1), fixed_bytes = bundle_bytes(e, 0);
 
     e->pieces = calloc((size_t)plan->slots, sizeof *e->pieces);
     e->buffers = calloc((size_t)(plan->slots + plan->spares), sizeof *e->buffers);
+    e->fixed = calloc((size_t)plan->slots, sizeof *e->fixed);
     e->slot_next = calloc((size_t)plan->slots, sizeof *e->slot_next);
-    e->layer_boxes = malloc((size_t)plan->height * sizeof *e->layer_boxes);
-    if (!e->pieces || !e->buffers || !e->slot_next || !e->layer_boxes) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-    for (int b = 0; b < plan->slots + plan->spares; b++) PYR_TRY(e->ops->dev_alloc(e->ctx, plan->layout.layer_bytes, &e->buffers[b]));
+    e->layer_boxes = malloc((size_t)pyr_plan_layers(plan, plan->height) * sizeof *e->layer_boxes);
+    const int64_t ntasks = plan->resident ? 1 : pyr_plan_tasks(plan);
+    e->partial = calloc((size_t)ntasks, sizeof *e->partial);
+    if (!e->pieces || !e->buffers || !e->fixed || !e->slot_next || !e->layer_boxes || !e->partial)
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    if (pp_bytes > 0)
+        for (int b = 0; b < plan->slots + plan->spares; b++) PYR_TRY(e->ops->dev_alloc(e->ctx, pp_bytes, &e->buffers[b]));
+    if (fixed_bytes > 0)
+        for (int b = 0; b < plan->slots; b++) PYR_TRY(e->ops->dev_alloc(e->ctx, fixed_bytes, &e->fixed[b]));
     for (int s = 0; s < plan->slots; s++) e->slot_next[s] = e->buffers[s];
     for (int b = 0; b < plan->spares; b++) e->spare[b] = e->buffers[plan->slots + b];
     PYR_TRY(upload_faces(e));
-    /* PYR_SYNC_FLUSH=1 writes bands on the issuing thread (for comparisons) */
-    const char *sync = getenv("PYR_SYNC_FLUSH");
-    if (!plan->resident && plan->slots > 1 && !(sync && *sync && *sync != '0')) PYR_TRY(flusher_start(e));
+    if (!plan->resident && plan->slots > 1) PYR_TRY(flusher_start(e));
 
     pyr_box_t interior = pyr_plan_interior(plan);
+    void *res[2] = {e->buffers[0], e->buffers[1]};
     if (plan->resident) {
-        /* one piece for the whole run, in the two buffers (one slot, one spare) */
+        /* one piece for the whole run, in the two bundles (one slot, one spare) */
         pyr_box_t grid = pyr_plan_grid(plan);
-        e->pieces[0].layer[0] = e->buffers[0];
-        e->pieces[0].layer[1] = e->buffers[1];
         PYR_TRY(set_piece(e, &e->pieces[0], &grid));
-        PYR_TRY(e->ops->upload(e->ctx, 0, &e->pieces[0], &e->grid, &grid));
-        e->count.uploaded += (uint64_t)pyr_box_volume(&grid);
+        lend(e, &e->pieces[0], res[0], res[1], e->fixed[0]);
+        pyr_task_t whole;
+        memset(&whole, 0, sizeof whole);
+        whole.result = interior;
+        whole.src = grid;
+        pyr_box_t input = pyr_plan_layer_box(plan, &whole, 1, 1);
+        PYR_TRY(upload_fields(e, 0, &e->pieces[0], &grid, &input));
         PYR_TRY(prepare_boundary(e, 0, &e->pieces[0]));
     }
-    for (int64_t step = 0; step < p->steps;) {
+    const int64_t every = plan->check_every;
+    int64_t step = 0;
+    while (step < p->steps) {
         int64_t h = pyr_plan_pass_height(plan, step);
+        const int at_check = every > 0 && (step + h) % every == 0;
+        const int reduce = reduces && (at_check || step + h == p->steps);
         if (plan->resident) {
-            for (int64_t l = 0; l < h; l++) e->layer_boxes[l] = interior;
-            PYR_TRY(e->ops->compute(e->ctx, 0, &e->pieces[0], &coef, e->layer_boxes, (int)h));
-            e->pieces[0].cur ^= (int)(h & 1);
-            e->count.computed += (uint64_t)pyr_box_volume(&interior) * (uint64_t)h;
+            const int64_t layers = pyr_plan_layers(plan, h);
+            pyr_task_t whole;
+            memset(&whole, 0, sizeof whole);
+            whole.result = interior;
+            for (int64_t l = 1; l <= layers; l++) {
+                e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &whole, h, l);
+                e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
+            }
+            PYR_TRY(compute(e, 0, &e->pieces[0], (int)layers));
+            e->pieces[0].cur ^= (int)(layers & 1);
+            if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, 0, &e->pieces[0], measured_field(e), &interior, &e->partial[0]));
         } else {
-            PYR_TRY(run_pass(e, h, &coef));
+            PYR_TRY(run_pass(e, h, reduce));
         }
         step += h;
-        int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
-        if (plan->resident && (snap || step == p->steps)) {
-            PYR_TRY(e->ops->download(e->ctx, 0, &e->pieces[0], &e->grid, &interior));
-            e->count.downloaded += (uint64_t)pyr_box_volume(&interior);
+        int stop = 0;
+        if (reduce) {
+            if (plan->resident) PYR_TRY(e->ops->wait(e->ctx, 0));
+            e->change = combine(e, ntasks);
+            e->checked = 1;
+            if (tolerance > 0 && e->change < tolerance) e->converged = stop = 1;
         }
+        int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
+        if (plan->resident && (snap || step == p->steps || stop)) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
         if (plan->resident && hooks && hooks->progress) PYR_TRY(e->ops->wait(e->ctx, 0));
         if (snap && hooks && hooks->snapshot) {
             PYR_TRY(e->ops->wait(e->ctx, 0));
-            PYR_TRY(hooks->snapshot(hooks->user, e->field, step));
+            PYR_TRY(hooks->snapshot(hooks->user, e->fields[0], step));
         }
         if (hooks && hooks->progress && hooks->progress(hooks->user, step, p->steps))
             return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld steps", (long long)step, (long long)p->steps);
+        if (stop) break;
     }
     for (int s = 0; s < plan->slots; s++) PYR_TRY(e->ops->wait(e->ctx, s));
-    uint64_t useful = (uint64_t)pyr_problem_interior(p) * (uint64_t)p->steps;
-    e->count.redundant = e->count.computed - useful;
+    e->steps_done = step;
+    e->count.redundant = e->count.computed - pyr_plan_useful(plan, step);
     return PYR_OK;
 }
 
-pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks, pyr_counters_t *counters)
+static pyr_status_t check_field(const pyr_plan_t *plan, const pyr_field_t *field, const char *name)
 {
-    if (!plan || !field) return pyr_fail(PYR_ERR_ARG, "pyr_execute: plan and field are required");
     for (int a = 0; a < 3; a++)
         if (field->n[a] != plan->problem.n[a])
-            return pyr_fail(PYR_ERR_ARG, "field of %lld x %lld x %lld nodes does not match the plan's grid of %lld x %lld x %lld",
+            return pyr_fail(PYR_ERR_ARG, "field %s of %lld x %lld x %lld nodes does not match the plan's grid of %lld x %lld x %lld", name,
                             (long long)field->n[0], (long long)field->n[1], (long long)field->n[2], (long long)plan->problem.n[0],
                             (long long)plan->problem.n[1], (long long)plan->problem.n[2]);
     if (field->precision != plan->problem.precision)
-        return pyr_fail(PYR_ERR_ARG, "field precision %s does not match the plan's %s", pyr_precision_name(field->precision),
+        return pyr_fail(PYR_ERR_ARG, "field %s precision %s does not match the plan's %s", name, pyr_precision_name(field->precision),
                         pyr_precision_name(plan->problem.precision));
+    if (!field->data) return pyr_fail(PYR_ERR_ARG, "field %s has no data", name);
+    return PYR_OK;
+}
+
+pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+{
+    if (run) memset(run, 0, sizeof *run);
+    if (!plan || !given) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
+    const pyr_scheme_t *scheme = plan->scheme;
+    if (nfields != scheme->nfields)
+        return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: the %s scheme has %d field%s, %d given", scheme->name, scheme->nfields,
+                        scheme->nfields == 1 ? "" : "s", nfields);
     exec_t e;
     memset(&e, 0, sizeof e);
     for (int c = 0; c < STAGING_CLASSES; c++) e.free_head[c] = -1;
     e.plan = plan;
     e.ops = plan->ops;
     e.ctx = plan->ctx;
-    e.field = field;
-    e.elem = pyr_precision_size(field->precision);
-    e.grid.data = field->data;
-    e.grid.box = pyr_plan_grid(plan);
-    if (counters) memset(counters, 0, sizeof *counters);
-    if (plan->problem.steps == 0) return PYR_OK;
-
-    size_t grid_bytes = (size_t)pyr_field_count(field) * e.elem;
-    int registered = 0;
+    e.elem = pyr_precision_size(plan->problem.precision);
+    e.nf = scheme->nfields;
+    /* fields the library makes (inputs not given), and each field's place in its bundle */
+    pyr_field_t *made[PYR_MAX_FIELDS] = {NULL};
+    pyr_field_t *fields[PYR_MAX_FIELDS] = {NULL};
     pyr_status_t st = PYR_OK;
-    if (e.ops->host_register) {
-        st = e.ops->host_register(e.ctx, field->data, grid_bytes);
-        if (st != PYR_OK) return st;
-        registered = 1;
+    int64_t pp = 0, fx = 0;
+    for (int f = 0; f < e.nf && st == PYR_OK; f++) {
+        e.role[f] = -1;
+        if (!((plan->fields >> f) & 1)) continue;
+        e.role[f] = (int)scheme->field[f].role;
+        if (e.role[f] == PYR_FIELD_PINGPONG) e.pp_off[f] = pp++ * (int64_t)plan->layout.layer_bytes;
+        else e.fixed_off[f] = fx++ * (int64_t)plan->layout.layer_bytes;
+        fields[f] = given[f];
+        if (!fields[f]) {
+            if (scheme->field[f].role != PYR_FIELD_INPUT) {
+                st = pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: field %s of the %s scheme is required", scheme->field[f].name, scheme->name);
+                break;
+            }
+            st = pyr_field_create(&plan->problem, &made[f]);
+            if (st == PYR_OK) st = scheme->init_input(&plan->problem, f, made[f]);
+            fields[f] = made[f];
+        }
+        if (st == PYR_OK) st = check_field(plan, fields[f], scheme->field[f].name);
+        if (st == PYR_OK) {
+            e.grid[f].data = fields[f]->data;
+            e.grid[f].box = pyr_plan_grid(plan);
+        }
     }
-    st = execute(&e, hooks);
+    e.fields = fields;
+    if (st != PYR_OK || plan->problem.steps == 0) {
+        for (int f = 0; f < e.nf; f++) pyr_field_destroy(&made[f]);
+        return st;
+    }
+
+    size_t grid_bytes = (size_t)pyr_field_count(fields[0]) * e.elem;
+    int registered[PYR_MAX_FIELDS] = {0};
+    if (e.ops->host_register)
+        for (int f = 0; f < e.nf && st == PYR_OK; f++) {
+            if (e.role[f] < 0) continue;
+            st = e.ops->host_register(e.ctx, fields[f]->data, grid_bytes);
+            registered[f] = st == PYR_OK;
+        }
+    if (st == PYR_OK) st = execute(&e, hooks);
     if (st != PYR_OK) {
         /* let queued work finish before freeing what it uses, keeping the
          * message of the first failure */
@@ -568,7 +753,26 @@ pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t
         pyr_fail(st, "%s", message);
     }
     exec_release(&e);
-    if (registered) e.ops->host_unregister(e.ctx, field->data);
-    if (counters) *counters = e.count;
+    for (int f = 0; f < e.nf; f++)
+        if (registered[f]) e.ops->host_unregister(e.ctx, fields[f]->data);
+    for (int f = 0; f < e.nf; f++) pyr_field_destroy(&made[f]);
+    if (run && st == PYR_OK) {
+        run->counts = e.count;
+        run->steps = e.steps_done;
+        run->checked = e.checked;
+        run->change = e.change;
+        run->converged = e.converged;
+    }
     return st;
+}
+
+pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks, pyr_counters_t *counters)
+{
+    if (counters) memset(counters, 0, sizeof *counters);
+    if (!plan || !field) return pyr_fail(PYR_ERR_ARG, "pyr_execute: plan and field are required");
+    pyr_field_t *fields[PYR_MAX_FIELDS] = {field};
+    pyr_run_info_t run;
+    PYR_TRY(pyr_execute_fields(plan, fields, plan->scheme->nfields, hooks, &run));
+    if (counters) *counters = run.counts;
+    return PYR_OK;
 }

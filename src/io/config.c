@@ -10,10 +10,12 @@
 #include "core/error.h"
 #include "core/suggest.h"
 
-static const char *const sections[] = {"grid", "scheme", "initial", "run", "output"};
+static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output"};
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
-static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision"};
+static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision",
+                                          "iterations", "tolerance", "check_every", "omega"};
 static const char *const keys_initial[] = {"kind", "file", "seed"};
+static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots"};
 static const char *const keys_output[] = {"field", "image", "every"};
 
@@ -120,14 +122,24 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
     }
     if (!strcmp(sec, "scheme")) {
         if (!strcmp(key, "equation")) {
-            static const char *const eq[] = {"heat"};
-            PYR_TRY(parse_choice(sec, key, v, eq, 1, &choice));
-            p->equation = PYR_EQ_HEAT;
+            static const char *const eq[] = {"heat", "poisson"};
+            PYR_TRY(parse_choice(sec, key, v, eq, 2, &choice));
+            p->equation = choice ? PYR_EQ_POISSON : PYR_EQ_HEAT;
             return PYR_OK;
         }
-        if (!strcmp(key, "alpha")) return parse_real(sec, key, v, &p->alpha);
-        if (!strcmp(key, "dt")) return parse_real(sec, key, v, &p->dt);
-        if (!strcmp(key, "steps")) return parse_int(sec, key, v, 0, &p->steps);
+        if (!strcmp(key, "alpha")) return cfg->given |= PYR_GIVEN_HEAT, parse_real(sec, key, v, &p->heat.alpha);
+        if (!strcmp(key, "dt")) return cfg->given |= PYR_GIVEN_HEAT, parse_real(sec, key, v, &p->heat.dt);
+        if (!strcmp(key, "steps")) return cfg->given |= PYR_GIVEN_HEAT, parse_int(sec, key, v, 0, &p->steps);
+        if (!strcmp(key, "iterations")) return cfg->given |= PYR_GIVEN_POISSON | PYR_GIVEN_ITERATIONS, parse_int(sec, key, v, 1, &p->steps);
+        if (!strcmp(key, "tolerance")) {
+            cfg->given |= PYR_GIVEN_POISSON;
+            PYR_TRY(parse_real(sec, key, v, &p->poisson.tolerance));
+            if (!(p->poisson.tolerance > 0) || !isfinite(p->poisson.tolerance))
+                return pyr_fail(PYR_ERR_CONFIG, "scheme.tolerance = %s: use a positive finite tolerance (e.g. 1e-8), or leave it out to run all iterations", v);
+            return PYR_OK;
+        }
+        if (!strcmp(key, "check_every")) return cfg->given |= PYR_GIVEN_POISSON, parse_int(sec, key, v, 1, &p->poisson.check_every);
+        if (!strcmp(key, "omega")) return cfg->given |= PYR_GIVEN_POISSON, parse_real(sec, key, v, &p->poisson.omega);
         if (!strcmp(key, "precision")) {
             static const char *const pr[] = {"float", "double"};
             PYR_TRY(parse_choice(sec, key, v, pr, 2, &choice));
@@ -136,10 +148,21 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
         }
         return unknown_key(sec, key, keys_scheme, COUNT(keys_scheme));
     }
+    if (!strcmp(sec, "rhs")) {
+        cfg->given |= PYR_GIVEN_POISSON;
+        if (!strcmp(key, "kind")) {
+            static const char *const kinds[] = {"zero", "sine", "file"};
+            PYR_TRY(parse_choice(sec, key, v, kinds, 3, &choice));
+            p->poisson.rhs = (pyr_rhs_kind_t)choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "file")) return copy_path(sec, key, v, p->poisson.rhs_file);
+        return unknown_key(sec, key, keys_rhs, COUNT(keys_rhs));
+    }
     if (!strcmp(sec, "initial")) {
         if (!strcmp(key, "kind")) {
-            static const char *const kinds[] = {"sine", "gauss", "random", "file"};
-            PYR_TRY(parse_choice(sec, key, v, kinds, 4, &choice));
+            static const char *const kinds[] = {"sine", "gauss", "random", "file", "zero"};
+            PYR_TRY(parse_choice(sec, key, v, kinds, 5, &choice));
             p->init = (pyr_init_kind_t)choice;
             return PYR_OK;
         }
@@ -230,7 +253,7 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
     }
     const char *near = pyr_suggest(sec, sections, COUNT(sections));
     if (near) return pyr_fail(PYR_ERR_CONFIG, "unknown section [%s]; did you mean [%s]?", sec, near);
-    return pyr_fail(PYR_ERR_CONFIG, "unknown section [%s]; the sections are [grid], [scheme], [initial], [run], [output]", sec);
+    return pyr_fail(PYR_ERR_CONFIG, "unknown section [%s]; the sections are [grid], [scheme], [initial], [rhs], [run], [output]", sec);
 }
 
 static int on_entry(void *user, const char *section, const char *name, const char *value)
@@ -238,7 +261,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     parse_t *ps = user;
     if (ps->status != PYR_OK) return 1; /* keep the first error */
     if (!section || !*section) {
-        ps->status = pyr_fail(PYR_ERR_CONFIG, "key '%s' appears before any [section]; put it under [grid], [scheme], [initial], [run] or [output]", name);
+        ps->status = pyr_fail(PYR_ERR_CONFIG, "key '%s' appears before any [section]; put it under [grid], [scheme], [initial], [rhs], [run] or [output]", name);
         return 0;
     }
     ps->status = apply(ps->cfg, section, name, value);
@@ -279,14 +302,32 @@ pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment)
     return PYR_OK;
 }
 
-void pyr_config_finish(pyr_config_t *cfg)
+pyr_status_t pyr_config_finish(pyr_config_t *cfg)
 {
     pyr_options_t *o = &cfg->options;
+    pyr_problem_t *p = &cfg->problem;
+    /* keys of another scheme are mistakes, not settings to ignore */
+    if (p->equation == PYR_EQ_POISSON && (cfg->given & PYR_GIVEN_HEAT))
+        return pyr_fail(PYR_ERR_CONFIG,
+                        "scheme.equation = poisson takes iterations, tolerance, check_every and omega (and [rhs]), not the heat "
+                        "equation's alpha, dt or steps; remove those keys (the most sweeps is iterations = N)");
+    if (p->equation == PYR_EQ_HEAT && (cfg->given & PYR_GIVEN_POISSON))
+        return pyr_fail(PYR_ERR_CONFIG,
+                        "iterations, tolerance, check_every, omega and [rhs] belong to scheme.equation = poisson; "
+                        "the heat equation takes alpha, dt and steps (or set equation = poisson)");
+    if (p->equation == PYR_EQ_POISSON && !(cfg->given & PYR_GIVEN_ITERATIONS)) {
+        if (!(p->poisson.tolerance > 0))
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "scheme.equation = poisson needs a way to stop: give tolerance = EPS (stop once a sweep changes u by "
+                            "less than EPS) and/or iterations = N (the most sweeps)");
+        p->steps = PYR_CONFIG_POISSON_ITERATIONS;
+    }
     /* axes beyond dims that the file does not mention have one node */
-    for (int d = cfg->problem.dims; d < 3; d++)
-        if (!(cfg->n_given & (1 << d))) cfg->problem.n[d] = 1;
+    for (int d = p->dims; d < 3; d++)
+        if (!(cfg->n_given & (1 << d))) p->n[d] = 1;
     o->snapshot_every = cfg->every;
     pyr_decomp_t d = o->decomposition;
-    if (d == PYR_DECOMP_AUTO && cfg->block > 0 && cfg->rows == 0 && cfg->problem.dims == 2) d = o->decomposition = PYR_DECOMP_BLOCKS;
+    if (d == PYR_DECOMP_AUTO && cfg->block > 0 && cfg->rows == 0 && p->dims == 2) d = o->decomposition = PYR_DECOMP_BLOCKS;
     o->piece = d == PYR_DECOMP_BLOCKS ? cfg->block : cfg->rows;
+    return PYR_OK;
 }

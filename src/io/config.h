@@ -14,7 +14,13 @@ typedef struct {
     int64_t every;             /* [output] every */
     char source[PYR_PATH_MAX]; /* the file it came from */
     int n_given;               /* bit d: grid.n{x,y,z} was given */
+    unsigned given;            /* PYR_GIVEN_*: which schemes' keys were given */
 } pyr_config_t;
+
+enum { PYR_GIVEN_HEAT = 1, PYR_GIVEN_POISSON = 2, PYR_GIVEN_ITERATIONS = 4 };
+
+/* The most sweeps of a Poisson problem that gives a tolerance and no iterations. */
+#define PYR_CONFIG_POISSON_ITERATIONS 1000000
 
 /* Defaults of a problem file with nothing in it. */
 void pyr_config_default(pyr_config_t *cfg);
@@ -23,7 +29,9 @@ void pyr_config_default(pyr_config_t *cfg);
 pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path);
 /* Apply one "section.key=value" override. */
 pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment);
-/* Copy rows/block/every into the options for the chosen decomposition. */
-void pyr_config_finish(pyr_config_t *cfg);
+/* Check what can only be checked once every key is read (keys of another
+ * scheme, a Poisson problem's stopping rule) and copy rows/block/every into
+ * the options for the chosen decomposition. */
+pyr_status_t pyr_config_finish(pyr_config_t *cfg);
 
 #endif

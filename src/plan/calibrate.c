@@ -8,7 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/backend.h"
+#include "backend/device.h"
+#include "backend/kernels.h"
 #include "core/error.h"
 #include "exec/exec.h"
 
@@ -30,7 +31,11 @@ static double now(void)
 }
 
 typedef struct {
-    const pyr_backend_ops_t *ops;
+    const pyr_device_ops_t *ops;
+    const pyr_kernel_t *kernel;
+    pyr_variant_t variant;
+    pyr_coef_t coef;     /* the scheme's coefficients on a unit-spaced grid */
+    int fields;          /* fields of the pieces: the state (0), and an input (1) for Poisson's f */
     void *ctx;
     size_t elem;
     int split;           /* the axis pieces shrink along */
@@ -72,8 +77,8 @@ static pyr_status_t transfer(cal_t *c, int slot, int r, const pyr_box_t *box, in
     p.box.lo[c->split] += off;
     p.box.hi[c->split] += off;
     pyr_box_t b = host_slot(c, r, box);
-    if (up) return c->ops->upload(c->ctx, slot, &p, &c->host, &b);
-    return c->ops->download(c->ctx, slot, &p, &c->host, &b);
+    if (up) return c->ops->upload(c->ctx, slot, &p, 0, &c->host, &b);
+    return c->ops->download(c->ctx, slot, &p, 0, &c->host, &b);
 }
 
 /* Piece `s` takes the shape c->ext in buffers of layout L. */
@@ -92,8 +97,9 @@ static pyr_status_t fill_piece(cal_t *c, int s)
 {
     pyr_box_t full = piece_box(c);
     pyr_host_region_t src = {c->host.data, full};
-    PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], &src, &full));
-    return c->ops->copy(c->ctx, s, &c->piece[s], 2, &c->piece[s], 0, &full);
+    PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], 0, &src, &full));
+    if (c->fields > 1) PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], 1, &src, &full));
+    return c->ops->copy(c->ctx, s, &c->piece[s], 0, 2, &c->piece[s], 0, &full);
 }
 
 /* Best time of one transfer of `box` over a few repetitions, each batch of
@@ -114,10 +120,18 @@ static pyr_status_t time_transfer(cal_t *c, const pyr_box_t *box, int up, int ba
     return PYR_OK;
 }
 
+/* The kernel on n sub-steps of piece `slot`. */
+static pyr_status_t compute(cal_t *c, int slot, const pyr_box_t *boxes, int n)
+{
+    pyr_kernel_call_t call = {&c->piece[slot], &c->coef, boxes, n, &c->variant};
+    return c->kernel->run(c->ctx, slot, &call);
+}
+
 /* Four layers on the whole of slot 1's piece (slot 0's when there is one
  * slot), waited for: device memory swept as by a task's compute. */
-static pyr_status_t sweep_other(cal_t *c, const pyr_heat_coef_t *coef)
+static pyr_status_t sweep_other(cal_t *c)
 {
+    const pyr_coef_t *coef = &c->coef;
     const int s = c->ops->slots > 1 ? 1 : 0;
     pyr_box_t boxes[4];
     for (int l = 0; l < 4; l++) {
@@ -128,7 +142,7 @@ static pyr_status_t sweep_other(cal_t *c, const pyr_heat_coef_t *coef)
         }
     }
     c->piece[s].cur = 0;
-    PYR_TRY(c->ops->compute(c->ctx, s, &c->piece[s], coef, boxes, 4));
+    PYR_TRY(compute(c, s, boxes, 4));
     return c->ops->wait(c->ctx, s);
 }
 
@@ -137,12 +151,12 @@ static pyr_status_t sweep_other(cal_t *c, const pyr_heat_coef_t *coef)
  * grid.  `ragged`: the host rows are one value longer and the box starts one
  * value in, so its rows start and end anywhere within a 64-byte line, as in
  * a grid of 2^k+1 nodes (a device-to-host DMA then writes partial lines).
- * `after` (or NULL): each copy follows a compute call that sweeps the other
+ * `after`: each copy follows a compute call that sweeps the other
  * slot's piece, as every part-row copy of a pass follows a kernel (on the
  * GPU such copies run slower then; bench/NOTES-cuda.md v6).
  * Best seconds per call for each direction in best[0] (down), best[1] (up);
  * both stay INFINITY when the test could not run. */
-static pyr_status_t time_wide(cal_t *c, int ragged, const pyr_heat_coef_t *after, pyr_box_t *box_out, double best[2])
+static pyr_status_t time_wide(cal_t *c, int ragged, int after, pyr_box_t *box_out, double best[2])
 {
     best[0] = best[1] = INFINITY;
     const int dims3 = c->ext[2] > 1 && c->split == 2;
@@ -175,10 +189,10 @@ static pyr_status_t time_wide(cal_t *c, int ragged, const pyr_heat_coef_t *after
         int reps = 0;
         double start = now();
         while (st == PYR_OK && (reps < 3 || (reps < 30 && now() - start < c->target))) {
-            if (after) st = sweep_other(c, after);
+            if (after) st = sweep_other(c);
             if (st != PYR_OK) break;
             double t0 = now();
-            st = up ? c->ops->upload(c->ctx, 0, &p, &wide, &box) : c->ops->download(c->ctx, 0, &p, &wide, &box);
+            st = up ? c->ops->upload(c->ctx, 0, &p, 0, &wide, &box) : c->ops->download(c->ctx, 0, &p, 0, &wide, &box);
             if (st == PYR_OK) st = c->ops->wait(c->ctx, 0);
             double t = now() - t0;
             if (t < best[up]) best[up] = t;
@@ -202,7 +216,7 @@ static pyr_status_t time_wide(cal_t *c, int ragged, const pyr_heat_coef_t *after
  * a part row's cost is its own DMA run, so rows of 32767 of 32769 values (a
  * strip's interior) move almost as fast as whole rows, where rows of a few
  * thousand (blocks) do not (bench/NOTES-cuda.md v10). */
-static pyr_status_t measure_wide(cal_t *c, const pyr_heat_coef_t *coef, double call, double row, const double contig[2],
+static pyr_status_t measure_wide(cal_t *c, double call, double row, const double contig[2],
                                  double part_row[2], double ragged[2], double busy[2])
 {
     part_row[0] = part_row[1] = -1;
@@ -210,9 +224,9 @@ static pyr_status_t measure_wide(cal_t *c, const pyr_heat_coef_t *coef, double c
     if (!c->ops->host_register || c->ext[0] < 64) return PYR_OK;
     pyr_box_t box, rbox, kbox;
     double al[2], rg[2], ak[2];
-    PYR_TRY(time_wide(c, 0, NULL, &box, al));
-    PYR_TRY(time_wide(c, 1, NULL, &rbox, rg));
-    PYR_TRY(time_wide(c, 0, coef, &kbox, ak));
+    PYR_TRY(time_wide(c, 0, 0, &box, al));
+    PYR_TRY(time_wide(c, 1, 0, &rbox, rg));
+    PYR_TRY(time_wide(c, 0, 1, &kbox, ak));
     if (!isfinite(al[0]) || !isfinite(al[1])) return PYR_OK;
     double v = (double)pyr_box_volume(&box), rows = (double)(pyr_box_extent(&box, 1) * pyr_box_extent(&box, 2));
     for (int up = 0; up < 2; up++) {
@@ -261,8 +275,9 @@ static pyr_status_t measure_direction(cal_t *c, int up, double call, double *per
 
 /* Compute h layers shrinking along the split axis (a task's pyramid);
  * returns the best seconds per call and the values computed. */
-static pyr_status_t time_compute(cal_t *c, const pyr_heat_coef_t *coef, int h, int tiny, double *best, double *values, double *rows)
+static pyr_status_t time_compute(cal_t *c, int h, int tiny, double *best, double *values, double *rows)
 {
+    const pyr_coef_t *coef = &c->coef;
     pyr_box_t boxes[64];
     double vol = 0, nrows = 0;
     for (int l = 0; l < h; l++) {
@@ -294,7 +309,7 @@ static pyr_status_t time_compute(cal_t *c, const pyr_heat_coef_t *coef, int h, i
         int n = 0;
         do {
             c->piece[0].cur = 0;
-            PYR_TRY(c->ops->compute(c->ctx, 0, &c->piece[0], coef, boxes, h));
+            PYR_TRY(compute(c, 0, boxes, h));
             n++;
             if (n % 4 == 0) PYR_TRY(c->ops->wait(c->ctx, 0));
         } while (n < 64 && now() - t0 < c->target / 10);
@@ -308,12 +323,12 @@ static pyr_status_t time_compute(cal_t *c, const pyr_heat_coef_t *coef, int h, i
 
 /* The per-row part of compute (see run): two pieces of equal size, the
  * calibration's and one 4 times wider along x, 16 layers each. */
-static pyr_status_t measure_compute_row(cal_t *c, const pyr_heat_coef_t *coef, pyr_model_constants_t *k)
+static pyr_status_t measure_compute_row(cal_t *c, pyr_model_constants_t *k)
 {
     const int h = 16, split = c->split;
     if (split == 0 || c->ext[split] / 4 < 2 * h + 3) return PYR_OK;
     double t[2] = {0, 0}, v[2] = {0, 0}, r[2] = {0, 0};
-    PYR_TRY(time_compute(c, coef, h, 0, &t[0], &v[0], &r[0]));
+    PYR_TRY(time_compute(c, h, 0, &t[0], &v[0], &r[0]));
     const int64_t keep[3] = {c->ext[0], c->ext[1], c->ext[2]};
     const pyr_piece_t keep_piece = c->piece[0];
     c->ext[0] *= 4;
@@ -325,7 +340,7 @@ static pyr_status_t measure_compute_row(cal_t *c, const pyr_heat_coef_t *coef, p
         shape_piece(c, 0, &L);
         st = fill_piece(c, 0);
         if (st == PYR_OK) st = c->ops->wait(c->ctx, 0);
-        if (st == PYR_OK) st = time_compute(c, coef, h, 0, &t[1], &v[1], &r[1]);
+        if (st == PYR_OK) st = time_compute(c, h, 0, &t[1], &v[1], &r[1]);
     }
     for (int a = 0; a < 3; a++) c->ext[a] = keep[a];
     c->piece[0] = keep_piece;
@@ -341,6 +356,30 @@ static pyr_status_t measure_compute_row(cal_t *c, const pyr_heat_coef_t *coef, p
         double row = (a0 * v[1] - a1 * v[0]) / det;
         if (row > 0 && row * r[0] < 0.5 * a0) k->compute_row = row;
     }
+    return PYR_OK;
+}
+
+/* The kernel's fastest variant on this machine (unless the caller named
+ * one): each candidate's time per value over 16 layers of the piece. */
+static pyr_status_t choose_variant(cal_t *c, const pyr_calibrate_opts_t *o)
+{
+    if (o->kernel[0]) return PYR_OK;
+    pyr_variant_t cand[16];
+    const int n = c->kernel->candidates(o->dims, o->precision, cand, 16);
+    int h = 16;
+    while (h > 1 && 2 * h + 3 > c->ext[c->split]) h /= 2;
+    double best = INFINITY;
+    pyr_variant_t pick = c->variant;
+    for (int i = 0; i < n; i++) {
+        c->variant = cand[i];
+        double t, v, rows;
+        PYR_TRY(time_compute(c, h, 0, &t, &v, &rows));
+        if (t / v < best) {
+            best = t / v;
+            pick = cand[i];
+        }
+    }
+    c->variant = pick;
     return PYR_OK;
 }
 
@@ -372,7 +411,9 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     int nslots = c->ops->slots > 1 ? 2 : 1;
     for (int s = 0; s < nslots; s++) {
         shape_piece(c, s, &c->layout);
-        for (int l = 0; l < 2; l++) PYR_TRY(c->ops->dev_alloc(c->ctx, c->layout.layer_bytes, &c->piece[s].layer[l]));
+        c->piece[s].nfields = c->fields;
+        for (int l = 0; l < 2; l++) PYR_TRY(c->ops->dev_alloc(c->ctx, c->layout.layer_bytes, &c->piece[s].buf[0][l]));
+        if (c->fields > 1) PYR_TRY(c->ops->dev_alloc(c->ctx, c->layout.layer_bytes, &c->piece[s].buf[1][0]));
     }
     /* Host region: several pieces long, so the CPU copies come from memory, not cache. */
     double piece_bytes = values * (double)elem;
@@ -401,7 +442,8 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     pyr_box_t full = piece_box(c);
     for (int s = 0; s < nslots; s++) {
         PYR_TRY(transfer(c, s, s, &full, 1));
-        PYR_TRY(c->ops->copy(c->ctx, s, &c->piece[s], 2, &c->piece[s], 0, &full));
+        if (c->fields > 1) PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], 1, &c->host, &full));
+        PYR_TRY(c->ops->copy(c->ctx, s, &c->piece[s], 0, 2, &c->piece[s], 0, &full));
     }
     PYR_TRY(c->ops->wait(c->ctx, 0));
     if (nslots > 1) PYR_TRY(c->ops->wait(c->ctx, 1));
@@ -415,14 +457,9 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     double row_down;
     PYR_TRY(measure_direction(c, 0, k->call, &k->down, &k->down_strided, &row_down));
     k->row = 0.5 * (k->row + row_down);
-    /* The stencil of these constants (for the compute timings and the sweeps before part-row copies). */
-    pyr_heat_coef_t coef;
-    coef.dims = o->dims;
-    coef.precision = o->precision;
-    for (int a = 0; a < 3; a++) coef.r[a] = a < o->dims ? 0.4 / o->dims : 0.0;
     double part_row[2], ragged[2], busy[2];
     const double contig[2] = {k->down, k->up};
-    PYR_TRY(measure_wide(c, &coef, k->call, k->row, contig, part_row, ragged, busy));
+    PYR_TRY(measure_wide(c, k->call, k->row, contig, part_row, ragged, busy));
     k->up_row_busy = busy[1];
     k->down_row_busy = busy[0];
     if (part_row[0] >= 0 && part_row[1] >= 0) {
@@ -464,21 +501,22 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
 
     /* Per layer of a compute call: one node per layer. */
     double t, v, rows;
-    PYR_TRY(time_compute(c, &coef, 16, 1, &t, &v, &rows));
+    PYR_TRY(time_compute(c, 16, 1, &t, &v, &rows));
     k->launch = t / 16;
 
     /* Per row of a layer: the same 16 layers on the piece and on one 4 times
      * wider and 4 times shorter (as strips and slabs are, next to blocks and
      * cubes); t = launches + compute * values + compute_row * rows. */
     k->compute_row = 0;
-    PYR_TRY(measure_compute_row(c, &coef, k));
+    PYR_TRY(choose_variant(c, o));
+    PYR_TRY(measure_compute_row(c, k));
 
     /* Compute cost by layers per call. */
     int last = -1;
     for (int i = 0; i < PYR_MODEL_NLAYERS; i++) {
         int h = pyr_model_layers[i];
         if (2 * h + 3 > c->ext[c->split]) break;
-        PYR_TRY(time_compute(c, &coef, h, 0, &t, &v, &rows));
+        PYR_TRY(time_compute(c, h, 0, &t, &v, &rows));
         double per = (t - (double)h * k->launch - rows * k->compute_row) / v;
         k->compute[i] = per > 0.25 * t / v ? per : 0.25 * t / v;
         last = i;
@@ -505,14 +543,14 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     return PYR_OK;
 }
 
-pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t *k)
+pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t *k, char *kernel, size_t ksize)
 {
     if (o->dims < 1 || o->dims > 3) return pyr_fail(PYR_ERR_ARG, "calibrate: dims = %d; use 1, 2 or 3", o->dims);
     pyr_backend_kind_t kind = o->backend;
     if (kind == PYR_BACKEND_AUTO) kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
     cal_t c;
     memset(&c, 0, sizeof c);
-    c.ops = pyr_backend_get(kind);
+    c.ops = pyr_device_get(kind);
     if (!c.ops)
         return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend %s: this pyrgrid was built without that backend", pyr_backend_name(kind));
     if (kind == PYR_BACKEND_CUDA && !pyr_backend_available(kind))
@@ -520,6 +558,28 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
     pyr_calibrate_opts_t oo = *o;
     oo.backend = kind;
     c.elem = pyr_precision_size(o->precision);
+    c.kernel = pyr_kernel_find(o->equation, kind);
+    if (!c.kernel)
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "calibrate: the %s backend has no kernel for the %s equation", pyr_backend_name(kind),
+                        pyr_equation_name(o->equation));
+    PYR_TRY(pyr_kernel_variant(c.kernel, o->kernel, o->dims, o->precision, &c.variant));
+    {
+        /* the scheme's coefficients on a unit-spaced grid of the calibration's dimension */
+        pyr_problem_t q;
+        pyr_problem_default(&q);
+        q.equation = o->equation;
+        q.dims = o->dims;
+        q.precision = o->precision;
+        for (int a = 0; a < 3; a++) {
+            q.n[a] = a < o->dims ? 11 : 1;
+            q.length[a] = 10.0;
+        }
+        q.heat.dt = 0.4 / o->dims;
+        q.poisson.rhs = PYR_RHS_SINE;
+        const pyr_scheme_t *scheme = pyr_scheme_of(o->equation);
+        scheme->coefficients(&q, &c.coef);
+        c.fields = (int)pyr_scheme_values_up(scheme, scheme->fields_used(&q));
+    }
     c.target = 0.03 * (o->effort > 0 ? o->effort : 1.0);
     pyr_options_t opt;
     pyr_options_default(&opt);
@@ -531,8 +591,10 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
     pyr_status_t st = run(&c, &oo, k);
     for (int s = 0; s < 2; s++) c.ops->wait(c.ctx, s < c.ops->slots ? s : 0);
     for (int s = 0; s < 2; s++)
-        for (int l = 0; l < 2; l++)
-            if (c.piece[s].layer[l]) c.ops->dev_free(c.ctx, c.piece[s].layer[l]);
+        for (int f = 0; f < 2; f++)
+            for (int l = 0; l < 2; l++)
+                if (c.piece[s].buf[f][l]) c.ops->dev_free(c.ctx, c.piece[s].buf[f][l]);
+    if (st == PYR_OK && kernel) pyr_variant_format(&c.variant, kernel, ksize);
     if (c.host_registered) c.ops->host_unregister(c.ctx, c.host.data);
     if (c.host_malloced) free(c.host.data);
     else if (c.host.data) c.ops->host_free(c.ctx, c.host.data);

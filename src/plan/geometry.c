@@ -14,15 +14,60 @@ pyr_box_t pyr_plan_grid(const pyr_plan_t *plan)
     return b;
 }
 
+void pyr_plan_set_scheme(pyr_plan_t *plan)
+{
+    const pyr_problem_t *p = &plan->problem;
+    const pyr_scheme_t *s = pyr_scheme_of(p->equation);
+    plan->scheme = s;
+    plan->fields = s->fields_used(p);
+    plan->npp = plan->nfixed = 0;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!((plan->fields >> f) & 1)) continue;
+        if (s->field[f].role == PYR_FIELD_PINGPONG) plan->npp++;
+        else plan->nfixed++;
+    }
+    for (int a = 0; a < 3; a++)
+        for (int side = 0; side < 2; side++) {
+            plan->reach[a][side] = a < p->dims ? pyr_scheme_step_reach(s, a, side) : 0;
+            plan->fixed[a][side] = a < p->dims ? pyr_scheme_fixed(s, a, side) : 0;
+        }
+    plan->check_every = s->tolerance(p) > 0 ? s->check_every(p) : 0;
+    s->coefficients(p, &plan->coef);
+}
+
 pyr_box_t pyr_plan_interior(const pyr_plan_t *plan)
 {
     pyr_box_t b = pyr_plan_grid(plan);
     for (int a = 0; a < plan->problem.dims; a++) {
-        b.lo[a] = 1;
-        b.hi[a] = plan->problem.n[a] - 1;
+        b.lo[a] = plan->fixed[a][0];
+        b.hi[a] = plan->problem.n[a] - plan->fixed[a][1];
     }
     return b;
 }
+
+/* The nodes sub-step k of a step updates. */
+static pyr_box_t update_box(const pyr_plan_t *plan, int k)
+{
+    pyr_box_t b = pyr_plan_grid(plan);
+    const pyr_substep_t *sub = &plan->scheme->sub[k];
+    for (int a = 0; a < plan->problem.dims; a++) {
+        b.lo[a] = sub->margin_lo[a];
+        b.hi[a] = plan->problem.n[a] - sub->margin_hi[a];
+    }
+    return b;
+}
+
+uint64_t pyr_plan_useful(const pyr_plan_t *plan, int64_t steps)
+{
+    uint64_t per_step = 0;
+    for (int k = 0; k < plan->scheme->nsub; k++) {
+        pyr_box_t b = update_box(plan, k);
+        per_step += (uint64_t)pyr_box_volume(&b);
+    }
+    return per_step * (uint64_t)steps;
+}
+
+int64_t pyr_plan_layers(const pyr_plan_t *plan, int64_t h) { return h * plan->scheme->nsub; }
 
 int64_t pyr_plan_tasks(const pyr_plan_t *plan)
 {
@@ -48,45 +93,65 @@ void pyr_plan_task(const pyr_plan_t *plan, int64_t t, int64_t h, pyr_task_t *tas
         task->result.lo[a] = lo;
         task->result.hi[a] = hi;
         if (plan->split[a]) {
-            task->src.lo[a] = lo - h > 0 ? lo - h : 0;
-            task->src.hi[a] = hi + h < p->n[a] ? hi + h : p->n[a];
+            const int64_t below = h * plan->reach[a][0], above = h * plan->reach[a][1];
+            task->src.lo[a] = lo - below > 0 ? lo - below : 0;
+            task->src.hi[a] = hi + above < p->n[a] ? hi + above : p->n[a];
             task->upload.lo[a] = task->src.lo[a];
             task->upload.hi[a] = task->src.hi[a];
         } else {
-            /* An unsplit axis spans the grid; its two boundary faces stay
-             * resident on the device, so only interior nodes travel. */
+            /* An unsplit axis spans the grid; its boundary faces (the nodes
+             * no sub-step updates) stay resident on the device, so only the
+             * others travel. */
             task->src.lo[a] = 0;
             task->src.hi[a] = p->n[a];
-            task->upload.lo[a] = 1;
-            task->upload.hi[a] = p->n[a] - 1;
+            task->upload.lo[a] = plan->fixed[a][0];
+            task->upload.hi[a] = p->n[a] - plan->fixed[a][1];
         }
     }
+    task->input = pyr_plan_layer_box(plan, task, h, 1);
 }
 
 pyr_box_t pyr_plan_layer_box(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, int64_t l)
 {
+    /* sub-step l of the pass computes the result grown by the reach of every later sub-step */
+    const pyr_scheme_t *s = plan->scheme;
+    const int64_t total = h * s->nsub;
+    const int k = (int)((l - 1) % s->nsub);
     pyr_box_t b = task->result;
-    for (int a = 0; a < plan->problem.dims; a++)
-        if (plan->split[a]) {
-            b.lo[a] -= h - l;
-            b.hi[a] += h - l;
+    for (int a = 0; a < plan->problem.dims; a++) {
+        if (!plan->split[a]) continue;
+        int64_t lo = 0, hi = 0;
+        if (s->nsub == 1) {
+            lo = (total - l) * s->sub[0].reach_lo[a];
+            hi = (total - l) * s->sub[0].reach_hi[a];
+        } else {
+            for (int64_t j = l + 1; j <= total; j++) {
+                lo += s->sub[(j - 1) % s->nsub].reach_lo[a];
+                hi += s->sub[(j - 1) % s->nsub].reach_hi[a];
+            }
         }
-    pyr_box_t in = pyr_plan_interior(plan);
+        b.lo[a] -= lo;
+        b.hi[a] += hi;
+    }
+    pyr_box_t in = update_box(plan, k);
     return pyr_box_intersect(&b, &in);
 }
 
 int64_t pyr_plan_pass_height(const pyr_plan_t *plan, int64_t step)
 {
     int64_t end = plan->problem.steps;
-    int64_t every = plan->options.snapshot_every;
-    if (every > 0) {
-        int64_t next = (step / every + 1) * every;
+    const int64_t every[2] = {plan->options.snapshot_every, plan->check_every};
+    /* Full passes are counted from the last snapshot or check, so every
+     * segment between them is cut the same way. */
+    int64_t base = 0;
+    for (int i = 0; i < 2; i++) {
+        if (every[i] <= 0) continue;
+        int64_t next = (step / every[i] + 1) * every[i];
         if (next < end) end = next;
+        int64_t last = (step / every[i]) * every[i];
+        if (last > base) base = last;
     }
     int64_t h = end - step;
-    /* Full passes are counted from the last snapshot, so every segment
-     * between snapshots is cut the same way. */
-    int64_t base = every > 0 ? (step / every) * every : 0;
     int64_t into = (step - base) % plan->height;
     if (plan->height - into < h) h = plan->height - into;
     return h;
@@ -100,7 +165,9 @@ int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, py
     for (int a = plan->problem.dims - 1; a >= 0; a--) {
         if (!plan->split[a] || task->index[a] + 1 >= plan->axis[a].count) continue;
         int64_t lo = task->result.lo[a], hi = task->result.hi[a];
-        int64_t cut = hi - h > lo ? hi - h : lo;
+        /* later tasks along the axis read this far back into the result */
+        const int64_t back = h * plan->reach[a][0];
+        int64_t cut = hi - back > lo ? hi - back : lo;
         pyr_box_t band = rest;
         band.lo[a] = cut;
         band.hi[a] = hi;
@@ -115,7 +182,7 @@ int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, py
             if (!plan->split[c]) continue;
             const pyr_axis_split_t *s = &plan->axis[c];
             k[c] = task->index[c];
-            while (k[c] + 1 < s->count && s->bounds[k[c] + 1] - h < band.hi[c]) k[c]++;
+            while (k[c] + 1 < s->count && s->bounds[k[c] + 1] - h * plan->reach[c][0] < band.hi[c]) k[c]++;
         }
         bands[nb] = band;
         last_reader[nb] = (k[2] * plan->axis[1].count + k[1]) * plan->axis[0].count + k[0];
@@ -135,25 +202,34 @@ void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
 {
     memset(sum, 0, sizeof *sum);
     if (task_max) memset(task_max, 0, sizeof *task_max);
+    const int nstate = plan->npp + plan->nfixed - pyr_plan_inputs(plan), ninput = pyr_plan_inputs(plan);
+    const int64_t layers = pyr_plan_layers(plan, h);
     int64_t nt = pyr_plan_tasks(plan);
     for (int64_t t = 0; t < nt; t++) {
         pyr_task_t task;
         pyr_plan_task(plan, t, h, &task);
-        uint64_t up = (uint64_t)pyr_box_volume(&task.upload);
-        uint64_t down = (uint64_t)pyr_box_volume(&task.result);
+        uint64_t up = (uint64_t)pyr_box_volume(&task.upload) * (uint64_t)nstate + (uint64_t)pyr_box_volume(&task.input) * (uint64_t)ninput;
+        uint64_t down = (uint64_t)pyr_box_volume(&task.result) * (uint64_t)nstate;
         uint64_t comp = 0;
-        for (int64_t l = 1; l <= h; l++) {
+        for (int64_t l = 1; l <= layers; l++) {
             pyr_box_t b = pyr_plan_layer_box(plan, &task, h, l);
             comp += (uint64_t)pyr_box_volume(&b);
         }
         sum->uploaded += up;
         sum->downloaded += down;
         sum->computed += comp;
-        sum->redundant += comp - down * (uint64_t)h;
         if (task_max) {
             if (up > task_max->uploaded) task_max->uploaded = up;
             if (down > task_max->downloaded) task_max->downloaded = down;
             if (comp > task_max->computed) task_max->computed = comp;
         }
     }
+    sum->redundant = sum->computed - pyr_plan_useful(plan, h);
+}
+
+int pyr_plan_inputs(const pyr_plan_t *plan)
+{
+    int n = 0;
+    for (int f = 0; f < plan->scheme->nfields; f++) n += ((plan->fields >> f) & 1) && plan->scheme->field[f].role == PYR_FIELD_INPUT;
+    return n;
 }

@@ -8,7 +8,8 @@
 #ifndef PYR_PLAN_PLAN_H
 #define PYR_PLAN_PLAN_H
 
-#include "backend/backend.h"
+#include "backend/device.h"
+#include "backend/kernels.h"
 #include "plan/box.h"
 #include "plan/model.h"
 #include "pyrgrid.h"
@@ -21,6 +22,15 @@ typedef struct {
 struct pyr_plan {
     pyr_problem_t problem;
     pyr_options_t options;
+    const pyr_scheme_t *scheme;
+    unsigned fields;          /* fields of the scheme this problem uses (bit i: field i) */
+    int npp, nfixed;          /* of which ping-pong (time-layer buffers) and one-buffer fields */
+    int reach[3][2];          /* per axis: reach of one step below ([0]) and above ([1]) */
+    int fixed[3][2];          /* per axis: nodes at the low / high end no sub-step updates */
+    int64_t check_every;      /* passes end at multiples of this step for the stopping test (0 = none) */
+    pyr_coef_t coef;
+    const pyr_kernel_t *kernel;
+    pyr_variant_t variant;
     pyr_method_t method;
     pyr_decomp_t decomp;
     int split[3];             /* axis carries halos (pieces along it shrink) */
@@ -32,11 +42,11 @@ struct pyr_plan {
                                  2 with several slots in 1D/2D, else 1 */
     int try_slots;            /* slots of the next build() of a pyramid/trivial plan */
     int64_t alloc_extent[3];  /* largest source region of any task */
-    pyr_piece_layout_t layout;
-    uint64_t faces_bytes;     /* resident boundary faces of unsplit axes */
+    pyr_piece_layout_t layout; /* of one buffer (one field, one time layer) */
+    uint64_t faces_bytes;     /* resident boundary faces of unsplit axes (every state field) */
     uint64_t device_bytes;    /* everything the executor keeps on the device */
     uint64_t budget;
-    const pyr_backend_ops_t *ops;
+    const pyr_device_ops_t *ops;
     void *ctx;                /* backend context, owned */
     pyr_counters_t predicted; /* exact counts for the whole run */
     char notice[512];         /* a choice to tell the user about */
@@ -50,19 +60,25 @@ typedef struct {
     int64_t index[3];
     pyr_box_t result; /* interior nodes finalised by the task */
     pyr_box_t src;    /* nodes held in the piece buffer */
-    pyr_box_t upload; /* nodes uploaded: src less the resident faces */
+    pyr_box_t upload; /* nodes of the state fields uploaded: src less the resident faces */
+    pyr_box_t input;  /* nodes of the input fields uploaded: those the first sub-step updates */
 } pyr_task_t;
 
 int64_t pyr_plan_tasks(const pyr_plan_t *plan);
 void pyr_plan_task(const pyr_plan_t *plan, int64_t t, int64_t h, pyr_task_t *task);
-/* Nodes computed at step l (1..h) of a pass of height h. */
+/* Nodes computed at sub-step l (1..h x the scheme's sub-steps) of a pass of height h. */
 pyr_box_t pyr_plan_layer_box(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, int64_t l);
-/* The interior of the grid. */
+/* Sub-steps in a pass of height h. */
+int64_t pyr_plan_layers(const pyr_plan_t *plan, int64_t h);
+/* The interior of the grid (the nodes the scheme updates). */
 pyr_box_t pyr_plan_interior(const pyr_plan_t *plan);
+/* Node updates a run of `steps` steps needs (the useful work). */
+uint64_t pyr_plan_useful(const pyr_plan_t *plan, int64_t steps);
 /* The whole grid. */
 pyr_box_t pyr_plan_grid(const pyr_plan_t *plan);
 /* Height of the pass starting at `step` (passes end at multiples of the
- * height counted from the last snapshot, at snapshots and at the end). */
+ * height counted from the last snapshot or check, at snapshots, at the
+ * stopping test's checks and at the end). */
 int64_t pyr_plan_pass_height(const pyr_plan_t *plan, int64_t step);
 
 /* Bands of a task's result that later tasks of the same pass still read as
@@ -91,6 +107,12 @@ void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
  * the model).  The caller destroys it. */
 pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t decomp, int64_t height,
                               pyr_plan_t **out);
+
+/* Input fields of the plan's problem (uploaded, never downloaded). */
+int pyr_plan_inputs(const pyr_plan_t *plan);
+
+/* Set a plan's scheme fields (scheme, fields, reach, coefficients) from its problem. */
+void pyr_plan_set_scheme(pyr_plan_t *plan);
 
 /* "1.5 GiB" */
 void pyr_format_bytes(uint64_t bytes, char *out, size_t size);

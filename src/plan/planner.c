@@ -19,7 +19,7 @@ static const char *const axis_letter = "xyz";
 
 /* ----------------------------------------------------------------- layout */
 
-int64_t pyr_piece_xpad(const pyr_backend_ops_t *ops, int64_t lo_x, size_t elem)
+int64_t pyr_piece_xpad(const pyr_device_ops_t *ops, int64_t lo_x, size_t elem)
 {
     int64_t a = ops->xpad_align_bytes / (int64_t)elem;
     if (a <= 1) return 0;
@@ -28,7 +28,7 @@ int64_t pyr_piece_xpad(const pyr_backend_ops_t *ops, int64_t lo_x, size_t elem)
     return xpad < 0 ? xpad + a : xpad;
 }
 
-pyr_piece_layout_t pyr_piece_layout(const pyr_backend_ops_t *ops, const int64_t ext[3], size_t elem)
+pyr_piece_layout_t pyr_piece_layout(const pyr_device_ops_t *ops, const int64_t ext[3], size_t elem)
 {
     pyr_piece_layout_t L;
     int64_t a = ops->xpad_align_bytes / (int64_t)elem;
@@ -44,26 +44,34 @@ pyr_piece_layout_t pyr_piece_layout(const pyr_backend_ops_t *ops, const int64_t 
 
 /* ------------------------------------------------------------- axis split */
 
-static pyr_status_t split_axis(pyr_axis_split_t *s, int64_t n, int64_t count)
+/* The interior of axis a: [fixed low, n - fixed high), the nodes the scheme updates. */
+static int64_t interior_of(const pyr_plan_t *plan, int a)
+{
+    return plan->problem.n[a] - plan->fixed[a][0] - plan->fixed[a][1];
+}
+
+static pyr_status_t split_axis(const pyr_plan_t *plan, pyr_axis_split_t *s, int a, int64_t count)
 {
     free(s->bounds);
     s->count = count;
     s->bounds = malloc((size_t)(count + 1) * sizeof *s->bounds);
     if (!s->bounds) return pyr_fail(PYR_ERR_NOMEM, "out of host memory planning %lld pieces", (long long)count);
-    int64_t interior = n - 2;
-    for (int64_t k = 0; k <= count; k++) s->bounds[k] = 1 + (int64_t)((__int128)k * interior / count);
+    const int64_t interior = interior_of(plan, a), first = plan->fixed[a][0];
+    for (int64_t k = 0; k <= count; k++) s->bounds[k] = first + (int64_t)((__int128)k * interior / count);
     return PYR_OK;
 }
 
-/* Largest source extent along an axis of n nodes cut in `count` pieces, with
- * halos of h (clipped to the grid). */
-static int64_t max_src_extent(int64_t n, int64_t count, int64_t h)
+/* Largest source extent along axis a cut in `count` pieces, with halos of
+ * h steps' reach (clipped to the grid). */
+static int64_t max_src_extent(const pyr_plan_t *plan, int a, int64_t count, int64_t h)
 {
-    int64_t interior = n - 2, best = 0;
+    const int64_t n = plan->problem.n[a], interior = interior_of(plan, a), first = plan->fixed[a][0];
+    const int64_t below = h * plan->reach[a][0], above = h * plan->reach[a][1];
+    int64_t best = 0;
     for (int64_t k = 0; k < count; k++) {
-        int64_t lo = 1 + (int64_t)((__int128)k * interior / count);
-        int64_t hi = 1 + (int64_t)((__int128)(k + 1) * interior / count);
-        int64_t slo = lo - h > 0 ? lo - h : 0, shi = hi + h < n ? hi + h : n;
+        int64_t lo = first + (int64_t)((__int128)k * interior / count);
+        int64_t hi = first + (int64_t)((__int128)(k + 1) * interior / count);
+        int64_t slo = lo - below > 0 ? lo - below : 0, shi = hi + above < n ? hi + above : n;
         if (shi - slo > best) best = shi - slo;
     }
     return best;
@@ -77,16 +85,28 @@ typedef struct {
     uint64_t bytes;
 } sizing_t;
 
+/* State fields (uploaded and downloaded; each keeps its own faces). */
+static int state_fields(const pyr_plan_t *plan) { return plan->npp + plan->nfixed - pyr_plan_inputs(plan); }
+
 static uint64_t faces_bytes(const pyr_plan_t *plan, size_t elem)
 {
     uint64_t total = 0;
     for (int a = 0; a < plan->problem.dims; a++) {
         if (plan->split[a]) continue;
-        int64_t ext[3] = {plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]};
-        ext[a] = 1;
-        total += 2 * pyr_piece_layout(plan->ops, ext, elem).layer_bytes;
+        for (int side = 0; side < 2; side++) {
+            int64_t ext[3] = {plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]};
+            ext[a] = plan->fixed[a][side];
+            if (ext[a] > 0) total += (uint64_t)state_fields(plan) * pyr_piece_layout(plan->ops, ext, elem).layer_bytes;
+        }
     }
     return total;
+}
+
+/* Device bytes of k pieces in flight with s spare time layers: every
+ * ping-pong field in k + s buffers, every other field in one per piece. */
+static uint64_t pieces_bytes(const pyr_plan_t *plan, uint64_t layer_bytes, int k, int s)
+{
+    return ((uint64_t)(k + s) * (uint64_t)plan->npp + (uint64_t)k * (uint64_t)plan->nfixed) * layer_bytes;
 }
 
 static void size_for_counts(const pyr_plan_t *plan, int64_t h, const int64_t count[3], sizing_t *sz)
@@ -95,11 +115,11 @@ static void size_for_counts(const pyr_plan_t *plan, int64_t h, const int64_t cou
     for (int a = 0; a < 3; a++) {
         sz->count[a] = count[a];
         if (a >= plan->problem.dims) sz->ext[a] = 1;
-        else if (plan->split[a]) sz->ext[a] = max_src_extent(plan->problem.n[a], count[a], h);
+        else if (plan->split[a]) sz->ext[a] = max_src_extent(plan, a, count[a], h);
         else sz->ext[a] = plan->problem.n[a];
     }
     pyr_piece_layout_t L = pyr_piece_layout(plan->ops, sz->ext, elem);
-    sz->bytes = ((uint64_t)plan->slots + (uint64_t)plan->spares) * L.layer_bytes + faces_bytes(plan, elem);
+    sz->bytes = pieces_bytes(plan, L.layer_bytes, plan->slots, plan->spares) + faces_bytes(plan, elem);
 }
 
 /* Counts along split axes for a result side of `side` nodes. */
@@ -108,7 +128,7 @@ static void counts_for_side(const pyr_plan_t *plan, int64_t side, int64_t count[
     for (int a = 0; a < 3; a++) {
         count[a] = 1;
         if (a < plan->problem.dims && plan->split[a]) {
-            int64_t interior = plan->problem.n[a] - 2;
+            int64_t interior = interior_of(plan, a);
             int64_t s = side < interior ? side : interior;
             count[a] = (interior + s - 1) / s;
         }
@@ -120,7 +140,7 @@ static int64_t largest_side(const pyr_plan_t *plan, int64_t h, uint64_t budget)
 {
     int64_t hi = 1;
     for (int a = 0; a < plan->problem.dims; a++)
-        if (plan->split[a] && plan->problem.n[a] - 2 > hi) hi = plan->problem.n[a] - 2;
+        if (plan->split[a] && interior_of(plan, a) > hi) hi = interior_of(plan, a);
     int64_t lo = 0;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
@@ -192,15 +212,15 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
         size_for_counts(plan, h, count, &sz);
         for (int a = 0; a < 3; a++) sz.ext[a] = p->n[a];
         pyr_piece_layout_t L = pyr_piece_layout(plan->ops, sz.ext, pyr_precision_size(p->precision));
-        sz.bytes = 2 * L.layer_bytes;
+        sz.bytes = pieces_bytes(plan, L.layer_bytes, 1, 1);
         if (sz.bytes > budget) {
             char need[32], have[32];
             pyr_format_bytes(sz.bytes, need, sizeof need);
             pyr_format_bytes(budget, have, sizeof have);
             return pyr_fail(PYR_ERR_BUDGET,
-                            "the naive method keeps the whole grid on the device in two time layers, %s, more than the budget of %s; "
+                            "the naive method keeps the whole grid on the device (two time layers%s), %s, more than the budget of %s; "
                             "use memory >= %s, or method = pyramid (or auto) to solve it in pieces",
-                            need, have, need);
+                            plan->nfixed ? " and its input fields" : "", need, have, need);
         }
     } else if (plan->options.piece > 0) {
         /* A requested device extent: result side = extent - 2h. */
@@ -247,7 +267,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
     }
     for (int a = 0; a < 3; a++) {
         int64_t c = a < p->dims ? count[a] : 1;
-        if (a < p->dims) PYR_TRY(split_axis(&plan->axis[a], p->n[a], c));
+        if (a < p->dims) PYR_TRY(split_axis(plan, &plan->axis[a], a, c));
         else {
             free(plan->axis[a].bounds);
             plan->axis[a].count = 1;
@@ -261,7 +281,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
     size_t elem = pyr_precision_size(p->precision);
     plan->layout = pyr_piece_layout(plan->ops, plan->alloc_extent, elem);
     plan->faces_bytes = faces_bytes(plan, elem);
-    plan->device_bytes = ((uint64_t)plan->slots + (uint64_t)plan->spares) * plan->layout.layer_bytes + plan->faces_bytes;
+    plan->device_bytes = pieces_bytes(plan, plan->layout.layer_bytes, plan->slots, plan->spares) + plan->faces_bytes;
     plan->height = h;
     return PYR_OK;
 }
@@ -277,9 +297,10 @@ static void predict_counts(pyr_plan_t *plan)
         int64_t downloads = 1;
         if (every > 0 && p->steps > 0) downloads = (p->steps - 1) / every + 1;
         if (p->steps == 0) downloads = 0;
-        total.uploaded = p->steps > 0 ? (uint64_t)pyr_box_volume(&grid) : 0;
-        total.downloaded = (uint64_t)downloads * (uint64_t)pyr_box_volume(&in);
-        total.computed = (uint64_t)pyr_box_volume(&in) * (uint64_t)p->steps;
+        const uint64_t nstate = (uint64_t)state_fields(plan), ninput = (uint64_t)pyr_plan_inputs(plan);
+        total.uploaded = p->steps > 0 ? (uint64_t)pyr_box_volume(&grid) * nstate + (uint64_t)pyr_box_volume(&in) * ninput : 0;
+        total.downloaded = (uint64_t)downloads * (uint64_t)pyr_box_volume(&in) * nstate;
+        total.computed = pyr_plan_useful(plan, p->steps);
         plan->predicted = total;
         return;
     }
@@ -306,7 +327,9 @@ static void predict_counts(pyr_plan_t *plan)
     if (p->steps > 0) {
         /* resident faces travel once per run */
         for (int a = 0; a < p->dims; a++)
-            if (!plan->split[a]) total.uploaded += 2 * (uint64_t)(pyr_problem_nodes(p) / p->n[a]);
+            if (!plan->split[a])
+                total.uploaded += (uint64_t)(plan->fixed[a][0] + plan->fixed[a][1]) * (uint64_t)(pyr_problem_nodes(p) / p->n[a]) *
+                                  (uint64_t)state_fields(plan);
     }
     plan->predicted = total;
 }
@@ -412,6 +435,8 @@ static pyr_status_t search_height(pyr_plan_t *plan, pyr_decomp_t decomp, uint64_
 {
     const pyr_problem_t *p = &plan->problem;
     int64_t hmax = p->steps > 0 ? p->steps : 1;
+    /* passes end at the stopping test's checks: higher pyramids would never be built */
+    if (plan->check_every > 0 && plan->check_every < hmax) hmax = plan->check_every;
     int64_t ladder[256];
     int nl = 0, ibest = -1;
     *best_h = 0;
@@ -493,9 +518,11 @@ static void add_notice(pyr_plan_t *plan, const char *fmt, ...)
 /* The machine constants: from the wisdom file when it has them for this
  * device, precision and dimension, else the documented defaults.  *why gets
  * what a person should hear when the defaults are used. */
-static void load_model(pyr_plan_t *plan, pyr_wisdom_t *w, int *have_wisdom, char *device, size_t dsize, char *why, size_t wsize)
+static void load_model(pyr_plan_t *plan, pyr_wisdom_t *w, int *have_wisdom, char *device, size_t dsize, char *why, size_t wsize,
+                       char *kernel, size_t ksize)
 {
     const pyr_problem_t *p = &plan->problem;
+    kernel[0] = 0;
     plan->model = pyr_model_default(plan->ops->kind, p->dims, p->precision);
     plan->model_form = PYR_MODEL_AUTO;
     snprintf(plan->model_source, sizeof plan->model_source, "default constants");
@@ -520,14 +547,15 @@ static void load_model(pyr_plan_t *plan, pyr_wisdom_t *w, int *have_wisdom, char
         return;
     }
     *have_wisdom = 1;
-    const pyr_wisdom_constants_t *c = pyr_wisdom_find_constants(w, plan->ops->kind, device, p->precision, p->dims);
+    const pyr_wisdom_constants_t *c = pyr_wisdom_find_constants(w, plan->ops->kind, device, plan->scheme->name, p->precision, p->dims);
     if (c) {
         plan->model = c->k;
+        snprintf(kernel, ksize, "%s", c->kernel);
         snprintf(plan->model_source, sizeof plan->model_source, "calibrated, from %s", path);
         return;
     }
-    snprintf(why, wsize, "no calibration of the %s backend (%s, %s, %dD) in %s", plan->ops->name, device, pyr_precision_name(p->precision),
-             p->dims, path);
+    snprintf(why, wsize, "no calibration of the %s backend (%s, %s, %s, %dD) in %s", plan->ops->name, device, plan->scheme->name,
+             pyr_precision_name(p->precision), p->dims, path);
 }
 
 static void note_defaults(pyr_plan_t *plan, const char *why)
@@ -677,15 +705,16 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     }
     plan->problem = *problem;
     plan->options = opt;
+    pyr_plan_set_scheme(plan);
     pyr_status_t st = PYR_OK;
 
     /* Backend. */
     pyr_backend_kind_t kind = opt.backend;
     if (kind == PYR_BACKEND_AUTO) {
         kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
-        if (kind == PYR_BACKEND_CPU && pyr_backend_get(PYR_BACKEND_CUDA)) add_notice(plan, "no usable GPU found; running on the CPU backend");
+        if (kind == PYR_BACKEND_CPU && pyr_device_get(PYR_BACKEND_CUDA)) add_notice(plan, "no usable GPU found; running on the CPU backend");
     }
-    plan->ops = pyr_backend_get(kind);
+    plan->ops = pyr_device_get(kind);
     if (!plan->ops) {
         free(wisdom);
         pyr_plan_destroy(&plan);
@@ -693,6 +722,14 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
                         "backend = cuda: this pyrgrid was built without CUDA (no CUDA compiler at build time); "
                         "rebuild on a machine with nvcc, or use backend = cpu");
     }
+    plan->kernel = pyr_kernel_find(problem->equation, kind);
+    if (!plan->kernel) {
+        st = pyr_fail(PYR_ERR_UNSUPPORTED, "the %s backend has no kernel for the %s equation; use another backend", plan->ops->name,
+                      plan->scheme->name);
+        goto fail;
+    }
+    st = pyr_kernel_variant(plan->kernel, opt.kernel, problem->dims, problem->precision, &plan->variant);
+    if (st != PYR_OK) goto fail;
     st = plan->ops->create(&opt, problem->precision, &plan->ctx);
     if (st != PYR_OK) goto fail;
 
@@ -731,7 +768,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     plan->try_slots = requested_slots(plan);
 
     /* Model constants. */
-    char device[PYR_WISDOM_KEY] = "", why[PYR_PATH_MAX + 256] = "";
+    char device[PYR_WISDOM_KEY] = "", why[PYR_PATH_MAX + 256] = "", wise_kernel[32] = "";
     int have_wisdom = 0;
     if (given) {
         plan->model = *given;
@@ -739,8 +776,14 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         snprintf(plan->model_source, sizeof plan->model_source, "given constants");
         pyr_wisdom_init(wisdom);
     } else {
-        load_model(plan, wisdom, &have_wisdom, device, sizeof device, why, sizeof why);
+        load_model(plan, wisdom, &have_wisdom, device, sizeof device, why, sizeof why, wise_kernel, sizeof wise_kernel);
         note_defaults(plan, why);
+        /* the variant calibration found fastest on this machine, unless the caller chose one */
+        if (!opt.kernel[0] && wise_kernel[0] &&
+            pyr_kernel_variant(plan->kernel, wise_kernel, problem->dims, problem->precision, &plan->variant) != PYR_OK) {
+            pyr_clear_error();
+            pyr_kernel_variant(plan->kernel, "", problem->dims, problem->precision, &plan->variant);
+        }
     }
 
     /* Method. */
@@ -795,6 +838,9 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
             (opt.decomposition == PYR_DECOMP_AUTO || opt.decomposition == known->decomp)) {
             decomp = known->decomp;
             h = known->height;
+            if (!opt.kernel[0] && known->kernel[0] &&
+                pyr_kernel_variant(plan->kernel, known->kernel, problem->dims, problem->precision, &plan->variant) != PYR_OK)
+                pyr_clear_error(); /* keep the variant chosen before */
             add_notice(plan, "%s, height %lld: measured earlier on this machine (wisdom)", pyr_decomp_name(decomp), (long long)h);
         } else if (h == 0 || ncand > 1 || weigh_slots) {
             pyr_clear_error();
@@ -853,6 +899,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
                     ch.decomp = decomp;
                     ch.height = h;
                     ch.slots = plan->try_slots;
+                    pyr_variant_format(&plan->variant, ch.kernel, sizeof ch.kernel);
                     char path[PYR_PATH_MAX];
                     /* a rejected file is replaced only by calibrate; keep it as it is */
                     if (pyr_wisdom_path(path, sizeof path) == PYR_OK && have_wisdom && pyr_wisdom_put_choice(wisdom, &ch) == PYR_OK &&
@@ -934,9 +981,11 @@ pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info)
     info->device_bytes = plan->device_bytes;
     info->budget_bytes = plan->budget;
     info->counts = plan->predicted;
-    uint64_t useful = (uint64_t)pyr_problem_interior(&plan->problem) * (uint64_t)plan->problem.steps;
+    uint64_t useful = pyr_plan_useful(plan, plan->problem.steps);
     info->redundancy = useful ? (double)plan->predicted.computed / (double)useful : 1.0;
     info->notice = plan->notice;
+    pyr_variant_format(&plan->variant, info->kernel, sizeof info->kernel);
+    info->fields = plan->npp + plan->nfixed;
     return PYR_OK;
 }
 
@@ -948,6 +997,9 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->problem = plan->problem;
     s->options = plan->options;
     s->options.piece = 0;
+    pyr_plan_set_scheme(s);
+    s->kernel = plan->kernel;
+    s->variant = plan->variant;
     s->ops = plan->ops;
     s->budget = plan->budget;
     s->model = plan->model;

@@ -1,5 +1,6 @@
 /* Wisdom files (format in wisdom.h). */
 #include "plan/wisdom.h"
+#include "schemes/scheme.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +15,7 @@
 #include "io/atomic.h"
 
 #define MAGIC "pyrgrid-wisdom"
-#define MAX_FIELDS 24
+#define MAX_FIELDS 32
 
 /* ------------------------------------------------------------------ keys */
 
@@ -109,9 +110,17 @@ pyr_status_t pyr_wisdom_device(pyr_backend_kind_t backend, int device, int threa
 
 void pyr_wisdom_problem_key(const pyr_problem_t *p, const pyr_options_t *o, uint64_t budget, char *out, size_t size)
 {
-    snprintf(out, size, "%dD %lldx%lldx%lld %s budget=%llu decomposition=%s piece=%lld", p->dims, (long long)p->n[0],
+    /* heat problems keep the key of wisdom files written before other schemes existed */
+    const pyr_scheme_t *s = pyr_scheme_of(p->equation);
+    char scheme[64] = "";
+    if (s && p->equation != PYR_EQ_HEAT) {
+        char part[32] = "";
+        s->key(p, part, sizeof part);
+        snprintf(scheme, sizeof scheme, "%s%s%s ", s->name, part[0] ? " " : "", part);
+    }
+    snprintf(out, size, "%s%dD %lldx%lldx%lld %s budget=%llu decomposition=%s piece=%lld%s%s", scheme, p->dims, (long long)p->n[0],
              (long long)p->n[1], (long long)p->n[2], pyr_precision_name(p->precision), (unsigned long long)budget,
-             pyr_decomp_name(o->decomposition), (long long)o->piece);
+             pyr_decomp_name(o->decomposition), (long long)o->piece, o->kernel[0] ? " kernel=" : "", o->kernel);
 }
 
 void pyr_wisdom_init(pyr_wisdom_t *w)
@@ -124,11 +133,16 @@ void pyr_wisdom_init(pyr_wisdom_t *w)
 
 static int same_constants(const pyr_wisdom_constants_t *a, const pyr_wisdom_constants_t *b)
 {
-    return a->backend == b->backend && !strcmp(a->device, b->device) && a->precision == b->precision && a->dims == b->dims;
+    return a->backend == b->backend && !strcmp(a->device, b->device) && a->precision == b->precision && a->dims == b->dims &&
+           !strcmp(a->scheme, b->scheme);
 }
 
-pyr_status_t pyr_wisdom_put_constants(pyr_wisdom_t *w, const pyr_wisdom_constants_t *c)
+pyr_status_t pyr_wisdom_put_constants(pyr_wisdom_t *w, const pyr_wisdom_constants_t *given)
 {
+    /* a record that names no scheme is the heat scheme's (as in files of earlier versions) */
+    pyr_wisdom_constants_t rec = *given;
+    if (!rec.scheme[0]) snprintf(rec.scheme, sizeof rec.scheme, "heat");
+    const pyr_wisdom_constants_t *c = &rec;
     for (int i = 0; i < w->nconstants; i++)
         if (same_constants(&w->constants[i], c)) {
             w->constants[i] = *c;
@@ -166,11 +180,12 @@ pyr_status_t pyr_wisdom_merge(pyr_wisdom_t *dst, const pyr_wisdom_t *src)
 }
 
 const pyr_wisdom_constants_t *pyr_wisdom_find_constants(const pyr_wisdom_t *w, pyr_backend_kind_t backend, const char *device,
-                                                        pyr_precision_t precision, int dims)
+                                                        const char *scheme, pyr_precision_t precision, int dims)
 {
     for (int i = 0; i < w->nconstants; i++) {
         const pyr_wisdom_constants_t *c = &w->constants[i];
         if (c->backend == backend && !strcmp(c->device, device) && c->precision == precision && c->dims == dims &&
+            !strcmp(c->scheme, scheme) &&
             !strcmp(c->version, PYR_VERSION_STRING))
             return c;
     }
@@ -253,6 +268,8 @@ pyr_status_t pyr_wisdom_to_text(const pyr_wisdom_t *w, char **text)
             k->down_both, k->row, k->call, k->launch, k->host, k->up_strided, k->down_strided, k->up_ragged, k->down_ragged, k->compute_row,
             k->up_row_busy, k->down_row_busy, k->up_part_row, k->down_part_row);
         for (int j = 0; j < PYR_MODEL_NLAYERS; j++) put(&b, "%s%.17g", j ? "," : "", k->compute[j]);
+        if (strcmp(c->scheme, "heat")) put(&b, "\tscheme=%s", c->scheme);
+        if (c->kernel[0]) put(&b, "\tkernel=%s", c->kernel);
         put(&b, "\n");
     }
     for (int i = 0; i < w->nchoices; i++) {
@@ -260,6 +277,7 @@ pyr_status_t pyr_wisdom_to_text(const pyr_wisdom_t *w, char **text)
         put(&b, "choice\t%s\t%s\t%s\t%s\t%s\t%lld", backend_word(c->backend), c->device, c->version, c->problem,
             pyr_decomp_name(c->decomp), (long long)c->height);
         if (c->slots > 0) put(&b, "\tslots=%d", c->slots);
+        if (c->kernel[0]) put(&b, "\tkernel=%s", c->kernel);
         put(&b, "\n");
     }
     if (b.failed) {
@@ -317,6 +335,22 @@ static int copy_key(char *dst, size_t size, const char *src)
     return 1;
 }
 
+/* Optional key=value fields at the end of a record (scheme=, kernel=, slots=):
+ * the count of fields before them. */
+static int strip_optional(char **f, int n, const char *const *keys, int nkeys, char **values)
+{
+    for (int k = 0; k < nkeys; k++) values[k] = NULL;
+    for (;;) {
+        if (n == 0) return n;
+        int found = -1;
+        for (int k = 0; k < nkeys; k++)
+            if (!strncmp(f[n - 1], keys[k], strlen(keys[k])) && !values[k]) found = k;
+        if (found < 0) return n;
+        values[found] = f[n - 1] + strlen(keys[found]);
+        n--;
+    }
+}
+
 static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
 {
     static const char *const names[] = {"up=", "down=", "up_both=", "down_both=", "row=", "call=", "launch=", "host=", "up_strided=",
@@ -326,9 +360,15 @@ static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
      * 15 fields: before the strided costs were measured; 17: before the ragged-row costs;
      * 19: before the per-row compute cost; 20: before the per-row cost of part rows beside kernels;
      * 22: before part rows were priced per row. */
+    static const char *const opt[] = {"scheme=", "kernel="};
+    char *val[2];
+    n = strip_optional(f, n, opt, 2, val);
     if (n != 15 && n != 17 && n != 19 && n != 20 && n != 22 && n != 24) return 0;
     int nnamed = n - 7;
     memset(c, 0, sizeof *c);
+    /* records written before schemes other than heat existed are heat's */
+    if (!copy_key(c->scheme, sizeof c->scheme, val[0] ? val[0] : "heat")) return 0;
+    if (val[1] && !copy_key(c->kernel, sizeof c->kernel, val[1])) return 0;
     if (!parse_backend(f[1], &c->backend) || !copy_key(c->device, sizeof c->device, f[2]) ||
         !copy_key(c->version, sizeof c->version, f[3]))
         return 0;
@@ -358,15 +398,18 @@ static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
 
 static int parse_choice(char **f, int n, pyr_wisdom_choice_t *c)
 {
-    if (n != 7 && n != 8) return 0;
+    static const char *const opt[] = {"slots=", "kernel="};
+    char *val[2];
+    n = strip_optional(f, n, opt, 2, val);
+    if (n != 7) return 0;
     memset(c, 0, sizeof *c);
-    if (n == 8) {
+    if (val[0]) {
         char *end;
-        if (strncmp(f[7], "slots=", 6)) return 0;
-        long sl = strtol(f[7] + 6, &end, 10);
-        if (end == f[7] + 6 || *end || sl < 1 || sl > 64) return 0;
+        long sl = strtol(val[0], &end, 10);
+        if (end == val[0] || *end || sl < 1 || sl > 64) return 0;
         c->slots = (int)sl;
     }
+    if (val[1] && !copy_key(c->kernel, sizeof c->kernel, val[1])) return 0;
     if (!parse_backend(f[1], &c->backend) || !copy_key(c->device, sizeof c->device, f[2]) ||
         !copy_key(c->version, sizeof c->version, f[3]) || !copy_key(c->problem, sizeof c->problem, f[4]))
         return 0;

@@ -12,10 +12,10 @@
  *         up=..<TAB>down=..<TAB>up_both=..<TAB>down_both=..<TAB>row=..<TAB>call=..<TAB>launch=..<TAB>host=..<TAB>
  *         up_strided=..<TAB>down_strided=..<TAB>up_ragged=..<TAB>down_ragged=..<TAB>compute_row=..<TAB>
  *         up_row_busy=..<TAB>down_row_busy=..<TAB>up_part_row=..<TAB>down_part_row=..<TAB>
- *         compute=<c1>,<c2>,...  (one compute value per entry of pyr_model_layers; records of earlier
- *         versions, without the part-row, busy-row, per-row compute, ragged-row or strided costs, are read with
- *         those unset)
- *     choice<TAB>cpu|cuda<TAB><device><TAB><version><TAB><problem key><TAB><decomposition><TAB><height>[<TAB>slots=<n>]
+ *         compute=<c1>,<c2>,...[<TAB>scheme=<name>][<TAB>kernel=<variant>]  (one compute value per entry of
+ *         pyr_model_layers; records of earlier versions, without the part-row, busy-row, per-row compute,
+ *         ragged-row or strided costs, are read with those unset; without scheme= a record is heat's)
+ *     choice<TAB>cpu|cuda<TAB><device><TAB><version><TAB><problem key><TAB><decomposition><TAB><height>[<TAB>slots=<n>][<TAB>kernel=<variant>]
  *     checksum<TAB><FNV-1a 64 of every byte before this line, 16 hex digits>
  *
  * (a constants record is one line).  A file whose first line, version,
@@ -36,6 +36,8 @@ typedef struct {
     pyr_backend_kind_t backend;
     char device[PYR_WISDOM_KEY];  /* "Intel(R) Xeon(R) Processor, 2 threads", "NVIDIA H200, 139.8 GiB, cc 9.0" */
     char version[32];             /* pyrgrid version that measured it */
+    char scheme[16];              /* "heat", "poisson": the kernel the compute costs are of */
+    char kernel[32];              /* the fastest variant calibration found ("" = the kernel's default) */
     pyr_precision_t precision;
     int dims;
     pyr_model_constants_t k;
@@ -49,6 +51,7 @@ typedef struct {
     pyr_decomp_t decomp;
     int64_t height;
     int slots; /* 0: the backend's default (records written before slots were chosen) */
+    char kernel[32]; /* the variant measured with ("" = the planner's choice) */
 } pyr_wisdom_choice_t;
 
 typedef struct {
@@ -92,12 +95,13 @@ pyr_status_t pyr_wisdom_merge(pyr_wisdom_t *dst, const pyr_wisdom_t *src);
 
 /* Find a record; NULL when there is none. */
 const pyr_wisdom_constants_t *pyr_wisdom_find_constants(const pyr_wisdom_t *w, pyr_backend_kind_t backend, const char *device,
-                                                        pyr_precision_t precision, int dims);
+                                                        const char *scheme, pyr_precision_t precision, int dims);
 const pyr_wisdom_choice_t *pyr_wisdom_find_choice(const pyr_wisdom_t *w, pyr_backend_kind_t backend, const char *device,
                                                   const char *problem);
 
-/* The key of a planning problem for measured choices: grid, precision,
- * budget, requested decomposition and piece size. */
+/* The key of a planning problem for measured choices: scheme (other than
+ * heat) with its part of the key, grid, precision, budget, requested
+ * decomposition, piece size and kernel variant. */
 void pyr_wisdom_problem_key(const pyr_problem_t *p, const pyr_options_t *o, uint64_t budget, char *out, size_t size);
 
 #endif

@@ -1,40 +1,50 @@
-/* The backend interface: a table of operations the executor calls.  A backend
- * never decides what to compute (the plan does) and the plan never touches
- * memory (the backend does).
+/* The device runtime: memory, pinned host memory, transfers, streams and
+ * marks, one table of operations per backend (cpu, cuda).  It knows pieces
+ * and their buffers, never what a scheme computes: kernels are registered
+ * per scheme and backend apart from it (backend/kernels.h).  The executor,
+ * calibration and later pipelines (frames, several devices) use this one
+ * interface.  A backend never decides what to compute (the plan does) and
+ * the plan never touches memory (the runtime does).
  *
  * Ordering: operations issued for one slot run in issue order (upload, then
- * prepare, then compute, then download); operations of different slots may
+ * copies, then a kernel, then download); operations of different slots may
  * run concurrently.  wait(slot) returns once every operation issued for the
- * slot has finished and its host-side effects are visible.  The CPU backend
- * runs each operation to completion before returning; the CUDA backend queues
- * them on streams. */
-#ifndef PYR_BACKEND_BACKEND_H
-#define PYR_BACKEND_BACKEND_H
+ * slot has finished and its host-side effects are visible.  The CPU runtime
+ * runs each operation to completion before returning; the CUDA runtime
+ * queues them on a stream per slot. */
+#ifndef PYR_BACKEND_DEVICE_H
+#define PYR_BACKEND_DEVICE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "plan/box.h"
 #include "pyrgrid.h"
-#include "schemes/heat.h"
+#include "schemes/scheme.h"
 
-/* A region of the grid held in device memory, in one or two time layers.
- * The layers are buffers the executor lends the piece for one task: with k
- * pieces in flight it rotates k + 1 or k + 2 buffers among them (a task holds
- * two while it computes, one while it uploads or downloads).
- * Node p of `box` lives at element
+/* A region of the grid held in device memory: per field of the scheme one
+ * buffer, and a second for the ping-pong fields while the piece computes.
+ * The buffers are lent by the executor for one task.  Node p of `box` lives
+ * at element
  *     ((p.z - box.lo.z) * rows + (p.y - box.lo.y)) * pitch + xpad + (p.x - box.lo.x)
- * of a layer, where rows = extent of box along y. */
+ * of every buffer, where rows = extent of box along y. */
 typedef struct {
     pyr_box_t box;
     int64_t pitch; /* elements between consecutive rows (>= xpad + extent x) */
     int64_t xpad;  /* elements before x = box.lo.x in each row (alignment) */
-    void *layer[2];
-    int cur;       /* layer holding the newest values */
+    int nfields;
+    void *buf[PYR_MAX_FIELDS][2]; /* per field: [0], and [1] for a ping-pong field; NULL for a field not used */
+    int cur;       /* buffer of the ping-pong fields holding the newest values */
 } pyr_piece_t;
 
+/* The buffer holding field f's newest values. */
+static inline void *pyr_piece_current(const pyr_piece_t *p, int f)
+{
+    return p->buf[f][1] ? p->buf[f][p->cur] : p->buf[f][0];
+}
+
 /* A host array holding the nodes of `box` contiguously, x fastest (the whole
- * grid, or a band buffer). */
+ * grid of one field, or a band buffer). */
 typedef struct {
     void *data;
     pyr_box_t box;
@@ -43,13 +53,13 @@ typedef struct {
 /* Layout of a piece buffer, decided by the backend's alignment needs. */
 typedef struct {
     int64_t pitch, xpad;
-    uint64_t layer_bytes;
+    uint64_t layer_bytes; /* one buffer (one field, one time layer) */
 } pyr_piece_layout_t;
 
-typedef struct pyr_backend_ops {
+typedef struct pyr_device_ops {
     const char *name;
     pyr_backend_kind_t kind;
-    int slots;              /* most piece buffers it can keep in flight */
+    int slots;              /* most pieces it can keep in flight */
     int default_slots;      /* slots when the user gives none: with more than 2, the
                                planner also weighs 2 (larger pieces) by the model */
     int concurrent;         /* operations of different slots really run at the same time
@@ -61,7 +71,7 @@ typedef struct pyr_backend_ops {
 
     pyr_status_t (*create)(const pyr_options_t *options, pyr_precision_t precision, void **ctx);
     void (*destroy)(void *ctx);
-    /* Device memory free and total, in bytes (the CPU backend reports host memory). */
+    /* Device memory free and total, in bytes (the CPU runtime reports host memory). */
     pyr_status_t (*mem_info)(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes);
 
     pyr_status_t (*dev_alloc)(void *ctx, size_t bytes, void **ptr);
@@ -73,22 +83,23 @@ typedef struct pyr_backend_ops {
     pyr_status_t (*host_register)(void *ctx, void *ptr, size_t bytes);
     void (*host_unregister)(void *ctx, void *ptr);
 
-    /* Copy `box` from host into layer 0 of the piece (box within both). */
-    pyr_status_t (*upload)(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host,
+    /* Copy `box` from host into buffer 0 of field f of the piece (box within both). */
+    pyr_status_t (*upload)(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host,
                            const pyr_box_t *box);
-    /* Copy `box` from layer src_layer of `src` into the layers of `dst` whose
-     * bit is set in dst_layers (bit 0: layer 0, bit 1: layer 1).  It follows
-     * the latest upload into the source buffer even when that was issued
-     * for another slot (the boundary faces are uploaded once, on slot 0). */
-    pyr_status_t (*copy)(void *ctx, int slot, const pyr_piece_t *dst, int dst_layers, const pyr_piece_t *src,
+    /* Copy `box` of field f from buffer src_layer of `src` into the buffers of
+     * `dst` whose bit is set in dst_layers (bit 0: buffer 0, bit 1: buffer 1).
+     * It follows the latest upload into the source buffer even when that was
+     * issued for another slot (the boundary faces are uploaded once, on slot 0). */
+    pyr_status_t (*copy)(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src,
                          int src_layer, const pyr_box_t *box);
-    /* Advance the piece by nlayers time steps: step l (0-based) reads layer
-     * (cur + l) % 2 and writes layer (cur + l + 1) % 2 on box[l] only. */
-    pyr_status_t (*compute)(void *ctx, int slot, const pyr_piece_t *piece, const pyr_heat_coef_t *coef,
-                            const pyr_box_t *boxes, int nlayers);
-    /* Copy `box` from layer piece->cur into the host region. */
-    pyr_status_t (*download)(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host,
+    /* Copy `box` of field f's newest values (pyr_piece_current) into the host region. */
+    pyr_status_t (*download)(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host,
                              const pyr_box_t *box);
+    /* max |buf[f][cur] - buf[f][cur ^ 1]| over `box` of the ping-pong field f
+     * (the change of the last sub-step computed), written to *out once
+     * wait(slot) has returned; *out must stay valid until then.  One per slot
+     * between waits. */
+    pyr_status_t (*reduce_change)(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_box_t *box, double *out);
     /* Block until every operation issued for the slot has finished. */
     pyr_status_t (*wait)(void *ctx, int slot);
     /* Order between slots, for a buffer (or a region of the host grid) one
@@ -100,29 +111,29 @@ typedef struct pyr_backend_ops {
      * reached its last mark `which`. */
     pyr_status_t (*mark)(void *ctx, int slot, int which);
     pyr_status_t (*after_mark)(void *ctx, int slot, int other, int which);
-} pyr_backend_ops_t;
+} pyr_device_ops_t;
 
 /* The executor's marks: a task's compute done (its spare buffer is free for
  * another slot), a task's upload done (the grid values it read may be
  * overwritten, the next upload may start). */
 enum { PYR_MARK_COMPUTE = 0, PYR_MARK_UPLOAD = 1, PYR_MARKS = 2 };
 
-/* The backends compiled in. */
-extern const pyr_backend_ops_t pyr_backend_cpu;
+/* The runtimes compiled in. */
+extern const pyr_device_ops_t pyr_device_cpu;
 #ifdef PYR_HAVE_CUDA
-extern const pyr_backend_ops_t pyr_backend_cuda;
+extern const pyr_device_ops_t pyr_device_cuda;
 #endif
 
-/* The backend of a kind, or NULL when not compiled in. */
-const pyr_backend_ops_t *pyr_backend_get(pyr_backend_kind_t kind);
+/* The runtime of a kind, or NULL when not compiled in. */
+const pyr_device_ops_t *pyr_device_get(pyr_backend_kind_t kind);
 
 /* Piece layout able to hold any box of at most `extent` nodes per axis under a
- * backend's alignment rules. */
-pyr_piece_layout_t pyr_piece_layout(const pyr_backend_ops_t *ops, const int64_t extent[3], size_t elem);
+ * runtime's alignment rules. */
+pyr_piece_layout_t pyr_piece_layout(const pyr_device_ops_t *ops, const int64_t extent[3], size_t elem);
 /* Leading pad of a row for a piece whose box starts at x = lo_x. */
-int64_t pyr_piece_xpad(const pyr_backend_ops_t *ops, int64_t lo_x, size_t elem);
+int64_t pyr_piece_xpad(const pyr_device_ops_t *ops, int64_t lo_x, size_t elem);
 
-/* Element offset of node (x, y, z) in a piece layer. */
+/* Element offset of node (x, y, z) in a piece buffer. */
 static inline int64_t pyr_piece_index(const pyr_piece_t *p, int64_t x, int64_t y, int64_t z)
 {
     int64_t rows = p->box.hi[1] - p->box.lo[1];

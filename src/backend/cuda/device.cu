@@ -1,5 +1,6 @@
-/* The CUDA backend: device memory, pinned host memory, transfers and the
- * heat kernels behind the backend interface (src/backend/backend.h).
+/* The CUDA runtime: device memory, pinned host memory, transfers, box copies
+ * and reductions behind the runtime interface (src/backend/device.h); the
+ * schemes' kernels are registered apart (kernels_*.cu).
  *
  * Streams: one per slot.  Every operation of a slot goes on its stream, so the
  * slot's upload -> prepare -> compute -> download run in order, while the
@@ -12,48 +13,20 @@
  * Every CUDA call is checked; failures become PYR_ERR_DEVICE (the call and
  * CUDA's message), PYR_ERR_DEVICE_NOMEM (sizes and what to change) or
  * PYR_ERR_NODEVICE (no GPU, driver too old: use backend = cpu). */
-#include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-extern "C" {
-#include "backend/backend.h"
-#include "core/error.h"
-}
-#include "backend/cuda/cuda_api.h"
-#include "backend/cuda/kernels_heat.cuh"
+#include "backend/cuda/cuda_internal.cuh"
 
-#define SLOTS 3
-#define MAX_WRITERS 32
+#define SLOTS PYR_CUDA_SLOTS
+#define MAX_WRITERS PYR_CUDA_MAX_WRITERS
+#define CU PYR_CU
 
-namespace {
+namespace pyrcu {
 
-struct writer_t {
-    const void *ptr;
-    cudaEvent_t ev;
-    int slot;
-};
-
-struct cuda_ctx_t {
-    int device;
-    pyr_precision_t precision;
-    size_t elem;
-    cudaStream_t stream[SLOTS];
-    cudaEvent_t marks[SLOTS][PYR_MARKS]; /* mark(): events per slot and kind, recorded again at each mark */
-    writer_t writers[MAX_WRITERS];
-    int nwriters;
-    void *registered[8]; /* host ranges we registered (to unregister) */
-    int nregistered;
-    pyr_ktune_t tune;
-    int plain; /* force the one-step kernel (experiments) */
-    char name[256];
-};
-
-/* Process-wide test hooks (cuda_api.h). */
 int g_serial = 0;
-int g_fail_alloc = 0;
 pyr_cuda_stats_t g_stats;
 
 double now_s(void)
@@ -79,18 +52,14 @@ pyr_status_t fail_cuda(cudaError_t e, const char *call, int device)
                         : "");
 }
 
-#define CU(call)                                                                                                                   \
-    do {                                                                                                                           \
-        cudaError_t cu_e_ = (call);                                                                                                \
-        if (cu_e_ != cudaSuccess) return fail_cuda(cu_e_, #call, c->device);                                                       \
-    } while (0)
+} // namespace pyrcu
 
-int env_int(const char *name, int fallback)
-{
-    const char *v = getenv(name);
-    if (!v || !*v) return fallback;
-    return atoi(v);
-}
+using namespace pyrcu;
+
+namespace {
+
+typedef pyrcu::ctx_t cuda_ctx_t;
+int g_fail_alloc = 0;
 
 /* Per-slot bookkeeping of the last upload into a buffer. */
 pyr_status_t note_writer(cuda_ctx_t *c, int slot, const void *ptr)
@@ -129,6 +98,10 @@ void forget_writer(cuda_ctx_t *c, const void *ptr)
         }
 }
 
+} // namespace
+
+namespace pyrcu {
+
 /* The timeline (cuda_api.h): pairs of timing events around operations. */
 struct span_rec_t {
     cudaEvent_t a, b;
@@ -163,7 +136,6 @@ void span_end(cuda_ctx_t *c, int i, int slot)
     if (i >= 0 && cudaEventRecord(g_tl[i].b, c->stream[slot]) != cudaSuccess) (void)cudaGetLastError();
 }
 
-/* Serial mode: finish the operation and charge its time. */
 pyr_status_t serial_end(cuda_ctx_t *c, int slot, double t0, double *acc)
 {
     if (!g_serial) return PYR_OK;
@@ -172,7 +144,6 @@ pyr_status_t serial_end(cuda_ctx_t *c, int slot, double t0, double *acc)
     return PYR_OK;
 }
 
-/* Streams are made on first use, so a context made only to plan costs little. */
 pyr_status_t check_slot(cuda_ctx_t *c, int slot)
 {
     if (slot < 0 || slot >= SLOTS) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: slot %d out of range 0..%d", slot, SLOTS - 1);
@@ -183,27 +154,62 @@ pyr_status_t check_slot(cuda_ctx_t *c, int slot)
     return PYR_OK;
 }
 
-pyr_klayout_t layout_of(const pyr_piece_t *p)
+} // namespace pyrcu
+
+namespace {
+
+/* ------------------------------------------------------ runtime kernels */
+
+/* Box copies between piece buffers: thread per node along x; blocks loop
+ * over rows and planes of the box. */
+template <typename W>
+__global__ void k_copy(const W *__restrict__ src, int64_t sp, int64_t splane, W *d0, W *d1, int64_t dp, int64_t dplane, int w, int ny,
+                       int nz)
 {
-    pyr_klayout_t L;
-    L.pitch = p->pitch;
-    L.rows = (int)pyr_box_extent(&p->box, 1);
-    L.planes = (int)pyr_box_extent(&p->box, 2);
-    return L;
+    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (x >= w) return;
+    for (int z = (int)blockIdx.z; z < nz; z += (int)gridDim.z)
+        for (int y = (int)blockIdx.y; y < ny; y += (int)gridDim.y) {
+            W v = src[(int64_t)z * splane + (int64_t)y * sp + x];
+            int64_t o = (int64_t)z * dplane + (int64_t)y * dp + x;
+            if (d0) d0[o] = v;
+            if (d1) d1[o] = v;
+        }
 }
 
-/* A grid box in the piece's local coordinates. */
-pyr_kbox_t local_box(const pyr_piece_t *p, const pyr_box_t *b)
+/* max |a - b| over a box into *out, as the bits of a non-negative float or
+ * double (which order as unsigned integers, so atomicMax gives the exact
+ * maximum whatever the order); a NaN counts as an infinity. */
+template <typename T> __device__ __forceinline__ unsigned long long ordered_bits(T v);
+template <> __device__ __forceinline__ unsigned long long ordered_bits<float>(float v) { return (unsigned long long)__float_as_uint(v); }
+template <> __device__ __forceinline__ unsigned long long ordered_bits<double>(double v)
 {
-    pyr_kbox_t k;
-    k.lo[0] = (int)(p->xpad + b->lo[0] - p->box.lo[0]);
-    k.hi[0] = (int)(p->xpad + b->hi[0] - p->box.lo[0]);
-    for (int a = 1; a < 3; a++) {
-        k.lo[a] = (int)(b->lo[a] - p->box.lo[a]);
-        k.hi[a] = (int)(b->hi[a] - p->box.lo[a]);
-    }
-    return k;
+    return (unsigned long long)__double_as_longlong(v);
 }
+
+template <typename T>
+__global__ void k_maxdiff(const T *__restrict__ a, const T *__restrict__ b, int64_t pitch, int64_t plane, int x0, int w, int y0, int ny,
+                          int z0, int nz, unsigned long long *out)
+{
+    T m = 0;
+    for (int z = z0 + (int)blockIdx.z; z < z0 + nz; z += (int)gridDim.z)
+        for (int y = y0 + (int)blockIdx.y; y < y0 + ny; y += (int)gridDim.y)
+            for (int x = x0 + (int)(blockIdx.x * blockDim.x + threadIdx.x); x < x0 + w; x += (int)(gridDim.x * blockDim.x)) {
+                const int64_t i = (int64_t)z * plane + (int64_t)y * pitch + x;
+                T d = a[i] - b[i];
+                d = d < 0 ? -d : d;
+                if (d != d) d = (T)INFINITY;
+                m = d > m ? d : m;
+            }
+    for (int off = 16; off > 0; off >>= 1) {
+        T o = __shfl_down_sync(0xffffffffu, m, off);
+        m = o > m ? o : m;
+    }
+    if ((threadIdx.x & 31) == 0 && m > 0) atomicMax(out, ordered_bits<T>(m));
+}
+
+int imin_(int a, int b) { return a < b ? a : b; }
+int ceil_div_(int a, int b) { return (a + b - 1) / b; }
 
 /* ------------------------------------------------------------ lifecycle */
 
@@ -262,7 +268,7 @@ pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void
         } seen[64];
         if (device < 64 && seen[device].known) {
             snprintf(c->name, sizeof c->name, "%s", seen[device].name);
-            c->tune.sms = seen[device].sms;
+            c->sms = seen[device].sms;
         } else {
             cudaDeviceProp prop;
             e = cudaGetDeviceProperties(&prop, device);
@@ -272,7 +278,7 @@ pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void
             }
             snprintf(c->name, sizeof c->name, "%s", prop.name);
             cudaFuncAttributes fa;
-            e = cudaFuncGetAttributes(&fa, pyr_k_probe_symbol());
+            e = cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(&k_copy<unsigned>));
             if (e != cudaSuccess) {
                 (void)cudaGetLastError();
                 st = pyr_fail(PYR_ERR_NODEVICE,
@@ -281,27 +287,13 @@ pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void
                               device, prop.name, prop.major, prop.minor, cudaGetErrorString(e), prop.major, prop.minor);
                 break;
             }
-            c->tune.sms = prop.multiProcessorCount;
+            c->sms = prop.multiProcessorCount;
             if (device < 64) {
                 seen[device].sms = prop.multiProcessorCount;
                 snprintf(seen[device].name, sizeof seen[device].name, "%s", prop.name);
                 seen[device].known = 1;
             }
         }
-        c->tune.kmax2d = env_int("PYR_CUDA_K2D", 5);
-        /* 3D: three steps per launch in shared memory.  As fast in core as the one-step streaming
-         * kernel (355 vs 350 Gcell/s), and beside a pass's copies far better: the streaming kernel's
-         * L2 traffic starves the host-to-device copy engine (cube uploads at ~32 GB/s instead of ~50;
-         * bench/NOTES-cuda.md v6). */
-        c->tune.kmax3d = env_int("PYR_CUDA_K3D", 3);
-        c->tune.nt2d = env_int("PYR_CUDA_NT2D", 256);
-        c->tune.nty3d = env_int("PYR_CUDA_NTY3D", 32);
-        c->tune.stream3d = env_int("PYR_CUDA_STREAM3D", 1);
-        c->plain = env_int("PYR_CUDA_PLAIN", 0);
-        if (c->tune.kmax2d < 1 || c->tune.kmax2d > PYR_CUDA_KMAX || !(c->tune.kmax2d & 1)) c->tune.kmax2d = 5;
-        if (c->tune.kmax3d < 1 || c->tune.kmax3d > 5 || !(c->tune.kmax3d & 1)) c->tune.kmax3d = 3;
-        if (c->tune.nt2d != 128 && c->tune.nt2d != 256) c->tune.nt2d = 256;
-        if (c->tune.nty3d < 8 || c->tune.nty3d > 32) c->tune.nty3d = 32;
     } while (0);
     if (st != PYR_OK) {
         cuda_destroy(c);
@@ -326,6 +318,8 @@ void cuda_destroy(void *ctx)
             if (c->marks[s][m]) cudaEventDestroy(c->marks[s][m]);
     for (int i = 0; i < c->nwriters; i++) cudaEventDestroy(c->writers[i].ev);
     for (int i = 0; i < c->nregistered; i++) cudaHostUnregister(c->registered[i]);
+    if (c->red_dev) cudaFree(c->red_dev);
+    if (c->red_host) cudaFreeHost(c->red_host);
     (void)cudaGetLastError();
     free(c);
 }
@@ -473,28 +467,28 @@ pyr_status_t transfer(cuda_ctx_t *c, int slot, const pyr_piece_t *piece, void *l
     return PYR_OK;
 }
 
-pyr_status_t cuda_upload(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host, const pyr_box_t *box)
+pyr_status_t cuda_upload(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host, const pyr_box_t *box)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     PYR_TRY(check_slot(c, slot));
     double t0 = now_s();
     CU(cudaSetDevice(c->device));
     const int span = span_begin(c, PYR_SPAN_UPLOAD, slot);
-    PYR_TRY(transfer(c, slot, piece, piece->layer[0], host, box, 1));
+    PYR_TRY(transfer(c, slot, piece, piece->buf[f][0], host, box, 1));
     span_end(c, span, slot);
     g_stats.issue_upload_s += now_s() - t0;
-    PYR_TRY(note_writer(c, slot, piece->layer[0]));
+    PYR_TRY(note_writer(c, slot, piece->buf[f][0]));
     return serial_end(c, slot, t0, &g_stats.upload_s);
 }
 
-pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, const pyr_host_region_t *host, const pyr_box_t *box)
+pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host, const pyr_box_t *box)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     PYR_TRY(check_slot(c, slot));
     double t0 = now_s();
     CU(cudaSetDevice(c->device));
     const int span = span_begin(c, PYR_SPAN_DOWNLOAD, slot);
-    PYR_TRY(transfer(c, slot, piece, piece->layer[piece->cur], host, box, 0));
+    PYR_TRY(transfer(c, slot, piece, pyr_piece_current(piece, f), host, box, 0));
     span_end(c, span, slot);
     g_stats.issue_download_s += now_s() - t0;
     /* a band goes to a staging buffer of exactly its size (the grid is larger) */
@@ -504,7 +498,7 @@ pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, const 
     return PYR_OK;
 }
 
-pyr_status_t cuda_copy(void *ctx, int slot, const pyr_piece_t *dst, int dst_layers, const pyr_piece_t *src, int src_layer,
+pyr_status_t cuda_copy(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src, int src_layer,
                        const pyr_box_t *box)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
@@ -514,90 +508,64 @@ pyr_status_t cuda_copy(void *ctx, int slot, const pyr_piece_t *dst, int dst_laye
         return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: copy box outside its pieces");
     double t0 = g_serial ? now_s() : 0;
     CU(cudaSetDevice(c->device));
-    const void *s = src->layer[src_layer];
+    const void *s = src->buf[f][src_layer];
     PYR_TRY(wait_writer(c, slot, s));
-    void *d0 = (dst_layers & 1) && dst->layer[0] != s ? dst->layer[0] : NULL;
-    void *d1 = (dst_layers & 2) && dst->layer[1] != s ? dst->layer[1] : NULL;
-    pyr_klayout_t SL = layout_of(src), DL = layout_of(dst);
-    pyr_kbox_t sb = local_box(src, box), db = local_box(dst, box);
-    CU(pyr_k_copy_box(c->elem, s, &SL, &sb, d0, d1, &DL, &db, c->stream[slot]));
+    void *d0 = (dst_layers & 1) && dst->buf[f][0] != s ? dst->buf[f][0] : NULL;
+    void *d1 = (dst_layers & 2) && dst->buf[f][1] != s ? dst->buf[f][1] : NULL;
+    const int w = (int)pyr_box_extent(box, 0), ny = (int)pyr_box_extent(box, 1), nz = (int)pyr_box_extent(box, 2);
+    if (!d0 && !d1) return PYR_OK;
+    const int64_t sp = src->pitch, splane = src->pitch * pyr_box_extent(&src->box, 1);
+    const int64_t dp = dst->pitch, dplane = dst->pitch * pyr_box_extent(&dst->box, 1);
+    const int64_t so = pyr_piece_index(src, box->lo[0], box->lo[1], box->lo[2]);
+    const int64_t doff = pyr_piece_index(dst, box->lo[0], box->lo[1], box->lo[2]);
+    const int threads = w >= 256 ? 256 : 64;
+    dim3 grid((unsigned)ceil_div_(w, threads), (unsigned)imin_(ny, 65535), (unsigned)imin_(nz, 65535));
+    if (c->elem == 8) {
+        const unsigned long long *sv = static_cast<const unsigned long long *>(s) + so;
+        unsigned long long *v0 = d0 ? static_cast<unsigned long long *>(d0) + doff : nullptr;
+        unsigned long long *v1 = d1 ? static_cast<unsigned long long *>(d1) + doff : nullptr;
+        k_copy<unsigned long long><<<grid, threads, 0, c->stream[slot]>>>(sv, sp, splane, v0, v1, dp, dplane, w, ny, nz);
+    } else {
+        const unsigned *sv = static_cast<const unsigned *>(s) + so;
+        unsigned *v0 = d0 ? static_cast<unsigned *>(d0) + doff : nullptr;
+        unsigned *v1 = d1 ? static_cast<unsigned *>(d1) + doff : nullptr;
+        k_copy<unsigned><<<grid, threads, 0, c->stream[slot]>>>(sv, sp, splane, v0, v1, dp, dplane, w, ny, nz);
+    }
+    CU(cudaGetLastError());
     return serial_end(c, slot, t0, &g_stats.copy_s);
 }
 
-/* ------------------------------------------------------------- compute */
-
-/* Whether boxes[0..n-1] can be computed by fused launches: all non-empty,
- * inside the piece less its edge, and each nested in the one before with
- * every side either one node in or (at the piece edge) unchanged. */
-int fusable(const pyr_piece_t *piece, const pyr_box_t *boxes, int n, int dims)
-{
-    for (int l = 0; l < n; l++) {
-        if (pyr_box_empty(&boxes[l])) return 0;
-        if (l == 0) continue;
-        const pyr_box_t *b0 = &boxes[l - 1], *b1 = &boxes[l];
-        for (int a = 0; a < dims; a++) {
-            int lo_ok = b1->lo[a] >= b0->lo[a] + 1 || (b1->lo[a] == b0->lo[a] && b0->lo[a] == piece->box.lo[a] + 1);
-            int hi_ok = b1->hi[a] <= b0->hi[a] - 1 || (b1->hi[a] == b0->hi[a] && b0->hi[a] == piece->box.hi[a] - 1);
-            if (!lo_ok || !hi_ok || b1->hi[a] <= b1->lo[a]) return 0;
-        }
-    }
-    return 1;
-}
-
-pyr_status_t cuda_compute(void *ctx, int slot, const pyr_piece_t *piece, const pyr_heat_coef_t *coef, const pyr_box_t *boxes,
-                          int nlayers)
+pyr_status_t cuda_reduce_change(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_box_t *box, double *out)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     PYR_TRY(check_slot(c, slot));
-    if (nlayers <= 0) return PYR_OK;
-    const int dims = coef->dims;
-    /* Every box must lie inside the piece less its edge (the stencil reads one node further). */
-    for (int l = 0; l < nlayers; l++) {
-        if (pyr_box_empty(&boxes[l])) continue;
-        for (int a = 0; a < 3; a++) {
-            int64_t in = a < dims ? 1 : 0;
-            if (boxes[l].lo[a] < piece->box.lo[a] + in || boxes[l].hi[a] > piece->box.hi[a] - in)
-                return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: layer %d box outside its piece", l);
-        }
-    }
-    double t0 = g_serial ? now_s() : 0;
+    if (!piece->buf[f][1]) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: the change of field %d, which has one buffer", f);
     CU(cudaSetDevice(c->device));
-    cudaStream_t s = c->stream[slot];
-    pyr_klayout_t L = layout_of(piece);
-    int cur = piece->cur;
-    /* the fused kernels move 16-byte vectors: rows must start 16-byte aligned */
-    const int aligned = (piece->pitch * (int64_t)c->elem) % 16 == 0 && ((uintptr_t)piece->layer[0] % 16) == 0 &&
-                        ((uintptr_t)piece->layer[1] % 16) == 0;
-    const int span = span_begin(c, PYR_SPAN_COMPUTE, slot);
-    if (dims == 1 || c->plain || !aligned || !fusable(piece, boxes, nlayers, dims)) {
-        for (int l = 0; l < nlayers; l++) {
-            pyr_kbox_t b = local_box(piece, &boxes[l]);
-            CU(pyr_k_step_plain(c->elem, dims, piece->layer[cur], piece->layer[cur ^ 1], &L, &b, coef->r, s));
-            g_stats.launches++;
-            cur ^= 1;
-        }
-        span_end(c, span, slot);
-        return serial_end(c, slot, t0, &g_stats.compute_s);
+    if (!c->red_dev) {
+        CU(cudaMalloc(&c->red_dev, SLOTS * sizeof *c->red_dev));
+        CU(cudaMallocHost(&c->red_host, SLOTS * sizeof *c->red_host));
     }
-    /* Fused launches of odd k (so each goes from one layer to the other):
-     * count with the parity of nlayers, sizes as equal as possible. */
-    const int kmax = dims == 2 ? c->tune.kmax2d : c->tune.kmax3d;
-    int count = (nlayers + kmax - 1) / kmax;
-    if ((count ^ nlayers) & 1) count++;
-    const int pairs = (nlayers - count) / 2, q = pairs / count, extra = pairs % count;
-    pyr_kbox_t kb[PYR_CUDA_KMAX];
-    int done = 0;
-    for (int i = 0; i < count; i++) {
-        const int k = 1 + 2 * (q + (i < extra ? 1 : 0));
-        for (int l = 0; l < k; l++) kb[l] = local_box(piece, &boxes[done + l]);
-        CU(pyr_k_fused(c->elem, dims, piece->layer[cur], piece->layer[cur ^ 1], &L, kb, k, coef->r, &c->tune, s));
-        g_stats.launches++;
-        cur ^= 1;
-        done += k;
+    cudaStream_t st = c->stream[slot];
+    CU(cudaMemsetAsync(&c->red_dev[slot], 0, sizeof *c->red_dev, st));
+    const int w = (int)pyr_box_extent(box, 0), ny = (int)pyr_box_extent(box, 1), nz = (int)pyr_box_extent(box, 2);
+    if (w > 0 && ny > 0 && nz > 0) {
+        const int64_t pitch = piece->pitch, plane = piece->pitch * pyr_box_extent(&piece->box, 1);
+        const int x0 = (int)(piece->xpad + box->lo[0] - piece->box.lo[0]), y0 = (int)(box->lo[1] - piece->box.lo[1]),
+                  z0 = (int)(box->lo[2] - piece->box.lo[2]);
+        const int threads = 256;
+        dim3 grid((unsigned)imin_(ceil_div_(w, threads), 4), (unsigned)imin_(ny, 1024), (unsigned)imin_(nz, 64));
+        const void *a = piece->buf[f][piece->cur], *b = piece->buf[f][piece->cur ^ 1];
+        if (c->elem == 8)
+            k_maxdiff<double><<<grid, threads, 0, st>>>((const double *)a, (const double *)b, pitch, plane, x0, w, y0, ny, z0, nz,
+                                                        &c->red_dev[slot]);
+        else
+            k_maxdiff<float><<<grid, threads, 0, st>>>((const float *)a, (const float *)b, pitch, plane, x0, w, y0, ny, z0, nz,
+                                                       &c->red_dev[slot]);
+        CU(cudaGetLastError());
     }
-    if (done != nlayers) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: split %d layers into launches of %d", nlayers, done);
-    span_end(c, span, slot);
-    return serial_end(c, slot, t0, &g_stats.compute_s);
+    CU(cudaMemcpyAsync(&c->red_host[slot], &c->red_dev[slot], sizeof *c->red_host, cudaMemcpyDeviceToHost, st));
+    c->red_out[slot] = out;
+    return PYR_OK;
 }
 
 pyr_status_t cuda_wait(void *ctx, int slot)
@@ -607,6 +575,20 @@ pyr_status_t cuda_wait(void *ctx, int slot)
     CU(cudaSetDevice(c->device));
     cudaError_t e = cudaStreamSynchronize(c->stream[slot]);
     if (e != cudaSuccess) return fail_cuda(e, "a queued GPU operation (cudaStreamSynchronize)", c->device);
+    if (c->red_out[slot]) {
+        const unsigned long long bits = c->red_host[slot];
+        if (c->elem == 8) {
+            double v;
+            memcpy(&v, &bits, sizeof v);
+            *c->red_out[slot] = v;
+        } else {
+            const unsigned u = (unsigned)bits;
+            float v;
+            memcpy(&v, &u, sizeof v);
+            *c->red_out[slot] = (double)v;
+        }
+        c->red_out[slot] = NULL;
+    }
     return PYR_OK;
 }
 
@@ -725,9 +707,9 @@ extern "C" int pyr_cuda_timeline_take(pyr_cuda_span_t *spans, int max)
 extern "C" void pyr_cuda_fail_alloc_after(int n) { g_fail_alloc = n > 0 ? n : 0; }
 
 /* Filled by field name, so new fields of the interface default to zero. */
-static pyr_backend_ops_t make_ops(void)
+static pyr_device_ops_t make_ops(void)
 {
-    pyr_backend_ops_t o;
+    pyr_device_ops_t o;
     memset(&o, 0, sizeof o);
     o.name = "cuda";
     o.kind = PYR_BACKEND_CUDA;
@@ -747,12 +729,12 @@ static pyr_backend_ops_t make_ops(void)
     o.host_unregister = cuda_host_unregister;
     o.upload = cuda_upload;
     o.copy = cuda_copy;
-    o.compute = cuda_compute;
     o.download = cuda_download;
+    o.reduce_change = cuda_reduce_change;
     o.wait = cuda_wait;
     o.mark = cuda_mark;
     o.after_mark = cuda_after_mark;
     return o;
 }
 
-extern "C" const pyr_backend_ops_t pyr_backend_cuda = make_ops();
+extern "C" const pyr_device_ops_t pyr_device_cuda = make_ops();

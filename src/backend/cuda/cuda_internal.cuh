@@ -1,0 +1,68 @@
+/* The CUDA runtime's context and helpers, shared by the runtime
+ * (device.cu) and the kernels registered for this backend (kernels_*.cu).
+ * C++; only this folder includes CUDA headers. */
+#ifndef PYR_BACKEND_CUDA_INTERNAL_CUH
+#define PYR_BACKEND_CUDA_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+extern "C" {
+#include "backend/device.h"
+#include "backend/kernels.h"
+#include "core/error.h"
+}
+#include "backend/cuda/cuda_api.h"
+
+#define PYR_CUDA_SLOTS 3
+#define PYR_CUDA_MAX_WRITERS 32
+
+namespace pyrcu {
+
+struct writer_t {
+    const void *ptr;
+    cudaEvent_t ev;
+    int slot;
+};
+
+struct ctx_t {
+    int device;
+    pyr_precision_t precision;
+    size_t elem;
+    int sms; /* multiprocessors: launches are planned in waves of resident blocks */
+    cudaStream_t stream[PYR_CUDA_SLOTS];
+    cudaEvent_t marks[PYR_CUDA_SLOTS][PYR_MARKS]; /* mark(): events per slot and kind, recorded again at each mark */
+    writer_t writers[PYR_CUDA_MAX_WRITERS];
+    int nwriters;
+    void *registered[8]; /* host ranges we registered (to unregister) */
+    int nregistered;
+    /* reduce_change: a device word per slot, its pinned host copy, and where wait() delivers it */
+    unsigned long long *red_dev;  /* PYR_CUDA_SLOTS words */
+    unsigned long long *red_host; /* PYR_CUDA_SLOTS words, pinned */
+    double *red_out[PYR_CUDA_SLOTS];
+    char name[256];
+};
+
+/* Process-wide test hooks (cuda_api.h). */
+extern int g_serial;
+extern pyr_cuda_stats_t g_stats;
+
+double now_s(void);
+pyr_status_t fail_cuda(cudaError_t e, const char *call, int device);
+/* Streams are made on first use, so a context made only to plan costs little. */
+pyr_status_t check_slot(ctx_t *c, int slot);
+/* Serial mode: finish the operation and charge its time. */
+pyr_status_t serial_end(ctx_t *c, int slot, double t0, double *acc);
+/* The timeline (cuda_api.h): returns the record to close with span_end, or -1. */
+int span_begin(ctx_t *c, int kind, int slot);
+void span_end(ctx_t *c, int i, int slot);
+
+} // namespace pyrcu
+
+#define PYR_CU(call)                                                                                                               \
+    do {                                                                                                                           \
+        cudaError_t cu_e_ = (call);                                                                                                \
+        if (cu_e_ != cudaSuccess) return pyrcu::fail_cuda(cu_e_, #call, c->device);                                                \
+    } while (0)
+
+#endif

@@ -1,0 +1,66 @@
+/* The Poisson (Jacobi) CUDA kernel: the expression of src/schemes/poisson.c
+ * with explicitly rounded operations, over the shared stencil kernels; the
+ * right-hand side f (when the problem has one) is read at the node being
+ * updated, once per step from the L1/L2 caches (its rows arrive with the
+ * piece's). */
+#include "backend/cuda/stencil_fused.cuh"
+
+namespace {
+
+/* HasF: the problem has a right-hand side (else J = s * d, and no f is read). */
+template <typename T, bool HasF> struct JacobiOp {
+    T cx, cy, cz, dv, om;
+    int damp;
+    const T *f;
+    static constexpr bool kAux = HasF;
+    static JacobiOp make(const pyr_coef_t *c, const pyr_piece_t *piece)
+    {
+        return JacobiOp{(T)c->c[0], (T)c->c[1], (T)c->c[2], (T)c->c[3], (T)c->c[4], (T)c->c[4] != (T)1,
+                        HasF ? (const T *)piece->buf[1][0] : nullptr};
+    }
+    __device__ __forceinline__ T aux_at(int64_t i) const { return HasF ? __ldg(f + i) : T(0); }
+    template <int V> __device__ __forceinline__ void aux_vec(int64_t off, T (&a)[V]) const
+    {
+        if (HasF) load_vec<T, V>(f + off, a);
+    }
+    __device__ __forceinline__ T finish(T u, T sum, T fv) const
+    {
+        const T j = HasF ? mul(add(sum, fv), dv) : mul(sum, dv);
+        return damp ? add(u, mul(om, sub(j, u))) : j;
+    }
+    __device__ __forceinline__ T s1(T u, T xm, T xp, T fv) const { return finish(u, mul(cx, add(xm, xp)), fv); }
+    /* cx*(xm + xp) + cy*(ym + yp) */
+    __device__ __forceinline__ T s2(T u, T xm, T xp, T ym, T yp, T fv) const
+    {
+        return finish(u, add(mul(cx, add(xm, xp)), mul(cy, add(ym, yp))), fv);
+    }
+    /* (cx*(xm + xp) + cy*(ym + yp)) + cz*(zm + zp) */
+    __device__ __forceinline__ T s3(T u, T xm, T xp, T ym, T yp, T zm, T zp, T fv) const
+    {
+        return finish(u, add(add(mul(cx, add(xm, xp)), mul(cy, add(ym, yp))), mul(cz, add(zm, zp))), fv);
+    }
+};
+
+template <typename T> using JacobiF = JacobiOp<T, true>;
+template <typename T> using Jacobi0 = JacobiOp<T, false>;
+
+/* Fused launches of up to 7 steps in 2D (of 15 for heat): each takes the
+ * f rows of its steps from the caches, and fewer instantiations keep the
+ * build short. */
+pyr_status_t jacobi_run(void *ctx, int slot, const pyr_kernel_call_t *call)
+{
+    if (call->piece->nfields > 1 && call->piece->buf[1][0]) return run_stencil<JacobiF, 7, 5>(ctx, slot, call);
+    return run_stencil<Jacobi0, 7, 5>(ctx, slot, call);
+}
+
+} // namespace
+
+extern "C" const pyr_kernel_t pyr_kernel_cuda_poisson = {
+    PYR_EQ_POISSON,
+    PYR_BACKEND_CUDA,
+    "fused[:K[,T]] (K odd steps per launch: 2D 1-7, 3D 1-5; T threads: 2D 128|256, 3D 8-32 rows) | plain",
+    stencil_variant_check<7, 5>,
+    stencil_variant_default,
+    stencil_variant_candidates<7, 5>,
+    jacobi_run,
+};

@@ -1,0 +1,37 @@
+/* The heat scheme's update for the CUDA stencil kernels (stencil_fused.cuh):
+ * the expression of src/schemes/heat.c with explicitly rounded operations.
+ * Include after stencil_fused.cuh. */
+#ifndef PYR_BACKEND_CUDA_OPS_HEAT_CUH
+#define PYR_BACKEND_CUDA_OPS_HEAT_CUH
+
+namespace {
+
+template <typename T> struct HeatOp {
+    T rx, ry, rz;
+    static constexpr bool kAux = false;
+    static HeatOp make(const pyr_coef_t *c, const pyr_piece_t *piece)
+    {
+        (void)piece;
+        return HeatOp{(T)c->c[0], (T)c->c[1], (T)c->c[2]};
+    }
+    __device__ __forceinline__ T aux_at(int64_t) const { return T(0); }
+    template <int V> __device__ __forceinline__ void aux_vec(int64_t, T (&)[V]) const {}
+    /* u + rx*((xm + xp) - (u + u)) */
+    __device__ __forceinline__ T s1(T u, T xm, T xp, T) const { return add(u, mul(rx, sub(add(xm, xp), add(u, u)))); }
+    /* u + (rx*((xm + xp) - (u + u)) + ry*((ym + yp) - (u + u))) */
+    __device__ __forceinline__ T s2(T u, T xm, T xp, T ym, T yp, T) const
+    {
+        T uu = add(u, u);
+        return add(u, add(mul(rx, sub(add(xm, xp), uu)), mul(ry, sub(add(ym, yp), uu))));
+    }
+    /* u + ((rx*(...) + ry*(...)) + rz*((zm + zp) - (u + u))) */
+    __device__ __forceinline__ T s3(T u, T xm, T xp, T ym, T yp, T zm, T zp, T) const
+    {
+        T uu = add(u, u);
+        return add(u, add(add(mul(rx, sub(add(xm, xp), uu)), mul(ry, sub(add(ym, yp), uu))), mul(rz, sub(add(zm, zp), uu))));
+    }
+};
+
+} // namespace
+
+#endif

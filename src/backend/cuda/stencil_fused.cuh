@@ -1,0 +1,745 @@
+/* Stencil kernels of the CUDA backend, shared by every scheme whose sub-step
+ * is one ping-pong stencil reading one node each way (heat, Poisson).  A
+ * scheme supplies an Op: its update of one node from the node, its 2*dims
+ * neighbours and (when Op::kAux) the value of its input field at the node,
+ * each written with explicitly rounded adds and multiplies (__fadd_rn,
+ * __fmul_rn, ...), so no FMA contraction can change a bit whatever the
+ * compiler flags.  Coordinates here are piece-local: column c = xpad + (x -
+ * piece.lo.x), row = y - piece.lo.y, plane = z - piece.lo.z; boxes are
+ * half-open [lo, hi) in those coordinates.  An input field shares the
+ * piece's layout, so it is read at the same element offset.
+ *
+ * Fused kernels ("2.5D" temporal blocking): a block owns a tile of columns
+ * (2D; columns x rows in 3D) and streams along the slowest axis (rows in 2D,
+ * planes in 3D).  When row r of the source layer arrives, the block computes
+ * row r-1 of step 1, r-2 of step 2, ..., r-K of step K, keeping for every step
+ * the two rows before in registers.  The x (and y) neighbours of the row a
+ * step needs were produced in the previous iteration, so one shared-memory
+ * exchange and one barrier per streamed row serve all K steps.  Tiles overlap
+ * by K nodes on each side (the halo, recomputed); only the middle is written.
+ * A node outside the box of its step keeps the value of the previous step:
+ * for the box sequences the executor gives (nested, shrinking by one per step
+ * on every side away from the piece edge) such nodes are never read except
+ * piece-edge nodes, which hold the same value in both layers.
+ *
+ * Include once per scheme file (kernels_heat.cu, kernels_poisson.cu): it
+ * defines templates in an anonymous namespace. */
+#ifndef PYR_BACKEND_CUDA_STENCIL_FUSED_CUH
+#define PYR_BACKEND_CUDA_STENCIL_FUSED_CUH
+
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.cuh"
+
+/* The largest number of time steps one fused launch may take. */
+#define PYR_CUDA_KMAX 15
+
+typedef struct {
+    int lo[3], hi[3];
+} pyr_kbox_t;
+
+/* Geometry of one piece buffer. */
+typedef struct {
+    int64_t pitch; /* elements per row */
+    int rows;      /* rows per plane */
+    int planes;
+} pyr_klayout_t;
+
+/* Launch shapes of a variant: steps per fused launch and threads. */
+typedef struct {
+    int kmax;  /* steps per fused launch (odd) */
+    int nt2d;  /* threads per block of the 2D fused kernel (128 or 256) */
+    int nty3d; /* rows per block of the 3D fused kernel (8..32) */
+    int plain; /* one step per launch with the plain kernel */
+    int sms;   /* multiprocessors */
+} pyr_ktune_t;
+
+
+
+namespace {
+
+__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
+
+/* V consecutive elements moved as one aligned vector access. */
+template <typename T, int V> struct vec_of;
+template <> struct vec_of<float, 4> { typedef float4 type; };
+template <> struct vec_of<float, 2> { typedef float2 type; };
+template <> struct vec_of<double, 2> { typedef double2 type; };
+
+template <typename T, int V> __device__ __forceinline__ void load_vec(const T *p, T (&v)[V])
+{
+    typedef typename vec_of<T, V>::type VT;
+    VT x = __ldg(reinterpret_cast<const VT *>(p));
+    const T *e = reinterpret_cast<const T *>(&x);
+#pragma unroll
+    for (int i = 0; i < V; i++) v[i] = e[i];
+}
+
+template <typename T, int V> __device__ __forceinline__ void store_vec(T *p, const T (&v)[V])
+{
+    typedef typename vec_of<T, V>::type VT;
+    VT x;
+    T *e = reinterpret_cast<T *>(&x);
+#pragma unroll
+    for (int i = 0; i < V; i++) e[i] = v[i];
+    *reinterpret_cast<VT *>(p) = x;
+}
+
+template <typename T, int V> __device__ __forceinline__ void load_shared(const T *p, T (&v)[V])
+{
+    typedef typename vec_of<T, V>::type VT;
+    VT x = *reinterpret_cast<const VT *>(p);
+    const T *e = reinterpret_cast<const T *>(&x);
+#pragma unroll
+    for (int i = 0; i < V; i++) v[i] = e[i];
+}
+
+/* ------------------------------------------------------------------ plain */
+
+/* One step: thread per node of `b` along x; blocks loop over rows and planes.
+ * Reads src at the node and its 2*DIMS neighbours (and the input field at
+ * the node), writes dst at the node. */
+template <typename T, int DIMS, typename Op>
+__global__ void k_step_plain(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int64_t plane, pyr_kbox_t b, Op op)
+{
+    int x = b.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (x >= b.hi[0]) return;
+    for (int z = b.lo[2] + (int)blockIdx.z; z < b.hi[2]; z += (int)gridDim.z)
+        for (int y = b.lo[1] + (int)blockIdx.y; y < b.hi[1]; y += (int)gridDim.y) {
+            int64_t i = (int64_t)z * plane + (int64_t)y * pitch + x;
+            T u = src[i];
+            const T f = op.aux_at(i);
+            T v;
+            if (DIMS == 1) v = op.s1(u, src[i - 1], src[i + 1], f);
+            else if (DIMS == 2) v = op.s2(u, src[i - 1], src[i + 1], src[i - pitch], src[i + pitch], f);
+            else v = op.s3(u, src[i - 1], src[i + 1], src[i - pitch], src[i + pitch], src[i - plane], src[i + plane], f);
+            dst[i] = v;
+        }
+}
+
+/* ------------------------------------------------------------------ fused */
+
+template <int K> struct kboxes {
+    int x0[K], x1[K], y0[K], y1[K], z0[K], z1[K];
+};
+
+/* 2D, K steps.  Block = NT threads (blockDim.x) in a row, thread t owning the
+ * V columns c0 = ox - K + t*V ..; the block writes columns [ox, ox + OW) of
+ * rows [oy, oy + seg) (clipped to the last box) and streams rows oy-K ..
+ * oy+seg+K-1.  Shared memory: [2 buffers][K steps][left/right edge][NT]. */
+template <typename T, int V, int K, typename Op>
+__global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+                                                 kboxes<K> b, Op op, int ox0, int OW, int seg)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sh = reinterpret_cast<T *>(smem_raw);
+    const int NT = (int)blockDim.x, tid = (int)threadIdx.x;
+    const int ox = ox0 + (int)blockIdx.x * OW;
+    const int c0 = ox - K + tid * V;
+    const int oy = b.y0[K - 1] + (int)blockIdx.y * seg;
+    const int oy_end = min(oy + seg, b.y1[K - 1]);
+    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OW, b.x1[K - 1]);
+    const int rs = max(oy - K, 0), re = oy_end + K;
+    const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= pitch;
+
+    for (int i = tid; i < 2 * K * 2 * NT; i += NT) sh[i] = T(0);
+    T a[K][V], m[K][V]; /* per step: the two source rows before the newest */
+#pragma unroll
+    for (int l = 0; l < K; l++)
+#pragma unroll
+        for (int v = 0; v < V; v++) a[l][v] = m[l][v] = T(0);
+    T nxt[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) nxt[v] = T(0);
+    if (col_ok && rs < rows) load_vec<T, V>(src + (int64_t)rs * pitch + c0, nxt);
+    __syncthreads();
+
+    for (int r = rs; r < re; r++) {
+        T nw[V];
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            nw[v] = nxt[v];
+            nxt[v] = T(0);
+        }
+        if (col_ok && r + 1 < rows && r + 1 < re) load_vec<T, V>(src + (int64_t)(r + 1) * pitch + c0, nxt);
+        const T *sp = sh + ((r & 1) ^ 1) * (K * 2 * NT);
+        T *sc = sh + (r & 1) * (K * 2 * NT);
+#pragma unroll
+        for (int t = 1; t <= K; t++) {
+            const int L = t - 1, y = r - t;
+            const T left = tid > 0 ? sp[(L * 2 + 1) * NT + tid - 1] : m[L][0];
+            const T right = tid < NT - 1 ? sp[(L * 2) * NT + tid + 1] : m[L][V - 1];
+            const bool row_in = y >= b.y0[L] && y < b.y1[L];
+            T aux[V];
+#pragma unroll
+            for (int v = 0; v < V; v++) aux[v] = T(0);
+            if (Op::kAux && row_in && col_ok) op.aux_vec((int64_t)y * pitch + c0, aux);
+            T out[V];
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                const int c = c0 + v;
+                const T u = m[L][v];
+                const T xm = v > 0 ? m[L][v - 1] : left;
+                const T xp = v < V - 1 ? m[L][v + 1] : right;
+                const bool in = row_in && c >= b.x0[L] && c < b.x1[L];
+                out[v] = in ? op.s2(u, xm, xp, a[L][v], nw[v], aux[v]) : u;
+            }
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                a[L][v] = m[L][v];
+                m[L][v] = nw[v];
+                nw[v] = out[v];
+            }
+        }
+        const int y = r - K;
+        if (y >= oy && y < oy_end) {
+            T *d = dst + (int64_t)y * pitch + c0;
+            if (c0 >= wx0 && c0 + V <= wx1) store_vec<T, V>(d, nw);
+            else {
+#pragma unroll
+                for (int v = 0; v < V; v++)
+                    if (c0 + v >= wx0 && c0 + v < wx1) d[v] = nw[v];
+            }
+        }
+#pragma unroll
+        for (int L = 0; L < K; L++) {
+            sc[(L * 2) * NT + tid] = m[L][0];
+            sc[(L * 2 + 1) * NT + tid] = m[L][V - 1];
+        }
+        __syncthreads();
+    }
+}
+
+/* 3D, K steps.  Block = BX x NTY threads (BX <= 32, chosen per launch so that
+ * the tiles cover the box's width with little to spare); thread (tx, ty) owns
+ * the V columns c0 = ox - K + tx*V .. of row y = oy - K + ty; the block writes
+ * columns [ox, ox + OWx) x rows [oy, oy + OWy) of planes [oz, oz + seg) and
+ * streams planes, loading D planes ahead (a register ring) to keep enough
+ * bytes in flight.  Shared memory: [2 buffers][K steps][NTY rows][BX*V
+ * columns]. */
+template <typename T, int V, int K, int D, typename Op>
+__global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+                                                  int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
+                                                  int seg)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sh = reinterpret_cast<T *>(smem_raw);
+    const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int W = BX * V;               /* columns of a block */
+    const int step_sz = NTY * W;         /* elements of one step's plane */
+    const int64_t plane = pitch * rows;
+    const int ox = ox0 + (int)blockIdx.x * OWx;
+    const int c0 = ox - K + tx * V;
+    const int oy = oy0 + (int)blockIdx.y * OWy;
+    const int y = oy - K + ty;
+    const int oz = b.z0[K - 1] + (int)blockIdx.z * seg;
+    const int oz_end = min(oz + seg, b.z1[K - 1]);
+    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
+    const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
+    const int zs = max(oz - K, 0), ze = oz_end + K;
+    const int zload = min(ze, planes);
+    const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
+    const int me = ty * W + tx * V;
+
+    for (int i = ty * BX + tx; i < 2 * K * step_sz; i += BX * NTY) sh[i] = T(0);
+    T a[K][V], m[K][V];
+#pragma unroll
+    for (int l = 0; l < K; l++)
+#pragma unroll
+        for (int v = 0; v < V; v++) a[l][v] = m[l][v] = T(0);
+    const T *srow = src + (int64_t)y * pitch + c0; /* only dereferenced when ld_ok */
+    T ring[D][V];
+#pragma unroll
+    for (int j = 0; j < D; j++) {
+#pragma unroll
+        for (int v = 0; v < V; v++) ring[j][v] = T(0);
+        if (ld_ok && zs + j < zload) load_vec<T, V>(srow + (int64_t)(zs + j) * plane, ring[j]);
+    }
+    __syncthreads();
+
+    for (int p0 = zs; p0 < ze; p0 += D) {
+#pragma unroll
+        for (int j = 0; j < D; j++) {
+            const int p = p0 + j;
+            if (p >= ze) break; /* uniform over the block */
+            T nw[V];
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                nw[v] = ring[j][v];
+                ring[j][v] = T(0);
+            }
+            if (ld_ok && p + D < zload) load_vec<T, V>(srow + (int64_t)(p + D) * plane, ring[j]);
+            const T *sp = sh + ((p & 1) ^ 1) * (K * step_sz);
+            T *sc = sh + (p & 1) * (K * step_sz);
+#pragma unroll
+            for (int t = 1; t <= K; t++) {
+                const int L = t - 1, z = p - t;
+                const T *s = sp + L * step_sz + me;
+                const T left = tx > 0 ? s[-1] : m[L][0];
+                const T right = tx < BX - 1 ? s[V] : m[L][V - 1];
+                T up[V], dn[V];
+#pragma unroll
+                for (int v = 0; v < V; v++) up[v] = m[L][v];
+#pragma unroll
+                for (int v = 0; v < V; v++) dn[v] = m[L][v];
+                if (ty > 0) load_shared<T, V>(s - W, up);
+                if (ty < NTY - 1) load_shared<T, V>(s + W, dn);
+                const bool yz_in = z >= b.z0[L] && z < b.z1[L] && y >= b.y0[L] && y < b.y1[L];
+                T aux[V];
+#pragma unroll
+                for (int v = 0; v < V; v++) aux[v] = T(0);
+                if (Op::kAux && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
+                T out[V];
+#pragma unroll
+                for (int v = 0; v < V; v++) {
+                    const int c = c0 + v;
+                    const T u = m[L][v];
+                    const T xm = v > 0 ? m[L][v - 1] : left;
+                    const T xp = v < V - 1 ? m[L][v + 1] : right;
+                    const bool in = yz_in && c >= b.x0[L] && c < b.x1[L];
+                    out[v] = in ? op.s3(u, xm, xp, up[v], dn[v], a[L][v], nw[v], aux[v]) : u;
+                }
+#pragma unroll
+                for (int v = 0; v < V; v++) {
+                    a[L][v] = m[L][v];
+                    m[L][v] = nw[v];
+                    nw[v] = out[v];
+                }
+            }
+            const int z = p - K;
+            if (row_out && z >= oz && z < oz_end) {
+                T *d = dst + (int64_t)z * plane + (int64_t)y * pitch + c0;
+                if (c0 >= wx0 && c0 + V <= wx1) store_vec<T, V>(d, nw);
+                else {
+#pragma unroll
+                    for (int v = 0; v < V; v++)
+                        if (c0 + v >= wx0 && c0 + v < wx1) d[v] = nw[v];
+                }
+            }
+#pragma unroll
+            for (int L = 0; L < K; L++) store_vec<T, V>(sc + L * step_sz + me, m[L]);
+            __syncthreads();
+        }
+    }
+}
+
+/* 3D, one step, no shared memory: thread (tx, ty) owns the V columns c0 ..
+ * c0+V-1 of row y and walks planes [z0, z1) of its segment keeping planes
+ * z-1, z, z+1 (and z+2, loaded ahead) in registers; the y neighbours come as
+ * vectors and the x edges as scalars through the L1 cache, where the
+ * neighbouring threads' loads of the same rows already brought them.  Writes
+ * the nodes of box `b` only. */
+template <typename T, int V, typename Op>
+__global__ void __launch_bounds__(256) k_stream3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows, pyr_kbox_t b,
+                                                  Op op, int cbase, int seg)
+{
+    const int c0 = cbase + ((int)blockIdx.x * 32 + (int)threadIdx.x) * V;
+    const int y = b.lo[1] + (int)blockIdx.y * (int)blockDim.y + (int)threadIdx.y;
+    if (c0 >= b.hi[0] || y >= b.hi[1]) return;
+    const int z0 = b.lo[2] + (int)blockIdx.z * seg, z1 = min(z0 + seg, b.hi[2]);
+    const int64_t plane = pitch * rows;
+    const T *s = src + (int64_t)y * pitch + c0;
+    T *d = dst + (int64_t)y * pitch + c0;
+    const bool has_xm = c0 > 0, has_xp = (int64_t)c0 + V < pitch;
+    T zm[V], u[V], zp[V], zq[V];
+    load_vec<T, V>(s + (int64_t)(z0 - 1) * plane, zm);
+    load_vec<T, V>(s + (int64_t)z0 * plane, u);
+    load_vec<T, V>(s + (int64_t)(z0 + 1) * plane, zp);
+    for (int z = z0; z < z1; z++) {
+        const T *sz = s + (int64_t)z * plane;
+        /* plane z+2 exists whenever z+1 < z1 <= planes-1 */
+#pragma unroll
+        for (int v = 0; v < V; v++) zq[v] = u[v];
+        if (z + 1 < z1) load_vec<T, V>(sz + 2 * plane, zq);
+        T ym[V], yp[V];
+        load_vec<T, V>(sz - pitch, ym);
+        load_vec<T, V>(sz + pitch, yp);
+        const T xm0 = has_xm ? __ldg(sz - 1) : u[0];
+        const T xpv = has_xp ? __ldg(sz + V) : u[V - 1];
+        T aux[V];
+#pragma unroll
+        for (int v = 0; v < V; v++) aux[v] = T(0);
+        if (Op::kAux) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
+        T out[V];
+        bool all = c0 >= b.lo[0] && c0 + V <= b.hi[0];
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            const T xm = v > 0 ? u[v - 1] : xm0;
+            const T xp = v < V - 1 ? u[v + 1] : xpv;
+            out[v] = op.s3(u[v], xm, xp, ym[v], yp[v], zm[v], zp[v], aux[v]);
+        }
+        T *dz = d + (int64_t)z * plane;
+        if (all) store_vec<T, V>(dz, out);
+        else {
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                if (c0 + v >= b.lo[0] && c0 + v < b.hi[0]) dz[v] = out[v];
+        }
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            zm[v] = u[v];
+            u[v] = zp[v];
+            zp[v] = zq[v];
+        }
+    }
+}
+
+/* ----------------------------------------------------------------- launch */
+
+int imin(int a, int b) { return a < b ? a : b; }
+int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/* Segments along the streamed axis: the count minimising waves x (segment
+ * length + 2K halo rows), with `per_wave` blocks resident at once. */
+int choose_segment(int extent, int tiles, int per_wave, int K)
+{
+    int best_seg = extent;
+    double best = -1;
+    int max_n = extent < 4096 ? extent : 4096;
+    for (int n = 1; n <= max_n; n++) {
+        int seg = ceil_div(extent, n);
+        if (n > 1 && ceil_div(extent, n - 1) == seg) continue;
+        long long blocks = (long long)tiles * n;
+        long long waves = (blocks + per_wave - 1) / per_wave;
+        double cost = (double)waves * (double)(seg + 2 * K);
+        if (best < 0 || cost < best) {
+            best = cost;
+            best_seg = seg;
+        }
+    }
+    return best_seg;
+}
+
+template <typename K_> cudaError_t occupancy(K_ kernel, int threads, size_t smem, int *per_sm)
+{
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, smem);
+    if (e == cudaSuccess && *per_sm < 1) *per_sm = 1;
+    return e;
+}
+
+template <int K> kboxes<K> pack(const pyr_kbox_t *boxes)
+{
+    kboxes<K> kb;
+    for (int l = 0; l < K; l++) {
+        kb.x0[l] = boxes[l].lo[0];
+        kb.x1[l] = boxes[l].hi[0];
+        kb.y0[l] = boxes[l].lo[1];
+        kb.y1[l] = boxes[l].hi[1];
+        kb.z0[l] = boxes[l].lo[2];
+        kb.z1[l] = boxes[l].hi[2];
+    }
+    return kb;
+}
+
+template <typename T, int V, int K, typename Op>
+cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbox_t *boxes, const Op &op, const pyr_ktune_t *tune,
+                     cudaStream_t stream)
+{
+    const pyr_kbox_t &last = boxes[K - 1];
+    const int NT = tune->nt2d;
+    const int OW = (NT * V - 2 * K) / V * V;
+    const int ox0 = floor_div(last.lo[0] - K, V) * V + K;
+    const int tiles = ceil_div(last.hi[0] - ox0, OW);
+    const size_t smem = (size_t)2 * K * 2 * NT * sizeof(T);
+    int per_sm = 1;
+    cudaError_t e = occupancy(k_fused2d<T, V, K, Op>, NT, smem, &per_sm);
+    if (e != cudaSuccess) return e;
+    const int rows_out = last.hi[1] - last.lo[1];
+    const int seg = choose_segment(rows_out, tiles, per_sm * tune->sms, K);
+    dim3 grid((unsigned)tiles, (unsigned)ceil_div(rows_out, seg));
+    k_fused2d<T, V, K, Op><<<grid, NT, smem, stream>>>(src, dst, L->pitch, L->rows, pack<K>(boxes), op, ox0, OW, seg);
+    return cudaGetLastError();
+}
+
+template <typename T, int V, int K, typename Op>
+cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbox_t *boxes, const Op &op, const pyr_ktune_t *tune,
+                     cudaStream_t stream)
+{
+    const pyr_kbox_t &last = boxes[K - 1];
+    const int ox0 = floor_div(last.lo[0] - K, V) * V + K;
+    const int span_x = last.hi[0] - ox0, span_y = last.hi[1] - last.lo[1];
+    if (span_x <= 0 || span_y <= 0 || last.hi[2] <= last.lo[2]) return cudaSuccess;
+    /* As many tiles as blocks of 32 x NTY threads would need, each made only
+     * as wide and as tall as an even share of the box needs: a box of 381
+     * columns takes 4 tiles of 96 results (26 threads across) instead of 4 of
+     * 120 with a fourth mostly idle.  The per-launch saving is the waste of
+     * the last tile, which matters in pieces (boxes of a few hundred nodes). */
+    const int OWx_max = (32 * V - 2 * K) / V * V;
+    const int tx = ceil_div(span_x, OWx_max);
+    const int OWx = ceil_div(ceil_div(span_x, tx), V) * V;
+    const int BX = ceil_div(OWx + 2 * K, V);
+    /* narrower blocks take more rows (up to 1024 threads): less of the y halo */
+    const int nty_max = imin(1024 / BX, tune->nty3d * 32 / BX);
+    const int ty = ceil_div(span_y, nty_max - 2 * K);
+    const int OWy = ceil_div(span_y, ty), NTY = OWy + 2 * K;
+    const size_t smem = (size_t)2 * K * NTY * BX * V * sizeof(T);
+    int per_sm = 1;
+    cudaError_t e = occupancy(k_fused3d<T, V, K, (K == 1 ? 4 : 2), Op>, BX * NTY, smem, &per_sm);
+    if (e != cudaSuccess) return e;
+    const int planes_out = last.hi[2] - last.lo[2];
+    const int seg = choose_segment(planes_out, tx * ty, per_sm * tune->sms, K);
+    dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)ceil_div(planes_out, seg));
+    dim3 block((unsigned)BX, (unsigned)NTY);
+    k_fused3d<T, V, K, (K == 1 ? 4 : 2), Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op,
+                                                                          ox0, OWx, last.lo[1], OWy, seg);
+    return cudaGetLastError();
+}
+
+template <typename T, int V, typename Op>
+cudaError_t launch_stream3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbox_t &b, const Op &op, const pyr_ktune_t *tune,
+                            cudaStream_t stream)
+{
+    const int NTY = 8;
+    const int cbase = floor_div(b.lo[0], V) * V;
+    const int tx = ceil_div(ceil_div(b.hi[0] - cbase, V), 32);
+    const int ty = ceil_div(b.hi[1] - b.lo[1], NTY);
+    int per_sm = 1;
+    cudaError_t e = occupancy(k_stream3d<T, V, Op>, 32 * NTY, 0, &per_sm);
+    if (e != cudaSuccess) return e;
+    const int planes_out = b.hi[2] - b.lo[2];
+    const int seg = choose_segment(planes_out, tx * ty, per_sm * tune->sms, 1);
+    dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)ceil_div(planes_out, seg));
+    dim3 block(32, NTY);
+    k_stream3d<T, V, Op><<<grid, block, 0, stream>>>(src, dst, L->pitch, L->rows, b, op, cbase, seg);
+    return cudaGetLastError();
+}
+
+/* One fused launch of k (odd) steps, from src to dst. */
+template <typename T, int V, typename Op, int KMAX2D, int KMAX3D>
+cudaError_t fused_launch(int dims, const T *s, T *d, const pyr_klayout_t *L, const pyr_kbox_t *boxes, int k, const Op &op,
+                         const pyr_ktune_t *tune, cudaStream_t stream)
+{
+#define PYR_K2(K)                                                                                                  \
+    case K:                                                                                                        \
+        if (K <= KMAX2D) return launch2d<T, V, (K <= KMAX2D ? K : 1), Op>(s, d, L, boxes, op, tune, stream);      \
+        return cudaErrorInvalidValue;
+#define PYR_K3(K)                                                                                                  \
+    case K:                                                                                                        \
+        if (K <= KMAX3D) return launch3d<T, V, (K <= KMAX3D ? K : 1), Op>(s, d, L, boxes, op, tune, stream);      \
+        return cudaErrorInvalidValue;
+    if (dims == 2) {
+        switch (k) {
+            PYR_K2(1)
+            PYR_K2(3)
+            PYR_K2(5)
+            PYR_K2(7)
+            PYR_K2(9)
+            PYR_K2(11)
+            PYR_K2(13)
+            PYR_K2(15)
+        default: return cudaErrorInvalidValue;
+        }
+    }
+    switch (k) {
+    case 1: return launch_stream3d<T, V, Op>(s, d, L, boxes[0], op, tune, stream);
+        PYR_K3(3)
+        PYR_K3(5)
+    default: return cudaErrorInvalidValue;
+    }
+#undef PYR_K2
+#undef PYR_K3
+}
+
+template <typename T, typename Op>
+cudaError_t plain_launch(int dims, const T *s, T *d, const pyr_klayout_t *L, const pyr_kbox_t *b, const Op &op, cudaStream_t stream)
+{
+    const int w = b->hi[0] - b->lo[0], ny = b->hi[1] - b->lo[1], nz = b->hi[2] - b->lo[2];
+    if (w <= 0 || ny <= 0 || nz <= 0) return cudaSuccess;
+    const int threads = 256;
+    dim3 grid((unsigned)ceil_div(w, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
+    const int64_t plane = L->pitch * L->rows;
+    if (dims == 1) k_step_plain<T, 1, Op><<<grid, threads, 0, stream>>>(s, d, L->pitch, plane, *b, op);
+    else if (dims == 2) k_step_plain<T, 2, Op><<<grid, threads, 0, stream>>>(s, d, L->pitch, plane, *b, op);
+    else k_step_plain<T, 3, Op><<<grid, threads, 0, stream>>>(s, d, L->pitch, plane, *b, op);
+    return cudaGetLastError();
+}
+
+pyr_klayout_t layout_of(const pyr_piece_t *p)
+{
+    pyr_klayout_t L;
+    L.pitch = p->pitch;
+    L.rows = (int)pyr_box_extent(&p->box, 1);
+    L.planes = (int)pyr_box_extent(&p->box, 2);
+    return L;
+}
+
+/* A grid box in the piece's local coordinates. */
+pyr_kbox_t local_box(const pyr_piece_t *p, const pyr_box_t *b)
+{
+    pyr_kbox_t k;
+    k.lo[0] = (int)(p->xpad + b->lo[0] - p->box.lo[0]);
+    k.hi[0] = (int)(p->xpad + b->hi[0] - p->box.lo[0]);
+    for (int a = 1; a < 3; a++) {
+        k.lo[a] = (int)(b->lo[a] - p->box.lo[a]);
+        k.hi[a] = (int)(b->hi[a] - p->box.lo[a]);
+    }
+    return k;
+}
+
+/* Whether boxes[0..n-1] can be computed by fused launches: all non-empty,
+ * inside the piece less its edge, and each nested in the one before with
+ * every side either one node in or (at the piece edge) unchanged. */
+int fusable(const pyr_piece_t *piece, const pyr_box_t *boxes, int n, int dims)
+{
+    for (int l = 0; l < n; l++) {
+        if (pyr_box_empty(&boxes[l])) return 0;
+        if (l == 0) continue;
+        const pyr_box_t *b0 = &boxes[l - 1], *b1 = &boxes[l];
+        for (int a = 0; a < dims; a++) {
+            int lo_ok = b1->lo[a] >= b0->lo[a] + 1 || (b1->lo[a] == b0->lo[a] && b0->lo[a] == piece->box.lo[a] + 1);
+            int hi_ok = b1->hi[a] <= b0->hi[a] - 1 || (b1->hi[a] == b0->hi[a] && b0->hi[a] == piece->box.hi[a] - 1);
+            if (!lo_ok || !hi_ok || b1->hi[a] <= b1->lo[a]) return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- variants */
+
+/* "fused[:K[,T]]": at most K steps per launch (odd; 2D up to KMAX2D, 3D up
+ * to KMAX3D; a launch of one 3D step uses the streaming kernel), T threads
+ * per row of a 2D block (128 or 256) or rows of a 3D block (8 to 32);
+ * "plain": one step per launch of the plain kernel. */
+template <int KMAX2D, int KMAX3D> pyr_status_t stencil_variant_check(const pyr_variant_t *v, int dims, pyr_precision_t precision)
+{
+    (void)precision;
+    if (!strcmp(v->name, "plain")) {
+        if (v->p[0] || v->p[1] || v->p[2]) return pyr_fail(PYR_ERR_CONFIG, "the CUDA variant plain takes no parameters");
+        return PYR_OK;
+    }
+    if (strcmp(v->name, "fused"))
+        return pyr_fail(PYR_ERR_CONFIG, "no CUDA kernel variant '%s'; use fused[:K[,T]] (K steps per launch) or plain", v->name);
+    const int kmax = dims == 3 ? KMAX3D : KMAX2D;
+    if (v->p[0] && (v->p[0] > kmax || !(v->p[0] & 1)))
+        return pyr_fail(PYR_ERR_CONFIG, "fused:%d: %dD launches take an odd number of steps from 1 to %d", v->p[0], dims, kmax);
+    if (dims == 2 && v->p[1] && v->p[1] != 128 && v->p[1] != 256)
+        return pyr_fail(PYR_ERR_CONFIG, "fused:%d,%d: 2D blocks have 128 or 256 threads", v->p[0], v->p[1]);
+    if (dims == 3 && v->p[1] && (v->p[1] < 8 || v->p[1] > 32))
+        return pyr_fail(PYR_ERR_CONFIG, "fused:%d,%d: 3D blocks take 8 to 32 rows", v->p[0], v->p[1]);
+    if (v->p[2]) return pyr_fail(PYR_ERR_CONFIG, "fused takes at most two parameters (K,T)");
+    return PYR_OK;
+}
+
+/* The defaults: five steps per launch in 2D; three in 3D (as fast in core as
+ * the one-step streaming kernel, 355 vs 350 Gcell/s, and beside a pass's
+ * copies far better: the streaming kernel's L2 traffic starves the
+ * host-to-device copy engine, cube uploads at ~32 GB/s instead of ~50;
+ * bench/NOTES-cuda.md v6). */
+inline void stencil_variant_default(int dims, pyr_precision_t precision, pyr_variant_t *v)
+{
+    (void)precision;
+    memset(v, 0, sizeof *v);
+    strcpy(v->name, "fused");
+    v->p[0] = dims == 3 ? 3 : 5;
+}
+
+template <int KMAX2D, int KMAX3D> int stencil_variant_candidates(int dims, pyr_precision_t precision, pyr_variant_t *v, int max)
+{
+    (void)precision;
+    int n = 0;
+    const int kmax = dims == 3 ? KMAX3D : KMAX2D;
+    for (int k = 1; k <= kmax && n < max; k += 2, n++) {
+        memset(&v[n], 0, sizeof v[n]);
+        strcpy(v[n].name, "fused");
+        v[n].p[0] = k;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ compute */
+
+/* The sub-steps of a call: fused launches of odd k (so each goes from one
+ * buffer to the other), their count with the parity of the layers and sizes
+ * as equal as possible; the plain kernel where the boxes do not nest as a
+ * pyramid, rows are not 16-byte aligned, or in 1D.  OpOf<T>::make(coef,
+ * piece) builds the scheme's update. */
+template <template <typename> class OpOf, int KMAX2D, int KMAX3D>
+pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
+{
+    using pyrcu::g_stats;
+    pyrcu::ctx_t *c = (pyrcu::ctx_t *)ctx;
+    PYR_TRY(pyrcu::check_slot(c, slot));
+    const pyr_piece_t *piece = call->piece;
+    const pyr_box_t *boxes = call->boxes;
+    const int nlayers = call->nboxes, dims = call->coef->dims;
+    if (nlayers <= 0) return PYR_OK;
+    /* Every box must lie inside the piece less its edge (the stencil reads one node further). */
+    for (int l = 0; l < nlayers; l++) {
+        if (pyr_box_empty(&boxes[l])) continue;
+        for (int a = 0; a < 3; a++) {
+            int64_t in = a < dims ? 1 : 0;
+            if (boxes[l].lo[a] < piece->box.lo[a] + in || boxes[l].hi[a] > piece->box.hi[a] - in)
+                return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: layer %d box outside its piece", l);
+        }
+    }
+    pyr_ktune_t tune;
+    memset(&tune, 0, sizeof tune);
+    tune.sms = c->sms;
+    tune.plain = !strcmp(call->variant->name, "plain");
+    tune.kmax = call->variant->p[0] ? call->variant->p[0] : (dims == 3 ? 3 : 5);
+    if (tune.kmax > (dims == 3 ? KMAX3D : KMAX2D)) tune.kmax = dims == 3 ? KMAX3D : KMAX2D;
+    tune.nt2d = dims == 2 && call->variant->p[1] ? call->variant->p[1] : 256;
+    tune.nty3d = dims == 3 && call->variant->p[1] ? call->variant->p[1] : 32;
+    double t0 = pyrcu::g_serial ? pyrcu::now_s() : 0;
+    PYR_CU(cudaSetDevice(c->device));
+    cudaStream_t s = c->stream[slot];
+    pyr_klayout_t L = layout_of(piece);
+    int cur = piece->cur;
+    /* the fused kernels move 16-byte vectors: rows must start 16-byte aligned */
+    int aligned = (piece->pitch * (int64_t)c->elem) % 16 == 0;
+    for (int f = 0; f < piece->nfields; f++)
+        for (int l = 0; l < 2; l++)
+            if (piece->buf[f][l] && (uintptr_t)piece->buf[f][l] % 16) aligned = 0;
+    const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
+    if (dims == 1 || tune.plain || !aligned || !fusable(piece, boxes, nlayers, dims)) {
+        for (int l = 0; l < nlayers; l++) {
+            pyr_kbox_t b = local_box(piece, &boxes[l]);
+            if (c->elem == 8)
+                PYR_CU((plain_launch<double, OpOf<double>>(dims, (const double *)piece->buf[0][cur], (double *)piece->buf[0][cur ^ 1], &L, &b,
+                                                            OpOf<double>::make(call->coef, piece), s)));
+            else
+                PYR_CU((plain_launch<float, OpOf<float>>(dims, (const float *)piece->buf[0][cur], (float *)piece->buf[0][cur ^ 1], &L, &b,
+                                                          OpOf<float>::make(call->coef, piece), s)));
+            g_stats.launches++;
+            cur ^= 1;
+        }
+        pyrcu::span_end(c, span, slot);
+        return pyrcu::serial_end(c, slot, t0, &g_stats.compute_s);
+    }
+    const int kmax = tune.kmax;
+    int count = (nlayers + kmax - 1) / kmax;
+    if ((count ^ nlayers) & 1) count++;
+    const int pairs = (nlayers - count) / 2, q = pairs / count, extra = pairs % count;
+    pyr_kbox_t kb[PYR_CUDA_KMAX];
+    int done = 0;
+    for (int i = 0; i < count; i++) {
+        const int k = 1 + 2 * (q + (i < extra ? 1 : 0));
+        for (int l = 0; l < k; l++) kb[l] = local_box(piece, &boxes[done + l]);
+        if (c->elem == 8)
+            PYR_CU((fused_launch<double, 2, OpOf<double>, KMAX2D, KMAX3D>(dims, (const double *)piece->buf[0][cur],
+                                                                          (double *)piece->buf[0][cur ^ 1], &L, kb, k,
+                                                                          OpOf<double>::make(call->coef, piece), &tune, s)));
+        else
+            PYR_CU((fused_launch<float, 4, OpOf<float>, KMAX2D, KMAX3D>(dims, (const float *)piece->buf[0][cur],
+                                                                        (float *)piece->buf[0][cur ^ 1], &L, kb, k,
+                                                                        OpOf<float>::make(call->coef, piece), &tune, s)));
+        g_stats.launches++;
+        cur ^= 1;
+        done += k;
+    }
+    if (done != nlayers) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: split %d layers into launches of %d", nlayers, done);
+    pyrcu::span_end(c, span, slot);
+    return pyrcu::serial_end(c, slot, t0, &g_stats.compute_s);
+}
+
+} // namespace
+
+#endif

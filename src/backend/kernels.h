@@ -1,0 +1,64 @@
+/* Kernels, registered per scheme and backend (ggml's backend ops and
+ * test-backend-ops are the model): a kernel computes sub-steps of one scheme
+ * on a piece held by a device runtime (backend/device.h).  Each has
+ * variants (steps per launch, tiles, wavefront or sweep) that the planner
+ * chooses (the wisdom's record, else the kernel's default) and records;
+ * tests and users choose one through pyr_options_t.kernel, never through
+ * the environment.  Adding a scheme or a backend adds table entries here,
+ * and the conformance test (tests/test_conformance.c) runs every entry
+ * against the CPU naive method. */
+#ifndef PYR_BACKEND_KERNELS_H
+#define PYR_BACKEND_KERNELS_H
+
+#include <stddef.h>
+
+#include "backend/device.h"
+#include "schemes/scheme.h"
+
+#define PYR_VARIANT_PARAMS 3
+
+/* A variant: a name and up to three parameters (0 = the kernel's choice).
+ * Written "name" or "name:a,b,c" (trailing zeros left out). */
+typedef struct {
+    char name[12];
+    int p[PYR_VARIANT_PARAMS];
+} pyr_variant_t;
+
+typedef struct {
+    const pyr_piece_t *piece;
+    const pyr_coef_t *coef;
+    const pyr_box_t *boxes; /* the box of each sub-step, in order: steps x the scheme's sub-steps */
+    int nboxes;
+    const pyr_variant_t *variant;
+} pyr_kernel_call_t;
+
+typedef struct pyr_kernel {
+    pyr_equation_t equation;
+    pyr_backend_kind_t backend;
+    const char *help; /* its variants, for `pyrgrid info` and messages */
+    /* Whether a variant exists for this dimension and precision; the message
+     * names what does. */
+    pyr_status_t (*check)(const pyr_variant_t *v, int dims, pyr_precision_t precision);
+    /* The variant the planner takes when the wisdom has none. */
+    void (*default_variant)(int dims, pyr_precision_t precision, pyr_variant_t *v);
+    /* Variants worth timing (calibration): fills at most max, returns how many. */
+    int (*candidates)(int dims, pyr_precision_t precision, pyr_variant_t *v, int max);
+    /* Compute the sub-steps: sub-step i (0-based) reads the ping-pong fields'
+     * buffer (cur + i) % 2 and writes the other, on boxes[i] only (for one
+     * sub-step per step; in general the scheme's table says what each reads
+     * and writes). */
+    pyr_status_t (*run)(void *ctx, int slot, const pyr_kernel_call_t *call);
+} pyr_kernel_t;
+
+/* The kernel of a scheme on a backend, or NULL when there is none. */
+const pyr_kernel_t *pyr_kernel_find(pyr_equation_t equation, pyr_backend_kind_t backend);
+/* Every registered kernel (of the backends compiled in); returns the count. */
+int pyr_kernel_all(const pyr_kernel_t *const **out);
+
+/* "fused:5" -> {"fused", {5}}; PYR_ERR_CONFIG with a message when malformed. */
+pyr_status_t pyr_variant_parse(const char *text, pyr_variant_t *out);
+void pyr_variant_format(const pyr_variant_t *v, char *out, size_t size);
+/* The kernel's variant for a plan: `text` when given (checked), else the default. */
+pyr_status_t pyr_kernel_variant(const pyr_kernel_t *k, const char *text, int dims, pyr_precision_t precision, pyr_variant_t *out);
+
+#endif

@@ -1,0 +1,92 @@
+/* The explicit scheme of the heat equation u_t = alpha^2 laplace(u) (SEEDS.md
+ * section A, eqs. 1 and 3 and the 7-point 3D analogue), with r_d =
+ * alpha^2 dt / h_d^2 per axis.  Every kernel evaluates exactly
+ *
+ *     u' = u + ((rx*((xm + xp) - (u + u)) + ry*((ym + yp) - (u + u))) + rz*((zm + zp) - (u + u)))
+ *
+ * (terms of unused axes left out), in this order, without FMA contraction, so
+ * results agree bit for bit across methods, plans and backends. */
+#include <math.h>
+#include <stdio.h>
+
+#include "core/error.h"
+#include "schemes/scheme.h"
+
+static pyr_status_t heat_validate(const pyr_problem_t *p)
+{
+    const double alpha = p->heat.alpha, dt = p->heat.dt;
+    if (!isfinite(alpha) || alpha < 0)
+        return pyr_fail(PYR_ERR_CONFIG, "scheme.alpha = %g: the diffusivity must be a finite number >= 0", alpha);
+    if (!isfinite(dt) || !(dt > 0))
+        return pyr_fail(PYR_ERR_CONFIG, "scheme.dt = %g: the time step must be a positive finite number", dt);
+    /* Stability of the explicit scheme: sum_d alpha^2 dt / h_d^2 <= 1/2. */
+    double sum_r = 0, sum_inv_h2 = 0;
+    for (int d = 0; d < p->dims; d++) {
+        double h = pyr_problem_h(p, d);
+        sum_r += pyr_problem_r(p, d);
+        sum_inv_h2 += 1.0 / (h * h);
+    }
+    if (!isfinite(sum_r) || sum_r > 0.5) {
+        double dt_max = 0.5 / (alpha * alpha * sum_inv_h2);
+        if (!(dt_max > 0) || !isfinite(dt_max))
+            return pyr_fail(PYR_ERR_UNSTABLE,
+                            "unstable time step: alpha = %g with grid spacings down to %g makes alpha^2/h^2 overflow; "
+                            "use a smaller alpha, or fewer nodes (larger spacings)",
+                            alpha, 1.0 / sqrt(sum_inv_h2));
+        return pyr_fail(PYR_ERR_UNSTABLE,
+                        "unstable time step: sum over axes of alpha^2*dt/h^2 = %.6g exceeds 1/2 (dt = %g, alpha = %g); "
+                        "use dt <= %.6g, or fewer nodes, or a smaller alpha",
+                        sum_r, dt, alpha, dt_max);
+    }
+    return PYR_OK;
+}
+
+static unsigned heat_fields(const pyr_problem_t *p)
+{
+    (void)p;
+    return 1u;
+}
+
+static void heat_coefficients(const pyr_problem_t *p, pyr_coef_t *c)
+{
+    c->equation = PYR_EQ_HEAT;
+    c->dims = p->dims;
+    c->precision = p->precision;
+    for (int i = 0; i < 8; i++) c->c[i] = 0;
+    for (int d = 0; d < 3; d++) c->c[d] = pyr_problem_r(p, d);
+}
+
+static int64_t heat_check_every(const pyr_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+static double heat_tolerance(const pyr_problem_t *p)
+{
+    (void)p;
+    return 0;
+}
+
+static void heat_key(const pyr_problem_t *p, char *out, size_t size)
+{
+    (void)p;
+    if (size) out[0] = 0;
+}
+
+const pyr_scheme_t pyr_scheme_heat = {
+    .equation = PYR_EQ_HEAT,
+    .name = "heat",
+    .nfields = 1,
+    .field = {{"u", PYR_FIELD_PINGPONG}},
+    .nsub = 1,
+    .sub = {{.reach_lo = {1, 1, 1}, .reach_hi = {1, 1, 1}, .margin_lo = {1, 1, 1}, .margin_hi = {1, 1, 1}}},
+    .reduction = PYR_REDUCE_NONE,
+    .validate = heat_validate,
+    .fields_used = heat_fields,
+    .coefficients = heat_coefficients,
+    .init_input = NULL,
+    .check_every = heat_check_every,
+    .tolerance = heat_tolerance,
+    .key = heat_key,
+};

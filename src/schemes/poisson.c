@@ -1,0 +1,161 @@
+/* The Poisson equation -laplace(u) = f with Dirichlet boundary (the boundary
+ * nodes keep the initial field's values), solved by Jacobi sweeps (SEEDS.md
+ * section B.2).  Every kernel evaluates exactly
+ *
+ *     s  = (cx*(xm + xp) + cy*(ym + yp)) + cz*(zm + zp)     (terms of unused axes left out)
+ *     J  = (s + f) * d          (J = s * d when f = 0: no f is stored or moved)
+ *     u' = J                    (omega = 1)
+ *     u' = u + omega*(J - u)    (omega != 1)
+ *
+ * with c_a = 1/h_a^2 and d = 1 / sum_a 2/h_a^2 rounded once to the
+ * precision, in this order, without FMA contraction, so results agree bit
+ * for bit across methods, plans and backends.  With equal spacings this is
+ * the seed's (1/6)(six neighbours + h^2 f).
+ *
+ * Stopping: every check_every sweeps the max-norm of the last sweep's change
+ * max |u' - u| is reduced over the grid (exactly: a maximum does not depend
+ * on the order of its terms); the run stops at the first check below the
+ * tolerance.  Passes of the pyramid method end at the checks, so the result
+ * and the sweep count depend only on the problem. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "io/npy.h"
+#include "schemes/scheme.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static pyr_status_t poisson_validate(const pyr_problem_t *p)
+{
+    const pyr_poisson_params_t *q = &p->poisson;
+    if (!isfinite(q->omega) || !(q->omega > 0) || !(q->omega < 2))
+        return pyr_fail(PYR_ERR_CONFIG, "scheme.omega = %g: damped Jacobi converges for 0 < omega < 2; use omega = 1 (plain Jacobi)",
+                        q->omega);
+    if (!isfinite(q->tolerance) || q->tolerance < 0)
+        return pyr_fail(PYR_ERR_CONFIG, "scheme.tolerance = %g: use a positive tolerance (or 0 to run all iterations)", q->tolerance);
+    if (p->steps < 1)
+        return pyr_fail(PYR_ERR_CONFIG,
+                        "scheme.iterations = %lld: the Poisson solver needs the most sweeps to run (>= 1); "
+                        "give iterations = N, with tolerance = EPS to stop earlier",
+                        (long long)p->steps);
+    if (q->check_every < 1)
+        return pyr_fail(PYR_ERR_CONFIG, "scheme.check_every = %lld: use a number of sweeps >= 1 between convergence checks (e.g. 20)",
+                        (long long)q->check_every);
+    if (q->rhs < PYR_RHS_ZERO || q->rhs > PYR_RHS_FILE) return pyr_fail(PYR_ERR_CONFIG, "rhs.kind: unknown right-hand side");
+    if (q->rhs == PYR_RHS_FILE && q->rhs_file[0] == 0) return pyr_fail(PYR_ERR_CONFIG, "rhs.kind = file needs rhs.file = PATH.npy");
+    double s = 0;
+    for (int d = 0; d < p->dims; d++) {
+        double h = pyr_problem_h(p, d);
+        s += 2.0 / (h * h);
+    }
+    if (!isfinite(s) || !(s > 0))
+        return pyr_fail(PYR_ERR_CONFIG, "grid spacings this small make 1/h^2 overflow; use larger lengths or fewer nodes");
+    return PYR_OK;
+}
+
+static unsigned poisson_fields(const pyr_problem_t *p) { return p->poisson.rhs == PYR_RHS_ZERO ? 1u : 3u; }
+
+static void poisson_coefficients(const pyr_problem_t *p, pyr_coef_t *c)
+{
+    c->equation = PYR_EQ_POISSON;
+    c->dims = p->dims;
+    c->precision = p->precision;
+    for (int i = 0; i < 8; i++) c->c[i] = 0;
+    double s = 0;
+    for (int d = 0; d < p->dims; d++) {
+        double h = pyr_problem_h(p, d);
+        c->c[d] = 1.0 / (h * h);
+        s += 2.0 / (h * h);
+    }
+    c->c[3] = 1.0 / s;
+    c->c[4] = p->poisson.omega;
+    c->c[5] = p->poisson.rhs != PYR_RHS_ZERO;
+}
+
+static pyr_status_t check_finite(const pyr_field_t *f, const char *what)
+{
+    const int64_t n = pyr_field_count(f);
+    for (int64_t i = 0; i < n; i++) {
+        double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[i] : (double)((const float *)f->data)[i];
+        if (!isfinite(v)) {
+            int64_t x = i % f->n[0], y = (i / f->n[0]) % f->n[1], z = i / (f->n[0] * f->n[1]);
+            return pyr_fail(PYR_ERR_FORMAT, "%s holds %s at node (x=%lld, y=%lld, z=%lld), flat index %lld; every value must be finite",
+                            what, isnan(v) ? "NaN" : "an infinity", (long long)x, (long long)y, (long long)z, (long long)i);
+        }
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t poisson_init_input(const pyr_problem_t *p, int i, pyr_field_t *f)
+{
+    (void)i;
+    for (int d = 0; d < 3; d++)
+        if (f->n[d] != p->n[d]) return pyr_fail(PYR_ERR_ARG, "f: field shape does not match the problem");
+    if (f->precision != p->precision) return pyr_fail(PYR_ERR_ARG, "f: field precision does not match the problem");
+    const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
+    if (p->poisson.rhs == PYR_RHS_FILE) {
+        int64_t shape[3];
+        for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
+        pyr_status_t st = pyr_npy_read_expect(p->poisson.rhs_file, f->dims, shape, f->precision, f->data);
+        if (st != PYR_OK) return pyr_fail_context(st, "rhs.file: ");
+        char what[PYR_PATH_MAX + 16];
+        snprintf(what, sizeof what, "rhs.file %s", p->poisson.rhs_file);
+        return check_finite(f, what);
+    }
+    /* zero, or the sine mode's right-hand side: separable, one sin per node and axis */
+    double *sx[3] = {NULL, NULL, NULL};
+    double k2 = 0;
+    for (int d = 0; d < 3; d++) {
+        sx[d] = malloc((size_t)f->n[d] * sizeof(double));
+        if (!sx[d]) {
+            for (int e = 0; e < d; e++) free(sx[e]);
+            return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        }
+        for (int64_t j = 0; j < f->n[d]; j++)
+            sx[d][j] = d < p->dims ? sin(M_PI * (double)j / (double)(f->n[d] - 1)) : 1.0;
+        if (d < p->dims) k2 += (M_PI / p->length[d]) * (M_PI / p->length[d]);
+    }
+    const double scale = p->poisson.rhs == PYR_RHS_SINE ? k2 : 0.0;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t z = 0; z < nz; z++)
+        for (int64_t y = 0; y < ny; y++) {
+            const double yz = scale * sx[2][z] * sx[1][y];
+            const int64_t row = (z * ny + y) * nx;
+            if (f->precision == PYR_DOUBLE)
+                for (int64_t x = 0; x < nx; x++) ((double *)f->data)[row + x] = yz * sx[0][x];
+            else
+                for (int64_t x = 0; x < nx; x++) ((float *)f->data)[row + x] = (float)(yz * sx[0][x]);
+        }
+    for (int d = 0; d < 3; d++) free(sx[d]);
+    return PYR_OK;
+}
+
+static int64_t poisson_check_every(const pyr_problem_t *p) { return p->poisson.check_every; }
+static double poisson_tolerance(const pyr_problem_t *p) { return p->poisson.tolerance; }
+
+static void poisson_key(const pyr_problem_t *p, char *out, size_t size)
+{
+    snprintf(out, size, "%s", p->poisson.rhs == PYR_RHS_ZERO ? "f=0" : "f");
+}
+
+const pyr_scheme_t pyr_scheme_poisson = {
+    .equation = PYR_EQ_POISSON,
+    .name = "poisson",
+    .nfields = 2,
+    .field = {{"u", PYR_FIELD_PINGPONG}, {"f", PYR_FIELD_INPUT}},
+    .nsub = 1,
+    .sub = {{.reach_lo = {1, 1, 1}, .reach_hi = {1, 1, 1}, .margin_lo = {1, 1, 1}, .margin_hi = {1, 1, 1}}},
+    .reduction = PYR_REDUCE_MAX_CHANGE,
+    .validate = poisson_validate,
+    .fields_used = poisson_fields,
+    .coefficients = poisson_coefficients,
+    .init_input = poisson_init_input,
+    .check_every = poisson_check_every,
+    .tolerance = poisson_tolerance,
+    .key = poisson_key,
+};

@@ -1,0 +1,90 @@
+/* The scheme tables' common queries. */
+#include "schemes/scheme.h"
+
+#include <string.h>
+
+#include "core/error.h"
+
+const pyr_scheme_t *pyr_scheme_of(pyr_equation_t equation)
+{
+    switch (equation) {
+    case PYR_EQ_HEAT: return &pyr_scheme_heat;
+    case PYR_EQ_POISSON: return &pyr_scheme_poisson;
+    default: return NULL;
+    }
+}
+
+const char *pyr_equation_name(pyr_equation_t equation)
+{
+    const pyr_scheme_t *s = pyr_scheme_of(equation);
+    return s ? s->name : "unknown";
+}
+
+int pyr_equation_from_name(const char *name, pyr_equation_t *out)
+{
+    static const pyr_equation_t all[] = {PYR_EQ_HEAT, PYR_EQ_POISSON};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(name, pyr_scheme_of(all[i])->name)) {
+            *out = all[i];
+            return 1;
+        }
+    return 0;
+}
+
+int pyr_scheme_step_reach(const pyr_scheme_t *s, int axis, int high)
+{
+    int r = 0;
+    for (int k = 0; k < s->nsub; k++) r += high ? s->sub[k].reach_hi[axis] : s->sub[k].reach_lo[axis];
+    return r;
+}
+
+int pyr_scheme_fixed(const pyr_scheme_t *s, int axis, int high)
+{
+    int m = -1;
+    for (int k = 0; k < s->nsub; k++) {
+        int v = high ? s->sub[k].margin_hi[axis] : s->sub[k].margin_lo[axis];
+        if (m < 0 || v < m) m = v;
+    }
+    return m < 0 ? 0 : m;
+}
+
+int pyr_scheme_values_up(const pyr_scheme_t *s, unsigned used)
+{
+    int n = 0;
+    for (int i = 0; i < s->nfields; i++) n += (used >> i) & 1;
+    return n;
+}
+
+int pyr_scheme_values_down(const pyr_scheme_t *s, unsigned used)
+{
+    int n = 0;
+    for (int i = 0; i < s->nfields; i++) n += ((used >> i) & 1) && s->field[i].role != PYR_FIELD_INPUT;
+    return n;
+}
+
+int pyr_scheme_field_count(pyr_equation_t equation)
+{
+    const pyr_scheme_t *s = pyr_scheme_of(equation);
+    return s ? s->nfields : 0;
+}
+
+const char *pyr_scheme_field_name(pyr_equation_t equation, int i)
+{
+    const pyr_scheme_t *s = pyr_scheme_of(equation);
+    return s && i >= 0 && i < s->nfields ? s->field[i].name : NULL;
+}
+
+int pyr_scheme_field_updated(pyr_equation_t equation, int i)
+{
+    const pyr_scheme_t *s = pyr_scheme_of(equation);
+    return s && i >= 0 && i < s->nfields && s->field[i].role != PYR_FIELD_INPUT;
+}
+
+pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_t *problem, int i)
+{
+    const pyr_scheme_t *s = problem ? pyr_scheme_of(problem->equation) : NULL;
+    if (!s || !field) return pyr_fail(PYR_ERR_ARG, "pyr_field_init_input: a field and a valid problem are required");
+    if (i < 0 || i >= s->nfields || s->field[i].role != PYR_FIELD_INPUT || !s->init_input)
+        return pyr_fail(PYR_ERR_ARG, "pyr_field_init_input: field %d of the %s scheme is not an input", i, s->name);
+    return s->init_input(problem, i, field);
+}

@@ -1,0 +1,103 @@
+/* Schemes as data.  One table per difference scheme (FFTW's problem_adt is the
+ * model): the fields it updates and reads, its sub-steps and how far each
+ * reaches, the reductions it needs, its validation and coefficients.  The
+ * planner, the executor, the model and the backends read these tables and
+ * nothing else about an equation; kernels are registered per scheme and
+ * backend (backend/kernels.h).
+ *
+ * Geometry from reach: a sub-step computes node p from the nodes at most
+ * reach_lo[a] below and reach_hi[a] above p along axis a.  To finish a
+ * result region after the sub-steps g = 0 .. G-1 of a pass, sub-step g must
+ * compute the result region grown by the reach of every later sub-step,
+ * and the piece must hold the result grown by the reach of all of them (the
+ * pyramid).  Heat and Poisson reach one node each way; the Yee scheme's two
+ * half-steps reach one way each (H reads E ahead, E reads H behind). */
+#ifndef PYR_SCHEMES_SCHEME_H
+#define PYR_SCHEMES_SCHEME_H
+
+#include <stddef.h>
+
+#include "pyrgrid.h"
+
+#define PYR_MAX_FIELDS 8
+#define PYR_MAX_SUBSTEPS 4
+
+typedef enum {
+    PYR_FIELD_PINGPONG = 0, /* state: each sub-step reads one layer and writes the other (two buffers while computing) */
+    PYR_FIELD_INPLACE,      /* state updated in place (one buffer) */
+    PYR_FIELD_INPUT         /* read-only input, read only at the node being updated: uploaded, never downloaded */
+} pyr_field_role_t;
+
+typedef struct {
+    const char *name;
+    pyr_field_role_t role;
+} pyr_scheme_field_t;
+
+typedef struct {
+    int reach_lo[3], reach_hi[3];   /* nodes read below / above a computed node, per axis (axes < dims) */
+    int margin_lo[3], margin_hi[3]; /* nodes at the low / high end of an axis the sub-step never updates */
+} pyr_substep_t;
+
+typedef enum {
+    PYR_REDUCE_NONE = 0,
+    PYR_REDUCE_MAX_CHANGE /* max |new - old| of the ping-pong state over the last sub-step: exact, so the
+                             combination in task order gives the same bits whatever the decomposition */
+} pyr_reduction_t;
+
+/* Coefficients a kernel needs, in double; a kernel rounds each to its
+ * precision once.  Meaning per scheme (heat: c[0..2] = r_x, r_y, r_z;
+ * poisson: c[0..2] = 1/h_d^2, c[3] = 1 / sum_d 2/h_d^2, c[4] = omega,
+ * c[5] = 1 when f is present). */
+typedef struct {
+    pyr_equation_t equation;
+    int dims;
+    pyr_precision_t precision;
+    double c[8];
+} pyr_coef_t;
+
+typedef struct pyr_scheme {
+    pyr_equation_t equation;
+    const char *name; /* problem files, wisdom keys, reports */
+    int nfields;
+    pyr_scheme_field_t field[PYR_MAX_FIELDS];
+    int nsub; /* sub-steps per step */
+    pyr_substep_t sub[PYR_MAX_SUBSTEPS];
+    pyr_reduction_t reduction;
+
+    /* The scheme's parameters (the grid is checked already); the message
+     * names the value, the limit and what would work. */
+    pyr_status_t (*validate)(const pyr_problem_t *p);
+    /* Fields this problem uses, bit i for field i (Poisson with f = 0 moves no f). */
+    unsigned (*fields_used)(const pyr_problem_t *p);
+    void (*coefficients)(const pyr_problem_t *p, pyr_coef_t *c);
+    /* Fill input field i from the problem. */
+    pyr_status_t (*init_input)(const pyr_problem_t *p, int i, pyr_field_t *out);
+    /* Steps between stopping checks (passes end there), 0 = none; and the
+     * tolerance the check compares the reduction with (0 = run every step). */
+    int64_t (*check_every)(const pyr_problem_t *p);
+    double (*tolerance)(const pyr_problem_t *p);
+    /* The scheme's part of the key of a measured choice in the wisdom ("" when
+     * nothing beyond the grid matters). */
+    void (*key)(const pyr_problem_t *p, char *out, size_t size);
+} pyr_scheme_t;
+
+extern const pyr_scheme_t pyr_scheme_heat;
+extern const pyr_scheme_t pyr_scheme_poisson;
+
+/* The table of an equation, or NULL. */
+const pyr_scheme_t *pyr_scheme_of(pyr_equation_t equation);
+
+/* Reach of one step (the sum over sub-steps) along an axis, below and above. */
+int pyr_scheme_step_reach(const pyr_scheme_t *s, int axis, int high);
+
+/* Nodes at the low / high end of an axis that no sub-step updates (the
+ * boundary a piece keeps resident or mirrors). */
+int pyr_scheme_fixed(const pyr_scheme_t *s, int axis, int high);
+
+/* Bytes of one node of the fields this problem uses, counting a ping-pong
+ * field once (the executor's time-layer buffers), and the values moved per
+ * node up (every field) and down (updated fields only). */
+int pyr_scheme_values_up(const pyr_scheme_t *s, unsigned used);
+int pyr_scheme_values_down(const pyr_scheme_t *s, unsigned used);
+
+#endif
