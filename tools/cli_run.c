@@ -63,7 +63,7 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg,
         else if (!strncmp(argv[i], "--set=", 6)) a = argv[i] + 6;
         if (a && pyr_config_set(cfg, a) != PYR_OK) return fail(NULL);
     }
-    pyr_config_finish(cfg);
+    if (pyr_config_finish(cfg) != PYR_OK) return fail(NULL);
     return 0;
 }
 
@@ -128,7 +128,9 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, const py
             x[i] = p->length[0] * (double)i / (double)(n - 1);
             y[i] = f->precision == PYR_DOUBLE ? ((double *)f->data)[i] : ((float *)f->data)[i];
         }
-        snprintf(title, sizeof title, "u(x) after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->heat.dt);
+        if (p->equation == PYR_EQ_HEAT)
+            snprintf(title, sizeof title, "u(x) after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->heat.dt);
+        else snprintf(title, sizeof title, "u(x), Poisson");
         pyr_plot_series_t s = {.label = "u", .x = x, .y = y, .n = (int)(n < 2147483647 ? n : 2147483647)};
         pyr_plot_opts_t o = {.title = title, .xlabel = "x", .ylabel = "u"};
         pyr_status_t st = pyr_plot_write_png(path, &s, 1, &o);
@@ -140,9 +142,13 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, const py
     const char *plane = f->data;
     if (f->dims == 3) {
         plane += (size_t)(f->n[2] / 2) * (size_t)(f->n[0] * f->n[1]) * elem;
-        snprintf(title, sizeof title, "u, plane z = %lld, after %lld steps", (long long)(f->n[2] / 2), (long long)p->steps);
+        if (p->equation == PYR_EQ_HEAT)
+            snprintf(title, sizeof title, "u, plane z = %lld, after %lld steps", (long long)(f->n[2] / 2), (long long)p->steps);
+        else snprintf(title, sizeof title, "u, plane z = %lld, Poisson", (long long)(f->n[2] / 2));
     } else {
-        snprintf(title, sizeof title, "u after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->heat.dt);
+        if (p->equation == PYR_EQ_HEAT)
+            snprintf(title, sizeof title, "u after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->heat.dt);
+        else snprintf(title, sizeof title, "u, Poisson");
     }
     pyr_heatmap_opts_t o = {.title = title};
     return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);
@@ -195,9 +201,11 @@ int pyr_cli_run(int argc, char **argv)
     st.cfg = &cfg;
     strip_npy(cfg.field, st.snap_base, sizeof st.snap_base);
     pyr_hooks_t hooks = {on_progress, cfg.every > 0 ? on_snapshot : NULL, &st};
-    pyr_counters_t cnt;
+    pyr_field_t *fields[8] = {field}; /* inputs (Poisson's f): made by the library from the problem */
+    pyr_run_info_t ri;
     st.start = now();
-    pyr_status_t s = pyr_execute(plan, field, &hooks, &cnt);
+    pyr_status_t s = pyr_execute_fields(plan, fields, pyr_scheme_field_count(p->equation), &hooks, &ri);
+    const pyr_counters_t cnt = ri.counts;
     double secs = now() - st.start;
     if (st.drawn) fputc('\n', stderr);
     pyr_plan_destroy(&plan);
@@ -217,7 +225,7 @@ int pyr_cli_run(int argc, char **argv)
     }
     pyr_field_destroy(&field);
 
-    double cells = (double)pyr_problem_interior(p) * (double)p->steps;
+    double cells = (double)pyr_problem_interior(p) * (double)ri.steps;
     char grid[96];
     if (p->dims == 1) snprintf(grid, sizeof grid, "%lld", (long long)p->n[0]);
     else if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
@@ -225,11 +233,25 @@ int pyr_cli_run(int argc, char **argv)
     char how[96] = "";
     if (info.method != PYR_METHOD_NAIVE)
         snprintf(how, sizeof how, " %s height=%lld", pyr_decomp_name(info.decomposition), (long long)info.height);
-    printf("pyrgrid: method=%s%s backend=%s grid=%s %s steps=%lld seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
+    char stop[160] = "";
+    if (ri.checked)
+        snprintf(stop, sizeof stop, " change=%.6g%s", ri.change,
+                 p->poisson.tolerance > 0 ? (ri.converged ? " converged=yes" : " converged=no") : "");
+    printf("pyrgrid: %smethod=%s%s backend=%s grid=%s %s %s=%lld%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
            "computed=%llu redundant=%llu\n",
-           pyr_method_name(info.method), how, pyr_backend_name(info.backend), grid, pyr_precision_name(p->precision),
-           (long long)p->steps, secs, secs > 0 ? cells / secs * 1e-9 : 0.0, (unsigned long long)cnt.uploaded,
-           (unsigned long long)cnt.downloaded, (unsigned long long)cnt.computed, (unsigned long long)cnt.redundant);
+           p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", pyr_method_name(info.method), how, pyr_backend_name(info.backend), grid,
+           pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri.steps, stop, secs,
+           secs > 0 ? cells / secs * 1e-9 : 0.0, (unsigned long long)cnt.uploaded, (unsigned long long)cnt.downloaded,
+           (unsigned long long)cnt.computed, (unsigned long long)cnt.redundant);
+    if (p->equation == PYR_EQ_POISSON && p->poisson.tolerance > 0 && !ri.converged) {
+        fprintf(stderr,
+                "pyrgrid: error: did not converge: after %lld sweeps (the most, scheme.iterations) a sweep still changes u by "
+                "%.6g, more than scheme.tolerance = %g; the result was written. Use more iterations, a larger tolerance%s, or a "
+                "good initial guess (initial.kind = file)\n",
+                (long long)ri.steps, ri.change, p->poisson.tolerance,
+                p->precision == PYR_FLOAT && ri.change < 1e-5 ? " (float rounding stops the change near 1e-7 of |u|: use precision = double)" : "");
+        return 3;
+    }
     return 0;
 }
 

@@ -132,11 +132,24 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
     if (plan->budget == UINT64_MAX) snprintf(budget, sizeof budget, "unlimited");
     else pyr_format_bytes(plan->budget, budget, sizeof budget);
 
-    fprintf(out, "problem      %dD heat, ", pr->dims);
+    const int poisson = pr->equation == PYR_EQ_POISSON;
+    fprintf(out, "problem      %dD %s, ", pr->dims, plan->scheme->name);
     int64_t n[3] = {pr->n[0], pr->n[1], pr->n[2]};
     print_extent(out, plan, n);
-    fprintf(out, " %s nodes, %lld steps\n", pyr_precision_name(pr->precision), (long long)pr->steps);
-    fprintf(out, "method       %s on the %s backend\n", pyr_method_name(plan->method), plan->ops->name);
+    fprintf(out, " %s nodes, %s%lld %s", pyr_precision_name(pr->precision), poisson ? "at most " : "", (long long)pr->steps,
+            poisson ? "Jacobi sweeps" : "steps");
+    if (poisson && plan->check_every > 0)
+        fprintf(out, ", stop once a sweep changes u by less than %g (checked every %lld sweeps)", pr->poisson.tolerance,
+                (long long)plan->check_every);
+    fprintf(out, "\n");
+    fprintf(out, "fields       ");
+    for (int f = 0, k = 0; f < plan->scheme->nfields; f++) {
+        if (!((plan->fields >> f) & 1)) continue;
+        fprintf(out, "%s%s (%s)", k++ ? ", " : "", plan->scheme->field[f].name,
+                plan->scheme->field[f].role == PYR_FIELD_INPUT ? "input: uploaded, never downloaded" : "state");
+    }
+    fprintf(out, "\n");
+    fprintf(out, "method       %s on the %s backend, kernel %s\n", pyr_method_name(plan->method), plan->ops->name, info.kernel);
     if (plan->resident) {
         fprintf(out, "pieces       the whole grid stays on the device (%lld steps per chunk)\n", (long long)plan->height);
     } else {
@@ -158,10 +171,10 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
         if (last && plan->options.snapshot_every == 0) fprintf(out, " (last pass %lld steps)", (long long)last);
         fprintf(out, "\n");
     }
-    if (plan->resident) fprintf(out, "device       %s of budget %s: the grid in 2 time layers", used, budget);
+    if (plan->resident) fprintf(out, "device       %s of budget %s: the grid in 2 time layers%s", used, budget, plan->nfixed ? " and its inputs" : "");
     else
-        fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight", used, budget, info.slots + plan->spares,
-                info.slots, info.slots > 1 ? "s" : "");
+        fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight%s", used, budget,
+                info.slots + plan->spares, info.slots, info.slots > 1 ? "s" : "", plan->nfixed ? ", with an input buffer each" : "");
     if (plan->faces_bytes) {
         char fb[32];
         pyr_format_bytes(plan->faces_bytes, fb, sizeof fb);
