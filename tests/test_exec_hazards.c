@@ -23,7 +23,7 @@
 
 #include "backend/device.h"
 #include "backend/kernels.h"
-#include "heat_util.h"
+#include "poisson_util.h"
 #include "plan/plan.h"
 
 #define MS 3      /* slots tracked */
@@ -333,7 +333,14 @@ static int run_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
     pyr_precision_t prec = rng_range(&r, 0, 1) ? PYR_DOUBLE : PYR_FLOAT;
     int64_t steps = rng_range(&r, 1, 30);
     pyr_problem_t p;
-    make_problem(&p, dims, n, prec, steps, PYR_INIT_SINE, 0);
+    /* heat, or Poisson: a piece of two fields (f in the slot's own buffer) and a reduction per task */
+    const int poisson = rng_range(&r, 0, 2) == 0;
+    if (poisson) {
+        make_poisson(&p, dims, n, NULL, prec, steps, 0, rng_range(&r, 1, 8), PYR_RHS_SINE, PYR_INIT_RANDOM, (uint64_t)c);
+        if (rng_range(&r, 0, 1)) p.poisson.tolerance = 1e-30; /* checks at every interval, no stop */
+    } else {
+        make_problem(&p, dims, n, prec, steps, PYR_INIT_SINE, 0);
+    }
 
     pyr_options_t o;
     pyr_options_default(&o);
@@ -350,8 +357,9 @@ static int run_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
     o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(pyr_problem_nodes(&p) * pyr_precision_size(prec)));
 
     char label[256];
-    snprintf(label, sizeof label, "case %d seed %llu: %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d memory=%llu", c,
-             (unsigned long long)seed, dims, (long long)n[0], (long long)n[1], (long long)n[2], pyr_precision_name(prec),
+    snprintf(label, sizeof label, "case %d seed %llu: %s %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d memory=%llu", c,
+             (unsigned long long)seed, poisson ? "poisson" : "heat", dims, (long long)n[0], (long long)n[1], (long long)n[2],
+             pyr_precision_name(prec),
              (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)o.height, o.slots,
              (unsigned long long)o.memory);
     pyr_plan_t *plan = NULL;
@@ -368,13 +376,14 @@ static int run_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
     CHECK_OK(pyr_field_init(f, &p));
     reset_clocks();
     grid_data = f ? f->data : NULL;
-    pyr_status_t st = pyr_execute(plan, f, NULL, NULL);
+    pyr_field_t *fields[2] = {f, NULL};
+    pyr_status_t st = pyr_execute_fields(plan, fields, poisson ? 2 : 1, NULL, NULL);
     grid_data = NULL;
     CHECK(st == PYR_OK, "%s: execute failed: %s", label, pyr_last_error());
     CHECK(violations == 0, "%s: %d unordered accesses, first: %s", label, violations, first_violation);
     int bad = st != PYR_OK || violations != 0;
     /* and the values: the operations ran in issue order, so any mistake in what went where shows */
-    pyr_field_t *ref = naive_reference(&p, NULL);
+    pyr_field_t *ref = poisson ? poisson_reference(&p, NULL, NULL, NULL) : naive_reference(&p, NULL);
     CHECK(ref != NULL, "%s: naive reference failed: %s", label, pyr_last_error());
     if (ref && f && st == PYR_OK) {
         int64_t d = first_difference(f, ref);

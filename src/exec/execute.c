@@ -483,9 +483,10 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, int reduce)
             e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
         }
         PYR_TRY(compute(e, slot, piece, (int)layers));
-        if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         piece->cur = (int)(layers & 1);
+        /* the change reads the spare too: before the mark that hands the spare on */
         if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, slot, piece, mf, &task.result, &e->partial[t]));
+        if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         e->slot_next[slot] = bundle[piece->cur];
         if (plan->spares == 2) e->spare[0] = e->spare[1];
         e->spare[plan->spares - 1] = bundle[piece->cur ^ 1];

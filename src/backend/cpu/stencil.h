@@ -297,11 +297,11 @@ static inline void pyr_cpu_variant_default(int dims, pyr_precision_t precision, 
 
 static inline int pyr_cpu_variant_candidates(int dims, pyr_precision_t precision, pyr_variant_t *v, int max)
 {
-    static const char *const names[] = {"auto", "sweep"};
+    static const char *const names[] = {"auto", "sweep", "wave"};
     int n = 0;
     (void)dims;
     (void)precision;
-    for (int i = 0; i < 2 && n < max; i++, n++) {
+    for (int i = 0; i < 3 && n < max; i++, n++) {
         memset(&v[n], 0, sizeof v[n]);
         strcpy(v[n].name, names[i]);
     }
