@@ -137,16 +137,24 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
 {
     const pyr_problem_t *p = &plan->problem;
     int64_t nt = pyr_plan_tasks(plan);
-    double ccost = pyr_model_compute_cost(k, h);
+    double ccost = pyr_model_compute_cost(k, pyr_plan_layers(plan, h));
     const int64_t elem = (int64_t)pyr_precision_size(p->precision);
+    /* every state field moves as the one field of the heat scheme; inputs only go up */
+    const int ninput = pyr_plan_inputs(plan), nstate = plan->npp + plan->nfixed - ninput;
+    const int64_t layers = pyr_plan_layers(plan, h);
     int unsplit_faces = 0;
     for (int a = 0; a < p->dims; a++)
         if (!plan->split[a]) unsplit_faces += 2;
     for (int64_t t = 0; t < nt; t++) {
         pyr_task_t task;
         pyr_plan_task(plan, t, h, &task);
-        double ux = 0, dx = 0, x = 0;
-        double u = transfer_cost(k, &task.upload, p->n[0], elem, 1, &ux);
+        double ux = 0, dx = 0, x = 0, xi = 0;
+        double u = nstate * transfer_cost(k, &task.upload, p->n[0], elem, 1, &ux);
+        ux *= nstate;
+        if (ninput) {
+            u += ninput * transfer_cost(k, &task.input, p->n[0], elem, 1, &xi);
+            ux += ninput * xi;
+        }
 
         int copies = unsplit_faces;
         for (int a = 0; a < p->dims; a++) {
@@ -154,30 +162,32 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
             if (task.src.lo[a] == 0) copies++;
             if (task.src.hi[a] == p->n[a]) copies++;
         }
+        copies *= nstate;
         double comp = 0, comp_rows = 0;
-        for (int64_t l = 1; l <= h; l++) {
+        for (int64_t l = 1; l <= layers; l++) {
             pyr_box_t b = pyr_plan_layer_box(plan, &task, h, l);
             comp += (double)pyr_box_volume(&b);
             comp_rows += (double)rows_of(&b);
         }
-        double c = compute_time(plan, k, h, k->call * copies + ccost * comp + k->compute_row * comp_rows);
+        double c = compute_time(plan, k, layers, k->call * copies + ccost * comp + k->compute_row * comp_rows);
 
         pyr_box_t main_box, bands[3];
         int64_t last[3];
         int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
         double d = 0, hc = 0;
-        d += transfer_cost(k, &main_box, p->n[0], elem, 0, &dx);
+        d += nstate * transfer_cost(k, &main_box, p->n[0], elem, 0, &dx);
+        dx *= nstate;
         for (int b = 0; b < nb; b++) {
             if (pyr_plan_band_direct(plan, &task, &bands[b], t, last[b])) {
                 /* straight into the grid once the next task has uploaded */
-                d += transfer_cost(k, &bands[b], p->n[0], elem, 0, &x);
-                dx += x;
+                d += nstate * transfer_cost(k, &bands[b], p->n[0], elem, 0, &x);
+                dx += nstate * x;
                 continue;
             }
             /* into a staging buffer of the band's own width: one contiguous run on the host side */
-            d += transfer_cost(k, &bands[b], pyr_box_extent(&bands[b], 0), elem, 0, &x);
-            dx += x;
-            hc += k->host * (double)pyr_box_volume(&bands[b]);
+            d += nstate * transfer_cost(k, &bands[b], pyr_box_extent(&bands[b], 0), elem, 0, &x);
+            dx += nstate * x;
+            hc += nstate * k->host * (double)pyr_box_volume(&bands[b]);
         }
         st[t].u = u;
         st[t].c = c;
@@ -258,8 +268,8 @@ pyr_model_form_t pyr_model_resolve(const pyr_plan_t *plan, pyr_model_form_t form
  * call of h layers on the interior, the result comes down at the end. */
 static void predict_resident_pass(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, pyr_model_prediction_t *out)
 {
-    pyr_box_t in = pyr_plan_interior(plan);
-    double c = compute_time(plan, k, h, pyr_model_compute_cost(k, h) * (double)pyr_box_volume(&in) * (double)h);
+    const int64_t layers = pyr_plan_layers(plan, h);
+    double c = compute_time(plan, k, layers, pyr_model_compute_cost(k, layers) * (double)pyr_plan_useful(plan, h));
     out->compute = c;
     out->serial = out->seconds = c;
 }
@@ -321,8 +331,9 @@ pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants
         /* one upload of the grid, one download of the interior */
         pyr_box_t g = pyr_plan_grid(plan), in = pyr_plan_interior(plan);
         const int64_t elem = (int64_t)pyr_precision_size(p->precision);
-        double u = transfer_cost(k, &g, p->n[0], elem, 1, NULL);
-        double d = transfer_cost(k, &in, p->n[0], elem, 0, NULL);
+        const int ninput = pyr_plan_inputs(plan), nstate = plan->npp + plan->nfixed - ninput;
+        double u = nstate * transfer_cost(k, &g, p->n[0], elem, 1, NULL) + ninput * transfer_cost(k, &in, p->n[0], elem, 1, NULL);
+        double d = nstate * transfer_cost(k, &in, p->n[0], elem, 0, NULL);
         out->upload += u;
         out->download += d;
         out->seconds += u + d;
