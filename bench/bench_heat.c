@@ -1,11 +1,15 @@
-/* Heat-equation benchmark on one GPU, side by side on the same grid: naive
- * in-core, trivial out-of-core, and pyramid out-of-core with budgets of 1/4
- * and 1/16 of the grid (the height the planner picks, and a few others).
+/* Heat-equation (or Poisson) benchmark on one GPU, side by side on the same
+ * grid: naive in-core, trivial out-of-core, and pyramid out-of-core with
+ * budgets of 1/4 and 1/16 of the fields (the height the planner picks, and a
+ * few others).
  *
- *   bench_heat [--cases 2f,2d,3f] [--steps N] [--trivial-steps N]
- *              [--heights 32,64,128] [--heights3 4,8] [--decomp auto|strips|blocks]
+ *   bench_heat [--cases 2f,2d,3f,3d] [--steps N] [--trivial-steps N]
+ *              [--heights 32,64,128] [--heights3 4,8] [--decomp auto|strips|blocks|slabs]
  *              [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid]
- *              [--slots auto,2,3]
+ *              [--slots auto,2,3] [--equation heat|poisson] [--fractions 4,16]
+ *
+ * --equation poisson: -laplace(u) = f with a sine f (u and f on the device:
+ * the budgets are fractions of both), a fixed number of Jacobi sweeps.
  *
  * Cases: 2f = 2D float 32768^2, 2d = 2D double 32768^2, 3f = 3D float
  * 1024^3 (--scale k divides every side by k, for a quick run).  Rates are
@@ -66,6 +70,9 @@ static pyr_decomp_t g_decomp = PYR_DECOMP_AUTO;
 static const char *g_methods = "naive,trivial,pyramid";
 static int g_slots[4] = {0};
 static int g_nslots = 1;
+static pyr_equation_t g_equation = PYR_EQ_HEAT;
+static int g_fractions[4] = {4, 16};
+static int g_nfractions = 2;
 
 static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t method, uint64_t memory, int64_t height, int slots)
 {
@@ -125,6 +132,8 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
 {
     pyr_problem_t p;
     pyr_problem_default(&p);
+    p.equation = g_equation;
+    p.poisson.rhs = PYR_RHS_SINE;
     p.dims = dims;
     for (int d = 0; d < 3; d++) {
         p.n[d] = d < dims ? side : 1;
@@ -143,10 +152,11 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
         pyr_field_destroy(&f);
         return;
     }
-    uint64_t grid_bytes = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec);
-    printf("\n%s: %lld^%d %s (%.2f GiB), %lld steps (trivial %lld), backend %s\n", name, (long long)side, dims,
-           pyr_precision_name(prec), (double)grid_bytes / (1 << 30), (long long)steps, (long long)trivial_steps,
-           pyr_backend_name(g_backend));
+    /* the fields on the device: u (and Poisson's f) */
+    uint64_t grid_bytes = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * (g_equation == PYR_EQ_POISSON ? 2 : 1);
+    printf("\n%s %s: %lld^%d %s (%.2f GiB of fields), %lld %s (trivial %lld), backend %s\n", name, pyr_equation_name(g_equation),
+           (long long)side, dims, pyr_precision_name(prec), (double)grid_bytes / (1 << 30), (long long)steps,
+           g_equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)trivial_steps, pyr_backend_name(g_backend));
     printf("  %-30s %7s %6s %5s %12s %7s %9s %9s %8s %8s\n", "run", "decomp", "height", "slots", "pieces", "redund", "e2e G/s", "steady",
            "/naive", "/trivial");
     result_t naive, triv;
@@ -163,7 +173,8 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
         triv = run(&pt, f, PYR_METHOD_TRIVIAL, grid_bytes / 4, 0, 0);
         print_row("trivial, budget 1/4", &triv, naive.steady, 0);
     }
-    for (int frac = 4; frac <= 16 && strstr(g_methods, "pyramid"); frac *= 4) {
+    for (int fi = 0; fi < g_nfractions && strstr(g_methods, "pyramid"); fi++) {
+        const int frac = g_fractions[fi];
         uint64_t budget = grid_bytes / (uint64_t)frac;
         result_t best;
         memset(&best, 0, sizeof best);
@@ -203,6 +214,17 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--trivial-steps") && v) trivial_steps = atoll(argv[++i]);
         else if (!strcmp(a, "--scale") && v) scale = atoll(argv[++i]);
         else if (!strcmp(a, "--methods") && v) g_methods = argv[++i];
+        else if (!strcmp(a, "--equation") && v) {
+            if (!pyr_equation_from_name(argv[++i], &g_equation)) {
+                fprintf(stderr, "--equation %s: use heat or poisson\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--fractions") && v) {
+            g_nfractions = 0;
+            char buf[64];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            for (char *t = strtok(buf, ","); t && g_nfractions < 4; t = strtok(NULL, ",")) g_fractions[g_nfractions++] = atoi(t);
+        }
         else if (!strcmp(a, "--slots") && v) {
             g_nslots = 0;
             char buf[64];
@@ -213,7 +235,9 @@ int main(int argc, char **argv)
             g_backend = !strcmp(argv[++i], "cpu") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA;
         } else if (!strcmp(a, "--decomp") && v) {
             const char *d = argv[++i];
-            g_decomp = !strcmp(d, "strips") ? PYR_DECOMP_STRIPS : !strcmp(d, "blocks") ? PYR_DECOMP_BLOCKS : PYR_DECOMP_AUTO;
+            g_decomp = !strcmp(d, "strips") ? PYR_DECOMP_STRIPS : !strcmp(d, "blocks") ? PYR_DECOMP_BLOCKS
+                       : !strcmp(d, "slabs")  ? PYR_DECOMP_SLABS
+                                              : PYR_DECOMP_AUTO;
         } else if (!strcmp(a, "--heights3") && v) {
             nheights3 = 0;
             char buf[256];
@@ -242,5 +266,6 @@ int main(int argc, char **argv)
     if (strstr(cases, "2f")) bench_case("2D float", 2, 32768 / scale, PYR_FLOAT, steps, trivial_steps, heights, nheights);
     if (strstr(cases, "2d")) bench_case("2D double", 2, 32768 / scale, PYR_DOUBLE, steps, trivial_steps, heights, nheights);
     if (strstr(cases, "3f")) bench_case("3D float", 3, 1024 / scale, PYR_FLOAT, steps, trivial_steps, heights3, nheights3);
+    if (strstr(cases, "3d")) bench_case("3D double", 3, 1024 / scale, PYR_DOUBLE, steps, trivial_steps, heights3, nheights3);
     return 0;
 }

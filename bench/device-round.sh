@@ -10,7 +10,10 @@
 # (bench_stages: stage times vs the model), host (the host's topology,
 # xfer_probe cpu/replay, cubes and blocks with fewer band-writer threads),
 # bench3, bench2, sweep, memcheck, cpu (bench_cpu on two host cores: CPU_DIMS,
-# CPU_ROUNDS, CPU_STEPS, CPU_BUDGET, CPU_LIMIT).  Default: test bench3 bench2 sweep.
+# CPU_ROUNDS, CPU_STEPS, CPU_BUDGET, CPU_LIMIT), poisson (Poisson 3D float in
+# and out of core), heat2f (heat 2D float in and out of core, one height),
+# psweep (the seed's Poisson case: model vs measured over heights).
+# Default: test bench3 bench2 sweep.
 set -uo pipefail
 out=${1:?usage: device-round.sh OUT [test] [bench3] [bench2] [sweep] [memcheck]}
 shift
@@ -32,9 +35,10 @@ root=$PWD/.deps/root
 
 # one calibration for the benchmarks' automatic choices, kept with the logs
 export PYRGRID_WISDOM=$log/wisdom
-if has bench3 || has bench2 || has stages || has host; then
+if has bench3 || has bench2 || has stages || has host || has poisson || has heat2f; then
   stamp calibrate
-  timeout 90 build-dev/pyrgrid calibrate --backend cuda --precision all --dims 2,3 > "$log/calibrate.txt" 2>&1
+  timeout 90 build-dev/pyrgrid calibrate --backend cuda --precision ${CAL_PRECISION:-all} --dims ${CAL_DIMS:-2,3} --scheme ${CAL_SCHEME:-all} \
+    > "$log/calibrate.txt" 2>&1
   tail -3 "$log/calibrate.txt"
 fi
 if has prop; then
@@ -115,9 +119,10 @@ if has test; then
 fi
 if has memcheck; then
   stamp memcheck
-  for t in test_cuda_small; do
-    timeout 120 compute-sanitizer --tool memcheck build-dev/tests/$t > "$log/memcheck_$t.txt" 2>&1; tail -2 "$log/memcheck_$t.txt"
-    timeout 120 compute-sanitizer --tool racecheck build-dev/tests/$t > "$log/racecheck_$t.txt" 2>&1; tail -2 "$log/racecheck_$t.txt"
+  for t in test_cuda_small "test_poisson_property 12 5 cuda"; do
+    n=${t%% *}
+    timeout 120 compute-sanitizer --tool memcheck build-dev/tests/$t > "$log/memcheck_$n.txt" 2>&1; tail -2 "$log/memcheck_$n.txt"
+    timeout 120 compute-sanitizer --tool racecheck build-dev/tests/$t > "$log/racecheck_$n.txt" 2>&1; tail -2 "$log/racecheck_$n.txt"
   done
 fi
 if has bench3; then
@@ -144,6 +149,26 @@ if has cpu; then
       build-dev/bench/bench_cpu $d ${CPU_STEPS:-48} ${CPU_BUDGET:-} > "$log/bench_cpu_$d.txt" 2>&1
     grep -v "too small" "$log/bench_cpu_$d.txt"
   done
+fi
+if has poisson; then
+  # issue 19: Poisson 3D float 1024^3 (u and f: 8 GiB), in core and out of core with a quarter of the fields
+  stamp "bench poisson 3D"
+  timeout ${POISSON_LIMIT:-200} build-dev/bench/bench_heat --equation poisson --cases ${POISSON_CASES:-3f} --steps ${POISSON_STEPS:-240} \
+    --heights3 ${POISSON_HEIGHTS:-10,20,40} --fractions 4 --methods naive,pyramid --slots ${POISSON_SLOTS:-auto} > "$log/bench_poisson.txt" 2>&1
+  cat "$log/bench_poisson.txt"
+fi
+if has heat2f; then
+  # the heat figures the schemes refactor must keep: 2D float 32768^2 in core, and out of core with a quarter of the grid
+  stamp "bench heat 2D float"
+  timeout ${HEAT_LIMIT:-150} build-dev/bench/bench_heat --cases 2f --steps 1000 --heights 256 --fractions 4 --methods naive,pyramid \
+    > "$log/bench_heat_2f.txt" 2>&1
+  cat "$log/bench_heat_2f.txt"
+fi
+if has psweep; then
+  stamp "poisson sweep (seed's case)"
+  bash bench/sweep_poisson.sh build-dev "$out/psweep" > "$log/psweep.txt" 2>&1
+  tail -25 "$log/psweep.txt"
+  cp -r "$out/psweep" "$log/"
 fi
 if has sweep; then
   stamp sweep

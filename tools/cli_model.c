@@ -519,7 +519,7 @@ int pyr_cli_sweep(int argc, char **argv)
         else if (!strcmp(argv[i], "--heights") || !strcmp(argv[i], "--decomposition") || !strcmp(argv[i], "--csv") ||
                  !strcmp(argv[i], "--png") || !strcmp(argv[i], "--repeat") || !strcmp(argv[i], "--passes"))
             i++;
-    pyr_config_finish(&cfg);
+    if (pyr_config_finish(&cfg) != PYR_OK) return fail(NULL);
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
     if (cfg.options.method == PYR_METHOD_NAIVE || cfg.options.method == PYR_METHOD_TRIVIAL) {
