@@ -75,6 +75,7 @@ int pyr_cli_calibrate(int argc, char **argv)
     int device = 0, threads = 0, show = 0, measure = 0, any_action = 0;
     int precisions = 3, dims_mask = 7; /* bit 0 float, bit 1 double; bit d-1 dims d */
     unsigned schemes = 3;              /* bit e: equation e (heat, poisson) */
+    const char *kernel = "";           /* --kernel: the variant to calibrate (and plan with), "" = the default */
     double effort = 1.0;
     const char *export_path = NULL, *import_path = NULL;
     for (int i = 0; i < argc; i++) {
@@ -100,6 +101,10 @@ int pyr_cli_calibrate(int argc, char **argv)
                 fprintf(stderr, "pyrgrid: error: calibrate --precision %s: use float, double or all\n", v);
                 return 2;
             }
+            measure = 1;
+        } else if (!strcmp(a, "--kernel")) {
+            if (!need_value(argc, argv, i, "calibrate")) return 2;
+            kernel = argv[++i];
             measure = 1;
         } else if (!strcmp(a, "--scheme")) {
             if (!need_value(argc, argv, i, "calibrate")) return 2;
@@ -214,6 +219,7 @@ int pyr_cli_calibrate(int argc, char **argv)
             for (int d = 1; d <= 3; d++) {
                 if (!(dims_mask & (1 << (d - 1)))) continue;
                 pyr_calibrate_opts_t o = {kind, device, threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort, (pyr_equation_t)eq, ""};
+                snprintf(o.kernel, sizeof o.kernel, "%s", kernel);
                 if (pyr_calibrate(&o, &rec.k, rec.kernel, sizeof rec.kernel) != PYR_OK) {
                     rc = fail("calibrate: ");
                     goto done;
@@ -223,6 +229,8 @@ int pyr_cli_calibrate(int argc, char **argv)
                 rec.dims = d;
                 char label[96];
                 snprintf(label, sizeof label, "%s %s %dD (kernel %s)", rec.scheme, pyr_precision_name(o.precision), d, rec.kernel);
+                /* a variant asked for is recorded, and plans take it; the default stays implicit */
+                if (!kernel[0]) rec.kernel[0] = 0;
                 describe_constants(label, &rec.k, pyr_precision_size(o.precision));
                 if (pyr_wisdom_put_constants(w, &rec) != PYR_OK) {
                     rc = fail(NULL);

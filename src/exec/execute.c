@@ -400,11 +400,23 @@ static pyr_status_t download_fields(exec_t *e, int slot, const pyr_piece_t *piec
     return PYR_OK;
 }
 
-/* The kernel on the first n layer boxes. */
-static pyr_status_t compute(exec_t *e, int slot, const pyr_piece_t *piece, int n)
+/* The kernel on the first n layer boxes; the piece's ping-pong fields then
+ * hold their newest values in buffer (cur + n) % 2.  A kernel keeps only the
+ * last sub-step's values in memory (fused launches hold the others in
+ * registers), so where the change of the last sub-step is measured
+ * (`measured`) that sub-step is a call of its own: the buffers then hold
+ * its input and its output. */
+static pyr_status_t compute(exec_t *e, int slot, pyr_piece_t *piece, int n, int measured)
 {
-    pyr_kernel_call_t call = {piece, &e->plan->coef, e->layer_boxes, n, &e->plan->variant};
-    return e->plan->kernel->run(e->ctx, slot, &call);
+    const int first = measured && n > 1 ? n - 1 : n;
+    pyr_kernel_call_t call = {piece, &e->plan->coef, e->layer_boxes, first, &e->plan->variant};
+    PYR_TRY(e->plan->kernel->run(e->ctx, slot, &call));
+    piece->cur = (piece->cur + first) & 1;
+    if (first == n) return PYR_OK;
+    pyr_kernel_call_t last = {piece, &e->plan->coef, e->layer_boxes + first, n - first, &e->plan->variant};
+    PYR_TRY(e->plan->kernel->run(e->ctx, slot, &last));
+    piece->cur = (piece->cur + n - first) & 1;
+    return PYR_OK;
 }
 
 /* The first ping-pong field: the one the stopping test measures. */
@@ -482,8 +494,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, int reduce)
             e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &task, h, l);
             e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
         }
-        PYR_TRY(compute(e, slot, piece, (int)layers));
-        piece->cur = (int)(layers & 1);
+        PYR_TRY(compute(e, slot, piece, (int)layers, reduce));
         /* the change reads the spare too: before the mark that hands the spare on */
         if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, slot, piece, mf, &task.result, &e->partial[t]));
         if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
@@ -642,8 +653,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
                 e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &whole, h, l);
                 e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
             }
-            PYR_TRY(compute(e, 0, &e->pieces[0], (int)layers));
-            e->pieces[0].cur ^= (int)(layers & 1);
+            PYR_TRY(compute(e, 0, &e->pieces[0], (int)layers, reduce));
             if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, 0, &e->pieces[0], measured_field(e), &interior, &e->partial[0]));
         } else {
             PYR_TRY(run_pass(e, h, reduce));

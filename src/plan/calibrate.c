@@ -359,30 +359,6 @@ static pyr_status_t measure_compute_row(cal_t *c, pyr_model_constants_t *k)
     return PYR_OK;
 }
 
-/* The kernel's fastest variant on this machine (unless the caller named
- * one): each candidate's time per value over 16 layers of the piece. */
-static pyr_status_t choose_variant(cal_t *c, const pyr_calibrate_opts_t *o)
-{
-    if (o->kernel[0]) return PYR_OK;
-    pyr_variant_t cand[16];
-    const int n = c->kernel->candidates(o->dims, o->precision, cand, 16);
-    int h = 16;
-    while (h > 1 && 2 * h + 3 > c->ext[c->split]) h /= 2;
-    double best = INFINITY;
-    pyr_variant_t pick = c->variant;
-    for (int i = 0; i < n; i++) {
-        c->variant = cand[i];
-        double t, v, rows;
-        PYR_TRY(time_compute(c, h, 0, &t, &v, &rows));
-        if (t / v < best) {
-            best = t / v;
-            pick = cand[i];
-        }
-    }
-    c->variant = pick;
-    return PYR_OK;
-}
-
 static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_constants_t *k)
 {
     const size_t elem = c->elem;
@@ -508,7 +484,6 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
      * wider and 4 times shorter (as strips and slabs are, next to blocks and
      * cubes); t = launches + compute * values + compute_row * rows. */
     k->compute_row = 0;
-    PYR_TRY(choose_variant(c, o));
     PYR_TRY(measure_compute_row(c, k));
 
     /* Compute cost by layers per call. */

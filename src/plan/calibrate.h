@@ -16,12 +16,14 @@ typedef struct {
     int dims;                   /* 1, 2 or 3 */
     double effort;              /* 1 = default (about a second per set); less is quicker and noisier */
     pyr_equation_t equation;    /* the scheme whose kernel is timed (heat = 0) */
-    char kernel[32];            /* its variant; "" = time the candidates and keep the fastest */
+    char kernel[32];            /* its variant; "" = the kernel's default (what estimated plans run) */
 } pyr_calibrate_opts_t;
 
 /* Measure every constant of the model for one backend, scheme, precision and
- * dimension, with the kernel's fastest variant (written to kernel, may be
- * NULL).  Takes about effort seconds. */
+ * dimension, with a variant of the scheme's kernel (written to kernel, may
+ * be NULL): the default, or the one asked for, which a record of the wisdom
+ * then makes the planner's choice.  A variant is chosen by timing on the
+ * pieces of a real plan, by plan = measure.  Takes about effort seconds. */
 pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *opts, pyr_model_constants_t *k, char *kernel, size_t ksize);
 
 /* The CPU backend's default budget: its L2 cache per thread times threads. */

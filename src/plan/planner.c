@@ -620,6 +620,7 @@ static pyr_status_t measure_candidate(const pyr_plan_t *full, double *seconds)
     o.memory = full->budget;
     o.snapshot_every = 0;
     o.plan_mode = PYR_PLAN_ESTIMATE;
+    pyr_variant_format(&full->variant, o.kernel, sizeof o.kernel);
     pyr_plan_t *small = NULL;
     pyr_field_t *f = NULL;
     pyr_status_t st = pyr_plan_create_with_model(&q, &o, &full->model, full->model_form, &small);
@@ -676,6 +677,23 @@ static pyr_status_t measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t bu
             *slots = pick[i].slots;
         }
     }
+    /* then the kernel's variants on the winner (unless the caller chose one) */
+    if (plan->options.kernel[0]) return PYR_OK;
+    plan->try_slots = *slots;
+    PYR_TRY(build(plan, PYR_METHOD_PYRAMID, *decomp, *h, budget));
+    pyr_variant_t cand[16], keep = plan->variant;
+    const int nv = plan->kernel->candidates(plan->problem.dims, plan->problem.precision, cand, 16);
+    for (int i = 0; i < nv; i++) {
+        if (!memcmp(&cand[i], &keep, sizeof keep)) continue; /* timed above */
+        double s;
+        plan->variant = cand[i];
+        PYR_TRY(measure_candidate(plan, &s));
+        if (s < best) {
+            best = s;
+            keep = cand[i];
+        }
+    }
+    plan->variant = keep;
     return PYR_OK;
 }
 
