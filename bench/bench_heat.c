@@ -6,8 +6,9 @@
  *   bench_heat [--cases 2f,2d,3f,3d] [--steps N] [--trivial-steps N]
  *              [--heights 32,64,128] [--heights3 4,8] [--decomp auto|strips|blocks|slabs]
  *              [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid]
- *              [--slots auto,2,3] [--equation heat|poisson] [--fractions 4,16]
+ *              [--slots auto,2,3] [--equation heat|poisson] [--fractions 4,16] [--kernel V1/V2/...]
  *
+ * --kernel: the naive run again with each variant (e.g. fused:1/fused:3,16).
  * --equation poisson: -laplace(u) = f with a sine f (u and f on the device:
  * the budgets are fractions of both), a fixed number of Jacobi sweeps.
  *
@@ -71,15 +72,18 @@ static const char *g_methods = "naive,trivial,pyramid";
 static int g_slots[4] = {0};
 static int g_nslots = 1;
 static pyr_equation_t g_equation = PYR_EQ_HEAT;
+static char g_kernels[256] = ""; /* --kernel: the naive run once per listed variant */
 static int g_fractions[4] = {4, 16};
 static int g_nfractions = 2;
 
-static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t method, uint64_t memory, int64_t height, int slots)
+static result_t run_kernel(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t method, uint64_t memory, int64_t height, int slots,
+                           const char *kernel)
 {
     result_t r;
     memset(&r, 0, sizeof r);
     pyr_options_t o;
     pyr_options_default(&o);
+    snprintf(o.kernel, sizeof o.kernel, "%s", kernel ? kernel : "");
     o.backend = g_backend;
     o.method = method;
     o.memory = memory;
@@ -110,6 +114,11 @@ static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t meth
     else r.steady = r.e2e;
     r.ok = 1;
     return r;
+}
+
+static result_t run(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t method, uint64_t memory, int64_t height, int slots)
+{
+    return run_kernel(prob, f, method, memory, height, slots, NULL);
 }
 
 static void print_row(const char *what, const result_t *r, double naive, double trivial)
@@ -166,6 +175,14 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
         /* eight compute calls, so that the steady window has several */
         naive = run(&p, f, PYR_METHOD_NAIVE, 0, steps >= 16 ? steps / 8 : 0, 0);
         print_row("naive in-core", &naive, 0, 0);
+        char list[256];
+        snprintf(list, sizeof list, "%s", g_kernels);
+        for (char *save = NULL, *k = strtok_r(list, "/", &save); k; k = strtok_r(NULL, "/", &save)) {
+            result_t kr = run_kernel(&p, f, PYR_METHOD_NAIVE, 0, steps >= 16 ? steps / 8 : 0, 0, k);
+            char what[64];
+            snprintf(what, sizeof what, "naive, kernel %s", k);
+            print_row(what, &kr, naive.steady, 0);
+        }
     }
     if (strstr(g_methods, "trivial")) {
         pyr_problem_t pt = p;
@@ -214,6 +231,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--trivial-steps") && v) trivial_steps = atoll(argv[++i]);
         else if (!strcmp(a, "--scale") && v) scale = atoll(argv[++i]);
         else if (!strcmp(a, "--methods") && v) g_methods = argv[++i];
+        else if (!strcmp(a, "--kernel") && v) snprintf(g_kernels, sizeof g_kernels, "%s", argv[++i]);
         else if (!strcmp(a, "--equation") && v) {
             if (!pyr_equation_from_name(argv[++i], &g_equation)) {
                 fprintf(stderr, "--equation %s: use heat or poisson\n", argv[i]);

@@ -7,12 +7,17 @@
 
 namespace {
 
-/* HasF: the problem has a right-hand side (else J = s * d, and no f is read). */
-template <typename T, bool HasF> struct JacobiOp {
+/* HasF: the problem has a right-hand side (else J = s * d, and no f is read).
+ * MT: threads of a 3D fused block: 1024 (64 registers each), or 512 (128
+ * registers: f's planes held without spilling, but a block of 16 rows
+ * spends 2K of them on its halo). */
+template <typename T, bool HasF, int MT> struct JacobiOp {
     T cx, cy, cz, dv, om;
     int damp;
     const T *f;
     static constexpr bool kAux = HasF;
+    /* with f, 3D fused blocks of at most 512 threads: 128 registers each hold f's planes without spills */
+    static constexpr int kMaxThreads3D = MT;
     static JacobiOp make(const pyr_coef_t *c, const pyr_piece_t *piece)
     {
         return JacobiOp{(T)c->c[0], (T)c->c[1], (T)c->c[2], (T)c->c[3], (T)c->c[4], (T)c->c[4] != (T)1,
@@ -41,15 +46,21 @@ template <typename T, bool HasF> struct JacobiOp {
     }
 };
 
-template <typename T> using JacobiF = JacobiOp<T, true>;
-template <typename T> using Jacobi0 = JacobiOp<T, false>;
+template <typename T> using JacobiF = JacobiOp<T, true, 1024>;
+template <typename T> using JacobiF512 = JacobiOp<T, true, 512>;
+template <typename T> using Jacobi0 = JacobiOp<T, false, 1024>;
 
 /* Fused launches of up to 7 steps in 2D (of 15 for heat): each takes the
  * f rows of its steps from the caches, and fewer instantiations keep the
  * build short. */
 pyr_status_t jacobi_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
-    if (call->piece->nfields > 1 && call->piece->buf[1][0]) return run_stencil<JacobiF, 7, 5>(ctx, slot, call);
+    if (call->piece->nfields > 1 && call->piece->buf[1][0]) {
+        /* fused:K,R with R <= 16 rows per 3D block: the 512-thread kernel */
+        if (call->coef->dims == 3 && call->variant->p[1] > 0 && call->variant->p[1] <= 16)
+            return run_stencil<JacobiF512, 7, 5>(ctx, slot, call);
+        return run_stencil<JacobiF, 7, 5>(ctx, slot, call);
+    }
     return run_stencil<Jacobi0, 7, 5>(ctx, slot, call);
 }
 

@@ -9,6 +9,7 @@ namespace {
 template <typename T> struct HeatOp {
     T rx, ry, rz;
     static constexpr bool kAux = false;
+    static constexpr int kMaxThreads3D = 1024; /* threads of a 3D fused block (64 registers each) */
     static HeatOp make(const pyr_coef_t *c, const pyr_piece_t *piece)
     {
         (void)piece;

@@ -223,7 +223,7 @@ __global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *_
  * bytes in flight.  Shared memory: [2 buffers][K steps][NTY rows][BX*V
  * columns]. */
 template <typename T, int V, int K, int D, typename Op>
-__global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+__global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
                                                   int seg)
 {
@@ -260,6 +260,17 @@ __global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *
         for (int v = 0; v < V; v++) ring[j][v] = T(0);
         if (ld_ok && zs + j < zload) load_vec<T, V>(srow + (int64_t)(zs + j) * plane, ring[j]);
     }
+    /* The input field (Op::kAux): fa[L] holds it at plane p - 1 - L, the plane step L + 1 computes, shifted
+     * along as the planes stream; fn at plane p, loaded one iteration ahead.  Each plane of it is read once
+     * (rows outside a step's dependency cone may see zeros: their values are never used). */
+    T fa[Op::kAux ? K : 1][V], fn[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) fn[v] = T(0);
+#pragma unroll
+    for (int l = 0; l < (Op::kAux ? K : 1); l++)
+#pragma unroll
+        for (int v = 0; v < V; v++) fa[l][v] = T(0);
+    if (Op::kAux && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
     __syncthreads();
 
     for (int p0 = zs; p0 < ze; p0 += D) {
@@ -274,6 +285,18 @@ __global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *
                 ring[j][v] = T(0);
             }
             if (ld_ok && p + D < zload) load_vec<T, V>(srow + (int64_t)(p + D) * plane, ring[j]);
+            if (Op::kAux) {
+#pragma unroll
+                for (int l = (Op::kAux ? K : 1) - 1; l > 0; l--)
+#pragma unroll
+                    for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
+#pragma unroll
+                for (int v = 0; v < V; v++) {
+                    fa[0][v] = fn[v];
+                    fn[v] = T(0);
+                }
+                if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
+            }
             const T *sp = sh + ((p & 1) ^ 1) * (K * step_sz);
             T *sc = sh + (p & 1) * (K * step_sz);
 #pragma unroll
@@ -290,10 +313,6 @@ __global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *
                 if (ty > 0) load_shared<T, V>(s - W, up);
                 if (ty < NTY - 1) load_shared<T, V>(s + W, dn);
                 const bool yz_in = z >= b.z0[L] && z < b.z1[L] && y >= b.y0[L] && y < b.y1[L];
-                T aux[V];
-#pragma unroll
-                for (int v = 0; v < V; v++) aux[v] = T(0);
-                if (Op::kAux && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
                 T out[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) {
@@ -302,7 +321,7 @@ __global__ void __launch_bounds__(1024) k_fused3d(const T *__restrict__ src, T *
                     const T xm = v > 0 ? m[L][v - 1] : left;
                     const T xp = v < V - 1 ? m[L][v + 1] : right;
                     const bool in = yz_in && c >= b.x0[L] && c < b.x1[L];
-                    out[v] = in ? op.s3(u, xm, xp, up[v], dn[v], a[L][v], nw[v], aux[v]) : u;
+                    out[v] = in ? op.s3(u, xm, xp, up[v], dn[v], a[L][v], nw[v], fa[Op::kAux ? L : 0][v]) : u;
                 }
 #pragma unroll
                 for (int v = 0; v < V; v++) {
@@ -477,7 +496,7 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     const int OWx = ceil_div(ceil_div(span_x, tx), V) * V;
     const int BX = ceil_div(OWx + 2 * K, V);
     /* narrower blocks take more rows (up to 1024 threads): less of the y halo */
-    const int nty_max = imin(1024 / BX, tune->nty3d * 32 / BX);
+    const int nty_max = imin(Op::kMaxThreads3D / BX, tune->nty3d * 32 / BX);
     const int ty = ceil_div(span_y, nty_max - 2 * K);
     const int OWy = ceil_div(span_y, ty), NTY = OWy + 2 * K;
     const size_t smem = (size_t)2 * K * NTY * BX * V * sizeof(T);
