@@ -154,7 +154,7 @@ if has poisson; then
   # issue 19: Poisson 3D float 1024^3 (u and f: 8 GiB), in core and out of core with a quarter of the fields
   stamp "bench poisson 3D"
   timeout ${POISSON_LIMIT:-200} build-dev/bench/bench_heat --equation poisson --cases ${POISSON_CASES:-3f} --steps ${POISSON_STEPS:-240} \
-    --heights3 ${POISSON_HEIGHTS:-10,20,40} --fractions 4 --methods naive,pyramid --slots ${POISSON_SLOTS:-auto} ${POISSON_KERNELS:+--kernel $POISSON_KERNELS} > "$log/bench_poisson.txt" 2>--methods naive,pyramid --slots ${POISSON_SLOTS:-auto} > "$log/bench_poisson.txt" 2>&11
+    --heights3 ${POISSON_HEIGHTS:-10,20,40} --fractions 4 --methods naive,pyramid --slots ${POISSON_SLOTS:-auto} ${POISSON_KERNELS:+--kernel $POISSON_KERNELS} > "$log/bench_poisson.txt" 2>&1
   cat "$log/bench_poisson.txt"
 fi
 if has heat2f; then
