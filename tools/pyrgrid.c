@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/kernels.h"
 #include "cli.h"
 #include "pyrgrid.h"
 
@@ -19,6 +20,7 @@ static void usage(FILE *out)
             "  pyrgrid solve FILE [--set section.key=value]... [--quiet]\n"
             "        block-tridiagonal systems by line Gauss-Seidel with the Thomas algorithm\n"
             "  pyrgrid calibrate [--backend cpu|cuda] [--precision float|double|all] [--dims 1,2,3]\n"
+            "                    [--scheme heat,poisson|all] [--kernel VARIANT]\n"
             "                    [--threads N] [--device N] [--effort X] [--import FILE] [--export FILE] [--show]\n"
             "        measure the performance model's constants here (seconds) and save them as\n"
             "        wisdom in $PYRGRID_WISDOM or ~/.cache/pyrgrid/wisdom; import/export/show it\n"
@@ -28,7 +30,7 @@ static void usage(FILE *out)
             "        the automatic choice against the best height; P passes per height (0: the file's steps)\n"
             "  pyrgrid sweep --replot SWEEP.csv --png OUT.png\n"
             "        the plot of an earlier sweep, from its CSV\n"
-            "  pyrgrid info       version, backends, GPUs, threads\n"
+            "  pyrgrid info       version, backends, GPUs, threads, the kernels of each scheme and their variants\n"
             "  pyrgrid --help     this text\n"
             "  pyrgrid --version  the version\n"
             "\n"
@@ -53,6 +55,19 @@ static int info(void)
 #else
     printf("backend cuda: not compiled in (no CUDA compiler at build time)\n");
 #endif
+    /* the kernels registered per scheme and backend, and their variants (run.kernel) */
+    const pyr_kernel_t *const *k = NULL;
+    int nk = pyr_kernel_all(&k);
+    for (int i = 0; i < nk; i++) {
+        pyr_variant_t v2, v3;
+        char d2[32], d3[32];
+        k[i]->default_variant(2, PYR_FLOAT, &v2);
+        k[i]->default_variant(3, PYR_FLOAT, &v3);
+        pyr_variant_format(&v2, d2, sizeof d2);
+        pyr_variant_format(&v3, d3, sizeof d3);
+        printf("kernel %s on %s: run.kernel = %s; default 2D %s, 3D %s\n", pyr_equation_name(k[i]->equation), pyr_backend_name(k[i]->backend),
+               k[i]->help, d2, d3);
+    }
     return 0;
 }
 

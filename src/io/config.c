@@ -16,7 +16,7 @@ static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "p
                                           "iterations", "tolerance", "check_every", "omega"};
 static const char *const keys_initial[] = {"kind", "file", "seed"};
 static const char *const keys_rhs[] = {"kind", "file"};
-static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots"};
+static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel"};
 static const char *const keys_output[] = {"field", "image", "every"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -235,6 +235,13 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             PYR_TRY(parse_int(sec, key, v, 1, &i64));
             if (i64 > 64) return pyr_fail(PYR_ERR_CONFIG, "run.slots = %lld: too many; use auto or a small count (1 to 3)", (long long)i64);
             o->slots = (int)i64;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "kernel")) {
+            if (!strcmp(v, "auto")) return o->kernel[0] = 0, PYR_OK;
+            if (strlen(v) >= sizeof o->kernel)
+                return pyr_fail(PYR_ERR_CONFIG, "run.kernel = '%s' is too long; write a variant such as fused:5, plain, sweep or wave", v);
+            snprintf(o->kernel, sizeof o->kernel, "%s", v);
             return PYR_OK;
         }
         if (!strcmp(key, "device")) {
