@@ -752,14 +752,12 @@ int pyr_cli_sweep(int argc, char **argv)
         if (!quiet) printf("wrote %s\n", csv);
     }
     if (png) {
-        char title[200];
-        if (p->dims == 1) snprintf(title, sizeof title, "1D %lld %s, %s backend: time per node and step", (long long)p->n[0], pyr_precision_name(p->precision), backend_name);
-        else if (p->dims == 2)
-            snprintf(title, sizeof title, "2D %lldx%lld %s, %s backend: time per node and step", (long long)p->n[1], (long long)p->n[0],
-                     pyr_precision_name(p->precision), backend_name);
-        else
-            snprintf(title, sizeof title, "3D %lldx%lldx%lld %s, %s backend: time per node and step", (long long)p->n[2], (long long)p->n[1],
-                     (long long)p->n[0], pyr_precision_name(p->precision), backend_name);
+        char title[200], grid[96];
+        if (p->dims == 1) snprintf(grid, sizeof grid, "1D %lld", (long long)p->n[0]);
+        else if (p->dims == 2) snprintf(grid, sizeof grid, "2D %lldx%lld", (long long)p->n[1], (long long)p->n[0]);
+        else snprintf(grid, sizeof grid, "3D %lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
+        snprintf(title, sizeof title, "%s %s %s, %s backend: time per node and %s", pyr_equation_name(p->equation), grid,
+                 pyr_precision_name(p->precision), backend_name, p->equation == PYR_EQ_POISSON ? "sweep" : "step");
         if (plot_rows(png, title, rows, nrows, ds, nd) != PYR_OK) SWEEP_FAIL("--png: ");
         if (!quiet) printf("wrote %s\n", png);
     }
