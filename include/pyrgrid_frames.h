@@ -72,8 +72,11 @@ typedef struct {
     double psf_fwhm;      /* matched filter: Gaussian FWHM in pixels (2.5) */
     int clean;            /* 1: replace detected objects in the history by their prediction (1) */
     double clean_radius;  /* pixels around a candidate that are replaced; 0: 1.5 * psf_fwhm + 1 */
+    double clean_threshold; /* peaks above this SNR are cleaned from the history, reported or not, from the
+                             * first whitened frame on (3.5: lower than threshold, so that a faint mover
+                             * is taken out before it is bright enough to report) */
     int noise_frames;     /* time constant of the noise model, frames (20) */
-    int warmup;           /* whitened frames before detection starts (3) */
+    int warmup;           /* whitened frames before candidates are reported (3) */
     int max_candidates;   /* candidates reported per frame (1000); more are counted as dropped */
     pyr_backend_kind_t backend; /* auto: cuda when a GPU is usable */
     int device;           /* GPU index */

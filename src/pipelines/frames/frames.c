@@ -52,6 +52,7 @@ void pyr_frames_options_default(pyr_frames_options_t *o)
     o->psf_fwhm = 2.5;
     o->clean = 1;
     o->clean_radius = 0;
+    o->clean_threshold = 3.5;
     o->noise_frames = 20;
     o->warmup = 3;
     o->max_candidates = 1000;
@@ -105,6 +106,8 @@ pyr_status_t pyr_frames_options_validate(const pyr_frames_options_t *o)
         return pyr_fail(PYR_ERR_CONFIG, "frames.threshold = %g must be positive (5 is usual)", o->threshold);
     if (!(o->clean_radius >= 0) || o->clean_radius > 64)
         return pyr_fail(PYR_ERR_CONFIG, "frames.clean_radius = %g must be between 0 (automatic) and 64", o->clean_radius);
+    if (!(o->clean_threshold > 0))
+        return pyr_fail(PYR_ERR_CONFIG, "frames.clean_threshold = %g must be positive (3.5 is usual)", o->clean_threshold);
     if (o->noise_frames < 1)
         return pyr_fail(PYR_ERR_CONFIG, "frames.noise_frames = %d must be at least 1", o->noise_frames);
     if (o->warmup < 0)

@@ -14,7 +14,7 @@
 
 static const char *const keys[] = {"history", "epsilon", "weights", "poly_degree", "poly_window", "reference",
                                    "reference_every", "coarse", "max_iterations", "tolerance", "border", "threshold",
-                                   "psf_fwhm", "clean", "clean_radius", "noise_frames", "warmup", "max_candidates",
+                                   "psf_fwhm", "clean", "clean_radius", "clean_threshold", "noise_frames", "warmup", "max_candidates",
                                    "backend", "device", "threads", "input", "residual", "shifts", "candidates",
                                    "snr_image", "max_snr"};
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
@@ -116,6 +116,7 @@ static pyr_status_t set_key(fr_config_t *c, const char *key, const char *v)
         return PYR_OK;
     }
     if (IS("clean_radius")) return as_double(key, v, &o->clean_radius);
+    if (IS("clean_threshold")) return as_double(key, v, &o->clean_threshold);
     if (IS("noise_frames")) return as_int(key, v, &o->noise_frames);
     if (IS("warmup")) return as_int(key, v, &o->warmup);
     if (IS("max_candidates")) return as_int(key, v, &o->max_candidates);

@@ -115,7 +115,9 @@ pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
     c->z = calloc((size_t)np, sizeof(float));
     c->maxz = calloc((size_t)np, sizeof(float));
     c->valid = malloc((size_t)np);
-    c->part = malloc((size_t)c->ntiles * (size_t)(s->o.history + 2 + FR_NOISE_SUMS) * sizeof(double));
+    size_t nparts = (size_t)c->ntiles * (size_t)(s->o.history + 2 + FR_NOISE_SUMS);
+    if (nparts < 2 * (size_t)ny) nparts = 2 * (size_t)ny;
+    c->part = malloc(nparts * sizeof(double));
     int mterms = s->deg < 0 ? 1 : fr_poly_terms(s->deg);
     c->work = malloc((size_t)fr_weights_work(s->o.history, mterms) * sizeof(double));
     c->cand = malloc(FR_DEVICE_CANDIDATES * sizeof *c->cand);
@@ -277,9 +279,9 @@ static void spectral_pq(fr_cpu_t *c, double sx, double sy, double *p, double *q)
 {
     int64_t nh = c->s.nx / 2 + 1, ny = c->s.ny;
     phase_tables(c, sx, sy);
-    double P = 0, Q = 0;
     int th = c->s.threads;
-#pragma omp parallel for num_threads(th) schedule(static) reduction(+ : P, Q)
+    double *part = c->part; /* per row, added in order below: the same sums for any thread count */
+#pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t ky = 0; ky < ny; ky++) {
         double rp = 0, rq = 0;
         float cy = c->cy[ky], sy_ = c->sy_[ky];
@@ -290,8 +292,13 @@ static void spectral_pq(fr_cpu_t *c, double sx, double sy, double *p, double *q)
             rq += c->wx[kx] * im;
             rp += c->wy[ky] * im;
         }
-        P += rp;
-        Q += rq;
+        part[2 * ky] = rp;
+        part[2 * ky + 1] = rq;
+    }
+    double P = 0, Q = 0;
+    for (int64_t ky = 0; ky < ny; ky++) {
+        P += part[2 * ky];
+        Q += part[2 * ky + 1];
     }
     *p = P;
     *q = Q;
@@ -558,12 +565,13 @@ int fr_candidate_cmp(const void *a, const void *b)
     return 0;
 }
 
-/* z = m / sigma on valid pixels (0 elsewhere), local maxima above k, the
- * maximum-SNR map.  Returns the number of peaks (<= FR_DEVICE_CANDIDATES). */
+/* z = m / sigma on valid pixels (0 elsewhere), the maximum-SNR map, and the
+ * local maxima above min(threshold, clean_threshold) in raster order
+ * (<= FR_DEVICE_CANDIDATES; the rest are counted in *dropped). */
 static int detect(fr_cpu_t *c, double A, double C, int detecting, int *dropped)
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
-    float k = (float)c->s.o.threshold;
+    float k = (float)(c->s.o.threshold < c->s.o.clean_threshold ? c->s.o.threshold : c->s.o.clean_threshold);
     int th = c->s.threads;
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t y = b; y < ny - b; y++)
@@ -576,7 +584,6 @@ static int detect(fr_cpu_t *c, double A, double C, int detecting, int *dropped)
         }
     int n = 0;
     *dropped = 0;
-    if (!detecting) return 0;
     for (int64_t y = b + 1; y < ny - b - 1; y++)
         for (int64_t x = b + 1; x < nx - b - 1; x++) {
             int64_t i = y * nx + x;
@@ -607,6 +614,7 @@ static int64_t clean_history(fr_cpu_t *c, int64_t t, int ncand)
     int64_t ir = (int64_t)floor(r);
     if (c->s.o.clean)
         for (int i = 0; i < ncand; i++) {
+            if (!(c->cand[i].snr > c->s.o.clean_threshold)) continue;
             int64_t px = c->cand_idx[i] % nx, py = c->cand_idx[i] / nx;
             for (int64_t y = py - ir; y <= py + ir; y++)
                 for (int64_t x = px - ir; x <= px + ir; x++) {
@@ -742,10 +750,17 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
                     if (!v[y * nx + x]) res[y * nx + x] = 0;
         }
     }
-    int ndeliver = ncand < o->max_candidates ? ncand : o->max_candidates;
-    out.dropped += ncand - ndeliver;
+    /* report the peaks above the threshold (after the warm-up), in order */
+    int nrep = 0;
+    if (out.detecting)
+        for (int i = 0; i < ncand; i++)
+            if (c->cand[i].snr > o->threshold) {
+                if (nrep < o->max_candidates) c->cand[nrep++] = c->cand[i];
+                else out.dropped++;
+            }
+    if (!out.detecting) out.dropped = 0;
     out.cand = c->cand;
-    out.ncand = ndeliver;
+    out.ncand = nrep;
     out.residual = res;
     c->stage[3] += now() - t3;
     c->t++;
