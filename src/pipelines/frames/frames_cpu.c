@@ -36,6 +36,10 @@ struct fr_cpu {
     double *D, *shx, *shy;      /* dot products and shifts, dot_ring rows */
     float *e, *bh, *t1, *t2, *m, *xv, *z, *maxz;
     uint8_t *valid;
+    int valid_plain; /* valid holds the border alone */
+    int64_t *chg_idx, nchg, capchg; /* history pixels changed in this frame */
+    float *chg_old;
+    int chg_overflow;
     double *part;               /* per-tile partial sums */
     int64_t ntiles;
     double *work;               /* weights solve */
@@ -73,7 +77,7 @@ void fr_cpu_destroy(fr_cpu_t **cpu)
     fftwf_free(c->in);
     fftwf_free(c->t1);
     void *ptrs[] = {c->bad, c->cx, c->sx_, c->cy, c->sy_, c->wx, c->wy, c->sm, c->ring, c->D, c->shx, c->shy,
-                    c->e, c->bh, c->t2, c->m, c->xv, c->z, c->maxz, c->valid, c->part, c->work, c->cand, c->cand_idx};
+                    c->e, c->bh, c->t2, c->m, c->xv, c->z, c->maxz, c->valid, c->part, c->work, c->cand, c->cand_idx, c->chg_idx, c->chg_old};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
     free(c);
     *cpu = NULL;
@@ -432,6 +436,8 @@ static void dots_row(fr_cpu_t *c, int64_t t, int n)
 static void valid_map(fr_cpu_t *c, double sx, double sy)
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
+    if (c->nbad == 0 && c->valid_plain) return; /* still the border alone */
+    c->valid_plain = c->nbad == 0;
     int th = c->s.threads;
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t y = 0; y < ny; y++)
@@ -478,14 +484,17 @@ static void matched_filter(fr_cpu_t *c)
     for (int64_t y = b - r; y < ny - b + r; y++) {
         const float *e = c->e + y * nx, *p = c->bh + y * nx;
         float *o1 = c->t1 + y * nx, *o2 = c->t2 + y * nx;
+        /* taps outermost so that x vectorises; each sum still adds its taps in order */
         for (int64_t x = b; x < nx - b; x++) {
-            float s1 = 0, s2 = 0;
-            for (int j = -r; j <= r; j++) {
-                s1 += k[j + r] * e[x + j];
-                s2 += k2[j + r] * p[x + j];
+            o1[x] = 0;
+            o2[x] = 0;
+        }
+        for (int j = -r; j <= r; j++) {
+            float kj = k[j + r], k2j = k2[j + r];
+            for (int64_t x = b; x < nx - b; x++) {
+                o1[x] += kj * e[x + j];
+                o2[x] += k2j * p[x + j];
             }
-            o1[x] = s1;
-            o2[x] = s2;
         }
     }
 #pragma omp parallel for num_threads(th) schedule(static)
@@ -506,8 +515,32 @@ static void matched_filter(fr_cpu_t *c)
     }
 }
 
-/* Noise-model sums of this frame (valid pixels, |z| < 5 under (A, C); all
- * valid pixels when clip is 0). */
+/* Noise-model sums of one row's valid pixels (|z| < 5 under (A, C) when
+ * clip): n, sum x, sum x^2, sum y, sum x y with y = m^2, in 8 lanes. */
+static void noise_row(const float *m, const float *xv, const uint8_t *valid, int64_t x0, int64_t x1, double A, double C, int clip,
+                      double acc[FR_NOISE_SUMS])
+{
+    double l[FR_NOISE_SUMS][8];
+    memset(l, 0, sizeof l);
+    int64_t x = x0;
+    for (; x < x1; x += 8) {
+        int nl = x1 - x < 8 ? (int)(x1 - x) : 8;
+        for (int j = 0; j < nl; j++) {
+            float xx = xv[x + j] > 0 ? xv[x + j] : 0.0f;
+            double y2 = (double)m[x + j] * (double)m[x + j];
+            double w = valid[x + j] && !(clip && y2 > 25.0 * (double)fr_noise_var(A, C, xx)) ? 1.0 : 0.0;
+            l[0][j] += w;
+            l[1][j] += w * xx;
+            l[2][j] += w * ((double)xx * xx);
+            l[3][j] += w * y2;
+            l[4][j] += w * (xx * y2);
+        }
+    }
+    for (int s = 0; s < FR_NOISE_SUMS; s++)
+        acc[s] += ((l[s][0] + l[s][1]) + (l[s][2] + l[s][3])) + ((l[s][4] + l[s][5]) + (l[s][6] + l[s][7]));
+}
+
+/* Noise-model sums of this frame, per tile, tiles in order. */
 static void noise_sums(fr_cpu_t *c, double A, double C, int clip, double S[FR_NOISE_SUMS])
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
@@ -518,18 +551,7 @@ static void noise_sums(fr_cpu_t *c, double A, double C, int clip, double S[FR_NO
         double acc[FR_NOISE_SUMS] = {0, 0, 0, 0, 0};
         int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
         for (int64_t y = ya; y < yb; y++)
-            for (int64_t x = b; x < nx - b; x++) {
-                int64_t i = y * nx + x;
-                if (!c->valid[i]) continue;
-                double m = c->m[i], xv = c->xv[i] > 0 ? c->xv[i] : 0.0f;
-                double y2 = m * m;
-                if (clip && y2 > 25.0 * (double)fr_noise_var(A, C, (float)xv)) continue;
-                acc[0] += 1;
-                acc[1] += xv;
-                acc[2] += xv * xv;
-                acc[3] += y2;
-                acc[4] += xv * y2;
-            }
+            noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, clip, acc);
         for (int s = 0; s < FR_NOISE_SUMS; s++) c->part[tile * FR_NOISE_SUMS + s] = acc[s];
     }
     for (int s = 0; s < FR_NOISE_SUMS; s++) {
@@ -604,8 +626,53 @@ static int detect(fr_cpu_t *c, double A, double C, int detecting, int *dropped)
     return n;
 }
 
-/* Replace detected objects and masked pixels of h_t by the prediction.
- * Returns the pixels changed. */
+/* h_t[j] takes the prediction; a change inside the border is remembered
+ * (index, old value) so that row t of the dot products can be corrected. */
+static int64_t replace_pixel(fr_cpu_t *c, float *h, int64_t j)
+{
+    if (h[j] == c->bh[j]) return 0;
+    int64_t nx = c->s.nx, x = j % nx, y = j / nx, b = c->s.o.border;
+    if (x >= b && x < nx - b && y >= b && y < c->s.ny - b) {
+        if (c->nchg == c->capchg) {
+            int64_t cap = c->capchg ? 2 * c->capchg : 4096;
+            int64_t *i2 = realloc(c->chg_idx, (size_t)cap * sizeof *i2);
+            if (i2) c->chg_idx = i2;
+            float *o2 = realloc(c->chg_old, (size_t)cap * sizeof *o2);
+            if (o2) c->chg_old = o2;
+            if (!i2 || !o2) {
+                c->chg_overflow = 1;
+                h[j] = c->bh[j];
+                return 1;
+            }
+            c->capchg = cap;
+        }
+        c->chg_idx[c->nchg] = j;
+        c->chg_old[c->nchg++] = h[j];
+    }
+    h[j] = c->bh[j];
+    return 1;
+}
+
+/* Row t of the dot products after pixels of h_t changed: the changes' part
+ * only (exact products in double, in the order they were made). */
+static void dots_correct(fr_cpu_t *c, int64_t t, int n)
+{
+    double *row = c->D + (t % c->s.dot_ring) * (c->s.o.history + 1);
+    const float *h = ring_frame(c, t);
+    for (int k = 0; k <= n; k++) {
+        const float *hk = ring_frame(c, t - k);
+        double d = 0;
+        for (int64_t i = 0; i < c->nchg; i++) {
+            int64_t j = c->chg_idx[i];
+            double old = c->chg_old[i], now_ = h[j];
+            d += k == 0 ? now_ * now_ - old * old : (now_ - old) * (double)hk[j];
+        }
+        row[k] += d;
+    }
+}
+
+/* Replace detected objects of h_t by the prediction.  Returns the pixels
+ * changed. */
 static int64_t clean_history(fr_cpu_t *c, int64_t t, int ncand)
 {
     int64_t nx = c->s.nx, ny = c->s.ny, changed = 0;
@@ -620,11 +687,7 @@ static int64_t clean_history(fr_cpu_t *c, int64_t t, int ncand)
                 for (int64_t x = px - ir; x <= px + ir; x++) {
                     if (y < 0 || y >= ny || x < 0 || x >= nx) continue;
                     if ((double)((x - px) * (x - px) + (y - py) * (y - py)) > r * r) continue;
-                    int64_t j = y * nx + x;
-                    if (h[j] != c->bh[j]) {
-                        h[j] = c->bh[j];
-                        changed++;
-                    }
+                    changed += replace_pixel(c, h, y * nx + x);
                 }
         }
     return changed;
@@ -726,17 +789,19 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
     float *hh = ring_frame(c, t);
     int64_t ox = s->align ? (int64_t)lround(sx) : 0, oy = s->align ? (int64_t)lround(sy) : 0;
     int64_t changed = 0;
+    c->nchg = 0;
+    c->chg_overflow = 0;
     for (int64_t i = 0; i < c->nbad; i++) {
         int64_t qx = c->bad[i] % s->nx - ox, qy = c->bad[i] / s->nx - oy;
         for (int64_t y = qy - 1; y <= qy + 1; y++)
             for (int64_t x = qx - 1; x <= qx + 1; x++)
-                if (y >= 0 && y < s->ny && x >= 0 && x < s->nx && hh[y * s->nx + x] != c->bh[y * s->nx + x]) {
-                    hh[y * s->nx + x] = c->bh[y * s->nx + x];
-                    changed++;
-                }
+                if (y >= 0 && y < s->ny && x >= 0 && x < s->nx) changed += replace_pixel(c, hh, y * s->nx + x);
     }
     changed += clean_history(c, t, ncand);
-    if (changed) dots_row(c, t, n);
+    /* row t of R for the frames after this one: corrected for the changes
+     * (recomputed when they are many) */
+    if (changed && (c->chg_overflow || c->nchg > c->np / 16)) dots_row(c, t, n);
+    else if (c->nchg) dots_correct(c, t, n);
     out.cleaned = changed;
     {
         const uint8_t *v = c->valid;
