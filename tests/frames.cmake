@@ -7,8 +7,12 @@ foreach(part shifts whiten poly fits)
   add_test(NAME test_frames_${part}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_frames.py $<TARGET_FILE:pyrgrid_cli>
             ${CMAKE_CURRENT_BINARY_DIR}/frames_${part} ${part})
+  set(env "OMP_NUM_THREADS=2")
+  if(PYR_SANITIZE)
+    list(APPEND env "PYR_FRAMES_QUICK=1") # fewer frames: the instrumented program is ~20x slower
+  endif()
   set_tests_properties(test_frames_${part} PROPERTIES SKIP_RETURN_CODE 77 LABELS frames
-    ENVIRONMENT "OMP_NUM_THREADS=2" TIMEOUT 300)
+    ENVIRONMENT "${env}" TIMEOUT 300)
 endforeach()
 if(PYR_HAVE_CUDA)
   pyr_add_test(test_frames_gpu SOURCES test_frames_gpu.c LABELS frames GPU)

@@ -25,6 +25,8 @@ import frames_make as fm  # noqa: E402
 PYRGRID, WORK = sys.argv[1], sys.argv[2]
 PART = sys.argv[3] if len(sys.argv) > 3 else "all"
 BACKEND = os.environ.get("PYR_FRAMES_BACKEND", "cpu")
+# fewer frames under the sanitizers (the instrumented program is ~20x slower)
+QUICK = os.environ.get("PYR_FRAMES_QUICK") == "1"
 os.makedirs(WORK, exist_ok=True)
 os.chdir(WORK)
 failures = []
@@ -51,7 +53,7 @@ def shifts_of(path="shifts.csv"):
 def part_shifts():
     # jitter up to 3 px (phase correlation start) and under a pixel
     for jitter in (3.0, 0.8):
-        d = fm.make(T=40, jitter=jitter, seed=11)
+        d = fm.make(T=25 if QUICK else 40, jitter=jitter, seed=11)
         np.save("seq.npy", d["frames"])
         t0 = time.time()
         r = run("seq.npy", "-o", "", "--snr-png", "")
@@ -96,7 +98,7 @@ def found(cands, d, t0, radius=2.0):
 
 
 def part_whiten():
-    N, T = 20, 140
+    N, T = 20, (90 if QUICK else 140)
     d = fm.make(T=T, jitter=1.5, mover_snr=5.0, mover_velocity=(0.25, 0.1), seed=5)
     np.save("seq.npy", d["frames"])
     r = run("seq.npy", "-o", "res.npy", "--history", str(N), "--snr-png", "snr.png")
@@ -131,7 +133,7 @@ def part_whiten():
 def part_poly():
     # frames left where they are: the seed's shift-aware weights (a polynomial in the frames' relative
     # shifts, fitted over a window of frames) against weights constant over the same window
-    d = fm.make(T=60, jitter=0.4, seed=8)
+    d = fm.make(T=40 if QUICK else 60, jitter=0.4, seed=8)
     np.save("seq.npy", d["frames"])
     out = {}
     for name, args in (("plain", ["--weights", "plain"]), ("align", ["--weights", "align"])) + tuple(

@@ -250,6 +250,7 @@ pyr_status_t pyr_frames_finish(pyr_frames_t *f)
 #ifdef PYR_HAVE_CUDA
     if (f->gpu && !f->failed) st = fr_cuda_finish(f->gpu, deliver, f);
 #endif
+    if (f->cpu && !f->failed) st = fr_cpu_finish(f->cpu, deliver, f);
     f->st.seconds += now() - t0;
     if (st != PYR_OK) f->failed = 1;
     return st;

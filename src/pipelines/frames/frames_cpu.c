@@ -19,7 +19,19 @@
 #include "core/error.h"
 #include "pipelines/frames/frames_internal.h"
 
+typedef struct {
+    int active;
+    int64_t t;
+    fr_out_t out;
+    float a[FR_MAX_HISTORY];
+    float *res_out;
+    int64_t *bad, nbad;
+    double sx, sy;
+} fr_pending_t;
+
 struct fr_cpu {
+    fr_pending_t pend; /* the frame whose whitening waits for the next frame */
+    int ring_len;      /* frames of pixels: history + 2 (the pending frame's history and the new frame) */
     fr_setup_t s;
     int64_t np, nch; /* pixels, complex entries of the half spectrum */
     int64_t t;       /* frames pushed */
@@ -61,7 +73,7 @@ static double now(void)
 
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static float *ring_frame(fr_cpu_t *c, int64_t t) { return c->ring + (t % c->s.pix_ring) * c->np; }
+static float *ring_frame(fr_cpu_t *c, int64_t t) { return c->ring + (t % c->ring_len) * c->np; }
 
 void fr_cpu_destroy(fr_cpu_t **cpu)
 {
@@ -77,7 +89,7 @@ void fr_cpu_destroy(fr_cpu_t **cpu)
     fftwf_free(c->in);
     fftwf_free(c->t1);
     void *ptrs[] = {c->bad, c->cx, c->sx_, c->cy, c->sy_, c->wx, c->wy, c->sm, c->ring, c->D, c->shx, c->shy,
-                    c->e, c->bh, c->t2, c->m, c->xv, c->z, c->maxz, c->valid, c->part, c->work, c->cand, c->cand_idx, c->chg_idx, c->chg_old};
+                    c->e, c->bh, c->t2, c->m, c->xv, c->z, c->maxz, c->valid, c->part, c->work, c->cand, c->cand_idx, c->chg_idx, c->chg_old, c->pend.bad};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
     free(c);
     *cpu = NULL;
@@ -107,7 +119,9 @@ pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
     c->wx = malloc((size_t)nh * sizeof(double));
     c->wy = malloc((size_t)ny * sizeof(double));
     c->sm = malloc((size_t)c->nch * sizeof(double));
-    c->ring = malloc((size_t)s->pix_ring * fb);
+    c->ring_len = s->pix_ring + 1;
+    c->ring = malloc((size_t)c->ring_len * fb);
+    c->pend.bad = malloc((size_t)np * sizeof *c->pend.bad);
     c->D = calloc((size_t)s->dot_ring * (size_t)(s->o.history + 1), sizeof(double));
     c->shx = calloc((size_t)s->dot_ring, sizeof(double));
     c->shy = calloc((size_t)s->dot_ring, sizeof(double));
@@ -128,14 +142,14 @@ pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
     c->cand_idx = malloc(FR_DEVICE_CANDIDATES * sizeof *c->cand_idx);
     if (!c->in || !c->t1 || !c->F || !c->X || !c->G || !c->bad || !c->cx || !c->sx_ || !c->cy || !c->sy_ || !c->wx ||
         !c->wy || !c->sm || !c->ring || !c->D || !c->shx || !c->shy || !c->e || !c->bh || !c->t2 || !c->m || !c->xv ||
-        !c->z || !c->maxz || !c->valid || !c->part || !c->work || !c->cand || !c->cand_idx) {
+        !c->z || !c->maxz || !c->valid || !c->part || !c->work || !c->cand || !c->cand_idx || !c->pend.bad) {
         double mib = (double)(s->pix_ring + 12) * (double)fb / 1048576.0;
         fr_cpu_destroy(&c);
         return pyr_fail(PYR_ERR_NOMEM, "out of host memory for frames of %lld x %lld with history %d (about %.0f MiB); "
                                        "use a shorter history",
                         (long long)nx, (long long)ny, s->o.history, mib);
     }
-    memset(c->ring, 0, (size_t)s->pix_ring * fb);
+    memset(c->ring, 0, (size_t)c->ring_len * fb);
     for (int64_t kx = 0; kx < nh; kx++) c->wx[kx] = sin(fr_omega(kx, nx));
     for (int64_t ky = 0; ky < ny; ky++) c->wy[ky] = sin(fr_omega(ky, ny));
     for (int64_t ky = 0; ky < ny; ky++)
@@ -451,27 +465,6 @@ static void valid_map(fr_cpu_t *c, double sx, double sy)
     }
 }
 
-/* Residual and prediction: e = h_t - sum_k a_k h_{t-k} (k in order), b = h_t - e. */
-static void whiten(fr_cpu_t *c, int64_t t, const float *a, int n)
-{
-    const float *hk[FR_MAX_HISTORY + 1];
-    for (int k = 0; k <= n; k++) hk[k] = ring_frame(c, t - k);
-    int64_t np = c->np, chunk = 4096;
-    int th = c->s.threads;
-#pragma omp parallel for num_threads(th) schedule(static)
-    for (int64_t i0 = 0; i0 < np; i0 += chunk) {
-        int64_t i1 = i0 + chunk < np ? i0 + chunk : np;
-        float *e = c->e + i0;
-        for (int64_t i = 0; i < i1 - i0; i++) e[i] = hk[0][i0 + i];
-        for (int k = 1; k <= n; k++) {
-            const float *h = hk[k] + i0;
-            float ak = a[k - 1];
-            for (int64_t i = 0; i < i1 - i0; i++) e[i] -= ak * h[i];
-        }
-        for (int64_t i = 0; i < i1 - i0; i++) c->bh[i0 + i] = hk[0][i0 + i] - e[i];
-    }
-}
-
 /* Matched filter over the frame less its border: m = K * e and
  * x = K^2 * prediction (the noise model's argument). */
 static void matched_filter(fr_cpu_t *c)
@@ -695,6 +688,177 @@ static int64_t clean_history(fr_cpu_t *c, int64_t t, int ncand)
 
 /* ---------------------------------------------------------------- a frame */
 
+/* Frame p's residual and prediction, and (t >= 0) row t of the dot products
+ * in the same pass over the history: p = t - 1 is whitened while frame t is
+ * correlated with the frames before it, so that each history frame is read
+ * once per frame instead of twice.  Per row: e = h_p - sum_k a_k h_{p-k}
+ * (k in order), b = h_p - e; the dots as in dots_row (same tiles, rows,
+ * lanes), so the values equal dots_row's. */
+static void whiten_dots(fr_cpu_t *c, int64_t p, const float *a, int np_, int64_t t, int nt)
+{
+    int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
+    const float *hp[FR_MAX_HISTORY + 1], *ht[FR_MAX_HISTORY + 1];
+    for (int k = 0; k <= np_; k++) hp[k] = ring_frame(c, p - k);
+    for (int k = 0; t >= 0 && k <= nt; k++) ht[k] = ring_frame(c, t - k);
+    int th = c->s.threads;
+    int64_t ntiles = (ny - 2 * b + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
+    int stride = nt + 1;
+#pragma omp parallel num_threads(th)
+    {
+#pragma omp for schedule(static) nowait
+        for (int64_t y = 0; y < ny; y++) {
+            if (y >= b && y < ny - b) continue;
+            float *e = c->e + y * nx, *bh = c->bh + y * nx;
+            const float *h0 = hp[0] + y * nx;
+            for (int64_t x = 0; x < nx; x++) e[x] = h0[x];
+            for (int k = 1; k <= np_; k++) {
+                const float *h = hp[k] + y * nx;
+                float ak = a[k - 1];
+                for (int64_t x = 0; x < nx; x++) e[x] -= ak * h[x];
+            }
+            for (int64_t x = 0; x < nx; x++) bh[x] = h0[x] - e[x];
+        }
+#pragma omp for schedule(static)
+        for (int64_t tile = 0; tile < ntiles; tile++) {
+            double acc[FR_MAX_HISTORY + 1];
+            for (int k = 0; k <= nt; k++) acc[k] = 0;
+            int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+            for (int64_t y = ya; y < yb; y++) {
+                float *e = c->e + y * nx, *bh = c->bh + y * nx;
+                const float *h0 = hp[0] + y * nx;
+                for (int64_t x = 0; x < nx; x++) e[x] = h0[x];
+                for (int k = 1; k <= np_; k++) {
+                    const float *h = hp[k] + y * nx;
+                    float ak = a[k - 1];
+                    for (int64_t x = 0; x < nx; x++) e[x] -= ak * h[x];
+                }
+                for (int64_t x = 0; x < nx; x++) bh[x] = h0[x] - e[x];
+                if (t < 0) continue;
+                const float *av = ht[0] + y * nx;
+                for (int k = 0; k <= nt; k++) {
+                    const float *bk = ht[k] + y * nx;
+                    double l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                    int64_t x = b;
+                    for (; x + 8 <= nx - b; x += 8)
+                        for (int j = 0; j < 8; j++) l[j] += (double)av[x + j] * (double)bk[x + j];
+                    for (int j = 0; x < nx - b; x++, j++) l[j] += (double)av[x] * (double)bk[x];
+                    acc[k] += ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+                }
+            }
+            if (t >= 0)
+                for (int k = 0; k <= nt; k++) c->part[tile * stride + k] = acc[k];
+        }
+    }
+    if (t < 0) return;
+    double *row = c->D + (t % c->s.dot_ring) * (c->s.o.history + 1);
+    for (int k = 0; k <= nt; k++) {
+        double sum = 0;
+        for (int64_t tile = 0; tile < ntiles; tile++) sum += c->part[tile * stride + k];
+        row[k] = sum;
+    }
+}
+
+/* Everything after the residual of the pending frame p: valid pixels,
+ * matched filter, noise model, candidates, cleaning of h_p (row p of the dot
+ * products, and the entry (t, p) when frame t = p + 1 is already in, corrected
+ * for the changes), the residual copied out; then it is delivered. */
+static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, void *driver)
+{
+    const fr_setup_t *s = &c->s;
+    const pyr_frames_options_t *o = &s->o;
+    fr_pending_t *pd = &c->pend;
+    int64_t p = pd->t;
+    fr_out_t *out = &pd->out;
+    double t3 = now();
+    /* the pending frame's replaced pixels */
+    int64_t *bad = c->bad, nbad = c->nbad;
+    c->bad = pd->bad;
+    c->nbad = pd->nbad;
+    valid_map(c, pd->sx, pd->sy);
+    matched_filter(c);
+    c->whitened++;
+    out->detecting = c->whitened > o->warmup;
+    double S[FR_NOISE_SUMS], A, C;
+    if (!c->noise_ready) {
+        noise_sums(c, 0, 0, 0, S);
+        fr_noise_fit(S, &A, &C);
+        noise_sums(c, A, C, 1, S);
+        for (int i = 0; i < FR_NOISE_SUMS; i++) c->noise[i] = S[i];
+        c->noise_ready = 1;
+    }
+    fr_noise_fit(c->noise, &A, &C);
+    out->noise_a = A;
+    out->noise_c = C;
+    int ncand = detect(c, A, C, out->detecting, &out->dropped);
+    if (c->whitened > 1) {
+        noise_sums(c, A, C, 1, S);
+        double lam = 1.0 - 1.0 / (double)o->noise_frames;
+        for (int i = 0; i < FR_NOISE_SUMS; i++) c->noise[i] = lam * c->noise[i] + S[i];
+    }
+    /* masked pixels of h_p take the prediction too */
+    float *hh = ring_frame(c, p);
+    int64_t ox = s->align ? (int64_t)lround(pd->sx) : 0, oy = s->align ? (int64_t)lround(pd->sy) : 0;
+    int64_t changed = 0;
+    c->nchg = 0;
+    c->chg_overflow = 0;
+    for (int64_t i = 0; i < c->nbad; i++) {
+        int64_t qx = c->bad[i] % s->nx - ox, qy = c->bad[i] / s->nx - oy;
+        for (int64_t y = qy - 1; y <= qy + 1; y++)
+            for (int64_t x = qx - 1; x <= qx + 1; x++)
+                if (y >= 0 && y < s->ny && x >= 0 && x < s->nx) changed += replace_pixel(c, hh, y * s->nx + x);
+    }
+    changed += clean_history(c, p, ncand);
+    /* R's rows for the frames after p: corrected for the changes (recomputed
+     * when they are many) */
+    int np_ = (int)(p < o->history ? p : o->history);
+    if (changed && (c->chg_overflow || c->nchg > c->np / 16)) {
+        dots_row(c, p, np_);
+        if (t >= 0) dots_row(c, t, (int)(t < o->history ? t : o->history));
+    } else if (c->nchg) {
+        dots_correct(c, p, np_);
+        if (t >= 0) { /* entry (t, p) */
+            const float *ht = ring_frame(c, t), *h = ring_frame(c, p);
+            double d = 0;
+            for (int64_t i = 0; i < c->nchg; i++) {
+                int64_t j = c->chg_idx[i];
+                d += ((double)h[j] - (double)c->chg_old[i]) * (double)ht[j];
+            }
+            c->D[(t % s->dot_ring) * (o->history + 1) + 1] += d;
+        }
+    }
+    out->cleaned = changed;
+    float *res = pd->res_out ? pd->res_out : c->e;
+    {
+        const uint8_t *v = c->valid;
+        int64_t nx = s->nx, ny = s->ny, b = o->border;
+        int th = s->threads;
+        if (res != c->e) memcpy(res, c->e, (size_t)c->np * sizeof(float));
+        if (c->nbad) {
+#pragma omp parallel for num_threads(th) schedule(static)
+            for (int64_t y = b; y < ny - b; y++)
+                for (int64_t x = b; x < nx - b; x++)
+                    if (!v[y * nx + x]) res[y * nx + x] = 0;
+        }
+    }
+    c->bad = bad;
+    c->nbad = nbad;
+    /* report the peaks above the threshold (after the warm-up), in order */
+    int nrep = 0;
+    if (out->detecting)
+        for (int i = 0; i < ncand; i++)
+            if (c->cand[i].snr > o->threshold) {
+                if (nrep < o->max_candidates) c->cand[nrep++] = c->cand[i];
+                else out->dropped++;
+            }
+    if (!out->detecting) out->dropped = 0;
+    out->cand = c->cand;
+    out->ncand = nrep;
+    out->residual = res;
+    pd->active = 0;
+    c->stage[3] += now() - t3;
+    return deliver(driver, out);
+}
+
 pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type, float *residual_out,
                          fr_deliver_t deliver, void *driver)
 {
@@ -743,93 +907,54 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
     double t1 = now();
     c->stage[0] += t1 - t0;
 
+    /* row t of R: fused with the pending frame's whitening when there is one */
     int n = (int)(t < o->history ? t : o->history);
-    dots_row(c, t, n);
+    pyr_status_t st = PYR_OK;
+    if (c->pend.active) {
+        whiten_dots(c, c->pend.t, c->pend.a, c->pend.out.used, t, n);
+        c->stage[2] += now() - t1;
+        st = finish_frame(c, t, deliver, driver);
+        if (st != PYR_OK) return st;
+    } else {
+        dots_row(c, t, n);
+    }
+    double t2 = now();
     fr_dots_t d = {c->D, c->shx, c->shy, s->dot_ring, o->history};
     float a[FR_MAX_HISTORY];
     out.flags |= fr_weights_solve(&d, t, o->history, s->deg, s->window, o->epsilon, c->work, a, &out.used, &out.eps_used);
     for (int k = 0; k < out.used; k++) out.weights[k] = a[k];
-    double t2 = now();
-    c->stage[1] += t2 - t1;
-
-    float *res = residual_out ? residual_out : c->e;
+    c->stage[1] += now() - t2;
+    c->t++;
     if (t == 0) {
+        float *res = residual_out ? residual_out : c->e;
         memset(res, 0, (size_t)c->np * sizeof(float));
-        c->stage[2] += now() - t2;
         out.residual = res;
-        c->t++;
         return deliver(driver, &out);
     }
-    whiten(c, t, a, out.used);
-    valid_map(c, sx, sy);
-    double t3 = now();
-    c->stage[2] += t3 - t2;
+    /* frame t waits for frame t + 1 (or the end) to be whitened */
+    fr_pending_t *pd = &c->pend;
+    pd->active = 1;
+    pd->t = t;
+    pd->out = out;
+    memcpy(pd->a, a, sizeof a);
+    pd->res_out = residual_out;
+    pd->sx = sx;
+    pd->sy = sy;
+    int64_t *tmp = pd->bad;
+    pd->bad = c->bad;
+    pd->nbad = c->nbad;
+    c->bad = tmp;
+    c->nbad = 0;
+    return PYR_OK;
+}
 
-    matched_filter(c);
-    c->whitened++;
-    out.detecting = c->whitened > o->warmup;
-    double S[FR_NOISE_SUMS], A, C;
-    if (!c->noise_ready) {
-        noise_sums(c, 0, 0, 0, S);
-        fr_noise_fit(S, &A, &C);
-        noise_sums(c, A, C, 1, S);
-        for (int i = 0; i < FR_NOISE_SUMS; i++) c->noise[i] = S[i];
-        c->noise_ready = 1;
-    }
-    fr_noise_fit(c->noise, &A, &C);
-    out.noise_a = A;
-    out.noise_c = C;
-    int ncand = detect(c, A, C, out.detecting, &out.dropped);
-    if (c->whitened > 1) {
-        noise_sums(c, A, C, 1, S);
-        double lam = 1.0 - 1.0 / (double)o->noise_frames;
-        for (int i = 0; i < FR_NOISE_SUMS; i++) c->noise[i] = lam * c->noise[i] + S[i];
-    }
-    /* masked pixels of h_t take the prediction too */
-    float *hh = ring_frame(c, t);
-    int64_t ox = s->align ? (int64_t)lround(sx) : 0, oy = s->align ? (int64_t)lround(sy) : 0;
-    int64_t changed = 0;
-    c->nchg = 0;
-    c->chg_overflow = 0;
-    for (int64_t i = 0; i < c->nbad; i++) {
-        int64_t qx = c->bad[i] % s->nx - ox, qy = c->bad[i] / s->nx - oy;
-        for (int64_t y = qy - 1; y <= qy + 1; y++)
-            for (int64_t x = qx - 1; x <= qx + 1; x++)
-                if (y >= 0 && y < s->ny && x >= 0 && x < s->nx) changed += replace_pixel(c, hh, y * s->nx + x);
-    }
-    changed += clean_history(c, t, ncand);
-    /* row t of R for the frames after this one: corrected for the changes
-     * (recomputed when they are many) */
-    if (changed && (c->chg_overflow || c->nchg > c->np / 16)) dots_row(c, t, n);
-    else if (c->nchg) dots_correct(c, t, n);
-    out.cleaned = changed;
-    {
-        const uint8_t *v = c->valid;
-        int64_t nx = s->nx, ny = s->ny, b = o->border;
-        int th = s->threads;
-        if (res != c->e) memcpy(res, c->e, (size_t)c->np * sizeof(float));
-        if (c->nbad) {
-#pragma omp parallel for num_threads(th) schedule(static)
-            for (int64_t y = b; y < ny - b; y++)
-                for (int64_t x = b; x < nx - b; x++)
-                    if (!v[y * nx + x]) res[y * nx + x] = 0;
-        }
-    }
-    /* report the peaks above the threshold (after the warm-up), in order */
-    int nrep = 0;
-    if (out.detecting)
-        for (int i = 0; i < ncand; i++)
-            if (c->cand[i].snr > o->threshold) {
-                if (nrep < o->max_candidates) c->cand[nrep++] = c->cand[i];
-                else out.dropped++;
-            }
-    if (!out.detecting) out.dropped = 0;
-    out.cand = c->cand;
-    out.ncand = nrep;
-    out.residual = res;
-    c->stage[3] += now() - t3;
-    c->t++;
-    return deliver(driver, &out);
+pyr_status_t fr_cpu_finish(fr_cpu_t *c, fr_deliver_t deliver, void *driver)
+{
+    if (!c->pend.active) return PYR_OK;
+    double t1 = now();
+    whiten_dots(c, c->pend.t, c->pend.a, c->pend.out.used, -1, 0);
+    c->stage[2] += now() - t1;
+    return finish_frame(c, -1, deliver, driver);
 }
 
 pyr_status_t fr_cpu_max_snr(fr_cpu_t *c, float *out)

@@ -56,6 +56,9 @@ typedef struct fr_cpu fr_cpu_t;
 pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu);
 pyr_status_t fr_cpu_push(fr_cpu_t *cpu, const void *frame, pyr_frames_dtype_t type, float *residual_out,
                          fr_deliver_t deliver, void *driver);
+/* The last frame waits for the next one (its whitening shares a pass with
+ * the next frame's dot products); finish delivers it. */
+pyr_status_t fr_cpu_finish(fr_cpu_t *cpu, fr_deliver_t deliver, void *driver);
 pyr_status_t fr_cpu_max_snr(fr_cpu_t *cpu, float *out);
 void fr_cpu_stage_times(const fr_cpu_t *cpu, double t[4]);
 void fr_cpu_destroy(fr_cpu_t **cpu);
