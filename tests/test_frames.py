@@ -75,6 +75,13 @@ def part_shifts():
         check(r.returncode == 0, f"jitter {jitter}: run succeeded")
         check(ours < 0.02, f"jitter {jitter}: shift RMS {ours:.4f} < 0.02 px")
         check(ours <= skrms, f"jitter {jitter}: at least as accurate as skimage ({ours:.4f} <= {skrms:.4f})")
+    # a rolling reference keeps the shifts in frame 0's coordinates; uint16 .npy input
+    np.save("seq16.npy", np.clip(np.rint(d["frames"]), 0, 65535).astype(np.uint16))
+    r = run("seq16.npy", "-o", "", "--snr-png", "", "--set", "frames.reference=rolling", "--set", "frames.reference_every=7")
+    est, _ = shifts_of()
+    rms = float(np.sqrt(((est[1:] - d["shifts"][1:]) ** 2).mean()))
+    print(f"uint16 .npy, rolling reference every 7 frames: shift RMS error {rms:.4f} px")
+    check(r.returncode == 0 and rms < 0.02, f"rolling reference on uint16 frames: RMS {rms:.4f} < 0.02 px")
 
 
 def residual_rms(res, d, t0, b=16):
@@ -175,6 +182,12 @@ def part_fits():
         tab = h["FRAMES"].data
         check(list(tab["EXPTIME"]) == [10.0 + t for t in range(12)] and tab["DATE-OBS"][5] == "2026-11-23T01:00:05",
               "per-frame EXPTIME and DATE-OBS in the FRAMES table")
+    # a float image among 16-bit ones: all read as float, with a notice
+    fits.PrimaryHDU(np.clip(np.rint(d["frames"][12]), 0, 65535).astype(np.uint16)).writeto("list/f12.fits", overwrite=True)
+    r = subprocess.run([PYRGRID, "frames", "--backend", BACKEND, "list/f12.fits", "list/f00.fits", "list/f01.fits", "-o", "",
+                        "--snr-png", ""], capture_output=True, text=True)
+    check(r.returncode == 0 and "all are read as float" in r.stderr, "mixed pixel types read as float: " + r.stderr.strip())
+    os.remove("list/f12.fits")
     # bad input: different sizes, a truncated file, not FITS, too few frames
     fits.PrimaryHDU(np.zeros((128, 128), np.float32)).writeto("list/small.fits", overwrite=True)
     for f in ("res_bad.fits", "shifts_bad.csv"):
