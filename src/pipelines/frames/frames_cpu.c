@@ -276,13 +276,19 @@ static void phase_correlate(fr_cpu_t *c, double *sx, double *sy)
         c->X[i][1] = im * inv;
     }
     fftwf_execute_dft_c2r(c->c2r, c->X, c->t1);
+    /* the first maximum in raster order: per block of rows, then blocks in order */
+    int64_t nb = c->ntiles, rows = (ny + nb - 1) / nb;
+    int64_t *bi = (int64_t *)c->part;
+#pragma omp parallel for num_threads(th) schedule(static)
+    for (int64_t blk = 0; blk < nb; blk++) {
+        int64_t i0 = blk * rows * nx, i1 = (blk + 1) * rows * nx < c->np ? (blk + 1) * rows * nx : c->np, b = i0;
+        for (int64_t i = i0 + 1; i < i1; i++)
+            if (c->t1[i] > c->t1[b]) b = i;
+        bi[blk] = i0 < i1 ? b : -1;
+    }
     int64_t best = 0;
-    float bv = c->t1[0];
-    for (int64_t i = 1; i < c->np; i++)
-        if (c->t1[i] > bv) {
-            bv = c->t1[i];
-            best = i;
-        }
+    for (int64_t blk = 0; blk < nb; blk++)
+        if (bi[blk] >= 0 && c->t1[bi[blk]] > c->t1[best]) best = bi[blk];
     int64_t ix = best % nx, iy = best / nx;
     if (ix > nx / 2) ix -= nx;
     if (iy > ny / 2) iy -= ny;

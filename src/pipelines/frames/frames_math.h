@@ -279,10 +279,12 @@ FR_HD void fr_noise_fit(const double *S, double *A, double *C)
     *C = c;
 }
 
+/* The model's variance at x, in float (a per-pixel expression: float keeps
+ * it vectorised on the CPU; both backends evaluate exactly this). */
 FR_HD float fr_noise_var(double A, double C, float x)
 {
-    double v = A * (x > 0 ? (double)x : 0.0) + C;
-    return (float)v;
+    float a = (float)A, c = (float)C;
+    return a * (x > 0 ? x : 0.0f) + c;
 }
 
 #endif
