@@ -589,19 +589,35 @@ int fr_candidate_cmp(const void *a, const void *b)
 /* z = m / sigma on valid pixels (0 elsewhere), the maximum-SNR map, and the
  * local maxima above min(threshold, clean_threshold) in raster order
  * (<= FR_DEVICE_CANDIDATES; the rest are counted in *dropped). */
-static int detect(fr_cpu_t *c, double A, double C, int detecting, int *dropped)
+static int detect(fr_cpu_t *c, double A, double C, int detecting, int *dropped, double *S)
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
     float k = (float)(c->s.o.threshold < c->s.o.clean_threshold ? c->s.o.threshold : c->s.o.clean_threshold);
     int th = c->s.threads;
+    int64_t ntiles = (ny - 2 * b + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
+    /* per tile: z and the maximum-SNR map, and (S != NULL) the noise sums of
+     * the same rows, as noise_sums(c, A, C, 1) adds them */
 #pragma omp parallel for num_threads(th) schedule(static)
-    for (int64_t y = b; y < ny - b; y++)
-        for (int64_t x = b; x < nx - b; x++) {
-            int64_t i = y * nx + x;
-            float z = 0;
-            if (c->valid[i]) z = c->m[i] / sqrtf(fr_noise_var(A, C, c->xv[i]));
-            c->z[i] = z;
-            if (detecting && z > c->maxz[i]) c->maxz[i] = z;
+    for (int64_t tile = 0; tile < ntiles; tile++) {
+        double acc[FR_NOISE_SUMS] = {0, 0, 0, 0, 0};
+        int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+        for (int64_t y = ya; y < yb; y++) {
+            for (int64_t x = b; x < nx - b; x++) {
+                int64_t i = y * nx + x;
+                float z = c->m[i] / sqrtf(fr_noise_var(A, C, c->xv[i]));
+                z = c->valid[i] ? z : 0.0f;
+                c->z[i] = z;
+                if (detecting && z > c->maxz[i]) c->maxz[i] = z;
+            }
+            if (S) noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, 1, acc);
+        }
+        for (int s = 0; s < FR_NOISE_SUMS; s++) c->part[tile * FR_NOISE_SUMS + s] = acc[s];
+    }
+    if (S)
+        for (int s = 0; s < FR_NOISE_SUMS; s++) {
+            double v = 0;
+            for (int64_t tile = 0; tile < ntiles; tile++) v += c->part[tile * FR_NOISE_SUMS + s];
+            S[s] = v;
         }
     int n = 0;
     *dropped = 0;
@@ -795,9 +811,8 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
     fr_noise_fit(c->noise, &A, &C);
     out->noise_a = A;
     out->noise_c = C;
-    int ncand = detect(c, A, C, out->detecting, &out->dropped);
+    int ncand = detect(c, A, C, out->detecting, &out->dropped, c->whitened > 1 ? S : NULL);
     if (c->whitened > 1) {
-        noise_sums(c, A, C, 1, S);
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
         for (int i = 0; i < FR_NOISE_SUMS; i++) c->noise[i] = lam * c->noise[i] + S[i];
     }
