@@ -478,13 +478,15 @@ __global__ void k_dots_final(const double *part, int64_t ntiles, int n, double *
     D[(t % dot_ring) * (span + 1) + k] = s;
 }
 
-/* The weights (frames_math.h), one thread. */
+/* The weights (frames_math.h), one thread; the work space in shared memory
+ * when it fits (use_shared), else in global memory. */
 __global__ void k_solve(const double *D, const double *shx, const double *shy, int dot_ring, int span, int64_t t, int N, int deg,
-                        int window, double eps, double *work, fstate_t *st)
+                        int window, double eps, double *work, fstate_t *st, int use_shared)
 {
+    extern __shared__ double swork[];
     if (threadIdx.x || blockIdx.x) return;
     fr_dots_t d = {D, shx, shy, dot_ring, span};
-    st->flags |= fr_weights_solve(&d, t, N, deg, window, eps, work, st->a, &st->used, &st->eps_used);
+    st->flags |= fr_weights_solve(&d, t, N, deg, window, eps, use_shared ? swork : work, st->a, &st->used, &st->eps_used);
 }
 
 /* e = h_t - sum_k a_k h_{t-k} into e, prediction into bh. */
@@ -1076,8 +1078,10 @@ extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames
     for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % s->pix_ring);
     k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_part, g->d_st, 0);
     k_dots_final<<<1, 128, 0, cs>>>(g->d_part, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 0);
-    k_solve<<<1, 1, 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg, s->window, o->epsilon,
-                             g->d_work, g->d_st);
+    size_t wbytes = (size_t)fr_weights_work(o->history, s->deg < 0 ? 1 : fr_poly_terms(s->deg)) * sizeof(double);
+    int use_shared = wbytes <= 40 * 1024;
+    k_solve<<<1, 1, use_shared ? wbytes : 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
+                                                   s->window, o->epsilon, g->d_work, g->d_st, use_shared);
     LAUNCHED();
     /* out slot k: its previous frame must be delivered */
     if (g->pending[k]) PYR_TRY(deliver_slot(g, k, deliver, driver));
