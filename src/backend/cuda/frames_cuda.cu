@@ -89,7 +89,8 @@ struct fr_cuda {
     float *d_cx, *d_sxt, *d_cy, *d_syt;
     uint8_t *d_bad, *d_valid;
     cufftComplex *d_F, *d_X, *d_G;
-    double *d_D, *d_shx, *d_shy, *d_part, *d_work, *d_wx, *d_wy; /* d_wx, d_wy: sin(omega), from the host as on the CPU */
+    double *d_D, *d_shx, *d_shy, *d_part, *d_dpart, *d_work, *d_wx, *d_wy;
+    int *d_dirty; /* d_wx, d_wy: sin(omega), from the host as on the CPU */
     double2 *d_blk;
     long long *d_blkidx;
     fstate_t *d_st;
@@ -445,12 +446,14 @@ __global__ void k_store_shift(fstate_t *st, double *shx, double *shy, int ring, 
 }
 
 /* Dot products of h_t with h_{t-k}, k = 0..n, over the frame less its
- * border: one block per tile into part[tile * (n+1) + k]; `only_if_cleaned`:
- * skip unless this frame's history pixels changed. */
+ * border: one block per tile into part[tile * (n+1) + k] (kept in their own
+ * buffer); `only_if_cleaned`: again for the tiles whose pixels of h_t were
+ * replaced, so the row equals a full recomputation. */
 __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, int64_t nx, int64_t ny, int64_t b, double *part,
-                       const fstate_t *st, int only_if_cleaned)
+                       const fstate_t *st, int only_if_cleaned, int *dirty)
 {
-    if (only_if_cleaned && st->cleaned == 0) return;
+    if (only_if_cleaned && (st->cleaned == 0 || !dirty[blockIdx.x])) return;
+    if (!only_if_cleaned && threadIdx.x == 0) dirty[blockIdx.x] = 0;
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
@@ -646,16 +649,28 @@ __global__ void k_peaks(const float *z, const float *m, int64_t nx, int64_t ny, 
     list[slot] = c;
 }
 
-__device__ void clean_pixel(float *h, const float *bh, int64_t j, fstate_t *st)
+/* Where the dot products look: the tiles whose pixels changed are summed
+ * again (the others keep their partial sums). */
+struct dirty_t {
+    int *tile;
+    int64_t nx, ny, b;
+};
+
+__device__ void clean_pixel(float *h, const float *bh, int64_t j, fstate_t *st, dirty_t dt)
 {
     int nb = __float_as_int(bh[j]);
     int old = atomicExch((int *)&h[j], nb);
-    if (old != nb) atomicAdd(&st->cleaned, 1ull);
+    if (old != nb) {
+        atomicAdd(&st->cleaned, 1ull);
+        int64_t x = j % dt.nx, y = j / dt.nx;
+        if (x >= dt.b && x < dt.nx - dt.b && y >= dt.b && y < dt.ny - dt.b) dt.tile[(y - dt.b) / FR_TILE_ROWS] = 1;
+    }
 }
 
 /* Disks around the peaks above clean_thr take the prediction in h_t; a
  * block per peak (grid-strided). */
-__global__ void k_clean(float *h, const float *bh, const fcand_t *list, fstate_t *st, int64_t nx, int64_t ny, double r, float thr)
+__global__ void k_clean(float *h, const float *bh, const fcand_t *list, fstate_t *st, int64_t nx, int64_t ny, double r, float thr,
+                        dirty_t dt)
 {
     int n = min(st->ncand, FR_DEVICE_CANDIDATES);
     for (int ci = blockIdx.x; ci < n; ci += gridDim.x) {
@@ -666,13 +681,14 @@ __global__ void k_clean(float *h, const float *bh, const fcand_t *list, fstate_t
             int64_t x = px - ir + j % side, y = py - ir + j / side;
             if (y < 0 || y >= ny || x < 0 || x >= nx) continue;
             if ((double)((x - px) * (x - px) + (y - py) * (y - py)) > r * r) continue;
-            clean_pixel(h, bh, y * nx + x, st);
+            clean_pixel(h, bh, y * nx + x, st, dt);
         }
     }
 }
 
 /* Pixels next to replaced input pixels take the prediction in h_t. */
-__global__ void k_clean_bad(float *h, const float *bh, const uint8_t *bad, int64_t nx, int64_t ny, fstate_t *st, int align)
+__global__ void k_clean_bad(float *h, const float *bh, const uint8_t *bad, int64_t nx, int64_t ny, fstate_t *st, int align,
+                            dirty_t dt)
 {
     if (st->masked == 0) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -682,7 +698,7 @@ __global__ void k_clean_bad(float *h, const float *bh, const uint8_t *bad, int64
     for (int64_t qy = y + oy - 1; qy <= y + oy + 1; qy++)
         for (int64_t qx = x + ox - 1; qx <= x + ox + 1; qx++)
             if (qy >= 0 && qy < ny && qx >= 0 && qx < nx && bad[qy * nx + qx]) {
-                clean_pixel(h, bh, i, st);
+                clean_pixel(h, bh, i, st, dt);
                 return;
             }
 }
@@ -727,7 +743,7 @@ extern "C" void fr_cuda_destroy(fr_cuda_t **gpu)
     if (g->plans & 2) cufftDestroy(g->c2r);
     void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
                    g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
-                   g->d_work, g->d_blk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy};
+                   g->d_work, g->d_blk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
     for (int k = 0; k < SLOTS; k++) {
         cudaFree(g->d_raw[k]);
@@ -830,6 +846,8 @@ extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     size_t nparts = (size_t)g->ntiles * (size_t)(span + 2 + FR_NOISE_SUMS);
     if (nparts < 3 * (size_t)s->ny) nparts = 3 * (size_t)s->ny;
     TRY(dalloc((void **)&g->d_part, nparts * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_dpart, (size_t)g->ntiles * (size_t)(span + 1) * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_dirty, (size_t)g->ntiles * sizeof(int), need));
     TRY(dalloc((void **)&g->d_work, (size_t)fr_weights_work(span, mterms) * sizeof(double), need));
     TRY(dalloc((void **)&g->d_blk, (size_t)nblk * sizeof(double2), need));
     TRY(dalloc((void **)&g->d_blkidx, (size_t)nblk * sizeof(long long), need));
@@ -1076,8 +1094,8 @@ extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames
     int n = (int)(t < o->history ? t : o->history);
     frame_slots_t sl;
     for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % s->pix_ring);
-    k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_part, g->d_st, 0);
-    k_dots_final<<<1, 128, 0, cs>>>(g->d_part, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 0);
+    k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty);
+    k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 0);
     size_t wbytes = (size_t)fr_weights_work(o->history, s->deg < 0 ? 1 : fr_poly_terms(s->deg)) * sizeof(double);
     int use_shared = wbytes <= 40 * 1024;
     k_solve<<<1, 1, use_shared ? wbytes : 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
@@ -1118,12 +1136,13 @@ extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames
             k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 3, lam);
         }
         LAUNCHED();
-        k_clean_bad<<<gp, TPB, 0, cs>>>(h, g->d_bh, g->d_bad, nx, ny, g->d_st, s->align);
+        dirty_t dt = {g->d_dirty, nx, ny, b};
+        k_clean_bad<<<gp, TPB, 0, cs>>>(h, g->d_bh, g->d_bad, nx, ny, g->d_st, s->align, dt);
         if (o->clean)
             k_clean<<<128, 128, 0, cs>>>(h, g->d_bh, g->d_cand, g->d_st, nx, ny, s->clean_radius,
-                                                          (float)o->clean_threshold);
-        k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_part, g->d_st, 1);
-        k_dots_final<<<1, 128, 0, cs>>>(g->d_part, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 1);
+                                                          (float)o->clean_threshold, dt);
+        k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty);
+        k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 1);
         k_zero_masked<<<gp, TPB, 0, cs>>>(res, g->d_valid, nx, ny, b, g->d_st);
         LAUNCHED();
     }
