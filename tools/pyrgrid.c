@@ -30,6 +30,9 @@ static void usage(FILE *out)
             "        the automatic choice against the best height; P passes per height (0: the file's steps)\n"
             "  pyrgrid sweep --replot SWEEP.csv --png OUT.png\n"
             "        the plot of an earlier sweep, from its CSV\n"
+            "  pyrgrid frames [--config FILE] [--set frames.key=value]... [options] INPUT...\n"
+            "        shifts, temporal whitening and detection of faint movers in FITS/.npy frame\n"
+            "        sequences (pyrgrid frames --help)\n"
             "  pyrgrid info       version, backends, GPUs, threads, the kernels of each scheme and their variants\n"
             "  pyrgrid --help     this text\n"
             "  pyrgrid --version  the version\n"
@@ -92,6 +95,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "solve")) return pyr_cli_solve(argc - 2, argv + 2);
     if (!strcmp(cmd, "calibrate")) return pyr_cli_calibrate(argc - 2, argv + 2);
     if (!strcmp(cmd, "sweep")) return pyr_cli_sweep(argc - 2, argv + 2);
-    fprintf(stderr, "pyrgrid: error: unknown command '%s'; the commands are run, plan, solve, calibrate, sweep, info (see pyrgrid --help)\n", cmd);
+    if (!strcmp(cmd, "frames")) return pyr_cli_frames(argc - 2, argv + 2);
+    fprintf(stderr, "pyrgrid: error: unknown command '%s'; the commands are run, plan, solve, calibrate, sweep, frames, info (see pyrgrid --help)\n", cmd);
     return 2;
 }

@@ -1,0 +1,173 @@
+/* pyrgrid frames — shift estimation, temporal whitening and detection of faint
+ * moving objects in image sequences (SEEDS.md §D), on the CPU (OpenMP, FFTW)
+ * and on NVIDIA GPUs (CUDA, cuFFT).
+ *
+ * Every frame t of a sequence goes through:
+ *
+ *  1. shift: the frame's global shift s_t = (dx, dy) against the reference
+ *     (frame 0, or a rolling reference in frame 0's coordinates), such that
+ *     frame_t(x) = reference(x - s_t).  A coarse integer start by phase
+ *     correlation, then the seed's gradient least-squares formula iterated
+ *     with sub-pixel (Fourier) resampling of the frame until the step is below
+ *     `tolerance`.  Both images are smoothed by the seed's 5-point average and
+ *     the gradients are those of the smoothed reference, so that a frame equal
+ *     to the reference gives exactly zero shift (see frames_math.h).
+ *  2. weights: the frame is predicted from its N = `history` predecessors,
+ *     b_t = sum_k a_k h_{t-k}, with (R + eps E) a = rho, R_kl = <h_k, h_l>,
+ *     rho_k = <h_k, h_t>, over the frame less a border.  R is kept as a ring
+ *     of dot products: each frame adds one row (its dot products with the N
+ *     frames before it); nothing is recomputed.  weights = align registers
+ *     every frame into the reference's coordinates first (Fourier shift, so
+ *     the history is aligned to the current frame); weights = poly leaves the
+ *     frames where they are and models a(t) as a polynomial in the frames'
+ *     relative shifts (the seed's shift-aware weights), fitted over the last
+ *     `poly_window` frames with the eps E term; weights = plain uses neither.
+ *  3. residual: e_t = h_t - b_t (align: in the reference's coordinates).
+ *  4. detection: a matched filter (Gaussian PSF of `psf_fwhm`) of e_t divided
+ *     by its noise, sigma^2 = A * (K^2 * b_t) + C (photon + read noise, A and
+ *     C fitted over the last `noise_frames` frames); local maxima above
+ *     `threshold` are candidates.  Their pixels (within `clean_radius`) are
+ *     replaced in the history by the prediction b_t, so that a slow mover does
+ *     not subtract itself from the frames after it.
+ *
+ * Sums over pixels are taken per tile of rows in double and combined in a
+ * fixed order on both backends; CPU and CUDA agree to the tolerance stated in
+ * README.md (their FFTs round differently).  Non-finite pixels are replaced by
+ * the frame's mean, excluded from detection, and counted.
+ *
+ * This header is not included by pyrgrid.h; include it after it. */
+#ifndef PYRGRID_FRAMES_H
+#define PYRGRID_FRAMES_H
+
+#include "pyrgrid.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { PYR_FRAMES_ALIGN = 0, PYR_FRAMES_POLY, PYR_FRAMES_PLAIN } pyr_frames_weights_t;
+typedef enum { PYR_FRAMES_REF_FIRST = 0, PYR_FRAMES_REF_ROLLING } pyr_frames_reference_t;
+/* always: phase correlation before every frame's iterations; never: iterate
+ * from the previous frame's shift (jitter well under a pixel); auto: on the
+ * CPU, phase correlation only when the iteration from the previous shift
+ * moves more than one pixel or does not converge in 6 steps (the GPU always
+ * runs it: it costs little there). */
+typedef enum { PYR_FRAMES_COARSE_ALWAYS = 0, PYR_FRAMES_COARSE_NEVER, PYR_FRAMES_COARSE_AUTO } pyr_frames_coarse_t;
+/* Pixel types a frame can be pushed as. */
+typedef enum { PYR_FRAMES_F32 = 0, PYR_FRAMES_U16, PYR_FRAMES_I16 } pyr_frames_dtype_t;
+
+typedef struct {
+    int history;          /* N previous frames that predict a frame (20), 1..64 */
+    double epsilon;       /* Tikhonov term: R + epsilon * mean(diag R) * E (1e-6) */
+    pyr_frames_weights_t weights;
+    int poly_degree;      /* poly: degree of a(t) in the relative shifts (1), 0..2 */
+    int poly_window;      /* poly: frames whose prediction errors the fit minimises (20) */
+    pyr_frames_reference_t reference;
+    int reference_every;  /* rolling: frames between reference updates (50) */
+    pyr_frames_coarse_t coarse;
+    int max_iterations;   /* gradient iterations per frame (20) */
+    double tolerance;     /* stop when both components of a step are below this, pixels (1e-3) */
+    int border;           /* pixels at each edge left out of every sum and of detection (16) */
+    double threshold;     /* detection threshold k in matched-filter sigma (5) */
+    double psf_fwhm;      /* matched filter: Gaussian FWHM in pixels (2.5) */
+    int clean;            /* 1: replace detected objects in the history by their prediction (1) */
+    double clean_radius;  /* pixels around a candidate that are replaced; 0: 1.5 * psf_fwhm + 1 */
+    double clean_threshold; /* peaks above this SNR are cleaned from the history, reported or not, from the
+                             * first whitened frame on (3.5: lower than threshold, so that a faint mover
+                             * is taken out before it is bright enough to report) */
+    int noise_frames;     /* time constant of the noise model, frames (20) */
+    int warmup;           /* whitened frames before candidates are reported (3) */
+    int max_candidates;   /* candidates reported per frame (1000); more are counted as dropped */
+    pyr_backend_kind_t backend; /* auto: cuda when a GPU is usable */
+    int device;           /* GPU index */
+    int threads;          /* CPU threads, 0 = all */
+} pyr_frames_options_t;
+
+void pyr_frames_options_default(pyr_frames_options_t *options);
+/* Checks ranges; the message names the option and what would work. */
+pyr_status_t pyr_frames_options_validate(const pyr_frames_options_t *options);
+
+typedef struct {
+    float x, y;     /* position in the residual's coordinates (pixels, 0-based, sub-pixel) */
+    float flux;     /* matched-filter flux estimate (input units x pixels) */
+    float snr;      /* matched-filter signal to noise */
+} pyr_frames_candidate_t;
+
+/* Flags of a frame's weights solve. */
+#define PYR_FRAMES_FLAG_NO_HISTORY 1    /* frame 0: nothing to predict from, residual 0 */
+#define PYR_FRAMES_FLAG_SHORT_HISTORY 2 /* fewer than N frames before it */
+#define PYR_FRAMES_FLAG_ILL_CONDITIONED 4 /* the eps term dominated a direction of R */
+#define PYR_FRAMES_FLAG_REGULARISED 8   /* Cholesky failed; eps raised (epsilon_used) */
+#define PYR_FRAMES_FLAG_REDUCED 16      /* Cholesky failed; fewer history frames used */
+#define PYR_FRAMES_FLAG_FALLBACK 32     /* no stable solution: weights set to 0 (residual = frame) */
+#define PYR_FRAMES_FLAG_NOT_CONVERGED 64 /* shift iteration stopped at max_iterations */
+
+/* What a frame gave; delivered to the sink in frame order.  Pointers are valid
+ * during the call only. */
+typedef struct {
+    int64_t frame;
+    double dx, dy;          /* shift against the reference, pixels */
+    int iterations;         /* gradient iterations */
+    int coarse_used;        /* phase correlation ran for this frame */
+    int flags;              /* PYR_FRAMES_FLAG_* */
+    int history_used;       /* frames in the prediction */
+    double epsilon_used;
+    const float *weights;   /* history_used weights a_1 (previous frame) .. */
+    int64_t masked;         /* non-finite input pixels replaced */
+    int64_t cleaned;        /* history pixels replaced by the prediction */
+    int detecting;          /* 0 during the warm-up */
+    double noise_a, noise_c; /* noise model of the matched filter: var = a * x + c */
+    const float *residual;  /* ny*nx; the caller's buffer when one was pushed with the frame */
+    const pyr_frames_candidate_t *candidates; /* sorted by y, then x */
+    int ncandidates;
+    int candidates_dropped; /* beyond max_candidates */
+} pyr_frames_result_t;
+
+/* Called once per frame, in order.  A non-OK return stops the sequence and is
+ * returned by the push or finish call that delivered it. */
+typedef pyr_status_t (*pyr_frames_sink_t)(void *user, const pyr_frames_result_t *result);
+
+typedef struct pyr_frames pyr_frames_t;
+
+/* A pipeline for frames of nx x ny pixels (each >= 2 * border + 8).  The sink
+ * may be NULL.  backend = cuda without a GPU fails with PYR_ERR_NODEVICE;
+ * auto falls back to the CPU (notice in pyr_frames_notice).  The caller owns
+ * the result; release it with pyr_frames_destroy. */
+pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_t *options, pyr_frames_sink_t sink,
+                               void *user, pyr_frames_t **frames);
+/* Process the next frame (nx*ny values of `type`, x fastest).  The frame is
+ * copied (or uploaded) before the call returns.  `residual_out` (nx*ny floats,
+ * may be NULL) receives the frame's residual before its result is delivered;
+ * on a GPU it is written directly when it lies in memory given to
+ * pyr_frames_pin.  Results may be delivered during later calls (the GPU keeps
+ * a few frames in flight); pyr_frames_finish delivers the rest. */
+pyr_status_t pyr_frames_push(pyr_frames_t *frames, const void *frame, pyr_frames_dtype_t type, float *residual_out);
+pyr_status_t pyr_frames_finish(pyr_frames_t *frames);
+/* Register host memory (input frames or residual buffers) for direct
+ * transfers on the GPU; a no-op on the CPU.  Unregistered on destroy. */
+pyr_status_t pyr_frames_pin(pyr_frames_t *frames, void *host, size_t bytes);
+/* The maximum matched-filter SNR of every pixel over the frames so far
+ * (nx*ny floats; 0 where nothing was measured). */
+pyr_status_t pyr_frames_max_snr(pyr_frames_t *frames, float *out);
+
+typedef struct {
+    int64_t frames;
+    double seconds;          /* wall time inside push and finish */
+    double shift_s, weights_s, whiten_s, detect_s; /* CPU: time per stage (GPU: 0, it overlaps) */
+    int64_t ill_conditioned, regularised, reduced, fallback, not_converged;
+    int64_t masked_pixels, candidates, cleaned_pixels;
+    char backend[16];        /* "cpu" or "cuda" */
+    char device[128];        /* "2 threads" or the GPU's name */
+} pyr_frames_stats_t;
+void pyr_frames_get_stats(const pyr_frames_t *frames, pyr_frames_stats_t *stats);
+/* A notice about the setup ("no GPU: backend = auto chose the CPU"), or "". */
+const char *pyr_frames_notice(const pyr_frames_t *frames);
+void pyr_frames_destroy(pyr_frames_t **frames);
+
+const char *pyr_frames_weights_name(pyr_frames_weights_t w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1185 @@
+/* The frames pipeline on a GPU (frames_cuda.h): the same steps as
+ * pipelines/frames/frames_cpu.c, with the same small-system code
+ * (frames_math.h, compiled here for the device).
+ *
+ * Streams: `up` copies frames host -> device, `cs` runs every kernel and the
+ * cuFFT transforms in order, `down` copies residuals and per-frame records
+ * device -> host.  Three input slots and three output slots (pinned host
+ * staging + device buffers) let frame t+1 upload and frame t-1 download while
+ * frame t computes; events order the hand-overs.  Everything that depends on
+ * the data (shifts, weights, noise model, candidates) stays on the device, so
+ * the host only queues work and never waits on a frame's results except to
+ * deliver them, in order, once their download has finished.
+ *
+ * Sums: per tile (FR_TILE_ROWS rows) or per spectrum row in double, combined
+ * in a fixed order (no atomics in any sum), so a run is reproducible; the
+ * order inside a tile differs from the CPU's, and cuFFT rounds differently
+ * from FFTW: the backends agree to the tolerance in README.md.
+ *
+ * Memory: the history ring (history + 1 frames) and about 19 frame-sized
+ * buffers must fit on the GPU; frames larger than that fail with
+ * PYR_ERR_DEVICE_NOMEM and the bytes needed (the CPU backend has no such
+ * limit).  Frames are not tiled: the shift estimate and registration act on
+ * the whole frame. */
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "core/error.h"
+}
+#include "backend/cuda/frames_cuda.h"
+
+namespace cg = cooperative_groups;
+
+#define SLOTS 3
+#define TPB 256
+#define REC_CANDS 1024 /* candidates copied with every record; more are fetched on demand */
+
+namespace {
+
+/* What a frame's record carries back to the host. */
+struct frec_t {
+    double sx, sy, eps_used, noise_a, noise_c;
+    int iterations, coarse, flags, used, ncand, dropped;
+    long long masked, cleaned;
+    float weights[FR_MAX_HISTORY];
+};
+
+struct fcand_t {
+    long long idx;
+    pyr_frames_candidate_t c;
+};
+
+/* Device-side state of the sequence. */
+struct fstate_t {
+    double sx, sy, prev_sx, prev_sy;
+    double u, v, w;
+    double noise[FR_NOISE_SUMS], S[FR_NOISE_SUMS];
+    double A, C;
+    float a[FR_MAX_HISTORY];
+    float fill;
+    int iterations, done, flags, used, coarse;
+    double eps_used;
+    unsigned long long masked, cleaned;
+    int ncand, dropped;
+};
+
+struct frame_slots_t {
+    int slot[FR_MAX_HISTORY + 1]; /* ring slot of h_{t-k} */
+};
+
+}  // namespace
+
+struct fr_cuda {
+    fr_setup_t s;
+    int device;
+    char name[128];
+    int64_t np, nch, nh, ntiles;
+    cudaStream_t up, cs, down;
+    cufftHandle r2c, c2r;
+    int plans;
+    /* device */
+    void *d_raw[SLOTS];
+    float *d_in, *d_ring, *d_bh, *d_t1, *d_t2, *d_m, *d_xv, *d_z, *d_maxz, *d_res[SLOTS], *d_sm;
+    float *d_cx, *d_sxt, *d_cy, *d_syt;
+    uint8_t *d_bad, *d_valid;
+    cufftComplex *d_F, *d_X, *d_G;
+    double *d_D, *d_shx, *d_shy, *d_part, *d_dpart, *d_work, *d_wx, *d_wy;
+    int *d_dirty; /* d_wx, d_wy: sin(omega), from the host as on the CPU */
+    double2 *d_blk;
+    long long *d_blkidx;
+    fstate_t *d_st;
+    frec_t *d_rec[SLOTS];
+    fcand_t *d_cand;
+    /* host */
+    void *h_raw[SLOTS];
+    float *h_res[SLOTS];
+    frec_t *h_rec[SLOTS];
+    fcand_t *h_cand[SLOTS];
+    cudaEvent_t ev_up[SLOTS], ev_used[SLOTS], ev_done[SLOTS], ev_down[SLOTS];
+    int in_use[SLOTS];
+    /* frames in flight: out slot j holds frame pend_t[j] */
+    int64_t pend_t[SLOTS];
+    float *pend_out[SLOTS];
+    int pend_direct[SLOTS];
+    int pending[SLOTS];
+    int64_t t, delivered;
+    void *pinned[16];
+    size_t pinned_bytes[16];
+    int npinned;
+    int coop_blocks;
+    pyr_frames_candidate_t *cand_host;
+};
+
+/* ---------------------------------------------------------------- errors */
+
+static pyr_status_t cu_fail(cudaError_t e, const char *call, int line)
+{
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
+        return pyr_fail(PYR_ERR_DEVICE_NOMEM, "frames on the GPU: %s: out of device memory (frames_cuda.cu:%d); use a shorter "
+                                              "history, smaller frames, or backend = cpu",
+                        call, line);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+        return pyr_fail(PYR_ERR_NODEVICE, "%s: %s; use backend = cpu", call, cudaGetErrorString(e));
+    return pyr_fail(PYR_ERR_DEVICE, "frames on the GPU: %s failed: %s (%s, frames_cuda.cu:%d)", call, cudaGetErrorString(e),
+                    cudaGetErrorName(e), line);
+}
+#define CU(call)                                                                                                              \
+    do {                                                                                                                      \
+        cudaError_t e_ = (call);                                                                                              \
+        if (e_ != cudaSuccess) return cu_fail(e_, #call, __LINE__);                                                           \
+    } while (0)
+#define FFT(call)                                                                                                             \
+    do {                                                                                                                      \
+        cufftResult r_ = (call);                                                                                              \
+        if (r_ != CUFFT_SUCCESS)                                                                                              \
+            return pyr_fail(r_ == CUFFT_ALLOC_FAILED ? PYR_ERR_DEVICE_NOMEM : PYR_ERR_DEVICE,                                 \
+                            "frames on the GPU: %s failed: cuFFT error %d (frames_cuda.cu:%d)", #call, (int)r_, __LINE__);    \
+    } while (0)
+#define LAUNCHED() CU(cudaGetLastError())
+
+static unsigned grid_for(int64_t n) { return (unsigned)((n + TPB - 1) / TPB); }
+
+/* ---------------------------------------------------------------- kernels */
+
+/* Block-wide sum of a double in a fixed tree order; every thread gets it. */
+__device__ double block_sum(double v, double *sh)
+{
+    int t = threadIdx.x;
+    sh[t] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) sh[t] += sh[t + s];
+        __syncthreads();
+    }
+    double r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/* Frame of `type` -> float; non-finite pixels flagged in bad; per-block
+ * (sum, count) of the finite pixels into blk. */
+__global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8_t *bad, double2 *blk)
+{
+    __shared__ double sh[TPB];
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    double s = 0, n = 0;
+    if (i < np) {
+        float v = type == PYR_FRAMES_U16 ? (float)((const uint16_t *)raw)[i]
+                  : type == PYR_FRAMES_I16 ? (float)((const int16_t *)raw)[i]
+                                           : ((const float *)raw)[i];
+        int ok = isfinite(v);
+        bad[i] = !ok;
+        in[i] = v;
+        if (ok) {
+            s = v;
+            n = 1;
+        }
+    }
+    double bs = block_sum(s, sh), bn = block_sum(n, sh);
+    if (threadIdx.x == 0) blk[blockIdx.x] = make_double2(bs, bn);
+}
+
+/* The fill value (mean of the finite pixels) and the masked count, from the
+ * blocks' partials in order.  One block. */
+__global__ void k_fill_value(const double2 *blk, int nblk, int64_t np, fstate_t *st)
+{
+    __shared__ double sh[TPB];
+    double s = 0, n = 0;
+    for (int b = threadIdx.x; b < nblk; b += blockDim.x) {
+        s += blk[b].x;
+        n += blk[b].y;
+    }
+    s = block_sum(s, sh);
+    n = block_sum(n, sh);
+    if (threadIdx.x == 0) {
+        st->masked = (unsigned long long)((double)np - n);
+        st->fill = n > 0 ? (float)(s / n) : 0.0f;
+        st->cleaned = 0;
+        st->ncand = 0;
+        st->dropped = 0;
+        st->flags = 0;
+    }
+}
+
+__global__ void k_fill(float *in, const uint8_t *bad, int64_t np, const fstate_t *st)
+{
+    if (st->masked == 0) return;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < np && bad[i]) in[i] = st->fill;
+}
+
+/* u, v, w of the smoothed reference's gradient: one block per spectrum row
+ * into part[3 ky..], then k_ref_final adds the rows in order. */
+__global__ void k_ref_rows(const cufftComplex *G, const float *sm, const double *wxs, const double *wys, int64_t nh, double *part)
+{
+    __shared__ double sh[TPB];
+    int64_t ky = blockIdx.x;
+    double wy = wys[ky], ru = 0, rv = 0, rw = 0;
+    for (int64_t kx = threadIdx.x; kx < nh; kx += blockDim.x) {
+        cufftComplex g = G[ky * nh + kx];
+        double a = (double)sm[ky * nh + kx] * ((double)g.x * g.x + (double)g.y * g.y);
+        double wx = wxs[kx];
+        ru += wx * wx * a;
+        rv += wx * wy * a;
+        rw += wy * wy * a;
+    }
+    ru = block_sum(ru, sh);
+    rv = block_sum(rv, sh);
+    rw = block_sum(rw, sh);
+    if (threadIdx.x == 0) {
+        part[3 * ky] = ru;
+        part[3 * ky + 1] = rv;
+        part[3 * ky + 2] = rw;
+    }
+}
+
+__global__ void k_ref_final(const double *part, int64_t ny, fstate_t *st)
+{
+    if (threadIdx.x) return;
+    double u = 0, v = 0, w = 0;
+    for (int64_t ky = 0; ky < ny; ky++) {
+        u += part[3 * ky];
+        v += part[3 * ky + 1];
+        w += part[3 * ky + 2];
+    }
+    st->u = u;
+    st->v = v;
+    st->w = w;
+}
+
+/* X = F conj(G) / |F conj(G)| (phase correlation). */
+__global__ void k_xpower(const cufftComplex *F, const cufftComplex *G, cufftComplex *X, int64_t n)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float ar = F[i].x, ai = F[i].y, br = G[i].x, bi = -G[i].y;
+    float re = __fsub_rn(__fmul_rn(ar, br), __fmul_rn(ai, bi)), im = __fadd_rn(__fmul_rn(ar, bi), __fmul_rn(ai, br));
+    float mag = sqrtf(re * re + im * im);
+    float inv = mag > 1e-30f ? 1.0f / mag : 0.0f;
+    X[i].x = re * inv;
+    X[i].y = im * inv;
+}
+
+/* Per-block maximum (lowest index on ties) of c, then the final one. */
+__global__ void k_argmax(const float *c, int64_t np, double2 *blk, long long *blkidx)
+{
+    __shared__ float sv[TPB];
+    __shared__ long long si[TPB];
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float best = -INFINITY;
+    long long bi = np;
+    for (; i < np; i += (int64_t)gridDim.x * blockDim.x)
+        if (c[i] > best) {
+            best = c[i];
+            bi = i;
+        }
+    sv[threadIdx.x] = best;
+    si[threadIdx.x] = bi;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            float o = sv[threadIdx.x + s];
+            long long oi = si[threadIdx.x + s];
+            if (o > sv[threadIdx.x] || (o == sv[threadIdx.x] && oi < si[threadIdx.x])) {
+                sv[threadIdx.x] = o;
+                si[threadIdx.x] = oi;
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        blk[blockIdx.x] = make_double2((double)sv[0], 0);
+        blkidx[blockIdx.x] = si[0];
+    }
+}
+
+__global__ void k_argmax_final(const double2 *blk, const long long *blkidx, int nblk, int64_t nx, int64_t ny, fstate_t *st)
+{
+    if (threadIdx.x) return;
+    double best = -INFINITY;
+    long long bi = 0;
+    for (int b = 0; b < nblk; b++)
+        if (blk[b].x > best || (blk[b].x == best && blkidx[b] < bi)) {
+            best = blk[b].x;
+            bi = blkidx[b];
+        }
+    long long ix = bi % nx, iy = bi / nx;
+    if (ix > nx / 2) ix -= nx;
+    if (iy > ny / 2) iy -= ny;
+    st->sx = (double)ix;
+    st->sy = (double)iy;
+    st->coarse = 1;
+}
+
+__global__ void k_start_prev(fstate_t *st)
+{
+    st->sx = st->prev_sx;
+    st->sy = st->prev_sy;
+    st->coarse = 0;
+}
+
+/* X = sm conj(G) F: the frame's part of the seed's sums. */
+__global__ void k_pprod(const cufftComplex *F, const cufftComplex *G, const float *sm, cufftComplex *X, int64_t n)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float gr = G[i].x, gi = -G[i].y, fr = F[i].x, fi = F[i].y, s = sm[i];
+    X[i].x = __fmul_rn(s, __fsub_rn(__fmul_rn(gr, fr), __fmul_rn(gi, fi)));
+    X[i].y = __fmul_rn(s, __fadd_rn(__fmul_rn(gr, fi), __fmul_rn(gi, fr)));
+}
+
+/* Phase tables of the shift in st: e^{i omega s} per column and row. */
+__device__ void phase_tables(int64_t nx, int64_t ny, int64_t nh, double sx, double sy, float *cx, float *sxt, float *cy,
+                             float *syt, int64_t first, int64_t stride)
+{
+    for (int64_t k = first; k < nh + ny; k += stride) {
+        if (k < nh) fr_phase(k, nx, sx, &cx[k], &sxt[k]);
+        else fr_phase(k - nh, ny, sy, &cy[k - nh], &syt[k - nh]);
+    }
+}
+
+__global__ void k_tables(int64_t nx, int64_t ny, int64_t nh, const fstate_t *st, float *cx, float *sxt, float *cy, float *syt)
+{
+    phase_tables(nx, ny, nh, st->sx, st->sy, cx, sxt, cy, syt, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
+                 (int64_t)gridDim.x * blockDim.x);
+}
+
+/* The gradient iterations, all in one cooperative launch: every iteration
+ * writes the phase tables, sums each spectrum row (part[2 ky], [2 ky + 1]),
+ * then every block adds the rows in the same order and takes the same step. */
+__global__ void k_iterate(const cufftComplex *X, int64_t nx, int64_t ny, int64_t nh, float *cx, float *sxt, float *cy,
+                          float *syt, const double *wxs, const double *wys, double *part, fstate_t *st, int max_it, double tol)
+{
+    cg::grid_group g = cg::this_grid();
+    __shared__ double sh[TPB];
+    double x = st->sx, y = st->sy, u = st->u, v = st->v, w = st->w;
+    int it = 0, done = 0;
+    int64_t gt = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, gs = (int64_t)gridDim.x * blockDim.x;
+    while (it < max_it) {
+        phase_tables(nx, ny, nh, x, y, cx, sxt, cy, syt, gt, gs);
+        g.sync();
+        for (int64_t ky = blockIdx.x; ky < ny; ky += gridDim.x) {
+            double rp = 0, rq = 0, wy = wys[ky];
+            float cyv = cy[ky], syv = syt[ky];
+            for (int64_t kx = threadIdx.x; kx < nh; kx += blockDim.x) {
+                cufftComplex p = X[ky * nh + kx];
+                float phr = __fsub_rn(__fmul_rn(cx[kx], cyv), __fmul_rn(sxt[kx], syv));
+                float phi = __fadd_rn(__fmul_rn(cx[kx], syv), __fmul_rn(sxt[kx], cyv));
+                double im = (double)p.x * phi + (double)p.y * phr;
+                rq += wxs[kx] * im;
+                rp += wy * im;
+            }
+            rp = block_sum(rp, sh);
+            rq = block_sum(rq, sh);
+            if (threadIdx.x == 0) {
+                part[2 * ky] = rp;
+                part[2 * ky + 1] = rq;
+            }
+        }
+        g.sync();
+        double P = 0, Q = 0;
+        for (int64_t ky = threadIdx.x; ky < ny; ky += blockDim.x) {
+            P += part[2 * ky];
+            Q += part[2 * ky + 1];
+        }
+        P = block_sum(P, sh);
+        Q = block_sum(Q, sh);
+        it++;
+        double dx, dy;
+        if (!fr_shift_step(P, Q, u, v, w, &dx, &dy)) break;
+        x -= dx;
+        y -= dy;
+        if (fabs(dx) < tol && fabs(dy) < tol) {
+            done = 1;
+            break;
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        st->sx = x;
+        st->sy = y;
+        st->prev_sx = x;
+        st->prev_sy = y;
+        st->iterations = it;
+        if (!done) st->flags |= FR_FLAG_NOT_CONVERGED;
+    }
+}
+
+/* X = F e^{i omega s} (tables already written for st's shift). */
+__global__ void k_shiftmul(const cufftComplex *F, cufftComplex *X, cufftComplex *G2, int64_t nh, int64_t n, const float *cx,
+                           const float *sxt, const float *cy, const float *syt)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int64_t ky = i / nh, kx = i - ky * nh;
+    float phr = __fsub_rn(__fmul_rn(cx[kx], cy[ky]), __fmul_rn(sxt[kx], syt[ky]));
+    float phi = __fadd_rn(__fmul_rn(cx[kx], syt[ky]), __fmul_rn(sxt[kx], cy[ky]));
+    float fr = F[i].x, fi = F[i].y;
+    cufftComplex r;
+    r.x = __fsub_rn(__fmul_rn(fr, phr), __fmul_rn(fi, phi));
+    r.y = __fadd_rn(__fmul_rn(fr, phi), __fmul_rn(fi, phr));
+    X[i] = r;
+    if (G2) G2[i] = r;
+}
+
+__global__ void k_scale(const float *in, float *out, int64_t np, float s)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < np) out[i] = __fmul_rn(in[i], s);
+}
+
+__global__ void k_store_shift(fstate_t *st, double *shx, double *shy, int ring, int64_t t, int zero)
+{
+    if (zero) {
+        st->sx = st->sy = st->prev_sx = st->prev_sy = 0;
+        st->iterations = 0;
+        st->coarse = 0;
+    }
+    shx[t % ring] = st->sx;
+    shy[t % ring] = st->sy;
+}
+
+/* Dot products of h_t with h_{t-k}, k = 0..n, over the frame less its
+ * border: one block per tile into part[tile * (n+1) + k] (kept in their own
+ * buffer); `only_if_cleaned`: again for the tiles whose pixels of h_t were
+ * replaced, so the row equals a full recomputation. */
+__global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, int64_t nx, int64_t ny, int64_t b, double *part,
+                       const fstate_t *st, int only_if_cleaned, int *dirty)
+{
+    if (only_if_cleaned && (st->cleaned == 0 || !dirty[blockIdx.x])) return;
+    if (!only_if_cleaned && threadIdx.x == 0) dirty[blockIdx.x] = 0;
+    __shared__ double sh[TPB];
+    int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+    int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
+    const float *ht = ring + (int64_t)sl.slot[0] * np;
+    for (int k = 0; k <= n; k++) {
+        const float *hk = ring + (int64_t)sl.slot[k] * np;
+        double acc = 0;
+        for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
+            int64_t y = ya + j / w, x = b + j % w;
+            acc += (double)ht[y * nx + x] * (double)hk[y * nx + x];
+        }
+        acc = block_sum(acc, sh);
+        if (threadIdx.x == 0) part[tile * (n + 1) + k] = acc;
+    }
+}
+
+__global__ void k_dots_final(const double *part, int64_t ntiles, int n, double *D, int dot_ring, int span, int64_t t,
+                             const fstate_t *st, int only_if_cleaned)
+{
+    if (only_if_cleaned && st->cleaned == 0) return;
+    int k = threadIdx.x;
+    if (k > n) return;
+    double s = 0;
+    for (int64_t tile = 0; tile < ntiles; tile++) s += part[tile * (n + 1) + k];
+    D[(t % dot_ring) * (span + 1) + k] = s;
+}
+
+/* The weights (frames_math.h), one thread; the work space in shared memory
+ * when it fits (use_shared), else in global memory. */
+__global__ void k_solve(const double *D, const double *shx, const double *shy, int dot_ring, int span, int64_t t, int N, int deg,
+                        int window, double eps, double *work, fstate_t *st, int use_shared)
+{
+    extern __shared__ double swork[];
+    if (threadIdx.x || blockIdx.x) return;
+    fr_dots_t d = {D, shx, shy, dot_ring, span};
+    st->flags |= fr_weights_solve(&d, t, N, deg, window, eps, use_shared ? swork : work, st->a, &st->used, &st->eps_used);
+}
+
+/* e = h_t - sum_k a_k h_{t-k} into e, prediction into bh. */
+__global__ void k_whiten(const float *ring, int64_t np, frame_slots_t sl, const fstate_t *st, float *e, float *bh)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= np) return;
+    float h0 = ring[(int64_t)sl.slot[0] * np + i], v = h0;
+    int n = st->used;
+    for (int k = 1; k <= n; k++) v = __fsub_rn(v, __fmul_rn(st->a[k - 1], ring[(int64_t)sl.slot[k] * np + i]));
+    e[i] = v;
+    bh[i] = __fsub_rn(h0, v);
+}
+
+/* valid = inside the border and no replaced pixel within 2 of where this
+ * pixel came from. */
+__global__ void k_valid(const uint8_t *bad, uint8_t *valid, int64_t nx, int64_t ny, int64_t b, const fstate_t *st, int align)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx * ny) return;
+    int64_t x = i % nx, y = i / nx;
+    uint8_t v = (y >= b && y < ny - b && x >= b && x < nx - b);
+    if (v && st->masked) {
+        int64_t ox = align ? (int64_t)llround(st->sx) : 0, oy = align ? (int64_t)llround(st->sy) : 0;
+        for (int64_t qy = y + oy - 2; qy <= y + oy + 2 && v; qy++)
+            for (int64_t qx = x + ox - 2; qx <= x + ox + 2; qx++)
+                if (qy >= 0 && qy < ny && qx >= 0 && qx < nx && bad[qy * nx + qx]) {
+                    v = 0;
+                    break;
+                }
+    }
+    valid[i] = v;
+}
+
+struct taps_t {
+    float k[FR_MAX_TAPS], k2[FR_MAX_TAPS];
+};
+
+__global__ void k_mfh(const float *e, const float *bh, float *t1, float *t2, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp)
+{
+    int64_t w = nx - 2 * b, rows = ny - 2 * b + 2 * r;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= w * rows) return;
+    int64_t y = b - r + i / w, x = b + i % w;
+    float s1 = 0, s2 = 0;
+    for (int j = -r; j <= r; j++) {
+        s1 = __fadd_rn(s1, __fmul_rn(tp.k[j + r], e[y * nx + x + j]));
+        s2 = __fadd_rn(s2, __fmul_rn(tp.k2[j + r], bh[y * nx + x + j]));
+    }
+    t1[y * nx + x] = s1;
+    t2[y * nx + x] = s2;
+}
+
+__global__ void k_mfv(const float *t1, const float *t2, float *m, float *xv, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp)
+{
+    int64_t w = nx - 2 * b, rows = ny - 2 * b;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= w * rows) return;
+    int64_t y = b + i / w, x = b + i % w;
+    float s1 = 0, s2 = 0;
+    for (int j = -r; j <= r; j++) {
+        s1 = __fadd_rn(s1, __fmul_rn(tp.k[j + r], t1[(y + j) * nx + x]));
+        s2 = __fadd_rn(s2, __fmul_rn(tp.k2[j + r], t2[(y + j) * nx + x]));
+    }
+    m[y * nx + x] = s1;
+    xv[y * nx + x] = s2;
+}
+
+/* Noise-model sums per tile (frames_cpu.c noise_sums). */
+__global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b,
+                              const fstate_t *st, int clip, double *part)
+{
+    __shared__ double sh[TPB];
+    int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+    int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
+    double acc[FR_NOISE_SUMS] = {0, 0, 0, 0, 0};
+    double A = st->A, C = st->C;
+    for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
+        int64_t i = (ya + j / w) * nx + b + j % w;
+        if (!valid[i]) continue;
+        double mm = m[i], x = xv[i] > 0 ? xv[i] : 0.0f;
+        double y2 = mm * mm;
+        if (clip && y2 > 25.0 * (double)fr_noise_var(A, C, (float)x)) continue;
+        acc[0] += 1;
+        acc[1] += x;
+        acc[2] += x * x;
+        acc[3] += y2;
+        acc[4] += x * y2;
+    }
+    for (int s = 0; s < FR_NOISE_SUMS; s++) {
+        double v = block_sum(acc[s], sh);
+        if (threadIdx.x == 0) part[tile * FR_NOISE_SUMS + s] = v;
+    }
+}
+
+/* mode 0: S = sums, fit A, C from S alone (first frame, unclipped);
+ * mode 1: noise = S (first frame, clipped); mode 2: fit A, C from noise;
+ * mode 3: noise = lambda noise + S. */
+__global__ void k_noise(const double *part, int64_t ntiles, fstate_t *st, int mode, double lam)
+{
+    if (threadIdx.x) return;
+    double S[FR_NOISE_SUMS];
+    if (mode != 2)
+        for (int s = 0; s < FR_NOISE_SUMS; s++) {
+            double v = 0;
+            for (int64_t t = 0; t < ntiles; t++) v += part[t * FR_NOISE_SUMS + s];
+            S[s] = v;
+        }
+    if (mode == 0) fr_noise_fit(S, &st->A, &st->C);
+    if (mode == 1)
+        for (int s = 0; s < FR_NOISE_SUMS; s++) st->noise[s] = S[s];
+    if (mode == 2) fr_noise_fit(st->noise, &st->A, &st->C);
+    if (mode == 3)
+        for (int s = 0; s < FR_NOISE_SUMS; s++) st->noise[s] = lam * st->noise[s] + S[s];
+}
+
+__global__ void k_snr(const float *m, const float *xv, const uint8_t *valid, float *z, float *maxz, int64_t nx, int64_t ny,
+                      int64_t b, const fstate_t *st, int detecting)
+{
+    int64_t w = nx - 2 * b, i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i0 >= w * (ny - 2 * b)) return;
+    int64_t i = (b + i0 / w) * nx + b + i0 % w;
+    float v = 0;
+    if (valid[i]) v = m[i] / sqrtf(fr_noise_var(st->A, st->C, xv[i]));
+    z[i] = v;
+    if (detecting && v > maxz[i]) maxz[i] = v;
+}
+
+/* Local maxima of z above kmin (frames_cpu.c detect) appended to the list. */
+__global__ void k_peaks(const float *z, const float *m, int64_t nx, int64_t ny, int64_t b, float kmin, double sum_k2, fcand_t *list,
+                        fstate_t *st)
+{
+    int64_t w = nx - 2 * b - 2, i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w <= 0 || i0 >= w * (ny - 2 * b - 2)) return;
+    int64_t y = b + 1 + i0 / w, x = b + 1 + i0 % w, i = y * nx + x;
+    float zc = z[i];
+    if (!(zc > kmin)) return;
+    if (!(zc > z[i - nx - 1] && zc > z[i - nx] && zc > z[i - nx + 1] && zc > z[i - 1] && zc >= z[i + 1] && zc >= z[i + nx - 1] &&
+          zc >= z[i + nx] && zc >= z[i + nx + 1]))
+        return;
+    int slot = atomicAdd(&st->ncand, 1);
+    if (slot >= FR_DEVICE_CANDIDATES) {
+        atomicAdd(&st->dropped, 1);
+        return;
+    }
+    float zl = z[i - 1], zr = z[i + 1], zu = z[i - nx], zd = z[i + nx];
+    float ddx = zl - 2 * zc + zr, ddy = zu - 2 * zc + zd;
+    float ox = ddx < 0 ? 0.5f * (zl - zr) / ddx : 0.0f, oy = ddy < 0 ? 0.5f * (zu - zd) / ddy : 0.0f;
+    ox = fminf(0.5f, fmaxf(-0.5f, ox));
+    oy = fminf(0.5f, fmaxf(-0.5f, oy));
+    fcand_t c;
+    c.idx = i;
+    c.c.x = (float)x + ox;
+    c.c.y = (float)y + oy;
+    c.c.flux = (float)(m[i] / sum_k2);
+    c.c.snr = zc;
+    list[slot] = c;
+}
+
+/* Where the dot products look: the tiles whose pixels changed are summed
+ * again (the others keep their partial sums). */
+struct dirty_t {
+    int *tile;
+    int64_t nx, ny, b;
+};
+
+__device__ void clean_pixel(float *h, const float *bh, int64_t j, fstate_t *st, dirty_t dt)
+{
+    int nb = __float_as_int(bh[j]);
+    int old = atomicExch((int *)&h[j], nb);
+    if (old != nb) {
+        atomicAdd(&st->cleaned, 1ull);
+        int64_t x = j % dt.nx, y = j / dt.nx;
+        if (x >= dt.b && x < dt.nx - dt.b && y >= dt.b && y < dt.ny - dt.b) dt.tile[(y - dt.b) / FR_TILE_ROWS] = 1;
+    }
+}
+
+/* Disks around the peaks above clean_thr take the prediction in h_t; a
+ * block per peak (grid-strided). */
+__global__ void k_clean(float *h, const float *bh, const fcand_t *list, fstate_t *st, int64_t nx, int64_t ny, double r, float thr,
+                        dirty_t dt)
+{
+    int n = min(st->ncand, FR_DEVICE_CANDIDATES);
+    for (int ci = blockIdx.x; ci < n; ci += gridDim.x) {
+        fcand_t c = list[ci];
+        if (!(c.c.snr > thr)) continue;
+        int64_t px = c.idx % nx, py = c.idx / nx, ir = (int64_t)floor(r), side = 2 * ir + 1;
+        for (int64_t j = threadIdx.x; j < side * side; j += blockDim.x) {
+            int64_t x = px - ir + j % side, y = py - ir + j / side;
+            if (y < 0 || y >= ny || x < 0 || x >= nx) continue;
+            if ((double)((x - px) * (x - px) + (y - py) * (y - py)) > r * r) continue;
+            clean_pixel(h, bh, y * nx + x, st, dt);
+        }
+    }
+}
+
+/* Pixels next to replaced input pixels take the prediction in h_t. */
+__global__ void k_clean_bad(float *h, const float *bh, const uint8_t *bad, int64_t nx, int64_t ny, fstate_t *st, int align,
+                            dirty_t dt)
+{
+    if (st->masked == 0) return;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx * ny) return;
+    int64_t x = i % nx, y = i / nx;
+    int64_t ox = align ? (int64_t)llround(st->sx) : 0, oy = align ? (int64_t)llround(st->sy) : 0;
+    for (int64_t qy = y + oy - 1; qy <= y + oy + 1; qy++)
+        for (int64_t qx = x + ox - 1; qx <= x + ox + 1; qx++)
+            if (qy >= 0 && qy < ny && qx >= 0 && qx < nx && bad[qy * nx + qx]) {
+                clean_pixel(h, bh, i, st, dt);
+                return;
+            }
+}
+
+__global__ void k_zero_masked(float *res, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b, const fstate_t *st)
+{
+    if (st->masked == 0) return;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx * ny) return;
+    int64_t x = i % nx, y = i / nx;
+    if (y >= b && y < ny - b && x >= b && x < nx - b && !valid[i]) res[i] = 0;
+}
+
+__global__ void k_record(const fstate_t *st, frec_t *rec, int64_t t)
+{
+    if (threadIdx.x) return;
+    rec->sx = t ? st->sx : 0;
+    rec->sy = t ? st->sy : 0;
+    rec->eps_used = st->eps_used;
+    rec->noise_a = st->A;
+    rec->noise_c = st->C;
+    rec->iterations = t ? st->iterations : 0;
+    rec->coarse = t ? st->coarse : 0;
+    rec->flags = st->flags;
+    rec->used = st->used;
+    rec->ncand = min(st->ncand, FR_DEVICE_CANDIDATES);
+    rec->dropped = st->dropped;
+    rec->masked = (long long)st->masked;
+    rec->cleaned = (long long)st->cleaned;
+    for (int k = 0; k < FR_MAX_HISTORY; k++) rec->weights[k] = k < st->used ? st->a[k] : 0.0f;
+}
+
+/* ---------------------------------------------------------------- host */
+
+extern "C" void fr_cuda_destroy(fr_cuda_t **gpu)
+{
+    if (!gpu || !*gpu) return;
+    fr_cuda_t *g = *gpu;
+    cudaSetDevice(g->device);
+    cudaDeviceSynchronize();
+    if (g->plans & 1) cufftDestroy(g->r2c);
+    if (g->plans & 2) cufftDestroy(g->c2r);
+    void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
+                   g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
+                   g->d_work, g->d_blk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
+    for (int k = 0; k < SLOTS; k++) {
+        cudaFree(g->d_raw[k]);
+        cudaFree(g->d_res[k]);
+        cudaFree(g->d_rec[k]);
+        cudaFreeHost(g->h_raw[k]);
+        cudaFreeHost(g->h_res[k]);
+        cudaFreeHost(g->h_rec[k]);
+        cudaFreeHost(g->h_cand[k]);
+        if (g->ev_up[k]) cudaEventDestroy(g->ev_up[k]);
+        if (g->ev_used[k]) cudaEventDestroy(g->ev_used[k]);
+        if (g->ev_done[k]) cudaEventDestroy(g->ev_done[k]);
+        if (g->ev_down[k]) cudaEventDestroy(g->ev_down[k]);
+    }
+    for (int i = 0; i < g->npinned; i++) cudaHostUnregister(g->pinned[i]);
+    if (g->up) cudaStreamDestroy(g->up);
+    if (g->cs) cudaStreamDestroy(g->cs);
+    if (g->down) cudaStreamDestroy(g->down);
+    (void)cudaGetLastError();
+    free(g->cand_host);
+    free(g);
+    *gpu = NULL;
+}
+
+static pyr_status_t dalloc(void **p, size_t bytes, double need_mib)
+{
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        size_t fr = 0, tot = 0;
+        cudaMemGetInfo(&fr, &tot);
+        return pyr_fail(PYR_ERR_DEVICE_NOMEM, "frames on the GPU need about %.0f MiB of device memory (the history ring and ~19 "
+                                              "frame buffers), %.0f MiB are free: use a shorter history, or backend = cpu",
+                        need_mib, (double)fr / 1048576.0);
+    }
+    if (e != cudaSuccess) return cu_fail(e, "cudaMalloc", __LINE__);
+    return PYR_OK;
+}
+
+extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
+{
+    *gpu = NULL;
+    fr_cuda_t *g = (fr_cuda_t *)calloc(1, sizeof *g);
+    if (!g) return pyr_fail(PYR_ERR_NOMEM, "out of memory");
+    g->s = *s;
+    g->device = s->o.device;
+    g->np = s->nx * s->ny;
+    g->nh = s->nx / 2 + 1;
+    g->nch = g->nh * s->ny;
+    g->ntiles = (s->ny - 2 * s->o.border + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
+    g->cand_host = (pyr_frames_candidate_t *)malloc(FR_DEVICE_CANDIDATES * sizeof *g->cand_host);
+    pyr_status_t st = PYR_OK;
+#define TRY(x)                                                                                                                \
+    do {                                                                                                                      \
+        st = (x);                                                                                                             \
+        if (st != PYR_OK) {                                                                                                   \
+            fr_cuda_destroy(&g);                                                                                              \
+            return st;                                                                                                        \
+        }                                                                                                                     \
+    } while (0)
+#define CUT(call)                                                                                                             \
+    do {                                                                                                                      \
+        cudaError_t e_ = (call);                                                                                              \
+        if (e_ != cudaSuccess) TRY(cu_fail(e_, #call, __LINE__));                                                             \
+    } while (0)
+    CUT(cudaSetDevice(g->device));
+    cudaDeviceProp prop;
+    CUT(cudaGetDeviceProperties(&prop, g->device));
+    snprintf(g->name, sizeof g->name, "%.100s", prop.name);
+    if (!prop.cooperativeLaunch) TRY(pyr_fail(PYR_ERR_UNSUPPORTED, "GPU %s cannot launch cooperative kernels; use backend = cpu", prop.name));
+    size_t fb = (size_t)g->np * sizeof(float), cb = (size_t)g->nch * sizeof(cufftComplex);
+    double need = ((double)(s->pix_ring + 13) * (double)fb + 3.0 * (double)cb + 2.0 * (double)g->np) / 1048576.0;
+    int64_t nblk = grid_for(g->np);
+    int span = s->o.history;
+    int mterms = s->deg < 0 ? 1 : fr_poly_terms(s->deg);
+    TRY(dalloc((void **)&g->d_in, fb, need));
+    TRY(dalloc((void **)&g->d_ring, fb * (size_t)s->pix_ring, need));
+    TRY(dalloc((void **)&g->d_bh, fb, need));
+    TRY(dalloc((void **)&g->d_t1, fb, need));
+    TRY(dalloc((void **)&g->d_t2, fb, need));
+    TRY(dalloc((void **)&g->d_m, fb, need));
+    TRY(dalloc((void **)&g->d_xv, fb, need));
+    TRY(dalloc((void **)&g->d_z, fb, need));
+    TRY(dalloc((void **)&g->d_maxz, fb, need));
+    TRY(dalloc((void **)&g->d_sm, (size_t)g->nch * sizeof(float), need));
+    TRY(dalloc((void **)&g->d_cx, (size_t)g->nh * sizeof(float), need));
+    TRY(dalloc((void **)&g->d_sxt, (size_t)g->nh * sizeof(float), need));
+    TRY(dalloc((void **)&g->d_cy, (size_t)s->ny * sizeof(float), need));
+    TRY(dalloc((void **)&g->d_syt, (size_t)s->ny * sizeof(float), need));
+    TRY(dalloc((void **)&g->d_bad, (size_t)g->np, need));
+    TRY(dalloc((void **)&g->d_valid, (size_t)g->np, need));
+    TRY(dalloc((void **)&g->d_F, cb, need));
+    TRY(dalloc((void **)&g->d_X, cb, need));
+    TRY(dalloc((void **)&g->d_G, cb, need));
+    TRY(dalloc((void **)&g->d_D, (size_t)s->dot_ring * (size_t)(span + 1) * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_shx, (size_t)s->dot_ring * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_shy, (size_t)s->dot_ring * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_wx, (size_t)g->nh * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_wy, (size_t)s->ny * sizeof(double), need));
+    size_t nparts = (size_t)g->ntiles * (size_t)(span + 2 + FR_NOISE_SUMS);
+    if (nparts < 3 * (size_t)s->ny) nparts = 3 * (size_t)s->ny;
+    TRY(dalloc((void **)&g->d_part, nparts * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_dpart, (size_t)g->ntiles * (size_t)(span + 1) * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_dirty, (size_t)g->ntiles * sizeof(int), need));
+    TRY(dalloc((void **)&g->d_work, (size_t)fr_weights_work(span, mterms) * sizeof(double), need));
+    TRY(dalloc((void **)&g->d_blk, (size_t)nblk * sizeof(double2), need));
+    TRY(dalloc((void **)&g->d_blkidx, (size_t)nblk * sizeof(long long), need));
+    TRY(dalloc((void **)&g->d_st, sizeof(fstate_t), need));
+    TRY(dalloc((void **)&g->d_cand, FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
+    for (int k = 0; k < SLOTS; k++) {
+        TRY(dalloc(&g->d_raw[k], fb, need));
+        TRY(dalloc((void **)&g->d_res[k], fb, need));
+        TRY(dalloc((void **)&g->d_rec[k], sizeof(frec_t), need));
+        CUT(cudaHostAlloc(&g->h_raw[k], fb, cudaHostAllocDefault));
+        CUT(cudaHostAlloc((void **)&g->h_res[k], fb, cudaHostAllocDefault));
+        CUT(cudaHostAlloc((void **)&g->h_rec[k], sizeof(frec_t), cudaHostAllocDefault));
+        CUT(cudaHostAlloc((void **)&g->h_cand[k], REC_CANDS * sizeof(fcand_t), cudaHostAllocDefault));
+        CUT(cudaEventCreateWithFlags(&g->ev_up[k], cudaEventDisableTiming));
+        CUT(cudaEventCreateWithFlags(&g->ev_used[k], cudaEventDisableTiming));
+        CUT(cudaEventCreateWithFlags(&g->ev_done[k], cudaEventDisableTiming));
+        CUT(cudaEventCreateWithFlags(&g->ev_down[k], cudaEventDisableTiming));
+    }
+    CUT(cudaStreamCreateWithFlags(&g->up, cudaStreamNonBlocking));
+    CUT(cudaStreamCreateWithFlags(&g->cs, cudaStreamNonBlocking));
+    CUT(cudaStreamCreateWithFlags(&g->down, cudaStreamNonBlocking));
+    CUT(cudaMemset(g->d_ring, 0, fb * (size_t)s->pix_ring));
+    CUT(cudaMemset(g->d_maxz, 0, fb));
+    CUT(cudaMemset(g->d_z, 0, fb));
+    CUT(cudaMemset(g->d_m, 0, fb));
+    CUT(cudaMemset(g->d_xv, 0, fb));
+    CUT(cudaMemset(g->d_D, 0, (size_t)s->dot_ring * (size_t)(span + 1) * sizeof(double)));
+    CUT(cudaMemset(g->d_shx, 0, (size_t)s->dot_ring * sizeof(double)));
+    CUT(cudaMemset(g->d_shy, 0, (size_t)s->dot_ring * sizeof(double)));
+    CUT(cudaMemset(g->d_st, 0, sizeof(fstate_t)));
+    /* S^2 w / N as float, exactly as the CPU computes it */
+    float *sm = (float *)malloc((size_t)g->nch * sizeof(float));
+    if (!sm) TRY(pyr_fail(PYR_ERR_NOMEM, "out of memory"));
+    for (int64_t ky = 0; ky < s->ny; ky++)
+        for (int64_t kx = 0; kx < g->nh; kx++) {
+            double S = fr_smooth(fr_omega(kx, s->nx), fr_omega(ky, s->ny));
+            sm[ky * g->nh + kx] = (float)(S * S * fr_half_weight(kx, s->nx) / (double)g->np);
+        }
+    cudaError_t e = cudaMemcpy(g->d_sm, sm, (size_t)g->nch * sizeof(float), cudaMemcpyHostToDevice);
+    free(sm);
+    CUT(e);
+    double *ws = (double *)malloc((size_t)(g->nh + s->ny) * sizeof(double));
+    if (!ws) TRY(pyr_fail(PYR_ERR_NOMEM, "out of memory"));
+    for (int64_t kx = 0; kx < g->nh; kx++) ws[kx] = sin(fr_omega(kx, s->nx));
+    for (int64_t ky = 0; ky < s->ny; ky++) ws[g->nh + ky] = sin(fr_omega(ky, s->ny));
+    e = cudaMemcpy(g->d_wx, ws, (size_t)g->nh * sizeof(double), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(g->d_wy, ws + g->nh, (size_t)s->ny * sizeof(double), cudaMemcpyHostToDevice);
+    free(ws);
+    CUT(e);
+    if (cufftPlan2d(&g->r2c, (int)s->ny, (int)s->nx, CUFFT_R2C) != CUFFT_SUCCESS)
+        TRY(pyr_fail(PYR_ERR_DEVICE_NOMEM, "cuFFT could not plan a %lld x %lld transform (device memory?); use backend = cpu",
+                     (long long)s->nx, (long long)s->ny));
+    g->plans |= 1;
+    if (cufftPlan2d(&g->c2r, (int)s->ny, (int)s->nx, CUFFT_C2R) != CUFFT_SUCCESS)
+        TRY(pyr_fail(PYR_ERR_DEVICE_NOMEM, "cuFFT could not plan a %lld x %lld transform (device memory?); use backend = cpu",
+                     (long long)s->nx, (long long)s->ny));
+    g->plans |= 2;
+    if (cufftSetStream(g->r2c, g->cs) != CUFFT_SUCCESS || cufftSetStream(g->c2r, g->cs) != CUFFT_SUCCESS)
+        TRY(pyr_fail(PYR_ERR_DEVICE, "cufftSetStream failed"));
+    int per_sm = 0;
+    CUT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_iterate, TPB, 0));
+    g->coop_blocks = per_sm * prop.multiProcessorCount;
+    if (g->coop_blocks > s->ny) g->coop_blocks = (int)s->ny;
+    if (g->coop_blocks < 1) TRY(pyr_fail(PYR_ERR_DEVICE, "the shift kernel cannot run on %s", prop.name));
+#undef TRY
+#undef CUT
+    *gpu = g;
+    return PYR_OK;
+}
+
+extern "C" void fr_cuda_describe(const fr_cuda_t *g, char *text, size_t size) { snprintf(text, size, "GPU %d: %s", g->device, g->name); }
+
+static int is_pinned(const fr_cuda_t *g, const void *p, size_t bytes)
+{
+    for (int i = 0; i < g->npinned; i++)
+        if ((const char *)p >= (const char *)g->pinned[i] && (const char *)p + bytes <= (const char *)g->pinned[i] + g->pinned_bytes[i])
+            return 1;
+    return 0;
+}
+
+extern "C" pyr_status_t fr_cuda_pin(fr_cuda_t *g, void *host, size_t bytes)
+{
+    if (g->npinned == 16) return pyr_fail(PYR_ERR_ARG, "pyr_frames_pin: at most 16 ranges");
+    CU(cudaSetDevice(g->device));
+    CU(cudaHostRegister(host, bytes, cudaHostRegisterDefault));
+    g->pinned[g->npinned] = host;
+    g->pinned_bytes[g->npinned++] = bytes;
+    return PYR_OK;
+}
+
+/* Deliver the frame in out slot j (its download has finished). */
+static pyr_status_t deliver_slot(fr_cuda_t *g, int j, fr_deliver_t deliver, void *driver)
+{
+    CU(cudaEventSynchronize(g->ev_down[j]));
+    const frec_t *r = g->h_rec[j];
+    fr_out_t out;
+    memset(&out, 0, sizeof out);
+    int64_t t = g->pend_t[j];
+    out.frame = t;
+    out.dx = r->sx;
+    out.dy = r->sy;
+    out.iterations = r->iterations;
+    out.coarse_used = r->coarse;
+    out.flags = r->flags;
+    out.used = r->used;
+    out.eps_used = r->eps_used;
+    memcpy(out.weights, r->weights, sizeof out.weights);
+    out.masked = r->masked;
+    out.cleaned = r->cleaned;
+    out.detecting = t > 0 && t > g->s.o.warmup;
+    out.noise_a = r->noise_a;
+    out.noise_c = r->noise_c;
+    float *res = g->pend_out[j];
+    if (res && !g->pend_direct[j]) memcpy(res, g->h_res[j], (size_t)g->np * sizeof(float));
+    out.residual = res ? res : g->h_res[j];
+    /* candidates: sort the device's list (filled in any order) by pixel, report those above the threshold */
+    int n = r->ncand;
+    fcand_t *list = g->h_cand[j];
+    fcand_t *all = list;
+    fcand_t *big = NULL;
+    if (n > REC_CANDS) { /* the first REC_CANDS in the device's (arbitrary) order; the rest count as dropped */
+        big = (fcand_t *)malloc((size_t)REC_CANDS * sizeof *big);
+        if (!big) return pyr_fail(PYR_ERR_NOMEM, "out of memory");
+        memcpy(big, list, REC_CANDS * sizeof *big);
+        n = REC_CANDS;
+        all = big;
+    }
+    /* insertion sort by index (lists are short) */
+    for (int a = 1; a < n; a++) {
+        fcand_t c = all[a];
+        int b = a - 1;
+        while (b >= 0 && all[b].idx > c.idx) {
+            all[b + 1] = all[b];
+            b--;
+        }
+        all[b + 1] = c;
+    }
+    int nrep = 0, dropped = r->dropped + (r->ncand - n);
+    if (out.detecting)
+        for (int a = 0; a < n; a++)
+            if (all[a].c.snr > g->s.o.threshold) {
+                if (nrep < g->s.o.max_candidates) g->cand_host[nrep++] = all[a].c;
+                else dropped++;
+            }
+    if (!out.detecting) dropped = 0;
+    out.cand = g->cand_host;
+    out.ncand = nrep;
+    out.dropped = dropped;
+    free(big);
+    g->pending[j] = 0;
+    g->delivered++;
+    return deliver(driver, &out);
+}
+
+extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, float *residual_out,
+                                     fr_deliver_t deliver, void *driver)
+{
+    const fr_setup_t *s = &g->s;
+    const pyr_frames_options_t *o = &s->o;
+    int64_t t = g->t, nx = s->nx, ny = s->ny, np = g->np, b = o->border;
+    int k = (int)(t % SLOTS);
+    CU(cudaSetDevice(g->device));
+    /* deliver finished frames in order; the out slot k must be free */
+    for (int64_t d = g->delivered; d < t; d++) {
+        int j = (int)(d % SLOTS);
+        if (!g->pending[j]) continue;
+        if (j != k && cudaEventQuery(g->ev_down[j]) == cudaErrorNotReady) break;
+        (void)cudaGetLastError();
+        PYR_TRY(deliver_slot(g, j, deliver, driver));
+    }
+    /* input: the slot's previous frame must have been converted */
+    size_t bytes = (size_t)np * (type == PYR_FRAMES_F32 ? 4u : 2u);
+    if (g->in_use[k]) CU(cudaEventSynchronize(g->ev_used[k]));
+    if (is_pinned(g, frame, bytes)) {
+        CU(cudaMemcpyAsync(g->d_raw[k], frame, bytes, cudaMemcpyHostToDevice, g->up));
+        CU(cudaEventRecord(g->ev_up[k], g->up));
+        CU(cudaEventSynchronize(g->ev_up[k])); /* the caller may reuse the frame when we return */
+    } else {
+        memcpy(g->h_raw[k], frame, bytes);
+        CU(cudaMemcpyAsync(g->d_raw[k], g->h_raw[k], bytes, cudaMemcpyHostToDevice, g->up));
+        CU(cudaEventRecord(g->ev_up[k], g->up));
+    }
+    g->in_use[k] = 1;
+    CU(cudaStreamWaitEvent(g->cs, g->ev_up[k], 0));
+    cudaStream_t cs = g->cs;
+    unsigned gp = grid_for(np), gc = grid_for(g->nch);
+    /* 1. ingest */
+    k_ingest<<<gp, TPB, 0, cs>>>(g->d_raw[k], (int)type, np, g->d_in, g->d_bad, g->d_blk);
+    k_fill_value<<<1, TPB, 0, cs>>>(g->d_blk, (int)gp, np, g->d_st);
+    k_fill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, np, g->d_st);
+    LAUNCHED();
+    CU(cudaEventRecord(g->ev_used[k], cs));
+    /* 2. spectrum, shift, registration */
+    FFT(cufftExecR2C(g->r2c, g->d_in, g->d_F));
+    int new_ref = t == 0 || (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0);
+    float *h = g->d_ring + (t % s->pix_ring) * np;
+    if (t == 0) {
+        CU(cudaMemcpyAsync(g->d_G, g->d_F, (size_t)g->nch * sizeof(cufftComplex), cudaMemcpyDeviceToDevice, cs));
+        k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
+        k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
+        k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, s->dot_ring, t, 1);
+        LAUNCHED();
+    } else {
+        if (o->coarse == PYR_FRAMES_COARSE_NEVER) {
+            k_start_prev<<<1, 1, 0, cs>>>(g->d_st);
+        } else { /* always, and auto (the GPU always has time for it) */
+            k_xpower<<<gc, TPB, 0, cs>>>(g->d_F, g->d_G, g->d_X, g->nch);
+            FFT(cufftExecC2R(g->c2r, g->d_X, g->d_t1));
+            unsigned nb = gp < 1024 ? gp : 1024;
+            k_argmax<<<nb, TPB, 0, cs>>>(g->d_t1, np, g->d_blk, g->d_blkidx);
+            k_argmax_final<<<1, 32, 0, cs>>>(g->d_blk, g->d_blkidx, (int)nb, nx, ny, g->d_st);
+        }
+        k_pprod<<<gc, TPB, 0, cs>>>(g->d_F, g->d_G, g->d_sm, g->d_X, g->nch);
+        LAUNCHED();
+        int max_it = o->max_iterations;
+        double tol = o->tolerance;
+        int64_t nh = g->nh;
+        void *args[] = {&g->d_X, &nx, &ny, &nh, &g->d_cx, &g->d_sxt, &g->d_cy, &g->d_syt, &g->d_wx, &g->d_wy, &g->d_part, &g->d_st, &max_it, &tol};
+        CU(cudaLaunchCooperativeKernel((void *)k_iterate, dim3((unsigned)g->coop_blocks), dim3(TPB), args, 0, cs));
+        k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, s->dot_ring, t, 0);
+        LAUNCHED();
+    }
+    if (s->align) {
+        k_tables<<<grid_for(g->nh + ny), TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+        k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, new_ref && t > 0 ? g->d_G : (cufftComplex *)NULL, g->nh, g->nch, g->d_cx,
+                                       g->d_sxt, g->d_cy, g->d_syt);
+        LAUNCHED();
+        FFT(cufftExecC2R(g->c2r, g->d_X, g->d_t1));
+        k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, h, np, 1.0f / (float)np);
+        LAUNCHED();
+    } else {
+        CU(cudaMemcpyAsync(h, g->d_in, (size_t)np * sizeof(float), cudaMemcpyDeviceToDevice, cs));
+        if (new_ref && t > 0) {
+            k_tables<<<grid_for(g->nh + ny), TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+            k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, g->d_G, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+        }
+    }
+    if (new_ref && t > 0) {
+        k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
+        k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
+        LAUNCHED();
+    }
+    /* 3. dots row, weights */
+    int n = (int)(t < o->history ? t : o->history);
+    frame_slots_t sl;
+    for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % s->pix_ring);
+    k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty);
+    k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 0);
+    size_t wbytes = (size_t)fr_weights_work(o->history, s->deg < 0 ? 1 : fr_poly_terms(s->deg)) * sizeof(double);
+    int use_shared = wbytes <= 40 * 1024;
+    k_solve<<<1, 1, use_shared ? wbytes : 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
+                                                   s->window, o->epsilon, g->d_work, g->d_st, use_shared);
+    LAUNCHED();
+    /* out slot k: its previous frame must be delivered */
+    if (g->pending[k]) PYR_TRY(deliver_slot(g, k, deliver, driver));
+    float *res = g->d_res[k];
+    if (t == 0) {
+        CU(cudaMemsetAsync(res, 0, (size_t)np * sizeof(float), cs));
+    } else {
+        k_whiten<<<gp, TPB, 0, cs>>>(g->d_ring, np, sl, g->d_st, res, g->d_bh);
+        k_valid<<<gp, TPB, 0, cs>>>(g->d_bad, g->d_valid, nx, ny, b, g->d_st, s->align);
+        taps_t tp;
+        memcpy(tp.k, s->taps, sizeof tp.k);
+        memcpy(tp.k2, s->taps2, sizeof tp.k2);
+        int r = s->radius;
+        k_mfh<<<grid_for((nx - 2 * b) * (ny - 2 * b + 2 * r)), TPB, 0, cs>>>(res, g->d_bh, g->d_t1, g->d_t2, nx, ny, b, r, tp);
+        k_mfv<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_t1, g->d_t2, g->d_m, g->d_xv, nx, ny, b, r, tp);
+        LAUNCHED();
+        double lam = 1.0 - 1.0 / (double)o->noise_frames;
+        unsigned nt = (unsigned)g->ntiles;
+        if (t == 1) {
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 0, g->d_part);
+            k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 0, lam);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->d_part);
+            k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 1, lam);
+        }
+        k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 2, lam);
+        int detecting = t > o->warmup;
+        k_snr<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, g->d_z, g->d_maxz, nx, ny, b,
+                                                                   g->d_st, detecting);
+        float kmin = (float)(o->threshold < o->clean_threshold ? o->threshold : o->clean_threshold);
+        k_peaks<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2, g->d_cand,
+                                                                     g->d_st);
+        if (t > 1) {
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->d_part);
+            k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 3, lam);
+        }
+        LAUNCHED();
+        dirty_t dt = {g->d_dirty, nx, ny, b};
+        k_clean_bad<<<gp, TPB, 0, cs>>>(h, g->d_bh, g->d_bad, nx, ny, g->d_st, s->align, dt);
+        if (o->clean)
+            k_clean<<<128, 128, 0, cs>>>(h, g->d_bh, g->d_cand, g->d_st, nx, ny, s->clean_radius,
+                                                          (float)o->clean_threshold, dt);
+        k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty);
+        k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 1);
+        k_zero_masked<<<gp, TPB, 0, cs>>>(res, g->d_valid, nx, ny, b, g->d_st);
+        LAUNCHED();
+    }
+    k_record<<<1, 32, 0, cs>>>(g->d_st, g->d_rec[k], t);
+    LAUNCHED();
+    /* the candidate list is overwritten by the next frame: copy it now, in stream order */
+    CU(cudaMemcpyAsync(g->h_cand[k], g->d_cand, REC_CANDS * sizeof(fcand_t), cudaMemcpyDeviceToHost, cs));
+    CU(cudaEventRecord(g->ev_done[k], cs));
+    /* 4. download on its own stream */
+    CU(cudaStreamWaitEvent(g->down, g->ev_done[k], 0));
+    int direct = residual_out && is_pinned(g, residual_out, (size_t)np * sizeof(float));
+    CU(cudaMemcpyAsync(direct ? residual_out : g->h_res[k], res, (size_t)np * sizeof(float), cudaMemcpyDeviceToHost, g->down));
+    CU(cudaMemcpyAsync(g->h_rec[k], g->d_rec[k], sizeof(frec_t), cudaMemcpyDeviceToHost, g->down));
+    CU(cudaEventRecord(g->ev_down[k], g->down));
+    g->pend_t[k] = t;
+    g->pend_out[k] = residual_out;
+    g->pend_direct[k] = direct;
+    g->pending[k] = 1;
+    g->t++;
+    return PYR_OK;
+}
+
+extern "C" pyr_status_t fr_cuda_finish(fr_cuda_t *g, fr_deliver_t deliver, void *driver)
+{
+    CU(cudaSetDevice(g->device));
+    for (int64_t d = g->delivered; d < g->t; d++) {
+        int j = (int)(d % SLOTS);
+        if (g->pending[j]) PYR_TRY(deliver_slot(g, j, deliver, driver));
+    }
+    CU(cudaStreamSynchronize(g->cs));
+    return PYR_OK;
+}
+
+extern "C" pyr_status_t fr_cuda_max_snr(fr_cuda_t *g, float *out)
+{
+    CU(cudaSetDevice(g->device));
+    CU(cudaStreamSynchronize(g->cs));
+    CU(cudaMemcpy(out, g->d_maxz, (size_t)g->np * sizeof(float), cudaMemcpyDeviceToHost));
+    return PYR_OK;
+}

@@ -1,0 +1,28 @@
+/* The [frames] section of a problem file and its --set overrides, for
+ * `pyrgrid frames`.  Every option of pyr_frames_options_t by its name
+ * (history, epsilon, weights, poly_degree, poly_window, reference,
+ * reference_every, coarse, max_iterations, tolerance, border, threshold,
+ * psf_fwhm, clean, clean_radius, noise_frames, warmup, max_candidates,
+ * backend, device, threads), and the files: input (paths or glob patterns,
+ * separated by spaces), residual (.fits or .npy; empty: none), shifts,
+ * candidates (CSV), snr_image (PNG), max_snr (.fits or .npy). */
+#ifndef PYR_PIPELINES_FRAMES_CONFIG_H
+#define PYR_PIPELINES_FRAMES_CONFIG_H
+
+#include "pyrgrid.h"
+#include "pyrgrid_frames.h"
+
+typedef struct {
+    pyr_frames_options_t o;
+    char input[PYR_PATH_MAX];
+    char residual[PYR_PATH_MAX], shifts[PYR_PATH_MAX], candidates[PYR_PATH_MAX];
+    char snr_image[PYR_PATH_MAX], max_snr[PYR_PATH_MAX];
+} fr_config_t;
+
+void fr_config_default(fr_config_t *c);
+/* Read the [frames] section of an INI file (other sections are errors). */
+pyr_status_t fr_config_load(fr_config_t *c, const char *path);
+/* "frames.key=value" (the section may be left out). */
+pyr_status_t fr_config_set(fr_config_t *c, const char *assignment);
+
+#endif

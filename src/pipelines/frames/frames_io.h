@@ -1,0 +1,45 @@
+/* Frame sequences on disk for the frames pipeline: a FITS cube (NAXIS3 =
+ * frames), a list of 2D FITS files (one frame each), or a .npy stack
+ * (T, ny, nx) of uint16, int16, float32 or float64 — read one frame at a time;
+ * and the residual written one frame at a time as a FITS cube or a .npy
+ * stack, atomically (nothing at the path until commit). */
+#ifndef PYR_PIPELINES_FRAMES_IO_H
+#define PYR_PIPELINES_FRAMES_IO_H
+
+#include <stdint.h>
+
+#include "io/fits.h"
+#include "pyrgrid.h"
+#include "pyrgrid_frames.h"
+
+typedef struct fr_source fr_source_t;
+
+typedef struct {
+    int64_t nx, ny, nframes;
+    pyr_frames_dtype_t type; /* what fr_source_read delivers */
+    const char *kind;        /* "FITS cube", "FITS files", "npy stack" */
+    const char *notice;      /* a fallback taken while opening (mixed pixel types), or "" */
+    const pyr_fits_info_t *fits; /* the first FITS file's header (cards), NULL for .npy */
+} fr_source_info_t;
+
+/* Open the inputs: one .npy stack, one FITS cube, or several 2D FITS files
+ * (all of one size; mixed pixel types are read as float, with a notice).
+ * Errors name the file and what is wrong. */
+pyr_status_t fr_source_open(const char *const *paths, int npaths, fr_source_t **src, fr_source_info_t *info);
+/* Frame i into buf (nx*ny values of info.type). */
+pyr_status_t fr_source_read(fr_source_t *src, int64_t i, void *buf);
+/* DATE-OBS and EXPTIME of frame i (from its own FITS file, or the cube's
+ * header); "" / NAN when absent. */
+void fr_source_frame_keys(const fr_source_t *src, int64_t i, char date_obs[25], double *exptime);
+void fr_source_close(fr_source_t **src);
+
+size_t fr_dtype_size(pyr_frames_dtype_t t);
+
+/* A float32 .npy stack (T, ny, nx) written frame by frame in order. */
+typedef struct fr_npy_writer fr_npy_writer_t;
+pyr_status_t fr_npy_writer_open(const char *path, int64_t nframes, int64_t ny, int64_t nx, fr_npy_writer_t **w);
+pyr_status_t fr_npy_writer_frame(fr_npy_writer_t *w, const float *data);
+pyr_status_t fr_npy_writer_commit(fr_npy_writer_t **w);
+void fr_npy_writer_abort(fr_npy_writer_t **w);
+
+#endif

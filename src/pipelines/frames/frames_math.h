@@ -1,0 +1,290 @@
+/* The frames pipeline's small numerical pieces, shared word for word by the
+ * CPU implementation (C) and the CUDA one (compiled by nvcc as __host__
+ * __device__), so that both backends solve the same small systems the same
+ * way: the weights (Cholesky with the Tikhonov term and its fallbacks), the
+ * shift step of the seed's formula, the noise model fit, the matched filter's
+ * taps.  No allocation, no I/O. */
+#ifndef PYR_PIPELINES_FRAMES_MATH_H
+#define PYR_PIPELINES_FRAMES_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define FR_HD __host__ __device__ static inline
+#else
+#define FR_HD static inline
+#endif
+
+#define FR_MAX_HISTORY 64
+#define FR_MAX_TAPS 33 /* matched filter: 2 * radius + 1 */
+
+/* Weight-solve flags (the public PYR_FRAMES_FLAG_* values). */
+#define FR_FLAG_NO_HISTORY 1
+#define FR_FLAG_SHORT_HISTORY 2
+#define FR_FLAG_ILL_CONDITIONED 4
+#define FR_FLAG_REGULARISED 8
+#define FR_FLAG_REDUCED 16
+#define FR_FLAG_FALLBACK 32
+#define FR_FLAG_NOT_CONVERGED 64
+
+/* ------------------------------------------------------------ shift step */
+
+/* The seed's formula (SEEDS.md §D): with p = sum gy*d, q = sum gx*d,
+ * u = sum gx^2, v = sum gx*gy, w = sum gy^2 the displacement that best
+ * explains d = f - r by the reference's gradient is
+ *   dx = (q w - p v) / (u w - v^2),  dy = (p u - q v) / (u w - v^2).
+ * Returns 0 when the gradient matrix is singular (a flat reference). */
+FR_HD int fr_shift_step(double p, double q, double u, double v, double w, double *dx, double *dy)
+{
+    double det = u * w - v * v;
+    if (!(det > 1e-30 * (u * w)) || !(u > 0) || !(w > 0)) {
+        *dx = *dy = 0;
+        return 0;
+    }
+    *dx = (q * w - p * v) / det;
+    *dy = (p * u - q * v) / det;
+    return 1;
+}
+
+/* The smoothing (5-point average of the seed), central differences and
+ * Parseval weights of the half spectrum of an r2c transform: entry (ky, kx),
+ * kx in 0..nx/2.  omega = 2 pi k / n with k signed. */
+FR_HD double fr_omega(int64_t k, int64_t n)
+{
+    int64_t ks = k <= n / 2 ? k : k - n;
+    return 6.283185307179586 * (double)ks / (double)n;
+}
+FR_HD double fr_smooth(double wx, double wy) { return (1.0 + 2.0 * cos(wx) + 2.0 * cos(wy)) / 5.0; }
+/* Columns other than 0 and nx/2 (nx even) stand for two conjugate entries. */
+FR_HD double fr_half_weight(int64_t kx, int64_t nx) { return (kx == 0 || (nx % 2 == 0 && kx == nx / 2)) ? 1.0 : 2.0; }
+
+/* e^{i omega s} for the shift tables, Hermitian at the Nyquist entry (its
+ * imaginary part would be dropped by any c2r transform, differently by FFTW
+ * and cuFFT; dropping it here makes both see the same input). */
+FR_HD void fr_phase(int64_t k, int64_t n, double s, float *c, float *sn)
+{
+    double w = fr_omega(k, n);
+    if (n % 2 == 0 && k == n / 2) {
+        *c = (float)cos(w * s);
+        *sn = 0.0f;
+        return;
+    }
+    *c = (float)cos(w * s);
+    *sn = (float)sin(w * s);
+}
+
+/* ------------------------------------------------------------ weights */
+
+/* Cholesky of A + reg*I (n x n, row-major, leading dimension n) into L (lower,
+ * n x n), then solves for x.  Returns 0 on success, 1 when a pivot is not
+ * positive or a value is not finite.  *min_piv2 / *max_piv2 return the
+ * extreme squared pivots (the conditioning check). */
+FR_HD int fr_cholesky_solve(int n, const double *A, double reg, const double *b, double *L, double *x, double *min_piv2,
+                            double *max_piv2)
+{
+    double mn = 0, mx = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j <= i; j++) {
+            double s = A[i * n + j] + (i == j ? reg : 0.0);
+            for (int k = 0; k < j; k++) s -= L[i * n + k] * L[j * n + k];
+            if (i == j) {
+                if (!(s > 0) || !isfinite(s)) return 1;
+                if (i == 0 || s < mn) mn = s;
+                if (i == 0 || s > mx) mx = s;
+                L[i * n + i] = sqrt(s);
+            } else {
+                L[i * n + j] = s / L[j * n + j];
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) { /* L y = b */
+        double s = b[i];
+        for (int k = 0; k < i; k++) s -= L[i * n + k] * x[k];
+        x[i] = s / L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
+        double s = x[i];
+        for (int k = i + 1; k < n; k++) s -= L[k * n + i] * x[k];
+        x[i] = s / L[i * n + i];
+    }
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 1;
+    *min_piv2 = mn;
+    *max_piv2 = mx;
+    return 0;
+}
+
+/* Monomials of degree <= deg in (a, b): 1, a, b, a^2, a b, b^2. */
+FR_HD int fr_poly_terms(int deg) { return deg <= 0 ? 1 : deg == 1 ? 3 : 6; }
+FR_HD void fr_poly_eval(int deg, double a, double b, double *phi)
+{
+    phi[0] = 1;
+    if (deg >= 1) {
+        phi[1] = a;
+        phi[2] = b;
+    }
+    if (deg >= 2) {
+        phi[3] = a * a;
+        phi[4] = a * b;
+        phi[5] = b * b;
+    }
+}
+
+/* Where the dot products live: dot(i, j) for frames i >= j, j >= i - span,
+ * in a ring of `ring` frames: D[(i % ring) * (span + 1) + (i - j)].  The
+ * shifts of the frames are in a ring of the same length. */
+typedef struct {
+    const double *D;
+    const double *sx, *sy;
+    int ring, span;
+} fr_dots_t;
+
+FR_HD double fr_dot(const fr_dots_t *d, int64_t i, int64_t j)
+{
+    if (i < j) {
+        int64_t t = i;
+        i = j;
+        j = t;
+    }
+    return d->D[(i % d->ring) * (d->span + 1) + (i - j)];
+}
+
+/* Work space of fr_weights_solve, in doubles, for n history frames and m
+ * polynomial terms. */
+FR_HD int64_t fr_weights_work(int n, int m) { return 3 * (int64_t)(n * m) * (n * m) + 4 * (int64_t)(n * m) + 8; }
+
+/* The weights of frame t from its nh = min(N, t) predecessors:
+ *   deg < 0 (align/plain): (R + eps E) a = rho over frame t alone;
+ *   deg >= 0 (poly): a_k(t) = sum_m alpha_{k,m} phi_m(s_{t-k} - s_t), alpha
+ *     minimising sum over the window's frames tau of ||f_tau - sum_k a_k(tau) f_{tau-k}||^2
+ *     + eps ||alpha||^2 (relative to the mean diagonal) — the seed's polynomial model.
+ * On a failed Cholesky eps is raised 100-fold (twice), then the history is
+ * halved, and at last the weights are 0.  Writes a[0..*used-1]; returns flags. */
+FR_HD int fr_weights_solve(const fr_dots_t *d, int64_t t, int N, int deg, int window, double eps, double *work, float *a,
+                           int *used, double *eps_used)
+{
+    int flags = 0;
+    int nh = (int)(t < N ? t : N);
+    *used = 0;
+    *eps_used = eps;
+    if (nh == 0) return FR_FLAG_NO_HISTORY;
+    if (nh < N) flags |= FR_FLAG_SHORT_HISTORY;
+    int m = deg < 0 ? 1 : fr_poly_terms(deg);
+    while (nh >= 1) {
+        int n = nh * m;
+        double *A = work, *L = A + (int64_t)n * n, *b = L + (int64_t)n * n, *x = b + n, *phi = x + n, *psi = phi + 8;
+        for (int i = 0; i < n * n; i++) A[i] = 0;
+        for (int i = 0; i < n; i++) b[i] = 0;
+        int64_t lo = deg < 0 ? t : t - window + 1;
+        if (lo < nh) lo = nh; /* frames with a full history of nh */
+        for (int64_t tau = lo; tau <= t; tau++) {
+            for (int k = 1; k <= nh; k++) {
+                if (deg < 0) phi[0] = 1;
+                else fr_poly_eval(deg, d->sx[(tau - k) % d->ring] - d->sx[tau % d->ring],
+                                  d->sy[(tau - k) % d->ring] - d->sy[tau % d->ring], phi);
+                double rk = fr_dot(d, tau, tau - k);
+                for (int p = 0; p < m; p++) b[(k - 1) * m + p] += phi[p] * rk;
+                for (int l = 1; l <= nh; l++) {
+                    if (deg < 0) psi[0] = 1;
+                    else fr_poly_eval(deg, d->sx[(tau - l) % d->ring] - d->sx[tau % d->ring],
+                                      d->sy[(tau - l) % d->ring] - d->sy[tau % d->ring], psi);
+                    double r = fr_dot(d, tau - k, tau - l);
+                    for (int p = 0; p < m; p++)
+                        for (int q = 0; q < m; q++) A[((k - 1) * m + p) * n + (l - 1) * m + q] += phi[p] * psi[q] * r;
+                }
+            }
+        }
+        double scale = 0;
+        int finite = 1;
+        for (int i = 0; i < n; i++) scale += A[i * n + i];
+        for (int i = 0; i < n * n; i++) finite &= isfinite(A[i]) ? 1 : 0;
+        for (int i = 0; i < n; i++) finite &= isfinite(b[i]) ? 1 : 0;
+        scale /= n;
+        if (!finite || !(scale > 0)) break;
+        double e = eps;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            double mn, mx;
+            if (!fr_cholesky_solve(n, A, e * scale, b, L, x, &mn, &mx)) {
+                if (mn < 10.0 * e * scale) flags |= FR_FLAG_ILL_CONDITIONED;
+                double phit[8];
+                for (int k = 1; k <= nh; k++) {
+                    if (deg < 0) phit[0] = 1;
+                    else fr_poly_eval(deg, d->sx[(t - k) % d->ring] - d->sx[t % d->ring],
+                                      d->sy[(t - k) % d->ring] - d->sy[t % d->ring], phit);
+                    double s = 0;
+                    for (int p = 0; p < m; p++) s += x[(k - 1) * m + p] * phit[p];
+                    a[k - 1] = (float)s;
+                }
+                *used = nh;
+                *eps_used = e;
+                return flags;
+            }
+            flags |= FR_FLAG_REGULARISED;
+            e *= 100.0;
+        }
+        flags |= FR_FLAG_REDUCED;
+        nh /= 2;
+    }
+    for (int k = 0; k < N; k++) a[k] = 0;
+    *used = 0;
+    return flags | FR_FLAG_FALLBACK;
+}
+
+/* ------------------------------------------------------------ matched filter */
+
+/* Taps of the 1D Gaussian of the given FWHM, normalised to sum 1 (the 2D
+ * filter is k (x) k); radius ceil(2.5 sigma), at most (FR_MAX_TAPS-1)/2.
+ * Returns the radius.  Also sum of k^2 (the 2D filter's sum of squares is its
+ * square). */
+FR_HD int fr_psf_taps(double fwhm, float *k, double *sum_sq)
+{
+    double sigma = fwhm / 2.3548200450309493;
+    int r = (int)ceil(2.5 * sigma);
+    if (r < 1) r = 1;
+    if (r > (FR_MAX_TAPS - 1) / 2) r = (FR_MAX_TAPS - 1) / 2;
+    double s = 0, tap[FR_MAX_TAPS];
+    for (int i = -r; i <= r; i++) s += tap[i + r] = exp(-0.5 * (double)(i * i) / (sigma * sigma));
+    double sq = 0;
+    for (int i = 0; i <= 2 * r; i++) {
+        k[i] = (float)(tap[i] / s);
+        sq += (double)k[i] * (double)k[i];
+    }
+    *sum_sq = sq;
+    return r;
+}
+
+/* ------------------------------------------------------------ noise model */
+
+/* Sums of one frame for the fit m^2 = A x + C over its valid pixels:
+ * n, sum x, sum x^2, sum y, sum x y (y = m^2).  Accumulated over frames with
+ * weight lambda = 1 - 1/noise_frames. */
+#define FR_NOISE_SUMS 5
+
+FR_HD void fr_noise_fit(const double *S, double *A, double *C)
+{
+    double n = S[0], sx = S[1], sxx = S[2], sy = S[3], sxy = S[4];
+    if (!(n > 0)) {
+        *A = 0;
+        *C = 1;
+        return;
+    }
+    double det = n * sxx - sx * sx;
+    double a = det > 1e-12 * n * sxx ? (n * sxy - sx * sy) / det : 0.0;
+    if (!(a > 0) || !isfinite(a)) a = 0;
+    double c = (sy - a * sx) / n;
+    double floor_ = 1e-3 * sy / n;
+    if (!(c > floor_)) c = floor_ > 0 ? floor_ : 1e-30;
+    *A = a;
+    *C = c;
+}
+
+/* The model's variance at x, in float (a per-pixel expression: float keeps
+ * it vectorised on the CPU; both backends evaluate exactly this). */
+FR_HD float fr_noise_var(double A, double C, float x)
+{
+    float a = (float)A, c = (float)C;
+    return a * (x > 0 ? x : 0.0f) + c;
+}
+
+#endif

@@ -1,0 +1,150 @@
+/* CPU vs CUDA on the same frames: shifts, weights, residuals and candidates
+ * agree to the stated tolerance (README: shifts within 1e-3 px, residual
+ * within 1e-4 of the frames' largest value, RMS within 1e-3 of the noise,
+ * the same candidates).  The FFTs of FFTW and cuFFT round differently; every
+ * pixel sum is per tile in double on both.  Exits 77 without a GPU.
+ *   test_frames_gpu [--probe]   (--probe: only exit 0 with a GPU, 77 without) */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pyrgrid.h"
+#include "pyrgrid_frames.h"
+
+#define NX 300
+#define NY 260
+#define T 48
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+typedef struct {
+    double dx[T], dy[T];
+    float w[T][64];
+    int used[T], flags[T], ncand[T];
+    pyr_frames_candidate_t cand[T][64];
+    float *res;
+} collect_t;
+
+static pyr_status_t collect(void *user, const pyr_frames_result_t *r)
+{
+    collect_t *c = user;
+    int t = (int)r->frame;
+    c->dx[t] = r->dx;
+    c->dy[t] = r->dy;
+    c->used[t] = r->history_used;
+    c->flags[t] = r->flags;
+    memcpy(c->w[t], r->weights, (size_t)r->history_used * sizeof(float));
+    c->ncand[t] = r->ncandidates;
+    memcpy(c->cand[t], r->candidates, (size_t)(r->ncandidates < 64 ? r->ncandidates : 64) * sizeof *r->candidates);
+    memcpy(c->res + (size_t)t * NX * NY, r->residual, NX * NY * sizeof(float));
+    return PYR_OK;
+}
+
+static void run(pyr_backend_kind_t b, pyr_frames_weights_t w, const uint16_t *seq, collect_t *c, double *secs)
+{
+    pyr_frames_options_t o;
+    pyr_frames_options_default(&o);
+    o.backend = b;
+    o.weights = w;
+    o.history = 12;
+    pyr_frames_t *f = NULL;
+    CHECK_OK(pyr_frames_create(NX, NY, &o, collect, c, &f));
+    if (!f) return;
+    for (int t = 0; t < T; t++) CHECK_OK(pyr_frames_push(f, seq + (size_t)t * NX * NY, PYR_FRAMES_U16, NULL));
+    CHECK_OK(pyr_frames_finish(f));
+    pyr_frames_stats_t st;
+    pyr_frames_get_stats(f, &st);
+    *secs = st.seconds;
+    pyr_frames_destroy(&f);
+}
+
+int main(int argc, char **argv)
+{
+    if (pyr_gpu_count() == 0) {
+        printf("no usable GPU: skipped\n");
+        return 77;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--probe")) return 0;
+    /* a star field with a slow mover, 16-bit counts, jitter +-2 px */
+    static double stars[150][3];
+    for (int s = 0; s < 150; s++) {
+        stars[s][0] = urand() * NX;
+        stars[s][1] = urand() * NY;
+        stars[s][2] = 100 + 5000 * urand() * urand() * urand();
+    }
+    uint16_t *seq = malloc((size_t)T * NX * NY * sizeof *seq);
+    for (int t = 0; t < T; t++) {
+        double sx = t ? (urand() - 0.5) * 4 : 0, sy = t ? (urand() - 0.5) * 4 : 0;
+        for (int y = 0; y < NY; y++)
+            for (int x = 0; x < NX; x++) {
+                double v = 300;
+                for (int s = 0; s < 150; s++) {
+                    double dx = x - stars[s][0] - sx, dy = y - stars[s][1] - sy;
+                    double d2 = dx * dx + dy * dy;
+                    if (d2 < 100) v += stars[s][2] * exp(-d2 / (2 * 1.2 * 1.2));
+                }
+                double mx = 120 + 0.3 * t + sx, my = 100 + 0.2 * t + sy;
+                v += 90 * exp(-((x - mx) * (x - mx) + (y - my) * (y - my)) / (2 * 1.1 * 1.1));
+                double g = sqrt(-2 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand());
+                double val = v + sqrt(v) * g;
+                seq[(size_t)t * NX * NY + (size_t)y * NX + x] = (uint16_t)(val < 0 ? 0 : val > 65535 ? 65535 : val + 0.5);
+            }
+    }
+    double fmx = 0;
+    for (size_t i = 0; i < (size_t)T * NX * NY; i++) fmx = seq[i] > fmx ? seq[i] : fmx;
+    pyr_frames_weights_t modes[2] = {PYR_FRAMES_ALIGN, PYR_FRAMES_POLY};
+    for (int m = 0; m < 2; m++) {
+        static collect_t a, b;
+        a.res = malloc((size_t)T * NX * NY * sizeof(float));
+        b.res = malloc((size_t)T * NX * NY * sizeof(float));
+        double ta = 0, tb = 0;
+        run(PYR_BACKEND_CPU, modes[m], seq, &a, &ta);
+        run(PYR_BACKEND_CUDA, modes[m], seq, &b, &tb);
+        double dshift = 0, dres = 0, sres = 0, snoise = 0, dw = 0;
+        int cand_cpu = 0, cand_gpu = 0, cand_match = 0;
+        for (int t = 0; t < T; t++) {
+            dshift = fmax(dshift, fmax(fabs(a.dx[t] - b.dx[t]), fabs(a.dy[t] - b.dy[t])));
+            CHECK(a.used[t] == b.used[t], "frame %d: history used %d vs %d", t, a.used[t], b.used[t]);
+            for (int k = 0; k < a.used[t] && k < b.used[t]; k++) dw = fmax(dw, fabs(a.w[t][k] - b.w[t][k]));
+            for (size_t i = 0; i < (size_t)NX * NY; i++) {
+                double d = fabs(a.res[(size_t)t * NX * NY + i] - b.res[(size_t)t * NX * NY + i]);
+                dres = fmax(dres, d);
+                sres += d * d;
+                snoise += (double)a.res[(size_t)t * NX * NY + i] * a.res[(size_t)t * NX * NY + i];
+            }
+            cand_cpu += a.ncand[t];
+            cand_gpu += b.ncand[t];
+            for (int i = 0; i < a.ncand[t] && i < 64; i++)
+                for (int j = 0; j < b.ncand[t] && j < 64; j++)
+                    if (fabs(a.cand[t][i].x - b.cand[t][j].x) < 0.05 && fabs(a.cand[t][i].y - b.cand[t][j].y) < 0.05) {
+                        cand_match++;
+                        break;
+                    }
+        }
+        double rms_rel = sqrt(sres / (snoise > 0 ? snoise : 1));
+        printf("%s: CPU %.2f ms/frame, GPU %.3f ms/frame (small frames, latency-bound); max |shift diff| %.2e px, "
+               "max |weight diff| %.2e, max |residual diff| %.3g (%.2e of the frames' max), RMS diff / residual RMS %.2e, "
+               "candidates CPU %d GPU %d matched %d\n",
+               pyr_frames_weights_name(modes[m]), 1e3 * ta / T, 1e3 * tb / T, dshift, dw, dres, dres / fmx, rms_rel,
+               cand_cpu, cand_gpu, cand_match);
+        CHECK(dshift < 1e-3, "shifts differ by %.3g px", dshift);
+        CHECK(dres < 1e-4 * fmx, "residuals differ by %.3g (> 1e-4 of %.0f)", dres, fmx);
+        CHECK(rms_rel < 1e-3, "residual RMS difference %.3g of the residual", rms_rel);
+        CHECK(abs(cand_cpu - cand_gpu) <= 1 + cand_cpu / 50 && cand_match >= cand_cpu - 1 - cand_cpu / 50,
+              "candidates CPU %d GPU %d matched %d", cand_cpu, cand_gpu, cand_match);
+        free(a.res);
+        free(b.res);
+    }
+    free(seq);
+    return check_report();
+}

@@ -1,0 +1,438 @@
+/* pyrgrid frames [--config FILE.ini] [--set frames.key=value]... [options] INPUT...
+ *
+ * Shift estimation, temporal whitening and detection over a frame sequence
+ * (pyrgrid_frames.h).  Outputs are written under temporary names while the
+ * sequence runs and renamed only when all of it succeeded: a failure leaves
+ * no output file behind. */
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io/atomic.h"
+#include "io/fits.h"
+#include "io/npy.h"
+#include "io/png.h"
+#include "pipelines/frames/frames_config.h"
+#include "pipelines/frames/frames_io.h"
+#include "pyrgrid.h"
+#include "pyrgrid_frames.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pyrgrid frames [--config FILE.ini] [--set frames.key=value]... [options] INPUT...\n"
+            "  INPUT: a FITS cube (NAXIS3 = frames), 2D FITS files or glob patterns ('night1/*.fits'),\n"
+            "         or a .npy stack (T, ny, nx) of uint16, int16, float32 or float64\n"
+            "  -o, --residual FILE   whitened residual cube, .fits or .npy (default residual.fits; '' for none)\n"
+            "  --shifts FILE         frame,dx,dy,iterations (default shifts.csv)\n"
+            "  --candidates FILE     frame,x,y,flux,snr (default candidates.csv)\n"
+            "  --snr-png FILE        maximum matched-filter SNR over the sequence (default max_snr.png)\n"
+            "  --max-snr FILE        the same map as .fits or .npy\n"
+            "  --history N           frames predicting each frame (20)\n"
+            "  --weights W           align (register the history) | poly (shift-aware polynomial) | plain\n"
+            "  --threshold K         detection threshold in sigma (5)\n"
+            "  --no-clean            keep detected objects in the history\n"
+            "  --backend B           auto | cpu | cuda\n"
+            "  --quiet               no progress bar or notices\n"
+            "  every key of the [frames] section can be set with --set frames.key=value (README.md)\n");
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    fr_config_t *cfg;
+    int64_t nframes, nx, ny;
+    pyr_fits_writer_t *fits;
+    fr_npy_writer_t *npy;
+    pyr_atomic_file_t shifts, cand;
+    int have_shifts, have_cand;
+    float *dx, *dy;
+    int *iters;
+    /* progress */
+    double start, last_draw, after;
+    int tty, quiet, drawn;
+    int64_t ncand, detecting_frames;
+} sink_t;
+
+static pyr_status_t on_result(void *user, const pyr_frames_result_t *r)
+{
+    sink_t *s = user;
+    if (s->fits) {
+        pyr_status_t st = pyr_fits_writer_frame(s->fits, r->frame, r->residual);
+        if (st != PYR_OK) return st;
+    }
+    if (s->npy) {
+        pyr_status_t st = fr_npy_writer_frame(s->npy, r->residual);
+        if (st != PYR_OK) return st;
+    }
+    s->dx[r->frame] = (float)r->dx;
+    s->dy[r->frame] = (float)r->dy;
+    s->iters[r->frame] = r->iterations;
+    if (s->have_shifts) fprintf(s->shifts.fp, "%lld,%.5f,%.5f,%d\n", (long long)r->frame, r->dx, r->dy, r->iterations);
+    if (s->have_cand)
+        for (int i = 0; i < r->ncandidates; i++) {
+            const pyr_frames_candidate_t *c = &r->candidates[i];
+            fprintf(s->cand.fp, "%lld,%.3f,%.3f,%.6g,%.3f\n", (long long)r->frame, c->x, c->y, c->flux, c->snr);
+        }
+    s->ncand += r->ncandidates;
+    s->detecting_frames += r->detecting;
+    if (!s->quiet && s->tty) {
+        double t = now(), el = t - s->start;
+        int64_t done = r->frame + 1;
+        if (el >= s->after && (t - s->last_draw >= 0.1 || done == s->nframes)) {
+            s->last_draw = t;
+            double frac = (double)done / (double)s->nframes;
+            int width = 30, full = (int)(frac * width);
+            char bar[64];
+            for (int i = 0; i < width; i++) bar[i] = i < full ? '#' : '.';
+            bar[width] = 0;
+            double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+            fprintf(stderr, "\r[%s] %5.1f%%  frame %lld/%lld  %.0fs elapsed, ETA %.0fs ", bar, 100 * frac, (long long)done,
+                    (long long)s->nframes, el, eta);
+            s->drawn = 1;
+        }
+    }
+    return PYR_OK;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcasecmp(s + n - m, suffix);
+}
+
+/* Expand a word: a glob pattern becomes its sorted matches (none: an error). */
+static int add_input(char ***list, int *n, int *cap, const char *word)
+{
+    glob_t g;
+    int has_glob = strpbrk(word, "*?[") != NULL;
+    if (has_glob) {
+        int rc = glob(word, 0, NULL, &g);
+        if (rc != 0) {
+            fprintf(stderr, "pyrgrid: error: no file matches %s\n", word);
+            if (rc == 0 || rc == GLOB_NOMATCH) globfree(&g);
+            return 1;
+        }
+    }
+    size_t k = has_glob ? g.gl_pathc : 1;
+    for (size_t i = 0; i < k; i++) {
+        if (*n == *cap) {
+            *cap = *cap ? 2 * *cap : 16;
+            char **nl = realloc(*list, (size_t)*cap * sizeof **list);
+            if (!nl) return 1;
+            *list = nl;
+        }
+        (*list)[(*n)++] = strdup(has_glob ? g.gl_pathv[i] : word);
+    }
+    if (has_glob) globfree(&g);
+    return 0;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
+    return 1;
+}
+
+int pyr_cli_frames(int argc, char **argv)
+{
+    fr_config_t cfg;
+    fr_config_default(&cfg);
+    int quiet = 0;
+    const char *config = NULL;
+    char **inputs = NULL;
+    int ninputs = 0, cap = 0, rc = 1;
+    /* the config file first, then every override in order */
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--config") || !strcmp(argv[i], "-c")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "pyrgrid: error: --config needs a file\n");
+                return 2;
+            }
+            config = argv[++i];
+        }
+    }
+    if (config && fr_config_load(&cfg, config) != PYR_OK) return fail(NULL);
+    static const struct {
+        const char *opt, *key;
+        int arg;
+    } map[] = {{"-o", "residual", 1},         {"--residual", "residual", 1}, {"--shifts", "shifts", 1},
+               {"--candidates", "candidates", 1}, {"--snr-png", "snr_image", 1}, {"--max-snr", "max_snr", 1},
+               {"--history", "history", 1},   {"--weights", "weights", 1},   {"--threshold", "threshold", 1},
+               {"--backend", "backend", 1},   {"--no-clean", "clean", 0}};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--config") || !strcmp(a, "-c")) {
+            i++;
+            continue;
+        }
+        if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
+            continue;
+        }
+        const char *set = NULL;
+        char buf[PYR_PATH_MAX + 64];
+        if (!strcmp(a, "--set") || !strcmp(a, "-s")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "pyrgrid: error: --set needs frames.key=value\n");
+                goto out;
+            }
+            set = argv[++i];
+        } else if (!strncmp(a, "--set=", 6)) {
+            set = a + 6;
+        } else if (a[0] == '-' && a[1]) {
+            size_t m = 0;
+            for (; m < sizeof map / sizeof map[0]; m++)
+                if (!strcmp(a, map[m].opt)) break;
+            if (m == sizeof map / sizeof map[0]) {
+                fprintf(stderr, "pyrgrid: error: unknown option '%s' for frames; see pyrgrid frames --help\n", a);
+                rc = 2;
+                goto out;
+            }
+            if (map[m].arg && i + 1 >= argc) {
+                fprintf(stderr, "pyrgrid: error: %s needs a value\n", a);
+                rc = 2;
+                goto out;
+            }
+            snprintf(buf, sizeof buf, "%s=%s", map[m].key, map[m].arg ? argv[++i] : "no");
+            set = buf;
+        } else {
+            if (add_input(&inputs, &ninputs, &cap, a)) goto out;
+            continue;
+        }
+        if (fr_config_set(&cfg, set) != PYR_OK) {
+            rc = fail(NULL);
+            goto out;
+        }
+    }
+    if (ninputs == 0 && cfg.input[0]) {
+        char *copy = strdup(cfg.input), *save = NULL;
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+            if (add_input(&inputs, &ninputs, &cap, w)) {
+                free(copy);
+                goto out;
+            }
+        free(copy);
+    }
+    if (ninputs == 0) {
+        fprintf(stderr, "pyrgrid: error: frames needs input frames: pyrgrid frames cube.fits (or frames.input in --config)\n");
+        usage(stderr);
+        rc = 2;
+        goto out;
+    }
+    if (pyr_frames_options_validate(&cfg.o) != PYR_OK) {
+        rc = fail(NULL);
+        goto out;
+    }
+    /* fail before a long run, not after it */
+    const char *outs[] = {cfg.residual, cfg.shifts, cfg.candidates, cfg.snr_image, cfg.max_snr};
+    const char *names[] = {"frames.residual: ", "frames.shifts: ", "frames.candidates: ", "frames.snr_image: ", "frames.max_snr: "};
+    for (int i = 0; i < 5; i++)
+        if (outs[i][0] && pyr_check_writable(outs[i]) != PYR_OK) {
+            rc = fail(names[i]);
+            goto out;
+        }
+    if (cfg.residual[0] && !ends_with(cfg.residual, ".fits") && !ends_with(cfg.residual, ".fit") && !ends_with(cfg.residual, ".npy")) {
+        fprintf(stderr, "pyrgrid: error: frames.residual = %s: the residual is written as .fits or .npy\n", cfg.residual);
+        goto out;
+    }
+    if (cfg.max_snr[0] && !ends_with(cfg.max_snr, ".fits") && !ends_with(cfg.max_snr, ".npy")) {
+        fprintf(stderr, "pyrgrid: error: frames.max_snr = %s: the map is written as .fits or .npy\n", cfg.max_snr);
+        goto out;
+    }
+
+    fr_source_t *src = NULL;
+    fr_source_info_t info;
+    if (fr_source_open((const char *const *)inputs, ninputs, &src, &info) != PYR_OK) {
+        rc = fail(NULL);
+        goto out;
+    }
+    if (!quiet && info.notice[0]) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+    if (!quiet && info.nframes <= cfg.o.history)
+        fprintf(stderr, "pyrgrid: the sequence has %lld frames, not more than frames.history = %d: each frame is predicted from "
+                        "the frames before it (frame t from t frames)\n",
+                (long long)info.nframes, cfg.o.history);
+
+    sink_t s;
+    memset(&s, 0, sizeof s);
+    s.cfg = &cfg;
+    s.nframes = info.nframes;
+    s.nx = info.nx;
+    s.ny = info.ny;
+    s.quiet = quiet;
+    s.tty = isatty(fileno(stderr));
+    const char *after = getenv("PYRGRID_PROGRESS_AFTER");
+    s.after = after && *after ? atof(after) : 1.0;
+    if (!(s.after >= 0)) s.after = 1.0;
+    s.dx = calloc((size_t)info.nframes, sizeof *s.dx);
+    s.dy = calloc((size_t)info.nframes, sizeof *s.dy);
+    s.iters = calloc((size_t)info.nframes, sizeof *s.iters);
+    void *buf = malloc((size_t)(info.nx * info.ny) * fr_dtype_size(info.type));
+    float *snr = malloc((size_t)(info.nx * info.ny) * sizeof(float));
+    pyr_frames_t *fr = NULL;
+    pyr_status_t st = (s.dx && s.dy && s.iters && buf && snr) ? PYR_OK : PYR_ERR_NOMEM;
+    const char *where = NULL;
+    char hist[4][80];
+    const char *hp[4] = {hist[0], hist[1], hist[2], hist[3]};
+    snprintf(hist[0], 80, "pyrgrid %s frames: whitened residual f_t - sum_k a_k f_(t-k)", PYR_VERSION_STRING);
+    snprintf(hist[1], 80, "history %d, weights %s, epsilon %g", cfg.o.history, pyr_frames_weights_name(cfg.o.weights),
+             cfg.o.epsilon);
+    snprintf(hist[2], 80, "%s coordinates; frame 0 (no history) is zero",
+             cfg.o.weights == PYR_FRAMES_ALIGN ? "reference (frame 0)" : "each frame's own");
+    snprintf(hist[3], 80, "input: %.70s", inputs[0]);
+    if (st == PYR_OK && cfg.residual[0]) {
+        if (ends_with(cfg.residual, ".npy")) st = fr_npy_writer_open(cfg.residual, info.nframes, info.ny, info.nx, &s.npy);
+        else
+            st = pyr_fits_writer_open(cfg.residual, info.nx, info.ny, info.nframes, info.fits ? info.fits->cards : NULL,
+                                      info.fits ? info.fits->ncards : 0, hp, 4, &s.fits);
+        where = "frames.residual: ";
+    }
+    if (st == PYR_OK && cfg.shifts[0]) {
+        st = pyr_atomic_open(&s.shifts, cfg.shifts);
+        if (st == PYR_OK) {
+            s.have_shifts = 1;
+            fprintf(s.shifts.fp, "frame,dx,dy,iterations\n");
+        }
+    }
+    if (st == PYR_OK && cfg.candidates[0]) {
+        st = pyr_atomic_open(&s.cand, cfg.candidates);
+        if (st == PYR_OK) {
+            s.have_cand = 1;
+            fprintf(s.cand.fp, "frame,x,y,flux,snr\n");
+        }
+    }
+    if (st == PYR_OK) {
+        st = pyr_frames_create(info.nx, info.ny, &cfg.o, on_result, &s, &fr);
+        where = NULL;
+        if (st == PYR_OK && !quiet && pyr_frames_notice(fr)[0]) fprintf(stderr, "pyrgrid: %s\n", pyr_frames_notice(fr));
+    }
+    s.start = now();
+    for (int64_t i = 0; st == PYR_OK && i < info.nframes; i++) {
+        st = fr_source_read(src, i, buf);
+        if (st == PYR_OK) st = pyr_frames_push(fr, buf, info.type, NULL);
+    }
+    if (st == PYR_OK) st = pyr_frames_finish(fr);
+    double secs = now() - s.start;
+    if (s.drawn) fputc('\n', stderr);
+    if (st == PYR_OK && s.fits && info.fits) {
+        char(*dates)[25] = calloc((size_t)info.nframes, 25);
+        double *exp = calloc((size_t)info.nframes, sizeof *exp);
+        if (dates && exp) {
+            int any_date = 0, any_exp = 0;
+            for (int64_t i = 0; i < info.nframes; i++) {
+                fr_source_frame_keys(src, i, dates[i], &exp[i]);
+                any_date |= dates[i][0] != 0;
+                any_exp |= isfinite(exp[i]);
+            }
+            st = pyr_fits_writer_frames_table(s.fits, info.nframes, s.dx, s.dy, s.iters, any_date ? (const char(*)[25])dates : NULL,
+                                              any_exp ? exp : NULL);
+        }
+        free(dates);
+        free(exp);
+    } else if (st == PYR_OK && s.fits) {
+        st = pyr_fits_writer_frames_table(s.fits, info.nframes, s.dx, s.dy, s.iters, NULL, NULL);
+    }
+    if (st == PYR_OK && (cfg.snr_image[0] || cfg.max_snr[0])) st = pyr_frames_max_snr(fr, snr);
+    /* commit everything only now; a failure removes what this run already
+     * renamed into place, so the outputs appear all together or not at all */
+    const char *committed[5];
+    int ncommitted = 0;
+    if (st == PYR_OK && cfg.snr_image[0]) {
+        char title[160];
+        snprintf(title, sizeof title, "maximum matched-filter SNR over %lld frames (threshold %.3g)", (long long)info.nframes,
+                 cfg.o.threshold);
+        pyr_heatmap_opts_t ho = {title, 0};
+        st = pyr_png_write_heatmap(cfg.snr_image, snr, PYR_FLOAT, info.nx, info.ny, &ho);
+        where = "frames.snr_image: ";
+        if (st == PYR_OK) committed[ncommitted++] = cfg.snr_image;
+    }
+    if (st == PYR_OK && cfg.max_snr[0]) {
+        where = "frames.max_snr: ";
+        if (ends_with(cfg.max_snr, ".npy")) {
+            int64_t shape[2] = {info.ny, info.nx};
+            st = pyr_npy_write(cfg.max_snr, 2, shape, PYR_FLOAT, snr);
+        } else {
+            pyr_fits_writer_t *w = NULL;
+            const char *h1[1] = {"pyrgrid frames: maximum matched-filter SNR per pixel"};
+            st = pyr_fits_writer_open(cfg.max_snr, info.nx, info.ny, 1, info.fits ? info.fits->cards : NULL,
+                                      info.fits ? info.fits->ncards : 0, h1, 1, &w);
+            if (st == PYR_OK) st = pyr_fits_writer_frame(w, 0, snr);
+            if (st == PYR_OK) st = pyr_fits_writer_commit(&w);
+            else pyr_fits_writer_abort(&w);
+        }
+        if (st == PYR_OK) committed[ncommitted++] = cfg.max_snr;
+    }
+    if (st == PYR_OK && s.fits) {
+        where = "frames.residual: ";
+        st = pyr_fits_writer_commit(&s.fits);
+        if (st == PYR_OK) committed[ncommitted++] = cfg.residual;
+    }
+    if (st == PYR_OK && s.npy) {
+        where = "frames.residual: ";
+        st = fr_npy_writer_commit(&s.npy);
+        if (st == PYR_OK) committed[ncommitted++] = cfg.residual;
+    }
+    if (st == PYR_OK && s.have_shifts) {
+        where = "frames.shifts: ";
+        s.have_shifts = 0;
+        st = pyr_atomic_commit(&s.shifts);
+        if (st == PYR_OK) committed[ncommitted++] = cfg.shifts;
+    }
+    if (st == PYR_OK && s.have_cand) {
+        where = "frames.candidates: ";
+        s.have_cand = 0;
+        st = pyr_atomic_commit(&s.cand);
+    }
+    if (st != PYR_OK) {
+        pyr_fits_writer_abort(&s.fits);
+        fr_npy_writer_abort(&s.npy);
+        if (s.have_shifts) pyr_atomic_abort(&s.shifts);
+        if (s.have_cand) pyr_atomic_abort(&s.cand);
+        for (int i = 0; i < ncommitted; i++) unlink(committed[i]);
+        rc = fail(where);
+    } else {
+        pyr_frames_stats_t fs;
+        pyr_frames_get_stats(fr, &fs);
+        printf("pyrgrid: frames=%lld size=%lldx%lld history=%d weights=%s backend=%s (%s) seconds=%.3f ms/frame=%.3f "
+               "candidates=%lld masked=%lld ill_conditioned=%lld regularised=%lld reduced=%lld not_converged=%lld\n",
+               (long long)info.nframes, (long long)info.nx, (long long)info.ny, cfg.o.history,
+               pyr_frames_weights_name(cfg.o.weights), fs.backend, fs.device, secs, 1e3 * secs / (double)info.nframes,
+               (long long)fs.candidates, (long long)fs.masked_pixels, (long long)fs.ill_conditioned, (long long)fs.regularised,
+               (long long)fs.reduced, (long long)fs.not_converged);
+        if (!quiet && fs.masked_pixels)
+            fprintf(stderr, "pyrgrid: %lld non-finite input pixels were replaced and left out of detection\n",
+                    (long long)fs.masked_pixels);
+        if (!quiet && (fs.regularised || fs.reduced || fs.fallback))
+            fprintf(stderr, "pyrgrid: R was singular in %lld frames: more regularisation in %lld, fewer history frames in %lld, "
+                            "zero weights in %lld (duplicate or blank frames?)\n",
+                    (long long)(fs.regularised + fs.reduced + fs.fallback), (long long)fs.regularised, (long long)fs.reduced,
+                    (long long)fs.fallback);
+        rc = 0;
+    }
+    pyr_frames_destroy(&fr);
+    fr_source_close(&src);
+    free(s.dx);
+    free(s.dy);
+    free(s.iters);
+    free(buf);
+    free(snr);
+out:
+    for (int i = 0; i < ninputs; i++) free(inputs[i]);
+    free(inputs);
+    return rc;
+}
