@@ -27,6 +27,20 @@ extern "C" {
 #define PYR_VERSION_PATCH 0
 #define PYR_VERSION_STRING "0.1.0"
 
+/* Marks the public API: libpyrgrid is built with hidden visibility, and only
+ * declarations carrying PYR_API are exported from the shared library. */
+#ifndef PYR_API
+#if defined(__GNUC__) || defined(__clang__)
+#define PYR_API __attribute__((visibility("default")))
+#else
+#define PYR_API
+#endif
+#endif
+
+/* The run-time version of the library ("0.1.0"): PYR_VERSION_STRING is the
+ * version a program was compiled against, this the one it runs with. */
+PYR_API const char *pyr_version(void);
+
 /* ------------------------------------------------------------------ status */
 
 /* One list, expanded into the enum and into pyr_status_string(). */
@@ -57,23 +71,23 @@ typedef enum {
 } pyr_status_t;
 
 /* Short fixed text of a status code ("memory budget too small"). */
-const char *pyr_status_string(pyr_status_t status);
+PYR_API const char *pyr_status_string(pyr_status_t status);
 /* Name of a status code ("PYR_ERR_BUDGET"). */
-const char *pyr_status_name(pyr_status_t status);
+PYR_API const char *pyr_status_name(pyr_status_t status);
 /* Detail of the last failure on this thread: what is wrong, the limit, and
  * what would work.  Valid until the next failing call on this thread. */
-const char *pyr_last_error(void);
+PYR_API const char *pyr_last_error(void);
 /* Drop the last error message of this thread. */
-void pyr_clear_error(void);
+PYR_API void pyr_clear_error(void);
 
 /* --------------------------------------------------------------- precision */
 
 typedef enum { PYR_FLOAT = 0, PYR_DOUBLE = 1 } pyr_precision_t;
 
 /* Bytes of one value: 4 or 8. */
-size_t pyr_precision_size(pyr_precision_t p);
+PYR_API size_t pyr_precision_size(pyr_precision_t p);
 /* "float" / "double". */
-const char *pyr_precision_name(pyr_precision_t p);
+PYR_API const char *pyr_precision_name(pyr_precision_t p);
 
 /* ----------------------------------------------------------------- problem */
 
@@ -106,17 +120,17 @@ typedef struct {
 } pyr_problem_t;
 
 /* A 2D 1025x1025 double problem on the unit square with a sine mode. */
-void pyr_problem_default(pyr_problem_t *problem);
+PYR_API void pyr_problem_default(pyr_problem_t *problem);
 /* Checks sizes, parameters and the stability limit
  * sum_d alpha^2 dt / h_d^2 <= 1/2; the message says what would work. */
-pyr_status_t pyr_problem_validate(const pyr_problem_t *problem);
+PYR_API pyr_status_t pyr_problem_validate(const pyr_problem_t *problem);
 /* Grid spacing of an axis. */
-double pyr_problem_h(const pyr_problem_t *problem, int axis);
+PYR_API double pyr_problem_h(const pyr_problem_t *problem, int axis);
 /* r_d = alpha^2 dt / h_d^2 of an axis (0 for axes beyond dims). */
-double pyr_problem_r(const pyr_problem_t *problem, int axis);
+PYR_API double pyr_problem_r(const pyr_problem_t *problem, int axis);
 /* Number of nodes, and of interior nodes (those the scheme updates). */
-int64_t pyr_problem_nodes(const pyr_problem_t *problem);
-int64_t pyr_problem_interior(const pyr_problem_t *problem);
+PYR_API int64_t pyr_problem_nodes(const pyr_problem_t *problem);
+PYR_API int64_t pyr_problem_interior(const pyr_problem_t *problem);
 
 /* ------------------------------------------------------------------- field */
 
@@ -130,16 +144,16 @@ typedef struct {
 
 /* Allocate a field of the problem's shape (contents undefined).  The caller
  * owns it and releases it with pyr_field_destroy. */
-pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **field);
-void pyr_field_destroy(pyr_field_t **field);
+PYR_API pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **field);
+PYR_API void pyr_field_destroy(pyr_field_t **field);
 /* Fill with the problem's initial field (reads the .npy for PYR_INIT_FILE). */
-pyr_status_t pyr_field_init(pyr_field_t *field, const pyr_problem_t *problem);
-int64_t pyr_field_count(const pyr_field_t *field);
+PYR_API pyr_status_t pyr_field_init(pyr_field_t *field, const pyr_problem_t *problem);
+PYR_API int64_t pyr_field_count(const pyr_field_t *field);
 /* The exact solution of the difference scheme for PYR_INIT_SINE after `steps`
  * steps (amplitude times the discrete decay factor to the power steps), and
  * of the differential equation at time steps*dt. */
-pyr_status_t pyr_field_sine_discrete(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
-pyr_status_t pyr_field_sine_continuous(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
+PYR_API pyr_status_t pyr_field_sine_discrete(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
+PYR_API pyr_status_t pyr_field_sine_continuous(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
 
 /* ----------------------------------------------------------------- options */
 
@@ -180,18 +194,18 @@ typedef struct {
                                 room for larger pieces and less redundant work */
 } pyr_options_t;
 
-void pyr_options_default(pyr_options_t *options);
-const char *pyr_method_name(pyr_method_t m);
-const char *pyr_decomp_name(pyr_decomp_t d);
+PYR_API void pyr_options_default(pyr_options_t *options);
+PYR_API const char *pyr_method_name(pyr_method_t m);
+PYR_API const char *pyr_decomp_name(pyr_decomp_t d);
 /* The decomposition named `name` ("segments", "strips", "blocks", "slabs";
  * "auto" too when allow_auto); 0 when there is none of that name. */
-int pyr_decomp_from_name(const char *name, int allow_auto, pyr_decomp_t *out);
+PYR_API int pyr_decomp_from_name(const char *name, int allow_auto, pyr_decomp_t *out);
 /* Whether decomposition d applies to a grid of `dims` dimensions (auto always does). */
-int pyr_decomp_fits(pyr_decomp_t d, int dims);
-const char *pyr_backend_name(pyr_backend_kind_t b);
+PYR_API int pyr_decomp_fits(pyr_decomp_t d, int dims);
+PYR_API const char *pyr_backend_name(pyr_backend_kind_t b);
 /* Parse "256MiB", "1.5G", "4096" into bytes (K/M/G/T decimal-free binary
  * suffixes: K = KiB = 1024). */
-pyr_status_t pyr_parse_bytes(const char *text, uint64_t *bytes);
+PYR_API pyr_status_t pyr_parse_bytes(const char *text, uint64_t *bytes);
 
 /* -------------------------------------------------------------------- plan */
 
@@ -227,13 +241,13 @@ typedef struct {
 /* Build a plan for the problem under the options.  Fails with PYR_ERR_BUDGET
  * (naming the smallest budget that works) when no piece fits.  The caller owns
  * the plan. */
-pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options,
+PYR_API pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options,
                              pyr_plan_t **plan);
-void pyr_plan_destroy(pyr_plan_t **plan);
-pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info);
+PYR_API void pyr_plan_destroy(pyr_plan_t **plan);
+PYR_API pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info);
 /* Human-readable description of the plan and, for comparison, the trivial
  * method's plan under the same budget. */
-pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
+PYR_API pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
 
 /* ----------------------------------------------------------------- execute */
 
@@ -252,20 +266,20 @@ typedef struct {
 
 /* Advance `field` (which holds time layer 0) by the problem's steps, in place.
  * counters (may be NULL) receives the values actually moved and computed. */
-pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks,
+PYR_API pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks,
                          pyr_counters_t *counters);
 
 /* -------------------------------------------------------------- discovery */
 
 /* Whether the backend was compiled in and can run here (a CUDA build on a
  * machine without a GPU answers 0 for PYR_BACKEND_CUDA). */
-int pyr_backend_available(pyr_backend_kind_t kind);
+PYR_API int pyr_backend_available(pyr_backend_kind_t kind);
 /* Number of usable GPUs, and a one-line description of one
  * ("NVIDIA H200, 139.8 GiB, compute capability 9.0"). */
-int pyr_gpu_count(void);
-pyr_status_t pyr_gpu_describe(int device, char *text, size_t size);
+PYR_API int pyr_gpu_count(void);
+PYR_API pyr_status_t pyr_gpu_describe(int device, char *text, size_t size);
 /* Threads the CPU backend uses by default. */
-int pyr_cpu_threads(void);
+PYR_API int pyr_cpu_threads(void);
 
 #include "pyrgrid_lgs.h"
 

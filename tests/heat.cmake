@@ -13,3 +13,7 @@ if(PYR_SANITIZE)
 endif()
 add_test(NAME test_install COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh ${PROJECT_BINARY_DIR} ${PYR_INSTALL_TEST_CFLAGS})
 set_tests_properties(test_install PROPERTIES LABELS "cli")
+# Only the public API leaves the shared library.
+add_test(NAME test_exports COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_exports.sh $<TARGET_FILE:pyrgrid>
+  ${PROJECT_SOURCE_DIR}/include/pyrgrid.h ${PROJECT_SOURCE_DIR}/include/pyrgrid_lgs.h)
+set_tests_properties(test_exports PROPERTIES LABELS "cli" SKIP_RETURN_CODE 77)
