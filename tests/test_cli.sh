@@ -87,6 +87,13 @@ expect_error init-junk "junk.npy" run "$src/examples/heat2d.ini" --set initial.k
 expect_error unwritable "output.field" run "$src/examples/heat2d.ini" --set output.field=/nonexistent/dir/x.npy
 printf '[grid]\ndims = 2\nnx = 33\n[scheem]\nsteps = 3\n' > typo.ini
 expect_error section-typo "did you mean \[scheme\]" run typo.ini
+# issue 18: a directory or an empty file is no problem file (a directory ran the default problem)
+mkdir -p adir
+expect_error problem-dir "adir is a directory" run adir
+: > empty.ini
+expect_error problem-empty "empty.ini is empty" run empty.ini
+printf '[scheme]\nsteps = 100\nsteps = 0\n' > dup.ini
+expect_error duplicate-key "key 'steps' in \[scheme\] was already given on line 2" run dup.ini
 
 # Progress: a bar with ETA on stderr when it is a terminal (a pseudo-terminal
 # from script(1) here) and the run lasts over PYRGRID_PROGRESS_AFTER seconds
