@@ -213,6 +213,30 @@ static void test_config_errors(void)
     CHECK(cfg == NULL, "no config on failure");
 }
 
+/* issue 18: a formula nested 60000 deep killed `pyrgrid solve` with SIGSEGV
+ * (exit 139); now it is an error message and exit 1. */
+static void test_deep_formula(void)
+{
+    write_file("par.ini", "[system]\nkind = parabolic\nN = 8\nM = 8\n[run]\nbackend = cpu\n[output]\nsolution =\n");
+    size_t n = 60000;
+    char *set = malloc(2 * n + 32);
+    strcpy(set, "parabolic.a=");
+    char *p = set + strlen(set);
+    memset(p, '(', n);
+    p[n] = 'x';
+    memset(p + n + 1, ')', n);
+    p[2 * n + 1] = 0;
+    char *ini = strdup(path_in("par.ini"));
+    CHECK(run_solve(4, ini, "--set", set, "--quiet") == 1, "60000 nested parentheses: exit 1");
+    strcpy(set, "parabolic.f=");
+    memset(set + 12, '-', 3000);
+    strcpy(set + 12 + 3000, "x");
+    CHECK(run_solve(4, ini, "--set", set, "--quiet") == 1, "3000 minus signs: exit 1");
+    free(set);
+    free(ini);
+    unlink(path_in("par.ini"));
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/lgs_cli_XXXXXX", PYR_BINARY_DIR);
@@ -223,6 +247,7 @@ int main(void)
     test_config_errors();
     test_end_to_end();
     test_files_kind();
+    test_deep_formula();
     int rc = check_report();
     if (rc == 0) {
         const char *names[] = {"t1.ini", "files.ini", "typo.ini", "sec.ini", "val.ini", "num.ini", "nosize.ini",
