@@ -10,3 +10,6 @@ set_tests_properties(test_npy_numpy PROPERTIES SKIP_RETURN_CODE 77 LABELS io)
 # Problem files: the INI reader of both config readers (issue 18).
 pyr_add_test(test_ini SOURCES test_ini.c LABELS io)
 set_tests_properties(test_ini PROPERTIES TIMEOUT 60)
+# Outputs: devices and FIFOs in place, stages, signal cleanup, stale temporaries, checks (issue 18).
+pyr_add_test(test_outputs SOURCES test_outputs.c LABELS io)
+set_tests_properties(test_outputs PROPERTIES TIMEOUT 120)

@@ -82,6 +82,9 @@ expect_error budget "use memory >=" run "$src/examples/heat2d.ini" --set run.met
 expect_error init-missing "initial.file" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=nope.npy
 "$bin" run "$src/examples/heat2d.ini" --quiet --set grid.nx=65 --set grid.ny=33 --set scheme.steps=1 --set output.field=small.npy --set output.image= >/dev/null
 expect_error init-shape "expected (1025, 1025)" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=small.npy
+mkfifo init.fifo
+expect_error init-fifo "not a regular file (it is a FIFO" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=init.fifo
+rm -f init.fifo
 printf 'not a numpy file at all' > junk.npy
 expect_error init-junk "junk.npy" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=junk.npy
 expect_error unwritable "output.field" run "$src/examples/heat2d.ini" --set output.field=/nonexistent/dir/x.npy

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/error.h"
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/npy.h"
@@ -156,6 +157,37 @@ static const char *strip_npy(const char *path, char *out, size_t size)
     return out;
 }
 
+/* Snapshots NAME_000010.npy, ... of output.every = 10: none of them may be an
+ * input or another output (checked before the run, like the other outputs). */
+static pyr_status_t check_snapshot_names(const pyr_config_t *cfg, const pyr_named_path_t *outs, int nout,
+                                         const pyr_named_path_t *ins, int nin)
+{
+    char base[PYR_PATH_MAX];
+    strip_npy(cfg->field, base, sizeof base);
+    const char *slash = strrchr(base, '/');
+    const char *stem = slash ? slash + 1 : base;
+    size_t stem_len = strlen(stem);
+    for (int k = 0; k < nout + nin; k++) {
+        const pyr_named_path_t *f = k < nout ? &outs[k] : &ins[k - nout];
+        if (!f->path || !f->path[0]) continue;
+        const char *fs = strrchr(f->path, '/');
+        const char *fname = fs ? fs + 1 : f->path;
+        /* NAME_ then at least 6 digits then .npy */
+        if (strncmp(fname, stem, stem_len) || fname[stem_len] != '_') continue;
+        const char *d = fname + stem_len + 1;
+        char *end;
+        long long step = strtoll(d, &end, 10);
+        if (end - d < 6 || strcmp(end, ".npy") || step <= 0 || step % cfg->every || step > cfg->problem.steps) continue;
+        char snap[PYR_PATH_MAX + 32];
+        snprintf(snap, sizeof snap, "%s_%06lld.npy", base, step);
+        if (strcmp(snap + (size_t)(stem - base), fname) || !pyr_same_file(snap, f->path)) continue;
+        return pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshot %s, which is the same file as %s %s = %s; choose "
+                        "another output.field or rename that file", (long long)cfg->every, snap, k < nout ? "the output" : "the input",
+                        f->name, f->path);
+    }
+    return PYR_OK;
+}
+
 int pyr_cli_run(int argc, char **argv)
 {
     pyr_config_t cfg;
@@ -169,9 +201,14 @@ int pyr_cli_run(int argc, char **argv)
                 (long long)cfg.every);
         return 1;
     }
-    /* Fail before a long run, not after it. */
-    if (cfg.field[0] && pyr_check_writable(cfg.field) != PYR_OK) return fail("output.field: ");
-    if (cfg.image[0] && pyr_check_writable(cfg.image) != PYR_OK) return fail("output.image: ");
+    /* Fail before a long run, not after it: every output writable, none the
+     * same file as another or as an input, snapshots included. */
+    {
+        pyr_named_path_t outs[2] = {{"output.field", cfg.field}, {"output.image", cfg.image}};
+        pyr_named_path_t ins[2] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source}};
+        if (pyr_check_outputs(outs, 2, ins, 2) != PYR_OK) return fail(NULL);
+        if (cfg.every > 0 && check_snapshot_names(&cfg, outs + 1, 1, ins, 2) != PYR_OK) return fail(NULL);
+    }
 
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(p, &cfg.options, &plan) != PYR_OK) return fail(NULL);
@@ -205,17 +242,22 @@ int pyr_cli_run(int argc, char **argv)
         pyr_field_destroy(&field);
         return fail(NULL);
     }
+    /* The field and the image are committed together: both new, or (on a
+     * failure, e.g. a full disk) both as they were. */
     int64_t shape[3];
     shape_of(field, shape);
-    if (cfg.field[0] && pyr_npy_write(cfg.field, field->dims, shape, field->precision, field->data) != PYR_OK) {
-        pyr_field_destroy(&field);
-        return fail("output.field: ");
-    }
-    if (cfg.image[0] && write_image(cfg.image, field, p) != PYR_OK) {
-        pyr_field_destroy(&field);
-        return fail("output.image: ");
-    }
+    pyr_atomic_stage_t stage;
+    pyr_atomic_stage_begin(&stage);
+    const char *failed = NULL;
+    if (cfg.field[0] && pyr_npy_write(cfg.field, field->dims, shape, field->precision, field->data) != PYR_OK)
+        failed = "output.field: ";
+    else if (cfg.image[0] && write_image(cfg.image, field, p) != PYR_OK)
+        failed = "output.image: ";
+    else if (pyr_atomic_stage_commit(&stage) != PYR_OK)
+        failed = "";
+    pyr_atomic_stage_abort(&stage);
     pyr_field_destroy(&field);
+    if (failed) return fail(failed);
 
     double cells = (double)pyr_problem_interior(p) * (double)p->steps;
     char grid[96];

@@ -2,8 +2,9 @@
  *
  * Block-tridiagonal systems by line Gauss–Seidel (pyrgrid_lgs.h).  Progress
  * (relative residual every report_every iterations) goes to stderr, one
- * summary line to stdout; outputs are written only after a successful solve,
- * and a failure removes any output already written. */
+ * summary line to stdout; outputs are written only after the solve, all of
+ * them committed together (pyr_atomic_stage_t): a failure while writing one
+ * leaves every earlier result as it was. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,15 +123,28 @@ int pyr_cli_solve(int argc, char **argv)
     pyr_lgs_result_t *res = NULL;
     double *y = NULL;
     char *hist_png = NULL;
-    const char *written[4];
-    int nwritten = 0;
+    pyr_atomic_stage_t stage;
+    int staging = 0;
     pyr_status_t st = pyr_lgs_config_load(file, sets, nsets, &cfg);
     if (st != PYR_OK) goto out;
     hist_png = pyr_lgs_config_history_image(cfg);
     {
-        const char *outs[4] = {cfg->solution, cfg->history, cfg->image, hist_png};
-        for (int f = 0; f < 4; f++)
-            if (outs[f] && (st = pyr_check_writable(outs[f])) != PYR_OK) goto out;
+        /* every output writable, none the same file as another or as an input */
+        pyr_named_path_t outs[4] = {{"output.solution", cfg->solution}, {"output.history", cfg->history},
+                                    {"output.image", cfg->image}, {"output.history_image", hist_png}};
+        static const char *const array_keys[6] = {"system.cC", "system.aC", "system.bC", "system.cA", "system.cB", "system.F"};
+        pyr_named_path_t ins[11];
+        int nin = 0;
+        ins[nin++] = (pyr_named_path_t){"the problem file", file};
+        if (!strcmp(cfg->kind, "files"))
+            for (int a = 0; a < 6; a++) ins[nin++] = (pyr_named_path_t){array_keys[a], cfg->arrays[a]};
+        if (cfg->initial_from_file) ins[nin++] = (pyr_named_path_t){"system.initial_file", cfg->initial_file};
+        if (!strcmp(cfg->kind, "parabolic")) {
+            ins[nin++] = (pyr_named_path_t){"parabolic.a", cfg->parabolic.a.path};
+            ins[nin++] = (pyr_named_path_t){"parabolic.f", cfg->parabolic.f.path};
+            ins[nin++] = (pyr_named_path_t){"parabolic.u_prev", cfg->parabolic.u_prev.path};
+        }
+        if ((st = pyr_check_outputs(outs, 4, ins, nin)) != PYR_OK) goto out;
     }
     st = pyr_lgs_config_system(cfg, &sys);
     if (st != PYR_OK) goto out;
@@ -149,15 +163,15 @@ int pyr_cli_solve(int argc, char **argv)
     if (res && res->warning[0]) fprintf(stderr, "pyrgrid: warning: %s\n", res->warning);
     if (st != PYR_OK) goto out;
 
-    /* outputs */
+    /* outputs: all temporaries first, then all renamed */
+    pyr_atomic_stage_begin(&stage);
+    staging = 1;
     if (cfg->solution) {
         int64_t shape[2] = {sys->n, sys->m};
         if ((st = pyr_npy_write(cfg->solution, 2, shape, PYR_DOUBLE, y)) != PYR_OK) goto out;
-        written[nwritten++] = cfg->solution;
     }
     if (cfg->history) {
         if ((st = write_history_csv(cfg->history, res)) != PYR_OK) goto out;
-        written[nwritten++] = cfg->history;
     }
     char title[256];
     snprintf(title, sizeof title, "%s %lld x %lld, line GS %s, omega = %g", sys->description, (long long)sys->n,
@@ -165,12 +179,12 @@ int pyr_cli_solve(int argc, char **argv)
     if (cfg->image) {
         pyr_heatmap_opts_t ho = {title, 0};
         if ((st = pyr_png_write_heatmap(cfg->image, y, PYR_DOUBLE, sys->m, sys->n, &ho)) != PYR_OK) goto out;
-        written[nwritten++] = cfg->image;
     }
     if (hist_png) {
         if ((st = write_history_png(hist_png, res, title)) != PYR_OK) goto out;
-        written[nwritten++] = hist_png;
     }
+    staging = 0;
+    if ((st = pyr_atomic_stage_commit(&stage)) != PYR_OK) goto out;
 
     if (res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0)
         fprintf(stderr, "pyrgrid: warning: max_iterations = %lld reached with relative residual %.3e above "
@@ -192,7 +206,7 @@ int pyr_cli_solve(int argc, char **argv)
     goto done;
 out:
     fail_msg(st);
-    for (int f = 0; f < nwritten; f++) unlink(written[f]);
+    if (staging) pyr_atomic_stage_abort(&stage); /* the new temporaries go; no old file is touched */
 done:
     pyr_lgs_result_destroy(&res);
     pyr_lgs_system_destroy(&sys);

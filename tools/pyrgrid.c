@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "io/atomic.h"
 #include "pyrgrid.h"
 
 static void usage(FILE *out)
@@ -62,6 +63,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    /* an interrupted or killed run leaves no temporary output behind */
+    pyr_atomic_cleanup_on_signals();
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
