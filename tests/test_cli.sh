@@ -130,6 +130,11 @@ msg=$("$bin" sweep --replot typo.ini --png bad.png 2>&1); rc=$?
 [ $rc -ne 0 ] && echo "$msg" | grep -q "not a sweep CSV" && [ ! -e bad.png ] && ok || bad "replot of a non-CSV: rc $rc, '$msg'"
 msg=$("$bin" sweep "$src/examples/heat2d.ini" --heights 0:4 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$msg" | grep -q "use a list of heights" && ok || bad "sweep --heights 0:4: rc $rc, '$msg'"
+# issue 18: a huge step overflowed (signed) and listed negative heights
+out=$("$bin" sweep "$src/examples/heat2d.ini" "${small[@]}" --heights 1:10:9223372036854775807 --passes 1 --csv h.csv 2>&1); rc=$?
+heights=$(tail -n +2 h.csv 2>/dev/null | cut -d, -f3 | sort -un | tr '\n' ' ')
+[ $rc -eq 0 ] && ! echo "$out" | grep -q "does not fit" && [ "${heights%% *}" = 1 ] && ! echo "$heights" | grep -q -- - && ok \
+  || bad "sweep --heights 1:10:9223372036854775807: rc $rc, heights '$heights', '$(echo "$out" | head -5)'"
 unset PYRGRID_WISDOM
 
 echo "$pass passed, $fails failed"

@@ -138,6 +138,12 @@ msg=$(bash -c 'trap "" XFSZ; ulimit -f 4; exec "$0" run "$1/examples/heat2d.ini"
 cmp -s u.npy u.old && ok || bad "run left the new field behind when the image failed"
 [ "$(temps)" = 0 ] && ok || bad "run left temporaries: $(ls -A)"
 
+# sweep: the CSV and the plot together
+sw=(--set grid.nx=129 --set grid.ny=129 --set scheme.precision=float --set scheme.dt=1e-6 --set run.backend=cpu --set run.method=pyramid --set run.memory=64K --heights 1,2 --passes 1)
+PYRGRID_WISDOM=$work/wisdom "$bin" sweep "$src/examples/heat2d.ini" "${sw[@]}" --quiet --csv sw.csv --png sw.png >/dev/null 2>&1 && cp sw.csv sw.old && ok || bad "sweep"
+msg=$(PYRGRID_WISDOM=$work/wisdom bash -c 'trap "" XFSZ; ulimit -f 2; exec "$0" sweep "$@"' "$bin" "$src/examples/heat2d.ini" "${sw[@]}" --heights 1,3 --quiet --csv sw.csv --png sw.png 2>&1); rc=$?
+[ $rc -eq 1 ] && cmp -s sw.csv sw.old && [ "$(temps)" = 0 ] && ok || bad "sweep whose plot fails: rc $rc, CSV kept: $(cmp -s sw.csv sw.old && echo yes || echo no), '$msg'"
+
 # ---------------------------------------------------------------- signals (item 5)
 # SIGXFSZ, default disposition: the kernel ends pyrgrid; no temporary is left
 msg=$(bash -c 'ulimit -f 4; exec "$0" run "$1/examples/heat2d.ini" --quiet --set grid.nx=17 --set grid.ny=17 --set scheme.steps=5 --set scheme.dt=1e-4 --set run.backend=cpu --set initial.kind=random --set scheme.precision=float --set output.field=u.npy --set output.image=u.png' "$bin" "$src" 2>&1); rc=$?

@@ -264,7 +264,7 @@ static int parse_heights(const char *spec, int64_t **out, int *n)
             free(h);
             return 0;
         }
-        for (long long x = a; x <= b; x += s) {
+        for (long long x = a;; x += s) { /* x + s may not overflow: stop before it passes b */
             if (k == cap) {
                 cap *= 2;
                 int64_t *g = realloc(h, (size_t)cap * sizeof *g);
@@ -275,6 +275,7 @@ static int parse_heights(const char *spec, int64_t **out, int *n)
                 h = g;
             }
             h[k++] = x;
+            if (b - x < s) break;
         }
     }
     /* sort, unique */
@@ -505,8 +506,11 @@ int pyr_cli_sweep(int argc, char **argv)
                 pyr_method_name(cfg.options.method));
         return 2;
     }
-    if (csv && pyr_check_writable(csv) != PYR_OK) return fail("--csv: ");
-    if (png && pyr_check_writable(png) != PYR_OK) return fail("--png: ");
+    {
+        pyr_named_path_t outs[2] = {{"--csv", csv}, {"--png", png}};
+        pyr_named_path_t ins[2] = {{"the problem file", file}, {"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}};
+        if (pyr_check_outputs(outs, 2, ins, 2) != PYR_OK) return fail(NULL);
+    }
 
     int64_t *heights = NULL;
     int nh = 0;
@@ -537,7 +541,8 @@ int pyr_cli_sweep(int argc, char **argv)
         }
     }
 
-    int cap = (nh + 2) * nd + 2, nrows = 0, rc = 0;
+    int cap = (nh + 2) * nd + 2, nrows = 0, rc = 0, staging = 0;
+    pyr_atomic_stage_t stage;
     sweep_row_t *rows = calloc((size_t)cap, sizeof *rows);
     pyr_field_t *field = NULL;
     if (!rows || pyr_field_create(p, &field) != PYR_OK || pyr_field_init(field, p) != PYR_OK) {
@@ -708,6 +713,9 @@ int pyr_cli_sweep(int argc, char **argv)
         pyr_clear_error();
     }
 
+    /* the CSV and the plot are committed together */
+    pyr_atomic_stage_begin(&stage);
+    staging = 1;
     if (csv) {
         pyr_atomic_file_t af;
         if (pyr_atomic_open(&af, csv) != PYR_OK) SWEEP_FAIL("--csv: ");
@@ -719,7 +727,6 @@ int pyr_cli_sweep(int argc, char **argv)
                     1e9 * w->measured / w->cells, 1e9 * w->predicted / w->cells, (w->measured - w->predicted) / w->measured, w->is_auto);
         }
         if (pyr_atomic_commit(&af) != PYR_OK) SWEEP_FAIL("--csv: ");
-        if (!quiet) printf("wrote %s\n", csv);
     }
     if (png) {
         char title[200];
@@ -731,9 +738,13 @@ int pyr_cli_sweep(int argc, char **argv)
             snprintf(title, sizeof title, "3D %lldx%lldx%lld %s, %s backend: time per node and step", (long long)p->n[2], (long long)p->n[1],
                      (long long)p->n[0], pyr_precision_name(p->precision), backend_name);
         if (plot_rows(png, title, rows, nrows, ds, nd) != PYR_OK) SWEEP_FAIL("--png: ");
-        if (!quiet) printf("wrote %s\n", png);
     }
+    staging = 0;
+    if (pyr_atomic_stage_commit(&stage) != PYR_OK) SWEEP_FAIL(NULL);
+    if (!quiet && csv) printf("wrote %s\n", csv);
+    if (!quiet && png) printf("wrote %s\n", png);
 out:
+    if (staging) pyr_atomic_stage_abort(&stage);
     pyr_field_destroy(&field);
     free(rows);
     free(heights);
