@@ -169,7 +169,7 @@ typedef enum {
 
 /* How the planner makes automatic choices (height, decomposition), as in
  * FFTW: ESTIMATE from the performance model and this machine's calibration
- * ("wisdom", written by `pyrgrid calibrate`); MEASURE times the few best
+ * (the wisdom, see pyr_wisdom_import_file); MEASURE times the few best
  * candidates briefly, keeps the fastest and records it in the wisdom. */
 typedef enum { PYR_PLAN_ESTIMATE = 0, PYR_PLAN_MEASURE } pyr_plan_mode_t;
 
@@ -248,6 +248,36 @@ PYR_API pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *
 /* Human-readable description of the plan and, for comparison, the trivial
  * method's plan under the same budget. */
 PYR_API pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
+
+/* ------------------------------------------------------------------ wisdom */
+
+/* Wisdom (FFTW's word): the performance model's constants measured on this
+ * machine (`pyrgrid calibrate`) and the choices of plans made by timing
+ * (PYR_PLAN_MEASURE).  The library keeps it in memory, one store per process
+ * shared by all threads (guarded by a mutex), and touches files only in these
+ * calls: pyr_plan_create reads no file, and records a measured choice in the
+ * store only. */
+
+/* Merge the wisdom file at `path` into the store (the file's records win).
+ * A missing file imports nothing and is not an error.  A file that is
+ * corrupt, of another format version or written on another machine is
+ * rejected as a whole with PYR_ERR_FORMAT and a message naming the file and
+ * the reason; nothing of it is used, and plans that then fall back to the
+ * default constants say why. */
+PYR_API pyr_status_t pyr_wisdom_import_file(const char *path);
+/* Write the store to `path` (creating its directory), merged with what the
+ * file holds at that moment (the store's records win), under an exclusive
+ * lock (flock on "PATH.lock", created beside it) and by an atomic rename:
+ * processes exporting to the same file at once lose no record.  A file there
+ * that is not wisdom of this machine is left as it is and the export fails
+ * with PYR_ERR_FORMAT. */
+PYR_API pyr_status_t pyr_wisdom_export_file(const char *path);
+/* Empty the store. */
+PYR_API void pyr_wisdom_forget(void);
+/* Where programs keep wisdom (the pyrgrid program imports and exports it;
+ * the library never reads it by itself): $PYRGRID_WISDOM, else
+ * $XDG_CACHE_HOME/pyrgrid/wisdom, else $HOME/.cache/pyrgrid/wisdom. */
+PYR_API pyr_status_t pyr_wisdom_default_path(char *path, size_t size);
 
 /* ----------------------------------------------------------------- execute */
 

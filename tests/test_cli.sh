@@ -130,6 +130,19 @@ msg=$("$bin" sweep --replot typo.ini --png bad.png 2>&1); rc=$?
 [ $rc -ne 0 ] && echo "$msg" | grep -q "not a sweep CSV" && [ ! -e bad.png ] && ok || bad "replot of a non-CSV: rc $rc, '$msg'"
 msg=$("$bin" sweep "$src/examples/heat2d.ini" --heights 0:4 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$msg" | grep -q "use a list of heights" && ok || bad "sweep --heights 0:4: rc $rc, '$msg'"
+# issue 18: the program imports the wisdom and saves a plan = measure choice in it
+# (the library itself reads and writes no file)
+out=$("$bin" run "$src/examples/heat2d.ini" "${small[@]}" --set scheme.steps=40 --set run.plan=measure --set output.field=m.npy --set output.image= 2>&1)
+echo "$out" | grep -q "saved the measured choice in $PYRGRID_WISDOM" && "$bin" calibrate --show | grep -q "^choice" && ok \
+  || bad "plan = measure did not save its choice: '$out'"
+cp wisdom wisdom.good
+echo "not wisdom" > wisdom
+out=$("$bin" plan "$src/examples/heat2d.ini" "${small[@]}" 2>&1)
+echo "$out" | grep -q "wisdom file $PYRGRID_WISDOM rejected, nothing of it used: it does not start with" && ok || bad "rejected wisdom not reported: '$out'"
+out=$("$bin" run "$src/examples/heat2d.ini" "${small[@]}" --set scheme.steps=40 --set run.plan=measure --set output.field=m.npy --set output.image= 2>&1)
+echo "$out" | grep -q "warning: the measured choice was not saved" && [ "$(cat wisdom)" = "not wisdom" ] && ok \
+  || bad "a rejected wisdom file was replaced by a run: '$out'"
+mv wisdom.good wisdom
 # issue 18: a huge step overflowed (signed) and listed negative heights
 out=$("$bin" sweep "$src/examples/heat2d.ini" "${small[@]}" --heights 1:10:9223372036854775807 --passes 1 --csv h.csv 2>&1); rc=$?
 heights=$(tail -n +2 h.csv 2>/dev/null | cut -d, -f3 | sort -un | tr '\n' ' ')

@@ -9,4 +9,15 @@ int pyr_cli_solve(int argc, char **argv);     /* pyrgrid solve FILE ... (cli_sol
 int pyr_cli_calibrate(int argc, char **argv); /* pyrgrid calibrate ...  (cli_model.c) */
 int pyr_cli_sweep(int argc, char **argv);     /* pyrgrid sweep FILE ... (cli_model.c) */
 
+/* Shared by the sub-commands (cli_common.c). */
+extern int pyr_cli_verbosity; /* -1 --quiet, 0 default, 1 --verbose */
+/* Consumes -v/--verbose and -q/--quiet: returns 1 when arg was one. */
+int pyr_cli_common_option(const char *arg);
+/* Import the default wisdom file (pyr_wisdom_default_path) into the
+ * process's store; a missing or rejected file is no error here. */
+void pyr_cli_wisdom_import(void);
+/* Export the store to the default wisdom file when it changed since the
+ * generation `since` (a plan = measure choice); warns on failure (returns 1). */
+int pyr_cli_wisdom_export_if_changed(unsigned long since);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -144,36 +145,33 @@ int pyr_cli_calibrate(int argc, char **argv)
     }
     if (!any_action) measure = 1;
 
+    /* The wisdom file: imported now, the measurements added to the process's
+     * store, and the store exported back under the file's lock, merged with
+     * whatever another process wrote meanwhile (two calibrations at once lose
+     * nothing). */
     char path[PYR_PATH_MAX];
-    if (pyr_wisdom_path(path, sizeof path) != PYR_OK) return fail(NULL);
-    pyr_wisdom_t *w = malloc(sizeof *w), *other = malloc(sizeof *other);
-    if (!w || !other) {
-        free(w);
-        free(other);
-        fprintf(stderr, "pyrgrid: error: out of host memory\n");
-        return 1;
-    }
+    if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK) return fail(NULL);
     int rc = 0, found = 0, changed = 0;
-    if (pyr_wisdom_load(path, w, &found) != PYR_OK) {
-        fprintf(stderr, "pyrgrid: warning: %s; %s\n", pyr_last_error(), measure || import_path ? "it will be replaced" : "");
-        pyr_wisdom_init(w);
-    }
+    if (pyr_wisdom_store_import(path, &found) != PYR_OK)
+        fprintf(stderr, "pyrgrid: warning: %s%s\n", pyr_last_error(), measure || import_path ? "; it will be replaced" : "");
     if (import_path) {
         int f2 = 0;
-        if (pyr_wisdom_load(import_path, other, &f2) != PYR_OK) {
-            rc = fail("--import: ");
-            goto done;
+        struct stat st;
+        if (stat(import_path, &st) != 0) {
+            fprintf(stderr, "pyrgrid: error: --import %s: %s\n", import_path, strerror(errno));
+            return 1;
         }
-        if (!f2) {
-            fprintf(stderr, "pyrgrid: error: --import %s: no such file\n", import_path);
-            rc = 1;
-            goto done;
+        pyr_wisdom_t *other = malloc(sizeof *other);
+        if (!other) {
+            fprintf(stderr, "pyrgrid: error: out of host memory\n");
+            return 1;
         }
-        if (pyr_wisdom_merge(w, other) != PYR_OK) {
-            rc = fail("--import: ");
-            goto done;
+        if (pyr_wisdom_load(import_path, other, &f2) != PYR_OK || pyr_wisdom_store_import(import_path, &f2) != PYR_OK) {
+            free(other);
+            return fail("--import: ");
         }
         printf("imported %d sets of constants and %d measured choices from %s\n", other->nconstants, other->nchoices, import_path);
+        free(other);
         changed = 1;
     }
     if (measure) {
@@ -182,45 +180,40 @@ int pyr_cli_calibrate(int argc, char **argv)
         pyr_wisdom_constants_t rec;
         memset(&rec, 0, sizeof rec);
         rec.backend = kind;
-        if (pyr_wisdom_device(kind, device, threads, rec.device, sizeof rec.device) != PYR_OK) {
-            rc = fail("calibrate: ");
-            goto done;
-        }
+        if (pyr_wisdom_device(kind, device, threads, rec.device, sizeof rec.device) != PYR_OK) return fail("calibrate: ");
         snprintf(rec.version, sizeof rec.version, "%s", PYR_VERSION_STRING);
-        printf("calibrating the %s backend on %s\n", pyr_backend_name(kind), rec.device);
+        if (pyr_cli_verbosity >= 0) printf("calibrating the %s backend on %s\n", pyr_backend_name(kind), rec.device);
         double t0 = now();
         for (int pi = 0; pi < 2; pi++) {
             if (!(precisions & (1 << pi))) continue;
             for (int d = 1; d <= 3; d++) {
                 if (!(dims_mask & (1 << (d - 1)))) continue;
                 pyr_calibrate_opts_t o = {kind, device, threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort};
-                if (pyr_calibrate(&o, &rec.k) != PYR_OK) {
-                    rc = fail("calibrate: ");
-                    goto done;
-                }
+                if (pyr_calibrate(&o, &rec.k) != PYR_OK) return fail("calibrate: ");
                 rec.precision = o.precision;
                 rec.dims = d;
                 char label[64];
                 snprintf(label, sizeof label, "%s %dD", pyr_precision_name(o.precision), d);
-                describe_constants(label, &rec.k, pyr_precision_size(o.precision));
-                if (pyr_wisdom_put_constants(w, &rec) != PYR_OK) {
-                    rc = fail(NULL);
-                    goto done;
-                }
+                if (pyr_cli_verbosity >= 0) describe_constants(label, &rec.k, pyr_precision_size(o.precision));
+                if (pyr_wisdom_store_put_constants(&rec) != PYR_OK) return fail(NULL);
                 changed = 1;
             }
         }
-        printf("calibration took %.1f s\n", now() - t0);
+        if (pyr_cli_verbosity >= 0) printf("calibration took %.1f s\n", now() - t0);
     }
     if (changed) {
-        if (pyr_wisdom_save(path, w) != PYR_OK) {
-            rc = fail(NULL);
-            goto done;
-        }
-        printf("wrote %s\n", path);
+        /* calibrate replaces a file that was rejected (foreign, corrupt, another version) */
+        if (pyr_wisdom_store_export(path, 1) != PYR_OK) return fail(NULL);
+        if (pyr_cli_verbosity >= 0) printf("wrote %s\n", path);
     }
+    pyr_wisdom_t *w = malloc(sizeof *w);
+    if (!w) {
+        fprintf(stderr, "pyrgrid: error: out of host memory\n");
+        return 1;
+    }
+    pyr_wisdom_store_get(w, NULL, 0, NULL, 0);
     if (export_path) {
-        if (pyr_wisdom_save(export_path, w) != PYR_OK) {
+        if (pyr_wisdom_export_file(export_path) != PYR_OK) {
             rc = fail("--export: ");
             goto done;
         }
@@ -237,7 +230,6 @@ int pyr_cli_calibrate(int argc, char **argv)
     }
 done:
     free(w);
-    free(other);
     return rc;
 }
 

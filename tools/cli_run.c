@@ -13,6 +13,7 @@
 #include "io/npy.h"
 #include "io/plot.h"
 #include "io/png.h"
+#include "plan/wisdom.h"
 #include "pyrgrid.h"
 
 static double now(void)
@@ -210,11 +211,14 @@ int pyr_cli_run(int argc, char **argv)
         if (cfg.every > 0 && check_snapshot_names(&cfg, outs + 1, 1, ins, 2) != PYR_OK) return fail(NULL);
     }
 
+    pyr_cli_wisdom_import();
+    unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(p, &cfg.options, &plan) != PYR_OK) return fail(NULL);
     pyr_plan_info_t info;
     pyr_plan_get_info(plan, &info);
     if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+    pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
 
     pyr_field_t *field = NULL;
     if (pyr_field_create(p, &field) != PYR_OK || pyr_field_init(field, p) != PYR_OK) {
@@ -281,8 +285,11 @@ int pyr_cli_plan(int argc, char **argv)
     int quiet;
     int rc = parse_args(argc, argv, "plan", &cfg, &quiet);
     if (rc) return rc;
+    pyr_cli_wisdom_import();
+    unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(&cfg.problem, &cfg.options, &plan) != PYR_OK) return fail(NULL);
+    pyr_cli_wisdom_export_if_changed(wisdom_before);
     pyr_plan_print(plan, stdout);
     pyr_plan_destroy(&plan);
     return 0;

@@ -365,7 +365,12 @@ static const char *space_hint(int err)
     return "";
 }
 
-pyr_status_t pyr_atomic_commit(pyr_atomic_file_t *af)
+static pyr_status_t commit(pyr_atomic_file_t *af, int may_stage);
+
+pyr_status_t pyr_atomic_commit(pyr_atomic_file_t *af) { return commit(af, 1); }
+pyr_status_t pyr_atomic_commit_now(pyr_atomic_file_t *af) { return commit(af, 0); }
+
+static pyr_status_t commit(pyr_atomic_file_t *af, int may_stage)
 {
     if (!af || !af->fp || !af->path) {
         if (af) pyr_atomic_abort(af);
@@ -394,7 +399,7 @@ pyr_status_t pyr_atomic_commit(pyr_atomic_file_t *af)
         release(af);
         return st;
     }
-    pyr_atomic_stage_t *stage = current_stage;
+    pyr_atomic_stage_t *stage = may_stage ? current_stage : NULL;
     if (!what && stage) {
         if (stage->n == PYR_ATOMIC_STAGE_MAX) {
             err = EMFILE;

@@ -48,6 +48,10 @@ pyr_status_t pyr_atomic_open(pyr_atomic_file_t *af, const char *path);
  * returned.  Always frees af's resources. */
 pyr_status_t pyr_atomic_commit(pyr_atomic_file_t *af);
 
+/* The same, renaming at once even while a stage is active (a file written
+ * under a lock, such as wisdom, must be in place before the lock goes). */
+pyr_status_t pyr_atomic_commit_now(pyr_atomic_file_t *af);
+
 /* Close and remove the temporary, free af's resources.  Safe to call on a
  * zeroed af, after a failed open, or twice. */
 void pyr_atomic_abort(pyr_atomic_file_t *af);
