@@ -77,6 +77,7 @@ expect_error unknown-key "did you mean 'steps'" run "$src/examples/heat2d.ini" -
 expect_error small-grid "nx >= 3" run "$src/examples/heat2d.ini" --set grid.nx=2
 expect_error negative-alpha "alpha = -1" run "$src/examples/heat2d.ini" --set scheme.alpha=-1
 expect_error nan-dt "NaN" run "$src/examples/heat2d.ini" --set scheme.dt=nan
+expect_error alpha-overflow "overflows a double" run "$src/examples/heat2d.ini" --set scheme.alpha=1e200
 expect_error missing-file "cannot read problem file" run nonexistent.ini
 expect_error budget "use memory >=" run "$src/examples/heat2d.ini" --set run.method=pyramid --set run.decomposition=strips --set run.height=30 --set run.memory=100K
 expect_error init-missing "initial.file" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=nope.npy
@@ -85,6 +86,10 @@ expect_error init-shape "expected (1025, 1025)" run "$src/examples/heat2d.ini" -
 mkfifo init.fifo
 expect_error init-fifo "not a regular file (it is a FIFO" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=init.fifo
 rm -f init.fifo
+if [ $have_numpy = 1 ]; then
+  "$PY" -c "import numpy as np; a = np.zeros((33, 33)); a[4, 9] = np.nan; np.save('nan.npy', a)"
+  expect_error init-nan "holds NaN at index \[4, 9\]" run "$src/examples/heat2d.ini" --set grid.nx=33 --set grid.ny=33 --set initial.kind=file --set initial.file=nan.npy
+fi
 printf 'not a numpy file at all' > junk.npy
 expect_error init-junk "junk.npy" run "$src/examples/heat2d.ini" --set initial.kind=file --set initial.file=junk.npy
 expect_error unwritable "output.field" run "$src/examples/heat2d.ini" --set output.field=/nonexistent/dir/x.npy

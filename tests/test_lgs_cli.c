@@ -112,10 +112,18 @@ static void test_end_to_end(void)
     CHECK(run_solve(4, ini_path, "--set", "system.tolerence=1", "--quiet") == 1, "unknown key fails");
     CHECK(run_solve(3, ini_path, "--bogus", "--quiet") == 1, "unknown option fails");
     CHECK(run_solve(1, "/nonexistent/problem.ini") == 1, "missing file fails");
-    /* a diverging system: strong off-block coupling */
+    /* a diverging system: strong off-block coupling.  20 iterations do not
+     * meet the tolerance: the outputs hold the last iterate, and the exit
+     * status says it did not converge (issue 18: it was 0) */
     CHECK(run_solve(8, ini_path, "--set", "system.kind=test2", "--set", "system.omega=1.999", "--set",
-                    "system.max_iterations=20", "--quiet") == 0,
-          "test2 with omega 1.999 for 20 iterations runs (no divergence in 20 iterations)");
+                    "system.max_iterations=20", "--quiet") == 3,
+          "test2 with omega 1.999 for 20 iterations runs, and exits 3 (not converged)");
+    CHECK(exists("y.npy") && exists("res.csv"), "a run that did not converge still writes its outputs");
+    remove_outputs();
+    /* tolerance 0 asks for exactly max_iterations: that is no failure to converge */
+    CHECK(run_solve(10, ini_path, "--set", "system.kind=test2", "--set", "system.tolerance=0", "--set",
+                    "system.max_iterations=20", "--set", "system.omega=1.5", "--quiet") == 0,
+          "tolerance 0: max_iterations is the plan, exit 0");
     remove_outputs();
     free(ini_path);
     free(y);

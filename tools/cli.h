@@ -9,6 +9,12 @@ int pyr_cli_solve(int argc, char **argv);     /* pyrgrid solve FILE ... (cli_sol
 int pyr_cli_calibrate(int argc, char **argv); /* pyrgrid calibrate ...  (cli_model.c) */
 int pyr_cli_sweep(int argc, char **argv);     /* pyrgrid sweep FILE ... (cli_model.c) */
 
+/* Exit statuses of every command (documented in pyrgrid --help and README). */
+#define PYR_EXIT_OK 0
+#define PYR_EXIT_ERROR 1
+#define PYR_EXIT_USAGE 2
+#define PYR_EXIT_NOT_CONVERGED 3 /* solve: the iteration stopped before the tolerance was met */
+
 /* Shared by the sub-commands (cli_common.c). */
 extern int pyr_cli_verbosity; /* -1 --quiet, 0 default, 1 --verbose */
 /* Consumes -v/--verbose and -q/--quiet: returns 1 when arg was one. */

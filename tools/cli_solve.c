@@ -202,10 +202,12 @@ int pyr_cli_solve(int argc, char **argv)
                sys->description, (long long)sys->n, (long long)sys->m, (long long)res->iterations,
                res->rel_residual, pyr_lgs_stop_name(res->stop), res->seconds, per * 1e3);
     }
-    rc = 0;
+    /* the outputs hold the last iterate, but the tolerance was not met: say so in the exit status */
+    rc = res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0 ? PYR_EXIT_NOT_CONVERGED : PYR_EXIT_OK;
     goto done;
 out:
     fail_msg(st);
+    if (st == PYR_ERR_DIVERGED) rc = PYR_EXIT_NOT_CONVERGED; /* diverged or stagnated */
     if (staging) pyr_atomic_stage_abort(&stage); /* the new temporaries go; no old file is touched */
 done:
     pyr_lgs_result_destroy(&res);
