@@ -22,6 +22,37 @@ done
 "$bin" --version | grep -q "^pyrgrid [0-9]" && ok || bad "--version"
 "$bin" info | grep -q "backend cpu: available" && ok || bad "info"
 "$bin" frobnicate >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "unknown command exits 2"
+# issue 18: every command answers --help (exit 0, its usage, the common options and exit
+# statuses), takes -v/--verbose and -q/--quiet, and a bad option is a usage error (2)
+"$bin" --help | grep -q "3 did not converge" && ok || bad "--help lacks the exit statuses"
+for c in run plan solve calibrate sweep info; do
+  out=$("$bin" $c --help 2>&1); rc=$?
+  [ $rc -eq 0 ] && echo "$out" | grep -q "^usage: pyrgrid $c" && echo "$out" | grep -q -- "--verbose" && echo "$out" | grep -q "exit status" \
+    && ok || bad "$c --help: rc $rc, '$(echo "$out" | head -2)'"
+  "$bin" $c --frobnicate >/dev/null 2>&1; rc=$?
+  [ $rc -eq 2 ] && ok || bad "$c --frobnicate: rc $rc, expected 2"
+done
+for flag in -v --verbose -q --quiet; do
+  "$bin" info $flag >/dev/null 2>&1 && ok || bad "info $flag"
+  "$bin" plan "$src/examples/heat2d.ini" $flag --set run.backend=cpu >/dev/null 2>&1 && ok || bad "plan $flag"
+  "$bin" run "$src/examples/heat1d.ini" $flag --set scheme.steps=2 --set output.field=v.npy --set output.image= >/dev/null 2>&1 && ok || bad "run $flag"
+  "$bin" solve "$src/examples/solve_test1.ini" $flag --set system.N=64 --set system.M=64 --set output.solution=v.npy --set output.history= --set output.image= >/dev/null 2>&1; rc=$?
+  [ $rc -eq 0 ] && ok || bad "solve $flag: rc $rc"
+  PYRGRID_WISDOM=$work/flags-wisdom "$bin" calibrate $flag --show >/dev/null 2>&1 && ok || bad "calibrate $flag"
+  "$bin" sweep --replot nonexistent.csv --png x.png $flag >/dev/null 2>&1; [ $? -eq 1 ] && ok || bad "sweep $flag"
+done
+out=$("$bin" run "$src/examples/heat1d.ini" -v --set scheme.steps=2 --set output.field=v.npy --set output.image= 2>&1 >/dev/null)
+echo "$out" | grep -q "pyrgrid: plan: method" && echo "$out" | grep -q "wisdom" && ok || bad "run -v says nothing more: '$out'"
+out=$("$bin" run "$src/examples/heat2d.ini" -q --set scheme.dt=1 --set output.field=v.npy 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "error:" && ok || bad "-q hid an error: rc $rc '$out'"
+# the "no usable GPU" notice only when the backend was left to choose
+if "$bin" info | grep -q "compiled in; no usable GPU"; then
+  "$bin" run "$src/examples/heat1d.ini" --set scheme.steps=2 --set output.field=v.npy --set output.image= 2>&1 >/dev/null | grep -q "no usable GPU" \
+    && ok || bad "backend = auto without a GPU: no notice"
+fi
+out=$("$bin" run "$src/examples/heat1d.ini" --set run.backend=cpu --set scheme.steps=2 --set output.field=v.npy --set output.image= 2>&1 >/dev/null)
+! echo "$out" | grep -q "no usable GPU" && ok || bad "backend = cpu, yet: '$out'"
+rm -f v.npy
 
 # The examples, shortened.
 for ex in heat1d heat2d heat3d; do

@@ -110,7 +110,7 @@ static void test_end_to_end(void)
     CHECK(run_solve(4, ini_path, "--set", "system.omega=2.5", "--quiet") == 1, "omega 2.5 fails");
     CHECK(!exists("y.npy") && !exists("res.csv") && !exists("res.png"), "no output after a failure");
     CHECK(run_solve(4, ini_path, "--set", "system.tolerence=1", "--quiet") == 1, "unknown key fails");
-    CHECK(run_solve(3, ini_path, "--bogus", "--quiet") == 1, "unknown option fails");
+    CHECK(run_solve(3, ini_path, "--bogus", "--quiet") == 2, "an unknown option is a usage error (exit 2)");
     CHECK(run_solve(1, "/nonexistent/problem.ini") == 1, "missing file fails");
     /* a diverging system: strong off-block coupling.  20 iterations do not
      * meet the tolerance: the outputs hold the last iterate, and the exit

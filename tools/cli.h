@@ -3,6 +3,8 @@
 #ifndef PYR_TOOLS_CLI_H
 #define PYR_TOOLS_CLI_H
 
+#include <stdio.h>
+
 int pyr_cli_run(int argc, char **argv);       /* pyrgrid run FILE ...   (cli_run.c)   */
 int pyr_cli_plan(int argc, char **argv);      /* pyrgrid plan FILE ...  (cli_run.c)   */
 int pyr_cli_solve(int argc, char **argv);     /* pyrgrid solve FILE ... (cli_solve.c) */
@@ -17,6 +19,8 @@ int pyr_cli_sweep(int argc, char **argv);     /* pyrgrid sweep FILE ... (cli_mod
 
 /* Shared by the sub-commands (cli_common.c). */
 extern int pyr_cli_verbosity; /* -1 --quiet, 0 default, 1 --verbose */
+/* The common options and the exit statuses, for every command's --help. */
+void pyr_cli_print_common(FILE *out);
 /* Consumes -v/--verbose and -q/--quiet: returns 1 when arg was one. */
 int pyr_cli_common_option(const char *arg);
 /* Import the default wisdom file (pyr_wisdom_default_path) into the

@@ -53,3 +53,14 @@ int pyr_cli_wisdom_export_if_changed(unsigned long since)
     if (pyr_cli_verbosity >= 0) fprintf(stderr, "pyrgrid: saved the measured choice in %s\n", path);
     return 0;
 }
+
+void pyr_cli_print_common(FILE *out)
+{
+    fprintf(out,
+            "common options (every command):\n"
+            "  -h, --help     this text\n"
+            "  -v, --verbose  say more: where the wisdom came from, the plan and its model\n"
+            "  -q, --quiet    no progress, notices or warnings on stderr (errors still)\n"
+            "exit status: 0 success, 1 error, 2 usage error (bad option or argument),\n"
+            "             3 did not converge (solve: the tolerance was not met; the outputs hold the last iterate)\n");
+}

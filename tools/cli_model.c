@@ -70,6 +70,20 @@ static void describe_constants(const char *label, const pyr_model_constants_t *k
            1e9 * pyr_model_compute_cost(k, 8), 1e9 * pyr_model_compute_cost(k, 64), 1e9 * k->compute_row);
 }
 
+static void calibrate_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pyrgrid calibrate [--backend cpu|cuda|auto] [--precision float|double|all] [--dims 1,2,3]\n"
+            "                         [--threads N] [--device N] [--effort X] [--import FILE] [--export FILE] [--show]\n"
+            "  Measure the performance model's constants on this machine (seconds per backend) and save\n"
+            "  them as wisdom in $PYRGRID_WISDOM or ~/.cache/pyrgrid/wisdom, merged under a lock with\n"
+            "  what the file holds.  --import merges another wisdom file of this machine into it,\n"
+            "  --export writes the wisdom to FILE, --show prints it; with any of those three, nothing is\n"
+            "  measured unless --backend, --precision or --dims is given too.\n"
+            "  --effort X  measure X times as long as by default (0 < X <= 100)\n");
+    pyr_cli_print_common(out);
+}
+
 int pyr_cli_calibrate(int argc, char **argv)
 {
     pyr_backend_kind_t backend = PYR_BACKEND_AUTO;
@@ -79,6 +93,11 @@ int pyr_cli_calibrate(int argc, char **argv)
     const char *export_path = NULL, *import_path = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (pyr_cli_common_option(a)) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            calibrate_usage(stdout);
+            return PYR_EXIT_OK;
+        }
         if (!strcmp(a, "--backend")) {
             if (!need_value(argc, argv, i, "calibrate")) return 2;
             const char *v = argv[++i];
@@ -139,7 +158,7 @@ int pyr_cli_calibrate(int argc, char **argv)
             show = 1;
             any_action = 1;
         } else {
-            fprintf(stderr, "pyrgrid: error: unknown option '%s' for calibrate; see pyrgrid --help\n", a);
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for calibrate; see pyrgrid calibrate --help\n", a);
             return 2;
         }
     }
@@ -442,6 +461,22 @@ static int replot(const char *csv, const char *png)
     return rc;
 }
 
+static void sweep_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pyrgrid sweep FILE [--set section.key=value]... [--heights 1:64] [--decomposition D|all]\n"
+            "                     [--passes P] [--repeat K] [--csv OUT.csv] [--png OUT.png] [-v|-q]\n"
+            "       pyrgrid sweep --replot SWEEP.csv --png OUT.png\n"
+            "  Run FILE's problem with the pyramid method at each height: measured against predicted\n"
+            "  time, the model's accuracy (emax, ebar), the automatic choice against the best height.\n"
+            "  --heights LIST   heights and ranges: 1:64, 1:64:4, 1,2,4,8 (at most 1000000)\n"
+            "  --decomposition  strips, blocks, slabs, segments or all (the grid's kinds)\n"
+            "  --passes P       passes per height (0: the file's steps); --repeat K: best of K runs\n"
+            "  --csv, --png     the table and the plot, written together at the end\n"
+            "  --replot CSV     the plot of an earlier sweep's CSV, running nothing\n");
+    pyr_cli_print_common(out);
+}
+
 int pyr_cli_sweep(int argc, char **argv)
 {
     const char *file = NULL, *csv = NULL, *png = NULL, *heights_spec = "1:64", *decomp_spec = NULL, *replot_csv = NULL;
@@ -461,10 +496,13 @@ int pyr_cli_sweep(int argc, char **argv)
             else if (!strcmp(a, "--png")) png = v;
             else if (!strcmp(a, "--repeat") && !parse_count(a, v, 1, 100, &repeat)) return 2;
             else if (!strcmp(a, "--passes") && !parse_count(a, v, 0, 1000, &passes)) return 2;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
+        } else if (pyr_cli_common_option(a)) {
+            quiet = pyr_cli_verbosity < 0;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            sweep_usage(stdout);
+            return PYR_EXIT_OK;
         } else if (a[0] == '-') {
-            fprintf(stderr, "pyrgrid: error: unknown option '%s' for sweep; see pyrgrid --help\n", a);
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for sweep; see pyrgrid sweep --help\n", a);
             return 2;
         } else if (!file) {
             file = a;
@@ -485,6 +523,7 @@ int pyr_cli_sweep(int argc, char **argv)
         return 2;
     }
     if (pyr_config_load(&cfg, file) != PYR_OK) return fail(NULL);
+    pyr_cli_wisdom_import(); /* the model's constants for this machine */
     for (int i = 0; i < argc; i++)
         if ((!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) && pyr_config_set(&cfg, argv[++i]) != PYR_OK) return fail(NULL);
         else if (!strcmp(argv[i], "--heights") || !strcmp(argv[i], "--decomposition") || !strcmp(argv[i], "--csv") ||

@@ -13,6 +13,7 @@
 #include "io/npy.h"
 #include "io/plot.h"
 #include "io/png.h"
+#include "plan/plan.h"
 #include "plan/wisdom.h"
 #include "pyrgrid.h"
 
@@ -29,14 +30,35 @@ static int fail(const char *what)
     return 1;
 }
 
-/* Parse FILE [--set k=v]... [--quiet] into a config. */
+static void usage(FILE *out, const char *cmd)
+{
+    if (!strcmp(cmd, "run"))
+        fprintf(out, "usage: pyrgrid run FILE [--set section.key=value]... [-v|-q]\n"
+                     "  Solve the problem in FILE (INI; README.md has the keys) and write the outputs it names\n"
+                     "  ([output] field, image, every).  One summary line on stdout; a progress bar on stderr\n"
+                     "  when it is a terminal and the run takes over a second.\n"
+                     "  -s, --set section.key=value  override a key of the file (repeatable, applied in order)\n");
+    else
+        fprintf(out, "usage: pyrgrid plan FILE [--set section.key=value]... [-v|-q]\n"
+                     "  Print the plan for FILE (method, pieces, passes, device memory, values moved and\n"
+                     "  computed, the model's predicted time by height) without running it.\n"
+                     "  -s, --set section.key=value  override a key of the file (repeatable)\n");
+    pyr_cli_print_common(out);
+}
+
+/* Parse FILE [--set k=v]... [-v|-q] into a config.  Returns an exit status,
+ * or -1 after --help (the caller exits 0). */
 static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg, int *quiet)
 {
     const char *file = NULL;
     pyr_config_default(cfg);
     *quiet = 0;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) *quiet = 1;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout, cmd);
+            return -1;
+        }
+        if (pyr_cli_common_option(argv[i])) *quiet = pyr_cli_verbosity < 0;
         else if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "pyrgrid: error: --set needs section.key=value\n");
@@ -45,7 +67,7 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg,
             i++;
         } else if (!strncmp(argv[i], "--set=", 6)) {
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "pyrgrid: error: unknown option '%s' for %s; see pyrgrid --help\n", argv[i], cmd);
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for %s; see pyrgrid %s --help\n", argv[i], cmd, cmd);
             return 2;
         } else if (!file) file = argv[i];
         else {
@@ -194,7 +216,7 @@ int pyr_cli_run(int argc, char **argv)
     pyr_config_t cfg;
     int quiet;
     int rc = parse_args(argc, argv, "run", &cfg, &quiet);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
     if (cfg.every > 0 && !cfg.field[0]) {
@@ -218,6 +240,14 @@ int pyr_cli_run(int argc, char **argv)
     pyr_plan_info_t info;
     pyr_plan_get_info(plan, &info);
     if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+    if (pyr_cli_verbosity > 0) {
+        char dev[32], bud[32];
+        pyr_format_bytes(info.device_bytes, dev, sizeof dev);
+        pyr_format_bytes(info.budget_bytes, bud, sizeof bud);
+        fprintf(stderr, "pyrgrid: plan: method %s, %s, height %lld, %lld passes of %lld tasks, %s of device memory (budget %s); model: %s\n",
+                pyr_method_name(info.method), pyr_decomp_name(info.decomposition), (long long)info.height, (long long)info.passes,
+                (long long)info.tasks_per_pass, dev, bud, plan->model_source);
+    }
     pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
 
     pyr_field_t *field = NULL;
@@ -284,7 +314,7 @@ int pyr_cli_plan(int argc, char **argv)
     pyr_config_t cfg;
     int quiet;
     int rc = parse_args(argc, argv, "plan", &cfg, &quiet);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
     pyr_cli_wisdom_import();
     unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;

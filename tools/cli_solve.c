@@ -1,4 +1,4 @@
-/* pyrgrid solve FILE [--set section.key=value]... [--quiet]
+/* pyrgrid solve FILE [--set section.key=value]... [-v|-q]
  *
  * Block-tridiagonal systems by line Gauss–Seidel (pyrgrid_lgs.h).  Progress
  * (relative residual every report_every iterations) goes to stderr, one
@@ -28,11 +28,12 @@ static int fail_msg(pyr_status_t st)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: pyrgrid solve FILE [--set section.key=value]... [--quiet]\n"
+            "usage: pyrgrid solve FILE [--set section.key=value]... [-v|-q]\n"
             "  Solve the block-tridiagonal system that FILE (INI) describes by line Gauss-Seidel\n"
-            "  with the Thomas algorithm; write the outputs named in its [output] section.\n"
-            "  --set section.key=value  override a key of the file (repeatable)\n"
-            "  --quiet                  no progress on stderr\n");
+            "  with the Thomas algorithm; write the outputs named in its [output] section, all\n"
+            "  together once the iteration has ended.\n"
+            "  -s, --set section.key=value  override a key of the file (repeatable)\n");
+    pyr_cli_print_common(out);
 }
 
 static int progress(void *user, int64_t it, double rel)
@@ -76,36 +77,37 @@ int pyr_cli_solve(int argc, char **argv)
     const char *file = NULL;
     const char **sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *sets);
     int nsets = 0, quiet = 0;
+    pyr_cli_verbosity = 0;
     if (!sets) {
         fprintf(stderr, "pyrgrid: error: out of memory\n");
         return 1;
     }
     for (int a = 0; a < argc; a++) {
         const char *arg = argv[a];
-        if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
-            quiet = 1;
+        if (pyr_cli_common_option(arg)) {
+            quiet = pyr_cli_verbosity < 0;
         } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             usage(stdout);
             free(sets);
-            return 0;
-        } else if (!strcmp(arg, "--set")) {
+            return PYR_EXIT_OK;
+        } else if (!strcmp(arg, "--set") || !strcmp(arg, "-s")) {
             if (a + 1 >= argc) {
                 fprintf(stderr, "pyrgrid: error: --set needs section.key=value (e.g. --set system.omega=1.5)\n");
                 free(sets);
-                return 1;
+                return PYR_EXIT_USAGE;
             }
             sets[nsets++] = argv[++a];
         } else if (!strncmp(arg, "--set=", 6)) {
             sets[nsets++] = arg + 6;
         } else if (arg[0] == '-' && arg[1]) {
-            fprintf(stderr, "pyrgrid: error: unknown option '%s' for solve; the options are --set section.key=value "
-                            "and --quiet\n", arg);
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for solve; the options are --set section.key=value, "
+                            "--verbose, --quiet and --help\n", arg);
             free(sets);
-            return 1;
+            return PYR_EXIT_USAGE;
         } else if (file) {
             fprintf(stderr, "pyrgrid: error: solve takes one problem file; got '%s' and '%s'\n", file, arg);
             free(sets);
-            return 1;
+            return PYR_EXIT_USAGE;
         } else {
             file = arg;
         }
@@ -114,7 +116,7 @@ int pyr_cli_solve(int argc, char **argv)
         fprintf(stderr, "pyrgrid: error: solve needs a problem file\n");
         usage(stderr);
         free(sets);
-        return 1;
+        return PYR_EXIT_USAGE;
     }
 
     int rc = 1;
@@ -160,7 +162,7 @@ int pyr_cli_solve(int argc, char **argv)
     if (!quiet) opt.progress = progress;
     if (quiet) opt.report_every = 0;
     st = pyr_lgs_solve(sys, &opt, y, &res);
-    if (res && res->warning[0]) fprintf(stderr, "pyrgrid: warning: %s\n", res->warning);
+    if (res && res->warning[0] && !quiet) fprintf(stderr, "pyrgrid: warning: %s\n", res->warning);
     if (st != PYR_OK) goto out;
 
     /* outputs: all temporaries first, then all renamed */
@@ -186,7 +188,7 @@ int pyr_cli_solve(int argc, char **argv)
     staging = 0;
     if ((st = pyr_atomic_stage_commit(&stage)) != PYR_OK) goto out;
 
-    if (res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0)
+    if (res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0 && !quiet)
         fprintf(stderr, "pyrgrid: warning: max_iterations = %lld reached with relative residual %.3e above "
                         "tolerance = %g\n", (long long)opt.max_iterations, res->rel_residual, opt.tolerance);
     {
