@@ -4,7 +4,8 @@
 # usage: bash scripts/setup.sh [extra cmake arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(cmake make gcc pkg-config libpng-dev liblapack-dev python3-numpy)
+# clang, its libFuzzer runtime and OpenMP: the fuzz harnesses (fuzz/run.sh)
+pkgs=(cmake make gcc pkg-config libpng-dev liblapack-dev python3-numpy clang libclang-rt-dev libomp-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -164,6 +164,10 @@ head -c 8 s.png | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" && ok || bad "
 "$bin" sweep --replot s.csv --png r.png >/dev/null 2>&1 && head -c 8 r.png | od -An -tx1 | grep -q "89 50 4e 47" && ok || bad "replot"
 msg=$("$bin" sweep --replot typo.ini --png bad.png 2>&1); rc=$?
 [ $rc -ne 0 ] && echo "$msg" | grep -q "not a sweep CSV" && [ ! -e bad.png ] && ok || bad "replot of a non-CSV: rc $rc, '$msg'"
+mkfifo csv.fifo
+msg=$(timeout 60 "$bin" sweep --replot csv.fifo --png bad.png 2>&1); rc=$?
+[ $rc -eq 1 ] && echo "$msg" | grep -q "FIFO" && ok || bad "replot of a FIFO: rc $rc, '$msg'"
+rm -f csv.fifo
 msg=$("$bin" sweep "$src/examples/heat2d.ini" --heights 0:4 2>&1); rc=$?
 [ $rc -eq 2 ] && echo "$msg" | grep -q "use a list of heights" && ok || bad "sweep --heights 0:4: rc $rc, '$msg'"
 # issue 18: the program imports the wisdom and saves a plan = measure choice in it

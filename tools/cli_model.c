@@ -384,11 +384,8 @@ static int replot(const char *csv, const char *png)
         fprintf(stderr, "pyrgrid: error: sweep --replot %s needs --png FILE for the plot\n", csv);
         return 2;
     }
-    FILE *f = fopen(csv, "r");
-    if (!f) {
-        fprintf(stderr, "pyrgrid: error: --replot %s: %s\n", csv, strerror(errno));
-        return 1;
-    }
+    FILE *f = NULL;
+    if (pyr_open_input(csv, "sweep CSV", &f, NULL, NULL) != PYR_OK) return fail("--replot: ");
     char line[512], backend[32] = "";
     int nrows = 0, cap = 0, lineno = 0, rc = 0;
     sweep_row_t *rows = NULL;
