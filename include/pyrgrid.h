@@ -27,6 +27,20 @@ extern "C" {
 #define PYR_VERSION_PATCH 0
 #define PYR_VERSION_STRING "0.1.0"
 
+/* Marks the public API: libpyrgrid is built with hidden visibility, and only
+ * declarations carrying PYR_API are exported from the shared library. */
+#ifndef PYR_API
+#if defined(__GNUC__) || defined(__clang__)
+#define PYR_API __attribute__((visibility("default")))
+#else
+#define PYR_API
+#endif
+#endif
+
+/* The run-time version of the library ("0.1.0"): PYR_VERSION_STRING is the
+ * version a program was compiled against, this the one it runs with. */
+PYR_API const char *pyr_version(void);
+
 /* ------------------------------------------------------------------ status */
 
 /* One list, expanded into the enum and into pyr_status_string(). */
@@ -57,23 +71,23 @@ typedef enum {
 } pyr_status_t;
 
 /* Short fixed text of a status code ("memory budget too small"). */
-const char *pyr_status_string(pyr_status_t status);
+PYR_API const char *pyr_status_string(pyr_status_t status);
 /* Name of a status code ("PYR_ERR_BUDGET"). */
-const char *pyr_status_name(pyr_status_t status);
+PYR_API const char *pyr_status_name(pyr_status_t status);
 /* Detail of the last failure on this thread: what is wrong, the limit, and
  * what would work.  Valid until the next failing call on this thread. */
-const char *pyr_last_error(void);
+PYR_API const char *pyr_last_error(void);
 /* Drop the last error message of this thread. */
-void pyr_clear_error(void);
+PYR_API void pyr_clear_error(void);
 
 /* --------------------------------------------------------------- precision */
 
 typedef enum { PYR_FLOAT = 0, PYR_DOUBLE = 1 } pyr_precision_t;
 
 /* Bytes of one value: 4 or 8. */
-size_t pyr_precision_size(pyr_precision_t p);
+PYR_API size_t pyr_precision_size(pyr_precision_t p);
 /* "float" / "double". */
-const char *pyr_precision_name(pyr_precision_t p);
+PYR_API const char *pyr_precision_name(pyr_precision_t p);
 
 /* ----------------------------------------------------------------- problem */
 
@@ -147,21 +161,21 @@ typedef struct {
 /* A 2D 1025x1025 double heat problem on the unit square with a sine mode;
  * the Poisson parameters are set to their defaults too (tolerance 0,
  * check_every 20, omega 1, f = 0), so changing `equation` is enough. */
-void pyr_problem_default(pyr_problem_t *problem);
+PYR_API void pyr_problem_default(pyr_problem_t *problem);
 /* The name of an equation ("heat", "poisson"), and the equation of a name
  * (0 when there is none of that name). */
-const char *pyr_equation_name(pyr_equation_t equation);
-int pyr_equation_from_name(const char *name, pyr_equation_t *out);
+PYR_API const char *pyr_equation_name(pyr_equation_t equation);
+PYR_API int pyr_equation_from_name(const char *name, pyr_equation_t *out);
 /* Checks sizes and the scheme's parameters (heat: the stability limit
  * sum_d alpha^2 dt / h_d^2 <= 1/2); the message says what would work. */
-pyr_status_t pyr_problem_validate(const pyr_problem_t *problem);
+PYR_API pyr_status_t pyr_problem_validate(const pyr_problem_t *problem);
 /* Grid spacing of an axis. */
-double pyr_problem_h(const pyr_problem_t *problem, int axis);
+PYR_API double pyr_problem_h(const pyr_problem_t *problem, int axis);
 /* Heat: r_d = alpha^2 dt / h_d^2 of an axis (0 for axes beyond dims). */
-double pyr_problem_r(const pyr_problem_t *problem, int axis);
+PYR_API double pyr_problem_r(const pyr_problem_t *problem, int axis);
 /* Number of nodes, and of interior nodes (those the scheme updates). */
-int64_t pyr_problem_nodes(const pyr_problem_t *problem);
-int64_t pyr_problem_interior(const pyr_problem_t *problem);
+PYR_API int64_t pyr_problem_nodes(const pyr_problem_t *problem);
+PYR_API int64_t pyr_problem_interior(const pyr_problem_t *problem);
 
 /* ------------------------------------------------------------------- field */
 
@@ -175,16 +189,16 @@ typedef struct {
 
 /* Allocate a field of the problem's shape (contents undefined).  The caller
  * owns it and releases it with pyr_field_destroy. */
-pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **field);
-void pyr_field_destroy(pyr_field_t **field);
+PYR_API pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **field);
+PYR_API void pyr_field_destroy(pyr_field_t **field);
 /* Fill with the problem's initial field (reads the .npy for PYR_INIT_FILE). */
-pyr_status_t pyr_field_init(pyr_field_t *field, const pyr_problem_t *problem);
-int64_t pyr_field_count(const pyr_field_t *field);
+PYR_API pyr_status_t pyr_field_init(pyr_field_t *field, const pyr_problem_t *problem);
+PYR_API int64_t pyr_field_count(const pyr_field_t *field);
 /* The exact solution of the difference scheme for PYR_INIT_SINE after `steps`
  * steps (amplitude times the discrete decay factor to the power steps), and
  * of the differential equation at time steps*dt. */
-pyr_status_t pyr_field_sine_discrete(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
-pyr_status_t pyr_field_sine_continuous(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
+PYR_API pyr_status_t pyr_field_sine_discrete(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
+PYR_API pyr_status_t pyr_field_sine_continuous(pyr_field_t *field, const pyr_problem_t *problem, int64_t steps);
 
 /* ----------------------------------------------------------------- options */
 
@@ -200,7 +214,7 @@ typedef enum {
 
 /* How the planner makes automatic choices (height, decomposition), as in
  * FFTW: ESTIMATE from the performance model and this machine's calibration
- * ("wisdom", written by `pyrgrid calibrate`); MEASURE times the few best
+ * (the wisdom, see pyr_wisdom_import_file); MEASURE times the few best
  * candidates briefly, keeps the fastest and records it in the wisdom. */
 typedef enum { PYR_PLAN_ESTIMATE = 0, PYR_PLAN_MEASURE } pyr_plan_mode_t;
 
@@ -229,18 +243,18 @@ typedef struct {
                                 `pyrgrid info` lists them */
 } pyr_options_t;
 
-void pyr_options_default(pyr_options_t *options);
-const char *pyr_method_name(pyr_method_t m);
-const char *pyr_decomp_name(pyr_decomp_t d);
+PYR_API void pyr_options_default(pyr_options_t *options);
+PYR_API const char *pyr_method_name(pyr_method_t m);
+PYR_API const char *pyr_decomp_name(pyr_decomp_t d);
 /* The decomposition named `name` ("segments", "strips", "blocks", "slabs";
  * "auto" too when allow_auto); 0 when there is none of that name. */
-int pyr_decomp_from_name(const char *name, int allow_auto, pyr_decomp_t *out);
+PYR_API int pyr_decomp_from_name(const char *name, int allow_auto, pyr_decomp_t *out);
 /* Whether decomposition d applies to a grid of `dims` dimensions (auto always does). */
-int pyr_decomp_fits(pyr_decomp_t d, int dims);
-const char *pyr_backend_name(pyr_backend_kind_t b);
+PYR_API int pyr_decomp_fits(pyr_decomp_t d, int dims);
+PYR_API const char *pyr_backend_name(pyr_backend_kind_t b);
 /* Parse "256MiB", "1.5G", "4096" into bytes (K/M/G/T decimal-free binary
  * suffixes: K = KiB = 1024). */
-pyr_status_t pyr_parse_bytes(const char *text, uint64_t *bytes);
+PYR_API pyr_status_t pyr_parse_bytes(const char *text, uint64_t *bytes);
 
 /* -------------------------------------------------------------------- plan */
 
@@ -278,13 +292,43 @@ typedef struct {
 /* Build a plan for the problem under the options.  Fails with PYR_ERR_BUDGET
  * (naming the smallest budget that works) when no piece fits.  The caller owns
  * the plan. */
-pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options,
+PYR_API pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options,
                              pyr_plan_t **plan);
-void pyr_plan_destroy(pyr_plan_t **plan);
-pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info);
+PYR_API void pyr_plan_destroy(pyr_plan_t **plan);
+PYR_API pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info);
 /* Human-readable description of the plan and, for comparison, the trivial
  * method's plan under the same budget. */
-pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
+PYR_API pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
+
+/* ------------------------------------------------------------------ wisdom */
+
+/* Wisdom (FFTW's word): the performance model's constants measured on this
+ * machine (`pyrgrid calibrate`) and the choices of plans made by timing
+ * (PYR_PLAN_MEASURE).  The library keeps it in memory, one store per process
+ * shared by all threads (guarded by a mutex), and touches files only in these
+ * calls: pyr_plan_create reads no file, and records a measured choice in the
+ * store only. */
+
+/* Merge the wisdom file at `path` into the store (the file's records win).
+ * A missing file imports nothing and is not an error.  A file that is
+ * corrupt, of another format version or written on another machine is
+ * rejected as a whole with PYR_ERR_FORMAT and a message naming the file and
+ * the reason; nothing of it is used, and plans that then fall back to the
+ * default constants say why. */
+PYR_API pyr_status_t pyr_wisdom_import_file(const char *path);
+/* Write the store to `path` (creating its directory), merged with what the
+ * file holds at that moment (the store's records win), under an exclusive
+ * lock (flock on "PATH.lock", created beside it) and by an atomic rename:
+ * processes exporting to the same file at once lose no record.  A file there
+ * that is not wisdom of this machine is left as it is and the export fails
+ * with PYR_ERR_FORMAT. */
+PYR_API pyr_status_t pyr_wisdom_export_file(const char *path);
+/* Empty the store. */
+PYR_API void pyr_wisdom_forget(void);
+/* Where programs keep wisdom (the pyrgrid program imports and exports it;
+ * the library never reads it by itself): $PYRGRID_WISDOM, else
+ * $XDG_CACHE_HOME/pyrgrid/wisdom, else $HOME/.cache/pyrgrid/wisdom. */
+PYR_API pyr_status_t pyr_wisdom_default_path(char *path, size_t size);
 
 /* ----------------------------------------------------------------- execute */
 
@@ -305,7 +349,7 @@ typedef struct {
  * problem's steps, in place.  Input fields of the scheme (Poisson's f) are
  * made from the problem (pyr_field_init_input).  counters (may be NULL)
  * receives the values actually moved and computed. */
-pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks,
+PYR_API pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks,
                          pyr_counters_t *counters);
 
 /* What a run did. */
@@ -320,33 +364,33 @@ typedef struct {
 /* The fields of a scheme, in its order (pyr_scheme_fields): heat "u";
  * Poisson "u", "f".  Name of field i, its role (1 = updated, 0 = read-only
  * input), and how many there are. */
-int pyr_scheme_field_count(pyr_equation_t equation);
-const char *pyr_scheme_field_name(pyr_equation_t equation, int i);
-int pyr_scheme_field_updated(pyr_equation_t equation, int i);
+PYR_API int pyr_scheme_field_count(pyr_equation_t equation);
+PYR_API const char *pyr_scheme_field_name(pyr_equation_t equation, int i);
+PYR_API int pyr_scheme_field_updated(pyr_equation_t equation, int i);
 
 /* Fill input field i of the problem's scheme (Poisson's f) from the problem
  * (the right-hand side's kind or file). */
-pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_t *problem, int i);
+PYR_API pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_t *problem, int i);
 
 /* Advance a set of fields, one per field of the scheme in its order (NULL
  * for an input the library should make from the problem), in place.  A run
  * of a scheme with a stopping test ends at the first check that passes; the
  * result and the number of steps depend only on the problem, never on the
  * plan.  run (may be NULL) receives what the run did. */
-pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks,
+PYR_API pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks,
                                 pyr_run_info_t *run);
 
 /* -------------------------------------------------------------- discovery */
 
 /* Whether the backend was compiled in and can run here (a CUDA build on a
  * machine without a GPU answers 0 for PYR_BACKEND_CUDA). */
-int pyr_backend_available(pyr_backend_kind_t kind);
+PYR_API int pyr_backend_available(pyr_backend_kind_t kind);
 /* Number of usable GPUs, and a one-line description of one
  * ("NVIDIA H200, 139.8 GiB, compute capability 9.0"). */
-int pyr_gpu_count(void);
-pyr_status_t pyr_gpu_describe(int device, char *text, size_t size);
+PYR_API int pyr_gpu_count(void);
+PYR_API pyr_status_t pyr_gpu_describe(int device, char *text, size_t size);
 /* Threads the CPU backend uses by default. */
-int pyr_cpu_threads(void);
+PYR_API int pyr_cpu_threads(void);
 
 #include "pyrgrid_lgs.h"
 

@@ -83,9 +83,9 @@ typedef struct {
     int threads;          /* CPU threads, 0 = all */
 } pyr_frames_options_t;
 
-void pyr_frames_options_default(pyr_frames_options_t *options);
+PYR_API void pyr_frames_options_default(pyr_frames_options_t *options);
 /* Checks ranges; the message names the option and what would work. */
-pyr_status_t pyr_frames_options_validate(const pyr_frames_options_t *options);
+PYR_API pyr_status_t pyr_frames_options_validate(const pyr_frames_options_t *options);
 
 typedef struct {
     float x, y;     /* position in the residual's coordinates (pixels, 0-based, sub-pixel) */
@@ -133,7 +133,7 @@ typedef struct pyr_frames pyr_frames_t;
  * may be NULL.  backend = cuda without a GPU fails with PYR_ERR_NODEVICE;
  * auto falls back to the CPU (notice in pyr_frames_notice).  The caller owns
  * the result; release it with pyr_frames_destroy. */
-pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_t *options, pyr_frames_sink_t sink,
+PYR_API pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_t *options, pyr_frames_sink_t sink,
                                void *user, pyr_frames_t **frames);
 /* Process the next frame (nx*ny values of `type`, x fastest).  The frame is
  * copied (or uploaded) before the call returns.  `residual_out` (nx*ny floats,
@@ -141,14 +141,14 @@ pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_
  * on a GPU it is written directly when it lies in memory given to
  * pyr_frames_pin.  Results may be delivered during later calls (the GPU keeps
  * a few frames in flight); pyr_frames_finish delivers the rest. */
-pyr_status_t pyr_frames_push(pyr_frames_t *frames, const void *frame, pyr_frames_dtype_t type, float *residual_out);
-pyr_status_t pyr_frames_finish(pyr_frames_t *frames);
+PYR_API pyr_status_t pyr_frames_push(pyr_frames_t *frames, const void *frame, pyr_frames_dtype_t type, float *residual_out);
+PYR_API pyr_status_t pyr_frames_finish(pyr_frames_t *frames);
 /* Register host memory (input frames or residual buffers) for direct
  * transfers on the GPU; a no-op on the CPU.  Unregistered on destroy. */
-pyr_status_t pyr_frames_pin(pyr_frames_t *frames, void *host, size_t bytes);
+PYR_API pyr_status_t pyr_frames_pin(pyr_frames_t *frames, void *host, size_t bytes);
 /* The maximum matched-filter SNR of every pixel over the frames so far
  * (nx*ny floats; 0 where nothing was measured). */
-pyr_status_t pyr_frames_max_snr(pyr_frames_t *frames, float *out);
+PYR_API pyr_status_t pyr_frames_max_snr(pyr_frames_t *frames, float *out);
 
 typedef struct {
     int64_t frames;
@@ -159,12 +159,12 @@ typedef struct {
     char backend[16];        /* "cpu" or "cuda" */
     char device[128];        /* "2 threads" or the GPU's name */
 } pyr_frames_stats_t;
-void pyr_frames_get_stats(const pyr_frames_t *frames, pyr_frames_stats_t *stats);
+PYR_API void pyr_frames_get_stats(const pyr_frames_t *frames, pyr_frames_stats_t *stats);
 /* A notice about the setup ("no GPU: backend = auto chose the CPU"), or "". */
-const char *pyr_frames_notice(const pyr_frames_t *frames);
-void pyr_frames_destroy(pyr_frames_t **frames);
+PYR_API const char *pyr_frames_notice(const pyr_frames_t *frames);
+PYR_API void pyr_frames_destroy(pyr_frames_t **frames);
 
-const char *pyr_frames_weights_name(pyr_frames_weights_t w);
+PYR_API const char *pyr_frames_weights_name(pyr_frames_weights_t w);
 
 #ifdef __cplusplus
 }

@@ -54,27 +54,27 @@ typedef struct {
 /* A zero-filled n×m system (every array 0).  n, m >= 1.  The caller owns the
  * result and releases it with pyr_lgs_system_destroy.  Fails with PYR_ERR_SIZE
  * when n·m·8 bytes overflow, PYR_ERR_NOMEM when memory runs out. */
-pyr_status_t pyr_lgs_system_create(int64_t n, int64_t m, pyr_lgs_system_t **sys);
-void pyr_lgs_system_destroy(pyr_lgs_system_t **sys);
+PYR_API pyr_status_t pyr_lgs_system_create(int64_t n, int64_t m, pyr_lgs_system_t **sys);
+PYR_API void pyr_lgs_system_destroy(pyr_lgs_system_t **sys);
 
 /* The thesis's test system 1: cC = 4, and aC, bC, cA, cB = (2i+k)/(2N+M) with
  * 1-based i, k where the entry exists; F = A·(1, …, 1), so the exact
  * solution is all ones.  n, m >= 1. */
-pyr_status_t pyr_lgs_system_test1(int64_t n, int64_t m, pyr_lgs_system_t **sys);
+PYR_API pyr_status_t pyr_lgs_system_test1(int64_t n, int64_t m, pyr_lgs_system_t **sys);
 
 /* The thesis's test system 2 (Laplacian-like): interior cC = −4, a = b = cA =
  * cB = 1; edge rows drop the missing neighbour (cC = −5 at k = 0, M−1 of
  * interior block rows, −3 at interior k of the first/last block row, −4 in
  * the corners); F = −2 at k = 0 and k = M−1, 0 elsewhere; exact solution all
  * ones.  n, m >= 2. */
-pyr_status_t pyr_lgs_system_test2(int64_t n, int64_t m, pyr_lgs_system_t **sys);
+PYR_API pyr_status_t pyr_lgs_system_test2(int64_t n, int64_t m, pyr_lgs_system_t **sys);
 
 /* The 5-point Dirichlet Laplacian: cC = 4, a = b = cA = cB = −1 where the
  * neighbour exists (missing neighbours are boundary values 0 moved to the
  * right side), F = A·(1, …, 1), so the exact solution is all ones.  Line
  * Gauss–Seidel on it converges with the factor (cos πh_N / (2 − cos πh_M))²,
  * h_N = 1/(N+1), h_M = 1/(M+1).  n, m >= 1. */
-pyr_status_t pyr_lgs_system_laplace(int64_t n, int64_t m, pyr_lgs_system_t **sys);
+PYR_API pyr_status_t pyr_lgs_system_laplace(int64_t n, int64_t m, pyr_lgs_system_t **sys);
 
 /* A field of the parabolic system: a constant, a formula in x and z (and pi,
  * e; + − * / ^, sin cos tan exp log sqrt abs sinh cosh tanh atan), or an N×M
@@ -100,15 +100,15 @@ typedef struct {
 } pyr_lgs_parabolic_t;
 
 /* Defaults: tau = 1e-3, lx = lz = 1, a = 1, f = 0, u_prev = 0, boundary = 0. */
-void pyr_lgs_parabolic_default(pyr_lgs_parabolic_t *par);
-pyr_status_t pyr_lgs_system_parabolic(int64_t n, int64_t m, const pyr_lgs_parabolic_t *par,
+PYR_API void pyr_lgs_parabolic_default(pyr_lgs_parabolic_t *par);
+PYR_API pyr_status_t pyr_lgs_system_parabolic(int64_t n, int64_t m, const pyr_lgs_parabolic_t *par,
                                       pyr_lgs_system_t **sys);
 
 /* Load the six N×M float64 .npy arrays (cC, aC, bC, cA, cB, F, in this
  * order in `paths`).  Shapes must agree: the first file fixes N×M, or, when
  * n and m are > 0, they are required.  Errors name the file, the shape found
  * and the shape needed. */
-pyr_status_t pyr_lgs_system_load(const char *const paths[6], int64_t n, int64_t m,
+PYR_API pyr_status_t pyr_lgs_system_load(const char *const paths[6], int64_t n, int64_t m,
                                  pyr_lgs_system_t **sys);
 
 /* Check a system without solving it: sizes, finiteness of every existing
@@ -117,7 +117,7 @@ pyr_status_t pyr_lgs_system_load(const char *const paths[6], int64_t n, int64_t 
  * diagonal dominance (rows where |cC| < |aC| + |bC|, where the Thomas
  * algorithm may be unstable, or |cC| < |aC| + |bC| + |cA| + |cB|, where Gauss–
  * Seidel may fail to converge), naming the first such row. */
-pyr_status_t pyr_lgs_system_check(const pyr_lgs_system_t *sys, char *warning, size_t warning_size);
+PYR_API pyr_status_t pyr_lgs_system_check(const pyr_lgs_system_t *sys, char *warning, size_t warning_size);
 
 /* ------------------------------------------------------------------ options */
 
@@ -154,14 +154,14 @@ typedef struct {
 /* ordering redblack, omega 1, precondition none, tolerance 1e-10,
  * max_iterations 100000, check_every 10, report_every 0, backend auto,
  * threads 0, divergence_limit 1e8, stagnation_window 20000. */
-void pyr_lgs_options_default(pyr_lgs_options_t *opt);
+PYR_API void pyr_lgs_options_default(pyr_lgs_options_t *opt);
 
 /* ω_opt = 2 / (1 + sqrt(1 − ρ_J²)) with ρ_J = cos(π/(N+1)) / (2 − cos(π/(M+1))),
  * the optimal line-SOR factor of the N×M Dirichlet Laplacian. */
-double pyr_lgs_omega_laplace(int64_t n, int64_t m);
+PYR_API double pyr_lgs_omega_laplace(int64_t n, int64_t m);
 
-const char *pyr_lgs_ordering_name(pyr_lgs_ordering_t o);
-const char *pyr_lgs_precond_name(pyr_lgs_precond_t p);
+PYR_API const char *pyr_lgs_ordering_name(pyr_lgs_ordering_t o);
+PYR_API const char *pyr_lgs_precond_name(pyr_lgs_precond_t p);
 
 /* ------------------------------------------------------------------ solve */
 
@@ -173,7 +173,7 @@ typedef enum {
     PYR_LGS_CANCELLED = 4
 } pyr_lgs_stop_t;
 
-const char *pyr_lgs_stop_name(pyr_lgs_stop_t s);
+PYR_API const char *pyr_lgs_stop_name(pyr_lgs_stop_t s);
 
 typedef struct {
     pyr_lgs_stop_t stop;
@@ -204,16 +204,16 @@ typedef struct {
  * PYR_ERR_NUMERIC (zero pivot, naming the row), PYR_ERR_UNSUPPORTED,
  * PYR_ERR_NODEVICE (backend cuda without a usable GPU), PYR_ERR_DEVICE_NOMEM,
  * PYR_ERR_NOMEM. */
-pyr_status_t pyr_lgs_solve(const pyr_lgs_system_t *sys, const pyr_lgs_options_t *opt, double *y,
+PYR_API pyr_status_t pyr_lgs_solve(const pyr_lgs_system_t *sys, const pyr_lgs_options_t *opt, double *y,
                            pyr_lgs_result_t **result);
-void pyr_lgs_result_destroy(pyr_lgs_result_t **result);
+PYR_API void pyr_lgs_result_destroy(pyr_lgs_result_t **result);
 
 /* Relative residual ‖F − A·y‖₂ / ‖F‖₂ of sys at y (‖F − A·y‖₂ when F = 0). */
-pyr_status_t pyr_lgs_residual(const pyr_lgs_system_t *sys, const double *y, double *rel_residual);
+PYR_API pyr_status_t pyr_lgs_residual(const pyr_lgs_system_t *sys, const double *y, double *rel_residual);
 
 /* PYR_OK when the CUDA backend can run here; otherwise PYR_ERR_NODEVICE with
  * the reason (no CUDA in this build, no device, driver too old). */
-pyr_status_t pyr_lgs_cuda_usable(void);
+PYR_API pyr_status_t pyr_lgs_cuda_usable(void);
 
 #ifdef __cplusplus
 }

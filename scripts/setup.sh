@@ -4,7 +4,9 @@
 # usage: bash scripts/setup.sh [extra cmake arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(cmake make gcc pkg-config libinih-dev libpng-dev liblapack-dev python3-numpy
+# clang, its libFuzzer runtime and OpenMP: the fuzz harnesses (fuzz/run.sh); cfitsio, FFTW and the
+# Python modules: the frames pipeline and its tests
+pkgs=(cmake make gcc pkg-config libpng-dev liblapack-dev python3-numpy clang libclang-rt-dev libomp-dev
       libcfitsio-dev libfftw3-dev python3-skimage python3-astropy)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

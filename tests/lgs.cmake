@@ -10,8 +10,8 @@ else()
 endif()
 
 # The CLI sub-command, linked directly so it is tested without the main program.
-pyr_add_test(test_lgs_cli SOURCES test_lgs_cli.c ${PROJECT_SOURCE_DIR}/tools/cli_solve.c LABELS lgs
-  LIBS PkgConfig::INIH)
+pyr_add_test(test_lgs_cli SOURCES test_lgs_cli.c ${PROJECT_SOURCE_DIR}/tools/cli_solve.c ${PROJECT_SOURCE_DIR}/tools/cli_common.c
+  LABELS lgs)
 
 # CPU vs CUDA bit for bit; exits 77 (skipped) without a usable GPU.
 pyr_add_test(test_lgs_gpu SOURCES test_lgs_gpu.c LABELS lgs GPU)

@@ -7,3 +7,5 @@ pyr_add_test(test_model SOURCES test_model.c LABELS model)
 pyr_add_test(test_model_auto SOURCES test_model_auto.c LABELS model timing)
 set_tests_properties(test_model test_model_auto PROPERTIES
   ENVIRONMENT "PYRGRID_WISDOM=${CMAKE_CURRENT_BINARY_DIR}/model-wisdom-unused" RUN_SERIAL TRUE)
+# Concurrent wisdom exports, in the library and through `pyrgrid calibrate` (issue 18).
+pyr_add_test(test_wisdom_lock SOURCES test_wisdom_lock.c LABELS model ARGS $<TARGET_FILE:pyrgrid_cli>)

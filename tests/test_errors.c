@@ -46,6 +46,12 @@ static void test_problem(void)
     CHECK(strstr(pyr_last_error(), want) != NULL, "message '%s' should name dt <= %s", pyr_last_error(), want);
     p.heat.dt = dt_max;
     CHECK_OK(pyr_problem_validate(&p));
+    /* issue 18: alpha^2 or 1/h^2 overflowing said "use dt <= 0" */
+    base(&p), p.heat.alpha = 1e200;
+    CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_UNSTABLE, "overflows a double (alpha = 1e+200");
+    CHECK(strstr(pyr_last_error(), "dt <= 0") == NULL, "message '%s' still says dt <= 0", pyr_last_error());
+    base(&p), p.length[0] = p.length[1] = 1e-160, p.heat.dt = 1e-300;
+    CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_UNSTABLE, "use a smaller alpha, or longer axes");
     /* addressable memory */
     base(&p), p.dims = 3, p.n[0] = p.n[1] = p.n[2] = 4000000000ll;
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_SIZE, "addressable memory");
@@ -146,6 +152,22 @@ static void test_init_file(void)
     CHECK_OK(pyr_npy_write(path, 2, right, PYR_DOUBLE, data));
     CHECK_OK(pyr_field_init(f, &p));
     CHECK(((double *)f->data)[100] == 100.0, "init file values");
+    /* issue 18: non-finite initial data were accepted silently; the first bad index is named */
+    data[5 * 33 + 7] = NAN;
+    data[20 * 33 + 1] = INFINITY;
+    CHECK_OK(pyr_npy_write(path, 2, right, PYR_DOUBLE, data));
+    CHECK_FAILS(pyr_field_init(f, &p), PYR_ERR_FORMAT, "holds NaN at index [5, 7]");
+    data[5 * 33 + 7] = 0;
+    CHECK_OK(pyr_npy_write(path, 2, right, PYR_DOUBLE, data));
+    CHECK_FAILS(pyr_field_init(f, &p), PYR_ERR_FORMAT, "holds +inf at index [20, 1]");
+    pyr_field_destroy(&f);
+    p.precision = PYR_FLOAT;
+    CHECK_OK(pyr_field_create(&p, &f));
+    float fd[33 * 33];
+    for (int i = 0; i < 33 * 33; i++) fd[i] = (float)i;
+    fd[33 * 33 - 1] = -INFINITY;
+    CHECK_OK(pyr_npy_write(path, 2, right, PYR_FLOAT, fd));
+    CHECK_FAILS(pyr_field_init(f, &p), PYR_ERR_FORMAT, "holds -inf at index [32, 32]");
     pyr_field_destroy(&f);
     unlink(path);
     rmdir(dir);

@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# `cmake --install` puts the library, header and pkg-config file in place, and
-# a program builds against them with pkg-config and runs a small problem.
+# `cmake --install` puts the library, header, pkg-config file and CMake
+# package in place; a program builds against them with pkg-config and with
+# find_package(pyrgrid), and runs a small problem; the installed program runs
+# from whatever prefix the tree is moved to.
 # usage: test_install.sh BUILD_DIR [EXTRA_CFLAGS...]
 # (EXTRA_CFLAGS: the sanitizer flags when the library was built with them)
 set -eu
 build=$1
 shift
-prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
+src=$(cd "$(dirname "$0")/.." && pwd)
+top=$(mktemp -d)
+trap 'rm -rf "$top"' EXIT
+prefix=$top/first
 cmake --install "$build" --prefix "$prefix" >/dev/null
-export PKG_CONFIG_PATH=$prefix/lib/pkgconfig:$prefix/lib64/pkgconfig:$prefix/lib/x86_64-linux-gnu/pkgconfig:${PKG_CONFIG_PATH:-}
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -1)
+libdir=${libdir%/pkgconfig}
+export PKG_CONFIG_PATH=$libdir/pkgconfig:${PKG_CONFIG_PATH:-}
 test -x "$prefix/bin/pyrgrid"
-cat > "$prefix/use.c" <<'C'
+test -s "$prefix/share/doc/pyrgrid/LICENSE"
+grep -q '^License: BSD-3-Clause' "$libdir/pkgconfig/pyrgrid.pc"
+test -s "$libdir/cmake/pyrgrid/pyrgridConfig.cmake"
+test -s "$libdir/cmake/pyrgrid/pyrgridConfigVersion.cmake"
+cat > "$top/use.c" <<'C'
 #include <pyrgrid.h>
 #include <stdio.h>
+#include <string.h>
 int main(void)
 {
     pyr_problem_t p;
@@ -27,11 +38,47 @@ int main(void)
         fprintf(stderr, "%s\n", pyr_last_error());
         return 1;
     }
-    printf("installed pyrgrid %s ran a 65x65 problem: u[32][32] = %.6f\n", PYR_VERSION_STRING, ((double *)f->data)[32 * 65 + 32]);
+    if (strcmp(pyr_version(), PYR_VERSION_STRING) != 0) {
+        fprintf(stderr, "run-time version %s, compiled against %s\n", pyr_version(), PYR_VERSION_STRING);
+        return 1;
+    }
+    printf("installed pyrgrid %s ran a 65x65 problem: u[32][32] = %.6f\n", pyr_version(), ((double *)f->data)[32 * 65 + 32]);
     pyr_field_destroy(&f);
     pyr_plan_destroy(&plan);
     return 0;
 }
 C
-cc -std=c11 "$@" -o "$prefix/use" "$prefix/use.c" $(pkg-config --cflags --libs pyrgrid) -Wl,-rpath,"$(pkg-config --variable=libdir pyrgrid)"
-"$prefix/use"
+# pkg-config
+cc -std=c11 "$@" -o "$top/use" "$top/use.c" $(pkg-config --cflags --libs pyrgrid) -Wl,-rpath,"$(pkg-config --variable=libdir pyrgrid)"
+"$top/use"
+
+# The installed tree moved elsewhere: the program needs nothing from the
+# build tree or the first prefix, and no LD_LIBRARY_PATH.
+moved=$top/elsewhere/prefix
+mkdir -p "$top/elsewhere"
+mv "$prefix" "$moved"
+unset LD_LIBRARY_PATH
+if ldd "$moved/bin/pyrgrid" | grep -q "not found"; then
+  echo "FAIL: the moved program misses libraries:"; ldd "$moved/bin/pyrgrid"; exit 1
+fi
+"$moved/bin/pyrgrid" --version | grep -q "^pyrgrid [0-9]"
+(cd "$top" && "$moved/bin/pyrgrid" run "$src/examples/heat2d.ini" --quiet --set grid.nx=33 --set grid.ny=33 \
+  --set scheme.steps=5 --set run.backend=cpu --set output.field=moved.npy --set output.image= >/dev/null)
+test -s "$top/moved.npy"
+
+# find_package(pyrgrid) from the moved prefix: the imported target pyrgrid::pyrgrid.
+mkdir -p "$top/consumer"
+cp "$top/use.c" "$top/consumer/use.c"
+cat > "$top/consumer/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(pyrgrid_consumer C)
+find_package(pyrgrid 0.1 REQUIRED)
+add_executable(use use.c)
+target_link_libraries(use PRIVATE pyrgrid::pyrgrid)
+CM
+flags="$*"
+cmake -S "$top/consumer" -B "$top/consumer/build" -DCMAKE_PREFIX_PATH="$moved" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
+cmake --build "$top/consumer/build" >/dev/null
+"$top/consumer/build/use"
+echo "install test passed: pkg-config, find_package, moved prefix"

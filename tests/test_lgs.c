@@ -282,6 +282,39 @@ static void test_expr(void)
     CHECK_FAILS(pyr_expr_compile("1 + (x", &e), PYR_ERR_CONFIG, "expected ')'");
     CHECK_FAILS(pyr_expr_compile("1 +", &e), PYR_ERR_CONFIG, "position 4");
     CHECK_FAILS(pyr_expr_compile("x y", &e), PYR_ERR_CONFIG, "expected an operator");
+
+    /* issue 18: nesting is limited (the recursive descent overflowed the stack
+     * on 60000 '(' or 100000 '-' and the program died with SIGSEGV), and so is
+     * the length; formulas within the limits still compile and evaluate. */
+    size_t big = 100000;
+    char *t = malloc(2 * big + 2);
+    memset(t, '(', big);
+    t[big] = 'x';
+    memset(t + big + 1, ')', big);
+    t[2 * big + 1] = 0;
+    CHECK_FAILS(pyr_expr_compile(t, &e), PYR_ERR_CONFIG, "is 200001 characters long");
+    memset(t, '-', big);
+    t[big] = 'x';
+    t[big + 1] = 0;
+    CHECK_FAILS(pyr_expr_compile(t + big - 4000, &e), PYR_ERR_CONFIG, "nested more than 200 levels");
+    size_t deep = 2000; /* within the length limit, too deep */
+    memset(t, '(', deep);
+    t[deep] = 'x';
+    memset(t + deep + 1, ')', deep);
+    t[2 * deep + 1] = 0;
+    CHECK_FAILS(pyr_expr_compile(t, &e), PYR_ERR_CONFIG, "nested more than 200 levels");
+    CHECK(e == NULL, "no formula on failure");
+    strcpy(t, "2");
+    for (int k = 0; k < 90; k++) strcat(t, "^(1"); /* 2^(1^(1^...)) = 2: 180 levels, a power and a parenthesis each */
+    for (int k = 0; k < 90; k++) strcat(t, ")");
+    CHECK_OK(pyr_expr_compile(t, &e));
+    if (e) CHECK(pyr_expr_eval(e, 0, 0) == 2.0, "deep power: %g", pyr_expr_eval(e, 0, 0));
+    pyr_expr_destroy(&e);
+    snprintf(t, 64, "%s", "-(-(-(-(x))))");
+    CHECK_OK(pyr_expr_compile(t, &e));
+    if (e) CHECK(pyr_expr_eval(e, 3, 0) == 3.0, "signs: %g", pyr_expr_eval(e, 3, 0));
+    pyr_expr_destroy(&e);
+    free(t);
 }
 
 static void test_errors(void)

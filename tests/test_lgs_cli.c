@@ -110,12 +110,20 @@ static void test_end_to_end(void)
     CHECK(run_solve(4, ini_path, "--set", "system.omega=2.5", "--quiet") == 1, "omega 2.5 fails");
     CHECK(!exists("y.npy") && !exists("res.csv") && !exists("res.png"), "no output after a failure");
     CHECK(run_solve(4, ini_path, "--set", "system.tolerence=1", "--quiet") == 1, "unknown key fails");
-    CHECK(run_solve(3, ini_path, "--bogus", "--quiet") == 1, "unknown option fails");
+    CHECK(run_solve(3, ini_path, "--bogus", "--quiet") == 2, "an unknown option is a usage error (exit 2)");
     CHECK(run_solve(1, "/nonexistent/problem.ini") == 1, "missing file fails");
-    /* a diverging system: strong off-block coupling */
+    /* a diverging system: strong off-block coupling.  20 iterations do not
+     * meet the tolerance: the outputs hold the last iterate, and the exit
+     * status says it did not converge (issue 18: it was 0) */
     CHECK(run_solve(8, ini_path, "--set", "system.kind=test2", "--set", "system.omega=1.999", "--set",
-                    "system.max_iterations=20", "--quiet") == 0,
-          "test2 with omega 1.999 for 20 iterations runs (no divergence in 20 iterations)");
+                    "system.max_iterations=20", "--quiet") == 3,
+          "test2 with omega 1.999 for 20 iterations runs, and exits 3 (not converged)");
+    CHECK(exists("y.npy") && exists("res.csv"), "a run that did not converge still writes its outputs");
+    remove_outputs();
+    /* tolerance 0 asks for exactly max_iterations: that is no failure to converge */
+    CHECK(run_solve(10, ini_path, "--set", "system.kind=test2", "--set", "system.tolerance=0", "--set",
+                    "system.max_iterations=20", "--set", "system.omega=1.5", "--quiet") == 0,
+          "tolerance 0: max_iterations is the plan, exit 0");
     remove_outputs();
     free(ini_path);
     free(y);
@@ -213,6 +221,30 @@ static void test_config_errors(void)
     CHECK(cfg == NULL, "no config on failure");
 }
 
+/* issue 18: a formula nested 60000 deep killed `pyrgrid solve` with SIGSEGV
+ * (exit 139); now it is an error message and exit 1. */
+static void test_deep_formula(void)
+{
+    write_file("par.ini", "[system]\nkind = parabolic\nN = 8\nM = 8\n[run]\nbackend = cpu\n[output]\nsolution =\n");
+    size_t n = 60000;
+    char *set = malloc(2 * n + 32);
+    strcpy(set, "parabolic.a=");
+    char *p = set + strlen(set);
+    memset(p, '(', n);
+    p[n] = 'x';
+    memset(p + n + 1, ')', n);
+    p[2 * n + 1] = 0;
+    char *ini = strdup(path_in("par.ini"));
+    CHECK(run_solve(4, ini, "--set", set, "--quiet") == 1, "60000 nested parentheses: exit 1");
+    strcpy(set, "parabolic.f=");
+    memset(set + 12, '-', 3000);
+    strcpy(set + 12 + 3000, "x");
+    CHECK(run_solve(4, ini, "--set", set, "--quiet") == 1, "3000 minus signs: exit 1");
+    free(set);
+    free(ini);
+    unlink(path_in("par.ini"));
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/lgs_cli_XXXXXX", PYR_BINARY_DIR);
@@ -223,6 +255,7 @@ int main(void)
     test_config_errors();
     test_end_to_end();
     test_files_kind();
+    test_deep_formula();
     int rc = check_report();
     if (rc == 0) {
         const char *names[] = {"t1.ini", "files.ini", "typo.ini", "sec.ini", "val.ini", "num.ini", "nosize.ini",

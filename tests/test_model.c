@@ -360,6 +360,9 @@ static void expect_rejected(const char *path, const char *text, const char *need
     CHECK_FAILS(pyr_wisdom_load(path, w, &found), PYR_ERR_FORMAT, needle);
     CHECK(w->nconstants == 0 && w->nchoices == 0, "a rejected file left %d records", w->nconstants + w->nchoices);
     free(w);
+    /* imported: rejected by the import, and the plan says why it uses defaults */
+    pyr_wisdom_forget();
+    CHECK_FAILS(pyr_wisdom_import_file(path), PYR_ERR_FORMAT, needle);
     pyr_plan_t *plan = plan_now();
     if (plan) {
         CHECK(strstr(plan->model_source, "default constants") != NULL, "rejected wisdom (%s) was used: %s", needle, plan->model_source);
@@ -376,7 +379,9 @@ static void test_wisdom(const char *dir)
     setenv("PYRGRID_WISDOM", path, 1);
     unlink(path);
 
-    /* no file yet: defaults, and the plan says so */
+    /* no file yet: importing it is no error; defaults, and the plan says so */
+    pyr_wisdom_forget();
+    CHECK_OK(pyr_wisdom_import_file(path));
     pyr_plan_t *plan = plan_now();
     if (plan) {
         CHECK(strstr(plan->model_source, "default constants") != NULL, "no wisdom, yet model source '%s'", plan->model_source);
@@ -420,6 +425,13 @@ static void test_wisdom(const char *dir)
     CHECK(r->nchoices == 1 && r->choices[0].height == 17 && r->choices[0].decomp == PYR_DECOMP_BLOCKS && r->choices[0].slots == 2 &&
               !strcmp(r->choices[0].problem, "a key with spaces"),
           "round trip changed the choice");
+    /* issue 18: the library reads no wisdom file by itself, not even the one
+     * $PYRGRID_WISDOM (or $HOME) names: until it is imported, defaults */
+    pyr_wisdom_forget();
+    plan = plan_now();
+    if (plan) CHECK(strstr(plan->model_source, "default constants") != NULL, "a plan read %s by itself: %s", path, plan->model_source);
+    pyr_plan_destroy(&plan);
+    CHECK_OK(pyr_wisdom_import_file(path));
     plan = plan_now();
     if (plan) {
         CHECK(!memcmp(&plan->model, &rec.k, sizeof rec.k), "the planner did not use the calibrated constants (%s)", plan->model_source);
@@ -515,10 +527,12 @@ static void test_measure(const char *dir)
     CHECK(cfg.options.plan_mode == PYR_PLAN_MEASURE, "run.plan=measure not parsed");
     CHECK_FAILS(pyr_config_set(&cfg, "run.plan=mesure"), PYR_ERR_CONFIG, "did you mean 'measure'");
 
-    /* an empty wisdom file of this machine, so that the choice can be recorded */
+    /* an empty wisdom file of this machine, imported */
     pyr_wisdom_t *w = malloc(sizeof *w);
     pyr_wisdom_init(w);
     CHECK_OK(pyr_wisdom_save(path, w));
+    pyr_wisdom_forget();
+    CHECK_OK(pyr_wisdom_import_file(path));
     pyr_problem_t p;
     pyr_options_t o;
     small_problem(&p, &o);
@@ -528,7 +542,11 @@ static void test_measure(const char *dir)
     if (plan) {
         CHECK(strstr(plan->notice, "measured:") != NULL && strstr(plan->notice, "recorded") != NULL, "measure mode notice: '%s'",
               plan->notice);
+        /* recorded in the store; exported, it is in the file */
         int found = 0;
+        CHECK_OK(pyr_wisdom_load(path, w, &found));
+        CHECK(w->nchoices == 0, "plan creation wrote the wisdom file by itself (%d choices)", w->nchoices);
+        CHECK_OK(pyr_wisdom_export_file(path));
         CHECK_OK(pyr_wisdom_load(path, w, &found));
         CHECK(w->nchoices == 1 && w->choices[0].height == plan->height && w->choices[0].decomp == plan->decomp,
               "the measured choice was not recorded: %d choices", w->nchoices);

@@ -122,6 +122,8 @@ int main(void)
         CHECK_OK(pyr_wisdom_put_constants(w, &rec));
         CHECK_OK(pyr_wisdom_save(path, w));
         free(w);
+        pyr_wisdom_forget();
+        CHECK_OK(pyr_wisdom_import_file(path));
 
         /* the automatic choice */
         pyr_plan_t *plan = NULL;

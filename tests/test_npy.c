@@ -301,6 +301,11 @@ static void test_bad_files(void)
 
     CHECK_FAILS(pyr_npy_read_info(tpath("no_such_file.npy"), &info), PYR_ERR_IO, "does not exist");
     CHECK_FAILS(pyr_npy_read_info(tmpdir, &info), PYR_ERR_IO, "directory");
+    /* issue 18: a FIFO is refused at once (opening it for reading waited for a writer forever) */
+    if (mkfifo(tpath("input.fifo"), 0600) == 0) {
+        CHECK_FAILS(pyr_npy_read_info(tpath("input.fifo"), &info), PYR_ERR_IO, "FIFO");
+        unlink(tpath("input.fifo"));
+    }
 
     /* Accepted variations: versions 2.0 and 3.0, double quotes, no trailing
      * comma, Python 2 longs, unpadded header, extra trailing data. */

@@ -3,11 +3,32 @@
 #ifndef PYR_TOOLS_CLI_H
 #define PYR_TOOLS_CLI_H
 
+#include <stdio.h>
+
 int pyr_cli_run(int argc, char **argv);       /* pyrgrid run FILE ...   (cli_run.c)   */
 int pyr_cli_plan(int argc, char **argv);      /* pyrgrid plan FILE ...  (cli_run.c)   */
 int pyr_cli_solve(int argc, char **argv);     /* pyrgrid solve FILE ... (cli_solve.c) */
 int pyr_cli_calibrate(int argc, char **argv); /* pyrgrid calibrate ...  (cli_model.c) */
 int pyr_cli_sweep(int argc, char **argv);     /* pyrgrid sweep FILE ... (cli_model.c) */
 int pyr_cli_frames(int argc, char **argv);    /* pyrgrid frames INPUT... (cli_frames.c) */
+
+/* Exit statuses of every command (documented in pyrgrid --help and README). */
+#define PYR_EXIT_OK 0
+#define PYR_EXIT_ERROR 1
+#define PYR_EXIT_USAGE 2
+#define PYR_EXIT_NOT_CONVERGED 3 /* solve: the iteration stopped before the tolerance was met */
+
+/* Shared by the sub-commands (cli_common.c). */
+extern int pyr_cli_verbosity; /* -1 --quiet, 0 default, 1 --verbose */
+/* The common options and the exit statuses, for every command's --help. */
+void pyr_cli_print_common(FILE *out);
+/* Consumes -v/--verbose and -q/--quiet: returns 1 when arg was one. */
+int pyr_cli_common_option(const char *arg);
+/* Import the default wisdom file (pyr_wisdom_default_path) into the
+ * process's store; a missing or rejected file is no error here. */
+void pyr_cli_wisdom_import(void);
+/* Export the store to the default wisdom file when it changed since the
+ * generation `since` (a plan = measure choice); warns on failure (returns 1). */
+int pyr_cli_wisdom_export_if_changed(unsigned long since);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -69,6 +70,20 @@ static void describe_constants(const char *label, const pyr_model_constants_t *k
            1e9 * pyr_model_compute_cost(k, 8), 1e9 * pyr_model_compute_cost(k, 64), 1e9 * k->compute_row);
 }
 
+static void calibrate_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pyrgrid calibrate [--backend cpu|cuda|auto] [--precision float|double|all] [--dims 1,2,3]\n"
+            "                         [--threads N] [--device N] [--effort X] [--import FILE] [--export FILE] [--show]\n"
+            "  Measure the performance model's constants on this machine (seconds per backend) and save\n"
+            "  them as wisdom in $PYRGRID_WISDOM or ~/.cache/pyrgrid/wisdom, merged under a lock with\n"
+            "  what the file holds.  --import merges another wisdom file of this machine into it,\n"
+            "  --export writes the wisdom to FILE, --show prints it; with any of those three, nothing is\n"
+            "  measured unless --backend, --precision or --dims is given too.\n"
+            "  --effort X  measure X times as long as by default (0 < X <= 100)\n");
+    pyr_cli_print_common(out);
+}
+
 int pyr_cli_calibrate(int argc, char **argv)
 {
     pyr_backend_kind_t backend = PYR_BACKEND_AUTO;
@@ -80,6 +95,11 @@ int pyr_cli_calibrate(int argc, char **argv)
     const char *export_path = NULL, *import_path = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (pyr_cli_common_option(a)) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            calibrate_usage(stdout);
+            return PYR_EXIT_OK;
+        }
         if (!strcmp(a, "--backend")) {
             if (!need_value(argc, argv, i, "calibrate")) return 2;
             const char *v = argv[++i];
@@ -161,42 +181,39 @@ int pyr_cli_calibrate(int argc, char **argv)
             show = 1;
             any_action = 1;
         } else {
-            fprintf(stderr, "pyrgrid: error: unknown option '%s' for calibrate; see pyrgrid --help\n", a);
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for calibrate; see pyrgrid calibrate --help\n", a);
             return 2;
         }
     }
     if (!any_action) measure = 1;
 
+    /* The wisdom file: imported now, the measurements added to the process's
+     * store, and the store exported back under the file's lock, merged with
+     * whatever another process wrote meanwhile (two calibrations at once lose
+     * nothing). */
     char path[PYR_PATH_MAX];
-    if (pyr_wisdom_path(path, sizeof path) != PYR_OK) return fail(NULL);
-    pyr_wisdom_t *w = malloc(sizeof *w), *other = malloc(sizeof *other);
-    if (!w || !other) {
-        free(w);
-        free(other);
-        fprintf(stderr, "pyrgrid: error: out of host memory\n");
-        return 1;
-    }
+    if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK) return fail(NULL);
     int rc = 0, found = 0, changed = 0;
-    if (pyr_wisdom_load(path, w, &found) != PYR_OK) {
-        fprintf(stderr, "pyrgrid: warning: %s; %s\n", pyr_last_error(), measure || import_path ? "it will be replaced" : "");
-        pyr_wisdom_init(w);
-    }
+    if (pyr_wisdom_store_import(path, &found) != PYR_OK)
+        fprintf(stderr, "pyrgrid: warning: %s%s\n", pyr_last_error(), measure || import_path ? "; it will be replaced" : "");
     if (import_path) {
         int f2 = 0;
-        if (pyr_wisdom_load(import_path, other, &f2) != PYR_OK) {
-            rc = fail("--import: ");
-            goto done;
+        struct stat st;
+        if (stat(import_path, &st) != 0) {
+            fprintf(stderr, "pyrgrid: error: --import %s: %s\n", import_path, strerror(errno));
+            return 1;
         }
-        if (!f2) {
-            fprintf(stderr, "pyrgrid: error: --import %s: no such file\n", import_path);
-            rc = 1;
-            goto done;
+        pyr_wisdom_t *other = malloc(sizeof *other);
+        if (!other) {
+            fprintf(stderr, "pyrgrid: error: out of host memory\n");
+            return 1;
         }
-        if (pyr_wisdom_merge(w, other) != PYR_OK) {
-            rc = fail("--import: ");
-            goto done;
+        if (pyr_wisdom_load(import_path, other, &f2) != PYR_OK || pyr_wisdom_store_import(import_path, &f2) != PYR_OK) {
+            free(other);
+            return fail("--import: ");
         }
         printf("imported %d sets of constants and %d measured choices from %s\n", other->nconstants, other->nchoices, import_path);
+        free(other);
         changed = 1;
     }
     if (measure) {
@@ -205,12 +222,9 @@ int pyr_cli_calibrate(int argc, char **argv)
         pyr_wisdom_constants_t rec;
         memset(&rec, 0, sizeof rec);
         rec.backend = kind;
-        if (pyr_wisdom_device(kind, device, threads, rec.device, sizeof rec.device) != PYR_OK) {
-            rc = fail("calibrate: ");
-            goto done;
-        }
+        if (pyr_wisdom_device(kind, device, threads, rec.device, sizeof rec.device) != PYR_OK) return fail("calibrate: ");
         snprintf(rec.version, sizeof rec.version, "%s", PYR_VERSION_STRING);
-        printf("calibrating the %s backend on %s\n", pyr_backend_name(kind), rec.device);
+        if (pyr_cli_verbosity >= 0) printf("calibrating the %s backend on %s\n", pyr_backend_name(kind), rec.device);
         double t0 = now();
         for (int eq = 0; eq < 2; eq++) {
             if (!(schemes & (1u << eq))) continue;
@@ -220,10 +234,7 @@ int pyr_cli_calibrate(int argc, char **argv)
                 if (!(dims_mask & (1 << (d - 1)))) continue;
                 pyr_calibrate_opts_t o = {kind, device, threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort, (pyr_equation_t)eq, ""};
                 snprintf(o.kernel, sizeof o.kernel, "%s", kernel);
-                if (pyr_calibrate(&o, &rec.k, rec.kernel, sizeof rec.kernel) != PYR_OK) {
-                    rc = fail("calibrate: ");
-                    goto done;
-                }
+                if (pyr_calibrate(&o, &rec.k, rec.kernel, sizeof rec.kernel) != PYR_OK) return fail("calibrate: ");
                 snprintf(rec.scheme, sizeof rec.scheme, "%s", pyr_equation_name((pyr_equation_t)eq));
                 rec.precision = o.precision;
                 rec.dims = d;
@@ -231,26 +242,27 @@ int pyr_cli_calibrate(int argc, char **argv)
                 snprintf(label, sizeof label, "%s %s %dD (kernel %s)", rec.scheme, pyr_precision_name(o.precision), d, rec.kernel);
                 /* a variant asked for is recorded, and plans take it; the default stays implicit */
                 if (!kernel[0]) rec.kernel[0] = 0;
-                describe_constants(label, &rec.k, pyr_precision_size(o.precision));
-                if (pyr_wisdom_put_constants(w, &rec) != PYR_OK) {
-                    rc = fail(NULL);
-                    goto done;
-                }
+                if (pyr_cli_verbosity >= 0) describe_constants(label, &rec.k, pyr_precision_size(o.precision));
+                if (pyr_wisdom_store_put_constants(&rec) != PYR_OK) return fail(NULL);
                 changed = 1;
             }
         }
         }
-        printf("calibration took %.1f s\n", now() - t0);
+        if (pyr_cli_verbosity >= 0) printf("calibration took %.1f s\n", now() - t0);
     }
     if (changed) {
-        if (pyr_wisdom_save(path, w) != PYR_OK) {
-            rc = fail(NULL);
-            goto done;
-        }
-        printf("wrote %s\n", path);
+        /* calibrate replaces a file that was rejected (foreign, corrupt, another version) */
+        if (pyr_wisdom_store_export(path, 1) != PYR_OK) return fail(NULL);
+        if (pyr_cli_verbosity >= 0) printf("wrote %s\n", path);
     }
+    pyr_wisdom_t *w = malloc(sizeof *w);
+    if (!w) {
+        fprintf(stderr, "pyrgrid: error: out of host memory\n");
+        return 1;
+    }
+    pyr_wisdom_store_get(w, NULL, 0, NULL, 0);
     if (export_path) {
-        if (pyr_wisdom_save(export_path, w) != PYR_OK) {
+        if (pyr_wisdom_export_file(export_path) != PYR_OK) {
             rc = fail("--export: ");
             goto done;
         }
@@ -267,7 +279,6 @@ int pyr_cli_calibrate(int argc, char **argv)
     }
 done:
     free(w);
-    free(other);
     return rc;
 }
 
@@ -294,7 +305,7 @@ static int parse_heights(const char *spec, int64_t **out, int *n)
             free(h);
             return 0;
         }
-        for (long long x = a; x <= b; x += s) {
+        for (long long x = a;; x += s) { /* x + s may not overflow: stop before it passes b */
             if (k == cap) {
                 cap *= 2;
                 int64_t *g = realloc(h, (size_t)cap * sizeof *g);
@@ -305,6 +316,7 @@ static int parse_heights(const char *spec, int64_t **out, int *n)
                 h = g;
             }
             h[k++] = x;
+            if (b - x < s) break;
         }
     }
     /* sort, unique */
@@ -402,11 +414,8 @@ static int replot(const char *csv, const char *png)
         fprintf(stderr, "pyrgrid: error: sweep --replot %s needs --png FILE for the plot\n", csv);
         return 2;
     }
-    FILE *f = fopen(csv, "r");
-    if (!f) {
-        fprintf(stderr, "pyrgrid: error: --replot %s: %s\n", csv, strerror(errno));
-        return 1;
-    }
+    FILE *f = NULL;
+    if (pyr_open_input(csv, "sweep CSV", &f, NULL, NULL) != PYR_OK) return fail("--replot: ");
     char line[512], backend[32] = "";
     int nrows = 0, cap = 0, lineno = 0, rc = 0;
     sweep_row_t *rows = NULL;
@@ -479,6 +488,22 @@ static int replot(const char *csv, const char *png)
     return rc;
 }
 
+static void sweep_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: pyrgrid sweep FILE [--set section.key=value]... [--heights 1:64] [--decomposition D|all]\n"
+            "                     [--passes P] [--repeat K] [--csv OUT.csv] [--png OUT.png] [-v|-q]\n"
+            "       pyrgrid sweep --replot SWEEP.csv --png OUT.png\n"
+            "  Run FILE's problem with the pyramid method at each height: measured against predicted\n"
+            "  time, the model's accuracy (emax, ebar), the automatic choice against the best height.\n"
+            "  --heights LIST   heights and ranges: 1:64, 1:64:4, 1,2,4,8 (at most 1000000)\n"
+            "  --decomposition  strips, blocks, slabs, segments or all (the grid's kinds)\n"
+            "  --passes P       passes per height (0: the file's steps); --repeat K: best of K runs\n"
+            "  --csv, --png     the table and the plot, written together at the end\n"
+            "  --replot CSV     the plot of an earlier sweep's CSV, running nothing\n");
+    pyr_cli_print_common(out);
+}
+
 int pyr_cli_sweep(int argc, char **argv)
 {
     const char *file = NULL, *csv = NULL, *png = NULL, *heights_spec = "1:64", *decomp_spec = NULL, *replot_csv = NULL;
@@ -498,10 +523,13 @@ int pyr_cli_sweep(int argc, char **argv)
             else if (!strcmp(a, "--png")) png = v;
             else if (!strcmp(a, "--repeat") && !parse_count(a, v, 1, 100, &repeat)) return 2;
             else if (!strcmp(a, "--passes") && !parse_count(a, v, 0, 1000, &passes)) return 2;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = 1;
+        } else if (pyr_cli_common_option(a)) {
+            quiet = pyr_cli_verbosity < 0;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            sweep_usage(stdout);
+            return PYR_EXIT_OK;
         } else if (a[0] == '-') {
-            fprintf(stderr, "pyrgrid: error: unknown option '%s' for sweep; see pyrgrid --help\n", a);
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for sweep; see pyrgrid sweep --help\n", a);
             return 2;
         } else if (!file) {
             file = a;
@@ -522,6 +550,7 @@ int pyr_cli_sweep(int argc, char **argv)
         return 2;
     }
     if (pyr_config_load(&cfg, file) != PYR_OK) return fail(NULL);
+    pyr_cli_wisdom_import(); /* the model's constants for this machine */
     for (int i = 0; i < argc; i++)
         if ((!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) && pyr_config_set(&cfg, argv[++i]) != PYR_OK) return fail(NULL);
         else if (!strcmp(argv[i], "--heights") || !strcmp(argv[i], "--decomposition") || !strcmp(argv[i], "--csv") ||
@@ -535,8 +564,11 @@ int pyr_cli_sweep(int argc, char **argv)
                 pyr_method_name(cfg.options.method));
         return 2;
     }
-    if (csv && pyr_check_writable(csv) != PYR_OK) return fail("--csv: ");
-    if (png && pyr_check_writable(png) != PYR_OK) return fail("--png: ");
+    {
+        pyr_named_path_t outs[2] = {{"--csv", csv}, {"--png", png}};
+        pyr_named_path_t ins[2] = {{"the problem file", file}, {"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}};
+        if (pyr_check_outputs(outs, 2, ins, 2) != PYR_OK) return fail(NULL);
+    }
 
     int64_t *heights = NULL;
     int nh = 0;
@@ -567,7 +599,8 @@ int pyr_cli_sweep(int argc, char **argv)
         }
     }
 
-    int cap = (nh + 2) * nd + 2, nrows = 0, rc = 0;
+    int cap = (nh + 2) * nd + 2, nrows = 0, rc = 0, staging = 0;
+    pyr_atomic_stage_t stage;
     sweep_row_t *rows = calloc((size_t)cap, sizeof *rows);
     pyr_field_t *field = NULL;
     if (!rows || pyr_field_create(p, &field) != PYR_OK || pyr_field_init(field, p) != PYR_OK) {
@@ -738,6 +771,9 @@ int pyr_cli_sweep(int argc, char **argv)
         pyr_clear_error();
     }
 
+    /* the CSV and the plot are committed together */
+    pyr_atomic_stage_begin(&stage);
+    staging = 1;
     if (csv) {
         pyr_atomic_file_t af;
         if (pyr_atomic_open(&af, csv) != PYR_OK) SWEEP_FAIL("--csv: ");
@@ -749,7 +785,6 @@ int pyr_cli_sweep(int argc, char **argv)
                     1e9 * w->measured / w->cells, 1e9 * w->predicted / w->cells, (w->measured - w->predicted) / w->measured, w->is_auto);
         }
         if (pyr_atomic_commit(&af) != PYR_OK) SWEEP_FAIL("--csv: ");
-        if (!quiet) printf("wrote %s\n", csv);
     }
     if (png) {
         char title[200], grid[96];
@@ -759,9 +794,13 @@ int pyr_cli_sweep(int argc, char **argv)
         snprintf(title, sizeof title, "%s %s %s, %s backend: time per node and %s", pyr_equation_name(p->equation), grid,
                  pyr_precision_name(p->precision), backend_name, p->equation == PYR_EQ_POISSON ? "sweep" : "step");
         if (plot_rows(png, title, rows, nrows, ds, nd) != PYR_OK) SWEEP_FAIL("--png: ");
-        if (!quiet) printf("wrote %s\n", png);
     }
+    staging = 0;
+    if (pyr_atomic_stage_commit(&stage) != PYR_OK) SWEEP_FAIL(NULL);
+    if (!quiet && csv) printf("wrote %s\n", csv);
+    if (!quiet && png) printf("wrote %s\n", png);
 out:
+    if (staging) pyr_atomic_stage_abort(&stage);
     pyr_field_destroy(&field);
     free(rows);
     free(heights);

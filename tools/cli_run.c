@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/error.h"
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/npy.h"
 #include "io/plot.h"
 #include "io/png.h"
+#include "plan/plan.h"
+#include "plan/wisdom.h"
 #include "pyrgrid.h"
 
 static double now(void)
@@ -27,14 +30,35 @@ static int fail(const char *what)
     return 1;
 }
 
-/* Parse FILE [--set k=v]... [--quiet] into a config. */
+static void usage(FILE *out, const char *cmd)
+{
+    if (!strcmp(cmd, "run"))
+        fprintf(out, "usage: pyrgrid run FILE [--set section.key=value]... [-v|-q]\n"
+                     "  Solve the problem in FILE (INI; README.md has the keys) and write the outputs it names\n"
+                     "  ([output] field, image, every).  One summary line on stdout; a progress bar on stderr\n"
+                     "  when it is a terminal and the run takes over a second.\n"
+                     "  -s, --set section.key=value  override a key of the file (repeatable, applied in order)\n");
+    else
+        fprintf(out, "usage: pyrgrid plan FILE [--set section.key=value]... [-v|-q]\n"
+                     "  Print the plan for FILE (method, pieces, passes, device memory, values moved and\n"
+                     "  computed, the model's predicted time by height) without running it.\n"
+                     "  -s, --set section.key=value  override a key of the file (repeatable)\n");
+    pyr_cli_print_common(out);
+}
+
+/* Parse FILE [--set k=v]... [-v|-q] into a config.  Returns an exit status,
+ * or -1 after --help (the caller exits 0). */
 static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg, int *quiet)
 {
     const char *file = NULL;
     pyr_config_default(cfg);
     *quiet = 0;
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) *quiet = 1;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout, cmd);
+            return -1;
+        }
+        if (pyr_cli_common_option(argv[i])) *quiet = pyr_cli_verbosity < 0;
         else if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "pyrgrid: error: --set needs section.key=value\n");
@@ -43,7 +67,7 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg,
             i++;
         } else if (!strncmp(argv[i], "--set=", 6)) {
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "pyrgrid: error: unknown option '%s' for %s; see pyrgrid --help\n", argv[i], cmd);
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for %s; see pyrgrid %s --help\n", argv[i], cmd, cmd);
             return 2;
         } else if (!file) file = argv[i];
         else {
@@ -162,12 +186,43 @@ static const char *strip_npy(const char *path, char *out, size_t size)
     return out;
 }
 
+/* Snapshots NAME_000010.npy, ... of output.every = 10: none of them may be an
+ * input or another output (checked before the run, like the other outputs). */
+static pyr_status_t check_snapshot_names(const pyr_config_t *cfg, const pyr_named_path_t *outs, int nout,
+                                         const pyr_named_path_t *ins, int nin)
+{
+    char base[PYR_PATH_MAX];
+    strip_npy(cfg->field, base, sizeof base);
+    const char *slash = strrchr(base, '/');
+    const char *stem = slash ? slash + 1 : base;
+    size_t stem_len = strlen(stem);
+    for (int k = 0; k < nout + nin; k++) {
+        const pyr_named_path_t *f = k < nout ? &outs[k] : &ins[k - nout];
+        if (!f->path || !f->path[0]) continue;
+        const char *fs = strrchr(f->path, '/');
+        const char *fname = fs ? fs + 1 : f->path;
+        /* NAME_ then at least 6 digits then .npy */
+        if (strncmp(fname, stem, stem_len) || fname[stem_len] != '_') continue;
+        const char *d = fname + stem_len + 1;
+        char *end;
+        long long step = strtoll(d, &end, 10);
+        if (end - d < 6 || strcmp(end, ".npy") || step <= 0 || step % cfg->every || step > cfg->problem.steps) continue;
+        char snap[PYR_PATH_MAX + 32];
+        snprintf(snap, sizeof snap, "%s_%06lld.npy", base, step);
+        if (strcmp(snap + (size_t)(stem - base), fname) || !pyr_same_file(snap, f->path)) continue;
+        return pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshot %s, which is the same file as %s %s = %s; choose "
+                        "another output.field or rename that file", (long long)cfg->every, snap, k < nout ? "the output" : "the input",
+                        f->name, f->path);
+    }
+    return PYR_OK;
+}
+
 int pyr_cli_run(int argc, char **argv)
 {
     pyr_config_t cfg;
     int quiet;
     int rc = parse_args(argc, argv, "run", &cfg, &quiet);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
     if (cfg.every > 0 && !cfg.field[0]) {
@@ -175,15 +230,31 @@ int pyr_cli_run(int argc, char **argv)
                 (long long)cfg.every);
         return 1;
     }
-    /* Fail before a long run, not after it. */
-    if (cfg.field[0] && pyr_check_writable(cfg.field) != PYR_OK) return fail("output.field: ");
-    if (cfg.image[0] && pyr_check_writable(cfg.image) != PYR_OK) return fail("output.image: ");
+    /* Fail before a long run, not after it: every output writable, none the
+     * same file as another or as an input, snapshots included. */
+    {
+        pyr_named_path_t outs[2] = {{"output.field", cfg.field}, {"output.image", cfg.image}};
+        pyr_named_path_t ins[2] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source}};
+        if (pyr_check_outputs(outs, 2, ins, 2) != PYR_OK) return fail(NULL);
+        if (cfg.every > 0 && check_snapshot_names(&cfg, outs + 1, 1, ins, 2) != PYR_OK) return fail(NULL);
+    }
 
+    pyr_cli_wisdom_import();
+    unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(p, &cfg.options, &plan) != PYR_OK) return fail(NULL);
     pyr_plan_info_t info;
     pyr_plan_get_info(plan, &info);
     if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+    if (pyr_cli_verbosity > 0) {
+        char dev[32], bud[32];
+        pyr_format_bytes(info.device_bytes, dev, sizeof dev);
+        pyr_format_bytes(info.budget_bytes, bud, sizeof bud);
+        fprintf(stderr, "pyrgrid: plan: method %s, %s, height %lld, %lld passes of %lld tasks, %s of device memory (budget %s); model: %s\n",
+                pyr_method_name(info.method), pyr_decomp_name(info.decomposition), (long long)info.height, (long long)info.passes,
+                (long long)info.tasks_per_pass, dev, bud, plan->model_source);
+    }
+    pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
 
     pyr_field_t *field = NULL;
     if (pyr_field_create(p, &field) != PYR_OK || pyr_field_init(field, p) != PYR_OK) {
@@ -213,17 +284,22 @@ int pyr_cli_run(int argc, char **argv)
         pyr_field_destroy(&field);
         return fail(NULL);
     }
+    /* The field and the image are committed together: both new, or (on a
+     * failure, e.g. a full disk) both as they were. */
     int64_t shape[3];
     shape_of(field, shape);
-    if (cfg.field[0] && pyr_npy_write(cfg.field, field->dims, shape, field->precision, field->data) != PYR_OK) {
-        pyr_field_destroy(&field);
-        return fail("output.field: ");
-    }
-    if (cfg.image[0] && write_image(cfg.image, field, p) != PYR_OK) {
-        pyr_field_destroy(&field);
-        return fail("output.image: ");
-    }
+    pyr_atomic_stage_t stage;
+    pyr_atomic_stage_begin(&stage);
+    const char *failed = NULL;
+    if (cfg.field[0] && pyr_npy_write(cfg.field, field->dims, shape, field->precision, field->data) != PYR_OK)
+        failed = "output.field: ";
+    else if (cfg.image[0] && write_image(cfg.image, field, p) != PYR_OK)
+        failed = "output.image: ";
+    else if (pyr_atomic_stage_commit(&stage) != PYR_OK)
+        failed = "";
+    pyr_atomic_stage_abort(&stage);
     pyr_field_destroy(&field);
+    if (failed) return fail(failed);
 
     double cells = (double)pyr_problem_interior(p) * (double)ri.steps;
     char grid[96];
@@ -260,9 +336,12 @@ int pyr_cli_plan(int argc, char **argv)
     pyr_config_t cfg;
     int quiet;
     int rc = parse_args(argc, argv, "plan", &cfg, &quiet);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
+    pyr_cli_wisdom_import();
+    unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(&cfg.problem, &cfg.options, &plan) != PYR_OK) return fail(NULL);
+    pyr_cli_wisdom_export_if_changed(wisdom_before);
     pyr_plan_print(plan, stdout);
     pyr_plan_destroy(&plan);
     return 0;

@@ -1,9 +1,10 @@
-/* pyrgrid solve FILE [--set section.key=value]... [--quiet]
+/* pyrgrid solve FILE [--set section.key=value]... [-v|-q]
  *
  * Block-tridiagonal systems by line Gauss–Seidel (pyrgrid_lgs.h).  Progress
  * (relative residual every report_every iterations) goes to stderr, one
- * summary line to stdout; outputs are written only after a successful solve,
- * and a failure removes any output already written. */
+ * summary line to stdout; outputs are written only after the solve, all of
+ * them committed together (pyr_atomic_stage_t): a failure while writing one
+ * leaves every earlier result as it was. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +28,12 @@ static int fail_msg(pyr_status_t st)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: pyrgrid solve FILE [--set section.key=value]... [--quiet]\n"
+            "usage: pyrgrid solve FILE [--set section.key=value]... [-v|-q]\n"
             "  Solve the block-tridiagonal system that FILE (INI) describes by line Gauss-Seidel\n"
-            "  with the Thomas algorithm; write the outputs named in its [output] section.\n"
-            "  --set section.key=value  override a key of the file (repeatable)\n"
-            "  --quiet                  no progress on stderr\n");
+            "  with the Thomas algorithm; write the outputs named in its [output] section, all\n"
+            "  together once the iteration has ended.\n"
+            "  -s, --set section.key=value  override a key of the file (repeatable)\n");
+    pyr_cli_print_common(out);
 }
 
 static int progress(void *user, int64_t it, double rel)
@@ -75,36 +77,37 @@ int pyr_cli_solve(int argc, char **argv)
     const char *file = NULL;
     const char **sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *sets);
     int nsets = 0, quiet = 0;
+    pyr_cli_verbosity = 0;
     if (!sets) {
         fprintf(stderr, "pyrgrid: error: out of memory\n");
         return 1;
     }
     for (int a = 0; a < argc; a++) {
         const char *arg = argv[a];
-        if (!strcmp(arg, "--quiet") || !strcmp(arg, "-q")) {
-            quiet = 1;
+        if (pyr_cli_common_option(arg)) {
+            quiet = pyr_cli_verbosity < 0;
         } else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
             usage(stdout);
             free(sets);
-            return 0;
-        } else if (!strcmp(arg, "--set")) {
+            return PYR_EXIT_OK;
+        } else if (!strcmp(arg, "--set") || !strcmp(arg, "-s")) {
             if (a + 1 >= argc) {
                 fprintf(stderr, "pyrgrid: error: --set needs section.key=value (e.g. --set system.omega=1.5)\n");
                 free(sets);
-                return 1;
+                return PYR_EXIT_USAGE;
             }
             sets[nsets++] = argv[++a];
         } else if (!strncmp(arg, "--set=", 6)) {
             sets[nsets++] = arg + 6;
         } else if (arg[0] == '-' && arg[1]) {
-            fprintf(stderr, "pyrgrid: error: unknown option '%s' for solve; the options are --set section.key=value "
-                            "and --quiet\n", arg);
+            fprintf(stderr, "pyrgrid: error: unknown option '%s' for solve; the options are --set section.key=value, "
+                            "--verbose, --quiet and --help\n", arg);
             free(sets);
-            return 1;
+            return PYR_EXIT_USAGE;
         } else if (file) {
             fprintf(stderr, "pyrgrid: error: solve takes one problem file; got '%s' and '%s'\n", file, arg);
             free(sets);
-            return 1;
+            return PYR_EXIT_USAGE;
         } else {
             file = arg;
         }
@@ -113,7 +116,7 @@ int pyr_cli_solve(int argc, char **argv)
         fprintf(stderr, "pyrgrid: error: solve needs a problem file\n");
         usage(stderr);
         free(sets);
-        return 1;
+        return PYR_EXIT_USAGE;
     }
 
     int rc = 1;
@@ -122,15 +125,28 @@ int pyr_cli_solve(int argc, char **argv)
     pyr_lgs_result_t *res = NULL;
     double *y = NULL;
     char *hist_png = NULL;
-    const char *written[4];
-    int nwritten = 0;
+    pyr_atomic_stage_t stage;
+    int staging = 0;
     pyr_status_t st = pyr_lgs_config_load(file, sets, nsets, &cfg);
     if (st != PYR_OK) goto out;
     hist_png = pyr_lgs_config_history_image(cfg);
     {
-        const char *outs[4] = {cfg->solution, cfg->history, cfg->image, hist_png};
-        for (int f = 0; f < 4; f++)
-            if (outs[f] && (st = pyr_check_writable(outs[f])) != PYR_OK) goto out;
+        /* every output writable, none the same file as another or as an input */
+        pyr_named_path_t outs[4] = {{"output.solution", cfg->solution}, {"output.history", cfg->history},
+                                    {"output.image", cfg->image}, {"output.history_image", hist_png}};
+        static const char *const array_keys[6] = {"system.cC", "system.aC", "system.bC", "system.cA", "system.cB", "system.F"};
+        pyr_named_path_t ins[11];
+        int nin = 0;
+        ins[nin++] = (pyr_named_path_t){"the problem file", file};
+        if (!strcmp(cfg->kind, "files"))
+            for (int a = 0; a < 6; a++) ins[nin++] = (pyr_named_path_t){array_keys[a], cfg->arrays[a]};
+        if (cfg->initial_from_file) ins[nin++] = (pyr_named_path_t){"system.initial_file", cfg->initial_file};
+        if (!strcmp(cfg->kind, "parabolic")) {
+            ins[nin++] = (pyr_named_path_t){"parabolic.a", cfg->parabolic.a.path};
+            ins[nin++] = (pyr_named_path_t){"parabolic.f", cfg->parabolic.f.path};
+            ins[nin++] = (pyr_named_path_t){"parabolic.u_prev", cfg->parabolic.u_prev.path};
+        }
+        if ((st = pyr_check_outputs(outs, 4, ins, nin)) != PYR_OK) goto out;
     }
     st = pyr_lgs_config_system(cfg, &sys);
     if (st != PYR_OK) goto out;
@@ -146,18 +162,18 @@ int pyr_cli_solve(int argc, char **argv)
     if (!quiet) opt.progress = progress;
     if (quiet) opt.report_every = 0;
     st = pyr_lgs_solve(sys, &opt, y, &res);
-    if (res && res->warning[0]) fprintf(stderr, "pyrgrid: warning: %s\n", res->warning);
+    if (res && res->warning[0] && !quiet) fprintf(stderr, "pyrgrid: warning: %s\n", res->warning);
     if (st != PYR_OK) goto out;
 
-    /* outputs */
+    /* outputs: all temporaries first, then all renamed */
+    pyr_atomic_stage_begin(&stage);
+    staging = 1;
     if (cfg->solution) {
         int64_t shape[2] = {sys->n, sys->m};
         if ((st = pyr_npy_write(cfg->solution, 2, shape, PYR_DOUBLE, y)) != PYR_OK) goto out;
-        written[nwritten++] = cfg->solution;
     }
     if (cfg->history) {
         if ((st = write_history_csv(cfg->history, res)) != PYR_OK) goto out;
-        written[nwritten++] = cfg->history;
     }
     char title[256];
     snprintf(title, sizeof title, "%s %lld x %lld, line GS %s, omega = %g", sys->description, (long long)sys->n,
@@ -165,14 +181,14 @@ int pyr_cli_solve(int argc, char **argv)
     if (cfg->image) {
         pyr_heatmap_opts_t ho = {title, 0};
         if ((st = pyr_png_write_heatmap(cfg->image, y, PYR_DOUBLE, sys->m, sys->n, &ho)) != PYR_OK) goto out;
-        written[nwritten++] = cfg->image;
     }
     if (hist_png) {
         if ((st = write_history_png(hist_png, res, title)) != PYR_OK) goto out;
-        written[nwritten++] = hist_png;
     }
+    staging = 0;
+    if ((st = pyr_atomic_stage_commit(&stage)) != PYR_OK) goto out;
 
-    if (res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0)
+    if (res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0 && !quiet)
         fprintf(stderr, "pyrgrid: warning: max_iterations = %lld reached with relative residual %.3e above "
                         "tolerance = %g\n", (long long)opt.max_iterations, res->rel_residual, opt.tolerance);
     {
@@ -188,11 +204,13 @@ int pyr_cli_solve(int argc, char **argv)
                sys->description, (long long)sys->n, (long long)sys->m, (long long)res->iterations,
                res->rel_residual, pyr_lgs_stop_name(res->stop), res->seconds, per * 1e3);
     }
-    rc = 0;
+    /* the outputs hold the last iterate, but the tolerance was not met: say so in the exit status */
+    rc = res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0 ? PYR_EXIT_NOT_CONVERGED : PYR_EXIT_OK;
     goto done;
 out:
     fail_msg(st);
-    for (int f = 0; f < nwritten; f++) unlink(written[f]);
+    if (st == PYR_ERR_DIVERGED) rc = PYR_EXIT_NOT_CONVERGED; /* diverged or stagnated */
+    if (staging) pyr_atomic_stage_abort(&stage); /* the new temporaries go; no old file is touched */
 done:
     pyr_lgs_result_destroy(&res);
     pyr_lgs_system_destroy(&sys);

@@ -4,6 +4,7 @@
 
 #include "backend/kernels.h"
 #include "cli.h"
+#include "io/atomic.h"
 #include "pyrgrid.h"
 
 static void usage(FILE *out)
@@ -13,11 +14,11 @@ static void usage(FILE *out)
             "including grids larger than the GPU's memory (the pyramid method)\n"
             "\n"
             "usage:\n"
-            "  pyrgrid run FILE [--set section.key=value]... [--quiet]\n"
+            "  pyrgrid run FILE [--set section.key=value]...\n"
             "        solve the problem in FILE (INI); write the outputs it names\n"
             "  pyrgrid plan FILE [--set section.key=value]...\n"
             "        print the plan (pieces, passes, memory, values moved) without running\n"
-            "  pyrgrid solve FILE [--set section.key=value]... [--quiet]\n"
+            "  pyrgrid solve FILE [--set section.key=value]...\n"
             "        block-tridiagonal systems by line Gauss-Seidel with the Thomas algorithm\n"
             "  pyrgrid calibrate [--backend cpu|cuda] [--precision float|double|all] [--dims 1,2,3]\n"
             "                    [--scheme heat,poisson|all] [--kernel VARIANT]\n"
@@ -25,7 +26,7 @@ static void usage(FILE *out)
             "        measure the performance model's constants here (seconds) and save them as\n"
             "        wisdom in $PYRGRID_WISDOM or ~/.cache/pyrgrid/wisdom; import/export/show it\n"
             "  pyrgrid sweep FILE [--set ...] [--heights 1:64] [--decomposition strips|blocks|slabs|segments|all]\n"
-            "                    [--passes P] [--repeat K] [--csv OUT.csv] [--png OUT.png] [--quiet]\n"
+            "                    [--passes P] [--repeat K] [--csv OUT.csv] [--png OUT.png]\n"
             "        run FILE for each pyramid height; measured vs predicted time, model accuracy,\n"
             "        the automatic choice against the best height; P passes per height (0: the file's steps)\n"
             "  pyrgrid sweep --replot SWEEP.csv --png OUT.png\n"
@@ -34,17 +35,30 @@ static void usage(FILE *out)
             "        shifts, temporal whitening and detection of faint movers in FITS/.npy frame\n"
             "        sequences (pyrgrid frames --help)\n"
             "  pyrgrid info       version, backends, GPUs, threads, the kernels of each scheme and their variants\n"
-            "  pyrgrid --help     this text\n"
+            "  pyrgrid --help     this text (pyrgrid COMMAND --help: that command's)\n"
             "  pyrgrid --version  the version\n"
+            "\n",
+            PYR_VERSION_STRING);
+    pyr_cli_print_common(out);
+    fprintf(out,
             "\n"
             "example: pyrgrid run examples/heat2d.ini --set scheme.steps=200 --set output.field=a.npy\n"
-            "problem-file reference: README.md\n",
-            PYR_VERSION_STRING);
+            "problem-file reference: README.md\n");
 }
 
-static int info(void)
+static int info(int argc, char **argv)
 {
-    printf("pyrgrid %s\n", PYR_VERSION_STRING);
+    for (int i = 0; i < argc; i++) {
+        if (pyr_cli_common_option(argv[i])) continue;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: pyrgrid info [-v|-q]\n  The version, the backends compiled in, the GPUs found, the CPU threads.\n");
+            pyr_cli_print_common(stdout);
+            return PYR_EXIT_OK;
+        }
+        fprintf(stderr, "pyrgrid: error: unknown argument '%s' for info; see pyrgrid info --help\n", argv[i]);
+        return PYR_EXIT_USAGE;
+    }
+    printf("pyrgrid %s\n", pyr_version());
     printf("backend cpu: available, %d threads (OpenMP)\n", pyr_cpu_threads());
 #ifdef PYR_HAVE_CUDA
     int n = pyr_gpu_count();
@@ -80,16 +94,18 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    /* an interrupted or killed run leaves no temporary output behind */
+    pyr_atomic_cleanup_on_signals();
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         usage(stdout);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-        printf("pyrgrid %s\n", PYR_VERSION_STRING);
+        printf("pyrgrid %s\n", pyr_version());
         return 0;
     }
-    if (!strcmp(cmd, "info")) return info();
+    if (!strcmp(cmd, "info")) return info(argc - 2, argv + 2);
     if (!strcmp(cmd, "run")) return pyr_cli_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "plan")) return pyr_cli_plan(argc - 2, argv + 2);
     if (!strcmp(cmd, "solve")) return pyr_cli_solve(argc - 2, argv + 2);

@@ -85,6 +85,33 @@ static pyr_status_t check_shape(const pyr_field_t *f, const pyr_problem_t *p)
     return PYR_OK;
 }
 
+/* Initial data from a file must be finite: a NaN or an infinity would
+ * spread through the whole grid without a word.  Names the first bad value
+ * by its NumPy index. */
+static pyr_status_t check_finite(const pyr_field_t *f, const char *path)
+{
+    int64_t n = pyr_field_count(f), bad = -1;
+    double v = 0;
+    if (f->precision == PYR_DOUBLE) {
+        const double *d = f->data;
+        for (int64_t i = 0; i < n && bad < 0; i++)
+            if (!isfinite(d[i])) bad = i, v = d[i];
+    } else {
+        const float *d = f->data;
+        for (int64_t i = 0; i < n && bad < 0; i++)
+            if (!isfinite(d[i])) bad = i, v = d[i];
+    }
+    if (bad < 0) return PYR_OK;
+    int64_t x = bad % f->n[0], y = bad / f->n[0] % f->n[1], z = bad / f->n[0] / f->n[1];
+    char index[96];
+    if (f->dims == 1) snprintf(index, sizeof index, "[%lld]", (long long)x);
+    else if (f->dims == 2) snprintf(index, sizeof index, "[%lld, %lld]", (long long)y, (long long)x);
+    else snprintf(index, sizeof index, "[%lld, %lld, %lld]", (long long)z, (long long)y, (long long)x);
+    return pyr_fail(PYR_ERR_FORMAT, "initial.file: %s holds %s at index %s (the first of its values that is not a finite "
+                    "number); initial data must be finite (numpy.isfinite(a).all())",
+                    path, isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf", index);
+}
+
 pyr_status_t pyr_field_init(pyr_field_t *f, const pyr_problem_t *p)
 {
     PYR_TRY(check_shape(f, p));
@@ -93,7 +120,7 @@ pyr_status_t pyr_field_init(pyr_field_t *f, const pyr_problem_t *p)
         for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
         pyr_status_t st = pyr_npy_read_expect(p->init_file, f->dims, shape, f->precision, f->data);
         if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
-        return PYR_OK;
+        return check_finite(f, p->init_file);
     }
     const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
 #pragma omp parallel for collapse(2) schedule(static)

@@ -1,36 +1,126 @@
-/* Atomic output files: write to a temporary next to the target, then rename
- * over it, so that a reader never sees a half-written file and a failed write
- * leaves nothing behind. */
+/* Output files that never destroy what they must not.
+ *
+ * What is at an output's path decides how it is written:
+ *   - nothing, or a regular file: a temporary ".NAME.tmp.PID@HOST.XXXXXX" is
+ *     written next to it and renamed over it, so that a reader never sees a
+ *     half-written file and a failed write leaves the old file as it was (a
+ *     symbolic link to a regular file is followed: its target is replaced,
+ *     the link stays);
+ *   - a character device (/dev/null as a discard sink) or a FIFO: written in
+ *     place, never replaced.  A FIFO is opened without blocking; when no
+ *     reader has it open the write is refused at once, with a message, rather
+ *     than waiting for one;
+ *   - anything else (a directory, a block device, a socket): refused.
+ *
+ * Several outputs of one command are committed together with a stage
+ * (pyr_atomic_stage_begin): their temporaries are all written first and
+ * renamed only when every one is complete; a failure removes the new
+ * temporaries and leaves every old output as it was.
+ *
+ * Temporaries are registered (a fixed table) so that a program that calls
+ * pyr_atomic_cleanup_on_signals() removes them when SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE or SIGXFSZ ends it; temporaries of this naming left by a process
+ * that died anyway (SIGKILL, a crash) are removed at the next write of the
+ * same output on this host. */
 #ifndef PYR_IO_ATOMIC_H
 #define PYR_IO_ATOMIC_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "pyrgrid.h"
 
 typedef struct {
     FILE *fp;       /* open for writing ("wb"); NULL when closed */
-    char *path;     /* final name */
-    char *tmp_path; /* ".NAME.tmp.XXXXXX" in the same directory */
+    char *path;     /* the name the data end up under (a link's target) */
+    char *tmp_path; /* the temporary; NULL when writing a device or FIFO in place */
+    int slot;       /* entry in the signal-cleanup table, or -1 */
 } pyr_atomic_file_t;
 
-/* Open a temporary file next to `path` for writing.  On failure af is left
- * empty (pyr_atomic_abort is then a no-op) and PYR_ERR_IO names the directory
- * and the reason. */
+/* Open `path` for writing as described above.  On failure af is left empty
+ * (pyr_atomic_abort is then a no-op) and PYR_ERR_IO says what is in the way
+ * and what would work. */
 pyr_status_t pyr_atomic_open(pyr_atomic_file_t *af, const char *path);
 
-/* Flush, check for write errors (disk full), sync, close and rename over
- * `path`.  On any failure the temporary is removed and PYR_ERR_IO returned.
- * Always frees af's resources. */
+/* Flush, check for write errors (disk full), sync and close; then rename the
+ * temporary over the path, or, while a stage is active on this thread, hand
+ * it to the stage.  On failure the temporary is removed and PYR_ERR_IO
+ * returned.  Always frees af's resources. */
 pyr_status_t pyr_atomic_commit(pyr_atomic_file_t *af);
+
+/* The same, renaming at once even while a stage is active (a file written
+ * under a lock, such as wisdom, must be in place before the lock goes). */
+pyr_status_t pyr_atomic_commit_now(pyr_atomic_file_t *af);
 
 /* Close and remove the temporary, free af's resources.  Safe to call on a
  * zeroed af, after a failed open, or twice. */
 void pyr_atomic_abort(pyr_atomic_file_t *af);
 
-/* Check, without creating anything, that `path` could be written: its
- * directory exists, is a directory and is writable, and `path` is not itself
- * a directory.  Lets a program fail before a long run rather than after. */
+/* ------------------------------------------------------------------ stages */
+
+#define PYR_ATOMIC_STAGE_MAX 16
+
+/* Outputs committed together.  Zero-initialise, or use stage_begin. */
+typedef struct {
+    int n;
+    char *tmp[PYR_ATOMIC_STAGE_MAX], *path[PYR_ATOMIC_STAGE_MAX];
+    int slot[PYR_ATOMIC_STAGE_MAX];
+    void *prev; /* the stage that was active before this one */
+} pyr_atomic_stage_t;
+
+/* From now on, pyr_atomic_commit on this thread hands finished temporaries to
+ * `stage` instead of renaming them (at most PYR_ATOMIC_STAGE_MAX). */
+void pyr_atomic_stage_begin(pyr_atomic_stage_t *stage);
+/* Rename every staged temporary over its path, in order, and end the stage.
+ * Should a rename fail (it practically cannot: same directory), the outputs
+ * before it hold their new contents, the rest keep their old ones, and the
+ * message says which. */
+pyr_status_t pyr_atomic_stage_commit(pyr_atomic_stage_t *stage);
+/* Remove every staged temporary (old outputs stay as they are) and end the
+ * stage.  Safe after a commit. */
+void pyr_atomic_stage_abort(pyr_atomic_stage_t *stage);
+
+/* ------------------------------------------------------------------ checks */
+
+/* Check, without creating anything, that `path` could be written: its name
+ * fits the file system (NAME_MAX), and either it is a character device or a
+ * FIFO that we may write, or its directory exists and is writable and it is
+ * not a directory, block device or socket.  Lets a program fail before a long
+ * run rather than after. */
 pyr_status_t pyr_check_writable(const char *path);
+
+/* 1 when paths a and b name the same file, existing or not yet created (same
+ * device and inode; for new files, the same directory and name), else 0. */
+int pyr_same_file(const char *a, const char *b);
+/* 1 when path is a character device (written in place, and harmless to name
+ * twice as an output). */
+int pyr_is_char_device(const char *path);
+
+/* A command's files, checked before it computes anything: every output
+ * writable (pyr_check_writable), no two outputs the same file (character
+ * devices excepted), no output the same file as an input.  Names such as
+ * "output.field" label the paths in messages; NULL or "" paths are skipped. */
+typedef struct {
+    const char *name;
+    const char *path;
+} pyr_named_path_t;
+pyr_status_t pyr_check_outputs(const pyr_named_path_t *outputs, int noutputs, const pyr_named_path_t *inputs, int ninputs);
+
+/* ------------------------------------------------------------------ inputs */
+
+/* Open an input file for reading ("rb"), refusing what is not a regular file
+ * (a directory, or a FIFO, which would block until a writer came, a device)
+ * with a message naming `what` (".npy input").  *size: its size in bytes (may
+ * be NULL); *missing (may be NULL): 1 when it does not exist. */
+pyr_status_t pyr_open_input(const char *path, const char *what, FILE **fp, int64_t *size, int *missing);
+
+/* ------------------------------------------------------------------ signals */
+
+/* Install handlers that remove the registered temporaries and then end the
+ * process with the signal's default action, for SIGINT, SIGTERM, SIGHUP,
+ * SIGPIPE and SIGXFSZ, where the signal's disposition is still the default
+ * (an ignored signal stays ignored).  For programs; the library never
+ * installs handlers by itself. */
+void pyr_atomic_cleanup_on_signals(void);
 
 #endif

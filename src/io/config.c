@@ -2,13 +2,13 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "core/suggest.h"
+#include "io/ini.h"
 
 static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output"};
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
@@ -266,7 +266,6 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
 static int on_entry(void *user, const char *section, const char *name, const char *value)
 {
     parse_t *ps = user;
-    if (ps->status != PYR_OK) return 1; /* keep the first error */
     if (!section || !*section) {
         ps->status = pyr_fail(PYR_ERR_CONFIG, "key '%s' appears before any [section]; put it under [grid], [scheme], [initial], [rhs], [run] or [output]", name);
         return 0;
@@ -275,19 +274,25 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     return ps->status == PYR_OK;
 }
 
+pyr_status_t pyr_config_load_text(pyr_config_t *cfg, const char *text, size_t len, const char *source)
+{
+    parse_t ps = {cfg, source, PYR_OK, 0};
+    int line = 0;
+    pyr_status_t st = pyr_ini_parse(text, len, 0, on_entry, &ps, &line);
+    if (st != PYR_OK) return pyr_fail_context(ps.status != PYR_OK ? ps.status : st, "%s line %d: ", source, line);
+    snprintf(cfg->source, sizeof cfg->source, "%s", source);
+    return PYR_OK;
+}
+
 pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path)
 {
     if (strlen(path) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_IO, "problem file path too long");
-    FILE *fp = fopen(path, "r");
-    if (!fp) return pyr_fail(PYR_ERR_IO, "cannot read problem file %s: %s", path, strerror(errno));
-    parse_t ps = {cfg, path, PYR_OK, 0};
-    int rc = ini_parse_file(fp, on_entry, &ps);
-    fclose(fp);
-    if (ps.status != PYR_OK) return pyr_fail_context(ps.status, "%s line %d: ", path, rc > 0 ? rc : 0);
-    if (rc > 0) return pyr_fail(PYR_ERR_CONFIG, "%s line %d: not an INI line (expected [section], key = value or a ; comment)", path, rc);
-    if (rc < 0) return pyr_fail(PYR_ERR_IO, "cannot read problem file %s", path);
-    snprintf(cfg->source, sizeof cfg->source, "%s", path);
-    return PYR_OK;
+    char *text = NULL;
+    size_t len = 0;
+    PYR_TRY(pyr_ini_read_file(path, "problem file", &text, &len));
+    pyr_status_t st = pyr_config_load_text(cfg, text, len, path);
+    free(text);
+    return st;
 }
 
 pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment)

@@ -1,4 +1,4 @@
-/* Problem files (INI, parsed with libinih) and --set overrides. */
+/* Problem files (INI, read by io/ini.h) and --set overrides. */
 #ifndef PYR_IO_CONFIG_H
 #define PYR_IO_CONFIG_H
 
@@ -27,6 +27,8 @@ void pyr_config_default(pyr_config_t *cfg);
 /* Read a problem file over the current contents.  Unknown sections and keys
  * and malformed values are errors naming the file, line and a likely fix. */
 pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path);
+/* The same from text in memory (`source` names it in messages). */
+pyr_status_t pyr_config_load_text(pyr_config_t *cfg, const char *text, size_t len, const char *source);
 /* Apply one "section.key=value" override. */
 pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment);
 /* Check what can only be checked once every key is read (keys of another

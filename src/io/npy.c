@@ -384,23 +384,7 @@ static void classify_dtype(npy_header_t *hd)
 
 static pyr_status_t open_for_reading(const char *path, FILE **fp, int64_t *size)
 {
-    *fp = NULL;
-    if (!path || !*path) return pyr_fail(PYR_ERR_ARG, "input file name is empty");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int err = errno;
-        if (err == ENOENT) return pyr_fail(PYR_ERR_IO, "cannot read %s: file does not exist", path);
-        return pyr_fail(PYR_ERR_IO, "cannot read %s: %s", path, strerror(err));
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return pyr_fail(PYR_ERR_IO, "cannot read %s: not a regular file%s", path,
-                        S_ISDIR(st.st_mode) ? " (it is a directory)" : "");
-    }
-    *fp = f;
-    *size = (int64_t)st.st_size;
-    return PYR_OK;
+    return pyr_open_input(path, ".npy input", fp, size, NULL);
 }
 
 /* Open path, read and parse the header, leave *fp positioned at the data. */

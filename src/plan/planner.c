@@ -516,9 +516,11 @@ static void add_notice(pyr_plan_t *plan, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The machine constants: from the wisdom file when it has them for this
- * device, precision and dimension, else the documented defaults.  *why gets
- * what a person should hear when the defaults are used. */
+/* The machine constants: from the process's wisdom (pyr_wisdom_import_file;
+ * no file is read here) when it has them for this device, scheme, precision
+ * and dimension, else the documented defaults.  *why gets what a person
+ * should hear when the defaults are used; *kernel the variant the record
+ * names ("" for the kernel's default). */
 static void load_model(pyr_plan_t *plan, pyr_wisdom_t *w, int *have_wisdom, char *device, size_t dsize, char *why, size_t wsize,
                        char *kernel, size_t ksize)
 {
@@ -529,34 +531,26 @@ static void load_model(pyr_plan_t *plan, pyr_wisdom_t *w, int *have_wisdom, char
     snprintf(plan->model_source, sizeof plan->model_source, "default constants");
     *have_wisdom = 0;
     why[0] = 0;
-    char path[PYR_PATH_MAX];
     if (pyr_wisdom_device(plan->ops->kind, plan->options.device, plan->options.threads, device, dsize) != PYR_OK) {
         snprintf(why, wsize, "%s", pyr_last_error());
         pyr_clear_error();
         device[0] = 0;
         return;
     }
-    if (pyr_wisdom_path(path, sizeof path) != PYR_OK) {
-        snprintf(why, wsize, "%s", pyr_last_error());
-        pyr_clear_error();
-        return;
-    }
-    int found = 0;
-    if (pyr_wisdom_load(path, w, &found) != PYR_OK) {
-        snprintf(why, wsize, "%s", pyr_last_error());
-        pyr_clear_error();
-        return;
-    }
+    char source[PYR_PATH_MAX], rejected[1024];
+    pyr_wisdom_store_get(w, source, sizeof source, rejected, sizeof rejected);
     *have_wisdom = 1;
     const pyr_wisdom_constants_t *c = pyr_wisdom_find_constants(w, plan->ops->kind, device, plan->scheme->name, p->precision, p->dims);
     if (c) {
         plan->model = c->k;
         snprintf(kernel, ksize, "%s", c->kernel);
-        snprintf(plan->model_source, sizeof plan->model_source, "calibrated, from %s", path);
+        snprintf(plan->model_source, sizeof plan->model_source, "calibrated, from %s", source);
         return;
     }
-    snprintf(why, wsize, "no calibration of the %s backend (%s, %s, %s, %dD) in %s", plan->ops->name, device, plan->scheme->name,
-             pyr_precision_name(p->precision), p->dims, path);
+    if (rejected[0]) snprintf(why, wsize, "%s", rejected);
+    else
+        snprintf(why, wsize, "no calibration of the %s backend (%s, %s, %s, %dD) in the wisdom (%s)", plan->ops->name, device,
+                 plan->scheme->name, pyr_precision_name(p->precision), p->dims, source);
 }
 
 static void note_defaults(pyr_plan_t *plan, const char *why)
@@ -919,14 +913,12 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
                     ch.height = h;
                     ch.slots = plan->try_slots;
                     pyr_variant_format(&plan->variant, ch.kernel, sizeof ch.kernel);
-                    char path[PYR_PATH_MAX];
-                    /* a rejected file is replaced only by calibrate; keep it as it is */
-                    if (pyr_wisdom_path(path, sizeof path) == PYR_OK && have_wisdom && pyr_wisdom_put_choice(wisdom, &ch) == PYR_OK &&
-                        pyr_wisdom_save(path, wisdom) == PYR_OK)
-                        add_notice(plan, "measured: %s, height %lld (recorded in %s)", pyr_decomp_name(decomp), (long long)h, path);
+                    /* into the process's wisdom; a program exports it (pyr_wisdom_export_file) */
+                    if (pyr_wisdom_store_put_choice(&ch) == PYR_OK)
+                        add_notice(plan, "measured: %s, height %lld (recorded in the wisdom)", pyr_decomp_name(decomp), (long long)h);
                     else
                         add_notice(plan, "measured: %s, height %lld (not recorded: %s)", pyr_decomp_name(decomp), (long long)h,
-                                   have_wisdom ? pyr_last_error() : "the wisdom file could not be used");
+                                   pyr_last_error());
                     pyr_clear_error();
                 }
             }

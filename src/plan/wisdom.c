@@ -4,10 +4,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,11 +22,13 @@
 
 /* ------------------------------------------------------------------ keys */
 
-pyr_status_t pyr_wisdom_path(char *path, size_t size)
+pyr_status_t pyr_wisdom_default_path(char *path, size_t size)
 {
+    if (!path || size == 0) return pyr_fail(PYR_ERR_ARG, "pyr_wisdom_default_path: no buffer");
     const char *env = getenv("PYRGRID_WISDOM");
     if (env && *env) {
-        if (strlen(env) >= size) return pyr_fail(PYR_ERR_CONFIG, "PYRGRID_WISDOM is longer than %zu bytes", size - 1);
+        if (strlen(env) >= size)
+            return pyr_fail(PYR_ERR_CONFIG, "PYRGRID_WISDOM = %.60s... is longer than %zu bytes; use a shorter path", env, size - 1);
         snprintf(path, size, "%s", env);
         return PYR_OK;
     }
@@ -36,7 +41,9 @@ pyr_status_t pyr_wisdom_path(char *path, size_t size)
             return pyr_fail(PYR_ERR_CONFIG, "no place for the wisdom file: HOME and XDG_CACHE_HOME are unset; set PYRGRID_WISDOM=FILE");
         n = snprintf(path, size, "%s/.cache/pyrgrid/wisdom", home);
     }
-    if (n < 0 || (size_t)n >= size) return pyr_fail(PYR_ERR_CONFIG, "wisdom file path too long");
+    if (n < 0 || (size_t)n >= size)
+        return pyr_fail(PYR_ERR_CONFIG, "the wisdom file's path (%.60s...) is longer than %zu bytes; set PYRGRID_WISDOM to a shorter one",
+                        path, size - 1);
     return PYR_OK;
 }
 
@@ -149,7 +156,9 @@ pyr_status_t pyr_wisdom_put_constants(pyr_wisdom_t *w, const pyr_wisdom_constant
             return PYR_OK;
         }
     if (w->nconstants == PYR_WISDOM_MAX_CONSTANTS)
-        return pyr_fail(PYR_ERR_ARG, "wisdom holds at most %d sets of constants", PYR_WISDOM_MAX_CONSTANTS);
+        return pyr_fail(PYR_ERR_ARG, "wisdom holds at most %d sets of constants (one per backend, device, precision and "
+                        "dimension); this one (%s, %s %dD) does not fit; remove the wisdom file and calibrate again",
+                        PYR_WISDOM_MAX_CONSTANTS, c->device, pyr_precision_name(c->precision), c->dims);
     w->constants[w->nconstants++] = *c;
     return PYR_OK;
 }
@@ -465,7 +474,7 @@ pyr_status_t pyr_wisdom_from_text(const char *text, const char *source, pyr_wisd
                       want, (unsigned long long)got);
 
     char *copy = malloc((size_t)(cs - text) + 1);
-    if (!copy) return pyr_fail(PYR_ERR_NOMEM, "out of host memory reading wisdom");
+    if (!copy) return pyr_fail(PYR_ERR_NOMEM, "out of host memory reading wisdom file %s", source);
     memcpy(copy, text, (size_t)(cs - text));
     copy[cs - text] = 0;
     int lineno = 0, have_machine = 0;
@@ -495,7 +504,10 @@ pyr_status_t pyr_wisdom_from_text(const char *text, const char *source, pyr_wisd
                 st = reject(w, source, "line %d: malformed constants record", lineno);
                 break;
             }
-            if ((st = pyr_wisdom_put_constants(w, &c)) != PYR_OK) break;
+            if ((st = pyr_wisdom_put_constants(w, &c)) != PYR_OK) {
+                st = pyr_fail_context(st, "wisdom file %s line %d: ", source, lineno);
+                break;
+            }
         } else if (!strcmp(f[0], "choice")) {
             pyr_wisdom_choice_t c;
             if (!parse_choice(f, n, &c)) {
@@ -518,46 +530,39 @@ pyr_status_t pyr_wisdom_load(const char *path, pyr_wisdom_t *w, int *found)
 {
     *found = 0;
     pyr_wisdom_init(w);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) return PYR_OK;
-        return pyr_fail(PYR_ERR_IO, "cannot read wisdom file %s: %s", path, strerror(errno));
+    FILE *f = NULL;
+    int missing = 0;
+    int64_t size = 0;
+    pyr_status_t st = pyr_open_input(path, "wisdom file", &f, &size, &missing);
+    if (missing) {
+        pyr_clear_error();
+        return PYR_OK;
     }
+    if (st != PYR_OK) return pyr_fail_context(st, "wisdom: ");
     *found = 1;
-    size_t cap = 1 << 16, len = 0;
-    char *text = malloc(cap);
     const size_t limit = 4u << 20;
-    while (text) {
-        size_t r = fread(text + len, 1, cap - len - 1, f);
-        len += r;
-        if (len < cap - 1) break;
-        if (cap >= limit) {
-            free(text);
-            fclose(f);
-            return reject(w, path, "larger than %zu bytes", limit);
-        }
-        char *g = realloc(text, cap * 2);
-        if (!g) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = g;
-        cap *= 2;
+    if (size > (int64_t)limit) {
+        fclose(f);
+        return reject(w, path, "larger than %zu bytes", limit);
     }
-    int err = ferror(f);
+    char *text = malloc((size_t)size + 1);
+    if (!text) {
+        fclose(f);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory reading wisdom file %s (%lld bytes)", path, (long long)size);
+    }
+    size_t len = fread(text, 1, (size_t)size, f);
+    int err = ferror(f) ? errno : 0;
     fclose(f);
-    if (!text) return pyr_fail(PYR_ERR_NOMEM, "out of host memory reading wisdom");
     if (err) {
         free(text);
-        return pyr_fail(PYR_ERR_IO, "cannot read wisdom file %s", path);
+        return pyr_fail(PYR_ERR_IO, "cannot read wisdom file %s: %s", path, strerror(err));
     }
     text[len] = 0;
     if (strlen(text) != len) {
         free(text);
         return reject(w, path, "it contains NUL bytes (binary data)");
     }
-    pyr_status_t st = pyr_wisdom_from_text(text, path, w);
+    st = pyr_wisdom_from_text(text, path, w);
     free(text);
     return st;
 }
@@ -589,15 +594,175 @@ pyr_status_t pyr_wisdom_save(const char *path, const pyr_wisdom_t *w)
     PYR_TRY(pyr_wisdom_to_text(w, &text));
     pyr_atomic_file_t af;
     pyr_status_t st = pyr_atomic_open(&af, path);
+    if (st != PYR_OK) st = pyr_fail_context(st, "wisdom: ");
     if (st == PYR_OK) {
         size_t n = strlen(text);
         if (fwrite(text, 1, n, af.fp) != n) {
+            int err = errno;
             pyr_atomic_abort(&af);
-            st = pyr_fail(PYR_ERR_IO, "cannot write wisdom file %s", path);
-        } else {
-            st = pyr_atomic_commit(&af);
+            st = pyr_fail(PYR_ERR_IO, "cannot write wisdom file %s: %s", path, strerror(err));
+        } else if ((st = pyr_atomic_commit_now(&af)) != PYR_OK) {
+            st = pyr_fail_context(st, "wisdom: ");
         }
     }
     free(text);
     return st;
 }
+
+/* ------------------------------------------------------- the process's store */
+
+static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
+static pyr_wisdom_t store;           /* guarded by store_lock */
+static int store_ready;              /* store's machine line is set */
+static unsigned long store_changes;  /* generation */
+static char store_source[PYR_PATH_MAX + 64]; /* the last file imported */
+static char store_rejected[1024];    /* why the last rejected import was */
+
+/* Called with store_lock held. */
+static void store_prepare(void)
+{
+    if (!store_ready) {
+        pyr_wisdom_init(&store);
+        store_ready = 1;
+    }
+}
+
+void pyr_wisdom_store_get(pyr_wisdom_t *copy, char *source, size_t ssize, char *rejected, size_t rsize)
+{
+    pthread_mutex_lock(&store_lock);
+    store_prepare();
+    *copy = store;
+    if (source && ssize) snprintf(source, ssize, "%s", store_source[0] ? store_source : "no wisdom file imported");
+    if (rejected && rsize) snprintf(rejected, rsize, "%s", store_rejected);
+    pthread_mutex_unlock(&store_lock);
+}
+
+pyr_status_t pyr_wisdom_store_put_constants(const pyr_wisdom_constants_t *c)
+{
+    pthread_mutex_lock(&store_lock);
+    store_prepare();
+    pyr_status_t st = pyr_wisdom_put_constants(&store, c);
+    store_changes++;
+    pthread_mutex_unlock(&store_lock);
+    return st;
+}
+
+pyr_status_t pyr_wisdom_store_put_choice(const pyr_wisdom_choice_t *c)
+{
+    pthread_mutex_lock(&store_lock);
+    store_prepare();
+    pyr_status_t st = pyr_wisdom_put_choice(&store, c);
+    store_changes++;
+    pthread_mutex_unlock(&store_lock);
+    return st;
+}
+
+unsigned long pyr_wisdom_store_generation(void)
+{
+    pthread_mutex_lock(&store_lock);
+    unsigned long g = store_changes;
+    pthread_mutex_unlock(&store_lock);
+    return g;
+}
+
+void pyr_wisdom_forget(void)
+{
+    pthread_mutex_lock(&store_lock);
+    pyr_wisdom_init(&store);
+    store_ready = 1;
+    store_changes++;
+    store_source[0] = 0;
+    store_rejected[0] = 0;
+    pthread_mutex_unlock(&store_lock);
+}
+
+pyr_status_t pyr_wisdom_store_import(const char *path, int *found)
+{
+    *found = 0;
+    if (!path || !*path) return pyr_fail(PYR_ERR_ARG, "pyr_wisdom_import_file: no file name");
+    pyr_wisdom_t *w = malloc(sizeof *w);
+    if (!w) return pyr_fail(PYR_ERR_NOMEM, "out of host memory importing wisdom file %s", path);
+    pyr_status_t st = pyr_wisdom_load(path, w, found);
+    pthread_mutex_lock(&store_lock);
+    store_prepare();
+    if (st == PYR_OK) {
+        st = pyr_wisdom_merge(&store, w);
+        if (st != PYR_OK) st = pyr_fail_context(st, "importing wisdom file %s: ", path);
+        snprintf(store_source, sizeof store_source, "%s%s", path, *found ? "" : " (no such file yet)");
+        store_changes++;
+    } else {
+        /* rejected (PYR_ERR_FORMAT) or unreadable: plans on defaults say why */
+        snprintf(store_rejected, sizeof store_rejected, "%s", pyr_last_error());
+    }
+    pthread_mutex_unlock(&store_lock);
+    free(w);
+    return st;
+}
+
+pyr_status_t pyr_wisdom_import_file(const char *path)
+{
+    int found = 0;
+    return pyr_wisdom_store_import(path, &found);
+}
+
+/* Held while a wisdom file is read, merged and replaced: flock on PATH.lock
+ * (the wisdom file itself is replaced by rename, so it cannot carry the
+ * lock).  The lock file stays: removing it would race with the next locker. */
+static pyr_status_t lock_wisdom(const char *path, int *fd)
+{
+    size_t n = strlen(path) + 6;
+    char *lp = malloc(n);
+    if (!lp) return pyr_fail(PYR_ERR_NOMEM, "out of host memory locking wisdom file %s", path);
+    snprintf(lp, n, "%s.lock", path);
+    *fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (*fd < 0) {
+        pyr_status_t st = pyr_fail(PYR_ERR_IO, "cannot lock wisdom file %s: cannot open %s: %s", path, lp, strerror(errno));
+        free(lp);
+        return st;
+    }
+    while (flock(*fd, LOCK_EX) != 0) {
+        if (errno == EINTR) continue;
+        pyr_status_t st = pyr_fail(PYR_ERR_IO, "cannot lock wisdom file %s (flock on %s): %s", path, lp, strerror(errno));
+        close(*fd);
+        *fd = -1;
+        free(lp);
+        return st;
+    }
+    free(lp);
+    return PYR_OK;
+}
+
+pyr_status_t pyr_wisdom_store_export(const char *path, int replace_rejected)
+{
+    if (!path || !*path) return pyr_fail(PYR_ERR_ARG, "pyr_wisdom_export_file: no file name");
+    PYR_TRY(make_parent(path));
+    pyr_wisdom_t *merged = malloc(sizeof *merged);
+    if (!merged) return pyr_fail(PYR_ERR_NOMEM, "out of host memory exporting wisdom to %s", path);
+    int fd = -1, found = 0;
+    pyr_status_t st = lock_wisdom(path, &fd);
+    /* under the lock: what the file holds now (another process may have
+     * added records since this one imported it), then this process's */
+    if (st == PYR_OK) st = pyr_wisdom_load(path, merged, &found);
+    if (st == PYR_ERR_FORMAT && replace_rejected) {
+        pyr_wisdom_init(merged);
+        st = PYR_OK;
+    } else if (st == PYR_ERR_FORMAT) {
+        st = pyr_fail_context(st, "not exported (the file was left as it is; 'pyrgrid calibrate' replaces it): ");
+    }
+    if (st == PYR_OK) {
+        pthread_mutex_lock(&store_lock);
+        store_prepare();
+        st = pyr_wisdom_merge(merged, &store);
+        pthread_mutex_unlock(&store_lock);
+        if (st != PYR_OK) st = pyr_fail_context(st, "exporting wisdom to %s: ", path);
+    }
+    if (st == PYR_OK) st = pyr_wisdom_save(path, merged);
+    if (fd >= 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+    }
+    free(merged);
+    return st;
+}
+
+pyr_status_t pyr_wisdom_export_file(const char *path) { return pyr_wisdom_store_export(path, 0); }

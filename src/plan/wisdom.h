@@ -1,8 +1,9 @@
-/* Wisdom (FFTW's word): what pyrgrid measured on this machine, kept in a text
- * file so that later runs plan from it.
- *
- * Where: $PYRGRID_WISDOM, else $XDG_CACHE_HOME/pyrgrid/wisdom, else
- * $HOME/.cache/pyrgrid/wisdom.
+/* Wisdom (FFTW's word): what pyrgrid measured on this machine.  The process
+ * keeps one store in memory (pyr_wisdom_import_file / export_file / forget
+ * in pyrgrid.h); the planner reads and adds to that store only.  Files are
+ * read and written by programs through the public calls; the pyrgrid
+ * program uses pyr_wisdom_default_path ($PYRGRID_WISDOM, else
+ * $XDG_CACHE_HOME/pyrgrid/wisdom, else $HOME/.cache/pyrgrid/wisdom).
  *
  * Format (UTF-8 text, fields separated by one TAB):
  *
@@ -61,9 +62,6 @@ typedef struct {
     pyr_wisdom_choice_t choices[PYR_WISDOM_MAX_CHOICES];
 } pyr_wisdom_t;
 
-/* The wisdom file's path (see above).  Fails only when no variable gives
- * one (no HOME). */
-pyr_status_t pyr_wisdom_path(char *path, size_t size);
 
 /* "<hostname> / <CPU model>". */
 void pyr_wisdom_machine(char *out, size_t size);
@@ -79,7 +77,8 @@ void pyr_wisdom_init(pyr_wisdom_t *w);
  * gives PYR_ERR_FORMAT, a message naming the file and what is wrong, and an
  * empty wisdom: nothing of it is used. */
 pyr_status_t pyr_wisdom_load(const char *path, pyr_wisdom_t *w, int *found);
-/* Write atomically, creating the directory if needed. */
+/* Write atomically (no lock, no merge: see pyr_wisdom_export_file),
+ * creating the directory if needed. */
 pyr_status_t pyr_wisdom_save(const char *path, const pyr_wisdom_t *w);
 
 /* Text of the file (the caller frees it), and parsing from text (same
@@ -103,5 +102,24 @@ const pyr_wisdom_choice_t *pyr_wisdom_find_choice(const pyr_wisdom_t *w, pyr_bac
  * heat) with its part of the key, grid, precision, budget, requested
  * decomposition, piece size and kernel variant. */
 void pyr_wisdom_problem_key(const pyr_problem_t *p, const pyr_options_t *o, uint64_t budget, char *out, size_t size);
+
+/* ------------------------------------------------ the process's store */
+
+/* A copy of the store.  *source (may be NULL) gets where its records came
+ * from, for messages ("/home/u/.cache/pyrgrid/wisdom", "no wisdom file
+ * imported"); *rejected (may be NULL) the message of the last import that
+ * was rejected since the last forget, or "". */
+void pyr_wisdom_store_get(pyr_wisdom_t *copy, char *source, size_t source_size, char *rejected, size_t rejected_size);
+/* Add a record to the store (replacing one with the same key). */
+pyr_status_t pyr_wisdom_store_put_constants(const pyr_wisdom_constants_t *c);
+pyr_status_t pyr_wisdom_store_put_choice(const pyr_wisdom_choice_t *c);
+/* Changes to the store so far: a program compares two readings to learn
+ * whether a plan recorded something worth exporting. */
+unsigned long pyr_wisdom_store_generation(void);
+/* pyr_wisdom_import_file, telling whether the file existed. */
+pyr_status_t pyr_wisdom_store_import(const char *path, int *found);
+/* pyr_wisdom_export_file; with replace_rejected, a file there that is not
+ * wisdom of this machine is replaced (pyrgrid calibrate) instead of failing. */
+pyr_status_t pyr_wisdom_store_export(const char *path, int replace_rejected);
 
 #endif

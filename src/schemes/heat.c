@@ -27,12 +27,16 @@ static pyr_status_t heat_validate(const pyr_problem_t *p)
         sum_inv_h2 += 1.0 / (h * h);
     }
     if (!isfinite(sum_r) || sum_r > 0.5) {
-        double dt_max = 0.5 / (alpha * alpha * sum_inv_h2);
-        if (!(dt_max > 0) || !isfinite(dt_max))
+        double rate = alpha * alpha * sum_inv_h2, dt_max = 0.5 / rate;
+        if (!isfinite(rate) || !(dt_max > 0)) { /* alpha^2 or 1/h^2 overflows: no dt is stable */
+            double hmin = INFINITY;
+            for (int d = 0; d < p->dims; d++)
+                if (pyr_problem_h(p, d) < hmin) hmin = pyr_problem_h(p, d);
             return pyr_fail(PYR_ERR_UNSTABLE,
-                            "unstable time step: alpha = %g with grid spacings down to %g makes alpha^2/h^2 overflow; "
-                            "use a smaller alpha, or fewer nodes (larger spacings)",
-                            alpha, 1.0 / sqrt(sum_inv_h2));
+                            "unstable for every time step: alpha^2 * sum over axes of 1/h^2 overflows a double (alpha = %g, "
+                            "smallest h = %g); use a smaller alpha, or longer axes or fewer nodes (a larger h)",
+                            alpha, hmin);
+        }
         return pyr_fail(PYR_ERR_UNSTABLE,
                         "unstable time step: sum over axes of alpha^2*dt/h^2 = %.6g exceeds 1/2 (dt = %g, alpha = %g); "
                         "use dt <= %.6g, or fewer nodes, or a smaller alpha",

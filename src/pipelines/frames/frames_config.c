@@ -1,8 +1,7 @@
-/* The [frames] section (frames_config.h), parsed with libinih. */
+/* The [frames] section (frames_config.h), read with the project's INI reader (io/ini.h). */
 #include "pipelines/frames/frames_config.h"
 
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <strings.h>
 
 #include "core/error.h"
+#include "io/ini.h"
 #include "core/suggest.h"
 
 static const char *const keys[] = {"history", "epsilon", "weights", "poly_degree", "poly_window", "reference",
@@ -170,13 +170,15 @@ static int handler(void *user, const char *section, const char *key, const char 
 
 pyr_status_t fr_config_load(fr_config_t *c, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return pyr_fail(PYR_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0;
+    PYR_TRY(pyr_ini_read_file(path, "frames configuration", &text, &len));
     parse_t p = {c, PYR_OK, "", 0};
-    int line = ini_parse_file(f, handler, &p);
-    fclose(f);
+    int line = 0;
+    pyr_status_t st = pyr_ini_parse(text, len, PYR_INI_ANY_CASE, handler, &p, &line);
+    free(text);
     if (p.st != PYR_OK) return pyr_fail(p.st, "%s, line %d: %s", path, line, p.msg);
-    if (line != 0) return pyr_fail(PYR_ERR_CONFIG, "%s, line %d: not a key = value line or [section]", path, line);
+    if (st != PYR_OK) return pyr_fail_context(st, "%s, line %d: ", path, line);
     return PYR_OK;
 }
 

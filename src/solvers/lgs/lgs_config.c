@@ -1,10 +1,9 @@
-/* Problem files of `pyrgrid solve`: libinih calls handle() for every key;
+/* Problem files of `pyrgrid solve`: the INI reader (io/ini.h) calls handle() for every key;
  * --set overrides go through the same function. */
 #include "solvers/lgs/lgs_config.h"
 
 #include <errno.h>
 #include <stdarg.h>
-#include <ini.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/suggest.h"
+#include "io/ini.h"
 #include "io/npy.h"
 
 static const char *const sections[] = {"system", "parabolic", "run", "output"};
@@ -290,26 +290,33 @@ pyr_status_t pyr_lgs_config_load(const char *path, const char *const *sets, int 
 {
     if (!cfg) return pyr_fail(PYR_ERR_ARG, "pyr_lgs_config_load: cfg is NULL");
     *cfg = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    if (path) PYR_TRY(pyr_ini_read_file(path, "problem file", &text, &len));
+    pyr_status_t st = pyr_lgs_config_load_text(text, len, path, sets, nsets, cfg);
+    free(text);
+    return st;
+}
+
+pyr_status_t pyr_lgs_config_load_text(const char *text, size_t len, const char *path, const char *const *sets, int nsets,
+                                      pyr_lgs_config_t **cfg)
+{
+    if (!cfg) return pyr_fail(PYR_ERR_ARG, "pyr_lgs_config_load: cfg is NULL");
+    *cfg = NULL;
     pyr_lgs_config_t *c = malloc(sizeof *c);
     if (!c) return pyr_fail(PYR_ERR_NOMEM, "out of memory");
     config_defaults(c);
     parse_t ps = {c, PYR_OK, ""};
     pyr_status_t st = PYR_OK;
-    if (path) {
-        FILE *fp = fopen(path, "r");
-        if (!fp) {
-            st = pyr_fail(PYR_ERR_IO, "cannot open problem file %s: %s", path, strerror(errno));
-            goto fail;
-        }
-        int line = ini_parse_file(fp, handle, &ps);
-        fclose(fp);
+    if (text) {
+        int line = 0;
+        st = pyr_ini_parse(text, len, PYR_INI_ANY_CASE, handle, &ps, &line);
         if (ps.st != PYR_OK) {
-            st = pyr_fail(ps.st, "%s:%d: %s", path, line, ps.msg);
+            st = pyr_fail(ps.st, "%s:%d: %s", path ? path : "problem", line, ps.msg);
             goto fail;
         }
-        if (line != 0) {
-            st = pyr_fail(PYR_ERR_CONFIG, "%s:%d: malformed line (expected [section], key = value or a ; comment)",
-                          path, line);
+        if (st != PYR_OK) {
+            st = pyr_fail_context(st, "%s:%d: ", path ? path : "problem", line);
             goto fail;
         }
     }

@@ -1,4 +1,4 @@
-/* Problem files of `pyrgrid solve` (INI, parsed with libinih):
+/* Problem files of `pyrgrid solve` (INI, read by io/ini.h):
  *
  *   [system]     kind = test1 | test2 | laplace | parabolic | files
  *                N = 1024  M = 1024  precision = double
@@ -37,6 +37,10 @@ typedef struct {
  * (PYR_ERR_CONFIG, PYR_ERR_IO) name the file and line or the override, and
  * suggest the closest known key or section.  Free with pyr_lgs_config_destroy. */
 pyr_status_t pyr_lgs_config_load(const char *path, const char *const *sets, int nsets, pyr_lgs_config_t **cfg);
+/* The same with the file's text in memory (text NULL: no file; `path` names
+ * it in messages). */
+pyr_status_t pyr_lgs_config_load_text(const char *text, size_t len, const char *path, const char *const *sets, int nsets,
+                                      pyr_lgs_config_t **cfg);
 void pyr_lgs_config_destroy(pyr_lgs_config_t **cfg);
 
 /* Build the system the config describes. */

@@ -26,6 +26,7 @@ typedef struct {
     const char *text, *p;
     pyr_expr_t *e;
     int sp, max_sp;
+    int depth; /* recursion depth of the descent */
     pyr_status_t st;
 } parser_t;
 
@@ -71,6 +72,21 @@ static void syntax(parser_t *ps, const char *expected)
 }
 
 static void parse_sum(parser_t *ps);
+
+/* Every cycle of the descent (a parenthesis, a function's argument, a unary
+ * sign, the exponent of '^') passes through parse_unary, which counts it:
+ * without a limit, 60000 '(' or 100000 '-' overflowed the stack.  Returns 0 (and
+ * fails) when the formula nests deeper than PYR_EXPR_MAX_DEPTH. */
+static int enter(parser_t *ps)
+{
+    if (ps->st != PYR_OK) return 0;
+    if (++ps->depth <= PYR_EXPR_MAX_DEPTH) return 1;
+    ps->st = pyr_fail(PYR_ERR_CONFIG,
+                      "formula \"%.40s...\": nested more than %d levels deep (parentheses, signs or powers) at position %d; "
+                      "write it with fewer nested levels",
+                      ps->text, PYR_EXPR_MAX_DEPTH, (int)(ps->p - ps->text) + 1);
+    return 0;
+}
 
 static void parse_primary(parser_t *ps)
 {
@@ -141,6 +157,7 @@ static void parse_power(parser_t *ps)
 
 static void parse_unary(parser_t *ps)
 {
+    if (!enter(ps)) return;
     skip_space(ps);
     if (*ps->p == '-') {
         ps->p++;
@@ -152,6 +169,7 @@ static void parse_unary(parser_t *ps)
     } else {
         parse_power(ps);
     }
+    ps->depth--;
 }
 
 static void parse_product(parser_t *ps)
@@ -160,7 +178,7 @@ static void parse_product(parser_t *ps)
     for (;;) {
         skip_space(ps);
         char c = *ps->p;
-        if (c != '*' && c != '/') return;
+        if (ps->st != PYR_OK || (c != '*' && c != '/')) return;
         ps->p++;
         parse_unary(ps);
         emit(ps, c == '*' ? OP_MUL : OP_DIV, 0, NULL);
@@ -173,7 +191,7 @@ static void parse_sum(parser_t *ps)
     for (;;) {
         skip_space(ps);
         char c = *ps->p;
-        if (c != '+' && c != '-') return;
+        if (ps->st != PYR_OK || (c != '+' && c != '-')) break;
         ps->p++;
         parse_product(ps);
         emit(ps, c == '+' ? OP_ADD : OP_SUB, 0, NULL);
@@ -185,9 +203,13 @@ pyr_status_t pyr_expr_compile(const char *text, pyr_expr_t **expr)
     if (!expr) return pyr_fail(PYR_ERR_ARG, "pyr_expr_compile: expr is NULL");
     *expr = NULL;
     if (!text) return pyr_fail(PYR_ERR_ARG, "pyr_expr_compile: text is NULL");
+    size_t len = strlen(text);
+    if (len > PYR_EXPR_MAX_LENGTH)
+        return pyr_fail(PYR_ERR_CONFIG, "formula \"%.40s...\" is %zu characters long; formulas are limited to %d; "
+                        "give a long field as an N x M .npy file instead", text, len, PYR_EXPR_MAX_LENGTH);
     pyr_expr_t *e = calloc(1, sizeof *e);
     if (!e) return pyr_fail(PYR_ERR_NOMEM, "out of memory compiling a formula");
-    parser_t ps = {text, text, e, 0, 0, PYR_OK};
+    parser_t ps = {text, text, e, 0, 0, 0, PYR_OK};
     parse_sum(&ps);
     skip_space(&ps);
     if (ps.st == PYR_OK && *ps.p) syntax(&ps, "an operator or the end");

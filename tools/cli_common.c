@@ -1,0 +1,66 @@
+/* What every sub-command shares: -v/--verbose and -q/--quiet, and the
+ * wisdom file the program imports at start and exports after it measured
+ * (the library itself touches no file unless asked). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plan/wisdom.h"
+#include "pyrgrid.h"
+
+int pyr_cli_verbosity = 0;
+
+int pyr_cli_common_option(const char *arg)
+{
+    if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
+        pyr_cli_verbosity = 1;
+        return 1;
+    }
+    if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+        pyr_cli_verbosity = -1;
+        return 1;
+    }
+    return 0;
+}
+
+void pyr_cli_wisdom_import(void)
+{
+    char path[PYR_PATH_MAX];
+    if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK) {
+        if (pyr_cli_verbosity > 0) fprintf(stderr, "pyrgrid: no wisdom imported: %s\n", pyr_last_error());
+        pyr_clear_error();
+        return;
+    }
+    int found = 0;
+    /* a rejected file is not an error here: plans made on the default
+     * constants say why (the store keeps the message) */
+    pyr_status_t st = pyr_wisdom_store_import(path, &found);
+    if (pyr_cli_verbosity > 0) {
+        if (st != PYR_OK) fprintf(stderr, "pyrgrid: %s\n", pyr_last_error());
+        else fprintf(stderr, "pyrgrid: wisdom: %s %s\n", found ? "imported" : "no file yet at", path);
+    }
+    pyr_clear_error();
+}
+
+int pyr_cli_wisdom_export_if_changed(unsigned long since)
+{
+    if (pyr_wisdom_store_generation() == since) return 0;
+    char path[PYR_PATH_MAX];
+    if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK || pyr_wisdom_export_file(path) != PYR_OK) {
+        fprintf(stderr, "pyrgrid: warning: the measured choice was not saved: %s\n", pyr_last_error());
+        return 1;
+    }
+    if (pyr_cli_verbosity >= 0) fprintf(stderr, "pyrgrid: saved the measured choice in %s\n", path);
+    return 0;
+}
+
+void pyr_cli_print_common(FILE *out)
+{
+    fprintf(out,
+            "common options (every command):\n"
+            "  -h, --help     this text\n"
+            "  -v, --verbose  say more: where the wisdom came from, the plan and its model\n"
+            "  -q, --quiet    no progress, notices or warnings on stderr (errors still)\n"
+            "exit status: 0 success, 1 error, 2 usage error (bad option or argument),\n"
+            "             3 did not converge (solve: the tolerance was not met; the outputs hold the last iterate)\n");
+}
