@@ -6,7 +6,7 @@
  * What is accepted must survive a round trip: written back as text and read
  * again, it gives the same text. */
 #include "fuzz_util.h"
-#include "plan/wisdom.h"
+#include "tune/wisdom.h"
 
 static uint64_t fnv1a(const char *s, size_t n)
 {

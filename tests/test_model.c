@@ -27,10 +27,11 @@
 #include "check.h"
 #include "heat_util.h"
 #include "io/config.h"
-#include "plan/calibrate.h"
+#include "tune/calibrate.h"
 #include "plan/model.h"
+#include "tune/tune.h"
 #include "plan/plan.h"
-#include "plan/wisdom.h"
+#include "tune/wisdom.h"
 
 static const double ratios[4] = {1, 5, 10, 15};
 /* [memory 128, 512][strips, blocks, blocks with slowed transfers][ratio] */
@@ -477,6 +478,41 @@ static void test_wisdom(const char *dir)
     if (ftext) expect_rejected(path, ftext, "malformed constants");
     free(ftext);
     free(foreign);
+
+    /* a record of more fields than a record can have (the fuzzer's case: read past the split), and the optional
+     * scheme= and kernel= fields read back */
+    if (text) {
+        size_t len = strlen(text);
+        char *many = malloc(len + 64 * 8 + 64);
+        const char *eol = strchr(strstr(text, "constants\t"), '\n');
+        size_t head = (size_t)(eol - text);
+        memcpy(many, text, head);
+        many[head] = 0;
+        for (int i = 0; i < 40; i++) strcat(many, "\tx=1");
+        strcat(many, eol);
+        char *cs = strstr(many, "checksum\t");
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *q = many; q < cs; q++) h = (h ^ (unsigned char)*q) * 1099511628211ULL;
+        sprintf(cs, "checksum\t%016llx\n", (unsigned long long)h);
+        expect_rejected(path, many, "malformed constants");
+        free(many);
+        pyr_wisdom_t *two = malloc(sizeof *two);
+        *two = *w;
+        snprintf(two->constants[0].scheme, sizeof two->constants[0].scheme, "poisson");
+        snprintf(two->constants[0].kernel, sizeof two->constants[0].kernel, "fused:3,16");
+        char *t2 = NULL;
+        CHECK_OK(pyr_wisdom_to_text(two, &t2));
+        if (t2) {
+            write_all(path, t2);
+            pyr_wisdom_init(r);
+            CHECK_OK(pyr_wisdom_load(path, r, &found));
+            CHECK(found && r->nconstants == 1 && !strcmp(r->constants[0].scheme, "poisson") && !strcmp(r->constants[0].kernel, "fused:3,16"),
+                  "scheme= and kernel= did not round trip (%d records, scheme '%s', kernel '%s')", r->nconstants,
+                  r->nconstants ? r->constants[0].scheme : "", r->nconstants ? r->constants[0].kernel : "");
+        }
+        free(t2);
+        free(two);
+    }
 
     /* a record of the previous format (17 fields, no ragged-row costs) is read, with those unset */
     if (text) {

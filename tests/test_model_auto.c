@@ -20,9 +20,9 @@
 
 #include "check.h"
 #include "heat_util.h"
-#include "plan/calibrate.h"
+#include "tune/calibrate.h"
 #include "plan/plan.h"
-#include "plan/wisdom.h"
+#include "tune/wisdom.h"
 
 static double now(void)
 {

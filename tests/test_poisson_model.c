@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "plan/model.h"
+#include "tune/tune.h"
 #include "plan/plan.h"
 #include "poisson_util.h"
 

@@ -17,7 +17,7 @@
 
 #include "check.h"
 #include "plan/model.h"
-#include "plan/wisdom.h"
+#include "tune/wisdom.h"
 
 static char dir[600];
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "plan/wisdom.h"
+#include "tune/wisdom.h"
 #include "pyrgrid.h"
 
 int pyr_cli_verbosity = 0;

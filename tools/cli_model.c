@@ -13,10 +13,10 @@
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/plot.h"
-#include "plan/calibrate.h"
+#include "tune/calibrate.h"
 #include "plan/model.h"
 #include "plan/plan.h"
-#include "plan/wisdom.h"
+#include "tune/wisdom.h"
 #include "pyrgrid.h"
 
 static double now(void)

@@ -14,7 +14,7 @@
 #include "io/plot.h"
 #include "io/png.h"
 #include "plan/plan.h"
-#include "plan/wisdom.h"
+#include "tune/wisdom.h"
 #include "pyrgrid.h"
 
 static double now(void)

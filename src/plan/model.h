@@ -122,10 +122,6 @@ double pyr_model_paper(const pyr_counters_t *counts, double tau_c, double tau_a)
 double pyr_model_paper_strips(double I, double R, double n, double tau_c, double tau_a);
 double pyr_model_paper_blocks(double I, double B, double n, double tau_c, double tau_a);
 
-/* Plan with given model constants instead of this machine's wisdom (tests,
- * calibration, sweeps); otherwise as pyr_plan_create. */
-pyr_status_t pyr_plan_create_with_model(const pyr_problem_t *problem, const pyr_options_t *options,
-                                        const pyr_model_constants_t *k, pyr_model_form_t form, struct pyr_plan **plan);
 /* The constants and form a plan was (or will be) modelled with. */
 const pyr_model_constants_t *pyr_plan_model(const struct pyr_plan *plan);
 pyr_model_form_t pyr_plan_model_form(const struct pyr_plan *plan);

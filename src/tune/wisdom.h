@@ -22,8 +22,8 @@
  * (a constants record is one line).  A file whose first line, version,
  * checksum or syntax is wrong, or that was written on another machine, is
  * rejected as a whole with a message and never used. */
-#ifndef PYR_PLAN_WISDOM_H
-#define PYR_PLAN_WISDOM_H
+#ifndef PYR_TUNE_WISDOM_H
+#define PYR_TUNE_WISDOM_H
 
 #include "plan/model.h"
 #include "pyrgrid.h"

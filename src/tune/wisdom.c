@@ -1,5 +1,5 @@
 /* Wisdom files (format in wisdom.h). */
-#include "plan/wisdom.h"
+#include "tune/wisdom.h"
 #include "schemes/scheme.h"
 
 #include <ctype.h>
@@ -371,6 +371,7 @@ static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
      * 22: before part rows were priced per row. */
     static const char *const opt[] = {"scheme=", "kernel="};
     char *val[2];
+    if (n > MAX_FIELDS) return 0; /* more fields than split_fields keeps */
     n = strip_optional(f, n, opt, 2, val);
     if (n != 15 && n != 17 && n != 19 && n != 20 && n != 22 && n != 24) return 0;
     int nnamed = n - 7;
@@ -409,6 +410,7 @@ static int parse_choice(char **f, int n, pyr_wisdom_choice_t *c)
 {
     static const char *const opt[] = {"slots=", "kernel="};
     char *val[2];
+    if (n > MAX_FIELDS) return 0; /* more fields than split_fields keeps */
     n = strip_optional(f, n, opt, 2, val);
     if (n != 7) return 0;
     memset(c, 0, sizeof *c);

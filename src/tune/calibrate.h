@@ -2,8 +2,8 @@
  * of a backend's own operations (upload, download, compute, ...) on a piece
  * of the size plans use there (the cache-sized buffer of the CPU backend, a
  * 16 Mi-value piece on a GPU). */
-#ifndef PYR_PLAN_CALIBRATE_H
-#define PYR_PLAN_CALIBRATE_H
+#ifndef PYR_TUNE_CALIBRATE_H
+#define PYR_TUNE_CALIBRATE_H
 
 #include "plan/model.h"
 #include "pyrgrid.h"

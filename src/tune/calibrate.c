@@ -1,6 +1,6 @@
 /* Calibration micro-runs (see calibrate.h).  Every figure is the best of a
  * few repetitions, so a busy machine makes it pessimistic rather than wild. */
-#include "plan/calibrate.h"
+#include "tune/calibrate.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,82 @@
+/* Plans as objects: their model, destruction, report data and siblings. */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/model.h"
+#include "plan/planner.h"
+
+const pyr_model_constants_t *pyr_plan_model(const pyr_plan_t *plan) { return &plan->model; }
+pyr_model_form_t pyr_plan_model_form(const pyr_plan_t *plan) { return plan->model_form; }
+
+void pyr_plan_destroy(pyr_plan_t **plan)
+{
+    if (!plan || !*plan) return;
+    pyr_plan_t *p = *plan;
+    for (int a = 0; a < 3; a++) free(p->axis[a].bounds);
+    if (p->ops && p->ctx) p->ops->destroy(p->ctx);
+    free(p);
+    *plan = NULL;
+}
+
+pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info)
+{
+    memset(info, 0, sizeof *info);
+    info->method = plan->method;
+    info->decomposition = plan->resident ? PYR_DECOMP_AUTO : plan->decomp;
+    info->backend = plan->ops->kind;
+    info->height = plan->height;
+    int64_t passes = 0;
+    for (int64_t s = 0; s < plan->problem.steps; s += pyr_plan_pass_height(plan, s)) passes++;
+    info->passes = passes;
+    info->tasks_per_pass = pyr_plan_tasks(plan);
+    for (int a = 0; a < 3; a++) {
+        info->pieces[a] = plan->axis[a].count;
+        info->piece_extent[a] = plan->alloc_extent[a];
+        int64_t r = 0;
+        for (int64_t k = 0; k < plan->axis[a].count; k++) {
+            int64_t e = plan->axis[a].bounds[k + 1] - plan->axis[a].bounds[k];
+            if (e > r) r = e;
+        }
+        info->result_extent[a] = r;
+    }
+    info->slots = plan->slots;
+    info->device_bytes = plan->device_bytes;
+    info->budget_bytes = plan->budget;
+    info->counts = plan->predicted;
+    uint64_t useful = pyr_plan_useful(plan, plan->problem.steps);
+    info->redundancy = useful ? (double)plan->predicted.computed / (double)useful : 1.0;
+    info->notice = plan->notice;
+    pyr_variant_format(&plan->variant, info->kernel, sizeof info->kernel);
+    info->fields = plan->npp + plan->nfixed;
+    return PYR_OK;
+}
+
+pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t decomp, int64_t height, pyr_plan_t **out)
+{
+    *out = NULL;
+    pyr_plan_t *s = calloc(1, sizeof *s);
+    if (!s) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    s->problem = plan->problem;
+    s->options = plan->options;
+    s->options.piece = 0;
+    pyr_plan_set_scheme(s);
+    s->kernel = plan->kernel;
+    s->variant = plan->variant;
+    s->ops = plan->ops;
+    s->budget = plan->budget;
+    s->model = plan->model;
+    s->model_form = plan->model_form;
+    snprintf(s->model_source, sizeof s->model_source, "%s", plan->model_source);
+    s->try_slots = plan->resident ? pyr_plan_requested_slots(s) : plan->slots;
+    pyr_status_t st = pyr_plan_build(s, method, decomp, height, plan->budget);
+    if (st != PYR_OK) {
+        pyr_plan_destroy(&s);
+        return st;
+    }
+    *out = s;
+    return PYR_OK;
+}

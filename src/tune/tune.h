@@ -1,0 +1,20 @@
+/* Above the planner and the executor: plan creation with the wisdom,
+ * MEASURE, calibration (tune/calibrate.h) and the wisdom itself
+ * (tune/wisdom.h). */
+#ifndef PYR_TUNE_TUNE_H
+#define PYR_TUNE_TUNE_H
+
+#include "plan/model.h"
+#include "plan/planner.h"
+
+/* Plan with given model constants instead of this machine's wisdom (tests,
+ * calibration, sweeps); otherwise as pyr_plan_create. */
+pyr_status_t pyr_plan_create_with_model(const pyr_problem_t *problem, const pyr_options_t *options,
+                                        const pyr_model_constants_t *k, pyr_model_form_t form, pyr_plan_t **plan);
+/* FFTW_MEASURE: time the best predicted candidate of each decomposition and
+ * the next best overall (at most 4), then the kernel's variants on the
+ * winner; sets the decomposition, height, slots and (unless the caller chose
+ * one) the plan's variant. */
+pyr_status_t pyr_tune_measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t budget, pyr_decomp_t *decomp, int64_t *h, int *slots);
+
+#endif
