@@ -269,7 +269,9 @@ pyr_model_form_t pyr_model_resolve(const pyr_plan_t *plan, pyr_model_form_t form
 static void predict_resident_pass(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, pyr_model_prediction_t *out)
 {
     const int64_t layers = pyr_plan_layers(plan, h);
-    double c = compute_time(plan, k, layers, pyr_model_compute_cost(k, layers) * (double)pyr_plan_useful(plan, h));
+    double c = plan->method == PYR_METHOD_LONGVECTOR
+                   ? (double)layers * pyr_lv_step_seconds(&k->lv, pyr_lv_plan_length(plan)) /* the seed's model (plan/longvector.h) */
+                   : compute_time(plan, k, layers, pyr_model_compute_cost(k, layers) * (double)pyr_plan_useful(plan, h));
     out->compute = c;
     out->serial = out->seconds = c;
 }

@@ -12,6 +12,7 @@
 #include "backend/kernels.h"
 #include "core/error.h"
 #include "exec/exec.h"
+#include "tune/longvector.h"
 
 uint64_t pyr_cpu_cache_budget(int threads)
 {
@@ -538,6 +539,10 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
         return pyr_fail(PYR_ERR_UNSUPPORTED, "calibrate: the %s backend has no kernel for the %s equation", pyr_backend_name(kind),
                         pyr_equation_name(o->equation));
     PYR_TRY(pyr_kernel_variant(c.kernel, o->kernel, o->dims, o->precision, &c.variant));
+    if (!strcmp(c.variant.name, "longvector"))
+        return pyr_fail(PYR_ERR_CONFIG, "calibrate --kernel longvector: the long-vector method is no pyramid kernel; every calibration "
+                        "of the CUDA backend's 2D heat kernel measures its constants (t_kernel, t_add, t_saxpy, t_scal, threads): "
+                        "calibrate without --kernel");
     {
         /* the scheme's coefficients on a unit-spaced grid of the calibration's dimension */
         pyr_problem_t q;
@@ -564,6 +569,9 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
     PYR_TRY(c.ops->create(&opt, o->precision, &c.ctx));
     memset(k, 0, sizeof *k);
     pyr_status_t st = run(&c, &oo, k);
+    /* the long-vector method's constants ride on the CUDA 2D heat record (tune/longvector.h) */
+    if (st == PYR_OK && kind == PYR_BACKEND_CUDA && o->equation == PYR_EQ_HEAT && o->dims == 2)
+        st = pyr_calibrate_longvector(&oo, &k->lv, NULL, NULL);
     for (int s = 0; s < 2; s++) c.ops->wait(c.ctx, s < c.ops->slots ? s : 0);
     for (int s = 0; s < 2; s++)
         for (int f = 0; f < 2; f++)
