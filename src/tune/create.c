@@ -96,10 +96,10 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
         if (kind == PYR_BACKEND_CPU && pyr_device_get(PYR_BACKEND_CUDA)) pyr_plan_add_notice(plan, "no usable GPU found; running on the CPU backend");
     }
-    if (opt.method == PYR_METHOD_LONGVECTOR && kind != PYR_BACKEND_CUDA) {
+    if (opt.method == PYR_METHOD_LONGVECTOR && (kind != PYR_BACKEND_CUDA || !pyr_backend_available(PYR_BACKEND_CUDA))) {
         free(wisdom);
         pyr_plan_destroy(&plan);
-        return pyr_longvector_check_backend(kind, pyr_device_get(PYR_BACKEND_CUDA) != NULL);
+        return pyr_longvector_check_backend(pyr_device_get(PYR_BACKEND_CUDA) != NULL);
     }
     plan->ops = pyr_device_get(kind);
     if (!plan->ops) {

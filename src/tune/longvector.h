@@ -14,8 +14,9 @@
  * longvector comes only with method = longvector.  PYR_OK when neither is
  * asked for. */
 pyr_status_t pyr_longvector_check(const pyr_problem_t *p, const pyr_options_t *o);
-/* The backend a long-vector plan resolved to must be CUDA. */
-pyr_status_t pyr_longvector_check_backend(pyr_backend_kind_t kind, int built_with_cuda);
+/* The refusal when a long-vector plan has no usable CUDA backend (not
+ * built, or no GPU); the message says what works. */
+pyr_status_t pyr_longvector_check_backend(int built_with_cuda);
 /* A long-vector plan's model constants: the calibrated ones of its wisdom
  * record, else the defaults for this GPU's resident threads (the plan's
  * model_source says which). */
