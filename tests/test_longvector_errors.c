@@ -11,6 +11,7 @@
 #include "heat_util.h"
 #include "io/config.h"
 #include "poisson_util.h"
+#include "tune/calibrate.h"
 
 static pyr_status_t plan_with(const pyr_problem_t *p, const pyr_options_t *o)
 {
@@ -89,6 +90,17 @@ int main(void)
         CHECK(cfg.options.method == PYR_METHOD_LONGVECTOR, "method = longvector parses (%d)", (int)cfg.options.method);
         CHECK(!strcmp(pyr_method_name(PYR_METHOD_LONGVECTOR), "longvector"), "method name %s", pyr_method_name(PYR_METHOD_LONGVECTOR));
         CHECK_FAILS(pyr_config_set(&cfg, "run.method=longvectr"), PYR_ERR_CONFIG, "did you mean 'longvector'");
+    }
+    /* calibration takes no --kernel longvector: its constants come with every CUDA 2D heat calibration */
+    {
+        pyr_calibrate_opts_t co;
+        memset(&co, 0, sizeof co);
+        co.backend = PYR_BACKEND_CUDA;
+        co.dims = 2;
+        co.effort = 0.1;
+        snprintf(co.kernel, sizeof co.kernel, "longvector");
+        pyr_model_constants_t k;
+        CHECK_FAILS(pyr_calibrate(&co, &k, NULL, 0), PYR_ERR_CONFIG, "calibrate without --kernel");
     }
     /* the method where no GPU can run it: the CUDA backend is required */
     if (!pyr_backend_available(PYR_BACKEND_CUDA)) {

@@ -522,6 +522,10 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
 pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t *k, char *kernel, size_t ksize)
 {
     if (o->dims < 1 || o->dims > 3) return pyr_fail(PYR_ERR_ARG, "calibrate: dims = %d; use 1, 2 or 3", o->dims);
+    if (!strncmp(o->kernel, "longvector", 10))
+        return pyr_fail(PYR_ERR_CONFIG, "calibrate --kernel longvector: the long-vector method is no pyramid kernel; every calibration "
+                        "of the CUDA backend's 2D heat kernel measures its constants (t_kernel, t_add, t_saxpy, t_scal, threads): "
+                        "calibrate without --kernel");
     pyr_backend_kind_t kind = o->backend;
     if (kind == PYR_BACKEND_AUTO) kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
     cal_t c;
@@ -539,10 +543,6 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
         return pyr_fail(PYR_ERR_UNSUPPORTED, "calibrate: the %s backend has no kernel for the %s equation", pyr_backend_name(kind),
                         pyr_equation_name(o->equation));
     PYR_TRY(pyr_kernel_variant(c.kernel, o->kernel, o->dims, o->precision, &c.variant));
-    if (!strcmp(c.variant.name, "longvector"))
-        return pyr_fail(PYR_ERR_CONFIG, "calibrate --kernel longvector: the long-vector method is no pyramid kernel; every calibration "
-                        "of the CUDA backend's 2D heat kernel measures its constants (t_kernel, t_add, t_saxpy, t_scal, threads): "
-                        "calibrate without --kernel");
     {
         /* the scheme's coefficients on a unit-spaced grid of the calibration's dimension */
         pyr_problem_t q;
