@@ -8,7 +8,9 @@
  *  2. the model of a plan: pyr_model_predict of a long-vector plan is the
  *     transfers plus steps x t_step(M) with M from the plan's own layout;
  *  3. the fit of calibration recovers the thread count and the constants of
- *     synthetic op times drawn from the staircase with 1% noise;
+ *     synthetic op times drawn from the staircase with 1% noise, and its knee
+ *     (where the operations' time leaves the launch floor) lies where
+ *     launch-bound synthetic times start to rise;
  *  4. the wisdom's longvector= field round-trips, and malformed ones are
  *     rejected;
  *  5. the step itself (backend/longvector_step.c, the sequence the CUDA
@@ -177,6 +179,42 @@ static void test_fit(void)
     }
     pyr_lv_constants_t k;
     CHECK_FAILS(pyr_lv_fit(NULL, 0, cands, nc, &k, NULL), PYR_ERR_ARG, "samples");
+
+    /* the knee: calls bound by the host's launch rate (h) until the device's time (l + c n) passes it */
+    const double hs[] = {2.5e-6, 4e-6, 1.5e-6}, ls[] = {1.8e-6, 1.2e-6, 1.4e-6}, cs[] = {4e-12, 1.6e-12, 9e-12};
+    for (int q = 0; q < 3; q++) {
+        pyr_lv_sample_t s[200];
+        int ns = 0;
+        for (double x = 1024; x <= 49e6 && ns < 200; x *= 1.090507733) {
+            s[ns].n = (int64_t)x;
+            for (int o = 0; o < 3; o++) s[ns].t[o] = fmax(hs[q], ls[q] + cs[q] * (double)s[ns].n * (o == 2 ? 0.67 : 1.0));
+            ns++;
+        }
+        /* S(n) = 3 t_add + 4 t_saxpy + 2 t_scal passes 1.05 x its floor 9 h first where the sum of the excesses does */
+        int64_t cross = 0;
+        for (int i = 0; i < ns && !cross; i++)
+            if (3 * s[i].t[0] + 4 * s[i].t[1] + 2 * s[i].t[2] > 9 * hs[q] * (1 + PYR_LV_RISE)) cross = s[i].n;
+        const int64_t knee = pyr_lv_knee(s, ns, PYR_LV_RISE);
+        int64_t next = 0;
+        for (int i = 0; i + 1 < ns; i++)
+            if (s[i].n == knee) next = s[i + 1].n;
+        CHECK(knee > 0 && next == cross, "knee %lld: the next sample %lld should be the first above the floor, %lld", (long long)knee,
+              (long long)next, (long long)cross);
+        /* analytically, the axpy and geam terms alone pass the floor at (1.05 h - l) / c: the knee is the sample before or after */
+        const double nstar = ((1 + PYR_LV_RISE) * hs[q] - ls[q]) / cs[q];
+        CHECK((double)knee < nstar * 1.25 && (double)next > nstar * 0.8, "knee %lld, next %lld around the crossing %.0f", (long long)knee,
+              (long long)next, nstar);
+    }
+    {
+        pyr_lv_sample_t flat[10];
+        for (int i = 0; i < 10; i++) {
+            flat[i].n = 1000 << i;
+            flat[i].t[0] = flat[i].t[1] = flat[i].t[2] = 3e-6;
+        }
+        CHECK(pyr_lv_knee(flat, 10, PYR_LV_RISE) == 0, "no rise, no knee");
+        for (int i = 0; i < 10; i++) flat[i].t[0] = 3e-6 * (1 + i);
+        CHECK(pyr_lv_knee(flat, 10, PYR_LV_RISE) == 0, "a rise from the start has no knee");
+    }
 }
 
 /* --------------------------------------------------------------- wisdom */

@@ -370,13 +370,13 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
     {
         /* the first step of the staircase: predicted, the first size with more waves than the smallest; measured, the
          * first size whose time (and the next size's) exceeds the smallest sizes' (the least of the first three) by
-         * half the model's step height */
+         * PYR_LV_RISE, as calibration finds where the operations' staircase starts */
         int pi = -1, mi = -1;
         for (int r = 1; r < nrows && pi < 0; r++)
             if (rows[r].waves > rows[0].waves) pi = r;
         double floor_t = INFINITY;
         for (int r = 0; r < nrows && r < 3; r++) floor_t = fmin(floor_t, rows[r].measured);
-        const double thr = floor_t + 0.5 * pyr_lv_wave_seconds(&lv);
+        const double thr = floor_t * (1.0 + PYR_LV_RISE);
         for (int r = 1; r < nrows && mi < 0; r++)
             if (rows[r].measured > thr && (r + 1 == nrows || rows[r + 1].measured > thr)) mi = r;
         int64_t exact[1];
@@ -385,8 +385,9 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         if (pi >= 0) printf("%lld (sample %d; the model's step lies at N = %lld)", (long long)rows[pi].n, pi, (long long)(ne ? exact[0] : 0));
         else printf("none in the range");
         printf(", measured at N = ");
-        if (mi >= 0) printf("%lld (sample %d; time above %.4g us)", (long long)rows[mi].n, mi, 1e6 * thr);
-        else printf("none (no size's time rose %.4g us above the smallest sizes')", 1e6 * (thr - floor_t));
+        if (mi >= 0) printf("%lld (sample %d; time above %.4g us, %.0f%% over the smallest sizes')", (long long)rows[mi].n, mi, 1e6 * thr,
+                            100 * PYR_LV_RISE);
+        else printf("none (no size's time rose %.0f%% above the smallest sizes')", 100 * PYR_LV_RISE);
         if (pi >= 0 && mi >= 0) printf("; %d sample%s apart", abs(pi - mi), abs(pi - mi) == 1 ? "" : "s");
         printf("\n");
     }

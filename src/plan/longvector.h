@@ -52,6 +52,10 @@ extern "C" {
 #define PYR_LV_ADDS 3
 #define PYR_LV_AXPYS 4
 #define PYR_LV_SCALS 2
+/* Where the staircase starts, measured: the first time above the small
+ * vectors' time (the launch floor) by this fraction, in calibration (the
+ * threads of a wave) and in the sweep (the first step measured). */
+#define PYR_LV_RISE 0.05
 
 typedef struct {
     double t_kernel; /* s per library call */

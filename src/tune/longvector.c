@@ -179,6 +179,21 @@ pyr_status_t pyr_lv_fit(const pyr_lv_sample_t *s, int n, const double *threads, 
     return PYR_OK;
 }
 
+int64_t pyr_lv_knee(const pyr_lv_sample_t *s, int n, double rise)
+{
+    if (n < 3) return 0;
+    double floor_t = INFINITY;
+    for (int i = 0; i < n && i < 4; i++)
+        floor_t = fmin(floor_t, PYR_LV_ADDS * s[i].t[0] + PYR_LV_AXPYS * s[i].t[1] + PYR_LV_SCALS * s[i].t[2]);
+    const double thr = floor_t * (1.0 + rise);
+    for (int i = 1; i < n; i++) {
+        const double si = PYR_LV_ADDS * s[i].t[0] + PYR_LV_AXPYS * s[i].t[1] + PYR_LV_SCALS * s[i].t[2];
+        const double sn = i + 1 < n ? PYR_LV_ADDS * s[i + 1].t[0] + PYR_LV_AXPYS * s[i + 1].t[1] + PYR_LV_SCALS * s[i + 1].t[2] : si;
+        if (si > thr && sn > thr) return i >= 2 ? s[i - 1].n : 0;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------- calibration */
 
 #ifdef PYR_HAVE_CUDA
@@ -228,15 +243,16 @@ pyr_status_t pyr_calibrate_longvector(const pyr_calibrate_opts_t *o, pyr_lv_cons
     int64_t nmax = pyr_lv_grid_length(7000, 1);
     const int64_t fit_mem = (int64_t)(fr / 4 / (3 * elem));
     if (nmax > fit_mem) nmax = fit_mem;
-    int64_t lens[128];
+    int64_t lens[256];
     int nl = 0;
-    for (double x = 1024; x <= (double)nmax && nl < 96; x *= 1.189207115) lens[nl++] = (int64_t)x; /* 2^(1/4) */
+    /* 2^(1/8) apart below 8 M elements (where the staircase starts), 2^(1/4) above */
+    for (double x = 1024; x <= (double)nmax && nl < 220; x *= x < 8e6 ? 1.090507733 : 1.189207115) lens[nl++] = (int64_t)x;
     for (int i = 0; i < 20; i++) {
         int64_t len = pyr_lv_grid_length(10 + (int64_t)i * (7000 - 10) / 19, 1);
         if (len <= nmax) lens[nl++] = len;
     }
     qsort(lens, (size_t)nl, sizeof lens[0], cmp_i64);
-    pyr_lv_sample_t samples[128];
+    pyr_lv_sample_t samples[256];
     int ns = 0;
     const double target = 1.5e-3 * (o->effort > 0 ? o->effort : 1.0);
     /* longest first: the work vectors are allocated once, and the GPU's clocks are up before the short calls */
@@ -249,12 +265,15 @@ pyr_status_t pyr_calibrate_longvector(const pyr_calibrate_opts_t *o, pyr_lv_cons
     ops->destroy(ctx);
     if (st != PYR_OK) return pyr_fail_context(st, "calibrating the long-vector method: ");
     if (ns < 4) return pyr_fail(PYR_ERR_DEVICE_NOMEM, "calibrating the long-vector method: too little free GPU memory to time vectors");
-    /* thread counts: the hardware's first, then a geometric grid from hw/64 to 8 hw */
-    double cands[128];
-    int nc = 0;
-    cands[nc++] = (double)hw;
-    for (double x = (double)hw / 64; x <= 8.0 * (double)hw && nc < 128; x *= 1.090507733) /* 2^(1/8) */
-        cands[nc++] = floor(x);
-    return pyr_lv_fit(samples, ns, cands, nc, k, rms);
+    /* measured longest first: in increasing length for the knee */
+    for (int i = 0, j = ns - 1; i < j; i++, j--) {
+        pyr_lv_sample_t t = samples[i];
+        samples[i] = samples[j];
+        samples[j] = t;
+    }
+    /* a wave: where the measured staircase starts, else the GPU's resident threads */
+    const int64_t knee = pyr_lv_knee(samples, ns, PYR_LV_RISE);
+    double threads = (double)(knee > 0 ? knee : hw);
+    return pyr_lv_fit(samples, ns, &threads, 1, k, rms);
 #endif
 }

@@ -252,12 +252,13 @@ namespace {
 template <typename T> pyr_status_t time_ops(ctx_t *c, int64_t n, int batch, int repeats, double out[3])
 {
     void *work = NULL;
-    PYR_TRY(scratch(c, 3 * (size_t)n * sizeof(T), &work));
+    PYR_TRY(scratch(c, 4 * (size_t)n * sizeof(T), &work));
     PYR_TRY(pyrcu::check_slot(c, 0));
     cudaStream_t s = c->stream[0];
     PYR_TRY(blas_on(c, s));
-    T *a = (T *)work, *b = a + n, *o = b + n;
-    PYR_CU(cudaMemsetAsync(work, 0, 3 * (size_t)n * sizeof(T), s));
+    /* the operands rotate over four vectors, as a step's calls touch V, W, T and X: the same working set in the caches */
+    T *v[4] = {(T *)work, (T *)work + n, (T *)work + 2 * n, (T *)work + 3 * n};
+    PYR_CU(cudaMemsetAsync(work, 0, 4 * (size_t)n * sizeof(T), s));
     const T one = T(1), minus = T(-1), r = T(0.125);
     cudaEvent_t e0 = NULL, e1 = NULL;
     PYR_CU(cudaEventCreate(&e0));
@@ -274,9 +275,10 @@ template <typename T> pyr_status_t time_ops(ctx_t *c, int64_t n, int batch, int 
             cublasStatus_t bs = CUBLAS_STATUS_SUCCESS;
             if (cudaEventRecord(e0, s) != cudaSuccess) bs = CUBLAS_STATUS_EXECUTION_FAILED;
             for (int i = 0; i < batch && bs == CUBLAS_STATUS_SUCCESS; i++) {
+                T *a = v[i & 3], *b = v[(i + 1) & 3], *o = v[(i + 2) & 3];
                 if (op == 0) bs = geam(h, n, &one, a, &one, b, o);
                 else if (op == 1) bs = axpy(h, n, &minus, a, b);
-                else bs = scal(h, n, &r, b);
+                else bs = scal(h, n, &r, a);
             }
             if (bs != CUBLAS_STATUS_SUCCESS) {
                 st = fail_blas(bs, op == 0 ? "geam" : op == 1 ? "axpy" : "scal", c->device);

@@ -28,7 +28,8 @@ pyr_status_t pyr_cuda_lv_resident_threads(int device, int64_t *threads);
  * elements of the context's precision, called back to back on one stream
  * (`batch` calls timed with CUDA events, the best of `repeats` batches):
  * out[0] a geam add (C = A + B), out[1] axpy (y = -x + y), out[2] scal
- * (x = r x).  The vectors live in the context's work memory. */
+ * (x = r x).  The operands rotate over four vectors of the context's work
+ * memory (a step touches four: the two layers and the two work vectors). */
 pyr_status_t pyr_cuda_lv_time_ops(void *ctx, int64_t n, int batch, int repeats, double out[3]);
 
 #ifdef __cplusplus
