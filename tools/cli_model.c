@@ -684,7 +684,7 @@ int pyr_cli_sweep(int argc, char **argv)
             double best = INFINITY;
             for (int r = 0; r < repeat; r++) {
                 sweep_times_t st = {{0}, 0};
-                pyr_hooks_t hooks = {on_pass, NULL, &st};
+                pyr_hooks_t hooks = {.progress = on_pass, .user = &st};
                 double t0 = now();
                 pyr_status_t s = pyr_execute(plan, field, &hooks, NULL);
                 double t1 = now();

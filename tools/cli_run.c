@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_maxwell.h"
 #include "core/error.h"
 #include "io/atomic.h"
 #include "io/config.h"
@@ -225,6 +226,7 @@ int pyr_cli_run(int argc, char **argv)
     if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
+    if (p->equation == PYR_EQ_MAXWELL) return pyr_cli_run_maxwell(&cfg, quiet); /* cli_maxwell.c */
     if (cfg.every > 0 && !cfg.field[0]) {
         fprintf(stderr, "pyrgrid: error: output.every = %lld writes snapshots named after output.field, which is empty; set output.field = NAME.npy\n",
                 (long long)cfg.every);
@@ -271,7 +273,7 @@ int pyr_cli_run(int argc, char **argv)
     if (!(st.after >= 0)) st.after = 1.0;
     st.cfg = &cfg;
     strip_npy(cfg.field, st.snap_base, sizeof st.snap_base);
-    pyr_hooks_t hooks = {on_progress, cfg.every > 0 ? on_snapshot : NULL, &st};
+    pyr_hooks_t hooks = {.progress = on_progress, .snapshot = cfg.every > 0 ? on_snapshot : NULL, .user = &st};
     pyr_field_t *fields[8] = {field}; /* inputs (Poisson's f): made by the library from the problem */
     pyr_run_info_t ri;
     st.start = now();

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "io/npy.h"
 #include "pyrgrid.h"
+#include "schemes/scheme.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -112,9 +113,21 @@ static pyr_status_t check_finite(const pyr_field_t *f, const char *path)
                     path, isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf", index);
 }
 
+pyr_status_t pyr_field_init_state(pyr_field_t *f, const pyr_problem_t *p, int i)
+{
+    const pyr_scheme_t *scheme = p ? pyr_scheme_of(p->equation) : NULL;
+    if (!f || !scheme) return pyr_fail(PYR_ERR_ARG, "pyr_field_init_state: a field and a valid problem are required");
+    if (i < 0 || i >= scheme->nfields || scheme->field[i].role == PYR_FIELD_INPUT)
+        return pyr_fail(PYR_ERR_ARG, "pyr_field_init_state: field %d of the %s scheme is not a state field", i, scheme->name);
+    if (scheme->init_state) return scheme->init_state(p, i, f);
+    return pyr_field_init(f, p);
+}
+
 pyr_status_t pyr_field_init(pyr_field_t *f, const pyr_problem_t *p)
 {
     PYR_TRY(check_shape(f, p));
+    const pyr_scheme_t *scheme = pyr_scheme_of(p->equation);
+    if (scheme && scheme->init_state) return scheme->init_state(p, 0, f);
     if (p->init == PYR_INIT_FILE) {
         int64_t shape[3];
         for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];

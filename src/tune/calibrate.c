@@ -123,7 +123,7 @@ static pyr_status_t time_transfer(cal_t *c, const pyr_box_t *box, int up, int ba
 /* The kernel on n sub-steps of piece `slot`. */
 static pyr_status_t compute(cal_t *c, int slot, const pyr_box_t *boxes, int n)
 {
-    pyr_kernel_call_t call = {&c->piece[slot], &c->coef, boxes, n, &c->variant};
+    pyr_kernel_call_t call = {.piece = &c->piece[slot], .coef = &c->coef, .boxes = boxes, .nboxes = n, .variant = &c->variant};
     return c->kernel->run(c->ctx, slot, &call);
 }
 
