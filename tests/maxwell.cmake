@@ -11,3 +11,5 @@ pyr_add_test(test_maxwell SOURCES test_maxwell.c LABELS maxwell physics)
 add_test(NAME test_maxwell_numpy COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_maxwell_numpy.py $<TARGET_FILE:pyrgrid_cli>
          ${CMAKE_CURRENT_BINARY_DIR}/maxwell_numpy)
 set_tests_properties(test_maxwell_numpy PROPERTIES LABELS "maxwell;reference" TIMEOUT 300)
+add_test(NAME test_maxwell_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_maxwell_cli.sh $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(test_maxwell_cli PROPERTIES LABELS "maxwell;cli" TIMEOUT 300)

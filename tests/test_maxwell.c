@@ -468,7 +468,7 @@ static void refusals(void)
     pyr_options_t o;
     naive_cpu(&o);
     mx_result_t r = {0};
-    CHECK_FAILS(mx_run(&p, &o, NULL, &r), PYR_ERR_FORMAT, "eps_r_file");
+    CHECK_FAILS(mx_run(&p, &o, NULL, &r), PYR_ERR_FORMAT, "material.eps_file");
     mx_free(&r);
     vals[37] = -1;
     CHECK_OK(pyr_npy_write(path, 2, right, PYR_DOUBLE, vals));

@@ -181,12 +181,20 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
         outs[nout++].path = cfg->image;
         outs[nout].name = "output.probes";
         outs[nout++].path = cfg->probes;
-        pyr_named_path_t ins[5] = {{"the problem file", cfg->source},
-                                   {"material.eps_file", p->maxwell.eps_file},
-                                   {"material.sigma_file", p->maxwell.sigma_file},
-                                   {"material.mu_file", p->maxwell.mu_file},
-                                   {"initial.file", NULL}};
-        if (pyr_check_outputs(outs, nout, ins, 5) != PYR_OK) return mx_fail(NULL);
+        pyr_named_path_t ins[10] = {{"the problem file", cfg->source},
+                                    {"material.eps_file", p->maxwell.eps_file},
+                                    {"material.sigma_file", p->maxwell.sigma_file},
+                                    {"material.mu_file", p->maxwell.mu_file}};
+        int nin = 4;
+        char init_names[6][PYR_PATH_MAX + 16];
+        if (p->init == PYR_INIT_FILE)
+            for (int c = 0; c < 6; c++) {
+                if (!pyr_maxwell_component_used(p, c)) continue;
+                component_path(p->init_file, c, -1, init_names[c], sizeof init_names[c]);
+                ins[nin].name = "initial.file";
+                ins[nin++].path = init_names[c];
+            }
+        if (pyr_check_outputs(outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
     }
 
     pyr_cli_wisdom_import();

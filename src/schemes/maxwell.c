@@ -449,7 +449,7 @@ static pyr_status_t material_field(const pyr_problem_t *p, int which, pyr_field_
     pyr_status_t st = pyr_npy_read_expect(file, f->dims, shape, f->precision, f->data);
     if (st != PYR_OK) {
         pyr_field_destroy(&f);
-        return pyr_fail_context(st, "material.%s_file: ", names[which]);
+        return pyr_fail_context(st, "material.%s: ", which == 0 ? "eps_file" : which == 1 ? "sigma_file" : "mu_file");
     }
     const int64_t nx = f->n[0], ny = f->n[1], count = pyr_field_count(f);
     for (int64_t k = 0; k < count; k++) {
