@@ -148,8 +148,11 @@ int main(void)
                         if (m) {
                             o.height = 1 + (int64_t)(i % 5);
                             o.slots = 1 + i % 3;
-                            o.memory = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * (uint64_t)ref.n / 2 + (64u << 10);
                             if (o.height > p.steps) o.height = p.steps;
+                            o.memory = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * (uint64_t)ref.n / 2 + (64u << 10);
+                            /* at least the smallest budget this height plans in (a backend's alignment can raise it) */
+                            const uint64_t least = smallest_budget(&p, o, 64 * o.memory);
+                            if (o.memory < least) o.memory = least;
                         }
                         state_t u;
                         const int bad = run(&p, &o, &u);

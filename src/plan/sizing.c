@@ -221,14 +221,13 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
             pyr_format_bytes(sz1.bytes, need1, sizeof need1);
             return pyr_fail(PYR_ERR_BUDGET,
                             "memory budget %s is too small for %s of height %lld on the %lld x %lld x %lld %s grid: the smallest piece "
-                            "(1 result node plus 2 x %lld halo nodes along each split axis, in %d buffers of one time layer%s for %d piece%s in flight%s) "
-                            "needs %s; "
+                            "(1 result node plus 2 x %lld halo nodes along each split axis, in %llu buffers of that size: the %s scheme's "
+                            "fields for %d piece%s in flight%s) needs %s; "
                             "use memory >= %s, or a lower height (height 1 needs %s)",
                             have, pyr_decomp_name(plan->decomp), (long long)h, (long long)p->n[0], (long long)p->n[1],
-                            (long long)p->n[2], pyr_precision_name(p->precision), (long long)h, plan->slots + plan->spares,
-                            plan->nfixed ? " and an input buffer each" : "", plan->slots,
-                            plan->slots > 1 ? "s" : "", plan->faces_bytes ? ", resident boundary faces" : "", need, need,
-                            need1);
+                            (long long)p->n[2], pyr_precision_name(p->precision), (long long)h,
+                            (unsigned long long)pieces_bytes(plan, 1, plan->slots, plan->spares), plan->scheme->name, plan->slots,
+                            plan->slots > 1 ? "s" : "", plan->faces_bytes ? ", resident boundary faces" : "", need, need, need1);
         }
         counts_for_side(plan, side, count);
         relax_counts(plan, h, budget, count);

@@ -61,7 +61,11 @@ __device__ __forceinline__ T through_layer(T d, T *P, int64_t i, const double *p
     return add(mul(d, kv), psi);
 }
 
-template <typename T, bool Electric>
+/* One sub-step on a tile: Cpml instantiates the layers' code only for
+ * launches whose box meets a layer (pointers are __restrict__: a launch
+ * writes one field and reads the other, so loads may be reordered and
+ * shared across the components). */
+template <typename T, bool Electric, bool Cpml>
 __global__ void __launch_bounds__(kTX *kTY) yee_substep(SubStep<T> s)
 {
     const int x = s.lo[0] + blockIdx.x * kTX + threadIdx.x;
@@ -70,41 +74,49 @@ __global__ void __launch_bounds__(kTX *kTY) yee_substep(SubStep<T> s)
     const int z0 = s.lo[2] + blockIdx.z * kZRun;
     const int z1 = min(z0 + kZRun, s.hi[2]);
     const int half = Electric ? 0 : 1;
+    int zlo[3], zhi[3];
+#pragma unroll
+    for (int c = 0; c < 3; c++) {
+        const bool on = s.F[c] && x >= s.rlo[c][0] && x < s.rhi[c][0] && y >= s.rlo[c][1] && y < s.rhi[c][1];
+        zlo[c] = on ? max(z0, s.rlo[c][2]) : 0;
+        zhi[c] = on ? min(z1, s.rhi[c][2]) : 0;
+    }
+    const int64_t row = (int64_t)(y - s.org[1]) * s.pitch + s.xpad + (x - s.org[0]);
+    const int64_t step[3] = {1, s.pitch, s.plane};
+    const T *__restrict__ CA = s.coef[0];
+    const T *__restrict__ CB = s.coef[1];
     for (int z = z0; z < z1; z++) {
-        const int64_t i = (z - s.org[2]) * s.plane + (y - s.org[1]) * s.pitch + s.xpad + (x - s.org[0]);
+        const int64_t i = (int64_t)(z - s.org[2]) * s.plane + row;
         const int pos[3] = {x, y, z};
 #pragma unroll
         for (int c = 0; c < 3; c++) {
-            T *F = s.F[c];
-            if (!F) continue;
-            if (x < s.rlo[c][0] || x >= s.rhi[c][0] || y < s.rlo[c][1] || y >= s.rhi[c][1] || z < s.rlo[c][2] || z >= s.rhi[c][2])
-                continue;
+            if (z < zlo[c] || z >= zhi[c]) continue;
+            T *__restrict__ F = s.F[c];
             const int a1 = (c + 1) % 3, a2 = (c + 2) % 3;
             const bool has1 = a1 < s.dims, has2 = a2 < s.dims;
-            const int64_t step[3] = {1, s.pitch, s.plane};
             T c1 = 0, c2 = 0;
             if (has1) {
-                const T *G = s.G[a2];
+                const T *__restrict__ G = s.G[a2];
                 const int64_t st = step[a1];
                 T d = Electric ? mul(sub(ld(G + i), ld(G + i - st)), s.rh[a1]) : mul(sub(ld(G + i + st), ld(G + i)), s.rh[a1]);
-                if (s.P[c][0]) d = through_layer(d, s.P[c][0], i, s.table, s.nmax, a1, half, (int64_t)pos[a1]);
+                if (Cpml && s.P[c][0]) d = through_layer(d, s.P[c][0], i, s.table, s.nmax, a1, half, (int64_t)pos[a1]);
                 c1 = d;
             }
             if (has2) {
-                const T *G = s.G[a1];
+                const T *__restrict__ G = s.G[a1];
                 const int64_t st = step[a2];
                 T d = Electric ? mul(sub(ld(G + i), ld(G + i - st)), s.rh[a2]) : mul(sub(ld(G + i + st), ld(G + i)), s.rh[a2]);
-                if (s.P[c][1]) d = through_layer(d, s.P[c][1], i, s.table, s.nmax, a2, half, (int64_t)pos[a2]);
+                if (Cpml && s.P[c][1]) d = through_layer(d, s.P[c][1], i, s.table, s.nmax, a2, half, (int64_t)pos[a2]);
                 c2 = d;
             }
             if (Electric) {
-                const T ca = s.coef[0] ? ld(s.coef[0] + i) : s.k0[0], cb = s.coef[1] ? ld(s.coef[1] + i) : s.k0[1];
+                const T ca = CA ? ld(CA + i) : s.k0[0], cb = CB ? ld(CB + i) : s.k0[1];
                 const T f = mul(ca, F[i]);
                 if (has1 && has2) F[i] = add(f, mul(cb, sub(c1, c2)));
                 else if (has1) F[i] = add(f, mul(cb, c1));
                 else F[i] = sub(f, mul(cb, c2));
             } else {
-                const T dh = s.coef[0] ? ld(s.coef[0] + i) : s.k0[0];
+                const T dh = CA ? ld(CA + i) : s.k0[0];
                 if (has1 && has2) F[i] = sub(F[i], mul(dh, sub(c1, c2)));
                 else if (has1) F[i] = sub(F[i], mul(dh, c1));
                 else F[i] = add(F[i], mul(dh, c2));
@@ -209,8 +221,16 @@ pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *
     if (!any) return PYR_OK;
     dim3 grid((unsigned)((s.hi[0] - s.lo[0] + kTX - 1) / kTX), (unsigned)((s.hi[1] - s.lo[1] + kTY - 1) / kTY),
               (unsigned)((s.hi[2] - s.lo[2] + kZRun - 1) / kZRun));
-    if (electric) yee_substep<T, true><<<grid, dim3(kTX, kTY), 0, st>>>(s);
-    else yee_substep<T, false><<<grid, dim3(kTX, kTY), 0, st>>>(s);
+    int cpml = 0;
+    for (int cc = 0; cc < 3; cc++) cpml |= s.P[cc][0] || s.P[cc][1];
+    const dim3 block(kTX, kTY);
+    if (electric) {
+        if (cpml) yee_substep<T, true, true><<<grid, block, 0, st>>>(s);
+        else yee_substep<T, true, false><<<grid, block, 0, st>>>(s);
+    } else {
+        if (cpml) yee_substep<T, false, true><<<grid, block, 0, st>>>(s);
+        else yee_substep<T, false, false><<<grid, block, 0, st>>>(s);
+    }
     PYR_CU(cudaGetLastError());
     pyrcu::g_stats.launches++;
     return PYR_OK;
