@@ -6,7 +6,7 @@
  * coefficient field), PEC walls, a Ricker point source, one probe.
  *
  *   bench_maxwell [--grid N | --grid NXxNYxNZ] [--steps N] [--backend cuda|cpu]
- *                 [--methods naive,pyramid] [--fractions 4] [--heights 8,16,32]
+ *                 [--methods naive,pyramid] [--fractions 4] [--heights 8,16,32]   (fraction 0: the automatic budget)
  *                 [--precision float|double] [--cpml CELLS] [--slots auto]
  *
  * Rates are Yee cells (nodes) x steps / second: "e2e" times pyr_execute
@@ -217,11 +217,12 @@ int main(int argc, char **argv)
                 pyr_options_default(&o);
                 o.backend = backend;
                 o.method = PYR_METHOD_PYRAMID;
-                o.memory = (uint64_t)(bytes_fields / (double)fractions[f]);
+                o.memory = fractions[f] > 0 ? (uint64_t)(bytes_fields / (double)fractions[f]) : 0; /* 0: auto, the device's free memory */
                 o.height = h < 0 ? 0 : heights[h];
                 result_t r;
                 char budget[16];
-                snprintf(budget, sizeof budget, "1/%lld", (long long)fractions[f]);
+                if (fractions[f] > 0) snprintf(budget, sizeof budget, "1/%lld", (long long)fractions[f]);
+                else snprintf(budget, sizeof budget, "auto");
                 if (run(&p, &o, comp, &r) == 0) {
                     printf("%-10s %-8s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g%s", h < 0 ? "pyr(auto)" : "pyramid", r.decomp, budget,
                            (long long)r.height, r.slots, r.e2e, r.steady, (unsigned long long)r.up, (unsigned long long)r.down,
