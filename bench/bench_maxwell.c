@@ -220,7 +220,7 @@ int main(int argc, char **argv)
                 o.memory = fractions[f] > 0 ? (uint64_t)(bytes_fields / (double)fractions[f]) : 0; /* 0: auto, the device's free memory */
                 o.height = h < 0 ? 0 : heights[h];
                 result_t r;
-                char budget[16];
+                char budget[32];
                 if (fractions[f] > 0) snprintf(budget, sizeof budget, "1/%lld", (long long)fractions[f]);
                 else snprintf(budget, sizeof budget, "auto");
                 if (run(&p, &o, comp, &r) == 0) {
