@@ -34,7 +34,7 @@ struct ctx_t {
     cudaEvent_t marks[PYR_CUDA_SLOTS][PYR_MARKS]; /* mark(): events per slot and kind, recorded again at each mark */
     writer_t writers[PYR_CUDA_MAX_WRITERS];
     int nwriters;
-    void *registered[8]; /* host ranges we registered (to unregister) */
+    void *registered[32]; /* host ranges we registered (to unregister): a scheme's fields */
     int nregistered;
     /* reduce_change: a device word per slot, its pinned host copy, and where wait() delivers it */
     unsigned long long *red_dev;  /* PYR_CUDA_SLOTS words */
