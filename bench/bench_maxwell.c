@@ -7,7 +7,9 @@
  *
  *   bench_maxwell [--grid N | --grid NXxNYxNZ] [--steps N] [--backend cuda|cpu]
  *                 [--methods naive,pyramid] [--fractions 4] [--heights 8,16,32]   (fraction 0: the automatic budget)
- *                 [--precision float|double] [--cpml CELLS] [--slots auto]
+ *                 [--precision float|double] [--cpml CELLS] [--kernel V1/V2/...]
+ *
+ * --kernel: the naive run again with each kernel variant (e.g. tile:4,16/tile:8,8).
  *
  * Rates are Yee cells (nodes) x steps / second: "e2e" times pyr_execute
  * whole (pinning, first upload, last download included), "steady" the
@@ -157,7 +159,7 @@ int main(int argc, char **argv)
     int nheights = 0, nfractions = 1, cpml = 0;
     pyr_backend_kind_t backend = PYR_BACKEND_CUDA;
     pyr_precision_t prec = PYR_FLOAT;
-    const char *methods = "naive,pyramid";
+    const char *methods = "naive,pyramid", *kernels = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--grid")) {
@@ -170,6 +172,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--heights")) nheights = parse_list(argv[++i], heights, 16);
         else if (!strcmp(a, "--precision")) prec = !strcmp(argv[++i], "double") ? PYR_DOUBLE : PYR_FLOAT;
         else if (!strcmp(a, "--cpml")) cpml = atoi(argv[++i]);
+        else if (!strcmp(a, "--kernel")) kernels = argv[++i];
         else {
             fprintf(stderr, "unknown option %s\n", a);
             return 2;
@@ -207,6 +210,25 @@ int main(int argc, char **argv)
             incore = r.steady;
             printf("%-10s %-8s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g\n", "naive", "-", "all", (long long)r.height, r.slots, r.e2e,
                    r.steady, (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
+            fflush(stdout);
+        }
+    }
+    if (kernels) {
+        char list[256];
+        snprintf(list, sizeof list, "%s", kernels);
+        for (char *k = strtok(list, "/"); k; k = strtok(NULL, "/")) {
+            pyr_options_t o;
+            pyr_options_default(&o);
+            o.backend = backend;
+            o.method = PYR_METHOD_NAIVE;
+            o.height = steps / 8 > 0 ? steps / 8 : 1;
+            snprintf(o.kernel, sizeof o.kernel, "%s", k);
+            result_t r;
+            char name[40];
+            snprintf(name, sizeof name, "naive %s", k);
+            if (run(&p, &o, comp, &r) == 0)
+                printf("%-18s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g\n", name, "all", (long long)r.height, r.slots, r.e2e, r.steady,
+                       (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
             fflush(stdout);
         }
     }

@@ -111,6 +111,11 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     if (o.method == PYR_METHOD_PYRAMID) o.height = rng_range(&r, 0, 3) == 0 ? 0 : rng_range(&r, 1, p.steps);
     o.slots = (int)rng_range(&r, 1, 3);
     o.threads = (int)rng_range(&r, 1, 2);
+    if (backend == PYR_BACKEND_CUDA) {
+        /* launch shapes: rows per block, planes per thread (tiles narrower and shorter than the boxes too) */
+        static const char *const v[] = {"", "tile:1,1", "tile:2,3", "tile:8,64", "tile:4,16", "tile:8,1"};
+        snprintf(o.kernel, sizeof o.kernel, "%s", v[rng_range(&r, 0, 5)]);
+    }
     if (o.method != PYR_METHOD_NAIVE) {
         uint64_t grid = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * 6;
         uint64_t lo = smallest_budget(&p, o, 8 * grid + (1u << 20));
@@ -120,11 +125,11 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     char label[400];
     snprintf(label, sizeof label,
              "case %d seed %llu: %dD%s %lldx%lldx%lld %s steps=%lld courant=%g init=%s shapes=%d cpml=%d/%#x sources=%d probes=%d | %s %s "
-             "height=%lld slots=%d memory=%llu",
+             "height=%lld slots=%d memory=%llu kernel=%s",
              c, (unsigned long long)seed, dims, dims == 2 ? (m->te ? " TE" : " TM") : "", (long long)n[0], (long long)n[1], (long long)n[2],
              pyr_precision_name(prec), (long long)p.steps, m->courant, p.init == PYR_INIT_RANDOM ? "random" : "zero", m->nshapes,
              m->cpml_cells, m->cpml_faces, m->nsources, m->nprobes, pyr_method_name(o.method), pyr_decomp_name(o.decomposition),
-             (long long)o.height, o.slots, (unsigned long long)o.memory);
+             (long long)o.height, o.slots, (unsigned long long)o.memory, o.kernel);
 
     mx_result_t a = {0}, b = {0};
     pyr_status_t sa = mx_run(&p, &o, NULL, &a);

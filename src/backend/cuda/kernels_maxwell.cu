@@ -30,7 +30,9 @@ __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, 
 
 template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg(p); }
 
-constexpr int kTX = 32, kTY = 4, kZRun = 16;
+/* Launch shape: warps of 32 nodes along x, `rows` of them per block along y,
+ * each thread walking `zrun` planes (variant tile:R,Z; the defaults below). */
+constexpr int kTX = 32, kMaxRows = 8, kRowsDefault = 4, kZRunDefault = 16;
 
 /* One sub-step's launch: the three components it updates and what they read. */
 template <typename T> struct SubStep {
@@ -48,6 +50,7 @@ template <typename T> struct SubStep {
     int lo[3], hi[3];     /* the union of the components' update boxes (grid coordinates) */
     int rlo[3][3], rhi[3][3]; /* per component: the part of the sub-step's box it updates */
     int dims;
+    int zrun;             /* planes per thread */
 };
 
 template <typename T>
@@ -66,13 +69,13 @@ __device__ __forceinline__ T through_layer(T d, T *P, int64_t i, const double *p
  * writes one field and reads the other, so loads may be reordered and
  * shared across the components). */
 template <typename T, bool Electric, bool Cpml>
-__global__ void __launch_bounds__(kTX *kTY) yee_substep(SubStep<T> s)
+__global__ void __launch_bounds__(kTX *kMaxRows) yee_substep(SubStep<T> s)
 {
     const int x = s.lo[0] + blockIdx.x * kTX + threadIdx.x;
-    const int y = s.lo[1] + blockIdx.y * kTY + threadIdx.y;
+    const int y = s.lo[1] + blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= s.hi[0] || y >= s.hi[1]) return;
-    const int z0 = s.lo[2] + blockIdx.z * kZRun;
-    const int z1 = min(z0 + kZRun, s.hi[2]);
+    const int z0 = s.lo[2] + blockIdx.z * s.zrun;
+    const int z1 = min(z0 + s.zrun, s.hi[2]);
     const int half = Electric ? 0 : 1;
     int zlo[3], zhi[3];
 #pragma unroll
@@ -219,11 +222,13 @@ pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *
         any = 1;
     }
     if (!any) return PYR_OK;
-    dim3 grid((unsigned)((s.hi[0] - s.lo[0] + kTX - 1) / kTX), (unsigned)((s.hi[1] - s.lo[1] + kTY - 1) / kTY),
-              (unsigned)((s.hi[2] - s.lo[2] + kZRun - 1) / kZRun));
+    const int rows = call->variant->p[0] ? call->variant->p[0] : kRowsDefault;
+    s.zrun = call->variant->p[1] ? call->variant->p[1] : kZRunDefault;
+    dim3 grid((unsigned)((s.hi[0] - s.lo[0] + kTX - 1) / kTX), (unsigned)((s.hi[1] - s.lo[1] + rows - 1) / rows),
+              (unsigned)((s.hi[2] - s.lo[2] + s.zrun - 1) / s.zrun));
     int cpml = 0;
     for (int cc = 0; cc < 3; cc++) cpml |= s.P[cc][0] || s.P[cc][1];
-    const dim3 block(kTX, kTY);
+    const dim3 block(kTX, (unsigned)rows);
     if (electric) {
         if (cpml) yee_substep<T, true, true><<<grid, block, 0, st>>>(s);
         else yee_substep<T, true, false><<<grid, block, 0, st>>>(s);
@@ -307,27 +312,45 @@ pyr_status_t maxwell_check(const pyr_variant_t *v, int dims, pyr_precision_t pre
 {
     (void)dims;
     (void)precision;
-    if (!strcmp(v->name, "auto") && !v->p[0] && !v->p[1] && !v->p[2]) return PYR_OK;
-    return pyr_fail(PYR_ERR_CONFIG, "the CUDA Maxwell kernel has one variant, auto; got '%s'", v->name);
+    if (strcmp(v->name, "tile"))
+        return pyr_fail(PYR_ERR_CONFIG, "no CUDA Maxwell kernel variant '%s'; use tile[:R[,Z]] (R rows of 32 nodes per block: 1, 2, 4 "
+                                        "or 8; Z planes per thread: 1 to 64)",
+                        v->name);
+    if (v->p[0] && v->p[0] != 1 && v->p[0] != 2 && v->p[0] != 4 && v->p[0] != 8)
+        return pyr_fail(PYR_ERR_CONFIG, "tile:%d: a block takes 1, 2, 4 or 8 rows of 32 nodes", v->p[0]);
+    if (v->p[1] < 0 || v->p[1] > 64) return pyr_fail(PYR_ERR_CONFIG, "tile:%d,%d: a thread walks 1 to 64 planes", v->p[0], v->p[1]);
+    if (v->p[2]) return pyr_fail(PYR_ERR_CONFIG, "tile takes at most two parameters (R,Z)");
+    return PYR_OK;
 }
 
 void maxwell_default(int dims, pyr_precision_t precision, pyr_variant_t *v)
 {
-    (void)dims;
     (void)precision;
     memset(v, 0, sizeof *v);
-    strcpy(v->name, "auto");
+    strcpy(v->name, "tile");
+    v->p[0] = kRowsDefault;
+    v->p[1] = dims == 3 ? kZRunDefault : 1;
 }
 
 int maxwell_candidates(int dims, pyr_precision_t precision, pyr_variant_t *v, int max)
 {
-    if (max < 1) return 0;
-    maxwell_default(dims, precision, v);
-    return 1;
+    static const int shapes3[][2] = {{4, 16}, {8, 8}, {2, 16}, {4, 1}, {8, 32}, {4, 4}};
+    static const int rows2[] = {4, 8, 2, 1};
+    const int count = dims == 3 ? 6 : 4;
+    int n = 0;
+    for (int i = 0; i < count && n < max; i++, n++) {
+        memset(&v[n], 0, sizeof v[n]);
+        strcpy(v[n].name, "tile");
+        v[n].p[0] = dims == 3 ? shapes3[i][0] : rows2[i];
+        v[n].p[1] = dims == 3 ? shapes3[i][1] : 1;
+    }
+    (void)precision;
+    return n;
 }
 
 } // namespace
 
 extern "C" const pyr_kernel_t pyr_kernel_cuda_maxwell = {
-    PYR_EQ_MAXWELL, PYR_BACKEND_CUDA, "auto", maxwell_check, maxwell_default, maxwell_candidates, maxwell_run,
+    PYR_EQ_MAXWELL, PYR_BACKEND_CUDA, "tile[:R[,Z]] (R rows of 32 nodes per block: 1, 2, 4, 8; Z planes per thread: 1-64)",
+    maxwell_check, maxwell_default, maxwell_candidates, maxwell_run,
 };
