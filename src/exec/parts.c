@@ -281,6 +281,8 @@ typedef struct {
     double *cost; /* per part: seconds per exchange of its messages */
     link_t local, remote;
     int nstate;
+    const pyr_box_t *changing;
+    int dims;
 } cost_ctx_t;
 
 /* Rank of part p when each rank takes cdev[a] consecutive parts along every axis. */
@@ -305,7 +307,12 @@ static int add_cost(void *user, int from, int to, const pyr_box_t *box)
     cost_ctx_t *c = user;
     const int same = rank_of_part(c->g->count, c->cdev, from) == rank_of_part(c->g->count, c->cdev, to);
     const link_t *l = same ? &c->local : &c->remote;
-    const double t = l->latency + (double)pyr_box_volume(box) * (double)c->nstate * l->per_value;
+    /* A box of part rows is one short run per row in the host fields and on
+     * the device (packing, strided copies): priced as twice the values, as
+     * the paper's rectangular copies ran slower; so the grid is cut along
+     * its slowest axis unless blocks save more than that. */
+    const int part_rows = c->dims > 1 && (box->lo[0] > c->changing->lo[0] || box->hi[0] < c->changing->hi[0]);
+    const double t = l->latency + (double)pyr_box_volume(box) * (double)c->nstate * l->per_value * (part_rows ? 2.0 : 1.0);
     c->cost[from] += t;
     c->cost[to] += t;
     return 0;
@@ -335,7 +342,7 @@ static double predict(const pyr_parts_t *P, const geometry_t *g, const int cdev[
 {
     const int n = g->count[0] * g->count[1] * g->count[2];
     for (int p = 0; p < n; p++) cost[p] = 0;
-    cost_ctx_t c = {g, cdev, cost, *local, *remote, P->nstate};
+    cost_ctx_t c = {g, cdev, cost, *local, *remote, P->nstate, &P->changing, P->problem.dims};
     for (int to = 0; to < n; to++) each_message_into(&P->problem, P->fixed, &P->changing, g, to, add_cost, &c);
     const double tau_a = pyr_model_compute_cost(k, g->H);
     double worst = 0;
@@ -731,7 +738,9 @@ static pyr_status_t agree(pyr_parts_t *P, pyr_status_t mine)
     int who = -1;
     PYR_TRY(P->t->agree(P->t, mine, msg, sizeof msg, &st, &who));
     if (who < 0) return PYR_OK;
-    return pyr_fail(st, "rank %d: %s", who, msg);
+    /* a failure agreed on before already names its rank */
+    if (P->ranks > 1 && strncmp(msg, "rank ", 5)) return pyr_fail(st, "rank %d: %s", who, msg);
+    return pyr_fail(st, "%s", msg);
 }
 
 static int64_t streaming_height(const pyr_parts_t *P)

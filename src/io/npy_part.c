@@ -360,6 +360,14 @@ pyr_status_t pyr_npy_index_read(const char *path, pyr_npy_index_t *x)
     return st;
 }
 
+void pyr_npy_part_names(const char *path, int rank, char *part, size_t part_size, char *index, size_t index_size)
+{
+    size_t n = strlen(path);
+    int stem = (int)(n > 4 && !strcmp(path + n - 4, ".npy") ? n - 4 : n);
+    if (part) snprintf(part, part_size, "%.*s.rank%04d.npy", stem, path, rank);
+    if (index) snprintf(index, index_size, "%.*s.parts.json", stem, path);
+}
+
 /* ---------------------------------------------------------------- assemble */
 
 static void resolve(const char *index_path, const char *file, char *out, size_t size)

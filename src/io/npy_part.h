@@ -43,6 +43,11 @@ typedef struct {
 pyr_status_t pyr_npy_index_write(const char *path, const pyr_npy_index_t *index);
 pyr_status_t pyr_npy_index_read(const char *path, pyr_npy_index_t *index);
 
+/* The names an MPI run writes for output PATH: the part of a rank,
+ * PATH.rankNNNN.npy, and the index, PATH.parts.json (PATH less a ".npy"
+ * ending).  NULL outputs are skipped. */
+void pyr_npy_part_names(const char *path, int rank, char *part, size_t part_size, char *index, size_t index_size);
+
 /* One .npy at `out` from the parts an index names: checks that they tile the
  * array exactly once and match its dtype, then streams them row by row (the
  * output is written in order, so it may be a FIFO; memory: one row). */
