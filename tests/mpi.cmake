@@ -19,11 +19,11 @@ if(PYR_SANITIZE)
   # in one process with leak checks on.
   list(APPEND PYR_MPI_ENV "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
 endif()
-pyr_add_test(test_mpi SOURCES test_mpi.c LABELS mpi parts ARGS 16 1 LIBS MPI::MPI_C)
+pyr_add_test(test_mpi SOURCES test_mpi.c LABELS mpi parts ARGS 24 1 LIBS MPI::MPI_C)
 set_tests_properties(test_mpi PROPERTIES ENVIRONMENT "${PYR_MPI_ENV}")
 foreach(np 2 3 4)
   add_test(NAME test_mpi_np${np} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${PYR_MPIEXEC_FLAGS}
-    $<TARGET_FILE:test_mpi> 16 ${np})
+    $<TARGET_FILE:test_mpi> 24 ${np})
   set_tests_properties(test_mpi_np${np} PROPERTIES LABELS "mpi;parts" ENVIRONMENT "${PYR_MPI_ENV}" TIMEOUT 300 PROCESSORS 2)
 endforeach()
 add_test(NAME test_mpi_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_mpi_cli.sh $<TARGET_FILE:pyrgrid_cli> ${MPIEXEC_EXECUTABLE}

@@ -10,7 +10,8 @@
  * local grid that the sender owns (its box grown by g = H x reach on sides
  * facing another part) and the scheme updates, once per updated field.
  *
- *   test_parts [cases] [seed] [backend]     (defaults: 120 1 cpu) */
+ *   test_parts [cases] [seed] [backend] [same|all]     (defaults: 120 1 cpu same)
+ *   same: devices = 0,0,... (contexts of one device); all: 0,1,... over the GPUs */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "poisson_util.h"
 
 static const char *backend_arg = "cpu";
+static int spread; /* devices 0,1,..,k-1 (cycling over the GPUs) instead of 0,0,... */
 
 /* Registered schemes: how to make a random problem of each (a new scheme adds a row). */
 typedef void (*make_fn)(rng_t *r, pyr_problem_t *p, int dims, const int64_t n[3], pyr_precision_t prec);
@@ -137,7 +139,11 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     o.threads = 1;
     const int nparts = (int)rng_range(&r, 2, 5);
     char devs[64] = "";
-    for (int i = 0; i < nparts; i++) strcat(devs, i ? ",0" : "0");
+    for (int i = 0; i < nparts; i++) {
+        char one[8];
+        snprintf(one, sizeof one, "%s%d", i ? "," : "", spread ? i % pyr_gpu_count() : 0);
+        strcat(devs, one);
+    }
     snprintf(o.devices, sizeof o.devices, "%s", devs);
     const int part = (int)rng_range(&r, 0, 3);
     if (part == 1 && nparts <= n[dims - 1] - 2) snprintf(o.partition, sizeof o.partition, "slabs");
@@ -286,8 +292,9 @@ int main(int argc, char **argv)
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
     backend_arg = argc > 3 ? argv[3] : "cpu";
     pyr_backend_kind_t backend = !strcmp(backend_arg, "cuda") ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
-    if (backend == PYR_BACKEND_CUDA && pyr_gpu_count() == 0) {
-        printf("no usable GPU: skipped\n");
+    spread = argc > 4 && !strcmp(argv[4], "all");
+    if (backend == PYR_BACKEND_CUDA && pyr_gpu_count() < (spread ? 2 : 1)) {
+        printf("%d usable GPU%s (%s needed): skipped\n", pyr_gpu_count(), pyr_gpu_count() == 1 ? "" : "s", spread ? "2" : "1");
         return 77;
     }
     refusals(backend);

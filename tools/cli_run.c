@@ -11,6 +11,7 @@
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/npy.h"
+#include "exec/parts.h"
 #include "io/plot.h"
 #include "io/png.h"
 #include "plan/plan.h"
@@ -255,6 +256,11 @@ int pyr_cli_run(int argc, char **argv)
         fprintf(stderr, "pyrgrid: plan: method %s, %s, height %lld, %lld passes of %lld tasks, %s of device memory (budget %s); model: %s\n",
                 pyr_method_name(info.method), pyr_decomp_name(info.decomposition), (long long)info.height, (long long)info.passes,
                 (long long)info.tasks_per_pass, dev, bud, plan->model_source);
+        if (pyr_plan_parts(plan)) {
+            char parts[320];
+            pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);
+            fprintf(stderr, "pyrgrid: parts: %s; the plan above is part 0's\n", parts);
+        }
     }
     pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
 
@@ -350,6 +356,11 @@ int pyr_cli_plan(int argc, char **argv)
     if (pyr_plan_create(&cfg.problem, &cfg.options, &plan) != PYR_OK) return fail(NULL);
     pyr_cli_wisdom_export_if_changed(wisdom_before);
     pyr_plan_print(plan, stdout);
+    if (pyr_plan_parts(plan)) { /* several devices: the plan above is part 0's */
+        char parts[320];
+        pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);
+        printf("parts: %s; the plan above is part 0's\n", parts);
+    }
     pyr_plan_destroy(&plan);
     return 0;
 }
