@@ -11,6 +11,7 @@
 #ifdef PYR_HAVE_MPI
 #include <limits.h>
 #include <mpi.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,13 +190,15 @@ static pyr_status_t calibrate(pyr_transport_t *t)
 
 /* ------------------------------------------------------------- the API */
 
-/* The rank's index among the ranks of its host. */
-static int local_rank(MPI_Comm comm)
+/* The rank's index among the ranks of its host, and how many share it. */
+static int local_rank(MPI_Comm comm, int *local_size)
 {
     MPI_Comm node;
     int r = 0;
+    *local_size = 1;
     if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
     MPI_Comm_rank(node, &r);
+    MPI_Comm_size(node, local_size);
     MPI_Comm_free(&node);
     return r;
 }
@@ -226,9 +229,13 @@ pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_options_t *
     if (options) opt = *options;
     else pyr_options_default(&opt);
     pyr_status_t st = calibrate(&t);
-    /* one GPU per rank of a host, unless the options name them */
-    const int lr = local_rank(impl.comm);
+    /* one GPU per rank of a host, unless the options name them; the ranks of
+     * a host share its cores (OpenMP threads of several ranks on the same
+     * cores, spinning while MPI polls, run many times slower) */
+    int ln = 1;
+    const int lr = local_rank(impl.comm, &ln);
     if (!opt.devices[0] && opt.device == 0 && opt.backend != PYR_BACKEND_CPU && pyr_gpu_count() > 0) opt.device = lr % pyr_gpu_count();
+    if (opt.threads == 0 && ln > 1) opt.threads = omp_get_max_threads() / ln > 1 ? omp_get_max_threads() / ln : 1;
     if (st == PYR_OK && opt.devices[0]) {
         int devs[PYR_PARTS_MAX_DEVICES], n = 0, level = MPI_THREAD_SINGLE;
         st = pyr_parts_parse_devices(opt.devices, devs, PYR_PARTS_MAX_DEVICES, &n);
