@@ -309,10 +309,13 @@ static int add_cost(void *user, int from, int to, const pyr_box_t *box)
     const link_t *l = same ? &c->local : &c->remote;
     /* A box of part rows is one short run per row in the host fields and on
      * the device (packing, strided copies): priced as twice the values, as
-     * the paper's rectangular copies ran slower; so the grid is cut along
-     * its slowest axis unless blocks save more than that. */
+     * the paper's rectangular copies ran slower; whole rows of part planes
+     * (3D, cut along y) a quarter more.  So the grid is cut along its
+     * slowest axis unless blocks save more than that. */
     const int part_rows = c->dims > 1 && (box->lo[0] > c->changing->lo[0] || box->hi[0] < c->changing->hi[0]);
-    const double t = l->latency + (double)pyr_box_volume(box) * (double)c->nstate * l->per_value * (part_rows ? 2.0 : 1.0);
+    const int part_planes = c->dims > 2 && (box->lo[1] > c->changing->lo[1] || box->hi[1] < c->changing->hi[1]);
+    const double shape = part_rows ? 2.0 : part_planes ? 1.25 : 1.0;
+    const double t = l->latency + (double)pyr_box_volume(box) * (double)c->nstate * l->per_value * shape;
     c->cost[from] += t;
     c->cost[to] += t;
     return 0;
