@@ -890,7 +890,9 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
     }
     link_t ll = local_link(P->kind, &k, elem), rl = remote_link(t, P->kind, &k, elem);
     if (st == PYR_OK && P->kind == PYR_BACKEND_CUDA) measure_peer(P, &ll, elem);
-    if (st == PYR_OK) st = choose(P, &ll, &rl, &k, P->options.exchange > 0 ? P->options.exchange : 0, &g, cdev);
+    /* H beyond the run's steps changes nothing but the halo's width */
+    const int64_t forced = P->options.exchange > 0 ? imin64(P->options.exchange, imax64(problem->steps, 1)) : 0;
+    if (st == PYR_OK) st = choose(P, &ll, &rl, &k, forced, &g, cdev);
     if (st == PYR_OK) {
         snprintf(P->why, sizeof P->why, "%s", P->options.exchange > 0 ? "given (run.exchange)" : "the model's");
         st = lay_out(P, &g, cdev);
