@@ -21,6 +21,7 @@
 #include "io/npy.h"
 #include "poisson_util.h"
 #include "pyrgrid_mpi.h"
+#include "schemes/scheme.h"
 
 static int rank, ranks;
 
@@ -251,6 +252,16 @@ static void failures(void)
     CHECK_FAILS(pyr_execute_mpi(&p, &o, MPI_COMM_WORLD, NULL, &part, &info), PYR_ERR_CONFIG, "too many parts");
 }
 
+/* Every registered scheme has a row above (a new scheme must add one). */
+static void every_scheme_covered(void)
+{
+    for (int e = 0; pyr_scheme_of((pyr_equation_t)e); e++) {
+        int found = 0;
+        for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) found |= (int)schemes[i].equation == e;
+        CHECK(found, "the %s scheme has no row in this test's table of schemes: add one", pyr_equation_name((pyr_equation_t)e));
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -259,6 +270,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     const int cases = argc > 1 ? atoi(argv[1]) : 24;
     const uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    every_scheme_covered();
     failures();
     int failed = 0;
     for (int c = 0; c < cases; c++) {

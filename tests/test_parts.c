@@ -17,6 +17,7 @@
 
 #include "exec/parts.h"
 #include "poisson_util.h"
+#include "schemes/scheme.h"
 
 static const char *backend_arg = "cpu";
 static int spread; /* devices 0,1,..,k-1 (cycling over the GPUs) instead of 0,0,... */
@@ -286,6 +287,16 @@ static void refusals(pyr_backend_kind_t backend)
     CHECK(plan == NULL, "a refused plan was returned");
 }
 
+/* Every registered scheme has a row above (a new scheme must add one). */
+static void every_scheme_covered(void)
+{
+    for (int e = 0; pyr_scheme_of((pyr_equation_t)e); e++) {
+        int found = 0;
+        for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) found |= (int)schemes[i].equation == e;
+        CHECK(found, "the %s scheme has no row in this test's table of schemes: add one", pyr_equation_name((pyr_equation_t)e));
+    }
+}
+
 int main(int argc, char **argv)
 {
     int cases = argc > 1 ? atoi(argv[1]) : 120;
@@ -297,6 +308,7 @@ int main(int argc, char **argv)
         printf("%d usable GPU%s (%s needed): skipped\n", pyr_gpu_count(), pyr_gpu_count() == 1 ? "" : "s", spread ? "2" : "1");
         return 77;
     }
+    every_scheme_covered();
     refusals(backend);
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);

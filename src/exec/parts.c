@@ -880,6 +880,17 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
         P->ndev = n;
         P->nparts = n * P->ranks;
     }
+    if (t) {
+        /* every rank must run as many parts ("all" counts each host's GPUs) */
+        uint64_t most = st == PYR_OK ? (uint64_t)P->ndev : 0, least = st == PYR_OK ? (uint64_t)P->ndev : UINT64_MAX;
+        pyr_status_t rs = t->reduce_u64(t, &most, 1);
+        if (rs == PYR_OK) rs = t->reduce_u64(t, &least, 0);
+        if (st == PYR_OK) st = rs;
+        if (st == PYR_OK && most != least)
+            st = pyr_fail(PYR_ERR_CONFIG, "run.devices = %s gives the ranks different numbers of devices (%llu to %llu): every rank must run "
+                          "as many parts; list the devices (run.devices = 0,1) instead", P->options.devices, (unsigned long long)least,
+                          (unsigned long long)most);
+    }
     geometry_t g;
     int cdev[3] = {1, 1, 1};
     pyr_model_constants_t k = pyr_model_default(P->kind, problem->dims, problem->precision);
