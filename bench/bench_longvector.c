@@ -65,7 +65,7 @@ static int time_method(const pyr_problem_t *base, pyr_field_t *f, pyr_method_t m
     snprintf(kernel, ksize, "%s", info.kernel);
     calls_t c;
     c.n = 0;
-    pyr_hooks_t hooks = {on_call, NULL, &c};
+    pyr_hooks_t hooks = {.progress = on_call, .user = &c};
     pyr_status_t st = pyr_execute(plan, f, &hooks, NULL);
     pyr_plan_destroy(&plan);
     if (st != PYR_OK) {

@@ -5,9 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # clang, its libFuzzer runtime and OpenMP: the fuzz harnesses (fuzz/run.sh); cfitsio, FFTW and the
-# Python modules: the frames pipeline and its tests
+# Python modules: the frames pipeline and its tests; Open MPI: runs over MPI ranks (optional at
+# build time: without it pyrgrid builds and says that MPI is not available)
 pkgs=(cmake make gcc pkg-config libpng-dev liblapack-dev python3-numpy clang libclang-rt-dev libomp-dev
-      libcfitsio-dev libfftw3-dev python3-skimage python3-astropy)
+      libcfitsio-dev libfftw3-dev python3-skimage python3-astropy libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -115,7 +115,7 @@ static void run_case(const pyr_problem_t *p, int64_t height, int wild, int64_t s
     CHECK(info.device_bytes == 4 * layer, "device memory %llu, expected 2 layers + 2 work vectors = %llu",
           (unsigned long long)info.device_bytes, (unsigned long long)(4 * layer));
     snap_t snaps = {snapshot_every > 0 ? snapshot_every : 1, 0};
-    pyr_hooks_t hooks = {NULL, on_snapshot, &snaps};
+    pyr_hooks_t hooks = {.snapshot = on_snapshot, .user = &snaps};
     CHECK_OK(pyr_execute(plan, got, snapshot_every > 0 ? &hooks : NULL, &cl));
     pyr_plan_destroy(&plan);
     if (snapshot_every > 0)

@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_maxwell.h"
 #include "core/error.h"
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/npy.h"
+#include "exec/parts.h"
 #include "io/plot.h"
 #include "io/png.h"
 #include "plan/plan.h"
@@ -223,8 +225,11 @@ int pyr_cli_run(int argc, char **argv)
     int quiet;
     int rc = parse_args(argc, argv, "run", &cfg, &quiet);
     if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
+    /* started by mpirun: one grid over the ranks (cli_mpi.c, issue 25) */
+    if (pyr_cli_mpi_launched() && (rc = pyr_cli_run_mpi(&cfg, quiet)) >= 0) return rc;
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
+    if (p->equation == PYR_EQ_MAXWELL) return pyr_cli_run_maxwell(&cfg, quiet); /* cli_maxwell.c */
     if (cfg.every > 0 && !cfg.field[0]) {
         fprintf(stderr, "pyrgrid: error: output.every = %lld writes snapshots named after output.field, which is empty; set output.field = NAME.npy\n",
                 (long long)cfg.every);
@@ -253,6 +258,11 @@ int pyr_cli_run(int argc, char **argv)
         fprintf(stderr, "pyrgrid: plan: method %s, %s, height %lld, %lld passes of %lld tasks, %s of device memory (budget %s); model: %s\n",
                 pyr_method_name(info.method), pyr_decomp_name(info.decomposition), (long long)info.height, (long long)info.passes,
                 (long long)info.tasks_per_pass, dev, bud, plan->model_source);
+        if (pyr_plan_parts(plan)) {
+            char parts[320];
+            pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);
+            fprintf(stderr, "pyrgrid: parts: %s; the plan above is part 0's\n", parts);
+        }
     }
     pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
 
@@ -271,7 +281,7 @@ int pyr_cli_run(int argc, char **argv)
     if (!(st.after >= 0)) st.after = 1.0;
     st.cfg = &cfg;
     strip_npy(cfg.field, st.snap_base, sizeof st.snap_base);
-    pyr_hooks_t hooks = {on_progress, cfg.every > 0 ? on_snapshot : NULL, &st};
+    pyr_hooks_t hooks = {.progress = on_progress, .snapshot = cfg.every > 0 ? on_snapshot : NULL, .user = &st};
     pyr_field_t *fields[8] = {field}; /* inputs (Poisson's f): made by the library from the problem */
     pyr_run_info_t ri;
     st.start = now();
@@ -313,9 +323,14 @@ int pyr_cli_run(int argc, char **argv)
     if (ri.checked)
         snprintf(stop, sizeof stop, " change=%.6g%s", ri.change,
                  p->poisson.tolerance > 0 ? (ri.converged ? " converged=yes" : " converged=no") : "");
-    printf("pyrgrid: %smethod=%s%s backend=%s grid=%s %s %s=%lld%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
+    /* several devices (issue 25): parts, H and the halo traffic */
+    char parts[160] = "";
+    if (ri.parts > 1)
+        snprintf(parts, sizeof parts, " parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu", ri.parts, (long long)ri.exchange_height,
+                 (long long)ri.exchanges, (unsigned long long)ri.halo_sent, (unsigned long long)ri.halo_received);
+    printf("pyrgrid: %smethod=%s%s%s backend=%s grid=%s %s %s=%lld%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
            "computed=%llu redundant=%llu\n",
-           p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", pyr_method_name(info.method), how, pyr_backend_name(info.backend), grid,
+           p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", pyr_method_name(info.method), how, parts, pyr_backend_name(info.backend), grid,
            pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri.steps, stop, secs,
            secs > 0 ? cells / secs * 1e-9 : 0.0, (unsigned long long)cnt.uploaded, (unsigned long long)cnt.downloaded,
            (unsigned long long)cnt.computed, (unsigned long long)cnt.redundant);
@@ -343,6 +358,11 @@ int pyr_cli_plan(int argc, char **argv)
     if (pyr_plan_create(&cfg.problem, &cfg.options, &plan) != PYR_OK) return fail(NULL);
     pyr_cli_wisdom_export_if_changed(wisdom_before);
     pyr_plan_print(plan, stdout);
+    if (pyr_plan_parts(plan)) { /* several devices: the plan above is part 0's */
+        char parts[320];
+        pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);
+        printf("parts: %s; the plan above is part 0's\n", parts);
+    }
     pyr_plan_destroy(&plan);
     return 0;
 }

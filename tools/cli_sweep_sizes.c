@@ -332,7 +332,7 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         for (int r = 0; r < repeat; r++) {
             passes_t pt;
             pt.n = 0;
-            pyr_hooks_t hooks = {on_pass, NULL, &pt};
+            pyr_hooks_t hooks = {.progress = on_pass, .user = &pt};
             if (pyr_execute(plan, &f, &hooks, NULL) != PYR_OK) {
                 pyr_plan_destroy(&plan);
                 rc = fail(NULL);

@@ -15,9 +15,24 @@ typedef struct {
     char source[PYR_PATH_MAX]; /* the file it came from */
     int n_given;               /* bit d: grid.n{x,y,z} was given */
     unsigned given;            /* PYR_GIVEN_*: which schemes' keys were given */
+    double dt;                 /* [scheme] dt: the heat equation's or Maxwell's, by the equation */
+    char probes[PYR_PATH_MAX]; /* [output] probes: Maxwell's probe series (CSV) */
+    int image_component;       /* [output] component: Maxwell's field in the image (-1: the mode's default) */
 } pyr_config_t;
 
-enum { PYR_GIVEN_HEAT = 1, PYR_GIVEN_POISSON = 2, PYR_GIVEN_ITERATIONS = 4 };
+enum {
+    PYR_GIVEN_HEAT = 1,       /* alpha */
+    PYR_GIVEN_POISSON = 2,    /* iterations, tolerance, check_every, omega, [rhs] */
+    PYR_GIVEN_ITERATIONS = 4,
+    PYR_GIVEN_MAXWELL = 8,    /* courant, mode, [boundary], [material], [source], [probe], output.probes, output.component */
+    PYR_GIVEN_DT = 16,
+    PYR_GIVEN_STEPS = 32,
+    PYR_GIVEN_INIT = 64       /* initial.kind */
+};
+
+/* Maxwell's sections and keys (src/io/config_maxwell.c): sets *handled when
+ * the key is one of them. */
+pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const char *key, const char *value, int *handled);
 
 /* The most sweeps of a Poisson problem that gives a tolerance and no iterations. */
 #define PYR_CONFIG_POISSON_ITERATIONS 1000000
