@@ -54,6 +54,9 @@ expect_fail "3D" "2D grids" --set grid.dims=3 --set grid.nz=9
 expect_fail "1D" "this grid is 1D" --set grid.dims=1 --set grid.ny=1
 expect_fail "other kernel" "leave run.kernel = auto" --set run.kernel=fused:3
 expect_fail "decomposition" "no pieces" --set run.decomposition=blocks
+expect_fail "Maxwell" "for equation = maxwell" --set scheme.equation=maxwell
+expect_fail "several devices" "method = longvector runs on one GPU, and this run cuts the grid into 2 parts (run.devices = 0,1" \
+  --set run.devices=0,1
 expect_fail "variant without the method" "use method = longvector" --set run.method=pyramid --set run.kernel=longvector
 out=$("$bin" plan lv.ini --set run.method=longvectr 2>&1); rc=$?
 [ $rc -eq 1 ] && echo "$out" | grep -q "did you mean 'longvector'" && ok || bad "misspelt method: rc $rc, '$out'"

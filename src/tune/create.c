@@ -320,7 +320,12 @@ fail:
 pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
 {
     /* run.devices: a plan per part of the grid (exec/parts.c, issue 25) */
-    if (options && options->devices[0]) return pyr_parts_plan_create(problem, options, out);
+    if (options && options->devices[0]) {
+        /* the long-vector method's own refusals (scheme, dims, backend, options) before the parts' */
+        *out = NULL;
+        if (problem) PYR_TRY(pyr_longvector_check(problem, options));
+        return pyr_parts_plan_create(problem, options, out);
+    }
     return create_plan(problem, options, NULL, PYR_MODEL_AUTO, out);
 }
 
