@@ -12,7 +12,7 @@
  *     (where the operations' time leaves the launch floor) lies where
  *     launch-bound synthetic times start to rise;
  *  4. the wisdom's longvector= field round-trips, and malformed ones are
- *     rejected;
+ *     rejected; the default constants carry none;
  *  5. the step itself (backend/longvector_step.c, the sequence the CUDA
  *     backend issues to cuBLAS) with the four operations emulated on the CPU
  *     -- axpy both fused (fma) and unfused -- on padded buffers whose
@@ -219,6 +219,34 @@ static void test_fit(void)
 
 /* --------------------------------------------------------------- wisdom */
 
+/* The default constants carry no long-vector constants (threads = 0: not
+ * calibrated), whatever the stack held: a plan would otherwise take them for
+ * calibrated ones, and a wisdom record made from them would carry a
+ * longvector= field of garbage.  The stack is dirtied first, in a frame the
+ * next call reuses. */
+__attribute__((noinline)) static void dirty_stack(void)
+{
+    volatile unsigned char junk[8192];
+    for (size_t i = 0; i < sizeof junk; i++) junk[i] = (unsigned char)(0x3f + (i & 1));
+}
+__attribute__((noinline)) static int default_has_lv(pyr_backend_kind_t b, int dims, pyr_precision_t p)
+{
+    pyr_model_constants_t k = pyr_model_default(b, dims, p);
+    const pyr_lv_constants_t zero = {0, 0, 0, 0, 0};
+    return memcmp(&k.lv, &zero, sizeof zero) != 0;
+}
+static void test_defaults(void)
+{
+    for (int b = PYR_BACKEND_CPU; b <= PYR_BACKEND_CUDA; b++)
+        for (int d = 1; d <= 3; d++)
+            for (int p = 0; p < 2; p++) {
+                dirty_stack();
+                CHECK(!default_has_lv((pyr_backend_kind_t)b, d, p ? PYR_DOUBLE : PYR_FLOAT),
+                      "pyr_model_default(%s, %dD, %s) left long-vector constants set", pyr_backend_name((pyr_backend_kind_t)b), d,
+                      p ? "double" : "float");
+            }
+}
+
 static void test_wisdom(void)
 {
     pyr_lv_constants_t k = {3.25e-6, 9.5e-7, 1.0000000000000002e-6, 6e-7, 270336}, back;
@@ -423,6 +451,7 @@ int main(void)
     test_staircase();
     test_plan_model();
     test_fit();
+    test_defaults();
     test_wisdom();
     test_emulated_step();
     return check_report();

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "plan/plan.h"
@@ -12,6 +13,7 @@ const int pyr_model_layers[PYR_MODEL_NLAYERS] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 
 pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, pyr_precision_t precision)
 {
     pyr_model_constants_t k;
+    memset(&k, 0, sizeof k); /* and every field not set below: lv (threads = 0, not calibrated) */
     double elem = precision == PYR_DOUBLE ? 8.0 : 4.0;
     if (backend == PYR_BACKEND_CUDA) {
         k.up = k.down = elem / 55e9;
