@@ -208,7 +208,9 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     pyr_options_default(&o);
     o.backend = backend;
     o.threads = 1;
-    const int nparts = (int)rng_range(&r, 2, 5);
+    int nparts = (int)rng_range(&r, 2, 5);
+    const int part = (int)rng_range(&r, 0, 3);
+    if (part == 2 && dims > 1) nparts = 4; /* blocks: 2 x 2 */
     char devs[64] = "";
     for (int i = 0; i < nparts; i++) {
         char one[8];
@@ -216,7 +218,6 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
         strcat(devs, one);
     }
     snprintf(o.devices, sizeof o.devices, "%s", devs);
-    const int part = (int)rng_range(&r, 0, 3);
     /* parts an axis holds: one updated node each (heat, Poisson: the interior), two at the ends for Maxwell */
     int64_t room[3];
     for (int a = 0; a < 3; a++) room[a] = p.equation == PYR_EQ_MAXWELL ? n[a] / 2 : n[a] - 2;

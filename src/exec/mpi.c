@@ -297,7 +297,7 @@ pyr_status_t pyr_execute_mpi_fields(const pyr_problem_t *problem, const pyr_opti
         st = pyr_mpi_agree(impl.comm, st);
     }
     if (st == PYR_OK) {
-        for (int i = 0; i < PYR_MAX_FIELDS; i++) {
+        for (int i = 0; i < scheme->nfields; i++) { /* (nfields >= the scheme's, checked above) */
             parts[i] = out[i];
             out[i] = NULL;
         }
