@@ -35,10 +35,11 @@ echo "GPUs: $ngpu; mpirun: $(command -v mpirun || echo none)" | tee "$out/summar
 
 echo "== build" | tee -a "$out/summary.txt"
 start=$(date +%s)
-cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPYR_BUILD_BENCH=OFF >"$out/build.log" 2>&1
-cmake --build $B -j"$(nproc)" --target pyrgrid_cli test_parts >>"$out/build.log" 2>&1
+# (the carried .debs of cfitsio and FFTW unpacked, as for every device build)
+bash bench/device-build.sh $B >"$out/build.log" 2>&1
 rc=$?
-cmake --build $B -j"$(nproc)" --target test_mpi >>"$out/build.log" 2>&1 # only with MPI
+root=$PWD/.deps/root
+[ -d "$root" ] && export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 echo "build rc=$rc ($(( $(date +%s) - start )) s)" | tee -a "$out/summary.txt"
 [ $rc -eq 0 ] || { tail -30 "$out/build.log"; exit 1; }
 pyr=$PWD/$B/pyrgrid
