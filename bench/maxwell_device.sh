@@ -2,7 +2,8 @@
 # Issue 21 on the GPU machine: the Maxwell (FDTD) GPU tests, compute-sanitizer
 # on the CUDA kernel, a calibration, the in-core / out-of-core benchmark and
 # the CPU figure on two host cores.  Logs under OUT/logs.
-#   bash bench/maxwell_device.sh OUT [build-dir]     (env: MX_GRID, MX_STEPS, MX_HEIGHTS, MX_CPU_GRID, MX_SKIP_BUILD)
+#   bash bench/maxwell_device.sh OUT [build-dir]     (env: MX_GRID, MX_STEPS, MX_HEIGHTS, MX_KERNELS (V1/V2/..: the naive run again per
+# CUDA kernel variant), MX_CPU_GRID, MX_SKIP_BUILD, MX_SKIP_TESTS)
 set -uo pipefail
 out=${1:?usage: maxwell_device.sh OUT [build-dir]}
 build=${2:-build-dev}
@@ -17,6 +18,7 @@ fi
 root=$PWD/.deps/root
 [ -d "$root" ] && export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export PYRGRID_WISDOM=$log/wisdom
+if [ -z "${MX_SKIP_TESTS:-}" ]; then
 stamp "maxwell gpu tests"
 {
   timeout 200 "$build/tests/test_maxwell_property" ${MX_PROP_CASES:-150} 2 cuda; echo "rc=$?"
@@ -27,12 +29,13 @@ grep -E "bit-identical|rc=|agree|DIFF|FAIL|failed" "$log/maxwell_tests.txt" | he
 stamp memcheck
 timeout 150 compute-sanitizer --tool memcheck "$build/tests/test_maxwell_property" 8 3 cuda > "$log/memcheck_maxwell.txt" 2>&1
 tail -2 "$log/memcheck_maxwell.txt"
+fi
 stamp calibrate
 timeout 90 "$build/pyrgrid" calibrate --backend cuda --precision float --dims 3 --scheme maxwell > "$log/calibrate.txt" 2>&1
 tail -3 "$log/calibrate.txt"
 stamp "bench in core and out of core"
 timeout ${MX_BENCH_LIMIT:-240} "$build/bench/bench_maxwell" --grid ${MX_GRID:-1024} --steps ${MX_STEPS:-120} --fractions 4 \
-  --heights ${MX_HEIGHTS:-12,24,48} > "$log/bench_maxwell.txt" 2>&1
+  --heights ${MX_HEIGHTS:-12,24,48} ${MX_KERNELS:+--kernel $MX_KERNELS} > "$log/bench_maxwell.txt" 2>&1
 cat "$log/bench_maxwell.txt"
 if [ -n "${MX_CPU_GRID:-}" ]; then
   cores=$(lscpu -p=CPU,CORE | grep -v '^#' | sort -t, -k2,2n -u | head -2 | cut -d, -f1 | paste -sd,)

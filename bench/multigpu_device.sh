@@ -35,10 +35,11 @@ echo "GPUs: $ngpu; mpirun: $(command -v mpirun || echo none)" | tee "$out/summar
 
 echo "== build" | tee -a "$out/summary.txt"
 start=$(date +%s)
-cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DPYR_BUILD_BENCH=OFF >"$out/build.log" 2>&1
-cmake --build $B -j"$(nproc)" --target pyrgrid_cli test_parts >>"$out/build.log" 2>&1
+# (the carried .debs of cfitsio and FFTW unpacked, as for every device build)
+bash bench/device-build.sh $B >"$out/build.log" 2>&1
 rc=$?
-cmake --build $B -j"$(nproc)" --target test_mpi >>"$out/build.log" 2>&1 # only with MPI
+root=$PWD/.deps/root
+[ -d "$root" ] && export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 echo "build rc=$rc ($(( $(date +%s) - start )) s)" | tee -a "$out/summary.txt"
 [ $rc -eq 0 ] || { tail -30 "$out/build.log"; exit 1; }
 pyr=$PWD/$B/pyrgrid
@@ -97,9 +98,9 @@ run() {
   local t=() line=""
   for s in $s1 $s2; do
     if [ "$launch" = mpi ]; then
-      line=$(timeout 120 "${mpi[@]}" $pyr run "$file" -q --set scheme.steps=$s --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | tail -1)
+      line=$(timeout 150 "${mpi[@]}" $pyr run "$file" -q --set scheme.steps=$s --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | tail -1)
     else
-      line=$(timeout 120 $pyr run "$file" -q --set scheme.steps=$s --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | tail -1)
+      line=$(timeout 150 $pyr run "$file" -q --set scheme.steps=$s --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | tail -1)
     fi
     echo "$name steps=$s: $line" >>"$out/scaling.log"
     t+=("$(echo "$line" | grep -o 'seconds=[0-9.]*' | cut -d= -f2)")
@@ -116,7 +117,7 @@ dims = 2
 nx = 32769
 ny = 32769
 [scheme]
-dt = 1e-10
+dt = 5e-11
 steps = 100
 precision = float
 [initial]
@@ -141,21 +142,21 @@ backend = cuda
 EOF
 printf "%-44s %10s %10s\n" "configuration (devices $two)" "Gcell/s" "end-to-end" | tee -a "$out/scaling.txt"
 # 2D float 32768^2 per GPU; weak: 32768 x 65536 interior (ny = 65538)
-run "2D in core, 1 GPU" one "$work/s2.ini" 200 1200
-run "2D in core, 2 GPUs, same grid (strong)" one "$work/s2.ini" 200 1200 --set run.devices=$two
-run "2D in core, 2 GPUs, twice the grid (weak)" one "$work/s2.ini" 200 1200 --set run.devices=$two --set grid.ny=65536
-run "2D out of core 1 GiB, 1 GPU" one "$work/s2.ini" 256 1024 --set run.method=pyramid --set run.memory=1GiB
-run "2D out of core 1 GiB/GPU, 2 GPUs (strong)" one "$work/s2.ini" 256 1024 --set run.method=pyramid --set run.memory=1GiB --set run.devices=$two
-run "2D out of core 1 GiB/GPU, 2 GPUs (weak)" one "$work/s2.ini" 256 1024 --set run.method=pyramid --set run.memory=1GiB --set run.devices=$two --set grid.ny=65536
-[ ${#mpi[@]} -gt 0 ] && run "2D in core, 2 ranks x 1 GPU (strong)" mpi "$work/s2.ini" 200 1200
+run "2D in core, 1 GPU" one "$work/s2.ini" 200 2200
+run "2D in core, 2 GPUs, same grid (strong)" one "$work/s2.ini" 200 2200 --set run.devices=$two
+run "2D in core, 2 GPUs, twice the grid (weak)" one "$work/s2.ini" 200 2200 --set run.devices=$two --set grid.ny=65536
+run "2D out of core 1 GiB, 1 GPU" one "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB
+run "2D out of core 1 GiB/GPU, 2 GPUs (strong)" one "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB --set run.devices=$two
+run "2D out of core 1 GiB/GPU, 2 GPUs (weak)" one "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB --set run.devices=$two --set grid.ny=65536
+[ ${#mpi[@]} -gt 0 ] && run "2D in core, 2 ranks x 1 GPU (strong)" mpi "$work/s2.ini" 200 2200
 # 3D float 1024^3 per GPU; weak: 1024 x 1024 x 2048 interior (nz = 2050)
-run "3D in core, 1 GPU" one "$work/s3.ini" 50 250
-run "3D in core, 2 GPUs, same grid (strong)" one "$work/s3.ini" 50 250 --set run.devices=$two
-run "3D in core, 2 GPUs, twice the grid (weak)" one "$work/s3.ini" 50 250 --set run.devices=$two --set grid.nz=2050
-run "3D out of core 1 GiB, 1 GPU" one "$work/s3.ini" 64 256 --set run.method=pyramid --set run.memory=1GiB
-run "3D out of core 1 GiB/GPU, 2 GPUs (strong)" one "$work/s3.ini" 64 256 --set run.method=pyramid --set run.memory=1GiB --set run.devices=$two
-run "3D out of core 1 GiB/GPU, 2 GPUs (weak)" one "$work/s3.ini" 64 256 --set run.method=pyramid --set run.memory=1GiB --set run.devices=$two --set grid.nz=2050
-[ ${#mpi[@]} -gt 0 ] && run "3D in core, 2 ranks x 1 GPU (strong)" mpi "$work/s3.ini" 50 250
+run "3D in core, 1 GPU" one "$work/s3.ini" 50 1050
+run "3D in core, 2 GPUs, same grid (strong)" one "$work/s3.ini" 50 1050 --set run.devices=$two
+run "3D in core, 2 GPUs, twice the grid (weak)" one "$work/s3.ini" 50 1050 --set run.devices=$two --set grid.nz=2050
+run "3D out of core 1 GiB, 1 GPU" one "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB
+run "3D out of core 1 GiB/GPU, 2 GPUs (strong)" one "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB --set run.devices=$two
+run "3D out of core 1 GiB/GPU, 2 GPUs (weak)" one "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB --set run.devices=$two --set grid.nz=2050
+[ ${#mpi[@]} -gt 0 ] && run "3D in core, 2 ranks x 1 GPU (strong)" mpi "$work/s3.ini" 50 1050
 # how each multi-GPU run was cut (parts, H)
 for f in s2 s3; do $pyr plan "$work/$f.ini" --set run.devices=$two | grep "^parts:" | sed "s/^/$f: /"; done | tee -a "$out/scaling.txt"
 grep -c . "$out/scaling.err" >/dev/null 2>&1 && { echo "stderr of the runs:"; tail -5 "$out/scaling.err"; } | tee -a "$out/summary.txt"

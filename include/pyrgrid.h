@@ -238,6 +238,13 @@ typedef struct {
     pyr_init_kind_t init;
     uint64_t seed;            /* for PYR_INIT_RANDOM */
     char init_file[PYR_PATH_MAX]; /* for PYR_INIT_FILE */
+    /* A part of a larger grid (the library sets these for each device or MPI
+     * rank of a run over several; zero: the problem is the whole grid): this
+     * problem's nodes are nodes origin .. origin + n - 1 of a grid of whole[]
+     * nodes, and everything placed by position (spacings, Maxwell's absorbing
+     * layers, walls, materials, sources and probes, random initial values)
+     * is placed on the whole grid. */
+    int64_t origin[3], whole[3];
 } pyr_problem_t;
 
 /* A 2D 1025x1025 double heat problem on the unit square with a sine mode;
@@ -253,6 +260,8 @@ PYR_API int pyr_equation_from_name(const char *name, pyr_equation_t *out);
 PYR_API pyr_status_t pyr_problem_validate(const pyr_problem_t *problem);
 /* Grid spacing of an axis. */
 PYR_API double pyr_problem_h(const pyr_problem_t *problem, int axis);
+/* Nodes of the whole grid along an axis (whole[axis] for a part, else n[axis]). */
+PYR_API int64_t pyr_problem_whole(const pyr_problem_t *problem, int axis);
 /* Heat: r_d = alpha^2 dt / h_d^2 of an axis (0 for axes beyond dims). */
 PYR_API double pyr_problem_r(const pyr_problem_t *problem, int axis);
 /* Number of nodes, and of interior nodes (those the scheme updates). */

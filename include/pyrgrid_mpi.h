@@ -43,11 +43,21 @@ typedef struct {
  * initial field and inputs itself (initial.kind = file and rhs.file: it
  * reads its hyperslab of the .npy).  On success *part (the caller destroys
  * it) holds the rank's box of the result (field 0 of the scheme, u), of
- * info->hi - info->lo nodes, and *info says where it lies.  hooks: progress
- * only (called on every rank).  With the CUDA backend and no run.device or
+ * info->hi - info->lo nodes, and *info says where it lies (the first state
+ * field the problem uses; Maxwell: pyr_execute_mpi_fields).  hooks: progress
+ * (called on every rank) and probe.  With the CUDA backend and no run.device or
  * run.devices, rank r takes GPU (r's rank on its host) mod the host's GPUs. */
 PYR_API pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_options_t *options, MPI_Comm comm,
                                      const pyr_hooks_t *hooks, pyr_field_t **part, pyr_mpi_info_t *info);
+
+/* The same for every field of the scheme: parts[i] (room for nfields >= the
+ * scheme's field count) gets the rank's box of state field i where the
+ * problem uses it, NULL elsewhere (inputs, the library's auxiliaries,
+ * components a 2D Maxwell mode lacks).  hooks: progress and probe (Maxwell's
+ * probes: every rank gets every probe's series, from the rank owning its
+ * node). */
+PYR_API pyr_status_t pyr_execute_mpi_fields(const pyr_problem_t *problem, const pyr_options_t *options, MPI_Comm comm,
+                                            const pyr_hooks_t *hooks, pyr_field_t **parts, int nfields, pyr_mpi_info_t *info);
 
 /* Each rank writes its part to PATH.rankNNNN.npy (PATH less a ".npy"
  * ending) and rank 0 an index PATH.parts.json naming every part with its

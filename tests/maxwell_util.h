@@ -129,4 +129,90 @@ static inline double mx_energy(pyr_field_t *const *c)
     return e;
 }
 
+
+static inline double mx_frac(rng_t *r, double lo, double hi) { return lo + (hi - lo) * (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+
+/* A node at least `margin` from every face of the used axes. */
+static inline void mx_random_node(rng_t *r, const pyr_problem_t *p, int margin, int64_t node[3])
+{
+    for (int a = 0; a < 3; a++) node[a] = a < p->dims ? rng_range(r, margin, p->n[a] - 1 - margin) : 0;
+}
+
+/* A random Maxwell problem on a dims-D grid of n nodes and lengths len:
+ * mode, steps, Courant number, initial state, materials (background,
+ * shapes), CPML on random faces, point and line sources, probes.  drawn[]:
+ * whether it has materials, CPML, sources. */
+static inline void mx_random_problem(rng_t *r, int dims, const int64_t n[3], const double len[3], pyr_precision_t prec, pyr_problem_t *p,
+                                     int drawn[3])
+{
+    drawn[0] = drawn[1] = drawn[2] = 0;
+    make_maxwell(p, dims, n, len, dims == 2 ? (int)rng_range(r, 0, 1) : 0, prec, rng_range(r, 1, 36), mx_frac(r, 0.3, 0.99));
+    pyr_maxwell_params_t *m = &p->maxwell;
+    if (rng_range(r, 0, 1)) {
+        p->init = PYR_INIT_RANDOM;
+        p->seed = rng_next(r);
+    }
+    /* materials: a background and shapes (eps_r mu_r >= 1 keeps the Courant number stable) */
+    if (rng_range(r, 0, 2)) {
+        drawn[0] = 1;
+        if (rng_range(r, 0, 2) == 0) m->eps_r = mx_frac(r, 1, 4);
+        if (rng_range(r, 0, 3) == 0) m->sigma = mx_frac(r, 0, 2);
+        if (rng_range(r, 0, 3) == 0) m->mu_r = mx_frac(r, 1, 2);
+        m->nshapes = (int)rng_range(r, 0, 3);
+        for (int i = 0; i < m->nshapes; i++) {
+            pyr_shape_t *s = &m->shapes[i];
+            s->kind = (pyr_shape_kind_t)rng_range(r, 0, 2);
+            for (int a = 0; a < 3; a++) {
+                s->lo[a] = mx_frac(r, -0.2, 0.8) * len[a];
+                s->hi[a] = s->lo[a] + mx_frac(r, 0.1, 0.7) * len[a];
+            }
+            s->r = mx_frac(r, 0.1, 0.5) * len[0];
+            s->axis = dims == 3 ? (int)rng_range(r, 0, 2) : 2;
+            s->eps_r = mx_frac(r, 1, 9);
+            s->sigma = rng_range(r, 0, 1) ? mx_frac(r, 0, 5) : 0;
+            s->mu_r = rng_range(r, 0, 2) ? 1 : mx_frac(r, 1, 3);
+        }
+    }
+    /* CPML on random faces, thin enough to leave an interior */
+    int64_t nmin = n[0];
+    for (int a = 1; a < dims; a++)
+        if (n[a] < nmin) nmin = n[a];
+    if (rng_range(r, 0, 2) && nmin >= 8) {
+        drawn[1] = 1;
+        m->cpml_cells = (int)rng_range(r, 1, (nmin - 4) / 2 < 8 ? (nmin - 4) / 2 : 8);
+        m->cpml_faces = (unsigned)rng_range(r, 1, (1 << (2 * dims)) - 1);
+        if (rng_range(r, 0, 2) == 0) m->cpml_kappa_max = mx_frac(r, 1, 8);
+        if (rng_range(r, 0, 2) == 0) m->cpml_order = mx_frac(r, 1, 4);
+    }
+    const int margin = m->cpml_cells + 1;
+    int comps[6], ncomp = 0;
+    for (int k = 0; k < 6; k++)
+        if (mx_used(p, k)) comps[ncomp++] = k;
+    if (rng_range(r, 0, 3)) {
+        drawn[2] = 1;
+        m->nsources = (int)rng_range(r, 1, 3);
+        for (int i = 0; i < m->nsources; i++) {
+            pyr_source_t *s = &m->sources[i];
+            s->component = (pyr_component_t)comps[rng_range(r, 0, ncomp - 1)];
+            mx_random_node(r, p, margin, s->node);
+            memcpy(s->node_end, s->node, sizeof s->node);
+            if (rng_range(r, 0, 2) == 0) {
+                const int a = (int)rng_range(r, 0, dims - 1);
+                s->node_end[a] = rng_range(r, s->node[a], p->n[a] - 1 - margin);
+            }
+            s->waveform = (pyr_waveform_t)rng_range(r, 0, 2);
+            s->amplitude = mx_frac(r, -2, 2);
+            s->frequency = mx_frac(r, 0.2, 2);
+            s->width = mx_frac(r, 0.05, 1);
+            s->delay = mx_frac(r, 0, 1);
+        }
+    }
+    m->nprobes = (int)rng_range(r, 0, 4);
+    for (int i = 0; i < m->nprobes; i++) {
+        m->probes[i].component = (pyr_component_t)comps[rng_range(r, 0, ncomp - 1)];
+        mx_random_node(r, p, margin, m->probes[i].node);
+    }
+
+}
+
 #endif

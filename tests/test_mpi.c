@@ -22,6 +22,7 @@
 #include "maxwell_util.h"
 #include "poisson_util.h"
 #include "pyrgrid_mpi.h"
+#include "schemes/maxwell.h"
 #include "schemes/scheme.h"
 
 static int rank, ranks;
@@ -46,18 +47,30 @@ static void make_poisson_case(rng_t *r, pyr_problem_t *p, int dims, const int64_
     }
 }
 
+/* Maxwell needs two or three axes: a 1D draw becomes a thin 2D grid. */
+static void make_maxwell_case(rng_t *r, pyr_problem_t *p, int dims, const int64_t n[3], pyr_precision_t prec)
+{
+    int64_t m[3] = {n[0], n[1], n[2]};
+    if (dims == 1) {
+        if (m[0] > 48) m[0] = rng_range(r, 12, 48);
+        m[1] = rng_range(r, 12, 16);
+        dims = 2;
+    }
+    /* room for 4 ranks x 2 devices along one axis: two nodes each (Maxwell updates the boundary nodes too) */
+    for (int a = 0; a < dims; a++)
+        if (m[a] < 16) m[a] = 16;
+    double len[3] = {1, 1, 1};
+    for (int a = 0; a < dims; a++) len[a] = mx_frac(r, 0.5, 3.0);
+    int drawn[3];
+    mx_random_problem(r, dims, m, len, prec, p, drawn);
+}
+
 /* Registered schemes: how to make a random problem of each (a new scheme adds a row). */
 static const struct {
     pyr_equation_t equation;
     void (*make)(rng_t *, pyr_problem_t *, int, const int64_t[3], pyr_precision_t);
-} schemes[] = {{PYR_EQ_HEAT, make_heat}, {PYR_EQ_POISSON, make_poisson_case}};
+} schemes[] = {{PYR_EQ_HEAT, make_heat}, {PYR_EQ_POISSON, make_poisson_case}, {PYR_EQ_MAXWELL, make_maxwell_case}};
 
-/* Schemes refused over several devices or ranks, with a word of the message
- * (a scheme leaves this list when it runs over parts: then it needs a row above). */
-static const struct {
-    pyr_equation_t equation;
-    const char *says;
-} refused_schemes[] = {{PYR_EQ_MAXWELL, "run it on one device"}};
 
 static pyr_field_t *reference(const pyr_problem_t *p, pyr_run_info_t *run)
 {
@@ -78,12 +91,12 @@ static pyr_field_t *reference(const pyr_problem_t *p, pyr_run_info_t *run)
     return u;
 }
 
-/* Own range of part k of c along an axis of n nodes (interior [1, n-1)), as the library cuts it. */
-static void cut(int64_t n, int64_t c, int64_t k, int64_t *lo, int64_t *hi)
+/* Own range of part k of c along an axis of n nodes (updated nodes [f, n-f): heat and Poisson f = 1, Maxwell 0), as the library cuts it. */
+static void cut(int64_t n, int64_t f, int64_t c, int64_t k, int64_t *lo, int64_t *hi)
 {
-    const int64_t interior = n - 2;
-    *lo = k == 0 ? 0 : 1 + k * interior / c;
-    *hi = k == c - 1 ? n : 1 + (k + 1) * interior / c;
+    const int64_t interior = n - 2 * f;
+    *lo = k == 0 ? 0 : f + k * interior / c;
+    *hi = k == c - 1 ? n : f + (k + 1) * interior / c;
 }
 
 /* Values every exchange moves over all parts: for each ordered pair, the
@@ -91,6 +104,12 @@ static void cut(int64_t n, int64_t c, int64_t k, int64_t *lo, int64_t *hi)
  * within the interior. */
 static uint64_t halo_formula(const pyr_problem_t *p, const int count[3], int64_t H)
 {
+    const int64_t f = p->equation == PYR_EQ_MAXWELL ? 0 : 1;
+    /* every exchanged field: the updated ones and the library's auxiliaries */
+    const pyr_scheme_t *s = pyr_scheme_of(p->equation);
+    const unsigned used = s->fields_used(p);
+    uint64_t nstate = 0;
+    for (int k = 0; k < s->nfields; k++) nstate += ((used >> k) & 1) && s->field[k].role != PYR_FIELD_INPUT;
     const int np = count[0] * count[1] * count[2];
     uint64_t total = 0;
     for (int to = 0; to < np; to++)
@@ -102,32 +121,95 @@ static uint64_t halo_formula(const pyr_problem_t *p, const int count[3], int64_t
             for (int a = 0; a < 3 && v; a++) {
                 if (a >= p->dims) continue;
                 int64_t tl, th, fl, fh;
-                cut(p->n[a], count[a], it[a], &tl, &th);
-                cut(p->n[a], count[a], ifr[a], &fl, &fh);
+                cut(p->n[a], f, count[a], it[a], &tl, &th);
+                cut(p->n[a], f, count[a], ifr[a], &fl, &fh);
                 if (tl > 0) tl = tl - H > 0 ? tl - H : 0;
                 if (th < p->n[a]) th = th + H < p->n[a] ? th + H : p->n[a];
                 int64_t lo = tl > fl ? tl : fl, hi = th < fh ? th : fh;
-                if (lo < 1) lo = 1;
-                if (hi > p->n[a] - 1) hi = p->n[a] - 1;
+                if (lo < f) lo = f;
+                if (hi > p->n[a] - f) hi = p->n[a] - f;
                 v *= hi > lo ? (uint64_t)(hi - lo) : 0;
             }
             total += v;
         }
-    return total;
+    return total * nstate;
 }
 
-static int stopped_early, streamed, two_devices;
+static int stopped_early, streamed, two_devices, maxwell_probes;
+
+/* A Maxwell problem over the ranks: every component of this rank's box and
+ * every probe's series (on every rank) against one device, bit for bit. */
+static int maxwell_case(const pyr_problem_t *p, const pyr_options_t *o, const char *label, int devs)
+{
+    pyr_field_t *part[MX_FIELDS] = {NULL};
+    pyr_mpi_info_t info;
+    mx_result_t a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    pyr_hooks_t hooks = {.user = &a, .probe = mx_probe_cb};
+    pyr_status_t st = pyr_execute_mpi_fields(p, o, MPI_COMM_WORLD, &hooks, part, MX_FIELDS, &info);
+    if (st != PYR_OK) {
+        int refusal = st == PYR_ERR_BUDGET || (st == PYR_ERR_CONFIG && strstr(pyr_last_error(), "too many parts"));
+        CHECK(refusal, "%s: rank %d: run failed: %s", label, rank, pyr_last_error());
+        free(a.probes);
+        return !refusal;
+    }
+    int bad = 0;
+    pyr_status_t sb = mx_reference(p, NULL, &b);
+    CHECK(sb == PYR_OK, "%s: reference failed: %s", label, pyr_last_error());
+    bad |= sb != PYR_OK;
+    const size_t elem = pyr_precision_size(p->precision);
+    for (int c = 0; c < 6 && !bad; c++) {
+        CHECK((part[c] != NULL) == mx_used(p, c), "%s: rank %d: component %s %s", label, rank, pyr_maxwell_component_name(c),
+              part[c] ? "returned but unused" : "missing");
+        if (!part[c] || !b.c[c]) continue;
+        int64_t k = 0, first = -1;
+        for (int64_t z = info.lo[2]; z < info.hi[2]; z++)
+            for (int64_t y = info.lo[1]; y < info.hi[1]; y++)
+                for (int64_t x = info.lo[0]; x < info.hi[0]; x++, k++) {
+                    const char *u = (const char *)part[c]->data + k * (int64_t)elem;
+                    const char *v = (const char *)b.c[c]->data + ((z * p->n[1] + y) * p->n[0] + x) * (int64_t)elem;
+                    if (first < 0 && memcmp(u, v, elem)) first = (z * p->n[1] + y) * p->n[0] + x;
+                }
+        CHECK(first < 0, "%s: rank %d: %s differs from one device at node %lld", label, rank, pyr_maxwell_component_name(c), (long long)first);
+        bad |= first >= 0;
+    }
+    if (!bad) {
+        const int same = a.nseries == b.nseries && a.nprobes == b.nprobes &&
+                         (a.nseries * a.nprobes == 0 || !memcmp(a.probes, b.probes, (size_t)(a.nseries * a.nprobes) * sizeof(double)));
+        CHECK(same, "%s: rank %d: probe series differ (%lld steps of %d probes, one device %lld of %d)", label, rank, (long long)a.nseries,
+              a.nprobes, (long long)b.nseries, b.nprobes);
+        bad |= !same;
+        two_devices += devs == 2;
+        streamed += o->method == PYR_METHOD_PYRAMID || o->method == PYR_METHOD_TRIVIAL;
+        maxwell_probes += p->maxwell.nprobes > 0;
+    }
+    /* (collective: every rank, whatever it found above) */
+    unsigned long long mine[2] = {info.run.halo_sent, info.run.halo_received}, sum[2];
+    MPI_Allreduce(mine, sum, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    const uint64_t per = halo_formula(p, info.parts_per_axis, info.run.exchange_height);
+    CHECK(sum[0] == per * (uint64_t)info.run.exchanges && sum[1] == sum[0],
+          "%s: halo values sent %llu received %llu over the ranks; formula %llu per exchange x %lld exchanges", label, sum[0], sum[1],
+          (unsigned long long)per, (long long)info.run.exchanges);
+    bad |= !(sum[0] == per * (uint64_t)info.run.exchanges && sum[1] == sum[0]);
+    for (int c = 0; c < MX_FIELDS; c++) pyr_field_destroy(&part[c]);
+    mx_free(&a);
+    mx_free(&b);
+    return bad;
+}
 
 static int run_case(uint64_t seed, int c)
 {
     rng_t r = {seed * 1000003ull + (uint64_t)c * 7919ull};
     const int which = (int)rng_range(&r, 0, (int)(sizeof schemes / sizeof schemes[0]) - 1);
-    const int dims = rng_range(&r, 0, 6) == 0 ? 1 : (int)rng_range(&r, 2, 3);
+    int dims = rng_range(&r, 0, 6) == 0 ? 1 : (int)rng_range(&r, 2, 3);
     int64_t n[3] = {1, 1, 1};
     for (int a = 0; a < dims; a++) n[a] = rng_range(&r, 12, dims == 1 ? 200 : dims == 2 ? 48 : 16);
     const pyr_precision_t prec = rng_range(&r, 0, 1) ? PYR_DOUBLE : PYR_FLOAT;
     pyr_problem_t p;
     schemes[which].make(&r, &p, dims, n, prec);
+    dims = p.dims; /* (Maxwell makes a 1D draw 2D) */
+    for (int a = 0; a < 3; a++) n[a] = p.n[a];
     pyr_options_t o;
     pyr_options_default(&o);
     o.backend = PYR_BACKEND_CPU;
@@ -148,6 +230,7 @@ static int run_case(uint64_t seed, int c)
              ranks, c, (unsigned long long)seed, pyr_equation_name(p.equation), dims, (long long)n[0], (long long)n[1], (long long)n[2],
              pyr_precision_name(prec), (long long)p.steps, p.poisson.tolerance, devs == 2 ? "0,0" : "-", o.partition[0] ? o.partition : "auto",
              (long long)o.exchange, pyr_method_name(o.method), (unsigned long long)o.memory);
+    if (p.equation == PYR_EQ_MAXWELL) return maxwell_case(&p, &o, label, devs);
     pyr_field_t *part = NULL;
     pyr_mpi_info_t info;
     pyr_status_t st = pyr_execute_mpi(&p, &o, MPI_COMM_WORLD, NULL, &part, &info);
@@ -259,18 +342,6 @@ static void failures(void)
     if (ranks < 3) snprintf(o.devices, sizeof o.devices, ranks == 1 ? "0,0,0" : "0,0");
     CHECK_FAILS(pyr_execute_mpi(&p, &o, MPI_COMM_WORLD, NULL, &part, &info), PYR_ERR_CONFIG, "too many parts");
 
-    /* schemes not yet run over ranks: the same refusal everywhere */
-    for (size_t i = 0; i < sizeof refused_schemes / sizeof refused_schemes[0]; i++) {
-        const int64_t m[3] = {12, 12, 12};
-        if (refused_schemes[i].equation == PYR_EQ_MAXWELL) make_maxwell(&p, 3, m, NULL, 0, PYR_DOUBLE, 4, 0.5);
-        pyr_options_default(&o);
-        o.backend = PYR_BACKEND_CPU;
-        o.threads = 1;
-        if (ranks == 1) snprintf(o.devices, sizeof o.devices, "0,0");
-        CHECK_FAILS(pyr_execute_mpi(&p, &o, MPI_COMM_WORLD, NULL, &part, &info), PYR_ERR_UNSUPPORTED, refused_schemes[i].says);
-        CHECK(part == NULL, "a refused run returned a part");
-    }
-
     /* the long-vector method runs on one GPU: refused over ranks (or devices), the same on every rank and machine */
     {
         const int64_t m[3] = {40, 30, 1};
@@ -289,7 +360,6 @@ static void every_scheme_covered(void)
     for (int e = 0; pyr_scheme_of((pyr_equation_t)e); e++) {
         int found = 0;
         for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) found |= (int)schemes[i].equation == e;
-        for (size_t i = 0; i < sizeof refused_schemes / sizeof refused_schemes[0]; i++) found |= (int)refused_schemes[i].equation == e;
         CHECK(found, "the %s scheme has no row in this test's table of schemes: add one", pyr_equation_name((pyr_equation_t)e));
     }
 }
@@ -313,8 +383,8 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         printf("%d of %d random problems over %d rank%s bit-identical to one device (seed %llu); %d stopped at a check, %d streamed pieces, "
-               "%d had two devices per rank\n",
-               cases - failed, cases, ranks, ranks == 1 ? "" : "s", (unsigned long long)seed, stopped_early, streamed, two_devices);
+               "%d had two devices per rank, %d were Maxwell with probes\n",
+               cases - failed, cases, ranks, ranks == 1 ? "" : "s", (unsigned long long)seed, stopped_early, streamed, two_devices, maxwell_probes);
     int mine = check_report(), worst = 0;
     MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

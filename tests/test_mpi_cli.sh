@@ -100,6 +100,87 @@ for np in 2 3 4; do
   "$pyr" assemble out.parts.json poisson_$np.npy -q && cmp -s poisson_$np.npy poisson_ref.npy || fail "np $np Poisson differs"
 done
 
+# Maxwell (2D TE with CPML, a lossy dielectric disk, a line source and probes; 3D with CPML on two faces
+# and a lossy box): every component and the probes' CSV from 2 and 3 ranks (and three devices of one
+# process) equal one process's, byte for byte
+cat > mx.ini <<'EOF'
+[grid]
+dims = 2
+nx = 61
+ny = 53
+lx = 3
+ly = 2.6
+[scheme]
+equation = maxwell
+mode = te
+courant = 0.6
+steps = 70
+precision = double
+[boundary]
+kind = cpml
+cpml_cells = 6
+faces = all
+[material]
+shape1 = sphere 1.8 1.3 0.5 eps_r=4 sigma=0.3
+[source]
+source1 = Hz line 12 8 12 44 ricker frequency=1.5 delay=0.7
+[probe]
+probe1 = Hz 30 26
+probe2 = Ex 50 40
+probe3 = Ey 7 7
+[output]
+field = mx.npy
+probes = mx_probes.csv
+EOF
+cat > mx3.ini <<'EOF'
+[grid]
+dims = 3
+nx = 21
+ny = 19
+nz = 23
+[scheme]
+equation = maxwell
+courant = 0.5
+steps = 25
+precision = float
+[boundary]
+kind = cpml
+cpml_cells = 4
+faces = z-,z+
+[material]
+shape1 = box 0.3 0.2 0.4 0.7 0.6 0.9 eps_r=3 sigma=2
+[source]
+source1 = Ez point 10 9 6 gaussian width=0.05 delay=0.15
+[probe]
+probe1 = Ez 10 9 16
+probe2 = Hx 3 3 6
+[output]
+field = mx3.npy
+probes = mx3_probes.csv
+EOF
+"$pyr" run mx.ini -q --set output.field=mxref.npy --set output.probes=mxref_probes.csv > /dev/null || fail "Maxwell reference run"
+"$pyr" run mx3.ini -q --set output.field=mx3ref.npy --set output.probes=mx3ref_probes.csv > /dev/null || fail "Maxwell 3D reference run"
+"$pyr" run mx.ini -q --set run.devices=0,0,0 --set output.field=mxdev.npy --set output.probes=mxdev_probes.csv > /dev/null ||
+  fail "Maxwell over three devices of one process"
+for c in Hz Ex Ey; do cmp -s mxdev_$c.npy mxref_$c.npy || fail "Maxwell over three devices: $c differs"; done
+cmp -s mxdev_probes.csv mxref_probes.csv || fail "Maxwell over three devices: the probes differ"
+for np in 2 3; do
+  rm -f mx_*.npy mx_*.json mx_probes.csv
+  run_np "$np" run mx.ini --set run.method=pyramid --set run.memory=64K > mx_$np.txt 2> mx_$np.err || fail "np $np Maxwell run: $(cat mx_$np.err)"
+  grep -q "equation=maxwell mode=te ranks=$np parts=$np" mx_$np.txt || fail "np $np Maxwell summary: $(cat mx_$np.txt)"
+  for c in Hz Ex Ey; do
+    "$pyr" assemble mx_$c.parts.json mx_${c}_$np.npy -q && cmp -s mx_${c}_$np.npy mxref_$c.npy || fail "np $np Maxwell $c differs from one process"
+  done
+  ls mx_Ez.parts.json > /dev/null 2>&1 && fail "np $np Maxwell TE wrote Ez"
+  cmp -s mx_probes.csv mxref_probes.csv || fail "np $np Maxwell probes differ from one process"
+  rm -f mx3_*.npy mx3_*.json mx3_probes.csv
+  run_np "$np" run mx3.ini > mx3_$np.txt 2> mx3_$np.err || fail "np $np Maxwell 3D run: $(cat mx3_$np.err)"
+  for c in Ex Ey Ez Hx Hy Hz; do
+    "$pyr" assemble mx3_$c.parts.json mx3_${c}_$np.npy -q && cmp -s mx3_${c}_$np.npy mx3ref_$c.npy || fail "np $np Maxwell 3D $c differs"
+  done
+  cmp -s mx3_probes.csv mx3ref_probes.csv || fail "np $np Maxwell 3D probes differ from one process"
+done
+
 # a NaN in the last rank's part of the initial field: every rank stops, with that rank's message
 python3 - << 'EOF' || fail "making nan.npy"
 import struct
@@ -115,6 +196,14 @@ rc=$?
 grep -q "rank 2: initial.file: .*NaN at index \[45, 30\]" nan.err || fail "a NaN in rank 2's part: $(cat nan.err)"
 [ "$(grep -c 'error:' nan.err)" = 1 ] || fail "the error was printed $(grep -c 'error:' nan.err) times: $(cat nan.err)"
 ls out.* > /dev/null 2>&1 && fail "a failed run left outputs: $(ls out.*)"
+
+# a problem that is wrong: rank 0 says why, once
+run_np 2 run heat.ini --set grid.nx=2 > bad.txt 2> bad.err
+rc=$?
+[ $rc = 1 ] || fail "a bad grid under mpirun: exit $rc"
+grep -q "error: .*grid.nx = 2: each axis needs at least 3 nodes" bad.err || fail "a bad grid under mpirun: $(cat bad.err)"
+run_np 2 run mx3.ini --set probe.probe2="Hx 3 3 3" > bad.txt 2> bad.err
+grep -q "error: .*probe 2: node (3, 3, 3) lies inside the CPML" bad.err || fail "a probe in the CPML under mpirun: $(cat bad.err)"
 
 # too many ranks for the grid
 run_np 4 run heat.ini --set grid.nx=5 --set grid.ny=3 > many.txt 2> many.err
@@ -138,5 +227,5 @@ printf '{"format": "pyrgrid-parts", "version": 1, "dims": 2, "shape": [48, 61], 
 "$pyr" assemble bad.json x.npy 2> bad.err && fail "assemble accepted a missing part"
 grep -q "a part is missing" bad.err || fail "assemble: $(cat bad.err)"
 
-if [ $fails = 0 ]; then echo "mpirun pyrgrid run: np 2, 3, 4 equal to one process; failures stop every rank"; fi
+if [ $fails = 0 ]; then echo "mpirun pyrgrid run: np 2, 3, 4 equal to one process (heat, Poisson, Maxwell); failures stop every rank"; fi
 exit $fails

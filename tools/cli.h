@@ -22,6 +22,10 @@ int pyr_cli_assemble(int argc, char **argv);  /* pyrgrid assemble INDEX OUT.npy 
  * or -1 for one process: the ordinary run goes on); a line for `info`. */
 int pyr_cli_mpi_launched(void);
 int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet);
+/* Maxwell's outputs (cli_maxwell.c): BASE_Ex.npy (step >= 0: BASE_Ex_000200.npy),
+ * and the probes' series as CSV (series[k * nprobes + i] after step k + 1). */
+void pyr_cli_maxwell_path(const char *base, int c, int64_t step, char *out, size_t size);
+pyr_status_t pyr_cli_maxwell_write_probes(const char *path, const pyr_problem_t *p, const double *series, int64_t nseries, double dt);
 void pyr_cli_mpi_describe(FILE *out);
 
 /* Exit statuses of every command (documented in pyrgrid --help and README). */

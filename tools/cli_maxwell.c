@@ -68,7 +68,7 @@ static void shape_of(const pyr_field_t *f, int64_t shape[3])
     for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
 }
 
-static void component_path(const char *base, int c, int64_t step, char *out, size_t size)
+void pyr_cli_maxwell_path(const char *base, int c, int64_t step, char *out, size_t size)
 {
     if (step >= 0) snprintf(out, size, "%s_%s_%06lld.npy", base, pyr_maxwell_component_name(c), (long long)step);
     else snprintf(out, size, "%s_%s.npy", base, pyr_maxwell_component_name(c));
@@ -80,7 +80,7 @@ static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfie
     for (int c = 0; c < 6 && c < nfields; c++) {
         if (!fields[c]) continue;
         char path[PYR_PATH_MAX + 64];
-        component_path(s->base, c, step, path, sizeof path);
+        pyr_cli_maxwell_path(s->base, c, step, path, sizeof path);
         int64_t shape[3];
         shape_of(fields[c], shape);
         PYR_TRY(pyr_npy_write(path, fields[c]->dims, shape, fields[c]->precision, fields[c]->data));
@@ -105,8 +105,9 @@ static pyr_status_t mx_probe(void *user, int64_t first, int64_t count, const dou
     return PYR_OK;
 }
 
-static pyr_status_t write_probes(const char *path, const pyr_problem_t *p, const mx_state_t *s, double dt)
+pyr_status_t pyr_cli_maxwell_write_probes(const char *path, const pyr_problem_t *p, const double *series, int64_t nseries, double dt)
 {
+    const int nprobes = p->maxwell.nprobes;
     pyr_atomic_file_t af;
     PYR_TRY(pyr_atomic_open(&af, path));
     FILE *f = af.fp;
@@ -120,10 +121,10 @@ static pyr_status_t write_probes(const char *path, const pyr_problem_t *p, const
                     (long long)pr->node[2]);
     }
     fprintf(f, "\n");
-    for (int64_t k = 0; k < s->nseries; k++) {
+    for (int64_t k = 0; k < nseries; k++) {
         /* after step k + 1: E at t = (k + 1) dt (H half a step earlier) */
         fprintf(f, "%lld,%.17g", (long long)(k + 1), (double)(k + 1) * dt);
-        for (int i = 0; i < s->nprobes; i++) fprintf(f, ",%.17g", s->series[k * s->nprobes + i]);
+        for (int i = 0; i < nprobes; i++) fprintf(f, ",%.17g", series[k * nprobes + i]);
         fprintf(f, "\n");
     }
     return pyr_atomic_commit(&af);
@@ -173,7 +174,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
         int nout = 0;
         for (int c = 0; c < 6; c++) {
             if (!st.base[0] || !pyr_maxwell_component_used(p, c)) continue;
-            component_path(st.base, c, -1, names[c], sizeof names[c]);
+            pyr_cli_maxwell_path(st.base, c, -1, names[c], sizeof names[c]);
             outs[nout].name = "output.field";
             outs[nout++].path = names[c];
         }
@@ -190,7 +191,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
         if (p->init == PYR_INIT_FILE)
             for (int c = 0; c < 6; c++) {
                 if (!pyr_maxwell_component_used(p, c)) continue;
-                component_path(p->init_file, c, -1, init_names[c], sizeof init_names[c]);
+                pyr_cli_maxwell_path(p->init_file, c, -1, init_names[c], sizeof init_names[c]);
                 ins[nin].name = "initial.file";
                 ins[nin++].path = init_names[c];
             }
@@ -240,13 +241,13 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
         for (int c = 0; c < 6 && !failed; c++) {
             if (!fields[c] || !st.base[0]) continue;
             char path[PYR_PATH_MAX + 16];
-            component_path(st.base, c, -1, path, sizeof path);
+            pyr_cli_maxwell_path(st.base, c, -1, path, sizeof path);
             int64_t shape[3];
             shape_of(fields[c], shape);
             if (pyr_npy_write(path, fields[c]->dims, shape, fields[c]->precision, fields[c]->data) != PYR_OK) failed = "output.field: ";
         }
         if (!failed && cfg->image[0] && write_image(cfg->image, fields[image_c], image_c, ri.steps) != PYR_OK) failed = "output.image: ";
-        if (!failed && cfg->probes[0] && st.nprobes && write_probes(cfg->probes, p, &st, dt) != PYR_OK) failed = "output.probes: ";
+        if (!failed && cfg->probes[0] && st.nprobes && pyr_cli_maxwell_write_probes(cfg->probes, p, st.series, st.nseries, dt) != PYR_OK) failed = "output.probes: ";
         if (!failed && pyr_atomic_stage_commit(&stage) != PYR_OK) failed = "";
         pyr_atomic_stage_abort(&stage);
         if (failed) rc = mx_fail(failed);

@@ -13,6 +13,7 @@
 #include "io/npy.h"
 #include "io/npy_part.h"
 #include "pyrgrid.h"
+#include "schemes/maxwell.h"
 #ifdef PYR_HAVE_MPI
 #include "exec/mpi_internal.h"
 #include "pyrgrid_mpi.h"
@@ -85,6 +86,118 @@ int pyr_cli_assemble(int argc, char **argv)
     return PYR_EXIT_OK;
 }
 
+
+#ifdef PYR_HAVE_MPI
+typedef struct {
+    double *series;
+    int64_t n, cap;
+} mpi_probes_t;
+
+static pyr_status_t keep_probes(void *user, int64_t first, int64_t count, const double *values, int nprobes)
+{
+    mpi_probes_t *s = user;
+    if (first != s->n) return pyr_fail(PYR_ERR_INTERNAL, "probes: steps from %lld, expected %lld", (long long)first, (long long)s->n);
+    if (s->n + count > s->cap) {
+        int64_t cap = s->cap ? 2 * s->cap : 1024;
+        while (cap < s->n + count) cap *= 2;
+        double *g = realloc(s->series, (size_t)(cap * nprobes) * sizeof *g);
+        if (!g) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes' series");
+        s->series = g;
+        s->cap = cap;
+    }
+    memcpy(s->series + s->n * nprobes, values, (size_t)(count * nprobes) * sizeof *values);
+    s->n += count;
+    return PYR_OK;
+}
+
+/* Maxwell over the ranks: each rank writes its box of every component
+ * (BASE_Ex.rankNNNN.npy ... and BASE_Ex.parts.json), rank 0 the probes'
+ * series (every rank has them; the owner of each probe's node sent it). */
+static int run_maxwell(pyr_config_t *cfg, int quiet, MPI_Comm comm, int rank, int size)
+{
+    pyr_problem_t *p = &cfg->problem;
+    char base[PYR_PATH_MAX];
+    snprintf(base, sizeof base, "%s", cfg->field);
+    size_t bl = strlen(base);
+    if (bl > 4 && !strcmp(base + bl - 4, ".npy")) base[bl - 4] = 0;
+    pyr_status_t st = PYR_OK;
+    if (cfg->every > 0)
+        st = pyr_fail(PYR_ERR_UNSUPPORTED, "output.every (snapshots) is not supported in runs over several MPI ranks yet; leave it out");
+    /* every output checked before the run: this rank's part of each component, the indexes, the probes */
+    static char parts[6][PYR_PATH_MAX + 96], indexes[6][PYR_PATH_MAX + 96];
+    pyr_named_path_t outs[13];
+    int nout = 0;
+    for (int c = 0; c < 6 && st == PYR_OK && base[0]; c++) {
+        if (!pyr_maxwell_component_used(p, c)) continue;
+        char comp[PYR_PATH_MAX + 32];
+        pyr_cli_maxwell_path(base, c, -1, comp, sizeof comp);
+        pyr_npy_part_names(comp, rank, parts[c], sizeof parts[c], indexes[c], sizeof indexes[c]);
+        outs[nout++] = (pyr_named_path_t){"output.field", parts[c]};
+        outs[nout++] = (pyr_named_path_t){"the parts index", rank == 0 ? indexes[c] : NULL};
+    }
+    if (cfg->probes[0]) outs[nout++] = (pyr_named_path_t){"output.probes", rank == 0 ? cfg->probes : NULL};
+    pyr_named_path_t ins[4] = {{"material.eps_file", p->maxwell.eps_file[0] ? p->maxwell.eps_file : NULL},
+                               {"material.sigma_file", p->maxwell.sigma_file[0] ? p->maxwell.sigma_file : NULL},
+                               {"material.mu_file", p->maxwell.mu_file[0] ? p->maxwell.mu_file : NULL},
+                               {"the problem file", cfg->source}};
+    if (st == PYR_OK) st = pyr_check_outputs(outs, nout, ins, 4);
+    st = pyr_mpi_agree(comm, st);
+    if (st == PYR_OK && rank == 0 && !quiet && cfg->image[0])
+        fprintf(stderr, "pyrgrid: output.image is not written by a run over %d ranks (no rank holds the whole grid); assemble a component's "
+                        "parts (pyrgrid assemble) to look at it\n", size);
+    if (st == PYR_OK) pyr_cli_wisdom_import(); /* (it clears the last error) */
+    pyr_field_t *part[PYR_MAXWELL_FIELDS] = {NULL};
+    pyr_mpi_info_t info;
+    memset(&info, 0, sizeof info);
+    mpi_probes_t pr = {NULL, 0, 0};
+    pyr_hooks_t hooks = {.user = &pr, .probe = p->maxwell.nprobes && rank == 0 ? keep_probes : NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (st == PYR_OK) st = pyr_execute_mpi_fields(p, &cfg->options, comm, &hooks, part, PYR_MAXWELL_FIELDS, &info);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    for (int c = 0; c < 6 && st == PYR_OK && base[0]; c++) {
+        if (!part[c]) continue;
+        char comp[PYR_PATH_MAX + 32];
+        pyr_cli_maxwell_path(base, c, -1, comp, sizeof comp);
+        st = pyr_write_parts_mpi(comp, part[c], &info, comm);
+    }
+    double dt = 0;
+    (void)pyr_maxwell_dt(p, &dt);
+    pyr_status_t wp = PYR_OK;
+    if (st == PYR_OK && rank == 0 && cfg->probes[0] && p->maxwell.nprobes) wp = pyr_cli_maxwell_write_probes(cfg->probes, p, pr.series, pr.n, dt);
+    if (st == PYR_OK) st = pyr_mpi_agree(comm, wp);
+    for (int c = 0; c < PYR_MAXWELL_FIELDS; c++) pyr_field_destroy(&part[c]);
+    free(pr.series);
+    if (st != PYR_OK) {
+        if (rank == 0) fprintf(stderr, "pyrgrid: error: %s\n", pyr_last_error());
+        return PYR_EXIT_ERROR;
+    }
+    double slowest = 0;
+    MPI_Reduce(&secs, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    unsigned long long mine[2] = {info.run.halo_sent, info.run.halo_received}, all[2];
+    MPI_Reduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+    if (rank == 0) {
+        double cells = 1;
+        for (int d = 0; d < p->dims; d++) cells *= (double)(p->n[d] - 1);
+        cells *= (double)info.run.steps;
+        char grid[96];
+        if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
+        else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
+        printf("pyrgrid: equation=maxwell%s ranks=%d parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu grid=%s %s steps=%lld "
+               "dt=%.6g seconds=%.3f Gcell/s=%.3f\n",
+               p->dims == 2 ? (p->maxwell.te ? " mode=te" : " mode=tm") : "", size, info.run.parts, (long long)info.run.exchange_height,
+               (long long)info.run.exchanges, all[0], all[1], grid, pyr_precision_name(p->precision), (long long)info.run.steps, dt, slowest,
+               slowest > 0 ? cells / slowest * 1e-9 : 0.0);
+        if (pyr_cli_verbosity > 0) fprintf(stderr, "pyrgrid: %s\n", info.partition);
+        if (base[0] && !quiet)
+            fprintf(stderr, "pyrgrid: wrote %d parts of each component and their indexes %s_*.parts.json (one .npy: pyrgrid assemble)\n", size,
+                    base);
+    }
+    return PYR_EXIT_OK;
+}
+#endif
+
 /* -------------------------------------------------------------------- run */
 
 int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet)
@@ -128,6 +241,11 @@ int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet)
         pyr_cli_verbosity = -1; /* one voice: rank 0's (failures are agreed, so it has every rank's) */
     }
     st = pyr_problem_validate(p);
+    if (st == PYR_OK && p->equation == PYR_EQ_MAXWELL) {
+        rc = run_maxwell(cfg, quiet, comm, rank, size);
+        MPI_Finalize();
+        return rc;
+    }
     /* every output checked before the run: this rank's part (or, on one rank, the field), and the index */
     char part_path[PYR_PATH_MAX + 32] = "", index_path[PYR_PATH_MAX + 32] = "";
     if (st == PYR_OK && cfg->every > 0)
@@ -142,7 +260,7 @@ int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet)
     if (st == PYR_OK && rank == 0 && !quiet && cfg->image[0])
         fprintf(stderr, "pyrgrid: output.image is not written by a run over %d ranks (no rank holds the whole grid); assemble the parts "
                         "(pyrgrid assemble) to look at the field\n", size);
-    pyr_cli_wisdom_import();
+    if (st == PYR_OK) pyr_cli_wisdom_import(); /* (it clears the last error) */
     pyr_field_t *part = NULL;
     pyr_mpi_info_t info;
     memset(&info, 0, sizeof info);

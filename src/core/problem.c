@@ -37,10 +37,17 @@ void pyr_problem_default(pyr_problem_t *p)
     p->seed = 1;
 }
 
+int64_t pyr_problem_whole(const pyr_problem_t *p, int axis)
+{
+    if (axis < 0 || axis > 2) return 1;
+    return p->whole[axis] > 0 ? p->whole[axis] : p->n[axis];
+}
+
 double pyr_problem_h(const pyr_problem_t *p, int axis)
 {
-    if (axis >= p->dims || p->n[axis] < 2) return 0.0;
-    return p->length[axis] / (double)(p->n[axis] - 1);
+    const int64_t n = axis >= 0 && axis < 3 ? pyr_problem_whole(p, axis) : 0;
+    if (axis >= p->dims || n < 2) return 0.0;
+    return p->length[axis] / (double)(n - 1);
 }
 
 double pyr_problem_r(const pyr_problem_t *p, int axis)
@@ -86,6 +93,14 @@ pyr_status_t pyr_problem_validate(const pyr_problem_t *p)
             return pyr_fail(PYR_ERR_SIZE, "grid.%s = %lld but dims = %d: axes beyond dims must have 1 node (or raise dims)",
                             axis_names[d], (long long)p->n[d], p->dims);
         }
+    }
+    for (int d = 0; d < 3; d++) {
+        if (!p->whole[d] && !p->origin[d]) continue;
+        const int64_t w = d < p->dims ? 3 : 1;
+        if (p->origin[d] < 0 || p->whole[d] < w || (d >= p->dims && p->whole[d] != 1) || p->origin[d] > p->whole[d] - p->n[d])
+            return pyr_fail(PYR_ERR_CONFIG, "a part of a larger grid along %s: nodes %lld .. %lld of %lld do not fit; use 0 <= origin and "
+                            "origin + n <= whole (or zero both for the whole grid)",
+                            axis_names[d], (long long)p->origin[d], (long long)(p->origin[d] + p->n[d] - 1), (long long)p->whole[d]);
     }
     /* The whole grid must be addressable, with room for a second layer. */
     size_t elem = pyr_precision_size(p->precision);

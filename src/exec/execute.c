@@ -700,7 +700,17 @@ static void exec_release(exec_t *e)
     free(e->probe_pass);
 }
 
-/* Point sources (a line source: one per node) and probes of the problem. */
+/* Whether whole-grid node g lies on this problem's grid (a part's, or the whole). */
+static int on_grid(const pyr_problem_t *p, const int64_t g[3])
+{
+    for (int a = 0; a < 3; a++)
+        if (g[a] < p->origin[a] || g[a] >= p->origin[a] + p->n[a]) return 0;
+    return 1;
+}
+
+/* Point sources (a line source: one per node) and probes of the problem, in
+ * the grid's own coordinates (a part of a larger grid keeps the source
+ * nodes that fall on it; a probe elsewhere never lies in a task's result). */
 static pyr_status_t setup_points(exec_t *e)
 {
     const pyr_problem_t *p = &e->plan->problem;
@@ -712,7 +722,18 @@ static pyr_status_t setup_points(exec_t *e)
         for (int a = 0; a < 3; a++) len *= m->sources[i].node_end[a] - m->sources[i].node[a] + 1;
         npts += len;
     }
-    if (npts > (1 << 24)) return pyr_fail(PYR_ERR_CONFIG, "the line sources hold %lld nodes; at most 16777216", (long long)npts);
+    const int64_t nall = npts;
+    if (nall <= (1 << 24)) {
+        npts = 0;
+        for (int i = 0; i < m->nsources; i++) {
+            const pyr_source_t *src = &m->sources[i];
+            int64_t g[3];
+            for (g[2] = src->node[2]; g[2] <= src->node_end[2]; g[2]++)
+                for (g[1] = src->node[1]; g[1] <= src->node_end[1]; g[1]++)
+                    for (g[0] = src->node[0]; g[0] <= src->node_end[0]; g[0]++) npts += on_grid(p, g);
+        }
+    }
+    if (nall > (1 << 24)) return pyr_fail(PYR_ERR_CONFIG, "the line sources hold %lld nodes; at most 16777216", (long long)nall);
     const int64_t hmax = e->plan->height;
     e->nsrc = (int)npts;
     e->nprobes = m->nprobes;
@@ -724,13 +745,13 @@ static pyr_status_t setup_points(exec_t *e)
         int64_t k = 0;
         for (int i = 0; i < m->nsources; i++) {
             const pyr_source_t *src = &m->sources[i];
-            for (int64_t z = src->node[2]; z <= src->node_end[2]; z++)
-                for (int64_t y = src->node[1]; y <= src->node_end[1]; y++)
-                    for (int64_t x = src->node[0]; x <= src->node_end[0]; x++) {
+            int64_t g[3];
+            for (g[2] = src->node[2]; g[2] <= src->node_end[2]; g[2]++)
+                for (g[1] = src->node[1]; g[1] <= src->node_end[1]; g[1]++)
+                    for (g[0] = src->node[0]; g[0] <= src->node_end[0]; g[0]++) {
+                        if (!on_grid(p, g)) continue;
                         e->src[k].field = (int)src->component;
-                        e->src[k].node[0] = x;
-                        e->src[k].node[1] = y;
-                        e->src[k].node[2] = z;
+                        for (int a = 0; a < 3; a++) e->src[k].node[a] = g[a] - p->origin[a];
                         e->src_of[k++] = src;
                     }
         }
@@ -747,7 +768,7 @@ static pyr_status_t setup_points(exec_t *e)
             return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes");
         for (int i = 0; i < e->nprobes; i++) {
             e->probes[i].field = (int)m->probes[i].component;
-            for (int a = 0; a < 3; a++) e->probes[i].node[a] = m->probes[i].node[a];
+            for (int a = 0; a < 3; a++) e->probes[i].node[a] = m->probes[i].node[a] - p->origin[a];
         }
         for (int b = 0; b < slots; b++) {
             e->slot_probe_idx[b] = malloc((size_t)e->nprobes * sizeof(int));
@@ -988,7 +1009,8 @@ pyr_status_t pyr_exec_part_fields(pyr_plan_t *plan, pyr_field_t *const *given, i
         e.role[f] = (int)scheme->field[f].role;
         if (e.role[f] == PYR_FIELD_PINGPONG) e.pp_off[f] = pp++ * (int64_t)plan->layout.layer_bytes;
         else e.fixed_off[f] = fx++ * (int64_t)plan->layout.layer_bytes;
-        fields[f] = scheme->field[f].role == PYR_FIELD_AUX ? NULL : given[f];
+        /* the library's own auxiliaries, except a part's: the parts exchange them (exec/parts.c) */
+        fields[f] = scheme->field[f].role == PYR_FIELD_AUX && !plan->exchange ? NULL : given[f];
         if (!fields[f]) {
             if (scheme->field[f].role != PYR_FIELD_INPUT && scheme->field[f].role != PYR_FIELD_AUX) {
                 st = pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: field %s of the %s scheme is required", scheme->field[f].name, scheme->name);

@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "exec/mpi_internal.h"
 #include "exec/parts.h"
+#include "schemes/scheme.h"
 #include "io/atomic.h"
 #include "io/npy.h"
 #include "io/npy_part.h"
@@ -207,12 +208,33 @@ pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_options_t *
                              pyr_field_t **part, pyr_mpi_info_t *info)
 {
     if (part) *part = NULL;
+    if (!problem || !part) {
+        if (info) memset(info, 0, sizeof *info);
+        return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi: a problem and a place for the part are required");
+    }
+    pyr_field_t *parts[PYR_MAX_FIELDS] = {NULL};
+    pyr_status_t st = pyr_execute_mpi_fields(problem, options, comm, hooks, parts, PYR_MAX_FIELDS, info);
+    /* the first state field the problem uses (heat, Poisson: u) */
+    for (int f = 0; f < PYR_MAX_FIELDS; f++) {
+        if (parts[f] && !*part) *part = parts[f];
+        else pyr_field_destroy(&parts[f]);
+    }
+    return st;
+}
+
+pyr_status_t pyr_execute_mpi_fields(const pyr_problem_t *problem, const pyr_options_t *options, MPI_Comm comm, const pyr_hooks_t *hooks,
+                                    pyr_field_t **parts, int nfields, pyr_mpi_info_t *info)
+{
     if (info) memset(info, 0, sizeof *info);
+    for (int f = 0; parts && f < nfields; f++) parts[f] = NULL;
     int inited = 0, finalized = 0;
     MPI_Initialized(&inited);
     MPI_Finalized(&finalized);
     if (!inited || finalized) return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi: MPI is not running; call MPI_Init_thread first");
-    if (!problem || !part) return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi: a problem and a place for the part are required");
+    if (!problem || !parts) return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi: a problem and a place for the parts are required");
+    const pyr_scheme_t *scheme = pyr_scheme_of(problem->equation);
+    if (scheme && nfields < scheme->nfields)
+        return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi_fields: the %s scheme has %d fields; room for %d given", scheme->name, scheme->nfields, nfields);
     mpi_impl_t impl = {MPI_COMM_NULL, NULL, 0, 0};
     MPI_TRY(MPI_Comm_dup(comm, &impl.comm), "MPI_Comm_dup");
     pyr_transport_t t;
@@ -251,25 +273,34 @@ pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_options_t *
     if (st == PYR_OK) st = pyr_parts_create(problem, &opt, &t, &P);
     if (st == PYR_OK) st = pyr_parts_init(P);
     if (st == PYR_OK) st = pyr_parts_run(P, hooks, &run);
-    pyr_field_t *f = NULL;
+    pyr_field_t *out[PYR_MAX_FIELDS] = {NULL};
     pyr_box_t box = {{0, 0, 0}, {0, 0, 0}};
     if (st == PYR_OK) {
         box = pyr_parts_process_box(P);
-        f = calloc(1, sizeof *f);
         const size_t count = (size_t)pyr_box_volume(&box);
-        if (f) {
-            f->dims = problem->dims;
-            for (int a = 0; a < 3; a++) f->n[a] = pyr_box_extent(&box, a);
-            f->precision = problem->precision;
-            f->data = malloc(count * pyr_precision_size(problem->precision) + 1);
+        const unsigned used = scheme->fields_used(problem);
+        for (int i = 0; i < scheme->nfields && st == PYR_OK; i++) {
+            /* the caller's state fields (not inputs, not the library's own auxiliaries) */
+            const pyr_field_role_t role = scheme->field[i].role;
+            if (!((used >> i) & 1) || (role != PYR_FIELD_PINGPONG && role != PYR_FIELD_INPLACE)) continue;
+            pyr_field_t *f = calloc(1, sizeof *f);
+            if (f) {
+                f->dims = problem->dims;
+                for (int a = 0; a < 3; a++) f->n[a] = pyr_box_extent(&box, a);
+                f->precision = problem->precision;
+                f->data = malloc(count * pyr_precision_size(problem->precision) + 1);
+            }
+            out[i] = f;
+            if (!f || !f->data) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for this rank's part of the result");
+            if (st == PYR_OK) st = pyr_parts_copy_out(P, i, &box, f->data);
         }
-        if (!f || !f->data) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for this rank's part of the result");
-        if (st == PYR_OK) st = pyr_parts_copy_out(P, 0, &box, f->data);
         st = pyr_mpi_agree(impl.comm, st);
     }
     if (st == PYR_OK) {
-        *part = f;
-        f = NULL;
+        for (int i = 0; i < scheme->nfields; i++) { /* (nfields >= the scheme's, checked above) */
+            parts[i] = out[i];
+            out[i] = NULL;
+        }
         if (info) {
             info->rank = t.rank;
             info->ranks = t.size;
@@ -281,7 +312,7 @@ pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_options_t *
             for (int a = 0; a < 3; a++) info->parts_per_axis[a] = pi.count[a];
         }
     }
-    pyr_field_destroy(&f);
+    for (int i = 0; i < PYR_MAX_FIELDS; i++) pyr_field_destroy(&out[i]);
     pyr_parts_destroy(&P);
     free(impl.req);
     MPI_Comm_free(&impl.comm);

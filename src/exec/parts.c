@@ -76,6 +76,13 @@ pyr_status_t pyr_parts_parse_devices(const char *text, int *devices, int max, in
 
 /* ------------------------------------------------------------------- model */
 
+/* Nodes at an end of an axis that some field of sub-step u leaves as they were. */
+static int frozen(const pyr_substep_t *u, int a, int side)
+{
+    const int m = side ? u->margin_hi[a] : u->margin_lo[a], e = side ? u->edge_hi[a] : u->edge_lo[a];
+    return e > m ? e : m;
+}
+
 /* How far (nodes) the error of a frozen edge reaches after `steps` steps
  * along one axis and side: the halo depth g.  A sub-step that does not
  * update the first m nodes of an edge leaves them wrong, and one that reads
@@ -85,7 +92,7 @@ static int64_t halo_depth(const pyr_scheme_t *s, int a, int side, int64_t steps)
 {
     int maxm = 0, reach = 0;
     for (int k = 0; k < s->nsub; k++) {
-        int m = side ? s->sub[k].margin_hi[a] : s->sub[k].margin_lo[a];
+        int m = frozen(&s->sub[k], a, side);
         if (m > maxm) maxm = m;
         reach += side ? s->sub[k].reach_hi[a] : s->sub[k].reach_lo[a];
     }
@@ -93,7 +100,7 @@ static int64_t halo_depth(const pyr_scheme_t *s, int a, int side, int64_t steps)
     for (; done < steps; done++) {
         if (done >= 3 && w >= maxm) break; /* from here on each step adds its reach */
         for (int k = 0; k < s->nsub; k++) {
-            int m = side ? s->sub[k].margin_hi[a] : s->sub[k].margin_lo[a];
+            int m = frozen(&s->sub[k], a, side);
             int r = side ? s->sub[k].reach_hi[a] : s->sub[k].reach_lo[a];
             int64_t next = w > 0 ? w + r : 0;
             if (m > next) next = m;
@@ -133,6 +140,9 @@ typedef struct part {
     pyr_run_info_t run;
     int *sends, nsends, *recvs, nrecvs; /* messages from and to this part */
     pthread_t thread;
+    pyr_hooks_t part_hooks;             /* the executor's hooks of this part (progress: part 0's only) */
+    int owned[PYR_MAXWELL_MAX_PROBES];  /* the probes on nodes this part owns */
+    int nowned;
 } part_t;
 
 struct pyr_parts {
@@ -173,6 +183,14 @@ struct pyr_parts {
     uint64_t sent, received;
     double predicted;
     char why[160];
+    /* Probes (Maxwell's): each part records those on nodes it owns into
+     * rows, steps probe_base .. probe_upto - 1; at a collective point the
+     * owner's rank gives every rank its values, and part 0's thread hands
+     * them (out) to the caller's hook. */
+    const pyr_hooks_t *user_hooks;
+    int nprobes, probe_rank[PYR_MAXWELL_MAX_PROBES];
+    int64_t probe_cap, probe_base, probe_upto, out_first, out_rows;
+    double *probe_rows, *probe_out, *probe_col;
 };
 
 /* Own range of piece k of c along an axis of n nodes whose interior is
@@ -369,6 +387,16 @@ static int64_t interior_of(const pyr_parts_t *P, int a)
     return a < P->problem.dims ? P->problem.n[a] - P->fixed[a][0] - P->fixed[a][1] : 1;
 }
 
+/* The most parts along axis a: one updated node each, and every local grid
+ * at least 3 nodes (an edge part of a scheme that updates the boundary
+ * nodes, Maxwell's, needs two of its own beside its halo). */
+static int64_t most_along(const pyr_parts_t *P, int a)
+{
+    const int64_t in = interior_of(P, a);
+    if (a >= P->problem.dims || (P->fixed[a][0] > 0 && P->fixed[a][1] > 0)) return in;
+    return in / 2 > 1 ? in / 2 : 1;
+}
+
 /* Factorisations of n into cdev[0..2] dividing count[a] each; calls fn for each. */
 static int device_splits(int n, const int count[3], int out[][3], int max)
 {
@@ -437,7 +465,7 @@ static pyr_status_t choose(pyr_parts_t *P, const link_t *local, const link_t *re
             const int cnt[3] = {c0, c1, c2};
             int fits = 1, kind = 1, split = 0;
             for (int a = 0; a < 3; a++) {
-                if (cnt[a] > interior_of(P, a)) fits = 0;
+                if (cnt[a] > most_along(P, a)) fits = 0;
                 if (a >= dims && cnt[a] != 1) fits = 0;
                 split += cnt[a] > 1;
             }
@@ -471,17 +499,17 @@ static pyr_status_t choose(pyr_parts_t *P, const link_t *local, const link_t *re
     if (!any_counts && any_fit) {
         if (given[0]) {
             for (int a = 0; a < dims; a++)
-                if (given[a] > interior_of(P, a))
-                    return pyr_fail(PYR_ERR_CONFIG, "run.partition = %s cuts axis %c, which has %lld interior nodes, into %d parts; use at most %lld "
+                if (given[a] > most_along(P, a))
+                    return pyr_fail(PYR_ERR_CONFIG, "run.partition = %s cuts axis %c, which has %lld updated nodes, into %d parts; use at most %lld "
                                     "there, or run.partition = auto", how, "xyz"[a], (long long)interior_of(P, a), given[a],
-                                    (long long)interior_of(P, a));
+                                    (long long)most_along(P, a));
             return pyr_fail(PYR_ERR_CONFIG, "run.partition = %s does not split evenly among the %d devices of each rank; use run.partition = auto",
                             how, P->ndev);
         }
         if (!strcmp(how, "slabs"))
-            return pyr_fail(PYR_ERR_CONFIG, "run.partition = slabs: the slowest axis (%c) has %lld interior nodes, fewer than the %d parts; use at "
-                            "most %lld parts, or run.partition = auto (blocks)", "xyz"[dims - 1], (long long)interior_of(P, dims - 1), n,
-                            (long long)interior_of(P, dims - 1));
+            return pyr_fail(PYR_ERR_CONFIG, "run.partition = slabs: the slowest axis (%c, %lld updated nodes) holds at most %lld parts, fewer than "
+                            "the %d asked for; use at most %lld parts, or run.partition = auto (blocks)", "xyz"[dims - 1],
+                            (long long)interior_of(P, dims - 1), (long long)most_along(P, dims - 1), n, (long long)most_along(P, dims - 1));
         if (!strcmp(how, "blocks") && !any_kind)
             return pyr_fail(PYR_ERR_CONFIG, "run.partition = blocks: %d parts cannot be cut along two axes (%d is prime); use slabs or auto", n, n);
         return pyr_fail(PYR_ERR_CONFIG, "run.partition = %s cannot cut this grid into %d parts (%d rank%s x %d device%s); use run.partition = auto",
@@ -498,9 +526,9 @@ static pyr_status_t choose(pyr_parts_t *P, const link_t *local, const link_t *re
                 snprintf(inner, sizeof inner, "%lld x %lld x %lld", (long long)interior_of(P, 0), (long long)interior_of(P, 1),
                          (long long)interior_of(P, 2));
         int64_t most = 1;
-        if (!strcmp(how, "slabs")) most = interior_of(P, dims - 1);
+        if (!strcmp(how, "slabs")) most = most_along(P, dims - 1);
         else
-            for (int a = 0; a < dims; a++) most *= interior_of(P, a);
+            for (int a = 0; a < dims; a++) most *= most_along(P, a);
         return pyr_fail(PYR_ERR_CONFIG,
                         "too many parts: %d (%d rank%s x %d device%s) cannot cut the %s grid%s%s: its interior has %s nodes and every part "
                         "needs at least one along each axis it is cut along%s; use fewer parts (at most %lld, in counts that fit "
@@ -709,8 +737,13 @@ static pyr_status_t plan_parts(pyr_parts_t *P, int64_t height)
     for (int i = 0; i < P->ndev; i++) {
         part_t *pt = &P->part[i];
         destroy_part_plan(P, i);
+        /* the part's own problem: its nodes as a window on the whole grid */
         pt->problem = P->problem;
-        for (int a = 0; a < 3; a++) pt->problem.n[a] = pyr_box_extent(&pt->local, a);
+        for (int a = 0; a < 3; a++) {
+            pt->problem.whole[a] = pyr_problem_whole(&P->problem, a);
+            pt->problem.origin[a] = P->problem.origin[a] + pt->local.lo[a];
+            pt->problem.n[a] = pyr_box_extent(&pt->local, a);
+        }
         pyr_options_t o = P->options;
         o.devices[0] = 0;
         o.partition[0] = 0;
@@ -736,7 +769,12 @@ static void attach(pyr_parts_t *P)
 {
     for (int i = 0; i < P->ndev; i++) {
         part_t *pt = &P->part[i];
+        /* (the scheme's extra coefficients stay the part's own: made for its window) */
+        const double *aux = pt->plan->coef.aux;
+        const int64_t naux = pt->plan->coef.naux;
         P->scheme->coefficients(&P->problem, &pt->plan->coef);
+        pt->plan->coef.aux = aux;
+        pt->plan->coef.naux = naux;
         pt->plan->exchange_every = P->H;
         pt->xch.every = P->H;
         pt->xch.reduce_box = pyr_box_intersect(&pt->own, &P->changing);
@@ -845,14 +883,14 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
         for (int f = 0; f < s->nfields; f++) {
             P->exchanged[f] = ((P->fields >> f) & 1) && s->field[f].role != PYR_FIELD_INPUT;
             P->nstate += P->exchanged[f];
-            if (((P->fields >> f) & 1) && s->field[f].role == PYR_FIELD_INPUT && !s->init_input_part)
+            if (((P->fields >> f) & 1) && s->field[f].role == PYR_FIELD_INPUT && !s->init_input_part && !s->windowed)
                 st = pyr_fail(PYR_ERR_UNSUPPORTED, "the %s scheme cannot run over several devices or ranks: its input field %s cannot be made "
                               "per part; run it on one device", s->name, s->field[f].name);
         }
         /* A scheme whose kernels and initial state place things by position on
          * the whole grid (Maxwell: CPML layers, sources, probes, PEC walls)
          * cannot yet take a part's local grid for the whole one. */
-        if (st == PYR_OK && s->init_state)
+        if (st == PYR_OK && s->init_state && !s->windowed)
             st = pyr_fail(PYR_ERR_UNSUPPORTED, "the %s scheme cannot run over several devices or MPI ranks yet (its absorbing layers, sources, "
                           "probes and walls are placed on the whole grid); run it on one device: out of core (run.method = pyramid) when "
                           "it does not fit",
@@ -1006,6 +1044,9 @@ void pyr_parts_destroy(pyr_parts_t **pp)
             for (int f = 0; f < PYR_MAX_FIELDS; f++) pyr_field_destroy(&P->part[i].fields[f]);
         }
     free(P->part);
+    free(P->probe_rows);
+    free(P->probe_out);
+    free(P->probe_col);
     free(P);
     *pp = NULL;
 }
@@ -1044,11 +1085,17 @@ static pyr_status_t make_part_fields(pyr_parts_t *P, part_t *pt, int initial)
     for (int f = 0; f < P->scheme->nfields; f++) {
         if (!((P->fields >> f) & 1)) continue;
         pyr_field_t *fl = pt->fields[f];
-        if (P->scheme->field[f].role == PYR_FIELD_INPUT) {
-            PYR_TRY(P->scheme->init_input_part(&P->problem, f, origin, fl));
+        const pyr_field_role_t role = P->scheme->field[f].role;
+        if (role == PYR_FIELD_INPUT) {
+            if (P->scheme->init_input_part) PYR_TRY(P->scheme->init_input_part(&P->problem, f, origin, fl));
+            else PYR_TRY(P->scheme->init_input(&pt->problem, f, fl)); /* a windowed scheme's, on the part's problem */
+        } else if (role == PYR_FIELD_AUX) {
+            /* the library's own state starts at zero in every run */
+            memset(fl->data, 0, (size_t)pyr_field_count(fl) * pyr_precision_size(fl->precision));
         } else if (initial) {
+            if (P->scheme->init_state && P->scheme->windowed) PYR_TRY(P->scheme->init_state(&pt->problem, f, fl));
             /* the problem's initial field is the first state field's; any other starts at zero */
-            if (f == 0) PYR_TRY(pyr_field_init_part(fl, &P->problem, origin));
+            else if (f == 0) PYR_TRY(pyr_field_init_part(fl, &P->problem, origin));
             else memset(fl->data, 0, (size_t)pyr_field_count(fl) * pyr_precision_size(fl->precision));
         }
     }
@@ -1182,6 +1229,28 @@ static void swap_halos(pyr_parts_t *P)
     P->exchanges++;
 }
 
+/* The probe rows since the last point, complete on every rank (each
+ * probe's owner gives its column), into probe_out for part 0's thread. */
+static void share_probes(pyr_parts_t *P)
+{
+    const int np = P->nprobes;
+    const int64_t rows = P->probe_upto - P->probe_base;
+    if (rows <= 0) {
+        P->out_rows = 0;
+        return;
+    }
+    if (P->t && P->ranks > 1)
+        for (int i = 0; i < np; i++) {
+            for (int64_t r = 0; r < rows; r++) P->probe_col[r] = P->probe_rows[r * np + i];
+            note_pending(P, P->t->broadcast(P->t, P->probe_col, (size_t)rows * sizeof(double), P->probe_rank[i]));
+            for (int64_t r = 0; r < rows; r++) P->probe_rows[r * np + i] = P->probe_col[r];
+        }
+    memcpy(P->probe_out, P->probe_rows, (size_t)(rows * np) * sizeof(double));
+    P->out_first = P->probe_base;
+    P->out_rows = rows;
+    P->probe_base = P->probe_upto;
+}
+
 /* One thread of the process (the last to arrive) acts for all its parts:
  * failures first (every rank learns the lowest failing one's message), then
  * the global change, then the halos unless the run stops here. */
@@ -1213,6 +1282,7 @@ static void coordinate(pyr_parts_t *P, int exchange, int reduced)
         else snprintf(P->stop_message, sizeof P->stop_message, "%s", msg);
         return;
     }
+    if (P->nprobes) share_probes(P);
     if (reduced) {
         uint64_t m = 0;
         for (int i = 0; i < P->ndev; i++) {
@@ -1252,6 +1322,7 @@ static pyr_status_t at_pass_end(void *user, pyr_exec_io_t *io, int64_t step, int
     (void)last;
     pt->io = io;
     pt->change = reduced ? *change : 0;
+    if (pt == &P->part[0]) P->probe_upto = step;
     /* what goes through host memory leaves a resident grid first */
     if (exchange)
         for (int k = 0; k < pt->nsends && pt->status == PYR_OK; k++) {
@@ -1268,6 +1339,11 @@ static pyr_status_t at_pass_end(void *user, pyr_exec_io_t *io, int64_t step, int
     }
     if (reduced) *change = P->change;
     pyr_status_t st = PYR_OK;
+    /* this point's probe rows to the caller, in its thread */
+    if (pt == &P->part[0] && P->out_rows > 0 && P->user_hooks && P->user_hooks->probe) {
+        st = P->user_hooks->probe(P->user_hooks->user, P->out_first, P->out_rows, P->probe_out, P->nprobes);
+        P->out_rows = 0;
+    }
     if (P->swapped)
         for (int k = 0; k < pt->nrecvs && st == PYR_OK; k++) {
             const msg_t *g = &P->msg[pt->recvs[k]];
@@ -1327,6 +1403,70 @@ static uint64_t useful_owned(const pyr_parts_t *P, int64_t steps)
     return v * (uint64_t)steps;
 }
 
+/* The caller's progress hook, from part 0's executor. */
+static int part_progress(void *user, int64_t done, int64_t total)
+{
+    const part_t *pt = user;
+    const pyr_hooks_t *h = pt->owner->user_hooks;
+    return h->progress(h->user, done, total);
+}
+
+/* A part's probe values of a pass: those it owns, into the rows. */
+static pyr_status_t part_probe(void *user, int64_t first, int64_t count, const double *values, int nprobes)
+{
+    part_t *pt = user;
+    pyr_parts_t *P = pt->owner;
+    if (nprobes != P->nprobes || first < P->probe_base || first + count - P->probe_base > P->probe_cap)
+        return pyr_fail(PYR_ERR_INTERNAL, "probe rows %lld .. %lld outside the parts' table (%lld .. %lld)", (long long)first,
+                        (long long)(first + count - 1), (long long)P->probe_base, (long long)(P->probe_base + P->probe_cap - 1));
+    for (int64_t s = 0; s < count; s++)
+        for (int k = 0; k < pt->nowned; k++) {
+            const int i = pt->owned[k];
+            P->probe_rows[(first - P->probe_base + s) * nprobes + i] = values[s * nprobes + i];
+        }
+    return PYR_OK;
+}
+
+/* Each probe's owning part and rank; the rows between two points (at most H). */
+static pyr_status_t setup_probes(pyr_parts_t *P, const pyr_hooks_t *hooks)
+{
+    P->user_hooks = hooks;
+    P->nprobes = 0;
+    P->probe_base = P->probe_upto = P->out_rows = 0;
+    for (int i = 0; i < P->ndev; i++) P->part[i].nowned = 0;
+    const pyr_problem_t *p = &P->problem;
+    if (p->equation != PYR_EQ_MAXWELL || p->maxwell.nprobes == 0) return PYR_OK;
+    const int np = p->maxwell.nprobes;
+    for (int i = 0; i < np; i++) {
+        const int64_t *nd = p->maxwell.probes[i].node;
+        P->probe_rank[i] = -1;
+        for (int q = 0; q < P->nparts; q++) {
+            const pyr_box_t own = own_box(p, P->fixed, P->count, q);
+            int in = 1;
+            for (int a = 0; a < 3; a++) in &= nd[a] - p->origin[a] >= own.lo[a] && nd[a] - p->origin[a] < own.hi[a];
+            if (!in) continue;
+            P->probe_rank[i] = rank_of_part(P->count, P->cdev, q);
+            if (is_local(P, q)) {
+                part_t *pt = &P->part[device_of_part(P->count, P->cdev, q)];
+                pt->owned[pt->nowned++] = i;
+            }
+            break;
+        }
+        if (P->probe_rank[i] < 0) return pyr_fail(PYR_ERR_INTERNAL, "probe %d lies on no part", i + 1);
+    }
+    P->probe_cap = P->H > 0 ? P->H : 1;
+    if (P->probe_cap > p->steps && p->steps > 0) P->probe_cap = p->steps;
+    free(P->probe_rows);
+    free(P->probe_out);
+    free(P->probe_col);
+    P->probe_rows = calloc((size_t)(P->probe_cap * np), sizeof(double));
+    P->probe_out = calloc((size_t)(P->probe_cap * np), sizeof(double));
+    P->probe_col = calloc((size_t)P->probe_cap, sizeof(double));
+    if (!P->probe_rows || !P->probe_out || !P->probe_col) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes");
+    P->nprobes = np;
+    return PYR_OK;
+}
+
 pyr_status_t pyr_parts_run(pyr_parts_t *P, const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
     if (run) memset(run, 0, sizeof *run);
@@ -1346,15 +1486,24 @@ pyr_status_t pyr_parts_run(pyr_parts_t *P, const pyr_hooks_t *hooks, pyr_run_inf
     P->exchanges = 0;
     P->sent = P->received = 0;
     P->change = 0;
-    static const pyr_hooks_t none = {0};
-    pyr_hooks_t part0 = hooks ? *hooks : none;
-    part0.snapshot = NULL;
+    pyr_status_t pst = setup_probes(P, hooks);
+    if (pst != PYR_OK) {
+        pthread_barrier_destroy(&P->arrive);
+        pthread_barrier_destroy(&P->leave);
+        pthread_mutex_destroy(&P->gate_mu);
+        pthread_cond_destroy(&P->gate_cv);
+        return agree(P, pst);
+    }
     for (int i = 0; i < P->ndev; i++) {
         part_t *pt = &P->part[i];
         pt->status = PYR_OK;
         pt->message[0] = 0;
         pt->io = NULL;
-        pt->hooks = i == 0 ? &part0 : NULL;
+        memset(&pt->part_hooks, 0, sizeof pt->part_hooks);
+        pt->part_hooks.user = pt;
+        if (i == 0 && hooks && hooks->progress) pt->part_hooks.progress = part_progress;
+        if (P->nprobes) pt->part_hooks.probe = part_probe;
+        pt->hooks = &pt->part_hooks;
     }
     /* part 0 in this thread (the caller's progress hook runs here), the others in their own */
     int started = 1;
@@ -1444,8 +1593,8 @@ pyr_status_t pyr_parts_execute(pyr_plan_t *plan, pyr_field_t *const *given, int 
     for (int f = 0; f < s->nfields; f++) {
         if (!((P->fields >> f) & 1)) continue;
         const pyr_field_t *g = given[f];
-        if (!g) {
-            if (s->field[f].role != PYR_FIELD_INPUT)
+        if (!g || s->field[f].role == PYR_FIELD_AUX) {
+            if (!g && s->field[f].role != PYR_FIELD_INPUT && s->field[f].role != PYR_FIELD_AUX)
                 return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: field %s of the %s scheme is required", s->field[f].name, s->name);
             continue;
         }
@@ -1465,7 +1614,7 @@ pyr_status_t pyr_parts_execute(pyr_plan_t *plan, pyr_field_t *const *given, int 
         part_t *pt = &P->part[i];
         st = make_part_fields(P, pt, 0);
         for (int f = 0; f < s->nfields && st == PYR_OK; f++) {
-            if (!((P->fields >> f) & 1) || !given[f]) continue;
+            if (!((P->fields >> f) & 1) || !given[f] || s->field[f].role == PYR_FIELD_AUX) continue;
             pyr_host_region_t to = region_of(pt, f), from = {given[f]->data, grid};
             pyr_host_copy_box(&to, &from, &pt->local, elem);
         }
@@ -1474,7 +1623,7 @@ pyr_status_t pyr_parts_execute(pyr_plan_t *plan, pyr_field_t *const *given, int 
     if (st == PYR_OK)
         for (int i = 0; i < P->ndev; i++)
             for (int f = 0; f < s->nfields; f++) {
-                if (!P->exchanged[f]) continue;
+                if (!P->exchanged[f] || !given[f] || s->field[f].role == PYR_FIELD_AUX) continue;
                 pyr_host_region_t to = {given[f]->data, grid}, from = region_of(&P->part[i], f);
                 pyr_host_copy_box(&to, &from, &P->part[i].own, elem);
             }

@@ -32,6 +32,7 @@
 
 #include "core/error.h"
 #include "io/npy.h"
+#include "io/npy_part.h"
 #include "schemes/maxwell.h"
 #include "schemes/scheme.h"
 
@@ -55,7 +56,7 @@ int pyr_maxwell_component_used(const pyr_problem_t *p, int c)
 
 void pyr_maxwell_update_range(const pyr_problem_t *p, int c, int axis, int64_t *lo, int64_t *hi)
 {
-    const int64_t n = p->n[axis];
+    const int64_t n = pyr_problem_whole(p, axis);
     const int along = c % 3 == axis, electric = c < 3;
     if (axis >= p->dims) {
         *lo = 0;
@@ -76,7 +77,7 @@ void pyr_maxwell_update_range(const pyr_problem_t *p, int c, int axis, int64_t *
 static double pml_depth(const pyr_problem_t *p, int a, double pos)
 {
     const pyr_maxwell_params_t *m = &p->maxwell;
-    const double L = (double)m->cpml_cells, last = (double)(p->n[a] - 1);
+    const double L = (double)m->cpml_cells, last = (double)(pyr_problem_whole(p, a) - 1);
     if (L <= 0) return 0;
     double d = 0;
     if (m->cpml_faces & (1u << (2 * a)) && pos < L) d = L - pos;
@@ -113,11 +114,11 @@ static double slowest_product(const pyr_problem_t *p)
 static pyr_status_t check_node(const pyr_problem_t *p, const char *what, int i, const int64_t node[3])
 {
     for (int a = 0; a < 3; a++) {
-        const int64_t lim = a < p->dims ? p->n[a] : 1;
+        const int64_t lim = a < p->dims ? pyr_problem_whole(p, a) : 1;
         if (node[a] < 0 || node[a] >= lim)
             return pyr_fail(PYR_ERR_CONFIG, "%s %d: node (%lld, %lld, %lld) is outside the %lld x %lld x %lld grid; use indices from 0 to n - 1",
-                            what, i + 1, (long long)node[0], (long long)node[1], (long long)node[2], (long long)p->n[0],
-                            (long long)p->n[1], (long long)p->n[2]);
+                            what, i + 1, (long long)node[0], (long long)node[1], (long long)node[2], (long long)pyr_problem_whole(p, 0),
+                            (long long)pyr_problem_whole(p, 1), (long long)pyr_problem_whole(p, 2));
         if (a < p->dims && p->maxwell.cpml_cells > 0 && pml_depth(p, a, (double)node[a]) > 0)
             return pyr_fail(PYR_ERR_CONFIG,
                             "%s %d: node (%lld, %lld, %lld) lies inside the CPML (%d cells at the faces of axis %c); place it at least "
@@ -166,12 +167,13 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
     if (m->cpml_cells > 0) {
         for (int a = 0; a < p->dims; a++) {
             const int faces = ((m->cpml_faces >> (2 * a)) & 1) + ((m->cpml_faces >> (2 * a + 1)) & 1);
-            if (faces && (int64_t)faces * m->cpml_cells + 2 >= p->n[a])
+            const int64_t na = pyr_problem_whole(p, a);
+            if (faces && (int64_t)faces * m->cpml_cells + 2 >= na)
                 return pyr_fail(PYR_ERR_CONFIG,
                                 "boundary.cpml_cells = %d: %d layer%s of %d cells and the interior do not fit the %lld nodes of axis %c; "
                                 "use cpml_cells <= %lld or more nodes",
-                                m->cpml_cells, faces, faces > 1 ? "s" : "", m->cpml_cells, (long long)p->n[a], "xyz"[a],
-                                (long long)((p->n[a] - 3) / faces));
+                                m->cpml_cells, faces, faces > 1 ? "s" : "", m->cpml_cells, (long long)na, "xyz"[a],
+                                (long long)((na - 3) / faces));
         }
         if (!(m->cpml_order >= 0) || !isfinite(m->cpml_order) || !(m->cpml_kappa_max >= 1) || !(m->cpml_alpha_max >= 0) ||
             !(m->cpml_sigma_max >= 0))
@@ -324,7 +326,7 @@ static pyr_status_t maxwell_aux(const pyr_problem_t *p, double **out, int64_t *n
                 double *aa = &aux[((a * 2 + half) * 4 + 2) * nmax];
                 double *in = &aux[((a * 2 + half) * 4 + 3) * nmax];
                 kinv[i] = 1;
-                const double d = L > 0 ? pml_depth(p, a, (double)i + (half ? 0.5 : 0.0)) : 0;
+                const double d = L > 0 ? pml_depth(p, a, (double)(i + p->origin[a]) + (half ? 0.5 : 0.0)) : 0;
                 if (!(d > 0)) continue;
                 const double x = d / L;
                 const double sigma = smax * pow(x, order), kappa = 1 + (m->cpml_kappa_max - 1) * pow(x, order);
@@ -351,7 +353,7 @@ static int maxwell_support(const pyr_problem_t *p, int f, pyr_box_t *boxes, int 
         if (seen++ == which) axis = a;
     }
     int nb = 0;
-    const int64_t L = p->maxwell.cpml_cells;
+    const int64_t L = p->maxwell.cpml_cells, n = pyr_problem_whole(p, axis), o = p->origin[axis];
     for (int side = 0; side < 2 && nb < max; side++) {
         if (!(p->maxwell.cpml_faces & (1u << (2 * axis + side)))) continue;
         pyr_box_t b;
@@ -359,10 +361,14 @@ static int maxwell_support(const pyr_problem_t *p, int f, pyr_box_t *boxes, int 
             b.lo[a] = 0;
             b.hi[a] = p->n[a];
         }
-        /* positions i and i + 1/2 with depth > 0: i < L on the low side, i > n - 2 - L on the high side */
-        if (side == 0) b.hi[axis] = L + 1 < p->n[axis] ? L + 1 : p->n[axis];
-        else b.lo[axis] = p->n[axis] - 2 - L > 0 ? p->n[axis] - 2 - L : 0;
-        boxes[nb++] = b;
+        /* positions i and i + 1/2 with depth > 0: i < L on the low side, i > n - 2 - L on the high side
+         * (whole-grid positions; a part keeps what falls on its nodes, in its own coordinates) */
+        int64_t lo = 0, hi = n;
+        if (side == 0) hi = L + 1 < n ? L + 1 : n;
+        else lo = n - 2 - L > 0 ? n - 2 - L : 0;
+        b.lo[axis] = lo - o > 0 ? lo - o : 0;
+        b.hi[axis] = hi - o < p->n[axis] ? hi - o : p->n[axis];
+        if (b.hi[axis] > b.lo[axis]) boxes[nb++] = b;
     }
     return nb;
 }
@@ -431,6 +437,22 @@ static int inside(const pyr_problem_t *p, const pyr_shape_t *s, int64_t x, int64
     }
 }
 
+/* The .npy at `path` (a grid of the whole problem's shape) over this
+ * problem's nodes into f: all of it, or a part's box of it only. */
+static pyr_status_t read_grid(const pyr_problem_t *p, const char *path, pyr_field_t *f)
+{
+    int part = 0;
+    int64_t whole[3];
+    for (int d = 0; d < 3; d++) {
+        whole[d] = pyr_problem_whole(p, d);
+        part |= whole[d] != p->n[d];
+    }
+    if (part) return pyr_npy_read_part(path, f->dims, whole, p->origin, f->n, f->precision, f->data);
+    int64_t shape[3];
+    for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
+    return pyr_npy_read_expect(path, f->dims, shape, f->precision, f->data);
+}
+
 /* Material `which` (0 eps_r, 1 sigma, 2 mu_r) at every node, read from its
  * file into *out (a field of the grid's precision; NULL when it comes from
  * the background and shapes) and checked: eps_r and mu_r > 0, sigma >= 0,
@@ -444,9 +466,7 @@ static pyr_status_t material_field(const pyr_problem_t *p, int which, pyr_field_
     if (!file[0]) return PYR_OK;
     pyr_field_t *f = NULL;
     PYR_TRY(pyr_field_create(p, &f));
-    int64_t shape[3];
-    for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
-    pyr_status_t st = pyr_npy_read_expect(file, f->dims, shape, f->precision, f->data);
+    pyr_status_t st = read_grid(p, file, f);
     if (st != PYR_OK) {
         pyr_field_destroy(&f);
         return pyr_fail_context(st, "material.%s: ", which == 0 ? "eps_file" : which == 1 ? "sigma_file" : "mu_file");
@@ -457,7 +477,7 @@ static pyr_status_t material_field(const pyr_problem_t *p, int which, pyr_field_
         if (!isfinite(v) || (which != 1 && !(v > 0)) || v < 0) {
             pyr_field_destroy(&f);
             return pyr_fail(PYR_ERR_FORMAT, "material %s from %s: %g at node (x=%lld, y=%lld, z=%lld); %s", names[which], file, v,
-                            (long long)(k % nx), (long long)(k / nx % ny), (long long)(k / (nx * ny)),
+                            (long long)(k % nx + p->origin[0]), (long long)(k / nx % ny + p->origin[1]), (long long)(k / (nx * ny) + p->origin[2]),
                             which == 1 ? "the conductivity must be finite and >= 0" : "every value must be finite and > 0");
         }
     }
@@ -499,15 +519,15 @@ static pyr_status_t maxwell_init_input(const pyr_problem_t *p, int i, pyr_field_
     for (int64_t z = 0; z < nz; z++)
         for (int64_t y = 0; y < ny; y++)
             for (int64_t x = 0; x < nx; x++) {
-                const int64_t k = (z * ny + y) * nx + x;
-                const double eps = material_at(p, 0, file[0], x, y, z, k), mu = material_at(p, 2, file[2], x, y, z, k);
+                const int64_t k = (z * ny + y) * nx + x, gx = x + p->origin[0], gy = y + p->origin[1], gz = z + p->origin[2];
+                const double eps = material_at(p, 0, file[0], gx, gy, gz, k), mu = material_at(p, 2, file[2], gx, gy, gz, k);
                 if (eps * mu < fastest) fastest = eps * mu;
                 double v;
                 if (i == PYR_MAXWELL_DH) {
                     v = dt / mu;
                 } else {
                     double ca, cb;
-                    e_coefficients(eps, material_at(p, 1, file[1], x, y, z, k), dt, &ca, &cb);
+                    e_coefficients(eps, material_at(p, 1, file[1], gx, gy, gz, k), dt, &ca, &cb);
                     v = i == PYR_MAXWELL_CA ? ca : cb;
                 }
                 store(f, k, v);
@@ -533,10 +553,11 @@ static void zero_outside(const pyr_problem_t *p, int c, pyr_field_t *f)
 {
     int64_t lo[3], hi[3];
     for (int a = 0; a < 3; a++) pyr_maxwell_update_range(p, c, a, &lo[a], &hi[a]);
+    const int64_t *o = p->origin;
     for (int64_t z = 0; z < f->n[2]; z++)
         for (int64_t y = 0; y < f->n[1]; y++)
             for (int64_t x = 0; x < f->n[0]; x++)
-                if (x < lo[0] || x >= hi[0] || y < lo[1] || y >= hi[1] || z < lo[2] || z >= hi[2])
+                if (x + o[0] < lo[0] || x + o[0] >= hi[0] || y + o[1] < lo[1] || y + o[1] >= hi[1] || z + o[2] < lo[2] || z + o[2] >= hi[2])
                     store(f, (z * f->n[1] + y) * f->n[0] + x, 0.0);
 }
 
@@ -551,9 +572,7 @@ static pyr_status_t maxwell_init_state(const pyr_problem_t *p, int i, pyr_field_
     if (p->init == PYR_INIT_FILE) {
         char path[PYR_PATH_MAX + 8];
         snprintf(path, sizeof path, "%s_%s.npy", p->init_file, component_names[i]);
-        int64_t shape[3];
-        for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
-        pyr_status_t st = pyr_npy_read_expect(path, f->dims, shape, f->precision, f->data);
+        pyr_status_t st = read_grid(p, path, f);
         if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
         for (int64_t k = 0; k < count; k++)
             if (!isfinite(load(f, k)))
@@ -562,10 +581,12 @@ static pyr_status_t maxwell_init_state(const pyr_problem_t *p, int i, pyr_field_
         zero_outside(p, i, f);
         return PYR_OK;
     }
-    /* random: a fixed function of (seed, component, index), in [-1, 1) */
+    /* random: a fixed function of (seed, component, index on the whole grid), in [-1, 1) */
+    const int64_t nx = f->n[0], ny = f->n[1], wx = pyr_problem_whole(p, 0), wy = pyr_problem_whole(p, 1);
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < count; k++) {
-        uint64_t x = (p->seed * 0x100000001B3ull + (uint64_t)i * 0x9E3779B97F4A7C15ull) ^ (uint64_t)k;
+        const int64_t g = ((k / (nx * ny) + p->origin[2]) * wy + (k / nx % ny + p->origin[1])) * wx + (k % nx + p->origin[0]);
+        uint64_t x = (p->seed * 0x100000001B3ull + (uint64_t)i * 0x9E3779B97F4A7C15ull) ^ (uint64_t)g;
         x += 0x9E3779B97F4A7C15ull;
         x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
         x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
@@ -606,8 +627,10 @@ const pyr_scheme_t pyr_scheme_maxwell = {
               {"psi_Hyz", PYR_FIELD_AUX},     {"psi_Hzx", PYR_FIELD_AUX},     {"psi_Hzy", PYR_FIELD_AUX}},
     .nsub = 2,
     /* H: reads E one node ahead, updates up to the last node; E: reads H one node behind, never the last node */
-    .sub = {{.reach_lo = {0, 0, 0}, .reach_hi = {1, 1, 1}, .margin_lo = {0, 0, 0}, .margin_hi = {0, 0, 0}},
-            {.reach_lo = {1, 1, 1}, .reach_hi = {0, 0, 0}, .margin_lo = {0, 0, 0}, .margin_hi = {1, 1, 1}}},
+    /* (each component's own range: pyr_maxwell_update_range; the transverse H skips the last node of an axis,
+     * the transverse E the first: edge_*) */
+    .sub = {{.reach_lo = {0, 0, 0}, .reach_hi = {1, 1, 1}, .margin_lo = {0, 0, 0}, .margin_hi = {0, 0, 0}, .edge_hi = {1, 1, 1}},
+            {.reach_lo = {1, 1, 1}, .reach_hi = {0, 0, 0}, .margin_lo = {0, 0, 0}, .margin_hi = {1, 1, 1}, .edge_lo = {1, 1, 1}}},
     .reduction = PYR_REDUCE_NONE,
     .validate = maxwell_validate,
     .fields_used = maxwell_fields,
@@ -619,4 +642,5 @@ const pyr_scheme_t pyr_scheme_maxwell = {
     .support = maxwell_support,
     .aux_coefficients = maxwell_aux,
     .init_state = maxwell_init_state,
+    .windowed = 1,
 };

@@ -39,6 +39,8 @@ typedef struct {
 typedef struct {
     int reach_lo[3], reach_hi[3];   /* nodes read below / above a computed node, per axis (axes < dims) */
     int margin_lo[3], margin_hi[3]; /* nodes at the low / high end of an axis the sub-step never updates */
+    int edge_lo[3], edge_hi[3];     /* nodes at an end that some field of the sub-step does not update, when more than
+                                       the margin (a part's frozen edge: exec/parts.c) */
 } pyr_substep_t;
 
 typedef enum {
@@ -97,6 +99,11 @@ typedef struct pyr_scheme {
     pyr_status_t (*aux_coefficients)(const pyr_problem_t *p, double **aux, int64_t *naux);
     /* Initial values of state field i (heat, Poisson: i = 0, the initial field). */
     pyr_status_t (*init_state)(const pyr_problem_t *p, int i, pyr_field_t *out);
+    /* Whether every function above honours a part's window (problem.origin,
+     * .whole): then a part of a larger grid is planned, initialised and run
+     * from its own problem, everything placed by position placed on the
+     * whole grid (exec/parts.c). */
+    int windowed;
 } pyr_scheme_t;
 
 extern const pyr_scheme_t pyr_scheme_heat;

@@ -445,7 +445,16 @@ int choose_segment(int extent, int tiles, int per_wave, int K)
 
 template <typename K_> cudaError_t occupancy(K_ kernel, int threads, size_t smem, int *per_sm)
 {
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    /* The kernel may use up to the device's opt-in limit, set alike by every
+     * host thread: a limit of this launch's size would race with another
+     * thread's smaller one (several parts on one GPU, exec/parts.c) and fail
+     * that launch as an invalid argument. */
+    int dev = 0, optin = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e != cudaSuccess) return e;
+    if ((size_t)optin < smem) return cudaErrorInvalidValue;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
     if (e != cudaSuccess) return e;
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, smem);
     if (e == cudaSuccess && *per_sm < 1) *per_sm = 1;
