@@ -15,9 +15,18 @@ typedef struct {
     char source[PYR_PATH_MAX]; /* the file it came from */
     int n_given;               /* bit d: grid.n{x,y,z} was given */
     unsigned given;            /* PYR_GIVEN_*: which schemes' keys were given */
+    int compression;           /* [output] compression: gzip level of HDF5 outputs (0 = none) */
+    /* restarts (io/restart.h): the step and time initial.file holds */
+    int64_t start_step;        /* [initial] step, or the HDF5 file's; 0 = a fresh start */
+    double start_t;            /* [initial] t, or the HDF5 file's (heat: default start_step * dt) */
+    unsigned start_given;      /* PYR_GIVEN_START_*: which of them the file or --set gave */
+    int64_t end_step;          /* the run ends at this step: scheme.steps (pyr_config_finish_inputs sets it;
+                                  problem.steps becomes the steps that remain) */
+    char start_dataset[128];   /* HDF5 initial.file: the dataset read ("u", or a snapshot's) */
 } pyr_config_t;
 
-enum { PYR_GIVEN_HEAT = 1, PYR_GIVEN_POISSON = 2, PYR_GIVEN_ITERATIONS = 4 };
+enum { PYR_GIVEN_HEAT = 1, PYR_GIVEN_POISSON = 2, PYR_GIVEN_ITERATIONS = 4, PYR_GIVEN_DIMS = 8 };
+enum { PYR_GIVEN_START_STEP = 1, PYR_GIVEN_START_T = 2 };
 
 /* The most sweeps of a Poisson problem that gives a tolerance and no iterations. */
 #define PYR_CONFIG_POISSON_ITERATIONS 1000000
@@ -29,6 +38,9 @@ void pyr_config_default(pyr_config_t *cfg);
 pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path);
 /* The same from text in memory (`source` names it in messages). */
 pyr_status_t pyr_config_load_text(pyr_config_t *cfg, const char *text, size_t len, const char *source);
+/* Apply one key of a section, as a problem file line would (the public
+ * setters of io/keys.c use it). */
+pyr_status_t pyr_config_apply(pyr_config_t *cfg, const char *section, const char *key, const char *value);
 /* Apply one "section.key=value" override. */
 pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment);
 /* Check what can only be checked once every key is read (keys of another

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/field_file.h"
 #include "io/npy.h"
 #include "schemes/scheme.h"
 
@@ -99,9 +100,8 @@ static pyr_status_t poisson_init_input(const pyr_problem_t *p, int i, pyr_field_
     if (f->precision != p->precision) return pyr_fail(PYR_ERR_ARG, "f: field precision does not match the problem");
     const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
     if (p->poisson.rhs == PYR_RHS_FILE) {
-        int64_t shape[3];
-        for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
-        pyr_status_t st = pyr_npy_read_expect(p->poisson.rhs_file, f->dims, shape, f->precision, f->data);
+        /* .npy, or an HDF5 file's dataset "f" (a pyrgrid result holds it) */
+        pyr_status_t st = pyr_field_read_file(f, p->poisson.rhs_file, "f");
         if (st != PYR_OK) return pyr_fail_context(st, "rhs.file: ");
         char what[PYR_PATH_MAX + 16];
         snprintf(what, sizeof what, "rhs.file %s", p->poisson.rhs_file);
