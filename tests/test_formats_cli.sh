@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Results, restarts and reports through the program (issue 24):
+#  - restarts equal the straight run bit for bit: heat from an HDF5 result and
+#    from a .npy snapshot with initial.step (another plan each time), Poisson
+#    with a tolerance from an HDF5 result (the same bytes and sweep count);
+#    restarts that would miss a check or a snapshot are refused;
+#  - the HDF5 file and its XDMF sidecar, read independently with h5py and an
+#    XML parser (skipped without h5py): attributes, snapshots, links,
+#    compression, 3D, 1D (no sidecar);
+#  - --report and plan --json are JSON with what they promise;
+#  - the grid's size from initial.file, inputs relative to the problem file;
+#  - bad HDF5 inputs (truncated, not HDF5, wrong dataset) and refused outputs
+#    stop before anything is written.
+# usage: test_formats_cli.sh PYRGRID SOURCE_DIR
+set -u
+bin=$1
+src=$2
+py=/usr/bin/python3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+if ! "$bin" run "$src/examples/heat2d.ini" -q --set grid.nx=5 --set grid.ny=5 --set output.field=probe.h5 --set output.image= \
+    >/dev/null 2>probe.err; then
+  if grep -q "built without HDF5" probe.err; then echo "built without HDF5: skipped"; exit 77; fi
+fi
+have_h5py=0
+$py -c "import h5py, numpy" 2>/dev/null && have_h5py=1
+[ $have_h5py = 1 ] || echo "note: no h5py for /usr/bin/python3: the independent reads are skipped"
+# the result of a python check: its last line is "ok" or the reason
+pycheck() { # name, script (argv: the rest)
+  local name=$1 script=$2
+  shift 2
+  [ $have_h5py = 1 ] || return 0
+  local o
+  o=$($py -c "$script" "$@" 2>&1)
+  [ "$(echo "$o" | tail -1)" = ok ] && ok || bad "$name: $o"
+}
+
+heat=(--set grid.nx=65 --set grid.ny=49 --set scheme.dt=1e-5 --set run.backend=cpu --set output.image= -q)
+E=$src/examples/heat2d.ini
+
+# ---------------------------------------------------------------- restarts
+"$bin" run "$E" "${heat[@]}" --set scheme.steps=120 --set output.field=straight.npy >/dev/null || bad "straight run"
+"$bin" run "$E" "${heat[@]}" --set scheme.steps=50 --set output.field=half.h5 >/dev/null || bad "half run"
+out=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=120 --set initial.kind=file --set initial.file=half.h5 \
+  --set run.method=pyramid --set run.memory=32K --set output.field=rest.h5 --set output.every=10 --report rest.json)
+echo "$out" | grep -q "steps=70 from=50" && ok || bad "restart summary: $out"
+"$bin" run "$E" "${heat[@]}" --set scheme.steps=120 --set output.field=snap.npy --set output.every=40 >/dev/null || bad "snapshot run"
+out=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=120 --set initial.kind=file --set initial.file=snap_000080.npy \
+  --set initial.step=80 --set output.field=rest2.npy --set output.every=20 --set run.method=trivial)
+echo "$out" | grep -q "steps=40 from=80" && [ -s rest2_000100.npy ] && [ -s rest2_000120.npy ] && [ ! -e rest2_000020.npy ] && ok ||
+  bad "npy restart: $out $(ls)"
+cmp -s straight.npy rest2.npy && ok || bad "the .npy restart differs from the straight run"
+cmp -s snap_000120.npy straight.npy && ok || bad "the straight run's last snapshot differs from its field"
+pycheck heat-restart '
+import sys, numpy as np, h5py
+a = np.load("straight.npy"); f = h5py.File("rest.h5", "r")
+assert np.array_equal(f["u"][...], a), "restart differs from the straight run"
+assert f.attrs["step"] == 120 and f["u"].attrs["step"] == 120, f.attrs["step"]
+assert abs(f.attrs["t"] - 120 * 1e-5) < 1e-15, f.attrs["t"]
+steps = sorted(int(k) for k in f["snapshots"])
+assert steps == list(range(60, 121, 10)), steps
+assert f["snapshots/000120/u"].id == f["u"].id, "the final field is not the last snapshot"
+assert np.array_equal(f["snapshots/000080/u"][...], np.load("snap_000080.npy")), "snapshot 80 differs"
+print("ok")'
+
+# Poisson with a tolerance: the restart stops at the same sweep with the same bytes
+pois=(--set grid.nx=33 --set grid.ny=33 --set scheme.tolerance=1e-7 --set scheme.check_every=20 --set run.backend=cpu --set output.image= -q)
+P=$src/examples/poisson2d.ini
+out=$("$bin" run "$P" "${pois[@]}" --set output.field=pstraight.h5)
+sweeps=$(echo "$out" | sed -n 's/.* sweeps=\([0-9]*\).*/\1/p')
+[ -n "$sweeps" ] && [ "$sweeps" -gt 100 ] && ok || bad "poisson straight: $out"
+"$bin" run "$P" "${pois[@]}" --set scheme.iterations=100 --set output.field=phalf.h5 >/dev/null 2>&1
+[ $? -eq 3 ] && ok || bad "the first half should stop unconverged (exit 3)"
+out=$("$bin" run "$P" "${pois[@]}" --set initial.kind=file --set initial.file=phalf.h5 --set output.field=prest.h5 \
+  --set run.method=pyramid --set run.memory=24K)
+echo "$out" | grep -q "sweeps=$((sweeps - 100)) from=100" && echo "$out" | grep -q "converged=yes" && ok || bad "poisson restart: $out"
+pycheck poisson-restart '
+import numpy as np, h5py
+a, b = h5py.File("pstraight.h5", "r"), h5py.File("prest.h5", "r")
+assert np.array_equal(a["u"][...], b["u"][...]), "the restart differs"
+assert a.attrs["step"] == b.attrs["step"], (a.attrs["step"], b.attrs["step"])
+assert "f" in a and np.array_equal(a["f"][...], b["f"][...]) and a.attrs["rhs"] == "sine"
+assert "t" not in a["u"].attrs or True
+print("ok")'
+# misaligned restarts are refused before anything is written
+"$bin" run "$P" "${pois[@]}" --set scheme.iterations=90 --set output.field=p90.h5 >/dev/null 2>&1
+o=$("$bin" run "$P" "${pois[@]}" --set initial.kind=file --set initial.file=p90.h5 --set output.field=bad.h5 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q "check_every = 20" && [ ! -e bad.h5 ] && ok || bad "misaligned poisson restart: $o"
+o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=120 --set initial.kind=file --set initial.file=half.h5 --set output.every=20 \
+  --set output.field=bad.npy 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q "output.every = 20" && [ ! -e bad.npy ] && ok || bad "misaligned snapshots: $o"
+o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=40 --set initial.kind=file --set initial.file=half.h5 --set output.field=bad.npy 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q "past scheme.steps = 40" && [ ! -e bad.npy ] && ok || bad "restart past the end: $o"
+
+# ---------------------------------------------------------------- the files
+pycheck h5-attributes '
+import json, numpy as np, h5py
+f = h5py.File("rest.h5", "r")
+a = f.attrs
+assert a["format"] == "pyrgrid-field" and a["format_version"] == 1 and a["equation"] == "heat", dict(a)
+assert list(a["n"]) == [65, 49, 1] and a["dims"] == 2 and a["precision"] == "double"
+assert np.allclose(a["h"][:2], [1 / 64, 1 / 48]) and a["dt"] == 1e-5 and a["alpha"] == 1.0 and a["steps"] == 120
+plan = json.loads(a["plan"]); run = json.loads(a["run"])
+assert plan["method"] == "pyramid" and plan["steps"] == 70 and run["steps"] == 70, (plan, run)
+assert a["initial"] == "half.h5" and f["u"].chunks is not None and f["u"].dtype == np.float64
+print("ok")'
+pycheck xdmf '
+import xml.etree.ElementTree as ET, h5py
+root = ET.parse("rest.xmf").getroot()
+grids = root.findall("./Domain/Grid/Grid")
+assert len(grids) == 7, len(grids)
+f = h5py.File("rest.h5", "r")
+times = []
+for g in grids:
+    times.append(float(g.find("Time").get("Value")))
+    assert g.find("Topology").get("TopologyType") == "2DCoRectMesh" and g.find("Topology").get("Dimensions") == "49 65"
+    item = g.find("Attribute/DataItem")
+    name, path = item.text.split(":")
+    assert name == "rest.h5" and path in f and f[path].shape == (49, 65), item.text
+assert times == sorted(times) and abs(times[-1] - 1.2e-3) < 1e-15, times
+print("ok")'
+# 3D float with compression; 1D has no sidecar
+"$bin" run "$src/examples/heat3d.ini" -q --set grid.nx=17 --set grid.ny=13 --set grid.nz=9 --set scheme.steps=10 --set run.backend=cpu \
+  --set output.image= --set output.field=c3.h5 --set output.compression=6 --set output.every=5 >/dev/null && [ -s c3.xmf ] && ok ||
+  bad "3D run"
+pycheck h5-3d '
+import numpy as np, h5py, xml.etree.ElementTree as ET
+f = h5py.File("c3.h5", "r")
+assert f["u"].shape == (9, 13, 17) and f["u"].dtype == np.float32 and f["u"].compression == "gzip" and f["u"].shuffle
+g = ET.parse("c3.xmf").getroot().find("./Domain/Grid/Grid")
+assert g.find("Topology").get("TopologyType") == "3DCoRectMesh" and g.find("Geometry").get("GeometryType") == "ORIGIN_DXDYDZ"
+assert g.find("Topology").get("Dimensions") == "9 13 17" and g.find("Attribute/DataItem").get("Precision") == "4"
+print("ok")'
+"$bin" run "$src/examples/heat1d.ini" -q --set scheme.steps=10 --set run.backend=cpu --set output.image= --set output.field=one.h5 \
+  >/dev/null && [ -s one.h5 ] && [ ! -e one.xmf ] && ok || bad "1D: $(ls one.*)"
+
+# ---------------------------------------------------------------- reports
+pycheck report '
+import json
+r = json.load(open("rest.json"))
+assert r["report"] == "pyrgrid-run-report" and r["command"] == "run" and r["exit_status"] == 0
+assert r["problem"]["scheme"]["steps"] == 120 and r["restart"] == {"from": "half.h5", "step": 50, "t": 0.0005}, r["restart"]
+assert r["plan"]["method"] == "pyramid" and r["run"]["steps"] == 70 and r["step"] == 120
+s = r["seconds"]
+assert all(s[k] >= 0 for k in ("plan", "initial", "execute", "output")) and abs(s["total"] - sum(s[k] for k in ("plan", "initial", "execute", "output"))) < 1e-9
+assert r["gcells_per_second"] > 0 and r["versions"]["pyrgrid"] and r["machine"]["cpu_threads"] >= 1
+assert r["outputs"] == {"field": "rest.h5", "xdmf": "rest.xmf", "image": None, "every": 10}, r["outputs"]
+print("ok")'
+"$bin" plan "$P" "${pois[@]}" --set run.method=pyramid --set run.memory=24K --json > plan.json && ok || bad "plan --json"
+$py -c '
+import json
+r = json.load(open("plan.json"))
+assert r["problem"]["scheme"]["equation"] == "poisson" and r["options"]["memory"] == 24576 and r["plan"]["method"] == "pyramid"
+assert r["plan"]["fields"] == 2 and r["plan"]["predicted_seconds"] > 0
+print("ok")' | grep -qx ok && ok || bad "plan json: $(cat plan.json)"
+o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=5 --set output.field=r.npy --report /nonexistent/dir/r.json 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q -- "--report" && [ ! -e r.npy ] && ok || bad "unwritable report: $o"
+o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=5 --set output.field=same.json --report same.json 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q "same file" && ok || bad "report = field: $o"
+o=$("$bin" run "$E" "${heat[@]}" --report 2>&1)
+[ $? -eq 2 ] && echo "$o" | grep -q "needs a file name" && ok || bad "--report without a file: $o"
+
+# ---------------------------------------------------------------- inputs
+# the grid from initial.file; inputs relative to the problem file's folder
+mkdir -p case out
+$py -c 'import numpy as np; np.save("case/u0.npy", np.arange(7 * 5, dtype=np.float64).reshape(7, 5) / 35)' || bad "numpy"
+printf '[scheme]\nsteps = 3\ndt = 1e-3\n[initial]\nkind = file\nfile = u0.npy\n[run]\nbackend = cpu\n[output]\nfield = r.npy\nimage =\n' > case/p.ini
+(cd out && "$bin" run ../case/p.ini -q > ../rel.txt 2>&1) && grep -q "grid=7x5 " rel.txt && [ -s out/r.npy ] && [ ! -e case/r.npy ] && ok ||
+  bad "relative input, grid from the file: $(cat rel.txt)"
+o=$(cd out && "$bin" run ../case/p.ini -q --set grid.nx=9 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q "expected (7, 9) from grid.nx" && ok || bad "size given and different: $o"
+# --set paths stay relative to the current directory
+o=$(cd out && "$bin" run ../case/p.ini -q --set initial.file=u0.npy 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q "u0.npy" && ok || bad "--set path relative to the cwd: $o"
+
+# bad HDF5 inputs: clear errors, nothing written
+head -c 700 rest.h5 > trunc.h5
+echo "plain text" > text.h5
+for f in trunc.h5 text.h5; do
+  o=$("$bin" run "$E" "${heat[@]}" --set initial.kind=file --set initial.file=$f --set output.field=x.npy 2>&1)
+  [ $? -eq 1 ] && echo "$o" | grep -q "initial.file: $f" && [ ! -e x.npy ] && ok || bad "bad input $f: $o"
+done
+o=$("$bin" run "$E" "${heat[@]}" --set initial.kind=file --set initial.file=rest.h5 --set initial.step=65 --set output.field=x.npy 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q "no snapshot of that step" && [ ! -e x.npy ] && ok || bad "missing snapshot: $o"
+o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=80 --set initial.kind=file --set initial.file=rest.h5 --set initial.step=70 \
+  --set output.field=s70.npy 2>&1) && "$bin" run "$E" "${heat[@]}" --set scheme.steps=80 --set output.field=s80.npy >/dev/null &&
+  cmp -s s70.npy s80.npy && ok || bad "restart from a snapshot: $o"
+# an HDF5 output to a FIFO is refused before the run
+mkfifo pipe.h5
+o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=5 --set output.field=pipe.h5 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q "not a regular file" && ok || bad "FIFO output: $o"
+ls -A | grep -q '\.tmp\.' && bad "temporaries left: $(ls -A)" || ok
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
