@@ -164,6 +164,27 @@ o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=5 --set output.field=same.js
 o=$("$bin" run "$E" "${heat[@]}" --report 2>&1)
 [ $? -eq 2 ] && echo "$o" | grep -q "needs a file name" && ok || bad "--report without a file: $o"
 
+# solve and frames reports
+printf '[system]\nkind = laplace\nN = 24\nM = 40\n[run]\nbackend = cpu\n[output]\nsolution = y.npy\n' > s.ini
+"$bin" solve s.ini -q --report solve.json >/dev/null && ok || bad "solve --report"
+$py -c '
+import json
+r = json.load(open("solve.json"))
+assert r["command"] == "solve" and r["system"]["n"] == 24 and r["result"]["stop"] == "converged" and r["exit_status"] == 0
+assert r["outputs"]["solution"] == "y.npy" and r["seconds"]["iterate"] > 0 and r["gunknowns_per_second"] > 0
+print("ok")' | grep -qx ok && ok || bad "solve report: $(cat solve.json)"
+$py -c 'import numpy as np; np.save("stack.npy", (np.random.default_rng(1).random((5, 48, 48)) * 100).astype(np.float32))'
+"$bin" frames stack.npy --quiet --backend cpu --history 3 -o res.npy --snr-png "" --report frames.json >/dev/null && ok || bad "frames --report"
+$py -c '
+import json
+r = json.load(open("frames.json"))
+assert r["command"] == "frames" and r["inputs"] == ["stack.npy"] and r["sequence"] == {"frames": 5, "nx": 48, "ny": 48}
+assert r["options"]["history"] == 3 and r["run"]["backend"] == "cpu" and r["seconds"]["total"] > 0 and r["outputs"]["residual"] == "res.npy"
+print("ok")' | grep -qx ok && ok || bad "frames report: $(cat frames.json)"
+rm -f res2.npy shifts.csv
+o=$("$bin" frames stack.npy --quiet --backend cpu --history 3 -o res2.npy --snr-png "" --report /nonexistent/f.json 2>&1)
+[ $? -eq 1 ] && echo "$o" | grep -q -- "--report" && [ ! -e res2.npy ] && [ ! -e shifts.csv ] && ok || bad "frames unwritable report: $o"
+
 # ---------------------------------------------------------------- inputs
 # the grid from initial.file; inputs relative to the problem file's folder
 mkdir -p case out

@@ -129,3 +129,122 @@ pyr_status_t pyr_cli_report_end(pyr_json_t *j, const char *path, pyr_backend_kin
     pyr_json_free(j);
     return st;
 }
+
+pyr_status_t pyr_cli_report_solve(const char *path, const char *problem_file, const char *kind, const pyr_lgs_system_t *sys,
+                                  const pyr_lgs_options_t *opt, const pyr_lgs_result_t *res, const char *const outputs[4],
+                                  int exit_status)
+{
+    pyr_json_t j;
+    pyr_cli_report_begin(&j, "solve", problem_file);
+    pyr_json_object(&j, "system");
+    pyr_json_string(&j, "kind", kind);
+    pyr_json_string(&j, "description", sys->description);
+    pyr_json_int(&j, "n", sys->n);
+    pyr_json_int(&j, "m", sys->m);
+    pyr_json_end(&j);
+    pyr_json_object(&j, "options");
+    pyr_json_string(&j, "ordering", pyr_lgs_ordering_name(opt->ordering));
+    pyr_json_real(&j, "omega", opt->omega);
+    pyr_json_string(&j, "precondition", pyr_lgs_precond_name(opt->precondition));
+    pyr_json_real(&j, "tolerance", opt->tolerance);
+    pyr_json_int(&j, "max_iterations", opt->max_iterations);
+    pyr_json_int(&j, "check_every", opt->check_every);
+    pyr_json_string(&j, "backend", pyr_backend_name(opt->backend));
+    pyr_json_int(&j, "threads", opt->threads);
+    pyr_json_end(&j);
+    pyr_json_object(&j, "result");
+    pyr_json_string(&j, "stop", pyr_lgs_stop_name(res->stop));
+    pyr_json_int(&j, "iterations", res->iterations);
+    pyr_json_real(&j, "rel_residual", res->rel_residual);
+    pyr_json_real(&j, "f_norm", res->f_norm);
+    pyr_json_string(&j, "backend", pyr_backend_name(res->backend));
+    pyr_json_int(&j, "threads", res->threads);
+    pyr_json_string(&j, "device", res->device);
+    pyr_json_string(&j, "warning", res->warning);
+    pyr_json_end(&j);
+    pyr_json_object(&j, "seconds");
+    pyr_json_real(&j, "setup", res->setup_seconds);
+    pyr_json_real(&j, "iterate", res->iterate_seconds);
+    pyr_json_real(&j, "loop", res->seconds); /* iterations and residual checks */
+    pyr_json_real(&j, "per_iteration", res->iterations > 0 ? res->iterate_seconds / (double)res->iterations : 0.0);
+    pyr_json_end(&j);
+    /* unknowns updated per second, the solver's counterpart of Gcell/s */
+    pyr_json_real(&j, "gunknowns_per_second",
+                  res->iterate_seconds > 0 ? (double)sys->n * (double)sys->m * (double)res->iterations / res->iterate_seconds * 1e-9 : 0.0);
+    static const char *const names[4] = {"solution", "history", "image", "history_image"};
+    pyr_json_object(&j, "outputs");
+    for (int i = 0; i < 4; i++) pyr_json_string(&j, names[i], outputs[i] && outputs[i][0] ? outputs[i] : NULL);
+    pyr_json_end(&j);
+    pyr_json_int(&j, "exit_status", exit_status);
+    return pyr_cli_report_end(&j, path, res->backend, 0);
+}
+
+pyr_status_t pyr_cli_report_frames(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx, int64_t ny,
+                                   int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs, double seconds,
+                                   const char *const outputs[5])
+{
+    static const char *const refs[] = {"first", "rolling"}, *const coarse[] = {"always", "never", "auto"};
+    pyr_json_t j;
+    pyr_cli_report_begin(&j, "frames", config);
+    pyr_json_array(&j, "inputs");
+    for (int i = 0; i < ninputs; i++) pyr_json_string(&j, NULL, inputs[i]);
+    pyr_json_end(&j);
+    pyr_json_object(&j, "sequence");
+    pyr_json_int(&j, "frames", nframes);
+    pyr_json_int(&j, "nx", nx);
+    pyr_json_int(&j, "ny", ny);
+    pyr_json_end(&j);
+    pyr_json_object(&j, "options");
+    pyr_json_int(&j, "history", o->history);
+    pyr_json_real(&j, "epsilon", o->epsilon);
+    pyr_json_string(&j, "weights", pyr_frames_weights_name(o->weights));
+    pyr_json_int(&j, "poly_degree", o->poly_degree);
+    pyr_json_int(&j, "poly_window", o->poly_window);
+    pyr_json_string(&j, "reference", refs[o->reference == PYR_FRAMES_REF_ROLLING]);
+    pyr_json_int(&j, "reference_every", o->reference_every);
+    pyr_json_string(&j, "coarse", (unsigned)o->coarse < 3 ? coarse[o->coarse] : "?");
+    pyr_json_int(&j, "max_iterations", o->max_iterations);
+    pyr_json_real(&j, "tolerance", o->tolerance);
+    pyr_json_int(&j, "border", o->border);
+    pyr_json_real(&j, "threshold", o->threshold);
+    pyr_json_real(&j, "psf_fwhm", o->psf_fwhm);
+    pyr_json_bool(&j, "clean", o->clean);
+    pyr_json_real(&j, "clean_radius", o->clean_radius);
+    pyr_json_real(&j, "clean_threshold", o->clean_threshold);
+    pyr_json_int(&j, "noise_frames", o->noise_frames);
+    pyr_json_int(&j, "warmup", o->warmup);
+    pyr_json_int(&j, "max_candidates", o->max_candidates);
+    pyr_json_string(&j, "backend", pyr_backend_name(o->backend));
+    pyr_json_int(&j, "threads", o->threads);
+    pyr_json_end(&j);
+    pyr_json_object(&j, "seconds");
+    pyr_json_real(&j, "total", seconds);
+    pyr_json_real(&j, "per_frame", nframes > 0 ? seconds / (double)nframes : 0.0);
+    /* the CPU's stages (the GPU overlaps them: 0) */
+    pyr_json_real(&j, "shift", fs->shift_s);
+    pyr_json_real(&j, "weights", fs->weights_s);
+    pyr_json_real(&j, "whiten", fs->whiten_s);
+    pyr_json_real(&j, "detect", fs->detect_s);
+    pyr_json_end(&j);
+    pyr_json_real(&j, "mpixels_per_second", seconds > 0 ? (double)nx * (double)ny * (double)nframes / seconds * 1e-6 : 0.0);
+    pyr_json_object(&j, "counts");
+    pyr_json_int(&j, "candidates", fs->candidates);
+    pyr_json_int(&j, "masked_pixels", fs->masked_pixels);
+    pyr_json_int(&j, "cleaned_pixels", fs->cleaned_pixels);
+    pyr_json_int(&j, "ill_conditioned", fs->ill_conditioned);
+    pyr_json_int(&j, "regularised", fs->regularised);
+    pyr_json_int(&j, "reduced", fs->reduced);
+    pyr_json_int(&j, "fallback", fs->fallback);
+    pyr_json_int(&j, "not_converged", fs->not_converged);
+    pyr_json_end(&j);
+    pyr_json_object(&j, "run");
+    pyr_json_string(&j, "backend", fs->backend);
+    pyr_json_string(&j, "device", fs->device);
+    pyr_json_end(&j);
+    static const char *const names[5] = {"residual", "shifts", "candidates", "snr_image", "max_snr"};
+    pyr_json_object(&j, "outputs");
+    for (int i = 0; i < 5; i++) pyr_json_string(&j, names[i], outputs[i] && outputs[i][0] ? outputs[i] : NULL);
+    pyr_json_end(&j);
+    pyr_json_int(&j, "exit_status", 0);
+    return pyr_cli_report_end(&j, path, strcmp(fs->backend, "cuda") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA, o->device);
+}
