@@ -194,6 +194,10 @@ printf '[scheme]\nsteps = 3\ndt = 1e-3\n[initial]\nkind = file\nfile = u0.npy\n[
   bad "relative input, grid from the file: $(cat rel.txt)"
 o=$(cd out && "$bin" run ../case/p.ini -q --set grid.nx=9 2>&1)
 [ $? -eq 1 ] && echo "$o" | grep -q "expected (7, 9) from grid.nx" && ok || bad "size given and different: $o"
+# solve's input arrays too
+$py -c 'import numpy as np; np.save("case/y0.npy", np.full((4, 5), 0.5))'
+printf '[system]\nkind = laplace\nN = 4\nM = 5\ninitial = file\ninitial_file = y0.npy\n[run]\nbackend = cpu\n[output]\nsolution = y.npy\n' > case/s.ini
+(cd out && "$bin" solve ../case/s.ini -q > ../srel.txt 2>&1) && [ -s out/y.npy ] && ok || bad "solve relative input: $(cat srel.txt)"
 # --set paths stay relative to the current directory
 o=$(cd out && "$bin" run ../case/p.ini -q --set initial.file=u0.npy 2>&1)
 [ $? -eq 1 ] && echo "$o" | grep -q "u0.npy" && ok || bad "--set path relative to the cwd: $o"

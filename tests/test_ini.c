@@ -168,7 +168,10 @@ static void test_configs(void)
     snprintf(text, sizeof text, "[system]\nkind = parabolic\nN = 8\nM = 8\n[parabolic]\nu_prev = %s\n", longname);
     write_file("lgs_longval.ini", text);
     CHECK_OK(pyr_lgs_config_load(tpath("lgs_longval.ini"), NULL, 0, &lc));
-    CHECK(lc && lc->parabolic.u_prev.path && !strcmp(lc->parabolic.u_prev.path, longname), "solve: long value cut");
+    /* (relative to the problem file's folder: the path gains it) */
+    CHECK(lc && lc->parabolic.u_prev.path && strlen(lc->parabolic.u_prev.path) > 304 &&
+              !strcmp(lc->parabolic.u_prev.path + strlen(lc->parabolic.u_prev.path) - 304, longname),
+          "solve: long value cut");
     pyr_lgs_config_destroy(&lc);
 }
 
