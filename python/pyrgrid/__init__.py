@@ -25,7 +25,7 @@ from ._errors import (ArgumentError, BudgetError, CancelledError, ConfigError, C
                       DeviceMemoryError, DivergedError, Error, FileError, FormatError, InternalError, NoDeviceError,
                       NotConvergedWarning, NumericError, OutOfMemoryError, SizeError, UnstableError, UnsupportedError)
 from ._core import Options, Plan, Problem, RunInfo, heat, poisson
-from ._extra import (FramesResult, LgsInfo, backends, calibrate, cpu_threads, frames, gpus, lgs_system, solve_lgs,
+from ._extra import (FramesResult, LgsInfo, backends, calibrate, cpu_threads, frames, gpus, lgs_omega_laplace, lgs_system, solve_lgs,
                      version, wisdom_export, wisdom_forget, wisdom_import, wisdom_path)
 from ._lib import path as library_path
 
@@ -34,6 +34,6 @@ __version__ = "0.1.0"
 __all__ = ["Error", "ArgumentError", "ConfigError", "SizeError", "UnstableError", "FileError", "FormatError",
            "OutOfMemoryError", "BudgetError", "NoDeviceError", "DeviceError", "DeviceMemoryError", "UnsupportedError",
            "NumericError", "DivergedError", "CancelledError", "InternalError", "CopyWarning", "NotConvergedWarning",
-           "Problem", "Options", "Plan", "RunInfo", "heat", "poisson", "solve_lgs", "lgs_system", "LgsInfo", "frames",
+           "Problem", "Options", "Plan", "RunInfo", "heat", "poisson", "solve_lgs", "lgs_system", "lgs_omega_laplace", "LgsInfo", "frames",
            "FramesResult", "calibrate", "wisdom_import", "wisdom_export", "wisdom_forget", "wisdom_path", "gpus",
            "backends", "cpu_threads", "version", "library_path", "__version__"]

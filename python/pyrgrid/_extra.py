@@ -122,6 +122,11 @@ def _system_arrays(sysp):
     return {k: np.ctypeslib.as_array(getattr(s, k), shape=(n, m)) for k in _LGS_ARRAYS}
 
 
+def lgs_omega_laplace(n, m):
+    """The optimal line-SOR factor of the N x M Dirichlet Laplacian."""
+    return lib.pyr_lgs_omega_laplace(int(n), int(m))
+
+
 def lgs_system(kind, n, m):
     """The built-in systems of ``pyrgrid solve`` as arrays: kind "test1",
     "test2" or "laplace" (exact solution all ones); a dict of the six N x M
