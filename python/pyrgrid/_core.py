@@ -58,6 +58,8 @@ _PROBLEM_KEYWORDS = {
     "seed": "initial.seed", "initial": "initial.kind", "initial_file": "initial.file",
     "rhs": "rhs.kind", "rhs_file": "rhs.file",
 }
+# rhs="array": Poisson's f comes from the caller's array, given to Plan.execute
+_ARRAY = "<array>"
 _OPTION_KEYWORDS = ("backend", "device", "method", "decomposition", "height", "memory", "rows", "block", "threads",
                     "plan", "slots", "kernel")
 
@@ -144,7 +146,8 @@ class Problem(_Handle):
     ``Problem("heat", shape=(257, 257), dt=1e-6, steps=100)``; ``shape`` is
     NumPy's (slowest axis first: (nx,), (ny, nx) or (nz, ny, nx)), as is
     ``lengths``.  Other keywords: alpha, dt, steps (heat); iterations,
-    tolerance, check_every, omega, rhs (poisson); precision or ``dtype``;
+    tolerance, check_every, omega, rhs (poisson: "zero", "sine", "file" with
+    rhs_file, or "array": f given to Plan.execute); precision or ``dtype``;
     initial ("sine", "gauss", "random", "zero", "file"), initial_file, seed;
     lx, ly, lz; ``keys`` takes problem-file keys ({"grid.lx": 2.0}).
     ``Problem.from_file("heat2d.ini")`` reads a problem file as the program
@@ -185,7 +188,9 @@ class Problem(_Handle):
         for k, v in params.items():
             if k not in _PROBLEM_KEYWORDS:
                 raise _unknown(k, list(_PROBLEM_KEYWORDS), "problem keywords")
-            if v is not None:
+            if k == "rhs" and v == "array":
+                self.set("rhs.kind", "file").set("rhs.file", _ARRAY)
+            elif v is not None:
                 self.set(_PROBLEM_KEYWORDS[k], v)
 
     @classmethod
@@ -446,6 +451,14 @@ class Plan:
             arrays.append(None if f is None else input_array(f, name, self.shape, self.dtype))
         if f is not None and len(names) < 2:
             raise ArgumentError(f"the {self.problem.equation} scheme has no input field; leave f out")
+        if len(names) > 1:
+            from_caller = self.problem.get("rhs.kind") == "file" and self.problem.get("rhs.file") == _ARRAY
+            if f is not None and not from_caller:
+                # the plan would not carry f (rhs zero) or would read its own: refuse rather than ignore the array
+                raise ArgumentError(f"the problem's right-hand side is rhs.kind = {self.problem.get('rhs.kind')}; to pass f "
+                                    f"as an array make the problem with rhs=\"array\"")
+            if f is None and from_caller:
+                raise ArgumentError("the problem takes f from the caller (rhs=\"array\"): plan.execute(u, f)")
         wrapped = [None if a is None else _Wrapped(a, n) for a, n in zip(arrays, names)]
         try:
             handles = (ctypes.c_void_p * len(names))(*[None if w is None else w.handle.value for w in wrapped])
@@ -543,8 +556,8 @@ def poisson(u0, f=None, *, tolerance=None, iterations=None, check_every=20, omeg
         p.set("rhs.kind", f)
     else:
         given = input_array(f, "f", u.shape, u.dtype)
-        # f is the caller's array: marked as a file's so that the plan carries it, never read from the name
-        p.set("rhs.kind", "file").set("rhs.file", "<array>")
+        # f is the caller's array: the plan carries it, the library never reads the name
+        p.set("rhs.kind", "file").set("rhs.file", _ARRAY)
     opts = _split_options(dict(options, memory=memory, backend=backend))
     with Plan(p, opts) as plan:
         info = plan.execute(u, given, progress=progress)

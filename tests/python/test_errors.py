@@ -116,3 +116,16 @@ def test_closed_plan(plan):
     plan.close()
     with pytest.raises(pyrgrid.ArgumentError, match="closed"):
         plan.execute(np.zeros((20, 30)))
+
+
+def test_f_goes_only_where_the_problem_takes_it():
+    u0, f = np.zeros((17, 17)), np.ones((17, 17))
+    zero = pyrgrid.Plan(pyrgrid.Problem("poisson", shape=(17, 17), iterations=10, rhs="zero"), {"run.backend": "cpu"})
+    with pytest.raises(pyrgrid.ArgumentError, match='rhs="array"'):
+        zero.execute(u0.copy(), f)
+    own = pyrgrid.Plan(pyrgrid.Problem("poisson", shape=(17, 17), iterations=10, rhs="array"), {"run.backend": "cpu"})
+    with pytest.raises(pyrgrid.ArgumentError, match="plan.execute"):
+        own.execute(u0.copy())
+    u = u0.copy()
+    own.execute(u, f)
+    assert np.array_equal(u, pyrgrid.poisson(u0, f, iterations=10, backend="cpu")[0])
