@@ -82,7 +82,10 @@ class _Handle:
     def __del__(self):
         h = getattr(self, "_h", None)
         if h:
-            type(self)._destroy(ctypes.byref(h))
+            try:
+                type(self)._destroy(ctypes.byref(h))
+            except Exception:  # interpreter shutdown: the library may be gone already
+                pass
 
     def set(self, key, value):
         """Set a problem-file key ("grid.nx", "run.memory") from a number or a string."""
@@ -408,10 +411,15 @@ class Plan:
         self._fields = self.problem.fields
 
     def close(self):
+        """Release the plan (also done when it is collected, or by a with block)."""
         if getattr(self, "_h", None):
             lib.pyr_plan_destroy(ctypes.byref(self._h))
 
-    __del__ = close
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
 
     def __enter__(self):
         return self
