@@ -214,6 +214,20 @@ o=$("$bin" run "$E" "${heat[@]}" --set initial.kind=file --set initial.file=rest
 o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=80 --set initial.kind=file --set initial.file=rest.h5 --set initial.step=70 \
   --set output.field=s70.npy 2>&1) && "$bin" run "$E" "${heat[@]}" --set scheme.steps=80 --set output.field=s80.npy >/dev/null &&
   cmp -s s70.npy s80.npy && ok || bad "restart from a snapshot: $o"
+# a pyrgrid result that lost an attribute is refused as a restart
+if [ $have_h5py = 1 ]; then
+  cp half.h5 nostep.h5
+  $py -c 'import h5py; f = h5py.File("nostep.h5", "a"); del f["u"].attrs["t"]; f.close()'
+  o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=120 --set initial.kind=file --set initial.file=nostep.h5 --set output.field=x.npy 2>&1)
+  [ $? -eq 1 ] && echo "$o" | grep -q "lacks the attribute t" && [ ! -e x.npy ] && ok || bad "missing attribute: $o"
+  cp half.h5 nover.h5
+  $py -c 'import h5py; f = h5py.File("nover.h5", "a"); del f.attrs["format_version"]; f.close()'
+  o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=120 --set initial.kind=file --set initial.file=nover.h5 --set output.field=x.npy 2>&1)
+  [ $? -eq 1 ] && echo "$o" | grep -q "format_version (it is missing)" && [ ! -e x.npy ] && ok || bad "missing format_version: $o"
+  $py -c 'import h5py, numpy as np; f = h5py.File("i8.h5", "w"); f["u"] = np.zeros((49, 65), np.int64); f.close()'
+  o=$("$bin" run "$E" "${heat[@]}" --set initial.kind=file --set initial.file=i8.h5 --set output.field=x.npy 2>&1)
+  [ $? -eq 1 ] && echo "$o" | grep -q "holds integers" && [ ! -e x.npy ] && ok || bad "integer dataset: $o"
+fi
 # an HDF5 output to a FIFO is refused before the run
 mkfifo pipe.h5
 o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=5 --set output.field=pipe.h5 2>&1)

@@ -142,7 +142,12 @@ pyr_status_t pyr_config_finish_inputs(pyr_config_t *cfg)
     }
     if (fd.pyrgrid && (cfg->start_given & PYR_GIVEN_START_T))
         return pyr_fail(PYR_ERR_CONFIG, "initial.t: %s records the time of its fields (t = %.17g); leave initial.t out", p->init_file, fd.t);
-    int64_t step = fd.pyrgrid ? (fd.has_step ? fd.step : 0) : cfg->start_step;
+    /* a pyrgrid result without its step (or, for heat, its time) is damaged: continuing it from 0 would be wrong */
+    if (fd.pyrgrid && (!fd.has_step || (p->equation == PYR_EQ_HEAT && !fd.has_t)))
+        return pyr_fail(PYR_ERR_FORMAT, "initial.file: %s is a pyrgrid result, but its field %s lacks the attribute %s; the file is damaged "
+                        "or was edited (a restart needs the step and time it holds)", p->init_file, cfg->start_dataset,
+                        !fd.has_step ? "step" : "t");
+    int64_t step = fd.pyrgrid ? fd.step : cfg->start_step;
     double t;
     if (fd.pyrgrid && fd.has_t) t = fd.t;
     else if (cfg->start_given & PYR_GIVEN_START_T) t = cfg->start_t;
