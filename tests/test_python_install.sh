@@ -24,6 +24,12 @@ assert u.shape == (9, 9) and pyrgrid.version() == pyrgrid.__version__
 print('installed module at', '$site', 'uses', lib)
 ")
 }
+# from the source tree: PYTHONPATH=python finds BUILD/libpyrgrid.so (./build, or PYRGRID_BUILD_DIR)
+src=$(cd "$(dirname "$0")/.." && pwd)
+(cd "$top" && PYRGRID_BUILD_DIR=$build PYTHONPATH=$src/python $py -c "
+import os, pyrgrid
+assert os.path.samefile(pyrgrid.library_path, '$build/libpyrgrid.so'), pyrgrid.library_path
+print('source tree module uses', pyrgrid.library_path)")
 check "$top/first"
 mv "$top/first" "$top/moved"
 check "$top/moved"
