@@ -99,7 +99,7 @@ static result_t run_kernel(const pyr_problem_t *prob, pyr_field_t *f, pyr_method
     r.height = r.info.height;
     progress_t pg;
     memset(&pg, 0, sizeof pg);
-    pyr_hooks_t hooks = {on_progress, NULL, &pg};
+    pyr_hooks_t hooks = {.progress = on_progress, .user = &pg};
     double t0 = now_s();
     pyr_status_t st = pyr_execute(plan, f, &hooks, NULL);
     double t1 = now_s();

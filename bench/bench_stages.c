@@ -77,7 +77,7 @@ static pyr_status_t timed_run(pyr_plan_t *plan, pyr_field_t *f, int serial, pass
 {
     memset(c, 0, sizeof *c);
     pyr_cuda_set_serial(serial);
-    pyr_hooks_t hooks = {pass_clock_hook, NULL, c};
+    pyr_hooks_t hooks = {.progress = pass_clock_hook, .user = c};
     pyr_status_t st = pyr_execute(plan, f, &hooks, NULL);
     pyr_cuda_set_serial(0);
     return st;

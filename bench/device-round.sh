@@ -31,7 +31,7 @@ if ! bash bench/device-build.sh build-dev > "$log/build.txt" 2>&1; then
   tar -C "$out" -czf "$out/logs.tgz" logs; exit 1
 fi
 root=$PWD/.deps/root
-[ -d "$root" ] && export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+[ -d "$root" ] && export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 
 # one calibration for the benchmarks' automatic choices, kept with the logs
 export PYRGRID_WISDOM=$log/wisdom

@@ -8,7 +8,7 @@
 # The GPU machine has no package registry.  Carry Debian's packages in .deps/
 # (not in git), fetched on a machine that has one, in the repository root:
 #
-#   mkdir -p .deps && cd .deps && apt-get download libinih1 libinih-dev \
+#   mkdir -p .deps && cd .deps && apt-get download \
 #       libcfitsio10 libcfitsio-dev libfftw3-single3 libfftw3-dev libcurl3-gnutls && cd ..
 #
 # They are unpacked into .deps/root (dpkg -x; nothing is installed).  Python
@@ -25,7 +25,7 @@ if ls .deps/*.deb >/dev/null 2>&1; then
   export PKG_CONFIG_SYSROOT_DIR=$root
   export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
-for m in inih cfitsio fftw3f; do
+for m in cfitsio fftw3f; do
   pkg-config --exists $m || echo "frames_device: pkg-config finds no $m: put its .deb files in .deps/ (see the header)" | tee -a "$out/build.log"
 done
 { nvidia-smi -L; nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max --format=csv; nproc; } >"$out/device.txt" 2>&1

@@ -13,3 +13,7 @@ if(PYR_HAVE_CUDA)
   target_link_libraries(xfer_probe PRIVATE pyrgrid_internal CUDA::cudart)
   target_include_directories(xfer_probe PRIVATE ${PROJECT_SOURCE_DIR}/src)  # pthread: part of glibc 2.34+
 endif()
+# bench_maxwell: FDTD (Yee) in core vs the pyramid method out of core (issue 21).
+add_executable(bench_maxwell bench_maxwell.c)
+target_link_libraries(bench_maxwell PRIVATE pyrgrid_internal)
+target_compile_definitions(bench_maxwell PRIVATE _POSIX_C_SOURCE=200809L)

@@ -95,7 +95,8 @@ PYR_API const char *pyr_precision_name(pyr_precision_t p);
  * fields, sub-steps and reach (src/schemes/scheme.h). */
 typedef enum {
     PYR_EQ_HEAT = 0,   /* u_t = alpha^2 laplace(u), explicit scheme */
-    PYR_EQ_POISSON = 1 /* -laplace(u) = f, Jacobi iteration */
+    PYR_EQ_POISSON = 1, /* -laplace(u) = f, Jacobi iteration */
+    PYR_EQ_MAXWELL = 2  /* Maxwell's equations, the Yee scheme (FDTD) */
 } pyr_equation_t;
 
 typedef enum {
@@ -134,6 +135,86 @@ typedef struct {
     char rhs_file[PYR_PATH_MAX]; /* for PYR_RHS_FILE */
 } pyr_poisson_params_t;
 
+/* Maxwell's equations on the Yee grid (FDTD), in MEEP's units: c = 1,
+ * eps0 = mu0 = 1.  Every component is stored as an array of the node
+ * grid's shape, x fastest, with the standard Yee offsets: Ex at (i+1/2, j,
+ * k), Ey at (i, j+1/2, k), Ez at (i, j, k+1/2), Hx at (i, j+1/2, k+1/2), Hy
+ * at (i+1/2, j, k+1/2), Hz at (i+1/2, j+1/2, k); a component is updated
+ * where its neighbours exist; elsewhere (tangential E on the PEC faces, the
+ * unused last half-cell along an axis) it stays at its initial value, which
+ * pyr_field_init_state makes 0 (a pyr_execute_fields caller giving its own
+ * fields should too).  The material of node (i, j, k) applies to the
+ * components stored at that node.  2D grids take the TM mode (Ez, Hx, Hy)
+ * or the TE mode (Hz, Ex, Ey).  Leapfrog: H(n+1/2) = H(n-1/2) - (dt/mu_r)
+ * curl E(n), then E(n+1) = ca E(n) + cb curl H(n+1/2) with ca = (1 -
+ * sigma dt/2eps_r)/(1 + sigma dt/2eps_r), cb = (dt/eps_r)/(1 + sigma
+ * dt/2eps_r); the initial fields are E at step 0 and H at step -1/2. */
+#define PYR_MAXWELL_MAX_SHAPES 16
+#define PYR_MAXWELL_MAX_SOURCES 16
+#define PYR_MAXWELL_MAX_PROBES 32
+
+/* The six components, in the order of the scheme's fields. */
+typedef enum { PYR_EX = 0, PYR_EY, PYR_EZ, PYR_HX, PYR_HY, PYR_HZ } pyr_component_t;
+
+typedef enum { PYR_SHAPE_BOX = 0, PYR_SHAPE_SPHERE, PYR_SHAPE_CYLINDER } pyr_shape_kind_t;
+
+/* A shape of another material, rasterised at the nodes inside it (the
+ * later shapes over the earlier ones).  Coordinates are physical (node i at
+ * x = i * h_x).  box: lo[3]..hi[3]; sphere: centre lo[3], radius r;
+ * cylinder: axis `axis` (0 x, 1 y, 2 z) through the centre lo[3], radius r,
+ * from lo[axis] to hi[axis]. */
+typedef struct {
+    pyr_shape_kind_t kind;
+    double lo[3], hi[3], r;
+    int axis;
+    double eps_r, sigma, mu_r;
+} pyr_shape_t;
+
+typedef enum { PYR_WAVE_GAUSSIAN = 0, PYR_WAVE_RICKER, PYR_WAVE_SINE } pyr_waveform_t;
+
+/* A soft source: after every update of its component, component +=
+ * amplitude * w(t) at the node, at the component's time (t = (n+1) dt for
+ * E(n+1), (n+1/2) dt for H(n+1/2)).  gaussian: exp(-((t - delay)/width)^2);
+ * ricker (peak frequency f): (1 - 2 (pi f (t - delay))^2) exp(-(pi f (t -
+ * delay))^2); sine: sin(2 pi f t), ramped up over the first `width` by the
+ * raised cosine (1 - cos(pi t / width)) / 2 (width 0: no ramp).  A line
+ * source spans the nodes from `node` to `node_end` along one axis (node_end
+ * = node: a point source). */
+typedef struct {
+    pyr_component_t component;
+    int64_t node[3], node_end[3];
+    pyr_waveform_t waveform;
+    double amplitude, frequency, width, delay;
+} pyr_source_t;
+
+/* A probe: the component's value at the node after every step. */
+typedef struct {
+    pyr_component_t component;
+    int64_t node[3];
+} pyr_probe_t;
+
+typedef struct {
+    double courant;      /* dt = courant / sqrt(sum_d 1/h_d^2) when dt is 0; stable up to 1 (vacuum) */
+    double dt;
+    int te;              /* 2D: the TE mode (Hz, Ex, Ey); else TM (Ez, Hx, Hy) */
+    /* background material, shapes over it, or per-node arrays from .npy files (which win) */
+    double eps_r, sigma, mu_r;
+    int nshapes;
+    pyr_shape_t shapes[PYR_MAXWELL_MAX_SHAPES];
+    char eps_file[PYR_PATH_MAX], sigma_file[PYR_PATH_MAX], mu_file[PYR_PATH_MAX];
+    /* boundaries: PEC on every face; CPML layers of cpml_cells on the faces of cpml_faces
+     * (bit 2a: low face of axis a, bit 2a+1: high face), Roden-Gedney with polynomial grading */
+    int cpml_cells;
+    unsigned cpml_faces;
+    double cpml_order;       /* m, the grading's power (3) */
+    double cpml_sigma_max;   /* 0: the optimum (m + 1) / (150 pi h) scaled to MEEP's units */
+    double cpml_kappa_max;   /* (1: none) */
+    double cpml_alpha_max;   /* (0.05) */
+    int nsources, nprobes;
+    pyr_source_t sources[PYR_MAXWELL_MAX_SOURCES];
+    pyr_probe_t probes[PYR_MAXWELL_MAX_PROBES];
+} pyr_maxwell_params_t;
+
 /* What to solve: a grid, a scheme with its parameters, an initial field.
  * Axis 0 is x (fastest in memory), 1 is y, 2 is z; axes beyond `dims` have
  * n = 1.  Nodes include the boundary nodes, which keep their initial values
@@ -152,6 +233,7 @@ typedef struct {
     int64_t steps;            /* time steps (heat); the most sweeps (poisson) */
     pyr_heat_params_t heat;       /* equation = PYR_EQ_HEAT */
     pyr_poisson_params_t poisson; /* equation = PYR_EQ_POISSON */
+    pyr_maxwell_params_t maxwell; /* equation = PYR_EQ_MAXWELL */
     /* the initial field (and the boundary values) */
     pyr_init_kind_t init;
     uint64_t seed;            /* for PYR_INIT_RANDOM */
@@ -420,10 +502,19 @@ typedef int (*pyr_progress_fn)(void *user, int64_t steps_done, int64_t steps_tot
  * options.snapshot_every). */
 typedef pyr_status_t (*pyr_snapshot_fn)(void *user, const pyr_field_t *field, int64_t step);
 
+/* Called with every state field of the scheme at a snapshot (Maxwell's six
+ * components), fields in the scheme's order (NULL for a field not used). */
+typedef pyr_status_t (*pyr_snapshot_fields_fn)(void *user, pyr_field_t *const *fields, int nfields, int64_t step);
+/* Called after each pass with the probes' values for steps first .. first +
+ * count - 1: values[s * nprobes + p] (the scheme's probes, Maxwell's). */
+typedef pyr_status_t (*pyr_probe_fn)(void *user, int64_t first, int64_t count, const double *values, int nprobes);
+
 typedef struct {
     pyr_progress_fn progress;
     pyr_snapshot_fn snapshot;
     void *user;
+    pyr_snapshot_fields_fn snapshot_fields; /* (may be NULL) */
+    pyr_probe_fn probe;                     /* (may be NULL) */
 } pyr_hooks_t;
 
 /* Advance `field` (which holds time layer 0, or the initial guess) by the
@@ -442,12 +533,19 @@ typedef struct {
     int converged;     /* change < tolerance at a check (tolerance > 0) */
 } pyr_run_info_t;
 
-/* The fields of a scheme, in its order (pyr_scheme_fields): heat "u";
- * Poisson "u", "f".  Name of field i, its role (1 = updated, 0 = read-only
- * input), and how many there are. */
+/* The fields of a scheme, in its order: heat "u"; Poisson "u", "f";
+ * Maxwell "Ex" .. "Hz", "eps_r", "sigma", "mu_r" and its CPML auxiliaries
+ * (kept by the library: pass NULL).  Name of field i, its role (1 = a
+ * state the caller passes and gets back, 0 = a read-only input or an
+ * auxiliary), and how many there are. */
 PYR_API int pyr_scheme_field_count(pyr_equation_t equation);
 PYR_API const char *pyr_scheme_field_name(pyr_equation_t equation, int i);
 PYR_API int pyr_scheme_field_updated(pyr_equation_t equation, int i);
+
+/* Fill state field i of the problem's scheme with its initial values
+ * (heat, Poisson: i = 0, as pyr_field_init; Maxwell: a component, from
+ * initial.kind: zero, random in [-1, 1), or PREFIX_<component>.npy). */
+PYR_API pyr_status_t pyr_field_init_state(pyr_field_t *field, const pyr_problem_t *problem, int i);
 
 /* Fill input field i of the problem's scheme (Poisson's f) from the problem
  * (the right-hand side's kind or file). */

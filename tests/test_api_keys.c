@@ -217,11 +217,17 @@ static void test_load_file(void)
     CHECK_FAILS(pyr_problem_load_file(p, o, tpath("case/d.ini")), PYR_ERR_CONFIG, "but grid.dims = 3");
     write_text("case/s.ini", "[initial]\nstep = 3\n");
     CHECK_FAILS(pyr_problem_load_file(p, o, tpath("case/s.ini")), PYR_ERR_CONFIG, "set initial.kind = file");
+    /* Maxwell's material files are inputs too */
+    write_text("case/m.ini", "[grid]\nnx = 7\nny = 5\n[scheme]\nequation = maxwell\nsteps = 4\n[material]\neps_file = eps.npy\n"
+                             "mu_file = /abs/mu.npy\n");
+    CHECK_OK(pyr_problem_load_file(p, o, tpath("case/m.ini")));
+    CHECK(!strcmp(p->maxwell.eps_file, tpath("case/eps.npy")), "material.eps_file resolved to %s", p->maxwell.eps_file);
+    CHECK(!strcmp(p->maxwell.mu_file, "/abs/mu.npy") && !p->maxwell.sigma_file[0], "absolute material.mu_file kept: %s", p->maxwell.mu_file);
     write_text("case/past.ini", "[scheme]\nsteps = 5\n[initial]\nkind = file\nfile = u0.npy\nstep = 10\n");
     CHECK_FAILS(pyr_problem_load_file(p, o, tpath("case/past.ini")), PYR_ERR_CONFIG, "past scheme.steps = 5");
     pyr_problem_destroy(&p);
     pyr_options_destroy(&o);
-    const char *names[] = {"case/u0.npy", "case/p.ini", "case/q.ini", "case/d.ini", "case/s.ini", "case/past.ini"};
+    const char *names[] = {"case/u0.npy", "case/p.ini", "case/q.ini", "case/d.ini", "case/s.ini", "case/m.ini", "case/past.ini"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) unlink(tpath(names[i]));
     rmdir(sub);
 }

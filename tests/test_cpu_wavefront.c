@@ -176,7 +176,7 @@ static int run_case(int c, uint64_t seed)
     void *ctx = NULL;
     CHECK_OK(pyr_device_cpu.create(&o, prec, &ctx));
     if (!ctx) return 1;
-    pyr_kernel_call_t call = {&p, &coef, boxes, n, &variant};
+    pyr_kernel_call_t call = {.piece = &p, .coef = &coef, .boxes = boxes, .nboxes = n, .variant = &variant};
     CHECK_OK(pyr_kernel_cpu_heat.run(ctx, 0, &call));
     pyr_device_cpu.destroy(ctx);
 

@@ -21,7 +21,7 @@ static pyr_status_t run(const pyr_problem_t *p, const pyr_options_t *o, pyr_fiel
     if (st != PYR_OK) return st;
     memset(c, 0, sizeof *c);
     pyr_cuda_set_serial(serial);
-    pyr_hooks_t hooks = {pass_clock_hook, NULL, c};
+    pyr_hooks_t hooks = {.progress = pass_clock_hook, .user = c};
     st = pyr_execute(plan, f, &hooks, NULL);
     pyr_cuda_set_serial(0);
     pyr_plan_destroy(&plan);

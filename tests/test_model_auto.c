@@ -67,7 +67,7 @@ static double time_height(const pyr_problem_t *base, const pyr_options_t *o, pyr
     double best = INFINITY;
     for (int r = 0; r < reps && f; r++) {
         times_t t = {0, 0, 0};
-        pyr_hooks_t hooks = {on_pass, NULL, &t};
+        pyr_hooks_t hooks = {.progress = on_pass, .user = &t};
         CHECK_OK(pyr_execute(plan, f, &hooks, NULL));
         double per = (t.last - t.first) / ((double)pyr_problem_interior(&p) * (double)(2 * h));
         if (t.n == 3 && per < best) best = per;

@@ -89,7 +89,7 @@ int pyr_cli_calibrate(int argc, char **argv)
     pyr_backend_kind_t backend = PYR_BACKEND_AUTO;
     int device = 0, threads = 0, show = 0, measure = 0, any_action = 0;
     int precisions = 3, dims_mask = 7; /* bit 0 float, bit 1 double; bit d-1 dims d */
-    unsigned schemes = 3;              /* bit e: equation e (heat, poisson) */
+    unsigned schemes = 7;              /* bit e: equation e (heat, poisson, maxwell) */
     const char *kernel = "";           /* --kernel: the variant to calibrate (and plan with), "" = the default */
     double effort = 1.0;
     const char *export_path = NULL, *import_path = NULL;
@@ -134,14 +134,14 @@ int pyr_cli_calibrate(int argc, char **argv)
             snprintf(list, sizeof list, "%s", v);
             for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
                 pyr_equation_t eq;
-                if (!strcmp(tok, "all")) schemes = 3;
+                if (!strcmp(tok, "all")) schemes = 7;
                 else if (pyr_equation_from_name(tok, &eq)) schemes |= 1u << eq;
                 else {
-                    fprintf(stderr, "pyrgrid: error: calibrate --scheme %s: use heat, poisson, a list of them, or all\n", v);
+                    fprintf(stderr, "pyrgrid: error: calibrate --scheme %s: use heat, poisson, maxwell, a list of them, or all\n", v);
                     return 2;
                 }
             }
-            if (!schemes) schemes = 3;
+            if (!schemes) schemes = 7;
             measure = 1;
         } else if (!strcmp(a, "--dims")) {
             if (!need_value(argc, argv, i, "calibrate")) return 2;
@@ -226,12 +226,13 @@ int pyr_cli_calibrate(int argc, char **argv)
         snprintf(rec.version, sizeof rec.version, "%s", PYR_VERSION_STRING);
         if (pyr_cli_verbosity >= 0) printf("calibrating the %s backend on %s\n", pyr_backend_name(kind), rec.device);
         double t0 = now();
-        for (int eq = 0; eq < 2; eq++) {
+        for (int eq = 0; eq < 3; eq++) {
             if (!(schemes & (1u << eq))) continue;
         for (int pi = 0; pi < 2; pi++) {
             if (!(precisions & (1 << pi))) continue;
             for (int d = 1; d <= 3; d++) {
                 if (!(dims_mask & (1 << (d - 1)))) continue;
+                if (eq == PYR_EQ_MAXWELL && d == 1) continue; /* Maxwell's grids are 2D or 3D */
                 pyr_calibrate_opts_t o = {kind, device, threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort, (pyr_equation_t)eq, ""};
                 snprintf(o.kernel, sizeof o.kernel, "%s", kernel);
                 if (pyr_calibrate(&o, &rec.k, rec.kernel, sizeof rec.kernel) != PYR_OK) return fail("calibrate: ");
@@ -684,7 +685,7 @@ int pyr_cli_sweep(int argc, char **argv)
             double best = INFINITY;
             for (int r = 0; r < repeat; r++) {
                 sweep_times_t st = {{0}, 0};
-                pyr_hooks_t hooks = {on_pass, NULL, &st};
+                pyr_hooks_t hooks = {.progress = on_pass, .user = &st};
                 double t0 = now();
                 pyr_status_t s = pyr_execute(plan, field, &hooks, NULL);
                 double t1 = now();

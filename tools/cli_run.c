@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_maxwell.h"
 #include "cli_result.h"
 #include "core/error.h"
 #include "core/field_file.h"
@@ -20,6 +21,9 @@
 #include "plan/plan.h"
 #include "tune/wisdom.h"
 #include "pyrgrid.h"
+
+/* fields of a scheme this command holds (heat: u; Poisson: u, f) */
+#define PYR_CLI_FIELDS 32
 
 static double now(void)
 {
@@ -286,6 +290,15 @@ int pyr_cli_run(int argc, char **argv)
     if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
+    if (p->equation == PYR_EQ_MAXWELL) {
+        /* its own outputs (cli_maxwell.c): a .npy per component, probes */
+        if (pyr_cli_result_is_h5(&cfg) || flags.report) {
+            fprintf(stderr, "pyrgrid: error: %s: not yet for scheme.equation = maxwell; write its components as .npy "
+                            "(output.field = NAME.npy) and leave --report out\n", flags.report ? "--report" : "HDF5 output");
+            return 1;
+        }
+        return pyr_cli_run_maxwell(&cfg, quiet); /* cli_maxwell.c */
+    }
     if (cfg.every > 0 && !cfg.field[0]) {
         fprintf(stderr, "pyrgrid: error: output.every = %lld writes snapshots named after output.field, which is empty; set output.field = NAME.npy\n",
                 (long long)cfg.every);
@@ -327,12 +340,12 @@ int pyr_cli_run(int argc, char **argv)
     seconds[0] = now() - t0;
 
     const int nf = pyr_scheme_field_count(p->equation);
-    pyr_field_t *fields[8] = {NULL}; /* inputs (Poisson's f): made by the library from the problem, unless stored in an HDF5 result */
+    pyr_field_t *fields[PYR_CLI_FIELDS] = {NULL}; /* inputs (Poisson's f): made by the library from the problem, unless stored in an HDF5 result */
     pyr_status_t s = pyr_field_create(p, &fields[0]);
     if (s == PYR_OK)
         s = p->init == PYR_INIT_FILE && cfg.start_dataset[0] ? pyr_field_init_file(fields[0], p, p->init_file, cfg.start_dataset)
                                                              : pyr_field_init(fields[0], p);
-    for (int i = 1; i < nf && i < 8 && s == PYR_OK && h5; i++) {
+    for (int i = 1; i < nf && i < PYR_CLI_FIELDS && s == PYR_OK && h5; i++) {
         if (pyr_scheme_field_updated(p->equation, i) || (p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_ZERO)) continue;
         s = pyr_field_create(p, &fields[i]);
         if (s == PYR_OK) s = pyr_field_init_input(fields[i], p, i);
@@ -341,7 +354,7 @@ int pyr_cli_run(int argc, char **argv)
     if (s == PYR_OK) s = pyr_cli_result_open(&st.result, &cfg, plan, fields, nf);
     if (s != PYR_OK) {
         pyr_plan_destroy(&plan);
-        for (int i = 0; i < 8; i++) pyr_field_destroy(&fields[i]);
+        for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
         return fail(NULL);
     }
     pyr_field_t *field = fields[0];
@@ -353,7 +366,7 @@ int pyr_cli_run(int argc, char **argv)
     st.after = after && *after ? atof(after) : 1.0;
     if (!(st.after >= 0)) st.after = 1.0;
     st.cfg = &cfg;
-    pyr_hooks_t hooks = {on_progress, cfg.every > 0 ? on_snapshot : NULL, &st};
+    pyr_hooks_t hooks = {.progress = on_progress, .snapshot = cfg.every > 0 ? on_snapshot : NULL, .user = &st};
     pyr_run_info_t ri;
     st.start = now();
     s = pyr_execute_fields(plan, fields, nf, &hooks, &ri);
@@ -364,7 +377,7 @@ int pyr_cli_run(int argc, char **argv)
     if (s != PYR_OK) {
         pyr_plan_destroy(&plan);
         pyr_cli_result_abort(&st.result);
-        for (int i = 0; i < 8; i++) pyr_field_destroy(&fields[i]);
+        for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
         return fail(NULL);
     }
     const int not_converged = p->equation == PYR_EQ_POISSON && p->poisson.tolerance > 0 && !ri.converged;
@@ -393,7 +406,7 @@ int pyr_cli_run(int argc, char **argv)
     pyr_atomic_stage_abort(&stage);
     pyr_cli_result_abort(&st.result);
     pyr_plan_destroy(&plan);
-    for (int i = 0; i < 8; i++) pyr_field_destroy(&fields[i]);
+    for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
     if (failed) return fail(failed);
 
     char grid[96];

@@ -375,7 +375,7 @@ class _Progress:
         self.cancelled = False
         self.fn = _lib.PROGRESS(self._call)
         _lib.check_struct("pyr_hooks_t")
-        self.hooks = _lib.Hooks(ctypes.cast(self.fn, ctypes.c_void_p), None, None)
+        self.hooks = _lib.Hooks(progress=ctypes.cast(self.fn, ctypes.c_void_p))
 
     def _call(self, user, done, total):
         try:

@@ -64,8 +64,9 @@ lib, path = _load()
 # ------------------------------------------------------------------ types
 
 class Hooks(Structure):
-    """pyr_hooks_t: progress, snapshot, user."""
-    _fields_ = [("progress", c_void_p), ("snapshot", c_void_p), ("user", c_void_p)]
+    """pyr_hooks_t: progress, snapshot, user, snapshot_fields, probe."""
+    _fields_ = [("progress", c_void_p), ("snapshot", c_void_p), ("user", c_void_p), ("snapshot_fields", c_void_p),
+                ("probe", c_void_p)]
 
 
 PROGRESS = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64)

@@ -17,6 +17,10 @@
 
 #define PYR_VARIANT_PARAMS 3
 
+typedef struct {
+    int64_t n[3];
+} pyr_grid_dims_t;
+
 /* A variant: a name and up to three parameters (0 = the kernel's choice).
  * Written "name" or "name:a,b,c" (trailing zeros left out). */
 typedef struct {
@@ -24,12 +28,27 @@ typedef struct {
     int p[PYR_VARIANT_PARAMS];
 } pyr_variant_t;
 
+/* Point sources and probes of a call (Maxwell's), in grid coordinates. */
+typedef struct {
+    int field;          /* the scheme's field */
+    int64_t node[3];
+} pyr_kernel_point_t;
+
 typedef struct {
     const pyr_piece_t *piece;
     const pyr_coef_t *coef;
     const pyr_box_t *boxes; /* the box of each sub-step, in order: steps x the scheme's sub-steps */
     int nboxes;
     const pyr_variant_t *variant;
+    /* Schemes with time-dependent terms and probes (zero otherwise): */
+    int64_t step;                        /* the global step of the call's first sub-step */
+    const pyr_grid_dims_t *grid;         /* the whole grid's nodes per axis */
+    int nsources;                        /* after the last sub-step of each step that updates a source's field, */
+    const pyr_kernel_point_t *sources;   /* field(node) += amplitudes[s * nsources + i] (s: the call's step) */
+    const double *amplitudes;
+    int nprobes;                         /* after each step, probes_out[s * nprobes + i] = field(node), */
+    const pyr_kernel_point_t *probes;    /* valid once wait(slot) has returned */
+    double *probes_out;
 } pyr_kernel_call_t;
 
 typedef struct pyr_kernel {

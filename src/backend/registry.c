@@ -24,17 +24,19 @@ const pyr_device_ops_t *pyr_device_get(pyr_backend_kind_t kind)
 
 /* ----------------------------------------------------------------- kernels */
 
-extern const pyr_kernel_t pyr_kernel_cpu_heat, pyr_kernel_cpu_poisson;
+extern const pyr_kernel_t pyr_kernel_cpu_heat, pyr_kernel_cpu_poisson, pyr_kernel_cpu_maxwell;
 #ifdef PYR_HAVE_CUDA
-extern const pyr_kernel_t pyr_kernel_cuda_heat, pyr_kernel_cuda_poisson;
+extern const pyr_kernel_t pyr_kernel_cuda_heat, pyr_kernel_cuda_poisson, pyr_kernel_cuda_maxwell;
 #endif
 
 static const pyr_kernel_t *const kernels[] = {
     &pyr_kernel_cpu_heat,
     &pyr_kernel_cpu_poisson,
+    &pyr_kernel_cpu_maxwell,
 #ifdef PYR_HAVE_CUDA
     &pyr_kernel_cuda_heat,
     &pyr_kernel_cuda_poisson,
+    &pyr_kernel_cuda_maxwell,
 #endif
 };
 

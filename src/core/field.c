@@ -179,9 +179,21 @@ pyr_status_t pyr_field_init_file(pyr_field_t *f, const pyr_problem_t *p, const c
     return check_finite(f, path);
 }
 
+pyr_status_t pyr_field_init_state(pyr_field_t *f, const pyr_problem_t *p, int i)
+{
+    const pyr_scheme_t *scheme = p ? pyr_scheme_of(p->equation) : NULL;
+    if (!f || !scheme) return pyr_fail(PYR_ERR_ARG, "pyr_field_init_state: a field and a valid problem are required");
+    if (i < 0 || i >= scheme->nfields || scheme->field[i].role == PYR_FIELD_INPUT)
+        return pyr_fail(PYR_ERR_ARG, "pyr_field_init_state: field %d of the %s scheme is not a state field", i, scheme->name);
+    if (scheme->init_state) return scheme->init_state(p, i, f);
+    return pyr_field_init(f, p);
+}
+
 pyr_status_t pyr_field_init(pyr_field_t *f, const pyr_problem_t *p)
 {
     PYR_TRY(check_shape(f, p));
+    const pyr_scheme_t *scheme = pyr_scheme_of(p->equation);
+    if (scheme && scheme->init_state) return scheme->init_state(p, 0, f);
     if (p->init == PYR_INIT_FILE) return pyr_field_init_file(f, p, p->init_file, NULL);
     const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
 #pragma omp parallel for collapse(2) schedule(static)

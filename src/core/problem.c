@@ -26,6 +26,12 @@ void pyr_problem_default(pyr_problem_t *p)
     p->poisson.check_every = 20;
     p->poisson.omega = 1.0;
     p->poisson.rhs = PYR_RHS_ZERO;
+    p->maxwell.courant = 0.5;
+    p->maxwell.eps_r = 1.0;
+    p->maxwell.mu_r = 1.0;
+    p->maxwell.cpml_order = 3.0;
+    p->maxwell.cpml_kappa_max = 1.0;
+    p->maxwell.cpml_alpha_max = 0.05;
     p->precision = PYR_DOUBLE;
     p->init = PYR_INIT_SINE;
     p->seed = 1;

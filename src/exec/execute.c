@@ -54,6 +54,7 @@
 #include "core/error.h"
 #include "exec/exec.h"
 #include "plan/plan.h"
+#include "schemes/maxwell.h"
 
 /* Staging buffers for held-back bands, pinned on GPUs.  Pinning costs
  * milliseconds per call and a pass of thousands of small pieces holds
@@ -116,9 +117,23 @@ typedef struct {
     int64_t steps_done;
     int checked, converged;
     double change;
+    /* point sources (a line source gives one per node) and probes (Maxwell's) */
+    int nsrc, nprobes;
+    pyr_kernel_point_t *src, *probes;
+    const pyr_source_t **src_of; /* the source of each point */
+    double *amp;                 /* [pass step][nsrc], this pass's amplitudes */
+    double *probe_pass;          /* [pass step][nprobes], this pass's probe values */
+    double **slot_probe_out;     /* per slot: a pinned [pass step][k] buffer of the task's k probes */
+    int **slot_probe_idx;        /* per slot: the probes of its last task */
+    int *slot_probe_n;
+    int64_t probe_steps;         /* the pass's steps (slots' buffers hold this many rows) */
+    pyr_kernel_point_t *task_probes; /* scratch */
 } exec_t;
 
-static int is_state(const exec_t *e, int f) { return e->role[f] == PYR_FIELD_PINGPONG || e->role[f] == PYR_FIELD_INPLACE; }
+static int is_state(const exec_t *e, int f)
+{
+    return e->role[f] == PYR_FIELD_PINGPONG || e->role[f] == PYR_FIELD_INPLACE || e->role[f] == PYR_FIELD_AUX;
+}
 
 static void lock(exec_t *e)
 {
@@ -374,28 +389,34 @@ static void lend(exec_t *e, pyr_piece_t *piece, void *l0, void *l1, void *fixed)
 }
 
 /* Upload what a task (or the resident piece) needs: every state field over
- * `state`, every input over `input`. */
+ * `state`, every input over `input`, each only over its support. */
 static pyr_status_t upload_fields(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *state, const pyr_box_t *input)
 {
     for (int f = 0; f < e->nf; f++) {
         if (e->role[f] < 0) continue;
-        const pyr_box_t *b = is_state(e, f) ? state : input;
-        if (pyr_box_empty(b)) continue;
-        PYR_TRY(e->ops->upload(e->ctx, slot, piece, f, &e->grid[f], b));
-        e->count.uploaded += (uint64_t)pyr_box_volume(b);
+        pyr_box_t parts[2];
+        const int np = pyr_plan_field_boxes(e->plan, f, is_state(e, f) ? state : input, parts);
+        for (int k = 0; k < np; k++) {
+            PYR_TRY(e->ops->upload(e->ctx, slot, piece, f, &e->grid[f], &parts[k]));
+            e->count.uploaded += (uint64_t)pyr_box_volume(&parts[k]);
+        }
     }
     return PYR_OK;
 }
 
-/* Download the state fields' newest values over `box` into `dst` (the
- * grids when NULL). */
+/* Download the state fields' newest values over `box` (each over its
+ * support) into their grids. */
 static pyr_status_t download_fields(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *box)
 {
     if (pyr_box_empty(box)) return PYR_OK;
     for (int f = 0; f < e->nf; f++) {
         if (!is_state(e, f)) continue;
-        PYR_TRY(e->ops->download(e->ctx, slot, piece, f, &e->grid[f], box));
-        e->count.downloaded += (uint64_t)pyr_box_volume(box);
+        pyr_box_t parts[2];
+        const int np = pyr_plan_field_boxes(e->plan, f, box, parts);
+        for (int k = 0; k < np; k++) {
+            PYR_TRY(e->ops->download(e->ctx, slot, piece, f, &e->grid[f], &parts[k]));
+            e->count.downloaded += (uint64_t)pyr_box_volume(&parts[k]);
+        }
     }
     return PYR_OK;
 }
@@ -406,17 +427,69 @@ static pyr_status_t download_fields(exec_t *e, int slot, const pyr_piece_t *piec
  * registers), so where the change of the last sub-step is measured
  * (`measured`) that sub-step is a call of its own: the buffers then hold
  * its input and its output. */
-static pyr_status_t compute(exec_t *e, int slot, pyr_piece_t *piece, int n, int measured)
+static pyr_status_t compute(exec_t *e, int slot, pyr_piece_t *piece, int n, int measured, int64_t step, int nprobes, double *probes_out)
 {
+    const pyr_grid_dims_t grid = {{e->plan->problem.n[0], e->plan->problem.n[1], e->plan->problem.n[2]}};
     const int first = measured && n > 1 ? n - 1 : n;
-    pyr_kernel_call_t call = {piece, &e->plan->coef, e->layer_boxes, first, &e->plan->variant};
+    pyr_kernel_call_t call = {.piece = piece,
+                              .coef = &e->plan->coef,
+                              .boxes = e->layer_boxes,
+                              .nboxes = first,
+                              .variant = &e->plan->variant,
+                              .step = step,
+                              .grid = &grid,
+                              .nsources = e->nsrc,
+                              .sources = e->src,
+                              .amplitudes = e->amp,
+                              .nprobes = nprobes,
+                              .probes = e->task_probes,
+                              .probes_out = probes_out};
     PYR_TRY(e->plan->kernel->run(e->ctx, slot, &call));
     piece->cur = (piece->cur + first) & 1;
     if (first == n) return PYR_OK;
-    pyr_kernel_call_t last = {piece, &e->plan->coef, e->layer_boxes + first, n - first, &e->plan->variant};
+    pyr_kernel_call_t last = {.piece = piece, .coef = &e->plan->coef, .boxes = e->layer_boxes + first, .nboxes = n - first, .variant = &e->plan->variant,
+                              .step = step, .grid = &grid};
     PYR_TRY(e->plan->kernel->run(e->ctx, slot, &last));
     piece->cur = (piece->cur + n - first) & 1;
     return PYR_OK;
+}
+
+/* The probes a task records: those in its result (each node is in exactly
+ * one task's result), into e->task_probes; their indices into idx. */
+static int task_probe_list(exec_t *e, const pyr_box_t *result, int *idx)
+{
+    int k = 0;
+    for (int i = 0; i < e->nprobes; i++) {
+        const int64_t *nd = e->probes[i].node;
+        if (nd[0] >= result->lo[0] && nd[0] < result->hi[0] && nd[1] >= result->lo[1] && nd[1] < result->hi[1] && nd[2] >= result->lo[2] &&
+            nd[2] < result->hi[2]) {
+            e->task_probes[k] = e->probes[i];
+            idx[k++] = i;
+        }
+    }
+    return k;
+}
+
+/* A slot's probe values (valid after its wait) into the pass's table. */
+static void collect_probes(exec_t *e, int slot, int64_t h)
+{
+    const int k = e->slot_probe_n[slot];
+    for (int64_t s = 0; s < h; s++)
+        for (int j = 0; j < k; j++) e->probe_pass[s * e->nprobes + e->slot_probe_idx[slot][j]] = e->slot_probe_out[slot][s * k + j];
+    e->slot_probe_n[slot] = 0;
+}
+
+/* This pass's source amplitudes, in double: E(n+1) gets w((n+1) dt). */
+static void pass_amplitudes(exec_t *e, int64_t step, int64_t h)
+{
+    if (!e->nsrc) return;
+    double dt = e->plan->coef.c[3];
+    for (int64_t s = 0; s < h; s++)
+        for (int i = 0; i < e->nsrc; i++) {
+            /* E(n+1) at t = (n+1) dt, H(n+1/2) at (n+1/2) dt */
+            const double t = (double)(step + s) + (e->src[i].field < 3 ? 1.0 : 0.5);
+            e->amp[s * e->nsrc + i] = pyr_maxwell_waveform(e->src_of[i], t * dt);
+        }
 }
 
 /* The first ping-pong field: the one the stopping test measures. */
@@ -450,7 +523,7 @@ static uint64_t bundle_bytes(const exec_t *e, int pingpong)
     return n * e->plan->layout.layer_bytes;
 }
 
-static pyr_status_t run_pass(exec_t *e, int64_t h, int reduce)
+static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
 {
     pyr_plan_t *plan = e->plan;
     int64_t ntasks = pyr_plan_tasks(plan);
@@ -464,6 +537,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, int reduce)
         int slot = (int)(t % slots);
         if (t >= slots) {
             PYR_TRY(e->ops->wait(e->ctx, slot));
+            if (e->nprobes) collect_probes(e, slot, h);
             PYR_TRY(flush_bands(e, t - slots, 0));
         }
         pyr_task_t task;
@@ -494,7 +568,9 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, int reduce)
             e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &task, h, l);
             e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
         }
-        PYR_TRY(compute(e, slot, piece, (int)layers, reduce));
+        const int np = e->nprobes ? task_probe_list(e, &task.result, e->slot_probe_idx[slot]) : 0;
+        if (e->nprobes) e->slot_probe_n[slot] = np;
+        PYR_TRY(compute(e, slot, piece, (int)layers, reduce, step, np, np ? e->slot_probe_out[slot] : NULL));
         /* the change reads the spare too: before the mark that hands the spare on */
         if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, slot, piece, mf, &task.result, &e->partial[t]));
         if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
@@ -513,18 +589,25 @@ static pyr_status_t run_pass(exec_t *e, int64_t h, int reduce)
             }
             for (int f = 0; f < e->nf; f++) {
                 if (!is_state(e, f)) continue;
-                int buf = -1;
-                PYR_TRY(pool_acquire(e, (size_t)pyr_box_volume(&bands[b]) * e->elem, &buf));
-                pyr_host_region_t dst = {e->pool[buf].data, bands[b]};
-                PYR_TRY(e->ops->download(e->ctx, slot, piece, f, &dst, &bands[b]));
-                e->count.downloaded += (uint64_t)pyr_box_volume(&bands[b]);
-                pending_band_t pb = {buf, f, bands[b], last[b]};
-                PYR_TRY(push_pending(e, pb));
+                pyr_box_t parts[2];
+                const int nparts = pyr_plan_field_boxes(e->plan, f, &bands[b], parts);
+                for (int k = 0; k < nparts; k++) {
+                    int buf = -1;
+                    PYR_TRY(pool_acquire(e, (size_t)pyr_box_volume(&parts[k]) * e->elem, &buf));
+                    pyr_host_region_t dst = {e->pool[buf].data, parts[k]};
+                    PYR_TRY(e->ops->download(e->ctx, slot, piece, f, &dst, &parts[k]));
+                    e->count.downloaded += (uint64_t)pyr_box_volume(&parts[k]);
+                    pending_band_t pb = {buf, f, parts[k], last[b]};
+                    PYR_TRY(push_pending(e, pb));
+                }
             }
         }
     }
     if (ndirect > 0) return pyr_fail(PYR_ERR_INTERNAL, "executor: the last task of a pass left %d bands for a next task", ndirect);
-    for (int s = 0; s < slots; s++) PYR_TRY(e->ops->wait(e->ctx, s));
+    for (int s = 0; s < slots; s++) {
+        PYR_TRY(e->ops->wait(e->ctx, s));
+        if (e->nprobes) collect_probes(e, s, h);
+    }
     PYR_TRY(flush_bands(e, 0, 1));
     flusher_drain(e);
     return PYR_OK;
@@ -585,6 +668,78 @@ static void exec_release(exec_t *e)
     free(e->pending);
     free(e->layer_boxes);
     free(e->partial);
+    if (e->slot_probe_out)
+        for (int b = 0; b < e->plan->slots; b++)
+            if (e->slot_probe_out[b]) e->ops->host_free(e->ctx, e->slot_probe_out[b]);
+    if (e->slot_probe_idx)
+        for (int b = 0; b < e->plan->slots; b++) free(e->slot_probe_idx[b]);
+    free(e->slot_probe_out);
+    free(e->slot_probe_idx);
+    free(e->slot_probe_n);
+    free(e->src);
+    free(e->src_of);
+    free(e->probes);
+    free(e->task_probes);
+    free(e->amp);
+    free(e->probe_pass);
+}
+
+/* Point sources (a line source: one per node) and probes of the problem. */
+static pyr_status_t setup_points(exec_t *e)
+{
+    const pyr_problem_t *p = &e->plan->problem;
+    if (p->equation != PYR_EQ_MAXWELL) return PYR_OK;
+    const pyr_maxwell_params_t *m = &p->maxwell;
+    int64_t npts = 0;
+    for (int i = 0; i < m->nsources; i++) {
+        int64_t len = 1;
+        for (int a = 0; a < 3; a++) len *= m->sources[i].node_end[a] - m->sources[i].node[a] + 1;
+        npts += len;
+    }
+    if (npts > (1 << 24)) return pyr_fail(PYR_ERR_CONFIG, "the line sources hold %lld nodes; at most 16777216", (long long)npts);
+    const int64_t hmax = e->plan->height;
+    e->nsrc = (int)npts;
+    e->nprobes = m->nprobes;
+    if (npts) {
+        e->src = malloc((size_t)npts * sizeof *e->src);
+        e->src_of = malloc((size_t)npts * sizeof *e->src_of);
+        e->amp = malloc((size_t)(npts * hmax) * sizeof *e->amp);
+        if (!e->src || !e->src_of || !e->amp) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the sources");
+        int64_t k = 0;
+        for (int i = 0; i < m->nsources; i++) {
+            const pyr_source_t *src = &m->sources[i];
+            for (int64_t z = src->node[2]; z <= src->node_end[2]; z++)
+                for (int64_t y = src->node[1]; y <= src->node_end[1]; y++)
+                    for (int64_t x = src->node[0]; x <= src->node_end[0]; x++) {
+                        e->src[k].field = (int)src->component;
+                        e->src[k].node[0] = x;
+                        e->src[k].node[1] = y;
+                        e->src[k].node[2] = z;
+                        e->src_of[k++] = src;
+                    }
+        }
+    }
+    if (e->nprobes) {
+        const int slots = e->plan->slots;
+        e->probes = malloc((size_t)e->nprobes * sizeof *e->probes);
+        e->task_probes = malloc((size_t)e->nprobes * sizeof *e->task_probes);
+        e->probe_pass = calloc((size_t)(e->nprobes * hmax), sizeof *e->probe_pass);
+        e->slot_probe_out = calloc((size_t)slots, sizeof *e->slot_probe_out);
+        e->slot_probe_idx = calloc((size_t)slots, sizeof *e->slot_probe_idx);
+        e->slot_probe_n = calloc((size_t)slots, sizeof *e->slot_probe_n);
+        if (!e->probes || !e->task_probes || !e->probe_pass || !e->slot_probe_out || !e->slot_probe_idx || !e->slot_probe_n)
+            return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes");
+        for (int i = 0; i < e->nprobes; i++) {
+            e->probes[i].field = (int)m->probes[i].component;
+            for (int a = 0; a < 3; a++) e->probes[i].node[a] = m->probes[i].node[a];
+        }
+        for (int b = 0; b < slots; b++) {
+            e->slot_probe_idx[b] = malloc((size_t)e->nprobes * sizeof(int));
+            if (!e->slot_probe_idx[b]) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes");
+            PYR_TRY(e->ops->host_alloc(e->ctx, (size_t)(e->nprobes * hmax) * sizeof(double), (void **)&e->slot_probe_out[b]));
+        }
+    }
+    return PYR_OK;
 }
 
 /* Max of the tasks' partial changes, in task order. */
@@ -621,6 +776,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
     for (int s = 0; s < plan->slots; s++) e->slot_next[s] = e->buffers[s];
     for (int b = 0; b < plan->spares; b++) e->spare[b] = e->buffers[plan->slots + b];
     PYR_TRY(upload_faces(e));
+    PYR_TRY(setup_points(e));
     if (!plan->resident && plan->slots > 1) PYR_TRY(flusher_start(e));
 
     pyr_box_t interior = pyr_plan_interior(plan);
@@ -644,6 +800,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         int64_t h = pyr_plan_pass_height(plan, step);
         const int at_check = every > 0 && (step + h) % every == 0;
         const int reduce = reduces && (at_check || step + h == p->steps);
+        pass_amplitudes(e, step, h);
         if (plan->resident) {
             const int64_t layers = pyr_plan_layers(plan, h);
             pyr_task_t whole;
@@ -653,11 +810,18 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
                 e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &whole, h, l);
                 e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
             }
-            PYR_TRY(compute(e, 0, &e->pieces[0], (int)layers, reduce));
+            const int np = e->nprobes ? task_probe_list(e, &interior, e->slot_probe_idx[0]) : 0;
+            if (e->nprobes) e->slot_probe_n[0] = np;
+            PYR_TRY(compute(e, 0, &e->pieces[0], (int)layers, reduce, step, np, np ? e->slot_probe_out[0] : NULL));
             if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, 0, &e->pieces[0], measured_field(e), &interior, &e->partial[0]));
+            if (e->nprobes) {
+                PYR_TRY(e->ops->wait(e->ctx, 0));
+                collect_probes(e, 0, h);
+            }
         } else {
-            PYR_TRY(run_pass(e, h, reduce));
+            PYR_TRY(run_pass(e, step, h, reduce));
         }
+        if (e->nprobes && hooks && hooks->probe) PYR_TRY(hooks->probe(hooks->user, step, h, e->probe_pass, e->nprobes));
         step += h;
         int stop = 0;
         if (reduce) {
@@ -669,9 +833,16 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
         if (plan->resident && (snap || step == p->steps || stop)) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
         if (plan->resident && hooks && hooks->progress) PYR_TRY(e->ops->wait(e->ctx, 0));
-        if (snap && hooks && hooks->snapshot) {
+        if (snap && hooks && (hooks->snapshot || hooks->snapshot_fields)) {
             PYR_TRY(e->ops->wait(e->ctx, 0));
-            PYR_TRY(hooks->snapshot(hooks->user, e->fields[0], step));
+            if (hooks->snapshot && e->fields[0]) PYR_TRY(hooks->snapshot(hooks->user, e->fields[0], step));
+            if (hooks->snapshot_fields) {
+                /* the caller's state fields (not the library's own auxiliaries or inputs) */
+                pyr_field_t *given[PYR_MAX_FIELDS] = {NULL};
+                for (int f = 0; f < e->nf; f++)
+                    if (e->role[f] == PYR_FIELD_PINGPONG || e->role[f] == PYR_FIELD_INPLACE) given[f] = e->fields[f];
+                PYR_TRY(hooks->snapshot_fields(hooks->user, given, e->nf, step));
+            }
         }
         if (hooks && hooks->progress && hooks->progress(hooks->user, step, p->steps))
             return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld steps", (long long)step, (long long)p->steps);
@@ -724,14 +895,16 @@ pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *given, int
         e.role[f] = (int)scheme->field[f].role;
         if (e.role[f] == PYR_FIELD_PINGPONG) e.pp_off[f] = pp++ * (int64_t)plan->layout.layer_bytes;
         else e.fixed_off[f] = fx++ * (int64_t)plan->layout.layer_bytes;
-        fields[f] = given[f];
+        fields[f] = scheme->field[f].role == PYR_FIELD_AUX ? NULL : given[f];
         if (!fields[f]) {
-            if (scheme->field[f].role != PYR_FIELD_INPUT) {
+            if (scheme->field[f].role != PYR_FIELD_INPUT && scheme->field[f].role != PYR_FIELD_AUX) {
                 st = pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: field %s of the %s scheme is required", scheme->field[f].name, scheme->name);
                 break;
             }
             st = pyr_field_create(&plan->problem, &made[f]);
-            if (st == PYR_OK) st = scheme->init_input(&plan->problem, f, made[f]);
+            if (st == PYR_OK && scheme->field[f].role == PYR_FIELD_AUX)
+                memset(made[f]->data, 0, (size_t)pyr_field_count(made[f]) * pyr_precision_size(made[f]->precision));
+            else if (st == PYR_OK) st = scheme->init_input(&plan->problem, f, made[f]);
             fields[f] = made[f];
         }
         if (st == PYR_OK) st = check_field(plan, fields[f], scheme->field[f].name);
@@ -746,11 +919,14 @@ pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *given, int
         return st;
     }
 
-    size_t grid_bytes = (size_t)pyr_field_count(fields[0]) * e.elem;
+    size_t grid_bytes = 0;
+    for (int f = 0; f < e.nf; f++)
+        if (fields[f]) { grid_bytes = (size_t)pyr_field_count(fields[f]) * e.elem; break; }
     int registered[PYR_MAX_FIELDS] = {0};
     if (e.ops->host_register)
         for (int f = 0; f < e.nf && st == PYR_OK; f++) {
-            if (e.role[f] < 0) continue;
+            /* the library's auxiliaries move over thin supports only: not worth pinning whole */
+            if (e.role[f] < 0 || e.role[f] == PYR_FIELD_AUX) continue;
             st = e.ops->host_register(e.ctx, fields[f]->data, grid_bytes);
             registered[f] = st == PYR_OK;
         }

@@ -10,14 +10,14 @@
 #include "core/suggest.h"
 #include "io/ini.h"
 
-static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output"};
+static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe"};
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
 static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision",
-                                          "iterations", "tolerance", "check_every", "omega"};
+                                          "iterations", "tolerance", "check_every", "omega", "courant", "mode"};
 static const char *const keys_initial[] = {"kind", "file", "seed", "step", "t"};
 static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel"};
-static const char *const keys_output[] = {"field", "image", "every", "compression"};
+static const char *const keys_output[] = {"field", "image", "every", "probes", "component", "compression"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -26,6 +26,8 @@ void pyr_config_default(pyr_config_t *cfg)
     memset(cfg, 0, sizeof *cfg);
     pyr_problem_default(&cfg->problem);
     pyr_options_default(&cfg->options);
+    cfg->dt = cfg->problem.heat.dt;
+    cfg->image_component = -1;
 }
 
 typedef struct {
@@ -104,6 +106,9 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
     pyr_options_t *o = &cfg->options;
     int64_t i64;
     int choice;
+    int handled = 0;
+    pyr_status_t mst = pyr_config_apply_maxwell(cfg, sec, key, v, &handled);
+    if (handled) return mst;
     if (!strcmp(sec, "grid")) {
         if (!strcmp(key, "dims")) {
             PYR_TRY(parse_int(sec, key, v, 1, &i64));
@@ -124,14 +129,14 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
     }
     if (!strcmp(sec, "scheme")) {
         if (!strcmp(key, "equation")) {
-            static const char *const eq[] = {"heat", "poisson"};
-            PYR_TRY(parse_choice(sec, key, v, eq, 2, &choice));
-            p->equation = choice ? PYR_EQ_POISSON : PYR_EQ_HEAT;
+            static const char *const eq[] = {"heat", "poisson", "maxwell"};
+            PYR_TRY(parse_choice(sec, key, v, eq, 3, &choice));
+            p->equation = choice == 2 ? PYR_EQ_MAXWELL : choice ? PYR_EQ_POISSON : PYR_EQ_HEAT;
             return PYR_OK;
         }
         if (!strcmp(key, "alpha")) return cfg->given |= PYR_GIVEN_HEAT, parse_real(sec, key, v, &p->heat.alpha);
-        if (!strcmp(key, "dt")) return cfg->given |= PYR_GIVEN_HEAT, parse_real(sec, key, v, &p->heat.dt);
-        if (!strcmp(key, "steps")) return cfg->given |= PYR_GIVEN_HEAT, parse_int(sec, key, v, 0, &p->steps);
+        if (!strcmp(key, "dt")) return cfg->given |= PYR_GIVEN_DT, parse_real(sec, key, v, &cfg->dt);
+        if (!strcmp(key, "steps")) return cfg->given |= PYR_GIVEN_STEPS, parse_int(sec, key, v, 0, &p->steps);
         if (!strcmp(key, "iterations")) return cfg->given |= PYR_GIVEN_POISSON | PYR_GIVEN_ITERATIONS, parse_int(sec, key, v, 1, &p->steps);
         if (!strcmp(key, "tolerance")) {
             cfg->given |= PYR_GIVEN_POISSON;
@@ -165,6 +170,7 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
         if (!strcmp(key, "kind")) {
             static const char *const kinds[] = {"sine", "gauss", "random", "file", "zero"};
             PYR_TRY(parse_choice(sec, key, v, kinds, 5, &choice));
+            cfg->given |= PYR_GIVEN_INIT;
             p->init = (pyr_init_kind_t)choice;
             return PYR_OK;
         }
@@ -276,7 +282,10 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
     }
     const char *near = pyr_suggest(sec, sections, COUNT(sections));
     if (near) return pyr_fail(PYR_ERR_CONFIG, "unknown section [%s]; did you mean [%s]?", sec, near);
-    return pyr_fail(PYR_ERR_CONFIG, "unknown section [%s]; the sections are [grid], [scheme], [initial], [rhs], [run], [output]", sec);
+    return pyr_fail(PYR_ERR_CONFIG,
+                    "unknown section [%s]; the sections are [grid], [scheme], [initial], [rhs], [run], [output], and Maxwell's "
+                    "[boundary], [material], [source], [probe]",
+                    sec);
 }
 
 static int on_entry(void *user, const char *section, const char *name, const char *value)
@@ -289,12 +298,17 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     ps->status = apply(ps->cfg, section, name, value);
     /* inputs named by a problem file are relative to its folder (outputs,
      * and paths given with --set, to the current directory) */
-    if (ps->status == PYR_OK && ps->base[0] && !strcmp(name, "file") && value[0] && value[0] != '/') {
-        char *dst = !strcmp(section, "initial") ? ps->cfg->problem.init_file
-                    : !strcmp(section, "rhs")   ? ps->cfg->problem.poisson.rhs_file
-                                                : NULL;
+    if (ps->status == PYR_OK && ps->base[0] && value[0] && value[0] != '/') {
+        pyr_problem_t *p = &ps->cfg->problem;
+        const int material = !strcmp(section, "material");
+        char *dst = !strcmp(name, "file") && !strcmp(section, "initial") ? p->init_file
+                    : !strcmp(name, "file") && !strcmp(section, "rhs")   ? p->poisson.rhs_file
+                    : material && !strcmp(name, "eps_file")              ? p->maxwell.eps_file
+                    : material && !strcmp(name, "sigma_file")            ? p->maxwell.sigma_file
+                    : material && !strcmp(name, "mu_file")               ? p->maxwell.mu_file
+                                                                         : NULL;
         if (dst && snprintf(dst, PYR_PATH_MAX, "%s/%s", ps->base, value) >= PYR_PATH_MAX)
-            ps->status = pyr_fail(PYR_ERR_CONFIG, "%s.file: %s/%s is longer than %d bytes", section, ps->base, value, PYR_PATH_MAX - 1);
+            ps->status = pyr_fail(PYR_ERR_CONFIG, "%s.%s: %s/%s is longer than %d bytes", section, name, ps->base, value, PYR_PATH_MAX - 1);
     }
     return ps->status == PYR_OK;
 }
@@ -359,14 +373,27 @@ pyr_status_t pyr_config_finish(pyr_config_t *cfg)
     pyr_options_t *o = &cfg->options;
     pyr_problem_t *p = &cfg->problem;
     /* keys of another scheme are mistakes, not settings to ignore */
-    if (p->equation == PYR_EQ_POISSON && (cfg->given & PYR_GIVEN_HEAT))
+    if (p->equation == PYR_EQ_POISSON && (cfg->given & (PYR_GIVEN_HEAT | PYR_GIVEN_DT | PYR_GIVEN_STEPS)))
         return pyr_fail(PYR_ERR_CONFIG,
                         "scheme.equation = poisson takes iterations, tolerance, check_every and omega (and [rhs]), not the heat "
                         "equation's alpha, dt or steps; remove those keys (the most sweeps is iterations = N)");
-    if (p->equation == PYR_EQ_HEAT && (cfg->given & PYR_GIVEN_POISSON))
+    if (p->equation != PYR_EQ_POISSON && (cfg->given & PYR_GIVEN_POISSON))
         return pyr_fail(PYR_ERR_CONFIG,
                         "iterations, tolerance, check_every, omega and [rhs] belong to scheme.equation = poisson; "
-                        "the heat equation takes alpha, dt and steps (or set equation = poisson)");
+                        "the %s equation takes %s (or set equation = poisson)",
+                        pyr_equation_name(p->equation), p->equation == PYR_EQ_HEAT ? "alpha, dt and steps" : "courant or dt, and steps");
+    if (p->equation != PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_MAXWELL))
+        return pyr_fail(PYR_ERR_CONFIG,
+                        "courant, mode, [boundary], [material], [source], [probe], output.probes and output.component belong to "
+                        "scheme.equation = maxwell; remove them or set equation = maxwell");
+    if (p->equation == PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_HEAT))
+        return pyr_fail(PYR_ERR_CONFIG, "scheme.alpha belongs to the heat equation; scheme.equation = maxwell takes courant (or dt) and steps");
+    /* Maxwell's fields start at zero unless the file says otherwise */
+    if (p->equation == PYR_EQ_MAXWELL && !(cfg->given & PYR_GIVEN_INIT)) p->init = PYR_INIT_ZERO;
+    if (cfg->given & PYR_GIVEN_DT) {
+        if (p->equation == PYR_EQ_MAXWELL) p->maxwell.dt = cfg->dt;
+        else p->heat.dt = cfg->dt;
+    }
     if (p->equation == PYR_EQ_POISSON && !(cfg->given & PYR_GIVEN_ITERATIONS)) {
         if (!(p->poisson.tolerance > 0))
             return pyr_fail(PYR_ERR_CONFIG,

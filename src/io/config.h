@@ -15,6 +15,9 @@ typedef struct {
     char source[PYR_PATH_MAX]; /* the file it came from */
     int n_given;               /* bit d: grid.n{x,y,z} was given */
     unsigned given;            /* PYR_GIVEN_*: which schemes' keys were given */
+    double dt;                 /* [scheme] dt: the heat equation's or Maxwell's, by the equation */
+    char probes[PYR_PATH_MAX]; /* [output] probes: Maxwell's probe series (CSV) */
+    int image_component;       /* [output] component: Maxwell's field in the image (-1: the mode's default) */
     int compression;           /* [output] compression: gzip level of HDF5 outputs (0 = none) */
     /* restarts (io/restart.h): the step and time initial.file holds */
     int64_t start_step;        /* [initial] step, or the HDF5 file's; 0 = a fresh start */
@@ -25,8 +28,21 @@ typedef struct {
     char start_dataset[128];   /* HDF5 initial.file: the dataset read ("u", or a snapshot's) */
 } pyr_config_t;
 
-enum { PYR_GIVEN_HEAT = 1, PYR_GIVEN_POISSON = 2, PYR_GIVEN_ITERATIONS = 4, PYR_GIVEN_DIMS = 8 };
+enum {
+    PYR_GIVEN_HEAT = 1,       /* alpha */
+    PYR_GIVEN_POISSON = 2,    /* iterations, tolerance, check_every, omega, [rhs] */
+    PYR_GIVEN_ITERATIONS = 4,
+    PYR_GIVEN_MAXWELL = 8,    /* courant, mode, [boundary], [material], [source], [probe], output.probes, output.component */
+    PYR_GIVEN_DT = 16,
+    PYR_GIVEN_STEPS = 32,
+    PYR_GIVEN_INIT = 64,      /* initial.kind */
+    PYR_GIVEN_DIMS = 128      /* grid.dims (the grid's size may come from initial.file) */
+};
 enum { PYR_GIVEN_START_STEP = 1, PYR_GIVEN_START_T = 2 };
+
+/* Maxwell's sections and keys (src/io/config_maxwell.c): sets *handled when
+ * the key is one of them. */
+pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const char *key, const char *value, int *handled);
 
 /* The most sweeps of a Poisson problem that gives a tolerance and no iterations. */
 #define PYR_CONFIG_POISSON_ITERATIONS 1000000

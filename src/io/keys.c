@@ -84,8 +84,17 @@ pyr_status_t pyr_problem_set(pyr_problem_t *problem, const char *full, const cha
     cfg->problem = *problem;
     pyr_status_t st = pyr_config_apply(cfg, sec, key, value);
     if (st == PYR_OK) {
+        pyr_problem_t *q = &cfg->problem;
         if (!strcmp(sec, "grid") && !strcmp(key, "dims"))
-            for (int d = cfg->problem.dims; d < 3; d++) cfg->problem.n[d] = 1;
+            for (int d = q->dims; d < 3; d++) q->n[d] = 1;
+        /* the file reader keeps dt aside until it knows the equation (pyr_config_finish); here it is known */
+        if (!strcmp(sec, "scheme") && !strcmp(key, "dt")) {
+            if (q->equation == PYR_EQ_MAXWELL) q->maxwell.dt = cfg->dt;
+            else q->heat.dt = cfg->dt;
+        }
+        /* Maxwell's fields start at zero (set initial.kind after the equation for another start) */
+        if (!strcmp(sec, "scheme") && !strcmp(key, "equation") && q->equation == PYR_EQ_MAXWELL && problem->equation != PYR_EQ_MAXWELL)
+            q->init = PYR_INIT_ZERO;
         *problem = cfg->problem;
     }
     free(cfg);
@@ -143,12 +152,14 @@ static int problem_value(const pyr_problem_t *p, const char *full, char *out, si
     if (!strcmp(full, "initial.seed")) return fmt_int(out, size, (int64_t)p->seed);
     *kind = PYR_KEY_REAL;
     if (!strcmp(full, "scheme.alpha")) return fmt_real(out, size, p->heat.alpha);
-    if (!strcmp(full, "scheme.dt")) return fmt_real(out, size, p->heat.dt);
+    if (!strcmp(full, "scheme.dt")) return fmt_real(out, size, p->equation == PYR_EQ_MAXWELL ? p->maxwell.dt : p->heat.dt);
+    if (!strcmp(full, "scheme.courant")) return fmt_real(out, size, p->maxwell.courant);
     if (!strcmp(full, "scheme.tolerance")) return fmt_real(out, size, p->poisson.tolerance);
     if (!strcmp(full, "scheme.omega")) return fmt_real(out, size, p->poisson.omega);
     *kind = PYR_KEY_TEXT;
     if (!strcmp(full, "scheme.equation")) return fmt_text(out, size, pyr_equation_name(p->equation));
     if (!strcmp(full, "scheme.precision")) return fmt_text(out, size, pyr_precision_name(p->precision));
+    if (!strcmp(full, "scheme.mode")) return fmt_text(out, size, p->maxwell.te ? "te" : "tm");
     if (!strcmp(full, "initial.kind"))
         return fmt_text(out, size, p->init >= PYR_INIT_SINE && p->init <= PYR_INIT_ZERO ? init_names[p->init] : "?");
     if (!strcmp(full, "initial.file")) return fmt_text(out, size, p->init_file);
@@ -181,7 +192,8 @@ static int options_value(const pyr_options_t *o, const char *full, char *out, si
 }
 
 const char *const pyr_problem_keys[] = {"grid.dims", "grid.nx", "grid.ny", "grid.nz", "grid.lx", "grid.ly", "grid.lz",
-                                        "scheme.equation", "scheme.precision", "scheme.alpha", "scheme.dt", "scheme.steps",
+                                        "scheme.equation", "scheme.precision", "scheme.alpha", "scheme.dt", "scheme.courant", "scheme.mode",
+                                        "scheme.steps",
                                         "scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega",
                                         "initial.kind", "initial.file", "initial.seed", "rhs.kind", "rhs.file", NULL};
 const char *const pyr_options_keys[] = {"run.backend", "run.device", "run.method", "run.decomposition", "run.height", "run.memory",
@@ -189,7 +201,11 @@ const char *const pyr_options_keys[] = {"run.backend", "run.device", "run.method
 
 int pyr_problem_key_applies(const pyr_problem_t *p, const char *full)
 {
-    static const char *const heat_only[] = {"scheme.alpha", "scheme.dt", "scheme.steps"};
+    static const char *const heat_only[] = {"scheme.alpha"};
+    static const char *const maxwell_only[] = {"scheme.courant", "scheme.mode"};
+    if (!strcmp(full, "scheme.dt") || !strcmp(full, "scheme.steps")) return p->equation != PYR_EQ_POISSON;
+    for (size_t i = 0; i < sizeof maxwell_only / sizeof *maxwell_only; i++)
+        if (!strcmp(full, maxwell_only[i])) return p->equation == PYR_EQ_MAXWELL && (strcmp(full, "scheme.mode") || p->dims == 2);
     static const char *const poisson_only[] = {"scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega", "rhs.kind",
                                                "rhs.file"};
     for (size_t i = 0; i < sizeof heat_only / sizeof *heat_only; i++)
@@ -265,6 +281,10 @@ size_t pyr_struct_size(const char *name)
     S(pyr_problem_t);
     S(pyr_heat_params_t);
     S(pyr_poisson_params_t);
+    S(pyr_maxwell_params_t);
+    S(pyr_source_t);
+    S(pyr_probe_t);
+    S(pyr_shape_t);
     S(pyr_options_t);
     S(pyr_field_t);
     S(pyr_counters_t);

@@ -123,6 +123,14 @@ pyr_status_t pyr_config_finish_inputs(pyr_config_t *cfg)
     cfg->end_step = p->steps;
     cfg->start_step = (cfg->start_given & PYR_GIVEN_START_STEP) ? cfg->start_step : 0;
     cfg->start_dataset[0] = 0;
+    if (p->equation == PYR_EQ_MAXWELL) {
+        /* Maxwell's initial.file is a prefix of six component files (its scheme reads them), and its E and H
+         * are half a step apart: restarts of it are not done here */
+        if (cfg->start_given)
+            return pyr_fail(PYR_ERR_UNSUPPORTED, "initial.step and initial.t: restarts of scheme.equation = maxwell are not supported; "
+                            "start from its components (initial.kind = file, initial.file = PREFIX) at step 0");
+        return PYR_OK;
+    }
     if (p->init != PYR_INIT_FILE || !p->init_file[0]) {
         if (cfg->start_given)
             return pyr_fail(PYR_ERR_CONFIG, "initial.step and initial.t are the step and time of initial.file (a restart); set initial.kind = "

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "plan/plan.h"
 
 pyr_box_t pyr_plan_grid(const pyr_plan_t *plan)
@@ -14,7 +15,7 @@ pyr_box_t pyr_plan_grid(const pyr_plan_t *plan)
     return b;
 }
 
-void pyr_plan_set_scheme(pyr_plan_t *plan)
+pyr_status_t pyr_plan_set_scheme(pyr_plan_t *plan)
 {
     const pyr_problem_t *p = &plan->problem;
     const pyr_scheme_t *s = pyr_scheme_of(p->equation);
@@ -33,6 +34,39 @@ void pyr_plan_set_scheme(pyr_plan_t *plan)
         }
     plan->check_every = s->tolerance(p) > 0 ? s->check_every(p) : 0;
     s->coefficients(p, &plan->coef);
+    for (int f = 0; f < s->nfields; f++) plan->nsupport[f] = s->support ? s->support(p, f, plan->support[f], 2) : -1;
+    if (s->aux_coefficients) {
+        double *aux = NULL;
+        int64_t naux = 0;
+        PYR_TRY(s->aux_coefficients(p, &aux, &naux));
+        plan->coef.aux = aux;
+        plan->coef.naux = naux;
+    }
+    return PYR_OK;
+}
+
+int pyr_plan_field_boxes(const pyr_plan_t *plan, int f, const pyr_box_t *box, pyr_box_t out[2])
+{
+    if (pyr_box_empty(box)) return 0;
+    if (plan->nsupport[f] < 0) {
+        out[0] = *box;
+        return 1;
+    }
+    int n = 0;
+    for (int k = 0; k < plan->nsupport[f]; k++) {
+        pyr_box_t b = pyr_box_intersect(box, &plan->support[f][k]);
+        if (!pyr_box_empty(&b)) out[n++] = b;
+    }
+    return n;
+}
+
+uint64_t pyr_plan_field_volume(const pyr_plan_t *plan, int f, const pyr_box_t *box)
+{
+    pyr_box_t b[2];
+    const int n = pyr_plan_field_boxes(plan, f, box, b);
+    uint64_t v = 0;
+    for (int k = 0; k < n; k++) v += (uint64_t)pyr_box_volume(&b[k]);
+    return v;
 }
 
 pyr_box_t pyr_plan_interior(const pyr_plan_t *plan)
@@ -202,14 +236,22 @@ void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
 {
     memset(sum, 0, sizeof *sum);
     if (task_max) memset(task_max, 0, sizeof *task_max);
-    const int nstate = plan->npp + plan->nfixed - pyr_plan_inputs(plan), ninput = pyr_plan_inputs(plan);
     const int64_t layers = pyr_plan_layers(plan, h);
+    const pyr_scheme_t *s = plan->scheme;
     int64_t nt = pyr_plan_tasks(plan);
     for (int64_t t = 0; t < nt; t++) {
         pyr_task_t task;
         pyr_plan_task(plan, t, h, &task);
-        uint64_t up = (uint64_t)pyr_box_volume(&task.upload) * (uint64_t)nstate + (uint64_t)pyr_box_volume(&task.input) * (uint64_t)ninput;
-        uint64_t down = (uint64_t)pyr_box_volume(&task.result) * (uint64_t)nstate;
+        uint64_t up = 0, down = 0;
+        for (int f = 0; f < s->nfields; f++) {
+            if (!((plan->fields >> f) & 1)) continue;
+            if (s->field[f].role == PYR_FIELD_INPUT) {
+                up += pyr_plan_field_volume(plan, f, &task.input);
+            } else {
+                up += pyr_plan_field_volume(plan, f, &task.upload);
+                down += pyr_plan_field_volume(plan, f, &task.result);
+            }
+        }
         uint64_t comp = 0;
         for (int64_t l = 1; l <= layers; l++) {
             pyr_box_t b = pyr_plan_layer_box(plan, &task, h, l);

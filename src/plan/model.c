@@ -148,12 +148,15 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     for (int64_t t = 0; t < nt; t++) {
         pyr_task_t task;
         pyr_plan_task(plan, t, h, &task);
-        double ux = 0, dx = 0, x = 0, xi = 0;
-        double u = nstate * transfer_cost(k, &task.upload, p->n[0], elem, 1, &ux);
-        ux *= nstate;
-        if (ninput) {
-            u += ninput * transfer_cost(k, &task.input, p->n[0], elem, 1, &xi);
-            ux += ninput * xi;
+        double ux = 0, dx = 0, x = 0, u = 0;
+        for (int f = 0; f < plan->scheme->nfields; f++) {
+            if (!((plan->fields >> f) & 1)) continue;
+            pyr_box_t parts[2];
+            const int np = pyr_plan_field_boxes(plan, f, plan->scheme->field[f].role == PYR_FIELD_INPUT ? &task.input : &task.upload, parts);
+            for (int q = 0; q < np; q++) {
+                u += transfer_cost(k, &parts[q], p->n[0], elem, 1, &x);
+                ux += x;
+            }
         }
 
         int copies = unsplit_faces;
@@ -175,19 +178,29 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         int64_t last[3];
         int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
         double d = 0, hc = 0;
-        d += nstate * transfer_cost(k, &main_box, p->n[0], elem, 0, &dx);
-        dx *= nstate;
-        for (int b = 0; b < nb; b++) {
-            if (pyr_plan_band_direct(plan, &task, &bands[b], t, last[b])) {
-                /* straight into the grid once the next task has uploaded */
-                d += nstate * transfer_cost(k, &bands[b], p->n[0], elem, 0, &x);
-                dx += nstate * x;
-                continue;
+        for (int f = 0; f < plan->scheme->nfields; f++) {
+            if (!((plan->fields >> f) & 1) || plan->scheme->field[f].role == PYR_FIELD_INPUT) continue;
+            pyr_box_t parts[2];
+            int np = pyr_plan_field_boxes(plan, f, &main_box, parts);
+            for (int q = 0; q < np; q++) {
+                d += transfer_cost(k, &parts[q], p->n[0], elem, 0, &x);
+                dx += x;
             }
-            /* into a staging buffer of the band's own width: one contiguous run on the host side */
-            d += nstate * transfer_cost(k, &bands[b], pyr_box_extent(&bands[b], 0), elem, 0, &x);
-            dx += nstate * x;
-            hc += nstate * k->host * (double)pyr_box_volume(&bands[b]);
+            for (int b = 0; b < nb; b++) {
+                np = pyr_plan_field_boxes(plan, f, &bands[b], parts);
+                for (int q = 0; q < np; q++) {
+                    if (pyr_plan_band_direct(plan, &task, &bands[b], t, last[b])) {
+                        /* straight into the grid once the next task has uploaded */
+                        d += transfer_cost(k, &parts[q], p->n[0], elem, 0, &x);
+                        dx += x;
+                        continue;
+                    }
+                    /* into a staging buffer of the band's own width: one contiguous run on the host side */
+                    d += transfer_cost(k, &parts[q], pyr_box_extent(&parts[q], 0), elem, 0, &x);
+                    dx += x;
+                    hc += k->host * (double)pyr_box_volume(&parts[q]);
+                }
+            }
         }
         st[t].u = u;
         st[t].c = c;

@@ -18,6 +18,7 @@ void pyr_plan_destroy(pyr_plan_t **plan)
     pyr_plan_t *p = *plan;
     for (int a = 0; a < 3; a++) free(p->axis[a].bounds);
     if (p->ops && p->ctx) p->ops->destroy(p->ctx);
+    free((void *)p->coef.aux);
     free(p);
     *plan = NULL;
 }
@@ -63,7 +64,11 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->problem = plan->problem;
     s->options = plan->options;
     s->options.piece = 0;
-    pyr_plan_set_scheme(s);
+    pyr_status_t sst = pyr_plan_set_scheme(s);
+    if (sst != PYR_OK) {
+        pyr_plan_destroy(&s);
+        return sst;
+    }
     s->kernel = plan->kernel;
     s->variant = plan->variant;
     s->ops = plan->ops;

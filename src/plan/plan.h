@@ -28,7 +28,9 @@ struct pyr_plan {
     int reach[3][2];          /* per axis: reach of one step below ([0]) and above ([1]) */
     int fixed[3][2];          /* per axis: nodes at the low / high end no sub-step updates */
     int64_t check_every;      /* passes end at multiples of this step for the stopping test (0 = none) */
-    pyr_coef_t coef;
+    pyr_coef_t coef;          /* coef.aux: owned by the plan */
+    int nsupport[PYR_MAX_FIELDS];          /* per field: boxes of its support, -1 = everywhere */
+    pyr_box_t support[PYR_MAX_FIELDS][2];
     const pyr_kernel_t *kernel;
     pyr_variant_t variant;
     pyr_method_t method;
@@ -111,8 +113,16 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
 /* Input fields of the plan's problem (uploaded, never downloaded). */
 int pyr_plan_inputs(const pyr_plan_t *plan);
 
-/* Set a plan's scheme fields (scheme, fields, reach, coefficients) from its problem. */
-void pyr_plan_set_scheme(pyr_plan_t *plan);
+/* Set a plan's scheme fields (scheme, fields, reach, supports, coefficients)
+ * from its problem; fails when the scheme's extra coefficients cannot be
+ * made.  pyr_plan_destroy frees what it allocates. */
+pyr_status_t pyr_plan_set_scheme(pyr_plan_t *plan);
+
+/* The parts of `box` where field f is moved: the box itself, or its
+ * intersections with the field's support (possibly none). */
+int pyr_plan_field_boxes(const pyr_plan_t *plan, int f, const pyr_box_t *box, pyr_box_t out[2]);
+/* Values of field f over `box` that move (the boxes' volumes). */
+uint64_t pyr_plan_field_volume(const pyr_plan_t *plan, int f, const pyr_box_t *box);
 
 /* "1.5 GiB" */
 void pyr_format_bytes(uint64_t bytes, char *out, size_t size);

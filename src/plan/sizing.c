@@ -221,14 +221,13 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
             pyr_format_bytes(sz1.bytes, need1, sizeof need1);
             return pyr_fail(PYR_ERR_BUDGET,
                             "memory budget %s is too small for %s of height %lld on the %lld x %lld x %lld %s grid: the smallest piece "
-                            "(1 result node plus 2 x %lld halo nodes along each split axis, in %d buffers of one time layer%s for %d piece%s in flight%s) "
-                            "needs %s; "
+                            "(1 result node plus 2 x %lld halo nodes along each split axis, in %llu buffers of that size: the %s scheme's "
+                            "fields for %d piece%s in flight%s) needs %s; "
                             "use memory >= %s, or a lower height (height 1 needs %s)",
                             have, pyr_decomp_name(plan->decomp), (long long)h, (long long)p->n[0], (long long)p->n[1],
-                            (long long)p->n[2], pyr_precision_name(p->precision), (long long)h, plan->slots + plan->spares,
-                            plan->nfixed ? " and an input buffer each" : "", plan->slots,
-                            plan->slots > 1 ? "s" : "", plan->faces_bytes ? ", resident boundary faces" : "", need, need,
-                            need1);
+                            (long long)p->n[2], pyr_precision_name(p->precision), (long long)h,
+                            (unsigned long long)pieces_bytes(plan, 1, plan->slots, plan->spares), plan->scheme->name, plan->slots,
+                            plan->slots > 1 ? "s" : "", plan->faces_bytes ? ", resident boundary faces" : "", need, need, need1);
         }
         counts_for_side(plan, side, count);
         relax_counts(plan, h, budget, count);
@@ -266,9 +265,24 @@ static void predict_counts(pyr_plan_t *plan)
         int64_t downloads = 1;
         if (every > 0 && p->steps > 0) downloads = (p->steps - 1) / every + 1;
         if (p->steps == 0) downloads = 0;
-        const uint64_t nstate = (uint64_t)state_fields(plan), ninput = (uint64_t)pyr_plan_inputs(plan);
-        total.uploaded = p->steps > 0 ? (uint64_t)pyr_box_volume(&grid) * nstate + (uint64_t)pyr_box_volume(&in) * ninput : 0;
-        total.downloaded = (uint64_t)downloads * (uint64_t)pyr_box_volume(&in) * nstate;
+        /* as the executor moves them: state fields up over the grid and down over the interior, inputs up
+         * over the nodes the first sub-step updates, each over its support */
+        pyr_task_t whole;
+        memset(&whole, 0, sizeof whole);
+        whole.result = in;
+        const pyr_box_t input = pyr_plan_layer_box(plan, &whole, 1, 1);
+        uint64_t up = 0, down = 0;
+        for (int f = 0; f < plan->scheme->nfields; f++) {
+            if (!((plan->fields >> f) & 1)) continue;
+            if (plan->scheme->field[f].role == PYR_FIELD_INPUT) {
+                up += pyr_plan_field_volume(plan, f, &input);
+            } else {
+                up += pyr_plan_field_volume(plan, f, &grid);
+                down += pyr_plan_field_volume(plan, f, &in);
+            }
+        }
+        total.uploaded = p->steps > 0 ? up : 0;
+        total.downloaded = (uint64_t)downloads * down;
         total.computed = pyr_plan_useful(plan, p->steps);
         plan->predicted = total;
         return;

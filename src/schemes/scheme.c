@@ -10,6 +10,7 @@ const pyr_scheme_t *pyr_scheme_of(pyr_equation_t equation)
     switch (equation) {
     case PYR_EQ_HEAT: return &pyr_scheme_heat;
     case PYR_EQ_POISSON: return &pyr_scheme_poisson;
+    case PYR_EQ_MAXWELL: return &pyr_scheme_maxwell;
     default: return NULL;
     }
 }
@@ -22,7 +23,7 @@ const char *pyr_equation_name(pyr_equation_t equation)
 
 int pyr_equation_from_name(const char *name, pyr_equation_t *out)
 {
-    static const pyr_equation_t all[] = {PYR_EQ_HEAT, PYR_EQ_POISSON};
+    static const pyr_equation_t all[] = {PYR_EQ_HEAT, PYR_EQ_POISSON, PYR_EQ_MAXWELL};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (!strcmp(name, pyr_scheme_of(all[i])->name)) {
             *out = all[i];
@@ -77,7 +78,7 @@ const char *pyr_scheme_field_name(pyr_equation_t equation, int i)
 int pyr_scheme_field_updated(pyr_equation_t equation, int i)
 {
     const pyr_scheme_t *s = pyr_scheme_of(equation);
-    return s && i >= 0 && i < s->nfields && s->field[i].role != PYR_FIELD_INPUT;
+    return s && i >= 0 && i < s->nfields && s->field[i].role != PYR_FIELD_INPUT && s->field[i].role != PYR_FIELD_AUX;
 }
 
 pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_t *problem, int i)

@@ -17,15 +17,18 @@
 
 #include <stddef.h>
 
+#include "plan/box.h"
 #include "pyrgrid.h"
 
-#define PYR_MAX_FIELDS 8
+#define PYR_MAX_FIELDS 24
 #define PYR_MAX_SUBSTEPS 4
 
 typedef enum {
     PYR_FIELD_PINGPONG = 0, /* state: each sub-step reads one layer and writes the other (two buffers while computing) */
     PYR_FIELD_INPLACE,      /* state updated in place (one buffer) */
-    PYR_FIELD_INPUT         /* read-only input, read only at the node being updated: uploaded, never downloaded */
+    PYR_FIELD_INPUT,        /* read-only input, read only at the node being updated: uploaded, never downloaded */
+    PYR_FIELD_AUX           /* state updated in place that the library keeps itself (zero at the start; Maxwell's
+                               CPML auxiliaries): moved only over its support, never given to the caller */
 } pyr_field_role_t;
 
 typedef struct {
@@ -53,6 +56,8 @@ typedef struct {
     int dims;
     pyr_precision_t precision;
     double c[8];
+    const double *aux; /* more coefficients, scheme-specific (Maxwell: the CPML profiles), owned by the plan */
+    int64_t naux;
 } pyr_coef_t;
 
 typedef struct pyr_scheme {
@@ -79,10 +84,19 @@ typedef struct pyr_scheme {
     /* The scheme's part of the key of a measured choice in the wisdom ("" when
      * nothing beyond the grid matters). */
     void (*key)(const pyr_problem_t *p, char *out, size_t size);
+    /* Where field i can differ from zero (its support): fills at most max
+     * boxes (possibly overlapping), returns how many; -1 = everywhere.  A
+     * field is moved only over its support.  (optional: NULL = everywhere) */
+    int (*support)(const pyr_problem_t *p, int i, pyr_box_t *boxes, int max);
+    /* Extra coefficients (the caller frees *aux with free()).  (optional) */
+    pyr_status_t (*aux_coefficients)(const pyr_problem_t *p, double **aux, int64_t *naux);
+    /* Initial values of state field i (heat, Poisson: i = 0, the initial field). */
+    pyr_status_t (*init_state)(const pyr_problem_t *p, int i, pyr_field_t *out);
 } pyr_scheme_t;
 
 extern const pyr_scheme_t pyr_scheme_heat;
 extern const pyr_scheme_t pyr_scheme_poisson;
+extern const pyr_scheme_t pyr_scheme_maxwell;
 
 /* The table of an equation, or NULL. */
 const pyr_scheme_t *pyr_scheme_of(pyr_equation_t equation);

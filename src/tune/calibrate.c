@@ -35,7 +35,11 @@ typedef struct {
     const pyr_kernel_t *kernel;
     pyr_variant_t variant;
     pyr_coef_t coef;     /* the scheme's coefficients on a unit-spaced grid */
-    int fields;          /* fields of the pieces: the state (0), and an input (1) for Poisson's f */
+    unsigned used;       /* fields of the pieces (the scheme's fields_used on a plain problem) */
+    unsigned pingpong;   /* of those, the ones with two buffers */
+    int moved;           /* the field the transfers are timed on (the first used) */
+    pyr_grid_dims_t grid; /* the piece as the whole grid (for kernels that need the grid's size) */
+    int substeps;        /* the scheme's sub-steps per step */
     void *ctx;
     size_t elem;
     int split;           /* the axis pieces shrink along */
@@ -77,8 +81,8 @@ static pyr_status_t transfer(cal_t *c, int slot, int r, const pyr_box_t *box, in
     p.box.lo[c->split] += off;
     p.box.hi[c->split] += off;
     pyr_box_t b = host_slot(c, r, box);
-    if (up) return c->ops->upload(c->ctx, slot, &p, 0, &c->host, &b);
-    return c->ops->download(c->ctx, slot, &p, 0, &c->host, &b);
+    if (up) return c->ops->upload(c->ctx, slot, &p, c->moved, &c->host, &b);
+    return c->ops->download(c->ctx, slot, &p, c->moved, &c->host, &b);
 }
 
 /* Piece `s` takes the shape c->ext in buffers of layout L. */
@@ -97,9 +101,12 @@ static pyr_status_t fill_piece(cal_t *c, int s)
 {
     pyr_box_t full = piece_box(c);
     pyr_host_region_t src = {c->host.data, full};
-    PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], 0, &src, &full));
-    if (c->fields > 1) PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], 1, &src, &full));
-    return c->ops->copy(c->ctx, s, &c->piece[s], 0, 2, &c->piece[s], 0, &full);
+    for (int f = 0; f < PYR_MAX_FIELDS; f++) {
+        if (!(c->used & (1u << f))) continue;
+        PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], f, &src, &full));
+        if (c->pingpong & (1u << f)) PYR_TRY(c->ops->copy(c->ctx, s, &c->piece[s], f, 2, &c->piece[s], f, &full));
+    }
+    return PYR_OK;
 }
 
 /* Best time of one transfer of `box` over a few repetitions, each batch of
@@ -123,7 +130,14 @@ static pyr_status_t time_transfer(cal_t *c, const pyr_box_t *box, int up, int ba
 /* The kernel on n sub-steps of piece `slot`. */
 static pyr_status_t compute(cal_t *c, int slot, const pyr_box_t *boxes, int n)
 {
-    pyr_kernel_call_t call = {&c->piece[slot], &c->coef, boxes, n, &c->variant};
+    /* each step's box for every sub-step of the scheme */
+    pyr_box_t sub[64 * 4];
+    const int k = c->substeps > 1 ? c->substeps : 1;
+    if (n * k > 64 * 4) return pyr_fail(PYR_ERR_INTERNAL, "calibrate: %d sub-steps in one call", n * k);
+    for (int l = 0; l < n; l++)
+        for (int j = 0; j < k; j++) sub[l * k + j] = boxes[l];
+    pyr_kernel_call_t call = {.piece = &c->piece[slot], .coef = &c->coef, .boxes = sub, .nboxes = n * k, .variant = &c->variant,
+                              .grid = &c->grid};
     return c->kernel->run(c->ctx, slot, &call);
 }
 
@@ -192,7 +206,7 @@ static pyr_status_t time_wide(cal_t *c, int ragged, int after, pyr_box_t *box_ou
             if (after) st = sweep_other(c);
             if (st != PYR_OK) break;
             double t0 = now();
-            st = up ? c->ops->upload(c->ctx, 0, &p, 0, &wide, &box) : c->ops->download(c->ctx, 0, &p, 0, &wide, &box);
+            st = up ? c->ops->upload(c->ctx, 0, &p, c->moved, &wide, &box) : c->ops->download(c->ctx, 0, &p, c->moved, &wide, &box);
             if (st == PYR_OK) st = c->ops->wait(c->ctx, 0);
             double t = now() - t0;
             if (t < best[up]) best[up] = t;
@@ -280,6 +294,10 @@ static pyr_status_t time_compute(cal_t *c, int h, int tiny, double *best, double
     const pyr_coef_t *coef = &c->coef;
     pyr_box_t boxes[64];
     double vol = 0, nrows = 0;
+    /* h layers: h / sub-steps steps of the scheme (each step's box serves its sub-steps) */
+    const int k = c->substeps > 1 ? c->substeps : 1;
+    const int layers = h;
+    h = layers / k > 0 ? layers / k : 1;
     for (int l = 0; l < h; l++) {
         pyr_box_t b = piece_box(c);
         for (int a = 0; a < coef->dims; a++) {
@@ -296,9 +314,10 @@ static pyr_status_t time_compute(cal_t *c, int h, int tiny, double *best, double
             }
         }
         boxes[l] = b;
-        vol += (double)pyr_box_volume(&b);
-        nrows += (double)(pyr_box_extent(&b, 1) * pyr_box_extent(&b, 2));
+        vol += (double)pyr_box_volume(&b) * k;
+        nrows += (double)(pyr_box_extent(&b, 1) * pyr_box_extent(&b, 2)) * k;
     }
+    (void)layers;
     *values = vol;
     *rows = nrows;
     *best = INFINITY;
@@ -387,10 +406,12 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     int nslots = c->ops->slots > 1 ? 2 : 1;
     for (int s = 0; s < nslots; s++) {
         shape_piece(c, s, &c->layout);
-        c->piece[s].nfields = c->fields;
-        for (int l = 0; l < 2; l++) PYR_TRY(c->ops->dev_alloc(c->ctx, c->layout.layer_bytes, &c->piece[s].buf[0][l]));
-        if (c->fields > 1) PYR_TRY(c->ops->dev_alloc(c->ctx, c->layout.layer_bytes, &c->piece[s].buf[1][0]));
+        c->piece[s].nfields = PYR_MAX_FIELDS;
+        for (int f = 0; f < PYR_MAX_FIELDS; f++)
+            for (int l = 0; l < ((c->pingpong >> f) & 1 ? 2 : 1); l++)
+                if (c->used & (1u << f)) PYR_TRY(c->ops->dev_alloc(c->ctx, c->layout.layer_bytes, &c->piece[s].buf[f][l]));
     }
+    for (int a = 0; a < 3; a++) c->grid.n[a] = c->ext[a];
     /* Host region: several pieces long, so the CPU copies come from memory, not cache. */
     double piece_bytes = values * (double)elem;
     c->copies = o->backend == PYR_BACKEND_CPU ? (int)ceil(64.0 * 1048576.0 / piece_bytes) : 2;
@@ -416,11 +437,7 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
         else ((float *)c->host.data)[i] = 0.25f + (float)(i % 7) * 0.0625f;
     }
     pyr_box_t full = piece_box(c);
-    for (int s = 0; s < nslots; s++) {
-        PYR_TRY(transfer(c, s, s, &full, 1));
-        if (c->fields > 1) PYR_TRY(c->ops->upload(c->ctx, s, &c->piece[s], 1, &c->host, &full));
-        PYR_TRY(c->ops->copy(c->ctx, s, &c->piece[s], 0, 2, &c->piece[s], 0, &full));
-    }
+    for (int s = 0; s < nslots; s++) PYR_TRY(fill_piece(c, s));
     PYR_TRY(c->ops->wait(c->ctx, 0));
     if (nslots > 1) PYR_TRY(c->ops->wait(c->ctx, 1));
 
@@ -553,7 +570,11 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
         q.poisson.rhs = PYR_RHS_SINE;
         const pyr_scheme_t *scheme = pyr_scheme_of(o->equation);
         scheme->coefficients(&q, &c.coef);
-        c.fields = (int)pyr_scheme_values_up(scheme, scheme->fields_used(&q));
+        c.used = scheme->fields_used(&q);
+        for (int f = 0; f < scheme->nfields; f++)
+            if (scheme->field[f].role == PYR_FIELD_PINGPONG) c.pingpong |= 1u << f;
+        c.substeps = scheme->nsub;
+        while (c.moved < PYR_MAX_FIELDS - 1 && !(c.used & (1u << c.moved))) c.moved++;
     }
     c.target = 0.03 * (o->effort > 0 ? o->effort : 1.0);
     pyr_options_t opt;
@@ -566,7 +587,7 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
     pyr_status_t st = run(&c, &oo, k);
     for (int s = 0; s < 2; s++) c.ops->wait(c.ctx, s < c.ops->slots ? s : 0);
     for (int s = 0; s < 2; s++)
-        for (int f = 0; f < 2; f++)
+        for (int f = 0; f < PYR_MAX_FIELDS; f++)
             for (int l = 0; l < 2; l++)
                 if (c.piece[s].buf[f][l]) c.ops->dev_free(c.ctx, c.piece[s].buf[f][l]);
     if (st == PYR_OK && kernel) pyr_variant_format(&c.variant, kernel, ksize);

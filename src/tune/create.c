@@ -83,8 +83,8 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     }
     plan->problem = *problem;
     plan->options = opt;
-    pyr_plan_set_scheme(plan);
-    pyr_status_t st = PYR_OK;
+    pyr_status_t st = pyr_plan_set_scheme(plan);
+    if (st != PYR_OK) goto fail;
 
     /* Backend. */
     pyr_backend_kind_t kind = opt.backend;

@@ -78,7 +78,7 @@ static pyr_status_t measure_candidate(const pyr_plan_t *full, double *seconds)
     double best = INFINITY;
     for (int r = 0; r < 2 && st == PYR_OK; r++) {
         pass_times_t pt = {{0}, 0};
-        pyr_hooks_t hooks = {on_pass, NULL, &pt};
+        pyr_hooks_t hooks = {.progress = on_pass, .user = &pt};
         st = pyr_execute(small, f, &hooks, NULL);
         if (st == PYR_OK && pt.n >= 3 && pt.t[2] - pt.t[0] < best) best = pt.t[2] - pt.t[0];
     }

@@ -34,13 +34,18 @@ struct ctx_t {
     cudaEvent_t marks[PYR_CUDA_SLOTS][PYR_MARKS]; /* mark(): events per slot and kind, recorded again at each mark */
     writer_t writers[PYR_CUDA_MAX_WRITERS];
     int nwriters;
-    void *registered[8]; /* host ranges we registered (to unregister) */
+    void *registered[32]; /* host ranges we registered (to unregister): a scheme's fields */
     int nregistered;
     /* reduce_change: a device word per slot, its pinned host copy, and where wait() delivers it */
     unsigned long long *red_dev;  /* PYR_CUDA_SLOTS words */
     unsigned long long *red_host; /* PYR_CUDA_SLOTS words, pinned */
     double *red_out[PYR_CUDA_SLOTS];
     char name[256];
+    /* a read-only table of the scheme's (pyr_coef_t.aux: Maxwell's CPML
+     * profiles), uploaded once per plan (the plan owns ctx and table alike) */
+    const double *table_src;
+    int64_t table_n;
+    double *table_dev;
 };
 
 /* Process-wide test hooks (cuda_api.h). */
@@ -56,6 +61,8 @@ pyr_status_t serial_end(ctx_t *c, int slot, double t0, double *acc);
 /* The timeline (cuda_api.h): returns the record to close with span_end, or -1. */
 int span_begin(ctx_t *c, int kind, int slot);
 void span_end(ctx_t *c, int i, int slot);
+/* The device copy of the scheme's table `host` of n doubles (made on first use). */
+pyr_status_t device_table(ctx_t *c, const double *host, int64_t n, const double **dev);
 
 } // namespace pyrcu
 

@@ -154,6 +154,29 @@ pyr_status_t check_slot(cuda_ctx_t *c, int slot)
     return PYR_OK;
 }
 
+pyr_status_t device_table(ctx_t *c, const double *host, int64_t n, const double **dev)
+{
+    *dev = NULL;
+    if (!host || n <= 0) return PYR_OK;
+    if (c->table_dev && c->table_src == host && c->table_n == n) {
+        *dev = c->table_dev;
+        return PYR_OK;
+    }
+    CU(cudaSetDevice(c->device));
+    if (c->table_dev) {
+        /* a new table: let the work that reads the old one finish first */
+        CU(cudaDeviceSynchronize());
+        CU(cudaFree(c->table_dev));
+        c->table_dev = NULL;
+    }
+    CU(cudaMalloc((void **)&c->table_dev, (size_t)n * sizeof(double)));
+    CU(cudaMemcpy(c->table_dev, host, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+    c->table_src = host;
+    c->table_n = n;
+    *dev = c->table_dev;
+    return PYR_OK;
+}
+
 } // namespace pyrcu
 
 namespace {
@@ -320,9 +343,11 @@ void cuda_destroy(void *ctx)
     for (int i = 0; i < c->nregistered; i++) cudaHostUnregister(c->registered[i]);
     if (c->red_dev) cudaFree(c->red_dev);
     if (c->red_host) cudaFreeHost(c->red_host);
+    if (c->table_dev) cudaFree(c->table_dev);
     (void)cudaGetLastError();
     free(c);
 }
+
 
 pyr_status_t cuda_mem_info(void *ctx, uint64_t *fr, uint64_t *total)
 {

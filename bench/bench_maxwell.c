@@ -1,0 +1,259 @@
+/* FDTD (Maxwell, Yee) benchmark, side by side on one grid: the naive method
+ * in core, and the pyramid method out of core with a budget of 1/4 (or
+ * other fractions) of the fields and materials, at the planner's height and
+ * at listed ones.  The problem: a 3D float grid of n^3 nodes (nx ny nz
+ * given with --grid), vacuum with a dielectric sphere (eps_r = 4, a per-node
+ * coefficient field), PEC walls, a Ricker point source, one probe.
+ *
+ *   bench_maxwell [--grid N | --grid NXxNYxNZ] [--steps N] [--backend cuda|cpu]
+ *                 [--methods naive,pyramid] [--fractions 4] [--heights 8,16,32]   (fraction 0: the automatic budget)
+ *                 [--precision float|double] [--cpml CELLS] [--kernel V1/V2/...]
+ *
+ * --kernel: the naive run again with each kernel variant (e.g. tile:4,16/tile:8,8).
+ *
+ * Rates are Yee cells (nodes) x steps / second: "e2e" times pyr_execute
+ * whole (pinning, first upload, last download included), "steady" the
+ * passes between the first progress call and the one before the last. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pyrgrid.h"
+
+#define NFIELDS 21
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    double t_first, t_last, t_prev;
+    int64_t s_first, s_last, s_prev;
+    int calls;
+} progress_t;
+
+static int on_progress(void *user, int64_t done, int64_t total)
+{
+    (void)total;
+    progress_t *p = user;
+    double t = now_s();
+    if (p->calls++ == 0) {
+        p->t_first = t;
+        p->s_first = done;
+    }
+    p->t_prev = p->t_last;
+    p->s_prev = p->s_last;
+    p->t_last = t;
+    p->s_last = done;
+    return 0;
+}
+
+static void make(pyr_problem_t *p, const int64_t n[3], pyr_precision_t prec, int64_t steps, int cpml)
+{
+    pyr_problem_default(p);
+    p->equation = PYR_EQ_MAXWELL;
+    p->dims = 3;
+    for (int a = 0; a < 3; a++) {
+        p->n[a] = n[a];
+        p->length[a] = (double)(n[a] - 1) / 20.0; /* 20 nodes per unit */
+    }
+    p->precision = prec;
+    p->steps = steps;
+    p->init = PYR_INIT_ZERO;
+    pyr_maxwell_params_t *m = &p->maxwell;
+    m->courant = 0.5;
+    m->nshapes = 1;
+    m->shapes[0].kind = PYR_SHAPE_SPHERE;
+    for (int a = 0; a < 3; a++) m->shapes[0].lo[a] = p->length[a] * 0.6;
+    m->shapes[0].r = p->length[0] * 0.2;
+    m->shapes[0].eps_r = 4;
+    m->shapes[0].mu_r = 1;
+    if (cpml > 0) {
+        m->cpml_cells = cpml;
+        m->cpml_faces = 0x3f;
+    }
+    m->nsources = 1;
+    pyr_source_t *s = &m->sources[0];
+    for (int a = 0; a < 3; a++) s->node[a] = s->node_end[a] = n[a] / 3;
+    s->component = PYR_EZ;
+    s->waveform = PYR_WAVE_RICKER;
+    s->amplitude = 1;
+    s->frequency = 2;
+    s->delay = 0.6;
+    m->nprobes = 1;
+    m->probes[0].component = PYR_EZ;
+    for (int a = 0; a < 3; a++) m->probes[0].node[a] = n[a] / 3 + (a == 0 ? 6 : 0);
+}
+
+typedef struct {
+    double e2e, steady, probe_last;
+    int64_t height;
+    int slots;
+    uint64_t up, down;
+    char decomp[16];
+} result_t;
+
+static double g_probe_last;
+static pyr_status_t on_probe(void *user, int64_t first, int64_t count, const double *values, int nprobes)
+{
+    (void)user;
+    (void)first;
+    if (count > 0) g_probe_last = values[(count - 1) * nprobes];
+    return PYR_OK;
+}
+
+static int run(const pyr_problem_t *p, const pyr_options_t *o, pyr_field_t **comp, result_t *r)
+{
+    pyr_plan_t *plan = NULL;
+    if (pyr_plan_create(p, o, &plan) != PYR_OK) {
+        fprintf(stderr, "plan: %s\n", pyr_last_error());
+        return 1;
+    }
+    pyr_plan_info_t info;
+    pyr_plan_get_info(plan, &info);
+    r->height = info.height;
+    r->slots = info.slots;
+    snprintf(r->decomp, sizeof r->decomp, "%s", pyr_decomp_name(info.decomposition));
+    for (int c = 0; c < 6; c++) memset(comp[c]->data, 0, (size_t)pyr_field_count(comp[c]) * pyr_precision_size(p->precision));
+    pyr_field_t *fields[NFIELDS] = {NULL};
+    for (int c = 0; c < 6; c++) fields[c] = comp[c];
+    progress_t pr;
+    memset(&pr, 0, sizeof pr);
+    pyr_hooks_t hooks = {.progress = on_progress, .user = &pr, .probe = on_probe};
+    pyr_run_info_t ri;
+    double t0 = now_s();
+    pyr_status_t st = pyr_execute_fields(plan, fields, NFIELDS, &hooks, &ri);
+    double t1 = now_s();
+    pyr_plan_destroy(&plan);
+    if (st != PYR_OK) {
+        fprintf(stderr, "run: %s\n", pyr_last_error());
+        return 1;
+    }
+    const double cells = (double)pyr_problem_nodes(p);
+    r->e2e = cells * (double)p->steps / (t1 - t0) * 1e-9;
+    r->steady = pr.calls >= 3 && pr.t_prev > pr.t_first ? cells * (double)(pr.s_prev - pr.s_first) / (pr.t_prev - pr.t_first) * 1e-9 : r->e2e;
+    r->up = ri.counts.uploaded;
+    r->down = ri.counts.downloaded;
+    r->probe_last = g_probe_last;
+    return 0;
+}
+
+static int parse_list(const char *s, int64_t *out, int max)
+{
+    int n = 0;
+    while (*s && n < max) {
+        out[n++] = strtoll(s, (char **)&s, 10);
+        if (*s == ',') s++;
+        else break;
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    int64_t n[3] = {1024, 1024, 1024}, steps = 120, heights[16], fractions[8] = {4};
+    int nheights = 0, nfractions = 1, cpml = 0;
+    pyr_backend_kind_t backend = PYR_BACKEND_CUDA;
+    pyr_precision_t prec = PYR_FLOAT;
+    const char *methods = "naive,pyramid", *kernels = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(a, "--grid")) {
+            if (sscanf(v, "%ldx%ldx%ld", (long *)&n[0], (long *)&n[1], (long *)&n[2]) != 3) n[0] = n[1] = n[2] = atoll(v);
+            i++;
+        } else if (!strcmp(a, "--steps")) steps = atoll(argv[++i]);
+        else if (!strcmp(a, "--backend")) backend = !strcmp(argv[++i], "cpu") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA;
+        else if (!strcmp(a, "--methods")) methods = argv[++i];
+        else if (!strcmp(a, "--fractions")) nfractions = parse_list(argv[++i], fractions, 8);
+        else if (!strcmp(a, "--heights")) nheights = parse_list(argv[++i], heights, 16);
+        else if (!strcmp(a, "--precision")) prec = !strcmp(argv[++i], "double") ? PYR_DOUBLE : PYR_FLOAT;
+        else if (!strcmp(a, "--cpml")) cpml = atoi(argv[++i]);
+        else if (!strcmp(a, "--kernel")) kernels = argv[++i];
+        else {
+            fprintf(stderr, "unknown option %s\n", a);
+            return 2;
+        }
+    }
+    if (backend == PYR_BACKEND_CUDA && pyr_gpu_count() == 0) {
+        printf("no usable GPU\n");
+        return 77;
+    }
+    pyr_problem_t p;
+    make(&p, n, prec, steps, cpml);
+    char dev[256] = "cpu";
+    if (backend == PYR_BACKEND_CUDA) pyr_gpu_describe(0, dev, sizeof dev);
+    const double bytes_fields = (double)pyr_problem_nodes(&p) * (double)pyr_precision_size(prec) * 7; /* six components and cb */
+    printf("Maxwell (Yee) 3D %s %lldx%lldx%lld, %lld steps, eps_r sphere (cb per node)%s, fields + materials %.2f GB, on %s\n",
+           pyr_precision_name(prec), (long long)n[0], (long long)n[1], (long long)n[2], (long long)steps, cpml ? ", CPML" : "",
+           bytes_fields / 1e9, dev);
+    pyr_field_t *comp[6];
+    for (int c = 0; c < 6; c++)
+        if (pyr_field_create(&p, &comp[c]) != PYR_OK) {
+            fprintf(stderr, "%s\n", pyr_last_error());
+            return 1;
+        }
+    printf("%-10s %-8s %7s %6s %5s %10s %10s %12s %12s %s\n", "method", "decomp", "budget", "height", "slots", "e2e G/s", "steady G/s",
+           "uploaded", "downloaded", "probe(last)");
+    double incore = 0;
+    if (strstr(methods, "naive")) {
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = backend;
+        o.method = PYR_METHOD_NAIVE;
+        o.height = steps / 8 > 0 ? steps / 8 : 1;
+        result_t r;
+        if (run(&p, &o, comp, &r) == 0) {
+            incore = r.steady;
+            printf("%-10s %-8s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g\n", "naive", "-", "all", (long long)r.height, r.slots, r.e2e,
+                   r.steady, (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
+            fflush(stdout);
+        }
+    }
+    if (kernels) {
+        char list[256];
+        snprintf(list, sizeof list, "%s", kernels);
+        for (char *k = strtok(list, "/"); k; k = strtok(NULL, "/")) {
+            pyr_options_t o;
+            pyr_options_default(&o);
+            o.backend = backend;
+            o.method = PYR_METHOD_NAIVE;
+            o.height = steps / 8 > 0 ? steps / 8 : 1;
+            snprintf(o.kernel, sizeof o.kernel, "%s", k);
+            result_t r;
+            char name[40];
+            snprintf(name, sizeof name, "naive %s", k);
+            if (run(&p, &o, comp, &r) == 0)
+                printf("%-18s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g\n", name, "all", (long long)r.height, r.slots, r.e2e, r.steady,
+                       (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
+            fflush(stdout);
+        }
+    }
+    if (strstr(methods, "pyramid"))
+        for (int f = 0; f < nfractions; f++) {
+            for (int h = -1; h < nheights; h++) {
+                pyr_options_t o;
+                pyr_options_default(&o);
+                o.backend = backend;
+                o.method = PYR_METHOD_PYRAMID;
+                o.memory = fractions[f] > 0 ? (uint64_t)(bytes_fields / (double)fractions[f]) : 0; /* 0: auto, the device's free memory */
+                o.height = h < 0 ? 0 : heights[h];
+                result_t r;
+                char budget[32];
+                if (fractions[f] > 0) snprintf(budget, sizeof budget, "1/%lld", (long long)fractions[f]);
+                else snprintf(budget, sizeof budget, "auto");
+                if (run(&p, &o, comp, &r) == 0) {
+                    printf("%-10s %-8s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g%s", h < 0 ? "pyr(auto)" : "pyramid", r.decomp, budget,
+                           (long long)r.height, r.slots, r.e2e, r.steady, (unsigned long long)r.up, (unsigned long long)r.down,
+                           r.probe_last, incore > 0 ? "" : "\n");
+                    if (incore > 0) printf("   %.2fx in-core\n", r.steady / incore);
+                    fflush(stdout);
+                }
+            }
+        }
+    for (int c = 0; c < 6; c++) pyr_field_destroy(&comp[c]);
+    return 0;
+}

@@ -1,0 +1,346 @@
+/* Maxwell's problem-file sections (FDTD):
+ *
+ *   [scheme]   equation = maxwell, courant = 0.5 (or dt), steps, precision, mode = tm | te (2D)
+ *   [boundary] kind = pec | cpml, cpml_cells = 10, faces = all | x-,x+,y-,y+,z-,z+,
+ *              cpml_order = 3, cpml_sigma_max = 0 (optimum), cpml_kappa_max = 1, cpml_alpha_max = 0.05
+ *   [material] eps_r, sigma, mu_r (background), eps_file, sigma_file, mu_file (.npy per node),
+ *              shape1 .. shape16 = box X0 X1 Y0 Y1 [Z0 Z1] | sphere CX CY [CZ] R | cylinder AXIS C1 C2 R LO HI,
+ *                                  then eps_r=.. sigma=.. mu_r=.. (physical coordinates)
+ *   [source]   source1 .. source16 = COMPONENT point I J [K] WAVEFORM key=value ...
+ *                                  | COMPONENT line I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
+ *              WAVEFORM gaussian (width, delay) | ricker (frequency, delay) | sine (frequency, width: the ramp),
+ *              and amplitude (1)
+ *   [probe]    probe1 .. probe32 = COMPONENT I J [K]        (node indices)
+ *   [output]   probes = probes.csv, component = Ez (the field of the image)
+ *
+ * Numbered keys, as a key may be given once in a section. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "io/config.h"
+#include "schemes/maxwell.h"
+
+#define MAXTOK 24
+
+/* Split a value into blank-separated tokens (modifies buf). */
+static int tokens(char *buf, char **tok)
+{
+    int n = 0;
+    for (char *s = strtok(buf, " \t,"); s && n < MAXTOK; s = strtok(NULL, " \t,")) tok[n++] = s;
+    return n;
+}
+
+static int is_number(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    (void)v;
+    return end != s && *end == 0 && !errno;
+}
+
+static pyr_status_t component_of(const char *where, const char *s, pyr_component_t *c)
+{
+    for (int k = 0; k < 6; k++)
+        if (!strcmp(s, pyr_maxwell_component_name(k))) {
+            *c = (pyr_component_t)k;
+            return PYR_OK;
+        }
+    return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a component; use Ex, Ey, Ez, Hx, Hy or Hz", where, s);
+}
+
+static pyr_status_t real_of(const char *where, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v)) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a finite number", where, s);
+    *out = v;
+    return PYR_OK;
+}
+
+static pyr_status_t index_of(const char *where, const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < 0) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a node index (an integer >= 0)", where, s);
+    *out = v;
+    return PYR_OK;
+}
+
+/* The leading numbers of tok[from..n) (up to the first key=value or word). */
+static int count_numbers(char **tok, int from, int n)
+{
+    int k = from;
+    while (k < n && is_number(tok[k])) k++;
+    return k - from;
+}
+
+/* key=value options after the positional tokens. */
+static pyr_status_t options(const char *where, char **tok, int from, int n, const char *const *keys, double **dst, int nkeys)
+{
+    for (int i = from; i < n; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a key=value option", where, tok[i]);
+        *eq = 0;
+        int k = 0;
+        while (k < nkeys && strcmp(tok[i], keys[k])) k++;
+        if (k == nkeys) {
+            char list[160] = "";
+            for (int j = 0; j < nkeys; j++) {
+                strncat(list, keys[j], sizeof list - strlen(list) - 1);
+                if (j + 1 < nkeys) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            return pyr_fail(PYR_ERR_CONFIG, "%s: unknown option '%s'; the options are %s", where, tok[i], list);
+        }
+        PYR_TRY(real_of(where, eq + 1, dst[k]));
+    }
+    return PYR_OK;
+}
+
+/* keyN with 1 <= N <= max: N, else 0. */
+static int numbered(const char *key, const char *stem, int max)
+{
+    size_t l = strlen(stem);
+    if (strncmp(key, stem, l) || !key[l]) return 0;
+    for (const char *c = key + l; *c; c++)
+        if (!isdigit((unsigned char)*c)) return 0;
+    long v = strtol(key + l, NULL, 10);
+    return v >= 1 && v <= max ? (int)v : 0;
+}
+
+static pyr_status_t parse_shape(const char *key, const char *value, pyr_shape_t *s)
+{
+    char buf[1024], where[96];
+    snprintf(where, sizeof where, "material.%s", key);
+    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
+    strcpy(buf, value);
+    char *tok[MAXTOK];
+    const int n = tokens(buf, tok);
+    memset(s, 0, sizeof *s);
+    s->eps_r = 1;
+    s->mu_r = 1;
+    if (n < 1) return pyr_fail(PYR_ERR_CONFIG, "%s: write box, sphere or cylinder and its coordinates", where);
+    int at = 1;
+    if (!strcmp(tok[0], "box")) {
+        const int k = count_numbers(tok, 1, n);
+        if (k != 4 && k != 6) return pyr_fail(PYR_ERR_CONFIG, "%s: a box takes X0 X1 Y0 Y1 (2D) or X0 X1 Y0 Y1 Z0 Z1 (3D)", where);
+        for (int a = 0; a < k / 2; a++) {
+            PYR_TRY(real_of(where, tok[1 + 2 * a], &s->lo[a]));
+            PYR_TRY(real_of(where, tok[2 + 2 * a], &s->hi[a]));
+        }
+        s->kind = PYR_SHAPE_BOX;
+        at = 1 + k;
+    } else if (!strcmp(tok[0], "sphere")) {
+        const int k = count_numbers(tok, 1, n);
+        if (k != 3 && k != 4) return pyr_fail(PYR_ERR_CONFIG, "%s: a sphere takes CX CY R (2D: a disk) or CX CY CZ R", where);
+        for (int a = 0; a < k - 1; a++) PYR_TRY(real_of(where, tok[1 + a], &s->lo[a]));
+        PYR_TRY(real_of(where, tok[k], &s->r));
+        s->kind = PYR_SHAPE_SPHERE;
+        at = 1 + k;
+    } else if (!strcmp(tok[0], "cylinder")) {
+        if (n < 7 || strlen(tok[1]) != 1 || !strchr("xyz", tok[1][0]))
+            return pyr_fail(PYR_ERR_CONFIG, "%s: a cylinder takes AXIS (x, y or z) C1 C2 R LO HI: the centre on the other two axes, "
+                                            "the radius and its extent along AXIS",
+                            where);
+        s->kind = PYR_SHAPE_CYLINDER;
+        s->axis = tok[1][0] - 'x';
+        double c[2];
+        PYR_TRY(real_of(where, tok[2], &c[0]));
+        PYR_TRY(real_of(where, tok[3], &c[1]));
+        PYR_TRY(real_of(where, tok[4], &s->r));
+        PYR_TRY(real_of(where, tok[5], &s->lo[s->axis]));
+        PYR_TRY(real_of(where, tok[6], &s->hi[s->axis]));
+        for (int a = 0, j = 0; a < 3; a++)
+            if (a != s->axis) s->lo[a] = c[j++];
+        at = 7;
+    } else {
+        return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a shape; use box, sphere or cylinder", where, tok[0]);
+    }
+    static const char *const keys[] = {"eps_r", "sigma", "mu_r"};
+    double *dst[] = {&s->eps_r, &s->sigma, &s->mu_r};
+    return options(where, tok, at, n, keys, dst, 3);
+}
+
+static pyr_status_t parse_source(const char *key, const char *value, pyr_source_t *s)
+{
+    char buf[1024], where[96];
+    snprintf(where, sizeof where, "source.%s", key);
+    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
+    strcpy(buf, value);
+    char *tok[MAXTOK];
+    const int n = tokens(buf, tok);
+    memset(s, 0, sizeof *s);
+    s->amplitude = 1;
+    if (n < 3) return pyr_fail(PYR_ERR_CONFIG, "%s: write COMPONENT point I J [K] WAVEFORM options (e.g. Ez point 40 40 ricker frequency=0.05)", where);
+    PYR_TRY(component_of(where, tok[0], &s->component));
+    const int line = !strcmp(tok[1], "line");
+    if (!line && strcmp(tok[1], "point")) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s': write point or line", where, tok[1]);
+    const int k = count_numbers(tok, 2, n);
+    const int per = line ? k / 2 : k;
+    if ((line && k != 4 && k != 6) || (!line && k != 2 && k != 3))
+        return pyr_fail(PYR_ERR_CONFIG, "%s: a %s takes %s node indices", where, line ? "line" : "point",
+                        line ? "I0 J0 I1 J1 (2D) or I0 J0 K0 I1 J1 K1 (3D)" : "I J (2D) or I J K (3D)");
+    for (int a = 0; a < per; a++) {
+        PYR_TRY(index_of(where, tok[2 + a], &s->node[a]));
+        s->node_end[a] = s->node[a];
+        if (line) PYR_TRY(index_of(where, tok[2 + per + a], &s->node_end[a]));
+    }
+    const int w = 2 + k;
+    if (w >= n) return pyr_fail(PYR_ERR_CONFIG, "%s: the waveform is missing; use gaussian, ricker or sine", where);
+    if (!strcmp(tok[w], "gaussian")) s->waveform = PYR_WAVE_GAUSSIAN;
+    else if (!strcmp(tok[w], "ricker")) s->waveform = PYR_WAVE_RICKER;
+    else if (!strcmp(tok[w], "sine")) s->waveform = PYR_WAVE_SINE;
+    else return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a waveform; use gaussian, ricker or sine", where, tok[w]);
+    static const char *const keys[] = {"amplitude", "frequency", "width", "delay"};
+    double *dst[] = {&s->amplitude, &s->frequency, &s->width, &s->delay};
+    return options(where, tok, w + 1, n, keys, dst, 4);
+}
+
+static pyr_status_t parse_probe(const char *key, const char *value, pyr_probe_t *pr)
+{
+    char buf[512], where[96];
+    snprintf(where, sizeof where, "probe.%s", key);
+    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
+    strcpy(buf, value);
+    char *tok[MAXTOK];
+    const int n = tokens(buf, tok);
+    memset(pr, 0, sizeof *pr);
+    if (n != 3 && n != 4) return pyr_fail(PYR_ERR_CONFIG, "%s: write COMPONENT I J (2D) or COMPONENT I J K (3D)", where);
+    PYR_TRY(component_of(where, tok[0], &pr->component));
+    for (int a = 0; a < n - 1; a++) PYR_TRY(index_of(where, tok[1 + a], &pr->node[a]));
+    return PYR_OK;
+}
+
+static pyr_status_t parse_faces(const char *value, unsigned *faces)
+{
+    if (!strcmp(value, "all")) {
+        *faces = 0x3f;
+        return PYR_OK;
+    }
+    char buf[256];
+    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "boundary.faces: too long");
+    strcpy(buf, value);
+    char *tok[MAXTOK];
+    const int n = tokens(buf, tok);
+    unsigned f = 0;
+    for (int i = 0; i < n; i++) {
+        if (strlen(tok[i]) != 2 || !strchr("xyz", tok[i][0]) || (tok[i][1] != '-' && tok[i][1] != '+'))
+            return pyr_fail(PYR_ERR_CONFIG, "boundary.faces: '%s' is not a face; use all, or a list of x-, x+, y-, y+, z-, z+", tok[i]);
+        f |= 1u << (2 * (tok[i][0] - 'x') + (tok[i][1] == '+'));
+    }
+    *faces = f;
+    return PYR_OK;
+}
+
+static pyr_status_t real_key(const char *sec, const char *key, const char *v, double *out)
+{
+    char where[96];
+    snprintf(where, sizeof where, "%s.%s", sec, key);
+    return real_of(where, v, out);
+}
+
+pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const char *key, const char *v, int *handled)
+{
+    pyr_maxwell_params_t *m = &cfg->problem.maxwell;
+    const unsigned before = cfg->given;
+    *handled = 1;
+    cfg->given |= PYR_GIVEN_MAXWELL;
+    int k;
+    if (!strcmp(sec, "scheme")) {
+        if (!strcmp(key, "courant")) {
+            PYR_TRY(real_key(sec, key, v, &m->courant));
+            if (!(m->courant > 0)) return pyr_fail(PYR_ERR_CONFIG, "scheme.courant = %s: use a Courant number in (0, 1]", v);
+            return PYR_OK;
+        }
+        if (!strcmp(key, "mode")) {
+            if (!strcmp(v, "tm")) m->te = 0;
+            else if (!strcmp(v, "te")) m->te = 1;
+            else return pyr_fail(PYR_ERR_CONFIG, "scheme.mode = '%s': use tm (Ez, Hx, Hy) or te (Hz, Ex, Ey)", v);
+            return PYR_OK;
+        }
+    } else if (!strcmp(sec, "boundary")) {
+        if (!strcmp(key, "kind")) {
+            if (!strcmp(v, "pec")) {
+                m->cpml_cells = 0;
+                return PYR_OK;
+            }
+            if (strcmp(v, "cpml")) return pyr_fail(PYR_ERR_CONFIG, "boundary.kind = '%s': use pec or cpml", v);
+            if (m->cpml_cells == 0) m->cpml_cells = 10;
+            if (!m->cpml_faces) m->cpml_faces = 0x3f;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "cpml_cells")) {
+            char *end;
+            long c = strtol(v, &end, 10);
+            if (end == v || *end || c < 1 || c > 100000)
+                return pyr_fail(PYR_ERR_CONFIG, "boundary.cpml_cells = '%s': use a positive number of cells (10 absorbs a normal pulse to "
+                                                "below -40 dB)",
+                                v);
+            m->cpml_cells = (int)c;
+            if (!m->cpml_faces) m->cpml_faces = 0x3f;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "faces")) return parse_faces(v, &m->cpml_faces);
+        if (!strcmp(key, "cpml_order")) return real_key(sec, key, v, &m->cpml_order);
+        if (!strcmp(key, "cpml_sigma_max")) return real_key(sec, key, v, &m->cpml_sigma_max);
+        if (!strcmp(key, "cpml_kappa_max")) return real_key(sec, key, v, &m->cpml_kappa_max);
+        if (!strcmp(key, "cpml_alpha_max")) return real_key(sec, key, v, &m->cpml_alpha_max);
+        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [boundary]; the keys are kind, cpml_cells, faces, cpml_order, cpml_sigma_max, "
+                                        "cpml_kappa_max, cpml_alpha_max",
+                        key);
+    } else if (!strcmp(sec, "material")) {
+        if (!strcmp(key, "eps_r")) return real_key(sec, key, v, &m->eps_r);
+        if (!strcmp(key, "sigma")) return real_key(sec, key, v, &m->sigma);
+        if (!strcmp(key, "mu_r")) return real_key(sec, key, v, &m->mu_r);
+        char *file = !strcmp(key, "eps_file") ? m->eps_file : !strcmp(key, "sigma_file") ? m->sigma_file : !strcmp(key, "mu_file") ? m->mu_file : NULL;
+        if (file) {
+            if (strlen(v) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_CONFIG, "material.%s: path too long", key);
+            strcpy(file, v);
+            return PYR_OK;
+        }
+        if ((k = numbered(key, "shape", PYR_MAXWELL_MAX_SHAPES)) > 0) {
+            PYR_TRY(parse_shape(key, v, &m->shapes[k - 1]));
+            if (k > m->nshapes) m->nshapes = k;
+            return PYR_OK;
+        }
+        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [material]; the keys are eps_r, sigma, mu_r, eps_file, sigma_file, mu_file "
+                                        "and shape1 .. shape%d",
+                        key, PYR_MAXWELL_MAX_SHAPES);
+    } else if (!strcmp(sec, "source")) {
+        if ((k = numbered(key, "source", PYR_MAXWELL_MAX_SOURCES)) > 0) {
+            PYR_TRY(parse_source(key, v, &m->sources[k - 1]));
+            if (k > m->nsources) m->nsources = k;
+            return PYR_OK;
+        }
+        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [source]; write source1 .. source%d", key, PYR_MAXWELL_MAX_SOURCES);
+    } else if (!strcmp(sec, "probe")) {
+        if ((k = numbered(key, "probe", PYR_MAXWELL_MAX_PROBES)) > 0) {
+            PYR_TRY(parse_probe(key, v, &m->probes[k - 1]));
+            if (k > m->nprobes) m->nprobes = k;
+            return PYR_OK;
+        }
+        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [probe]; write probe1 .. probe%d", key, PYR_MAXWELL_MAX_PROBES);
+    } else if (!strcmp(sec, "output")) {
+        if (!strcmp(key, "probes")) {
+            if (strlen(v) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_CONFIG, "output.probes: path too long");
+            strcpy(cfg->probes, v);
+            return PYR_OK;
+        }
+        if (!strcmp(key, "component")) {
+            pyr_component_t c = PYR_EZ;
+            PYR_TRY(component_of("output.component", v, &c));
+            cfg->image_component = (int)c;
+            return PYR_OK;
+        }
+    }
+    *handled = 0;
+    cfg->given = before; /* not one of Maxwell's keys */
+    return PYR_OK;
+}

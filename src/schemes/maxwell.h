@@ -1,0 +1,42 @@
+/* The Maxwell (Yee) scheme's layout and helpers shared by its table
+ * (maxwell.c), its kernels and the CLI. */
+#ifndef PYR_SCHEMES_MAXWELL_H
+#define PYR_SCHEMES_MAXWELL_H
+
+#include "pyrgrid.h"
+
+/* Fields: the six components (pyr_component_t), the per-node coefficients
+ * of the materials (E = ca E + cb curl H, H = H - dh curl E; each kept only
+ * where it varies, else the constant pyr_coef_t.c[4], c[5], c[6]), then
+ * twelve CPML auxiliaries psi (pyr_maxwell_psi_field). */
+enum {
+    PYR_MAXWELL_CA = 6,
+    PYR_MAXWELL_CB = 7,
+    PYR_MAXWELL_DH = 8,
+    PYR_MAXWELL_PSI0 = 9,
+    PYR_MAXWELL_FIELDS = 21
+};
+
+/* Layout of the CPML profile table (pyr_coef_t.aux): for axis a, positions
+ * i (half = 0: E's derivatives) or i + 1/2 (half = 1: H's), k = 0 1/kappa,
+ * 1 b, 2 a, 3 "inside the layer" (1.0 / 0.0), at aux[((a * 2 + half) * 4 +
+ * k) * nmax + i], nmax = naux / 24. */
+static inline const double *pyr_maxwell_profile(const double *aux, int64_t naux, int axis, int half, int k)
+{
+    const int64_t nmax = naux / 24;
+    return aux + ((axis * 2 + half) * 4 + k) * nmax;
+}
+
+const char *pyr_maxwell_component_name(int c);
+/* Whether component c is part of the problem's grid (2D: its mode's). */
+int pyr_maxwell_component_used(const pyr_problem_t *p, int c);
+/* The index range [lo, hi) along `axis` where component c is updated. */
+void pyr_maxwell_update_range(const pyr_problem_t *p, int c, int axis, int64_t *lo, int64_t *hi);
+/* The psi field of component c's derivative along `axis` (-1 for its own axis). */
+int pyr_maxwell_psi_field(int c, int axis);
+/* The time step (given, or from the Courant number). */
+pyr_status_t pyr_maxwell_dt(const pyr_problem_t *p, double *dt);
+/* A source's waveform at time t (amplitude included). */
+double pyr_maxwell_waveform(const pyr_source_t *s, double t);
+
+#endif

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The Maxwell (FDTD) scheme from the command line (issue 21): the three
+# examples run (shrunk) and write every output they name; the pyramid method
+# in a small budget gives the naive method's bytes, probes included;
+# snapshots; and bad input (an unstable dt, CPML thicker than the grid, a
+# source inside the CPML or outside the grid, a material file of the wrong
+# shape or with eps_r <= 0, a NaN, a component of the other mode) is refused
+# with a message naming the fix, before anything is written and without
+# touching existing outputs.   usage: test_maxwell_cli.sh PYRGRID SOURCE_DIR
+set -u
+bin=$1
+src=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+cpu=(--set run.backend=cpu --set run.threads=2)
+
+# the waveguide, shrunk: outputs per component, the image, the probes
+wg=(--set grid.nx=161 --set grid.ny=81 --set grid.lx=16 --set grid.ly=8 --set scheme.steps=300 --set boundary.cpml_cells=10
+    --set source.source1="Ez point 20 40 sine frequency=0.15 width=20" --set probe.probe1="Ez 140 40" --set probe.probe2="Ez 140 60")
+out=$("$bin" run "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" --set output.field=a.npy --set output.probes=a.csv \
+  --set output.image=a.png --set run.method=naive 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "equation=maxwell mode=tm" && [ -s a_Ez.npy ] && [ -s a_Hx.npy ] && [ -s a_Hy.npy ] && [ ! -e a_Ex.npy ] \
+  && [ -s a.png ] && [ -s a.csv ] && ok || bad "waveguide: rc=$rc $out"
+head -1 a.csv | grep -q "^step,t,Ez(140;40),Ez(140;60)$" && [ "$(wc -l < a.csv)" -eq 301 ] && ok || bad "probes.csv: $(head -2 a.csv)"
+# the pyramid method in a small budget: the same bytes, probes included
+out=$("$bin" run "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" --set output.field=b.npy --set output.probes=b.csv \
+  --set output.image= --set run.method=pyramid --set run.memory=256K --set run.height=9 2>&1)
+echo "$out" | grep -q "method=pyramid" && cmp -s a_Ez.npy b_Ez.npy && cmp -s a_Hx.npy b_Hx.npy && cmp -s a_Hy.npy b_Hy.npy && cmp -s a.csv b.csv \
+  && ok || bad "pyramid differs: $out"
+
+# the cavity (3D, snapshots) and the scatterer (TE), shrunk
+out=$("$bin" run "$src/examples/maxwell_cavity.ini" "${cpu[@]}" --set grid.nx=21 --set grid.ny=17 --set grid.nz=13 --set scheme.steps=40 \
+  --set source.source1="Ez point 6 5 4 gaussian width=0.05 delay=0.2" --set probe.probe1="Ez 13 10 6" --set probe.probe2="Hx 4 12 6" \
+  --set output.every=20 --set output.field=c.npy --set output.probes=c.csv --set output.image=c.png 2>&1)
+rc=$?
+[ $rc -eq 0 ] && for c in Ex Ey Ez Hx Hy Hz; do [ -s c_$c.npy ] && [ -s c_${c}_000020.npy ] && [ -s c_${c}_000040.npy ] || exit 9; done \
+  && cmp -s c_Ez.npy c_Ez_000040.npy && [ -s c.png ] && ok || bad "cavity: rc=$rc $out $(ls)"
+out=$("$bin" run "$src/examples/maxwell_scatterer.ini" "${cpu[@]}" --set grid.nx=121 --set grid.ny=121 --set scheme.steps=100 \
+  --set boundary.cpml_cells=10 --set source.source1="Hz line 20 11 20 109 ricker frequency=0.5 delay=3" --set probe.probe1="Hz 40 60" \
+  --set probe.probe2="Hz 90 60" --set probe.probe3="Hz 90 20" --set output.field=s.npy --set output.probes=s.csv --set output.image=s.png 2>&1)
+rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "mode=te" && [ -s s_Hz.npy ] && [ -s s_Ex.npy ] && [ -s s_Ey.npy ] && ok || bad "scatterer: rc=$rc $out"
+
+# bad input: refused, nothing written, existing outputs untouched
+echo keep > e_Ez.npy
+cp e_Ez.npy keep.npy
+expect_error() { # name, text the message must contain, args...
+  local name=$1 text=$2
+  shift 2
+  local o
+  o=$("$bin" run "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" --set output.field=e.npy --set output.probes=e.csv \
+    --set output.image=e.png "$@" 2>&1)
+  local r=$?
+  [ $r -ne 0 ] && echo "$o" | grep -q -- "$text" && [ ! -e e.csv ] && [ ! -e e.png ] && [ ! -e e_Hx.npy ] && cmp -s e_Ez.npy keep.npy \
+    && ok || bad "$name: rc=$r $o"
+}
+expect_error unstable "courant <=" --set scheme.courant=1.2
+expect_error cpml-thick "cpml_cells <=" --set boundary.cpml_cells=40
+expect_error source-in-cpml "inside the CPML" --set source.source1="Ez point 5 40 sine frequency=0.15"
+expect_error source-outside "outside the" --set source.source1="Ez point 400 40 sine frequency=0.15"
+expect_error probe-outside "outside the" --set probe.probe2="Ez 140 90"
+expect_error other-mode "TM: Ez Hx Hy" --set source.source1="Hz point 20 40 sine frequency=0.15"
+expect_error waveform "not a waveform" --set source.source1="Ez point 20 40 square frequency=0.15"
+expect_error kind "use pec or cpml" --set boundary.kind=absorbing
+expect_error shape "not a shape" --set material.shape1="cone 1 2 3"
+/usr/bin/python3 - <<'PY'
+import numpy as np
+np.save("eps_wrong.npy", np.full((161, 81), 2.0))
+np.save("eps_neg.npy", np.where(np.arange(81 * 161).reshape(81, 161) == 400, -1.0, 2.0))
+a = np.full((81, 161), 2.0); a[3, 7] = np.nan
+np.save("eps_nan.npy", a)
+np.save("eps_f32.npy", np.full((81, 161), 2.0, dtype=np.float32))
+PY
+expect_error eps-shape "expected (81, 161)" --set material.eps_file=eps_wrong.npy --set scheme.precision=double
+expect_error eps-negative "x=78, y=2" --set material.eps_file=eps_neg.npy --set scheme.precision=double
+expect_error eps-nan "finite" --set material.eps_file=eps_nan.npy --set scheme.precision=double
+expect_error eps-dtype "float64" --set material.eps_file=eps_f32.npy --set scheme.precision=double
+expect_error eps-missing "eps_file" --set material.eps_file=missing.npy
+expect_error clobber-input "problem file" --set output.probes="$src/examples/maxwell_waveguide.ini"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,179 @@
+/* Property test of the Maxwell (Yee) scheme (issue 21): random problems (2D
+ * TM and TE, 3D; float and double; random or zero initial fields; material
+ * shapes with eps_r, sigma and mu_r; CPML layers on random faces; point and
+ * line sources of every waveform; probes) under random plans (naive,
+ * trivial, pyramid; every decomposition; heights; budgets from the smallest
+ * that fits to above the grid; 1 to 3 slots; 1 or 2 threads) give the CPU
+ * naive method's six components and probe series bit for bit.
+ *
+ *   test_maxwell_property [cases] [seed] [backend]     (defaults: 150 1 cpu) */
+#include <stdio.h>
+#include <string.h>
+
+#include "maxwell_util.h"
+
+static int pyramids, with_cpml, with_sources, with_materials;
+
+static double frac(rng_t *r, double lo, double hi) { return lo + (hi - lo) * (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+
+/* A node at least `margin` from every face of the used axes. */
+static void random_node(rng_t *r, const pyr_problem_t *p, int margin, int64_t node[3])
+{
+    for (int a = 0; a < 3; a++) node[a] = a < p->dims ? rng_range(r, margin, p->n[a] - 1 - margin) : 0;
+}
+
+static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
+{
+    rng_t r = {seed * 7919u + (uint64_t)c * 104729u};
+    const int dims = (int)rng_range(&r, 2, 3);
+    int64_t n[3] = {1, 1, 1};
+    double len[3] = {1, 1, 1};
+    for (int a = 0; a < dims; a++) {
+        n[a] = rng_range(&r, dims == 2 ? 6 : 6, dims == 2 ? 60 : 18);
+        len[a] = frac(&r, 0.5, 3.0);
+    }
+    const pyr_precision_t prec = rng_range(&r, 0, 1) ? PYR_DOUBLE : PYR_FLOAT;
+    pyr_problem_t p;
+    make_maxwell(&p, dims, n, len, dims == 2 ? (int)rng_range(&r, 0, 1) : 0, prec, rng_range(&r, 1, 36), frac(&r, 0.3, 0.99));
+    pyr_maxwell_params_t *m = &p.maxwell;
+    if (rng_range(&r, 0, 1)) {
+        p.init = PYR_INIT_RANDOM;
+        p.seed = rng_next(&r);
+    }
+    /* materials: a background and shapes (eps_r mu_r >= 1 keeps the Courant number stable) */
+    if (rng_range(&r, 0, 2)) {
+        with_materials++;
+        if (rng_range(&r, 0, 2) == 0) m->eps_r = frac(&r, 1, 4);
+        if (rng_range(&r, 0, 3) == 0) m->sigma = frac(&r, 0, 2);
+        if (rng_range(&r, 0, 3) == 0) m->mu_r = frac(&r, 1, 2);
+        m->nshapes = (int)rng_range(&r, 0, 3);
+        for (int i = 0; i < m->nshapes; i++) {
+            pyr_shape_t *s = &m->shapes[i];
+            s->kind = (pyr_shape_kind_t)rng_range(&r, 0, 2);
+            for (int a = 0; a < 3; a++) {
+                s->lo[a] = frac(&r, -0.2, 0.8) * len[a];
+                s->hi[a] = s->lo[a] + frac(&r, 0.1, 0.7) * len[a];
+            }
+            s->r = frac(&r, 0.1, 0.5) * len[0];
+            s->axis = dims == 3 ? (int)rng_range(&r, 0, 2) : 2;
+            s->eps_r = frac(&r, 1, 9);
+            s->sigma = rng_range(&r, 0, 1) ? frac(&r, 0, 5) : 0;
+            s->mu_r = rng_range(&r, 0, 2) ? 1 : frac(&r, 1, 3);
+        }
+    }
+    /* CPML on random faces, thin enough to leave an interior */
+    int64_t nmin = n[0];
+    for (int a = 1; a < dims; a++)
+        if (n[a] < nmin) nmin = n[a];
+    if (rng_range(&r, 0, 2) && nmin >= 8) {
+        with_cpml++;
+        m->cpml_cells = (int)rng_range(&r, 1, (nmin - 4) / 2 < 8 ? (nmin - 4) / 2 : 8);
+        m->cpml_faces = (unsigned)rng_range(&r, 1, (1 << (2 * dims)) - 1);
+        if (rng_range(&r, 0, 2) == 0) m->cpml_kappa_max = frac(&r, 1, 8);
+        if (rng_range(&r, 0, 2) == 0) m->cpml_order = frac(&r, 1, 4);
+    }
+    const int margin = m->cpml_cells + 1;
+    int comps[6], ncomp = 0;
+    for (int k = 0; k < 6; k++)
+        if (mx_used(&p, k)) comps[ncomp++] = k;
+    if (rng_range(&r, 0, 3)) {
+        with_sources++;
+        m->nsources = (int)rng_range(&r, 1, 3);
+        for (int i = 0; i < m->nsources; i++) {
+            pyr_source_t *s = &m->sources[i];
+            s->component = (pyr_component_t)comps[rng_range(&r, 0, ncomp - 1)];
+            random_node(&r, &p, margin, s->node);
+            memcpy(s->node_end, s->node, sizeof s->node);
+            if (rng_range(&r, 0, 2) == 0) {
+                const int a = (int)rng_range(&r, 0, dims - 1);
+                s->node_end[a] = rng_range(&r, s->node[a], p.n[a] - 1 - margin);
+            }
+            s->waveform = (pyr_waveform_t)rng_range(&r, 0, 2);
+            s->amplitude = frac(&r, -2, 2);
+            s->frequency = frac(&r, 0.2, 2);
+            s->width = frac(&r, 0.05, 1);
+            s->delay = frac(&r, 0, 1);
+        }
+    }
+    m->nprobes = (int)rng_range(&r, 0, 4);
+    for (int i = 0; i < m->nprobes; i++) {
+        m->probes[i].component = (pyr_component_t)comps[rng_range(&r, 0, ncomp - 1)];
+        random_node(&r, &p, margin, m->probes[i].node);
+    }
+
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = backend;
+    const int meth = (int)rng_range(&r, 0, 5);
+    o.method = meth == 0 ? PYR_METHOD_NAIVE : meth == 1 ? PYR_METHOD_TRIVIAL : PYR_METHOD_PYRAMID;
+    if (dims == 2) o.decomposition = rng_range(&r, 0, 1) ? PYR_DECOMP_STRIPS : PYR_DECOMP_BLOCKS;
+    else o.decomposition = rng_range(&r, 0, 1) ? PYR_DECOMP_SLABS : PYR_DECOMP_BLOCKS;
+    if (o.method == PYR_METHOD_PYRAMID) o.height = rng_range(&r, 0, 3) == 0 ? 0 : rng_range(&r, 1, p.steps);
+    o.slots = (int)rng_range(&r, 1, 3);
+    o.threads = (int)rng_range(&r, 1, 2);
+    if (backend == PYR_BACKEND_CUDA) {
+        /* launch shapes: rows per block, planes per thread (tiles narrower and shorter than the boxes too) */
+        static const char *const v[] = {"", "tile:1,1", "tile:2,3", "tile:8,64", "tile:4,16", "tile:8,1"};
+        snprintf(o.kernel, sizeof o.kernel, "%s", v[rng_range(&r, 0, 5)]);
+    }
+    if (o.method != PYR_METHOD_NAIVE) {
+        uint64_t grid = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * 6;
+        uint64_t lo = smallest_budget(&p, o, 8 * grid + (1u << 20));
+        o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(2 * grid));
+        if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
+    }
+    char label[400];
+    snprintf(label, sizeof label,
+             "case %d seed %llu: %dD%s %lldx%lldx%lld %s steps=%lld courant=%g init=%s shapes=%d cpml=%d/%#x sources=%d probes=%d | %s %s "
+             "height=%lld slots=%d memory=%llu kernel=%s",
+             c, (unsigned long long)seed, dims, dims == 2 ? (m->te ? " TE" : " TM") : "", (long long)n[0], (long long)n[1], (long long)n[2],
+             pyr_precision_name(prec), (long long)p.steps, m->courant, p.init == PYR_INIT_RANDOM ? "random" : "zero", m->nshapes,
+             m->cpml_cells, m->cpml_faces, m->nsources, m->nprobes, pyr_method_name(o.method), pyr_decomp_name(o.decomposition),
+             (long long)o.height, o.slots, (unsigned long long)o.memory, o.kernel);
+
+    mx_result_t a = {0}, b = {0};
+    pyr_status_t sa = mx_run(&p, &o, NULL, &a);
+    CHECK(sa == PYR_OK, "%s: run failed: %s", label, pyr_last_error());
+    pyr_status_t sb = mx_reference(&p, NULL, &b);
+    CHECK(sb == PYR_OK, "%s: reference failed: %s", label, pyr_last_error());
+    int bad = sa != PYR_OK || sb != PYR_OK;
+    if (!bad) {
+        for (int k = 0; k < 6; k++) {
+            if (!a.c[k]) continue;
+            int64_t i = first_difference(a.c[k], b.c[k]);
+            CHECK(i < 0, "%s: component %d differs from the naive method at node %lld (%.17g vs %.17g)", label, k, (long long)i,
+                  i >= 0 ? field_get(a.c[k], i) : 0, i >= 0 ? field_get(b.c[k], i) : 0);
+            bad |= i >= 0;
+        }
+        CHECK(a.nseries == (m->nprobes ? p.steps : 0) && b.nseries == a.nseries, "%s: probe series of %lld and %lld steps", label,
+              (long long)a.nseries, (long long)b.nseries);
+        if (a.nseries == b.nseries && a.nseries && memcmp(a.probes, b.probes, (size_t)(a.nseries * m->nprobes) * sizeof(double))) {
+            CHECK(0, "%s: probe series differ from the naive method", label);
+            bad = 1;
+        }
+        pyramids += o.method == PYR_METHOD_PYRAMID && a.info.height > 1;
+    }
+    mx_free(&a);
+    mx_free(&b);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    int cases = argc > 1 ? atoi(argv[1]) : 150;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    pyr_backend_kind_t backend = argc > 3 && !strcmp(argv[3], "cuda") ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
+    if (backend == PYR_BACKEND_CUDA && pyr_gpu_count() == 0) {
+        printf("no usable GPU: skipped\n");
+        return 77;
+    }
+    int failed = 0;
+    for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
+    printf("%d of %d random Maxwell plans on the %s backend bit-identical to the naive method (seed %llu): %d pyramids of height > 1, "
+           "%d with CPML, %d with sources, %d with materials\n",
+           cases - failed, cases, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long)seed, pyramids, with_cpml, with_sources,
+           with_materials);
+    CHECK(failed > 0 || cases < 20 || (pyramids >= cases / 4 && with_cpml >= cases / 4 && with_sources >= cases / 2),
+          "too few cases exercised pyramids (%d), CPML (%d) or sources (%d) to mean much", pyramids, with_cpml, with_sources);
+    return check_report();
+}

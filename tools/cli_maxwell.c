@@ -1,0 +1,274 @@
+/* pyrgrid run for scheme.equation = maxwell (FDTD): the components of the
+ * grid's mode from [initial], the run with a progress bar, and its outputs:
+ * one .npy per component (output.field = NAME.npy gives NAME_Ex.npy ...),
+ * snapshots every output.every steps (NAME_Ex_000200.npy ...), the probes'
+ * series as CSV (output.probes: step,t,then one column per probe), and a PNG
+ * of one component (output.component; 3D: the middle z-plane).  Every file
+ * is staged and committed together at the end (a failure leaves none new). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_maxwell.h"
+#include "core/error.h"
+#include "io/atomic.h"
+#include "io/config.h"
+#include "io/npy.h"
+#include "io/png.h"
+#include "pyrgrid.h"
+#include "schemes/maxwell.h"
+
+typedef struct {
+    const pyr_config_t *cfg;
+    char base[PYR_PATH_MAX];
+    double start, last_draw, after;
+    int tty, quiet, drawn;
+    /* the probes' series */
+    double *series;
+    int64_t nseries, cap;
+    int nprobes;
+} mx_state_t;
+
+static double mx_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int mx_fail(const char *what)
+{
+    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
+    return PYR_EXIT_ERROR;
+}
+
+static int mx_progress(void *user, int64_t done, int64_t total)
+{
+    mx_state_t *s = user;
+    if (s->quiet || !s->tty) return 0;
+    double t = mx_now(), el = t - s->start;
+    if (el < s->after || (t - s->last_draw < 0.1 && done < total)) return 0;
+    s->last_draw = t;
+    double frac = total ? (double)done / (double)total : 1;
+    char bar[32];
+    for (int i = 0; i < 30; i++) bar[i] = i < (int)(frac * 30) ? '#' : '.';
+    bar[30] = 0;
+    fprintf(stderr, "\r[%s] %5.1f%%  step %lld/%lld  %.0fs elapsed, ETA %.0fs ", bar, 100 * frac, (long long)done, (long long)total, el,
+            frac > 0 ? el * (1 - frac) / frac : 0);
+    s->drawn = 1;
+    return 0;
+}
+
+static void shape_of(const pyr_field_t *f, int64_t shape[3])
+{
+    for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
+}
+
+static void component_path(const char *base, int c, int64_t step, char *out, size_t size)
+{
+    if (step >= 0) snprintf(out, size, "%s_%s_%06lld.npy", base, pyr_maxwell_component_name(c), (long long)step);
+    else snprintf(out, size, "%s_%s.npy", base, pyr_maxwell_component_name(c));
+}
+
+static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfields, int64_t step)
+{
+    mx_state_t *s = user;
+    for (int c = 0; c < 6 && c < nfields; c++) {
+        if (!fields[c]) continue;
+        char path[PYR_PATH_MAX + 64];
+        component_path(s->base, c, step, path, sizeof path);
+        int64_t shape[3];
+        shape_of(fields[c], shape);
+        PYR_TRY(pyr_npy_write(path, fields[c]->dims, shape, fields[c]->precision, fields[c]->data));
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t mx_probe(void *user, int64_t first, int64_t count, const double *values, int nprobes)
+{
+    mx_state_t *s = user;
+    (void)first;
+    if (s->nseries + count > s->cap) {
+        int64_t cap = s->cap ? 2 * s->cap : 1024;
+        while (cap < s->nseries + count) cap *= 2;
+        double *g = realloc(s->series, (size_t)(cap * nprobes) * sizeof *g);
+        if (!g) return PYR_ERR_NOMEM;
+        s->series = g;
+        s->cap = cap;
+    }
+    memcpy(s->series + s->nseries * nprobes, values, (size_t)(count * nprobes) * sizeof *values);
+    s->nseries += count;
+    return PYR_OK;
+}
+
+static pyr_status_t write_probes(const char *path, const pyr_problem_t *p, const mx_state_t *s, double dt)
+{
+    pyr_atomic_file_t af;
+    PYR_TRY(pyr_atomic_open(&af, path));
+    FILE *f = af.fp;
+    fprintf(f, "step,t");
+    for (int i = 0; i < p->maxwell.nprobes; i++) {
+        const pyr_probe_t *pr = &p->maxwell.probes[i];
+        if (p->dims == 2)
+            fprintf(f, ",%s(%lld;%lld)", pyr_maxwell_component_name(pr->component), (long long)pr->node[0], (long long)pr->node[1]);
+        else
+            fprintf(f, ",%s(%lld;%lld;%lld)", pyr_maxwell_component_name(pr->component), (long long)pr->node[0], (long long)pr->node[1],
+                    (long long)pr->node[2]);
+    }
+    fprintf(f, "\n");
+    for (int64_t k = 0; k < s->nseries; k++) {
+        /* after step k + 1: E at t = (k + 1) dt (H half a step earlier) */
+        fprintf(f, "%lld,%.17g", (long long)(k + 1), (double)(k + 1) * dt);
+        for (int i = 0; i < s->nprobes; i++) fprintf(f, ",%.17g", s->series[k * s->nprobes + i]);
+        fprintf(f, "\n");
+    }
+    return pyr_atomic_commit(&af);
+}
+
+static pyr_status_t write_image(const char *path, const pyr_field_t *f, int c, int64_t steps)
+{
+    const size_t elem = pyr_precision_size(f->precision);
+    const char *plane = f->data;
+    char title[160];
+    if (f->dims == 3) {
+        plane += (size_t)(f->n[2] / 2) * (size_t)(f->n[0] * f->n[1]) * elem;
+        snprintf(title, sizeof title, "%s, plane z = %lld, after %lld steps", pyr_maxwell_component_name(c), (long long)(f->n[2] / 2),
+                 (long long)steps);
+    } else {
+        snprintf(title, sizeof title, "%s after %lld steps", pyr_maxwell_component_name(c), (long long)steps);
+    }
+    pyr_heatmap_opts_t o = {.title = title};
+    return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);
+}
+
+int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
+{
+    pyr_problem_t *p = &cfg->problem;
+    mx_state_t st;
+    memset(&st, 0, sizeof st);
+    st.cfg = cfg;
+    snprintf(st.base, sizeof st.base, "%s", cfg->field);
+    size_t bl = strlen(st.base);
+    if (bl > 4 && !strcmp(st.base + bl - 4, ".npy")) st.base[bl - 4] = 0;
+    const int image_c = cfg->image_component >= 0 ? cfg->image_component : (p->dims == 2 && p->maxwell.te ? PYR_HZ : PYR_EZ);
+    if (!pyr_maxwell_component_used(p, image_c)) {
+        fprintf(stderr, "pyrgrid: error: output.component = %s is not a component of this grid's mode; use one of %s\n",
+                pyr_maxwell_component_name(image_c), p->dims == 3 ? "Ex Ey Ez Hx Hy Hz" : p->maxwell.te ? "Hz Ex Ey" : "Ez Hx Hy");
+        return PYR_EXIT_ERROR;
+    }
+    if (cfg->every > 0 && !st.base[0]) {
+        fprintf(stderr, "pyrgrid: error: output.every needs output.field = NAME.npy to name the snapshots\n");
+        return PYR_EXIT_ERROR;
+    }
+    if (p->maxwell.nprobes && !cfg->probes[0] && !quiet)
+        fprintf(stderr, "pyrgrid: note: [probe] is set but output.probes is not: the probes' series are not written\n");
+    /* outputs checked before the run: writable, not an input, not each other */
+    {
+        pyr_named_path_t outs[9];
+        char names[6][PYR_PATH_MAX + 16];
+        int nout = 0;
+        for (int c = 0; c < 6; c++) {
+            if (!st.base[0] || !pyr_maxwell_component_used(p, c)) continue;
+            component_path(st.base, c, -1, names[c], sizeof names[c]);
+            outs[nout].name = "output.field";
+            outs[nout++].path = names[c];
+        }
+        outs[nout].name = "output.image";
+        outs[nout++].path = cfg->image;
+        outs[nout].name = "output.probes";
+        outs[nout++].path = cfg->probes;
+        pyr_named_path_t ins[10] = {{"the problem file", cfg->source},
+                                    {"material.eps_file", p->maxwell.eps_file},
+                                    {"material.sigma_file", p->maxwell.sigma_file},
+                                    {"material.mu_file", p->maxwell.mu_file}};
+        int nin = 4;
+        char init_names[6][PYR_PATH_MAX + 16];
+        if (p->init == PYR_INIT_FILE)
+            for (int c = 0; c < 6; c++) {
+                if (!pyr_maxwell_component_used(p, c)) continue;
+                component_path(p->init_file, c, -1, init_names[c], sizeof init_names[c]);
+                ins[nin].name = "initial.file";
+                ins[nin++].path = init_names[c];
+            }
+        if (pyr_check_outputs(outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
+    }
+
+    pyr_cli_wisdom_import();
+    pyr_plan_t *plan = NULL;
+    if (pyr_plan_create(p, &cfg->options, &plan) != PYR_OK) return mx_fail(NULL);
+    pyr_plan_info_t info;
+    pyr_plan_get_info(plan, &info);
+    if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+
+    pyr_field_t *fields[21] = {NULL};
+    int rc = PYR_EXIT_OK;
+    for (int c = 0; c < 6 && rc == PYR_EXIT_OK; c++) {
+        if (!pyr_maxwell_component_used(p, c)) continue;
+        if (pyr_field_create(p, &fields[c]) != PYR_OK || pyr_field_init_state(fields[c], p, c) != PYR_OK) rc = mx_fail("initial fields: ");
+    }
+    double dt = 0;
+    (void)pyr_maxwell_dt(p, &dt);
+    pyr_run_info_t ri;
+    memset(&ri, 0, sizeof ri);
+    double secs = 0;
+    if (rc == PYR_EXIT_OK) {
+        st.tty = isatty(fileno(stderr));
+        st.quiet = quiet;
+        const char *after = getenv("PYRGRID_PROGRESS_AFTER");
+        st.after = after && *after ? atof(after) : 1.0;
+        if (!(st.after >= 0)) st.after = 1.0;
+        st.nprobes = p->maxwell.nprobes;
+        pyr_hooks_t hooks = {.progress = mx_progress,
+                             .user = &st,
+                             .snapshot_fields = cfg->every > 0 ? mx_snapshot : NULL,
+                             .probe = st.nprobes ? mx_probe : NULL};
+        st.start = mx_now();
+        pyr_status_t s = pyr_execute_fields(plan, fields, pyr_scheme_field_count(p->equation), &hooks, &ri);
+        secs = mx_now() - st.start;
+        if (st.drawn) fputc('\n', stderr);
+        if (s != PYR_OK) rc = mx_fail(NULL);
+    }
+    pyr_plan_destroy(&plan);
+    if (rc == PYR_EXIT_OK) {
+        pyr_atomic_stage_t stage;
+        pyr_atomic_stage_begin(&stage);
+        const char *failed = NULL;
+        for (int c = 0; c < 6 && !failed; c++) {
+            if (!fields[c] || !st.base[0]) continue;
+            char path[PYR_PATH_MAX + 16];
+            component_path(st.base, c, -1, path, sizeof path);
+            int64_t shape[3];
+            shape_of(fields[c], shape);
+            if (pyr_npy_write(path, fields[c]->dims, shape, fields[c]->precision, fields[c]->data) != PYR_OK) failed = "output.field: ";
+        }
+        if (!failed && cfg->image[0] && write_image(cfg->image, fields[image_c], image_c, ri.steps) != PYR_OK) failed = "output.image: ";
+        if (!failed && cfg->probes[0] && st.nprobes && write_probes(cfg->probes, p, &st, dt) != PYR_OK) failed = "output.probes: ";
+        if (!failed && pyr_atomic_stage_commit(&stage) != PYR_OK) failed = "";
+        pyr_atomic_stage_abort(&stage);
+        if (failed) rc = mx_fail(failed);
+    }
+    for (int c = 0; c < 6; c++) pyr_field_destroy(&fields[c]);
+    free(st.series);
+    if (rc != PYR_EXIT_OK) return rc;
+
+    /* Yee cells x steps per second */
+    double cells = 1;
+    for (int d = 0; d < p->dims; d++) cells *= (double)(p->n[d] - 1);
+    cells *= (double)ri.steps;
+    char grid[96], how[96] = "";
+    if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
+    else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
+    if (info.method != PYR_METHOD_NAIVE)
+        snprintf(how, sizeof how, " %s height=%lld", pyr_decomp_name(info.decomposition), (long long)info.height);
+    printf("pyrgrid: equation=maxwell%s method=%s%s backend=%s grid=%s %s steps=%lld dt=%.6g seconds=%.3f Gcell/s=%.3f uploaded=%llu "
+           "downloaded=%llu computed=%llu redundant=%llu\n",
+           p->dims == 2 ? (p->maxwell.te ? " mode=te" : " mode=tm") : "", pyr_method_name(info.method), how, pyr_backend_name(info.backend),
+           grid, pyr_precision_name(p->precision), (long long)ri.steps, dt, secs, secs > 0 ? cells / secs * 1e-9 : 0.0,
+           (unsigned long long)ri.counts.uploaded, (unsigned long long)ri.counts.downloaded, (unsigned long long)ri.counts.computed,
+           (unsigned long long)ri.counts.redundant);
+    return PYR_EXIT_OK;
+}
