@@ -333,6 +333,16 @@ typedef struct {
                                 kernel's default): e.g. "fused:5" (CUDA, 5 steps per launch),
                                 "plain" (one step per launch), "wave" / "sweep" (CPU);
                                 `pyrgrid info` lists them */
+    /* Several devices in this process, and MPI ranks (include/pyrgrid_mpi.h): the grid is cut
+     * into parts, each run on one device with halos of H steps' reach exchanged every H steps;
+     * the result is the same bits as on one device. */
+    char devices[64];        /* "" = one device (`device`); "all" (every GPU); or a list "0,1": one part
+                                per entry (an index may repeat: two contexts on one GPU); the CPU
+                                backend has device 0 only ("0,0" runs two parts on it) */
+    char partition[32];      /* how the grid is cut: "" or "auto" (the model chooses), "slabs" (along the
+                                slowest axis), "blocks", or parts per axis "AxBxC" (x, y, z) */
+    int64_t exchange;        /* H, steps between halo exchanges (0 = auto: the pyramid height when a
+                                part streams pieces, else the model's choice) */
 } pyr_options_t;
 
 PYR_API void pyr_options_default(pyr_options_t *options);
@@ -531,6 +541,13 @@ typedef struct {
     int checked;       /* the scheme measured its change (Poisson): change and converged are set */
     double change;     /* max-norm of the change made by the last sweep done */
     int converged;     /* change < tolerance at a check (tolerance > 0) */
+    /* Runs over several devices or MPI ranks (parts = 1, the rest 0, on one device): */
+    int parts;                /* parts the grid was cut into (ranks x devices per rank) */
+    int ranks;                /* MPI ranks (1 in one process) */
+    int64_t exchange_height;  /* H: steps between halo exchanges */
+    int64_t exchanges;        /* halo exchanges done */
+    uint64_t halo_sent;       /* values this process's parts sent to other parts (the whole run) */
+    uint64_t halo_received;   /* values they received */
 } pyr_run_info_t;
 
 /* The fields of a scheme, in its order: heat "u"; Poisson "u", "f";

@@ -17,6 +17,11 @@ endif()
 add_test(NAME test_install COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_install.sh ${PROJECT_BINARY_DIR} ${PYR_INSTALL_TEST_CFLAGS})
 set_tests_properties(test_install PROPERTIES LABELS "cli")
 # Only the public API leaves the shared library.
+set(PYR_MPI_HEADER)
+if(PYR_HAVE_MPI)
+  set(PYR_MPI_HEADER ${PROJECT_SOURCE_DIR}/include/pyrgrid_mpi.h) # its functions exist only in builds with MPI
+endif()
 add_test(NAME test_exports COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_exports.sh $<TARGET_FILE:pyrgrid>
-  ${PROJECT_SOURCE_DIR}/include/pyrgrid.h ${PROJECT_SOURCE_DIR}/include/pyrgrid_lgs.h ${PROJECT_SOURCE_DIR}/include/pyrgrid_frames.h)
+  ${PROJECT_SOURCE_DIR}/include/pyrgrid.h ${PROJECT_SOURCE_DIR}/include/pyrgrid_lgs.h ${PROJECT_SOURCE_DIR}/include/pyrgrid_frames.h
+  ${PYR_MPI_HEADER})
 set_tests_properties(test_exports PROPERTIES LABELS "cli" SKIP_RETURN_CODE 77)

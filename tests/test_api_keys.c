@@ -106,9 +106,25 @@ static void test_options_keys(void)
     CHECK_FAILS(pyr_options_set(o, "run.memory", "lots"), PYR_ERR_CONFIG, "run.memory");
     CHECK_FAILS(pyr_options_set(o, "run.bakend", "cpu"), PYR_ERR_CONFIG, "did you mean 'backend'");
     CHECK_FAILS(pyr_options_set(o, "grid.nx", "5"), PYR_ERR_CONFIG, "pyr_problem_set");
+    /* several devices (issue 25): set and read back, and in the JSON */
+    CHECK_OK(pyr_options_get(o, "run.partition", v, sizeof v));
+    CHECK(!strcmp(v, "auto"), "partition %s", v);
+    CHECK_OK(pyr_options_get(o, "run.exchange", v, sizeof v));
+    CHECK(!strcmp(v, "auto"), "exchange %s", v);
+    CHECK_OK(pyr_options_set(o, "run.devices", "0,0"));
+    CHECK_OK(pyr_options_set(o, "run.partition", "1x2x1"));
+    CHECK_OK(pyr_options_set(o, "run.exchange", "4"));
+    CHECK(!strcmp(o->devices, "0,0") && !strcmp(o->partition, "1x2x1") && o->exchange == 4, "devices options");
+    CHECK_OK(pyr_options_get(o, "run.devices", v, sizeof v));
+    CHECK(!strcmp(v, "0,0"), "devices read back %s", v);
+    CHECK_OK(pyr_options_get(o, "run.exchange", v, sizeof v));
+    CHECK(!strcmp(v, "4"), "exchange read back %s", v);
+    CHECK_FAILS(pyr_options_set(o, "run.devices", "0,x"), PYR_ERR_CONFIG, "not a device index");
     char json[1024];
     pyr_options_json(o, json, sizeof json);
     CHECK(strstr(json, "\"backend\":\"cpu\"") && strstr(json, "\"memory\":4294967296"), "options json %s", json);
+    CHECK(strstr(json, "\"devices\":\"0,0\"") && strstr(json, "\"partition\":\"1x2x1\"") && strstr(json, "\"exchange\":4"),
+          "options json %s", json);
     pyr_options_destroy(&o);
 }
 

@@ -177,6 +177,21 @@ static void test_roundtrip(void)
     CHECK_OK(pyr_h5_read_expect(tpath("r.h5"), "snapshots/000100/u", 2, shape, PYR_DOUBLE, back));
     fill(u, 0.1);
     CHECK(!memcmp(back, u->data, sizeof back), "snapshot 100 does not read back");
+    /* a part (several devices, MPI ranks): nodes x 2..6, y 1..4 of f, only those */
+    {
+        const int64_t n[3] = {9, 6, 1}, origin[3] = {2, 1, 0}, count[3] = {5, 4, 1};
+        double part[20];
+        CHECK_OK(pyr_h5_read_part(tpath("r.h5"), "f", 2, n, origin, count, PYR_DOUBLE, part));
+        int same = 1;
+        for (int y = 0; y < 4; y++)
+            for (int x = 0; x < 5; x++) same &= part[y * 5 + x] == ((const double *)f->data)[(y + 1) * 9 + x + 2];
+        CHECK(same, "a part of f does not read back bit for bit");
+        const int64_t past[3] = {5, 4, 1};
+        CHECK_FAILS(pyr_h5_read_part(tpath("r.h5"), "f", 2, n, past, count, PYR_DOUBLE, part), PYR_ERR_ARG, "nodes 4..7 of axis 1 are outside the grid of 6 nodes");
+        const int64_t wrong[3] = {9, 7, 1};
+        CHECK_FAILS(pyr_h5_read_part(tpath("r.h5"), "f", 2, wrong, origin, count, PYR_DOUBLE, part), PYR_ERR_FORMAT,
+                    "has shape (6, 9), expected (7, 9)");
+    }
     /* wrong expectations */
     int64_t other[2] = {9, 6};
     float fb[54];

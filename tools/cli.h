@@ -5,12 +5,24 @@
 
 #include <stdio.h>
 
+#include "io/config.h"
+
 int pyr_cli_run(int argc, char **argv);       /* pyrgrid run FILE ...   (cli_run.c)   */
 int pyr_cli_plan(int argc, char **argv);      /* pyrgrid plan FILE ...  (cli_run.c)   */
 int pyr_cli_solve(int argc, char **argv);     /* pyrgrid solve FILE ... (cli_solve.c) */
 int pyr_cli_calibrate(int argc, char **argv); /* pyrgrid calibrate ...  (cli_model.c) */
 int pyr_cli_sweep(int argc, char **argv);     /* pyrgrid sweep FILE ... (cli_model.c) */
 int pyr_cli_frames(int argc, char **argv);    /* pyrgrid frames INPUT... (cli_frames.c) */
+int pyr_cli_assemble(int argc, char **argv);  /* pyrgrid assemble INDEX OUT.npy (cli_mpi.c) */
+
+/* MPI (cli_mpi.c): the process count an MPI launcher gave in the environment
+ * (0: not started by one); `pyrgrid run` under it (returns an exit status,
+ * or -1 for one process: the ordinary run goes on); a line for `info`. */
+int pyr_cli_mpi_launched(void);
+/* unsupported: NULL, or why this run cannot go over MPI ranks (an output or
+ * input only one process can handle); every rank then fails with it. */
+int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet, const char *unsupported);
+void pyr_cli_mpi_describe(FILE *out);
 
 /* Exit statuses of every command (documented in pyrgrid --help and README). */
 #define PYR_EXIT_OK 0

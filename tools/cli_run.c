@@ -14,6 +14,7 @@
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/npy.h"
+#include "exec/parts.h"
 #include "io/plot.h"
 #include "io/png.h"
 #include "io/report.h"
@@ -288,6 +289,21 @@ int pyr_cli_run(int argc, char **argv)
     run_flags_t flags;
     int rc = parse_args(argc, argv, "run", &cfg, &quiet, &flags);
     if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
+    /* started by mpirun: one grid over the ranks (cli_mpi.c, issue 25) */
+    if (pyr_cli_mpi_launched()) {
+        /* what only a process holding the whole grid writes or reads (HDF5 is not parallel here) */
+        const pyr_scheme_t *scheme = pyr_scheme_of(cfg.problem.equation);
+        const char *unsupported = NULL;
+        if (pyr_cli_result_is_h5(&cfg))
+            unsupported = "output.field = NAME.h5: HDF5 results are not written by runs over several MPI ranks (each rank writes its "
+                          "part as .npy); use output.field = NAME.npy and pyrgrid assemble";
+        else if (flags.report)
+            unsupported = "--report is not written by runs over several MPI ranks yet; leave it out (rank 0 prints the summary line)";
+        else if (cfg.start_dataset[0] && scheme && strcmp(cfg.start_dataset, scheme->field[0].name) != 0)
+            unsupported = "initial.step picks a snapshot of an HDF5 result, which runs over several MPI ranks do not read; restart "
+                          "from its final field (leave initial.step out) or run in one process";
+        if ((rc = pyr_cli_run_mpi(&cfg, quiet, unsupported)) >= 0) return rc;
+    }
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
     if (p->equation == PYR_EQ_MAXWELL) {
@@ -333,6 +349,11 @@ int pyr_cli_run(int argc, char **argv)
         fprintf(stderr, "pyrgrid: plan: method %s, %s, height %lld, %lld passes of %lld tasks, %s of device memory (budget %s); model: %s\n",
                 pyr_method_name(info.method), pyr_decomp_name(info.decomposition), (long long)info.height, (long long)info.passes,
                 (long long)info.tasks_per_pass, dev, bud, plan->model_source);
+        if (pyr_plan_parts(plan)) {
+            char parts[320];
+            pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);
+            fprintf(stderr, "pyrgrid: parts: %s; the plan above is part 0's\n", parts);
+        }
     }
     if (cfg.start_step > 0 && !quiet && pyr_cli_verbosity > 0)
         fprintf(stderr, "pyrgrid: restart from step %lld of %s: %lld steps to run\n", (long long)cfg.start_step, p->init_file, (long long)p->steps);
@@ -422,9 +443,14 @@ int pyr_cli_run(int argc, char **argv)
                  p->poisson.tolerance > 0 ? (ri.converged ? " converged=yes" : " converged=no") : "");
     char from[64] = "";
     if (cfg.start_step > 0) snprintf(from, sizeof from, " from=%lld", (long long)cfg.start_step);
-    printf("pyrgrid: %smethod=%s%s backend=%s grid=%s %s %s=%lld%s%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
+    /* several devices (issue 25): parts, H and the halo traffic */
+    char parts[160] = "";
+    if (ri.parts > 1)
+        snprintf(parts, sizeof parts, " parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu", ri.parts, (long long)ri.exchange_height,
+                 (long long)ri.exchanges, (unsigned long long)ri.halo_sent, (unsigned long long)ri.halo_received);
+    printf("pyrgrid: %smethod=%s%s%s backend=%s grid=%s %s %s=%lld%s%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
            "computed=%llu redundant=%llu\n",
-           p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", pyr_method_name(info.method), how, pyr_backend_name(info.backend), grid,
+           p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", pyr_method_name(info.method), how, parts, pyr_backend_name(info.backend), grid,
            pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri.steps, from, stop, secs,
            gcells, (unsigned long long)cnt.uploaded, (unsigned long long)cnt.downloaded,
            (unsigned long long)cnt.computed, (unsigned long long)cnt.redundant);
@@ -470,6 +496,11 @@ int pyr_cli_plan(int argc, char **argv)
         return text ? 0 : fail(NULL);
     }
     pyr_plan_print(plan, stdout);
+    if (pyr_plan_parts(plan)) { /* several devices: the plan above is part 0's */
+        char parts[320];
+        pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);
+        printf("parts: %s; the plan above is part 0's\n", parts);
+    }
     pyr_plan_destroy(&plan);
     return 0;
 }

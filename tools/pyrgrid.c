@@ -34,6 +34,10 @@ static void usage(FILE *out)
             "  pyrgrid frames [--config FILE] [--set frames.key=value]... [options] INPUT...\n"
             "        shifts, temporal whitening and detection of faint movers in FITS/.npy frame\n"
             "        sequences (pyrgrid frames --help)\n"
+            "  mpirun -np P pyrgrid run FILE [--set ...]\n"
+            "        one grid over P MPI ranks: each writes its part (NAME.rankNNNN.npy), rank 0 an index\n"
+            "  pyrgrid assemble INDEX.parts.json OUT.npy\n"
+            "        one .npy from the parts of an MPI run\n"
             "  pyrgrid info       version, backends, GPUs, threads, the kernels of each scheme and their variants\n"
             "  pyrgrid --help     this text (pyrgrid COMMAND --help: that command's)\n"
             "  pyrgrid --version  the version\n"
@@ -72,6 +76,7 @@ static int info(int argc, char **argv)
 #else
     printf("backend cuda: not compiled in (no CUDA compiler at build time)\n");
 #endif
+    pyr_cli_mpi_describe(stdout);
     /* the kernels registered per scheme and backend, and their variants (run.kernel) */
     const pyr_kernel_t *const *k = NULL;
     int nk = pyr_kernel_all(&k);
@@ -112,6 +117,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "calibrate")) return pyr_cli_calibrate(argc - 2, argv + 2);
     if (!strcmp(cmd, "sweep")) return pyr_cli_sweep(argc - 2, argv + 2);
     if (!strcmp(cmd, "frames")) return pyr_cli_frames(argc - 2, argv + 2);
-    fprintf(stderr, "pyrgrid: error: unknown command '%s'; the commands are run, plan, solve, calibrate, sweep, frames, info (see pyrgrid --help)\n", cmd);
+    if (!strcmp(cmd, "assemble")) return pyr_cli_assemble(argc - 2, argv + 2);
+    fprintf(stderr, "pyrgrid: error: unknown command '%s'; the commands are run, plan, solve, calibrate, sweep, frames, assemble, info (see pyrgrid --help)\n", cmd);
     return 2;
 }

@@ -61,7 +61,7 @@ _PROBLEM_KEYWORDS = {
 # rhs="array": Poisson's f comes from the caller's array, given to Plan.execute
 _ARRAY = "<array>"
 _OPTION_KEYWORDS = ("backend", "device", "method", "decomposition", "height", "memory", "rows", "block", "threads",
-                    "plan", "slots", "kernel")
+                    "plan", "slots", "kernel", "devices", "partition", "exchange")
 
 
 def _unknown(name, known, what):
@@ -352,12 +352,19 @@ def input_array(f, name, shape, dtype):
 class RunInfo:
     """What a run did: steps (sweeps for Poisson) done, whether the scheme
     measured its change (Poisson) and the max-norm change of the last sweep,
-    whether it converged, the values moved and computed."""
+    whether it converged, the values moved and computed; over several
+    devices (devices="0,1"), the parts, the steps between halo exchanges
+    (exchange_height), the exchanges and the halo values moved."""
     steps: int
     checked: bool = False
     change: float = None
     converged: bool = False
     counts: dict = dc_field(default_factory=dict)
+    parts: int = 1
+    exchange_height: int = 0
+    exchanges: int = 0
+    halo_sent: int = 0
+    halo_received: int = 0
 
     @property
     def sweeps(self):
@@ -486,7 +493,9 @@ class Plan:
         if back is not None:
             back[...] = work
         return RunInfo(steps=info["steps"], checked=info["checked"], change=info.get("change"),
-                       converged=info.get("converged", False), counts=info["counts"])
+                       converged=info.get("converged", False), counts=info["counts"], parts=info["parts"],
+                       exchange_height=info["exchange_height"], exchanges=info["exchanges"], halo_sent=info["halo_sent"],
+                       halo_received=info["halo_received"])
 
 
 def _float_array(u0, name):

@@ -111,6 +111,13 @@ typedef struct pyr_device_ops {
      * reached its last mark `which`. */
     pyr_status_t (*mark)(void *ctx, int slot, int which);
     pyr_status_t (*after_mark)(void *ctx, int slot, int other, int which);
+    /* (optional) Like copy, from a piece of another context of this runtime
+     * (another GPU, or a second context of the same one): several devices of
+     * one process swap halos this way (exec/parts.c).  The boxes of both
+     * pieces are in the same coordinates.  Issued on dst's slot; the source
+     * must be idle, and stay unchanged until wait(slot) has returned. */
+    pyr_status_t (*copy_peer)(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, void *src_ctx,
+                              const pyr_piece_t *src, int src_layer, const pyr_box_t *box);
 } pyr_device_ops_t;
 
 /* The executor's marks: a task's compute done (its spare buffer is free for

@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/field.h"
 #include "core/field_file.h"
 #include "io/hdf5.h"
 #include "io/npy.h"
+#include "io/npy_part.h"
 #include "pyrgrid.h"
 #include "schemes/scheme.h"
 
@@ -107,21 +109,22 @@ static inline uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static int on_boundary(const pyr_field_t *f, int64_t x, int64_t y, int64_t z)
+/* (x, y, z) are nodes of a grid of dims dimensions and n[] nodes per axis. */
+static int on_boundary(int dims, const int64_t n[3], int64_t x, int64_t y, int64_t z)
 {
-    if (x == 0 || x == f->n[0] - 1) return 1;
-    if (f->dims >= 2 && (y == 0 || y == f->n[1] - 1)) return 1;
-    if (f->dims >= 3 && (z == 0 || z == f->n[2] - 1)) return 1;
+    if (x == 0 || x == n[0] - 1) return 1;
+    if (dims >= 2 && (y == 0 || y == n[1] - 1)) return 1;
+    if (dims >= 3 && (z == 0 || z == n[2] - 1)) return 1;
     return 0;
 }
 
 /* The lowest eigenmode prod_d sin(pi i_d / (n_d - 1)), exactly 0 on the boundary. */
-static double sine_mode(const pyr_field_t *f, int64_t x, int64_t y, int64_t z)
+static double sine_mode(int dims, const int64_t n[3], int64_t x, int64_t y, int64_t z)
 {
-    if (on_boundary(f, x, y, z)) return 0.0;
+    if (on_boundary(dims, n, x, y, z)) return 0.0;
     int64_t idx[3] = {x, y, z};
     double v = 1.0;
-    for (int d = 0; d < f->dims; d++) v *= sin(M_PI * (double)idx[d] / (double)(f->n[d] - 1));
+    for (int d = 0; d < dims; d++) v *= sin(M_PI * (double)idx[d] / (double)(n[d] - 1));
     return v;
 }
 
@@ -136,7 +139,7 @@ static pyr_status_t check_shape(const pyr_field_t *f, const pyr_problem_t *p)
 /* Initial data from a file must be finite: a NaN or an infinity would
  * spread through the whole grid without a word.  Names the first bad value
  * by its NumPy index. */
-static pyr_status_t check_finite(const pyr_field_t *f, const char *path)
+static pyr_status_t check_finite(const pyr_field_t *f, const char *path, const int64_t origin[3])
 {
     int64_t n = pyr_field_count(f), bad = -1;
     double v = 0;
@@ -150,7 +153,7 @@ static pyr_status_t check_finite(const pyr_field_t *f, const char *path)
             if (!isfinite(d[i])) bad = i, v = d[i];
     }
     if (bad < 0) return PYR_OK;
-    int64_t x = bad % f->n[0], y = bad / f->n[0] % f->n[1], z = bad / f->n[0] / f->n[1];
+    int64_t x = origin[0] + bad % f->n[0], y = origin[1] + bad / f->n[0] % f->n[1], z = origin[2] + bad / f->n[0] / f->n[1];
     char index[96];
     if (f->dims == 1) snprintf(index, sizeof index, "[%lld]", (long long)x);
     else if (f->dims == 2) snprintf(index, sizeof index, "[%lld, %lld]", (long long)y, (long long)x);
@@ -176,7 +179,8 @@ pyr_status_t pyr_field_init_file(pyr_field_t *f, const pyr_problem_t *p, const c
     if (!dataset) dataset = scheme ? scheme->field[0].name : "u";
     pyr_status_t st = pyr_field_read_file(f, path, dataset);
     if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
-    return check_finite(f, path);
+    const int64_t zero[3] = {0, 0, 0};
+    return check_finite(f, path, zero);
 }
 
 pyr_status_t pyr_field_init_state(pyr_field_t *f, const pyr_problem_t *p, int i)
@@ -195,28 +199,60 @@ pyr_status_t pyr_field_init(pyr_field_t *f, const pyr_problem_t *p)
     const pyr_scheme_t *scheme = pyr_scheme_of(p->equation);
     if (scheme && scheme->init_state) return scheme->init_state(p, 0, f);
     if (p->init == PYR_INIT_FILE) return pyr_field_init_file(f, p, p->init_file, NULL);
+    const int64_t zero[3] = {0, 0, 0};
+    return pyr_field_init_part(f, p, zero);
+}
+
+pyr_status_t pyr_field_read_part(pyr_field_t *f, const pyr_problem_t *p, const char *path, const char *dataset, const int64_t origin[3])
+{
+    if (pyr_h5_is_path(path)) return pyr_h5_read_part(path, dataset, p->dims, p->n, origin, f->n, f->precision, f->data);
+    return pyr_npy_read_part(path, p->dims, p->n, origin, f->n, f->precision, f->data);
+}
+
+/* Every value is a function of the node's place in the whole grid (and the
+ * seed), so a part made on its own (an MPI rank's, a device's) holds the
+ * same bits as that part of the whole field. */
+pyr_status_t pyr_field_init_part(pyr_field_t *f, const pyr_problem_t *p, const int64_t origin[3])
+{
+    for (int d = 0; d < 3; d++)
+        if (origin[d] < 0 || f->n[d] < 1 || origin[d] + f->n[d] > p->n[d])
+            return pyr_fail(PYR_ERR_ARG, "part of a field: nodes %lld..%lld of axis %d are outside the grid of %lld nodes",
+                            (long long)origin[d], (long long)(origin[d] + f->n[d] - 1), d, (long long)p->n[d]);
+    if (f->precision != p->precision) return pyr_fail(PYR_ERR_ARG, "field precision does not match the problem");
+    if (p->init == PYR_INIT_FILE) {
+        /* an HDF5 file holds the scheme's first field under its name */
+        const pyr_scheme_t *scheme = pyr_scheme_of(p->equation);
+        pyr_status_t st = pyr_field_read_part(f, p, p->init_file, scheme ? scheme->field[0].name : "u", origin);
+        if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
+        return check_finite(f, p->init_file, origin);
+    }
+    const int dims = p->dims;
+    const int64_t *gn = p->n;
     const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t z = 0; z < nz; z++)
         for (int64_t y = 0; y < ny; y++)
             for (int64_t x = 0; x < nx; x++) {
-                int64_t i = (z * ny + y) * nx + x;
+                const int64_t i = (z * ny + y) * nx + x;
+                const int64_t gx = origin[0] + x, gy = origin[1] + y, gz = origin[2] + z;
                 double v = 0;
                 switch (p->init) {
-                case PYR_INIT_SINE: v = sine_mode(f, x, y, z); break;
+                case PYR_INIT_SINE: v = sine_mode(dims, gn, gx, gy, gz); break;
                 case PYR_INIT_GAUSS: {
-                    int64_t idx[3] = {x, y, z};
+                    int64_t idx[3] = {gx, gy, gz};
                     double s = 0;
-                    for (int d = 0; d < f->dims; d++) {
-                        double u = ((double)idx[d] / (double)(f->n[d] - 1) - 0.5) / 0.1;
+                    for (int d = 0; d < dims; d++) {
+                        double u = ((double)idx[d] / (double)(gn[d] - 1) - 0.5) / 0.1;
                         s += u * u;
                     }
                     v = exp(-s);
                     break;
                 }
-                case PYR_INIT_RANDOM:
-                    v = (double)(mix64(p->seed * 0x100000001B3ull ^ mix64((uint64_t)i)) >> 11) * 0x1.0p-53;
+                case PYR_INIT_RANDOM: {
+                    const int64_t gi = (gz * gn[1] + gy) * gn[0] + gx; /* the node's index in the whole grid */
+                    v = (double)(mix64(p->seed * 0x100000001B3ull ^ mix64((uint64_t)gi)) >> 11) * 0x1.0p-53;
                     break;
+                }
                 default: break;
                 }
                 store(f, i, v);
@@ -242,7 +278,7 @@ static pyr_status_t fill_scaled_sine(pyr_field_t *f, const pyr_problem_t *p, dou
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t z = 0; z < nz; z++)
         for (int64_t y = 0; y < ny; y++)
-            for (int64_t x = 0; x < nx; x++) store(f, (z * ny + y) * nx + x, amplitude * sine_mode(f, x, y, z));
+            for (int64_t x = 0; x < nx; x++) store(f, (z * ny + y) * nx + x, amplitude * sine_mode(f->dims, f->n, x, y, z));
     return PYR_OK;
 }
 

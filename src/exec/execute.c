@@ -52,7 +52,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "exec/exchange.h"
 #include "exec/exec.h"
+#include "exec/parts.h"
 #include "plan/plan.h"
 #include "schemes/maxwell.h"
 
@@ -523,6 +525,20 @@ static uint64_t bundle_bytes(const exec_t *e, int pingpong)
     return n * e->plan->layout.layer_bytes;
 }
 
+/* The change over `box`, or over the part of it a part of a larger grid
+ * owns (exchange.h: its halo ring is not its to measure); 0 when it owns
+ * none of it. */
+static pyr_status_t reduce_over(exec_t *e, int slot, const pyr_piece_t *piece, int f, const pyr_box_t *box, double *out)
+{
+    pyr_box_t b = *box;
+    if (e->plan->exchange) b = pyr_box_intersect(&b, &e->plan->exchange->reduce_box);
+    if (pyr_box_empty(&b)) {
+        *out = 0;
+        return PYR_OK;
+    }
+    return e->ops->reduce_change(e->ctx, slot, piece, f, &b, out);
+}
+
 static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
 {
     pyr_plan_t *plan = e->plan;
@@ -572,7 +588,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
         if (e->nprobes) e->slot_probe_n[slot] = np;
         PYR_TRY(compute(e, slot, piece, (int)layers, reduce, step, np, np ? e->slot_probe_out[slot] : NULL));
         /* the change reads the spare too: before the mark that hands the spare on */
-        if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, slot, piece, mf, &task.result, &e->partial[t]));
+        if (reduce) PYR_TRY(reduce_over(e, slot, piece, mf, &task.result, &e->partial[t]));
         if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         e->slot_next[slot] = bundle[piece->cur];
         if (plan->spares == 2) e->spare[0] = e->spare[1];
@@ -751,6 +767,73 @@ static double combine(const exec_t *e, int64_t n)
     return m;
 }
 
+/* ------------------------------------------- a part of a larger grid */
+
+/* The executor as exchange.h's hook sees it. */
+struct pyr_exec_io {
+    exec_t *e;
+};
+
+pyr_status_t pyr_exec_fetch(pyr_exec_io_t *io, const pyr_box_t *box)
+{
+    exec_t *e = io->e;
+    if (!e->plan->resident || pyr_box_empty(box)) return PYR_OK; /* streamed pieces: the host fields are current */
+    PYR_TRY(download_fields(e, 0, &e->pieces[0], box));
+    return e->ops->wait(e->ctx, 0);
+}
+
+pyr_status_t pyr_exec_store(pyr_exec_io_t *io, const pyr_box_t *box)
+{
+    exec_t *e = io->e;
+    if (pyr_box_empty(box)) return PYR_OK;
+    if (e->plan->resident) {
+        /* both time layers: the halo ring's outer nodes are never computed, and a
+         * kernel reads each layer in turn */
+        pyr_piece_t *piece = &e->pieces[0];
+        for (int f = 0; f < e->nf; f++) {
+            if (!is_state(e, f)) continue;
+            PYR_TRY(e->ops->upload(e->ctx, 0, piece, f, &e->grid[f], box));
+            e->count.uploaded += (uint64_t)pyr_box_volume(box);
+            if (e->role[f] == PYR_FIELD_PINGPONG) PYR_TRY(e->ops->copy(e->ctx, 0, piece, f, 2, piece, 0, box));
+        }
+        return e->ops->wait(e->ctx, 0);
+    }
+    /* streamed pieces upload from the host fields; the faces of unsplit axes stay
+     * resident for the run and must follow */
+    for (int k = 0; k < e->nfaces; k++) {
+        pyr_box_t b = pyr_box_intersect(&e->faces[k].box, box);
+        if (pyr_box_empty(&b)) continue;
+        for (int f = 0; f < e->nf; f++) {
+            if (!is_state(e, f)) continue;
+            PYR_TRY(e->ops->upload(e->ctx, 0, &e->faces[k], f, &e->grid[f], &b));
+            e->count.uploaded += (uint64_t)pyr_box_volume(&b);
+        }
+    }
+    return e->ops->wait(e->ctx, 0);
+}
+
+const pyr_piece_t *pyr_exec_resident_piece(pyr_exec_io_t *io, const pyr_device_ops_t **ops, void **ctx)
+{
+    exec_t *e = io->e;
+    if (ops) *ops = e->ops;
+    if (ctx) *ctx = e->ctx;
+    return e->plan->resident ? &e->pieces[0] : NULL;
+}
+
+/* The end of a pass of a part: the hook swaps halos at multiples of H and
+ * makes a measured change global; it is called at every check and at the
+ * end too, so that all parts meet at the same points (exec/parts.c). */
+static pyr_status_t exchange_at(exec_t *e, int64_t step, int reduced)
+{
+    const pyr_exchange_t *x = e->plan->exchange;
+    const int64_t steps = e->plan->problem.steps;
+    const int swap = x->every > 0 && step % x->every == 0 && step < steps;
+    if (!swap && !reduced && step < steps) return PYR_OK;
+    if (e->plan->resident) PYR_TRY(e->ops->wait(e->ctx, 0));
+    pyr_exec_io_t io = {e};
+    return x->at_pass_end(x->user, &io, step, swap, reduced, &e->change, step == steps);
+}
+
 static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
 {
     pyr_plan_t *plan = e->plan;
@@ -813,7 +896,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
             const int np = e->nprobes ? task_probe_list(e, &interior, e->slot_probe_idx[0]) : 0;
             if (e->nprobes) e->slot_probe_n[0] = np;
             PYR_TRY(compute(e, 0, &e->pieces[0], (int)layers, reduce, step, np, np ? e->slot_probe_out[0] : NULL));
-            if (reduce) PYR_TRY(e->ops->reduce_change(e->ctx, 0, &e->pieces[0], measured_field(e), &interior, &e->partial[0]));
+            if (reduce) PYR_TRY(reduce_over(e, 0, &e->pieces[0], measured_field(e), &interior, &e->partial[0]));
             if (e->nprobes) {
                 PYR_TRY(e->ops->wait(e->ctx, 0));
                 collect_probes(e, 0, h);
@@ -828,8 +911,10 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
             if (plan->resident) PYR_TRY(e->ops->wait(e->ctx, 0));
             e->change = combine(e, ntasks);
             e->checked = 1;
-            if (tolerance > 0 && e->change < tolerance) e->converged = stop = 1;
         }
+        /* a part of a larger grid: halos swapped, the change made global (exchange.h) */
+        if (plan->exchange) PYR_TRY(exchange_at(e, step, reduce));
+        if (reduce && tolerance > 0 && e->change < tolerance) e->converged = stop = 1;
         int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
         if (plan->resident && (snap || step == p->steps || stop)) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
         if (plan->resident && hooks && hooks->progress) PYR_TRY(e->ops->wait(e->ctx, 0));
@@ -872,6 +957,14 @@ pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *given, int
 {
     if (run) memset(run, 0, sizeof *run);
     if (!plan || !given) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
+    /* several devices: every part of the grid on its own (exec/parts.c) */
+    if (plan->parts) return pyr_parts_execute(plan, given, nfields, hooks, run);
+    return pyr_exec_part_fields(plan, given, nfields, hooks, run);
+}
+
+pyr_status_t pyr_exec_part_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+{
+    if (run) memset(run, 0, sizeof *run);
     const pyr_scheme_t *scheme = plan->scheme;
     if (nfields != scheme->nfields)
         return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: the %s scheme has %d field%s, %d given", scheme->name, scheme->nfields,
@@ -949,6 +1042,7 @@ pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *given, int
         run->checked = e.checked;
         run->change = e.change;
         run->converged = e.converged;
+        run->parts = run->ranks = 1;
     }
     return st;
 }

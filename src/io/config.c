@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/suggest.h"
+#include "exec/parts.h"
 #include "io/ini.h"
 
 static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe"};
@@ -16,7 +17,8 @@ static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "p
                                           "iterations", "tolerance", "check_every", "omega", "courant", "mode"};
 static const char *const keys_initial[] = {"kind", "file", "seed", "step", "t"};
 static const char *const keys_rhs[] = {"kind", "file"};
-static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel"};
+static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel",
+                                       "devices", "partition", "exchange"};
 static const char *const keys_output[] = {"field", "image", "every", "probes", "component", "compression"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -105,7 +107,7 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
     pyr_problem_t *p = &cfg->problem;
     pyr_options_t *o = &cfg->options;
     int64_t i64;
-    int choice;
+    int choice = 0;
     int handled = 0;
     pyr_status_t mst = pyr_config_apply_maxwell(cfg, sec, key, v, &handled);
     if (handled) return mst;
@@ -259,6 +261,27 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
                 return pyr_fail(PYR_ERR_CONFIG, "run.kernel = '%s' is too long; write a variant such as fused:5, plain, sweep or wave", v);
             snprintf(o->kernel, sizeof o->kernel, "%s", v);
             return PYR_OK;
+        }
+        /* several devices and MPI ranks (exec/parts.c, issue 25) */
+        if (!strcmp(key, "devices")) {
+            int devs[PYR_PARTS_MAX_DEVICES], n = 0;
+            PYR_TRY(pyr_parts_parse_devices(v, devs, PYR_PARTS_MAX_DEVICES, &n));
+            if (strlen(v) >= sizeof o->devices) return pyr_fail(PYR_ERR_CONFIG, "run.devices = '%s' is too long", v);
+            snprintf(o->devices, sizeof o->devices, "%s", v);
+            return PYR_OK;
+        }
+        if (!strcmp(key, "partition")) {
+            int a, b, c;
+            char extra;
+            if (strcmp(v, "auto") && strcmp(v, "slabs") && strcmp(v, "blocks") &&
+                (sscanf(v, "%dx%dx%d%c", &a, &b, &c, &extra) != 3 || a < 1 || b < 1 || c < 1 || strlen(v) >= sizeof o->partition))
+                return pyr_fail(PYR_ERR_CONFIG, "run.partition = '%s': use auto, slabs, blocks, or parts per axis AxBxC (x, y, z), e.g. 1x2x2", v);
+            snprintf(o->partition, sizeof o->partition, "%s", strcmp(v, "auto") ? v : "");
+            return PYR_OK;
+        }
+        if (!strcmp(key, "exchange")) {
+            if (!strcmp(v, "auto")) return o->exchange = 0, PYR_OK;
+            return parse_int(sec, key, v, 1, &o->exchange);
         }
         if (!strcmp(key, "device")) {
             PYR_TRY(parse_int(sec, key, v, 0, &i64));

@@ -176,6 +176,12 @@ pyr_status_t pyr_h5_read_expect(const char *path, const char *dataset, int ndim,
     (void)dataset, (void)ndim, (void)shape, (void)p, (void)data;
     return no_hdf5(path);
 }
+pyr_status_t pyr_h5_read_part(const char *path, const char *dataset, int dims, const int64_t n[3], const int64_t origin[3],
+                              const int64_t count[3], pyr_precision_t p, void *data)
+{
+    (void)dataset, (void)dims, (void)n, (void)origin, (void)count, (void)p, (void)data;
+    return no_hdf5(path);
+}
 
 #else /* PYR_HAVE_HDF5 */
 
@@ -843,10 +849,11 @@ static void format_shape(char *out, size_t size, int ndim, const int64_t *shape)
     shape_text(out, size, ndim, d);
 }
 
-pyr_status_t pyr_h5_read_expect(const char *path, const char *dataset, int ndim, const int64_t *shape, pyr_precision_t p, void *data)
+/* Read the hyperslab offset .. offset + count - 1 (NumPy order) of
+ * `dataset`, which must have exactly `shape` and precision p. */
+static pyr_status_t read_slab(const char *path, const char *dataset, int ndim, const int64_t *shape, const int64_t *offset,
+                              const int64_t *count, pyr_precision_t p, void *data)
 {
-    if (!dataset) dataset = "u";
-    if (ndim < 1 || ndim > 3 || !shape || !data) return pyr_fail(PYR_ERR_ARG, "pyr_h5_read_expect: 1 to 3 dimensions, a shape and data");
     quiet_t q;
     quiet_begin(&q);
     hid_t file = -1;
@@ -877,11 +884,25 @@ pyr_status_t pyr_h5_read_expect(const char *path, const char *dataset, int ndim,
         }
         if (st == PYR_OK) {
             hid_t ds = H5Dopen2(file, dataset, H5P_DEFAULT);
-            if (ds < 0 || H5Dread(ds, p == PYR_DOUBLE ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-                char r[256];
-                st = pyr_fail(PYR_ERR_FORMAT, "%s: reading dataset '%s' failed (HDF5: %s); the file may be truncated or damaged", path,
-                              dataset, h5_reason(r));
+            hid_t fspace = -1, mspace = -1; /* (a whole read: H5S_ALL for both) */
+            herr_t r = ds < 0 ? -1 : 0;
+            if (r >= 0 && offset) {
+                hsize_t start[3], cnt[3];
+                for (int i = 0; i < ndim; i++) start[i] = (hsize_t)offset[i], cnt[i] = (hsize_t)count[i];
+                fspace = H5Dget_space(ds);
+                mspace = H5Screate_simple(ndim, cnt, NULL);
+                if (fspace < 0 || mspace < 0 || H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0) r = -1;
             }
+            if (r >= 0)
+                r = H5Dread(ds, p == PYR_DOUBLE ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, offset ? mspace : H5S_ALL, offset ? fspace : H5S_ALL,
+                            H5P_DEFAULT, data);
+            if (r < 0) {
+                char why[256];
+                st = pyr_fail(PYR_ERR_FORMAT, "%s: reading dataset '%s' failed (HDF5: %s); the file may be truncated or damaged", path,
+                              dataset, h5_reason(why));
+            }
+            if (fspace >= 0) H5Sclose(fspace);
+            if (mspace >= 0) H5Sclose(mspace);
             if (ds >= 0) H5Dclose(ds);
         }
         H5Fclose(file);
@@ -889,6 +910,30 @@ pyr_status_t pyr_h5_read_expect(const char *path, const char *dataset, int ndim,
     H5Eclear2(H5E_DEFAULT);
     quiet_end(&q);
     return st;
+}
+
+pyr_status_t pyr_h5_read_expect(const char *path, const char *dataset, int ndim, const int64_t *shape, pyr_precision_t p, void *data)
+{
+    if (!dataset) dataset = "u";
+    if (ndim < 1 || ndim > 3 || !shape || !data) return pyr_fail(PYR_ERR_ARG, "pyr_h5_read_expect: 1 to 3 dimensions, a shape and data");
+    return read_slab(path, dataset, ndim, shape, NULL, NULL, p, data);
+}
+
+pyr_status_t pyr_h5_read_part(const char *path, const char *dataset, int dims, const int64_t n[3], const int64_t origin[3],
+                              const int64_t count[3], pyr_precision_t p, void *data)
+{
+    if (!dataset) dataset = "u";
+    if (dims < 1 || dims > 3 || !n || !origin || !count || !data)
+        return pyr_fail(PYR_ERR_ARG, "pyr_h5_read_part: 1 to 3 dimensions, the grid, the part and data");
+    int64_t shape[3], offset[3], cnt[3];
+    for (int i = 0; i < dims; i++) {
+        const int a = dims - 1 - i;
+        if (origin[a] < 0 || count[a] < 1 || origin[a] + count[a] > n[a])
+            return pyr_fail(PYR_ERR_ARG, "pyr_h5_read_part: nodes %lld..%lld of axis %d are outside the grid of %lld nodes", (long long)origin[a],
+                            (long long)(origin[a] + count[a] - 1), a, (long long)n[a]);
+        shape[i] = n[a], offset[i] = origin[a], cnt[i] = count[a];
+    }
+    return read_slab(path, dataset, dims, shape, offset, cnt, p, data);
 }
 
 #endif /* PYR_HAVE_HDF5 */

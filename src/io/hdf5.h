@@ -134,5 +134,11 @@ pyr_status_t pyr_h5_read_info(const char *path, const char *dataset, pyr_h5_info
 /* Read `dataset` (NULL: "u"), which must have exactly this shape and precision. */
 pyr_status_t pyr_h5_read_expect(const char *path, const char *dataset, int ndim, const int64_t *shape, pyr_precision_t p,
                                 void *data);
+/* Read nodes origin .. origin + count - 1 (x, y, z order, as the grid's
+ * axes) of `dataset` (NULL: "u"), which must hold a grid of `dims`
+ * dimensions, n[] nodes per axis and precision p, into data (x fastest):
+ * a part of a field (several devices, MPI ranks), as pyr_npy_read_part. */
+pyr_status_t pyr_h5_read_part(const char *path, const char *dataset, int dims, const int64_t n[3], const int64_t origin[3],
+                              const int64_t count[3], pyr_precision_t p, void *data);
 
 #endif

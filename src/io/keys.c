@@ -181,6 +181,10 @@ static int options_value(const pyr_options_t *o, const char *full, char *out, si
     if (!strcmp(full, "run.memory") && o->memory == 0) return fmt_text(out, size, "auto");
     if (!strcmp(full, "run.slots") && o->slots == 0) return fmt_text(out, size, "auto");
     if ((!strcmp(full, "run.rows") || !strcmp(full, "run.block")) && o->piece == 0) return fmt_text(out, size, "auto");
+    /* several devices (issue 25): "" is one device, an empty partition the model's choice */
+    if (!strcmp(full, "run.devices")) return fmt_text(out, size, o->devices);
+    if (!strcmp(full, "run.partition")) return fmt_text(out, size, o->partition[0] ? o->partition : "auto");
+    if (!strcmp(full, "run.exchange") && o->exchange == 0) return fmt_text(out, size, "auto");
     *kind = PYR_KEY_INT;
     if (!strcmp(full, "run.height")) return fmt_int(out, size, o->height);
     if (!strcmp(full, "run.memory")) return snprintf(out, size, "%llu", (unsigned long long)o->memory);
@@ -188,6 +192,7 @@ static int options_value(const pyr_options_t *o, const char *full, char *out, si
     if (!strcmp(full, "run.rows") || !strcmp(full, "run.block")) return fmt_int(out, size, o->piece);
     if (!strcmp(full, "run.threads")) return fmt_int(out, size, o->threads);
     if (!strcmp(full, "run.device")) return fmt_int(out, size, o->device);
+    if (!strcmp(full, "run.exchange")) return fmt_int(out, size, o->exchange);
     return -1;
 }
 
@@ -197,7 +202,8 @@ const char *const pyr_problem_keys[] = {"grid.dims", "grid.nx", "grid.ny", "grid
                                         "scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega",
                                         "initial.kind", "initial.file", "initial.seed", "rhs.kind", "rhs.file", NULL};
 const char *const pyr_options_keys[] = {"run.backend", "run.device", "run.method", "run.decomposition", "run.height", "run.memory",
-                                        "run.rows", "run.block", "run.threads", "run.plan", "run.slots", "run.kernel", NULL};
+                                        "run.rows", "run.block", "run.threads", "run.plan", "run.slots", "run.kernel",
+                                        "run.devices", "run.partition", "run.exchange", NULL};
 
 int pyr_problem_key_applies(const pyr_problem_t *p, const char *full)
 {

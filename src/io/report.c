@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "exec/parts.h"
 #include "io/atomic.h"
 #include "io/hdf5.h"
 #include "io/keys.h"
@@ -120,6 +121,15 @@ void pyr_report_plan(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
     pyr_clear_error();
     pyr_json_string(j, "model", plan->model_source);
     pyr_json_string(j, "notice", info.notice ? info.notice : "");
+    /* several devices: the plan above is part 0's; how the grid was cut */
+    const pyr_parts_t *parts = pyr_plan_parts(plan);
+    if (parts) {
+        char text[320];
+        pyr_parts_describe(parts, text, sizeof text);
+        pyr_json_string(j, "parts", text);
+    } else {
+        pyr_json_null(j, "parts");
+    }
     pyr_json_end(j);
 }
 
@@ -137,6 +147,13 @@ void pyr_report_run(pyr_json_t *j, const char *key, const pyr_run_info_t *run)
         pyr_json_real(j, "change", run->change);
         pyr_json_bool(j, "converged", run->converged);
     }
+    /* several devices or MPI ranks: the parts and their halo traffic (one part: 1 and zeros) */
+    pyr_json_int(j, "parts", run->parts);
+    pyr_json_int(j, "ranks", run->ranks);
+    pyr_json_int(j, "exchange_height", run->exchange_height);
+    pyr_json_int(j, "exchanges", run->exchanges);
+    pyr_json_uint(j, "halo_sent", run->halo_sent);
+    pyr_json_uint(j, "halo_received", run->halo_received);
     pyr_json_end(j);
 }
 

@@ -174,11 +174,12 @@ pyr_box_t pyr_plan_layer_box(const pyr_plan_t *plan, const pyr_task_t *task, int
 int64_t pyr_plan_pass_height(const pyr_plan_t *plan, int64_t step)
 {
     int64_t end = plan->problem.steps;
-    const int64_t every[2] = {plan->options.snapshot_every, plan->check_every};
-    /* Full passes are counted from the last snapshot or check, so every
-     * segment between them is cut the same way. */
+    /* exchange_every: a part of a larger grid swaps halos there (exec/exchange.h) */
+    const int64_t every[3] = {plan->options.snapshot_every, plan->check_every, plan->exchange_every};
+    /* Full passes are counted from the last snapshot, check or exchange, so
+     * every segment between them is cut the same way. */
     int64_t base = 0;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         if (every[i] <= 0) continue;
         int64_t next = (step / every[i] + 1) * every[i];
         if (next < end) end = next;

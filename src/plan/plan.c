@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/parts.h"
 #include "plan/model.h"
 #include "plan/planner.h"
 
@@ -16,6 +17,7 @@ void pyr_plan_destroy(pyr_plan_t **plan)
 {
     if (!plan || !*plan) return;
     pyr_plan_t *p = *plan;
+    pyr_parts_destroy(&p->parts); /* several devices: the other parts' plans (exec/parts.c) */
     for (int a = 0; a < 3; a++) free(p->axis[a].bounds);
     if (p->ops && p->ctx) p->ops->destroy(p->ctx);
     free((void *)p->coef.aux);

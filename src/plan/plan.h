@@ -55,6 +55,15 @@ struct pyr_plan {
     pyr_model_constants_t model; /* machine constants of the performance model */
     pyr_model_form_t model_form;
     char model_source[PYR_PATH_MAX + 320]; /* where the constants came from, for reports */
+    /* Several devices or MPI ranks (exec/parts.c, issue 25).  A part's plan
+     * runs a local grid: its passes also end at multiples of exchange_every,
+     * where `exchange` (exec/exchange.h) swaps halos with the other parts.
+     * The plan pyr_plan_create returns for several devices is part 0's, with
+     * `parts` holding them all (pyr_execute_fields then runs every part).
+     * 0 / NULL for a plan of a whole grid on one device. */
+    int64_t exchange_every;
+    const struct pyr_exchange *exchange;
+    struct pyr_parts *parts;
 };
 
 /* Geometry of one task in a pass of height h. */

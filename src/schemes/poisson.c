@@ -23,8 +23,10 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/field.h"
 #include "core/field_file.h"
 #include "io/npy.h"
+#include "io/npy_part.h"
 #include "schemes/scheme.h"
 
 #ifndef M_PI
@@ -78,34 +80,40 @@ static void poisson_coefficients(const pyr_problem_t *p, pyr_coef_t *c)
     c->c[5] = p->poisson.rhs != PYR_RHS_ZERO;
 }
 
-static pyr_status_t check_finite(const pyr_field_t *f, const char *what)
+static pyr_status_t check_finite(const pyr_field_t *f, const char *what, const int64_t origin[3])
 {
     const int64_t n = pyr_field_count(f);
     for (int64_t i = 0; i < n; i++) {
         double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[i] : (double)((const float *)f->data)[i];
         if (!isfinite(v)) {
-            int64_t x = i % f->n[0], y = (i / f->n[0]) % f->n[1], z = i / (f->n[0] * f->n[1]);
+            int64_t x = origin[0] + i % f->n[0], y = origin[1] + (i / f->n[0]) % f->n[1], z = origin[2] + i / (f->n[0] * f->n[1]);
             return pyr_fail(PYR_ERR_FORMAT, "%s holds %s at node (x=%lld, y=%lld, z=%lld), flat index %lld; every value must be finite",
-                            what, isnan(v) ? "NaN" : "an infinity", (long long)x, (long long)y, (long long)z, (long long)i);
+                            what, isnan(v) ? "NaN" : "an infinity", (long long)x, (long long)y, (long long)z,
+                            (long long)((z * f->n[1] + y) * f->n[0] + x));
         }
     }
     return PYR_OK;
 }
 
-static pyr_status_t poisson_init_input(const pyr_problem_t *p, int i, pyr_field_t *f)
+/* f over the nodes origin .. origin + f->n - 1 of the grid (the whole grid,
+ * or a part of it: several devices or MPI ranks make only theirs). */
+static pyr_status_t poisson_init_input_part(const pyr_problem_t *p, int i, const int64_t origin[3], pyr_field_t *f)
 {
     (void)i;
     for (int d = 0; d < 3; d++)
-        if (f->n[d] != p->n[d]) return pyr_fail(PYR_ERR_ARG, "f: field shape does not match the problem");
+        if (origin[d] < 0 || f->n[d] < 1 || origin[d] + f->n[d] > p->n[d])
+            return pyr_fail(PYR_ERR_ARG, "f: field shape does not match the problem");
     if (f->precision != p->precision) return pyr_fail(PYR_ERR_ARG, "f: field precision does not match the problem");
     const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
     if (p->poisson.rhs == PYR_RHS_FILE) {
-        /* .npy, or an HDF5 file's dataset "f" (a pyrgrid result holds it) */
-        pyr_status_t st = pyr_field_read_file(f, p->poisson.rhs_file, "f");
+        /* .npy, or an HDF5 file's dataset "f" (a pyrgrid result holds it); a part reads only its hyperslab */
+        int whole = 1;
+        for (int d = 0; d < 3; d++) whole = whole && origin[d] == 0 && f->n[d] == p->n[d];
+        pyr_status_t st = whole ? pyr_field_read_file(f, p->poisson.rhs_file, "f") : pyr_field_read_part(f, p, p->poisson.rhs_file, "f", origin);
         if (st != PYR_OK) return pyr_fail_context(st, "rhs.file: ");
         char what[PYR_PATH_MAX + 16];
         snprintf(what, sizeof what, "rhs.file %s", p->poisson.rhs_file);
-        return check_finite(f, what);
+        return check_finite(f, what, origin);
     }
     /* zero, or the sine mode's right-hand side: separable, one sin per node and axis */
     double *sx[3] = {NULL, NULL, NULL};
@@ -117,7 +125,7 @@ static pyr_status_t poisson_init_input(const pyr_problem_t *p, int i, pyr_field_
             return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
         }
         for (int64_t j = 0; j < f->n[d]; j++)
-            sx[d][j] = d < p->dims ? sin(M_PI * (double)j / (double)(f->n[d] - 1)) : 1.0;
+            sx[d][j] = d < p->dims ? sin(M_PI * (double)(origin[d] + j) / (double)(p->n[d] - 1)) : 1.0;
         if (d < p->dims) k2 += (M_PI / p->length[d]) * (M_PI / p->length[d]);
     }
     const double scale = p->poisson.rhs == PYR_RHS_SINE ? k2 : 0.0;
@@ -133,6 +141,14 @@ static pyr_status_t poisson_init_input(const pyr_problem_t *p, int i, pyr_field_
         }
     for (int d = 0; d < 3; d++) free(sx[d]);
     return PYR_OK;
+}
+
+static pyr_status_t poisson_init_input(const pyr_problem_t *p, int i, pyr_field_t *f)
+{
+    for (int d = 0; d < 3; d++)
+        if (f->n[d] != p->n[d]) return pyr_fail(PYR_ERR_ARG, "f: field shape does not match the problem");
+    const int64_t zero[3] = {0, 0, 0};
+    return poisson_init_input_part(p, i, zero, f);
 }
 
 static int64_t poisson_check_every(const pyr_problem_t *p) { return p->poisson.check_every; }
@@ -155,6 +171,7 @@ const pyr_scheme_t pyr_scheme_poisson = {
     .fields_used = poisson_fields,
     .coefficients = poisson_coefficients,
     .init_input = poisson_init_input,
+    .init_input_part = poisson_init_input_part,
     .check_every = poisson_check_every,
     .tolerance = poisson_tolerance,
     .key = poisson_key,

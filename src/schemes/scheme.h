@@ -77,6 +77,11 @@ typedef struct pyr_scheme {
     void (*coefficients)(const pyr_problem_t *p, pyr_coef_t *c);
     /* Fill input field i from the problem. */
     pyr_status_t (*init_input)(const pyr_problem_t *p, int i, pyr_field_t *out);
+    /* (optional; needed to run the scheme's inputs over several devices or
+     * MPI ranks, exec/parts.c) The same over a part of the grid only: `out`
+     * holds the nodes origin .. origin + out->n - 1, with the values those
+     * nodes have in init_input's field, made without the rest of the grid. */
+    pyr_status_t (*init_input_part)(const pyr_problem_t *p, int i, const int64_t origin[3], pyr_field_t *out);
     /* Steps between stopping checks (passes end there), 0 = none; and the
      * tolerance the check compares the reduction with (0 = run every step). */
     int64_t (*check_every)(const pyr_problem_t *p);

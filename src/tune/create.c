@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/parts.h"
 #include "plan/model.h"
 #include "plan/planner.h"
 #include "tune/calibrate.h"
@@ -308,6 +309,8 @@ fail:
 
 pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
 {
+    /* run.devices: a plan per part of the grid (exec/parts.c, issue 25) */
+    if (options && options->devices[0]) return pyr_parts_plan_create(problem, options, out);
     return create_plan(problem, options, NULL, PYR_MODEL_AUTO, out);
 }
 

@@ -119,3 +119,18 @@ def test_progress_callback_and_cancel():
         raise Stop()
     with pytest.raises(Stop):
         plan.execute(p.initial(), progress=boom)
+
+
+def test_several_devices_equal_one_and_report_their_parts():
+    # two parts on the CPU backend's device 0 (issue 25): the same bytes as one device
+    u0 = np.random.default_rng(7).random((37, 29))
+    one = pyrgrid.heat(u0, dt=1e-5, steps=21, backend="cpu")
+    p = pyrgrid.Problem("heat", shape=u0.shape, dt=1e-5, steps=21, initial="zero")
+    with pyrgrid.Plan(p, pyrgrid.Options(backend="cpu", devices="0,0", exchange=4)) as plan:
+        assert plan.options["run.devices"] == "0,0" and plan.options["run.exchange"] == 4
+        assert plan.info["parts"].startswith("2 parts")
+        u = u0.copy()
+        info = plan.execute(u)
+    assert np.array_equal(u, one)
+    assert info.parts == 2 and info.exchange_height == 4 and info.exchanges > 0 and info.halo_sent > 0
+    assert pyrgrid.Plan(p, CPU).info["parts"] is None

@@ -233,6 +233,15 @@ static pyr_status_t cpu_wait(void *ctx, int slot)
 
 static pyr_status_t cpu_host_alloc(void *ctx, size_t bytes, void **ptr) { return cpu_alloc(ctx, bytes, ptr); }
 
+/* Another CPU context's pieces are host memory too (several parts on the
+ * CPU, exec/parts.c). */
+static pyr_status_t cpu_copy_peer(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, void *src_ctx, const pyr_piece_t *src,
+                                  int src_layer, const pyr_box_t *box)
+{
+    (void)src_ctx;
+    return cpu_copy(ctx, slot, dst, f, dst_layers, src, src_layer, box);
+}
+
 const pyr_device_ops_t pyr_device_cpu = {
     .name = "cpu",
     .kind = PYR_BACKEND_CPU,
@@ -258,4 +267,5 @@ const pyr_device_ops_t pyr_device_cpu = {
     .download = cpu_download,
     .reduce_change = cpu_reduce_change,
     .wait = cpu_wait,
+    .copy_peer = cpu_copy_peer,
 };

@@ -66,6 +66,10 @@ pyr_status_t device_table(ctx_t *c, const double *host, int64_t n, const double 
 
 } // namespace pyrcu
 
+/* peer.cu: copy_peer of the runtime (several GPUs of one process, exec/parts.c). */
+extern "C" pyr_status_t pyr_cuda_copy_peer(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, void *src_ctx,
+                                           const pyr_piece_t *src, int src_layer, const pyr_box_t *box);
+
 #define PYR_CU(call)                                                                                                               \
     do {                                                                                                                           \
         cudaError_t cu_e_ = (call);                                                                                                \

@@ -759,6 +759,7 @@ static pyr_device_ops_t make_ops(void)
     o.wait = cuda_wait;
     o.mark = cuda_mark;
     o.after_mark = cuda_after_mark;
+    o.copy_peer = pyr_cuda_copy_peer; /* peer.cu: several GPUs of one process (exec/parts.c) */
     return o;
 }
 

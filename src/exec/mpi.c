@@ -1,0 +1,347 @@
+/* MPI ranks (include/pyrgrid_mpi.h): the transport of exec/parts.h over a
+ * communicator, pyr_execute_mpi and the parts writer.  Built only with MPI
+ * (PYR_HAVE_MPI); the rest of the library never includes mpi.h.
+ *
+ * Everything is collective and every collective step agrees on failures
+ * first (parts.h): a rank that failed says so where the others would
+ * exchange halos, and all return its status and message.  Halos go as one
+ * non-blocking message per pair of parts and exchange (MPI_Irecv and
+ * MPI_Isend, all posted before any is waited for), packed from the host
+ * fields; copies between this rank's own parts proceed while they travel. */
+#ifdef PYR_HAVE_MPI
+#include <limits.h>
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "exec/mpi_internal.h"
+#include "exec/parts.h"
+#include "io/atomic.h"
+#include "io/npy.h"
+#include "io/npy_part.h"
+#include "pyrgrid_mpi.h"
+
+#define CHUNK ((size_t)1 << 30) /* MPI counts are ints: larger messages go in pieces of 1 GiB */
+
+typedef struct {
+    MPI_Comm comm;
+    MPI_Request *req;
+    int nreq, cap;
+} mpi_impl_t;
+
+static pyr_status_t mpi_failed(int rc, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) snprintf(text, sizeof text, "error %d", rc);
+    return pyr_fail(PYR_ERR_INTERNAL, "MPI: %s failed: %s", what, text);
+}
+
+#define MPI_TRY(call, what)                                                                                                              \
+    do {                                                                                                                                 \
+        int mpi_rc_ = (call);                                                                                                            \
+        if (mpi_rc_ != MPI_SUCCESS) return mpi_failed(mpi_rc_, what);                                                                    \
+    } while (0)
+
+pyr_status_t pyr_mpi_agree_status(MPI_Comm comm, pyr_status_t mine, char *message, size_t size, pyr_status_t *status, int *who)
+{
+    int rank = 0;
+    MPI_TRY(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    int me = mine != PYR_OK ? rank : INT_MAX, low = INT_MAX;
+    MPI_TRY(MPI_Allreduce(&me, &low, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (status)");
+    *who = -1;
+    *status = PYR_OK;
+    if (low == INT_MAX) return PYR_OK;
+    struct {
+        int status;
+        char text[1024];
+    } m;
+    memset(&m, 0, sizeof m);
+    if (rank == low) {
+        m.status = (int)mine;
+        snprintf(m.text, sizeof m.text, "%s", message);
+    }
+    MPI_TRY(MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, low, comm), "MPI_Bcast (status)");
+    *who = low;
+    *status = (pyr_status_t)m.status;
+    snprintf(message, size, "%s", m.text);
+    return PYR_OK;
+}
+
+pyr_status_t pyr_mpi_agree(MPI_Comm comm, pyr_status_t mine)
+{
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", mine != PYR_OK ? pyr_last_error() : "");
+    pyr_status_t st = PYR_OK;
+    int who = -1, size = 1;
+    PYR_TRY(pyr_mpi_agree_status(comm, mine, msg, sizeof msg, &st, &who));
+    MPI_Comm_size(comm, &size);
+    if (who < 0) return PYR_OK;
+    if (size > 1 && strncmp(msg, "rank ", 5)) return pyr_fail(st, "rank %d: %s", who, msg);
+    return pyr_fail(st, "%s", msg);
+}
+
+/* ---------------------------------------------------------------- transport */
+
+static MPI_Comm comm_of(pyr_transport_t *t) { return ((mpi_impl_t *)t->impl)->comm; }
+
+static pyr_status_t t_agree(pyr_transport_t *t, pyr_status_t mine, char *message, size_t size, pyr_status_t *status, int *who)
+{
+    return pyr_mpi_agree_status(comm_of(t), mine, message, size, status, who);
+}
+
+static pyr_status_t t_reduce_u64(pyr_transport_t *t, uint64_t *v, int max)
+{
+    MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_UINT64_T, max ? MPI_MAX : MPI_MIN, comm_of(t)), "MPI_Allreduce");
+    return PYR_OK;
+}
+
+static pyr_status_t t_broadcast(pyr_transport_t *t, void *data, size_t bytes, int root)
+{
+    for (size_t off = 0; off < bytes; off += CHUNK) {
+        size_t n = bytes - off < CHUNK ? bytes - off : CHUNK;
+        MPI_TRY(MPI_Bcast((char *)data + off, (int)n, MPI_BYTE, root, comm_of(t)), "MPI_Bcast");
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t push_request(mpi_impl_t *m, MPI_Request **r)
+{
+    if (m->nreq == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 64;
+        MPI_Request *g = realloc(m->req, (size_t)cap * sizeof *g);
+        if (!g) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for MPI requests");
+        m->req = g;
+        m->cap = cap;
+    }
+    *r = &m->req[m->nreq++];
+    return PYR_OK;
+}
+
+static pyr_status_t t_start(pyr_transport_t *t, const pyr_wire_t *sends, int nsend, const pyr_wire_t *recvs, int nrecv)
+{
+    mpi_impl_t *m = t->impl;
+    /* receives first, so that no send waits for its receive to be posted */
+    for (int k = 0; k < nrecv + nsend; k++) {
+        const pyr_wire_t *w = k < nrecv ? &recvs[k] : &sends[k - nrecv];
+        for (size_t off = 0; off < w->bytes || (off == 0 && w->bytes == 0); off += CHUNK) {
+            size_t n = w->bytes - off < CHUNK ? w->bytes - off : CHUNK;
+            MPI_Request *r = NULL;
+            PYR_TRY(push_request(m, &r));
+            if (k < nrecv) MPI_TRY(MPI_Irecv((char *)w->data + off, (int)n, MPI_BYTE, w->peer, w->tag, m->comm, r), "MPI_Irecv (halo)");
+            else MPI_TRY(MPI_Isend((char *)w->data + off, (int)n, MPI_BYTE, w->peer, w->tag, m->comm, r), "MPI_Isend (halo)");
+            if (w->bytes == 0) break;
+        }
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t t_finish(pyr_transport_t *t)
+{
+    mpi_impl_t *m = t->impl;
+    int n = m->nreq;
+    m->nreq = 0;
+    if (n) MPI_TRY(MPI_Waitall(n, m->req, MPI_STATUSES_IGNORE), "MPI_Waitall (halos)");
+    return PYR_OK;
+}
+
+/* The link between ranks 0 and 1 (the model's latency and bandwidth):
+ * ping-pongs of 8 bytes and of 1 MiB, a few milliseconds. */
+static pyr_status_t calibrate(pyr_transport_t *t)
+{
+    MPI_Comm c = comm_of(t);
+    double v[2] = {1e-5, 1e-9};
+    if (t->size > 1 && t->rank < 2) {
+        const size_t big = (size_t)1 << 20;
+        char *buf = calloc(1, big);
+        if (!buf) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        const int other = 1 - t->rank, tag = 32000;
+        double small = 0, large = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            const size_t bytes = pass ? big : 8;
+            const int reps = pass ? 4 : 20;
+            MPI_Barrier(MPI_COMM_SELF);
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < reps; i++) {
+                if (t->rank == 0) {
+                    MPI_Send(buf, (int)bytes, MPI_BYTE, other, tag, c);
+                    MPI_Recv(buf, (int)bytes, MPI_BYTE, other, tag, c, MPI_STATUS_IGNORE);
+                } else {
+                    MPI_Recv(buf, (int)bytes, MPI_BYTE, other, tag, c, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, (int)bytes, MPI_BYTE, other, tag, c);
+                }
+            }
+            double dt = (MPI_Wtime() - t0) / (2.0 * reps);
+            if (pass) large = dt;
+            else small = dt;
+        }
+        free(buf);
+        v[0] = small > 0 ? small : 1e-6;
+        v[1] = large > small ? (large - small) / (double)big : 1e-10;
+    }
+    MPI_TRY(MPI_Bcast(v, 2, MPI_DOUBLE, 0, c), "MPI_Bcast (link constants)");
+    t->latency = v[0];
+    t->per_byte = v[1];
+    return PYR_OK;
+}
+
+/* ------------------------------------------------------------- the API */
+
+/* The rank's index among the ranks of its host, and how many share it. */
+static int local_rank(MPI_Comm comm, int *local_size)
+{
+    MPI_Comm node;
+    int r = 0;
+    *local_size = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_size(node, local_size);
+    MPI_Comm_free(&node);
+    return r;
+}
+
+pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_options_t *options, MPI_Comm comm, const pyr_hooks_t *hooks,
+                             pyr_field_t **part, pyr_mpi_info_t *info)
+{
+    if (part) *part = NULL;
+    if (info) memset(info, 0, sizeof *info);
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (!inited || finalized) return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi: MPI is not running; call MPI_Init_thread first");
+    if (!problem || !part) return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi: a problem and a place for the part are required");
+    mpi_impl_t impl = {MPI_COMM_NULL, NULL, 0, 0};
+    MPI_TRY(MPI_Comm_dup(comm, &impl.comm), "MPI_Comm_dup");
+    pyr_transport_t t;
+    memset(&t, 0, sizeof t);
+    t.impl = &impl;
+    MPI_Comm_rank(impl.comm, &t.rank);
+    MPI_Comm_size(impl.comm, &t.size);
+    t.agree = t_agree;
+    t.reduce_u64 = t_reduce_u64;
+    t.broadcast = t_broadcast;
+    t.start = t_start;
+    t.finish = t_finish;
+    pyr_options_t opt;
+    if (options) opt = *options;
+    else pyr_options_default(&opt);
+    pyr_status_t st = calibrate(&t);
+    /* one GPU per rank of a host, unless the options name them; the ranks of
+     * a host share its cores (OpenMP threads of several ranks on the same
+     * cores, spinning while MPI polls, run many times slower) */
+    int ln = 1;
+    const int lr = local_rank(impl.comm, &ln);
+    if (!opt.devices[0] && opt.device == 0 && opt.backend != PYR_BACKEND_CPU && pyr_gpu_count() > 0) opt.device = lr % pyr_gpu_count();
+    if (opt.threads == 0 && ln > 1) opt.threads = omp_get_max_threads() / ln > 1 ? omp_get_max_threads() / ln : 1;
+    if (st == PYR_OK && opt.devices[0]) {
+        int devs[PYR_PARTS_MAX_DEVICES], n = 0, level = MPI_THREAD_SINGLE;
+        st = pyr_parts_parse_devices(opt.devices, devs, PYR_PARTS_MAX_DEVICES, &n);
+        MPI_Query_thread(&level);
+        if (st == PYR_OK && (n > 1 || n == -1) && level < MPI_THREAD_SERIALIZED)
+            st = pyr_fail(PYR_ERR_CONFIG, "run.devices = %s: several devices per rank need MPI_THREAD_SERIALIZED (MPI was initialised with "
+                          "less); use MPI_Init_thread with MPI_THREAD_SERIALIZED, or one device per rank", opt.devices);
+    }
+    st = pyr_mpi_agree(impl.comm, st);
+    pyr_parts_t *P = NULL;
+    pyr_run_info_t run;
+    memset(&run, 0, sizeof run);
+    if (st == PYR_OK) st = pyr_parts_create(problem, &opt, &t, &P);
+    if (st == PYR_OK) st = pyr_parts_init(P);
+    if (st == PYR_OK) st = pyr_parts_run(P, hooks, &run);
+    pyr_field_t *f = NULL;
+    pyr_box_t box = {{0, 0, 0}, {0, 0, 0}};
+    if (st == PYR_OK) {
+        box = pyr_parts_process_box(P);
+        f = calloc(1, sizeof *f);
+        const size_t count = (size_t)pyr_box_volume(&box);
+        if (f) {
+            f->dims = problem->dims;
+            for (int a = 0; a < 3; a++) f->n[a] = pyr_box_extent(&box, a);
+            f->precision = problem->precision;
+            f->data = malloc(count * pyr_precision_size(problem->precision) + 1);
+        }
+        if (!f || !f->data) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for this rank's part of the result");
+        if (st == PYR_OK) st = pyr_parts_copy_out(P, 0, &box, f->data);
+        st = pyr_mpi_agree(impl.comm, st);
+    }
+    if (st == PYR_OK) {
+        *part = f;
+        f = NULL;
+        if (info) {
+            info->rank = t.rank;
+            info->ranks = t.size;
+            for (int a = 0; a < 3; a++) info->lo[a] = box.lo[a], info->hi[a] = box.hi[a];
+            info->run = run;
+            pyr_parts_describe(P, info->partition, sizeof info->partition);
+            pyr_parts_info_t pi;
+            pyr_parts_get_info(P, &pi);
+            for (int a = 0; a < 3; a++) info->parts_per_axis[a] = pi.count[a];
+        }
+    }
+    pyr_field_destroy(&f);
+    pyr_parts_destroy(&P);
+    free(impl.req);
+    MPI_Comm_free(&impl.comm);
+    return st;
+}
+
+pyr_status_t pyr_write_parts_mpi(const char *path, const pyr_field_t *part, const pyr_mpi_info_t *info, MPI_Comm comm)
+{
+    pyr_status_t st = PYR_OK;
+    if (!path || !part || !info || !part->data) st = pyr_fail(PYR_ERR_ARG, "pyr_write_parts_mpi: a path, a part and its info are required");
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    char ppath[PYR_PATH_MAX + 32], ipath[PYR_PATH_MAX + 32];
+    if (st == PYR_OK) pyr_npy_part_names(path, rank, ppath, sizeof ppath, ipath, sizeof ipath);
+    /* every part under a temporary name first, renamed once all are written */
+    pyr_atomic_stage_t stage;
+    pyr_atomic_stage_begin(&stage);
+    if (st == PYR_OK) {
+        int64_t shape[3];
+        for (int d = 0; d < part->dims; d++) shape[d] = part->n[part->dims - 1 - d];
+        st = pyr_npy_write(ppath, part->dims, shape, part->precision, part->data);
+    }
+    st = pyr_mpi_agree(comm, st);
+    if (st == PYR_OK) st = pyr_atomic_stage_commit(&stage);
+    pyr_atomic_stage_abort(&stage);
+    st = pyr_mpi_agree(comm, st);
+    if (st != PYR_OK) return st;
+    /* the index: every rank's box, in NumPy order, gathered on rank 0 */
+    int64_t mine[6], *all = rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
+    for (int a = 0; a < 3; a++) mine[a] = info->lo[a], mine[3 + a] = info->hi[a];
+    if (rank == 0 && !all) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    MPI_Gather(mine, 6, MPI_INT64_T, all, 6, MPI_INT64_T, 0, comm);
+    if (rank == 0 && st == PYR_OK) {
+        pyr_npy_index_t x;
+        memset(&x, 0, sizeof x);
+        x.dims = part->dims;
+        x.precision = part->precision;
+        x.nparts = size;
+        x.parts = calloc((size_t)size, sizeof *x.parts);
+        int64_t n[3] = {0, 0, 0};
+        if (!x.parts) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        for (int r = 0; r < size && st == PYR_OK; r++) {
+            char pr[PYR_PATH_MAX + 32];
+            pyr_npy_part_names(path, r, pr, sizeof pr, NULL, 0);
+            const char *slash = strrchr(pr, '/');
+            snprintf(x.parts[r].file, sizeof x.parts[r].file, "%.4000s", slash ? slash + 1 : pr);
+            for (int d = 0; d < x.dims; d++) {
+                const int a = x.dims - 1 - d; /* NumPy order: slowest axis first */
+                x.parts[r].offset[d] = all[r * 6 + a];
+                x.parts[r].shape[d] = all[r * 6 + 3 + a] - all[r * 6 + a];
+                if (all[r * 6 + 3 + a] > n[a]) n[a] = all[r * 6 + 3 + a];
+            }
+        }
+        for (int d = 0; d < x.dims; d++) x.shape[d] = n[x.dims - 1 - d];
+        if (st == PYR_OK) st = pyr_npy_index_write(ipath, &x);
+        free(x.parts);
+    }
+    free(all);
+    return pyr_mpi_agree(comm, st);
+}
+
+#endif

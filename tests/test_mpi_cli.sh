@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# mpirun -np P pyrgrid run (issue 25): each rank writes its part and rank 0
+# the index; pyrgrid assemble makes one .npy equal, byte for byte, to the
+# single-process run's (heat and Poisson, initial.kind = file read in parts,
+# a Poisson stop at a check); a NaN in one rank's part of initial.file stops
+# every rank with that rank's message; too many ranks for the grid is refused.
+# usage: test_mpi_cli.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]
+set -u
+pyr=$(realpath "$1")
+mpiexec=$2
+npflag=$3
+shift 3
+flags=("$@")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fails=0
+fail() {
+  echo "FAIL: $*"
+  fails=$((fails + 1))
+}
+run_np() { # NP ARGS...: pyrgrid under mpirun
+  local np=$1
+  shift
+  "$mpiexec" "$npflag" "$np" "${flags[@]}" "$pyr" "$@"
+}
+
+cat > heat.ini <<'EOF'
+[grid]
+dims = 2
+nx = 61
+ny = 47
+[scheme]
+equation = heat
+alpha = 1
+dt = 2e-5
+steps = 23
+precision = double
+[initial]
+kind = random
+seed = 5
+[run]
+backend = cpu
+threads = 1
+[output]
+field = out.npy
+EOF
+cat > poisson.ini <<'EOF'
+[grid]
+dims = 3
+nx = 13
+ny = 11
+nz = 17
+[scheme]
+equation = poisson
+iterations = 400
+tolerance = 1e-4
+check_every = 7
+precision = float
+[initial]
+kind = random
+seed = 2
+[rhs]
+kind = sine
+[run]
+backend = cpu
+threads = 1
+[output]
+field = out.npy
+EOF
+
+"$pyr" run heat.ini -q --set output.field=heat_ref.npy > /dev/null || fail "single-process heat run"
+"$pyr" run poisson.ini -q --set output.field=poisson_ref.npy > poisson_ref.txt || fail "single-process Poisson run"
+sweeps_ref=$(grep -o 'sweeps=[0-9]*' poisson_ref.txt)
+# the initial field from a file, each rank reading its part of it
+cp heat_ref.npy init.npy
+
+for np in 2 3 4; do
+  rm -f out.*
+  run_np "$np" run heat.ini > heat_$np.txt 2> heat_$np.err || fail "np $np heat run: $(cat heat_$np.err)"
+  grep -q "ranks=$np parts=$np H=[0-9]* exchanges=[0-9]* halo_sent=[0-9]* halo_received=" heat_$np.txt || fail "np $np summary: $(cat heat_$np.txt)"
+  n=$(ls out.rank*.npy 2> /dev/null | wc -l)
+  [ "$n" = "$np" ] || fail "np $np wrote $n parts"
+  "$pyr" assemble out.parts.json heat_$np.npy -q || fail "np $np assemble"
+  cmp -s heat_$np.npy heat_ref.npy || fail "np $np heat differs from one process"
+
+  rm -f out.*
+  part=slabs
+  [ "$np" = 4 ] && part=blocks
+  run_np "$np" run heat.ini --set initial.kind=file --set initial.file=init.npy --set run.partition=$part --set run.exchange=3 \
+    --set run.method=pyramid --set run.memory=16K > file_$np.txt 2> file_$np.err || fail "np $np file run: $(cat file_$np.err)"
+  "$pyr" run heat.ini -q --set initial.kind=file --set initial.file=init.npy --set output.field=file_ref.npy > /dev/null || fail "file reference"
+  "$pyr" assemble out.parts.json file_$np.npy -q && cmp -s file_$np.npy file_ref.npy || fail "np $np: initial.file in parts differs"
+
+  rm -f out.*
+  run_np "$np" run poisson.ini > poisson_$np.txt 2> poisson_$np.err || fail "np $np Poisson run: $(cat poisson_$np.err)"
+  grep -q "$sweeps_ref " poisson_$np.txt || fail "np $np Poisson: $(grep -o 'sweeps=[0-9]*' poisson_$np.txt), one process $sweeps_ref"
+  grep -q "converged=yes" poisson_$np.txt || fail "np $np Poisson did not converge"
+  "$pyr" assemble out.parts.json poisson_$np.npy -q && cmp -s poisson_$np.npy poisson_ref.npy || fail "np $np Poisson differs"
+done
+
+# HDF5 (issue 24): ranks read their hyperslab of an HDF5 result (a restart
+# from its step); HDF5 outputs and --report are refused, once, before the run
+if "$pyr" run heat.ini -q --set grid.nx=5 --set grid.ny=5 --set output.field=probe.h5 > /dev/null 2>&1; then
+  "$pyr" run heat.ini -q --set scheme.steps=10 --set output.field=half.h5 > /dev/null || fail "HDF5 half run"
+  "$pyr" run heat.ini -q --set initial.kind=file --set initial.file=half.h5 --set output.field=rest_ref.npy > /dev/null ||
+    fail "single-process restart from HDF5"
+  for np in 2 3; do
+    rm -f out.*
+    run_np "$np" run heat.ini --set initial.kind=file --set initial.file=half.h5 --set run.partition=slabs > h5_$np.txt 2> h5_$np.err ||
+      fail "np $np restart from HDF5: $(cat h5_$np.err)"
+    grep -q "steps=13 " h5_$np.txt || fail "np $np restart from step 10 of 23: $(cat h5_$np.txt)"
+    "$pyr" assemble out.parts.json h5_$np.npy -q && cmp -s h5_$np.npy rest_ref.npy || fail "np $np: HDF5 initial.file in parts differs"
+  done
+  rm -f out.*
+  run_np 2 run heat.ini --set output.field=out.h5 > h5out.txt 2> h5out.err && fail "np 2 accepted an HDF5 output"
+  grep -q "HDF5 results are not written by runs over several MPI ranks" h5out.err || fail "np 2 HDF5 output: $(cat h5out.err)"
+  [ "$(grep -c 'error:' h5out.err)" = 1 ] || fail "the HDF5 refusal was printed $(grep -c 'error:' h5out.err) times"
+  ls out.* > /dev/null 2>&1 && fail "a refused HDF5 run left outputs: $(ls out.*)"
+  run_np 2 run heat.ini --report r.json > rep.txt 2> rep.err && fail "np 2 accepted --report"
+  grep -q "\-\-report is not written by runs over several MPI ranks" rep.err || fail "np 2 --report: $(cat rep.err)"
+  [ -e r.json ] && fail "a refused run wrote its report"
+else
+  echo "note: no HDF5 in this build: the MPI runs from HDF5 files are not tested"
+fi
+
+# a NaN in the last rank's part of the initial field: every rank stops, with that rank's message
+python3 - << 'EOF' || fail "making nan.npy"
+import struct
+b = bytearray(open("init.npy", "rb").read())
+data = 10 + (b[8] | b[9] << 8)  # a version 1.0 header
+b[data + (45 * 61 + 30) * 8:data + (45 * 61 + 31) * 8] = struct.pack("<d", float("nan"))  # [45, 30]: rank 2's rows
+open("nan.npy", "wb").write(b)
+EOF
+rm -f out.*
+run_np 3 run heat.ini --set initial.kind=file --set initial.file=nan.npy --set run.partition=slabs --set run.exchange=1 > nan.txt 2> nan.err
+rc=$?
+[ $rc = 1 ] || fail "a NaN in one part: exit $rc, expected 1"
+grep -q "rank 2: initial.file: .*NaN at index \[45, 30\]" nan.err || fail "a NaN in rank 2's part: $(cat nan.err)"
+[ "$(grep -c 'error:' nan.err)" = 1 ] || fail "the error was printed $(grep -c 'error:' nan.err) times: $(cat nan.err)"
+ls out.* > /dev/null 2>&1 && fail "a failed run left outputs: $(ls out.*)"
+
+# too many ranks for the grid
+run_np 4 run heat.ini --set grid.nx=5 --set grid.ny=3 > many.txt 2> many.err
+rc=$?
+[ $rc = 1 ] || fail "too many ranks: exit $rc"
+grep -q "error: rank 0: too many parts: 4 (4 ranks x 1 device) cannot cut the 5 x 3 grid" many.err || fail "too many ranks: $(cat many.err)"
+
+# assemble refuses indexes whose parts do not tile the array
+printf '{"format": "pyrgrid-parts", "version": 1, "dims": 2, "shape": [47, 61], "dtype": "<f8", "parts": [{"file": "heat_ref.npy", "offset": [0, 0], "shape": [47, 61]}, {"file": "heat_ref.npy", "offset": [0, 0], "shape": [47, 61]}]}' > bad.json
+"$pyr" assemble bad.json x.npy 2> bad.err && fail "assemble accepted overlapping parts"
+grep -q "overlap" bad.err || fail "assemble: $(cat bad.err)"
+printf '{"format": "pyrgrid-parts", "version": 1, "dims": 2, "shape": [48, 61], "dtype": "<f8", "parts": [{"file": "heat_ref.npy", "offset": [0, 0], "shape": [47, 61]}]}' > bad.json
+"$pyr" assemble bad.json x.npy 2> bad.err && fail "assemble accepted a missing part"
+grep -q "a part is missing" bad.err || fail "assemble: $(cat bad.err)"
+
+if [ $fails = 0 ]; then echo "mpirun pyrgrid run: np 2, 3, 4 equal to one process; failures stop every rank"; fi
+exit $fails
