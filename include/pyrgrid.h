@@ -558,6 +558,11 @@ typedef struct {
 PYR_API int pyr_scheme_field_count(pyr_equation_t equation);
 PYR_API const char *pyr_scheme_field_name(pyr_equation_t equation, int i);
 PYR_API int pyr_scheme_field_updated(pyr_equation_t equation, int i);
+/* Whether a plan for this problem uses field i of its scheme (1), or not
+ * (0: pass NULL for it): Maxwell's components of a 2D grid's mode only,
+ * its coefficients only where the materials vary, its CPML auxiliaries
+ * only with CPML; Poisson's f unless the right-hand side is zero. */
+PYR_API int pyr_problem_field_used(const pyr_problem_t *problem, int i);
 
 /* Fill state field i of the problem's scheme with its initial values
  * (heat, Poisson: i = 0, as pyr_field_init; Maxwell: a component, from

@@ -6,7 +6,8 @@
 #    restarts that would miss a check or a snapshot are refused;
 #  - the HDF5 file and its XDMF sidecar, read independently with h5py and an
 #    XML parser (skipped without h5py): attributes, snapshots, links,
-#    compression, 3D, 1D (no sidecar);
+#    compression, 3D, 1D (no sidecar); Maxwell: every component of the mode
+#    and the varying coefficients in the file and the sidecar, equal to .npy;
 #  - --report and plan --json are JSON with what they promise;
 #  - the grid's size from initial.file, inputs relative to the problem file;
 #  - bad HDF5 inputs (truncated, not HDF5, wrong dataset) and refused outputs
@@ -228,6 +229,92 @@ if [ $have_h5py = 1 ]; then
   o=$("$bin" run "$E" "${heat[@]}" --set initial.kind=file --set initial.file=i8.h5 --set output.field=x.npy 2>&1)
   [ $? -eq 1 ] && echo "$o" | grep -q "holds integers" && [ ! -e x.npy ] && ok || bad "integer dataset: $o"
 fi
+# ---------------------------------------------------------------- Maxwell
+# every component of the grid's mode and the coefficients that vary, in the
+# file and its sidecar, equal to the .npy run; 3D: all six components
+cat > mx.ini <<'EOF2'
+[grid]
+dims = 2
+nx = 41
+ny = 31
+lx = 2.0
+ly = 1.5
+[scheme]
+equation = maxwell
+courant = 0.7
+steps = 40
+precision = float
+[boundary]
+kind = cpml
+cpml_cells = 6
+[material]
+shape1 = box 0.8 1.2 0.5 1.0 eps_r=4 sigma=0.5
+[source]
+source1 = Ez point 10 15 ricker frequency=2 delay=0.6
+[probe]
+probe1 = Ez 30 15
+[output]
+field = mx.npy
+probes = mxp.csv
+EOF2
+"$bin" run mx.ini -q --set run.backend=cpu >/dev/null && ok || bad "Maxwell .npy run"
+out=$("$bin" run mx.ini -q --set run.backend=cpu --set output.field=mx.h5 --set output.probes=mxp2.csv --set output.every=20 \
+  --set output.compression=3 --report mx.json) && [ -s mx.h5 ] && [ -s mx.xmf ] && ok || bad "Maxwell HDF5 run: $out"
+cmp -s mxp.csv mxp2.csv && ok || bad "the probes of the HDF5 run differ"
+pycheck maxwell-h5 '
+import json, sys, numpy as np, h5py, xml.etree.ElementTree as ET
+f = h5py.File("mx.h5", "r")
+dt = f.attrs["dt"]
+assert f.attrs["equation"] == "maxwell" and f.attrs["mode"] == "tm" and f.attrs["boundary"] == "cpml" and f.attrs["cpml_cells"] == 6, dict(f.attrs)
+assert f.attrs["fields"] == "Ez Hx Hy ca cb", f.attrs["fields"]
+assert abs(dt - 0.7 / np.sqrt(1 / 0.05**2 + 1 / 0.05**2)) < 1e-15, dt
+for c in ("Ez", "Hx", "Hy"):
+    a = np.load("mx_" + c + ".npy")
+    assert f[c].dtype == np.float32 and np.array_equal(f[c][...], a) and a.any(), c
+    assert f[c].attrs["step"] == 40, c
+    assert np.array_equal(f["snapshots/000040/" + c][...], a), c
+    assert f["snapshots/000020/" + c].attrs["step"] == 20 and not np.array_equal(f["snapshots/000020/" + c][...], a), c
+    assert f[c].compression == "gzip", c
+assert "Ex" not in f and "Hz" not in f and "dh" not in f and "psi_Ezx" not in f, list(f)
+assert f["ca"].shape == (31, 41) and np.ptp(f["cb"][...]) > 0, "coefficients"
+assert abs(f["Ez"].attrs["t"] - 40 * dt) < 1e-15 and abs(f["Hx"].attrs["t"] - 39.5 * dt) < 1e-15, "times"
+assert list(f["Hx"].attrs["offset"]) == [0, 0.5, 0] and list(f["Hy"].attrs["offset"]) == [0.5, 0, 0] and list(f["Ez"].attrs["offset"]) == [0, 0, 0]
+x = ET.parse("mx.xmf").getroot()
+grids = x.findall("./Domain/Grid/Grid")
+assert [g.get("Name") for g in grids] == ["step 20", "step 40"], [g.get("Name") for g in grids]
+for g, step in zip(grids, (20, 40)):
+    assert abs(float(g.find("Time").get("Value")) - step * dt) < 1e-12
+    assert g.find("Topology").get("Dimensions") == "31 41" and g.find("Topology").get("TopologyType") == "2DCoRectMesh"
+    names = [a.get("Name") for a in g.findall("Attribute")]
+    assert names == ["Ez", "Hx", "Hy", "ca", "cb"], names
+    items = [a.find("DataItem").text for a in g.findall("Attribute")]
+    assert items[0] == "mx.h5:/snapshots/%06d/Ez" % step and items[3] == "mx.h5:/ca", items
+r = json.load(open("mx.json"))
+assert r["outputs"]["field"] == "mx.h5" and r["outputs"]["xdmf"] == "mx.xmf" and r["outputs"]["probes"] == "mxp2.csv", r["outputs"]
+assert r["step"] == 40 and abs(r["t"] - 40 * dt) < 1e-15 and r["problem"]["scheme"]["equation"] == "maxwell" and r["run"]["steps"] == 40
+print("ok")'
+cav=(--set grid.nx=17 --set grid.ny=15 --set grid.nz=11 --set scheme.steps=12 --set output.image= --set output.probes=
+     --set "source.source1=Ez point 5 5 5 gaussian width=0.05 delay=0.2" --set "probe.probe1=Ez 9 9 5" --set "probe.probe2=Hx 4 10 5"
+     --set run.backend=cpu -q)
+"$bin" run "$src/examples/maxwell_cavity.ini" "${cav[@]}" --set output.every=0 --set output.field=cav.npy >/dev/null &&
+  "$bin" run "$src/examples/maxwell_cavity.ini" "${cav[@]}" --set output.every=6 --set output.field=cav.h5 >/dev/null && ok ||
+  bad "Maxwell 3D runs"
+pycheck maxwell-h5-3d '
+import numpy as np, h5py, xml.etree.ElementTree as ET
+f = h5py.File("cav.h5", "r")
+six = ["Ex", "Ey", "Ez", "Hx", "Hy", "Hz"]
+assert f.attrs["fields"] == " ".join(six) and "mode" not in f.attrs and f.attrs["boundary"] == "pec", dict(f.attrs)
+for c in six:
+    assert f[c].shape == (11, 15, 17) and np.array_equal(f[c][...], np.load("cav_" + c + ".npy")), c
+assert list(f["Hz"].attrs["offset"]) == [0.5, 0.5, 0] and list(f["Ez"].attrs["offset"]) == [0, 0, 0.5]
+grids = ET.parse("cav.xmf").getroot().findall("./Domain/Grid/Grid")
+assert len(grids) == 2 and all([a.get("Name") for a in g.findall("Attribute")] == six for g in grids)
+assert grids[0].find("Topology").get("Dimensions") == "11 15 17" and grids[0].find("Topology").get("TopologyType") == "3DCoRectMesh"
+print("ok")'
+# a Maxwell HDF5 output over an input, and a restart of Maxwell, are refused before the run
+o=$("$bin" run mx.ini -q --set output.field=mx.h5 --set output.probes= --report mx.ini 2>&1)
+[ $? -eq 1 ] && grep -q "equation = maxwell" mx.ini && ok || bad "report over the problem file: $o"
+
 # an HDF5 output to a FIFO is refused before the run
 mkfifo pipe.h5
 o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=5 --set output.field=pipe.h5 2>&1)

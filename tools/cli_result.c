@@ -9,6 +9,7 @@
 #include "io/npy.h"
 #include "io/report.h"
 #include "plan/plan.h"
+#include "schemes/maxwell.h"
 
 int pyr_cli_result_is_h5(const pyr_config_t *cfg) { return cfg->field[0] && pyr_h5_is_path(cfg->field); }
 
@@ -22,7 +23,12 @@ int64_t pyr_cli_step_of(const pyr_config_t *cfg, int64_t done) { return cfg->sta
 
 double pyr_cli_time_of(const pyr_config_t *cfg, int64_t done)
 {
-    /* heat: t advances by dt a step from the restart's time; Poisson has none */
+    /* heat: t advances by dt a step from the restart's time; Maxwell: E's time (no restarts); Poisson has none */
+    if (cfg->problem.equation == PYR_EQ_MAXWELL) {
+        double dt = 0;
+        if (pyr_maxwell_dt(&cfg->problem, &dt) != PYR_OK) pyr_clear_error();
+        return (double)(cfg->start_step + done) * dt;
+    }
     if (cfg->problem.equation != PYR_EQ_HEAT) return 0.0;
     return cfg->start_t + (double)done * cfg->problem.heat.dt;
 }
@@ -47,11 +53,28 @@ pyr_status_t pyr_cli_result_open(pyr_cli_result_t *r, const pyr_config_t *cfg, c
     pyr_h5_desc_t d;
     memset(&d, 0, sizeof d);
     d.problem = p;
-    d.nfields = nfields;
-    for (int i = 0; i < nfields && i < PYR_H5_MAX_FIELDS; i++) {
-        d.name[i] = pyr_scheme_field_name(p->equation, i);
-        d.updated[i] = pyr_scheme_field_updated(p->equation, i);
+    /* heat and Poisson: every field; Maxwell: the components of its grid's mode and the coefficients it
+     * was given (those that vary per node), never its CPML auxiliaries */
+    for (int i = 0; i < nfields; i++) {
+        if (p->equation == PYR_EQ_MAXWELL && (i >= PYR_MAXWELL_PSI0 || !pyr_problem_field_used(p, i) || !fields[i])) continue;
+        if (r->nmap == PYR_H5_MAX_FIELDS) return pyr_fail(PYR_ERR_INTERNAL, "output.field: more than %d fields", PYR_H5_MAX_FIELDS);
+        const int k = r->nmap++;
+        r->map[k] = i;
+        d.name[k] = pyr_scheme_field_name(p->equation, i);
+        d.updated[k] = pyr_scheme_field_updated(p->equation, i);
+        if (p->equation == PYR_EQ_MAXWELL) {
+            /* the Yee offsets (pyrgrid.h): E_c half a cell along c, H_c half a cell along the other two;
+             * H lags E by half a step; a coefficient applies at its node */
+            d.staggered = 1;
+            for (int a = 0; a < 3 && i < 6; a++) d.offset[k][a] = a < p->dims && ((i < 3) == (a == i % 3)) ? 0.5 : 0.0;
+            if (i >= 3 && i < 6) {
+                double dt = 0;
+                if (pyr_maxwell_dt(p, &dt) != PYR_OK) pyr_clear_error();
+                d.time_offset[k] = -0.5 * dt;
+            }
+        }
     }
+    d.nfields = r->nmap;
     d.compression = cfg->compression;
     d.end_step = cfg->end_step;
     d.xdmf = 1;
@@ -64,10 +87,10 @@ pyr_status_t pyr_cli_result_open(pyr_cli_result_t *r, const pyr_config_t *cfg, c
     pyr_status_t st = pyr_h5_writer_open(cfg->field, &d, &r->writer);
     pyr_json_free(&j);
     if (st != PYR_OK) return pyr_fail_context(st, "output.field: ");
-    /* inputs (Poisson's f) are stored once, when the problem uses them */
-    for (int i = 0; i < nfields && st == PYR_OK; i++)
-        if (!d.updated[i] && fields[i] && !(p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_ZERO))
-            st = pyr_h5_writer_input(r->writer, i, fields[i]);
+    /* inputs (Poisson's f, Maxwell's coefficients) are stored once, when the problem uses them */
+    for (int k = 0; k < r->nmap && st == PYR_OK; k++)
+        if (!d.updated[k] && fields[r->map[k]] && pyr_problem_field_used(p, r->map[k]))
+            st = pyr_h5_writer_input(r->writer, k, fields[r->map[k]]);
     if (st != PYR_OK) {
         pyr_h5_writer_abort(&r->writer);
         return pyr_fail_context(st, "output.field: ");
@@ -75,10 +98,18 @@ pyr_status_t pyr_cli_result_open(pyr_cli_result_t *r, const pyr_config_t *cfg, c
     return PYR_OK;
 }
 
+/* The fields in the file's order. */
+static void file_fields(const pyr_cli_result_t *r, const pyr_field_t *out[PYR_H5_MAX_FIELDS])
+{
+    for (int k = 0; k < r->nmap; k++) out[k] = r->fields[r->map[k]];
+}
+
 pyr_status_t pyr_cli_result_snapshot(pyr_cli_result_t *r, int64_t done)
 {
     const int64_t step = pyr_cli_step_of(r->cfg, done);
-    if (r->h5) return pyr_h5_writer_snapshot(r->writer, (const pyr_field_t *const *)r->fields, step, pyr_cli_time_of(r->cfg, done));
+    const pyr_field_t *ff[PYR_H5_MAX_FIELDS];
+    file_fields(r, ff);
+    if (r->h5) return pyr_h5_writer_snapshot(r->writer, ff, step, pyr_cli_time_of(r->cfg, done));
     char path[PYR_PATH_MAX + 32];
     snprintf(path, sizeof path, "%s_%06lld.npy", r->snap_base, (long long)step);
     const pyr_field_t *f = r->fields[0];
@@ -99,7 +130,9 @@ pyr_status_t pyr_cli_result_final(pyr_cli_result_t *r, const pyr_run_info_t *run
     pyr_json_init(&j, 0);
     pyr_report_run(&j, NULL, run);
     const char *run_json = pyr_json_text(&j);
-    pyr_status_t st = pyr_h5_writer_final(r->writer, (const pyr_field_t *const *)r->fields, pyr_cli_step_of(r->cfg, run->steps),
+    const pyr_field_t *ff[PYR_H5_MAX_FIELDS];
+    file_fields(r, ff);
+    pyr_status_t st = pyr_h5_writer_final(r->writer, ff, pyr_cli_step_of(r->cfg, run->steps),
                                           pyr_cli_time_of(r->cfg, run->steps), run_json);
     pyr_json_free(&j);
     if (st == PYR_OK) st = pyr_h5_writer_commit(&r->writer);
@@ -108,6 +141,46 @@ pyr_status_t pyr_cli_result_final(pyr_cli_result_t *r, const pyr_run_info_t *run
 }
 
 void pyr_cli_result_abort(pyr_cli_result_t *r) { pyr_h5_writer_abort(&r->writer); }
+
+/* The run report (--report FILE.json): what ran, how, how long and where. */
+void pyr_cli_report_run(pyr_json_t *j, const pyr_config_t *cfg, const pyr_plan_t *plan, const pyr_run_info_t *ri, const double t[4],
+                       double gcells, const char *sidecar, int status)
+{
+    const pyr_problem_t *p = &cfg->problem;
+    pyr_problem_t whole = *p; /* the problem as the file states it: steps up to the end */
+    whole.steps = cfg->end_step;
+    pyr_report_problem(j, "problem", &whole);
+    pyr_report_options(j, "options", &cfg->options);
+    if (cfg->start_step > 0) {
+        pyr_json_object(j, "restart");
+        pyr_json_string(j, "from", p->init_file);
+        pyr_json_int(j, "step", cfg->start_step);
+        if (p->equation == PYR_EQ_HEAT) pyr_json_real(j, "t", cfg->start_t);
+        pyr_json_end(j);
+    } else {
+        pyr_json_null(j, "restart");
+    }
+    pyr_report_plan(j, "plan", plan);
+    pyr_report_run(j, "run", ri);
+    pyr_json_int(j, "step", pyr_cli_step_of(cfg, ri->steps));
+    if (p->equation != PYR_EQ_POISSON) pyr_json_real(j, "t", pyr_cli_time_of(cfg, ri->steps));
+    pyr_json_object(j, "seconds");
+    pyr_json_real(j, "plan", t[0]);
+    pyr_json_real(j, "initial", t[1]);
+    pyr_json_real(j, "execute", t[2]);
+    pyr_json_real(j, "output", t[3]);
+    pyr_json_real(j, "total", t[0] + t[1] + t[2] + t[3]);
+    pyr_json_end(j);
+    pyr_json_real(j, "gcells_per_second", gcells);
+    pyr_json_object(j, "outputs");
+    pyr_json_string(j, "field", cfg->field[0] ? cfg->field : NULL);
+    pyr_json_string(j, "xdmf", sidecar[0] ? sidecar : NULL);
+    pyr_json_string(j, "image", cfg->image[0] ? cfg->image : NULL);
+    if (p->equation == PYR_EQ_MAXWELL) pyr_json_string(j, "probes", cfg->probes[0] ? cfg->probes : NULL);
+    pyr_json_int(j, "every", cfg->every);
+    pyr_json_end(j);
+    pyr_json_int(j, "exit_status", status);
+}
 
 void pyr_cli_report_begin(pyr_json_t *j, const char *command, const char *source)
 {

@@ -16,6 +16,8 @@ typedef struct {
     int nfields;
     int h5;               /* output.field is HDF5 */
     pyr_h5_writer_t *writer;
+    int map[PYR_H5_MAX_FIELDS]; /* the file's field k is the scheme's field map[k] (Maxwell: those its problem uses) */
+    int nmap;
     char snap_base[PYR_PATH_MAX]; /* .npy snapshots: NAME_000200.npy */
 } pyr_cli_result_t;
 
@@ -34,6 +36,12 @@ void pyr_cli_result_abort(pyr_cli_result_t *r);
 /* The step and time a run reaches after `done` steps of its own. */
 int64_t pyr_cli_step_of(const pyr_config_t *cfg, int64_t done);
 double pyr_cli_time_of(const pyr_config_t *cfg, int64_t done);
+
+/* The body of `pyrgrid run`'s report: problem, options, restart, plan, run,
+ * step and time, seconds (plan, initial, execute, output), Gcell/s, outputs,
+ * exit status. */
+void pyr_cli_report_run(pyr_json_t *j, const pyr_config_t *cfg, const pyr_plan_t *plan, const pyr_run_info_t *ri, const double t[4],
+                        double gcells, const char *sidecar, int status);
 
 /* The common head of a report: command, problem file, versions, machine. */
 void pyr_cli_report_begin(pyr_json_t *j, const char *command, const char *source);

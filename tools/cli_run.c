@@ -243,45 +243,6 @@ static pyr_status_t check_snapshot_names(const pyr_config_t *cfg, const pyr_name
     return PYR_OK;
 }
 
-/* The run report (--report FILE.json): what ran, how, how long and where. */
-static void report_run(pyr_json_t *j, const pyr_config_t *cfg, const pyr_plan_t *plan, const pyr_run_info_t *ri, const double t[4],
-                       double gcells, const char *sidecar, int status)
-{
-    const pyr_problem_t *p = &cfg->problem;
-    pyr_problem_t whole = *p; /* the problem as the file states it: steps up to the end */
-    whole.steps = cfg->end_step;
-    pyr_report_problem(j, "problem", &whole);
-    pyr_report_options(j, "options", &cfg->options);
-    if (cfg->start_step > 0) {
-        pyr_json_object(j, "restart");
-        pyr_json_string(j, "from", p->init_file);
-        pyr_json_int(j, "step", cfg->start_step);
-        if (p->equation == PYR_EQ_HEAT) pyr_json_real(j, "t", cfg->start_t);
-        pyr_json_end(j);
-    } else {
-        pyr_json_null(j, "restart");
-    }
-    pyr_report_plan(j, "plan", plan);
-    pyr_report_run(j, "run", ri);
-    pyr_json_int(j, "step", pyr_cli_step_of(cfg, ri->steps));
-    if (p->equation == PYR_EQ_HEAT) pyr_json_real(j, "t", pyr_cli_time_of(cfg, ri->steps));
-    pyr_json_object(j, "seconds");
-    pyr_json_real(j, "plan", t[0]);
-    pyr_json_real(j, "initial", t[1]);
-    pyr_json_real(j, "execute", t[2]);
-    pyr_json_real(j, "output", t[3]);
-    pyr_json_real(j, "total", t[0] + t[1] + t[2] + t[3]);
-    pyr_json_end(j);
-    pyr_json_real(j, "gcells_per_second", gcells);
-    pyr_json_object(j, "outputs");
-    pyr_json_string(j, "field", cfg->field[0] ? cfg->field : NULL);
-    pyr_json_string(j, "xdmf", sidecar[0] ? sidecar : NULL);
-    pyr_json_string(j, "image", cfg->image[0] ? cfg->image : NULL);
-    pyr_json_int(j, "every", cfg->every);
-    pyr_json_end(j);
-    pyr_json_int(j, "exit_status", status);
-}
-
 int pyr_cli_run(int argc, char **argv)
 {
     pyr_config_t cfg;
@@ -306,15 +267,8 @@ int pyr_cli_run(int argc, char **argv)
     }
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
-    if (p->equation == PYR_EQ_MAXWELL) {
-        /* its own outputs (cli_maxwell.c): a .npy per component, probes */
-        if (pyr_cli_result_is_h5(&cfg) || flags.report) {
-            fprintf(stderr, "pyrgrid: error: %s: not yet for scheme.equation = maxwell; write its components as .npy "
-                            "(output.field = NAME.npy) and leave --report out\n", flags.report ? "--report" : "HDF5 output");
-            return 1;
-        }
-        return pyr_cli_run_maxwell(&cfg, quiet); /* cli_maxwell.c */
-    }
+    /* its own outputs (cli_maxwell.c): a .npy per component or one HDF5 file, probes */
+    if (p->equation == PYR_EQ_MAXWELL) return pyr_cli_run_maxwell(&cfg, quiet, flags.report);
     if (cfg.every > 0 && !cfg.field[0]) {
         fprintf(stderr, "pyrgrid: error: output.every = %lld writes snapshots named after output.field, which is empty; set output.field = NAME.npy\n",
                 (long long)cfg.every);
@@ -420,7 +374,7 @@ int pyr_cli_run(int argc, char **argv)
         pyr_json_t j;
         seconds[3] = now() - t_out;
         pyr_cli_report_begin(&j, "run", cfg.source);
-        report_run(&j, &cfg, plan, &ri, seconds, gcells, sidecar, not_converged ? 3 : 0);
+        pyr_cli_report_run(&j, &cfg, plan, &ri, seconds, gcells, sidecar, not_converged ? 3 : 0);
         if (pyr_cli_report_end(&j, flags.report, info.backend, cfg.options.device) != PYR_OK) failed = "--report: ";
     }
     if (!failed && pyr_atomic_stage_commit(&stage) != PYR_OK) failed = "";

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "io/atomic.h"
+#include "schemes/maxwell.h"
 
 /* ------------------------------------------------------ shared by both builds */
 
@@ -374,7 +375,7 @@ static void chunk_dims(int rank, const hsize_t *dims, size_t elem, hsize_t *chun
     }
 }
 
-static pyr_status_t write_field(pyr_h5_writer_t *w, const char *name, const pyr_field_t *f, int with_time, int64_t step, double t)
+static pyr_status_t write_field(pyr_h5_writer_t *w, int i, const char *name, const pyr_field_t *f, int with_time, int64_t step, double t)
 {
     const int rank = f->dims;
     hsize_t dims[3], chunk[3];
@@ -398,8 +399,10 @@ static pyr_status_t write_field(pyr_h5_writer_t *w, const char *name, const pyr_
         else {
             if (H5Dwrite(ds, dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->data) < 0)
                 st = h5_fail(w, "writing a field");
-            if (st == PYR_OK && with_time && (attr_i64(ds, "step", step) != PYR_OK || attr_f64(ds, "t", t) != PYR_OK))
+            if (st == PYR_OK && with_time &&
+                (attr_i64(ds, "step", step) != PYR_OK || attr_f64(ds, "t", t + (w->d.staggered ? w->d.time_offset[i] : 0.0)) != PYR_OK))
                 st = h5_fail(w, "writing attributes");
+            if (st == PYR_OK && w->d.staggered && attr_f64v(ds, "offset", 3, w->d.offset[i]) != PYR_OK) st = h5_fail(w, "writing attributes");
             H5Dclose(ds);
         }
     }
@@ -449,6 +452,28 @@ static pyr_status_t root_attributes(pyr_h5_writer_t *w, const char *plan_json, c
         A(attr_f64(r, "omega", p->poisson.omega));
         A(attr_str(r, "rhs", rhs_name(p->poisson.rhs)));
         if (p->poisson.rhs == PYR_RHS_FILE) A(attr_str(r, "rhs_file", p->poisson.rhs_file));
+    } else if (p->equation == PYR_EQ_MAXWELL) {
+        const pyr_maxwell_params_t *m = &p->maxwell;
+        double dt = 0;
+        if (pyr_maxwell_dt(p, &dt) != PYR_OK) pyr_clear_error();
+        A(attr_f64(r, "dt", dt));
+        A(attr_f64(r, "courant", m->courant));
+        if (p->dims == 2) A(attr_str(r, "mode", m->te ? "te" : "tm"));
+        char faces[64] = "";
+        static const char *const face[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+        for (int f = 0; f < 2 * p->dims && m->cpml_cells > 0; f++)
+            if ((m->cpml_faces >> f) & 1) snprintf(faces + strlen(faces), sizeof faces - strlen(faces), "%s%s", faces[0] ? "," : "", face[f]);
+        A(attr_str(r, "boundary", faces[0] ? "cpml" : "pec"));
+        if (faces[0]) {
+            A(attr_i64(r, "cpml_cells", m->cpml_cells));
+            A(attr_str(r, "cpml_faces", faces));
+        }
+        A(attr_f64(r, "eps_r", m->eps_r));
+        A(attr_f64(r, "sigma", m->sigma));
+        A(attr_f64(r, "mu_r", m->mu_r));
+        A(attr_i64(r, "shapes", m->nshapes));
+        A(attr_i64(r, "sources", m->nsources));
+        A(attr_i64(r, "probes", m->nprobes));
     }
     if (initial) A(attr_str(r, "initial", initial));
     if (plan_json) A(attr_str(r, "plan", plan_json));
@@ -554,7 +579,7 @@ pyr_status_t pyr_h5_writer_input(pyr_h5_writer_t *w, int i, const pyr_field_t *f
     if (w->inputs_written & (1 << i)) return PYR_OK;
     quiet_t q;
     quiet_begin(&q);
-    pyr_status_t st = write_field(w, w->names[i], field, 0, 0, 0);
+    pyr_status_t st = write_field(w, i, w->names[i], field, 0, 0, 0);
     quiet_end(&q);
     if (st == PYR_OK) w->inputs_written |= 1 << i;
     return st;
@@ -589,7 +614,7 @@ pyr_status_t pyr_h5_writer_snapshot(pyr_h5_writer_t *w, const pyr_field_t *const
     for (int i = 0; i < w->d.nfields && st == PYR_OK; i++) {
         if (!w->d.updated[i]) continue;
         pyr_h5_snapshot_name(step, w->names[i], name, sizeof name);
-        st = write_field(w, name, fields[i], 1, step, t);
+        st = write_field(w, i, name, fields[i], 1, step, t);
     }
     if (st == PYR_OK) {
         hid_t g = H5Gopen2(w->file, group, H5P_DEFAULT);
@@ -620,7 +645,7 @@ pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *f
             pyr_h5_snapshot_name(step, w->names[i], name, sizeof name);
             if (H5Lcreate_hard(w->file, name, w->file, w->names[i], H5P_DEFAULT, H5P_DEFAULT) < 0) st = h5_fail(w, "linking the final field");
         } else {
-            st = write_field(w, w->names[i], fields[i], 1, step, t);
+            st = write_field(w, i, w->names[i], fields[i], 1, step, t);
         }
     }
     if (st == PYR_OK && (attr_i64(w->file, "step", step) != PYR_OK || attr_f64(w->file, "t", t) != PYR_OK ||
@@ -669,8 +694,8 @@ static pyr_status_t write_xdmf(pyr_h5_writer_t *w, const char *xmf_path)
     fprintf(f, "  <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", pyr_equation_name(p->equation));
     for (int e = 0; e < w->nentries; e++) {
         const entry_t *en = &w->entries[e];
-        /* Poisson has no time: its sweeps stand for it */
-        double time = p->equation == PYR_EQ_HEAT ? en->t : (double)en->step;
+        /* Poisson has no time: its sweeps stand for it (Maxwell's is E's; H is half a step earlier) */
+        double time = p->equation == PYR_EQ_POISSON ? (double)en->step : en->t;
         fprintf(f, "   <Grid Name=\"step %lld\" GridType=\"Uniform\">\n", (long long)en->step);
         fprintf(f, "    <Time Value=\"%.17g\"/>\n", time);
         fprintf(f, "    <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n", rank, dims);

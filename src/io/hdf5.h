@@ -9,10 +9,14 @@
  *                         dims, n (int64[3], x y z), lengths (double[3]), h (double[3]), precision,
  *                         step, t (of the final fields), steps (the run's last step), the scheme's
  *                         parameters (heat: alpha, dt; poisson: iterations, tolerance, check_every,
- *                         omega, rhs), initial, plan (JSON), run (JSON)
+ *                         omega, rhs; maxwell: dt, courant, mode, boundary, cpml_cells, eps_r, sigma,
+ *                         mu_r, shapes, sources, probes), initial, plan (JSON), run (JSON)
  *   /u, /f, ...           the final fields in NumPy order ((ny, nx), (nz, ny, nx)), float32 or float64,
  *                         chunked (about 1 MiB), gzip + shuffle when compression > 0; updated
- *                         fields carry step and t
+ *                         fields carry step and t; Maxwell's: /Ex ../Hz (the components of its
+ *                         mode) and the coefficients that vary per node (/ca /cb /dh), each with
+ *                         its Yee offset (attribute offset, x y z in cells; H's t half a step
+ *                         before E's)
  *   /snapshots/000200/u   output.every: the updated fields at step 200 (group attributes step, t);
  *                         the final field is a hard link to the last snapshot when they coincide
  *
@@ -35,7 +39,7 @@
 
 #define PYR_H5_FORMAT "pyrgrid-field"
 #define PYR_H5_FORMAT_VERSION 1
-#define PYR_H5_MAX_FIELDS 8
+#define PYR_H5_MAX_FIELDS 16
 #define PYR_H5_MAX_RANK 32 /* HDF5's limit */
 
 /* 1 when pyrgrid was built with HDF5. */
@@ -61,6 +65,12 @@ typedef struct {
     const char *initial;            /* the initial field: its kind, or the file a restart read */
     int64_t end_step;               /* the run's last step (scheme.steps) */
     int xdmf;                       /* write NAME.xmf beside the file (2D and 3D) */
+    /* staggered grids (Maxwell's Yee grid): field i's value at index (i, j, k) lies at ((i, j, k) +
+     * offset[i]) * h and, for an updated field, at time t + time_offset[i] (H half a step before E);
+     * written as the datasets' attributes "offset" (x y z, in cells) and "t" */
+    int staggered;
+    double offset[PYR_H5_MAX_FIELDS][3];
+    double time_offset[PYR_H5_MAX_FIELDS];
 } pyr_h5_desc_t;
 
 typedef struct pyr_h5_writer pyr_h5_writer_t;

@@ -81,6 +81,13 @@ int pyr_scheme_field_updated(pyr_equation_t equation, int i)
     return s && i >= 0 && i < s->nfields && s->field[i].role != PYR_FIELD_INPUT && s->field[i].role != PYR_FIELD_AUX;
 }
 
+int pyr_problem_field_used(const pyr_problem_t *problem, int i)
+{
+    const pyr_scheme_t *s = problem ? pyr_scheme_of(problem->equation) : NULL;
+    if (!s || i < 0 || i >= s->nfields) return 0;
+    return (s->fields_used(problem) >> i) & 1;
+}
+
 pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_t *problem, int i)
 {
     const pyr_scheme_t *s = problem ? pyr_scheme_of(problem->equation) : NULL;
