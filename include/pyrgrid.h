@@ -563,6 +563,10 @@ PYR_API int pyr_scheme_field_updated(pyr_equation_t equation, int i);
  * its coefficients only where the materials vary, its CPML auxiliaries
  * only with CPML; Poisson's f unless the right-hand side is zero. */
 PYR_API int pyr_problem_field_used(const pyr_problem_t *problem, int i);
+/* The time step a run of the problem takes: heat's dt; Maxwell's dt, or the
+ * one its Courant number gives (dt = courant / sqrt(sum 1/h^2)); 0 for
+ * Poisson, which has no time. */
+PYR_API pyr_status_t pyr_problem_time_step(const pyr_problem_t *problem, double *dt);
 
 /* Fill state field i of the problem's scheme with its initial values
  * (heat, Poisson: i = 0, as pyr_field_init; Maxwell: a component, from

@@ -17,7 +17,7 @@ endif()
 # The examples/*.py scripts run (small sizes), so that they keep working.
 if(NOT PYR_SANITIZE AND BUILD_SHARED_LIBS)
   add_test(NAME test_python_examples
-    COMMAND sh -c "/usr/bin/python3 -c 'import numpy' 2>/dev/null || exit 77; set -e; cd ${PROJECT_SOURCE_DIR}/examples; /usr/bin/python3 heat.py 65 50 2>/dev/null; /usr/bin/python3 poisson.py 33; /usr/bin/python3 lgs.py 16 24; /usr/bin/python3 frames.py 14")
+    COMMAND sh -c "/usr/bin/python3 -c 'import numpy' 2>/dev/null || exit 77; set -e; cd ${PROJECT_SOURCE_DIR}/examples; /usr/bin/python3 heat.py 65 50 2>/dev/null; /usr/bin/python3 poisson.py 33; /usr/bin/python3 lgs.py 16 24; /usr/bin/python3 frames.py 14; /usr/bin/python3 maxwell.py 41 400")
   set_tests_properties(test_python_examples PROPERTIES LABELS "python" SKIP_RETURN_CODE 77 TIMEOUT 300
     ENVIRONMENT "PYRGRID_LIBRARY=$<TARGET_FILE:pyrgrid>;PYTHONPATH=${PROJECT_SOURCE_DIR}/python;PYTHONDONTWRITEBYTECODE=1;OMP_NUM_THREADS=2")
 endif()

@@ -239,6 +239,13 @@ static void test_load_file(void)
     CHECK_OK(pyr_problem_load_file(p, o, tpath("case/m.ini")));
     CHECK(!strcmp(p->maxwell.eps_file, tpath("case/eps.npy")), "material.eps_file resolved to %s", p->maxwell.eps_file);
     CHECK(!strcmp(p->maxwell.mu_file, "/abs/mu.npy") && !p->maxwell.sigma_file[0], "absolute material.mu_file kept: %s", p->maxwell.mu_file);
+    /* what a plan of it uses, and its time step from the Courant number */
+    CHECK(!pyr_problem_field_used(p, 0) && pyr_problem_field_used(p, 2) && pyr_problem_field_used(p, 3) && !pyr_problem_field_used(p, 5) &&
+              !pyr_problem_field_used(p, 99) && !pyr_problem_field_used(NULL, 0),
+          "Maxwell TM uses Ez, Hx, Hy");
+    double dt = 0, h = 1.0 / 6.0, k = 1.0 / 4.0;
+    CHECK_OK(pyr_problem_time_step(p, &dt));
+    CHECK(dt == p->maxwell.courant / sqrt(1.0 / (h * h) + 1.0 / (k * k)) && dt > 0, "Maxwell's dt %.17g", dt);
     write_text("case/past.ini", "[scheme]\nsteps = 5\n[initial]\nkind = file\nfile = u0.npy\nstep = 10\n");
     CHECK_FAILS(pyr_problem_load_file(p, o, tpath("case/past.ini")), PYR_ERR_CONFIG, "past scheme.steps = 5");
     pyr_problem_destroy(&p);

@@ -9,6 +9,9 @@ place, without a copy::
     u0 = np.zeros((257, 257)); u0[128, 128] = 1.0
     u = pyrgrid.heat(u0, alpha=1.0, dt=1e-6, steps=500, memory="256MiB")
     u, info = pyrgrid.poisson(np.zeros((129, 129)), f=np.ones((129, 129)), tolerance=1e-8)
+    r = pyrgrid.maxwell((201, 301), steps=400, courant=0.5, boundary="cpml",
+                        sources=["Ez point 150 100 ricker frequency=2 delay=0.6"], probes=["Ez 250 100"])
+    ez, series = r["Ez"], r.probes      # the fields of the TM mode, the probe's values per step
 
     problem = pyrgrid.Problem("heat", shape=(1025, 1025), dt=2e-7, steps=1000)
     with pyrgrid.Plan(problem, pyrgrid.Options(memory="64MiB")) as plan:
@@ -24,7 +27,7 @@ carrying its message.  The library is found as ``pyrgrid._lib`` describes
 from ._errors import (ArgumentError, BudgetError, CancelledError, ConfigError, CopyWarning, DeviceError,
                       DeviceMemoryError, DivergedError, Error, FileError, FormatError, InternalError, NoDeviceError,
                       NotConvergedWarning, NumericError, OutOfMemoryError, SizeError, UnstableError, UnsupportedError)
-from ._core import Options, Plan, Problem, RunInfo, heat, poisson
+from ._core import MaxwellResult, Options, Plan, Problem, RunInfo, heat, maxwell, poisson
 from ._extra import (FramesResult, LgsInfo, backends, calibrate, cpu_threads, frames, gpus, lgs_omega_laplace, lgs_system, solve_lgs,
                      version, wisdom_export, wisdom_forget, wisdom_import, wisdom_path)
 from ._lib import path as library_path
@@ -34,6 +37,6 @@ __version__ = "0.1.0"
 __all__ = ["Error", "ArgumentError", "ConfigError", "SizeError", "UnstableError", "FileError", "FormatError",
            "OutOfMemoryError", "BudgetError", "NoDeviceError", "DeviceError", "DeviceMemoryError", "UnsupportedError",
            "NumericError", "DivergedError", "CancelledError", "InternalError", "CopyWarning", "NotConvergedWarning",
-           "Problem", "Options", "Plan", "RunInfo", "heat", "poisson", "solve_lgs", "lgs_system", "lgs_omega_laplace", "LgsInfo", "frames",
+           "Problem", "Options", "Plan", "RunInfo", "heat", "poisson", "maxwell", "MaxwellResult", "solve_lgs", "lgs_system", "lgs_omega_laplace", "LgsInfo", "frames",
            "FramesResult", "calibrate", "wisdom_import", "wisdom_export", "wisdom_forget", "wisdom_path", "gpus",
            "backends", "cpu_threads", "version", "library_path", "__version__"]

@@ -53,13 +53,15 @@ _PRECISION = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 # keyword -> problem-file key
 _PROBLEM_KEYWORDS = {
     **{k: "scheme." + k for k in ("equation", "alpha", "dt", "steps", "iterations", "tolerance", "check_every", "omega",
-                                 "precision")},
+                                 "precision", "courant", "mode")},
     **{k: "grid." + k for k in ("dims", "nx", "ny", "nz", "lx", "ly", "lz")},
     "seed": "initial.seed", "initial": "initial.kind", "initial_file": "initial.file",
     "rhs": "rhs.kind", "rhs_file": "rhs.file",
 }
 # rhs="array": Poisson's f comes from the caller's array, given to Plan.execute
 _ARRAY = "<array>"
+# input fields a caller may pass to Plan.execute (Poisson's f, Maxwell's coefficients)
+_INPUTS = ("f", "ca", "cb", "dh")
 _OPTION_KEYWORDS = ("backend", "device", "method", "decomposition", "height", "memory", "rows", "block", "threads",
                     "plan", "slots", "kernel", "devices", "partition", "exchange")
 
@@ -150,9 +152,12 @@ class Problem(_Handle):
     NumPy's (slowest axis first: (nx,), (ny, nx) or (nz, ny, nx)), as is
     ``lengths``.  Other keywords: alpha, dt, steps (heat); iterations,
     tolerance, check_every, omega, rhs (poisson: "zero", "sine", "file" with
-    rhs_file, or "array": f given to Plan.execute); precision or ``dtype``;
-    initial ("sine", "gauss", "random", "zero", "file"), initial_file, seed;
-    lx, ly, lz; ``keys`` takes problem-file keys ({"grid.lx": 2.0}).
+    rhs_file, or "array": f given to Plan.execute); courant (or dt), steps,
+    mode ("tm", "te": 2D) (maxwell); precision or ``dtype``; initial
+    ("sine", "gauss", "random", "zero", "file"), initial_file, seed; lx, ly,
+    lz; ``keys`` takes problem-file keys ({"grid.lx": 2.0}, Maxwell's
+    {"boundary.kind": "cpml", "source.source1": "Ez point 10 15 ricker
+    frequency=2 delay=0.6", "probe.probe1": "Ez 30 15"}).
     ``Problem.from_file("heat2d.ini")`` reads a problem file as the program
     does.  ``problem["scheme.dt"]`` reads and sets any key."""
 
@@ -245,10 +250,25 @@ class Problem(_Handle):
 
     @property
     def fields(self):
-        """The scheme's fields in order, as {name: updated}: heat {"u": True}; poisson {"u": True, "f": False}."""
+        """The scheme's fields in order, as {name: updated}: heat {"u": True}; poisson {"u": True, "f": False};
+        maxwell {"Ex": True, ..., "Hz": True, "ca": False, ...} (its CPML auxiliaries, kept by the library, too)."""
         eq = self._equation_code
         return {_lib.text(lib.pyr_scheme_field_name(eq, i)): bool(lib.pyr_scheme_field_updated(eq, i))
                 for i in range(lib.pyr_scheme_field_count(eq))}
+
+    @property
+    def state_fields(self):
+        """Names of the fields a run of this problem updates, in the scheme's order: ("u",) for heat and
+        Poisson; Maxwell's components of the grid's mode (2D TM ("Ez", "Hx", "Hy"), TE ("Ex", "Ey", "Hz"),
+        3D all six)."""
+        return tuple(n for i, (n, updated) in enumerate(self.fields.items()) if updated and lib.pyr_problem_field_used(self._h, i))
+
+    @property
+    def dt(self):
+        """The time step a run takes (Maxwell's from its Courant number when dt is not given); 0 for Poisson."""
+        v = ctypes.c_double()
+        check(lib.pyr_problem_time_step(self._h, ctypes.byref(v)))
+        return v.value
 
     def validate(self):
         check(lib.pyr_problem_validate(self._h))
@@ -256,15 +276,34 @@ class Problem(_Handle):
 
     def initial(self):
         """A new array holding the problem's initial field (its kind: sine,
-        gauss, random, zero, or the file), as the program makes it."""
+        gauss, random, zero, or the file), as the program makes it.  Schemes
+        with several state fields (Maxwell): :meth:`initial_fields`."""
+        state = self.state_fields
+        if len(state) != 1:
+            raise ArgumentError(f"the {self.equation} scheme updates {len(state)} fields {state}: "
+                                f"problem.initial_fields() makes them all, as a dict")
         self.validate()
         u = np.empty(self.shape, dtype=self.dtype)
         with _Wrapped(u, "u") as f:
             check(lib.pyr_field_init(f.handle, self._h))
         return u
 
+    def initial_fields(self):
+        """The initial value of every state field, {name: new array}, as the program makes them
+        (Maxwell: each component from initial.kind: zero, random, or PREFIX_<component>.npy)."""
+        self.validate()
+        out = {}
+        names = list(self.fields)
+        for name in self.state_fields:
+            a = np.empty(self.shape, dtype=self.dtype)
+            with _Wrapped(a, name) as f:
+                check(lib.pyr_field_init_state(f.handle, self._h, names.index(name)))
+            out[name] = a
+        return out
+
     def input(self, name="f"):
-        """A new array holding input field `name` (Poisson's f) as the problem defines it."""
+        """A new array holding input field `name` (Poisson's f; Maxwell's coefficients ca, cb, dh) as the problem
+        defines it."""
         names = list(self.fields)
         if name not in names or self.fields[name]:
             raise ArgumentError(f"{name!r} is not an input field of the {self.equation} scheme (its fields: {names})")
@@ -365,6 +404,7 @@ class RunInfo:
     exchanges: int = 0
     halo_sent: int = 0
     halo_received: int = 0
+    probes: np.ndarray = None  # Maxwell's probes: row k holds each probe's value after step k + 1
 
     @property
     def sweeps(self):
@@ -376,13 +416,29 @@ class _Progress:
     between passes; returning False stops the run (CancelledError), an
     exception (Ctrl-C too) stops it and is raised again after it."""
 
-    def __init__(self, callback):
+    def __init__(self, callback, probes=False):
         self.callback = callback
         self.error = None
         self.cancelled = False
         self.fn = _lib.PROGRESS(self._call)
         _lib.check_struct("pyr_hooks_t")
         self.hooks = _lib.Hooks(progress=ctypes.cast(self.fn, ctypes.c_void_p))
+        # the probes' values, copied out after each pass (the library's buffer is only lent)
+        self.series = []
+        if probes:
+            self.probe_fn = _lib.PROBE(self._probe)
+            self.hooks.probe = ctypes.cast(self.probe_fn, ctypes.c_void_p)
+
+    def _probe(self, user, first, count, values, nprobes):
+        try:
+            self.series.append(np.ctypeslib.as_array(values, shape=(count, nprobes)).copy())
+            return 0
+        except BaseException as e:  # noqa: B902
+            self.error = e
+            return 1  # a failed status stops the run; the error is raised after it
+
+    def probes(self):
+        return np.concatenate(self.series) if self.series else None
 
     def _call(self, user, done, total):
         try:
@@ -416,6 +472,8 @@ class Plan:
         self.shape = self.problem.shape
         self.dtype = self.problem.dtype
         self._fields = self.problem.fields
+        self._state = self.problem.state_fields
+        self._equation = self.problem.equation
 
     def close(self):
         """Release the plan (also done when it is collected, or by a with block)."""
@@ -452,32 +510,65 @@ class Plan:
         ``u`` must be a writable NumPy array of the plan's shape and dtype;
         C-contiguous arrays are used without a copy (the library works on
         their buffer), others are copied with a :class:`CopyWarning` and the
-        result written back.  ``f``: Poisson's right-hand side (None: the
+        result written back.  Schemes with several state fields (Maxwell)
+        take a dict {name: array} of every field in ``problem.state_fields``
+        (``problem.initial_fields()`` makes one), each updated in place; the
+        dict may also hold inputs (Maxwell's ca, cb, dh; otherwise made from
+        the problem).  ``f``: Poisson's right-hand side (None: the
         problem's).  ``progress(steps_done, steps_total)`` is called between
-        passes; returning False cancels the run."""
+        passes; returning False cancels the run.  Maxwell's probes come back
+        as ``info.probes`` (steps x probes)."""
         if not self._h:
             raise ArgumentError("the plan is closed")
         names = list(self._fields)
-        work, back = state_array(u, names[0], self.shape, self.dtype)
-        arrays = [work]
-        for name in names[1:]:
-            if self._fields[name]:
-                raise ArgumentError(f"the scheme updates field {name!r} too; Plan.execute handles one state field")
-            arrays.append(None if f is None else input_array(f, name, self.shape, self.dtype))
-        if f is not None and len(names) < 2:
-            raise ArgumentError(f"the {self.problem.equation} scheme has no input field; leave f out")
-        if len(names) > 1:
+        state = self._state
+        if isinstance(u, dict):
+            given = dict(u)
+            inputs = [n for n in names if not self._fields[n] and n in _INPUTS]
+            for name in given:
+                if name not in state and name not in inputs:
+                    raise ArgumentError(f"{name!r} is not a field of this {self._equation} problem; it updates {state}"
+                                        + (f" and takes the inputs {inputs}" if inputs else ""))
+            missing = [n for n in state if n not in given]
+            if missing:
+                raise ArgumentError(f"the {self._equation} problem updates {state}: {missing} missing from the dict "
+                                    f"(problem.initial_fields() makes them all)")
+            if f is not None:
+                if "f" in given:
+                    raise ArgumentError("f is given twice: in the dict and as f=")
+                given["f"] = f
+        else:
+            if len(state) != 1:
+                raise ArgumentError(f"the {self._equation} problem updates {len(state)} fields {state}: pass them as a dict "
+                                    f"{{name: array}} (problem.initial_fields() makes one)")
+            given = {state[0]: u}
+            if f is not None:
+                given["f"] = f
+        if "f" in given and "f" not in names:
+            raise ArgumentError(f"the {self._equation} scheme has no input field; leave f out")
+        if self._equation == "poisson":
             from_caller = self.problem.get("rhs.kind") == "file" and self.problem.get("rhs.file") == _ARRAY
-            if f is not None and not from_caller:
+            if "f" in given and not from_caller:
                 # the plan would not carry f (rhs zero) or would read its own: refuse rather than ignore the array
                 raise ArgumentError(f"the problem's right-hand side is rhs.kind = {self.problem.get('rhs.kind')}; to pass f "
                                     f"as an array make the problem with rhs=\"array\"")
-            if f is None and from_caller:
+            if "f" not in given and from_caller:
                 raise ArgumentError("the problem takes f from the caller (rhs=\"array\"): plan.execute(u, f)")
+        arrays, backs = [], []
+        for name in names:
+            if name not in given:
+                arrays.append(None)
+            elif self._fields[name]:
+                work, back = state_array(given[name], name, self.shape, self.dtype)
+                arrays.append(work)
+                if back is not None:
+                    backs.append((work, back))
+            else:
+                arrays.append(input_array(given[name], name, self.shape, self.dtype))
         wrapped = [None if a is None else _Wrapped(a, n) for a, n in zip(arrays, names)]
         try:
             handles = (ctypes.c_void_p * len(names))(*[None if w is None else w.handle.value for w in wrapped])
-            hooks = _Progress(progress)
+            hooks = _Progress(progress, probes=self._equation == "maxwell")
             run = ctypes.create_string_buffer(max(lib.pyr_struct_size(b"pyr_run_info_t"), 64))
             status = lib.pyr_execute_fields(self._h, handles, len(names), ctypes.byref(hooks.hooks), run)
             if hooks.error is not None:
@@ -490,12 +581,12 @@ class Plan:
             for w in wrapped:
                 if w is not None:
                     w.__exit__()
-        if back is not None:
+        for work, back in backs:
             back[...] = work
         return RunInfo(steps=info["steps"], checked=info["checked"], change=info.get("change"),
                        converged=info.get("converged", False), counts=info["counts"], parts=info["parts"],
                        exchange_height=info["exchange_height"], exchanges=info["exchanges"], halo_sent=info["halo_sent"],
-                       halo_received=info["halo_received"])
+                       halo_received=info["halo_received"], probes=hooks.probes())
 
 
 def _float_array(u0, name):
@@ -579,3 +670,103 @@ def poisson(u0, f=None, *, tolerance=None, iterations=None, check_every=20, omeg
     with Plan(p, opts) as plan:
         info = plan.execute(u, given, progress=progress)
     return u, info
+
+
+class MaxwellResult(dict):
+    """The fields after a Maxwell run, {component: array} (the components of
+    the grid's mode: 2D TM Ez, Hx, Hy; TE Ex, Ey, Hz; 3D all six), with
+
+    - ``probes``: the probes' series, shape (steps, probes): row k holds each
+      probe's value after step k + 1 (None without probes);
+    - ``t``: the times of those rows, (k + 1) dt (E's; H is half a step earlier);
+    - ``dt`` and ``info`` (a :class:`RunInfo`)."""
+
+    def __init__(self, fields, info, dt):
+        super().__init__(fields)
+        self.info = info
+        self.dt = dt
+        self.probes = info.probes
+        self.t = None if info.probes is None else (np.arange(len(info.probes), dtype=np.float64) + 1.0) * dt
+
+
+def maxwell(problem, *, steps=None, courant=None, dt=None, mode=None, lengths=None, dtype=None, boundary=None, cpml_cells=None,
+            eps_r=None, sigma=None, mu_r=None, shapes=(), sources=(), probes=(), keys=None, initial=None, memory=None,
+            backend=None, progress=None, **options):
+    """Maxwell's equations on the Yee grid (FDTD, MEEP's units: c = eps0 =
+    mu0 = 1); returns a :class:`MaxwellResult` ({component: new array},
+    ``.probes``, ``.t``, ``.dt``, ``.info``).
+
+    ``problem``: a grid shape ((ny, nx) or (nz, ny, nx), NumPy order), a
+    :class:`Problem` with ``equation="maxwell"``, a problem file's path (as
+    ``pyrgrid run`` reads it, its [run] keys included) or a dict of
+    problem-file keys.  Keywords set keys on top of it: ``steps``,
+    ``courant`` (or ``dt``), ``mode`` ("tm" or "te", 2D), ``lengths``,
+    ``dtype``; ``boundary`` ("pec" or "cpml") and ``cpml_cells``; the
+    background ``eps_r``, ``sigma``, ``mu_r``; ``shapes``, ``sources`` and
+    ``probes`` as lists of the problem file's values ("box 0.8 1.2 0.5 1.0
+    eps_r=4", "Ez point 10 15 ricker frequency=2 delay=0.6", "Ez 30 15");
+    ``keys`` any other problem-file keys.  ``initial``: {component: array}
+    to start from (copied; None: the problem's initial fields, zero by
+    default).  ``memory``, ``backend`` and other keywords are [run] keys."""
+    if isinstance(problem, Problem):
+        p = problem
+    elif isinstance(problem, (str, os.PathLike, dict)):
+        p = _problem_of(problem)
+    else:
+        try:
+            shape = tuple(int(n) for n in problem)
+        except TypeError:
+            raise ArgumentError(f"problem must be a grid shape, pyrgrid.Problem, a problem file's path or a dict of keys, "
+                                f"not {type(problem).__name__}") from None
+        if len(shape) not in (2, 3):
+            raise ArgumentError(f"shape {shape}: Maxwell's grids are 2D (ny, nx) or 3D (nz, ny, nx)")
+        p = Problem("maxwell", shape=shape, dtype=np.float64 if dtype is None else dtype, lengths=lengths)
+        dtype = lengths = None
+    if p.equation != "maxwell":
+        raise ArgumentError(f"the problem's equation is {p.equation}; pyrgrid.maxwell solves scheme.equation = maxwell")
+    if lengths is not None:
+        lengths = tuple(lengths)
+        if len(lengths) != len(p.shape):
+            raise ArgumentError(f"lengths {lengths} and shape {p.shape} have different numbers of axes")
+        for axis, v in enumerate(reversed(lengths)):
+            p.set("grid.l" + "xyz"[axis], v)
+    if dtype is not None:
+        dt_ = np.dtype(dtype)
+        if dt_ not in _PRECISION:
+            raise ArgumentError(f"dtype {dt_}: pyrgrid computes in float32 or float64")
+        p.set("scheme.precision", _PRECISION[dt_])
+    settings = {"scheme.steps": steps, "scheme.courant": courant, "scheme.dt": dt, "scheme.mode": mode, "boundary.kind": boundary,
+                "boundary.cpml_cells": cpml_cells, "material.eps_r": eps_r, "material.sigma": sigma, "material.mu_r": mu_r}
+    for section, key, values in (("material", "shape", shapes), ("source", "source", sources), ("probe", "probe", probes)):
+        if isinstance(values, str):
+            raise ArgumentError(f"{key}s must be a list of {section} values, not one string: [{values!r}]")
+        for i, v in enumerate(values):
+            settings[f"{section}.{key}{i + 1}"] = v
+    settings.update(keys or {})
+    for k, v in settings.items():
+        if v is not None:
+            p.set(k, v)
+    opts = Options()
+    if p.options is not None:
+        # a copy of the file's [run] keys (the problem's own handle stays as it is)
+        for k, v in p.options.to_dict().items():
+            if v is not None and v != "":
+                opts.set("run." + ("rows" if k == "piece" else k), v)
+    for k, v in dict(options, memory=memory, backend=backend).items():
+        if k not in _OPTION_KEYWORDS:
+            raise _unknown(k, _OPTION_KEYWORDS + ("progress",), "keywords")
+        if v is not None:
+            opts.set("run." + k, v)
+    fields = p.initial_fields()
+    if initial is not None:
+        unknown = [k for k in initial if k not in fields]
+        if unknown:
+            raise ArgumentError(f"initial: {unknown} are not components of this grid's mode {tuple(fields)}")
+        for name, a in initial.items():
+            a = np.asarray(a)
+            if a.shape != fields[name].shape:
+                raise ArgumentError(f"initial[{name!r}] is {_describe(a)}; the grid needs shape {fields[name].shape}")
+            fields[name][...] = a
+    with Plan(p, opts) as plan:
+        info = plan.execute(fields, progress=progress)
+    return MaxwellResult(fields, info, p.dt)

@@ -70,6 +70,8 @@ class Hooks(Structure):
 
 
 PROGRESS = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64)
+# pyr_probe_fn: (user, first step, count, values[count * nprobes], nprobes) -> status
+PROBE = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64, POINTER(c_double), c_int)
 
 
 class LgsSystem(Structure):
@@ -173,6 +175,9 @@ for _n, _r, _a in [
     ("pyr_field_destroy", None, (POINTER(_P),)),
     ("pyr_field_init", _status, (_P, _P)),
     ("pyr_field_init_input", _status, (_P, _P, c_int)),
+    ("pyr_field_init_state", _status, (_P, _P, c_int)),
+    ("pyr_problem_field_used", c_int, (_P, c_int)),
+    ("pyr_problem_time_step", _status, (_P, POINTER(c_double))),
     ("pyr_plan_create", _status, (_P, _P, POINTER(_P))),
     ("pyr_plan_destroy", None, (POINTER(_P),)),
     ("pyr_plan_json", c_size_t, (_P, c_char_p, c_size_t)),
