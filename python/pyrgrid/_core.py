@@ -699,7 +699,8 @@ def maxwell(problem, *, steps=None, courant=None, dt=None, mode=None, lengths=No
     ``problem``: a grid shape ((ny, nx) or (nz, ny, nx), NumPy order), a
     :class:`Problem` with ``equation="maxwell"``, a problem file's path (as
     ``pyrgrid run`` reads it, its [run] keys included) or a dict of
-    problem-file keys.  Keywords set keys on top of it: ``steps``,
+    problem-file keys.  Keywords set keys on top of it (a :class:`Problem`
+    given is changed by them, as by ``problem.set``): ``steps``,
     ``courant`` (or ``dt``), ``mode`` ("tm" or "te", 2D), ``lengths``,
     ``dtype``; ``boundary`` ("pec" or "cpml") and ``cpml_cells``; the
     background ``eps_r``, ``sigma``, ``mu_r``; ``shapes``, ``sources`` and

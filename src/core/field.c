@@ -62,6 +62,25 @@ pyr_status_t pyr_field_wrap(int dims, const int64_t n[3], pyr_precision_t precis
     return PYR_OK;
 }
 
+pyr_status_t pyr_field_alloc(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out)
+{
+    *out = NULL;
+    pyr_field_t *f = new_header(1);
+    if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a field header");
+    f->dims = dims;
+    for (int d = 0; d < 3; d++) f->n[d] = n[d];
+    f->precision = precision;
+    /* (one more byte: malloc(0) of an empty part may return NULL) */
+    f->data = malloc((size_t)pyr_field_count(f) * pyr_precision_size(precision) + 1);
+    if (!f->data) {
+        free((field_box_t *)f);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for a field of %lld x %lld x %lld values", (long long)n[0], (long long)n[1],
+                        (long long)n[2]);
+    }
+    *out = f;
+    return PYR_OK;
+}
+
 pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **out)
 {
     *out = NULL;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/field.h"
 #include "exec/mpi_internal.h"
 #include "exec/parts.h"
 #include "io/atomic.h"
@@ -255,15 +256,11 @@ pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_options_t *
     pyr_box_t box = {{0, 0, 0}, {0, 0, 0}};
     if (st == PYR_OK) {
         box = pyr_parts_process_box(P);
-        f = calloc(1, sizeof *f);
-        const size_t count = (size_t)pyr_box_volume(&box);
-        if (f) {
-            f->dims = problem->dims;
-            for (int a = 0; a < 3; a++) f->n[a] = pyr_box_extent(&box, a);
-            f->precision = problem->precision;
-            f->data = malloc(count * pyr_precision_size(problem->precision) + 1);
-        }
-        if (!f || !f->data) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for this rank's part of the result");
+        /* (through the field allocator: pyr_field_destroy frees what its header says it owns) */
+        int64_t n[3];
+        for (int a = 0; a < 3; a++) n[a] = pyr_box_extent(&box, a);
+        if (pyr_field_alloc(problem->dims, n, problem->precision, &f) != PYR_OK)
+            st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for this rank's part of the result");
         if (st == PYR_OK) st = pyr_parts_copy_out(P, 0, &box, f->data);
         st = pyr_mpi_agree(impl.comm, st);
     }
