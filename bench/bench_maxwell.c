@@ -208,7 +208,7 @@ int main(int argc, char **argv)
         result_t r;
         if (run(&p, &o, comp, &r) == 0) {
             incore = r.steady;
-            printf("%-10s %-8s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g\n", "naive", "-", "all", (long long)r.height, r.slots, r.e2e,
+            printf("%-10s %-8s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g\n", "naive", "-", "all", (long long)r.height, r.slots, r.e2e,
                    r.steady, (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
             fflush(stdout);
         }
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
             char name[40];
             snprintf(name, sizeof name, "naive %s", k);
             if (run(&p, &o, comp, &r) == 0)
-                printf("%-18s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g\n", name, "all", (long long)r.height, r.slots, r.e2e, r.steady,
+                printf("%-18s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g\n", name, "all", (long long)r.height, r.slots, r.e2e, r.steady,
                        (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
             fflush(stdout);
         }
@@ -246,7 +246,7 @@ int main(int argc, char **argv)
                 if (fractions[f] > 0) snprintf(budget, sizeof budget, "1/%lld", (long long)fractions[f]);
                 else snprintf(budget, sizeof budget, "auto");
                 if (run(&p, &o, comp, &r) == 0) {
-                    printf("%-10s %-8s %7s %6lld %5d %10.1f %10.1f %12llu %12llu %.9g%s", h < 0 ? "pyr(auto)" : "pyramid", r.decomp, budget,
+                    printf("%-10s %-8s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g%s", h < 0 ? "pyr(auto)" : "pyramid", r.decomp, budget,
                            (long long)r.height, r.slots, r.e2e, r.steady, (unsigned long long)r.up, (unsigned long long)r.down,
                            r.probe_last, incore > 0 ? "" : "\n");
                     if (incore > 0) printf("   %.2fx in-core\n", r.steady / incore);

@@ -281,6 +281,16 @@ typedef struct {
 /* Allocate a field of the problem's shape (contents undefined).  The caller
  * owns it and releases it with pyr_field_destroy. */
 PYR_API pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **field);
+/* A field around the caller's buffer, without a copy: `dims` axes of n[0]
+ * (x, fastest) .. n[2] nodes (n[d] = 1 beyond dims), values of `precision`
+ * in C order (a NumPy array of shape (n[2], n[1], n[0]) that is
+ * C-contiguous).  The caller keeps the buffer: it must outlive the field,
+ * and pyr_field_destroy frees only the header made here.  Runs update the
+ * buffer in place; on a GPU it is registered (pinned) for the length of a
+ * run. */
+PYR_API pyr_status_t pyr_field_wrap(int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **field);
+/* Release a field made by pyr_field_create (header and data) or
+ * pyr_field_wrap (the header only). */
 PYR_API void pyr_field_destroy(pyr_field_t **field);
 /* Fill with the problem's initial field (reads the .npy for PYR_INIT_FILE). */
 PYR_API pyr_status_t pyr_field_init(pyr_field_t *field, const pyr_problem_t *problem);
@@ -363,6 +373,64 @@ PYR_API const char *pyr_backend_name(pyr_backend_kind_t b);
  * suffixes: K = KiB = 1024). */
 PYR_API pyr_status_t pyr_parse_bytes(const char *text, uint64_t *bytes);
 
+/* ------------------------------------------------------- handles and keys */
+
+/* Problems and options by the keys of problem files, for callers that must
+ * not depend on the structs' layout: bindings (the Python module uses only
+ * these), and programs built against one version of the library and run
+ * with another, where a struct that gained members would be misread.  The
+ * library allocates the structs, so their size never enters the caller's
+ * code, and each value is set and read as text under its problem-file key
+ * ("grid.nx", "scheme.alpha", "initial.kind", "rhs.file", "run.memory";
+ * README.md lists them), checked exactly as a problem file's line is.
+ *
+ * A problem with pyr_problem_default's values; the caller owns it and
+ * releases it with pyr_problem_destroy. */
+PYR_API pyr_status_t pyr_problem_create(pyr_problem_t **problem);
+PYR_API void pyr_problem_destroy(pyr_problem_t **problem);
+/* Set a key of [grid], [scheme], [initial] or [rhs] from its text ("65",
+ * "1e-6", "poisson").  grid.dims = d also gives the axes beyond d one node;
+ * scheme.iterations and scheme.steps both set the most steps (sweeps).  Keys
+ * of [run] are options (pyr_options_set); [output] and the restart keys
+ * initial.step and initial.t are the pyrgrid program's.  On failure the
+ * problem is unchanged and the message names the key and what would work. */
+PYR_API pyr_status_t pyr_problem_set(pyr_problem_t *problem, const char *key, const char *value);
+/* The value of a key as text ("65", "1.0000000000000001e-06", "heat"),
+ * written to value (size bytes, terminated).  PYR_ERR_CONFIG for a key it
+ * does not know, PYR_ERR_ARG when the text does not fit (the message says
+ * how many bytes it needs). */
+PYR_API pyr_status_t pyr_problem_get(const pyr_problem_t *problem, const char *key, char *value, size_t size);
+/* Read a problem file as `pyrgrid run` does: defaults, then the file's keys
+ * (its [output] keys are read and left to the program), the checks of a
+ * whole file, inputs relative to the file's folder, the grid's size from
+ * initial.file where the file gives none.  A restart (initial.step, or an
+ * HDF5 result as initial.file) leaves problem->steps at the steps that
+ * remain.  options may be NULL.  On failure neither is changed. */
+PYR_API pyr_status_t pyr_problem_load_file(pyr_problem_t *problem, pyr_options_t *options, const char *path);
+
+/* Options with pyr_options_default's values (automatic choices); owned by
+ * the caller, released with pyr_options_destroy. */
+PYR_API pyr_status_t pyr_options_create(pyr_options_t **options);
+PYR_API void pyr_options_destroy(pyr_options_t **options);
+/* Set a key of [run] ("run.memory" = "4GiB", "run.backend" = "cpu",
+ * "run.height" = "auto").  run.rows and run.block set the piece's extent;
+ * run.block also chooses blocks when the decomposition is auto. */
+PYR_API pyr_status_t pyr_options_set(pyr_options_t *options, const char *key, const char *value);
+PYR_API pyr_status_t pyr_options_get(const pyr_options_t *options, const char *key, char *value, size_t size);
+
+/* The problem and the options as JSON objects ({"grid": {"dims": 2, "nx":
+ * 65, ...}, "scheme": {...}, ...}; the keys of the problem's equation only),
+ * snprintf-style: text receives at most size bytes (terminated, may be
+ * NULL with size 0) and the length of the whole text is returned. */
+PYR_API size_t pyr_problem_json(const pyr_problem_t *problem, char *text, size_t size);
+PYR_API size_t pyr_options_json(const pyr_options_t *options, char *text, size_t size);
+
+/* sizeof of a public struct by its name ("pyr_run_info_t", "pyr_hooks_t",
+ * "pyr_lgs_options_t", "pyr_frames_options_t", ...; 0 for a name it does not
+ * know), so that a binding that lays out a struct itself can check that it
+ * agrees with the library it runs with instead of misreading it. */
+PYR_API size_t pyr_struct_size(const char *name);
+
 /* -------------------------------------------------------------------- plan */
 
 typedef struct pyr_plan pyr_plan_t;
@@ -406,6 +474,10 @@ PYR_API pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *
 /* Human-readable description of the plan and, for comparison, the trivial
  * method's plan under the same budget. */
 PYR_API pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
+/* The plan as a JSON object: pyr_plan_info_t's members by name, the model's
+ * predicted seconds and where its constants came from (`pyrgrid plan
+ * --json`).  snprintf-style, as pyr_problem_json. */
+PYR_API size_t pyr_plan_json(const pyr_plan_t *plan, char *text, size_t size);
 
 /* ------------------------------------------------------------------ wisdom */
 
@@ -432,6 +504,15 @@ PYR_API pyr_status_t pyr_wisdom_import_file(const char *path);
 PYR_API pyr_status_t pyr_wisdom_export_file(const char *path);
 /* Empty the store. */
 PYR_API void pyr_wisdom_forget(void);
+/* Measure the performance model's constants on this machine, as `pyrgrid
+ * calibrate` does, and put them in the store (pyr_wisdom_export_file saves
+ * them): for the backend of `options` (backend, device, threads, and
+ * run.kernel's variant; NULL: auto, the default variant), each scheme,
+ * precision and dimension of the comma-separated lists ("heat,poisson",
+ * "float,double", "2,3"; NULL or "all": every one), about `effort` seconds
+ * per set (1 = the program's default; less is quicker and noisier). */
+PYR_API pyr_status_t pyr_wisdom_calibrate(const pyr_options_t *options, const char *schemes, const char *precisions, const char *dims,
+                                          double effort);
 /* Where programs keep wisdom (the pyrgrid program imports and exports it;
  * the library never reads it by itself): $PYRGRID_WISDOM, else
  * $XDG_CACHE_HOME/pyrgrid/wisdom, else $HOME/.cache/pyrgrid/wisdom. */
@@ -492,6 +573,15 @@ typedef struct {
 PYR_API int pyr_scheme_field_count(pyr_equation_t equation);
 PYR_API const char *pyr_scheme_field_name(pyr_equation_t equation, int i);
 PYR_API int pyr_scheme_field_updated(pyr_equation_t equation, int i);
+/* Whether a plan for this problem uses field i of its scheme (1), or not
+ * (0: pass NULL for it): Maxwell's components of a 2D grid's mode only,
+ * its coefficients only where the materials vary, its CPML auxiliaries
+ * only with CPML; Poisson's f unless the right-hand side is zero. */
+PYR_API int pyr_problem_field_used(const pyr_problem_t *problem, int i);
+/* The time step a run of the problem takes: heat's dt; Maxwell's dt, or the
+ * one its Courant number gives (dt = courant / sqrt(sum 1/h^2)); 0 for
+ * Poisson, which has no time. */
+PYR_API pyr_status_t pyr_problem_time_step(const pyr_problem_t *problem, double *dt);
 
 /* Fill state field i of the problem's scheme with its initial values
  * (heat, Poisson: i = 0, as pyr_field_init; Maxwell: a component, from
@@ -509,6 +599,9 @@ PYR_API pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_
  * plan.  run (may be NULL) receives what the run did. */
 PYR_API pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks,
                                 pyr_run_info_t *run);
+/* What a run did as a JSON object ({"steps": ..., "counts": {...}, "checked":
+ * ..., "change": ..., "converged": ...}), snprintf-style. */
+PYR_API size_t pyr_run_info_json(const pyr_run_info_t *run, char *text, size_t size);
 
 /* -------------------------------------------------------------- discovery */
 

@@ -84,6 +84,14 @@ typedef struct {
 } pyr_frames_options_t;
 
 PYR_API void pyr_frames_options_default(pyr_frames_options_t *options);
+/* Options by the keys of the [frames] section ("history" = "20", "weights" =
+ * "poly"; "frames.history" too), checked as a configuration file's line is,
+ * for callers that must not depend on this struct's layout (the Python
+ * module).  The program's file keys (input, residual, ...) are refused.
+ * create gives the defaults; the caller owns the result. */
+PYR_API pyr_status_t pyr_frames_options_create(pyr_frames_options_t **options);
+PYR_API void pyr_frames_options_destroy(pyr_frames_options_t **options);
+PYR_API pyr_status_t pyr_frames_options_set(pyr_frames_options_t *options, const char *key, const char *value);
 /* Checks ranges; the message names the option and what would work. */
 PYR_API pyr_status_t pyr_frames_options_validate(const pyr_frames_options_t *options);
 

@@ -5,10 +5,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # clang, its libFuzzer runtime and OpenMP: the fuzz harnesses (fuzz/run.sh); cfitsio, FFTW and the
-# Python modules: the frames pipeline and its tests; Open MPI: runs over MPI ranks (optional at
-# build time: without it pyrgrid builds and says that MPI is not available)
+# Python modules: the frames pipeline and its tests; HDF5: results and inputs (.h5), h5py and pytest:
+# the Python module's tests and an independent reader of the files; Open MPI: runs over MPI ranks
+# (optional at build time: without it pyrgrid builds and says that MPI is not available)
 pkgs=(cmake make gcc pkg-config libpng-dev liblapack-dev python3-numpy clang libclang-rt-dev libomp-dev
-      libcfitsio-dev libfftw3-dev python3-skimage python3-astropy libopenmpi-dev openmpi-bin)
+      libcfitsio-dev libfftw3-dev python3-skimage python3-astropy libhdf5-dev python3-pytest python3-h5py
+      libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

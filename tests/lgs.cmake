@@ -11,6 +11,7 @@ endif()
 
 # The CLI sub-command, linked directly so it is tested without the main program.
 pyr_add_test(test_lgs_cli SOURCES test_lgs_cli.c ${PROJECT_SOURCE_DIR}/tools/cli_solve.c ${PROJECT_SOURCE_DIR}/tools/cli_common.c
+  ${PROJECT_SOURCE_DIR}/tools/cli_result.c
   LABELS lgs)
 
 # CPU vs CUDA bit for bit; exits 77 (skipped) without a usable GPU.

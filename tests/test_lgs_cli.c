@@ -201,7 +201,9 @@ static void test_config_errors(void)
     CHECK_OK(pyr_lgs_config_load(path_in("ok.ini"), NULL, 0, &cfg));
     if (cfg) {
         CHECK(cfg->parabolic.a.formula && !strcmp(cfg->parabolic.a.formula, "1 + x"), "formula kept");
-        CHECK(cfg->parabolic.u_prev.path && !strcmp(cfg->parabolic.u_prev.path, "u.npy"), ".npy is a path");
+        /* (relative to the problem file's folder) */
+        CHECK(cfg->parabolic.u_prev.path && !strcmp(cfg->parabolic.u_prev.path, path_in("u.npy")), ".npy is a path: %s",
+              cfg->parabolic.u_prev.path ? cfg->parabolic.u_prev.path : "(none)");
         CHECK(cfg->options.backend == PYR_BACKEND_CUDA, "backend parsed");
     }
     pyr_lgs_config_destroy(&cfg);

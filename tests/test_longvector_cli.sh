@@ -81,6 +81,12 @@ else
   out=$("$bin" plan lv.ini 2>&1); rc=$?
   [ $rc -eq 0 ] && echo "$out" | grep -q "^method       longvector on the cuda backend, kernel longvector" \
     && echo "$out" | grep -q "^long-vector  per step 10 library calls" && echo "$out" | grep -q "M = " && ok || bad "plan: rc $rc, '$out'"
+  # the JSON plan (plan --json, run reports): the method, its kernel, the whole grid resident
+  "$bin" plan lv.ini --json > plan.json 2>&1 && python3 -c '
+import json, sys
+p = json.load(open("plan.json"))["plan"]
+sys.exit(0 if (p["method"], p["kernel"], p["decomposition"]) == ("longvector", "longvector", "whole grid") else 1)' \
+    && ok || bad "plan --json: $(cat plan.json)"
   out=$("$bin" run lv.ini 2>&1); rc=$?
   [ $rc -eq 0 ] && echo "$out" | grep -q "method=longvector backend=cuda" && ok || bad "run: rc $rc, '$out'"
   "$bin" run lv.ini --set run.method=naive --set run.backend=cpu --set output.field=naive.npy >/dev/null 2>&1 && cmp -s lv.npy naive.npy \

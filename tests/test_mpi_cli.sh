@@ -181,6 +181,31 @@ for np in 2 3; do
   cmp -s mx3_probes.csv mx3ref_probes.csv || fail "np $np Maxwell 3D probes differ from one process"
 done
 
+# HDF5 (issue 24): ranks read their hyperslab of an HDF5 result (a restart
+# from its step); HDF5 outputs and --report are refused, once, before the run
+if "$pyr" run heat.ini -q --set grid.nx=5 --set grid.ny=5 --set output.field=probe.h5 > /dev/null 2>&1; then
+  "$pyr" run heat.ini -q --set scheme.steps=10 --set output.field=half.h5 > /dev/null || fail "HDF5 half run"
+  "$pyr" run heat.ini -q --set initial.kind=file --set initial.file=half.h5 --set output.field=rest_ref.npy > /dev/null ||
+    fail "single-process restart from HDF5"
+  for np in 2 3; do
+    rm -f out.*
+    run_np "$np" run heat.ini --set initial.kind=file --set initial.file=half.h5 --set run.partition=slabs > h5_$np.txt 2> h5_$np.err ||
+      fail "np $np restart from HDF5: $(cat h5_$np.err)"
+    grep -q "steps=13 " h5_$np.txt || fail "np $np restart from step 10 of 23: $(cat h5_$np.txt)"
+    "$pyr" assemble out.parts.json h5_$np.npy -q && cmp -s h5_$np.npy rest_ref.npy || fail "np $np: HDF5 initial.file in parts differs"
+  done
+  rm -f out.*
+  run_np 2 run heat.ini --set output.field=out.h5 > h5out.txt 2> h5out.err && fail "np 2 accepted an HDF5 output"
+  grep -q "HDF5 results are not written by runs over several MPI ranks" h5out.err || fail "np 2 HDF5 output: $(cat h5out.err)"
+  [ "$(grep -c 'error:' h5out.err)" = 1 ] || fail "the HDF5 refusal was printed $(grep -c 'error:' h5out.err) times"
+  ls out.* > /dev/null 2>&1 && fail "a refused HDF5 run left outputs: $(ls out.*)"
+  run_np 2 run heat.ini --report r.json > rep.txt 2> rep.err && fail "np 2 accepted --report"
+  grep -q "\-\-report is not written by runs over several MPI ranks" rep.err || fail "np 2 --report: $(cat rep.err)"
+  [ -e r.json ] && fail "a refused run wrote its report"
+else
+  echo "note: no HDF5 in this build: the MPI runs from HDF5 files are not tested"
+fi
+
 # a NaN in the last rank's part of the initial field: every rank stops, with that rank's message
 python3 - << 'EOF' || fail "making nan.npy"
 import struct

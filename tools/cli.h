@@ -21,7 +21,9 @@ int pyr_cli_assemble(int argc, char **argv);  /* pyrgrid assemble INDEX OUT.npy 
  * (0: not started by one); `pyrgrid run` under it (returns an exit status,
  * or -1 for one process: the ordinary run goes on); a line for `info`. */
 int pyr_cli_mpi_launched(void);
-int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet);
+/* unsupported: NULL, or why this run cannot go over MPI ranks (an output or
+ * input only one process can handle); every rank then fails with it. */
+int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet, const char *unsupported);
 /* Maxwell's outputs (cli_maxwell.c): BASE_Ex.npy (step >= 0: BASE_Ex_000200.npy),
  * and the probes' series as CSV (series[k * nprobes + i] after step k + 1). */
 void pyr_cli_maxwell_path(const char *base, int c, int64_t step, char *out, size_t size);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_result.h"
 #include "io/atomic.h"
 #include "io/fits.h"
 #include "io/npy.h"
@@ -40,6 +41,7 @@ static void usage(FILE *out)
             "  --no-clean            keep detected objects in the history\n"
             "  --backend B           auto | cpu | cuda\n"
             "  --quiet               no progress bar or notices\n"
+            "  --report FILE.json    also write a report: inputs, options, timings per stage, counts, versions, machine\n"
             "  every key of the [frames] section can be set with --set frames.key=value (README.md)\n");
 }
 
@@ -150,7 +152,7 @@ int pyr_cli_frames(int argc, char **argv)
     fr_config_t cfg;
     fr_config_default(&cfg);
     int quiet = 0;
-    const char *config = NULL;
+    const char *config = NULL, *report = NULL;
     char **inputs = NULL;
     int ninputs = 0, cap = 0, rc = 1;
     /* the config file first, then every override in order */
@@ -183,6 +185,15 @@ int pyr_cli_frames(int argc, char **argv)
         }
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = 1;
+            continue;
+        }
+        if (!strcmp(a, "--report")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "pyrgrid: error: --report needs a file name, e.g. --report frames.json\n");
+                rc = 2;
+                goto out;
+            }
+            report = argv[++i];
             continue;
         }
         const char *set = NULL;
@@ -240,9 +251,10 @@ int pyr_cli_frames(int argc, char **argv)
         goto out;
     }
     /* fail before a long run, not after it */
-    const char *outs[] = {cfg.residual, cfg.shifts, cfg.candidates, cfg.snr_image, cfg.max_snr};
-    const char *names[] = {"frames.residual: ", "frames.shifts: ", "frames.candidates: ", "frames.snr_image: ", "frames.max_snr: "};
-    for (int i = 0; i < 5; i++)
+    const char *outs[] = {cfg.residual, cfg.shifts, cfg.candidates, cfg.snr_image, cfg.max_snr, report ? report : ""};
+    const char *names[] = {"frames.residual: ", "frames.shifts: ", "frames.candidates: ", "frames.snr_image: ", "frames.max_snr: ",
+                           "--report: "};
+    for (int i = 0; i < 6; i++)
         if (outs[i][0] && pyr_check_writable(outs[i]) != PYR_OK) {
             rc = fail(names[i]);
             goto out;
@@ -350,7 +362,7 @@ int pyr_cli_frames(int argc, char **argv)
     if (st == PYR_OK && (cfg.snr_image[0] || cfg.max_snr[0])) st = pyr_frames_max_snr(fr, snr);
     /* commit everything only now; a failure removes what this run already
      * renamed into place, so the outputs appear all together or not at all */
-    const char *committed[5];
+    const char *committed[6];
     int ncommitted = 0;
     if (st == PYR_OK && cfg.snr_image[0]) {
         char title[160];
@@ -397,6 +409,14 @@ int pyr_cli_frames(int argc, char **argv)
         where = "frames.candidates: ";
         s.have_cand = 0;
         st = pyr_atomic_commit(&s.cand);
+        if (st == PYR_OK) committed[ncommitted++] = cfg.candidates;
+    }
+    if (st == PYR_OK && report) { /* last: the outputs before it go when it cannot be written */
+        pyr_frames_stats_t fs;
+        pyr_frames_get_stats(fr, &fs);
+        where = "--report: ";
+        st = pyr_cli_report_frames(report, config, (const char *const *)inputs, ninputs, info.nx, info.ny, info.nframes, &cfg.o, &fs, secs,
+                                   outs);
     }
     if (st != PYR_OK) {
         pyr_fits_writer_abort(&s.fits);

@@ -1,10 +1,13 @@
 /* pyrgrid run for scheme.equation = maxwell (FDTD): the components of the
  * grid's mode from [initial], the run with a progress bar, and its outputs:
  * one .npy per component (output.field = NAME.npy gives NAME_Ex.npy ...),
- * snapshots every output.every steps (NAME_Ex_000200.npy ...), the probes'
- * series as CSV (output.probes: step,t,then one column per probe), and a PNG
- * of one component (output.component; 3D: the middle z-plane).  Every file
- * is staged and committed together at the end (a failure leaves none new). */
+ * snapshots every output.every steps (NAME_Ex_000200.npy ...), or one HDF5
+ * file (output.field = NAME.h5: every component of the mode and the
+ * coefficients that vary, snapshots inside, and the XDMF sidecar NAME.xmf;
+ * cli_result.c), the probes' series as CSV (output.probes: step,t,then one
+ * column per probe), a PNG of one component (output.component; 3D: the
+ * middle z-plane), and the run report (--report).  Every file is staged and
+ * committed together at the end (a failure leaves none new). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 
 #include "cli.h"
 #include "cli_maxwell.h"
+#include "cli_result.h"
 #include "core/error.h"
 #include "io/atomic.h"
 #include "io/config.h"
@@ -25,6 +29,8 @@
 typedef struct {
     const pyr_config_t *cfg;
     char base[PYR_PATH_MAX];
+    int h5;                   /* output.field is HDF5: snapshots go into it */
+    pyr_cli_result_t result;
     double start, last_draw, after;
     int tty, quiet, drawn;
     /* the probes' series */
@@ -77,6 +83,7 @@ void pyr_cli_maxwell_path(const char *base, int c, int64_t step, char *out, size
 static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfields, int64_t step)
 {
     mx_state_t *s = user;
+    if (s->h5) return pyr_cli_result_snapshot(&s->result, step);
     for (int c = 0; c < 6 && c < nfields; c++) {
         if (!fields[c]) continue;
         char path[PYR_PATH_MAX + 64];
@@ -146,13 +153,17 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, int c, i
     return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);
 }
 
-int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
+int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
 {
     pyr_problem_t *p = &cfg->problem;
     mx_state_t st;
     memset(&st, 0, sizeof st);
     st.cfg = cfg;
-    snprintf(st.base, sizeof st.base, "%s", cfg->field);
+    st.h5 = pyr_cli_result_is_h5(cfg);
+    char sidecar[PYR_PATH_MAX + 8];
+    pyr_cli_result_sidecar(cfg, sidecar, sizeof sidecar);
+    /* .npy: NAME_Ex.npy ... (st.base is NAME); HDF5: the one file (st.base stays empty) */
+    if (!st.h5) snprintf(st.base, sizeof st.base, "%s", cfg->field);
     size_t bl = strlen(st.base);
     if (bl > 4 && !strcmp(st.base + bl - 4, ".npy")) st.base[bl - 4] = 0;
     const int image_c = cfg->image_component >= 0 ? cfg->image_component : (p->dims == 2 && p->maxwell.te ? PYR_HZ : PYR_EZ);
@@ -161,17 +172,25 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
                 pyr_maxwell_component_name(image_c), p->dims == 3 ? "Ex Ey Ez Hx Hy Hz" : p->maxwell.te ? "Hz Ex Ey" : "Ez Hx Hy");
         return PYR_EXIT_ERROR;
     }
-    if (cfg->every > 0 && !st.base[0]) {
-        fprintf(stderr, "pyrgrid: error: output.every needs output.field = NAME.npy to name the snapshots\n");
+    if (cfg->every > 0 && !st.base[0] && !st.h5) {
+        fprintf(stderr, "pyrgrid: error: output.every needs output.field = NAME.npy (or NAME.h5) to name the snapshots\n");
         return PYR_EXIT_ERROR;
     }
     if (p->maxwell.nprobes && !cfg->probes[0] && !quiet)
         fprintf(stderr, "pyrgrid: note: [probe] is set but output.probes is not: the probes' series are not written\n");
     /* outputs checked before the run: writable, not an input, not each other */
     {
-        pyr_named_path_t outs[9];
+        pyr_named_path_t outs[12];
         char names[6][PYR_PATH_MAX + 16];
         int nout = 0;
+        if (st.h5) {
+            outs[nout].name = "output.field";
+            outs[nout++].path = cfg->field;
+            outs[nout].name = "the XDMF sidecar of output.field";
+            outs[nout++].path = sidecar;
+        }
+        outs[nout].name = "--report";
+        outs[nout++].path = report;
         for (int c = 0; c < 6; c++) {
             if (!st.base[0] || !pyr_maxwell_component_used(p, c)) continue;
             pyr_cli_maxwell_path(st.base, c, -1, names[c], sizeof names[c]);
@@ -198,19 +217,28 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
         if (pyr_check_outputs(outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
     }
 
+    double seconds[4] = {0, 0, 0, 0}, t0 = mx_now(); /* plan, initial fields, execute, outputs */
     pyr_cli_wisdom_import();
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(p, &cfg->options, &plan) != PYR_OK) return mx_fail(NULL);
     pyr_plan_info_t info;
     pyr_plan_get_info(plan, &info);
     if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+    seconds[0] = mx_now() - t0;
 
-    pyr_field_t *fields[21] = {NULL};
+    pyr_field_t *fields[PYR_MAXWELL_FIELDS] = {NULL};
     int rc = PYR_EXIT_OK;
     for (int c = 0; c < 6 && rc == PYR_EXIT_OK; c++) {
         if (!pyr_maxwell_component_used(p, c)) continue;
         if (pyr_field_create(p, &fields[c]) != PYR_OK || pyr_field_init_state(fields[c], p, c) != PYR_OK) rc = mx_fail("initial fields: ");
     }
+    /* an HDF5 result stores the coefficients that vary per node (the run then uses these, not its own copies) */
+    for (int i = PYR_MAXWELL_CA; i <= PYR_MAXWELL_DH && rc == PYR_EXIT_OK && st.h5; i++) {
+        if (!pyr_problem_field_used(p, i)) continue;
+        if (pyr_field_create(p, &fields[i]) != PYR_OK || pyr_field_init_input(fields[i], p, i) != PYR_OK) rc = mx_fail("materials: ");
+    }
+    if (rc == PYR_EXIT_OK && st.h5 && pyr_cli_result_open(&st.result, cfg, plan, fields, PYR_MAXWELL_FIELDS) != PYR_OK) rc = mx_fail(NULL);
+    seconds[1] = mx_now() - t0 - seconds[0];
     double dt = 0;
     (void)pyr_maxwell_dt(p, &dt);
     pyr_run_info_t ri;
@@ -230,14 +258,21 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
         st.start = mx_now();
         pyr_status_t s = pyr_execute_fields(plan, fields, pyr_scheme_field_count(p->equation), &hooks, &ri);
         secs = mx_now() - st.start;
+        seconds[2] = secs;
         if (st.drawn) fputc('\n', stderr);
         if (s != PYR_OK) rc = mx_fail(NULL);
     }
-    pyr_plan_destroy(&plan);
+    /* Yee cells x steps per second */
+    double cells = 1;
+    for (int d = 0; d < p->dims; d++) cells *= (double)(p->n[d] - 1);
+    cells *= (double)ri.steps;
+    const double gcells = secs > 0 ? cells / secs * 1e-9 : 0.0;
     if (rc == PYR_EXIT_OK) {
         pyr_atomic_stage_t stage;
         pyr_atomic_stage_begin(&stage);
         const char *failed = NULL;
+        const double t_out = mx_now();
+        if (st.h5 && pyr_cli_result_final(&st.result, &ri) != PYR_OK) failed = "output.field: ";
         for (int c = 0; c < 6 && !failed; c++) {
             if (!fields[c] || !st.base[0]) continue;
             char path[PYR_PATH_MAX + 16];
@@ -248,18 +283,23 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
         }
         if (!failed && cfg->image[0] && write_image(cfg->image, fields[image_c], image_c, ri.steps) != PYR_OK) failed = "output.image: ";
         if (!failed && cfg->probes[0] && st.nprobes && pyr_cli_maxwell_write_probes(cfg->probes, p, st.series, st.nseries, dt) != PYR_OK) failed = "output.probes: ";
+        if (!failed && report) {
+            pyr_json_t j;
+            seconds[3] = mx_now() - t_out;
+            pyr_cli_report_begin(&j, "run", cfg->source);
+            pyr_cli_report_run(&j, cfg, plan, &ri, seconds, gcells, sidecar, 0);
+            if (pyr_cli_report_end(&j, report, info.backend, cfg->options.device) != PYR_OK) failed = "--report: ";
+        }
         if (!failed && pyr_atomic_stage_commit(&stage) != PYR_OK) failed = "";
         pyr_atomic_stage_abort(&stage);
         if (failed) rc = mx_fail(failed);
     }
-    for (int c = 0; c < 6; c++) pyr_field_destroy(&fields[c]);
+    if (st.h5) pyr_cli_result_abort(&st.result);
+    pyr_plan_destroy(&plan);
+    for (int i = 0; i < PYR_MAXWELL_FIELDS; i++) pyr_field_destroy(&fields[i]);
     free(st.series);
     if (rc != PYR_EXIT_OK) return rc;
 
-    /* Yee cells x steps per second */
-    double cells = 1;
-    for (int d = 0; d < p->dims; d++) cells *= (double)(p->n[d] - 1);
-    cells *= (double)ri.steps;
     char grid[96], how[96] = "";
     if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
     else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
@@ -268,7 +308,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet)
     printf("pyrgrid: equation=maxwell%s method=%s%s backend=%s grid=%s %s steps=%lld dt=%.6g seconds=%.3f Gcell/s=%.3f uploaded=%llu "
            "downloaded=%llu computed=%llu redundant=%llu\n",
            p->dims == 2 ? (p->maxwell.te ? " mode=te" : " mode=tm") : "", pyr_method_name(info.method), how, pyr_backend_name(info.backend),
-           grid, pyr_precision_name(p->precision), (long long)ri.steps, dt, secs, secs > 0 ? cells / secs * 1e-9 : 0.0,
+           grid, pyr_precision_name(p->precision), (long long)ri.steps, dt, secs, gcells,
            (unsigned long long)ri.counts.uploaded, (unsigned long long)ri.counts.downloaded, (unsigned long long)ri.counts.computed,
            (unsigned long long)ri.counts.redundant);
     return PYR_EXIT_OK;

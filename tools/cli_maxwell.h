@@ -4,7 +4,8 @@
 
 #include "io/config.h"
 
-/* Run a parsed and validated Maxwell problem; returns the exit status. */
-int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet);
+/* Run a parsed and validated Maxwell problem; report: --report's path, or
+ * NULL; returns the exit status. */
+int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report);
 
 #endif

@@ -200,13 +200,14 @@ static int run_maxwell(pyr_config_t *cfg, int quiet, MPI_Comm comm, int rank, in
 
 /* -------------------------------------------------------------------- run */
 
-int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet)
+int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet, const char *unsupported)
 {
 #ifndef PYR_HAVE_MPI
     const int n = pyr_cli_mpi_launched();
     if (n <= 1) return -1; /* one process: the ordinary run */
     (void)cfg;
     (void)quiet;
+    (void)unsupported;
     fprintf(stderr, "pyrgrid: error: started by an MPI launcher for %d processes, but this pyrgrid was built without MPI; rebuild it with "
                     "MPI (Debian: apt install libopenmpi-dev openmpi-bin; scripts/setup.sh does), or run it without mpirun\n", n);
     return PYR_EXIT_ERROR;
@@ -241,6 +242,7 @@ int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet)
         pyr_cli_verbosity = -1; /* one voice: rank 0's (failures are agreed, so it has every rank's) */
     }
     st = pyr_problem_validate(p);
+    if (st == PYR_OK && unsupported) st = pyr_fail(PYR_ERR_UNSUPPORTED, "%s", unsupported);
     if (st == PYR_OK && p->equation == PYR_EQ_MAXWELL) {
         rc = run_maxwell(cfg, quiet, comm, rank, size);
         MPI_Finalize();
@@ -260,7 +262,7 @@ int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet)
     if (st == PYR_OK && rank == 0 && !quiet && cfg->image[0])
         fprintf(stderr, "pyrgrid: output.image is not written by a run over %d ranks (no rank holds the whole grid); assemble the parts "
                         "(pyrgrid assemble) to look at the field\n", size);
-    if (st == PYR_OK) pyr_cli_wisdom_import(); /* (it clears the last error) */
+    if (st == PYR_OK) pyr_cli_wisdom_import(); /* (it clears the last error: not after a failure, whose message is printed below) */
     pyr_field_t *part = NULL;
     pyr_mpi_info_t info;
     memset(&info, 0, sizeof info);

@@ -8,16 +8,23 @@
 
 #include "cli.h"
 #include "cli_maxwell.h"
+#include "cli_result.h"
 #include "core/error.h"
+#include "core/field_file.h"
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/npy.h"
 #include "exec/parts.h"
 #include "io/plot.h"
 #include "io/png.h"
+#include "io/report.h"
+#include "io/restart.h"
 #include "plan/plan.h"
 #include "tune/wisdom.h"
 #include "pyrgrid.h"
+
+/* fields of a scheme this command holds (heat: u; Poisson: u, f) */
+#define PYR_CLI_FIELDS 32
 
 static double now(void)
 {
@@ -39,28 +46,50 @@ static void usage(FILE *out, const char *cmd)
                      "  Solve the problem in FILE (INI; README.md has the keys) and write the outputs it names\n"
                      "  ([output] field, image, every).  One summary line on stdout; a progress bar on stderr\n"
                      "  when it is a terminal and the run takes over a second.\n"
-                     "  -s, --set section.key=value  override a key of the file (repeatable, applied in order)\n");
+                     "  -s, --set section.key=value  override a key of the file (repeatable, applied in order)\n"
+                     "  --report FILE.json           also write a report: problem, plan, counters, timings per stage,\n"
+                     "                               Gcell/s, versions, machine and GPU\n");
     else
         fprintf(out, "usage: pyrgrid plan FILE [--set section.key=value]... [-v|-q]\n"
                      "  Print the plan for FILE (method, pieces, passes, device memory, values moved and\n"
                      "  computed, the model's predicted time by height) without running it.\n"
-                     "  -s, --set section.key=value  override a key of the file (repeatable)\n");
+                     "  -s, --set section.key=value  override a key of the file (repeatable)\n"
+                     "  --json                       print the problem, options and plan as JSON instead\n");
     pyr_cli_print_common(out);
 }
 
+/* Options of run and plan beyond --set. */
+typedef struct {
+    const char *report; /* run --report FILE */
+    int json;           /* plan --json */
+} run_flags_t;
+
 /* Parse FILE [--set k=v]... [-v|-q] into a config.  Returns an exit status,
  * or -1 after --help (the caller exits 0). */
-static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg, int *quiet)
+static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg, int *quiet, run_flags_t *flags)
 {
     const char *file = NULL;
     pyr_config_default(cfg);
+    memset(flags, 0, sizeof *flags);
     *quiet = 0;
+    const int run = !strcmp(cmd, "run");
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout, cmd);
             return -1;
         }
         if (pyr_cli_common_option(argv[i])) *quiet = pyr_cli_verbosity < 0;
+        else if (run && !strcmp(argv[i], "--report")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) {
+                fprintf(stderr, "pyrgrid: error: --report needs a file name, e.g. --report run.json\n");
+                return 2;
+            }
+            flags->report = argv[++i];
+        } else if (run && !strncmp(argv[i], "--report=", 9)) {
+            flags->report = argv[i] + 9;
+        } else if (!run && !strcmp(argv[i], "--json")) {
+            flags->json = 1;
+        }
         else if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "pyrgrid: error: --set needs section.key=value\n");
@@ -85,11 +114,14 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg,
     /* overrides in order, after the file */
     for (int i = 0; i < argc; i++) {
         const char *a = NULL;
-        if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) a = argv[++i];
+        if (run && !strcmp(argv[i], "--report")) i++;
+        else if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) a = argv[++i];
         else if (!strncmp(argv[i], "--set=", 6)) a = argv[i] + 6;
         if (a && pyr_config_set(cfg, a) != PYR_OK) return fail(NULL);
     }
     if (pyr_config_finish(cfg) != PYR_OK) return fail(NULL);
+    /* the grid's size from initial.file, restarts (io/restart.h) */
+    if (pyr_config_finish_inputs(cfg) != PYR_OK) return fail(NULL);
     return 0;
 }
 
@@ -99,7 +131,7 @@ typedef struct {
     double start, last_draw;
     int tty, quiet, drawn;
     const pyr_config_t *cfg;
-    char snap_base[PYR_PATH_MAX];
+    pyr_cli_result_t result; /* output.field: .npy or HDF5, snapshots (cli_result.c) */
     double after; /* seconds before the bar appears */
 } run_state_t;
 
@@ -122,19 +154,11 @@ static int on_progress(void *user, int64_t done, int64_t total)
     return 0;
 }
 
-static void shape_of(const pyr_field_t *f, int64_t shape[3])
-{
-    for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
-}
-
 static pyr_status_t on_snapshot(void *user, const pyr_field_t *field, int64_t step)
 {
     run_state_t *s = user;
-    char path[PYR_PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s_%06lld.npy", s->snap_base, (long long)step);
-    int64_t shape[3];
-    shape_of(field, shape);
-    return pyr_npy_write(path, field->dims, shape, field->precision, field->data);
+    (void)field; /* the result holds every field of the scheme */
+    return pyr_cli_result_snapshot(&s->result, step);
 }
 
 /* The image of a result: heat map (2D, or the middle z-plane of 3D), or a
@@ -208,7 +232,7 @@ static pyr_status_t check_snapshot_names(const pyr_config_t *cfg, const pyr_name
         const char *d = fname + stem_len + 1;
         char *end;
         long long step = strtoll(d, &end, 10);
-        if (end - d < 6 || strcmp(end, ".npy") || step <= 0 || step % cfg->every || step > cfg->problem.steps) continue;
+        if (end - d < 6 || strcmp(end, ".npy") || step <= cfg->start_step || step % cfg->every || step > cfg->end_step) continue;
         char snap[PYR_PATH_MAX + 32];
         snprintf(snap, sizeof snap, "%s_%06lld.npy", base, step);
         if (strcmp(snap + (size_t)(stem - base), fname) || !pyr_same_file(snap, f->path)) continue;
@@ -223,27 +247,48 @@ int pyr_cli_run(int argc, char **argv)
 {
     pyr_config_t cfg;
     int quiet;
-    int rc = parse_args(argc, argv, "run", &cfg, &quiet);
+    run_flags_t flags;
+    int rc = parse_args(argc, argv, "run", &cfg, &quiet, &flags);
     if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
     /* started by mpirun: one grid over the ranks (cli_mpi.c, issue 25) */
-    if (pyr_cli_mpi_launched() && (rc = pyr_cli_run_mpi(&cfg, quiet)) >= 0) return rc;
+    if (pyr_cli_mpi_launched()) {
+        /* what only a process holding the whole grid writes or reads (HDF5 is not parallel here) */
+        const pyr_scheme_t *scheme = pyr_scheme_of(cfg.problem.equation);
+        const char *unsupported = NULL;
+        if (pyr_cli_result_is_h5(&cfg))
+            unsupported = "output.field = NAME.h5: HDF5 results are not written by runs over several MPI ranks (each rank writes its "
+                          "part as .npy); use output.field = NAME.npy and pyrgrid assemble";
+        else if (flags.report)
+            unsupported = "--report is not written by runs over several MPI ranks yet; leave it out (rank 0 prints the summary line)";
+        else if (cfg.start_dataset[0] && scheme && strcmp(cfg.start_dataset, scheme->field[0].name) != 0)
+            unsupported = "initial.step picks a snapshot of an HDF5 result, which runs over several MPI ranks do not read; restart "
+                          "from its final field (leave initial.step out) or run in one process";
+        if ((rc = pyr_cli_run_mpi(&cfg, quiet, unsupported)) >= 0) return rc;
+    }
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
-    if (p->equation == PYR_EQ_MAXWELL) return pyr_cli_run_maxwell(&cfg, quiet); /* cli_maxwell.c */
+    /* its own outputs (cli_maxwell.c): a .npy per component or one HDF5 file, probes */
+    if (p->equation == PYR_EQ_MAXWELL) return pyr_cli_run_maxwell(&cfg, quiet, flags.report);
     if (cfg.every > 0 && !cfg.field[0]) {
         fprintf(stderr, "pyrgrid: error: output.every = %lld writes snapshots named after output.field, which is empty; set output.field = NAME.npy\n",
                 (long long)cfg.every);
         return 1;
     }
+    char sidecar[PYR_PATH_MAX + 8];
+    pyr_cli_result_sidecar(&cfg, sidecar, sizeof sidecar);
+    const int h5 = pyr_cli_result_is_h5(&cfg);
     /* Fail before a long run, not after it: every output writable, none the
      * same file as another or as an input, snapshots included. */
     {
-        pyr_named_path_t outs[2] = {{"output.field", cfg.field}, {"output.image", cfg.image}};
-        pyr_named_path_t ins[2] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source}};
-        if (pyr_check_outputs(outs, 2, ins, 2) != PYR_OK) return fail(NULL);
-        if (cfg.every > 0 && check_snapshot_names(&cfg, outs + 1, 1, ins, 2) != PYR_OK) return fail(NULL);
+        pyr_named_path_t outs[4] = {{"output.field", cfg.field}, {"output.image", cfg.image}, {"the XDMF sidecar of output.field", sidecar},
+                                    {"--report", flags.report}};
+        pyr_named_path_t ins[3] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source},
+                                   {"rhs.file", p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_FILE ? p->poisson.rhs_file : NULL}};
+        if (pyr_check_outputs(outs, 4, ins, 3) != PYR_OK) return fail(NULL);
+        if (cfg.every > 0 && !h5 && check_snapshot_names(&cfg, outs + 1, 3, ins, 3) != PYR_OK) return fail(NULL);
     }
 
+    double t0 = now(), seconds[4] = {0, 0, 0, 0}; /* plan, initial field, execute, outputs */
     pyr_cli_wisdom_import();
     unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;
@@ -264,15 +309,31 @@ int pyr_cli_run(int argc, char **argv)
             fprintf(stderr, "pyrgrid: parts: %s; the plan above is part 0's\n", parts);
         }
     }
+    if (cfg.start_step > 0 && !quiet && pyr_cli_verbosity > 0)
+        fprintf(stderr, "pyrgrid: restart from step %lld of %s: %lld steps to run\n", (long long)cfg.start_step, p->init_file, (long long)p->steps);
     pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
+    seconds[0] = now() - t0;
 
-    pyr_field_t *field = NULL;
-    if (pyr_field_create(p, &field) != PYR_OK || pyr_field_init(field, p) != PYR_OK) {
-        pyr_plan_destroy(&plan);
-        pyr_field_destroy(&field);
-        return fail(NULL);
+    const int nf = pyr_scheme_field_count(p->equation);
+    pyr_field_t *fields[PYR_CLI_FIELDS] = {NULL}; /* inputs (Poisson's f): made by the library from the problem, unless stored in an HDF5 result */
+    pyr_status_t s = pyr_field_create(p, &fields[0]);
+    if (s == PYR_OK)
+        s = p->init == PYR_INIT_FILE && cfg.start_dataset[0] ? pyr_field_init_file(fields[0], p, p->init_file, cfg.start_dataset)
+                                                             : pyr_field_init(fields[0], p);
+    for (int i = 1; i < nf && i < PYR_CLI_FIELDS && s == PYR_OK && h5; i++) {
+        if (pyr_scheme_field_updated(p->equation, i) || (p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_ZERO)) continue;
+        s = pyr_field_create(p, &fields[i]);
+        if (s == PYR_OK) s = pyr_field_init_input(fields[i], p, i);
     }
     run_state_t st = {0};
+    if (s == PYR_OK) s = pyr_cli_result_open(&st.result, &cfg, plan, fields, nf);
+    if (s != PYR_OK) {
+        pyr_plan_destroy(&plan);
+        for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
+        return fail(NULL);
+    }
+    pyr_field_t *field = fields[0];
+    seconds[1] = now() - t0 - seconds[0];
     st.tty = isatty(fileno(stderr));
     st.quiet = quiet;
     /* PYRGRID_PROGRESS_AFTER: seconds before the bar appears (default 1; 0 always shows it) */
@@ -280,38 +341,49 @@ int pyr_cli_run(int argc, char **argv)
     st.after = after && *after ? atof(after) : 1.0;
     if (!(st.after >= 0)) st.after = 1.0;
     st.cfg = &cfg;
-    strip_npy(cfg.field, st.snap_base, sizeof st.snap_base);
     pyr_hooks_t hooks = {.progress = on_progress, .snapshot = cfg.every > 0 ? on_snapshot : NULL, .user = &st};
-    pyr_field_t *fields[8] = {field}; /* inputs (Poisson's f): made by the library from the problem */
     pyr_run_info_t ri;
     st.start = now();
-    pyr_status_t s = pyr_execute_fields(plan, fields, pyr_scheme_field_count(p->equation), &hooks, &ri);
+    s = pyr_execute_fields(plan, fields, nf, &hooks, &ri);
     const pyr_counters_t cnt = ri.counts;
     double secs = now() - st.start;
+    seconds[2] = secs;
     if (st.drawn) fputc('\n', stderr);
-    pyr_plan_destroy(&plan);
     if (s != PYR_OK) {
-        pyr_field_destroy(&field);
+        pyr_plan_destroy(&plan);
+        pyr_cli_result_abort(&st.result);
+        for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
         return fail(NULL);
     }
-    /* The field and the image are committed together: both new, or (on a
-     * failure, e.g. a full disk) both as they were. */
-    int64_t shape[3];
-    shape_of(field, shape);
+    const int not_converged = p->equation == PYR_EQ_POISSON && p->poisson.tolerance > 0 && !ri.converged;
+    double cells = (double)pyr_problem_interior(p) * (double)ri.steps;
+    const double gcells = secs > 0 ? cells / secs * 1e-9 : 0.0;
+    /* The field, its sidecar, the image and the report are committed
+     * together: all new, or (on a failure, e.g. a full disk) all as they were. */
     pyr_atomic_stage_t stage;
     pyr_atomic_stage_begin(&stage);
     const char *failed = NULL;
-    if (cfg.field[0] && pyr_npy_write(cfg.field, field->dims, shape, field->precision, field->data) != PYR_OK)
+    double t_out = now();
+    pyr_problem_t shown = *p; /* the image's title counts the steps from 0 */
+    shown.steps = pyr_cli_step_of(&cfg, ri.steps);
+    if (cfg.field[0] && pyr_cli_result_final(&st.result, &ri) != PYR_OK)
         failed = "output.field: ";
-    else if (cfg.image[0] && write_image(cfg.image, field, p) != PYR_OK)
+    else if (cfg.image[0] && write_image(cfg.image, field, &shown) != PYR_OK)
         failed = "output.image: ";
-    else if (pyr_atomic_stage_commit(&stage) != PYR_OK)
-        failed = "";
+    if (!failed && flags.report) {
+        pyr_json_t j;
+        seconds[3] = now() - t_out;
+        pyr_cli_report_begin(&j, "run", cfg.source);
+        pyr_cli_report_run(&j, &cfg, plan, &ri, seconds, gcells, sidecar, not_converged ? 3 : 0);
+        if (pyr_cli_report_end(&j, flags.report, info.backend, cfg.options.device) != PYR_OK) failed = "--report: ";
+    }
+    if (!failed && pyr_atomic_stage_commit(&stage) != PYR_OK) failed = "";
     pyr_atomic_stage_abort(&stage);
-    pyr_field_destroy(&field);
+    pyr_cli_result_abort(&st.result);
+    pyr_plan_destroy(&plan);
+    for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
     if (failed) return fail(failed);
 
-    double cells = (double)pyr_problem_interior(p) * (double)ri.steps;
     char grid[96];
     if (p->dims == 1) snprintf(grid, sizeof grid, "%lld", (long long)p->n[0]);
     else if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
@@ -323,23 +395,25 @@ int pyr_cli_run(int argc, char **argv)
     if (ri.checked)
         snprintf(stop, sizeof stop, " change=%.6g%s", ri.change,
                  p->poisson.tolerance > 0 ? (ri.converged ? " converged=yes" : " converged=no") : "");
+    char from[64] = "";
+    if (cfg.start_step > 0) snprintf(from, sizeof from, " from=%lld", (long long)cfg.start_step);
     /* several devices (issue 25): parts, H and the halo traffic */
     char parts[160] = "";
     if (ri.parts > 1)
         snprintf(parts, sizeof parts, " parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu", ri.parts, (long long)ri.exchange_height,
                  (long long)ri.exchanges, (unsigned long long)ri.halo_sent, (unsigned long long)ri.halo_received);
-    printf("pyrgrid: %smethod=%s%s%s backend=%s grid=%s %s %s=%lld%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
+    printf("pyrgrid: %smethod=%s%s%s backend=%s grid=%s %s %s=%lld%s%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
            "computed=%llu redundant=%llu\n",
            p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", pyr_method_name(info.method), how, parts, pyr_backend_name(info.backend), grid,
-           pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri.steps, stop, secs,
-           secs > 0 ? cells / secs * 1e-9 : 0.0, (unsigned long long)cnt.uploaded, (unsigned long long)cnt.downloaded,
+           pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri.steps, from, stop, secs,
+           gcells, (unsigned long long)cnt.uploaded, (unsigned long long)cnt.downloaded,
            (unsigned long long)cnt.computed, (unsigned long long)cnt.redundant);
-    if (p->equation == PYR_EQ_POISSON && p->poisson.tolerance > 0 && !ri.converged) {
+    if (not_converged) {
         fprintf(stderr,
                 "pyrgrid: error: did not converge: after %lld sweeps (the most, scheme.iterations) a sweep still changes u by "
                 "%.6g, more than scheme.tolerance = %g; the result was written. Use more iterations, a larger tolerance%s, or a "
                 "good initial guess (initial.kind = file)\n",
-                (long long)ri.steps, ri.change, p->poisson.tolerance,
+                (long long)pyr_cli_step_of(&cfg, ri.steps), ri.change, p->poisson.tolerance,
                 p->precision == PYR_FLOAT && ri.change < 1e-5 ? " (float rounding stops the change near 1e-7 of |u|: use precision = double)" : "");
         return 3;
     }
@@ -350,13 +424,31 @@ int pyr_cli_plan(int argc, char **argv)
 {
     pyr_config_t cfg;
     int quiet;
-    int rc = parse_args(argc, argv, "plan", &cfg, &quiet);
+    run_flags_t flags;
+    int rc = parse_args(argc, argv, "plan", &cfg, &quiet, &flags);
     if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
     pyr_cli_wisdom_import();
     unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(&cfg.problem, &cfg.options, &plan) != PYR_OK) return fail(NULL);
     pyr_cli_wisdom_export_if_changed(wisdom_before);
+    if (flags.json) {
+        /* the problem as the file states it, the options, the plan of the steps that remain */
+        pyr_json_t j;
+        pyr_json_init(&j, 1);
+        pyr_json_object(&j, NULL);
+        pyr_problem_t whole = cfg.problem;
+        whole.steps = cfg.end_step;
+        pyr_report_problem(&j, "problem", &whole);
+        pyr_report_options(&j, "options", &cfg.options);
+        pyr_report_plan(&j, "plan", plan);
+        pyr_json_end(&j);
+        const char *text = pyr_json_text(&j);
+        if (text) printf("%s\n", text);
+        pyr_json_free(&j);
+        pyr_plan_destroy(&plan);
+        return text ? 0 : fail(NULL);
+    }
     pyr_plan_print(plan, stdout);
     if (pyr_plan_parts(plan)) { /* several devices: the plan above is part 0's */
         char parts[320];

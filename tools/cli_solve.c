@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_result.h"
 #include "io/atomic.h"
 #include "io/npy.h"
 #include "io/plot.h"
@@ -32,7 +33,8 @@ static void usage(FILE *out)
             "  Solve the block-tridiagonal system that FILE (INI) describes by line Gauss-Seidel\n"
             "  with the Thomas algorithm; write the outputs named in its [output] section, all\n"
             "  together once the iteration has ended.\n"
-            "  -s, --set section.key=value  override a key of the file (repeatable)\n");
+            "  -s, --set section.key=value  override a key of the file (repeatable)\n"
+            "  --report FILE.json           also write a report: system, options, result, timings, versions, machine\n");
     pyr_cli_print_common(out);
 }
 
@@ -74,7 +76,7 @@ static pyr_status_t write_history_png(const char *path, const pyr_lgs_result_t *
 
 int pyr_cli_solve(int argc, char **argv)
 {
-    const char *file = NULL;
+    const char *file = NULL, *report = NULL;
     const char **sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *sets);
     int nsets = 0, quiet = 0;
     pyr_cli_verbosity = 0;
@@ -99,6 +101,14 @@ int pyr_cli_solve(int argc, char **argv)
             sets[nsets++] = argv[++a];
         } else if (!strncmp(arg, "--set=", 6)) {
             sets[nsets++] = arg + 6;
+        } else if (!strcmp(arg, "--report") || !strncmp(arg, "--report=", 9)) {
+            if (arg[8] == '=') report = arg + 9;
+            else if (a + 1 < argc && argv[a + 1][0]) report = argv[++a];
+            else {
+                fprintf(stderr, "pyrgrid: error: --report needs a file name, e.g. --report solve.json\n");
+                free(sets);
+                return PYR_EXIT_USAGE;
+            }
         } else if (arg[0] == '-' && arg[1]) {
             fprintf(stderr, "pyrgrid: error: unknown option '%s' for solve; the options are --set section.key=value, "
                             "--verbose, --quiet and --help\n", arg);
@@ -132,8 +142,8 @@ int pyr_cli_solve(int argc, char **argv)
     hist_png = pyr_lgs_config_history_image(cfg);
     {
         /* every output writable, none the same file as another or as an input */
-        pyr_named_path_t outs[4] = {{"output.solution", cfg->solution}, {"output.history", cfg->history},
-                                    {"output.image", cfg->image}, {"output.history_image", hist_png}};
+        pyr_named_path_t outs[5] = {{"output.solution", cfg->solution}, {"output.history", cfg->history},
+                                    {"output.image", cfg->image}, {"output.history_image", hist_png}, {"--report", report}};
         static const char *const array_keys[6] = {"system.cC", "system.aC", "system.bC", "system.cA", "system.cB", "system.F"};
         pyr_named_path_t ins[11];
         int nin = 0;
@@ -146,7 +156,7 @@ int pyr_cli_solve(int argc, char **argv)
             ins[nin++] = (pyr_named_path_t){"parabolic.f", cfg->parabolic.f.path};
             ins[nin++] = (pyr_named_path_t){"parabolic.u_prev", cfg->parabolic.u_prev.path};
         }
-        if ((st = pyr_check_outputs(outs, 4, ins, nin)) != PYR_OK) goto out;
+        if ((st = pyr_check_outputs(outs, 5, ins, nin)) != PYR_OK) goto out;
     }
     st = pyr_lgs_config_system(cfg, &sys);
     if (st != PYR_OK) goto out;
@@ -184,6 +194,11 @@ int pyr_cli_solve(int argc, char **argv)
     }
     if (hist_png) {
         if ((st = write_history_png(hist_png, res, title)) != PYR_OK) goto out;
+    }
+    if (report) {
+        const char *written[4] = {cfg->solution, cfg->history, cfg->image, hist_png};
+        int status = res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0 ? PYR_EXIT_NOT_CONVERGED : PYR_EXIT_OK;
+        if ((st = pyr_cli_report_solve(report, file, cfg->kind, sys, &opt, res, written, status)) != PYR_OK) goto out;
     }
     staging = 0;
     if ((st = pyr_atomic_stage_commit(&stage)) != PYR_OK) goto out;

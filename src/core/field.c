@@ -5,6 +5,8 @@
 
 #include "core/error.h"
 #include "core/field.h"
+#include "core/field_file.h"
+#include "io/hdf5.h"
 #include "io/npy.h"
 #include "io/npy_part.h"
 #include "pyrgrid.h"
@@ -16,11 +18,74 @@
 
 int64_t pyr_field_count(const pyr_field_t *f) { return f->n[0] * f->n[1] * f->n[2]; }
 
+/* The header of a field made here, with what pyr_field_destroy must free
+ * (a wrapped field's data belong to the caller). */
+typedef struct {
+    pyr_field_t field;
+    int owns_data;
+} field_box_t;
+
+static pyr_field_t *new_header(int owns_data)
+{
+    field_box_t *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->owns_data = owns_data;
+    return &b->field;
+}
+
+pyr_status_t pyr_field_wrap(int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **out)
+{
+    if (!out) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: out is NULL");
+    *out = NULL;
+    if (dims < 1 || dims > 3) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: dims = %d; use 1, 2 or 3", dims);
+    if (!n) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: n is NULL");
+    if (precision != PYR_FLOAT && precision != PYR_DOUBLE)
+        return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: precision %d is neither PYR_FLOAT nor PYR_DOUBLE", (int)precision);
+    uint64_t count = 1;
+    for (int d = 0; d < 3; d++) {
+        if (d < dims && n[d] < 1) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: n[%d] = %lld; every axis needs a node", d, (long long)n[d]);
+        if (d >= dims && n[d] != 1)
+            return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: n[%d] = %lld but dims = %d: axes beyond dims have 1 node", d, (long long)n[d], dims);
+        if ((uint64_t)n[d] > (uint64_t)PTRDIFF_MAX / 8 / count)
+            return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: %lld x %lld x %lld values do not fit in addressable memory", (long long)n[0],
+                            (long long)n[1], (long long)n[2]);
+        count *= (uint64_t)n[d];
+    }
+    if (!data) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: data is NULL; give the caller's buffer of %llu values", (unsigned long long)count);
+    pyr_field_t *f = new_header(0);
+    if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a field header");
+    f->dims = dims;
+    for (int d = 0; d < 3; d++) f->n[d] = n[d];
+    f->precision = precision;
+    f->data = data;
+    *out = f;
+    return PYR_OK;
+}
+
+pyr_status_t pyr_field_alloc(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out)
+{
+    *out = NULL;
+    pyr_field_t *f = new_header(1);
+    if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a field header");
+    f->dims = dims;
+    for (int d = 0; d < 3; d++) f->n[d] = n[d];
+    f->precision = precision;
+    /* (one more byte: malloc(0) of an empty part may return NULL) */
+    f->data = malloc((size_t)pyr_field_count(f) * pyr_precision_size(precision) + 1);
+    if (!f->data) {
+        free((field_box_t *)f);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for a field of %lld x %lld x %lld values", (long long)n[0], (long long)n[1],
+                        (long long)n[2]);
+    }
+    *out = f;
+    return PYR_OK;
+}
+
 pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **out)
 {
     *out = NULL;
     PYR_TRY(pyr_problem_validate(problem));
-    pyr_field_t *f = calloc(1, sizeof *f);
+    pyr_field_t *f = new_header(1);
     if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a field header");
     f->dims = problem->dims;
     for (int d = 0; d < 3; d++) f->n[d] = problem->n[d];
@@ -28,7 +93,7 @@ pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **out)
     size_t bytes = (size_t)pyr_field_count(f) * pyr_precision_size(f->precision);
     f->data = malloc(bytes);
     if (!f->data) {
-        free(f);
+        free((field_box_t *)f);
         return pyr_fail(PYR_ERR_NOMEM,
                         "out of host memory: the %lld x %lld x %lld %s grid needs %.3f GiB; use fewer nodes, float precision, or a machine with more memory",
                         (long long)problem->n[0], (long long)problem->n[1], (long long)problem->n[2],
@@ -41,8 +106,9 @@ pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **out)
 void pyr_field_destroy(pyr_field_t **f)
 {
     if (!f || !*f) return;
-    free((*f)->data);
-    free(*f);
+    field_box_t *b = (field_box_t *)*f; /* the field is the box's first member */
+    if (b->owns_data) free(b->field.data);
+    free(b);
     *f = NULL;
 }
 
@@ -116,6 +182,26 @@ static pyr_status_t check_finite(const pyr_field_t *f, const char *path, const i
                     path, isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf", index);
 }
 
+pyr_status_t pyr_field_read_file(pyr_field_t *f, const char *path, const char *dataset)
+{
+    int64_t shape[3];
+    for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
+    if (pyr_h5_is_path(path)) return pyr_h5_read_expect(path, dataset, f->dims, shape, f->precision, f->data);
+    return pyr_npy_read_expect(path, f->dims, shape, f->precision, f->data);
+}
+
+pyr_status_t pyr_field_init_file(pyr_field_t *f, const pyr_problem_t *p, const char *path, const char *dataset)
+{
+    PYR_TRY(check_shape(f, p));
+    /* an HDF5 file holds the scheme's first field under its name */
+    const pyr_scheme_t *scheme = pyr_scheme_of(p->equation);
+    if (!dataset) dataset = scheme ? scheme->field[0].name : "u";
+    pyr_status_t st = pyr_field_read_file(f, path, dataset);
+    if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
+    const int64_t zero[3] = {0, 0, 0};
+    return check_finite(f, path, zero);
+}
+
 pyr_status_t pyr_field_init_state(pyr_field_t *f, const pyr_problem_t *p, int i)
 {
     const pyr_scheme_t *scheme = p ? pyr_scheme_of(p->equation) : NULL;
@@ -131,16 +217,15 @@ pyr_status_t pyr_field_init(pyr_field_t *f, const pyr_problem_t *p)
     PYR_TRY(check_shape(f, p));
     const pyr_scheme_t *scheme = pyr_scheme_of(p->equation);
     if (scheme && scheme->init_state) return scheme->init_state(p, 0, f);
-    if (p->init == PYR_INIT_FILE) {
-        int64_t shape[3];
-        for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
-        pyr_status_t st = pyr_npy_read_expect(p->init_file, f->dims, shape, f->precision, f->data);
-        if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
-        const int64_t zero[3] = {0, 0, 0};
-        return check_finite(f, p->init_file, zero);
-    }
+    if (p->init == PYR_INIT_FILE) return pyr_field_init_file(f, p, p->init_file, NULL);
     const int64_t zero[3] = {0, 0, 0};
     return pyr_field_init_part(f, p, zero);
+}
+
+pyr_status_t pyr_field_read_part(pyr_field_t *f, const pyr_problem_t *p, const char *path, const char *dataset, const int64_t origin[3])
+{
+    if (pyr_h5_is_path(path)) return pyr_h5_read_part(path, dataset, p->dims, p->n, origin, f->n, f->precision, f->data);
+    return pyr_npy_read_part(path, p->dims, p->n, origin, f->n, f->precision, f->data);
 }
 
 /* Every value is a function of the node's place in the whole grid (and the
@@ -154,7 +239,9 @@ pyr_status_t pyr_field_init_part(pyr_field_t *f, const pyr_problem_t *p, const i
                             (long long)origin[d], (long long)(origin[d] + f->n[d] - 1), d, (long long)p->n[d]);
     if (f->precision != p->precision) return pyr_fail(PYR_ERR_ARG, "field precision does not match the problem");
     if (p->init == PYR_INIT_FILE) {
-        pyr_status_t st = pyr_npy_read_part(p->init_file, p->dims, p->n, origin, f->n, f->precision, f->data);
+        /* an HDF5 file holds the scheme's first field under its name */
+        const pyr_scheme_t *scheme = pyr_scheme_of(p->equation);
+        pyr_status_t st = pyr_field_read_part(f, p, p->init_file, scheme ? scheme->field[0].name : "u", origin);
         if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
         return check_finite(f, p->init_file, origin);
     }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/field.h"
 #include "exec/mpi_internal.h"
 #include "exec/parts.h"
 #include "schemes/scheme.h"
@@ -277,22 +278,17 @@ pyr_status_t pyr_execute_mpi_fields(const pyr_problem_t *problem, const pyr_opti
     pyr_box_t box = {{0, 0, 0}, {0, 0, 0}};
     if (st == PYR_OK) {
         box = pyr_parts_process_box(P);
-        const size_t count = (size_t)pyr_box_volume(&box);
         const unsigned used = scheme->fields_used(problem);
+        int64_t n[3];
+        for (int a = 0; a < 3; a++) n[a] = pyr_box_extent(&box, a);
         for (int i = 0; i < scheme->nfields && st == PYR_OK; i++) {
-            /* the caller's state fields (not inputs, not the library's own auxiliaries) */
+            /* the caller's state fields (not inputs, not the library's own auxiliaries), through the
+             * field allocator: pyr_field_destroy frees what its header says it owns */
             const pyr_field_role_t role = scheme->field[i].role;
             if (!((used >> i) & 1) || (role != PYR_FIELD_PINGPONG && role != PYR_FIELD_INPLACE)) continue;
-            pyr_field_t *f = calloc(1, sizeof *f);
-            if (f) {
-                f->dims = problem->dims;
-                for (int a = 0; a < 3; a++) f->n[a] = pyr_box_extent(&box, a);
-                f->precision = problem->precision;
-                f->data = malloc(count * pyr_precision_size(problem->precision) + 1);
-            }
-            out[i] = f;
-            if (!f || !f->data) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for this rank's part of the result");
-            if (st == PYR_OK) st = pyr_parts_copy_out(P, i, &box, f->data);
+            if (pyr_field_alloc(problem->dims, n, problem->precision, &out[i]) != PYR_OK)
+                st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for this rank's part of the result");
+            if (st == PYR_OK) st = pyr_parts_copy_out(P, i, &box, out[i]->data);
         }
         st = pyr_mpi_agree(impl.comm, st);
     }

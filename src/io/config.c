@@ -15,11 +15,11 @@ static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run"
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
 static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision",
                                           "iterations", "tolerance", "check_every", "omega", "courant", "mode"};
-static const char *const keys_initial[] = {"kind", "file", "seed"};
+static const char *const keys_initial[] = {"kind", "file", "seed", "step", "t"};
 static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel",
                                        "devices", "partition", "exchange"};
-static const char *const keys_output[] = {"field", "image", "every", "probes", "component"};
+static const char *const keys_output[] = {"field", "image", "every", "probes", "component", "compression"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -37,6 +37,7 @@ typedef struct {
     const char *where; /* "heat2d.ini" or "--set" */
     pyr_status_t status;
     int line;
+    char base[PYR_PATH_MAX]; /* the problem file's folder ("" = the current one): inputs it names are relative to it */
 } parse_t;
 
 static pyr_status_t parse_int(const char *sec, const char *key, const char *v, int64_t lo, int64_t *out)
@@ -115,6 +116,7 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             PYR_TRY(parse_int(sec, key, v, 1, &i64));
             if (i64 > 3) return pyr_fail(PYR_ERR_CONFIG, "grid.dims = %lld: use 1, 2 or 3", (long long)i64);
             p->dims = (int)i64;
+            cfg->given |= PYR_GIVEN_DIMS;
             return PYR_OK;
         }
         static const char *const ns[] = {"nx", "ny", "nz"}, *const ls[] = {"lx", "ly", "lz"};
@@ -178,6 +180,14 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
         if (!strcmp(key, "seed")) {
             PYR_TRY(parse_int(sec, key, v, 0, &i64));
             p->seed = (uint64_t)i64;
+            return PYR_OK;
+        }
+        /* restarts (io/restart.c): the step and time of initial.file */
+        if (!strcmp(key, "step")) return cfg->start_given |= PYR_GIVEN_START_STEP, parse_int(sec, key, v, 0, &cfg->start_step);
+        if (!strcmp(key, "t")) {
+            PYR_TRY(parse_real(sec, key, v, &cfg->start_t));
+            if (!isfinite(cfg->start_t)) return pyr_fail(PYR_ERR_CONFIG, "initial.t = %s: use a finite time", v);
+            cfg->start_given |= PYR_GIVEN_START_T;
             return PYR_OK;
         }
         return unknown_key(sec, key, keys_initial, COUNT(keys_initial));
@@ -285,6 +295,12 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
         if (!strcmp(key, "field")) return copy_path(sec, key, v, cfg->field);
         if (!strcmp(key, "image")) return copy_path(sec, key, v, cfg->image);
         if (!strcmp(key, "every")) return parse_int(sec, key, v, 0, &cfg->every);
+        if (!strcmp(key, "compression")) {
+            PYR_TRY(parse_int(sec, key, v, 0, &i64));
+            if (i64 > 9) return pyr_fail(PYR_ERR_CONFIG, "output.compression = %lld: use 0 (none) to 9 (gzip levels of HDF5 outputs)", (long long)i64);
+            cfg->compression = (int)i64;
+            return PYR_OK;
+        }
         return unknown_key(sec, key, keys_output, COUNT(keys_output));
     }
     const char *near = pyr_suggest(sec, sections, COUNT(sections));
@@ -303,17 +319,37 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         return 0;
     }
     ps->status = apply(ps->cfg, section, name, value);
+    /* inputs named by a problem file are relative to its folder (outputs,
+     * and paths given with --set, to the current directory) */
+    if (ps->status == PYR_OK && ps->base[0] && value[0] && value[0] != '/') {
+        pyr_problem_t *p = &ps->cfg->problem;
+        const int material = !strcmp(section, "material");
+        char *dst = !strcmp(name, "file") && !strcmp(section, "initial") ? p->init_file
+                    : !strcmp(name, "file") && !strcmp(section, "rhs")   ? p->poisson.rhs_file
+                    : material && !strcmp(name, "eps_file")              ? p->maxwell.eps_file
+                    : material && !strcmp(name, "sigma_file")            ? p->maxwell.sigma_file
+                    : material && !strcmp(name, "mu_file")               ? p->maxwell.mu_file
+                                                                         : NULL;
+        if (dst && snprintf(dst, PYR_PATH_MAX, "%s/%s", ps->base, value) >= PYR_PATH_MAX)
+            ps->status = pyr_fail(PYR_ERR_CONFIG, "%s.%s: %s/%s is longer than %d bytes", section, name, ps->base, value, PYR_PATH_MAX - 1);
+    }
     return ps->status == PYR_OK;
 }
 
-pyr_status_t pyr_config_load_text(pyr_config_t *cfg, const char *text, size_t len, const char *source)
+static pyr_status_t load_text(pyr_config_t *cfg, const char *text, size_t len, const char *source, const char *base)
 {
-    parse_t ps = {cfg, source, PYR_OK, 0};
+    parse_t ps = {cfg, source, PYR_OK, 0, ""};
+    if (base) snprintf(ps.base, sizeof ps.base, "%s", base);
     int line = 0;
     pyr_status_t st = pyr_ini_parse(text, len, 0, on_entry, &ps, &line);
     if (st != PYR_OK) return pyr_fail_context(ps.status != PYR_OK ? ps.status : st, "%s line %d: ", source, line);
     snprintf(cfg->source, sizeof cfg->source, "%s", source);
     return PYR_OK;
+}
+
+pyr_status_t pyr_config_load_text(pyr_config_t *cfg, const char *text, size_t len, const char *source)
+{
+    return load_text(cfg, text, len, source, NULL);
 }
 
 pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path)
@@ -322,9 +358,18 @@ pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path)
     char *text = NULL;
     size_t len = 0;
     PYR_TRY(pyr_ini_read_file(path, "problem file", &text, &len));
-    pyr_status_t st = pyr_config_load_text(cfg, text, len, path);
+    char base[PYR_PATH_MAX];
+    snprintf(base, sizeof base, "%s", path);
+    char *slash = strrchr(base, '/');
+    if (slash) *(slash == base ? slash + 1 : slash) = 0;
+    pyr_status_t st = load_text(cfg, text, len, path, slash ? base : NULL);
     free(text);
     return st;
+}
+
+pyr_status_t pyr_config_apply(pyr_config_t *cfg, const char *section, const char *key, const char *value)
+{
+    return apply(cfg, section, key, value);
 }
 
 pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment)

@@ -18,6 +18,14 @@ typedef struct {
     double dt;                 /* [scheme] dt: the heat equation's or Maxwell's, by the equation */
     char probes[PYR_PATH_MAX]; /* [output] probes: Maxwell's probe series (CSV) */
     int image_component;       /* [output] component: Maxwell's field in the image (-1: the mode's default) */
+    int compression;           /* [output] compression: gzip level of HDF5 outputs (0 = none) */
+    /* restarts (io/restart.h): the step and time initial.file holds */
+    int64_t start_step;        /* [initial] step, or the HDF5 file's; 0 = a fresh start */
+    double start_t;            /* [initial] t, or the HDF5 file's (heat: default start_step * dt) */
+    unsigned start_given;      /* PYR_GIVEN_START_*: which of them the file or --set gave */
+    int64_t end_step;          /* the run ends at this step: scheme.steps (pyr_config_finish_inputs sets it;
+                                  problem.steps becomes the steps that remain) */
+    char start_dataset[128];   /* HDF5 initial.file: the dataset read ("u", or a snapshot's) */
 } pyr_config_t;
 
 enum {
@@ -27,8 +35,10 @@ enum {
     PYR_GIVEN_MAXWELL = 8,    /* courant, mode, [boundary], [material], [source], [probe], output.probes, output.component */
     PYR_GIVEN_DT = 16,
     PYR_GIVEN_STEPS = 32,
-    PYR_GIVEN_INIT = 64       /* initial.kind */
+    PYR_GIVEN_INIT = 64,      /* initial.kind */
+    PYR_GIVEN_DIMS = 128      /* grid.dims (the grid's size may come from initial.file) */
 };
+enum { PYR_GIVEN_START_STEP = 1, PYR_GIVEN_START_T = 2 };
 
 /* Maxwell's sections and keys (src/io/config_maxwell.c): sets *handled when
  * the key is one of them. */
@@ -44,6 +54,9 @@ void pyr_config_default(pyr_config_t *cfg);
 pyr_status_t pyr_config_load(pyr_config_t *cfg, const char *path);
 /* The same from text in memory (`source` names it in messages). */
 pyr_status_t pyr_config_load_text(pyr_config_t *cfg, const char *text, size_t len, const char *source);
+/* Apply one key of a section, as a problem file line would (the public
+ * setters of io/keys.c use it). */
+pyr_status_t pyr_config_apply(pyr_config_t *cfg, const char *section, const char *key, const char *value);
 /* Apply one "section.key=value" override. */
 pyr_status_t pyr_config_set(pyr_config_t *cfg, const char *assignment);
 /* Check what can only be checked once every key is read (keys of another

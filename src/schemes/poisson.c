@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/field.h"
+#include "core/field_file.h"
 #include "io/npy.h"
 #include "io/npy_part.h"
 #include "schemes/scheme.h"
@@ -104,16 +106,10 @@ static pyr_status_t poisson_init_input_part(const pyr_problem_t *p, int i, const
     if (f->precision != p->precision) return pyr_fail(PYR_ERR_ARG, "f: field precision does not match the problem");
     const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
     if (p->poisson.rhs == PYR_RHS_FILE) {
+        /* .npy, or an HDF5 file's dataset "f" (a pyrgrid result holds it); a part reads only its hyperslab */
         int whole = 1;
         for (int d = 0; d < 3; d++) whole = whole && origin[d] == 0 && f->n[d] == p->n[d];
-        pyr_status_t st;
-        if (whole) {
-            int64_t shape[3];
-            for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
-            st = pyr_npy_read_expect(p->poisson.rhs_file, f->dims, shape, f->precision, f->data);
-        } else {
-            st = pyr_npy_read_part(p->poisson.rhs_file, p->dims, p->n, origin, f->n, f->precision, f->data);
-        }
+        pyr_status_t st = whole ? pyr_field_read_file(f, p->poisson.rhs_file, "f") : pyr_field_read_part(f, p, p->poisson.rhs_file, "f", origin);
         if (st != PYR_OK) return pyr_fail_context(st, "rhs.file: ");
         char what[PYR_PATH_MAX + 16];
         snprintf(what, sizeof what, "rhs.file %s", p->poisson.rhs_file);

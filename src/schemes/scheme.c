@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "schemes/maxwell.h"
 
 const pyr_scheme_t *pyr_scheme_of(pyr_equation_t equation)
 {
@@ -79,6 +80,22 @@ int pyr_scheme_field_updated(pyr_equation_t equation, int i)
 {
     const pyr_scheme_t *s = pyr_scheme_of(equation);
     return s && i >= 0 && i < s->nfields && s->field[i].role != PYR_FIELD_INPUT && s->field[i].role != PYR_FIELD_AUX;
+}
+
+pyr_status_t pyr_problem_time_step(const pyr_problem_t *problem, double *dt)
+{
+    if (!problem || !dt) return pyr_fail(PYR_ERR_ARG, "pyr_problem_time_step: problem and dt are required");
+    *dt = 0;
+    if (problem->equation == PYR_EQ_MAXWELL) return pyr_maxwell_dt(problem, dt);
+    if (problem->equation == PYR_EQ_HEAT) *dt = problem->heat.dt;
+    return PYR_OK;
+}
+
+int pyr_problem_field_used(const pyr_problem_t *problem, int i)
+{
+    const pyr_scheme_t *s = problem ? pyr_scheme_of(problem->equation) : NULL;
+    if (!s || i < 0 || i >= s->nfields) return 0;
+    return (s->fields_used(problem) >> i) & 1;
 }
 
 pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_t *problem, int i)

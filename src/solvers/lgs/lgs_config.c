@@ -286,6 +286,33 @@ static void config_defaults(pyr_lgs_config_t *c)
     c->options.report_every = 1000;
 }
 
+/* Prefix a relative path with the problem file's folder. */
+static pyr_status_t resolve(char **p, const char *path)
+{
+    if (!*p || !**p || **p == '/') return PYR_OK;
+    size_t dir = (size_t)(strrchr(path, '/') - path);
+    size_t n = dir + 1 + strlen(*p) + 1;
+    char *r = malloc(n);
+    if (!r) return pyr_fail(PYR_ERR_NOMEM, "out of memory");
+    snprintf(r, n, "%.*s/%s", (int)dir, path, *p);
+    free(*p);
+    *p = r;
+    return PYR_OK;
+}
+
+static pyr_status_t resolve_inputs(pyr_lgs_config_t *c, const char *path)
+{
+    for (int a = 0; a < 6; a++) PYR_TRY(resolve(&c->arrays[a], path));
+    PYR_TRY(resolve(&c->initial_file, path));
+    pyr_lgs_field_spec_t *fs[3] = {&c->parabolic.a, &c->parabolic.f, &c->parabolic.u_prev};
+    for (int i = 0; i < 3; i++) {
+        char *q = (char *)fs[i]->path;
+        PYR_TRY(resolve(&q, path));
+        fs[i]->path = q;
+    }
+    return PYR_OK;
+}
+
 pyr_status_t pyr_lgs_config_load(const char *path, const char *const *sets, int nsets, pyr_lgs_config_t **cfg)
 {
     if (!cfg) return pyr_fail(PYR_ERR_ARG, "pyr_lgs_config_load: cfg is NULL");
@@ -320,6 +347,8 @@ pyr_status_t pyr_lgs_config_load_text(const char *text, size_t len, const char *
             goto fail;
         }
     }
+    /* input files the problem file names are relative to its folder (--set paths: to the current directory) */
+    if (text && path && strchr(path, '/') && (st = resolve_inputs(c, path)) != PYR_OK) goto fail;
     for (int s = 0; s < nsets; s++) {
         const char *arg = sets[s];
         const char *eq = strchr(arg, '=');

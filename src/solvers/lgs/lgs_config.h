@@ -13,8 +13,10 @@
  *   [output]     solution = y.npy   history = residuals.csv   image = y.png
  *                history_image = residuals.png   (default: the history's name with .png)
  *
- * Keys are case-insensitive.  Paths are taken relative to the current
- * directory.  `--set section.key=value` overrides are applied after the file. */
+ * Keys are case-insensitive.  Input files named in the file (the arrays,
+ * initial_file, parabolic fields) are relative to its folder; outputs and
+ * paths given with --set are relative to the current directory.
+ * `--set section.key=value` overrides are applied after the file. */
 #ifndef PYR_SOLVERS_LGS_CONFIG_H
 #define PYR_SOLVERS_LGS_CONFIG_H
 

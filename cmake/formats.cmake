@@ -1,0 +1,21 @@
+# File formats of fields (issue 24): HDF5 results and inputs with an XDMF
+# sidecar (src/io/hdf5.c, globbed with src/io).  HDF5 is optional: without
+# it the library builds and .h5 paths fail with a message saying what to
+# install.  Included from the top-level CMakeLists.txt after the library
+# targets exist.
+option(PYR_WITH_HDF5 "HDF5 results and inputs (libhdf5-dev)" ON)
+set(PYR_HAVE_HDF5 OFF)
+if(PYR_WITH_HDF5)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(PYR_HDF5 IMPORTED_TARGET hdf5)
+  if(PYR_HDF5_FOUND)
+    set(PYR_HAVE_HDF5 ON)
+    target_compile_definitions(pyrgrid_objects PRIVATE PYR_HAVE_HDF5=1)
+    target_link_libraries(pyrgrid_objects PRIVATE PkgConfig::PYR_HDF5)
+    target_link_libraries(pyrgrid PRIVATE PkgConfig::PYR_HDF5)
+    target_link_libraries(pyrgrid_internal PUBLIC PkgConfig::PYR_HDF5)
+    target_compile_definitions(pyrgrid_internal INTERFACE PYR_HAVE_HDF5=1)
+  else()
+    message(STATUS "pyrgrid: HDF5 not found (apt install libhdf5-dev); building without HDF5 outputs")
+  endif()
+endif()

@@ -1,0 +1,773 @@
+"""Problems, options, plans and runs over libpyrgrid's layout-free API."""
+
+import ctypes
+import difflib
+import json
+import os
+from dataclasses import dataclass, field as dc_field
+
+import numpy as np
+
+from . import _lib
+from ._errors import ArgumentError, CancelledError, ConfigError, Error, error_for, warn_copy
+from ._lib import lib
+
+_STATUS = _lib.status_names()
+
+
+def check(status):
+    """Raise the library's failure as an exception carrying its message."""
+    if status != 0:
+        name = _STATUS.get(status, "PYR_ERR_INTERNAL")
+        raise error_for(name, _lib.last_error())
+
+
+def _text(value):
+    """A Python value as the text of a problem-file key."""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))  # repr reads back as the same double
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, str):
+        return value
+    raise ArgumentError(f"a setting must be a number or a string, not {type(value).__name__} ({value!r})")
+
+
+def _value(text):
+    """Key text back as int, float or str."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+_DTYPES = {"float": np.dtype(np.float32), "double": np.dtype(np.float64)}
+_PRECISION = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+
+# keyword -> problem-file key
+_PROBLEM_KEYWORDS = {
+    **{k: "scheme." + k for k in ("equation", "alpha", "dt", "steps", "iterations", "tolerance", "check_every", "omega",
+                                 "precision", "courant", "mode")},
+    **{k: "grid." + k for k in ("dims", "nx", "ny", "nz", "lx", "ly", "lz")},
+    "seed": "initial.seed", "initial": "initial.kind", "initial_file": "initial.file",
+    "rhs": "rhs.kind", "rhs_file": "rhs.file",
+}
+# rhs="array": Poisson's f comes from the caller's array, given to Plan.execute
+_ARRAY = "<array>"
+# input fields a caller may pass to Plan.execute (Poisson's f, Maxwell's coefficients)
+_INPUTS = ("f", "ca", "cb", "dh")
+_OPTION_KEYWORDS = ("backend", "device", "method", "decomposition", "height", "memory", "rows", "block", "threads",
+                    "plan", "slots", "kernel", "devices", "partition", "exchange")
+
+
+def _unknown(name, known, what):
+    near = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else f"; the {what} are " + ", ".join(sorted(known))
+    return ArgumentError(f"unknown keyword {name!r}{hint}")
+
+
+# ------------------------------------------------------------------ handles
+
+class _Handle:
+    _create = _destroy = _set = _get = _json = None
+
+    def __init__(self):
+        self._h = ctypes.c_void_p()
+        check(type(self)._create(ctypes.byref(self._h)))
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h:
+            try:
+                type(self)._destroy(ctypes.byref(h))
+            except Exception:  # interpreter shutdown: the library may be gone already
+                pass
+
+    def set(self, key, value):
+        """Set a problem-file key ("grid.nx", "run.memory") from a number or a string."""
+        check(type(self)._set(self._h, key.encode(), _text(value).encode()))
+        return self
+
+    def get(self, key):
+        """The value of a problem-file key (int, float or str)."""
+        buf = ctypes.create_string_buffer(8192)
+        check(type(self)._get(self._h, key.encode(), buf, len(buf)))
+        return _value(buf.value.decode())
+
+    __setitem__ = set
+    __getitem__ = get
+
+    def to_dict(self):
+        """The keys as nested dicts ({"grid": {"nx": 65, ...}, ...})."""
+        return json.loads(_lib.json_of(type(self)._json, self._h))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({json.dumps(self.to_dict())})"
+
+
+class Options(_Handle):
+    """How to solve: the keys of a problem file's [run] section.
+
+    ``Options(memory="4GiB", backend="cpu", method="pyramid")``, or
+    ``Options({"run.memory": "4GiB"})``; ``options["run.height"] = 8``."""
+
+    _create = lib.pyr_options_create
+    _destroy = lib.pyr_options_destroy
+    _set = lib.pyr_options_set
+    _get = lib.pyr_options_get
+    _json = lib.pyr_options_json
+
+    def __init__(self, keys=None, **options):
+        super().__init__()
+        for k, v in dict(keys or {}).items():
+            if v is not None:
+                self.set(k if "." in k else "run." + k, v)
+        for k, v in options.items():
+            if k not in _OPTION_KEYWORDS:
+                raise _unknown(k, _OPTION_KEYWORDS, "options")
+            if v is not None:
+                self.set("run." + k, v)
+
+
+def _options_of(options):
+    if options is None:
+        return Options()
+    if isinstance(options, Options):
+        return options
+    if isinstance(options, dict):
+        return Options(options)
+    raise ArgumentError(f"options must be pyrgrid.Options or a dict of [run] keys, not {type(options).__name__}")
+
+
+class Problem(_Handle):
+    """What to solve: a grid, a scheme and its parameters, an initial field.
+
+    ``Problem("heat", shape=(257, 257), dt=1e-6, steps=100)``; ``shape`` is
+    NumPy's (slowest axis first: (nx,), (ny, nx) or (nz, ny, nx)), as is
+    ``lengths``.  Other keywords: alpha, dt, steps (heat); iterations,
+    tolerance, check_every, omega, rhs (poisson: "zero", "sine", "file" with
+    rhs_file, or "array": f given to Plan.execute); courant (or dt), steps,
+    mode ("tm", "te": 2D) (maxwell); precision or ``dtype``; initial
+    ("sine", "gauss", "random", "zero", "file"), initial_file, seed; lx, ly,
+    lz; ``keys`` takes problem-file keys ({"grid.lx": 2.0}, Maxwell's
+    {"boundary.kind": "cpml", "source.source1": "Ez point 10 15 ricker
+    frequency=2 delay=0.6", "probe.probe1": "Ez 30 15"}).
+    ``Problem.from_file("heat2d.ini")`` reads a problem file as the program
+    does.  ``problem["scheme.dt"]`` reads and sets any key."""
+
+    _create = lib.pyr_problem_create
+    _destroy = lib.pyr_problem_destroy
+    _set = lib.pyr_problem_set
+    _get = lib.pyr_problem_get
+    _json = lib.pyr_problem_json
+
+    def __init__(self, equation=None, *, shape=None, dtype=None, lengths=None, keys=None, **params):
+        super().__init__()
+        self._options = None
+        if equation is not None:
+            self.set("scheme.equation", equation)
+        if shape is not None:
+            shape = tuple(int(s) for s in shape)
+            if not 1 <= len(shape) <= 3:
+                raise ArgumentError(f"shape {shape}: a grid has 1, 2 or 3 axes ((nx,), (ny, nx) or (nz, ny, nx))")
+            self.set("grid.dims", len(shape))
+            for axis, n in enumerate(reversed(shape)):
+                self.set("grid.n" + "xyz"[axis], n)
+        if lengths is not None:
+            lengths = tuple(lengths)
+            if shape is not None and len(lengths) != len(shape):
+                raise ArgumentError(f"lengths {lengths} and shape {shape} have different numbers of axes")
+            for axis, v in enumerate(reversed(lengths)):
+                self.set("grid.l" + "xyz"[axis], v)
+        if dtype is not None:
+            dt_ = np.dtype(dtype)
+            if dt_ not in _PRECISION:
+                raise ArgumentError(f"dtype {dt_}: pyrgrid computes in float32 or float64")
+            self.set("scheme.precision", _PRECISION[dt_])
+        for k, v in dict(keys or {}).items():
+            if v is not None:
+                self.set(k, v)
+        for k, v in params.items():
+            if k not in _PROBLEM_KEYWORDS:
+                raise _unknown(k, list(_PROBLEM_KEYWORDS), "problem keywords")
+            if k == "rhs" and v == "array":
+                self.set("rhs.kind", "file").set("rhs.file", _ARRAY)
+            elif v is not None:
+                self.set(_PROBLEM_KEYWORDS[k], v)
+
+    @classmethod
+    def from_file(cls, path, keys=None, **params):
+        """Read a problem file as `pyrgrid run` does (inputs relative to its
+        folder, the grid from initial.file, restarts: the steps that remain),
+        then apply keys/params.  Its [run] keys become ``problem.options``."""
+        p = cls()
+        opts = Options()
+        check(lib.pyr_problem_load_file(p._h, opts._h, os.fsencode(os.fspath(path))))
+        p._options = opts
+        for k, v in dict(keys or {}).items():
+            if v is not None:
+                (opts if k.startswith("run.") else p).set(k, v)
+        for k, v in params.items():
+            if k in _OPTION_KEYWORDS:
+                opts.set("run." + k, v)
+            elif k in _PROBLEM_KEYWORDS:
+                p.set(_PROBLEM_KEYWORDS[k], v)
+            else:
+                raise _unknown(k, list(_PROBLEM_KEYWORDS) + list(_OPTION_KEYWORDS), "keywords")
+        return p
+
+    @property
+    def options(self):
+        """The options of the problem file it came from (from_file), else None."""
+        return self._options
+
+    @property
+    def equation(self):
+        return self.get("scheme.equation")
+
+    @property
+    def _equation_code(self):
+        code = ctypes.c_int()
+        if not lib.pyr_equation_from_name(self.equation.encode(), ctypes.byref(code)):
+            raise ConfigError(f"unknown equation {self.equation!r}")
+        return code.value
+
+    @property
+    def shape(self):
+        """NumPy shape of the grid's fields: (nx,), (ny, nx) or (nz, ny, nx)."""
+        dims = self.get("grid.dims")
+        return tuple(self.get("grid.n" + "xyz"[a]) for a in reversed(range(dims)))
+
+    @property
+    def dtype(self):
+        return _DTYPES[self.get("scheme.precision")]
+
+    @property
+    def fields(self):
+        """The scheme's fields in order, as {name: updated}: heat {"u": True}; poisson {"u": True, "f": False};
+        maxwell {"Ex": True, ..., "Hz": True, "ca": False, ...} (its CPML auxiliaries, kept by the library, too)."""
+        eq = self._equation_code
+        return {_lib.text(lib.pyr_scheme_field_name(eq, i)): bool(lib.pyr_scheme_field_updated(eq, i))
+                for i in range(lib.pyr_scheme_field_count(eq))}
+
+    @property
+    def state_fields(self):
+        """Names of the fields a run of this problem updates, in the scheme's order: ("u",) for heat and
+        Poisson; Maxwell's components of the grid's mode (2D TM ("Ez", "Hx", "Hy"), TE ("Ex", "Ey", "Hz"),
+        3D all six)."""
+        return tuple(n for i, (n, updated) in enumerate(self.fields.items()) if updated and lib.pyr_problem_field_used(self._h, i))
+
+    @property
+    def dt(self):
+        """The time step a run takes (Maxwell's from its Courant number when dt is not given); 0 for Poisson."""
+        v = ctypes.c_double()
+        check(lib.pyr_problem_time_step(self._h, ctypes.byref(v)))
+        return v.value
+
+    def validate(self):
+        check(lib.pyr_problem_validate(self._h))
+        return self
+
+    def initial(self):
+        """A new array holding the problem's initial field (its kind: sine,
+        gauss, random, zero, or the file), as the program makes it.  Schemes
+        with several state fields (Maxwell): :meth:`initial_fields`."""
+        state = self.state_fields
+        if len(state) != 1:
+            raise ArgumentError(f"the {self.equation} scheme updates {len(state)} fields {state}: "
+                                f"problem.initial_fields() makes them all, as a dict")
+        self.validate()
+        u = np.empty(self.shape, dtype=self.dtype)
+        with _Wrapped(u, "u") as f:
+            check(lib.pyr_field_init(f.handle, self._h))
+        return u
+
+    def initial_fields(self):
+        """The initial value of every state field, {name: new array}, as the program makes them
+        (Maxwell: each component from initial.kind: zero, random, or PREFIX_<component>.npy)."""
+        self.validate()
+        out = {}
+        names = list(self.fields)
+        for name in self.state_fields:
+            a = np.empty(self.shape, dtype=self.dtype)
+            with _Wrapped(a, name) as f:
+                check(lib.pyr_field_init_state(f.handle, self._h, names.index(name)))
+            out[name] = a
+        return out
+
+    def input(self, name="f"):
+        """A new array holding input field `name` (Poisson's f; Maxwell's coefficients ca, cb, dh) as the problem
+        defines it."""
+        names = list(self.fields)
+        if name not in names or self.fields[name]:
+            raise ArgumentError(f"{name!r} is not an input field of the {self.equation} scheme (its fields: {names})")
+        self.validate()
+        a = np.empty(self.shape, dtype=self.dtype)
+        with _Wrapped(a, name) as f:
+            check(lib.pyr_field_init_input(f.handle, self._h, names.index(name)))
+        return a
+
+
+def _problem_of(problem):
+    if isinstance(problem, Problem):
+        return problem
+    if isinstance(problem, dict):
+        return Problem(keys=problem)
+    if isinstance(problem, (str, os.PathLike)):
+        return Problem.from_file(problem)
+    raise ArgumentError(f"problem must be pyrgrid.Problem, a dict of problem-file keys or a problem file's path, "
+                        f"not {type(problem).__name__}")
+
+
+# ------------------------------------------------------------------ fields
+
+class _Wrapped:
+    """A library field around an array's buffer (pyr_field_wrap: no copy)."""
+
+    def __init__(self, a, name):
+        self.array = a
+        n = (ctypes.c_int64 * 3)(*(list(reversed(a.shape)) + [1] * (3 - a.ndim)))
+        self.handle = ctypes.c_void_p()
+        check(lib.pyr_field_wrap(a.ndim, n, 1 if a.dtype == np.float64 else 0, ctypes.c_void_p(a.ctypes.data),
+                                 ctypes.byref(self.handle)))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        lib.pyr_field_destroy(ctypes.byref(self.handle))
+
+
+def _describe(a):
+    return f"an array of shape {a.shape} and dtype {a.dtype}"
+
+
+def state_array(u, name, shape, dtype):
+    """The caller's array to update in place, checked: (array used, array to
+    copy back into or None).  Refused: not an ndarray, another dtype or
+    shape, read-only.  Not C-contiguous: a contiguous copy, written back."""
+    if not isinstance(u, np.ndarray):
+        raise ArgumentError(f"{name} must be a NumPy array of shape {shape} and dtype {dtype} to be updated in place, "
+                            f"not {type(u).__name__}")
+    if u.dtype != dtype:
+        raise ArgumentError(f"{name} is {_describe(u)}; the plan computes in {dtype} ({_PRECISION.get(dtype)}): pass "
+                            f"{name}.astype(numpy.{dtype.name}) and use the array returned, or make the problem with "
+                            f"dtype={u.dtype.name if u.dtype in _PRECISION else 'float64'}")
+    if u.shape != tuple(shape):
+        raise ArgumentError(f"{name} is {_describe(u)}; the plan's grid needs shape {tuple(shape)} (NumPy order: "
+                            f"(ny, nx) in 2D)")
+    if not u.flags.writeable:
+        raise ArgumentError(f"{name} is read-only; the run updates it in place: pass a writable array ({name}.copy())")
+    if u.flags.c_contiguous:
+        return u, None
+    warn_copy(f"{name} is not C-contiguous ({'Fortran order' if u.flags.f_contiguous else 'a strided view'}): the run "
+              f"works on a contiguous copy and writes the result back (numpy.ascontiguousarray({name}) avoids the copy)")
+    return np.ascontiguousarray(u), u
+
+
+def input_array(f, name, shape, dtype):
+    """An input field (read, never written): any array of the right shape and dtype; a copy when not C-contiguous."""
+    if not isinstance(f, np.ndarray):
+        f = np.asarray(f)
+    if f.dtype != dtype:
+        raise ArgumentError(f"{name} is {_describe(f)}; the plan computes in {dtype}: pass {name}.astype(numpy.{dtype.name})")
+    if f.shape != tuple(shape):
+        raise ArgumentError(f"{name} is {_describe(f)}; the plan's grid needs shape {tuple(shape)}")
+    if not f.flags.c_contiguous:
+        warn_copy(f"{name} is not C-contiguous: a contiguous copy is passed (numpy.ascontiguousarray({name}) avoids it)")
+        f = np.ascontiguousarray(f)
+    return f
+
+
+# ------------------------------------------------------------------ runs
+
+@dataclass
+class RunInfo:
+    """What a run did: steps (sweeps for Poisson) done, whether the scheme
+    measured its change (Poisson) and the max-norm change of the last sweep,
+    whether it converged, the values moved and computed; over several
+    devices (devices="0,1"), the parts, the steps between halo exchanges
+    (exchange_height), the exchanges and the halo values moved."""
+    steps: int
+    checked: bool = False
+    change: float = None
+    converged: bool = False
+    counts: dict = dc_field(default_factory=dict)
+    parts: int = 1
+    exchange_height: int = 0
+    exchanges: int = 0
+    halo_sent: int = 0
+    halo_received: int = 0
+    probes: np.ndarray = None  # Maxwell's probes: row k holds each probe's value after step k + 1
+
+    @property
+    def sweeps(self):
+        return self.steps
+
+
+class _Progress:
+    """The hooks of a run: a Python callable(steps_done, steps_total) called
+    between passes; returning False stops the run (CancelledError), an
+    exception (Ctrl-C too) stops it and is raised again after it."""
+
+    def __init__(self, callback, probes=False):
+        self.callback = callback
+        self.error = None
+        self.cancelled = False
+        self.fn = _lib.PROGRESS(self._call)
+        _lib.check_struct("pyr_hooks_t")
+        self.hooks = _lib.Hooks(progress=ctypes.cast(self.fn, ctypes.c_void_p))
+        # the probes' values, copied out after each pass (the library's buffer is only lent)
+        self.series = []
+        if probes:
+            self.probe_fn = _lib.PROBE(self._probe)
+            self.hooks.probe = ctypes.cast(self.probe_fn, ctypes.c_void_p)
+
+    def _probe(self, user, first, count, values, nprobes):
+        try:
+            self.series.append(np.ctypeslib.as_array(values, shape=(count, nprobes)).copy())
+            return 0
+        except BaseException as e:  # noqa: B902
+            self.error = e
+            return 1  # a failed status stops the run; the error is raised after it
+
+    def probes(self):
+        return np.concatenate(self.series) if self.series else None
+
+    def _call(self, user, done, total):
+        try:
+            if self.callback is not None and self.callback(done, total) is False:
+                self.cancelled = True
+                return 1
+            return 0
+        except BaseException as e:  # noqa: B902 (KeyboardInterrupt too: stop the run, raise it after)
+            self.error = e
+            return 1
+
+
+class Plan:
+    """A plan for a problem under options: ``Plan(problem, options)``.
+
+    ``problem``: :class:`Problem`, a dict of problem-file keys, or a problem
+    file's path; ``options``: :class:`Options`, a dict of [run] keys, or None
+    (the file's, or automatic choices).  ``plan.info`` describes the plan
+    (method, decomposition, height, pieces, device memory, counts, the
+    model's predicted seconds) as a dict; ``plan.execute(u)`` advances ``u``
+    in place."""
+
+    def __init__(self, problem, options=None):
+        self.problem = _problem_of(problem)
+        if options is None and self.problem.options is not None:
+            options = self.problem.options
+        self.options = _options_of(options)
+        self._h = ctypes.c_void_p()
+        check(lib.pyr_plan_create(self.problem._h, self.options._h, ctypes.byref(self._h)))
+        # the plan copied what it needs; shape and dtype are fixed from here
+        self.shape = self.problem.shape
+        self.dtype = self.problem.dtype
+        self._fields = self.problem.fields
+        self._state = self.problem.state_fields
+        self._equation = self.problem.equation
+
+    def close(self):
+        """Release the plan (also done when it is collected, or by a with block)."""
+        if getattr(self, "_h", None):
+            lib.pyr_plan_destroy(ctypes.byref(self._h))
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def info(self):
+        if not self._h:
+            raise ArgumentError("the plan is closed")
+        return json.loads(_lib.json_of(lib.pyr_plan_json, self._h))
+
+    def __repr__(self):
+        i = self.info
+        return (f"<pyrgrid.Plan {i['method']} {i['decomposition']} height={i['height']} backend={i['backend']} "
+                f"shape={self.shape} {self.dtype}>")
+
+    def execute(self, u, f=None, *, progress=None):
+        """Advance ``u`` (time layer 0, or the initial guess) in place by the
+        problem's steps and return a :class:`RunInfo`.
+
+        ``u`` must be a writable NumPy array of the plan's shape and dtype;
+        C-contiguous arrays are used without a copy (the library works on
+        their buffer), others are copied with a :class:`CopyWarning` and the
+        result written back.  Schemes with several state fields (Maxwell)
+        take a dict {name: array} of every field in ``problem.state_fields``
+        (``problem.initial_fields()`` makes one), each updated in place; the
+        dict may also hold inputs (Maxwell's ca, cb, dh; otherwise made from
+        the problem).  ``f``: Poisson's right-hand side (None: the
+        problem's).  ``progress(steps_done, steps_total)`` is called between
+        passes; returning False cancels the run.  Maxwell's probes come back
+        as ``info.probes`` (steps x probes)."""
+        if not self._h:
+            raise ArgumentError("the plan is closed")
+        names = list(self._fields)
+        state = self._state
+        if isinstance(u, dict):
+            given = dict(u)
+            inputs = [n for n in names if not self._fields[n] and n in _INPUTS]
+            for name in given:
+                if name not in state and name not in inputs:
+                    raise ArgumentError(f"{name!r} is not a field of this {self._equation} problem; it updates {state}"
+                                        + (f" and takes the inputs {inputs}" if inputs else ""))
+            missing = [n for n in state if n not in given]
+            if missing:
+                raise ArgumentError(f"the {self._equation} problem updates {state}: {missing} missing from the dict "
+                                    f"(problem.initial_fields() makes them all)")
+            if f is not None:
+                if "f" in given:
+                    raise ArgumentError("f is given twice: in the dict and as f=")
+                given["f"] = f
+        else:
+            if len(state) != 1:
+                raise ArgumentError(f"the {self._equation} problem updates {len(state)} fields {state}: pass them as a dict "
+                                    f"{{name: array}} (problem.initial_fields() makes one)")
+            given = {state[0]: u}
+            if f is not None:
+                given["f"] = f
+        if "f" in given and "f" not in names:
+            raise ArgumentError(f"the {self._equation} scheme has no input field; leave f out")
+        if self._equation == "poisson":
+            from_caller = self.problem.get("rhs.kind") == "file" and self.problem.get("rhs.file") == _ARRAY
+            if "f" in given and not from_caller:
+                # the plan would not carry f (rhs zero) or would read its own: refuse rather than ignore the array
+                raise ArgumentError(f"the problem's right-hand side is rhs.kind = {self.problem.get('rhs.kind')}; to pass f "
+                                    f"as an array make the problem with rhs=\"array\"")
+            if "f" not in given and from_caller:
+                raise ArgumentError("the problem takes f from the caller (rhs=\"array\"): plan.execute(u, f)")
+        arrays, backs = [], []
+        for name in names:
+            if name not in given:
+                arrays.append(None)
+            elif self._fields[name]:
+                work, back = state_array(given[name], name, self.shape, self.dtype)
+                arrays.append(work)
+                if back is not None:
+                    backs.append((work, back))
+            else:
+                arrays.append(input_array(given[name], name, self.shape, self.dtype))
+        wrapped = [None if a is None else _Wrapped(a, n) for a, n in zip(arrays, names)]
+        try:
+            handles = (ctypes.c_void_p * len(names))(*[None if w is None else w.handle.value for w in wrapped])
+            hooks = _Progress(progress, probes=self._equation == "maxwell")
+            run = ctypes.create_string_buffer(max(lib.pyr_struct_size(b"pyr_run_info_t"), 64))
+            status = lib.pyr_execute_fields(self._h, handles, len(names), ctypes.byref(hooks.hooks), run)
+            if hooks.error is not None:
+                raise hooks.error
+            if hooks.cancelled:
+                raise CancelledError(_lib.last_error(), "PYR_ERR_CANCELLED")
+            check(status)
+            info = json.loads(_lib.json_of(lib.pyr_run_info_json, run))
+        finally:
+            for w in wrapped:
+                if w is not None:
+                    w.__exit__()
+        for work, back in backs:
+            back[...] = work
+        return RunInfo(steps=info["steps"], checked=info["checked"], change=info.get("change"),
+                       converged=info.get("converged", False), counts=info["counts"], parts=info["parts"],
+                       exchange_height=info["exchange_height"], exchanges=info["exchanges"], halo_sent=info["halo_sent"],
+                       halo_received=info["halo_received"], probes=hooks.probes())
+
+
+def _float_array(u0, name):
+    """An array of float32 or float64 for a new result: those dtypes kept,
+    others converted to float64 (with a warning for arrays)."""
+    a = np.asarray(u0)
+    if a.dtype in _PRECISION:
+        return a
+    if isinstance(u0, np.ndarray):
+        warn_copy(f"{name} has dtype {a.dtype}; pyrgrid computes in float32 or float64: converted to float64")
+    try:
+        return a.astype(np.float64)
+    except (TypeError, ValueError) as e:
+        raise ArgumentError(f"{name} cannot be converted to float64 ({e})") from None
+
+
+def _grid_problem(equation, a, lengths):
+    if not 1 <= a.ndim <= 3:
+        raise ArgumentError(f"the initial field has {a.ndim} dimensions, shape {a.shape}; a grid has 1, 2 or 3")
+    return Problem(equation, shape=a.shape, dtype=a.dtype, lengths=lengths, initial="zero")
+
+
+def _split_options(options):
+    keys = {}
+    for k, v in options.items():
+        if k not in _OPTION_KEYWORDS:
+            raise _unknown(k, _OPTION_KEYWORDS + ("lengths", "progress"), "keywords")
+        keys[k] = v
+    return Options(**keys)
+
+
+def heat(u0, *, dt, steps, alpha=1.0, lengths=None, memory="auto", backend="auto", progress=None, **options):
+    """The explicit scheme of u_t = alpha^2 laplace(u) from ``u0`` for
+    ``steps`` steps of ``dt``; returns a new array (``u0`` is not changed).
+
+    ``u0``: 1-, 2- or 3-dimensional, NumPy order; its boundary values stay.
+    float32 and float64 are kept, other dtypes become float64.  ``lengths``:
+    the physical lengths per axis in the same order (default 1 each; h =
+    L / (n - 1)).  ``memory``, ``backend`` and other keywords are [run] keys
+    (method, decomposition, height, threads, device, plan, slots, kernel)."""
+    u = np.array(_float_array(u0, "u0"), order="C", copy=True)
+    p = _grid_problem("heat", u, lengths)
+    p.set("scheme.alpha", alpha).set("scheme.dt", dt).set("scheme.steps", steps)
+    opts = _split_options(dict(options, memory=memory, backend=backend))
+    with Plan(p, opts) as plan:
+        plan.execute(u, progress=progress)
+    return u
+
+
+def poisson(u0, f=None, *, tolerance=None, iterations=None, check_every=20, omega=1.0, lengths=None, memory="auto",
+            backend="auto", progress=None, **options):
+    """Jacobi sweeps for -laplace(u) = f from the initial guess ``u0``, whose
+    boundary values stay (Dirichlet).  Returns ``(u, info)``: a new array and
+    a :class:`RunInfo` (``info.sweeps``, ``info.change``, ``info.converged``).
+
+    ``f``: an array of u0's shape (None: Laplace's equation, f = 0; "sine":
+    the problem whose solution is prod sin(pi x_d / L_d)).  Stops at the
+    first check (every ``check_every`` sweeps) where a sweep changes u by
+    less than ``tolerance`` (max-norm), or after ``iterations`` sweeps (default
+    1000000 when only a tolerance is given); at least one of them is
+    needed.  Not converging is no error: ``info.converged`` says so."""
+    if tolerance is None and iterations is None:
+        raise ArgumentError("poisson needs a way to stop: tolerance=EPS (stop once a sweep changes u by less than EPS) "
+                            "and/or iterations=N (the most sweeps)")
+    u = np.array(_float_array(u0, "u0"), order="C", copy=True)
+    p = _grid_problem("poisson", u, lengths)
+    p.set("scheme.iterations", 1000000 if iterations is None else iterations)
+    p.set("scheme.check_every", check_every).set("scheme.omega", omega)
+    if tolerance is not None:
+        p.set("scheme.tolerance", tolerance)
+    given = None
+    if f is None:
+        p.set("rhs.kind", "zero")
+    elif isinstance(f, str):
+        p.set("rhs.kind", f)
+    else:
+        given = input_array(f, "f", u.shape, u.dtype)
+        # f is the caller's array: the plan carries it, the library never reads the name
+        p.set("rhs.kind", "file").set("rhs.file", _ARRAY)
+    opts = _split_options(dict(options, memory=memory, backend=backend))
+    with Plan(p, opts) as plan:
+        info = plan.execute(u, given, progress=progress)
+    return u, info
+
+
+class MaxwellResult(dict):
+    """The fields after a Maxwell run, {component: array} (the components of
+    the grid's mode: 2D TM Ez, Hx, Hy; TE Ex, Ey, Hz; 3D all six), with
+
+    - ``probes``: the probes' series, shape (steps, probes): row k holds each
+      probe's value after step k + 1 (None without probes);
+    - ``t``: the times of those rows, (k + 1) dt (E's; H is half a step earlier);
+    - ``dt`` and ``info`` (a :class:`RunInfo`)."""
+
+    def __init__(self, fields, info, dt):
+        super().__init__(fields)
+        self.info = info
+        self.dt = dt
+        self.probes = info.probes
+        self.t = None if info.probes is None else (np.arange(len(info.probes), dtype=np.float64) + 1.0) * dt
+
+
+def maxwell(problem, *, steps=None, courant=None, dt=None, mode=None, lengths=None, dtype=None, boundary=None, cpml_cells=None,
+            eps_r=None, sigma=None, mu_r=None, shapes=(), sources=(), probes=(), keys=None, initial=None, memory=None,
+            backend=None, progress=None, **options):
+    """Maxwell's equations on the Yee grid (FDTD, MEEP's units: c = eps0 =
+    mu0 = 1); returns a :class:`MaxwellResult` ({component: new array},
+    ``.probes``, ``.t``, ``.dt``, ``.info``).
+
+    ``problem``: a grid shape ((ny, nx) or (nz, ny, nx), NumPy order), a
+    :class:`Problem` with ``equation="maxwell"``, a problem file's path (as
+    ``pyrgrid run`` reads it, its [run] keys included) or a dict of
+    problem-file keys.  Keywords set keys on top of it (a :class:`Problem`
+    given is changed by them, as by ``problem.set``): ``steps``,
+    ``courant`` (or ``dt``), ``mode`` ("tm" or "te", 2D), ``lengths``,
+    ``dtype``; ``boundary`` ("pec" or "cpml") and ``cpml_cells``; the
+    background ``eps_r``, ``sigma``, ``mu_r``; ``shapes``, ``sources`` and
+    ``probes`` as lists of the problem file's values ("box 0.8 1.2 0.5 1.0
+    eps_r=4", "Ez point 10 15 ricker frequency=2 delay=0.6", "Ez 30 15");
+    ``keys`` any other problem-file keys.  ``initial``: {component: array}
+    to start from (copied; None: the problem's initial fields, zero by
+    default).  ``memory``, ``backend`` and other keywords are [run] keys."""
+    if isinstance(problem, Problem):
+        p = problem
+    elif isinstance(problem, (str, os.PathLike, dict)):
+        p = _problem_of(problem)
+    else:
+        try:
+            shape = tuple(int(n) for n in problem)
+        except TypeError:
+            raise ArgumentError(f"problem must be a grid shape, pyrgrid.Problem, a problem file's path or a dict of keys, "
+                                f"not {type(problem).__name__}") from None
+        if len(shape) not in (2, 3):
+            raise ArgumentError(f"shape {shape}: Maxwell's grids are 2D (ny, nx) or 3D (nz, ny, nx)")
+        p = Problem("maxwell", shape=shape, dtype=np.float64 if dtype is None else dtype, lengths=lengths)
+        dtype = lengths = None
+    if p.equation != "maxwell":
+        raise ArgumentError(f"the problem's equation is {p.equation}; pyrgrid.maxwell solves scheme.equation = maxwell")
+    if lengths is not None:
+        lengths = tuple(lengths)
+        if len(lengths) != len(p.shape):
+            raise ArgumentError(f"lengths {lengths} and shape {p.shape} have different numbers of axes")
+        for axis, v in enumerate(reversed(lengths)):
+            p.set("grid.l" + "xyz"[axis], v)
+    if dtype is not None:
+        dt_ = np.dtype(dtype)
+        if dt_ not in _PRECISION:
+            raise ArgumentError(f"dtype {dt_}: pyrgrid computes in float32 or float64")
+        p.set("scheme.precision", _PRECISION[dt_])
+    settings = {"scheme.steps": steps, "scheme.courant": courant, "scheme.dt": dt, "scheme.mode": mode, "boundary.kind": boundary,
+                "boundary.cpml_cells": cpml_cells, "material.eps_r": eps_r, "material.sigma": sigma, "material.mu_r": mu_r}
+    for section, key, values in (("material", "shape", shapes), ("source", "source", sources), ("probe", "probe", probes)):
+        if isinstance(values, str):
+            raise ArgumentError(f"{key}s must be a list of {section} values, not one string: [{values!r}]")
+        for i, v in enumerate(values):
+            settings[f"{section}.{key}{i + 1}"] = v
+    settings.update(keys or {})
+    for k, v in settings.items():
+        if v is not None:
+            p.set(k, v)
+    opts = Options()
+    if p.options is not None:
+        # a copy of the file's [run] keys (the problem's own handle stays as it is)
+        for k, v in p.options.to_dict().items():
+            if v is not None and v != "":
+                opts.set("run." + ("rows" if k == "piece" else k), v)
+    for k, v in dict(options, memory=memory, backend=backend).items():
+        if k not in _OPTION_KEYWORDS:
+            raise _unknown(k, _OPTION_KEYWORDS + ("progress",), "keywords")
+        if v is not None:
+            opts.set("run." + k, v)
+    fields = p.initial_fields()
+    if initial is not None:
+        unknown = [k for k in initial if k not in fields]
+        if unknown:
+            raise ArgumentError(f"initial: {unknown} are not components of this grid's mode {tuple(fields)}")
+        for name, a in initial.items():
+            a = np.asarray(a)
+            if a.shape != fields[name].shape:
+                raise ArgumentError(f"initial[{name!r}] is {_describe(a)}; the grid needs shape {fields[name].shape}")
+            fields[name][...] = a
+    with Plan(p, opts) as plan:
+        info = plan.execute(fields, progress=progress)
+    return MaxwellResult(fields, info, p.dt)

@@ -1,0 +1,338 @@
+"""The line Gauss-Seidel solver, the frames pipeline, wisdom, calibration
+and discovery."""
+
+import ctypes
+import json
+import os
+from dataclasses import dataclass, field as dc_field
+
+import numpy as np
+
+from . import _lib
+from ._core import Options, _OPTION_KEYWORDS, _text, _unknown, check
+from ._errors import ArgumentError, CancelledError, NotConvergedWarning, warn_copy
+from ._lib import lib
+
+_BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
+_BACKEND_NAMES = {v: k for k, v in _BACKENDS.items()}
+
+# ---------------------------------------------------------------- discovery
+
+
+def version():
+    """The library's version ("0.1.0")."""
+    return _lib.text(lib.pyr_version())
+
+
+def gpus():
+    """The usable GPUs: [{"index": 0, "description": "NVIDIA H200, 139.8 GiB, compute capability 9.0"}, ...]."""
+    out = []
+    for i in range(lib.pyr_gpu_count()):
+        buf = ctypes.create_string_buffer(256)
+        check(lib.pyr_gpu_describe(i, buf, len(buf)))
+        out.append({"index": i, "description": buf.value.decode()})
+    return out
+
+
+def backends():
+    """{"cpu": True, "cuda": whether a GPU is usable}."""
+    return {name: bool(lib.pyr_backend_available(code)) for name, code in _BACKENDS.items() if name != "auto"}
+
+
+def cpu_threads():
+    return lib.pyr_cpu_threads()
+
+
+# ---------------------------------------------------------------- wisdom
+
+
+def wisdom_path():
+    """Where programs keep wisdom: $PYRGRID_WISDOM, else $XDG_CACHE_HOME/pyrgrid/wisdom, else ~/.cache/pyrgrid/wisdom."""
+    buf = ctypes.create_string_buffer(4096)
+    check(lib.pyr_wisdom_default_path(buf, len(buf)))
+    return buf.value.decode()
+
+
+def wisdom_import(path=None):
+    """Merge a wisdom file (default: wisdom_path()) into this process's store; a missing file is fine."""
+    check(lib.pyr_wisdom_import_file(os.fsencode(path or wisdom_path())))
+
+
+def wisdom_export(path=None):
+    """Write the store to a file (default: wisdom_path()), merged with it under its lock."""
+    check(lib.pyr_wisdom_export_file(os.fsencode(path or wisdom_path())))
+
+
+def wisdom_forget():
+    """Empty this process's store."""
+    lib.pyr_wisdom_forget()
+
+
+def calibrate(backend="auto", *, schemes=None, precisions=None, dims=None, effort=1.0, kernel=None, device=0, threads=0,
+              save=True):
+    """Measure the performance model's constants here (as ``pyrgrid
+    calibrate``) for each scheme, precision and dimension (lists or
+    comma-separated text; None: all), about ``effort`` seconds each, and keep
+    them in the store; ``save`` merges them into the wisdom file
+    (wisdom_path()), as the program does.  Returns the file's path, or None."""
+    def joined(x):
+        if x is None:
+            return None
+        return (x if isinstance(x, str) else ",".join(str(v) for v in x)).encode()
+    opts = Options(backend=backend, device=device, threads=threads, kernel=kernel)
+    if save:
+        try:
+            wisdom_import()
+        except Exception:  # a rejected file is replaced, as `pyrgrid calibrate` does
+            pass
+    check(lib.pyr_wisdom_calibrate(opts._h, joined(schemes), joined(precisions), joined(dims), float(effort)))
+    if save:
+        wisdom_export()
+        return wisdom_path()
+    return None
+
+
+# ---------------------------------------------------------------- line Gauss-Seidel
+
+_ORDERINGS = {"lexicographic": 0, "redblack": 1}
+_PRECONDITIONS = {"none": 0, "jacobi": 1}
+_LGS_ARRAYS = ("cC", "aC", "bC", "cA", "cB", "F")
+
+
+@dataclass
+class LgsInfo:
+    """What a line Gauss-Seidel solve did."""
+    stop: str                  # converged | max_iterations | diverged | stagnated | cancelled
+    iterations: int
+    rel_residual: float
+    history: np.ndarray = dc_field(default=None, repr=False)  # (checks, 2): iteration, relative residual
+    backend: str = "cpu"
+    threads: int = 0
+    seconds: float = 0.0
+    warning: str = ""
+
+    @property
+    def converged(self):
+        return self.stop == "converged"
+
+
+def _system_arrays(sysp):
+    s = sysp.contents
+    n, m = s.n, s.m
+    return {k: np.ctypeslib.as_array(getattr(s, k), shape=(n, m)) for k in _LGS_ARRAYS}
+
+
+def lgs_omega_laplace(n, m):
+    """The optimal line-SOR factor of the N x M Dirichlet Laplacian."""
+    return lib.pyr_lgs_omega_laplace(int(n), int(m))
+
+
+def lgs_system(kind, n, m):
+    """The built-in systems of ``pyrgrid solve`` as arrays: kind "test1",
+    "test2" or "laplace" (exact solution all ones); a dict of the six N x M
+    arrays cC, aC, bC, cA, cB, F."""
+    makers = {"test1": lib.pyr_lgs_system_test1, "test2": lib.pyr_lgs_system_test2, "laplace": lib.pyr_lgs_system_laplace}
+    if kind not in makers:
+        raise _unknown(kind, list(makers), "kinds")
+    _lib.check_struct("pyr_lgs_system_t")
+    sysp = ctypes.POINTER(_lib.LgsSystem)()
+    check(makers[kind](int(n), int(m), ctypes.byref(sysp)))
+    try:
+        return {k: v.copy() for k, v in _system_arrays(sysp).items()}
+    finally:
+        lib.pyr_lgs_system_destroy(ctypes.byref(sysp))
+
+
+def solve_lgs(cC, aC, bC, cA, cB, F, y0=None, *, ordering="redblack", omega=1.0, precondition="none", tolerance=1e-10,
+              max_iterations=100000, check_every=10, backend="auto", threads=0, divergence_limit=1e8,
+              stagnation_window=20000, progress=None):
+    """Line Gauss-Seidel with the Thomas algorithm for the block-tridiagonal
+    system cA*y[i-1,k] + aC*y[i,k-1] + cC*y[i,k] + bC*y[i,k+1] + cB*y[i+1,k] = F
+    (include/pyrgrid_lgs.h): six N x M float64 arrays, ``y0`` the initial
+    guess (default 0).  Returns ``(y, info)``; reaching max_iterations above
+    the tolerance is no error (``info.stop``, and a NotConvergedWarning).
+    ``progress(iteration, rel_residual)`` is called every ``check_every``
+    iterations; returning False cancels."""
+    arrays = [cC, aC, bC, cA, cB, F]
+    first = np.asarray(F)
+    if first.ndim != 2:
+        raise ArgumentError(f"F has shape {first.shape}; the system's arrays are N x M (2 dimensions)")
+    n, m = first.shape
+    checked = []
+    for name, a in zip(_LGS_ARRAYS, arrays):
+        a = np.asarray(a)
+        if a.shape != (n, m):
+            raise ArgumentError(f"{name} has shape {a.shape}; every array of the system is {(n, m)} like F")
+        if a.dtype != np.float64:
+            if not np.issubdtype(a.dtype, np.number):
+                raise ArgumentError(f"{name} has dtype {a.dtype}; the solver takes float64")
+            warn_copy(f"{name} has dtype {a.dtype}; converted to float64")
+        checked.append(a)
+    if y0 is None:
+        y = np.zeros((n, m), dtype=np.float64)
+    else:
+        y = np.array(y0, dtype=np.float64, order="C", copy=True)
+        if y.shape != (n, m):
+            raise ArgumentError(f"y0 has shape {y.shape}; it must be {(n, m)} like F")
+    for name, table, v in (("ordering", _ORDERINGS, ordering), ("precondition", _PRECONDITIONS, precondition),
+                           ("backend", _BACKENDS, backend)):
+        if v not in table:
+            raise _unknown(v, list(table), name + "s")
+    for name in ("pyr_lgs_system_t", "pyr_lgs_options_t", "pyr_lgs_result_t"):
+        _lib.check_struct(name)
+    sysp = ctypes.POINTER(_lib.LgsSystem)()
+    check(lib.pyr_lgs_system_create(n, m, ctypes.byref(sysp)))
+    resp = ctypes.POINTER(_lib.LgsResult)()
+    try:
+        for (name, dst), a in zip(_system_arrays(sysp).items(), checked):
+            dst[...] = a  # the system owns its arrays (one copy; the solver may scale them)
+        opt = _lib.LgsOptions()
+        lib.pyr_lgs_options_default(ctypes.byref(opt))
+        opt.ordering, opt.omega, opt.precondition = _ORDERINGS[ordering], float(omega), _PRECONDITIONS[precondition]
+        opt.tolerance, opt.max_iterations, opt.check_every = float(tolerance), int(max_iterations), int(check_every)
+        opt.backend, opt.threads = _BACKENDS[backend], int(threads)
+        opt.divergence_limit, opt.stagnation_window = float(divergence_limit), int(stagnation_window)
+        state = {"error": None, "cancelled": False}
+
+        def call(user, iteration, rel):
+            try:
+                if progress(iteration, rel) is False:
+                    state["cancelled"] = True
+                    return 1
+                return 0
+            except BaseException as e:  # noqa: B902
+                state["error"] = e
+                return 1
+        fn = _lib.LGS_PROGRESS(call)
+        if progress is not None:
+            opt.progress = ctypes.cast(fn, ctypes.c_void_p)
+            opt.report_every = int(check_every)
+        status = lib.pyr_lgs_solve(sysp, ctypes.byref(opt), y.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                                   ctypes.byref(resp))
+        if state["error"] is not None:
+            raise state["error"]
+        if state["cancelled"]:
+            raise CancelledError(_lib.last_error(), "PYR_ERR_CANCELLED")
+        check(status)
+        r = resp.contents
+        k = r.history_len
+        hist = np.empty((k, 2))
+        if k:
+            hist[:, 0] = np.ctypeslib.as_array(r.history_iteration, shape=(k,))
+            hist[:, 1] = np.ctypeslib.as_array(r.history_residual, shape=(k,))
+        info = LgsInfo(stop=_lib.text(lib.pyr_lgs_stop_name(r.stop)), iterations=r.iterations,
+                       rel_residual=r.rel_residual, history=hist, backend=_BACKEND_NAMES.get(r.backend, "cpu"),
+                       threads=r.threads, seconds=r.seconds, warning=r.warning.decode(errors="replace"))
+    finally:
+        lib.pyr_lgs_result_destroy(ctypes.byref(resp))
+        lib.pyr_lgs_system_destroy(ctypes.byref(sysp))
+    if info.stop == "max_iterations" and tolerance > 0:
+        import warnings
+        warnings.warn(f"line Gauss-Seidel stopped at max_iterations = {max_iterations} with relative residual "
+                      f"{info.rel_residual:.3e} above tolerance = {tolerance}", NotConvergedWarning, stacklevel=2)
+    return y, info
+
+
+# ---------------------------------------------------------------- frames
+
+_FRAME_TYPES = {np.dtype(np.float32): 0, np.dtype(np.uint16): 1, np.dtype(np.int16): 2}
+
+
+@dataclass
+class FramesResult:
+    """What the frames pipeline gave for a sequence."""
+    residual: np.ndarray        # (T, ny, nx) float32, whitened residuals
+    shifts: np.ndarray          # (T, 2): dx, dy against the reference, pixels
+    iterations: np.ndarray      # (T,) gradient iterations per frame
+    flags: np.ndarray           # (T,) PYR_FRAMES_FLAG_* bits
+    candidates: np.ndarray      # structured: frame, x, y, flux, snr
+    max_snr: np.ndarray         # (ny, nx) float32
+    stats: dict = dc_field(default_factory=dict)
+    notice: str = ""
+
+
+def frames(stack, *, progress=None, **options):
+    """Shifts, temporal whitening and detection of faint movers over a
+    sequence of frames (include/pyrgrid_frames.h): ``stack`` is (T, ny, nx)
+    of float32, uint16 or int16 (others are converted to float32 with a
+    CopyWarning).  Keywords are the keys of the [frames] section (history,
+    weights, threshold, psf_fwhm, clean, backend, threads, ...).
+    ``progress(frame, frames)`` is called per frame; returning False cancels."""
+    a = np.asarray(stack)
+    if a.ndim != 3:
+        raise ArgumentError(f"stack has shape {a.shape}; frames are a (T, ny, nx) array")
+    if a.dtype not in _FRAME_TYPES:
+        if not np.issubdtype(a.dtype, np.number):
+            raise ArgumentError(f"stack has dtype {a.dtype}; frames are numbers")
+        warn_copy(f"stack has dtype {a.dtype}; frames travel as float32, uint16 or int16: converted to float32")
+        a = a.astype(np.float32)
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    t, ny, nx = a.shape
+    for name in ("pyr_frames_result_t", "pyr_frames_candidate_t", "pyr_frames_stats_t"):
+        _lib.check_struct(name)
+    opts = ctypes.c_void_p()
+    check(lib.pyr_frames_options_create(ctypes.byref(opts)))
+    handle = ctypes.c_void_p()
+    try:
+        for k, v in options.items():
+            if v is None:
+                continue
+            if isinstance(v, (bool, np.bool_)):
+                v = "yes" if v else "no"
+            check(lib.pyr_frames_options_set(opts, k.encode(), _text(v).encode()))
+        check(lib.pyr_frames_options_validate(opts))
+        residual = np.zeros((t, ny, nx), dtype=np.float32)
+        shifts = np.zeros((t, 2))
+        iterations = np.zeros(t, dtype=np.int32)
+        flags = np.zeros(t, dtype=np.int32)
+        cands = []
+        state = {"error": None, "cancelled": False}
+
+        def sink(user, rp):
+            try:
+                r = rp.contents
+                i = r.frame
+                shifts[i] = (r.dx, r.dy)
+                iterations[i] = r.iterations
+                flags[i] = r.flags
+                for c in range(r.ncandidates):
+                    cd = r.candidates[c]
+                    cands.append((i, cd.x, cd.y, cd.flux, cd.snr))
+                if progress is not None and progress(i + 1, t) is False:
+                    state["cancelled"] = True
+                    return 15  # PYR_ERR_CANCELLED
+                return 0
+            except BaseException as e:  # noqa: B902
+                state["error"] = e
+                return 15
+        fn = _lib.FRAMES_SINK(sink)
+        check(lib.pyr_frames_create(nx, ny, opts, fn, None, ctypes.byref(handle)))
+        status = 0
+        for i in range(t):
+            # the residual goes straight into its slice of the result (no copy)
+            status = lib.pyr_frames_push(handle, ctypes.c_void_p(a[i].ctypes.data), _FRAME_TYPES[a.dtype],
+                                         ctypes.c_void_p(residual[i].ctypes.data))
+            if status:
+                break
+        if not status:
+            status = lib.pyr_frames_finish(handle)
+        if state["error"] is not None:
+            raise state["error"]
+        if state["cancelled"]:
+            raise CancelledError("frames cancelled by the progress callback", "PYR_ERR_CANCELLED")
+        check(status)
+        max_snr = np.zeros((ny, nx), dtype=np.float32)
+        check(lib.pyr_frames_max_snr(handle, ctypes.c_void_p(max_snr.ctypes.data)))
+        st = _lib.FramesStats()
+        lib.pyr_frames_get_stats(handle, ctypes.byref(st))
+        stats = {name: (getattr(st, name).decode() if isinstance(getattr(st, name), bytes) else getattr(st, name))
+                 for name, _ in _lib.FramesStats._fields_}
+        notice = _lib.text(lib.pyr_frames_notice(handle))
+    finally:
+        lib.pyr_frames_destroy(ctypes.byref(handle))
+        lib.pyr_frames_options_destroy(ctypes.byref(opts))
+    cand = np.array(cands, dtype=[("frame", np.int64), ("x", np.float32), ("y", np.float32), ("flux", np.float32),
+                                  ("snr", np.float32)])
+    return FramesResult(residual=residual, shifts=shifts, iterations=iterations, flags=flags, candidates=cand,
+                        max_snr=max_snr, stats=stats, notice=notice)

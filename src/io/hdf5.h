@@ -1,0 +1,154 @@
+/* HDF5 results: one file per run with the scheme's fields as datasets, the
+ * grid, scheme, parameters, step, time, precision, version and plan as
+ * attributes, snapshots as a time series in the same file, and an XDMF
+ * sidecar (NAME.xmf) that ParaView and VisIt open directly.
+ *
+ * Layout (format "pyrgrid-field", version 1; README.md "HDF5 results"):
+ *
+ *   /                     attributes: format, format_version, pyrgrid_version, equation, fields ("u f"),
+ *                         dims, n (int64[3], x y z), lengths (double[3]), h (double[3]), precision,
+ *                         step, t (of the final fields), steps (the run's last step), the scheme's
+ *                         parameters (heat: alpha, dt; poisson: iterations, tolerance, check_every,
+ *                         omega, rhs; maxwell: dt, courant, mode, boundary, cpml_cells, eps_r, sigma,
+ *                         mu_r, shapes, sources, probes), initial, plan (JSON), run (JSON)
+ *   /u, /f, ...           the final fields in NumPy order ((ny, nx), (nz, ny, nx)), float32 or float64,
+ *                         chunked (about 1 MiB), gzip + shuffle when compression > 0; updated
+ *                         fields carry step and t; Maxwell's: /Ex ../Hz (the components of its
+ *                         mode) and the coefficients that vary per node (/ca /cb /dh), each with
+ *                         its Yee offset (attribute offset, x y z in cells; H's t half a step
+ *                         before E's)
+ *   /snapshots/000200/u   output.every: the updated fields at step 200 (group attributes step, t);
+ *                         the final field is a hard link to the last snapshot when they coincide
+ *
+ * Reading (initial.file = x.h5) takes dataset "u" (the scheme's first field)
+ * or a snapshot's; files written by other programs need only that dataset.
+ * The checks of what a reader found are apart from the HDF5 calls
+ * (pyr_h5_check) so that a fuzzer can drive them.
+ *
+ * Writing goes to the temporary of io/atomic.h and is renamed into place by
+ * pyr_h5_writer_commit (inside a stage: with the other outputs).  HDF5 must
+ * seek, so a device or FIFO is refused.  HDF5's own error printing is kept
+ * off; its innermost message is quoted in ours. */
+#ifndef PYR_IO_HDF5_H
+#define PYR_IO_HDF5_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pyrgrid.h"
+
+#define PYR_H5_FORMAT "pyrgrid-field"
+#define PYR_H5_FORMAT_VERSION 1
+#define PYR_H5_MAX_FIELDS 16
+#define PYR_H5_MAX_RANK 32 /* HDF5's limit */
+
+/* 1 when pyrgrid was built with HDF5. */
+int pyr_h5_available(void);
+/* "1.10.8", or "" without HDF5. */
+const char *pyr_h5_library_version(void);
+/* 1 when path names an HDF5 file by its extension (.h5, .hdf5, .he5, any case). */
+int pyr_h5_is_path(const char *path);
+/* The XDMF sidecar of an HDF5 path: its extension replaced by .xmf. */
+void pyr_h5_sidecar_path(const char *path, char *out, size_t size);
+/* "snapshots/000200/u". */
+void pyr_h5_snapshot_name(int64_t step, const char *field, char *out, size_t size);
+
+/* ------------------------------------------------------------------ writing */
+
+typedef struct {
+    const pyr_problem_t *problem; /* steps: those of this run (a restart's remaining ones) */
+    int nfields;
+    const char *name[PYR_H5_MAX_FIELDS];
+    int updated[PYR_H5_MAX_FIELDS]; /* 1: state (snapshots, step and t), 0: input (written once) */
+    int compression;                /* gzip level 0..9 */
+    const char *plan_json;          /* may be NULL */
+    const char *initial;            /* the initial field: its kind, or the file a restart read */
+    int64_t end_step;               /* the run's last step (scheme.steps) */
+    int xdmf;                       /* write NAME.xmf beside the file (2D and 3D) */
+    /* staggered grids (Maxwell's Yee grid): field i's value at index (i, j, k) lies at ((i, j, k) +
+     * offset[i]) * h and, for an updated field, at time t + time_offset[i] (H half a step before E);
+     * written as the datasets' attributes "offset" (x y z, in cells) and "t" */
+    int staggered;
+    double offset[PYR_H5_MAX_FIELDS][3];
+    double time_offset[PYR_H5_MAX_FIELDS];
+} pyr_h5_desc_t;
+
+typedef struct pyr_h5_writer pyr_h5_writer_t;
+
+/* Create the file's temporary and its root attributes.  The caller owns the
+ * writer: pyr_h5_writer_commit or pyr_h5_writer_abort release it. */
+pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr_h5_writer_t **w);
+/* Write input field i (not updated by the scheme) once. */
+pyr_status_t pyr_h5_writer_input(pyr_h5_writer_t *w, int i, const pyr_field_t *field);
+/* A snapshot of every updated field (fields[i] for i < nfields; inputs may be NULL). */
+pyr_status_t pyr_h5_writer_snapshot(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t);
+/* The final updated fields, with the step and time they hold and the run's description (JSON, may be NULL). */
+pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t,
+                                 const char *run_json);
+/* Close the file and commit it and its sidecar (atomic.h; staged when a stage
+ * is active).  Releases the writer, also on failure. */
+pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **w);
+void pyr_h5_writer_abort(pyr_h5_writer_t **w);
+
+/* ------------------------------------------------------------------ reading */
+
+enum { PYR_H5_CLASS_OTHER = 0, PYR_H5_CLASS_FLOAT, PYR_H5_CLASS_INTEGER, PYR_H5_CLASS_STRING };
+
+/* What a reader found: the dataset's type and shape, and the root's
+ * attributes as they are (present, of the expected kind, value). */
+typedef struct {
+    int has_dataset;
+    int is_dataset;                 /* the name is a dataset (not a group or a datatype) */
+    int type_class;                 /* PYR_H5_CLASS_* */
+    size_t type_size;
+    int rank;                       /* -1: not a simple dataspace */
+    uint64_t dims[PYR_H5_MAX_RANK]; /* the first min(rank, PYR_H5_MAX_RANK) */
+    /* attributes of the root (present / of the right kind / value) */
+    int has_format, format_ok;
+    char format[64];
+    int has_version, version_ok;
+    int64_t version;
+    int has_equation, equation_ok;
+    char equation[32];
+    int has_step, step_ok;
+    int64_t step;
+    int has_t, t_ok;
+    double t;
+    int has_n, n_ok;
+    int64_t n[3];
+    int has_dims_attr, dims_attr_ok;
+    int64_t dims_attr;
+} pyr_h5_found_t;
+
+typedef struct {
+    int pyrgrid;          /* the root says format = pyrgrid-field */
+    int ndim;             /* 1..3 */
+    int64_t shape[3];     /* NumPy order */
+    pyr_precision_t precision;
+    int has_step, has_t;  /* pyrgrid files: the step and time of the dataset */
+    int64_t step;
+    double t;
+    char equation[32];    /* "" when the file does not say */
+} pyr_h5_info_t;
+
+/* Judge what was found in `path` (dataset `dataset`): a field of 1 to 3
+ * dimensions of float32 or float64, and, when the root says it is a pyrgrid
+ * file, attributes of the right kinds and values that agree with the
+ * dataset.  The message names the file, the dataset or attribute, what was
+ * found and what would work. */
+pyr_status_t pyr_h5_check(const char *path, const char *dataset, const pyr_h5_found_t *found, pyr_h5_info_t *info);
+
+/* Open `path` and describe `dataset` (NULL: "u"); the step and time are
+ * those of the snapshot group for a snapshot's dataset. */
+pyr_status_t pyr_h5_read_info(const char *path, const char *dataset, pyr_h5_info_t *info);
+/* Read `dataset` (NULL: "u"), which must have exactly this shape and precision. */
+pyr_status_t pyr_h5_read_expect(const char *path, const char *dataset, int ndim, const int64_t *shape, pyr_precision_t p,
+                                void *data);
+/* Read nodes origin .. origin + count - 1 (x, y, z order, as the grid's
+ * axes) of `dataset` (NULL: "u"), which must hold a grid of `dims`
+ * dimensions, n[] nodes per axis and precision p, into data (x fastest):
+ * a part of a field (several devices, MPI ranks), as pyr_npy_read_part. */
+pyr_status_t pyr_h5_read_part(const char *path, const char *dataset, int dims, const int64_t n[3], const int64_t origin[3],
+                              const int64_t count[3], pyr_precision_t p, void *data);
+
+#endif

@@ -1,0 +1,53 @@
+/* Frames options by their [frames] keys (pyrgrid_frames.h): the same
+ * handling as a configuration file's line (frames_config.c), for bindings
+ * that must not depend on pyr_frames_options_t's layout. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/error.h"
+#include "pipelines/frames/frames_config.h"
+#include "pyrgrid_frames.h"
+
+pyr_status_t pyr_frames_options_create(pyr_frames_options_t **options)
+{
+    if (!options) return pyr_fail(PYR_ERR_ARG, "pyr_frames_options_create: options is NULL");
+    *options = malloc(sizeof **options);
+    if (!*options) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    pyr_frames_options_default(*options);
+    return PYR_OK;
+}
+
+void pyr_frames_options_destroy(pyr_frames_options_t **options)
+{
+    if (!options) return;
+    free(*options);
+    *options = NULL;
+}
+
+pyr_status_t pyr_frames_options_set(pyr_frames_options_t *options, const char *key, const char *value)
+{
+    if (!options || !key || !value) return pyr_fail(PYR_ERR_ARG, "pyr_frames_options_set: options, key and value are required");
+    const char *k = strncasecmp(key, "frames.", 7) ? key : key + 7;
+    static const char *const files[] = {"input", "residual", "shifts", "candidates", "snr_image", "max_snr"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+        if (!strcasecmp(k, files[i]))
+            return pyr_fail(PYR_ERR_CONFIG, "frames.%s names a file of the pyrgrid program; the library reads and writes none", k);
+    size_t n = strlen(k) + strlen(value) + 16;
+    char *assignment = malloc(n);
+    fr_config_t *c = malloc(sizeof *c);
+    if (!assignment || !c) {
+        free(assignment);
+        free(c);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    }
+    snprintf(assignment, n, "frames.%s=%s", k, value);
+    fr_config_default(c);
+    c->o = *options;
+    pyr_status_t st = fr_config_set(c, assignment);
+    if (st == PYR_OK) *options = c->o;
+    free(assignment);
+    free(c);
+    return st;
+}

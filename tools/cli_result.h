@@ -1,0 +1,60 @@
+/* The field outputs of `pyrgrid run` (cli_result.c): output.field by its
+ * extension (.npy, or .h5 with snapshots inside and an .xmf sidecar),
+ * snapshots numbered from a restart's step, and the run report
+ * (--report FILE.json).  cli_run.c drives them. */
+#ifndef PYR_TOOLS_CLI_RESULT_H
+#define PYR_TOOLS_CLI_RESULT_H
+
+#include "io/config.h"
+#include "io/hdf5.h"
+#include "io/json.h"
+#include "pyrgrid.h"
+
+typedef struct {
+    const pyr_config_t *cfg;
+    pyr_field_t **fields; /* every field of the scheme, in its order (inputs may be NULL for .npy) */
+    int nfields;
+    int h5;               /* output.field is HDF5 */
+    pyr_h5_writer_t *writer;
+    int map[PYR_H5_MAX_FIELDS]; /* the file's field k is the scheme's field map[k] (Maxwell: those its problem uses) */
+    int nmap;
+    char snap_base[PYR_PATH_MAX]; /* .npy snapshots: NAME_000200.npy */
+} pyr_cli_result_t;
+
+/* 1 when output.field is HDF5 (its inputs are then made by the program, to be stored). */
+int pyr_cli_result_is_h5(const pyr_config_t *cfg);
+/* The XDMF sidecar of an HDF5 output.field, or "" (for the early output checks). */
+void pyr_cli_result_sidecar(const pyr_config_t *cfg, char *out, size_t size);
+/* Before the run: an HDF5 output's temporary, its attributes and inputs. */
+pyr_status_t pyr_cli_result_open(pyr_cli_result_t *r, const pyr_config_t *cfg, const pyr_plan_t *plan, pyr_field_t **fields, int nfields);
+/* A snapshot at step `done` of this run (the restart's step is added). */
+pyr_status_t pyr_cli_result_snapshot(pyr_cli_result_t *r, int64_t done);
+/* After the run (inside the caller's stage): the final fields. */
+pyr_status_t pyr_cli_result_final(pyr_cli_result_t *r, const pyr_run_info_t *run);
+void pyr_cli_result_abort(pyr_cli_result_t *r);
+
+/* The step and time a run reaches after `done` steps of its own. */
+int64_t pyr_cli_step_of(const pyr_config_t *cfg, int64_t done);
+double pyr_cli_time_of(const pyr_config_t *cfg, int64_t done);
+
+/* The body of `pyrgrid run`'s report: problem, options, restart, plan, run,
+ * step and time, seconds (plan, initial, execute, output), Gcell/s, outputs,
+ * exit status. */
+void pyr_cli_report_run(pyr_json_t *j, const pyr_config_t *cfg, const pyr_plan_t *plan, const pyr_run_info_t *ri, const double t[4],
+                        double gcells, const char *sidecar, int status);
+
+/* The common head of a report: command, problem file, versions, machine. */
+void pyr_cli_report_begin(pyr_json_t *j, const char *command, const char *source);
+/* Its tail: versions and machine, then close and write (staged when a stage is active). */
+pyr_status_t pyr_cli_report_end(pyr_json_t *j, const char *path, pyr_backend_kind_t backend, int device);
+
+#endif
+
+/* The reports of `pyrgrid solve` and `pyrgrid frames` (written, staged when a stage is active). */
+pyr_status_t pyr_cli_report_solve(const char *path, const char *problem_file, const char *kind, const pyr_lgs_system_t *sys,
+                                  const pyr_lgs_options_t *opt, const pyr_lgs_result_t *res, const char *const outputs[4],
+                                  int exit_status);
+#include "pyrgrid_frames.h"
+pyr_status_t pyr_cli_report_frames(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx, int64_t ny,
+                                   int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs, double seconds,
+                                   const char *const outputs[5]);
