@@ -304,7 +304,13 @@ PYR_API pyr_status_t pyr_field_sine_continuous(pyr_field_t *field, const pyr_pro
 /* ----------------------------------------------------------------- options */
 
 typedef enum { PYR_BACKEND_AUTO = 0, PYR_BACKEND_CPU, PYR_BACKEND_CUDA } pyr_backend_kind_t;
-typedef enum { PYR_METHOD_AUTO = 0, PYR_METHOD_NAIVE, PYR_METHOD_TRIVIAL, PYR_METHOD_PYRAMID } pyr_method_t;
+/* naive: the whole grid resident on the device; trivial: pieces streamed every
+ * step; pyramid: pieces streamed once per pass of n steps; longvector (the
+ * CUDA backend, 2D heat, one GPU: refused over several devices or MPI
+ * ranks): the naive method's resident grid stepped by
+ * whole-vector cuBLAS operations, the seed's long-vector algorithm (slow by
+ * design: for the model and comparison).  auto picks naive or pyramid. */
+typedef enum { PYR_METHOD_AUTO = 0, PYR_METHOD_NAIVE, PYR_METHOD_TRIVIAL, PYR_METHOD_PYRAMID, PYR_METHOD_LONGVECTOR } pyr_method_t;
 typedef enum {
     PYR_DECOMP_AUTO = 0,
     PYR_DECOMP_SEGMENTS, /* 1D grids: segments of x */

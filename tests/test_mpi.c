@@ -10,8 +10,8 @@
  * grown by H (reach 1) that the sender owns and the scheme updates.
  * Failures: a run cancelled on the last rank stops every rank with its
  * message; a part of initial.file holding a NaN stops every rank with the
- * message of the rank that read it; too many ranks for the grid is refused
- * on every rank alike.
+ * message of the rank that read it; too many ranks for the grid, and the
+ * long-vector method (one GPU only), are refused on every rank alike.
  *
  *   mpirun -np P test_mpi [cases] [seed]      (defaults: 24 1) */
 #include <math.h>
@@ -342,6 +342,16 @@ static void failures(void)
     if (ranks < 3) snprintf(o.devices, sizeof o.devices, ranks == 1 ? "0,0,0" : "0,0");
     CHECK_FAILS(pyr_execute_mpi(&p, &o, MPI_COMM_WORLD, NULL, &part, &info), PYR_ERR_CONFIG, "too many parts");
 
+    /* the long-vector method runs on one GPU: refused over ranks (or devices), the same on every rank and machine */
+    {
+        const int64_t m[3] = {40, 30, 1};
+        make_problem(&p, 2, m, PYR_FLOAT, 3, PYR_INIT_GAUSS, 1);
+        pyr_options_default(&o);
+        o.method = PYR_METHOD_LONGVECTOR;
+        if (ranks == 1) snprintf(o.devices, sizeof o.devices, "0,0");
+        CHECK_FAILS(pyr_execute_mpi(&p, &o, MPI_COMM_WORLD, NULL, &part, &info), PYR_ERR_UNSUPPORTED, "method = longvector runs on one GPU");
+        CHECK(part == NULL, "a refused run returned a part");
+    }
 }
 
 /* Every registered scheme has a row above (a new scheme must add one). */

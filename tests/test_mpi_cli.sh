@@ -3,7 +3,8 @@
 # the index; pyrgrid assemble makes one .npy equal, byte for byte, to the
 # single-process run's (heat and Poisson, initial.kind = file read in parts,
 # a Poisson stop at a check); a NaN in one rank's part of initial.file stops
-# every rank with that rank's message; too many ranks for the grid is refused.
+# every rank with that rank's message; too many ranks for the grid, and the
+# long-vector method (one GPU only), are refused.
 # usage: test_mpi_cli.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]
 set -u
 pyr=$(realpath "$1")
@@ -234,6 +235,14 @@ run_np 4 run heat.ini --set grid.nx=5 --set grid.ny=3 > many.txt 2> many.err
 rc=$?
 [ $rc = 1 ] || fail "too many ranks: exit $rc"
 grep -q "error: rank 0: too many parts: 4 (4 ranks x 1 device) cannot cut the 5 x 3 grid" many.err || fail "too many ranks: $(cat many.err)"
+
+# the long-vector method runs on one GPU: refused over ranks, on every machine, before any device is looked at
+run_np 2 run heat.ini --set run.method=longvector --set run.backend=auto > lv.txt 2> lv.err
+rc=$?
+[ $rc = 1 ] || fail "method = longvector over 2 ranks: exit $rc"
+grep -q "error: rank 0: method = longvector runs on one GPU, and this run cuts the grid into 2 parts (2 MPI ranks)" lv.err ||
+  fail "method = longvector over 2 ranks: $(cat lv.err)"
+[ "$(grep -c 'error:' lv.err)" = 1 ] || fail "the long-vector refusal was printed $(grep -c 'error:' lv.err) times: $(cat lv.err)"
 
 # assemble refuses indexes whose parts do not tile the array
 printf '{"format": "pyrgrid-parts", "version": 1, "dims": 2, "shape": [47, 61], "dtype": "<f8", "parts": [{"file": "heat_ref.npy", "offset": [0, 0], "shape": [47, 61]}, {"file": "heat_ref.npy", "offset": [0, 0], "shape": [47, 61]}]}' > bad.json

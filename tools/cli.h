@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "plan/longvector.h"
 #include "io/config.h"
 
 int pyr_cli_run(int argc, char **argv);       /* pyrgrid run FILE ...   (cli_run.c)   */
@@ -12,6 +13,7 @@ int pyr_cli_plan(int argc, char **argv);      /* pyrgrid plan FILE ...  (cli_run
 int pyr_cli_solve(int argc, char **argv);     /* pyrgrid solve FILE ... (cli_solve.c) */
 int pyr_cli_calibrate(int argc, char **argv); /* pyrgrid calibrate ...  (cli_model.c) */
 int pyr_cli_sweep(int argc, char **argv);     /* pyrgrid sweep FILE ... (cli_model.c) */
+int pyr_cli_sweep_sizes(int argc, char **argv); /* pyrgrid sweep FILE --sizes ... (cli_sweep_sizes.c) */
 int pyr_cli_frames(int argc, char **argv);    /* pyrgrid frames INPUT... (cli_frames.c) */
 int pyr_cli_assemble(int argc, char **argv);  /* pyrgrid assemble INDEX OUT.npy (cli_mpi.c) */
 
@@ -46,5 +48,8 @@ void pyr_cli_wisdom_import(void);
 /* Export the store to the default wisdom file when it changed since the
  * generation `since` (a plan = measure choice); warns on failure (returns 1). */
 int pyr_cli_wisdom_export_if_changed(unsigned long since);
+
+/* The long-vector method's constants, as calibrate prints them (cli_sweep_sizes.c). */
+void pyr_cli_describe_lv(const pyr_lv_constants_t *k, int device);
 
 #endif

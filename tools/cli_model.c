@@ -244,6 +244,7 @@ int pyr_cli_calibrate(int argc, char **argv)
                 /* a variant asked for is recorded, and plans take it; the default stays implicit */
                 if (!kernel[0]) rec.kernel[0] = 0;
                 if (pyr_cli_verbosity >= 0) describe_constants(label, &rec.k, pyr_precision_size(o.precision));
+                if (pyr_cli_verbosity >= 0 && pyr_lv_valid(&rec.k.lv)) pyr_cli_describe_lv(&rec.k.lv, device);
                 if (pyr_wisdom_store_put_constants(&rec) != PYR_OK) return fail(NULL);
                 changed = 1;
             }
@@ -507,6 +508,9 @@ static void sweep_usage(FILE *out)
 
 int pyr_cli_sweep(int argc, char **argv)
 {
+    /* over grid sizes: the long-vector method's staircase (cli_sweep_sizes.c) */
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--sizes")) return pyr_cli_sweep_sizes(argc, argv);
     const char *file = NULL, *csv = NULL, *png = NULL, *heights_spec = "1:64", *decomp_spec = NULL, *replot_csv = NULL;
     int repeat = 1, passes = 3, quiet = 0;
     pyr_config_t cfg;
@@ -560,9 +564,10 @@ int pyr_cli_sweep(int argc, char **argv)
     if (pyr_config_finish(&cfg) != PYR_OK) return fail(NULL);
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
-    if (cfg.options.method == PYR_METHOD_NAIVE || cfg.options.method == PYR_METHOD_TRIVIAL) {
-        fprintf(stderr, "pyrgrid: error: sweep compares pyramid heights; the file asks for method = %s (use auto or pyramid)\n",
-                pyr_method_name(cfg.options.method));
+    if (cfg.options.method == PYR_METHOD_NAIVE || cfg.options.method == PYR_METHOD_TRIVIAL || cfg.options.method == PYR_METHOD_LONGVECTOR) {
+        fprintf(stderr, "pyrgrid: error: sweep compares pyramid heights; the file asks for method = %s (use auto or pyramid%s)\n",
+                pyr_method_name(cfg.options.method),
+                cfg.options.method == PYR_METHOD_LONGVECTOR ? "; the long-vector method sweeps grid sizes: --sizes 10:7000" : "");
         return 2;
     }
     {

@@ -389,7 +389,7 @@ int pyr_cli_run(int argc, char **argv)
     else if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
     else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
     char how[96] = "";
-    if (info.method != PYR_METHOD_NAIVE)
+    if (info.method != PYR_METHOD_NAIVE && info.method != PYR_METHOD_LONGVECTOR) /* those keep the whole grid */
         snprintf(how, sizeof how, " %s height=%lld", pyr_decomp_name(info.decomposition), (long long)info.height);
     char stop[160] = "";
     if (ri.checked)

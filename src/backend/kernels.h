@@ -11,6 +11,7 @@
 #define PYR_BACKEND_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend/device.h"
 #include "schemes/scheme.h"
@@ -67,6 +68,11 @@ typedef struct pyr_kernel {
      * sub-step per step; in general the scheme's table says what each reads
      * and writes). */
     pyr_status_t (*run)(void *ctx, int slot, const pyr_kernel_call_t *call);
+    /* (optional, NULL = none) Device memory a variant keeps beside the
+     * piece buffers, for pieces of `layer_bytes` per buffer (the CUDA heat
+     * kernel's longvector: two work vectors); the planner counts it in the
+     * budget, the runtime context owns it. */
+    uint64_t (*scratch_bytes)(const pyr_variant_t *v, uint64_t layer_bytes);
 } pyr_kernel_t;
 
 /* The kernel of a scheme on a backend, or NULL when there is none. */

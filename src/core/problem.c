@@ -132,6 +132,7 @@ const char *pyr_method_name(pyr_method_t m)
     case PYR_METHOD_NAIVE: return "naive";
     case PYR_METHOD_TRIVIAL: return "trivial";
     case PYR_METHOD_PYRAMID: return "pyramid";
+    case PYR_METHOD_LONGVECTOR: return "longvector";
     default: return "auto";
     }
 }

@@ -845,6 +845,25 @@ static int64_t streaming_height(const pyr_parts_t *P)
     return h;
 }
 
+/* The long-vector method steps one resident grid as whole-vector cuBLAS
+ * operations over the range of its interior, on one GPU; a part's local grid
+ * would need its halo kept out of those ranges and exchanged between them.
+ * n: the devices of each rank (-1: "all", not yet counted). */
+static pyr_status_t refuse_longvector(const pyr_parts_t *P, int n)
+{
+    char parts[48] = "several parts";
+    if (n >= 0) snprintf(parts, sizeof parts, "%d parts", (n > 0 ? n : 1) * P->ranks);
+    char where[120];
+    if (P->options.devices[0])
+        snprintf(where, sizeof where, "run.devices = %s, %d MPI rank%s", P->options.devices, P->ranks, P->ranks == 1 ? "" : "s");
+    else snprintf(where, sizeof where, "%d MPI ranks", P->ranks);
+    return pyr_fail(PYR_ERR_UNSUPPORTED,
+                    "method = longvector runs on one GPU, and this run cuts the grid into %s (%s); run it on one device (leave "
+                    "run.devices out, or name one) in one process, or use method = naive (the same result with the stencil "
+                    "kernels) over several devices or ranks",
+                    parts, where);
+}
+
 pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_transport_t *t, pyr_parts_t **out)
 {
     *out = NULL;
@@ -891,6 +910,16 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
                       "run on one device");
     if (st == PYR_OK && P->options.exchange < 0)
         st = pyr_fail(PYR_ERR_CONFIG, "run.exchange = %lld: use a number of steps >= 1 (or auto)", (long long)P->options.exchange);
+    /* the long-vector method: one part only, refused before any device is
+     * looked at (the same answer on every machine) */
+    if (st == PYR_OK && P->options.method == PYR_METHOD_LONGVECTOR) {
+        int devs[PYR_PARTS_MAX_DEVICES], n = 0;
+        if (pyr_parts_parse_devices(P->options.devices, devs, PYR_PARTS_MAX_DEVICES, &n) == PYR_OK) {
+            if (n > 1 || P->ranks > 1) st = refuse_longvector(P, n);
+        } else {
+            pyr_clear_error(); /* the list's own message comes below */
+        }
+    }
     /* the backend, and the devices of each rank */
     if (st == PYR_OK) {
         P->kind = P->options.backend;
@@ -911,6 +940,8 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
             n = 1;
             P->devices[0] = P->options.device;
         }
+        /* "all" on several GPUs (a list of several is refused above) */
+        if (st == PYR_OK && P->options.method == PYR_METHOD_LONGVECTOR && n * P->ranks > 1) st = refuse_longvector(P, n);
         const int gpus = P->kind == PYR_BACKEND_CUDA ? pyr_gpu_count() : 1;
         for (int i = 0; i < n && st == PYR_OK; i++)
             if (P->devices[i] >= gpus) {

@@ -200,8 +200,8 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             return PYR_OK;
         }
         if (!strcmp(key, "method")) {
-            static const char *const m[] = {"auto", "naive", "trivial", "pyramid"};
-            PYR_TRY(parse_choice(sec, key, v, m, 4, &choice));
+            static const char *const m[] = {"auto", "naive", "trivial", "pyramid", "longvector"}; /* pyr_method_t's order */
+            PYR_TRY(parse_choice(sec, key, v, m, 5, &choice));
             o->method = (pyr_method_t)choice;
             return PYR_OK;
         }

@@ -99,7 +99,8 @@ void pyr_report_plan(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
     const int dims = plan->problem.dims;
     pyr_json_object(j, key);
     pyr_json_string(j, "method", pyr_method_name(info.method));
-    pyr_json_string(j, "decomposition", info.method == PYR_METHOD_NAIVE ? "whole grid" : pyr_decomp_name(info.decomposition));
+    const int whole = info.method == PYR_METHOD_NAIVE || info.method == PYR_METHOD_LONGVECTOR; /* the grid resident, no pieces */
+    pyr_json_string(j, "decomposition", whole ? "whole grid" : pyr_decomp_name(info.decomposition));
     pyr_json_string(j, "backend", pyr_backend_name(info.backend));
     pyr_json_string(j, "kernel", info.kernel);
     pyr_json_int(j, "height", info.height);

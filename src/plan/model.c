@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "plan/plan.h"
@@ -12,6 +13,7 @@ const int pyr_model_layers[PYR_MODEL_NLAYERS] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 
 pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, pyr_precision_t precision)
 {
     pyr_model_constants_t k;
+    memset(&k, 0, sizeof k); /* and every field not set below: lv (threads = 0, not calibrated) */
     double elem = precision == PYR_DOUBLE ? 8.0 : 4.0;
     if (backend == PYR_BACKEND_CUDA) {
         k.up = k.down = elem / 55e9;
@@ -282,7 +284,9 @@ pyr_model_form_t pyr_model_resolve(const pyr_plan_t *plan, pyr_model_form_t form
 static void predict_resident_pass(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, pyr_model_prediction_t *out)
 {
     const int64_t layers = pyr_plan_layers(plan, h);
-    double c = compute_time(plan, k, layers, pyr_model_compute_cost(k, layers) * (double)pyr_plan_useful(plan, h));
+    double c = plan->method == PYR_METHOD_LONGVECTOR
+                   ? (double)layers * pyr_lv_step_seconds(&k->lv, pyr_lv_plan_length(plan)) /* the seed's model (plan/longvector.h) */
+                   : compute_time(plan, k, layers, pyr_model_compute_cost(k, layers) * (double)pyr_plan_useful(plan, h));
     out->compute = c;
     out->serial = out->seconds = c;
 }

@@ -28,6 +28,7 @@
 #ifndef PYR_PLAN_MODEL_H
 #define PYR_PLAN_MODEL_H
 
+#include "plan/longvector.h"
 #include "pyrgrid.h"
 
 struct pyr_plan;
@@ -61,6 +62,8 @@ typedef struct {
     double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
     double compute_row;                /* s per row of each computed layer, on top (wide rows cost less per value);
                                           0 = not measured */
+    pyr_lv_constants_t lv;             /* the long-vector method's (plan/longvector.h; CUDA, 2D heat);
+                                          threads = 0: not calibrated */
 } pyr_model_constants_t;
 
 typedef enum {

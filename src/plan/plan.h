@@ -46,7 +46,8 @@ struct pyr_plan {
     int64_t alloc_extent[3];  /* largest source region of any task */
     pyr_piece_layout_t layout; /* of one buffer (one field, one time layer) */
     uint64_t faces_bytes;     /* resident boundary faces of unsplit axes (every state field) */
-    uint64_t device_bytes;    /* everything the executor keeps on the device */
+    uint64_t scratch_bytes;   /* the kernel variant's work memory (kernels.h scratch_bytes; longvector: 2 vectors) */
+    uint64_t device_bytes;    /* everything the executor (and the kernel's scratch) keeps on the device */
     uint64_t budget;
     const pyr_device_ops_t *ops;
     void *ctx;                /* backend context, owned */

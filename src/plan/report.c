@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "plan/longvector.h"
 #include "plan/plan.h"
 
 static const char *piece_noun(const pyr_plan_t *p)
@@ -80,6 +81,7 @@ static void print_model(const pyr_plan_t *plan, FILE *out)
     fprintf(out, "predicted    %.4g s for the run (%.4g ns per node and step: upload %.3g s, compute %.3g s, download %.3g s, "
                  "band copies %.3g s in sum)\n",
             me.seconds, 1e9 * me.seconds / cells, me.upload, me.compute, me.download, me.host);
+    if (plan->method == PYR_METHOD_LONGVECTOR) pyr_lv_plan_print(plan, out); /* the seed's model (plan/longvector.h) */
     if (plan->resident) return;
     double triv = predict_sibling(plan, PYR_METHOD_TRIVIAL, plan->decomp, 1);
     if (triv > 0 && plan->method != PYR_METHOD_TRIVIAL)
@@ -171,7 +173,9 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
         if (last && plan->options.snapshot_every == 0) fprintf(out, " (last pass %lld steps)", (long long)last);
         fprintf(out, "\n");
     }
-    if (plan->resident) fprintf(out, "device       %s of budget %s: the grid in 2 time layers%s", used, budget, plan->nfixed ? " and its inputs" : "");
+    if (plan->resident)
+        fprintf(out, "device       %s of budget %s: the grid in 2 time layers%s%s", used, budget, plan->nfixed ? " and its inputs" : "",
+                plan->scratch_bytes ? " and 2 work vectors of its size (cuBLAS operands)" : "");
     else
         fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight%s", used, budget,
                 info.slots + plan->spares, info.slots, info.slots > 1 ? "s" : "", plan->nfixed ? ", with an input buffer each" : "");

@@ -77,6 +77,12 @@ static uint64_t pieces_bytes(const pyr_plan_t *plan, uint64_t layer_bytes, int k
     return ((uint64_t)(k + s) * (uint64_t)plan->npp + (uint64_t)k * (uint64_t)plan->nfixed) * layer_bytes;
 }
 
+/* Device memory the kernel variant keeps beside the pieces (kernels.h). */
+static uint64_t scratch_of(const pyr_plan_t *plan, uint64_t layer_bytes)
+{
+    return plan->kernel && plan->kernel->scratch_bytes ? plan->kernel->scratch_bytes(&plan->variant, layer_bytes) : 0;
+}
+
 static void size_for_counts(const pyr_plan_t *plan, int64_t h, const int64_t count[3], sizing_t *sz)
 {
     size_t elem = pyr_precision_size(plan->problem.precision);
@@ -87,7 +93,7 @@ static void size_for_counts(const pyr_plan_t *plan, int64_t h, const int64_t cou
         else sz->ext[a] = plan->problem.n[a];
     }
     pyr_piece_layout_t L = pyr_piece_layout(plan->ops, sz->ext, elem);
-    sz->bytes = pieces_bytes(plan, L.layer_bytes, plan->slots, plan->spares) + faces_bytes(plan, elem);
+    sz->bytes = pieces_bytes(plan, L.layer_bytes, plan->slots, plan->spares) + faces_bytes(plan, elem) + scratch_of(plan, L.layer_bytes);
 }
 
 /* Counts along split axes for a result side of `side` nodes. */
@@ -180,15 +186,16 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
         size_for_counts(plan, h, count, &sz);
         for (int a = 0; a < 3; a++) sz.ext[a] = p->n[a];
         pyr_piece_layout_t L = pyr_piece_layout(plan->ops, sz.ext, pyr_precision_size(p->precision));
-        sz.bytes = pieces_bytes(plan, L.layer_bytes, 1, 1);
+        sz.bytes = pieces_bytes(plan, L.layer_bytes, 1, 1) + scratch_of(plan, L.layer_bytes);
         if (sz.bytes > budget) {
             char need[32], have[32];
             pyr_format_bytes(sz.bytes, need, sizeof need);
             pyr_format_bytes(budget, have, sizeof have);
             return pyr_fail(PYR_ERR_BUDGET,
-                            "the naive method keeps the whole grid on the device (two time layers%s), %s, more than the budget of %s; "
+                            "the %s method keeps the whole grid on the device (two time layers%s%s), %s, more than the budget of %s; "
                             "use memory >= %s, or method = pyramid (or auto) to solve it in pieces",
-                            plan->nfixed ? " and its input fields" : "", need, have, need);
+                            pyr_method_name(plan->method), plan->nfixed ? " and its input fields" : "",
+                            scratch_of(plan, L.layer_bytes) ? " and the kernel's work vectors" : "", need, have, need);
         }
     } else if (plan->options.piece > 0) {
         /* A requested device extent: result side = extent - 2h. */
@@ -249,7 +256,8 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
     size_t elem = pyr_precision_size(p->precision);
     plan->layout = pyr_piece_layout(plan->ops, plan->alloc_extent, elem);
     plan->faces_bytes = faces_bytes(plan, elem);
-    plan->device_bytes = pieces_bytes(plan, plan->layout.layer_bytes, plan->slots, plan->spares) + plan->faces_bytes;
+    plan->scratch_bytes = scratch_of(plan, plan->layout.layer_bytes);
+    plan->device_bytes = pieces_bytes(plan, plan->layout.layer_bytes, plan->slots, plan->spares) + plan->faces_bytes + plan->scratch_bytes;
     plan->height = h;
     return PYR_OK;
 }
@@ -352,7 +360,7 @@ pyr_status_t pyr_plan_build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t 
 {
     plan->method = method;
     plan->decomp = decomp;
-    plan->resident = method == PYR_METHOD_NAIVE;
+    plan->resident = method == PYR_METHOD_NAIVE || method == PYR_METHOD_LONGVECTOR; /* longvector: naive's resident piece */
     plan->slots = plan->resident ? 1 : plan->try_slots;
     /* Two spares with several slots in 1D and 2D: a task then computes into
      * the buffer freed two tasks back, so its kernels may start while the

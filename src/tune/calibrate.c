@@ -12,6 +12,7 @@
 #include "backend/kernels.h"
 #include "core/error.h"
 #include "exec/exec.h"
+#include "tune/longvector.h"
 
 uint64_t pyr_cpu_cache_budget(int threads)
 {
@@ -538,6 +539,10 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
 pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t *k, char *kernel, size_t ksize)
 {
     if (o->dims < 1 || o->dims > 3) return pyr_fail(PYR_ERR_ARG, "calibrate: dims = %d; use 1, 2 or 3", o->dims);
+    if (!strncmp(o->kernel, "longvector", 10))
+        return pyr_fail(PYR_ERR_CONFIG, "calibrate --kernel longvector: the long-vector method is no pyramid kernel; every calibration "
+                        "of the CUDA backend's 2D heat kernel measures its constants (t_kernel, t_add, t_saxpy, t_scal, threads): "
+                        "calibrate without --kernel");
     pyr_backend_kind_t kind = o->backend;
     if (kind == PYR_BACKEND_AUTO) kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
     cal_t c;
@@ -585,6 +590,9 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
     PYR_TRY(c.ops->create(&opt, o->precision, &c.ctx));
     memset(k, 0, sizeof *k);
     pyr_status_t st = run(&c, &oo, k);
+    /* the long-vector method's constants ride on the CUDA 2D heat record (tune/longvector.h) */
+    if (st == PYR_OK && kind == PYR_BACKEND_CUDA && o->equation == PYR_EQ_HEAT && o->dims == 2)
+        st = pyr_calibrate_longvector(&oo, &k->lv, NULL, NULL);
     for (int s = 0; s < 2; s++) c.ops->wait(c.ctx, s < c.ops->slots ? s : 0);
     for (int s = 0; s < 2; s++)
         for (int f = 0; f < PYR_MAX_FIELDS; f++)

@@ -13,6 +13,7 @@
 #include "plan/model.h"
 #include "plan/planner.h"
 #include "tune/calibrate.h"
+#include "tune/longvector.h"
 #include "tune/tune.h"
 #include "tune/wisdom.h"
 
@@ -73,6 +74,9 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (opt.plan_mode != PYR_PLAN_ESTIMATE && opt.plan_mode != PYR_PLAN_MEASURE)
         return pyr_fail(PYR_ERR_CONFIG, "plan mode %d: use estimate or measure", (int)opt.plan_mode);
     if (opt.decomposition != PYR_DECOMP_AUTO) PYR_TRY(pyr_plan_check_decomp(problem, opt.decomposition));
+    /* the long-vector method: naive's resident piece stepped by the heat kernel's variant longvector */
+    PYR_TRY(pyr_longvector_check(problem, &opt));
+    if (opt.method == PYR_METHOD_LONGVECTOR) snprintf(opt.kernel, sizeof opt.kernel, "longvector");
 
     pyr_plan_t *plan = calloc(1, sizeof *plan);
     pyr_wisdom_t *wisdom = malloc(sizeof *wisdom);
@@ -92,6 +96,11 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (kind == PYR_BACKEND_AUTO) {
         kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
         if (kind == PYR_BACKEND_CPU && pyr_device_get(PYR_BACKEND_CUDA)) pyr_plan_add_notice(plan, "no usable GPU found; running on the CPU backend");
+    }
+    if (opt.method == PYR_METHOD_LONGVECTOR && (kind != PYR_BACKEND_CUDA || !pyr_backend_available(PYR_BACKEND_CUDA))) {
+        free(wisdom);
+        pyr_plan_destroy(&plan);
+        return pyr_longvector_check_backend(pyr_device_get(PYR_BACKEND_CUDA) != NULL);
     }
     plan->ops = pyr_device_get(kind);
     if (!plan->ops) {
@@ -177,11 +186,12 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     }
     int modelled = 0; /* a choice was made from the model */
     pyr_decomp_t decomp = cands[0];
-    if (method == PYR_METHOD_NAIVE) {
+    if (method == PYR_METHOD_NAIVE || method == PYR_METHOD_LONGVECTOR) {
         /* steps per compute call, progress reported between them: height when given, else 100 */
         int64_t chunk = opt.height > 0 ? opt.height : 100;
         if (chunk > problem->steps) chunk = problem->steps;
-        st = pyr_plan_build(plan, PYR_METHOD_NAIVE, decomp, chunk > 0 ? chunk : 1, budget);
+        st = pyr_plan_build(plan, method, decomp, chunk > 0 ? chunk : 1, budget);
+        if (st == PYR_OK && method == PYR_METHOD_LONGVECTOR) pyr_longvector_constants(plan);
     } else if (method == PYR_METHOD_TRIVIAL) {
         if (opt.height > 1) {
             st = pyr_fail(PYR_ERR_CONFIG, "method = trivial streams every step (height 1); height = %lld asks for the pyramid method",
@@ -310,7 +320,12 @@ fail:
 pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
 {
     /* run.devices: a plan per part of the grid (exec/parts.c, issue 25) */
-    if (options && options->devices[0]) return pyr_parts_plan_create(problem, options, out);
+    if (options && options->devices[0]) {
+        /* the long-vector method's own refusals (scheme, dims, backend, options) before the parts' */
+        *out = NULL;
+        if (problem) PYR_TRY(pyr_longvector_check(problem, options));
+        return pyr_parts_plan_create(problem, options, out);
+    }
     return create_plan(problem, options, NULL, PYR_MODEL_AUTO, out);
 }
 

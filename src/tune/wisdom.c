@@ -279,6 +279,11 @@ pyr_status_t pyr_wisdom_to_text(const pyr_wisdom_t *w, char **text)
         for (int j = 0; j < PYR_MODEL_NLAYERS; j++) put(&b, "%s%.17g", j ? "," : "", k->compute[j]);
         if (strcmp(c->scheme, "heat")) put(&b, "\tscheme=%s", c->scheme);
         if (c->kernel[0]) put(&b, "\tkernel=%s", c->kernel);
+        if (pyr_lv_valid(&k->lv)) {
+            char lv[160];
+            pyr_lv_format(&k->lv, lv, sizeof lv);
+            put(&b, "\tlongvector=%s", lv);
+        }
         put(&b, "\n");
     }
     for (int i = 0; i < w->nchoices; i++) {
@@ -369,16 +374,18 @@ static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
      * 15 fields: before the strided costs were measured; 17: before the ragged-row costs;
      * 19: before the per-row compute cost; 20: before the per-row cost of part rows beside kernels;
      * 22: before part rows were priced per row. */
-    static const char *const opt[] = {"scheme=", "kernel="};
-    char *val[2];
+    /* longvector=: the long-vector method's constants (plan/longvector.h), on CUDA 2D heat records */
+    static const char *const opt[] = {"scheme=", "kernel=", "longvector="};
+    char *val[3];
     if (n > MAX_FIELDS) return 0; /* more fields than split_fields keeps */
-    n = strip_optional(f, n, opt, 2, val);
+    n = strip_optional(f, n, opt, 3, val);
     if (n != 15 && n != 17 && n != 19 && n != 20 && n != 22 && n != 24) return 0;
     int nnamed = n - 7;
     memset(c, 0, sizeof *c);
     /* records written before schemes other than heat existed are heat's */
     if (!copy_key(c->scheme, sizeof c->scheme, val[0] ? val[0] : "heat")) return 0;
     if (val[1] && !copy_key(c->kernel, sizeof c->kernel, val[1])) return 0;
+    if (val[2] && !pyr_lv_parse(val[2], &c->k.lv)) return 0;
     if (!parse_backend(f[1], &c->backend) || !copy_key(c->device, sizeof c->device, f[2]) ||
         !copy_key(c->version, sizeof c->version, f[3]))
         return 0;

@@ -4,6 +4,7 @@
 #ifndef PYR_BACKEND_CUDA_INTERNAL_CUH
 #define PYR_BACKEND_CUDA_INTERNAL_CUH
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -41,6 +42,11 @@ struct ctx_t {
     unsigned long long *red_host; /* PYR_CUDA_SLOTS words, pinned */
     double *red_out[PYR_CUDA_SLOTS];
     char name[256];
+    /* the heat kernel's longvector variant (longvector.cu): the cuBLAS handle, made on first use and
+     * destroyed with the context, and its work memory */
+    cublasHandle_t blas;
+    void *lv_scratch;
+    size_t lv_scratch_bytes;
     /* a read-only table of the scheme's (pyr_coef_t.aux: Maxwell's CPML
      * profiles), uploaded once per plan (the plan owns ctx and table alike) */
     const double *table_src;
@@ -58,6 +64,8 @@ pyr_status_t fail_cuda(cudaError_t e, const char *call, int device);
 pyr_status_t check_slot(ctx_t *c, int slot);
 /* Serial mode: finish the operation and charge its time. */
 pyr_status_t serial_end(ctx_t *c, int slot, double t0, double *acc);
+/* Destroy the context's cuBLAS handle and free the long-vector work memory (longvector.cu). */
+void blas_release(ctx_t *c);
 /* The timeline (cuda_api.h): returns the record to close with span_end, or -1. */
 int span_begin(ctx_t *c, int kind, int slot);
 void span_end(ctx_t *c, int i, int slot);

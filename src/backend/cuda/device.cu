@@ -331,6 +331,7 @@ void cuda_destroy(void *ctx)
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     if (!c) return;
     cudaSetDevice(c->device);
+    blas_release(c); /* before its streams go */
     for (int s = 0; s < SLOTS; s++)
         if (c->stream[s]) {
             cudaStreamSynchronize(c->stream[s]);

@@ -85,4 +85,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_poisson = {
     jacobi_variant_default,
     stencil_variant_candidates<7, 5>,
     jacobi_run,
+    NULL, /* no work memory */
 };
