@@ -129,3 +129,16 @@ def test_f_goes_only_where_the_problem_takes_it():
     u = u0.copy()
     own.execute(u, f)
     assert np.array_equal(u, pyrgrid.poisson(u0, f, iterations=10, backend="cpu")[0])
+
+
+def test_longvector_is_refused_where_it_does_not_apply():
+    """The long-vector method (CUDA, 2D heat, one GPU) reaches the module
+    through the option keys, and so do its refusals, on every machine."""
+    heat = pyrgrid.Problem("heat", shape=(20, 30), dt=1e-5, steps=5)
+    with pytest.raises(pyrgrid.UnsupportedError, match="method = longvector runs on the CUDA backend"):
+        pyrgrid.Plan(heat, {"run.backend": "cpu", "run.method": "longvector"})
+    with pytest.raises(pyrgrid.UnsupportedError, match="method = longvector runs on one GPU"):
+        pyrgrid.Plan(heat, {"run.method": "longvector", "run.devices": "0,0"})
+    cube = pyrgrid.Problem("heat", shape=(9, 10, 11), dt=1e-5, steps=5)
+    with pytest.raises(pyrgrid.UnsupportedError, match="steps 2D grids"):
+        pyrgrid.Plan(cube, {"run.method": "longvector"})
