@@ -45,6 +45,10 @@ int pyr_cli_common_option(const char *arg);
 /* Import the default wisdom file (pyr_wisdom_default_path) into the
  * process's store; a missing or rejected file is no error here. */
 void pyr_cli_wisdom_import(void);
+/* A list of positive integers "A,B:C,D:E:S" (B:C steps by 1, or by about
+ * (C - B) / (spread - 1) when spread > 1), each at most `most`, into a sorted
+ * list without repeats (*out, malloc'd; *n values).  0: not such a list. */
+int pyr_cli_parse_ranges(const char *spec, int64_t most, int spread, int64_t **out, int *n);
 /* Export the store to the default wisdom file when it changed since the
  * generation `since` (a plan = measure choice); warns on failure (returns 1). */
 int pyr_cli_wisdom_export_if_changed(unsigned long since);

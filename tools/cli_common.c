@@ -2,6 +2,7 @@
  * wisdom file the program imports at start and exports after it measured
  * (the library itself touches no file unless asked). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -63,4 +64,61 @@ void pyr_cli_print_common(FILE *out)
             "  -q, --quiet    no progress, notices or warnings on stderr (errors still)\n"
             "exit status: 0 success, 1 error, 2 usage error (bad option or argument),\n"
             "             3 did not converge (solve: the tolerance was not met; the outputs hold the last iterate)\n");
+}
+
+int pyr_cli_parse_ranges(const char *spec, int64_t most, int spread, int64_t **out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    int cap = 256, k = 0;
+    int64_t *v = malloc((size_t)cap * sizeof *v);
+    if (!v) return 0;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        long long a = 0, b = 0, s = 0;
+        char tail = 0;
+        int got = sscanf(tok, "%lld:%lld:%lld%c", &a, &b, &s, &tail);
+        if (got == 1 || got == 0) {
+            if (sscanf(tok, "%lld%c", &a, &tail) != 1) got = 0;
+            else got = 1, b = a, s = 1;
+        } else if (got == 2) {
+            if (sscanf(tok, "%lld:%lld%c", &a, &b, &tail) != 2) got = 0;
+            /* the default step: 1, or about `spread` values over the range */
+            s = spread > 1 && (b - a) / (spread - 1) > 1 ? (b - a) / (spread - 1) : 1;
+        } else if (got != 3) {
+            got = 0;
+        }
+        if (got < 1 || a < 1 || b < a || s < 1 || b > most) {
+            free(v);
+            return 0;
+        }
+        for (long long x = a;; x += s) { /* x + s may not overflow: stop before it passes b */
+            if (k == cap) {
+                cap *= 2;
+                int64_t *g = realloc(v, (size_t)cap * sizeof *g);
+                if (!g) {
+                    free(v);
+                    return 0;
+                }
+                v = g;
+            }
+            v[k++] = x;
+            if (b - x < s) break;
+        }
+    }
+    /* sorted, each once */
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            int64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    int m = 0;
+    for (int i = 0; i < k; i++)
+        if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
+    *out = v;
+    *n = m;
+    return m > 0;
 }

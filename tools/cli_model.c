@@ -289,51 +289,7 @@ done:
 /* "1:64", "1:64:4", "1,2,4,8", "1,2,4:16:4" -> sorted unique heights. */
 static int parse_heights(const char *spec, int64_t **out, int *n)
 {
-    int cap = 64, k = 0;
-    int64_t *h = malloc((size_t)cap * sizeof *h);
-    if (!h) return 0;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", spec);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        long long a = 0, b = 0, s = 1;
-        int got = sscanf(tok, "%lld:%lld:%lld", &a, &b, &s);
-        char tail = 0;
-        if (got == 1) {
-            if (sscanf(tok, "%lld%c", &a, &tail) != 1) got = 0;
-            b = a;
-        }
-        if (got < 1 || a < 1 || b < a || s < 1 || b > 1000000) {
-            free(h);
-            return 0;
-        }
-        for (long long x = a;; x += s) { /* x + s may not overflow: stop before it passes b */
-            if (k == cap) {
-                cap *= 2;
-                int64_t *g = realloc(h, (size_t)cap * sizeof *g);
-                if (!g) {
-                    free(h);
-                    return 0;
-                }
-                h = g;
-            }
-            h[k++] = x;
-            if (b - x < s) break;
-        }
-    }
-    /* sort, unique */
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && h[j - 1] > h[j]; j--) {
-            int64_t t = h[j];
-            h[j] = h[j - 1];
-            h[j - 1] = t;
-        }
-    int m = 0;
-    for (int i = 0; i < k; i++)
-        if (m == 0 || h[m - 1] != h[i]) h[m++] = h[i];
-    *out = h;
-    *n = m;
-    return m > 0;
+    return pyr_cli_parse_ranges(spec, 1000000, 0, out, n);
 }
 
 typedef struct {

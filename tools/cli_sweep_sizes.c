@@ -54,56 +54,7 @@ void pyr_cli_describe_lv(const pyr_lv_constants_t *k, int device)
 /* "10:7000", "10:7000:20", "100,4096,16384", mixed -> sorted unique sizes. */
 static int parse_sizes(const char *spec, int64_t **out, int *n)
 {
-    int cap = 256, k = 0;
-    int64_t *v = malloc((size_t)cap * sizeof *v);
-    if (!v) return 0;
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", spec);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        long long a = 0, b = 0, s = 0;
-        char tail = 0;
-        int got = sscanf(tok, "%lld:%lld:%lld%c", &a, &b, &s, &tail);
-        if (got == 1 || got == 0) {
-            if (sscanf(tok, "%lld%c", &a, &tail) != 1) got = 0;
-            else got = 1, b = a, s = 1;
-        } else if (got == 2) {
-            if (sscanf(tok, "%lld:%lld%c", &a, &b, &tail) != 2) got = 0;
-            /* the default step: about 200 sizes over the range */
-            s = (b - a) / 199 > 1 ? (b - a) / 199 : 1;
-        } else if (got != 3) {
-            got = 0;
-        }
-        if (got < 1 || a < 1 || b < a || s < 1 || b > MAX_N) {
-            free(v);
-            return 0;
-        }
-        for (long long x = a;; x += s) {
-            if (k == cap) {
-                cap *= 2;
-                int64_t *g = realloc(v, (size_t)cap * sizeof *g);
-                if (!g) {
-                    free(v);
-                    return 0;
-                }
-                v = g;
-            }
-            v[k++] = x;
-            if (b - x < s) break;
-        }
-    }
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            int64_t t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    int m = 0;
-    for (int i = 0; i < k; i++)
-        if (m == 0 || v[m - 1] != v[i]) v[m++] = v[i];
-    *out = v;
-    *n = m;
-    return m > 0;
+    return pyr_cli_parse_ranges(spec, MAX_N, 200, out, n); /* A:B: about 200 sizes */
 }
 
 typedef struct {
