@@ -215,4 +215,24 @@ static inline void mx_random_problem(rng_t *r, int dims, const int64_t n[3], con
 
 }
 
+/* A random Maxwell problem for the tests over parts and ranks, from the
+ * grid they drew for every scheme: a 1D draw becomes a thin 2D grid
+ * (Maxwell needs two or three axes), and every axis gets at least
+ * min_nodes nodes. */
+static inline void mx_random_part_case(rng_t *r, pyr_problem_t *p, int dims, const int64_t n[3], pyr_precision_t prec, int64_t min_nodes)
+{
+    int64_t m[3] = {n[0], n[1], n[2]};
+    if (dims == 1) {
+        if (m[0] > 48) m[0] = rng_range(r, 12, 48);
+        m[1] = rng_range(r, 6, 16);
+        dims = 2;
+    }
+    for (int a = 0; a < dims; a++)
+        if (m[a] < min_nodes) m[a] = min_nodes;
+    double len[3] = {1, 1, 1};
+    for (int a = 0; a < dims; a++) len[a] = mx_frac(r, 0.5, 3.0);
+    int drawn[3];
+    mx_random_problem(r, dims, m, len, prec, p, drawn);
+}
+
 #endif

@@ -50,19 +50,9 @@ static void make_poisson_case(rng_t *r, pyr_problem_t *p, int dims, const int64_
     }
 }
 
-/* Maxwell needs two or three axes: a 1D draw becomes a thin 2D grid. */
 static void make_maxwell_case(rng_t *r, pyr_problem_t *p, int dims, const int64_t n[3], pyr_precision_t prec)
 {
-    int64_t m[3] = {n[0], n[1], n[2]};
-    if (dims == 1) {
-        if (m[0] > 60) m[0] = rng_range(r, 8, 60);
-        m[1] = rng_range(r, 5, 12);
-        dims = 2;
-    }
-    double len[3] = {1, 1, 1};
-    for (int a = 0; a < dims; a++) len[a] = mx_frac(r, 0.5, 3.0);
-    int drawn[3];
-    mx_random_problem(r, dims, m, len, prec, p, drawn);
+    mx_random_part_case(r, p, dims, n, prec, 0);
 }
 
 static const struct {
