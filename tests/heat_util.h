@@ -3,6 +3,7 @@
 #ifndef PYR_TESTS_HEAT_UTIL_H
 #define PYR_TESTS_HEAT_UTIL_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,26 @@ static inline int64_t first_difference(const pyr_field_t *a, const pyr_field_t *
 static inline double field_get(const pyr_field_t *f, int64_t i)
 {
     return f->precision == PYR_DOUBLE ? ((double *)f->data)[i] : ((float *)f->data)[i];
+}
+
+/* Mixed signs and exponents, subnormals and signed zeros: values a kernel
+ * rounding differently (or flushing subnormals) would not reproduce. */
+static inline void fill_wild(pyr_field_t *f, uint64_t seed)
+{
+    rng_t r = {seed};
+    const int64_t n = pyr_field_count(f);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t b = rng_next(&r);
+        double v;
+        switch (b % 8) {
+        case 0: v = 0.0; break;
+        case 1: v = -0.0; break;
+        case 2: v = ldexp((double)(b >> 20 & 0xffff) + 1, f->precision == PYR_FLOAT ? -149 + (int)(b >> 40 & 7) : -1074 + (int)(b >> 40 & 7)); break;
+        default: v = ldexp((double)(int64_t)(b >> 11) / 9007199254740992.0 - 0.5, (int)(b >> 3 & 63) - 32); break;
+        }
+        if (f->precision == PYR_FLOAT) ((float *)f->data)[i] = (float)v;
+        else ((double *)f->data)[i] = v;
+    }
 }
 
 #endif

@@ -42,23 +42,6 @@ static void compare(const pyr_field_t *a, const pyr_field_t *b, int64_t *ndiff, 
     }
 }
 
-static void wild_fill(pyr_field_t *f, uint64_t seed)
-{
-    rng_t r = {seed};
-    const int64_t n = pyr_field_count(f);
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t b = rng_next(&r);
-        double v;
-        switch (b % 8) {
-        case 0: v = 0.0; break;
-        case 1: v = -0.0; break;
-        case 2: v = ldexp((double)(b >> 20 & 0xffff) + 1, f->precision == PYR_FLOAT ? -149 + (int)(b >> 40 & 7) : -1074 + (int)(b >> 40 & 7)); break;
-        default: v = ldexp((double)(int64_t)(b >> 11) / 9007199254740992.0 - 0.5, (int)(b >> 3 & 63) - 32); break;
-        }
-        if (f->precision == PYR_FLOAT) ((float *)f->data)[i] = (float)v;
-        else ((double *)f->data)[i] = v;
-    }
-}
 
 typedef struct {
     int64_t every, seen;
@@ -84,7 +67,7 @@ static void run_case(const pyr_problem_t *p, int64_t height, int wild, int64_t s
     CHECK_OK(pyr_field_create(p, &got));
     if (!ref || !got) return;
     CHECK_OK(pyr_field_init(ref, p));
-    if (wild) wild_fill(ref, (uint64_t)p->n[0] * 7919 + (uint64_t)p->n[1]);
+    if (wild) fill_wild(ref, (uint64_t)p->n[0] * 7919 + (uint64_t)p->n[1]);
     memcpy(got->data, ref->data, (size_t)pyr_field_count(ref) * pyr_precision_size(p->precision));
 
     pyr_options_t o;

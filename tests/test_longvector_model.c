@@ -346,25 +346,6 @@ static pyr_status_t emu_copy2d(void *user, void *dst, const void *src, int64_t p
     return PYR_OK;
 }
 
-/* Mixed signs and exponents, subnormals and signed zeros: values a kernel
- * rounding differently (or flushing subnormals) would not reproduce. */
-static void wild_fill(pyr_field_t *f, uint64_t seed)
-{
-    rng_t r = {seed};
-    const int64_t n = pyr_field_count(f);
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t b = rng_next(&r);
-        double v;
-        switch (b % 8) {
-        case 0: v = 0.0; break;
-        case 1: v = -0.0; break;
-        case 2: v = ldexp((double)(b >> 20 & 0xffff) + 1, f->precision == PYR_FLOAT ? -149 + (int)(b >> 40 & 7) : -1074 + (int)(b >> 40 & 7)); break;
-        default: v = ldexp((double)(int64_t)(b >> 11) / 9007199254740992.0 - 0.5, (int)(b >> 3 & 63) - 32); break;
-        }
-        if (f->precision == PYR_FLOAT) ((float *)f->data)[i] = (float)v;
-        else ((double *)f->data)[i] = v;
-    }
-}
 
 /* Steps of the emulated long-vector method on padded buffers, from the
  * field's values; the result back into `out`. */
@@ -418,7 +399,7 @@ static void test_emulated_step(void)
                 CHECK_OK(pyr_field_create(&p, &got));
                 if (!init || !ref || !got) return;
                 CHECK_OK(pyr_field_init(init, &p));
-                if (wild) wild_fill(init, 7 + si);
+                if (wild) fill_wild(init, 7 + si);
                 memcpy(ref->data, init->data, (size_t)pyr_field_count(init) * pyr_precision_size(prec));
                 pyr_options_t o;
                 pyr_options_default(&o);
