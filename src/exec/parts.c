@@ -1,6 +1,7 @@
 /* One grid over several devices and MPI ranks: the decomposition, the
  * model that chooses it and H, a plan per part, and the exchanges (parts.h
  * says what and why; exec/exchange.h why the result is bit-identical). */
+#include "core/clock.h"
 #include "exec/parts.h"
 
 #include <ctype.h>
@@ -568,13 +569,6 @@ static link_t remote_link(const pyr_transport_t *t, pyr_backend_kind_t kind, con
     return l;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The peer link of the first two distinct GPUs, measured: a few copies of
  * 32 MiB between two buffers, in milliseconds.  Leaves *l as it was when
  * anything fails (the defaults stand). */
@@ -603,12 +597,12 @@ static void measure_peer(const pyr_parts_t *P, link_t *l, size_t elem)
         dst.buf[0][0] = bb;
         double best = INFINITY;
         for (int rep = 0; rep < 4; rep++) {
-            double t0 = now_s();
+            double t0 = pyr_now_s();
             if (ops->copy_peer(cb, 0, &dst, 0, 1, ca, &src, 0, &src.box) != PYR_OK || ops->wait(cb, 0) != PYR_OK) {
                 best = INFINITY;
                 break;
             }
-            double dt = now_s() - t0;
+            double dt = pyr_now_s() - t0;
             if (rep > 0 && dt < best) best = dt; /* the first pays for enabling peer access */
         }
         if (isfinite(best) && best > 0) l->per_value = best / (double)(w * rows);

@@ -1,5 +1,6 @@
 /* Calibration micro-runs (see calibrate.h).  Every figure is the best of a
  * few repetitions, so a busy machine makes it pessimistic rather than wild. */
+#include "core/clock.h"
 #include "tune/calibrate.h"
 
 #include <math.h>
@@ -22,13 +23,6 @@ uint64_t pyr_cpu_cache_budget(int threads)
 #endif
     if (l2 <= 0) l2 = 1 << 20;
     return (uint64_t)l2 * (uint64_t)(threads > 0 ? threads : 1);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct {
@@ -116,12 +110,12 @@ static pyr_status_t time_transfer(cal_t *c, const pyr_box_t *box, int up, int ba
 {
     *best = INFINITY;
     int reps = 0;
-    double start = now();
-    while (reps < 3 || (reps < 50 && now() - start < c->target)) {
-        double t0 = now();
+    double start = pyr_now_s();
+    while (reps < 3 || (reps < 50 && pyr_now_s() - start < c->target)) {
+        double t0 = pyr_now_s();
         for (int i = 0; i < batch; i++) PYR_TRY(transfer(c, 0, reps * batch + i, box, up));
         PYR_TRY(c->ops->wait(c->ctx, 0));
-        double t = (now() - t0) / batch;
+        double t = (pyr_now_s() - t0) / batch;
         if (t < *best) *best = t;
         reps++;
     }
@@ -202,14 +196,14 @@ static pyr_status_t time_wide(cal_t *c, int ragged, int after, pyr_box_t *box_ou
     if (dims3) p.box.hi[2] = p.box.lo[2] + c->ext[2];
     for (int up = 0; up < 2; up++) {
         int reps = 0;
-        double start = now();
-        while (st == PYR_OK && (reps < 3 || (reps < 30 && now() - start < c->target))) {
+        double start = pyr_now_s();
+        while (st == PYR_OK && (reps < 3 || (reps < 30 && pyr_now_s() - start < c->target))) {
             if (after) st = sweep_other(c);
             if (st != PYR_OK) break;
-            double t0 = now();
+            double t0 = pyr_now_s();
             st = up ? c->ops->upload(c->ctx, 0, &p, c->moved, &wide, &box) : c->ops->download(c->ctx, 0, &p, c->moved, &wide, &box);
             if (st == PYR_OK) st = c->ops->wait(c->ctx, 0);
-            double t = now() - t0;
+            double t = pyr_now_s() - t0;
             if (t < best[up]) best[up] = t;
             reps++;
         }
@@ -323,18 +317,18 @@ static pyr_status_t time_compute(cal_t *c, int h, int tiny, double *best, double
     *rows = nrows;
     *best = INFINITY;
     int reps = 0;
-    double start = now();
-    while (reps < 3 || (reps < 100 && now() - start < c->target)) {
-        double t0 = now();
+    double start = pyr_now_s();
+    while (reps < 3 || (reps < 100 && pyr_now_s() - start < c->target)) {
+        double t0 = pyr_now_s();
         int n = 0;
         do {
             c->piece[0].cur = 0;
             PYR_TRY(compute(c, 0, boxes, h));
             n++;
             if (n % 4 == 0) PYR_TRY(c->ops->wait(c->ctx, 0));
-        } while (n < 64 && now() - t0 < c->target / 10);
+        } while (n < 64 && pyr_now_s() - t0 < c->target / 10);
         PYR_TRY(c->ops->wait(c->ctx, 0));
-        double t = (now() - t0) / n;
+        double t = (pyr_now_s() - t0) / n;
         if (t < *best) *best = t;
         reps++;
     }
@@ -474,16 +468,16 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
          * more, and of `burst` pieces each way, so that the two streams' start skew (some tens of
          * microseconds) stays small against what they move. */
         const int burst = 4;
-        double best = INFINITY, start = now();
-        for (int r = 0; r < 5 || (r < 40 && now() - start < 3 * c->target); r++) {
-            double t0 = now();
+        double best = INFINITY, start = pyr_now_s();
+        for (int r = 0; r < 5 || (r < 40 && pyr_now_s() - start < 3 * c->target); r++) {
+            double t0 = pyr_now_s();
             for (int b = 0; b < burst; b++) {
                 PYR_TRY(transfer(c, 0, 0, &full, 1));
                 PYR_TRY(transfer(c, 1, 1, &full, 0));
             }
             PYR_TRY(c->ops->wait(c->ctx, 0));
             PYR_TRY(c->ops->wait(c->ctx, 1));
-            double t = now() - t0;
+            double t = pyr_now_s() - t0;
             if (t < best) best = t;
         }
         double v = (double)pyr_box_volume(&full), rows = (double)(c->ext[1] * c->ext[2]);
@@ -520,14 +514,14 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     /* Host-to-host copies (held-back bands). */
     double best = INFINITY;
     for (int r = 0; r < 5; r++) {
-        double t0 = now();
+        double t0 = pyr_now_s();
         /* as the executor writes bands: a box copy, all cores when large;
          * the first half of the host region from its second half */
         pyr_box_t hb = c->host.box;
         hb.hi[c->split] = hb.lo[c->split] + (hb.hi[c->split] - hb.lo[c->split]) / 2;
         pyr_host_region_t dst = {c->host.data, hb}, src = {(char *)c->host.data + (size_t)pyr_box_volume(&hb) * elem, hb};
         pyr_host_copy_box(&dst, &src, &hb, elem);
-        double tt = now() - t0;
+        double tt = pyr_now_s() - t0;
         if (tt < best) best = tt;
     }
     k->host = best / ((double)(host_bytes / 2 / elem));

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "plan/model.h"
 #include "plan/planner.h"
 #include "tune/tune.h"
@@ -19,19 +20,12 @@ typedef struct {
     int n;
 } pass_times_t;
 
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int on_pass(void *user, int64_t done, int64_t total)
 {
     (void)done;
     (void)total;
     pass_times_t *pt = user;
-    if (pt->n < 4) pt->t[pt->n++] = wall();
+    if (pt->n < 4) pt->t[pt->n++] = pyr_now_s();
     return 0;
 }
 

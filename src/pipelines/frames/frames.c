@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "pipelines/frames/frames_internal.h"
 #ifdef PYR_HAVE_CUDA
@@ -26,13 +27,6 @@ struct pyr_frames {
     char notice[256];
     int failed;
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void pyr_frames_options_default(pyr_frames_options_t *o)
 {
@@ -230,14 +224,14 @@ pyr_status_t pyr_frames_push(pyr_frames_t *f, const void *frame, pyr_frames_dtyp
     if (!f || !frame) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: NULL argument");
     if (f->failed) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: an earlier frame failed; create a new pipeline");
     if ((int)type < 0 || type > PYR_FRAMES_I16) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: unknown pixel type %d", (int)type);
-    double t0 = now();
+    double t0 = pyr_now_s();
     pyr_status_t st;
 #ifdef PYR_HAVE_CUDA
     if (f->gpu) st = fr_cuda_push(f->gpu, frame, type, residual_out, deliver, f);
     else
 #endif
         st = fr_cpu_push(f->cpu, frame, type, residual_out, deliver, f);
-    f->st.seconds += now() - t0;
+    f->st.seconds += pyr_now_s() - t0;
     if (st != PYR_OK) f->failed = 1;
     return st;
 }
@@ -246,12 +240,12 @@ pyr_status_t pyr_frames_finish(pyr_frames_t *f)
 {
     if (!f) return pyr_fail(PYR_ERR_ARG, "pyr_frames_finish: NULL argument");
     pyr_status_t st = PYR_OK;
-    double t0 = now();
+    double t0 = pyr_now_s();
 #ifdef PYR_HAVE_CUDA
     if (f->gpu && !f->failed) st = fr_cuda_finish(f->gpu, deliver, f);
 #endif
     if (f->cpu && !f->failed) st = fr_cpu_finish(f->cpu, deliver, f);
-    f->st.seconds += now() - t0;
+    f->st.seconds += pyr_now_s() - t0;
     if (st != PYR_OK) f->failed = 1;
     return st;
 }

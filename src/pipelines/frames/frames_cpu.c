@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "pipelines/frames/frames_internal.h"
 
@@ -63,13 +64,6 @@ struct fr_cpu {
     int64_t *cand_idx;
     double stage[4];
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -791,7 +785,7 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
     fr_pending_t *pd = &c->pend;
     int64_t p = pd->t;
     fr_out_t *out = &pd->out;
-    double t3 = now();
+    double t3 = pyr_now_s();
     /* the pending frame's replaced pixels */
     int64_t *bad = c->bad, nbad = c->nbad;
     c->bad = pd->bad;
@@ -876,7 +870,7 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
     out->ncand = nrep;
     out->residual = res;
     pd->active = 0;
-    c->stage[3] += now() - t3;
+    c->stage[3] += pyr_now_s() - t3;
     return deliver(driver, out);
 }
 
@@ -889,7 +883,7 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
     fr_out_t out;
     memset(&out, 0, sizeof out);
     out.frame = t;
-    double t0 = now();
+    double t0 = pyr_now_s();
     ingest(c, frame, type);
     out.masked = c->nbad;
     fftwf_execute_dft_r2c(c->r2c, c->in, c->F);
@@ -925,7 +919,7 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
     }
     c->shx[t % s->dot_ring] = sx;
     c->shy[t % s->dot_ring] = sy;
-    double t1 = now();
+    double t1 = pyr_now_s();
     c->stage[0] += t1 - t0;
 
     /* row t of R: fused with the pending frame's whitening when there is one */
@@ -933,18 +927,18 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
     pyr_status_t st = PYR_OK;
     if (c->pend.active) {
         whiten_dots(c, c->pend.t, c->pend.a, c->pend.out.used, t, n);
-        c->stage[2] += now() - t1;
+        c->stage[2] += pyr_now_s() - t1;
         st = finish_frame(c, t, deliver, driver);
         if (st != PYR_OK) return st;
     } else {
         dots_row(c, t, n);
     }
-    double t2 = now();
+    double t2 = pyr_now_s();
     fr_dots_t d = {c->D, c->shx, c->shy, s->dot_ring, o->history};
     float a[FR_MAX_HISTORY];
     out.flags |= fr_weights_solve(&d, t, o->history, s->deg, s->window, o->epsilon, c->work, a, &out.used, &out.eps_used);
     for (int k = 0; k < out.used; k++) out.weights[k] = a[k];
-    c->stage[1] += now() - t2;
+    c->stage[1] += pyr_now_s() - t2;
     c->t++;
     if (t == 0) {
         float *res = residual_out ? residual_out : c->e;
@@ -972,9 +966,9 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
 pyr_status_t fr_cpu_finish(fr_cpu_t *c, fr_deliver_t deliver, void *driver)
 {
     if (!c->pend.active) return PYR_OK;
-    double t1 = now();
+    double t1 = pyr_now_s();
     whiten_dots(c, c->pend.t, c->pend.a, c->pend.out.used, -1, 0);
-    c->stage[2] += now() - t1;
+    c->stage[2] += pyr_now_s() - t1;
     return finish_frame(c, -1, deliver, driver);
 }
 
