@@ -12,6 +12,10 @@ if(PYR_HAVE_CUDA)
   add_executable(xfer_probe xfer_probe.cu)
   target_link_libraries(xfer_probe PRIVATE pyrgrid_internal CUDA::cudart)
   target_include_directories(xfer_probe PRIVATE ${PROJECT_SOURCE_DIR}/src)  # pthread: part of glibc 2.34+
+  # kernel_lab: the fused heat kernels alone against the plain one, bit for bit, timed (a developer's tool)
+  add_executable(kernel_lab kernel_lab.cu)
+  target_link_libraries(kernel_lab PRIVATE pyrgrid_internal CUDA::cudart)
+  target_include_directories(kernel_lab PRIVATE ${PROJECT_SOURCE_DIR}/src)
 endif()
 # bench_maxwell: FDTD (Yee) in core vs the pyramid method out of core (issue 21).
 add_executable(bench_maxwell bench_maxwell.c)

@@ -18,6 +18,7 @@ template <typename T, bool HasF, int MT> struct JacobiOp {
     static constexpr bool kAux = HasF;
     /* with f, 3D fused blocks of at most 512 threads: 128 registers each hold f's planes without spills */
     static constexpr int kMaxThreads3D = MT;
+    static constexpr bool kUnrollRows = false; /* unrolled rows spill with f (stencil_fused.cuh) */
     static JacobiOp make(const pyr_coef_t *c, const pyr_piece_t *piece)
     {
         return JacobiOp{(T)c->c[0], (T)c->c[1], (T)c->c[2], (T)c->c[3], (T)c->c[4], (T)c->c[4] != (T)1,
@@ -64,7 +65,7 @@ pyr_status_t jacobi_run(void *ctx, int slot, const pyr_kernel_call_t *call)
     return run_stencil<Jacobi0, 7, 5>(ctx, slot, call);
 }
 
-/* The defaults: in 2D five sweeps per launch; in 3D one, the streaming
+/* The defaults: in 2D five sweeps per launch (both precisions); in 3D one, the streaming
  * kernel (H200, 1024^3 float with f: fused:1 297 Gcell/s, fused:3 280 with
  * f read per step and 64 registers, fused:3,16 286 with f in registers and
  * 16-row blocks, fused:5 86: a sweep reads u and f and writes u, 12 B, near
@@ -72,7 +73,7 @@ pyr_status_t jacobi_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 void jacobi_variant_default(int dims, pyr_precision_t precision, pyr_variant_t *v)
 {
     stencil_variant_default(dims, precision, v);
-    if (dims == 3) v->p[0] = 1;
+    v->p[0] = dims == 3 ? 1 : 5;
 }
 
 } // namespace

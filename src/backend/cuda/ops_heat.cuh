@@ -10,6 +10,7 @@ template <typename T> struct HeatOp {
     T rx, ry, rz;
     static constexpr bool kAux = false;
     static constexpr int kMaxThreads3D = 1024; /* threads of a 3D fused block (64 registers each) */
+    static constexpr bool kUnrollRows = true;  /* 2D double: rows unrolled by three (stencil_fused.cuh) */
     static HeatOp make(const pyr_coef_t *c, const pyr_piece_t *piece)
     {
         (void)piece;

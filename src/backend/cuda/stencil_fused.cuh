@@ -131,23 +131,39 @@ template <int K> struct kboxes {
 /* 2D, K steps.  Block = NT threads (blockDim.x) in a row, thread t owning the
  * V columns c0 = ox - K + t*V ..; the block writes columns [ox, ox + OW) of
  * rows [oy, oy + seg) (clipped to the last box) and streams rows oy-K ..
- * oy+seg+K-1.  Shared memory: [2 buffers][K steps][left/right edge][NT]. */
-template <typename T, int V, int K, typename Op>
-__global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
-                                                 kboxes<K> b, Op op, int ox0, int OW, int seg)
-{
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *sh = reinterpret_cast<T *>(smem_raw);
-    const int NT = (int)blockDim.x, tid = (int)threadIdx.x;
-    const int ox = ox0 + (int)blockIdx.x * OW;
-    const int c0 = ox - K + tid * V;
-    const int oy = b.y0[K - 1] + (int)blockIdx.y * seg;
-    const int oy_end = min(oy + seg, b.y1[K - 1]);
-    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OW, b.x1[K - 1]);
-    const int rs = max(oy - K, 0), re = oy_end + K;
-    const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= pitch;
+ * oy+seg+K-1.  Shared memory: [2 buffers][K steps][left/right edge][NT + 2]:
+ * thread t puts its edges at t + 1, so its neighbours' are at t and t + 2
+ * (the two pads, never written, hold zeros: they reach only the tile's halo,
+ * which is recomputed and never written).
+ *
+ * The rows are streamed by fused2d_rows, made twice: a block whose columns lie
+ * inside every step's box (all but the tiles at the box's sides) runs the copy
+ * without a per-node column test (EDGE = false), the others the full one.
+ * The row loop is unrolled by three, the period of the register rotation
+ * (two rows before, the new one), so the rotation costs no moves. */
+/* The row loop's unrolling and the blocks per SM the register budget must
+ * allow (blocks of 256 threads).  Double up to seven steps: unrolled by three
+ * (the rotation's period: no moves) with three blocks up to five steps, two
+ * at seven (H200, 2D double 32768 x 16384, seven steps: 681 Gcell/s against
+ * 634 rolled).  Float: rolled, and no bound (80 registers: three blocks
+ * anyway); unrolled it needs ~100 registers, two blocks, and ran slower (875
+ * against 1064 at five steps); see bench/NOTES-cuda.md v11.  An Op says
+ * whether its rows may be unrolled (Op::kUnrollRows: Jacobi's spill). */
+template <typename T, int K, typename Op> struct unroll2d {
+    static constexpr int value = sizeof(T) == 8 && K <= 7 && Op::kUnrollRows ? 3 : 1;
+};
+template <typename T, int K, typename Op> struct min_blocks2d {
+    static constexpr int value = unroll2d<T, K, Op>::value == 3 ? (K <= 5 ? 3 : 2) : 1;
+};
 
-    for (int i = tid; i < 2 * K * 2 * NT; i += NT) sh[i] = T(0);
+template <typename T, int V, int K, bool EDGE, typename Op>
+__device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
+                                             const kboxes<K> &b, const Op &op, T *sh, const int NT, const int tid, const int c0,
+                                             const int oy, const int oy_end, const int wx0, const int wx1, const int rs, const int re,
+                                             const bool col_ok)
+{
+    const int SE = NT + 2;        /* one edge array */
+    const int SB = K * 2 * SE;    /* one buffer */
     T a[K][V], m[K][V]; /* per step: the two source rows before the newest */
 #pragma unroll
     for (int l = 0; l < K; l++)
@@ -157,8 +173,12 @@ __global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *_
 #pragma unroll
     for (int v = 0; v < V; v++) nxt[v] = T(0);
     if (col_ok && rs < rows) load_vec<T, V>(src + (int64_t)rs * pitch + c0, nxt);
+    const bool full_store = c0 >= wx0 && c0 + V <= wx1;
+    const bool some_store = c0 + V > wx0 && c0 < wx1;
     __syncthreads();
 
+    constexpr int U2 = unroll2d<T, K, Op>::value;
+#pragma unroll (U2)
     for (int r = rs; r < re; r++) {
         T nw[V];
 #pragma unroll
@@ -167,13 +187,13 @@ __global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *_
             nxt[v] = T(0);
         }
         if (col_ok && r + 1 < rows && r + 1 < re) load_vec<T, V>(src + (int64_t)(r + 1) * pitch + c0, nxt);
-        const T *sp = sh + ((r & 1) ^ 1) * (K * 2 * NT);
-        T *sc = sh + (r & 1) * (K * 2 * NT);
+        const T *sp = sh + ((r & 1) ^ 1) * SB + tid;
+        T *sc = sh + (r & 1) * SB + tid + 1;
 #pragma unroll
         for (int t = 1; t <= K; t++) {
             const int L = t - 1, y = r - t;
-            const T left = tid > 0 ? sp[(L * 2 + 1) * NT + tid - 1] : m[L][0];
-            const T right = tid < NT - 1 ? sp[(L * 2) * NT + tid + 1] : m[L][V - 1];
+            const T left = sp[(L * 2 + 1) * SE];
+            const T right = sp[(L * 2) * SE + 2];
             const bool row_in = y >= b.y0[L] && y < b.y1[L];
             T aux[V];
 #pragma unroll
@@ -186,7 +206,7 @@ __global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *_
                 const T u = m[L][v];
                 const T xm = v > 0 ? m[L][v - 1] : left;
                 const T xp = v < V - 1 ? m[L][v + 1] : right;
-                const bool in = row_in && c >= b.x0[L] && c < b.x1[L];
+                const bool in = EDGE ? row_in && c >= b.x0[L] && c < b.x1[L] : row_in;
                 out[v] = in ? op.s2(u, xm, xp, a[L][v], nw[v], aux[v]) : u;
             }
 #pragma unroll
@@ -197,9 +217,9 @@ __global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *_
             }
         }
         const int y = r - K;
-        if (y >= oy && y < oy_end) {
+        if (some_store && y >= oy && y < oy_end) {
             T *d = dst + (int64_t)y * pitch + c0;
-            if (c0 >= wx0 && c0 + V <= wx1) store_vec<T, V>(d, nw);
+            if (full_store) store_vec<T, V>(d, nw);
             else {
 #pragma unroll
                 for (int v = 0; v < V; v++)
@@ -208,45 +228,68 @@ __global__ void __launch_bounds__(256) k_fused2d(const T *__restrict__ src, T *_
         }
 #pragma unroll
         for (int L = 0; L < K; L++) {
-            sc[(L * 2) * NT + tid] = m[L][0];
-            sc[(L * 2 + 1) * NT + tid] = m[L][V - 1];
+            sc[(L * 2) * SE] = m[L][0];
+            sc[(L * 2 + 1) * SE] = m[L][V - 1];
         }
         __syncthreads();
     }
+}
+
+
+template <typename T, int V, int K, typename Op>
+__global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+                                                 kboxes<K> b, Op op, int ox0, int OW, int seg)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sh = reinterpret_cast<T *>(smem_raw);
+    const int NT = (int)blockDim.x, tid = (int)threadIdx.x;
+    const int ox = ox0 + (int)blockIdx.x * OW;
+    const int c0 = ox - K + tid * V;
+    const int oy = b.y0[K - 1] + (int)blockIdx.y * seg;
+    const int oy_end = min(oy + seg, b.y1[K - 1]);
+    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OW, b.x1[K - 1]);
+    const int rs = max(oy - K, 0), re = oy_end + K;
+    const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= pitch;
+    for (int i = tid; i < 2 * K * 2 * (NT + 2); i += NT) sh[i] = T(0);
+    /* the block's columns [ox - K, ox - K + NT*V) inside every step's box? */
+    const int bx0 = ox - K, bx1 = ox - K + NT * V;
+    bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch;
+#pragma unroll
+    for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l];
+    if (inner) fused2d_rows<T, V, K, false, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, true);
+    else fused2d_rows<T, V, K, true, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, col_ok);
 }
 
 /* 3D, K steps.  Block = BX x NTY threads (BX <= 32, chosen per launch so that
  * the tiles cover the box's width with little to spare); thread (tx, ty) owns
  * the V columns c0 = ox - K + tx*V .. of row y = oy - K + ty; the block writes
  * columns [ox, ox + OWx) x rows [oy, oy + OWy) of planes [oz, oz + seg) and
- * streams planes, loading D planes ahead (a register ring) to keep enough
- * bytes in flight.  Shared memory: [2 buffers][K steps][NTY rows][BX*V
- * columns]. */
-template <typename T, int V, int K, int D, typename Op>
-__global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
-                                                  int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
-                                                  int seg)
+ * streams planes, loading D planes ahead (a register ring: D = 1 for fused
+ * launches, whose K steps give each thread enough independent work; a deeper
+ * ring spilled at 64 registers, H200 3D float 1024^3 K=3: 539 Gcell/s with D
+ * = 2 and spills, 538 without, K=5: 281 against 508).  Shared memory: [2 buffers][K steps][NTY + 2 rows][BX*V
+ * columns]: row ty at ty + 1, a zero pad row above and below, so a thread
+ * reads its four neighbours without a test (what the pads and the row ends
+ * give reaches only the tile's halo, recomputed and never written).
+ *
+ * As in 2D, fused3d_planes is made twice: without a per-node row and column
+ * test for blocks inside every step's box (EDGE = false), with them for the
+ * others; the plane loop is unrolled by U = lcm(D, 3), so the ring and the
+ * register rotation are indexed by constants (no moves). */
+template <typename T, int V, int K, int D, bool EDGE, typename Op>
+__device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
+                                               const int planes, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NTY,
+                                               const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
+                                               const int wx0, const int wx1, const bool row_out, const bool ld_ok)
 {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *sh = reinterpret_cast<T *>(smem_raw);
-    const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    const int W = BX * V;               /* columns of a block */
-    const int step_sz = NTY * W;         /* elements of one step's plane */
+    constexpr int U = D;
+    const int W = BX * V;                /* columns of a block */
+    const int step_sz = (NTY + 2) * W;   /* elements of one step's plane */
     const int64_t plane = pitch * rows;
-    const int ox = ox0 + (int)blockIdx.x * OWx;
-    const int c0 = ox - K + tx * V;
-    const int oy = oy0 + (int)blockIdx.y * OWy;
-    const int y = oy - K + ty;
-    const int oz = b.z0[K - 1] + (int)blockIdx.z * seg;
-    const int oz_end = min(oz + seg, b.z1[K - 1]);
-    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
-    const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
     const int zs = max(oz - K, 0), ze = oz_end + K;
     const int zload = min(ze, planes);
-    const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
-    const int me = ty * W + tx * V;
+    const int me = (ty + 1) * W + tx * V;
 
-    for (int i = ty * BX + tx; i < 2 * K * step_sz; i += BX * NTY) sh[i] = T(0);
     T a[K][V], m[K][V];
 #pragma unroll
     for (int l = 0; l < K; l++)
@@ -275,20 +318,22 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
 #pragma unroll
         for (int v = 0; v < V; v++) fa[l][v] = T(0);
     if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
+    const bool full_store = c0 >= wx0 && c0 + V <= wx1;
+    const bool some_store = row_out && c0 + V > wx0 && c0 < wx1;
     __syncthreads();
 
-    for (int p0 = zs; p0 < ze; p0 += D) {
+    for (int p0 = zs; p0 < ze; p0 += U) {
 #pragma unroll
-        for (int j = 0; j < D; j++) {
+        for (int j = 0; j < U; j++) {
             const int p = p0 + j;
             if (p >= ze) break; /* uniform over the block */
             T nw[V];
 #pragma unroll
             for (int v = 0; v < V; v++) {
-                nw[v] = ring[j][v];
-                ring[j][v] = T(0);
+                nw[v] = ring[j % D][v];
+                ring[j % D][v] = T(0);
             }
-            if (ld_ok && p + D < zload) load_vec<T, V>(srow + (int64_t)(p + D) * plane, ring[j]);
+            if (ld_ok && p + D < zload) load_vec<T, V>(srow + (int64_t)(p + D) * plane, ring[j % D]);
             if (ring_f) {
 #pragma unroll
                 for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
@@ -301,22 +346,19 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
                 }
                 if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
             }
-            const T *sp = sh + ((p & 1) ^ 1) * (K * step_sz);
-            T *sc = sh + (p & 1) * (K * step_sz);
+            const T *sp = sh + ((p & 1) ^ 1) * (K * step_sz) + me;
+            T *sc = sh + (p & 1) * (K * step_sz) + me;
 #pragma unroll
             for (int t = 1; t <= K; t++) {
                 const int L = t - 1, z = p - t;
-                const T *s = sp + L * step_sz + me;
-                const T left = tx > 0 ? s[-1] : m[L][0];
-                const T right = tx < BX - 1 ? s[V] : m[L][V - 1];
+                const T *s = sp + L * step_sz;
+                const T left = s[-1];
+                const T right = s[V];
                 T up[V], dn[V];
-#pragma unroll
-                for (int v = 0; v < V; v++) up[v] = m[L][v];
-#pragma unroll
-                for (int v = 0; v < V; v++) dn[v] = m[L][v];
-                if (ty > 0) load_shared<T, V>(s - W, up);
-                if (ty < NTY - 1) load_shared<T, V>(s + W, dn);
-                const bool yz_in = z >= b.z0[L] && z < b.z1[L] && y >= b.y0[L] && y < b.y1[L];
+                load_shared<T, V>(s - W, up);
+                load_shared<T, V>(s + W, dn);
+                const bool z_in = z >= b.z0[L] && z < b.z1[L];
+                const bool yz_in = EDGE ? z_in && y >= b.y0[L] && y < b.y1[L] : z_in;
                 T aux[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
@@ -328,7 +370,7 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
                     const T u = m[L][v];
                     const T xm = v > 0 ? m[L][v - 1] : left;
                     const T xp = v < V - 1 ? m[L][v + 1] : right;
-                    const bool in = yz_in && c >= b.x0[L] && c < b.x1[L];
+                    const bool in = EDGE ? yz_in && c >= b.x0[L] && c < b.x1[L] : yz_in;
                     out[v] = in ? op.s3(u, xm, xp, up[v], dn[v], a[L][v], nw[v], aux[v]) : u;
                 }
 #pragma unroll
@@ -339,9 +381,9 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
                 }
             }
             const int z = p - K;
-            if (row_out && z >= oz && z < oz_end) {
+            if (some_store && z >= oz && z < oz_end) {
                 T *d = dst + (int64_t)z * plane + (int64_t)y * pitch + c0;
-                if (c0 >= wx0 && c0 + V <= wx1) store_vec<T, V>(d, nw);
+                if (full_store) store_vec<T, V>(d, nw);
                 else {
 #pragma unroll
                     for (int v = 0; v < V; v++)
@@ -349,10 +391,41 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
                 }
             }
 #pragma unroll
-            for (int L = 0; L < K; L++) store_vec<T, V>(sc + L * step_sz + me, m[L]);
+            for (int L = 0; L < K; L++) store_vec<T, V>(sc + L * step_sz, m[L]);
             __syncthreads();
         }
     }
+}
+
+template <typename T, int V, int K, int D, typename Op>
+__global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+                                                  int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
+                                                  int seg)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sh = reinterpret_cast<T *>(smem_raw);
+    const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int ox = ox0 + (int)blockIdx.x * OWx;
+    const int c0 = ox - K + tx * V;
+    const int oy = oy0 + (int)blockIdx.y * OWy;
+    const int y = oy - K + ty;
+    const int oz = b.z0[K - 1] + (int)blockIdx.z * seg;
+    const int oz_end = min(oz + seg, b.z1[K - 1]);
+    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
+    const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
+    const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
+    for (int i = ty * BX + tx; i < 2 * K * (NTY + 2) * BX * V; i += BX * NTY) sh[i] = T(0);
+    /* the block's columns and rows inside every step's box? */
+    const int bx0 = ox - K, bx1 = ox - K + BX * V, by0 = oy - K, by1 = oy - K + NTY;
+    bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
+#pragma unroll
+    for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
+    if (inner)
+        fused3d_planes<T, V, K, D, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
+                                              row_out, true);
+    else
+        fused3d_planes<T, V, K, D, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
+                                             row_out, ld_ok);
 }
 
 /* 3D, one step, no shared memory: thread (tx, ty) owns the V columns c0 ..
@@ -480,11 +553,19 @@ cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
                      cudaStream_t stream)
 {
     const pyr_kbox_t &last = boxes[K - 1];
-    const int NT = tune->nt2d;
-    const int OW = (NT * V - 2 * K) / V * V;
+    /* As few tiles as blocks of tune->nt2d threads need, each made only as wide
+     * as an even share of the box needs (whole warps): a box of 4094 columns
+     * takes 5 tiles of 224 threads, not 4 full ones and a fifth of 40 columns
+     * that costs as much as a full one. */
     const int ox0 = floor_div(last.lo[0] - K, V) * V + K;
-    const int tiles = ceil_div(last.hi[0] - ox0, OW);
-    const size_t smem = (size_t)2 * K * 2 * NT * sizeof(T);
+    const int span = last.hi[0] - ox0;
+    if (span <= 0 || last.hi[1] <= last.lo[1]) return cudaSuccess;
+    const int OWmax = (tune->nt2d * V - 2 * K) / V * V;
+    const int share = ceil_div(span, ceil_div(span, OWmax));
+    const int NT = imin(tune->nt2d, ceil_div(ceil_div(share + 2 * K, V), 32) * 32);
+    const int OW = (NT * V - 2 * K) / V * V;
+    const int tiles = ceil_div(span, OW);
+    const size_t smem = (size_t)2 * K * 2 * (NT + 2) * sizeof(T);
     int per_sm = 1;
     cudaError_t e = occupancy(k_fused2d<T, V, K, Op>, NT, smem, &per_sm);
     if (e != cudaSuccess) return e;
@@ -516,15 +597,15 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     const int nty_max = imin(Op::kMaxThreads3D / BX, tune->nty3d * 32 / BX);
     const int ty = ceil_div(span_y, nty_max - 2 * K);
     const int OWy = ceil_div(span_y, ty), NTY = OWy + 2 * K;
-    const size_t smem = (size_t)2 * K * NTY * BX * V * sizeof(T);
+    const size_t smem = (size_t)2 * K * (NTY + 2) * BX * V * sizeof(T);
     int per_sm = 1;
-    cudaError_t e = occupancy(k_fused3d<T, V, K, (K == 1 ? 4 : 2), Op>, BX * NTY, smem, &per_sm);
+    cudaError_t e = occupancy(k_fused3d<T, V, K, (K == 1 ? 4 : 1), Op>, BX * NTY, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = last.hi[2] - last.lo[2];
     const int seg = choose_segment(planes_out, tx * ty, per_sm * tune->sms, K);
     dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)ceil_div(planes_out, seg));
     dim3 block((unsigned)BX, (unsigned)NTY);
-    k_fused3d<T, V, K, (K == 1 ? 4 : 2), Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op,
+    k_fused3d<T, V, K, (K == 1 ? 4 : 1), Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op,
                                                                           ox0, OWx, last.lo[1], OWy, seg);
     return cudaGetLastError();
 }
@@ -549,7 +630,7 @@ cudaError_t launch_stream3d(const T *src, T *dst, const pyr_klayout_t *L, const 
 }
 
 /* One fused launch of k (odd) steps, from src to dst. */
-template <typename T, int V, typename Op, int KMAX2D, int KMAX3D>
+template <typename T, int V, int V3, typename Op, int KMAX2D, int KMAX3D>
 cudaError_t fused_launch(int dims, const T *s, T *d, const pyr_klayout_t *L, const pyr_kbox_t *boxes, int k, const Op &op,
                          const pyr_ktune_t *tune, cudaStream_t stream)
 {
@@ -559,7 +640,7 @@ cudaError_t fused_launch(int dims, const T *s, T *d, const pyr_klayout_t *L, con
         return cudaErrorInvalidValue;
 #define PYR_K3(K)                                                                                                  \
     case K:                                                                                                        \
-        if (K <= KMAX3D) return launch3d<T, V, (K <= KMAX3D ? K : 1), Op>(s, d, L, boxes, op, tune, stream);      \
+        if (K <= KMAX3D) return launch3d<T, V3, (K <= KMAX3D ? K : 1), Op>(s, d, L, boxes, op, tune, stream);     \
         return cudaErrorInvalidValue;
     if (dims == 2) {
         switch (k) {
@@ -664,17 +745,25 @@ template <int KMAX2D, int KMAX3D> pyr_status_t stencil_variant_check(const pyr_v
     return PYR_OK;
 }
 
-/* The defaults: five steps per launch in 2D; three in 3D (as fast in core as
- * the one-step streaming kernel, 355 vs 350 Gcell/s, and beside a pass's
- * copies far better: the streaming kernel's L2 traffic starves the
- * host-to-device copy engine, cube uploads at ~32 GB/s instead of ~50;
- * bench/NOTES-cuda.md v6). */
+/* The defaults, what the planner runs without calibrated figures: five steps
+ * per launch in 2D float, seven in 2D double (its unrolled kernel: 681 Gcell/s
+ * against 630 at five, H200 32768 x 16384), three in 3D (beside a pass's
+ * copies far better than the one-step streaming kernel, whose L2 traffic
+ * starves the host-to-device copy engine; bench/NOTES-cuda.md v6, v11); 2D
+ * float blocks of 128 threads (4096 and 32768 columns: 936 and 1108 Gcell/s
+ * against 890 and 1064 with 256), double of 256. */
+inline int stencil_default_k(int dims, pyr_precision_t precision)
+{
+    return dims == 3 ? 3 : precision == PYR_DOUBLE ? 7 : 5;
+}
+
+inline int stencil_default_nt2d(pyr_precision_t precision) { return precision == PYR_DOUBLE ? 256 : 128; }
+
 inline void stencil_variant_default(int dims, pyr_precision_t precision, pyr_variant_t *v)
 {
-    (void)precision;
     memset(v, 0, sizeof *v);
     strcpy(v->name, "fused");
-    v->p[0] = dims == 3 ? 3 : 5;
+    v->p[0] = stencil_default_k(dims, precision);
 }
 
 template <int KMAX2D, int KMAX3D> int stencil_variant_candidates(int dims, pyr_precision_t precision, pyr_variant_t *v, int max)
@@ -720,9 +809,10 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
     memset(&tune, 0, sizeof tune);
     tune.sms = c->sms;
     tune.plain = !strcmp(call->variant->name, "plain");
-    tune.kmax = call->variant->p[0] ? call->variant->p[0] : (dims == 3 ? 3 : 5);
+    const pyr_precision_t prec = c->elem == 8 ? PYR_DOUBLE : PYR_FLOAT;
+    tune.kmax = call->variant->p[0] ? call->variant->p[0] : stencil_default_k(dims, prec);
     if (tune.kmax > (dims == 3 ? KMAX3D : KMAX2D)) tune.kmax = dims == 3 ? KMAX3D : KMAX2D;
-    tune.nt2d = dims == 2 && call->variant->p[1] ? call->variant->p[1] : 256;
+    tune.nt2d = dims == 2 && call->variant->p[1] ? call->variant->p[1] : stencil_default_nt2d(prec);
     tune.nty3d = dims == 3 && call->variant->p[1] ? call->variant->p[1] : 32;
     double t0 = pyrcu::g_serial ? pyrcu::now_s() : 0;
     PYR_CU(cudaSetDevice(c->device));
@@ -760,11 +850,11 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
         const int k = 1 + 2 * (q + (i < extra ? 1 : 0));
         for (int l = 0; l < k; l++) kb[l] = local_box(piece, &boxes[done + l]);
         if (c->elem == 8)
-            PYR_CU((fused_launch<double, 2, OpOf<double>, KMAX2D, KMAX3D>(dims, (const double *)piece->buf[0][cur],
+            PYR_CU((fused_launch<double, 2, 2, OpOf<double>, KMAX2D, KMAX3D>(dims, (const double *)piece->buf[0][cur],
                                                                           (double *)piece->buf[0][cur ^ 1], &L, kb, k,
                                                                           OpOf<double>::make(call->coef, piece), &tune, s)));
         else
-            PYR_CU((fused_launch<float, 4, OpOf<float>, KMAX2D, KMAX3D>(dims, (const float *)piece->buf[0][cur],
+            PYR_CU((fused_launch<float, 4, 4, OpOf<float>, KMAX2D, KMAX3D>(dims, (const float *)piece->buf[0][cur],
                                                                         (float *)piece->buf[0][cur ^ 1], &L, kb, k,
                                                                         OpOf<float>::make(call->coef, piece), &tune, s)));
         g_stats.launches++;
