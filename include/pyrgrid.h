@@ -325,6 +325,16 @@ typedef enum {
  * candidates briefly, keeps the fastest and records it in the wisdom. */
 typedef enum { PYR_PLAN_ESTIMATE = 0, PYR_PLAN_MEASURE } pyr_plan_mode_t;
 
+/* How the host grid is reached by the device's copies.  PIN registers it
+ * (page-locked: copies at full PCIe speed, ~50 GB/s); STAGE leaves it
+ * pageable and moves every copy through small pinned buffers of the
+ * library's.  AUTO pins unless the fields would lock most of the host's RAM
+ * (all but max(8 GiB, 1/8) of it), and stages when pinning fails; the plan
+ * and the run say which (pyr_plan_info_t, pyr_run_info_t). */
+typedef enum { PYR_HOST_AUTO = 0, PYR_HOST_PIN, PYR_HOST_STAGE } pyr_host_memory_t;
+/* "pinned", "staged", or "none" (AUTO in a plan or run: no device copies) */
+PYR_API const char *pyr_host_memory_name(pyr_host_memory_t h);
+
 /* How to solve.  Zero-initialised options (or pyr_options_default) mean
  * "choose automatically" everywhere. */
 typedef struct {
@@ -358,6 +368,7 @@ typedef struct {
                                 slowest axis), "blocks", or parts per axis "AxBxC" (x, y, z) */
     int64_t exchange;        /* H, steps between halo exchanges (0 = auto: the pyramid height when a
                                 part streams pieces, else the model's choice) */
+    pyr_host_memory_t host_memory; /* pin the host grid, stage copies, or auto (above) */
 } pyr_options_t;
 
 PYR_API void pyr_options_default(pyr_options_t *options);
@@ -462,6 +473,9 @@ typedef struct {
     const char *notice;        /* a choice the user should hear about, or "" */
     char kernel[32];           /* the kernel variant the plan runs ("fused:5", "wave", ...) */
     int fields;                /* fields the pieces carry (u; u and f; ...) */
+    pyr_host_memory_t host_memory; /* how the plan means to reach the host grid: PIN or STAGE (or AUTO
+                                      where no copies to a device are made: the CPU backend) */
+    uint64_t host_bytes;       /* bytes of the host fields the device's copies read and write */
 } pyr_plan_info_t;
 
 /* Build a plan for the problem under the options.  Fails with PYR_ERR_BUDGET
@@ -563,6 +577,12 @@ typedef struct {
     int64_t exchanges;        /* halo exchanges done */
     uint64_t halo_sent;       /* values this process's parts sent to other parts (the whole run) */
     uint64_t halo_received;   /* values they received */
+    /* How the host grid was reached (pyr_host_memory_t): PIN (registered), STAGE (through
+     * pinned buffers: planned so, or registering failed: host_note says why), AUTO where no
+     * device copies were made (the CPU backend); the seconds registering and releasing took. */
+    pyr_host_memory_t host_memory;
+    double pin_seconds, unpin_seconds;
+    char host_note[192];
 } pyr_run_info_t;
 
 /* The fields of a scheme, in its order: heat "u"; Poisson "u", "f";

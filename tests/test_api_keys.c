@@ -120,6 +120,18 @@ static void test_options_keys(void)
     CHECK_OK(pyr_options_get(o, "run.exchange", v, sizeof v));
     CHECK(!strcmp(v, "4"), "exchange read back %s", v);
     CHECK_FAILS(pyr_options_set(o, "run.devices", "0,x"), PYR_ERR_CONFIG, "not a device index");
+    /* how device copies reach the host grid (issue 20) */
+    CHECK_OK(pyr_options_get(o, "run.host_memory", v, sizeof v));
+    CHECK(!strcmp(v, "auto") && o->host_memory == PYR_HOST_AUTO, "host_memory default %s", v);
+    CHECK_OK(pyr_options_set(o, "run.host_memory", "stage"));
+    CHECK(o->host_memory == PYR_HOST_STAGE, "host_memory stage");
+    CHECK_OK(pyr_options_get(o, "run.host_memory", v, sizeof v));
+    CHECK(!strcmp(v, "stage"), "host_memory read back %s", v);
+    CHECK_FAILS(pyr_options_set(o, "run.host_memory", "lock"), PYR_ERR_CONFIG, "pin");
+    CHECK_OK(pyr_options_set(o, "run.host_memory", "auto"));
+    CHECK(!strcmp(pyr_host_memory_name(PYR_HOST_PIN), "pinned") && !strcmp(pyr_host_memory_name(PYR_HOST_STAGE), "staged") &&
+              !strcmp(pyr_host_memory_name(PYR_HOST_AUTO), "none"),
+          "host memory names");
     char json[1024];
     pyr_options_json(o, json, sizeof json);
     CHECK(strstr(json, "\"backend\":\"cpu\"") && strstr(json, "\"memory\":4294967296"), "options json %s", json);

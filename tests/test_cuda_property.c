@@ -104,10 +104,23 @@ static int run_case(int c, uint64_t seed, int *skipped)
             snprintf(how, sizeof how, "memory=%llu (min %llu)", (unsigned long long)o.memory, (unsigned long long)lo);
         }
     }
+    /* the kernel variant: the planner's, every fused depth with every block shape (2D: 128 or 256
+     * threads; 3D: 8 to 32 rows, tiles narrower than a warp on narrow boxes), or the plain kernel;
+     * and the host grid pinned or its copies staged through pinned buffers */
+    int kv = (int)rng_range(&r, 0, 3);
+    if (kv == 1 && dims >= 2) {
+        const int kmax = dims == 3 ? 5 : 15, k = 1 + 2 * (int)rng_range(&r, 0, (kmax - 1) / 2);
+        const int t = dims == 2 ? (rng_range(&r, 0, 1) ? 256 : 128) : (int)rng_range(&r, 8, 32);
+        snprintf(o.kernel, sizeof o.kernel, "fused:%d,%d", k, t);
+    } else if (kv == 2) {
+        snprintf(o.kernel, sizeof o.kernel, "plain");
+    }
+    o.host_memory = rng_range(&r, 0, 3) == 0 ? PYR_HOST_STAGE : PYR_HOST_AUTO;
     char label[512];
-    snprintf(label, sizeof label, "case %d seed %llu: %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d %s", c,
+    snprintf(label, sizeof label, "case %d seed %llu: %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d %s kernel=%s host=%s", c,
              (unsigned long long)seed, dims, (long long)n[0], (long long)n[1], (long long)n[2], pyr_precision_name(prec),
-             (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)h, o.slots, how);
+             (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)h, o.slots, how,
+             o.kernel[0] ? o.kernel : "auto", o.host_memory == PYR_HOST_STAGE ? "stage" : "auto");
 
     if (g_verbose) fprintf(stderr, "%s\n", label); /* where a slow or stuck run is */
     pyr_plan_t *plan = NULL;
@@ -126,8 +139,17 @@ static int run_case(int c, uint64_t seed, int *skipped)
     pyr_counters_t cnt;
     CHECK_OK(pyr_field_create(&p, &f));
     CHECK_OK(pyr_field_init(f, &p));
-    st = pyr_execute(plan, f, NULL, &cnt);
+    pyr_field_t *fs[1] = {f};
+    pyr_run_info_t ri;
+    st = pyr_execute_fields(plan, fs, 1, NULL, &ri);
+    cnt = ri.counts;
     pyr_plan_destroy(&plan);
+    /* the grid reached as asked (registering a small grid does not fail here) and said so */
+    if (st == PYR_OK) {
+        const pyr_host_memory_t want = o.host_memory == PYR_HOST_STAGE ? PYR_HOST_STAGE : PYR_HOST_PIN;
+        CHECK(info.host_memory == want && ri.host_memory == want, "%s: host memory planned %d, run %d (%s), expected %d", label,
+              (int)info.host_memory, (int)ri.host_memory, ri.host_note, (int)want);
+    }
     int bad = 0;
     if (st != PYR_OK) {
         CHECK(0, "%s: execute failed: %s", label, pyr_last_error());

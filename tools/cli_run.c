@@ -402,10 +402,15 @@ int pyr_cli_run(int argc, char **argv)
     if (ri.parts > 1)
         snprintf(parts, sizeof parts, " parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu", ri.parts, (long long)ri.exchange_height,
                  (long long)ri.exchanges, (unsigned long long)ri.halo_sent, (unsigned long long)ri.halo_received);
-    printf("pyrgrid: %smethod=%s%s%s backend=%s grid=%s %s %s=%lld%s%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
+    /* how the host grid was reached; a failed registration is a notice (the run was slower) */
+    char host[64] = "";
+    if (ri.host_memory == PYR_HOST_PIN) snprintf(host, sizeof host, " host=pinned(%.1fs+%.1fs)", ri.pin_seconds, ri.unpin_seconds);
+    else if (ri.host_memory == PYR_HOST_STAGE) snprintf(host, sizeof host, " host=staged");
+    if (ri.host_memory == PYR_HOST_STAGE && info.host_memory == PYR_HOST_PIN && !quiet) fprintf(stderr, "pyrgrid: notice: %s\n", ri.host_note);
+    printf("pyrgrid: %smethod=%s%s%s backend=%s grid=%s %s %s=%lld%s%s%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
            "computed=%llu redundant=%llu\n",
            p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", pyr_method_name(info.method), how, parts, pyr_backend_name(info.backend), grid,
-           pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri.steps, from, stop, secs,
+           pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri.steps, from, stop, host, secs,
            gcells, (unsigned long long)cnt.uploaded, (unsigned long long)cnt.downloaded,
            (unsigned long long)cnt.computed, (unsigned long long)cnt.redundant);
     if (not_converged) {

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "exec/exchange.h"
 #include "exec/exec.h"
@@ -1037,14 +1038,31 @@ pyr_status_t pyr_exec_part_fields(pyr_plan_t *plan, pyr_field_t *const *given, i
     size_t grid_bytes = 0;
     for (int f = 0; f < e.nf; f++)
         if (fields[f]) { grid_bytes = (size_t)pyr_field_count(fields[f]) * e.elem; break; }
+    /* The host fields: registered (pinned) as planned, or left pageable, every copy then staged
+     * through the backend's pinned buffers: planned so, or registering failed (said in the run info). */
     int registered[PYR_MAX_FIELDS] = {0};
-    if (e.ops->host_register)
-        for (int f = 0; f < e.nf && st == PYR_OK; f++) {
+    pyr_host_memory_t host = e.ops->host_register ? (plan->host_memory == PYR_HOST_STAGE ? PYR_HOST_STAGE : PYR_HOST_PIN) : PYR_HOST_AUTO;
+    char host_note[192] = "";
+    double pin_s = 0, unpin_s = 0;
+    if (host == PYR_HOST_STAGE) snprintf(host_note, sizeof host_note, "staged as planned (run.host_memory)");
+    if (host == PYR_HOST_PIN) {
+        const double t0 = pyr_now_s();
+        for (int f = 0; f < e.nf && host == PYR_HOST_PIN; f++) {
             /* the library's auxiliaries move over thin supports only: not worth pinning whole */
             if (e.role[f] < 0 || e.role[f] == PYR_FIELD_AUX) continue;
-            st = e.ops->host_register(e.ctx, fields[f]->data, grid_bytes);
-            registered[f] = st == PYR_OK;
+            if (e.ops->host_register(e.ctx, fields[f]->data, grid_bytes) == PYR_OK) {
+                registered[f] = 1;
+                continue;
+            }
+            snprintf(host_note, sizeof host_note, "registering %.1f GiB of host memory failed (%s): copies staged through pinned buffers",
+                     (double)grid_bytes / 1073741824.0, pyr_last_error());
+            pyr_clear_error();
+            for (int g = 0; g < f; g++)
+                if (registered[g]) e.ops->host_unregister(e.ctx, fields[g]->data), registered[g] = 0;
+            host = PYR_HOST_STAGE;
         }
+        pin_s = pyr_now_s() - t0;
+    }
     if (st == PYR_OK) st = execute(&e, hooks);
     if (st != PYR_OK) {
         /* let queued work finish before freeing what it uses, keeping the
@@ -1055,10 +1073,16 @@ pyr_status_t pyr_exec_part_fields(pyr_plan_t *plan, pyr_field_t *const *given, i
         pyr_fail(st, "%s", message);
     }
     exec_release(&e);
+    const double t1 = pyr_now_s();
     for (int f = 0; f < e.nf; f++)
         if (registered[f]) e.ops->host_unregister(e.ctx, fields[f]->data);
+    unpin_s = pyr_now_s() - t1;
     for (int f = 0; f < e.nf; f++) pyr_field_destroy(&made[f]);
     if (run && st == PYR_OK) {
+        run->host_memory = host;
+        run->pin_seconds = pin_s;
+        run->unpin_seconds = unpin_s;
+        snprintf(run->host_note, sizeof run->host_note, "%s", host_note);
         run->counts = e.count;
         run->steps = e.steps_done;
         run->checked = e.checked;

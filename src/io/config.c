@@ -18,7 +18,7 @@ static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "p
 static const char *const keys_initial[] = {"kind", "file", "seed", "step", "t"};
 static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel",
-                                       "devices", "partition", "exchange"};
+                                       "devices", "partition", "exchange", "host_memory"};
 static const char *const keys_output[] = {"field", "image", "every", "probes", "component", "compression"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -282,6 +282,13 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
         if (!strcmp(key, "exchange")) {
             if (!strcmp(v, "auto")) return o->exchange = 0, PYR_OK;
             return parse_int(sec, key, v, 1, &o->exchange);
+        }
+        if (!strcmp(key, "host_memory")) {
+            /* how device copies reach the host grid (pyr_host_memory_t) */
+            static const char *const ways[] = {"auto", "pin", "stage"};
+            PYR_TRY(parse_choice(sec, key, v, ways, 3, &choice));
+            o->host_memory = (pyr_host_memory_t)choice;
+            return PYR_OK;
         }
         if (!strcmp(key, "device")) {
             PYR_TRY(parse_int(sec, key, v, 0, &i64));

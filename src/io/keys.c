@@ -185,6 +185,8 @@ static int options_value(const pyr_options_t *o, const char *full, char *out, si
     if (!strcmp(full, "run.devices")) return fmt_text(out, size, o->devices);
     if (!strcmp(full, "run.partition")) return fmt_text(out, size, o->partition[0] ? o->partition : "auto");
     if (!strcmp(full, "run.exchange") && o->exchange == 0) return fmt_text(out, size, "auto");
+    if (!strcmp(full, "run.host_memory"))
+        return fmt_text(out, size, o->host_memory == PYR_HOST_PIN ? "pin" : o->host_memory == PYR_HOST_STAGE ? "stage" : "auto");
     *kind = PYR_KEY_INT;
     if (!strcmp(full, "run.height")) return fmt_int(out, size, o->height);
     if (!strcmp(full, "run.memory")) return snprintf(out, size, "%llu", (unsigned long long)o->memory);
@@ -203,7 +205,7 @@ const char *const pyr_problem_keys[] = {"grid.dims", "grid.nx", "grid.ny", "grid
                                         "initial.kind", "initial.file", "initial.seed", "rhs.kind", "rhs.file", NULL};
 const char *const pyr_options_keys[] = {"run.backend", "run.device", "run.method", "run.decomposition", "run.height", "run.memory",
                                         "run.rows", "run.block", "run.threads", "run.plan", "run.slots", "run.kernel",
-                                        "run.devices", "run.partition", "run.exchange", NULL};
+                                        "run.devices", "run.partition", "run.exchange", "run.host_memory", NULL};
 
 int pyr_problem_key_applies(const pyr_problem_t *p, const char *full)
 {

@@ -113,6 +113,8 @@ void pyr_report_plan(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
     pyr_json_int(j, "fields", info.fields);
     pyr_json_uint(j, "device_bytes", info.device_bytes);
     pyr_json_uint(j, "budget_bytes", info.budget_bytes);
+    pyr_json_string(j, "host_memory", pyr_host_memory_name(info.host_memory));
+    pyr_json_uint(j, "host_bytes", info.host_bytes);
     pyr_json_real(j, "redundancy", info.redundancy);
     counts(j, "counts", &info.counts);
     pyr_json_int(j, "steps", plan->problem.steps);
@@ -155,6 +157,11 @@ void pyr_report_run(pyr_json_t *j, const char *key, const pyr_run_info_t *run)
     pyr_json_int(j, "exchanges", run->exchanges);
     pyr_json_uint(j, "halo_sent", run->halo_sent);
     pyr_json_uint(j, "halo_received", run->halo_received);
+    /* how the host grid was reached: pinned, staged (and why), none (no device copies) */
+    pyr_json_string(j, "host_memory", pyr_host_memory_name(run->host_memory));
+    pyr_json_real(j, "pin_seconds", run->pin_seconds);
+    pyr_json_real(j, "unpin_seconds", run->unpin_seconds);
+    pyr_json_string(j, "host_note", run->host_note);
     pyr_json_end(j);
 }
 

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "exec/parts.h"
@@ -55,7 +56,49 @@ pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info)
     info->notice = plan->notice;
     pyr_variant_format(&plan->variant, info->kernel, sizeof info->kernel);
     info->fields = plan->npp + plan->nfixed;
+    info->host_memory = plan->host_memory;
+    info->host_bytes = plan->host_bytes;
     return PYR_OK;
+}
+
+const char *pyr_host_memory_name(pyr_host_memory_t h)
+{
+    return h == PYR_HOST_PIN ? "pinned" : h == PYR_HOST_STAGE ? "staged" : "none";
+}
+
+uint64_t pyr_host_ram_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+void pyr_plan_host_memory(pyr_plan_t *plan)
+{
+    const pyr_scheme_t *scheme = plan->scheme;
+    const uint64_t nodes = (uint64_t)pyr_problem_nodes(&plan->problem);
+    const uint64_t elem = pyr_precision_size(plan->problem.precision);
+    plan->host_bytes = 0;
+    /* the fields the executor registers: every field the problem uses but the library's auxiliaries */
+    for (int f = 0; f < scheme->nfields; f++)
+        if (((plan->fields >> f) & 1) && scheme->field[f].role != PYR_FIELD_AUX) plan->host_bytes += nodes * elem;
+    if (!plan->ops->host_register) {
+        plan->host_memory = PYR_HOST_AUTO;
+        return;
+    }
+    if (plan->options.host_memory == PYR_HOST_PIN || plan->options.host_memory == PYR_HOST_STAGE) {
+        plan->host_memory = plan->options.host_memory;
+        return;
+    }
+    const uint64_t ram = pyr_host_ram_bytes(), gib = (uint64_t)1 << 30;
+    const uint64_t reserve = ram / 8 > 8 * gib ? ram / 8 : 8 * gib;
+    plan->host_memory = PYR_HOST_PIN;
+    if (ram && plan->host_bytes > (ram > reserve ? ram - reserve : 0)) {
+        plan->host_memory = PYR_HOST_STAGE;
+        pyr_plan_add_notice(plan,
+                            "the host fields (%.1f GiB) would lock most of this machine's %.1f GiB of RAM: copies go through pinned "
+                            "staging buffers, slower than from a pinned grid; run.host_memory = pin locks them anyway",
+                            (double)plan->host_bytes / (double)gib, (double)ram / (double)gib);
+    }
 }
 
 pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t decomp, int64_t height, pyr_plan_t **out)

@@ -53,6 +53,8 @@ struct pyr_plan {
     void *ctx;                /* backend context, owned */
     pyr_counters_t predicted; /* exact counts for the whole run */
     char notice[512];         /* a choice to tell the user about */
+    pyr_host_memory_t host_memory; /* PIN or STAGE (AUTO: no device copies), pyr_plan_host_memory */
+    uint64_t host_bytes;      /* bytes of the host fields that device copies read and write */
     pyr_model_constants_t model; /* machine constants of the performance model */
     pyr_model_form_t model_form;
     char model_source[PYR_PATH_MAX + 320]; /* where the constants came from, for reports */
@@ -75,6 +77,12 @@ typedef struct {
     pyr_box_t upload; /* nodes of the state fields uploaded: src less the resident faces */
     pyr_box_t input;  /* nodes of the input fields uploaded: those the first sub-step updates */
 } pyr_task_t;
+
+/* Decide how the executor reaches the host fields (options.host_memory;
+ * auto pins unless that would lock most of the host's RAM), with a notice
+ * when it stages. */
+void pyr_plan_host_memory(pyr_plan_t *plan);
+uint64_t pyr_host_ram_bytes(void);
 
 int64_t pyr_plan_tasks(const pyr_plan_t *plan);
 void pyr_plan_task(const pyr_plan_t *plan, int64_t t, int64_t h, pyr_task_t *task);

@@ -152,6 +152,15 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
     }
     fprintf(out, "\n");
     fprintf(out, "method       %s on the %s backend, kernel %s\n", pyr_method_name(plan->method), plan->ops->name, info.kernel);
+    if (info.host_memory != PYR_HOST_AUTO) {
+        char hb[32];
+        pyr_format_bytes(info.host_bytes, hb, sizeof hb);
+        if (info.host_memory == PYR_HOST_PIN)
+            fprintf(out, "host memory  the %s of host fields pinned (registered) for full-speed copies; staged through pinned "
+                         "buffers if registering fails (the run says which)\n", hb);
+        else
+            fprintf(out, "host memory  the %s of host fields stay pageable: every copy staged through pinned buffers\n", hb);
+    }
     if (plan->resident) {
         fprintf(out, "pieces       the whole grid stays on the device (%lld steps per chunk)\n", (long long)plan->height);
     } else {

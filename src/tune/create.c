@@ -303,6 +303,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         st = pyr_plan_build(plan, PYR_METHOD_PYRAMID, decomp, h, budget);
     }
     if (st != PYR_OK) goto fail;
+    pyr_plan_host_memory(plan);
     if (modelled && why[0] && opt.plan_mode == PYR_PLAN_ESTIMATE)
         pyr_plan_add_notice(plan, "%s; the model uses default constants, so the choice of %s may be off: run 'pyrgrid calibrate'", why,
                    opt.height == 0 ? "height" : "decomposition");

@@ -52,6 +52,10 @@ struct ctx_t {
     const double *table_src;
     int64_t table_n;
     double *table_dev;
+    /* copies from and to pageable host memory (an unregistered grid: run.host_memory = stage, or
+     * registering failed) go through two pinned chunks per slot, made on first use (device.cu) */
+    char *stage[PYR_CUDA_SLOTS][2];
+    cudaEvent_t stage_ev[PYR_CUDA_SLOTS][2];
 };
 
 /* Process-wide test hooks (cuda_api.h). */

@@ -345,6 +345,11 @@ void cuda_destroy(void *ctx)
     if (c->red_dev) cudaFree(c->red_dev);
     if (c->red_host) cudaFreeHost(c->red_host);
     if (c->table_dev) cudaFree(c->table_dev);
+    for (int sl = 0; sl < SLOTS; sl++)
+        for (int k = 0; k < 2; k++) {
+            if (c->stage[sl][k]) cudaFreeHost(c->stage[sl][k]);
+            if (c->stage_ev[sl][k]) cudaEventDestroy(c->stage_ev[sl][k]);
+        }
     (void)cudaGetLastError();
     free(c);
 }
@@ -450,6 +455,94 @@ void cuda_host_unregister(void *ctx, void *ptr)
 
 /* ------------------------------------------------------------ transfers */
 
+/* Staged copies: a host region in pageable memory moves through two pinned
+ * chunks of the slot, rows packed on the host and sent as one 2D copy per
+ * chunk (uploads: packing chunk i+1 overlaps the copy of chunk i; downloads:
+ * the copy of chunk i+1 overlaps unpacking chunk i).  Each call returns with
+ * its uploads queued (their chunks are waited for before reuse) and its
+ * downloads done: the caller's memory is never read or written after. */
+#define STAGE_BYTES ((size_t)16 << 20)
+
+static bool pageable(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return true;
+    }
+    return a.type == cudaMemoryTypeUnregistered;
+}
+
+static pyr_status_t stage_ready(cuda_ctx_t *c, int slot)
+{
+    for (int k = 0; k < 2; k++) {
+        if (!c->stage[slot][k]) {
+            cudaError_t e = cudaMallocHost((void **)&c->stage[slot][k], STAGE_BYTES);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                c->stage[slot][k] = NULL;
+                return pyr_fail(PYR_ERR_NOMEM, "out of pinned host memory for the %zu MiB staging buffers of pageable copies (%s)",
+                                STAGE_BYTES >> 20, cudaGetErrorString(e));
+            }
+        }
+        if (!c->stage_ev[slot][k]) CU(cudaEventCreateWithFlags(&c->stage_ev[slot][k], cudaEventDisableTiming));
+    }
+    return PYR_OK;
+}
+
+/* rows [r0, r0 + k) of the box (row r = y + ny*z, k within one plane) */
+static pyr_status_t staged(cuda_ctx_t *c, int slot, char *h, size_t hp, size_t hplane, char *d, size_t dp, size_t dplane, size_t wb,
+                           int64_t ny, int64_t nz, int to_device)
+{
+    PYR_TRY(stage_ready(c, slot));
+    cudaStream_t s = c->stream[slot];
+    /* chunks: whole rows of one plane, or (a row longer than a chunk) pieces of one row */
+    const size_t piece = wb < STAGE_BYTES ? wb : STAGE_BYTES;
+    const int64_t per_row = (int64_t)((wb + piece - 1) / piece);
+    const int64_t rows_per = wb < STAGE_BYTES ? (int64_t)(STAGE_BYTES / wb) : 1;
+    const int64_t row_chunks = (ny + rows_per - 1) / rows_per;
+    const int64_t chunks = nz * row_chunks * per_row;
+    struct chunk_t {
+        char *h, *d;
+        size_t bytes;
+        int64_t rows;
+    };
+    auto chunk_of = [&](int64_t i) {
+        const int64_t part = i % per_row, rc = i / per_row % row_chunks, z = i / per_row / row_chunks;
+        const int64_t y0 = rc * rows_per, rows = ny - y0 < rows_per ? ny - y0 : rows_per;
+        const size_t off = (size_t)part * piece, bytes = wb - off < piece ? wb - off : piece;
+        chunk_t k = {h + (size_t)z * hplane + (size_t)y0 * hp + off, d + (size_t)z * dplane + (size_t)y0 * dp + off, bytes, rows};
+        return k;
+    };
+    if (to_device) {
+        for (int64_t i = 0; i < chunks; i++) {
+            const chunk_t k = chunk_of(i);
+            char *buf = c->stage[slot][i & 1];
+            CU(cudaEventSynchronize(c->stage_ev[slot][i & 1])); /* its last copy is done */
+            for (int64_t r = 0; r < k.rows; r++) memcpy(buf + (size_t)r * k.bytes, k.h + (size_t)r * hp, k.bytes);
+            CU(cudaMemcpy2DAsync(k.d, dp, buf, k.bytes, k.bytes, (size_t)k.rows, cudaMemcpyHostToDevice, s));
+            CU(cudaEventRecord(c->stage_ev[slot][i & 1], s));
+        }
+        return PYR_OK;
+    }
+    for (int64_t i = 0; i < chunks + 1; i++) {
+        if (i < chunks) {
+            const chunk_t k = chunk_of(i);
+            char *buf = c->stage[slot][i & 1];
+            CU(cudaEventSynchronize(c->stage_ev[slot][i & 1]));
+            CU(cudaMemcpy2DAsync(buf, k.bytes, k.d, dp, k.bytes, (size_t)k.rows, cudaMemcpyDeviceToHost, s));
+            CU(cudaEventRecord(c->stage_ev[slot][i & 1], s));
+        }
+        if (i > 0) {
+            const chunk_t k = chunk_of(i - 1);
+            const char *buf = c->stage[slot][(i - 1) & 1];
+            CU(cudaEventSynchronize(c->stage_ev[slot][(i - 1) & 1]));
+            for (int64_t r = 0; r < k.rows; r++) memcpy(k.h + (size_t)r * hp, buf + (size_t)r * k.bytes, k.bytes);
+        }
+    }
+    return PYR_OK;
+}
+
 /* Copy `box` between a host region and a piece layer. */
 pyr_status_t transfer(cuda_ctx_t *c, int slot, const pyr_piece_t *piece, void *layer, const pyr_host_region_t *host,
                       const pyr_box_t *box, int to_device)
@@ -465,6 +558,8 @@ pyr_status_t transfer(cuda_ctx_t *c, int slot, const pyr_piece_t *piece, void *l
     char *d = (char *)layer + pyr_piece_index(piece, box->lo[0], box->lo[1], box->lo[2]) * (int64_t)elem;
     cudaStream_t s = c->stream[slot];
     const size_t hp = (size_t)hnx * elem, dp = (size_t)piece->pitch * elem, wb = (size_t)w * elem;
+    if (pageable(host->data))
+        return staged(c, slot, h, hp, hp * (size_t)hny, d, dp, dp * (size_t)prow, wb, ny, nz, to_device);
     if (ny == 1 && nz == 1) {
         if (to_device) CU(cudaMemcpyAsync(d, h, wb, cudaMemcpyHostToDevice, s));
         else CU(cudaMemcpyAsync(h, d, wb, cudaMemcpyDeviceToHost, s));
