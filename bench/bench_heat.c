@@ -13,7 +13,8 @@
  * the budgets are fractions of both), a fixed number of Jacobi sweeps.
  *
  * Cases: 2f = 2D float 32768^2, 2d = 2D double 32768^2, 3f = 3D float
- * 1024^3 (--scale k divides every side by k, for a quick run).  Rates are
+ * 1024^3 (--scale k divides every side by k, for a quick run); --grids
+ * f:NXxNY[xNZ],d:... runs the listed shapes (float or double) instead.  Rates are
  * interior nodes x steps / time, in Gcell/s: "e2e" times pyr_execute whole
  * (pinning the grid, first upload, last download included), "steady" the
  * passes between the first progress call and the one before the last (the
@@ -136,7 +137,7 @@ static void print_row(const char *what, const result_t *r, double naive, double 
     fflush(stdout);
 }
 
-static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t prec, int64_t steps, int64_t trivial_steps,
+static void bench_grid(const char *name, int dims, const int64_t n[3], pyr_precision_t prec, int64_t steps, int64_t trivial_steps,
                        const int64_t *heights, int nheights)
 {
     pyr_problem_t p;
@@ -144,9 +145,11 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
     p.equation = g_equation;
     p.poisson.rhs = PYR_RHS_SINE;
     p.dims = dims;
+    int64_t side = n[0];
     for (int d = 0; d < 3; d++) {
-        p.n[d] = d < dims ? side : 1;
+        p.n[d] = d < dims ? n[d] : 1;
         p.length[d] = 1.0;
+        if (d < dims && n[d] > side) side = n[d]; /* the finest spacing sets dt */
     }
     p.precision = prec;
     p.init = PYR_INIT_RANDOM;
@@ -163,8 +166,11 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
     }
     /* the fields on the device: u (and Poisson's f) */
     uint64_t grid_bytes = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * (g_equation == PYR_EQ_POISSON ? 2 : 1);
-    printf("\n%s %s: %lld^%d %s (%.2f GiB of fields), %lld %s (trivial %lld), backend %s\n", name, pyr_equation_name(g_equation),
-           (long long)side, dims, pyr_precision_name(prec), (double)grid_bytes / (1 << 30), (long long)steps,
+    char shape[96];
+    if (dims == 2) snprintf(shape, sizeof shape, "%lldx%lld", (long long)n[0], (long long)n[1]);
+    else snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)n[0], (long long)n[1], (long long)(dims == 3 ? n[2] : 1));
+    printf("\n%s %s: %s (x by y by z) %s (%.2f GiB of fields), %lld %s (trivial %lld), backend %s\n", name, pyr_equation_name(g_equation),
+           dims == 1 ? "1D" : shape, pyr_precision_name(prec), (double)grid_bytes / (1 << 30), (long long)steps,
            g_equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)trivial_steps, pyr_backend_name(g_backend));
     printf("  %-30s %7s %6s %5s %12s %7s %9s %9s %8s %8s\n", "run", "decomp", "height", "slots", "pieces", "redund", "e2e G/s", "steady",
            "/naive", "/trivial");
@@ -216,9 +222,17 @@ static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t
     pyr_field_destroy(&f);
 }
 
+static void bench_case(const char *name, int dims, int64_t side, pyr_precision_t prec, int64_t steps, int64_t trivial_steps,
+                       const int64_t *heights, int nheights)
+{
+    const int64_t n[3] = {side, side, side};
+    bench_grid(name, dims, n, prec, steps, trivial_steps, heights, nheights);
+}
+
 int main(int argc, char **argv)
 {
     const char *cases = "2f,2d,3f";
+    const char *grids = NULL; /* --grids f:4096x16384,d:640x640x640,...: these shapes instead of the cases */
     int64_t steps = 512, trivial_steps = 4, scale = 1;
     int64_t heights[16] = {32, 64, 128, 256};
     int nheights = 4;
@@ -232,6 +246,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--scale") && v) scale = atoll(argv[++i]);
         else if (!strcmp(a, "--methods") && v) g_methods = argv[++i];
         else if (!strcmp(a, "--kernel") && v) snprintf(g_kernels, sizeof g_kernels, "%s", argv[++i]);
+        else if (!strcmp(a, "--grids") && v) grids = argv[++i];
         else if (!strcmp(a, "--equation") && v) {
             if (!pyr_equation_from_name(argv[++i], &g_equation)) {
                 fprintf(stderr, "--equation %s: use heat or poisson\n", argv[i]);
@@ -280,6 +295,25 @@ int main(int argc, char **argv)
     if (g_backend == PYR_BACKEND_CUDA) {
         char text[256];
         if (pyr_gpu_describe(0, text, sizeof text) == PYR_OK) printf("GPU 0: %s\n", text);
+    }
+    if (grids) {
+        char list[1024];
+        snprintf(list, sizeof list, "%s", grids);
+        for (char *save = NULL, *g = strtok_r(list, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+            int64_t n[3] = {1, 1, 1};
+            char prec = 0;
+            int got = sscanf(g, "%c:%lldx%lldx%lld", &prec, (long long *)&n[0], (long long *)&n[1], (long long *)&n[2]);
+            if (got < 3 || (prec != 'f' && prec != 'd')) {
+                fprintf(stderr, "--grids: '%s' is not f:NXxNY[xNZ] or d:NXxNY[xNZ]\n", g);
+                return 2;
+            }
+            const int dims = got - 1;
+            char name[64];
+            snprintf(name, sizeof name, "%dD %s", dims, prec == 'f' ? "float" : "double");
+            bench_grid(name, dims, n, prec == 'f' ? PYR_FLOAT : PYR_DOUBLE, steps, trivial_steps, dims == 3 ? heights3 : heights,
+                       dims == 3 ? nheights3 : nheights);
+        }
+        return 0;
     }
     if (strstr(cases, "2f")) bench_case("2D float", 2, 32768 / scale, PYR_FLOAT, steps, trivial_steps, heights, nheights);
     if (strstr(cases, "2d")) bench_case("2D double", 2, 32768 / scale, PYR_DOUBLE, steps, trivial_steps, heights, nheights);

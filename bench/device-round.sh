@@ -12,7 +12,10 @@
 # bench3, bench2, sweep, memcheck, cpu (bench_cpu on two host cores: CPU_DIMS,
 # CPU_ROUNDS, CPU_STEPS, CPU_BUDGET, CPU_LIMIT), poisson (Poisson 3D float in
 # and out of core), heat2f (heat 2D float in and out of core, one height),
-# psweep (the seed's Poisson case: model vs measured over heights).
+# psweep (the seed's Poisson case: model vs measured over heights), incore
+# (issue 20: heat in core, steady and end to end, at the widths 4096 to 32768
+# by 16384 rows, the peer-shaped grids and 3D 768x352x2560, 640^3, 1024^3,
+# float and double; INCORE_GRIDS, INCORE_STEPS, INCORE_KERNELS).
 # Default: test bench3 bench2 sweep.
 set -uo pipefail
 out=${1:?usage: device-round.sh OUT [test] [bench3] [bench2] [sweep] [memcheck]}
@@ -35,7 +38,7 @@ root=$PWD/.deps/root
 
 # one calibration for the benchmarks' automatic choices, kept with the logs
 export PYRGRID_WISDOM=$log/wisdom
-if has bench3 || has bench2 || has stages || has host || has poisson || has heat2f; then
+if has bench3 || has bench2 || has stages || has host || has poisson || has heat2f || has incore; then
   stamp calibrate
   timeout 90 build-dev/pyrgrid calibrate --backend cuda --precision ${CAL_PRECISION:-all} --dims ${CAL_DIMS:-2,3} --scheme ${CAL_SCHEME:-all} \
     > "$log/calibrate.txt" 2>&1
@@ -43,7 +46,7 @@ if has bench3 || has bench2 || has stages || has host || has poisson || has heat
 fi
 if has prop; then
   stamp "cuda property test (${PROP_CASES:-60} cases)"
-  timeout ${PROP_LIMIT:-150} build-dev/tests/test_cuda_property ${PROP_CASES:-60} 1 > "$log/prop.txt" 2>&1; echo "rc=$?" >> "$log/prop.txt"
+  timeout ${PROP_LIMIT:-150} build-dev/tests/test_cuda_property ${PROP_CASES:-60} ${PROP_SEED:-1} > "$log/prop.txt" 2>&1; echo "rc=$?" >> "$log/prop.txt"
   tail -3 "$log/prop.txt"
 fi
 if has proptime; then
@@ -119,11 +122,18 @@ if has test; then
 fi
 if has memcheck; then
   stamp memcheck
-  for t in test_cuda_small "test_poisson_property 12 5 cuda"; do
+  for t in test_cuda_small "test_poisson_property 12 5 cuda" "test_cuda_property ${SAN_CASES:-24} 7"; do
     n=${t%% *}
     timeout 120 compute-sanitizer --tool memcheck build-dev/tests/$t > "$log/memcheck_$n.txt" 2>&1; tail -2 "$log/memcheck_$n.txt"
     timeout 120 compute-sanitizer --tool racecheck build-dev/tests/$t > "$log/racecheck_$n.txt" 2>&1; tail -2 "$log/racecheck_$n.txt"
   done
+fi
+if has incore; then
+  grids=${INCORE_GRIDS:-f:4096x16384,f:8192x16384,f:16384x16384,f:32768x16384,f:15708x16384,f:31416x16384,d:4096x16384,d:8192x16384,d:16384x16384,d:32768x16384,d:15312x16384,d:30624x16384,f:768x352x2560,f:640x640x640,f:1024x1024x1024,d:768x352x2560,d:640x640x640,d:1024x1024x1024}
+  stamp "in core: $grids"
+  timeout ${INCORE_LIMIT:-300} build-dev/bench/bench_heat --methods naive --steps ${INCORE_STEPS:-400} --grids "$grids" \
+    ${INCORE_KERNELS:+--kernel $INCORE_KERNELS} > "$log/incore.txt" 2>&1
+  grep -E "^[23]D|naive" "$log/incore.txt"
 fi
 if has bench3; then
   stamp "bench 3D"

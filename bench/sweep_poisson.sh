@@ -38,6 +38,6 @@ start=$(date +%s)
 "$pyrgrid" calibrate --backend cuda --scheme poisson --precision float --dims 3 | tee "$out/calibrate_poisson.txt"
 "$pyrgrid" plan "$out/poisson3d_800.ini" | tee "$out/plan_poisson3d_800.txt"
 timeout 240 "$pyrgrid" sweep "$out/poisson3d_800.ini" --decomposition slabs --heights ${PSWEEP_HEIGHTS:-2,4,8,12,16,20,24,32,40,48} \
-    --passes 3 --repeat ${SWEEP_REPEAT:-2} --csv "$out/sweep_poisson3d_800_slabs.csv" --png "$out/sweep_poisson3d_800_slabs.png" \
+    --passes 4 --repeat ${SWEEP_REPEAT:-2} --csv "$out/sweep_poisson3d_800_slabs.csv" --png "$out/sweep_poisson3d_800_slabs.png" \
     | tee "$out/sweep_poisson3d_800_slabs.txt"
 echo "== $(($(date +%s) - start)) s"

@@ -456,7 +456,7 @@ static void sweep_usage(FILE *out)
             "  time, the model's accuracy (emax, ebar), the automatic choice against the best height.\n"
             "  --heights LIST   heights and ranges: 1:64, 1:64:4, 1,2,4,8 (at most 1000000)\n"
             "  --decomposition  strips, blocks, slabs, segments or all (the grid's kinds)\n"
-            "  --passes P       passes per height (0: the file's steps); --repeat K: best of K runs\n"
+            "  --passes P       passes per height, all but the first timed (default 4; 0: the file's steps); --repeat K: best of K runs\n"
             "  --csv, --png     the table and the plot, written together at the end\n"
             "  --replot CSV     the plot of an earlier sweep's CSV, running nothing\n");
     pyr_cli_print_common(out);
@@ -468,7 +468,7 @@ int pyr_cli_sweep(int argc, char **argv)
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--sizes")) return pyr_cli_sweep_sizes(argc, argv);
     const char *file = NULL, *csv = NULL, *png = NULL, *heights_spec = "1:64", *decomp_spec = NULL, *replot_csv = NULL;
-    int repeat = 1, passes = 3, quiet = 0;
+    int repeat = 1, passes = 4, quiet = 0; /* four passes: the last three timed */
     pyr_config_t cfg;
     pyr_config_default(&cfg);
     for (int i = 0; i < argc; i++) {
