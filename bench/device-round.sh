@@ -125,7 +125,7 @@ if has memcheck; then
   for t in test_cuda_small "test_poisson_property 12 5 cuda" "test_cuda_property ${SAN_CASES:-24} 7"; do
     n=${t%% *}
     timeout 120 compute-sanitizer --tool memcheck build-dev/tests/$t > "$log/memcheck_$n.txt" 2>&1; tail -2 "$log/memcheck_$n.txt"
-    timeout 120 compute-sanitizer --tool racecheck build-dev/tests/$t > "$log/racecheck_$n.txt" 2>&1; tail -2 "$log/racecheck_$n.txt"
+    timeout ${SAN_LIMIT:-200} compute-sanitizer --tool racecheck build-dev/tests/$t > "$log/racecheck_$n.txt" 2>&1; echo "rc=$?" >> "$log/racecheck_$n.txt"; tail -3 "$log/racecheck_$n.txt"
   done
 fi
 if has incore; then
