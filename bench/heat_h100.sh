@@ -15,7 +15,8 @@ mkdir -p "$log"
 start=$(date +%s)
 stamp() { echo "[$(($(date +%s) - start)) s] $*"; }
 stamp build
-bash bench/device-build.sh "$build" pyrgrid bench_heat > "$log/build.txt" 2>&1 || { stamp "build failed"; tail -30 "$log/build.txt"; exit 1; }
+bash bench/device-build.sh "$build" pyrgrid_cli bench_heat > "$log/build.txt" 2>&1 || { stamp "build failed"; tail -30 "$log/build.txt"; exit 1; }
+[ -x "$build/pyrgrid" ] || { stamp "no $build/pyrgrid after the build"; exit 1; }
 root=$PWD/.deps/root
 [ -d "$root" ] && export LD_LIBRARY_PATH=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export PYRGRID_WISDOM=$log/wisdom

@@ -65,15 +65,15 @@ pyr_status_t jacobi_run(void *ctx, int slot, const pyr_kernel_call_t *call)
     return run_stencil<Jacobi0, 7, 5>(ctx, slot, call);
 }
 
-/* The defaults: in 2D five sweeps per launch (both precisions); in 3D one, the streaming
- * kernel (H200, 1024^3 float with f: fused:1 297 Gcell/s, fused:3 280 with
- * f read per step and 64 registers, fused:3,16 286 with f in registers and
- * 16-row blocks, fused:5 86: a sweep reads u and f and writes u, 12 B, near
- * the memory's rate already, and deeper launches pay in spills or halo). */
+/* The defaults: five sweeps per launch in 2D and three in 3D (H200, 1024^3
+ * float with f, bench_heat --equation poisson --kernel ...: fused:3 377.5
+ * Gcell/s, fused:1 (the streaming kernel) 298.5, fused:3,16 (f in registers,
+ * 16-row blocks) 342.5; before the 3D kernel lost its spills (issue 20) fused:3
+ * ran 280 and fused:1 was the default). */
 void jacobi_variant_default(int dims, pyr_precision_t precision, pyr_variant_t *v)
 {
     stencil_variant_default(dims, precision, v);
-    v->p[0] = dims == 3 ? 1 : 5;
+    v->p[0] = dims == 3 ? 3 : 5;
 }
 
 } // namespace
