@@ -60,7 +60,7 @@ for k in ("seconds", "host_memory", "pin_seconds", "unpin_seconds", "host_note",
     print(k, "=", find(r, k))
 PY
 }
-big heat3d ${BIG3:-2880} 3 ${STEPS3:-2000}
-[ "${STEPS2:-2000}" != 0 ] && big heat2d ${BIG2:-150000} 2 ${STEPS2:-2000}
+big heat3d 3 ${BIG3:-2880} ${STEPS3:-2000}
+[ "${STEPS2:-2000}" != 0 ] && big heat2d 2 ${BIG2:-150000} ${STEPS2:-2000}
 stamp done
 tar -C "$out" -czf "$out/logs.tgz" logs
