@@ -288,6 +288,9 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     st = pyr_execute_fields(plan, fields, pyr_scheme_field_count(p.equation), NULL, &ra);
     int bad = 0;
     CHECK(st == PYR_OK, "%s: run failed: %s", label, pyr_last_error());
+    /* the parts' host memory, said for the whole run: pinned on GPUs, none on the CPU */
+    CHECK(st != PYR_OK || ra.host_memory == (backend == PYR_BACKEND_CUDA ? PYR_HOST_PIN : PYR_HOST_AUTO), "%s: host memory %s (%s)", label,
+          pyr_host_memory_name(ra.host_memory), ra.host_note);
     pyr_field_t *ref = NULL;
     if (p.equation == PYR_EQ_POISSON) ref = poisson_reference(&p, NULL, &rb, &sb);
     else {

@@ -1540,6 +1540,17 @@ pyr_status_t pyr_parts_run(pyr_parts_t *P, const pyr_hooks_t *hooks, pyr_run_inf
         run->exchanges = P->exchanges;
         run->halo_sent = P->sent;
         run->halo_received = P->received;
+        /* the host memory of this process's parts: staged if any part's was, the slowest pinning */
+        run->host_memory = r0->host_memory;
+        for (int i = 0; i < P->ndev; i++) {
+            const pyr_run_info_t *ri = &P->part[i].run;
+            if (ri->host_memory == PYR_HOST_STAGE && run->host_memory != PYR_HOST_STAGE) {
+                run->host_memory = PYR_HOST_STAGE;
+                snprintf(run->host_note, sizeof run->host_note, "device %d: %.150s", P->part[i].device, ri->host_note);
+            }
+            if (ri->pin_seconds > run->pin_seconds) run->pin_seconds = ri->pin_seconds;
+            if (ri->unpin_seconds > run->unpin_seconds) run->unpin_seconds = ri->unpin_seconds;
+        }
     }
     return PYR_OK;
 }

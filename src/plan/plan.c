@@ -120,6 +120,8 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->budget = plan->budget;
     s->model = plan->model;
     s->model_form = plan->model_form;
+    s->host_memory = plan->host_memory;
+    s->host_bytes = plan->host_bytes;
     snprintf(s->model_source, sizeof s->model_source, "%s", plan->model_source);
     s->try_slots = plan->resident ? pyr_plan_requested_slots(s) : plan->slots;
     pyr_status_t st = pyr_plan_build(s, method, decomp, height, plan->budget);
