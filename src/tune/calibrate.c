@@ -421,8 +421,9 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
         c->host.data = malloc(host_bytes);
         if (!c->host.data) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for calibration");
         c->host_malloced = 1;
-        PYR_TRY(c->ops->host_register(c->ctx, c->host.data, host_bytes));
-        c->host_registered = 1;
+        /* a refused registration leaves the copies staged: measure those, as a run would make them */
+        if (c->ops->host_register(c->ctx, c->host.data, host_bytes) == PYR_OK) c->host_registered = 1;
+        else pyr_clear_error();
     } else {
         PYR_TRY(c->ops->host_alloc(c->ctx, host_bytes, &c->host.data));
     }

@@ -423,9 +423,10 @@ void cuda_host_free(void *ctx, void *ptr)
     if (ptr && cudaFreeHost(ptr) != cudaSuccess) (void)cudaGetLastError();
 }
 
-/* Pin the user's grid so copies run at full PCIe speed.  When the system
- * refuses (locked-memory limits), copies still work from pageable memory,
- * only slower. */
+/* Pin the user's grid so copies run at full PCIe speed.  Memory the caller
+ * pinned already is fine; when the system refuses (locked-memory limits, not
+ * enough RAM) the error says so and the executor stages the copies through
+ * pinned buffers instead (transfer()), saying that in the run info. */
 pyr_status_t cuda_host_register(void *ctx, void *ptr, size_t bytes)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
@@ -437,8 +438,9 @@ pyr_status_t cuda_host_register(void *ctx, void *ptr, size_t bytes)
         else cudaHostUnregister(ptr);
         return PYR_OK;
     }
-    (void)cudaGetLastError(); /* already registered by the caller, or not allowed: fine either way */
-    return PYR_OK;
+    (void)cudaGetLastError();
+    if (e == cudaErrorHostMemoryAlreadyRegistered) return PYR_OK; /* pinned by the caller */
+    return pyr_fail(PYR_ERR_NOMEM, "cudaHostRegister of %.1f MiB: %s", (double)bytes / 1048576.0, cudaGetErrorString(e));
 }
 
 void cuda_host_unregister(void *ctx, void *ptr)
