@@ -23,6 +23,7 @@
 
 #include "backend/device.h"
 #include "backend/kernels.h"
+#include "core/error.h"
 #include "poisson_util.h"
 #include "plan/plan.h"
 
@@ -396,8 +397,74 @@ static int run_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
     return bad;
 }
 
+/* How the executor reaches the host grid, and what the run says: a backend
+ * that registers memory gets the grid registered once and released once
+ * (pinned); one whose registration is refused gets nothing left registered,
+ * the run says staged and why; a plan that stages registers nothing.  The
+ * values are the naive method's in every case. */
+static int g_reg_calls, g_unreg_calls, g_refuse;
+
+static pyr_status_t fake_register(void *ctx, void *ptr, size_t bytes)
+{
+    (void)ctx;
+    (void)ptr;
+    (void)bytes;
+    g_reg_calls++;
+    return g_refuse ? pyr_fail(PYR_ERR_NOMEM, "locked-memory limit (test)") : PYR_OK;
+}
+
+static void fake_unregister(void *ctx, void *ptr)
+{
+    (void)ctx;
+    (void)ptr;
+    g_unreg_calls++;
+}
+
+static void test_host_memory_outcome(void)
+{
+    for (int mode = 0; mode < 3; mode++) { /* 0 pinned, 1 registration refused, 2 staged as planned */
+        const int64_t n[3] = {40, 30, 1};
+        pyr_problem_t p;
+        make_problem(&p, 2, n, PYR_DOUBLE, 7, PYR_INIT_SINE, 0);
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CPU;
+        o.method = PYR_METHOD_NAIVE;
+        pyr_plan_t *plan = NULL;
+        CHECK_OK(pyr_plan_create(&p, &o, &plan));
+        if (!plan) continue;
+        pyr_device_ops_t ops = pyr_device_cpu;
+        ops.host_register = fake_register;
+        ops.host_unregister = fake_unregister;
+        plan->ops = &ops; /* same context: the CPU backend's */
+        if (mode == 2) plan->host_memory = PYR_HOST_STAGE;
+        g_reg_calls = g_unreg_calls = 0;
+        g_refuse = mode == 1;
+        pyr_field_t *f = NULL;
+        CHECK_OK(pyr_field_create(&p, &f));
+        CHECK_OK(pyr_field_init(f, &p));
+        pyr_field_t *fields[1] = {f};
+        pyr_run_info_t ri;
+        memset(&ri, 0, sizeof ri);
+        CHECK_OK(pyr_execute_fields(plan, fields, 1, NULL, &ri));
+        const pyr_host_memory_t want = mode == 0 ? PYR_HOST_PIN : PYR_HOST_STAGE;
+        CHECK(ri.host_memory == want, "mode %d: the run says %s", mode, pyr_host_memory_name(ri.host_memory));
+        CHECK(g_reg_calls == (mode == 2 ? 0 : 1) && g_unreg_calls == (mode == 0 ? 1 : 0), "mode %d: %d registrations, %d releases", mode,
+              g_reg_calls, g_unreg_calls);
+        CHECK(mode != 1 || strstr(ri.host_note, "locked-memory limit (test)"), "mode 1: the note does not say why: '%s'", ri.host_note);
+        CHECK(mode != 2 || strstr(ri.host_note, "as planned"), "mode 2: note '%s'", ri.host_note);
+        CHECK(mode != 0 || ri.host_note[0] == 0, "mode 0: note '%s'", ri.host_note);
+        pyr_field_t *ref = naive_reference(&p, NULL);
+        CHECK(ref && f && first_difference(f, ref) < 0, "mode %d: differs from the naive method", mode);
+        pyr_field_destroy(&ref);
+        pyr_field_destroy(&f);
+        pyr_plan_destroy(&plan);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    test_host_memory_outcome();
     int cases = argc > 1 ? atoi(argv[1]) : 300;
     uint64_t seed = argc > 2 ? (uint64_t)strtoull(argv[2], NULL, 10) : 1;
     test_check_catches_hazards();
