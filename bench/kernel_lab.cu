@@ -4,7 +4,7 @@
  * (each build of this file is one version); the figures users see come from
  * bench_heat / bench_incore, through pyr_execute.
  *
- *   kernel_lab 2|3 f|d NX NY [NZ] K STEPS [T]
+ *   kernel_lab 2|3 f|d NX NY [NZ] K STEPS [T [PAD]]   (PAD: elements added to the row pitch)
  *
  * Prints the kernel-only rate in Gcell/s (interior cells x steps / s). */
 #include <stdio.h>
@@ -25,9 +25,9 @@
         }                                                                                                             \
     } while (0)
 
-template <typename T> static int lab(int dims, int nx, int ny, int nz, int K, int steps, int tparam)
+template <typename T> static int lab(int dims, int nx, int ny, int nz, int K, int steps, int tparam, int pad)
 {
-    const int64_t pitch = (nx + 31) / 32 * 32;
+    const int64_t pitch = (nx + 31) / 32 * 32 + pad;
     pyr_klayout_t L;
     L.pitch = pitch;
     L.rows = ny;
@@ -123,8 +123,8 @@ template <typename T> static int lab(int dims, int nx, int ny, int nz, int K, in
         CK(cudaEventElapsedTime(&ms, e0, e1));
         double cells = (double)(nx - 2) * (ny - 2) * (dims == 3 ? nz - 2 : 1);
         if (rep == 1)
-            printf("%dD %s %dx%dx%d K=%d T=%d: %.1f Gcell/s (%d steps in %.1f ms)\n", dims, sizeof(T) == 4 ? "float" : "double", nx, ny,
-                   dims == 3 ? nz : 1, K, tparam, cells * launches * K / (ms * 1e-3) * 1e-9, launches * K, ms);
+            printf("%dD %s %dx%dx%d K=%d T=%d pitch=%lld: %.1f Gcell/s (%d steps in %.1f ms)\n", dims, sizeof(T) == 4 ? "float" : "double", nx, ny,
+                   dims == 3 ? nz : 1, K, tparam, (long long)pitch, cells * launches * K / (ms * 1e-3) * 1e-9, launches * K, ms);
     }
     cudaFree(a);
     cudaFree(b);
@@ -144,6 +144,8 @@ int main(int argc, char **argv)
     int nx = atoi(argv[i++]), ny = atoi(argv[i++]), nz = dims == 3 ? atoi(argv[i++]) : 1;
     int K = atoi(argv[i++]), steps = atoi(argv[i++]);
     int T = i < argc ? atoi(argv[i]) : 0;
-    if (argv[2][0] == 'd') return lab<double>(dims, nx, ny, nz, K, steps, T);
-    return lab<float>(dims, nx, ny, nz, K, steps, T);
+    i++;
+    int pad = i < argc ? atoi(argv[i]) : 0; /* elements added to the row pitch (a multiple of 4) */
+    if (argv[2][0] == 'd') return lab<double>(dims, nx, ny, nz, K, steps, T, pad);
+    return lab<float>(dims, nx, ny, nz, K, steps, T, pad);
 }
