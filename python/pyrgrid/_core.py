@@ -63,7 +63,7 @@ _ARRAY = "<array>"
 # input fields a caller may pass to Plan.execute (Poisson's f, Maxwell's coefficients)
 _INPUTS = ("f", "ca", "cb", "dh")
 _OPTION_KEYWORDS = ("backend", "device", "method", "decomposition", "height", "memory", "rows", "block", "threads",
-                    "plan", "slots", "kernel", "devices", "partition", "exchange")
+                    "plan", "slots", "kernel", "devices", "partition", "exchange", "host_memory")
 
 
 def _unknown(name, known, what):
@@ -405,6 +405,12 @@ class RunInfo:
     halo_sent: int = 0
     halo_received: int = 0
     probes: np.ndarray = None  # Maxwell's probes: row k holds each probe's value after step k + 1
+    # how the host arrays were reached by a GPU's copies: "pinned", "staged" (host_note says why) or
+    # "none" (the CPU backend); the seconds registering and releasing them took
+    host_memory: str = "none"
+    pin_seconds: float = 0.0
+    unpin_seconds: float = 0.0
+    host_note: str = ""
 
     @property
     def sweeps(self):
@@ -586,7 +592,9 @@ class Plan:
         return RunInfo(steps=info["steps"], checked=info["checked"], change=info.get("change"),
                        converged=info.get("converged", False), counts=info["counts"], parts=info["parts"],
                        exchange_height=info["exchange_height"], exchanges=info["exchanges"], halo_sent=info["halo_sent"],
-                       halo_received=info["halo_received"], probes=hooks.probes())
+                       halo_received=info["halo_received"], probes=hooks.probes(),
+                       host_memory=info.get("host_memory", "none"), pin_seconds=info.get("pin_seconds", 0.0),
+                       unpin_seconds=info.get("unpin_seconds", 0.0), host_note=info.get("host_note", ""))
 
 
 def _float_array(u0, name):

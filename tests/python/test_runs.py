@@ -133,4 +133,8 @@ def test_several_devices_equal_one_and_report_their_parts():
         info = plan.execute(u)
     assert np.array_equal(u, one)
     assert info.parts == 2 and info.exchange_height == 4 and info.exchanges > 0 and info.halo_sent > 0
+    # the CPU backend makes no device copies: no host memory pinned or staged (issue 20)
+    assert info.host_memory == "none" and info.pin_seconds == 0 and info.host_note == ""
+    with pyrgrid.Plan(p, pyrgrid.Options(backend="cpu", host_memory="stage")) as plan:
+        assert plan.options["run.host_memory"] == "stage" and plan.info["host_memory"] == "none"
     assert pyrgrid.Plan(p, CPU).info["parts"] is None
