@@ -274,15 +274,15 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
  *
  * As in 2D, fused3d_planes is made twice: without a per-node row and column
  * test for blocks inside every step's box (EDGE = false), with them for the
- * others; the plane loop is unrolled by U = lcm(D, 3), so the ring and the
- * register rotation are indexed by constants (no moves). */
+ * others.  The plane loop is unrolled by D, so the ring is indexed by
+ * constants (unrolled by lcm(D, 3), to drop the register rotation's moves
+ * too, it spilled: 1180 bytes per thread at K=3). */
 template <typename T, int V, int K, int D, bool EDGE, typename Op>
 __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
                                                const int planes, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NTY,
                                                const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
                                                const int wx0, const int wx1, const bool row_out, const bool ld_ok)
 {
-    constexpr int U = D;
     const int W = BX * V;                /* columns of a block */
     const int step_sz = (NTY + 2) * W;   /* elements of one step's plane */
     const int64_t plane = pitch * rows;
@@ -322,9 +322,9 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
     const bool some_store = row_out && c0 + V > wx0 && c0 < wx1;
     __syncthreads();
 
-    for (int p0 = zs; p0 < ze; p0 += U) {
+    for (int p0 = zs; p0 < ze; p0 += D) {
 #pragma unroll
-        for (int j = 0; j < U; j++) {
+        for (int j = 0; j < D; j++) {
             const int p = p0 + j;
             if (p >= ze) break; /* uniform over the block */
             T nw[V];
