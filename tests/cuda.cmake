@@ -9,6 +9,8 @@ pyr_add_test(test_cuda_property SOURCES test_cuda_property.c LABELS cuda GPU ARG
 pyr_add_test(test_cuda_overlap SOURCES test_cuda_overlap.c LABELS cuda GPU)
 pyr_add_test(test_cuda_errors SOURCES test_cuda_errors.c LABELS cuda GPU)
 pyr_add_test(test_cuda_small SOURCES test_cuda_small.c LABELS cuda GPU)
+# Copies staged through pinned chunks (run.host_memory = stage): every kind of chunk, against the CPU.
+pyr_add_test(test_cuda_staged SOURCES test_cuda_staged.c LABELS cuda GPU)
 pyr_add_test(test_cuda_nodevice SOURCES test_cuda_nodevice.c LABELS cuda)
 # The pyramid issue's property test, run on this backend against the CPU naive method.
 pyr_add_test(test_cuda_pyramid SOURCES test_pyramid.c LABELS cuda GPU ARGS 200 3 cuda)
