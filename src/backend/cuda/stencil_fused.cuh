@@ -29,6 +29,8 @@
 
 #include <string.h>
 
+#include <type_traits>
+
 #include "backend/cuda/cuda_internal.cuh"
 
 /* The largest number of time steps one fused launch may take. */
@@ -260,25 +262,190 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
     else fused2d_rows<T, V, K, true, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, col_ok);
 }
 
-/* 3D, K steps.  Block = BX x NTY threads (BX <= 32, chosen per launch so that
- * the tiles cover the box's width with little to spare); thread (tx, ty) owns
- * the V columns c0 = ox - K + tx*V .. of row y = oy - K + ty; the block writes
- * columns [ox, ox + OWx) x rows [oy, oy + OWy) of planes [oz, oz + seg) and
- * streams planes, loading D planes ahead (a register ring: D = 1 for fused
- * launches, whose K steps give each thread enough independent work; a deeper
- * ring spilled at 64 registers, H200 3D float 1024^3 K=3: 539 Gcell/s with D
- * = 2 and spills, 538 without, K=5: 281 against 508).  Shared memory: [2 buffers][K steps][NTY + 2 rows][BX*V
- * columns]: row ty at ty + 1, a zero pad row above and below, so a thread
- * reads its four neighbours without a test (what the pads and the row ends
- * give reaches only the tile's halo, recomputed and never written).
+/* 3D, K steps, for float: block = BX x NTY threads (BX <= 32, chosen per
+ * launch so that the tiles cover the box's width with little to spare);
+ * thread (tx, ty) owns the V columns c0 = ox - K + tx*V .. of row y = oy - K +
+ * ty; the block writes columns [ox, ox + OWx) x rows [oy, oy + OWy) of planes
+ * [oz, oz + seg) and streams planes, loading one plane ahead.
  *
- * As in 2D, fused3d_planes is made twice: without a per-node row and column
- * test for blocks inside every step's box (EDGE = false), with them for the
- * others.  The plane loop is unrolled by D, so the ring is indexed by
- * constants (unrolled by lcm(D, 3), to drop the register rotation's moves
- * too, it spilled: 1180 bytes per thread at K=3). */
-template <typename T, int V, int K, int D, bool EDGE, typename Op>
+ * Every step's planes live in shared memory, not in registers: [NTY + 2
+ * rows][2 buffers][K steps][32 slots of V values] (row ty at ty + 1, with a
+ * zero pad row above and below, so a thread reads its in-plane neighbours
+ * without a test; what the pads and the row ends give reaches only the
+ * tile's halo, recomputed and never written).  The strides are constants
+ * whatever the block's width, so every shared access of a step is a base
+ * register plus an immediate; thread (tx, ty) keeps its V values in slot (tx
+ * + ty*BX) mod 32 of its row, so the warps that span two rows (BX < 32) reach
+ * every bank once (with slot tx, bank conflicts were 26% of the wavefronts).
+ * The x neighbours across threads come from a second array of the same
+ * shape, [NTY + 2][2][K][first, last][32 slots]: reading them from the
+ * neighbours' vectors would be a four-way bank conflict.
+ *
+ * When plane p arrives, step t (layer L = t - 1) computes plane z = p - t:
+ * buffer (p & 1) ^ 1 holds layer L's plane z (the centre and its in-plane
+ * neighbours, stored in the iteration before), buffer p & 1 at the thread's
+ * own nodes its plane z - 1 (stored two iterations before; the thread reads
+ * it, then overwrites it with plane z + 1, which it holds in registers: the
+ * loaded plane, or the step before's result).  So a thread keeps no planes
+ * across iterations (in registers they cost three moves per node-step and 24
+ * registers), and one barrier per plane serves all K steps.  H200, 1024^3
+ * float K=3: 710 Gcell/s against 539 for k_fused3d_reg (bench/NOTES-cuda.md
+ * v12); two rows per thread, for fewer halo rows, spilled and ran 605.
+ *
+ * The plane loop runs in three parts: planes where some step's plane lies
+ * outside its box (a test per step), between them the planes where none does
+ * (no test); and, as in 2D, fused3d_planes is made twice: blocks inside every
+ * step's box in x and y run without per-node row and column tests (EDGE =
+ * false), the others with them. */
+template <typename T, int V, int K> struct shape3d {
+    static constexpr int WS = 32 * V;  /* one step's row */
+    static constexpr int BUF = K * WS; /* one buffer's row */
+    static constexpr int LS = 2 * BUF; /* row stride */
+    static constexpr int EW = 64;      /* one step's edge row: first values, then last values */
+    static constexpr int EBUF = K * EW;
+    static constexpr int ELS = 2 * EBUF;
+    __host__ __device__ static size_t smem(int NTY) { return (size_t)(NTY + 2) * (LS + ELS) * sizeof(T); }
+};
+
+template <typename T, int V, int K, bool EDGE, typename Op>
 __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
+                                               const int planes, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NTY,
+                                               const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
+                                               const int wx0, const int wx1, const bool row_out, const bool ld_ok)
+{
+    typedef shape3d<T, V, K> S;
+    T *ed = sh + (NTY + 2) * S::LS; /* the edge arrays */
+    const int64_t plane = pitch * rows;
+    const int zs = max(oz - K, 0), ze = oz_end + K;
+    const int zload = min(ze, planes);
+    const bool full_store = c0 >= wx0 && c0 + V <= wx1;
+    const bool some_store = row_out && c0 + V > wx0 && c0 < wx1;
+    /* slots of this thread's column in rows ty - 1, ty, ty + 1; of its x neighbours' edges in row ty */
+    const int me = (ty + 1) * S::LS + ((tx + ty * BX) & 31) * V;
+    const int mu = ty * S::LS + ((tx + (ty - 1) * BX) & 31) * V;
+    const int md = (ty + 2) * S::LS + ((tx + (ty + 1) * BX) & 31) * V;
+    const int ee = (ty + 1) * S::ELS + ((tx + ty * BX) & 31);
+    const int el = (ty + 1) * S::ELS + ((tx - 1 + ty * BX) & 31) + 32; /* the last value of thread tx - 1 */
+    const int er = (ty + 1) * S::ELS + ((tx + 1 + ty * BX) & 31);      /* the first value of thread tx + 1 */
+    const T *gl = src + (int64_t)(zs + 1) * plane + (int64_t)y * pitch + c0; /* plane p + 1 (read only when ld_ok) */
+    T *gs = dst + (int64_t)(zs - K) * plane + (int64_t)y * pitch + c0;       /* plane p - K */
+    /* The input field (Op::kAux).  With room in registers (blocks of at most 512 threads: 128 registers
+     * each) fa[L] holds it at plane p - 1 - L, the plane step L + 1 computes, shifted along as the planes
+     * stream, and fn at plane p, loaded one iteration ahead: each plane is read once (rows outside a step's
+     * dependency cone may see zeros: their values are never used).  Otherwise each step reads its plane of
+     * the input from the caches. */
+    constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
+    T fa[ring_f ? K : 1][V], fn[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) fn[v] = T(0);
+#pragma unroll
+    for (int l = 0; l < (ring_f ? K : 1); l++)
+#pragma unroll
+        for (int v = 0; v < V; v++) fa[l][v] = T(0);
+    if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
+    T ring[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) ring[v] = T(0);
+    if (ld_ok && zs < zload) load_vec<T, V>(gl - plane, ring);
+    __syncthreads();
+
+    /* one plane; ZT: test each step's plane against its box */
+    auto body = [&](const int p, auto zt) {
+        constexpr bool ZT = decltype(zt)::value;
+        T nw[V];
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            nw[v] = ring[v];
+            ring[v] = T(0);
+        }
+        if (ld_ok && p + 1 < zload) load_vec<T, V>(gl, ring);
+        gl += plane;
+        if (ring_f) {
+#pragma unroll
+            for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
+#pragma unroll
+                for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                fa[0][v] = fn[v];
+                fn[v] = T(0);
+            }
+            if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
+        }
+        /* buffer p & 1 takes this iteration's stores; the other holds plane z of each step */
+        const int odd = p & 1;
+        const T *sp = sh + (odd ? 0 : S::BUF), *ep = ed + (odd ? 0 : S::EBUF);
+        T *sc = sh + (odd ? S::BUF : 0), *ec = ed + (odd ? S::EBUF : 0);
+#pragma unroll
+        for (int t = 1; t <= K; t++) {
+            const int L = t - 1, z = p - t;
+            const bool z_in = !ZT || (z >= b.z0[L] && z < b.z1[L]);
+            T u[V], up[V], dn[V], zm[V];
+            load_shared<T, V>(sp + me + L * S::WS, u);
+            load_shared<T, V>(sp + mu + L * S::WS, up);
+            load_shared<T, V>(sp + md + L * S::WS, dn);
+            const T left = ep[el + L * S::EW];
+            const T right = ep[er + L * S::EW];
+            T *o = sc + me + L * S::WS;
+            load_shared<T, V>(o, zm);
+            store_vec<T, V>(o, nw);
+            ec[ee + L * S::EW] = nw[0];
+            ec[ee + L * S::EW + 32] = nw[V - 1];
+            const bool yz_in = EDGE ? z_in && y >= b.y0[L] && y < b.y1[L] : z_in;
+            T aux[V];
+#pragma unroll
+            for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
+            if (Op::kAux && !ring_f && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                const int c = c0 + v;
+                const T xm = v > 0 ? u[v - 1] : left;
+                const T xp = v < V - 1 ? u[v + 1] : right;
+                const bool in = EDGE ? yz_in && c >= b.x0[L] && c < b.x1[L] : yz_in;
+                const T val = op.s3(u[v], xm, xp, up[v], dn[v], zm[v], nw[v], aux[v]);
+                nw[v] = (EDGE || ZT) ? (in ? val : u[v]) : val;
+            }
+        }
+        const int z = p - K;
+        if (some_store && z >= oz && z < oz_end) {
+            if (full_store) store_vec<T, V>(gs, nw);
+            else {
+#pragma unroll
+                for (int v = 0; v < V; v++)
+                    if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
+            }
+        }
+        gs += plane;
+        __syncthreads();
+    };
+    /* planes [pa, pb): every step's plane inside its box */
+    int pa = zs, pb = ze;
+#pragma unroll
+    for (int l = 0; l < K; l++) {
+        pa = max(pa, b.z0[l] + l + 1);
+        pb = min(pb, b.z1[l] + l + 1);
+    }
+    pa = min(pa, ze);
+    pb = max(pb, pa);
+    int p = zs;
+    for (; p < pa; p++) body(p, std::true_type());
+    for (; p < pb; p++) body(p, std::false_type());
+    for (; p < ze; p++) body(p, std::true_type());
+}
+
+/* 3D, K steps, for double: the tiles and blocks of k_fused3d, with each
+ * step's planes z - 1 and z held in registers (a[L], m[L]) and only the plane
+ * z shared, for the in-plane neighbours: [2 buffers][K steps][NTY + 2
+ * rows][BX*V columns].  Double's shared traffic per node is twice float's;
+ * keeping two planes in registers (at the cost of moving them along, three
+ * moves per node-step) halves it, and that is faster for double (H200,
+ * 1024^2 x 512 K=3: 345 Gcell/s against 319 with k_fused3d).  Planes are
+ * loaded D ahead (a register ring: D = 1 for fused launches; deeper spilled
+ * at 64 registers).  The plane loop is unrolled by D, so the ring is indexed
+ * by constants (unrolled by lcm(D, 3), to drop the rotation's moves, it
+ * spilled: 1180 bytes per thread at K=3). */
+template <typename T, int V, int K, int D, bool EDGE, typename Op>
+__device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
                                                const int planes, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NTY,
                                                const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
                                                const int wx0, const int wx1, const bool row_out, const bool ld_ok)
@@ -296,6 +463,8 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
 #pragma unroll
         for (int v = 0; v < V; v++) a[l][v] = m[l][v] = T(0);
     const T *srow = src + (int64_t)y * pitch + c0; /* only dereferenced when ld_ok */
+    const T *gl = srow + (int64_t)(zs + D) * plane;                  /* plane p + D */
+    T *gs = dst + (int64_t)(zs - K) * plane + (int64_t)y * pitch + c0; /* plane p - K */
     T ring[D][V];
 #pragma unroll
     for (int j = 0; j < D; j++) {
@@ -333,7 +502,8 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
                 nw[v] = ring[j % D][v];
                 ring[j % D][v] = T(0);
             }
-            if (ld_ok && p + D < zload) load_vec<T, V>(srow + (int64_t)(p + D) * plane, ring[j % D]);
+            if (ld_ok && p + D < zload) load_vec<T, V>(gl, ring[j % D]);
+            gl += plane;
             if (ring_f) {
 #pragma unroll
                 for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
@@ -382,14 +552,14 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
             }
             const int z = p - K;
             if (some_store && z >= oz && z < oz_end) {
-                T *d = dst + (int64_t)z * plane + (int64_t)y * pitch + c0;
-                if (full_store) store_vec<T, V>(d, nw);
+                if (full_store) store_vec<T, V>(gs, nw);
                 else {
 #pragma unroll
                     for (int v = 0; v < V; v++)
-                        if (c0 + v >= wx0 && c0 + v < wx1) d[v] = nw[v];
+                        if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
                 }
             }
+            gs += plane;
 #pragma unroll
             for (int L = 0; L < K; L++) store_vec<T, V>(sc + L * step_sz, m[L]);
             __syncthreads();
@@ -398,7 +568,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
 }
 
 template <typename T, int V, int K, int D, typename Op>
-__global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+__global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
                                                   int seg)
 {
@@ -421,11 +591,44 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
 #pragma unroll
     for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
     if (inner)
-        fused3d_planes<T, V, K, D, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
+        fused3d_planes_reg<T, V, K, D, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
                                               row_out, true);
     else
-        fused3d_planes<T, V, K, D, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
+        fused3d_planes_reg<T, V, K, D, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
                                              row_out, ld_ok);
+}
+
+
+template <typename T, int V, int K, typename Op>
+__global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+                                                  int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
+                                                  int seg)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sh = reinterpret_cast<T *>(smem_raw);
+    const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int ox = ox0 + (int)blockIdx.x * OWx;
+    const int c0 = ox - K + tx * V;
+    const int oy = oy0 + (int)blockIdx.y * OWy;
+    const int y = oy - K + ty;
+    const int oz = b.z0[K - 1] + (int)blockIdx.z * seg;
+    const int oz_end = min(oz + seg, b.z1[K - 1]);
+    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
+    const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
+    const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
+    const int n = (int)(shape3d<T, V, K>::smem(NTY) / sizeof(T));
+    for (int i = ty * BX + tx; i < n; i += BX * NTY) sh[i] = T(0);
+    /* the block's columns and rows inside every step's box? */
+    const int bx0 = ox - K, bx1 = ox - K + BX * V, by0 = oy - K, by1 = oy - K + NTY;
+    bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
+#pragma unroll
+    for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
+    if (inner)
+        fused3d_planes<T, V, K, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1, row_out,
+                                           true);
+    else
+        fused3d_planes<T, V, K, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1, row_out,
+                                          ld_ok);
 }
 
 /* 3D, one step, no shared memory: thread (tx, ty) owns the V columns c0 ..
@@ -576,37 +779,70 @@ cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     return cudaGetLastError();
 }
 
+/* 3D tiles: as many as blocks of 32 x NTY threads would need, each made only
+ * as wide and as tall as an even share of the box needs: a box of 381
+ * columns takes 4 tiles of 96 results (26 threads across) instead of 4 of 120
+ * with a fourth mostly idle.  The per-launch saving is the waste of the last
+ * tile, which matters in pieces (boxes of a few hundred nodes).  Narrower
+ * blocks take more rows (up to Op::kMaxThreads3D threads): less of the y
+ * halo; at most as many as the shared memory holds (smem_of(rows)). */
+struct tiles3d {
+    int ox0, OWx, BX, tx, OWy, NTY, ty;
+};
+template <int V, int K, typename SmemOf>
+cudaError_t plan_tiles3d(const pyr_kbox_t &last, int max_threads, const pyr_ktune_t *tune, SmemOf smem_of, tiles3d *t)
+{
+    t->ox0 = floor_div(last.lo[0] - K, V) * V + K;
+    const int span_x = last.hi[0] - t->ox0, span_y = last.hi[1] - last.lo[1];
+    const int OWx_max = (32 * V - 2 * K) / V * V;
+    t->tx = ceil_div(span_x, OWx_max);
+    t->OWx = ceil_div(ceil_div(span_x, t->tx), V) * V;
+    t->BX = ceil_div(t->OWx + 2 * K, V);
+    int dev = 0, optin = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e != cudaSuccess) return e;
+    /* at least 2K + 1 rows (a block of fewer computes nothing), whatever tune->nty3d asks */
+    int nty_max = imin(max_threads / t->BX, tune->nty3d * 32 / t->BX);
+    if (nty_max < 2 * K + 1) nty_max = 2 * K + 1;
+    while (nty_max > 2 * K + 1 && smem_of(nty_max) > (size_t)optin) nty_max--;
+    if (t->BX * nty_max > max_threads || smem_of(nty_max) > (size_t)optin) return cudaErrorInvalidValue;
+    t->ty = ceil_div(span_y, nty_max - 2 * K);
+    t->OWy = ceil_div(span_y, t->ty);
+    t->NTY = t->OWy + 2 * K;
+    return cudaSuccess;
+}
+
 template <typename T, int V, int K, typename Op>
 cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbox_t *boxes, const Op &op, const pyr_ktune_t *tune,
                      cudaStream_t stream)
 {
     const pyr_kbox_t &last = boxes[K - 1];
-    const int ox0 = floor_div(last.lo[0] - K, V) * V + K;
-    const int span_x = last.hi[0] - ox0, span_y = last.hi[1] - last.lo[1];
-    if (span_x <= 0 || span_y <= 0 || last.hi[2] <= last.lo[2]) return cudaSuccess;
-    /* As many tiles as blocks of 32 x NTY threads would need, each made only
-     * as wide and as tall as an even share of the box needs: a box of 381
-     * columns takes 4 tiles of 96 results (26 threads across) instead of 4 of
-     * 120 with a fourth mostly idle.  The per-launch saving is the waste of
-     * the last tile, which matters in pieces (boxes of a few hundred nodes). */
-    const int OWx_max = (32 * V - 2 * K) / V * V;
-    const int tx = ceil_div(span_x, OWx_max);
-    const int OWx = ceil_div(ceil_div(span_x, tx), V) * V;
-    const int BX = ceil_div(OWx + 2 * K, V);
-    /* narrower blocks take more rows (up to 1024 threads): less of the y halo */
-    const int nty_max = imin(Op::kMaxThreads3D / BX, tune->nty3d * 32 / BX);
-    const int ty = ceil_div(span_y, nty_max - 2 * K);
-    const int OWy = ceil_div(span_y, ty), NTY = OWy + 2 * K;
-    const size_t smem = (size_t)2 * K * (NTY + 2) * BX * V * sizeof(T);
+    if (last.hi[0] <= last.lo[0] || last.hi[1] <= last.lo[1] || last.hi[2] <= last.lo[2]) return cudaSuccess;
+    /* float: the planes in shared memory (k_fused3d); double: in registers (k_fused3d_reg) */
+    constexpr bool shared_planes = sizeof(T) == 4;
+    constexpr int D = K == 1 ? 4 : 1;
+    auto smem_of = [](int nty) {
+        return shared_planes ? shape3d<T, V, K>::smem(nty) : (size_t)2 * K * (nty + 2) * 32 * V * sizeof(T);
+    };
+    tiles3d t;
+    cudaError_t e = plan_tiles3d<V, K>(last, Op::kMaxThreads3D, tune, smem_of, &t);
+    if (e != cudaSuccess) return e;
+    const size_t smem = shared_planes ? smem_of(t.NTY) : (size_t)2 * K * (t.NTY + 2) * t.BX * V * sizeof(T);
     int per_sm = 1;
-    cudaError_t e = occupancy(k_fused3d<T, V, K, (K == 1 ? 4 : 1), Op>, BX * NTY, smem, &per_sm);
+    if constexpr (shared_planes) e = occupancy(k_fused3d<T, V, K, Op>, t.BX * t.NTY, smem, &per_sm);
+    else e = occupancy(k_fused3d_reg<T, V, K, D, Op>, t.BX * t.NTY, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = last.hi[2] - last.lo[2];
-    const int seg = choose_segment(planes_out, tx * ty, per_sm * tune->sms, K);
-    dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)ceil_div(planes_out, seg));
-    dim3 block((unsigned)BX, (unsigned)NTY);
-    k_fused3d<T, V, K, (K == 1 ? 4 : 1), Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op,
-                                                                          ox0, OWx, last.lo[1], OWy, seg);
+    const int seg = choose_segment(planes_out, t.tx * t.ty, per_sm * tune->sms, K);
+    dim3 grid((unsigned)t.tx, (unsigned)t.ty, (unsigned)ceil_div(planes_out, seg));
+    dim3 block((unsigned)t.BX, (unsigned)t.NTY);
+    if constexpr (shared_planes)
+        k_fused3d<T, V, K, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0, t.OWx,
+                                                              last.lo[1], t.OWy, seg);
+    else
+        k_fused3d_reg<T, V, K, D, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0,
+                                                                     t.OWx, last.lo[1], t.OWy, seg);
     return cudaGetLastError();
 }
 
