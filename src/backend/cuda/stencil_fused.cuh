@@ -141,8 +141,12 @@ template <int K> struct kboxes {
  * The rows are streamed by fused2d_rows, made twice: a block whose columns lie
  * inside every step's box (all but the tiles at the box's sides) runs the copy
  * without a per-node column test (EDGE = false), the others the full one.
- * The row loop is unrolled by three, the period of the register rotation
- * (two rows before, the new one), so the rotation costs no moves. */
+ * The row loop runs in three parts: rows where some step's row lies outside
+ * its box (a test per step), between them the rows where none does (no test,
+ * no select per node); the global addresses advance by a row per iteration
+ * (no 64-bit multiplies).  Those two took the kernel alone from 1066 to 1357
+ * Gcell/s (H200, float 16384^2, five steps) and double from 673 to 897
+ * (seven steps), and made deeper launches pay (float eleven steps: 1693). */
 /* The row loop's unrolling and the blocks per SM the register budget must
  * allow (blocks of 256 threads).  Double up to seven steps: unrolled by three
  * (the rotation's period: no moves) with three blocks up to five steps, two
@@ -174,29 +178,34 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
     T nxt[V];
 #pragma unroll
     for (int v = 0; v < V; v++) nxt[v] = T(0);
-    if (col_ok && rs < rows) load_vec<T, V>(src + (int64_t)rs * pitch + c0, nxt);
+    const T *gl = src + (int64_t)(rs + 1) * pitch + c0; /* row r + 1 (read only when col_ok) */
+    T *gs = dst + (int64_t)(rs - K) * pitch + c0;       /* row r - K */
+    if (col_ok && rs < rows) load_vec<T, V>(gl - pitch, nxt);
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
     const bool some_store = c0 + V > wx0 && c0 < wx1;
+    const int rload = min(rows, re);
     __syncthreads();
 
-    constexpr int U2 = unroll2d<T, K, Op>::value;
-#pragma unroll (U2)
-    for (int r = rs; r < re; r++) {
+    /* one row; YT: test each step's row against its box */
+    auto body = [&](const int r, auto yt) {
+        constexpr bool YT = decltype(yt)::value;
         T nw[V];
 #pragma unroll
         for (int v = 0; v < V; v++) {
             nw[v] = nxt[v];
             nxt[v] = T(0);
         }
-        if (col_ok && r + 1 < rows && r + 1 < re) load_vec<T, V>(src + (int64_t)(r + 1) * pitch + c0, nxt);
-        const T *sp = sh + ((r & 1) ^ 1) * SB + tid;
-        T *sc = sh + (r & 1) * SB + tid + 1;
+        if (col_ok && r + 1 < rload) load_vec<T, V>(gl, nxt);
+        gl += pitch;
+        const int odd = r & 1;
+        const T *sp = sh + (odd ? 0 : SB) + tid;
+        T *sc = sh + (odd ? SB : 0) + tid + 1;
 #pragma unroll
         for (int t = 1; t <= K; t++) {
             const int L = t - 1, y = r - t;
             const T left = sp[(L * 2 + 1) * SE];
             const T right = sp[(L * 2) * SE + 2];
-            const bool row_in = y >= b.y0[L] && y < b.y1[L];
+            const bool row_in = !YT || (y >= b.y0[L] && y < b.y1[L]);
             T aux[V];
 #pragma unroll
             for (int v = 0; v < V; v++) aux[v] = T(0);
@@ -209,7 +218,8 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
                 const T xm = v > 0 ? m[L][v - 1] : left;
                 const T xp = v < V - 1 ? m[L][v + 1] : right;
                 const bool in = EDGE ? row_in && c >= b.x0[L] && c < b.x1[L] : row_in;
-                out[v] = in ? op.s2(u, xm, xp, a[L][v], nw[v], aux[v]) : u;
+                const T val = op.s2(u, xm, xp, a[L][v], nw[v], aux[v]);
+                out[v] = (EDGE || YT) ? (in ? val : u) : val;
             }
 #pragma unroll
             for (int v = 0; v < V; v++) {
@@ -220,23 +230,37 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
         }
         const int y = r - K;
         if (some_store && y >= oy && y < oy_end) {
-            T *d = dst + (int64_t)y * pitch + c0;
-            if (full_store) store_vec<T, V>(d, nw);
+            if (full_store) store_vec<T, V>(gs, nw);
             else {
 #pragma unroll
                 for (int v = 0; v < V; v++)
-                    if (c0 + v >= wx0 && c0 + v < wx1) d[v] = nw[v];
+                    if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
             }
         }
+        gs += pitch;
 #pragma unroll
         for (int L = 0; L < K; L++) {
             sc[(L * 2) * SE] = m[L][0];
             sc[(L * 2 + 1) * SE] = m[L][V - 1];
         }
         __syncthreads();
+    };
+    /* rows [ra, rb): every step's row inside its box (no test) */
+    int ra = rs, rb = re;
+#pragma unroll
+    for (int l = 0; l < K; l++) {
+        ra = max(ra, b.y0[l] + l + 1);
+        rb = min(rb, b.y1[l] + l + 1);
     }
+    ra = min(ra, re);
+    rb = max(rb, ra);
+    int r = rs;
+    for (; r < ra; r++) body(r, std::true_type());
+    constexpr int U2 = unroll2d<T, K, Op>::value;
+#pragma unroll (U2)
+    for (; r < rb; r++) body(r, std::false_type());
+    for (; r < re; r++) body(r, std::true_type());
 }
-
 
 template <typename T, int V, int K, typename Op>
 __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
@@ -981,19 +1005,25 @@ template <int KMAX2D, int KMAX3D> pyr_status_t stencil_variant_check(const pyr_v
     return PYR_OK;
 }
 
-/* The defaults, what the planner runs without calibrated figures: five steps
- * per launch in 2D float, seven in 2D double (its unrolled kernel: 681 Gcell/s
- * against 630 at five, H200 32768 x 16384), three in 3D (beside a pass's
+/* The defaults, what the planner runs without measured choices: eleven steps
+ * per launch in 2D float, seven in 2D double, three in 3D (beside a pass's
  * copies far better than the one-step streaming kernel, whose L2 traffic
- * starves the host-to-device copy engine; bench/NOTES-cuda.md v6, v11); 2D
- * float blocks of 128 threads (4096 and 32768 columns: 936 and 1108 Gcell/s
- * against 890 and 1064 with 256), double of 256. */
+ * starves the host-to-device copy engine; bench/NOTES-cuda.md v6, v11), 2D
+ * blocks of 128 threads.  H200, kernels alone, 4096 / 8192 / 16384 / 32768 x
+ * 16384 (bench/results/h200/s14/kernel_lab_2d_k.txt): float K=11 1357 / 1545 /
+ * 1693 / 1824 Gcell/s (K=5: 1248 / 1345 / 1356 / 1380; 256 threads slower at
+ * every K from 7), double K=7 868 / 908 / 976 / 1000 (K=5: 802 ... 919, K=11
+ * within 3% of K=7, 256 threads 3-10% slower). */
 inline int stencil_default_k(int dims, pyr_precision_t precision)
 {
-    return dims == 3 ? 3 : precision == PYR_DOUBLE ? 7 : 5;
+    return dims == 3 ? 3 : precision == PYR_DOUBLE ? 7 : 11;
 }
 
-inline int stencil_default_nt2d(pyr_precision_t precision) { return precision == PYR_DOUBLE ? 256 : 128; }
+inline int stencil_default_nt2d(pyr_precision_t precision)
+{
+    (void)precision;
+    return 128;
+}
 
 inline void stencil_variant_default(int dims, pyr_precision_t precision, pyr_variant_t *v)
 {
