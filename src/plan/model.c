@@ -21,15 +21,22 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.row = 0;
         k.call = 5e-6;
         k.launch = 4e-6;
-        k.host = elem / 5e9;
+        k.host = elem / 40e9; /* host band copies by several threads: 175 GB/s calibrated on the H200 machine */
         k.up_strided = elem / 45e9;
         k.down_strided = elem / 35e9;
         k.up_ragged = k.down_ragged = 0;
         k.up_row_busy = k.down_row_busy = 0;
         k.up_part_row = k.down_part_row = 0;
         k.compute_row = 0;
-        double one = dims == 3 ? 120e9 : dims == 2 ? 385e9 : 200e9;
-        double fused = dims == 3 ? 150e9 : dims == 2 ? 700e9 : 200e9;
+        /* float rates of one layer per call and of five or more, somewhat
+         * below the H200's calibrated ones with the kernels of NOTES-cuda v12
+         * (3D: 359 and 606 Gcell/s; 2D in core 1376-1724), double half: the
+         * defaults before (3D 120 / 150, host copies at 5 GB/s) were four times
+         * too slow for compute and led uncalibrated 3D plans to heights of a
+         * third of the best (1024^3 in 1 GiB: 18 against 64, 91 Gcell/s
+         * against 156 end to end) */
+        double one = dims == 3 ? 300e9 : dims == 2 ? 400e9 : 200e9;
+        double fused = dims == 3 ? 500e9 : dims == 2 ? 1200e9 : 200e9;
         double scale = precision == PYR_DOUBLE ? 2.0 : 1.0;
         for (int i = 0; i < PYR_MODEL_NLAYERS; i++) {
             int h = pyr_model_layers[i];
