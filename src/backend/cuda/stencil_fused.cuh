@@ -150,6 +150,56 @@ __device__ __forceinline__ void take_and_prefetch(T (&nw)[V], T (&next)[V], cons
     g += stride;
 }
 
+/* The input field's ring in the 3D kernels (Op::kAux with room in
+ * registers): fa[l] holds the field at the plane step l + 1 computes, fn at
+ * the newest plane, loaded an iteration ahead.  start: all zero, then fn
+ * from `off` when `load`; shift: fa[l] moves to fa[l + 1], fn becomes fa[0],
+ * and fn takes the next plane's values at `off` when `load`. */
+template <typename T, int V, int N> struct aux_ring {
+    T fa[N][V], fn[V];
+    template <typename Op> __device__ __forceinline__ void start(const bool load, const Op &op, const int64_t off)
+    {
+#pragma unroll
+        for (int v = 0; v < V; v++) fn[v] = T(0);
+#pragma unroll
+        for (int l = 0; l < N; l++)
+#pragma unroll
+            for (int v = 0; v < V; v++) fa[l][v] = T(0);
+        if (load) op.aux_vec(off, fn);
+    }
+    template <typename Op> __device__ __forceinline__ void shift(const bool load, const Op &op, const int64_t off)
+    {
+#pragma unroll
+        for (int l = N - 1; l > 0; l--)
+#pragma unroll
+            for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            fa[0][v] = fn[v];
+            fn[v] = T(0);
+        }
+        if (load) op.aux_vec(off, fn);
+    }
+};
+
+/* The last step's result row (plane) of a streaming iteration: stored at g
+ * when `store` (the whole vector when `full`, else its columns in [wx0,
+ * wx1)), then g advances by `stride`. */
+template <typename T, int V>
+__device__ __forceinline__ void store_result(T *&g, const T (&nw)[V], const bool store, const bool full, const int c0, const int wx0,
+                                             const int wx1, const int64_t stride)
+{
+    if (store) {
+        if (full) store_vec<T, V>(g, nw);
+        else {
+#pragma unroll
+            for (int v = 0; v < V; v++)
+                if (c0 + v >= wx0 && c0 + v < wx1) g[v] = nw[v];
+        }
+    }
+    g += stride;
+}
+
 template <int K, int U, typename Body>
 __device__ __forceinline__ void stream_in_three(const int s, const int e, const int (&lo)[K], const int (&hi)[K], Body &&body)
 {
@@ -261,16 +311,7 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
                 nw[v] = out[v];
             }
         }
-        const int y = r - K;
-        if (some_store && y >= oy && y < oy_end) {
-            if (full_store) store_vec<T, V>(gs, nw);
-            else {
-#pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
-            }
-        }
-        gs += pitch;
+        store_result<T, V>(gs, nw, some_store && r - K >= oy && r - K < oy_end, full_store, c0, wx0, wx1, pitch);
 #pragma unroll
         for (int L = 0; L < K; L++) {
             sc[(L * 2) * SE] = m[L][0];
@@ -378,14 +419,8 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
      * dependency cone may see zeros: their values are never used).  Otherwise each step reads its plane of
      * the input from the caches. */
     constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
-    T fa[ring_f ? K : 1][V], fn[V];
-#pragma unroll
-    for (int v = 0; v < V; v++) fn[v] = T(0);
-#pragma unroll
-    for (int l = 0; l < (ring_f ? K : 1); l++)
-#pragma unroll
-        for (int v = 0; v < V; v++) fa[l][v] = T(0);
-    if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
+    aux_ring<T, V, ring_f ? K : 1> fr;
+    fr.start(ring_f && ld_ok && zs >= 1 && zs - 1 < planes, op, (int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0);
     T ring[V];
 #pragma unroll
     for (int v = 0; v < V; v++) ring[v] = T(0);
@@ -397,18 +432,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
         constexpr bool ZT = decltype(zt)::value;
         T nw[V];
         take_and_prefetch<T, V>(nw, ring, ld_ok && p + 1 < zload, gl, plane);
-        if (ring_f) {
-#pragma unroll
-            for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
-#pragma unroll
-                for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
-#pragma unroll
-            for (int v = 0; v < V; v++) {
-                fa[0][v] = fn[v];
-                fn[v] = T(0);
-            }
-            if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
-        }
+        if (ring_f) fr.shift(ld_ok && p < planes, op, (int64_t)p * plane + (int64_t)y * pitch + c0);
         /* buffer p & 1 takes this iteration's stores; the other holds plane z of each step */
         const int odd = p & 1;
         const T *sp = sh + (odd ? 0 : S::BUF), *ep = ed + (odd ? 0 : S::EBUF);
@@ -431,7 +455,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
             const bool yz_in = EDGE ? z_in && y >= b.y0[L] && y < b.y1[L] : z_in;
             T aux[V];
 #pragma unroll
-            for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
+            for (int v = 0; v < V; v++) aux[v] = ring_f ? fr.fa[ring_f ? L : 0][v] : T(0);
             if (Op::kAux && !ring_f && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
 #pragma unroll
             for (int v = 0; v < V; v++) {
@@ -443,16 +467,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
                 nw[v] = (EDGE || ZT) ? (in ? val : u[v]) : val;
             }
         }
-        const int z = p - K;
-        if (some_store && z >= oz && z < oz_end) {
-            if (full_store) store_vec<T, V>(gs, nw);
-            else {
-#pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
-            }
-        }
-        gs += plane;
+        store_result<T, V>(gs, nw, some_store && p - K >= oz && p - K < oz_end, full_store, c0, wx0, wx1, plane);
         __syncthreads();
     };
     stream_in_three<K, 1>(zs, ze, b.z0, b.z1, body);
@@ -504,14 +519,8 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
      * (H200, Poisson 3D float K=3: 229 Gcell/s against 280 without it), so there each step reads its plane
      * of the input from the caches. */
     constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
-    T fa[ring_f ? K : 1][V], fn[V];
-#pragma unroll
-    for (int v = 0; v < V; v++) fn[v] = T(0);
-#pragma unroll
-    for (int l = 0; l < (ring_f ? K : 1); l++)
-#pragma unroll
-        for (int v = 0; v < V; v++) fa[l][v] = T(0);
-    if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
+    aux_ring<T, V, ring_f ? K : 1> fr;
+    fr.start(ring_f && ld_ok && zs >= 1 && zs - 1 < planes, op, (int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0);
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
     const bool some_store = row_out && c0 + V > wx0 && c0 < wx1;
     __syncthreads();
@@ -529,18 +538,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
             }
             if (ld_ok && p + D < zload) load_vec<T, V>(gl, ring[j % D]);
             gl += plane;
-            if (ring_f) {
-#pragma unroll
-                for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
-#pragma unroll
-                    for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
-#pragma unroll
-                for (int v = 0; v < V; v++) {
-                    fa[0][v] = fn[v];
-                    fn[v] = T(0);
-                }
-                if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
-            }
+            if (ring_f) fr.shift(ld_ok && p < planes, op, (int64_t)p * plane + (int64_t)y * pitch + c0);
             const T *sp = sh + ((p & 1) ^ 1) * (K * step_sz) + me;
             T *sc = sh + (p & 1) * (K * step_sz) + me;
 #pragma unroll
@@ -556,7 +554,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                 const bool yz_in = EDGE ? z_in && y >= b.y0[L] && y < b.y1[L] : z_in;
                 T aux[V];
 #pragma unroll
-                for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
+                for (int v = 0; v < V; v++) aux[v] = ring_f ? fr.fa[ring_f ? L : 0][v] : T(0);
                 if (Op::kAux && !ring_f && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
                 T out[V];
 #pragma unroll
@@ -575,16 +573,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                     nw[v] = out[v];
                 }
             }
-            const int z = p - K;
-            if (some_store && z >= oz && z < oz_end) {
-                if (full_store) store_vec<T, V>(gs, nw);
-                else {
-#pragma unroll
-                    for (int v = 0; v < V; v++)
-                        if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
-                }
-            }
-            gs += plane;
+            store_result<T, V>(gs, nw, some_store && p - K >= oz && p - K < oz_end, full_store, c0, wx0, wx1, plane);
 #pragma unroll
             for (int L = 0; L < K; L++) store_vec<T, V>(sc + L * step_sz, m[L]);
             __syncthreads();
