@@ -130,95 +130,6 @@ template <int K> struct kboxes {
     int x0[K], x1[K], y0[K], y1[K], z0[K], z1[K];
 };
 
-/* The streaming loops' shared steps.  take_and_prefetch: the vector loaded
- * one row (plane) ahead becomes this iteration's, and the next is loaded
- * (when `load`) from g, which then advances by `stride`.  stream_in_three:
- * the streamed range [s, e) in three parts, where at index i step l (0-based)
- * computes row (plane) i - 1 - l: [s, a) and [b, e), where some step's lies
- * outside its box lo[l] .. hi[l] - 1, run body(i, std::true_type()) (tests),
- * [a, b), where none does, body(i, std::false_type()) (no test), unrolled
- * by U. */
-template <typename T, int V>
-__device__ __forceinline__ void take_and_prefetch(T (&nw)[V], T (&next)[V], const bool load, const T *&g, const int64_t stride)
-{
-#pragma unroll
-    for (int v = 0; v < V; v++) {
-        nw[v] = next[v];
-        next[v] = T(0);
-    }
-    if (load) load_vec<T, V>(g, next);
-    g += stride;
-}
-
-/* The input field's ring in the 3D kernels (Op::kAux with room in
- * registers): fa[l] holds the field at the plane step l + 1 computes, fn at
- * the newest plane, loaded an iteration ahead.  start: all zero, then fn
- * from `off` when `load`; shift: fa[l] moves to fa[l + 1], fn becomes fa[0],
- * and fn takes the next plane's values at `off` when `load`. */
-template <typename T, int V, int N> struct aux_ring {
-    T fa[N][V], fn[V];
-    template <typename Op> __device__ __forceinline__ void start(const bool load, const Op &op, const int64_t off)
-    {
-#pragma unroll
-        for (int v = 0; v < V; v++) fn[v] = T(0);
-#pragma unroll
-        for (int l = 0; l < N; l++)
-#pragma unroll
-            for (int v = 0; v < V; v++) fa[l][v] = T(0);
-        if (load) op.aux_vec(off, fn);
-    }
-    template <typename Op> __device__ __forceinline__ void shift(const bool load, const Op &op, const int64_t off)
-    {
-#pragma unroll
-        for (int l = N - 1; l > 0; l--)
-#pragma unroll
-            for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
-#pragma unroll
-        for (int v = 0; v < V; v++) {
-            fa[0][v] = fn[v];
-            fn[v] = T(0);
-        }
-        if (load) op.aux_vec(off, fn);
-    }
-};
-
-/* The last step's result row (plane) of a streaming iteration: stored at g
- * when `store` (the whole vector when `full`, else its columns in [wx0,
- * wx1)), then g advances by `stride`. */
-template <typename T, int V>
-__device__ __forceinline__ void store_result(T *&g, const T (&nw)[V], const bool store, const bool full, const int c0, const int wx0,
-                                             const int wx1, const int64_t stride)
-{
-    if (store) {
-        if (full) store_vec<T, V>(g, nw);
-        else {
-#pragma unroll
-            for (int v = 0; v < V; v++)
-                if (c0 + v >= wx0 && c0 + v < wx1) g[v] = nw[v];
-        }
-    }
-    g += stride;
-}
-
-template <int K, int U, typename Body>
-__device__ __forceinline__ void stream_in_three(const int s, const int e, const int (&lo)[K], const int (&hi)[K], Body &&body)
-{
-    int a = s, b = e;
-#pragma unroll
-    for (int l = 0; l < K; l++) {
-        a = max(a, lo[l] + l + 1);
-        b = min(b, hi[l] + l + 1);
-    }
-    a = min(a, e);
-    b = max(b, a);
-    int i = s;
-    for (; i < a; i++) body(i, std::true_type());
-#pragma unroll (U)
-    for (; i < b; i++) body(i, std::false_type());
-    for (; i < e; i++) body(i, std::true_type());
-}
-
-
 /* 2D, K steps.  Block = NT threads (blockDim.x) in a row, thread t owning the
  * V columns c0 = ox - K + t*V ..; the block writes columns [ox, ox + OW) of
  * rows [oy, oy + seg) (clipped to the last box) and streams rows oy-K ..
@@ -279,7 +190,13 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
     auto body = [&](const int r, auto yt) {
         constexpr bool YT = decltype(yt)::value;
         T nw[V];
-        take_and_prefetch<T, V>(nw, nxt, col_ok && r + 1 < rload, gl, pitch);
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            nw[v] = nxt[v];
+            nxt[v] = T(0);
+        }
+        if (col_ok && r + 1 < rload) load_vec<T, V>(gl, nxt);
+        gl += pitch;
         const int odd = r & 1;
         const T *sp = sh + (odd ? 0 : SB) + tid;
         T *sc = sh + (odd ? SB : 0) + tid + 1;
@@ -311,7 +228,16 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
                 nw[v] = out[v];
             }
         }
-        store_result<T, V>(gs, nw, some_store && r - K >= oy && r - K < oy_end, full_store, c0, wx0, wx1, pitch);
+        const int y = r - K;
+        if (some_store && y >= oy && y < oy_end) {
+            if (full_store) store_vec<T, V>(gs, nw);
+            else {
+#pragma unroll
+                for (int v = 0; v < V; v++)
+                    if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
+            }
+        }
+        gs += pitch;
 #pragma unroll
         for (int L = 0; L < K; L++) {
             sc[(L * 2) * SE] = m[L][0];
@@ -319,7 +245,21 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
         }
         __syncthreads();
     };
-    stream_in_three<K, unroll2d<T, K, Op>::value>(rs, re, b.y0, b.y1, body);
+    /* rows [ra, rb): every step's row inside its box (no test) */
+    int ra = rs, rb = re;
+#pragma unroll
+    for (int l = 0; l < K; l++) {
+        ra = max(ra, b.y0[l] + l + 1);
+        rb = min(rb, b.y1[l] + l + 1);
+    }
+    ra = min(ra, re);
+    rb = max(rb, ra);
+    int r = rs;
+    for (; r < ra; r++) body(r, std::true_type());
+    constexpr int U2 = unroll2d<T, K, Op>::value;
+#pragma unroll (U2)
+    for (; r < rb; r++) body(r, std::false_type());
+    for (; r < re; r++) body(r, std::true_type());
 }
 
 template <typename T, int V, int K, typename Op>
@@ -373,7 +313,7 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
  * loaded plane, or the step before's result).  So a thread keeps no planes
  * across iterations (in registers they cost three moves per node-step and 24
  * registers), and one barrier per plane serves all K steps.  H200, 1024^3
- * float K=3: 710 Gcell/s against 539 in registers (bench/NOTES-cuda.md
+ * float K=3: 710 Gcell/s against 539 for k_fused3d_reg (bench/NOTES-cuda.md
  * v12); two rows per thread, for fewer halo rows, spilled and ran 605.
  *
  * The plane loop runs in three parts: planes where some step's plane lies
@@ -419,8 +359,14 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
      * dependency cone may see zeros: their values are never used).  Otherwise each step reads its plane of
      * the input from the caches. */
     constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
-    aux_ring<T, V, ring_f ? K : 1> fr;
-    fr.start(ring_f && ld_ok && zs >= 1 && zs - 1 < planes, op, (int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0);
+    T fa[ring_f ? K : 1][V], fn[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) fn[v] = T(0);
+#pragma unroll
+    for (int l = 0; l < (ring_f ? K : 1); l++)
+#pragma unroll
+        for (int v = 0; v < V; v++) fa[l][v] = T(0);
+    if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
     T ring[V];
 #pragma unroll
     for (int v = 0; v < V; v++) ring[v] = T(0);
@@ -431,8 +377,25 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
     auto body = [&](const int p, auto zt) {
         constexpr bool ZT = decltype(zt)::value;
         T nw[V];
-        take_and_prefetch<T, V>(nw, ring, ld_ok && p + 1 < zload, gl, plane);
-        if (ring_f) fr.shift(ld_ok && p < planes, op, (int64_t)p * plane + (int64_t)y * pitch + c0);
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            nw[v] = ring[v];
+            ring[v] = T(0);
+        }
+        if (ld_ok && p + 1 < zload) load_vec<T, V>(gl, ring);
+        gl += plane;
+        if (ring_f) {
+#pragma unroll
+            for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
+#pragma unroll
+                for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                fa[0][v] = fn[v];
+                fn[v] = T(0);
+            }
+            if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
+        }
         /* buffer p & 1 takes this iteration's stores; the other holds plane z of each step */
         const int odd = p & 1;
         const T *sp = sh + (odd ? 0 : S::BUF), *ep = ed + (odd ? 0 : S::EBUF);
@@ -455,7 +418,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
             const bool yz_in = EDGE ? z_in && y >= b.y0[L] && y < b.y1[L] : z_in;
             T aux[V];
 #pragma unroll
-            for (int v = 0; v < V; v++) aux[v] = ring_f ? fr.fa[ring_f ? L : 0][v] : T(0);
+            for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
             if (Op::kAux && !ring_f && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
 #pragma unroll
             for (int v = 0; v < V; v++) {
@@ -467,19 +430,40 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
                 nw[v] = (EDGE || ZT) ? (in ? val : u[v]) : val;
             }
         }
-        store_result<T, V>(gs, nw, some_store && p - K >= oz && p - K < oz_end, full_store, c0, wx0, wx1, plane);
+        const int z = p - K;
+        if (some_store && z >= oz && z < oz_end) {
+            if (full_store) store_vec<T, V>(gs, nw);
+            else {
+#pragma unroll
+                for (int v = 0; v < V; v++)
+                    if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
+            }
+        }
+        gs += plane;
         __syncthreads();
     };
-    stream_in_three<K, 1>(zs, ze, b.z0, b.z1, body);
+    /* planes [pa, pb): every step's plane inside its box */
+    int pa = zs, pb = ze;
+#pragma unroll
+    for (int l = 0; l < K; l++) {
+        pa = max(pa, b.z0[l] + l + 1);
+        pb = min(pb, b.z1[l] + l + 1);
+    }
+    pa = min(pa, ze);
+    pb = max(pb, pa);
+    int p = zs;
+    for (; p < pa; p++) body(p, std::true_type());
+    for (; p < pb; p++) body(p, std::false_type());
+    for (; p < ze; p++) body(p, std::true_type());
 }
 
-/* 3D, K steps, for double: the tiles and blocks of fused3d_planes, with each
+/* 3D, K steps, for double: the tiles and blocks of k_fused3d, with each
  * step's planes z - 1 and z held in registers (a[L], m[L]) and only the plane
  * z shared, for the in-plane neighbours: [2 buffers][K steps][NTY + 2
  * rows][BX*V columns].  Double's shared traffic per node is twice float's;
  * keeping two planes in registers (at the cost of moving them along, three
  * moves per node-step) halves it, and that is faster for double (H200,
- * 1024^2 x 512 K=3: 345 Gcell/s against 319 with fused3d_planes).  Planes are
+ * 1024^2 x 512 K=3: 345 Gcell/s against 319 with k_fused3d).  Planes are
  * loaded D ahead (a register ring: D = 1 for fused launches; deeper spilled
  * at 64 registers).  The plane loop is unrolled by D, so the ring is indexed
  * by constants (unrolled by lcm(D, 3), to drop the rotation's moves, it
@@ -519,8 +503,14 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
      * (H200, Poisson 3D float K=3: 229 Gcell/s against 280 without it), so there each step reads its plane
      * of the input from the caches. */
     constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
-    aux_ring<T, V, ring_f ? K : 1> fr;
-    fr.start(ring_f && ld_ok && zs >= 1 && zs - 1 < planes, op, (int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0);
+    T fa[ring_f ? K : 1][V], fn[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) fn[v] = T(0);
+#pragma unroll
+    for (int l = 0; l < (ring_f ? K : 1); l++)
+#pragma unroll
+        for (int v = 0; v < V; v++) fa[l][v] = T(0);
+    if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
     const bool some_store = row_out && c0 + V > wx0 && c0 < wx1;
     __syncthreads();
@@ -538,7 +528,18 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
             }
             if (ld_ok && p + D < zload) load_vec<T, V>(gl, ring[j % D]);
             gl += plane;
-            if (ring_f) fr.shift(ld_ok && p < planes, op, (int64_t)p * plane + (int64_t)y * pitch + c0);
+            if (ring_f) {
+#pragma unroll
+                for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
+#pragma unroll
+                    for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
+#pragma unroll
+                for (int v = 0; v < V; v++) {
+                    fa[0][v] = fn[v];
+                    fn[v] = T(0);
+                }
+                if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
+            }
             const T *sp = sh + ((p & 1) ^ 1) * (K * step_sz) + me;
             T *sc = sh + (p & 1) * (K * step_sz) + me;
 #pragma unroll
@@ -554,7 +555,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                 const bool yz_in = EDGE ? z_in && y >= b.y0[L] && y < b.y1[L] : z_in;
                 T aux[V];
 #pragma unroll
-                for (int v = 0; v < V; v++) aux[v] = ring_f ? fr.fa[ring_f ? L : 0][v] : T(0);
+                for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
                 if (Op::kAux && !ring_f && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
                 T out[V];
 #pragma unroll
@@ -573,7 +574,16 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                     nw[v] = out[v];
                 }
             }
-            store_result<T, V>(gs, nw, some_store && p - K >= oz && p - K < oz_end, full_store, c0, wx0, wx1, plane);
+            const int z = p - K;
+            if (some_store && z >= oz && z < oz_end) {
+                if (full_store) store_vec<T, V>(gs, nw);
+                else {
+#pragma unroll
+                    for (int v = 0; v < V; v++)
+                        if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
+                }
+            }
+            gs += plane;
 #pragma unroll
             for (int L = 0; L < K; L++) store_vec<T, V>(sc + L * step_sz, m[L]);
             __syncthreads();
@@ -581,10 +591,39 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
     }
 }
 
-/* The 3D fused kernel: SP, the planes in shared memory (fused3d_planes, for
- * float) or in registers (fused3d_planes_reg, for double; D planes loaded
- * ahead). */
-template <typename T, int V, int K, int D, bool SP, typename Op>
+template <typename T, int V, int K, int D, typename Op>
+__global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+                                                  int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
+                                                  int seg)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sh = reinterpret_cast<T *>(smem_raw);
+    const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int ox = ox0 + (int)blockIdx.x * OWx;
+    const int c0 = ox - K + tx * V;
+    const int oy = oy0 + (int)blockIdx.y * OWy;
+    const int y = oy - K + ty;
+    const int oz = b.z0[K - 1] + (int)blockIdx.z * seg;
+    const int oz_end = min(oz + seg, b.z1[K - 1]);
+    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
+    const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
+    const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
+    for (int i = ty * BX + tx; i < 2 * K * (NTY + 2) * BX * V; i += BX * NTY) sh[i] = T(0);
+    /* the block's columns and rows inside every step's box? */
+    const int bx0 = ox - K, bx1 = ox - K + BX * V, by0 = oy - K, by1 = oy - K + NTY;
+    bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
+#pragma unroll
+    for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
+    if (inner)
+        fused3d_planes_reg<T, V, K, D, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
+                                              row_out, true);
+    else
+        fused3d_planes_reg<T, V, K, D, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
+                                             row_out, ld_ok);
+}
+
+
+template <typename T, int V, int K, typename Op>
 __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
                                                   int seg)
@@ -601,28 +640,19 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
     const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
     const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
     const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
-    const int n = SP ? (int)(shape3d<T, V, K>::smem(NTY) / sizeof(T)) : 2 * K * (NTY + 2) * BX * V;
+    const int n = (int)(shape3d<T, V, K>::smem(NTY) / sizeof(T));
     for (int i = ty * BX + tx; i < n; i += BX * NTY) sh[i] = T(0);
     /* the block's columns and rows inside every step's box? */
     const int bx0 = ox - K, bx1 = ox - K + BX * V, by0 = oy - K, by1 = oy - K + NTY;
     bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
 #pragma unroll
     for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
-    if constexpr (SP) {
-        if (inner)
-            fused3d_planes<T, V, K, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
-                                               row_out, true);
-        else
-            fused3d_planes<T, V, K, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
-                                              row_out, ld_ok);
-    } else {
-        if (inner)
-            fused3d_planes_reg<T, V, K, D, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0,
-                                                      wx1, row_out, true);
-        else
-            fused3d_planes_reg<T, V, K, D, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0,
-                                                     wx1, row_out, ld_ok);
-    }
+    if (inner)
+        fused3d_planes<T, V, K, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1, row_out,
+                                           true);
+    else
+        fused3d_planes<T, V, K, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1, row_out,
+                                          ld_ok);
 }
 
 /* 3D, one step, no shared memory: thread (tx, ty) owns the V columns c0 ..
@@ -813,7 +843,7 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
 {
     const pyr_kbox_t &last = boxes[K - 1];
     if (last.hi[0] <= last.lo[0] || last.hi[1] <= last.lo[1] || last.hi[2] <= last.lo[2]) return cudaSuccess;
-    /* float: the planes in shared memory (fused3d_planes); double: in registers (fused3d_planes_reg) */
+    /* float: the planes in shared memory (k_fused3d); double: in registers (k_fused3d_reg) */
     constexpr bool shared_planes = sizeof(T) == 4;
     constexpr int D = K == 1 ? 4 : 1;
     auto smem_of = [](int nty) {
@@ -824,14 +854,19 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     if (e != cudaSuccess) return e;
     const size_t smem = shared_planes ? smem_of(t.NTY) : (size_t)2 * K * (t.NTY + 2) * t.BX * V * sizeof(T);
     int per_sm = 1;
-    e = occupancy(k_fused3d<T, V, K, D, shared_planes, Op>, t.BX * t.NTY, smem, &per_sm);
+    if constexpr (shared_planes) e = occupancy(k_fused3d<T, V, K, Op>, t.BX * t.NTY, smem, &per_sm);
+    else e = occupancy(k_fused3d_reg<T, V, K, D, Op>, t.BX * t.NTY, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = last.hi[2] - last.lo[2];
     const int seg = choose_segment(planes_out, t.tx * t.ty, per_sm * tune->sms, K);
     dim3 grid((unsigned)t.tx, (unsigned)t.ty, (unsigned)ceil_div(planes_out, seg));
     dim3 block((unsigned)t.BX, (unsigned)t.NTY);
-    k_fused3d<T, V, K, D, shared_planes, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op,
-                                                                            t.ox0, t.OWx, last.lo[1], t.OWy, seg);
+    if constexpr (shared_planes)
+        k_fused3d<T, V, K, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0, t.OWx,
+                                                              last.lo[1], t.OWy, seg);
+    else
+        k_fused3d_reg<T, V, K, D, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0,
+                                                                     t.OWx, last.lo[1], t.OWy, seg);
     return cudaGetLastError();
 }
 
