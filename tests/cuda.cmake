@@ -2,6 +2,8 @@
 # and compute, failure handling, and small cases for compute-sanitizer.
 # These use the CUDA backend's own entry points; a build without CUDA checks
 # "backend = cuda" in test_errors instead.
+# How a call's layers are cut into fused launches (host code: every build).
+pyr_add_test(test_launch_split SOURCES test_launch_split.c LABELS cuda)
 if(NOT PYR_HAVE_CUDA)
   return()
 endif()

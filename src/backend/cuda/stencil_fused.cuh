@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "backend/cuda/cuda_internal.cuh"
+#include "backend/launch_split.h"
 
 /* The largest number of time steps one fused launch may take. */
 #define PYR_CUDA_KMAX 15
@@ -1047,9 +1048,8 @@ template <int KMAX2D, int KMAX3D> int stencil_variant_candidates(int dims, pyr_p
 
 /* ------------------------------------------------------------------ compute */
 
-/* The sub-steps of a call: fused launches of odd k (so each goes from one
- * buffer to the other), their count with the parity of the layers and sizes
- * as equal as possible; the plain kernel where the boxes do not nest as a
+/* The sub-steps of a call: fused launches cut as backend/launch_split.h
+ * says (odd sizes, as few and as equal as possible); the plain kernel where the boxes do not nest as a
  * pyramid, rows are not 16-byte aligned, or in 1D.  OpOf<T>::make(coef,
  * piece) builds the scheme's update. */
 template <template <typename> class OpOf, int KMAX2D, int KMAX3D>
@@ -1106,28 +1106,11 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
         pyrcu::span_end(c, span, slot);
         return pyrcu::serial_end(c, slot, t0, &g_stats.compute_s);
     }
-    const int kmax = tune.kmax;
-    int count = (nlayers + kmax - 1) / kmax;
-    if ((count ^ nlayers) & 1) count++;
-    /* With the default depth, launches of one step (in 3D the streaming
-     * kernel, the slowest per step) give way to fewer launches up to two steps
-     * deeper where the parity allows: 50 steps at three per launch were 16
-     * launches of three and two of one, now 15 of three and one of five. */
-    if (!call->variant->p[0]) {
-        const int kcap = dims == 3 ? KMAX3D : KMAX2D;
-        while (count > 2) {
-            const int p0 = (nlayers - count) / 2;
-            if (p0 / count > 0) break; /* no launch of one step */
-            const int c2 = count - 2, p2 = (nlayers - c2) / 2;
-            if (1 + 2 * (p2 / c2 + (p2 % c2 ? 1 : 0)) > kcap) break;
-            count = c2;
-        }
-    }
-    const int pairs = (nlayers - count) / 2, q = pairs / count, extra = pairs % count;
+    const int count = pyr_launch_count(nlayers, tune.kmax, dims == 3 ? KMAX3D : KMAX2D, !call->variant->p[0]);
     pyr_kbox_t kb[PYR_CUDA_KMAX];
     int done = 0;
     for (int i = 0; i < count; i++) {
-        const int k = 1 + 2 * (q + (i < extra ? 1 : 0));
+        const int k = pyr_launch_size(nlayers, count, i);
         for (int l = 0; l < k; l++) kb[l] = local_box(piece, &boxes[done + l]);
         if (c->elem == 8)
             PYR_CU((fused_launch<double, 2, 2, OpOf<double>, KMAX2D, KMAX3D>(dims, (const double *)piece->buf[0][cur],
