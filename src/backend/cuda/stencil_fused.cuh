@@ -13,7 +13,8 @@
  * (2D; columns x rows in 3D) and streams along the slowest axis (rows in 2D,
  * planes in 3D).  When row r of the source layer arrives, the block computes
  * row r-1 of step 1, r-2 of step 2, ..., r-K of step K, keeping for every step
- * the two rows before in registers.  The x (and y) neighbours of the row a
+ * the two rows before (in registers; 3D float keeps its planes in shared
+ * memory instead, see fused3d_planes).  The x (and y) neighbours of the row a
  * step needs were produced in the previous iteration, so one shared-memory
  * exchange and one barrier per streamed row serve all K steps.  Tiles overlap
  * by K nodes on each side (the halo, recomputed); only the middle is written.
