@@ -69,6 +69,19 @@ __device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, 
 __device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
 __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
 
+/* The block's barrier where its warps may reach it from different places:
+ * in an edge tile the warps with nodes outside a step's box run the row
+ * (plane) loop with the per-node box tests, the others the loop without
+ * them (warp_inside), and the two loops meet at each row's barrier.
+ * barrier.sync without .aligned is PTX's barrier for that case
+ * (__syncthreads is the .aligned form: every thread at the same one); like
+ * it, it orders the block's shared-memory accesses. */
+__device__ __forceinline__ void block_sync() { asm volatile("barrier.sync 0;" ::: "memory"); }
+
+/* Whether every thread of the calling warp has its nodes inside every
+ * step's box (the warp's threads are converged here). */
+__device__ __forceinline__ bool warp_inside(const bool mine) { return __all_sync(__activemask(), mine); }
+
 /* V consecutive elements moved as one aligned vector access. */
 template <typename T, int V> struct vec_of;
 template <> struct vec_of<float, 4> { typedef float4 type; };
@@ -140,9 +153,13 @@ template <int K> struct kboxes {
  * (the two pads, never written, hold zeros: they reach only the tile's halo,
  * which is recomputed and never written).
  *
- * The rows are streamed by fused2d_rows, made twice: a block whose columns lie
- * inside every step's box (all but the tiles at the box's sides) runs the copy
- * without a per-node column test (EDGE = false), the others the full one.
+ * The rows are streamed by fused2d_rows, made twice: a warp whose columns lie
+ * inside every step's box (all warps but those at the box's sides) runs the
+ * copy without a per-node column test (EDGE = false), the others the full one
+ * (per warp, not per block: in a tile at the box's side only the outer warp
+ * pays for the tests, and no tile waits for it; H200, kernels alone, 2D
+ * double seven steps 4096 / 8192 x 16384: +3.2 / +3.4%, float eleven steps
+ * 4096 wide +2.0%, wider and 3D within +-1.5%; bench/NOTES-cuda.md v13).
  * The row loop runs in three parts: rows where some step's row lies outside
  * its box (a test per step), between them the rows where none does (no test,
  * no select per node); the global addresses advance by a row per iteration
@@ -186,7 +203,7 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
     const bool some_store = c0 + V > wx0 && c0 < wx1;
     const int rload = min(rows, re);
-    __syncthreads();
+    block_sync();
 
     /* one row; YT: test each step's row against its box */
     auto body = [&](const int r, auto yt) {
@@ -245,7 +262,7 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
             sc[(L * 2) * SE] = m[L][0];
             sc[(L * 2 + 1) * SE] = m[L][V - 1];
         }
-        __syncthreads();
+        block_sync();
     };
     /* rows [ra, rb): every step's row inside its box (no test) */
     int ra = rs, rb = re;
@@ -284,6 +301,11 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
     bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch;
 #pragma unroll
     for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l];
+    /* in an edge tile, the warps whose columns lie inside every step's box skip the tests too */
+    int xlo = b.x0[0], xhi = b.x1[0];
+#pragma unroll
+    for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]);
+    if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi);
     if (inner) fused2d_rows<T, V, K, false, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, true);
     else fused2d_rows<T, V, K, true, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, col_ok);
 }
@@ -320,9 +342,9 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
  *
  * The plane loop runs in three parts: planes where some step's plane lies
  * outside its box (a test per step), between them the planes where none does
- * (no test); and, as in 2D, fused3d_planes is made twice: blocks inside every
- * step's box in x and y run without per-node row and column tests (EDGE =
- * false), the others with them. */
+ * (no test); and, as in 2D, fused3d_planes is made twice: warps whose nodes
+ * lie inside every step's box in x and y run without per-node row and column
+ * tests (EDGE = false), the others with them. */
 template <typename T, int V, int K> struct shape3d {
     static constexpr int WS = 32 * V;  /* one step's row */
     static constexpr int BUF = K * WS; /* one buffer's row */
@@ -373,7 +395,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
 #pragma unroll
     for (int v = 0; v < V; v++) ring[v] = T(0);
     if (ld_ok && zs < zload) load_vec<T, V>(gl - plane, ring);
-    __syncthreads();
+    block_sync();
 
     /* one plane; ZT: test each step's plane against its box */
     auto body = [&](const int p, auto zt) {
@@ -442,7 +464,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
             }
         }
         gs += plane;
-        __syncthreads();
+        block_sync();
     };
     /* planes [pa, pb): every step's plane inside its box */
     int pa = zs, pb = ze;
@@ -515,7 +537,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
     if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
     const bool some_store = row_out && c0 + V > wx0 && c0 < wx1;
-    __syncthreads();
+    block_sync();
 
     for (int p0 = zs; p0 < ze; p0 += D) {
 #pragma unroll
@@ -588,7 +610,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
             gs += plane;
 #pragma unroll
             for (int L = 0; L < K; L++) store_vec<T, V>(sc + L * step_sz, m[L]);
-            __syncthreads();
+            block_sync();
         }
     }
 }
@@ -616,6 +638,11 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__re
     bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
 #pragma unroll
     for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
+    /* in an edge tile, the warps whose nodes lie inside every step's box skip the tests too */
+    int xlo = b.x0[0], xhi = b.x1[0], ylo = b.y0[0], yhi = b.y1[0];
+#pragma unroll
+    for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]), ylo = max(ylo, b.y0[l]), yhi = min(yhi, b.y1[l]);
+    if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi && y >= ylo && y < yhi);
     if (inner)
         fused3d_planes_reg<T, V, K, D, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
                                               row_out, true);
@@ -649,6 +676,11 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
     bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
 #pragma unroll
     for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
+    /* in an edge tile, the warps whose nodes lie inside every step's box skip the tests too */
+    int xlo = b.x0[0], xhi = b.x1[0], ylo = b.y0[0], yhi = b.y1[0];
+#pragma unroll
+    for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]), ylo = max(ylo, b.y0[l]), yhi = min(yhi, b.y1[l]);
+    if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi && y >= ylo && y < yhi);
     if (inner)
         fused3d_planes<T, V, K, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1, row_out,
                                            true);
