@@ -355,26 +355,34 @@ template <typename T, int V, int K> struct shape3d {
     __host__ __device__ static size_t smem(int NTY) { return (size_t)(NTY + 2) * (LS + ELS) * sizeof(T); }
 };
 
-template <typename T, int V, int K, bool EDGE, typename Op>
+template <typename T, int V, int K, int R, bool EDGE, typename Op>
 __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
-                                               const int planes, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NTY,
+                                               const int planes, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NR,
                                                const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
-                                               const int wx0, const int wx1, const bool row_out, const bool ld_ok)
+                                               const int wx0, const int wx1, const int ry0, const int ry1, const bool col_ok)
 {
     typedef shape3d<T, V, K> S;
-    T *ed = sh + (NTY + 2) * S::LS; /* the edge arrays */
+    T *ed = sh + (NR + 2) * S::LS; /* the edge arrays */
     const int64_t plane = pitch * rows;
     const int zs = max(oz - K, 0), ze = oz_end + K;
     const int zload = min(ze, planes);
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
-    const bool some_store = row_out && c0 + V > wx0 && c0 < wx1;
-    /* slots of this thread's column in rows ty - 1, ty, ty + 1; of its x neighbours' edges in row ty */
-    const int me = (ty + 1) * S::LS + ((tx + ty * BX) & 31) * V;
-    const int mu = ty * S::LS + ((tx + (ty - 1) * BX) & 31) * V;
-    const int md = (ty + 2) * S::LS + ((tx + (ty + 1) * BX) & 31) * V;
-    const int ee = (ty + 1) * S::ELS + ((tx + ty * BX) & 31);
-    const int el = (ty + 1) * S::ELS + ((tx - 1 + ty * BX) & 31) + 32; /* the last value of thread tx - 1 */
-    const int er = (ty + 1) * S::ELS + ((tx + 1 + ty * BX) & 31);      /* the first value of thread tx + 1 */
+    /* this thread's rows y .. y + R - 1: loaded when inside the piece, stored when in [ry0, ry1) */
+    bool ld_ok[R], store_ok[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        ld_ok[r] = col_ok && (EDGE ? y + r >= 0 && y + r < rows : true);
+        store_ok[r] = y + r >= ry0 && y + r < ry1 && c0 + V > wx0 && c0 < wx1;
+    }
+    /* slots: this thread's V values sit at slot (tx + ty*BX) mod 32 in each of its rows, so the rows
+     * above and below come from the threads ty - 1 and ty + 1 at theirs; the x neighbours' edges in row j */
+    const int slot = (tx + ty * BX) & 31;
+    const int me = (ty * R + 1) * S::LS + slot * V;                                  /* row 0 of this thread */
+    const int mu = (ty * R) * S::LS + ((tx + (ty - 1) * BX) & 31) * V;               /* the row above row 0 */
+    const int md = ((ty + 1) * R + 1) * S::LS + ((tx + (ty + 1) * BX) & 31) * V;     /* the row below row R - 1 */
+    const int ee = (ty * R + 1) * S::ELS + slot;
+    const int el = (ty * R + 1) * S::ELS + ((tx - 1 + ty * BX) & 31) + 32; /* the last value of thread tx - 1 */
+    const int er = (ty * R + 1) * S::ELS + ((tx + 1 + ty * BX) & 31);      /* the first value of thread tx + 1 */
     const T *gl = src + (int64_t)(zs + 1) * plane + (int64_t)y * pitch + c0; /* plane p + 1 (read only when ld_ok) */
     T *gs = dst + (int64_t)(zs - K) * plane + (int64_t)y * pitch + c0;       /* plane p - K */
     /* The input field (Op::kAux).  With room in registers (blocks of at most 512 threads: 128 registers
@@ -383,6 +391,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
      * dependency cone may see zeros: their values are never used).  Otherwise each step reads its plane of
      * the input from the caches. */
     constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
+    static_assert(!Op::kAux || R == 1, "an input field's ring is kept for one row per thread");
     T fa[ring_f ? K : 1][V], fn[V];
 #pragma unroll
     for (int v = 0; v < V; v++) fn[v] = T(0);
@@ -390,23 +399,29 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
     for (int l = 0; l < (ring_f ? K : 1); l++)
 #pragma unroll
         for (int v = 0; v < V; v++) fa[l][v] = T(0);
-    if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
-    T ring[V];
+    if (ring_f && ld_ok[0] && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
+    T ring[R][V];
 #pragma unroll
-    for (int v = 0; v < V; v++) ring[v] = T(0);
-    if (ld_ok && zs < zload) load_vec<T, V>(gl - plane, ring);
+    for (int r = 0; r < R; r++) {
+#pragma unroll
+        for (int v = 0; v < V; v++) ring[r][v] = T(0);
+        if (ld_ok[r] && zs < zload) load_vec<T, V>(gl - plane + r * pitch, ring[r]);
+    }
     block_sync();
 
     /* one plane; ZT: test each step's plane against its box */
     auto body = [&](const int p, auto zt) {
         constexpr bool ZT = decltype(zt)::value;
-        T nw[V];
+        T nw[R][V];
 #pragma unroll
-        for (int v = 0; v < V; v++) {
-            nw[v] = ring[v];
-            ring[v] = T(0);
+        for (int r = 0; r < R; r++) {
+#pragma unroll
+            for (int v = 0; v < V; v++) {
+                nw[r][v] = ring[r][v];
+                ring[r][v] = T(0);
+            }
+            if (ld_ok[r] && p + 1 < zload) load_vec<T, V>(gl + r * pitch, ring[r]);
         }
-        if (ld_ok && p + 1 < zload) load_vec<T, V>(gl, ring);
         gl += plane;
         if (ring_f) {
 #pragma unroll
@@ -418,7 +433,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
                 fa[0][v] = fn[v];
                 fn[v] = T(0);
             }
-            if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
+            if (ld_ok[0] && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
         }
         /* buffer p & 1 takes this iteration's stores; the other holds plane z of each step */
         const int odd = p & 1;
@@ -428,39 +443,50 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
         for (int t = 1; t <= K; t++) {
             const int L = t - 1, z = p - t;
             const bool z_in = !ZT || (z >= b.z0[L] && z < b.z1[L]);
-            T u[V], up[V], dn[V], zm[V];
-            load_shared<T, V>(sp + me + L * S::WS, u);
-            load_shared<T, V>(sp + mu + L * S::WS, up);
-            load_shared<T, V>(sp + md + L * S::WS, dn);
-            const T left = ep[el + L * S::EW];
-            const T right = ep[er + L * S::EW];
-            T *o = sc + me + L * S::WS;
-            load_shared<T, V>(o, zm);
-            store_vec<T, V>(o, nw);
-            ec[ee + L * S::EW] = nw[0];
-            ec[ee + L * S::EW + 32] = nw[V - 1];
-            const bool yz_in = EDGE ? z_in && y >= b.y0[L] && y < b.y1[L] : z_in;
-            T aux[V];
+            /* rows -1 .. R of this thread's column at plane z: the rows above and below from the neighbours */
+            T u[R + 2][V];
+            load_shared<T, V>(sp + mu + L * S::WS, u[0]);
 #pragma unroll
-            for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
-            if (Op::kAux && !ring_f && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
+            for (int r = 0; r < R; r++) load_shared<T, V>(sp + me + r * S::LS + L * S::WS, u[r + 1]);
+            load_shared<T, V>(sp + md + L * S::WS, u[R + 1]);
 #pragma unroll
-            for (int v = 0; v < V; v++) {
-                const int c = c0 + v;
-                const T xm = v > 0 ? u[v - 1] : left;
-                const T xp = v < V - 1 ? u[v + 1] : right;
-                const bool in = EDGE ? yz_in && c >= b.x0[L] && c < b.x1[L] : yz_in;
-                const T val = op.s3(u[v], xm, xp, up[v], dn[v], zm[v], nw[v], aux[v]);
-                nw[v] = (EDGE || ZT) ? (in ? val : u[v]) : val;
+            for (int r = 0; r < R; r++) {
+                const int yr = y + r;
+                const T left = ep[el + r * S::ELS + L * S::EW];
+                const T right = ep[er + r * S::ELS + L * S::EW];
+                T zm[V];
+                T *o = sc + me + r * S::LS + L * S::WS;
+                load_shared<T, V>(o, zm);
+                store_vec<T, V>(o, nw[r]);
+                ec[ee + r * S::ELS + L * S::EW] = nw[r][0];
+                ec[ee + r * S::ELS + L * S::EW + 32] = nw[r][V - 1];
+                const bool yz_in = EDGE ? z_in && yr >= b.y0[L] && yr < b.y1[L] : z_in;
+                T aux[V];
+#pragma unroll
+                for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
+                if (Op::kAux && !ring_f && yz_in && ld_ok[r]) op.aux_vec((int64_t)z * plane + (int64_t)yr * pitch + c0, aux);
+#pragma unroll
+                for (int v = 0; v < V; v++) {
+                    const int c = c0 + v;
+                    const T xm = v > 0 ? u[r + 1][v - 1] : left;
+                    const T xp = v < V - 1 ? u[r + 1][v + 1] : right;
+                    const bool in = EDGE ? yz_in && c >= b.x0[L] && c < b.x1[L] : yz_in;
+                    const T val = op.s3(u[r + 1][v], xm, xp, u[r][v], u[r + 2][v], zm[v], nw[r][v], aux[v]);
+                    nw[r][v] = (EDGE || ZT) ? (in ? val : u[r + 1][v]) : val;
+                }
             }
         }
         const int z = p - K;
-        if (some_store && z >= oz && z < oz_end) {
-            if (full_store) store_vec<T, V>(gs, nw);
-            else {
 #pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
+        for (int r = 0; r < R; r++) {
+            if (store_ok[r] && z >= oz && z < oz_end) {
+                T *g = gs + r * pitch;
+                if (full_store) store_vec<T, V>(g, nw[r]);
+                else {
+#pragma unroll
+                    for (int v = 0; v < V; v++)
+                        if (c0 + v >= wx0 && c0 + v < wx1) g[v] = nw[r][v];
+                }
             }
         }
         gs += plane;
@@ -652,27 +678,42 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__re
 }
 
 
+/* Rows per thread of the 3D float kernel (fused3d_planes) and its largest
+ * block.  One row: two rows per thread (blocks of at most 768 threads, 85
+ * registers, 46-48 rows: less of the y halo recomputed, and the rows above
+ * and below the first come from the thread's own registers) ran 5% slower
+ * at 768 x 352 x 2560 and 4% at 640^3, 2% faster at 1024^3 (three rows: 4%
+ * faster there, 6% slower at 512^3) -- H200, kernels alone, bench/NOTES-cuda.md
+ * v13.  The loop takes R as a parameter (its two-row form passed the
+ * property test); a planner choosing R per shape would gain at most those
+ * few percent. */
+template <typename Op> struct rows3d {
+    static constexpr int R = 1;
+    static constexpr int kMaxThreads = Op::kMaxThreads3D;
+};
+
 template <typename T, int V, int K, typename Op>
-__global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
+__global__ void __launch_bounds__(rows3d<Op>::kMaxThreads) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
                                                   int seg)
 {
+    constexpr int R = rows3d<Op>::R;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
-    const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int BX = (int)blockDim.x, NR = (int)blockDim.y * R, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     const int ox = ox0 + (int)blockIdx.x * OWx;
     const int c0 = ox - K + tx * V;
     const int oy = oy0 + (int)blockIdx.y * OWy;
-    const int y = oy - K + ty;
+    const int y = oy - K + ty * R;
     const int oz = b.z0[K - 1] + (int)blockIdx.z * seg;
     const int oz_end = min(oz + seg, b.z1[K - 1]);
     const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
-    const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
-    const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
-    const int n = (int)(shape3d<T, V, K>::smem(NTY) / sizeof(T));
-    for (int i = ty * BX + tx; i < n; i += BX * NTY) sh[i] = T(0);
+    const int ry0 = max(oy, b.y0[K - 1]), ry1 = min(oy + OWy, b.y1[K - 1]);
+    const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= pitch;
+    const int n = (int)(shape3d<T, V, K>::smem(NR) / sizeof(T));
+    for (int i = ty * BX + tx; i < n; i += BX * (int)blockDim.y) sh[i] = T(0);
     /* the block's columns and rows inside every step's box? */
-    const int bx0 = ox - K, bx1 = ox - K + BX * V, by0 = oy - K, by1 = oy - K + NTY;
+    const int bx0 = ox - K, bx1 = ox - K + BX * V, by0 = oy - K, by1 = oy - K + NR;
     bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
 #pragma unroll
     for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
@@ -680,13 +721,13 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d(const T *__restri
     int xlo = b.x0[0], xhi = b.x1[0], ylo = b.y0[0], yhi = b.y1[0];
 #pragma unroll
     for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]), ylo = max(ylo, b.y0[l]), yhi = min(yhi, b.y1[l]);
-    if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi && y >= ylo && y < yhi);
+    if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi && y >= ylo && y + R <= yhi);
     if (inner)
-        fused3d_planes<T, V, K, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1, row_out,
-                                           true);
+        fused3d_planes<T, V, K, R, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
+                                              ry1, true);
     else
-        fused3d_planes<T, V, K, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1, row_out,
-                                          ld_ok);
+        fused3d_planes<T, V, K, R, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
+                                             ry1, col_ok);
 }
 
 /* 3D, one step, no shared memory: thread (tx, ty) owns the V columns c0 ..
@@ -845,9 +886,9 @@ cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
  * blocks take more rows (up to Op::kMaxThreads3D threads): less of the y
  * halo; at most as many as the shared memory holds (smem_of(rows)). */
 struct tiles3d {
-    int ox0, OWx, BX, tx, OWy, NTY, ty;
+    int ox0, OWx, BX, tx, OWy, NTY, ty; /* NTY: rows of threads, each taking R rows */
 };
-template <int V, int K, typename SmemOf>
+template <int V, int K, int R, typename SmemOf>
 cudaError_t plan_tiles3d(const pyr_kbox_t &last, int max_threads, const pyr_ktune_t *tune, SmemOf smem_of, tiles3d *t)
 {
     t->ox0 = floor_div(last.lo[0] - K, V) * V + K;
@@ -860,14 +901,16 @@ cudaError_t plan_tiles3d(const pyr_kbox_t &last, int max_threads, const pyr_ktun
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (e != cudaSuccess) return e;
-    /* at least 2K + 1 rows (a block of fewer computes nothing), whatever tune->nty3d asks */
-    int nty_max = imin(max_threads / t->BX, tune->nty3d * 32 / t->BX);
-    if (nty_max < 2 * K + 1) nty_max = 2 * K + 1;
-    while (nty_max > 2 * K + 1 && smem_of(nty_max) > (size_t)optin) nty_max--;
-    if (t->BX * nty_max > max_threads || smem_of(nty_max) > (size_t)optin) return cudaErrorInvalidValue;
-    t->ty = ceil_div(span_y, nty_max - 2 * K);
+    /* rows of a block (R per row of threads): at least 2K + 1 (a block of fewer computes nothing),
+     * whatever tune->nty3d asks */
+    const int least = ceil_div(2 * K + 1, R) * R;
+    int rows_max = imin(max_threads / t->BX, tune->nty3d * 32 / t->BX) * R;
+    if (rows_max < least) rows_max = least;
+    while (rows_max > least && smem_of(rows_max) > (size_t)optin) rows_max -= R;
+    if (t->BX * (rows_max / R) > max_threads || smem_of(rows_max) > (size_t)optin) return cudaErrorInvalidValue;
+    t->ty = ceil_div(span_y, rows_max - 2 * K);
     t->OWy = ceil_div(span_y, t->ty);
-    t->NTY = t->OWy + 2 * K;
+    t->NTY = ceil_div(t->OWy + 2 * K, R);
     return cudaSuccess;
 }
 
@@ -883,10 +926,11 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     auto smem_of = [](int nty) {
         return shared_planes ? shape3d<T, V, K>::smem(nty) : (size_t)2 * K * (nty + 2) * 32 * V * sizeof(T);
     };
+    constexpr int R = shared_planes ? rows3d<Op>::R : 1;
     tiles3d t;
-    cudaError_t e = plan_tiles3d<V, K>(last, Op::kMaxThreads3D, tune, smem_of, &t);
+    cudaError_t e = plan_tiles3d<V, K, R>(last, shared_planes ? rows3d<Op>::kMaxThreads : Op::kMaxThreads3D, tune, smem_of, &t);
     if (e != cudaSuccess) return e;
-    const size_t smem = shared_planes ? smem_of(t.NTY) : (size_t)2 * K * (t.NTY + 2) * t.BX * V * sizeof(T);
+    const size_t smem = shared_planes ? smem_of(t.NTY * R) : (size_t)2 * K * (t.NTY + 2) * t.BX * V * sizeof(T);
     int per_sm = 1;
     if constexpr (shared_planes) e = occupancy(k_fused3d<T, V, K, Op>, t.BX * t.NTY, smem, &per_sm);
     else e = occupancy(k_fused3d_reg<T, V, K, D, Op>, t.BX * t.NTY, smem, &per_sm);
