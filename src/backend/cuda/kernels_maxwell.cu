@@ -15,18 +15,12 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.cuh"
+#include "backend/cuda/rounded.cuh"
 extern "C" {
 #include "schemes/maxwell.h"
 }
 
 namespace {
-
-__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
 
 template <typename T> __device__ __forceinline__ T ld(const T *p) { return __ldg(p); }
 

@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "backend/cuda/cuda_internal.cuh"
+#include "backend/cuda/rounded.cuh"
 #include "backend/launch_split.h"
 
 /* The largest number of time steps one fused launch may take. */
@@ -61,13 +62,6 @@ typedef struct {
 
 
 namespace {
-
-__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
 
 /* The block's barrier where its warps may reach it from different places:
  * in an edge tile the warps with nodes outside a step's box run the row
@@ -145,6 +139,77 @@ template <int K> struct kboxes {
     int x0[K], x1[K], y0[K], y1[K], z0[K], z1[K];
 };
 
+/* Steps the streaming loops share (each a few straight lines, inlined).
+ * take_next: the vector loaded one row (plane) ahead becomes this
+ * iteration's, and the next is loaded from g when `load`.  rotate: a
+ * thread's register rows move one on (a <- m <- nw <- out) after a step.
+ * aux_shift: the input field's ring (fa[l] at the plane step l + 1
+ * computes, fn at the newest) moves one plane on, fn loaded at `off` when
+ * `load`.  store_part: the last step's result at g, the whole vector when
+ * `full`, else its columns in [wx0, wx1). */
+template <typename T, int V> __device__ __forceinline__ void take_next(T (&nw)[V], T (&next)[V], const bool load, const T *g)
+{
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        nw[v] = next[v];
+        next[v] = T(0);
+    }
+    if (load) load_vec<T, V>(g, next);
+}
+
+template <typename T, int V> __device__ __forceinline__ void rotate(T (&a)[V], T (&m)[V], T (&nw)[V], const T (&out)[V])
+{
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        a[v] = m[v];
+        m[v] = nw[v];
+        nw[v] = out[v];
+    }
+}
+
+template <typename T, int V, int N, typename Op>
+__device__ __forceinline__ void aux_shift(T (&fa)[N][V], T (&fn)[V], const bool load, const Op &op, const int64_t off)
+{
+#pragma unroll
+    for (int l = N - 1; l > 0; l--)
+#pragma unroll
+        for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        fa[0][v] = fn[v];
+        fn[v] = T(0);
+    }
+    if (load) op.aux_vec(off, fn);
+}
+
+/* The streamed range [s, e) of a loop where at index i step l (0-based)
+ * computes row (plane) i - 1 - l: [a, b) are the indices where every step's
+ * lies inside its box lo[l] .. hi[l] - 1 (run without a test per step). */
+template <int K>
+__device__ __forceinline__ void untested_range(const int s, const int e, const int (&lo)[K], const int (&hi)[K], int &a, int &b)
+{
+    a = s;
+    b = e;
+#pragma unroll
+    for (int l = 0; l < K; l++) {
+        a = max(a, lo[l] + l + 1);
+        b = min(b, hi[l] + l + 1);
+    }
+    a = min(a, e);
+    b = max(b, a);
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void store_part(T *g, const T (&nw)[V], const bool full, const int c0, const int wx0, const int wx1)
+{
+    if (full) store_vec<T, V>(g, nw);
+    else {
+#pragma unroll
+        for (int v = 0; v < V; v++)
+            if (c0 + v >= wx0 && c0 + v < wx1) g[v] = nw[v];
+    }
+}
+
 /* 2D, K steps.  Block = NT threads (blockDim.x) in a row, thread t owning the
  * V columns c0 = ox - K + t*V ..; the block writes columns [ox, ox + OW) of
  * rows [oy, oy + seg) (clipped to the last box) and streams rows oy-K ..
@@ -209,12 +274,7 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
     auto body = [&](const int r, auto yt) {
         constexpr bool YT = decltype(yt)::value;
         T nw[V];
-#pragma unroll
-        for (int v = 0; v < V; v++) {
-            nw[v] = nxt[v];
-            nxt[v] = T(0);
-        }
-        if (col_ok && r + 1 < rload) load_vec<T, V>(gl, nxt);
+        take_next<T, V>(nw, nxt, col_ok && r + 1 < rload, gl);
         gl += pitch;
         const int odd = r & 1;
         const T *sp = sh + (odd ? 0 : SB) + tid;
@@ -240,22 +300,10 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
                 const T val = op.s2(u, xm, xp, a[L][v], nw[v], aux[v]);
                 out[v] = (EDGE || YT) ? (in ? val : u) : val;
             }
-#pragma unroll
-            for (int v = 0; v < V; v++) {
-                a[L][v] = m[L][v];
-                m[L][v] = nw[v];
-                nw[v] = out[v];
-            }
+            rotate<T, V>(a[L], m[L], nw, out);
         }
         const int y = r - K;
-        if (some_store && y >= oy && y < oy_end) {
-            if (full_store) store_vec<T, V>(gs, nw);
-            else {
-#pragma unroll
-                for (int v = 0; v < V; v++)
-                    if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
-            }
-        }
+        if (some_store && y >= oy && y < oy_end) store_part<T, V>(gs, nw, full_store, c0, wx0, wx1);
         gs += pitch;
 #pragma unroll
         for (int L = 0; L < K; L++) {
@@ -265,14 +313,8 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
         block_sync();
     };
     /* rows [ra, rb): every step's row inside its box (no test) */
-    int ra = rs, rb = re;
-#pragma unroll
-    for (int l = 0; l < K; l++) {
-        ra = max(ra, b.y0[l] + l + 1);
-        rb = min(rb, b.y1[l] + l + 1);
-    }
-    ra = min(ra, re);
-    rb = max(rb, ra);
+    int ra, rb;
+    untested_range<K>(rs, re, b.y0, b.y1, ra, rb);
     int r = rs;
     for (; r < ra; r++) body(r, std::true_type());
     constexpr int U2 = unroll2d<T, K, Op>::value;
@@ -414,27 +456,9 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
         constexpr bool ZT = decltype(zt)::value;
         T nw[R][V];
 #pragma unroll
-        for (int r = 0; r < R; r++) {
-#pragma unroll
-            for (int v = 0; v < V; v++) {
-                nw[r][v] = ring[r][v];
-                ring[r][v] = T(0);
-            }
-            if (ld_ok[r] && p + 1 < zload) load_vec<T, V>(gl + r * pitch, ring[r]);
-        }
+        for (int r = 0; r < R; r++) take_next<T, V>(nw[r], ring[r], ld_ok[r] && p + 1 < zload, gl + r * pitch);
         gl += plane;
-        if (ring_f) {
-#pragma unroll
-            for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
-#pragma unroll
-                for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
-#pragma unroll
-            for (int v = 0; v < V; v++) {
-                fa[0][v] = fn[v];
-                fn[v] = T(0);
-            }
-            if (ld_ok[0] && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
-        }
+        if (ring_f) aux_shift(fa, fn, ld_ok[0] && p < planes, op, (int64_t)p * plane + (int64_t)y * pitch + c0);
         /* buffer p & 1 takes this iteration's stores; the other holds plane z of each step */
         const int odd = p & 1;
         const T *sp = sh + (odd ? 0 : S::BUF), *ep = ed + (odd ? 0 : S::EBUF);
@@ -479,28 +503,14 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
         const int z = p - K;
 #pragma unroll
         for (int r = 0; r < R; r++) {
-            if (store_ok[r] && z >= oz && z < oz_end) {
-                T *g = gs + r * pitch;
-                if (full_store) store_vec<T, V>(g, nw[r]);
-                else {
-#pragma unroll
-                    for (int v = 0; v < V; v++)
-                        if (c0 + v >= wx0 && c0 + v < wx1) g[v] = nw[r][v];
-                }
-            }
+            if (store_ok[r] && z >= oz && z < oz_end) store_part<T, V>(gs + r * pitch, nw[r], full_store, c0, wx0, wx1);
         }
         gs += plane;
         block_sync();
     };
     /* planes [pa, pb): every step's plane inside its box */
-    int pa = zs, pb = ze;
-#pragma unroll
-    for (int l = 0; l < K; l++) {
-        pa = max(pa, b.z0[l] + l + 1);
-        pb = min(pb, b.z1[l] + l + 1);
-    }
-    pa = min(pa, ze);
-    pb = max(pb, pa);
+    int pa, pb;
+    untested_range<K>(zs, ze, b.z0, b.z1, pa, pb);
     int p = zs;
     for (; p < pa; p++) body(p, std::true_type());
     for (; p < pb; p++) body(p, std::false_type());
@@ -571,25 +581,9 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
             const int p = p0 + j;
             if (p >= ze) break; /* uniform over the block */
             T nw[V];
-#pragma unroll
-            for (int v = 0; v < V; v++) {
-                nw[v] = ring[j % D][v];
-                ring[j % D][v] = T(0);
-            }
-            if (ld_ok && p + D < zload) load_vec<T, V>(gl, ring[j % D]);
+            take_next<T, V>(nw, ring[j % D], ld_ok && p + D < zload, gl);
             gl += plane;
-            if (ring_f) {
-#pragma unroll
-                for (int l = (ring_f ? K : 1) - 1; l > 0; l--)
-#pragma unroll
-                    for (int v = 0; v < V; v++) fa[l][v] = fa[l - 1][v];
-#pragma unroll
-                for (int v = 0; v < V; v++) {
-                    fa[0][v] = fn[v];
-                    fn[v] = T(0);
-                }
-                if (ld_ok && p < planes) op.aux_vec((int64_t)p * plane + (int64_t)y * pitch + c0, fn);
-            }
+            if (ring_f) aux_shift(fa, fn, ld_ok && p < planes, op, (int64_t)p * plane + (int64_t)y * pitch + c0);
             const T *sp = sh + ((p & 1) ^ 1) * (K * step_sz) + me;
             T *sc = sh + (p & 1) * (K * step_sz) + me;
 #pragma unroll
@@ -617,22 +611,10 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                     const bool in = EDGE ? yz_in && c >= b.x0[L] && c < b.x1[L] : yz_in;
                     out[v] = in ? op.s3(u, xm, xp, up[v], dn[v], a[L][v], nw[v], aux[v]) : u;
                 }
-#pragma unroll
-                for (int v = 0; v < V; v++) {
-                    a[L][v] = m[L][v];
-                    m[L][v] = nw[v];
-                    nw[v] = out[v];
-                }
+                rotate<T, V>(a[L], m[L], nw, out);
             }
             const int z = p - K;
-            if (some_store && z >= oz && z < oz_end) {
-                if (full_store) store_vec<T, V>(gs, nw);
-                else {
-#pragma unroll
-                    for (int v = 0; v < V; v++)
-                        if (c0 + v >= wx0 && c0 + v < wx1) gs[v] = nw[v];
-                }
-            }
+            if (some_store && z >= oz && z < oz_end) store_part<T, V>(gs, nw, full_store, c0, wx0, wx1);
             gs += plane;
 #pragma unroll
             for (int L = 0; L < K; L++) store_vec<T, V>(sc + L * step_sz, m[L]);
