@@ -143,9 +143,9 @@ template <int K> struct kboxes {
  * take_next: the vector loaded one row (plane) ahead becomes this
  * iteration's, and the next is loaded from g when `load`.  rotate: a
  * thread's register rows move one on (a <- m <- nw <- out) after a step.
- * aux_shift: the input field's ring (fa[l] at the plane step l + 1
- * computes, fn at the newest) moves one plane on, fn loaded at `off` when
- * `load`.  store_part: the last step's result at g, the whole vector when
+ * aux_start / aux_shift: the input field's ring (fa[l] at the plane step
+ * l + 1 computes, fn at the newest) starts at zero / moves one plane on, fn
+ * loaded at `off` when `load`.  store_part: the last step's result at g, the whole vector when
  * `full`, else its columns in [wx0, wx1). */
 template <typename T, int V> __device__ __forceinline__ void take_next(T (&nw)[V], T (&next)[V], const bool load, const T *g)
 {
@@ -165,6 +165,18 @@ template <typename T, int V> __device__ __forceinline__ void rotate(T (&a)[V], T
         m[v] = nw[v];
         nw[v] = out[v];
     }
+}
+
+template <typename T, int V, int N, typename Op>
+__device__ __forceinline__ void aux_start(T (&fa)[N][V], T (&fn)[V], const bool load, const Op &op, const int64_t off)
+{
+#pragma unroll
+    for (int v = 0; v < V; v++) fn[v] = T(0);
+#pragma unroll
+    for (int l = 0; l < N; l++)
+#pragma unroll
+        for (int v = 0; v < V; v++) fa[l][v] = T(0);
+    if (load) op.aux_vec(off, fn);
 }
 
 template <typename T, int V, int N, typename Op>
@@ -435,13 +447,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
     constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
     static_assert(!Op::kAux || R == 1, "an input field's ring is kept for one row per thread");
     T fa[ring_f ? K : 1][V], fn[V];
-#pragma unroll
-    for (int v = 0; v < V; v++) fn[v] = T(0);
-#pragma unroll
-    for (int l = 0; l < (ring_f ? K : 1); l++)
-#pragma unroll
-        for (int v = 0; v < V; v++) fa[l][v] = T(0);
-    if (ring_f && ld_ok[0] && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
+    aux_start(fa, fn, ring_f && ld_ok[0] && zs >= 1 && zs - 1 < planes, op, (int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0);
     T ring[R][V];
 #pragma unroll
     for (int r = 0; r < R; r++) {
@@ -564,13 +570,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
      * of the input from the caches. */
     constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
     T fa[ring_f ? K : 1][V], fn[V];
-#pragma unroll
-    for (int v = 0; v < V; v++) fn[v] = T(0);
-#pragma unroll
-    for (int l = 0; l < (ring_f ? K : 1); l++)
-#pragma unroll
-        for (int v = 0; v < V; v++) fa[l][v] = T(0);
-    if (ring_f && ld_ok && zs >= 1 && zs - 1 < planes) op.aux_vec((int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0, fn);
+    aux_start(fa, fn, ring_f && ld_ok && zs >= 1 && zs - 1 < planes, op, (int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0);
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
     const bool some_store = row_out && c0 + V > wx0 && c0 < wx1;
     block_sync();
