@@ -145,8 +145,8 @@ template <int K> struct kboxes {
  * thread's register rows move one on (a <- m <- nw <- out) after a step.
  * aux_start / aux_shift: the input field's ring (fa[l] at the plane step
  * l + 1 computes, fn at the newest) starts at zero / moves one plane on, fn
- * loaded at `off` when `load`.  store_part: the last step's result at g, the whole vector when
- * `full`, else its columns in [wx0, wx1). */
+ * loaded at `off` when `load`.  store_part: the last step's result at g,
+ * the whole vector when `full`, else its columns in [wx0, wx1). */
 template <typename T, int V> __device__ __forceinline__ void take_next(T (&nw)[V], T (&next)[V], const bool load, const T *g)
 {
 #pragma unroll
