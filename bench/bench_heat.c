@@ -268,9 +268,10 @@ int main(int argc, char **argv)
             g_backend = !strcmp(argv[++i], "cpu") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA;
         } else if (!strcmp(a, "--decomp") && v) {
             const char *d = argv[++i];
-            g_decomp = !strcmp(d, "strips") ? PYR_DECOMP_STRIPS : !strcmp(d, "blocks") ? PYR_DECOMP_BLOCKS
-                       : !strcmp(d, "slabs")  ? PYR_DECOMP_SLABS
-                                              : PYR_DECOMP_AUTO;
+            if (!pyr_decomp_from_name(d, 1, &g_decomp)) {
+                fprintf(stderr, "--decomp %s: use auto, strips, blocks, slabs or skewed\n", d);
+                return 2;
+            }
         } else if (!strcmp(a, "--heights3") && v) {
             nheights3 = 0;
             char buf[256];

@@ -97,10 +97,11 @@ int main(int argc, char **argv)
     int64_t n = atoll(argv[2]);
     pyr_precision_t prec = !strcmp(argv[3], "double") ? PYR_DOUBLE : PYR_FLOAT;
     const char *dn = argv[4];
-    pyr_decomp_t decomp = !strcmp(dn, "strips")     ? PYR_DECOMP_STRIPS
-                          : !strcmp(dn, "slabs")    ? PYR_DECOMP_SLABS
-                          : !strcmp(dn, "segments") ? PYR_DECOMP_SEGMENTS
-                                                    : PYR_DECOMP_BLOCKS;
+    pyr_decomp_t decomp = PYR_DECOMP_BLOCKS;
+    if (!pyr_decomp_from_name(dn, 0, &decomp)) {
+        fprintf(stderr, "decomposition %s: use segments, strips, blocks, slabs or skewed\n", dn);
+        return 2;
+    }
     uint64_t budget = (uint64_t)atoll(argv[6]) << 20;
     int slots = argc > 7 ? atoi(argv[7]) : 0;
     int passes = argc > 8 ? atoi(argv[8]) : 4;

@@ -9,7 +9,7 @@
 # lgs (the solver's GPU test, alone and while the GPU is busy), stages
 # (bench_stages: stage times vs the model), host (the host's topology,
 # xfer_probe cpu/replay, cubes and blocks with fewer band-writer threads),
-# bench3, bench2, sweep, memcheck, cpu (bench_cpu on two host cores: CPU_DIMS,
+# bench3, bench2, skewed, sweep, memcheck, cpu (bench_cpu on two host cores: CPU_DIMS,
 # CPU_ROUNDS, CPU_STEPS, CPU_BUDGET, CPU_LIMIT), poisson (Poisson 3D float in
 # and out of core), heat2f (heat 2D float in and out of core, one height),
 # psweep (the seed's Poisson case: model vs measured over heights), incore
@@ -38,7 +38,7 @@ root=$PWD/.deps/root
 
 # one calibration for the benchmarks' automatic choices, kept with the logs
 export PYRGRID_WISDOM=$log/wisdom
-if has bench3 || has bench2 || has stages || has host || has poisson || has heat2f || has incore; then
+if has skewed || has bench3 || has bench2 || has stages || has host || has poisson || has heat2f || has incore; then
   stamp calibrate
   timeout 90 build-dev/pyrgrid calibrate --backend cuda --precision ${CAL_PRECISION:-all} --dims ${CAL_DIMS:-2,3} --scheme ${CAL_SCHEME:-all} \
     > "$log/calibrate.txt" 2>&1
@@ -140,6 +140,17 @@ if has bench3; then
   timeout ${BENCH3_LIMIT:-150} build-dev/bench/bench_heat --cases 3f --steps ${BENCH3_STEPS:-192} --decomp ${BENCH3_DECOMP:-blocks} \
     --heights3 ${BENCH3_HEIGHTS:-24,32,48,64} --slots ${BENCH3_SLOTS:-2,3} > "$log/bench_3f.txt" 2>&1
   cat "$log/bench_3f.txt"
+fi
+if has skewed; then
+  # issue 20: out of core with a quarter of the grid, skewed pieces (plan/skewed.h) beside in core, in one run each
+  stamp "skewed 3D float 1/4"
+  timeout ${SKEW_LIMIT:-200} build-dev/bench/bench_heat --cases 3f --steps ${SKEW_STEPS3:-384} --decomp skewed \
+    --heights3 ${SKEW_HEIGHTS3:-32,48,64,96} --fractions 4 --methods naive,pyramid --slots 2 > "$log/skewed_3f.txt" 2>&1
+  cat "$log/skewed_3f.txt"
+  stamp "skewed 2D float 1/4"
+  timeout ${SKEW_LIMIT:-200} build-dev/bench/bench_heat --cases 2f --steps ${SKEW_STEPS2:-1000} --decomp skewed \
+    --heights ${SKEW_HEIGHTS2:-128,256,512} --fractions 4 --methods naive,pyramid --slots 2 > "$log/skewed_2f.txt" 2>&1
+  cat "$log/skewed_2f.txt"
 fi
 if has bench2; then
   stamp "bench 2D"

@@ -6,7 +6,8 @@
 # report's host-memory outcome; and the in-core rates of that H100 for the
 # ratios (3D float 1024^3, 2D float 32768^2).
 #   bash bench/heat_h100.sh OUT [build-dir]
-#   env: BIG3 (nodes per axis, 2880), STEPS3 (2000), BIG2 (150000), STEPS2 (2000; 0 skips the 2D run)
+#   env: BIG3 (nodes per axis, 2880), STEPS3 (2000), BIG2 (150000), STEPS2 (2000; 0 skips the 2D run),
+#        DECOMP, HEIGHT (set in the runs' [run] section; default automatic)
 set -uo pipefail
 out=${1:?usage: heat_h100.sh OUT [build-dir]}
 build=${2:-build-dev}
@@ -32,7 +33,8 @@ big() { # name dims n steps
   h=$(awk -v n=$n 'BEGIN { printf "%.6g", 0.1 / ((n - 1) * (n - 1)) }')
   { echo "[grid]"; echo "dims = $dims"; echo "nx = $n"; echo "ny = $n"; [ $dims = 3 ] && echo "nz = $n"
     echo "[scheme]"; echo "dt = $h"; echo "steps = $steps"; echo "precision = float"
-    echo "[initial]"; echo "kind = sine"; echo "[run]"; echo "backend = cuda"; } > "$log/$name.ini"
+    echo "[initial]"; echo "kind = sine"; echo "[run]"; echo "backend = cuda"
+    [ -n "${DECOMP:-}" ] && echo "decomposition = $DECOMP"; [ -n "${HEIGHT:-}" ] && echo "height = $HEIGHT"; } > "$log/$name.ini"
   "$build/pyrgrid" plan "$log/$name.ini" > "$log/${name}_plan.txt" 2>&1
   grep -E "host memory|method|decomposition|height|notice" "$log/${name}_plan.txt"
   stamp "run $name ($n^$dims, $steps steps)"

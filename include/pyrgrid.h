@@ -316,7 +316,10 @@ typedef enum {
     PYR_DECOMP_SEGMENTS, /* 1D grids: segments of x */
     PYR_DECOMP_STRIPS,   /* 2D grids: strips of rows ("1D decomposition") */
     PYR_DECOMP_BLOCKS,   /* 2D grids: square-ish blocks ("2D decomposition"); 3D grids: cubes */
-    PYR_DECOMP_SLABS     /* 3D grids: slabs of z-planes */
+    PYR_DECOMP_SLABS,    /* 3D grids: slabs of z-planes */
+    PYR_DECOMP_SKEWED    /* 2D and 3D grids, one-field schemes: pieces of whole rows / planes whose time layers lean back
+                            one node per step, each taking the layers it shares with the previous piece from the device
+                            (no halo recomputed, every value moved once per pass; plan/skewed.h) */
 } pyr_decomp_t;
 
 /* How the planner makes automatic choices (height, decomposition), as in

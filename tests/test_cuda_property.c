@@ -50,10 +50,14 @@ static int run_case(int c, uint64_t seed, int *skipped)
     if (dims == 1) o.decomposition = PYR_DECOMP_SEGMENTS;
     else if (dims == 3) o.decomposition = rng_range(&r, 0, 2) ? PYR_DECOMP_SLABS : PYR_DECOMP_BLOCKS;
     else o.decomposition = rng_range(&r, 0, 1) ? PYR_DECOMP_BLOCKS : PYR_DECOMP_STRIPS;
+    /* skewed pieces (plan/skewed.h): fused calls through sliding views, halo stores, faces per call */
+    const int skewed = dims > 1 && o.method != PYR_METHOD_NAIVE && rng_range(&r, 0, 3) == 0;
+    if (skewed) o.decomposition = PYR_DECOMP_SKEWED;
     int64_t min_xy = n[0] < n[1] ? n[0] : n[1], min_xyz = min_xy < n[2] ? min_xy : n[2];
     int64_t split_n = dims == 1                                 ? n[0]
                       : o.decomposition == PYR_DECOMP_SLABS    ? n[2]
                       : o.decomposition == PYR_DECOMP_STRIPS   ? n[1]
+                      : skewed                                 ? n[dims - 1]
                       : dims == 3                              ? min_xyz
                                                                : min_xy;
     char how[200] = "";
@@ -70,7 +74,7 @@ static int run_case(int c, uint64_t seed, int *skipped)
         int mode = (int)rng_range(&r, 0, 2);
         int64_t hh = h > 0 ? h : 1;
         if (mode == 0 && h > 0) {
-            int64_t lo = 2 * hh + 1, hi = split_n + 2 * hh + 2;
+            int64_t lo = skewed ? 1 : 2 * hh + 1, hi = skewed ? split_n + 2 : split_n + 2 * hh + 2;
             o.piece = rng_range(&r, 0, 2) == 0 ? lo : rng_range(&r, lo, hi);
             o.memory = 1ull << 30;
             snprintf(how, sizeof how, "piece=%lld", (long long)o.piece);

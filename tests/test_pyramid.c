@@ -10,6 +10,7 @@
 
 #include "heat_util.h"
 #include "plan/plan.h"
+#include "plan/skewed.h"
 
 static const char *backend_arg = "cpu";
 static const char *kernel_arg = ""; /* the kernel variant (pyr_options_t.kernel), "" = the planner's */
@@ -31,6 +32,19 @@ static void check_bounds(const pyr_plan_t *plan, int64_t n, const char *label)
         }
     }
     switch (plan->decomp) {
+    case PYR_DECOMP_SKEWED: {
+        /* whole planes of S up and down; per call of c steps the trapezoid c S + c (c - 1) planes of the interior */
+        const int a = p->dims - 1;
+        double plane = (double)pyr_problem_nodes(p) / (double)p->n[a], inner = 1;
+        for (int b = 0; b < p->dims; b++)
+            if (b != a) inner *= (double)(p->n[b] - 2);
+        int steps[PYR_SKEW_MAX_CALLS];
+        int nc = pyr_skew_calls(plan, n, steps, PYR_SKEW_MAX_CALLS);
+        double S = (double)plan->skew_size, planes = 0;
+        for (int j = 0; j < nc; j++) planes += steps[j] * S + steps[j] * (steps[j] - 1.0);
+        wd = wh = S * plane, wa = planes * inner;
+        break;
+    }
     case PYR_DECOMP_SEGMENTS: {
         double R = (double)(r[0] + 2 * n);
         wd = R, wh = R - 2.0 * n, wa = n * (R - n - 1);
@@ -101,8 +115,10 @@ static int run_case(int c, uint64_t seed)
     if (dims == 1) o.decomposition = PYR_DECOMP_SEGMENTS;
     else if (dims == 3) o.decomposition = rng_range(&r, 0, 2) ? PYR_DECOMP_SLABS : PYR_DECOMP_BLOCKS;
     else o.decomposition = rng_range(&r, 0, 1) ? PYR_DECOMP_BLOCKS : PYR_DECOMP_STRIPS;
+    const int skewed = dims > 1 && rng_range(&r, 0, 2) == 0;
+    if (skewed) o.decomposition = PYR_DECOMP_SKEWED;
     int64_t split_n = dims == 1 ? n[0] : o.decomposition == PYR_DECOMP_SLABS ? n[2] : o.decomposition == PYR_DECOMP_STRIPS ? n[1]
-                                                                            : (n[0] < n[1] ? n[0] : n[1]);
+                      : skewed ? n[dims - 1] : (n[0] < n[1] ? n[0] : n[1]);
     int64_t hmax = trivial ? 1 : (steps < 24 ? steps : 24);
     int64_t h = trivial ? 1 : (rng_range(&r, 0, 3) == 0 ? hmax : rng_range(&r, 1, hmax));
     o.height = trivial ? 0 : h;
@@ -111,7 +127,8 @@ static int run_case(int c, uint64_t seed)
     char how[160];
     if (mode == 0) {
         /* explicit piece extent: from the smallest (2h + 1) up to past the grid */
-        int64_t lo = 2 * h + 1, hi = split_n + 2 * h + 2;
+        /* skewed: the piece's planes, from one up to past the grid */
+        int64_t lo = skewed ? 1 : 2 * h + 1, hi = skewed ? split_n + 2 : split_n + 2 * h + 2;
         o.piece = rng_range(&r, 0, 2) == 0 ? lo : rng_range(&r, lo, hi);
         /* no budget limit beyond the piece: all of a GPU's free memory */
         o.memory = o.backend == PYR_BACKEND_CUDA ? 0 : 1ull << 40;

@@ -137,6 +137,10 @@ const pyr_device_ops_t *pyr_device_get(pyr_backend_kind_t kind);
 /* Piece layout able to hold any box of at most `extent` nodes per axis under a
  * runtime's alignment rules. */
 pyr_piece_layout_t pyr_piece_layout(const pyr_device_ops_t *ops, const int64_t extent[3], size_t elem);
+/* Layout of a resident boundary face: rows packed (no pitch alignment: faces
+ * are only copied from, and an x face's rows are one node wide, which an
+ * aligned pitch would blow up 32-fold). */
+pyr_piece_layout_t pyr_face_layout(const int64_t ext[3], size_t elem);
 /* Leading pad of a row for a piece whose box starts at x = lo_x. */
 int64_t pyr_piece_xpad(const pyr_device_ops_t *ops, int64_t lo_x, size_t elem);
 

@@ -73,6 +73,10 @@ typedef struct pyr_kernel {
      * kernel's longvector: two work vectors); the planner counts it in the
      * budget, the runtime context owns it. */
     uint64_t (*scratch_bytes)(const pyr_variant_t *v, uint64_t layer_bytes);
+    /* (optional, NULL = 3) Steps one launch of the variant takes (fused
+     * kernels: their depth K; 1 for one step per launch): the skewed
+     * decomposition's calls take this many (plan/skewed.h). */
+    int (*launch_steps)(const pyr_variant_t *v, int dims, pyr_precision_t precision);
 } pyr_kernel_t;
 
 /* The kernel of a scheme on a backend, or NULL when there is none. */

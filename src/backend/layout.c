@@ -24,3 +24,12 @@ pyr_piece_layout_t pyr_piece_layout(const pyr_device_ops_t *ops, const int64_t e
     L.layer_bytes = (uint64_t)row * (uint64_t)ext[1] * (uint64_t)ext[2] * elem;
     return L;
 }
+
+pyr_piece_layout_t pyr_face_layout(const int64_t ext[3], size_t elem)
+{
+    pyr_piece_layout_t L;
+    L.pitch = ext[0];
+    L.xpad = 0;
+    L.layer_bytes = (uint64_t)ext[0] * (uint64_t)ext[1] * (uint64_t)ext[2] * elem;
+    return L;
+}

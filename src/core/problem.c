@@ -144,13 +144,15 @@ const char *pyr_decomp_name(pyr_decomp_t d)
     case PYR_DECOMP_STRIPS: return "strips";
     case PYR_DECOMP_BLOCKS: return "blocks";
     case PYR_DECOMP_SLABS: return "slabs";
+    case PYR_DECOMP_SKEWED: return "skewed";
     default: return "auto";
     }
 }
 
 int pyr_decomp_from_name(const char *name, int allow_auto, pyr_decomp_t *out)
 {
-    static const pyr_decomp_t all[] = {PYR_DECOMP_AUTO, PYR_DECOMP_SEGMENTS, PYR_DECOMP_STRIPS, PYR_DECOMP_BLOCKS, PYR_DECOMP_SLABS};
+    static const pyr_decomp_t all[] = {PYR_DECOMP_AUTO, PYR_DECOMP_SEGMENTS, PYR_DECOMP_STRIPS, PYR_DECOMP_BLOCKS, PYR_DECOMP_SLABS,
+                                       PYR_DECOMP_SKEWED};
     for (size_t i = allow_auto ? 0 : 1; i < sizeof all / sizeof all[0]; i++)
         if (!strcmp(name, pyr_decomp_name(all[i]))) {
             *out = all[i];
@@ -167,6 +169,7 @@ int pyr_decomp_fits(pyr_decomp_t d, int dims)
     case PYR_DECOMP_STRIPS: return dims == 2;
     case PYR_DECOMP_BLOCKS: return dims >= 2;
     case PYR_DECOMP_SLABS: return dims == 3;
+    case PYR_DECOMP_SKEWED: return dims >= 2;
     default: return 0;
     }
 }

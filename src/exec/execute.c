@@ -55,83 +55,10 @@
 #include "core/error.h"
 #include "exec/exchange.h"
 #include "exec/exec.h"
+#include "exec/exec_internal.h"
 #include "exec/parts.h"
 #include "plan/plan.h"
 #include "schemes/maxwell.h"
-
-/* Staging buffers for held-back bands, pinned on GPUs.  Pinning costs
- * milliseconds per call and a pass of thousands of small pieces holds
- * thousands of bands at once, so buffers come in size classes (four per
- * octave, from 4 KiB) carved from arenas of about 4 MiB, one allocation per
- * arena; a released buffer goes back on its class's free list. */
-#define STAGING_CLASSES 128
-#define STAGING_ARENA ((size_t)4 << 20)
-
-typedef struct {
-    void *data;
-    int cls;   /* size class */
-    int next;  /* next free buffer of the class, -1 at the end */
-    int owner; /* data starts an arena: host_free it at the end */
-} staging_t;
-
-typedef struct {
-    int buffer;          /* index into the staging pool */
-    int field;
-    pyr_box_t box;
-    int64_t last_reader; /* task index */
-} pending_band_t;
-
-/* The band writer thread (one per run, when the backend is asynchronous). */
-typedef struct {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t work, idle;
-    pending_band_t *queue;
-    int nqueue, cap_queue;
-    int busy, stop, running;
-} flusher_t;
-
-typedef struct {
-    pyr_plan_t *plan;
-    const pyr_device_ops_t *ops;
-    void *ctx;
-    pyr_field_t *const *fields; /* the host fields, per field of the scheme (NULL where unused) */
-    size_t elem;
-    int nf;              /* fields of the scheme */
-    int role[PYR_MAX_FIELDS]; /* per field: -1 unused, else its pyr_field_role_t */
-    int64_t pp_off[PYR_MAX_FIELDS], fixed_off[PYR_MAX_FIELDS]; /* offsets (bytes) in a bundle */
-    pyr_piece_t *pieces; /* one per slot */
-    void **buffers;      /* slots + spares bundles of one time layer of the ping-pong fields */
-    void **fixed;        /* per slot: the bundle of the one-buffer fields */
-    void **slot_next;    /* per slot: the bundle its next task uploads into */
-    void *spare[2];      /* the bundles the next tasks compute into, oldest first */
-    pyr_piece_t faces[6];
-    int nfaces;
-    double *partial;     /* per task: its share of the stopping test's reduction */
-    staging_t *pool;
-    int npool, cap_pool;
-    int free_head[STAGING_CLASSES]; /* per size class, -1 = none free */
-    pending_band_t *pending;
-    int npending, cap_pending;
-    pyr_box_t *layer_boxes;
-    pyr_counters_t count;
-    pyr_host_region_t grid[PYR_MAX_FIELDS];
-    flusher_t fl; /* fl.running: band writes go to the worker */
-    int64_t steps_done;
-    int checked, converged;
-    double change;
-    /* point sources (a line source gives one per node) and probes (Maxwell's) */
-    int nsrc, nprobes;
-    pyr_kernel_point_t *src, *probes;
-    const pyr_source_t **src_of; /* the source of each point */
-    double *amp;                 /* [pass step][nsrc], this pass's amplitudes */
-    double *probe_pass;          /* [pass step][nprobes], this pass's probe values */
-    double **slot_probe_out;     /* per slot: a pinned [pass step][k] buffer of the task's k probes */
-    int **slot_probe_idx;        /* per slot: the probes of its last task */
-    int *slot_probe_n;
-    int64_t probe_steps;         /* the pass's steps (slots' buffers hold this many rows) */
-    pyr_kernel_point_t *task_probes; /* scratch */
-} exec_t;
 
 static int is_state(const exec_t *e, int f)
 {
@@ -348,7 +275,7 @@ static pyr_status_t push_pending(exec_t *e, pending_band_t b)
  * from the resident face pieces, boundary planes of split axes were
  * uploaded into buffer 0 and are mirrored into buffer 1 of the ping-pong
  * fields. */
-static pyr_status_t prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece)
+pyr_status_t pyr_exec_prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece)
 {
     const pyr_plan_t *plan = e->plan;
     for (int k = 0; k < e->nfaces; k++) {
@@ -375,9 +302,7 @@ static pyr_status_t prepare_boundary(exec_t *e, int slot, const pyr_piece_t *pie
     return PYR_OK;
 }
 
-/* Point a piece's buffers into bundles: the ping-pong fields' two layers in
- * l0 and l1, the other fields in the slot's fixed bundle. */
-static void lend(exec_t *e, pyr_piece_t *piece, void *l0, void *l1, void *fixed)
+void pyr_exec_lend(exec_t *e, pyr_piece_t *piece, void *l0, void *l1, void *fixed)
 {
     piece->nfields = e->nf;
     for (int f = 0; f < e->nf; f++) {
@@ -562,7 +487,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
         pyr_piece_t *piece = &e->pieces[slot];
         PYR_TRY(set_piece(e, piece, &task.src));
         void *bundle[2] = {e->slot_next[slot], e->spare[0]};
-        lend(e, piece, bundle[0], bundle[1], e->fixed[slot]);
+        pyr_exec_lend(e, piece, bundle[0], bundle[1], e->fixed[slot]);
         /* Uploads finish in task order: a task's result reaches the grid
          * (after its own upload, on its slot) only once every earlier task
          * has read the old values there; the copy engine moves them one
@@ -580,7 +505,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
         /* the spare was task t - spares' (another slot's, as a rule) until its compute ended */
         if (t >= plan->spares && slots > 1 && e->ops->after_mark)
             PYR_TRY(e->ops->after_mark(e->ctx, slot, (int)((t - plan->spares) % slots), PYR_MARK_COMPUTE));
-        PYR_TRY(prepare_boundary(e, slot, piece));
+        PYR_TRY(pyr_exec_prepare_boundary(e, slot, piece));
         for (int64_t l = 1; l <= layers; l++) {
             e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &task, h, l);
             e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[l - 1]);
@@ -645,11 +570,10 @@ static pyr_status_t upload_faces(exec_t *e)
             box.lo[a] = side ? p->n[a] - thick : 0;
             box.hi[a] = side ? p->n[a] : thick;
             int64_t ext[3] = {pyr_box_extent(&box, 0), pyr_box_extent(&box, 1), pyr_box_extent(&box, 2)};
-            pyr_piece_layout_t L = pyr_piece_layout(e->ops, ext, e->elem);
+            pyr_piece_layout_t L = pyr_face_layout(ext, e->elem);
             face->box = box;
             face->pitch = L.pitch;
-            face->xpad = pyr_piece_xpad(e->ops, box.lo[0], e->elem);
-            if (face->xpad + ext[0] > face->pitch) face->xpad = 0;
+            face->xpad = 0;
             face->nfields = e->nf;
             e->nfaces++;
             for (int f = 0; f < e->nf; f++) {
@@ -666,6 +590,7 @@ static pyr_status_t upload_faces(exec_t *e)
 static void exec_release(exec_t *e)
 {
     flusher_stop(e); /* finishes what it was given: nothing uses the pool after this */
+    pyr_exec_skewed_release(e);
     if (e->buffers)
         for (int b = 0; b < e->plan->slots + e->plan->spares; b++)
             if (e->buffers[b]) e->ops->dev_free(e->ctx, e->buffers[b]);
@@ -882,7 +807,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
     for (int b = 0; b < plan->spares; b++) e->spare[b] = e->buffers[plan->slots + b];
     PYR_TRY(upload_faces(e));
     PYR_TRY(setup_points(e));
-    if (!plan->resident && plan->slots > 1) PYR_TRY(flusher_start(e));
+    if (!plan->resident && plan->slots > 1 && plan->decomp != PYR_DECOMP_SKEWED) PYR_TRY(flusher_start(e));
 
     pyr_box_t interior = pyr_plan_interior(plan);
     void *res[2] = {e->buffers[0], e->buffers[1]};
@@ -890,14 +815,14 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         /* one piece for the whole run, in the two bundles (one slot, one spare) */
         pyr_box_t grid = pyr_plan_grid(plan);
         PYR_TRY(set_piece(e, &e->pieces[0], &grid));
-        lend(e, &e->pieces[0], res[0], res[1], e->fixed[0]);
+        pyr_exec_lend(e, &e->pieces[0], res[0], res[1], e->fixed[0]);
         pyr_task_t whole;
         memset(&whole, 0, sizeof whole);
         whole.result = interior;
         whole.src = grid;
         pyr_box_t input = pyr_plan_layer_box(plan, &whole, 1, 1);
         PYR_TRY(upload_fields(e, 0, &e->pieces[0], &grid, &input));
-        PYR_TRY(prepare_boundary(e, 0, &e->pieces[0]));
+        PYR_TRY(pyr_exec_prepare_boundary(e, 0, &e->pieces[0]));
     }
     const int64_t every = plan->check_every;
     int64_t step = 0;
@@ -923,6 +848,8 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
                 PYR_TRY(e->ops->wait(e->ctx, 0));
                 collect_probes(e, 0, h);
             }
+        } else if (plan->decomp == PYR_DECOMP_SKEWED) {
+            PYR_TRY(pyr_exec_skewed_pass(e, step, h));
         } else {
             PYR_TRY(run_pass(e, step, h, reduce));
         }

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "plan/plan.h"
+#include "plan/skewed.h"
 
 pyr_box_t pyr_plan_grid(const pyr_plan_t *plan)
 {
@@ -105,6 +106,7 @@ int64_t pyr_plan_layers(const pyr_plan_t *plan, int64_t h) { return h * plan->sc
 
 int64_t pyr_plan_tasks(const pyr_plan_t *plan)
 {
+    if (!plan->resident && plan->decomp == PYR_DECOMP_SKEWED) return pyr_skew_pieces(plan, plan->height);
     return plan->axis[0].count * plan->axis[1].count * plan->axis[2].count;
 }
 
@@ -235,6 +237,10 @@ int pyr_plan_band_direct(const pyr_plan_t *plan, const pyr_task_t *task, const p
 
 void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max)
 {
+    if (!plan->resident && plan->decomp == PYR_DECOMP_SKEWED) {
+        pyr_skew_count_pass(plan, h, sum, task_max);
+        return;
+    }
     memset(sum, 0, sizeof *sum);
     if (task_max) memset(task_max, 0, sizeof *task_max);
     const int64_t layers = pyr_plan_layers(plan, h);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "plan/plan.h"
+#include "plan/skewed.h"
 
 const int pyr_model_layers[PYR_MODEL_NLAYERS] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 48, 64};
 
@@ -224,6 +225,58 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     }
 }
 
+/* Stage times of the pieces of a skewed pass (plan/skewed.h): whole planes up
+ * and down, one contiguous run each; per call of c steps a compute call at
+ * the table's cost for c layers, and its device copies (the halo store's
+ * planes in and out, the window's boundary faces into both layers), priced
+ * as one-layer compute over as many values (a copy reads and writes each
+ * value once, as a one-step update does). */
+static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, stage_t *st, pyr_model_prediction_t *sum)
+{
+    const pyr_problem_t *p = &plan->problem;
+    const int64_t elem = (int64_t)pyr_precision_size(p->precision);
+    int steps[PYR_SKEW_MAX_CALLS];
+    const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
+    const int64_t np = pyr_skew_pieces(plan, h);
+    const int nfaces = 2 * p->dims;
+    for (int64_t t = 0; t < np; t++) {
+        pyr_box_t ub = pyr_skew_upload(plan, t), db = pyr_skew_download(plan, t, h);
+        double x = 0;
+        const double u = transfer_cost(k, &ub, p->n[0], elem, 1, &x), d = transfer_cost(k, &db, p->n[0], elem, 0, &x);
+        double c = 0;
+        int64_t s = 0;
+        for (int j = 0; j < ncalls; j++) {
+            pyr_skew_call_t call;
+            pyr_skew_call(plan, t, s, steps[j], &call);
+            double copied = (double)pyr_box_volume(&call.fill) + (double)pyr_box_volume(&call.save);
+            int copies = 2;
+            if (!pyr_box_empty(&call.result)) {
+                double comp = 0, rows = 0;
+                for (int i = 1; i <= steps[j]; i++) {
+                    pyr_box_t b = pyr_skew_layer_box(plan, &call, i);
+                    comp += (double)pyr_box_volume(&b);
+                    rows += (double)rows_of(&b);
+                }
+                /* faces: the window less its interior, into both layers */
+                pyr_box_t in = pyr_plan_interior(plan), w = pyr_box_intersect(&call.window, &in);
+                copied += 2.0 * (double)(pyr_box_volume(&call.window) - pyr_box_volume(&w));
+                copies += nfaces;
+                c += compute_time(plan, k, steps[j], pyr_model_compute_cost(k, steps[j]) * comp + k->compute_row * rows);
+            }
+            c += k->call * copies + k->compute[0] * copied;
+            s += steps[j];
+        }
+        st[t].u = u;
+        st[t].c = c;
+        st[t].d = d;
+        st[t].host = 0;
+        st[t].ub = st[t].db = 1.0;
+        sum->upload += u;
+        sum->compute += c;
+        sum->download += d;
+    }
+}
+
 /* The executor's pipeline over one pass: three in-order engines, slot reuse,
  * shared copy bandwidth while both directions are busy, and the host thread
  * writing a task's bands into the grid after its download (the pass ends
@@ -307,10 +360,12 @@ pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_cons
         predict_resident_pass(plan, k, h, out);
         return PYR_OK;
     }
-    int64_t nt = pyr_plan_tasks(plan);
+    const int skewed = plan->decomp == PYR_DECOMP_SKEWED;
+    int64_t nt = skewed ? pyr_skew_pieces(plan, h) : pyr_plan_tasks(plan);
     stage_t *st = malloc((size_t)nt * sizeof *st);
     if (!st) return pyr_fail(PYR_ERR_NOMEM, "out of host memory modelling %lld tasks", (long long)nt);
-    task_stages(plan, k, h, st, out);
+    if (skewed) skew_stages(plan, k, h, st, out);
+    else task_stages(plan, k, h, st, out);
     out->serial = out->upload + out->compute + out->download + out->host;
     if (pyr_model_resolve(plan, form) == PYR_MODEL_SERIAL || plan->slots <= 1) {
         out->seconds = out->serial;

@@ -38,6 +38,8 @@ struct pyr_plan {
     int split[3];             /* axis carries halos (pieces along it shrink) */
     pyr_axis_split_t axis[3];
     int64_t height;           /* steps of a full pass */
+    int64_t skew_size;        /* decomposition = skewed (plan/skewed.h): planes of a piece at a pass's first layer */
+    int skew_k;               /* and the most steps of one of its compute calls (odd: the kernel's steps per launch) */
     int resident;             /* one piece, kept on the device between passes (naive) */
     int slots;                /* pieces in flight */
     int spares;               /* device buffers beyond one per piece in flight (see exec/execute.c):

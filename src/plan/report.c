@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "plan/longvector.h"
 #include "plan/plan.h"
+#include "plan/skewed.h"
 
 static const char *piece_noun(const pyr_plan_t *p)
 {
@@ -13,6 +14,7 @@ static const char *piece_noun(const pyr_plan_t *p)
     case PYR_DECOMP_SEGMENTS: return "segments";
     case PYR_DECOMP_STRIPS: return "strips";
     case PYR_DECOMP_BLOCKS: return "blocks";
+    case PYR_DECOMP_SKEWED: return "skewed";
     default: return "slabs";
     }
 }
@@ -88,13 +90,14 @@ static void print_model(const pyr_plan_t *plan, FILE *out)
         fprintf(out, "             trivial method %.4g s: predicted speedup %.2fx\n", triv, triv / me.seconds);
     if (plan->method != PYR_METHOD_PYRAMID) return;
 
-    pyr_decomp_t ds[2];
+    pyr_decomp_t ds[3];
     int nd = 1;
     ds[0] = plan->decomp;
     if (pr->dims >= 2) {
         ds[0] = pr->dims == 2 ? PYR_DECOMP_STRIPS : PYR_DECOMP_SLABS;
         ds[1] = PYR_DECOMP_BLOCKS;
         nd = 2;
+        if (pyr_skew_eligible(plan, NULL, 0)) ds[nd++] = PYR_DECOMP_SKEWED;
     }
     static const double f[] = {0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0};
     int64_t hs[16];
@@ -170,6 +173,10 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
             print_extent(out, plan, info.pieces);
             fprintf(out, ")");
         }
+        if (plan->decomp == PYR_DECOMP_SKEWED)
+            fprintf(out, "\nskewed       %lld planes per piece at a pass's first layer, leaning back one per step; calls of %d steps "
+                         "(the kernel's launch), %d halo stores of %d planes",
+                    (long long)plan->skew_size, plan->skew_k, pyr_skew_stores(plan, plan->height), 2 * plan->skew_k);
         fprintf(out, "\npiece        on device ");
         print_extent(out, plan, info.piece_extent);
         fprintf(out, ", result ");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plan/planner.h"
+#include "plan/skewed.h"
 
 /* ------------------------------------------------------------- axis split */
 
@@ -64,7 +65,7 @@ static uint64_t faces_bytes(const pyr_plan_t *plan, size_t elem)
         for (int side = 0; side < 2; side++) {
             int64_t ext[3] = {plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]};
             ext[a] = plan->fixed[a][side];
-            if (ext[a] > 0) total += (uint64_t)state_fields(plan) * pyr_piece_layout(plan->ops, ext, elem).layer_bytes;
+            if (ext[a] > 0) total += (uint64_t)state_fields(plan) * pyr_face_layout(ext, elem).layer_bytes;
         }
     }
     return total;
@@ -172,8 +173,96 @@ static const char *piece_word(pyr_decomp_t d)
     case PYR_DECOMP_STRIPS: return "strip rows";
     case PYR_DECOMP_BLOCKS: return "block side";
     case PYR_DECOMP_SLABS: return "slab planes";
+    case PYR_DECOMP_SKEWED: return "skewed planes";
     default: return "nodes";
     }
+}
+
+/* Device bytes of a skewed plan with pieces of S planes and calls of at most
+ * k steps, for height h (plan/skewed.h): three bundles of S + 3k planes,
+ * the halo stores (2k planes each), every axis's boundary faces. */
+static uint64_t skewed_bytes(pyr_plan_t *plan, int64_t S, int k, int64_t h, pyr_piece_layout_t *L)
+{
+    const pyr_problem_t *p = &plan->problem;
+    const int a = p->dims - 1;
+    const size_t elem = pyr_precision_size(p->precision);
+    int64_t ext[3] = {p->n[0], p->n[1], p->n[2]};
+    ext[a] = S + 3 * (int64_t)k;
+    *L = pyr_piece_layout(plan->ops, ext, elem);
+    ext[a] = 2 * (int64_t)k;
+    pyr_piece_layout_t H = pyr_piece_layout(plan->ops, ext, elem);
+    plan->skew_size = S;
+    plan->skew_k = k;
+    return pieces_bytes(plan, L->layer_bytes, plan->slots, plan->spares) + (uint64_t)pyr_skew_stores(plan, h) * H.layer_bytes +
+           faces_bytes(plan, elem) + scratch_of(plan, L->layer_bytes);
+}
+
+static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
+{
+    const pyr_problem_t *p = &plan->problem;
+    char why[256];
+    if (!pyr_skew_eligible(plan, why, sizeof why)) return pyr_fail(PYR_ERR_CONFIG, "%s; use another decomposition (or auto)", why);
+    const int a = p->dims - 1;
+    int k = plan->kernel && plan->kernel->launch_steps ? plan->kernel->launch_steps(&plan->variant, p->dims, p->precision) : 3;
+    if (k < 1) k = 1;
+    if (!(k & 1)) k--;
+    if (h < k) k = (int)(h & 1 ? h : h - 1 > 0 ? h - 1 : 1);
+    if (h / k + 2 > PYR_SKEW_MAX_CALLS)
+        return pyr_fail(PYR_ERR_CONFIG, "height %lld makes more than %d compute calls of %d steps per skewed pass; use a lower height",
+                        (long long)h, PYR_SKEW_MAX_CALLS, k);
+    const int64_t interior = interior_of(plan, a);
+    pyr_piece_layout_t L;
+    int64_t S;
+    if (plan->options.piece > 0) {
+        S = plan->options.piece;
+        uint64_t need = skewed_bytes(plan, S, k, h, &L);
+        if (need > budget) {
+            char nb[32], hb[32];
+            pyr_format_bytes(need, nb, sizeof nb);
+            pyr_format_bytes(budget, hb, sizeof hb);
+            return pyr_fail(PYR_ERR_BUDGET, "skewed planes = %lld with height %lld needs %s of device memory, more than the budget of %s; "
+                            "use memory >= %s or fewer planes", (long long)S, (long long)h, nb, hb, nb);
+        }
+    } else {
+        int64_t lo = 0, hi = interior > 0 ? interior : 1;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            if (skewed_bytes(plan, mid, k, h, &L) <= budget) lo = mid;
+            else hi = mid - 1;
+        }
+        if (lo < 1) {
+            char nb[32], hb[32];
+            pyr_format_bytes(skewed_bytes(plan, 1, k, h, &L), nb, sizeof nb);
+            pyr_format_bytes(budget, hb, sizeof hb);
+            return pyr_fail(PYR_ERR_BUDGET,
+                            "memory budget %s is too small for skewed pieces of height %lld: one plane per piece (three buffers of "
+                            "1 + 3 x %d planes, %d halo stores of %d planes, the boundary faces) needs %s; use memory >= %s or a lower height",
+                            hb, (long long)h, k, pyr_skew_stores(plan, h), 2 * k, nb, nb);
+        }
+        /* as many pieces as the most planes need, spread evenly */
+        const int64_t count = (interior + lo - 1) / lo;
+        S = (interior + count - 1) / count;
+    }
+    plan->device_bytes = skewed_bytes(plan, S, k, h, &L);
+    plan->layout = L;
+    plan->faces_bytes = faces_bytes(plan, pyr_precision_size(p->precision));
+    plan->scratch_bytes = scratch_of(plan, L.layer_bytes);
+    /* for reports: the pieces' planes at a pass's first layer */
+    for (int b = 0; b < 3; b++) {
+        const int64_t c = b == a ? (interior + S - 1) / S : 1;
+        free(plan->axis[b].bounds);
+        plan->axis[b].count = c;
+        plan->axis[b].bounds = malloc((size_t)(c + 1) * sizeof(int64_t));
+        if (!plan->axis[b].bounds) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        for (int64_t q = 0; q <= c; q++) {
+            if (b != a) plan->axis[b].bounds[q] = q ? (b < p->dims ? p->n[b] : 1) : 0;
+            else plan->axis[b].bounds[q] = plan->fixed[a][0] + (q * S < interior ? q * S : interior);
+        }
+        int64_t e = b < p->dims ? p->n[b] : 1;
+        plan->alloc_extent[b] = b == a ? pyr_skew_buffer_planes(plan) : e;
+    }
+    plan->height = h;
+    return PYR_OK;
 }
 
 /* Fix the split axes, piece counts and allocation for height h. */
@@ -182,6 +271,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
     const pyr_problem_t *p = &plan->problem;
     int64_t count[3] = {1, 1, 1};
     sizing_t sz;
+    if (!plan->resident && plan->decomp == PYR_DECOMP_SKEWED) return fit_skewed(plan, h, budget);
     if (plan->resident) {
         size_for_counts(plan, h, count, &sz);
         for (int a = 0; a < 3; a++) sz.ext[a] = p->n[a];
@@ -337,7 +427,7 @@ static void set_split(pyr_plan_t *plan)
     case PYR_DECOMP_STRIPS: plan->split[1] = 1; break;
     case PYR_DECOMP_BLOCKS: plan->split[0] = plan->split[1] = 1, plan->split[2] = plan->problem.dims == 3; break;
     case PYR_DECOMP_SLABS: plan->split[2] = 1; break;
-    default: break;
+    default: break; /* skewed: no axis carries halos; every boundary face stays on the device */
     }
 }
 
@@ -368,7 +458,9 @@ pyr_status_t pyr_plan_build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t 
      * 799 -> 878 Gcell/s).  In 3D the larger pieces of one spare weigh more:
      * volume over surface (cubes at 1 GiB best 224 with one, 214 with two;
      * bench/NOTES-cuda.md v9). */
-    plan->spares = plan->slots >= 2 && plan->problem.dims < 3 ? 2 : 1;
+    plan->spares = plan->slots >= 2 && plan->problem.dims < 3 && decomp != PYR_DECOMP_SKEWED ? 2 : 1;
+    /* skewed: two slots (one piece computes while the next uploads and the last downloads) */
+    if (!plan->resident && decomp == PYR_DECOMP_SKEWED && plan->slots > 2) plan->slots = 2;
     set_split(plan);
     plan->faces_bytes = 0;
     PYR_TRY(fit_pieces(plan, h, budget));

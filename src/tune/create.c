@@ -12,6 +12,7 @@
 #include "exec/parts.h"
 #include "plan/model.h"
 #include "plan/planner.h"
+#include "plan/skewed.h"
 #include "tune/calibrate.h"
 #include "tune/longvector.h"
 #include "tune/tune.h"
@@ -175,8 +176,10 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     }
 
     /* Method. */
-    pyr_decomp_t cands[2];
+    pyr_decomp_t cands[3];
     int ncand = pyr_plan_decomp_candidates(problem, opt.decomposition, cands);
+    /* pieces leaning back in time where the scheme allows (plan/skewed.h): the model weighs them beside the others */
+    if (opt.decomposition == PYR_DECOMP_AUTO && pyr_skew_eligible(plan, NULL, 0)) cands[ncand++] = PYR_DECOMP_SKEWED;
     pyr_method_t method = opt.method;
     if (method == PYR_METHOD_AUTO) {
         st = pyr_plan_build(plan, PYR_METHOD_NAIVE, cands[0], 1, budget);

@@ -200,6 +200,24 @@ __global__ void k_copy(const W *__restrict__ src, int64_t sp, int64_t splane, W 
         }
 }
 
+/* The same for boxes a few nodes wide (an x face: one node per row): a
+ * thread per row, so that the threads of a block are not left idle. */
+template <typename W>
+__global__ void k_copy_rows(const W *__restrict__ src, int64_t sp, int64_t splane, W *d0, W *d1, int64_t dp, int64_t dplane, int w,
+                            int ny, int64_t rows)
+{
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < rows; r += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t y = r % ny, z = r / ny;
+        const W *s = src + z * splane + y * sp;
+        const int64_t o = z * dplane + y * dp;
+        for (int x = 0; x < w; x++) {
+            W v = s[x];
+            if (d0) d0[o + x] = v;
+            if (d1) d1[o + x] = v;
+        }
+    }
+}
+
 /* max |a - b| over a box into *out, as the bits of a non-negative float or
  * double (which order as unsigned integers, so atomicMax gives the exact
  * maximum whatever the order); a NaN counts as an infinity. */
@@ -643,7 +661,21 @@ pyr_status_t cuda_copy(void *ctx, int slot, const pyr_piece_t *dst, int f, int d
     const int64_t doff = pyr_piece_index(dst, box->lo[0], box->lo[1], box->lo[2]);
     const int threads = w >= 256 ? 256 : 64;
     dim3 grid((unsigned)ceil_div_(w, threads), (unsigned)imin_(ny, 65535), (unsigned)imin_(nz, 65535));
-    if (c->elem == 8) {
+    if (w < 16) {
+        const int64_t rows = (int64_t)ny * nz;
+        const unsigned blocks = (unsigned)(rows / 256 + 1 < 65536 ? rows / 256 + 1 : 65535);
+        if (c->elem == 8) {
+            const unsigned long long *sv = static_cast<const unsigned long long *>(s) + so;
+            unsigned long long *v0 = d0 ? static_cast<unsigned long long *>(d0) + doff : nullptr;
+            unsigned long long *v1 = d1 ? static_cast<unsigned long long *>(d1) + doff : nullptr;
+            k_copy_rows<unsigned long long><<<blocks, 256, 0, c->stream[slot]>>>(sv, sp, splane, v0, v1, dp, dplane, w, ny, rows);
+        } else {
+            const unsigned *sv = static_cast<const unsigned *>(s) + so;
+            unsigned *v0 = d0 ? static_cast<unsigned *>(d0) + doff : nullptr;
+            unsigned *v1 = d1 ? static_cast<unsigned *>(d1) + doff : nullptr;
+            k_copy_rows<unsigned><<<blocks, 256, 0, c->stream[slot]>>>(sv, sp, splane, v0, v1, dp, dplane, w, ny, rows);
+        }
+    } else if (c->elem == 8) {
         const unsigned long long *sv = static_cast<const unsigned long long *>(s) + so;
         unsigned long long *v0 = d0 ? static_cast<unsigned long long *>(d0) + doff : nullptr;
         unsigned long long *v1 = d1 ? static_cast<unsigned long long *>(d1) + doff : nullptr;

@@ -34,4 +34,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_heat = {
     stencil_variant_candidates<15, 5>,
     heat_run,
     pyr_cuda_lv_scratch_bytes,
+    stencil_launch_steps,
 };

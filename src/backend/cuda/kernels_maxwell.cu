@@ -348,4 +348,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_maxwell = {
     PYR_EQ_MAXWELL, PYR_BACKEND_CUDA, "tile[:R[,Z]] (R rows of 32 nodes per block: 1, 2, 4, 8; Z planes per thread: 1-64)",
     maxwell_check, maxwell_default, maxwell_candidates, maxwell_run,
     NULL, /* no work memory */
+    NULL, /* launch steps: not run skewed (several fields) */
 };

@@ -87,4 +87,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_poisson = {
     stencil_variant_candidates<7, 5>,
     jacobi_run,
     NULL, /* no work memory */
+    stencil_launch_steps,
 };

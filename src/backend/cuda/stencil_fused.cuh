@@ -1079,6 +1079,14 @@ inline int stencil_default_k(int dims, pyr_precision_t precision)
     return dims == 3 ? 3 : precision == PYR_DOUBLE ? 7 : 11;
 }
 
+/* Steps one launch of a variant takes (kernels.h launch_steps): fused's
+ * depth, 1 for plain (and the long-vector variant's one-step operations). */
+inline int stencil_launch_steps(const pyr_variant_t *v, int dims, pyr_precision_t precision)
+{
+    if (strcmp(v->name, "fused")) return 1;
+    return v->p[0] ? v->p[0] : stencil_default_k(dims, precision);
+}
+
 inline int stencil_default_nt2d(pyr_precision_t precision)
 {
     (void)precision;

@@ -1,0 +1,97 @@
+/* The executor's state, shared by its pass loops: the tasks of a plan
+ * (exec/execute.c) and the skewed decomposition's pieces (exec/skewed.c). */
+#ifndef PYR_EXEC_INTERNAL_H
+#define PYR_EXEC_INTERNAL_H
+
+#include <pthread.h>
+
+#include "backend/kernels.h"
+#include "exec/exec.h"
+#include "plan/plan.h"
+
+/* Staging buffers for held-back bands, pinned on GPUs.  Pinning costs
+ * milliseconds per call and a pass of thousands of small pieces holds
+ * thousands of bands at once, so buffers come in size classes (four per
+ * octave, from 4 KiB) carved from arenas of about 4 MiB, one allocation per
+ * arena; a released buffer goes back on its class's free list. */
+#define STAGING_CLASSES 128
+#define STAGING_ARENA ((size_t)4 << 20)
+
+typedef struct {
+    void *data;
+    int cls;   /* size class */
+    int next;  /* next free buffer of the class, -1 at the end */
+    int owner; /* data starts an arena: host_free it at the end */
+} staging_t;
+
+typedef struct {
+    int buffer;          /* index into the staging pool */
+    int field;
+    pyr_box_t box;
+    int64_t last_reader; /* task index */
+} pending_band_t;
+
+/* The band writer thread (one per run, when the backend is asynchronous). */
+typedef struct {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t work, idle;
+    pending_band_t *queue;
+    int nqueue, cap_queue;
+    int busy, stop, running;
+} flusher_t;
+
+typedef struct {
+    pyr_plan_t *plan;
+    const pyr_device_ops_t *ops;
+    void *ctx;
+    pyr_field_t *const *fields; /* the host fields, per field of the scheme (NULL where unused) */
+    size_t elem;
+    int nf;              /* fields of the scheme */
+    int role[PYR_MAX_FIELDS]; /* per field: -1 unused, else its pyr_field_role_t */
+    int64_t pp_off[PYR_MAX_FIELDS], fixed_off[PYR_MAX_FIELDS]; /* offsets (bytes) in a bundle */
+    pyr_piece_t *pieces; /* one per slot */
+    void **buffers;      /* slots + spares bundles of one time layer of the ping-pong fields */
+    void **fixed;        /* per slot: the bundle of the one-buffer fields */
+    void **slot_next;    /* per slot: the bundle its next task uploads into */
+    void *spare[2];      /* the bundles the next tasks compute into, oldest first */
+    pyr_piece_t faces[6];
+    int nfaces;
+    double *partial;     /* per task: its share of the stopping test's reduction */
+    staging_t *pool;
+    int npool, cap_pool;
+    int free_head[STAGING_CLASSES]; /* per size class, -1 = none free */
+    pending_band_t *pending;
+    int npending, cap_pending;
+    pyr_box_t *layer_boxes;
+    pyr_counters_t count;
+    pyr_host_region_t grid[PYR_MAX_FIELDS];
+    flusher_t fl; /* fl.running: band writes go to the worker */
+    int64_t steps_done;
+    int checked, converged;
+    double change;
+    /* point sources (a line source gives one per node) and probes (Maxwell's) */
+    int nsrc, nprobes;
+    pyr_kernel_point_t *src, *probes;
+    const pyr_source_t **src_of; /* the source of each point */
+    double *amp;                 /* [pass step][nsrc], this pass's amplitudes */
+    double *probe_pass;          /* [pass step][nprobes], this pass's probe values */
+    double **slot_probe_out;     /* per slot: a pinned [pass step][k] buffer of the task's k probes */
+    int **slot_probe_idx;        /* per slot: the probes of its last task */
+    int *slot_probe_n;
+    int64_t probe_steps;         /* the pass's steps (slots' buffers hold this many rows) */
+    pyr_kernel_point_t *task_probes; /* scratch */
+    void **halo;                 /* skewed plans: the halo stores, one per call of a pass */
+    int nhalo;
+} exec_t;
+
+/* Point a piece's buffers into bundles: the ping-pong fields' two layers in
+ * l0 and l1, the other fields in the slot's fixed bundle. */
+void pyr_exec_lend(exec_t *e, pyr_piece_t *piece, void *l0, void *l1, void *fixed);
+/* Copy the resident boundary faces (and a split axis's fixed planes) into a piece's layers. */
+pyr_status_t pyr_exec_prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece);
+/* One pass of a skewed plan (exec/skewed.c); its halo stores are allocated on the first. */
+pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h);
+void pyr_exec_skewed_release(exec_t *e);
+
+#endif

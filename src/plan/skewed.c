@@ -1,0 +1,156 @@
+/* Geometry of the skewed decomposition (plan/skewed.h). */
+#include "plan/skewed.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "schemes/scheme.h"
+
+int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
+{
+    const pyr_problem_t *p = &plan->problem;
+    const int a = p->dims - 1;
+    const char *no = NULL;
+    if (p->dims < 2) no = "it applies to 2D and 3D grids";
+    else if (plan->npp != 1 || plan->nfixed != 0) no = "it moves one ping-pong field, and this scheme has input or several fields";
+    else if (plan->scheme->nsub != 1) no = "it takes schemes of one sub-step per step";
+    else if (plan->reach[a][0] > 1 || plan->reach[a][1] > 1) no = "it leans one node per step, and this scheme reaches further";
+    else if (plan->check_every > 0) no = "it does not measure the change of a step for a stopping test";
+    if (no && why) snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s", plan->scheme->name, no);
+    return no == NULL;
+}
+
+int pyr_skew_calls(const pyr_plan_t *plan, int64_t h, int *steps, int max)
+{
+    const int k = plan->skew_k > 0 ? plan->skew_k : 1;
+    int n = 0;
+    for (int64_t left = h; left > 0 && n < max;) {
+        int c = left < k ? (int)left : k;
+        if (!(c & 1)) c--; /* odd: the result in the other buffer; an even rest leaves a last call of one step */
+        steps[n++] = c;
+        left -= c;
+    }
+    return n;
+}
+
+static void axis_range(const pyr_plan_t *plan, int64_t *lo, int64_t *hi)
+{
+    const int a = pyr_skew_axis(plan);
+    *lo = plan->fixed[a][0];
+    *hi = plan->problem.n[a] - plan->fixed[a][1];
+}
+
+int64_t pyr_skew_pieces(const pyr_plan_t *plan, int64_t h)
+{
+    int64_t lo, hi;
+    axis_range(plan, &lo, &hi);
+    const int64_t S = plan->skew_size > 0 ? plan->skew_size : 1;
+    return (hi - lo + h + S - 1) / S;
+}
+
+/* Whole planes [lo, hi) along the axis, clipped to [clo, chi). */
+static pyr_box_t planes(const pyr_plan_t *plan, int64_t lo, int64_t hi, int64_t clo, int64_t chi)
+{
+    const int a = pyr_skew_axis(plan);
+    pyr_box_t b = pyr_plan_grid(plan);
+    b.lo[a] = lo > clo ? lo : clo;
+    b.hi[a] = hi < chi ? hi : chi;
+    if (b.hi[a] < b.lo[a]) b.hi[a] = b.lo[a];
+    return b;
+}
+
+void pyr_skew_call(const pyr_plan_t *plan, int64_t p, int64_t s, int c, pyr_skew_call_t *call)
+{
+    const int a = pyr_skew_axis(plan);
+    const int64_t n = plan->problem.n[a];
+    int64_t lo, hi;
+    axis_range(plan, &lo, &hi);
+    memset(call, 0, sizeof *call);
+    call->a = lo + p * plan->skew_size;
+    call->b = call->a + plan->skew_size;
+    call->s = s;
+    call->c = c;
+    call->win_lo = call->a - s - 2 * c;
+    call->window = planes(plan, call->win_lo, call->b - s, 0, n);
+    call->fill = p > 0 ? planes(plan, call->win_lo, call->a - s, 0, n) : planes(plan, 0, 0, 0, n);
+    call->save = planes(plan, call->b - s - 2 * c, call->b - s, 0, n);
+    pyr_box_t r = planes(plan, call->a - s - c, call->b - s - c, lo, hi);
+    pyr_box_t in = pyr_plan_interior(plan);
+    call->result = pyr_box_intersect(&r, &in);
+}
+
+pyr_box_t pyr_skew_layer_box(const pyr_plan_t *plan, const pyr_skew_call_t *call, int i)
+{
+    int64_t lo, hi;
+    axis_range(plan, &lo, &hi);
+    pyr_box_t b = planes(plan, call->win_lo + i, call->b - call->s - i, lo, hi);
+    pyr_box_t in = pyr_plan_interior(plan);
+    return pyr_box_intersect(&b, &in);
+}
+
+pyr_box_t pyr_skew_upload(const pyr_plan_t *plan, int64_t p)
+{
+    int64_t lo, hi;
+    axis_range(plan, &lo, &hi);
+    const int64_t A = lo + p * plan->skew_size;
+    return planes(plan, A, A + plan->skew_size, lo, hi);
+}
+
+pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h)
+{
+    int64_t lo, hi;
+    axis_range(plan, &lo, &hi);
+    const int64_t A = lo + p * plan->skew_size - h;
+    return planes(plan, A, A + plan->skew_size, lo, hi);
+}
+
+int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan) { return plan->skew_size + 3 * (int64_t)plan->skew_k; }
+
+int pyr_skew_stores(const pyr_plan_t *plan, int64_t h)
+{
+    int most = 0, steps[PYR_SKEW_MAX_CALLS];
+    /* a pass's calls: k steps each, then an odd rest (and one step after an even one) */
+    for (int64_t g = h; g >= 1 && g > h - 2 * plan->skew_k - 2; g--) {
+        int c = pyr_skew_calls(plan, g, steps, PYR_SKEW_MAX_CALLS);
+        if (c > most) most = c;
+    }
+    return most;
+}
+
+int64_t pyr_skew_plane_elems(const pyr_plan_t *plan)
+{
+    return plan->problem.dims == 3 ? plan->layout.pitch * plan->problem.n[1] : plan->layout.pitch;
+}
+
+void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max)
+{
+    memset(sum, 0, sizeof *sum);
+    if (task_max) memset(task_max, 0, sizeof *task_max);
+    int steps[PYR_SKEW_MAX_CALLS];
+    const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
+    const int64_t np = pyr_skew_pieces(plan, h);
+    for (int64_t p = 0; p < np; p++) {
+        pyr_box_t u = pyr_skew_upload(plan, p), d = pyr_skew_download(plan, p, h);
+        uint64_t up = (uint64_t)pyr_box_volume(&u), down = (uint64_t)pyr_box_volume(&d), comp = 0;
+        int64_t s = 0;
+        for (int j = 0; j < ncalls; j++) {
+            pyr_skew_call_t call;
+            pyr_skew_call(plan, p, s, steps[j], &call);
+            if (!pyr_box_empty(&call.result))
+                for (int i = 1; i <= steps[j]; i++) {
+                    pyr_box_t b = pyr_skew_layer_box(plan, &call, i);
+                    comp += (uint64_t)pyr_box_volume(&b);
+                }
+            s += steps[j];
+        }
+        sum->uploaded += up;
+        sum->downloaded += down;
+        sum->computed += comp;
+        if (task_max) {
+            if (up > task_max->uploaded) task_max->uploaded = up;
+            if (down > task_max->downloaded) task_max->downloaded = down;
+            if (comp > task_max->computed) task_max->computed = comp;
+        }
+    }
+    sum->redundant = sum->computed - pyr_plan_useful(plan, h);
+}

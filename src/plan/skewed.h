@@ -1,0 +1,89 @@
+/* The skewed decomposition (decomposition = skewed): pieces of whole planes
+ * (3D) or rows (2D) along the grid's last axis, walked from the low end to
+ * the high one, whose time layers lean back one plane per step.  Piece p
+ * owns the planes [A, B) = [lo + pS, lo + (p + 1)S) of the interior at the
+ * pass's first layer and [A - l, B - l) at its layer l: every node of every
+ * layer belongs to exactly one piece, so nothing is computed twice across
+ * pieces but the few layers inside one compute call (below).
+ *
+ * A piece computes its layers in calls of c steps (c odd: a call leaves its
+ * result in the other buffer; c = the kernel's steps per launch).  Call j
+ * starts from layer s (the steps done before it) over the window
+ * [A - s - 2c, B - s) and computes the trapezoid shrinking by one plane per
+ * step at both ends, ending on the piece's planes [A - s - c, B - s - c) of
+ * layer s + c.  The window's lowest 2c planes of layer s are the previous
+ * piece's top ones: that piece saved them into the call's halo store on the
+ * device (2c planes per call of a pass), this one copies them in.  So each
+ * value goes up once and down once per pass, whatever the height, and only
+ * the c(c - 1) planes of each call's lower trapezoid are computed twice.
+ *
+ * Device buffers: three bundles of S + 3k planes (k the largest call; two
+ * slots and a spare, as the executor lends them), the halo stores, and the
+ * boundary faces of every axis (resident: every call copies the faces of its
+ * window into both time layers, because a piece's planes sit at a fixed
+ * place in its buffers while the window slides).  A plane of layer s sits at
+ * buffer plane G + (z - (A - s)), G = 2k: the piece's own planes always at
+ * [G, G + S); a call reads through a view whose box is its window and whose
+ * input buffer starts G - 2c planes in, and writes through a view whose
+ * output buffer starts G - c planes in, so its result lands at [G, G + S)
+ * for the next call (exec/skewed.c).
+ *
+ * Only schemes of one ping-pong field, one sub-step per step and a reach of
+ * at most one node along the last axis qualify (heat); pyr_skew_eligible
+ * says why another does not. */
+#ifndef PYR_PLAN_SKEWED_H
+#define PYR_PLAN_SKEWED_H
+
+#include "plan/plan.h"
+
+/* The most calls of a pass; the halo stores are one per call. */
+#define PYR_SKEW_MAX_CALLS 4096
+
+/* Whether a plan's scheme and problem can be solved skewed; when not, a
+ * message into why (may be NULL). */
+int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n);
+
+/* The axis the pieces follow: the grid's last. */
+static inline int pyr_skew_axis(const pyr_plan_t *plan) { return plan->problem.dims - 1; }
+
+/* Steps of each call of a pass of height h (odd, at most plan->skew_k);
+ * returns the number of calls. */
+int pyr_skew_calls(const pyr_plan_t *plan, int64_t h, int *steps, int max);
+
+/* Pieces of a pass of height h (those past the grid's end at the first
+ * layer compute the planes the others leaned away from). */
+int64_t pyr_skew_pieces(const pyr_plan_t *plan, int64_t h);
+
+/* One call of piece p: the layer s it starts from and its c steps. */
+typedef struct {
+    int64_t a, b;        /* the piece's planes at the pass's first layer, unclipped: [A, B) */
+    int64_t s;           /* layers done before the call */
+    int c;               /* steps of the call */
+    pyr_box_t window;    /* its window clipped to the grid, whole across the other axes */
+    int64_t win_lo;      /* the window's low end before clipping: A - s - 2c */
+    pyr_box_t fill;      /* planes taken from the halo store (the previous piece's), clipped; may be empty */
+    pyr_box_t save;      /* planes saved into the halo store for the next piece, clipped; may be empty */
+    pyr_box_t result;    /* interior nodes of the piece at layer s + c (empty: the call computes nothing) */
+} pyr_skew_call_t;
+
+void pyr_skew_call(const pyr_plan_t *plan, int64_t p, int64_t s, int c, pyr_skew_call_t *call);
+
+/* Sub-step i (1..c) of a call: the interior nodes of its trapezoid. */
+pyr_box_t pyr_skew_layer_box(const pyr_plan_t *plan, const pyr_skew_call_t *call, int i);
+
+/* Nodes of piece p uploaded at the start of a pass (whole planes of the
+ * interior's range along the axis) and downloaded at its end (height h). */
+pyr_box_t pyr_skew_upload(const pyr_plan_t *plan, int64_t p);
+pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h);
+
+/* Planes of one buffer (S + 3k) and of one halo store (2k); the halo
+ * stores a plan of height h needs (the most calls of any pass up to h). */
+int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan);
+int pyr_skew_stores(const pyr_plan_t *plan, int64_t h);
+/* Elements between consecutive planes of a piece buffer (rows x pitch in 3D, the pitch in 2D). */
+int64_t pyr_skew_plane_elems(const pyr_plan_t *plan);
+
+/* Counts of one pass of height h, summed over its pieces, and per-piece maxima. */
+void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max);
+
+#endif
