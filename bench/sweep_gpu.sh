@@ -78,5 +78,9 @@ echo "== sweep 3D float 1024^3 cubes (blocks), budget 1 GiB (1/4), for informati
 timeout 200 "$pyrgrid" sweep "$out/heat3d_1k.ini" --set run.memory=1GiB --decomposition blocks --heights 8,16,24,32,48,64 --passes 4 --repeat ${SWEEP_REPEAT:-3} \
     --csv "$out/sweep_3d_1k_cubes.csv" --png "$out/sweep_3d_1k_cubes.png" | tee "$out/sweep_3d_1k_cubes.txt"
 
+echo "== sweep 3D float 1024^3 skewed, budget 1 GiB (1/4)"
+timeout 200 "$pyrgrid" sweep "$out/heat3d_1k.ini" --set run.memory=1GiB --decomposition skewed --heights 16,24,32,40,48,64 --passes 4 --repeat ${SWEEP_REPEAT:-3} \
+    --csv "$out/sweep_3d_1k_skewed.csv" --png "$out/sweep_3d_1k_skewed.png" | tee "$out/sweep_3d_1k_skewed.txt"
+
 echo "== summary ($(($(date +%s) - start)) s)"
 grep -h -E "emax|overall" "$out"/sweep_*.txt

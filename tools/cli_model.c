@@ -455,7 +455,7 @@ static void sweep_usage(FILE *out)
             "  Run FILE's problem with the pyramid method at each height: measured against predicted\n"
             "  time, the model's accuracy (emax, ebar), the automatic choice against the best height.\n"
             "  --heights LIST   heights and ranges: 1:64, 1:64:4, 1,2,4,8 (at most 1000000)\n"
-            "  --decomposition  strips, blocks, slabs, segments or all (the grid's kinds)\n"
+            "  --decomposition  strips, blocks, slabs, segments, skewed or all (the grid's kinds)\n"
             "  --passes P       passes per height, all but the first timed (default 4; 0: the file's steps); --repeat K: best of K runs\n"
             "  --csv, --png     the table and the plot, written together at the end\n"
             "  --replot CSV     the plot of an earlier sweep's CSV, running nothing\n");

@@ -206,8 +206,8 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             return PYR_OK;
         }
         if (!strcmp(key, "decomposition")) {
-            static const char *const d[] = {"auto", "segments", "strips", "blocks", "slabs"};
-            PYR_TRY(parse_choice(sec, key, v, d, 5, &choice));
+            static const char *const d[] = {"auto", "segments", "strips", "blocks", "slabs", "skewed"}; /* pyr_decomp_t's order */
+            PYR_TRY(parse_choice(sec, key, v, d, 6, &choice));
             o->decomposition = (pyr_decomp_t)choice;
             return PYR_OK;
         }

@@ -264,14 +264,7 @@ void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
             pyr_box_t b = pyr_plan_layer_box(plan, &task, h, l);
             comp += (uint64_t)pyr_box_volume(&b);
         }
-        sum->uploaded += up;
-        sum->downloaded += down;
-        sum->computed += comp;
-        if (task_max) {
-            if (up > task_max->uploaded) task_max->uploaded = up;
-            if (down > task_max->downloaded) task_max->downloaded = down;
-            if (comp > task_max->computed) task_max->computed = comp;
-        }
+        pyr_plan_count_task(sum, task_max, up, down, comp);
     }
     sum->redundant = sum->computed - pyr_plan_useful(plan, h);
 }

@@ -124,6 +124,18 @@ int pyr_plan_band_direct(const pyr_plan_t *plan, const pyr_task_t *task, const p
  * maxima (for the bounds of SEEDS.md section A). */
 void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max);
 
+/* One task's counts into a pass's sum and per-task maxima (may be NULL). */
+static inline void pyr_plan_count_task(pyr_counters_t *sum, pyr_counters_t *task_max, uint64_t up, uint64_t down, uint64_t comp)
+{
+    sum->uploaded += up;
+    sum->downloaded += down;
+    sum->computed += comp;
+    if (!task_max) return;
+    if (up > task_max->uploaded) task_max->uploaded = up;
+    if (down > task_max->downloaded) task_max->downloaded = down;
+    if (comp > task_max->computed) task_max->computed = comp;
+}
+
 /* A plan for the same problem, backend and budget with another method,
  * decomposition or height, without a backend context (for comparisons and
  * the model).  The caller destroys it. */

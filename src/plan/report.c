@@ -181,7 +181,8 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
         print_extent(out, plan, info.piece_extent);
         fprintf(out, ", result ");
         int64_t r[3];
-        for (int a = 0; a < 3; a++) r[a] = plan->split[a] ? info.result_extent[a] : info.piece_extent[a];
+        for (int a = 0; a < 3; a++)
+            r[a] = plan->split[a] || plan->decomp == PYR_DECOMP_SKEWED ? info.result_extent[a] : info.piece_extent[a];
         print_extent(out, plan, r);
         fprintf(out, " (largest)\n");
         int64_t last = pr->steps % plan->height;

@@ -143,14 +143,7 @@ void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
                 }
             s += steps[j];
         }
-        sum->uploaded += up;
-        sum->downloaded += down;
-        sum->computed += comp;
-        if (task_max) {
-            if (up > task_max->uploaded) task_max->uploaded = up;
-            if (down > task_max->downloaded) task_max->downloaded = down;
-            if (comp > task_max->computed) task_max->computed = comp;
-        }
+        pyr_plan_count_task(sum, task_max, up, down, comp);
     }
     sum->redundant = sum->computed - pyr_plan_useful(plan, h);
 }
