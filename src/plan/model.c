@@ -227,7 +227,8 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
 
 /* Stage times of the pieces of a skewed pass (plan/skewed.h): whole planes up
  * and down, one contiguous run each; per call of c steps a compute call at
- * the table's cost for c layers, and its device copies (the halo store's
+ * the table's cost for c layers (over the trapezoid, or for a fused kernel
+ * the whole window c times), and its device copies (the halo store's
  * planes in and out, the window's boundary faces into both layers), priced
  * as one-layer compute over as many values (a copy reads and writes each
  * value once, as a one-step update does). */
@@ -239,6 +240,7 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     const int64_t np = pyr_skew_pieces(plan, h);
     const int nfaces = 2 * p->dims;
+    const int fused = plan->kernel && plan->kernel->launch_steps && plan->skew_k > 1;
     for (int64_t t = 0; t < np; t++) {
         pyr_box_t ub = pyr_skew_upload(plan, t), db = pyr_skew_download(plan, t, h);
         double x = 0;
@@ -252,13 +254,15 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
             int copies = 2;
             if (!pyr_box_empty(&call.result)) {
                 double comp = 0, rows = 0;
+                pyr_box_t in = pyr_plan_interior(plan), w = pyr_box_intersect(&call.window, &in);
                 for (int i = 1; i <= steps[j]; i++) {
-                    pyr_box_t b = pyr_skew_layer_box(plan, &call, i);
+                    /* a fused launch (kernels.h launch_steps) streams its whole window through every step it
+                     * holds: the trapezoid's ends cost as much as its middle */
+                    pyr_box_t b = fused ? w : pyr_skew_layer_box(plan, &call, i);
                     comp += (double)pyr_box_volume(&b);
                     rows += (double)rows_of(&b);
                 }
                 /* faces: the window less its interior, into both layers */
-                pyr_box_t in = pyr_plan_interior(plan), w = pyr_box_intersect(&call.window, &in);
                 copied += 2.0 * (double)(pyr_box_volume(&call.window) - pyr_box_volume(&w));
                 copies += nfaces;
                 c += compute_time(plan, k, steps[j], pyr_model_compute_cost(k, steps[j]) * comp + k->compute_row * rows);
