@@ -15,7 +15,8 @@ int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
     else if (plan->npp != 1 || plan->nfixed != 0) no = "it moves one ping-pong field, and this scheme has input or several fields";
     else if (plan->scheme->nsub != 1) no = "it takes schemes of one sub-step per step";
     else if (plan->reach[a][0] > 1 || plan->reach[a][1] > 1) no = "it leans one node per step, and this scheme reaches further";
-    else if (plan->check_every > 0) no = "it does not measure the change of a step for a stopping test";
+    else if (plan->check_every > 0 || plan->scheme->reduction != PYR_REDUCE_NONE)
+        no = "it does not measure the change of a sweep (the stopping test and the run's reported change)";
     if (no && why) snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s", plan->scheme->name, no);
     return no == NULL;
 }
