@@ -82,7 +82,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
 {
     pyr_plan_t *plan = e->plan;
     const pyr_device_ops_t *ops = e->ops;
-    const int f = state_field(e), a = pyr_skew_axis(plan), slots = plan->slots;
+    const int f = state_field(e), slots = plan->slots;
     if (f < 0 || plan->spares != 1 || slots < 1) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a plan it cannot run");
     if (!e->halo) PYR_TRY(alloc_halo(e));
     int steps[PYR_SKEW_MAX_CALLS];
@@ -142,7 +142,6 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
             out = swap;
             s += c;
         }
-        (void)a;
         if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         e->slot_next[slot] = in;
         e->spare[0] = out;
