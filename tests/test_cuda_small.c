@@ -2,6 +2,7 @@
  * fusion depths, both precisions, shrinking pyramid boxes, box copies), each
  * compared bit for bit with the CPU.  Small enough to run under
  * compute-sanitizer (memcheck, racecheck). */
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,54 @@ static void one(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t pr
     pyr_field_destroy(&b);
 }
 
+/* A grid of awkward values (fill_wild: mixed signs and exponents, subnormals,
+ * signed zeros; and every ninth node at +-0.24 of the precision's largest
+ * number: u + u and a neighbours' sum reach half of it, s - (u + u) all of
+ * it, short of overflowing in any order of the operations), one
+ * case on the CUDA backend against the CPU's naive method, bit for bit: the
+ * 1D and 2D kernels compute s - (u + u) as one fused multiply-add
+ * (src/schemes/heat.c), which must round as the CPU's two operations do. */
+static void wild(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t prec, int64_t steps, pyr_method_t method, const char *k)
+{
+    int64_t n[3] = {nx, ny, nz};
+    pyr_problem_t p;
+    make_problem(&p, dims, n, prec, steps, PYR_INIT_RANDOM, 5);
+    pyr_field_t *a = NULL, *b = NULL;
+    CHECK_OK(pyr_field_create(&p, &a));
+    CHECK_OK(pyr_field_create(&p, &b));
+    if (!a || !b) return;
+    fill_wild(a, (uint64_t)(nx * 13 + ny + steps));
+    const double big = 0.24 * (prec == PYR_FLOAT ? (double)FLT_MAX : DBL_MAX);
+    for (int64_t i = 0; i < pyr_field_count(a); i += 9) {
+        if (prec == PYR_FLOAT) ((float *)a->data)[i] = (float)(i % 2 ? big : -big);
+        else ((double *)a->data)[i] = i % 2 ? big : -big;
+    }
+    memcpy(b->data, a->data, (size_t)pyr_field_count(a) * pyr_precision_size(prec));
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_NAIVE;
+    pyr_plan_t *pc = NULL, *pg = NULL;
+    CHECK_OK(pyr_plan_create(&p, &o, &pc));
+    o.backend = PYR_BACKEND_CUDA;
+    o.method = method;
+    snprintf(o.kernel, sizeof o.kernel, "fused:%s", k);
+    if (method == PYR_METHOD_PYRAMID) o.memory = (uint64_t)pyr_field_count(a) * pyr_precision_size(prec) / 2;
+    CHECK_OK(pyr_plan_create(&p, &o, &pg));
+    if (pc && pg) {
+        CHECK_OK(pyr_execute(pc, b, NULL, NULL));
+        CHECK_OK(pyr_execute(pg, a, NULL, NULL));
+        int64_t i = first_difference(a, b);
+        CHECK(i < 0, "wild %dD %s %s: differs at node %lld", dims, pyr_precision_name(prec), pyr_method_name(method), (long long)i);
+        printf("wild values %dD %lldx%lldx%lld %s %s fused:%s: %s\n", dims, (long long)nx, (long long)ny, (long long)nz,
+               pyr_precision_name(prec), pyr_method_name(method), k, i < 0 ? "bit-identical" : "DIFFERS");
+    }
+    pyr_plan_destroy(&pc);
+    pyr_plan_destroy(&pg);
+    pyr_field_destroy(&a);
+    pyr_field_destroy(&b);
+}
+
 int main(void)
 {
     if (pyr_gpu_count() == 0) {
@@ -59,5 +108,11 @@ int main(void)
      * threads across, and then one tile of 35 rows (more than 32: a narrower block takes more rows) */
     one(3, 202, 31, 16, PYR_FLOAT, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
     one(3, 202, 31, 16, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
+    wild(1, 900, 1, 1, PYR_FLOAT, 7, PYR_METHOD_NAIVE, "1");
+    wild(1, 900, 1, 1, PYR_DOUBLE, 7, PYR_METHOD_NAIVE, "1");
+    wild(2, 300, 70, 1, PYR_FLOAT, 23, PYR_METHOD_NAIVE, "11");
+    wild(2, 300, 70, 1, PYR_DOUBLE, 23, PYR_METHOD_NAIVE, "7");
+    wild(2, 300, 70, 1, PYR_DOUBLE, 23, PYR_METHOD_PYRAMID, "5");
+    wild(3, 60, 30, 20, PYR_FLOAT, 9, PYR_METHOD_NAIVE, "3");
     return check_report();
 }
