@@ -131,7 +131,7 @@ fi
 if has incore; then
   grids=${INCORE_GRIDS:-f:4096x16384,f:8192x16384,f:16384x16384,f:32768x16384,f:15708x16384,f:31416x16384,d:4096x16384,d:8192x16384,d:16384x16384,d:32768x16384,d:15312x16384,d:30624x16384,f:768x352x2560,f:640x640x640,f:1024x1024x1024,d:768x352x2560,d:640x640x640,d:1024x1024x1024}
   stamp "in core: $grids"
-  timeout ${INCORE_LIMIT:-300} build-dev/bench/bench_heat --methods naive --steps ${INCORE_STEPS:-400} --grids "$grids" \
+  timeout ${INCORE_LIMIT:-300} build-dev/bench/bench_heat --methods naive --steps ${INCORE_STEPS:-800} --grids "$grids" \
     ${INCORE_KERNELS:+--kernel $INCORE_KERNELS} > "$log/incore.txt" 2>&1
   grep -E "^[23]D|naive" "$log/incore.txt"
 fi

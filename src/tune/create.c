@@ -190,8 +190,16 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     int modelled = 0; /* a choice was made from the model */
     pyr_decomp_t decomp = cands[0];
     if (method == PYR_METHOD_NAIVE || method == PYR_METHOD_LONGVECTOR) {
-        /* steps per compute call, progress reported between them: height when given, else 100 */
-        int64_t chunk = opt.height > 0 ? opt.height : 100;
+        /* Steps per compute call, progress reported between them: height when given, else about 100 in whole
+         * launches of the kernel (launch_steps): 98 for a kernel of seven steps per launch, 99 for eleven.  A call
+         * of 100 would cut into launches of 7 and 5 or of 11 and 9 steps (backend/launch_split.h: odd sizes),
+         * and shallower launches run slower (H200, 2D double 4096 x 16384: seven steps 889 Gcell/s, five 813;
+         * bench/NOTES-cuda.md v15). */
+        int64_t chunk = opt.height;
+        if (chunk <= 0) {
+            const int k = plan->kernel->launch_steps ? plan->kernel->launch_steps(&plan->variant, problem->dims, problem->precision) : 1;
+            chunk = k > 1 && k <= 100 ? 100 / k * k : 100;
+        }
         if (chunk > problem->steps) chunk = problem->steps;
         st = pyr_plan_build(plan, method, decomp, chunk > 0 ? chunk : 1, budget);
         if (st == PYR_OK && method == PYR_METHOD_LONGVECTOR) pyr_longvector_constants(plan);
