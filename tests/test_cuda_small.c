@@ -4,6 +4,7 @@
  * compute-sanitizer (memcheck, racecheck). */
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "heat_util.h"
@@ -89,6 +90,35 @@ static void wild(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t p
     pyr_field_destroy(&b);
 }
 
+/* The naive method's call: about 100 steps in whole launches of the kernel
+ * it runs (a launch depth K: the largest multiple of K up to 100), the height
+ * when one is given. */
+static void chunk(int dims, pyr_precision_t prec, const char *kernel, int64_t height)
+{
+    int64_t n[3] = {dims == 3 ? 40 : 300, dims >= 2 ? 70 : 1, dims == 3 ? 30 : 1};
+    pyr_problem_t p;
+    make_problem(&p, dims, n, prec, 1000, PYR_INIT_RANDOM, 3);
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CUDA;
+    o.method = PYR_METHOD_NAIVE;
+    o.height = height;
+    snprintf(o.kernel, sizeof o.kernel, "%s", kernel);
+    pyr_plan_t *plan = NULL;
+    pyr_plan_info_t info;
+    CHECK_OK(pyr_plan_create(&p, &o, &plan));
+    if (!plan) return;
+    CHECK_OK(pyr_plan_get_info(plan, &info));
+    int k = 1;
+    if (!strncmp(info.kernel, "fused:", 6)) k = atoi(info.kernel + 6);
+    const int64_t want = height > 0 ? height : k > 1 ? 100 / k * k : 100;
+    CHECK(info.height == want, "%dD %s naive, kernel %s, height %lld: %lld steps per call, want %lld", dims, pyr_precision_name(prec),
+          info.kernel, (long long)height, (long long)info.height, (long long)want);
+    printf("%dD %s naive, kernel %s, height given %lld: %lld steps per call\n", dims, pyr_precision_name(prec), info.kernel,
+           (long long)height, (long long)info.height);
+    pyr_plan_destroy(&plan);
+}
+
 int main(void)
 {
     if (pyr_gpu_count() == 0) {
@@ -114,5 +144,11 @@ int main(void)
     wild(2, 300, 70, 1, PYR_DOUBLE, 23, PYR_METHOD_NAIVE, "7");
     wild(2, 300, 70, 1, PYR_DOUBLE, 23, PYR_METHOD_PYRAMID, "5");
     wild(3, 60, 30, 20, PYR_FLOAT, 9, PYR_METHOD_NAIVE, "3");
+    chunk(2, PYR_FLOAT, "", 0);
+    chunk(2, PYR_DOUBLE, "", 0);
+    chunk(3, PYR_FLOAT, "", 0);
+    chunk(2, PYR_DOUBLE, "fused:7", 0);
+    chunk(2, PYR_DOUBLE, "fused:5", 0);
+    chunk(2, PYR_FLOAT, "fused:11", 50);
     return check_report();
 }
