@@ -104,6 +104,12 @@ uint64_t pyr_plan_useful(const pyr_plan_t *plan, int64_t steps)
 
 int64_t pyr_plan_layers(const pyr_plan_t *plan, int64_t h) { return h * plan->scheme->nsub; }
 
+int pyr_plan_launch_steps(const pyr_plan_t *plan)
+{
+    const pyr_problem_t *p = &plan->problem;
+    return plan->kernel && plan->kernel->launch_steps ? plan->kernel->launch_steps(&plan->variant, p->dims, p->precision) : 0;
+}
+
 int64_t pyr_plan_tasks(const pyr_plan_t *plan)
 {
     if (!plan->resident && plan->decomp == PYR_DECOMP_SKEWED) return pyr_skew_pieces(plan, plan->height);

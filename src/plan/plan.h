@@ -92,6 +92,8 @@ void pyr_plan_task(const pyr_plan_t *plan, int64_t t, int64_t h, pyr_task_t *tas
 pyr_box_t pyr_plan_layer_box(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, int64_t l);
 /* Sub-steps in a pass of height h. */
 int64_t pyr_plan_layers(const pyr_plan_t *plan, int64_t h);
+/* Steps one launch of the plan's kernel variant takes (kernels.h launch_steps), 0 when the kernel does not say. */
+int pyr_plan_launch_steps(const pyr_plan_t *plan);
 /* The interior of the grid (the nodes the scheme updates). */
 pyr_box_t pyr_plan_interior(const pyr_plan_t *plan);
 /* Node updates a run of `steps` steps needs (the useful work). */

@@ -203,7 +203,8 @@ static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
     char why[256];
     if (!pyr_skew_eligible(plan, why, sizeof why)) return pyr_fail(PYR_ERR_CONFIG, "%s; use another decomposition (or auto)", why);
     const int a = p->dims - 1;
-    int k = plan->kernel && plan->kernel->launch_steps ? plan->kernel->launch_steps(&plan->variant, p->dims, p->precision) : 3;
+    int k = pyr_plan_launch_steps(plan);
+    if (k == 0) k = 3;
     if (k < 1) k = 1;
     if (!(k & 1)) k--;
     if (h < k) k = (int)(h & 1 ? h : h - 1 > 0 ? h - 1 : 1);

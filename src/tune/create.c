@@ -197,7 +197,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
          * bench/NOTES-cuda.md v15). */
         int64_t chunk = opt.height;
         if (chunk <= 0) {
-            const int k = plan->kernel->launch_steps ? plan->kernel->launch_steps(&plan->variant, problem->dims, problem->precision) : 1;
+            const int k = pyr_plan_launch_steps(plan);
             chunk = k > 1 && k <= 100 ? 100 / k * k : 100;
         }
         if (chunk > problem->steps) chunk = problem->steps;
