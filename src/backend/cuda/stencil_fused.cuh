@@ -139,6 +139,14 @@ template <int K> struct kboxes {
     int x0[K], x1[K], y0[K], y1[K], z0[K], z1[K];
 };
 
+/* Every step's box has the same columns (in core; a piece's sides at the grid's walls) */
+template <int K> __host__ __device__ __forceinline__ bool same_columns(const kboxes<K> &b)
+{
+    bool same = true;
+    for (int l = 1; l < K; l++) same = same && b.x0[l] == b.x0[0] && b.x1[l] == b.x1[0];
+    return same;
+}
+
 /* Steps the streaming loops share (each a few straight lines, inlined).
  * take_next: the vector loaded one row (plane) ahead becomes this
  * iteration's, and the next is loaded from g when `load`.  rotate: a
@@ -230,13 +238,18 @@ __device__ __forceinline__ void store_part(T *g, const T (&nw)[V], const bool fu
  * (the two pads, never written, hold zeros: they reach only the tile's halo,
  * which is recomputed and never written).
  *
- * The rows are streamed by fused2d_rows, made twice: a warp whose columns lie
- * inside every step's box (all warps but those at the box's sides) runs the
- * copy without a per-node column test (EDGE = false), the others the full one
- * (per warp, not per block: in a tile at the box's side only the outer warp
- * pays for the tests, and no tile waits for it; H200, kernels alone, 2D
- * double seven steps 4096 / 8192 x 16384: +3.2 / +3.4%, float eleven steps
- * 4096 wide +2.0%, wider and 3D within +-1.5%; bench/NOTES-cuda.md v13).
+ * The rows are streamed by fused2d_rows, made three times: a warp whose
+ * columns lie inside every step's box (all warps but those at the box's
+ * sides) runs the copy without a per-node column test (EDGE = 0), the others
+ * with a select per node: EDGE = 1 where every step's box has the same
+ * columns (each column's test made once, before the rows), EDGE = 2 where
+ * they differ (a test per node and step).  Per warp, not per block: in a
+ * tile at the box's side only the outer warp pays for the tests (H200,
+ * kernels alone, 2D double seven steps 4096 / 8192 x 16384: +3.2 / +3.4%,
+ * float eleven steps 4096 wide +2.0%, wider and 3D within +-1.5%;
+ * bench/NOTES-cuda.md v13); EDGE = 1 against 2 for the grid's walls: 2D
+ * double seven steps 4096 / 8192 / 16384 / 32768 wide +3.7 / +3.0 / +2.5 /
+ * +3.3%, float eleven steps +0.7-1.8% (v16).
  * The row loop runs in three parts: rows where some step's row lies outside
  * its box (a test per step), between them the rows where none does (no test,
  * no select per node); the global addresses advance by a row per iteration
@@ -258,7 +271,7 @@ template <typename T, int K, typename Op> struct min_blocks2d {
     static constexpr int value = unroll2d<T, K, Op>::value == 3 ? (K <= 5 ? 3 : 2) : 1;
 };
 
-template <typename T, int V, int K, bool EDGE, typename Op>
+template <typename T, int V, int K, int EDGE, typename Op>
 __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
                                              const kboxes<K> &b, const Op &op, T *sh, const int NT, const int tid, const int c0,
                                              const int oy, const int oy_end, const int wx0, const int wx1, const int rs, const int re,
@@ -280,6 +293,11 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
     const bool some_store = c0 + V > wx0 && c0 < wx1;
     const int rload = min(rows, re);
+    /* EDGE == 1: every step's box has the same columns (the grid's walls: in core, and a piece's sides
+     * at a wall), so whether a node's column lies inside is known here, once */
+    bool cin[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) cin[v] = c0 + v >= b.x0[0] && c0 + v < b.x1[0];
     block_sync();
 
     /* one row; YT: test each step's row against its box */
@@ -308,7 +326,7 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
                 const T u = m[L][v];
                 const T xm = v > 0 ? m[L][v - 1] : left;
                 const T xp = v < V - 1 ? m[L][v + 1] : right;
-                const bool in = EDGE ? row_in && c >= b.x0[L] && c < b.x1[L] : row_in;
+                const bool in = EDGE == 2 ? row_in && c >= b.x0[L] && c < b.x1[L] : EDGE == 1 ? row_in && cin[v] : row_in;
                 const T val = op.s2(u, xm, xp, a[L][v], nw[v], aux[v]);
                 out[v] = (EDGE || YT) ? (in ? val : u) : val;
             }
@@ -363,8 +381,10 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
 #pragma unroll
     for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]);
     if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi);
-    if (inner) fused2d_rows<T, V, K, false, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, true);
-    else fused2d_rows<T, V, K, true, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, col_ok);
+    if (inner) fused2d_rows<T, V, K, 0, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, true);
+    else if (same_columns<K>(b))
+        fused2d_rows<T, V, K, 1, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, col_ok);
+    else fused2d_rows<T, V, K, 2, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, col_ok);
 }
 
 /* 3D, K steps, for float: block = BX x NTY threads (BX <= 32, chosen per
@@ -783,14 +803,18 @@ int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 /* A 2D edge tile (its columns reach outside some step's box) runs its outer
- * warp with a test and a select per node, and its warps meet at a barrier
- * every row, so the whole block goes at that warp's pace: 1.19-1.21 of an
- * inner tile's time per row (H200, kernels alone with every warp tested
- * against none, double seven steps and float eleven, 4096 and 32768 wide;
- * bench/NOTES-cuda.md v16).  In a single wave the edge tiles' blocks set the
- * launch's end (2D double 4096 x 16384: 889 Gcell/s against 1023 with no
- * tile tested), so they take shorter segments (choose_segment). */
+ * warp with a select per node, and its warps meet at a barrier every row, so
+ * the whole block goes at that warp's pace.  Per row, against an inner tile
+ * (H200, kernels alone with every warp in one mode, double seven steps and
+ * float eleven, 4096 and 32768 wide; bench/NOTES-cuda.md v16): 1.20-1.25
+ * with a column test per node and step (boxes whose columns differ by step:
+ * a piece's sides inside the grid), 1.05-1.08 with each column's test made
+ * once (every step's box the same columns: the grid's walls).  In a single
+ * wave the edge tiles' blocks set the launch's end (2D double 4096 x 16384:
+ * 889 Gcell/s against 1023 with no tile tested), so they take shorter
+ * segments (choose_segment). */
 constexpr double kEdgeRowCost = 1.2;
+constexpr double kEdgeRowCostWalls = 1.06;
 
 /* The tiles of a 2D launch that are edge tiles: tile i covers columns
  * [ox0 + i*OW - K, .. + width); the test is k_fused2d's. */
@@ -808,10 +832,11 @@ template <int K> int edge_tiles2d(const pyr_kbox_t *boxes, int64_t pitch, int ox
 
 /* Segments along the streamed axis: the count minimising waves x (segment
  * length + 2K halo rows), with `per_wave` blocks resident at once.  Of the
- * tiles, `edge` run their rows slower (2D: edge_tiles2d) and take segments of
- * *seg_edge that end with the others': (seg_edge + 2K) x kEdgeRowCost <= seg
- * + 2K, and as many more blocks.  Without edge tiles seg_edge = seg. */
-int choose_segment(int extent, int tiles, int edge, int per_wave, int K, int *seg_edge)
+ * tiles, `edge` run their rows edge_cost times slower (2D: edge_tiles2d) and
+ * take segments of *seg_edge that end with the others': (seg_edge + 2K) x
+ * edge_cost <= seg + 2K, and as many more blocks.  Without edge tiles
+ * seg_edge = seg. */
+int choose_segment(int extent, int tiles, int edge, double edge_cost, int per_wave, int K, int *seg_edge)
 {
     int best_seg = extent, best_edge = extent;
     double best = -1;
@@ -821,7 +846,7 @@ int choose_segment(int extent, int tiles, int edge, int per_wave, int K, int *se
         if (n > 1 && ceil_div(extent, n - 1) == seg) continue;
         int se = seg;
         if (edge > 0) {
-            se = (int)((seg + 2 * K) / kEdgeRowCost) - 2 * K;
+            se = (int)((seg + 2 * K) / edge_cost) - 2 * K;
             if (se < 1) se = 1;
             if (se > seg) se = seg;
         }
@@ -894,11 +919,12 @@ cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     cudaError_t e = occupancy(k_fused2d<T, V, K, Op>, NT, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int rows_out = last.hi[1] - last.lo[1];
+    const kboxes<K> kb = pack<K>(boxes);
     int seg_edge = 0;
-    const int seg = choose_segment(rows_out, tiles, edge_tiles2d<K>(boxes, L->pitch, ox0, OW, NT * V, tiles), per_sm * tune->sms, K,
-                                   &seg_edge);
+    const int seg = choose_segment(rows_out, tiles, edge_tiles2d<K>(boxes, L->pitch, ox0, OW, NT * V, tiles),
+                                   same_columns<K>(kb) ? kEdgeRowCostWalls : kEdgeRowCost, per_sm * tune->sms, K, &seg_edge);
     dim3 grid((unsigned)tiles, (unsigned)ceil_div(rows_out, seg_edge));
-    k_fused2d<T, V, K, Op><<<grid, NT, smem, stream>>>(src, dst, L->pitch, L->rows, pack<K>(boxes), op, ox0, OW, seg, seg_edge);
+    k_fused2d<T, V, K, Op><<<grid, NT, smem, stream>>>(src, dst, L->pitch, L->rows, kb, op, ox0, OW, seg, seg_edge);
     return cudaGetLastError();
 }
 
@@ -960,7 +986,7 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     else e = occupancy(k_fused3d_reg<T, V, K, D, Op>, t.BX * t.NTY, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = last.hi[2] - last.lo[2];
-    const int seg = choose_segment(planes_out, t.tx * t.ty, 0, per_sm * tune->sms, K, NULL);
+    const int seg = choose_segment(planes_out, t.tx * t.ty, 0, 1.0, per_sm * tune->sms, K, NULL);
     dim3 grid((unsigned)t.tx, (unsigned)t.ty, (unsigned)ceil_div(planes_out, seg));
     dim3 block((unsigned)t.BX, (unsigned)t.NTY);
     if constexpr (shared_planes)
@@ -984,7 +1010,7 @@ cudaError_t launch_stream3d(const T *src, T *dst, const pyr_klayout_t *L, const 
     cudaError_t e = occupancy(k_stream3d<T, V, Op>, 32 * NTY, 0, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = b.hi[2] - b.lo[2];
-    const int seg = choose_segment(planes_out, tx * ty, 0, per_sm * tune->sms, 1, NULL);
+    const int seg = choose_segment(planes_out, tx * ty, 0, 1.0, per_sm * tune->sms, 1, NULL);
     dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)ceil_div(planes_out, seg));
     dim3 block(32, NTY);
     k_stream3d<T, V, Op><<<grid, block, 0, stream>>>(src, dst, L->pitch, L->rows, b, op, cbase, seg);
