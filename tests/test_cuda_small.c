@@ -138,6 +138,14 @@ int main(void)
      * threads across, and then one tile of 35 rows (more than 32: a narrower block takes more rows) */
     one(3, 202, 31, 16, PYR_FLOAT, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
     one(3, 202, 31, 16, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
+    /* 2D edge tiles with segments of their own (choose_segment): five tiles across, the two at the walls
+     * taking shorter and more segments than the three inner ones (double, 1198 rows, four blocks per SM of
+     * an H200: 93 segments of 13 rows, the edge tiles' 109 of 11; shorter at any blocks per SM), in core
+     * (each column's test made once) and in pieces of blocks (a test per node and step at the pieces'
+     * inner sides) */
+    one(2, 1100, 1200, 1, PYR_DOUBLE, 23, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "7", "1");
+    one(2, 2100, 700, 1, PYR_FLOAT, 23, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "11", "1");
+    one(2, 1100, 1200, 1, PYR_DOUBLE, 23, PYR_METHOD_PYRAMID, PYR_DECOMP_BLOCKS, 14, 500, "7", "1");
     wild(1, 900, 1, 1, PYR_FLOAT, 7, PYR_METHOD_NAIVE, "1");
     wild(1, 900, 1, 1, PYR_DOUBLE, 7, PYR_METHOD_NAIVE, "1");
     wild(2, 300, 70, 1, PYR_FLOAT, 23, PYR_METHOD_NAIVE, "11");
