@@ -4,6 +4,8 @@
 # "backend = cuda" in test_errors instead.
 # How a call's layers are cut into fused launches (host code: every build).
 pyr_add_test(test_launch_split SOURCES test_launch_split.c LABELS cuda)
+# How a launch's streamed axis is cut into segments, the edge tiles' shorter (host code: every build).
+pyr_add_test(test_launch_segments SOURCES test_launch_segments.c LABELS cuda)
 if(NOT PYR_HAVE_CUDA)
   return()
 endif()

@@ -34,6 +34,7 @@
 
 #include "backend/cuda/cuda_internal.cuh"
 #include "backend/cuda/rounded.cuh"
+#include "backend/launch_segments.h"
 #include "backend/launch_split.h"
 
 /* The largest number of time steps one fused launch may take. */
@@ -363,7 +364,7 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
     const int ox = ox0 + (int)blockIdx.x * OW;
     const int c0 = ox - K + tid * V;
     /* the block's columns [ox - K, ox - K + NT*V) inside every step's box?  (the same test as
-     * edge_tiles2d's: a tile that is not takes segments of seg_edge rows) */
+     * pyr_edge_tiles's: a tile that is not takes segments of seg_edge rows) */
     const int bx0 = ox - K, bx1 = ox - K + NT * V;
     bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch;
 #pragma unroll
@@ -802,69 +803,6 @@ int imin(int a, int b) { return a < b ? a : b; }
 int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-/* A 2D edge tile (its columns reach outside some step's box) runs its outer
- * warp with a select per node, and its warps meet at a barrier every row, so
- * the whole block goes at that warp's pace.  Per row, against an inner tile
- * (H200, kernels alone with every warp in one mode, double seven steps and
- * float eleven, 4096 and 32768 wide; bench/NOTES-cuda.md v16): 1.20-1.25
- * with a column test per node and step (boxes whose columns differ by step:
- * a piece's sides inside the grid), 1.05-1.08 with each column's test made
- * once (every step's box the same columns: the grid's walls).  In a single
- * wave the edge tiles' blocks set the launch's end (2D double 4096 x 16384:
- * 889 Gcell/s against 1023 with no tile tested), so they take shorter
- * segments (choose_segment). */
-constexpr double kEdgeRowCost = 1.2;
-constexpr double kEdgeRowCostWalls = 1.06;
-
-/* The tiles of a 2D launch that are edge tiles: tile i covers columns
- * [ox0 + i*OW - K, .. + width); the test is k_fused2d's. */
-template <int K> int edge_tiles2d(const pyr_kbox_t *boxes, int64_t pitch, int ox0, int OW, int width, int tiles)
-{
-    int edge = 0;
-    for (int i = 0; i < tiles; i++) {
-        const int bx0 = ox0 + i * OW - K, bx1 = bx0 + width;
-        bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch;
-        for (int l = 0; l < K; l++) inner = inner && bx0 >= boxes[l].lo[0] && bx1 <= boxes[l].hi[0];
-        edge += !inner;
-    }
-    return edge;
-}
-
-/* Segments along the streamed axis: the count minimising waves x (segment
- * length + 2K halo rows), with `per_wave` blocks resident at once.  Of the
- * tiles, `edge` run their rows edge_cost times slower (2D: edge_tiles2d) and
- * take segments of *seg_edge that end with the others': (seg_edge + 2K) x
- * edge_cost <= seg + 2K, and as many more blocks.  Without edge tiles
- * seg_edge = seg. */
-int choose_segment(int extent, int tiles, int edge, double edge_cost, int per_wave, int K, int *seg_edge)
-{
-    int best_seg = extent, best_edge = extent;
-    double best = -1;
-    int max_n = extent < 4096 ? extent : 4096;
-    for (int n = 1; n <= max_n; n++) {
-        int seg = ceil_div(extent, n);
-        if (n > 1 && ceil_div(extent, n - 1) == seg) continue;
-        int se = seg;
-        if (edge > 0) {
-            se = (int)((seg + 2 * K) / edge_cost) - 2 * K;
-            if (se < 1) se = 1;
-            if (se > seg) se = seg;
-        }
-        const int n_edge = ceil_div(extent, se);
-        if (n_edge > 65535) continue; /* the grid's y (2D) or z (3D) */
-        long long blocks = (long long)(tiles - edge) * n + (long long)edge * n_edge;
-        long long waves = (blocks + per_wave - 1) / per_wave;
-        double cost = (double)waves * (double)(seg + 2 * K);
-        if (best < 0 || cost < best) {
-            best = cost;
-            best_seg = seg;
-            best_edge = se;
-        }
-    }
-    if (seg_edge) *seg_edge = best_edge;
-    return best_seg;
-}
-
 template <typename K_> cudaError_t occupancy(K_ kernel, int threads, size_t smem, int *per_sm)
 {
     /* The kernel may use up to the device's opt-in limit, set alike by every
@@ -921,8 +859,9 @@ cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     const int rows_out = last.hi[1] - last.lo[1];
     const kboxes<K> kb = pack<K>(boxes);
     int seg_edge = 0;
-    const int seg = choose_segment(rows_out, tiles, edge_tiles2d<K>(boxes, L->pitch, ox0, OW, NT * V, tiles),
-                                   same_columns<K>(kb) ? kEdgeRowCostWalls : kEdgeRowCost, per_sm * tune->sms, K, &seg_edge);
+    const int seg = pyr_segment_choose(rows_out, tiles, pyr_edge_tiles(L->pitch, kb.x0, kb.x1, K, ox0, OW, NT * V, tiles),
+                                       same_columns<K>(kb) ? pyr_edge_row_cost_walls : pyr_edge_row_cost, per_sm * tune->sms, K,
+                                       &seg_edge, NULL);
     dim3 grid((unsigned)tiles, (unsigned)ceil_div(rows_out, seg_edge));
     k_fused2d<T, V, K, Op><<<grid, NT, smem, stream>>>(src, dst, L->pitch, L->rows, kb, op, ox0, OW, seg, seg_edge);
     return cudaGetLastError();
@@ -986,7 +925,7 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     else e = occupancy(k_fused3d_reg<T, V, K, D, Op>, t.BX * t.NTY, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = last.hi[2] - last.lo[2];
-    const int seg = choose_segment(planes_out, t.tx * t.ty, 0, 1.0, per_sm * tune->sms, K, NULL);
+    const int seg = pyr_segment_choose(planes_out, t.tx * t.ty, 0, 1.0, per_sm * tune->sms, K, NULL, NULL);
     dim3 grid((unsigned)t.tx, (unsigned)t.ty, (unsigned)ceil_div(planes_out, seg));
     dim3 block((unsigned)t.BX, (unsigned)t.NTY);
     if constexpr (shared_planes)
@@ -1010,7 +949,7 @@ cudaError_t launch_stream3d(const T *src, T *dst, const pyr_klayout_t *L, const 
     cudaError_t e = occupancy(k_stream3d<T, V, Op>, 32 * NTY, 0, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = b.hi[2] - b.lo[2];
-    const int seg = choose_segment(planes_out, tx * ty, 0, 1.0, per_sm * tune->sms, 1, NULL);
+    const int seg = pyr_segment_choose(planes_out, tx * ty, 0, 1.0, per_sm * tune->sms, 1, NULL, NULL);
     dim3 grid((unsigned)tx, (unsigned)ty, (unsigned)ceil_div(planes_out, seg));
     dim3 block(32, NTY);
     k_stream3d<T, V, Op><<<grid, block, 0, stream>>>(src, dst, L->pitch, L->rows, b, op, cbase, seg);
