@@ -20,13 +20,16 @@
  * passes between the first progress call and the one before the last (the
  * naive run makes eight compute calls for it).  --slots runs each
  * listed height with each number of pieces in flight (auto = the planner's
- * choice); the auto-height rows always use slots = auto. */
+ * choice); the auto-height rows always use slots = auto.  The automatic
+ * choices use the calibrated constants of the wisdom file ($PYRGRID_WISDOM,
+ * else the user's cache; bench_wisdom.h), as the pyrgrid program does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "pyrgrid.h"
+#include "bench_wisdom.h"
 
 static double now_s(void)
 {
@@ -298,6 +301,7 @@ int main(int argc, char **argv)
         char text[256];
         if (pyr_gpu_describe(0, text, sizeof text) == PYR_OK) printf("GPU 0: %s\n", text);
     }
+    bench_wisdom_import();
     if (grids) {
         char list[1024];
         snprintf(list, sizeof list, "%s", grids);

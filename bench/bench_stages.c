@@ -21,6 +21,7 @@
 #include "plan/model.h"
 #include "pass_clock.h"
 #include "pyrgrid.h"
+#include "bench_wisdom.h"
 
 
 static int by_start(const void *a, const void *b)
@@ -93,6 +94,7 @@ int main(int argc, char **argv)
         printf("no usable GPU\n");
         return 77;
     }
+    bench_wisdom_import();
     int dims = atoi(argv[1]);
     int64_t n = atoll(argv[2]);
     pyr_precision_t prec = !strcmp(argv[3], "double") ? PYR_DOUBLE : PYR_FLOAT;
