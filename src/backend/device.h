@@ -56,6 +56,17 @@ typedef struct {
     uint64_t layer_bytes; /* one buffer (one field, one time layer) */
 } pyr_piece_layout_t;
 
+/* One copy of a batch (copy_many): `box` of buffer src_layer of `src` into
+ * the buffers of `dst` named by dst_layers. */
+#define PYR_COPY_MANY_MAX 16
+typedef struct {
+    const pyr_piece_t *dst;
+    int dst_layers;
+    const pyr_piece_t *src;
+    int src_layer;
+    pyr_box_t box;
+} pyr_copy_op_t;
+
 typedef struct pyr_device_ops {
     const char *name;
     pyr_backend_kind_t kind;
@@ -92,6 +103,11 @@ typedef struct pyr_device_ops {
      * issued for another slot (the boundary faces are uploaded once, on slot 0). */
     pyr_status_t (*copy)(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src,
                          int src_layer, const pyr_box_t *box);
+    /* The n copies (at most PYR_COPY_MANY_MAX), each as `copy` makes it, as
+     * one operation in no particular order: no copy may read what another
+     * writes, and where two write the same node they write the same value
+     * (optional, may be NULL: pyr_exec_copies issues them one by one). */
+    pyr_status_t (*copy_many)(void *ctx, int slot, int f, const pyr_copy_op_t *ops, int n);
     /* Copy `box` of field f's newest values (pyr_piece_current) into the host region. */
     pyr_status_t (*download)(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host,
                              const pyr_box_t *box);

@@ -277,13 +277,39 @@ static pyr_status_t push_pending(exec_t *e, pending_band_t b)
  * fields. */
 pyr_status_t pyr_exec_prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece)
 {
-    const pyr_plan_t *plan = e->plan;
     for (int k = 0; k < e->nfaces; k++) {
         pyr_box_t b = pyr_box_intersect(&piece->box, &e->faces[k].box);
         if (pyr_box_empty(&b)) continue;
         for (int f = 0; f < e->nf; f++)
             if (is_state(e, f)) PYR_TRY(e->ops->copy(e->ctx, slot, piece, f, 3, &e->faces[k], 0, &b));
     }
+    return pyr_exec_prepare_fixed(e, slot, piece);
+}
+
+int pyr_exec_face_copies(const exec_t *e, const pyr_piece_t *piece, pyr_copy_op_t *c, int n, int max)
+{
+    for (int k = 0; k < e->nfaces; k++) {
+        pyr_box_t b = pyr_box_intersect(&piece->box, &e->faces[k].box);
+        if (pyr_box_empty(&b)) continue;
+        if (n >= max) return -1;
+        c[n++] = (pyr_copy_op_t){.dst = piece, .dst_layers = 3, .src = &e->faces[k], .src_layer = 0, .box = b};
+    }
+    return n;
+}
+
+/* Without copy_many, one by one from the last: a batch's order is not part of
+ * its meaning, and running it reversed where the backend has no copy_many
+ * (the CPU) has every CPU test check that no batch depends on it. */
+pyr_status_t pyr_exec_copies(exec_t *e, int slot, int f, const pyr_copy_op_t *c, int n)
+{
+    if (n > 1 && e->ops->copy_many) return e->ops->copy_many(e->ctx, slot, f, c, n);
+    for (int i = n - 1; i >= 0; i--) PYR_TRY(e->ops->copy(e->ctx, slot, c[i].dst, f, c[i].dst_layers, c[i].src, c[i].src_layer, &c[i].box));
+    return PYR_OK;
+}
+
+pyr_status_t pyr_exec_prepare_fixed(exec_t *e, int slot, const pyr_piece_t *piece)
+{
+    const pyr_plan_t *plan = e->plan;
     for (int a = 0; a < plan->problem.dims; a++) {
         if (!plan->split[a]) continue;
         int64_t n = plan->problem.n[a];

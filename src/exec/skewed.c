@@ -92,6 +92,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
     const int64_t np = pyr_skew_pieces(plan, h);
     const pyr_grid_dims_t grid = {{plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]}};
     const int marks = slots > 1 && ops->mark && ops->after_mark;
+    const pyr_box_t interior = pyr_plan_interior(plan);
     for (int64_t t = 0; t < np; t++) {
         const int slot = (int)(t % slots);
         if (t >= slots) PYR_TRY(ops->wait(e->ctx, slot));
@@ -99,7 +100,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
         pyr_skew_call_t call;
         pyr_skew_call(plan, t, 0, steps[0], &call);
         const int64_t A = call.a;
-        pyr_piece_t v, hv;
+        pyr_piece_t v, hf, hs;
         const pyr_box_t ub = pyr_skew_upload(plan, t);
         if (!pyr_box_empty(&ub)) {
             PYR_TRY(view(e, &v, &ub, in, A - G, NULL, 0, planes));
@@ -113,17 +114,29 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
             const int c = steps[j];
             pyr_skew_call(plan, t, s, c, &call);
             PYR_TRY(view(e, &v, &call.window, in, A - s - G, out, A - s - c - G, planes));
-            /* the window's low planes from the previous piece, then its own top planes for the next */
-            if (!pyr_box_empty(&call.fill)) {
-                PYR_TRY(view(e, &hv, &call.fill, e->halo[j], call.win_lo, NULL, 0, store));
-                PYR_TRY(ops->copy(e->ctx, slot, &v, f, 1, &hv, 0, &call.fill));
+            /* The window's low planes from the previous piece (their interior: the resident faces cover the
+             * rest, skewed plans keeping every boundary face on the device), with those faces into both
+             * layers when the call computes, as one operation where the backend has one; then the window's
+             * top planes for the next piece, into the same halo store the low planes came from. */
+            pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
+            int nc = 0;
+            const int computes = !pyr_box_empty(&call.result);
+            const pyr_box_t fill = computes ? pyr_box_intersect(&call.fill, &interior) : call.fill;
+            if (!pyr_box_empty(&fill)) {
+                PYR_TRY(view(e, &hf, &call.fill, e->halo[j], call.win_lo, NULL, 0, store)); /* whole planes: the store's layout */
+                cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 1, .src = &hf, .src_layer = 0, .box = fill};
             }
+            if (computes) {
+                nc = pyr_exec_face_copies(e, &v, cops, nc, PYR_COPY_MANY_MAX);
+                if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
+            }
+            PYR_TRY(pyr_exec_copies(e, slot, f, cops, nc));
             if (!pyr_box_empty(&call.save) && t + 1 < np) {
-                PYR_TRY(view(e, &hv, &call.save, e->halo[j], call.b - s - 2 * c, NULL, 0, store));
-                PYR_TRY(ops->copy(e->ctx, slot, &hv, f, 1, &v, 0, &call.save));
+                PYR_TRY(view(e, &hs, &call.save, e->halo[j], call.b - s - 2 * c, NULL, 0, store));
+                PYR_TRY(ops->copy(e->ctx, slot, &hs, f, 1, &v, 0, &call.save));
             }
-            if (!pyr_box_empty(&call.result)) {
-                PYR_TRY(pyr_exec_prepare_boundary(e, slot, &v));
+            if (computes) {
+                PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));
                 for (int i = 1; i <= c; i++) {
                     e->layer_boxes[i - 1] = pyr_skew_layer_box(plan, &call, i);
                     e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[i - 1]);

@@ -183,38 +183,61 @@ namespace {
 
 /* ------------------------------------------------------ runtime kernels */
 
-/* Box copies between piece buffers: thread per node along x; blocks loop
- * over rows and planes of the box. */
-template <typename W>
-__global__ void k_copy(const W *__restrict__ src, int64_t sp, int64_t splane, W *d0, W *d1, int64_t dp, int64_t dplane, int w, int ny,
-                       int nz)
+/* Box copies between piece buffers, several in one launch (copy, copy_many): the copies' units (copy_units)
+ * in a row, one block per unit (a 2D window's few rows of 32767 values keep
+ * as many blocks busy as a 3D one's thousands of rows, and no block is
+ * launched for nothing). */
+struct copy_desc {
+    const void *s;
+    void *d0, *d1;
+    int64_t sp, splane, dp, dplane;
+    int w, ny, nz;
+};
+struct copy_list {
+    copy_desc d[PYR_COPY_MANY_MAX];
+    int64_t start[PYR_COPY_MANY_MAX + 1]; /* copy i takes the units [start[i], start[i + 1]) */
+    int n;
+};
+
+/* A copy's units: 256 rows of a narrow box (a thread per row), or 256
+ * values of one row of a wide one. */
+__host__ __device__ inline int64_t copy_units(const copy_desc &c)
 {
-    int x = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (x >= w) return;
-    for (int z = (int)blockIdx.z; z < nz; z += (int)gridDim.z)
-        for (int y = (int)blockIdx.y; y < ny; y += (int)gridDim.y) {
-            W v = src[(int64_t)z * splane + (int64_t)y * sp + x];
-            int64_t o = (int64_t)z * dplane + (int64_t)y * dp + x;
-            if (d0) d0[o] = v;
-            if (d1) d1[o] = v;
-        }
+    const int64_t rows = (int64_t)c.ny * c.nz;
+    return c.w < 32 ? (rows + 255) / 256 : rows * ((c.w + 255) / 256);
 }
 
-/* The same for boxes a few nodes wide (an x face: one node per row): a
- * thread per row, so that the threads of a block are not left idle. */
-template <typename W>
-__global__ void k_copy_rows(const W *__restrict__ src, int64_t sp, int64_t splane, W *d0, W *d1, int64_t dp, int64_t dplane, int w,
-                            int ny, int64_t rows)
+template <typename W> __global__ void __launch_bounds__(256) k_copy_many(copy_list L)
 {
-    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < rows; r += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t y = r % ny, z = r / ny;
-        const W *s = src + z * splane + y * sp;
-        const int64_t o = z * dplane + y * dp;
-        for (int x = 0; x < w; x++) {
-            W v = s[x];
-            if (d0) d0[o + x] = v;
-            if (d1) d1[o + x] = v;
+    int i = 0;
+    for (int64_t u = blockIdx.x; u < L.start[L.n]; u += gridDim.x) {
+        while (u >= L.start[i + 1]) i++; /* units rise with u: the copy only moves on */
+        const copy_desc &c = L.d[i];
+        const W *s = static_cast<const W *>(c.s);
+        W *d0 = static_cast<W *>(c.d0), *d1 = static_cast<W *>(c.d1);
+        const int64_t k = u - L.start[i];
+        if (c.w < 32) {
+            const int64_t r = k * 256 + threadIdx.x;
+            if (r >= (int64_t)c.ny * c.nz) continue;
+            const int64_t y = r % c.ny, z = r / c.ny;
+            const W *sr = s + z * c.splane + y * c.sp;
+            const int64_t o = z * c.dplane + y * c.dp;
+            for (int x = 0; x < c.w; x++) {
+                const W v = sr[x];
+                if (d0) d0[o + x] = v;
+                if (d1) d1[o + x] = v;
+            }
+            continue;
         }
+        const int pieces = (c.w + 255) / 256;
+        const int64_t r = k / pieces;
+        const int x = (int)(k - r * pieces) * 256 + (int)threadIdx.x;
+        if (x >= c.w) continue;
+        const int64_t y = r % c.ny, z = r / c.ny;
+        const W v = s[z * c.splane + y * c.sp + x];
+        const int64_t o = z * c.dplane + y * c.dp + x;
+        if (d0) d0[o] = v;
+        if (d1) d1[o] = v;
     }
 }
 
@@ -319,7 +342,7 @@ pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void
             }
             snprintf(c->name, sizeof c->name, "%s", prop.name);
             cudaFuncAttributes fa;
-            e = cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(&k_copy<unsigned>));
+            e = cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(&k_copy_many<unsigned>));
             if (e != cudaSuccess) {
                 (void)cudaGetLastError();
                 st = pyr_fail(PYR_ERR_NODEVICE,
@@ -639,55 +662,57 @@ pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, int f,
     return PYR_OK;
 }
 
-pyr_status_t cuda_copy(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src, int src_layer,
-                       const pyr_box_t *box)
+pyr_status_t cuda_copy_many(void *ctx, int slot, int f, const pyr_copy_op_t *ops, int n)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     PYR_TRY(check_slot(c, slot));
-    if (pyr_box_empty(box)) return PYR_OK;
-    if (!pyr_box_contains(&src->box, box) || !pyr_box_contains(&dst->box, box))
-        return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: copy box outside its pieces");
+    if (n < 0 || n > PYR_COPY_MANY_MAX) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a batch of %d copies", n);
     double t0 = g_serial ? now_s() : 0;
     CU(cudaSetDevice(c->device));
-    const void *s = src->buf[f][src_layer];
-    PYR_TRY(wait_writer(c, slot, s));
-    void *d0 = (dst_layers & 1) && dst->buf[f][0] != s ? dst->buf[f][0] : NULL;
-    void *d1 = (dst_layers & 2) && dst->buf[f][1] != s ? dst->buf[f][1] : NULL;
-    const int w = (int)pyr_box_extent(box, 0), ny = (int)pyr_box_extent(box, 1), nz = (int)pyr_box_extent(box, 2);
-    if (!d0 && !d1) return PYR_OK;
-    const int64_t sp = src->pitch, splane = src->pitch * pyr_box_extent(&src->box, 1);
-    const int64_t dp = dst->pitch, dplane = dst->pitch * pyr_box_extent(&dst->box, 1);
-    const int64_t so = pyr_piece_index(src, box->lo[0], box->lo[1], box->lo[2]);
-    const int64_t doff = pyr_piece_index(dst, box->lo[0], box->lo[1], box->lo[2]);
-    const int threads = w >= 256 ? 256 : 64;
-    dim3 grid((unsigned)ceil_div_(w, threads), (unsigned)imin_(ny, 65535), (unsigned)imin_(nz, 65535));
-    if (w < 16) {
-        const int64_t rows = (int64_t)ny * nz;
-        const unsigned blocks = (unsigned)(rows / 256 + 1 < 65536 ? rows / 256 + 1 : 65535);
-        if (c->elem == 8) {
-            const unsigned long long *sv = static_cast<const unsigned long long *>(s) + so;
-            unsigned long long *v0 = d0 ? static_cast<unsigned long long *>(d0) + doff : nullptr;
-            unsigned long long *v1 = d1 ? static_cast<unsigned long long *>(d1) + doff : nullptr;
-            k_copy_rows<unsigned long long><<<blocks, 256, 0, c->stream[slot]>>>(sv, sp, splane, v0, v1, dp, dplane, w, ny, rows);
-        } else {
-            const unsigned *sv = static_cast<const unsigned *>(s) + so;
-            unsigned *v0 = d0 ? static_cast<unsigned *>(d0) + doff : nullptr;
-            unsigned *v1 = d1 ? static_cast<unsigned *>(d1) + doff : nullptr;
-            k_copy_rows<unsigned><<<blocks, 256, 0, c->stream[slot]>>>(sv, sp, splane, v0, v1, dp, dplane, w, ny, rows);
-        }
-    } else if (c->elem == 8) {
-        const unsigned long long *sv = static_cast<const unsigned long long *>(s) + so;
-        unsigned long long *v0 = d0 ? static_cast<unsigned long long *>(d0) + doff : nullptr;
-        unsigned long long *v1 = d1 ? static_cast<unsigned long long *>(d1) + doff : nullptr;
-        k_copy<unsigned long long><<<grid, threads, 0, c->stream[slot]>>>(sv, sp, splane, v0, v1, dp, dplane, w, ny, nz);
-    } else {
-        const unsigned *sv = static_cast<const unsigned *>(s) + so;
-        unsigned *v0 = d0 ? static_cast<unsigned *>(d0) + doff : nullptr;
-        unsigned *v1 = d1 ? static_cast<unsigned *>(d1) + doff : nullptr;
-        k_copy<unsigned><<<grid, threads, 0, c->stream[slot]>>>(sv, sp, splane, v0, v1, dp, dplane, w, ny, nz);
+    copy_list L;
+    memset(&L, 0, sizeof L);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const pyr_copy_op_t *op = &ops[i];
+        const pyr_box_t *box = &op->box;
+        if (pyr_box_empty(box)) continue;
+        if (!pyr_box_contains(&op->src->box, box) || !pyr_box_contains(&op->dst->box, box))
+            return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: copy box outside its pieces");
+        const void *s = op->src->buf[f][op->src_layer];
+        PYR_TRY(wait_writer(c, slot, s));
+        void *d0 = (op->dst_layers & 1) && op->dst->buf[f][0] != s ? op->dst->buf[f][0] : NULL;
+        void *d1 = (op->dst_layers & 2) && op->dst->buf[f][1] != s ? op->dst->buf[f][1] : NULL;
+        if (!d0 && !d1) continue;
+        copy_desc &d = L.d[m++];
+        const int64_t so = pyr_piece_index(op->src, box->lo[0], box->lo[1], box->lo[2]);
+        const int64_t doff = pyr_piece_index(op->dst, box->lo[0], box->lo[1], box->lo[2]);
+        d.s = static_cast<const char *>(s) + so * c->elem;
+        d.d0 = d0 ? static_cast<char *>(d0) + doff * c->elem : NULL;
+        d.d1 = d1 ? static_cast<char *>(d1) + doff * c->elem : NULL;
+        d.sp = op->src->pitch;
+        d.splane = op->src->pitch * pyr_box_extent(&op->src->box, 1);
+        d.dp = op->dst->pitch;
+        d.dplane = op->dst->pitch * pyr_box_extent(&op->dst->box, 1);
+        d.w = (int)pyr_box_extent(box, 0);
+        d.ny = (int)pyr_box_extent(box, 1);
+        d.nz = (int)pyr_box_extent(box, 2);
+        L.start[m] = L.start[m - 1] + copy_units(d);
     }
+    if (m == 0) return PYR_OK;
+    L.n = m;
+    const int64_t units = L.start[m];
+    const unsigned blocks = (unsigned)(units < 4096 ? units : 4096);
+    if (c->elem == 8) k_copy_many<unsigned long long><<<blocks, 256, 0, c->stream[slot]>>>(L);
+    else k_copy_many<unsigned><<<blocks, 256, 0, c->stream[slot]>>>(L);
     CU(cudaGetLastError());
     return serial_end(c, slot, t0, &g_stats.copy_s);
+}
+
+pyr_status_t cuda_copy(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src, int src_layer,
+                       const pyr_box_t *box)
+{
+    const pyr_copy_op_t op = {dst, dst_layers, src, src_layer, *box};
+    return cuda_copy_many(ctx, slot, f, &op, 1);
 }
 
 pyr_status_t cuda_reduce_change(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_box_t *box, double *out)
@@ -884,6 +909,7 @@ static pyr_device_ops_t make_ops(void)
     o.host_unregister = cuda_host_unregister;
     o.upload = cuda_upload;
     o.copy = cuda_copy;
+    o.copy_many = cuda_copy_many;
     o.download = cuda_download;
     o.reduce_change = cuda_reduce_change;
     o.wait = cuda_wait;
