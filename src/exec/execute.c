@@ -277,12 +277,11 @@ static pyr_status_t push_pending(exec_t *e, pending_band_t b)
  * fields. */
 pyr_status_t pyr_exec_prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece)
 {
-    for (int k = 0; k < e->nfaces; k++) {
-        pyr_box_t b = pyr_box_intersect(&piece->box, &e->faces[k].box);
-        if (pyr_box_empty(&b)) continue;
-        for (int f = 0; f < e->nf; f++)
-            if (is_state(e, f)) PYR_TRY(e->ops->copy(e->ctx, slot, piece, f, 3, &e->faces[k], 0, &b));
-    }
+    pyr_copy_op_t c[PYR_COPY_MANY_MAX];
+    const int n = pyr_exec_face_copies(e, piece, c, 0, PYR_COPY_MANY_MAX);
+    if (n < 0) return pyr_fail(PYR_ERR_INTERNAL, "executor: more than %d boundary faces", PYR_COPY_MANY_MAX);
+    for (int f = 0; f < e->nf; f++)
+        if (is_state(e, f)) PYR_TRY(pyr_exec_copies(e, slot, f, c, n));
     return pyr_exec_prepare_fixed(e, slot, piece);
 }
 
