@@ -42,11 +42,11 @@ static void timeline_report(pyr_cuda_span_t *sp, int n, int passes, int detail)
         if (sp[i].start_ms < t0) t0 = sp[i].start_ms;
         if (sp[i].end_ms > t1) t1 = sp[i].end_ms;
     }
-    static const char *const names[3] = {"up", "comp", "down"};
+    static const char *const names[4] = {"up", "comp", "down", "copy"};
     printf("    timeline of the last pass (%d operations, %.2f ms):", per, t1 - t0);
     pyr_cuda_span_t *k = malloc((size_t)per * sizeof *k);
     if (!k) return;
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < 4; kind++) {
         int m = 0;
         double sum = 0;
         for (int i = first; i < n; i++)

@@ -35,10 +35,10 @@ void pyr_cuda_set_serial(int on);
 void pyr_cuda_get_stats(pyr_cuda_stats_t *stats);
 void pyr_cuda_reset_stats(void);
 /* Timeline (what Nsight Systems would show, where it cannot run): while on,
- * the GPU start and end of every upload, compute and download are recorded
+ * the GPU start and end of every upload, compute, download and device copy are recorded
  * with CUDA events, at most `cap` operations.  Read it once the work is done
  * (after pyr_execute returns); times in ms from the first recorded start. */
-typedef enum { PYR_SPAN_UPLOAD, PYR_SPAN_COMPUTE, PYR_SPAN_DOWNLOAD } pyr_span_kind_t;
+typedef enum { PYR_SPAN_UPLOAD, PYR_SPAN_COMPUTE, PYR_SPAN_DOWNLOAD, PYR_SPAN_COPY } pyr_span_kind_t;
 typedef struct {
     int kind; /* pyr_span_kind_t */
     int slot;

@@ -186,12 +186,21 @@ namespace {
 /* Box copies between piece buffers, several in one launch (copy, copy_many): the copies' units (copy_units)
  * in a row, one block per unit (a 2D window's few rows of 32767 values keep
  * as many blocks busy as a 3D one's thousands of rows, and no block is
- * launched for nothing). */
+ * launched for nothing).  A unit of a wide box is COPY_VALS values of one
+ * row, each thread loading its COPY_PER before it stores any.  H200, the halo
+ * copies of a 3D skewed pass (6 planes of 1023 x 1023 floats per copy, ~30
+ * us each): one value per thread and unit with 64-bit index arithmetic ~1.2
+ * TB/s (read + write), this ~1.8; 16-byte vectors ran no faster, and four
+ * units' loads in flight per thread slower (fewer blocks than two full waves;
+ * bench/NOTES-cuda.md v18). */
+#define COPY_PER 4
+#define COPY_VALS (256 * COPY_PER)
 struct copy_desc {
     const void *s;
     void *d0, *d1;
     int64_t sp, splane, dp, dplane;
     int w, ny, nz;
+    int pieces; /* units per row of a wide box */
 };
 struct copy_list {
     copy_desc d[PYR_COPY_MANY_MAX];
@@ -199,12 +208,12 @@ struct copy_list {
     int n;
 };
 
-/* A copy's units: 256 rows of a narrow box (a thread per row), or 256
+/* A copy's units: 256 rows of a narrow box (a thread per row), or COPY_VALS
  * values of one row of a wide one. */
 __host__ __device__ inline int64_t copy_units(const copy_desc &c)
 {
     const int64_t rows = (int64_t)c.ny * c.nz;
-    return c.w < 32 ? (rows + 255) / 256 : rows * ((c.w + 255) / 256);
+    return c.w < 32 ? (rows + 255) / 256 : rows * c.pieces;
 }
 
 template <typename W> __global__ void __launch_bounds__(256) k_copy_many(copy_list L)
@@ -229,15 +238,23 @@ template <typename W> __global__ void __launch_bounds__(256) k_copy_many(copy_li
             }
             continue;
         }
-        const int pieces = (c.w + 255) / 256;
-        const int64_t r = k / pieces;
-        const int x = (int)(k - r * pieces) * 256 + (int)threadIdx.x;
-        if (x >= c.w) continue;
-        const int64_t y = r % c.ny, z = r / c.ny;
-        const W v = s[z * c.splane + y * c.sp + x];
-        const int64_t o = z * c.dplane + y * c.dp + x;
-        if (d0) d0[o] = v;
-        if (d1) d1[o] = v;
+        /* rows * pieces < 2^31 per copy (cuda_copy_many checks): 32-bit division */
+        const unsigned ku = (unsigned)k, pc = (unsigned)c.pieces;
+        const unsigned r = ku / pc, ny = (unsigned)c.ny;
+        const int x0 = (int)(ku - r * pc) * COPY_VALS + (int)threadIdx.x;
+        const int64_t y = r % ny, z = r / ny;
+        const W *sr = s + z * c.splane + y * c.sp;
+        const int64_t o = z * c.dplane + y * c.dp;
+        W v[COPY_PER];
+#pragma unroll
+        for (int j = 0; j < COPY_PER; j++)
+            if (x0 + 256 * j < c.w) v[j] = sr[x0 + 256 * j];
+#pragma unroll
+        for (int j = 0; j < COPY_PER; j++)
+            if (x0 + 256 * j < c.w) {
+                if (d0) d0[o + x0 + 256 * j] = v[j];
+                if (d1) d1[o + x0 + 256 * j] = v[j];
+            }
     }
 }
 
@@ -696,15 +713,20 @@ pyr_status_t cuda_copy_many(void *ctx, int slot, int f, const pyr_copy_op_t *ops
         d.w = (int)pyr_box_extent(box, 0);
         d.ny = (int)pyr_box_extent(box, 1);
         d.nz = (int)pyr_box_extent(box, 2);
+        d.pieces = (d.w + COPY_VALS - 1) / COPY_VALS;
+        if ((int64_t)d.ny * d.nz * d.pieces >= ((int64_t)1 << 31))
+            return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a copy of %lld rows", (long long)d.ny * d.nz);
         L.start[m] = L.start[m - 1] + copy_units(d);
     }
     if (m == 0) return PYR_OK;
     L.n = m;
     const int64_t units = L.start[m];
     const unsigned blocks = (unsigned)(units < 4096 ? units : 4096);
+    const int span = span_begin(c, PYR_SPAN_COPY, slot);
     if (c->elem == 8) k_copy_many<unsigned long long><<<blocks, 256, 0, c->stream[slot]>>>(L);
     else k_copy_many<unsigned><<<blocks, 256, 0, c->stream[slot]>>>(L);
     CU(cudaGetLastError());
+    span_end(c, span, slot);
     return serial_end(c, slot, t0, &g_stats.copy_s);
 }
 
