@@ -1,13 +1,17 @@
 /* A pass of the skewed decomposition (plan/skewed.h for the geometry).
  *
- * Pieces go one after another along the grid's last axis, on two slots with
- * three bundles as the task loop lends them (exec/execute.c): piece t
- * uploads its planes into the bundle that held piece t - 2's result (on the
- * same slot, downloaded by then), computes with the spare (piece t - 1's
- * other bundle, once its calls are done: the halo stores it filled are
- * needed too), and downloads its result on its slot while the next piece
- * computes.  Nothing waits on the host grid: a piece's result planes lie
- * below every later piece's first-layer planes.
+ * Pieces go one after another along the grid's last axis, on k slots (two
+ * or three, as the planner weighs them) with k + 1 bundles as the task loop
+ * lends them (exec/execute.c): piece t uploads its planes into the bundle
+ * that held piece t - k's result (on the same slot, downloaded by then),
+ * computes with the spare (piece t - 1's other bundle, once its calls are
+ * done: the halo stores it filled are needed too), and downloads its result
+ * on its slot while the next piece computes.  With two slots a slot's
+ * download of piece t - 2 and upload of piece t stand in line between two
+ * of its computes, so a pass runs at best one compute and both transfers per
+ * two pieces; three slots take smaller pieces to lift that.  Nothing waits
+ * on the host grid: a piece's result planes lie below every later piece's
+ * first-layer planes.
  *
  * Each call of c steps works on views of the two bundles whose box is the
  * call's window: plane z of the input (layer s) at buffer plane

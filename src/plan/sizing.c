@@ -460,8 +460,6 @@ pyr_status_t pyr_plan_build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t 
      * volume over surface (cubes at 1 GiB best 224 with one, 214 with two;
      * bench/NOTES-cuda.md v9). */
     plan->spares = plan->slots >= 2 && plan->problem.dims < 3 && decomp != PYR_DECOMP_SKEWED ? 2 : 1;
-    /* skewed: two slots (one piece computes while the next uploads and the last downloads) */
-    if (!plan->resident && decomp == PYR_DECOMP_SKEWED && plan->slots > 2) plan->slots = 2;
     set_split(plan);
     plan->faces_bytes = 0;
     PYR_TRY(fit_pieces(plan, h, budget));

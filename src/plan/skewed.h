@@ -17,8 +17,8 @@
  * value goes up once and down once per pass, whatever the height, and only
  * the c(c - 1) planes of each call's lower trapezoid are computed twice.
  *
- * Device buffers: three bundles of S + 3k planes (k the largest call; two
- * slots and a spare, as the executor lends them), the halo stores, and the
+ * Device buffers: slots + 1 bundles of S + 3k planes (k the largest call;
+ * the slots and a spare, as the executor lends them), the halo stores, and the
  * boundary faces of every axis (resident: every call copies the faces of its
  * window into both time layers, because a piece's planes sit at a fixed
  * place in its buffers while the window slides).  A plane of layer s sits at

@@ -223,10 +223,16 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     } else {
         int64_t h = opt.height;
         /* slots = auto where the backend keeps more than two in flight: two larger pieces are weighed too,
-         * by measurement only (plan = measure).  The model's pipeline of two slots has run 10-20% slower
-         * than predicted on the H200 in every session (bench/NOTES-cuda.md v7: strips h128 232 ms per pass
-         * with two slots, 200 with three, predicted the other way round), so estimates keep three. */
-        int weigh_slots = opt.slots == 0 && plan->ops->default_slots > 2 && opt.plan_mode == PYR_PLAN_MEASURE;
+         * by measurement (plan = measure), and for skewed pieces by the model as well.  The model's pipeline
+         * of two slots has run 10-20% slower than predicted on the H200 in every session for the other
+         * decompositions (bench/NOTES-cuda.md v7: strips h128 232 ms per pass with two slots, 200 with three,
+         * predicted the other way round), so their estimates keep three; a skewed pass ranks its slots as
+         * measured (v18: 2D float in 1 GiB two slots 1668 Gcell/s against 1601, predicted 1941 / 1926;
+         * 3D float best two at h64 370 against three at h48 356, predicted 382 / 377). */
+        const int measuring = opt.plan_mode == PYR_PLAN_MEASURE;
+        int skew_cand = 0;
+        for (int i = 0; i < ncand; i++) skew_cand |= cands[i] == PYR_DECOMP_SKEWED;
+        int weigh_slots = opt.slots == 0 && plan->ops->default_slots > 2 && (measuring || skew_cand);
         const pyr_wisdom_choice_t *known = NULL;
         char key[PYR_WISDOM_KEY];
         pyr_wisdom_problem_key(problem, &opt, budget, key, sizeof key);
@@ -255,6 +261,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
             for (int si_ = 0; si_ < nslot; si_++) {
                 plan->try_slots = slot_cands[si_];
                 for (int i = 0; i < ncand; i++) {
+                    if (si_ > 0 && !measuring && cands[i] != PYR_DECOMP_SKEWED) continue;
                     int64_t hh = h;
                     double s = INFINITY;
                     pyr_status_t si;
