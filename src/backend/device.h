@@ -11,7 +11,10 @@
  * run concurrently.  wait(slot) returns once every operation issued for the
  * slot has finished and its host-side effects are visible.  The CPU runtime
  * runs each operation to completion before returning; the CUDA runtime
- * queues them on a stream per slot. */
+ * queues them on a stream per slot.  A runtime may also keep lanes: queues
+ * numbered after the slots (slots .. slots + lanes - 1) that take copies,
+ * marks and waits only, for work the executor runs beside a slot's kernels
+ * (a skewed pass saves a call's top planes there while the call computes). */
 #ifndef PYR_BACKEND_DEVICE_H
 #define PYR_BACKEND_DEVICE_H
 
@@ -71,6 +74,7 @@ typedef struct pyr_device_ops {
     const char *name;
     pyr_backend_kind_t kind;
     int slots;              /* most pieces it can keep in flight */
+    int lanes;              /* queues after the slots for copies, marks and waits (0: none) */
     int default_slots;      /* slots when the user gives none: with more than 2, the
                                planner also weighs 2 (larger pieces) by the model */
     int concurrent;         /* operations of different slots really run at the same time
@@ -138,8 +142,10 @@ typedef struct pyr_device_ops {
 
 /* The executor's marks: a task's compute done (its spare buffer is free for
  * another slot), a task's upload done (the grid values it read may be
- * overwritten, the next upload may start). */
-enum { PYR_MARK_COMPUTE = 0, PYR_MARK_UPLOAD = 1, PYR_MARKS = 2 };
+ * overwritten, the next upload may start); a skewed call's low planes filled
+ * (its top planes may be saved, on a lane), and the save done (the planes
+ * it read may be overwritten). */
+enum { PYR_MARK_COMPUTE = 0, PYR_MARK_UPLOAD = 1, PYR_MARK_FILLED = 2, PYR_MARK_SAVED = 3, PYR_MARKS = 4 };
 
 /* The runtimes compiled in. */
 extern const pyr_device_ops_t pyr_device_cpu;

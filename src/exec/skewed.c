@@ -96,6 +96,11 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
     const int64_t np = pyr_skew_pieces(plan, h);
     const pyr_grid_dims_t grid = {{plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]}};
     const int marks = slots > 1 && ops->mark && ops->after_mark;
+    /* A call's save runs on a lane where the runtime has one, beside the call's kernel: after the call's
+     * fill (the planes it reads were written by the call before, and the halo store it writes was read by
+     * the fill), before the next call's copies (which write faces into the buffer it reads, as the next
+     * kernel writes its planes).  The piece's compute ends with its last save. */
+    const int lane = ops->lanes > 0 && ops->mark && ops->after_mark ? ops->slots : -1;
     const pyr_box_t interior = pyr_plan_interior(plan);
     for (int64_t t = 0; t < np; t++) {
         const int slot = (int)(t % slots);
@@ -114,6 +119,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
         /* the spare and the halo stores were piece t - 1's until its calls ended */
         if (t > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((t - 1) % slots), PYR_MARK_COMPUTE));
         int64_t s = 0;
+        int saving = 0; /* a save on the lane not yet waited for */
         for (int j = 0; j < ncalls; j++) {
             const int c = steps[j];
             pyr_skew_call(plan, t, s, c, &call);
@@ -134,10 +140,22 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
                 nc = pyr_exec_face_copies(e, &v, cops, nc, PYR_COPY_MANY_MAX);
                 if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
             }
+            if (saving) { /* the call's copies and kernel write the buffer the last save reads */
+                PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_SAVED));
+                saving = 0;
+            }
             PYR_TRY(pyr_exec_copies(e, slot, f, cops, nc));
             if (!pyr_box_empty(&call.save) && t + 1 < np) {
                 PYR_TRY(view(e, &hs, &call.save, e->halo[j], call.b - s - 2 * c, NULL, 0, store));
-                PYR_TRY(ops->copy(e->ctx, slot, &hs, f, 1, &v, 0, &call.save));
+                if (lane >= 0) {
+                    PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_FILLED));
+                    PYR_TRY(ops->after_mark(e->ctx, lane, slot, PYR_MARK_FILLED));
+                    PYR_TRY(ops->copy(e->ctx, lane, &hs, f, 1, &v, 0, &call.save));
+                    PYR_TRY(ops->mark(e->ctx, lane, PYR_MARK_SAVED));
+                    saving = 1;
+                } else {
+                    PYR_TRY(ops->copy(e->ctx, slot, &hs, f, 1, &v, 0, &call.save));
+                }
             }
             if (computes) {
                 PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));
@@ -159,6 +177,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
             out = swap;
             s += c;
         }
+        if (saving) PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_SAVED));
         if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         e->slot_next[slot] = in;
         e->spare[0] = out;

@@ -16,6 +16,8 @@ extern "C" {
 #include "backend/cuda/cuda_api.h"
 
 #define PYR_CUDA_SLOTS 3
+#define PYR_CUDA_LANES 1 /* device.h: a queue for copies beside the slots' kernels */
+#define PYR_CUDA_QUEUES (PYR_CUDA_SLOTS + PYR_CUDA_LANES)
 #define PYR_CUDA_MAX_WRITERS 32
 
 namespace pyrcu {
@@ -31,8 +33,8 @@ struct ctx_t {
     pyr_precision_t precision;
     size_t elem;
     int sms; /* multiprocessors: launches are planned in waves of resident blocks */
-    cudaStream_t stream[PYR_CUDA_SLOTS];
-    cudaEvent_t marks[PYR_CUDA_SLOTS][PYR_MARKS]; /* mark(): events per slot and kind, recorded again at each mark */
+    cudaStream_t stream[PYR_CUDA_QUEUES]; /* the slots', then the lanes' */
+    cudaEvent_t marks[PYR_CUDA_QUEUES][PYR_MARKS]; /* mark(): events per queue and kind, recorded again at each mark */
     writer_t writers[PYR_CUDA_MAX_WRITERS];
     int nwriters;
     void *registered[32]; /* host ranges we registered (to unregister): a scheme's fields */
@@ -66,6 +68,8 @@ double now_s(void);
 pyr_status_t fail_cuda(cudaError_t e, const char *call, int device);
 /* Streams are made on first use, so a context made only to plan costs little. */
 pyr_status_t check_slot(ctx_t *c, int slot);
+/* A slot or a lane (copies, marks, waits). */
+pyr_status_t check_queue(ctx_t *c, int q);
 /* Serial mode: finish the operation and charge its time. */
 pyr_status_t serial_end(ctx_t *c, int slot, double t0, double *acc);
 /* Destroy the context's cuBLAS handle and free the long-vector work memory (longvector.cu). */

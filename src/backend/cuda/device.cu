@@ -147,6 +147,13 @@ pyr_status_t serial_end(cuda_ctx_t *c, int slot, double t0, double *acc)
 pyr_status_t check_slot(cuda_ctx_t *c, int slot)
 {
     if (slot < 0 || slot >= SLOTS) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: slot %d out of range 0..%d", slot, SLOTS - 1);
+    return check_queue(c, slot);
+}
+
+pyr_status_t check_queue(cuda_ctx_t *c, int slot)
+{
+    if (slot < 0 || slot >= PYR_CUDA_QUEUES)
+        return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: queue %d out of range 0..%d", slot, PYR_CUDA_QUEUES - 1);
     if (!c->stream[slot]) {
         CU(cudaSetDevice(c->device));
         CU(cudaStreamCreateWithFlags(&c->stream[slot], cudaStreamNonBlocking));
@@ -390,12 +397,12 @@ void cuda_destroy(void *ctx)
     if (!c) return;
     cudaSetDevice(c->device);
     blas_release(c); /* before its streams go */
-    for (int s = 0; s < SLOTS; s++)
+    for (int s = 0; s < PYR_CUDA_QUEUES; s++)
         if (c->stream[s]) {
             cudaStreamSynchronize(c->stream[s]);
             cudaStreamDestroy(c->stream[s]);
         }
-    for (int s = 0; s < SLOTS; s++)
+    for (int s = 0; s < PYR_CUDA_QUEUES; s++)
         for (int m = 0; m < PYR_MARKS; m++)
             if (c->marks[s][m]) cudaEventDestroy(c->marks[s][m]);
     for (int i = 0; i < c->nwriters; i++) cudaEventDestroy(c->writers[i].ev);
@@ -682,7 +689,7 @@ pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, int f,
 pyr_status_t cuda_copy_many(void *ctx, int slot, int f, const pyr_copy_op_t *ops, int n)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
-    PYR_TRY(check_slot(c, slot));
+    PYR_TRY(check_queue(c, slot)); /* a slot or a lane */
     if (n < 0 || n > PYR_COPY_MANY_MAX) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a batch of %d copies", n);
     double t0 = g_serial ? now_s() : 0;
     CU(cudaSetDevice(c->device));
@@ -773,11 +780,11 @@ pyr_status_t cuda_reduce_change(void *ctx, int slot, const pyr_piece_t *piece, i
 pyr_status_t cuda_wait(void *ctx, int slot)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
-    if (slot < 0 || slot >= SLOTS || !c->stream[slot]) return PYR_OK; /* nothing was issued */
+    if (slot < 0 || slot >= PYR_CUDA_QUEUES || !c->stream[slot]) return PYR_OK; /* nothing was issued */
     CU(cudaSetDevice(c->device));
     cudaError_t e = cudaStreamSynchronize(c->stream[slot]);
     if (e != cudaSuccess) return fail_cuda(e, "a queued GPU operation (cudaStreamSynchronize)", c->device);
-    if (c->red_out[slot]) {
+    if (slot < SLOTS && c->red_out[slot]) {
         const unsigned long long bits = c->red_host[slot];
         if (c->elem == 8) {
             double v;
@@ -803,7 +810,7 @@ static pyr_status_t check_mark(int which)
 pyr_status_t cuda_mark(void *ctx, int slot, int which)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
-    PYR_TRY(check_slot(c, slot));
+    PYR_TRY(check_queue(c, slot));
     PYR_TRY(check_mark(which));
     CU(cudaSetDevice(c->device));
     cudaEvent_t *ev = &c->marks[slot][which];
@@ -815,8 +822,8 @@ pyr_status_t cuda_mark(void *ctx, int slot, int which)
 pyr_status_t cuda_after_mark(void *ctx, int slot, int other, int which)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
-    PYR_TRY(check_slot(c, slot));
-    PYR_TRY(check_slot(c, other));
+    PYR_TRY(check_queue(c, slot));
+    PYR_TRY(check_queue(c, other));
     PYR_TRY(check_mark(which));
     if (other == slot || !c->marks[other][which]) return PYR_OK; /* in order already / nothing marked */
     CU(cudaSetDevice(c->device));
@@ -916,6 +923,7 @@ static pyr_device_ops_t make_ops(void)
     o.name = "cuda";
     o.kind = PYR_BACKEND_CUDA;
     o.slots = SLOTS;
+    o.lanes = PYR_CUDA_LANES;
     o.default_slots = SLOTS;
     o.concurrent = 1;
     o.pitch_align_bytes = 128; /* rows start 16-byte aligned for vector loads (and on cache lines) */
