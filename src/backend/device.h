@@ -142,10 +142,10 @@ typedef struct pyr_device_ops {
 
 /* The executor's marks: a task's compute done (its spare buffer is free for
  * another slot), a task's upload done (the grid values it read may be
- * overwritten, the next upload may start); a skewed call's low planes filled
- * (its top planes may be saved, on a lane), and the save done (the planes
- * it read may be overwritten). */
-enum { PYR_MARK_COMPUTE = 0, PYR_MARK_UPLOAD = 1, PYR_MARK_FILLED = 2, PYR_MARK_SAVED = 3, PYR_MARKS = 4 };
+ * overwritten, the next upload may start); a skewed call's kernel issued
+ * (the copies on a lane that wait for it may start), and the lane's copies
+ * so far done (the next call may compute). */
+enum { PYR_MARK_COMPUTE = 0, PYR_MARK_UPLOAD = 1, PYR_MARK_CALL = 2, PYR_MARK_LANE = 3, PYR_MARKS = 4 };
 
 /* The runtimes compiled in. */
 extern const pyr_device_ops_t pyr_device_cpu;

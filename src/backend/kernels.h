@@ -77,6 +77,12 @@ typedef struct pyr_kernel {
      * kernels: their depth K; 1 for one step per launch): the skewed
      * decomposition's calls take this many (plan/skewed.h). */
     int (*launch_steps)(const pyr_variant_t *v, int dims, pyr_precision_t precision);
+    /* (optional, NULL = no) Whether run(call) writes nothing but the last
+     * box, into the buffer the call ends in (one fused launch, its middle
+     * layers on chip): while it runs, the rest of that buffer may then be
+     * written by others (the skewed executor fills the next call's input
+     * beside it). */
+    int (*last_box_only)(void *ctx, const pyr_kernel_call_t *call);
 } pyr_kernel_t;
 
 /* The kernel of a scheme on a backend, or NULL when there is none. */

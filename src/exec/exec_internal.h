@@ -90,10 +90,11 @@ typedef struct {
 void pyr_exec_lend(exec_t *e, pyr_piece_t *piece, void *l0, void *l1, void *fixed);
 /* Copy the resident boundary faces (and a split axis's fixed planes) into a piece's layers. */
 pyr_status_t pyr_exec_prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece);
-/* Its two parts: the copies of the resident faces into both layers of field
- * f over the piece, appended to c[n..max) (returns the new count; -1 when
- * they do not fit), and the fixed layers along split axes (issued). */
-int pyr_exec_face_copies(const exec_t *e, const pyr_piece_t *piece, pyr_copy_op_t *c, int n, int max);
+/* Its two parts: the copies of the resident faces into the piece's layers
+ * (`layers`: 1 the first, 2 the second, 3 both) over the piece, appended to
+ * c[n..max) (returns the new count; -1 when they do not fit), and the fixed
+ * layers along split axes (issued). */
+int pyr_exec_face_copies(const exec_t *e, const pyr_piece_t *piece, int layers, pyr_copy_op_t *c, int n, int max);
 pyr_status_t pyr_exec_prepare_fixed(exec_t *e, int slot, const pyr_piece_t *piece);
 /* Copies of field f as one operation where the backend has copy_many (their
  * boxes as it requires: no copy reads or writes what another writes), else

@@ -278,20 +278,20 @@ static pyr_status_t push_pending(exec_t *e, pending_band_t b)
 pyr_status_t pyr_exec_prepare_boundary(exec_t *e, int slot, const pyr_piece_t *piece)
 {
     pyr_copy_op_t c[PYR_COPY_MANY_MAX];
-    const int n = pyr_exec_face_copies(e, piece, c, 0, PYR_COPY_MANY_MAX);
+    const int n = pyr_exec_face_copies(e, piece, 3, c, 0, PYR_COPY_MANY_MAX);
     if (n < 0) return pyr_fail(PYR_ERR_INTERNAL, "executor: more than %d boundary faces", PYR_COPY_MANY_MAX);
     for (int f = 0; f < e->nf; f++)
         if (is_state(e, f)) PYR_TRY(pyr_exec_copies(e, slot, f, c, n));
     return pyr_exec_prepare_fixed(e, slot, piece);
 }
 
-int pyr_exec_face_copies(const exec_t *e, const pyr_piece_t *piece, pyr_copy_op_t *c, int n, int max)
+int pyr_exec_face_copies(const exec_t *e, const pyr_piece_t *piece, int layers, pyr_copy_op_t *c, int n, int max)
 {
     for (int k = 0; k < e->nfaces; k++) {
         pyr_box_t b = pyr_box_intersect(&piece->box, &e->faces[k].box);
         if (pyr_box_empty(&b)) continue;
         if (n >= max) return -1;
-        c[n++] = (pyr_copy_op_t){.dst = piece, .dst_layers = 3, .src = &e->faces[k], .src_layer = 0, .box = b};
+        c[n++] = (pyr_copy_op_t){.dst = piece, .dst_layers = layers, .src = &e->faces[k], .src_layer = 0, .box = b};
     }
     return n;
 }

@@ -82,6 +82,124 @@ void pyr_exec_skewed_release(exec_t *e)
     e->nhalo = 0;
 }
 
+/* One piece's calls: its bundles (call j reads b[j & 1] and writes the
+ * other), the layers done before each call, and where its planes sit. */
+typedef struct {
+    exec_t *e;
+    int64_t t, np, A, G, planes, step;
+    pyr_grid_dims_t grid;
+    int f, ncalls;
+    const int *steps;
+    const int64_t *sj; /* sj[j]: layers done before call j */
+    void *b[2];
+    pyr_box_t interior;
+} piece_calls_t;
+
+static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v)
+{
+    const int64_t s = P->sj[j];
+    const int c = P->steps[j];
+    pyr_skew_call(P->e->plan, P->t, s, c, call);
+    return view(P->e, v, &call->window, P->b[j & 1], P->A - s - P->G, P->b[(j & 1) ^ 1], P->A - s - c - P->G, P->planes);
+}
+
+/* Call j's kernel call (its layer boxes in the executor's array); *computes
+ * = 0 when it computes nothing. */
+static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v, pyr_kernel_call_t *kc, int *computes)
+{
+    exec_t *e = P->e;
+    const pyr_plan_t *plan = e->plan;
+    PYR_TRY(call_view(P, j, call, v));
+    *computes = !pyr_box_empty(&call->result);
+    if (!*computes) return PYR_OK;
+    for (int i = 1; i <= P->steps[j]; i++) e->layer_boxes[i - 1] = pyr_skew_layer_box(plan, call, i);
+    *kc = (pyr_kernel_call_t){.piece = v,
+                              .coef = &plan->coef,
+                              .boxes = e->layer_boxes,
+                              .nboxes = P->steps[j],
+                              .variant = &plan->variant,
+                              .step = P->step + P->sj[j],
+                              .grid = &P->grid};
+    return PYR_OK;
+}
+
+/* Whether call j's kernel writes nothing but its result (kernels.h
+ * last_box_only; a call that computes nothing writes nothing). */
+static int last_box_only(const piece_calls_t *P, int j)
+{
+    const pyr_kernel_t *k = P->e->plan->kernel;
+    pyr_skew_call_t call;
+    pyr_piece_t v;
+    pyr_kernel_call_t kc;
+    int computes;
+    if (kernel_call(P, j, &call, &v, &kc, &computes) != PYR_OK) {
+        pyr_clear_error(); /* the call itself will say what is wrong */
+        return 0;
+    }
+    return !computes || (k->last_box_only && k->last_box_only(P->e->ctx, &kc));
+}
+
+/* Call j's input before it computes, on queue q: the window's low planes
+ * from the previous piece (their interior when the call computes: the
+ * resident faces cover the rest, skewed plans keeping every boundary face on
+ * the device), and the boundary faces of its window, as one operation where
+ * the backend has one.  The faces go into both buffers where the kernel
+ * writes its middle layers there (and reads them back); where it writes only
+ * its result, into the input alone: the next call's fill gives this call's
+ * output its own, and the piece's last call gives its result them after
+ * computing (face_result). */
+static pyr_status_t fill_input(const piece_calls_t *P, int q, int j)
+{
+    if (j >= P->ncalls) return PYR_OK;
+    exec_t *e = P->e;
+    pyr_skew_call_t call;
+    pyr_piece_t v, hf;
+    PYR_TRY(call_view(P, j, &call, &v));
+    pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
+    int nc = 0;
+    const int computes = !pyr_box_empty(&call.result);
+    const pyr_box_t fill = computes ? pyr_box_intersect(&call.fill, &P->interior) : call.fill;
+    if (!pyr_box_empty(&fill)) {
+        PYR_TRY(view(e, &hf, &call.fill, e->halo[j], call.win_lo, NULL, 0, P->G)); /* whole planes: the store's layout */
+        cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 1, .src = &hf, .src_layer = 0, .box = fill};
+    }
+    if (computes) {
+        nc = pyr_exec_face_copies(e, &v, last_box_only(P, j) ? 1 : 3, cops, nc, PYR_COPY_MANY_MAX);
+        if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
+    }
+    return pyr_exec_copies(e, q, P->f, cops, nc);
+}
+
+/* Call j's window's top planes of its input, on queue q, into the halo store
+ * its low planes came from, for the next piece. */
+static pyr_status_t save_top(const piece_calls_t *P, int q, int j)
+{
+    if (j >= P->ncalls || P->t + 1 >= P->np) return PYR_OK;
+    pyr_skew_call_t call;
+    pyr_piece_t v, hs;
+    PYR_TRY(call_view(P, j, &call, &v));
+    if (pyr_box_empty(&call.save)) return PYR_OK;
+    PYR_TRY(view(P->e, &hs, &call.save, P->e->halo[j], call.b - P->sj[j] - 2 * P->steps[j], NULL, 0, P->G));
+    return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 0, &call.save);
+}
+
+/* The boundary faces of the piece's result: into the output of its last
+ * computing call, on its slot after the kernel. */
+static pyr_status_t face_result(const piece_calls_t *P, int slot)
+{
+    for (int j = P->ncalls - 1; j >= 0; j--) {
+        pyr_skew_call_t call;
+        pyr_piece_t v;
+        PYR_TRY(call_view(P, j, &call, &v));
+        if (pyr_box_empty(&call.result)) continue;
+        pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
+        const int nc = pyr_exec_face_copies(P->e, &v, 2, cops, 0, PYR_COPY_MANY_MAX);
+        if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d boundary faces", PYR_COPY_MANY_MAX);
+        return pyr_exec_copies(P->e, slot, P->f, cops, nc);
+    }
+    return PYR_OK;
+}
+
 pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
 {
     pyr_plan_t *plan = e->plan;
@@ -90,100 +208,86 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
     if (f < 0 || plan->spares != 1 || slots < 1) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a plan it cannot run");
     if (!e->halo) PYR_TRY(alloc_halo(e));
     int steps[PYR_SKEW_MAX_CALLS];
+    int64_t sj[PYR_SKEW_MAX_CALLS];
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     if (ncalls > e->nhalo) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %d calls, %d halo stores", ncalls, e->nhalo);
-    const int64_t G = 2 * (int64_t)plan->skew_k, planes = pyr_skew_buffer_planes(plan), store = G;
+    for (int j = 0; j < ncalls; j++) sj[j] = j ? sj[j - 1] + steps[j - 1] : 0;
+    const int64_t G = 2 * (int64_t)plan->skew_k, planes = pyr_skew_buffer_planes(plan);
     const int64_t np = pyr_skew_pieces(plan, h);
     const pyr_grid_dims_t grid = {{plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]}};
     const int marks = slots > 1 && ops->mark && ops->after_mark;
-    /* A call's save runs on a lane where the runtime has one, beside the call's kernel: after the call's
-     * fill (the planes it reads were written by the call before, and the halo store it writes was read by
-     * the fill), before the next call's copies (which write faces into the buffer it reads, as the next
-     * kernel writes its planes).  The piece's compute ends with its last save. */
+    /* The copies between calls - call j + 1's save and call j + 2's fill - need only call j's kernel done
+     * (it wrote the planes the save reads; the buffer the fill writes is the one call j read), and call
+     * j + 2 needs them done (call j + 1's kernel writes the buffer the save reads, and call j + 2 reads the
+     * fill).  Where the runtime has a lane (a queue for copies beside the slots) they run there, beside
+     * call j + 1's kernel; without one, in that order on the slot. */
     const int lane = ops->lanes > 0 && ops->mark && ops->after_mark ? ops->slots : -1;
-    const pyr_box_t interior = pyr_plan_interior(plan);
     for (int64_t t = 0; t < np; t++) {
-        const int slot = (int)(t % slots);
+        const int slot = (int)(t % slots), q = lane >= 0 ? lane : slot;
         if (t >= slots) PYR_TRY(ops->wait(e->ctx, slot));
-        void *in = e->slot_next[slot], *out = e->spare[0];
         pyr_skew_call_t call;
         pyr_skew_call(plan, t, 0, steps[0], &call);
-        const int64_t A = call.a;
-        pyr_piece_t v, hf, hs;
+        piece_calls_t P = {.e = e,
+                           .t = t,
+                           .np = np,
+                           .A = call.a,
+                           .G = G,
+                           .planes = planes,
+                           .f = f,
+                           .ncalls = ncalls,
+                           .steps = steps,
+                           .sj = sj,
+                           .b = {e->slot_next[slot], e->spare[0]},
+                           .interior = pyr_plan_interior(plan),
+                           .step = step,
+                           .grid = grid};
+        pyr_piece_t v;
+        pyr_kernel_call_t kc;
+        int beside = 0; /* the next call's fill runs beside this call's kernel */
         const pyr_box_t ub = pyr_skew_upload(plan, t);
         if (!pyr_box_empty(&ub)) {
-            PYR_TRY(view(e, &v, &ub, in, A - G, NULL, 0, planes));
+            PYR_TRY(view(e, &v, &ub, P.b[0], P.A - G, NULL, 0, planes));
             PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->grid[f], &ub));
             e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
         }
         /* the spare and the halo stores were piece t - 1's until its calls ended */
         if (t > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((t - 1) % slots), PYR_MARK_COMPUTE));
-        int64_t s = 0;
-        int saving = 0; /* a save on the lane not yet waited for */
-        for (int j = 0; j < ncalls; j++) {
-            const int c = steps[j];
-            pyr_skew_call(plan, t, s, c, &call);
-            PYR_TRY(view(e, &v, &call.window, in, A - s - G, out, A - s - c - G, planes));
-            /* The window's low planes from the previous piece (their interior: the resident faces cover the
-             * rest, skewed plans keeping every boundary face on the device), with those faces into both
-             * layers when the call computes, as one operation where the backend has one; then the window's
-             * top planes for the next piece, into the same halo store the low planes came from. */
-            pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
-            int nc = 0;
-            const int computes = !pyr_box_empty(&call.result);
-            const pyr_box_t fill = computes ? pyr_box_intersect(&call.fill, &interior) : call.fill;
-            if (!pyr_box_empty(&fill)) {
-                PYR_TRY(view(e, &hf, &call.fill, e->halo[j], call.win_lo, NULL, 0, store)); /* whole planes: the store's layout */
-                cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 1, .src = &hf, .src_layer = 0, .box = fill};
-            }
-            if (computes) {
-                nc = pyr_exec_face_copies(e, &v, cops, nc, PYR_COPY_MANY_MAX);
-                if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
-            }
-            if (saving) { /* the call's copies and kernel write the buffer the last save reads */
-                PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_SAVED));
-                saving = 0;
-            }
-            PYR_TRY(pyr_exec_copies(e, slot, f, cops, nc));
-            if (!pyr_box_empty(&call.save) && t + 1 < np) {
-                PYR_TRY(view(e, &hs, &call.save, e->halo[j], call.b - s - 2 * c, NULL, 0, store));
-                if (lane >= 0) {
-                    PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_FILLED));
-                    PYR_TRY(ops->after_mark(e->ctx, lane, slot, PYR_MARK_FILLED));
-                    PYR_TRY(ops->copy(e->ctx, lane, &hs, f, 1, &v, 0, &call.save));
-                    PYR_TRY(ops->mark(e->ctx, lane, PYR_MARK_SAVED));
-                    saving = 1;
-                } else {
-                    PYR_TRY(ops->copy(e->ctx, slot, &hs, f, 1, &v, 0, &call.save));
+        PYR_TRY(fill_input(&P, slot, 0));
+        for (int j = -1; j < ncalls; j++) {
+            if (j >= 0) {
+                int computes;
+                PYR_TRY(kernel_call(&P, j, &call, &v, &kc, &computes));
+                if (computes) {
+                    for (int i = 0; i < kc.nboxes; i++) e->count.computed += (uint64_t)pyr_box_volume(&kc.boxes[i]);
+                    PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));
+                    PYR_TRY(plan->kernel->run(e->ctx, slot, &kc));
                 }
+                /* call j + 1 computes once the lane's copies before it (its fill, call j's save) are done */
+                if (lane >= 0) PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_LANE));
+                if (!beside) PYR_TRY(fill_input(&P, slot, j + 1));
             }
-            if (computes) {
-                PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));
-                for (int i = 1; i <= c; i++) {
-                    e->layer_boxes[i - 1] = pyr_skew_layer_box(plan, &call, i);
-                    e->count.computed += (uint64_t)pyr_box_volume(&e->layer_boxes[i - 1]);
-                }
-                pyr_kernel_call_t kc = {.piece = &v,
-                                        .coef = &plan->coef,
-                                        .boxes = e->layer_boxes,
-                                        .nboxes = c,
-                                        .variant = &plan->variant,
-                                        .step = step + s,
-                                        .grid = &grid};
-                PYR_TRY(plan->kernel->run(e->ctx, slot, &kc));
+            /* whether call j + 2's fill may run beside call j + 1's kernel: that kernel writes nothing of its
+             * output but the result (the fill writes the low planes and faces of that buffer), and call j + 2's
+             * faces go into its input alone (not into the buffer call j + 1 reads); the planes call j read,
+             * which the fill overwrites, are done with once call j is */
+            beside = lane >= 0 && plan->kernel->last_box_only && j + 2 < ncalls && last_box_only(&P, j + 1) &&
+                     last_box_only(&P, j + 2);
+            if (lane >= 0) {
+                PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_CALL));
+                PYR_TRY(ops->after_mark(e->ctx, lane, slot, PYR_MARK_CALL));
             }
-            void *swap = in;
-            in = out;
-            out = swap;
-            s += c;
+            PYR_TRY(save_top(&P, q, j + 1));
+            if (beside) PYR_TRY(fill_input(&P, q, j + 2));
+            if (lane >= 0) PYR_TRY(ops->mark(e->ctx, lane, PYR_MARK_LANE));
         }
-        if (saving) PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_SAVED));
+        PYR_TRY(face_result(&P, slot));
         if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
-        e->slot_next[slot] = in;
-        e->spare[0] = out;
+        void *result = P.b[ncalls & 1]; /* the last call's output */
+        e->slot_next[slot] = result;
+        e->spare[0] = P.b[(ncalls & 1) ^ 1];
         const pyr_box_t db = pyr_skew_download(plan, t, h);
         if (!pyr_box_empty(&db)) {
-            PYR_TRY(view(e, &v, &db, in, A - h - G, NULL, 0, planes));
+            PYR_TRY(view(e, &v, &db, result, P.A - h - G, NULL, 0, planes));
             PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->grid[f], &db));
             e->count.downloaded += (uint64_t)pyr_box_volume(&db);
         }

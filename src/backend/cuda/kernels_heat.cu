@@ -22,6 +22,11 @@ pyr_status_t heat_check(const pyr_variant_t *v, int dims, pyr_precision_t precis
     return stencil_variant_check<15, 5>(v, dims, precision);
 }
 
+int heat_last_box_only(void *ctx, const pyr_kernel_call_t *call)
+{
+    return !is_longvector(call->variant) && stencil_last_box_only<15, 5>(ctx, call);
+}
+
 } // namespace
 
 extern "C" const pyr_kernel_t pyr_kernel_cuda_heat = {
@@ -35,4 +40,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_heat = {
     heat_run,
     pyr_cuda_lv_scratch_bytes,
     stencil_launch_steps,
+    heat_last_box_only,
 };

@@ -349,4 +349,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_maxwell = {
     maxwell_check, maxwell_default, maxwell_candidates, maxwell_run,
     NULL, /* no work memory */
     NULL, /* launch steps: not run skewed (several fields) */
+    NULL, /* last box only: likewise */
 };

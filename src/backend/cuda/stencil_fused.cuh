@@ -1126,6 +1126,36 @@ template <int KMAX2D, int KMAX3D> int stencil_variant_candidates(int dims, pyr_p
  * says (odd sizes, as few and as equal as possible); the plain kernel where the boxes do not nest as a
  * pyramid, rows are not 16-byte aligned, or in 1D.  OpOf<T>::make(coef,
  * piece) builds the scheme's update. */
+/* How run_stencil computes a call: its tuning, and the fused launches it
+ * makes (0: one plain launch per layer). */
+template <int KMAX2D, int KMAX3D> int stencil_launches(const pyrcu::ctx_t *c, const pyr_kernel_call_t *call, pyr_ktune_t *tune)
+{
+    const pyr_piece_t *piece = call->piece;
+    const int nlayers = call->nboxes, dims = call->coef->dims;
+    memset(tune, 0, sizeof *tune);
+    tune->sms = c->sms;
+    tune->plain = !strcmp(call->variant->name, "plain");
+    const pyr_precision_t prec = c->elem == 8 ? PYR_DOUBLE : PYR_FLOAT;
+    tune->kmax = call->variant->p[0] ? call->variant->p[0] : stencil_default_k(dims, prec);
+    if (tune->kmax > (dims == 3 ? KMAX3D : KMAX2D)) tune->kmax = dims == 3 ? KMAX3D : KMAX2D;
+    tune->nt2d = dims == 2 && call->variant->p[1] ? call->variant->p[1] : stencil_default_nt2d(prec);
+    tune->nty3d = dims == 3 && call->variant->p[1] ? call->variant->p[1] : 32;
+    /* the fused kernels move 16-byte vectors: rows must start 16-byte aligned */
+    int aligned = (piece->pitch * (int64_t)c->elem) % 16 == 0;
+    for (int f = 0; f < piece->nfields; f++)
+        for (int l = 0; l < 2; l++)
+            if (piece->buf[f][l] && (uintptr_t)piece->buf[f][l] % 16) aligned = 0;
+    if (dims == 1 || tune->plain || !aligned || !fusable(piece, call->boxes, nlayers, dims)) return 0;
+    return pyr_launch_count(nlayers, tune->kmax, dims == 3 ? KMAX3D : KMAX2D, !call->variant->p[0]);
+}
+
+/* kernels.h last_box_only: one fused launch writes only its last box */
+template <int KMAX2D, int KMAX3D> int stencil_last_box_only(void *ctx, const pyr_kernel_call_t *call)
+{
+    pyr_ktune_t tune;
+    return call->nboxes > 0 && stencil_launches<KMAX2D, KMAX3D>((const pyrcu::ctx_t *)ctx, call, &tune) == 1;
+}
+
 template <template <typename> class OpOf, int KMAX2D, int KMAX3D>
 pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
@@ -1146,26 +1176,14 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
         }
     }
     pyr_ktune_t tune;
-    memset(&tune, 0, sizeof tune);
-    tune.sms = c->sms;
-    tune.plain = !strcmp(call->variant->name, "plain");
-    const pyr_precision_t prec = c->elem == 8 ? PYR_DOUBLE : PYR_FLOAT;
-    tune.kmax = call->variant->p[0] ? call->variant->p[0] : stencil_default_k(dims, prec);
-    if (tune.kmax > (dims == 3 ? KMAX3D : KMAX2D)) tune.kmax = dims == 3 ? KMAX3D : KMAX2D;
-    tune.nt2d = dims == 2 && call->variant->p[1] ? call->variant->p[1] : stencil_default_nt2d(prec);
-    tune.nty3d = dims == 3 && call->variant->p[1] ? call->variant->p[1] : 32;
+    const int count = stencil_launches<KMAX2D, KMAX3D>(c, call, &tune);
     double t0 = pyrcu::g_serial ? pyrcu::now_s() : 0;
     PYR_CU(cudaSetDevice(c->device));
     cudaStream_t s = c->stream[slot];
     pyr_klayout_t L = layout_of(piece);
     int cur = piece->cur;
-    /* the fused kernels move 16-byte vectors: rows must start 16-byte aligned */
-    int aligned = (piece->pitch * (int64_t)c->elem) % 16 == 0;
-    for (int f = 0; f < piece->nfields; f++)
-        for (int l = 0; l < 2; l++)
-            if (piece->buf[f][l] && (uintptr_t)piece->buf[f][l] % 16) aligned = 0;
     const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
-    if (dims == 1 || tune.plain || !aligned || !fusable(piece, boxes, nlayers, dims)) {
+    if (count == 0) {
         for (int l = 0; l < nlayers; l++) {
             pyr_kbox_t b = local_box(piece, &boxes[l]);
             if (c->elem == 8)
@@ -1180,7 +1198,6 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
         pyrcu::span_end(c, span, slot);
         return pyrcu::serial_end(c, slot, t0, &g_stats.compute_s);
     }
-    const int count = pyr_launch_count(nlayers, tune.kmax, dims == 3 ? KMAX3D : KMAX2D, !call->variant->p[0]);
     pyr_kbox_t kb[PYR_CUDA_KMAX];
     int done = 0;
     for (int i = 0; i < count; i++) {
