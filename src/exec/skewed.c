@@ -216,14 +216,17 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
     const int64_t np = pyr_skew_pieces(plan, h);
     const pyr_grid_dims_t grid = {{plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]}};
     const int marks = slots > 1 && ops->mark && ops->after_mark;
-    /* The copies between calls - call j + 1's save and call j + 2's fill - need only call j's kernel done
-     * (it wrote the planes the save reads; the buffer the fill writes is the one call j read), and call
-     * j + 2 needs them done (call j + 1's kernel writes the buffer the save reads, and call j + 2 reads the
-     * fill).  Where the runtime has a lane (a queue for copies beside the slots) they run there, beside
-     * call j + 1's kernel; without one, in that order on the slot. */
+    /* The copies between calls.  Call j's save reads the top planes of its input, which call j - 1's
+     * kernel wrote and call j + 1's overwrites; call j + 1's fill writes the low planes and faces of call
+     * j's output, which call j - 1 read.  So where call j's kernel writes nothing but its result (kernels.h
+     * last_box_only) both may run beside it: on a lane (a queue for copies beside the slots) after call
+     * j - 1's kernel, with call j + 1 waiting for them - the fill only when call j + 1's faces go into its
+     * input alone (its kernel is last-box-only too).  A kernel of several launches writes its middle
+     * layers into both buffers: then the save runs on the slot before it and the fill after it, the order
+     * on a runtime without a lane. */
     const int lane = ops->lanes > 0 && ops->mark && ops->after_mark ? ops->slots : -1;
     for (int64_t t = 0; t < np; t++) {
-        const int slot = (int)(t % slots), q = lane >= 0 ? lane : slot;
+        const int slot = (int)(t % slots);
         if (t >= slots) PYR_TRY(ops->wait(e->ctx, slot));
         pyr_skew_call_t call;
         pyr_skew_call(plan, t, 0, steps[0], &call);
@@ -243,7 +246,6 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
                            .grid = grid};
         pyr_piece_t v;
         pyr_kernel_call_t kc;
-        int beside = 0; /* the next call's fill runs beside this call's kernel */
         const pyr_box_t ub = pyr_skew_upload(plan, t);
         if (!pyr_box_empty(&ub)) {
             PYR_TRY(view(e, &v, &ub, P.b[0], P.A - G, NULL, 0, planes));
@@ -253,8 +255,11 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
         /* the spare and the halo stores were piece t - 1's until its calls ended */
         if (t > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((t - 1) % slots), PYR_MARK_COMPUTE));
         PYR_TRY(fill_input(&P, slot, 0));
+        /* call j + 1's save and fill run beside call j's kernel (queued at iteration j - 1, on the lane) */
+        int save_beside = 0, fill_beside = 0;
         for (int j = -1; j < ncalls; j++) {
             if (j >= 0) {
+                if (!save_beside) PYR_TRY(save_top(&P, slot, j));
                 int computes;
                 PYR_TRY(kernel_call(&P, j, &call, &v, &kc, &computes));
                 if (computes) {
@@ -262,22 +267,20 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
                     PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));
                     PYR_TRY(plan->kernel->run(e->ctx, slot, &kc));
                 }
-                /* call j + 1 computes once the lane's copies before it (its fill, call j's save) are done */
+                /* call j + 1 computes once the lane's copies before it (call j's save, its fill) are done */
                 if (lane >= 0) PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_LANE));
-                if (!beside) PYR_TRY(fill_input(&P, slot, j + 1));
+                if (!fill_beside) PYR_TRY(fill_input(&P, slot, j + 1));
             }
-            /* whether call j + 2's fill may run beside call j + 1's kernel: that kernel writes nothing of its
-             * output but the result (the fill writes the low planes and faces of that buffer), and call j + 2's
-             * faces go into its input alone (not into the buffer call j + 1 reads); the planes call j read,
-             * which the fill overwrites, are done with once call j is */
-            beside = lane >= 0 && plan->kernel->last_box_only && j + 2 < ncalls && last_box_only(&P, j + 1) &&
-                     last_box_only(&P, j + 2);
+            /* call j + 1's save and call j + 2's fill beside call j + 1's kernel, where it writes only its result */
+            const int next_only = lane >= 0 && j + 1 < ncalls && last_box_only(&P, j + 1);
+            save_beside = next_only;
+            fill_beside = next_only && j + 2 < ncalls && last_box_only(&P, j + 2);
             if (lane >= 0) {
                 PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_CALL));
                 PYR_TRY(ops->after_mark(e->ctx, lane, slot, PYR_MARK_CALL));
             }
-            PYR_TRY(save_top(&P, q, j + 1));
-            if (beside) PYR_TRY(fill_input(&P, q, j + 2));
+            if (save_beside) PYR_TRY(save_top(&P, lane, j + 1));
+            if (fill_beside) PYR_TRY(fill_input(&P, lane, j + 2));
             if (lane >= 0) PYR_TRY(ops->mark(e->ctx, lane, PYR_MARK_LANE));
         }
         PYR_TRY(face_result(&P, slot));

@@ -238,7 +238,7 @@ int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, py
 int pyr_plan_band_direct(const pyr_plan_t *plan, const pyr_task_t *task, const pyr_box_t *band, int64_t t, int64_t last)
 {
     const int whole_rows = plan->problem.dims == 1 || pyr_box_extent(band, 0) == pyr_box_extent(&task->result, 0);
-    return last == t + 1 && whole_rows && plan->slots > 1 && plan->ops && plan->ops->mark && plan->ops->after_mark;
+    return last == t + 1 && whole_rows && plan->slots > 1 && plan->ops && plan->ops->concurrent && plan->ops->mark && plan->ops->after_mark;
 }
 
 void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max)

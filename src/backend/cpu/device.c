@@ -12,7 +12,8 @@
  * PYR_CPU_NOSTREAM=1 turns off the streaming stores of downloads (copy_rows). */
 /* The CPU runtime: "device memory" is a separate host buffer of the budgeted
  * size, so a pyramid plan gives temporal cache blocking; every operation runs
- * to completion (OpenMP inside) before it returns.  The stencils live in the
+ * to completion (OpenMP inside) before it returns, but for copies issued on
+ * the lane, which wait for a slot to need them (see cpu_copy).  The stencils live in the
  * CPU kernels (kernels_heat.c, kernels_poisson.c, stencil.h). */
 #include <math.h>
 #include <omp.h>
@@ -51,7 +52,15 @@ static pyr_status_t cpu_create(const pyr_options_t *o, pyr_precision_t precision
     return PYR_OK;
 }
 
-static void cpu_destroy(void *ctx) { free(ctx); }
+static pyr_status_t lane_run(cpu_ctx_t *c, int upto);
+
+static void cpu_destroy(void *ctx)
+{
+    cpu_ctx_t *c = ctx;
+    if (!c) return;
+    free(c->lane_q);
+    free(c);
+}
 
 static pyr_status_t cpu_mem_info(void *ctx, uint64_t *fr, uint64_t *total)
 {
@@ -168,11 +177,71 @@ static pyr_status_t cpu_download(void *ctx, int slot, const pyr_piece_t *piece, 
     return PYR_OK;
 }
 
+/* The lane (device.h): every other operation runs as it is issued, but a
+ * copy issued on the lane waits in a queue until a slot waits for a lane
+ * mark past it, or for the lane itself - as late as the issuing order
+ * allows, where the GPU runs it as early as it may.  So the CPU tests check
+ * that an executor's waits for its lane are enough (a missing one leaves a
+ * copy to run after what should have followed it). */
+#define CPU_LANE 3 /* the queue after the three slots */
+_Static_assert(sizeof(((pyr_cpu_ctx_t *)0)->lane_mark) / sizeof(int) == PYR_MARKS, "the lane keeps one count per mark kind");
+struct pyr_cpu_lane_op {
+    pyr_piece_t dst, src;
+    int f, dst_layers, src_layer;
+    pyr_box_t box;
+};
+
+static pyr_status_t copy_now(const cpu_ctx_t *c, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src, int src_layer,
+                             const pyr_box_t *box);
+
+static pyr_status_t lane_run(cpu_ctx_t *c, int upto)
+{
+    while (c->lane_done < upto && c->lane_done < c->lane_n) {
+        const struct pyr_cpu_lane_op *op = &c->lane_q[c->lane_done++];
+        PYR_TRY(copy_now(c, &op->dst, op->f, op->dst_layers, &op->src, op->src_layer, &op->box));
+    }
+    if (c->lane_done == c->lane_n) c->lane_done = c->lane_n = 0; /* all run: the queue starts again */
+    for (int m = 0; m < PYR_MARKS; m++)
+        if (c->lane_mark[m] > c->lane_n) c->lane_mark[m] = c->lane_n;
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_mark(void *ctx, int slot, int which)
+{
+    cpu_ctx_t *c = ctx;
+    if (which < 0 || which >= PYR_MARKS) return pyr_fail(PYR_ERR_INTERNAL, "CPU backend: mark %d does not exist", which);
+    if (slot == CPU_LANE) c->lane_mark[which] = c->lane_n;
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_after_mark(void *ctx, int slot, int other, int which)
+{
+    cpu_ctx_t *c = ctx;
+    if (which < 0 || which >= PYR_MARKS) return pyr_fail(PYR_ERR_INTERNAL, "CPU backend: mark %d does not exist", which);
+    /* a slot waiting for the lane runs the lane's copies up to its mark; anything else is in order already */
+    if (other == CPU_LANE && slot != CPU_LANE) return lane_run(c, c->lane_mark[which]);
+    return PYR_OK;
+}
+
 static pyr_status_t cpu_copy(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src,
                              int src_layer, const pyr_box_t *box)
 {
-    (void)slot;
-    const cpu_ctx_t *c = ctx;
+    cpu_ctx_t *c = ctx;
+    if (slot != CPU_LANE) return copy_now(c, dst, f, dst_layers, src, src_layer, box);
+    if (c->lane_n == c->lane_cap) {
+        const int cap = c->lane_cap ? 2 * c->lane_cap : 64;
+        struct pyr_cpu_lane_op *q = realloc(c->lane_q, (size_t)cap * sizeof *q);
+        if (!q) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        c->lane_q = q;
+        c->lane_cap = cap;
+    }
+    c->lane_q[c->lane_n++] = (struct pyr_cpu_lane_op){*dst, *src, f, dst_layers, src_layer, *box};
+    return PYR_OK;
+}
+
+static pyr_status_t copy_now(const cpu_ctx_t *c, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src, int src_layer,
+                             const pyr_box_t *box)
+{
     const size_t elem = c->elem;
     const int64_t w = pyr_box_extent(box, 0);
     for (int64_t z = box->lo[2]; z < box->hi[2]; z++)
@@ -226,8 +295,7 @@ static pyr_status_t cpu_reduce_change(void *ctx, int slot, const pyr_piece_t *pi
 
 static pyr_status_t cpu_wait(void *ctx, int slot)
 {
-    (void)ctx;
-    (void)slot;
+    if (slot == CPU_LANE) return lane_run(ctx, ((cpu_ctx_t *)ctx)->lane_n);
     return PYR_OK;
 }
 
@@ -248,6 +316,7 @@ const pyr_device_ops_t pyr_device_cpu = {
     /* Operations run to completion, so one slot is all the CPU needs; more
      * (run.slots) exercise the executor's multi-slot paths in the tests. */
     .slots = 3,
+    .lanes = 1,
     .default_slots = 1,
     .concurrent = 0,
     .pitch_align_bytes = 0,
@@ -267,5 +336,7 @@ const pyr_device_ops_t pyr_device_cpu = {
     .download = cpu_download,
     .reduce_change = cpu_reduce_change,
     .wait = cpu_wait,
+    .mark = cpu_mark,
+    .after_mark = cpu_after_mark,
     .copy_peer = cpu_copy_peer,
 };

@@ -33,6 +33,16 @@ DEFINE_HEAT_ROW(heat_row_f64, double)
 
 PYR_CPU_KERNEL(heat, heat_row_f32, heat_row_f64, 3)
 
+/* kernels.h last_box_only: a call of one step writes its box alone (one of
+ * several writes its middle layers into both buffers).  The skewed executor
+ * then queues copies beside it on the lane, which the CPU runtime runs as late
+ * as its waits allow: the CPU tests check that order with every one-step call. */
+static int heat_last_box_only(void *ctx, const pyr_kernel_call_t *call)
+{
+    (void)ctx;
+    return call->nboxes == 1;
+}
+
 const pyr_kernel_t pyr_kernel_cpu_heat = {
     .equation = PYR_EQ_HEAT,
     .backend = PYR_BACKEND_CPU,
@@ -41,4 +51,5 @@ const pyr_kernel_t pyr_kernel_cpu_heat = {
     .default_variant = pyr_cpu_variant_default,
     .candidates = pyr_cpu_variant_candidates,
     .run = heat_run,
+    .last_box_only = heat_last_box_only,
 };
