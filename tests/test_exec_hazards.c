@@ -251,6 +251,9 @@ static pyr_device_ops_t hazard_ops(void)
     pyr_device_ops_t o = pyr_device_cpu;
     o.name = "cpu (hazard check)";
     o.concurrent = 1;
+    /* the clocks follow the slots only (and whole buffers, where a lane's copies share a buffer with a
+     * kernel by region); the skewed executor's lane is checked by the CPU runtime running its copies late */
+    o.lanes = 0;
     o.upload = h_upload;
     o.copy = h_copy;
     o.download = h_download;
