@@ -93,6 +93,7 @@ typedef struct {
     const int64_t *sj; /* sj[j]: layers done before call j */
     void *b[2];
     pyr_box_t interior;
+    unsigned char *only; /* only[j]: call j's kernel writes nothing but its result (last_box_only) */
 } piece_calls_t;
 
 static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v)
@@ -139,6 +140,11 @@ static int last_box_only(const piece_calls_t *P, int j)
     return !computes || (k->last_box_only && k->last_box_only(P->e->ctx, &kc));
 }
 
+/* Whether call j's save runs on the lane beside its kernel (queued after
+ * call j - 1's), and call j + 1's fill with it. */
+static int save_beside(const piece_calls_t *P, int lane, int j) { return lane >= 0 && j < P->ncalls && P->only[j]; }
+static int fill_beside(const piece_calls_t *P, int lane, int j) { return save_beside(P, lane, j) && j + 1 < P->ncalls && P->only[j + 1]; }
+
 /* Call j's input before it computes, on queue q: the window's low planes
  * from the previous piece (their interior when the call computes: the
  * resident faces cover the rest, skewed plans keeping every boundary face on
@@ -164,7 +170,7 @@ static pyr_status_t fill_input(const piece_calls_t *P, int q, int j)
         cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 1, .src = &hf, .src_layer = 0, .box = fill};
     }
     if (computes) {
-        nc = pyr_exec_face_copies(e, &v, last_box_only(P, j) ? 1 : 3, cops, nc, PYR_COPY_MANY_MAX);
+        nc = pyr_exec_face_copies(e, &v, P->only[j] ? 1 : 3, cops, nc, PYR_COPY_MANY_MAX);
         if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
     }
     return pyr_exec_copies(e, q, P->f, cops, nc);
@@ -209,6 +215,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
     if (!e->halo) PYR_TRY(alloc_halo(e));
     int steps[PYR_SKEW_MAX_CALLS];
     int64_t sj[PYR_SKEW_MAX_CALLS];
+    unsigned char only[PYR_SKEW_MAX_CALLS];
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     if (ncalls > e->nhalo) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %d calls, %d halo stores", ncalls, e->nhalo);
     for (int j = 0; j < ncalls; j++) sj[j] = j ? sj[j - 1] + steps[j - 1] : 0;
@@ -243,7 +250,8 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
                            .b = {e->slot_next[slot], e->spare[0]},
                            .interior = pyr_plan_interior(plan),
                            .step = step,
-                           .grid = grid};
+                           .grid = grid,
+                           .only = only};
         pyr_piece_t v;
         pyr_kernel_call_t kc;
         const pyr_box_t ub = pyr_skew_upload(plan, t);
@@ -254,12 +262,11 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
         }
         /* the spare and the halo stores were piece t - 1's until its calls ended */
         if (t > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((t - 1) % slots), PYR_MARK_COMPUTE));
+        for (int j = 0; j < ncalls; j++) only[j] = (unsigned char)last_box_only(&P, j);
         PYR_TRY(fill_input(&P, slot, 0));
-        /* call j + 1's save and fill run beside call j's kernel (queued at iteration j - 1, on the lane) */
-        int save_beside = 0, fill_beside = 0;
         for (int j = -1; j < ncalls; j++) {
             if (j >= 0) {
-                if (!save_beside) PYR_TRY(save_top(&P, slot, j));
+                if (!save_beside(&P, lane, j)) PYR_TRY(save_top(&P, slot, j));
                 int computes;
                 PYR_TRY(kernel_call(&P, j, &call, &v, &kc, &computes));
                 if (computes) {
@@ -269,18 +276,15 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
                 }
                 /* call j + 1 computes once the lane's copies before it (call j's save, its fill) are done */
                 if (lane >= 0) PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_LANE));
-                if (!fill_beside) PYR_TRY(fill_input(&P, slot, j + 1));
+                if (!fill_beside(&P, lane, j)) PYR_TRY(fill_input(&P, slot, j + 1));
             }
             /* call j + 1's save and call j + 2's fill beside call j + 1's kernel, where it writes only its result */
-            const int next_only = lane >= 0 && j + 1 < ncalls && last_box_only(&P, j + 1);
-            save_beside = next_only;
-            fill_beside = next_only && j + 2 < ncalls && last_box_only(&P, j + 2);
             if (lane >= 0) {
                 PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_CALL));
                 PYR_TRY(ops->after_mark(e->ctx, lane, slot, PYR_MARK_CALL));
             }
-            if (save_beside) PYR_TRY(save_top(&P, lane, j + 1));
-            if (fill_beside) PYR_TRY(fill_input(&P, lane, j + 2));
+            if (save_beside(&P, lane, j + 1)) PYR_TRY(save_top(&P, lane, j + 1));
+            if (fill_beside(&P, lane, j + 1)) PYR_TRY(fill_input(&P, lane, j + 2));
             if (lane >= 0) PYR_TRY(ops->mark(e->ctx, lane, PYR_MARK_LANE));
         }
         PYR_TRY(face_result(&P, slot));
