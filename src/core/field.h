@@ -10,6 +10,11 @@
  * (its header says whether the data are the library's to free). */
 pyr_status_t pyr_field_alloc(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out);
 
+/* Host memory for a grid or a buffer the size of one (free() releases it):
+ * 64-byte aligned, never NULL for 0 bytes; from 64 MiB on, 2 MiB aligned and
+ * advised as transparent huge pages.  NULL when out of memory. */
+void *pyr_host_grid_alloc(size_t bytes);
+
 /* Fill `part` with the problem's initial field over the nodes origin ..
  * origin + part->n - 1 of the whole grid (part->n nodes per axis): the same
  * values as those nodes of pyr_field_init's field, made without the rest of

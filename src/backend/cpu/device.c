@@ -26,6 +26,7 @@
 #include "backend/cpu/cpu_internal.h"
 #include "backend/device.h"
 #include "core/error.h"
+#include "core/field.h" /* pyr_host_grid_alloc */
 
 typedef pyr_cpu_ctx_t cpu_ctx_t;
 
@@ -76,8 +77,7 @@ static pyr_status_t cpu_alloc(void *ctx, size_t bytes, void **ptr)
 {
     (void)ctx;
     *ptr = NULL;
-    if (bytes == 0) bytes = 64;
-    if (posix_memalign(ptr, 64, bytes) != 0)
+    if (!(*ptr = pyr_host_grid_alloc(bytes)))
         return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a %.1f MiB buffer; use a smaller memory budget",
                         (double)bytes / 1048576.0);
     return PYR_OK;
