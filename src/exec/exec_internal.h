@@ -41,6 +41,8 @@ typedef struct {
     int busy, stop, running;
 } flusher_t;
 
+#define PYR_EXEC_SKEW_SLOTS 8 /* the most slots a skewed pass tracks (backends keep up to 3) */
+
 typedef struct {
     pyr_plan_t *plan;
     const pyr_device_ops_t *ops;
@@ -83,6 +85,9 @@ typedef struct {
     pyr_kernel_point_t *task_probes; /* scratch */
     void **halo;                 /* skewed plans: the halo stores, one per call of a pass */
     int nhalo;
+    int64_t skew_issued;         /* skewed plans: pieces issued in earlier passes (slot of piece T: T mod slots) */
+    pyr_box_t skew_written[PYR_EXEC_SKEW_SLOTS]; /* per slot: the grid box its last piece's download writes, */
+    unsigned char skew_pending[PYR_EXEC_SKEW_SLOTS]; /* until the host waits for that slot */
 } exec_t;
 
 /* Point a piece's buffers into bundles: the ping-pong fields' two layers in
@@ -100,8 +105,10 @@ pyr_status_t pyr_exec_prepare_fixed(exec_t *e, int slot, const pyr_piece_t *piec
  * boxes as it requires: no copy reads or writes what another writes), else
  * one by one, last first. */
 pyr_status_t pyr_exec_copies(exec_t *e, int slot, int f, const pyr_copy_op_t *c, int n);
-/* One pass of a skewed plan (exec/skewed.c); its halo stores are allocated on the first. */
-pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h);
+/* One pass of a skewed plan (exec/skewed.c); its halo stores are allocated on
+ * the first.  With drain 0 it returns with its last pieces in flight, and the
+ * next pass's first pieces queue behind them. */
+pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain);
 void pyr_exec_skewed_release(exec_t *e);
 
 #endif

@@ -806,6 +806,14 @@ static pyr_status_t exchange_at(exec_t *e, int64_t step, int reduced)
     return x->at_pass_end(x->user, &io, step, swap, reduced, &e->change, step == steps);
 }
 
+/* The host waits for every slot and lane. */
+static pyr_status_t wait_all(exec_t *e)
+{
+    for (int s = 0; s < e->plan->slots; s++) PYR_TRY(e->ops->wait(e->ctx, s));
+    for (int l = 0; l < e->ops->lanes; l++) PYR_TRY(e->ops->wait(e->ctx, e->ops->slots + l));
+    return PYR_OK;
+}
+
 static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
 {
     pyr_plan_t *plan = e->plan;
@@ -874,7 +882,12 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
                 collect_probes(e, 0, h);
             }
         } else if (plan->decomp == PYR_DECOMP_SKEWED) {
-            PYR_TRY(pyr_exec_skewed_pass(e, step, h));
+            /* the next pass's pieces may queue behind this one's unless the host grid is read or
+             * written after it: the last pass, a snapshot, a check or a part's halo swap */
+            const int64_t next = step + h;
+            const int drain = next >= p->steps || reduce || e->nprobes || plan->exchange ||
+                              (plan->options.snapshot_every > 0 && next % plan->options.snapshot_every == 0);
+            PYR_TRY(pyr_exec_skewed_pass(e, step, h, drain));
         } else {
             PYR_TRY(run_pass(e, step, h, reduce));
         }
@@ -907,7 +920,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
             return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld steps", (long long)step, (long long)p->steps);
         if (stop) break;
     }
-    for (int s = 0; s < plan->slots; s++) PYR_TRY(e->ops->wait(e->ctx, s));
+    PYR_TRY(wait_all(e));
     e->steps_done = step;
     e->count.redundant = e->count.computed - pyr_plan_useful(plan, step);
     return PYR_OK;
@@ -1021,7 +1034,7 @@ pyr_status_t pyr_exec_part_fields(pyr_plan_t *plan, pyr_field_t *const *given, i
          * message of the first failure */
         char message[1024];
         snprintf(message, sizeof message, "%s", pyr_last_error());
-        for (int s = 0; s < plan->slots; s++) e.ops->wait(e.ctx, s);
+        wait_all(&e);
         pyr_fail(st, "%s", message);
     }
     exec_release(&e);

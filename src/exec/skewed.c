@@ -16,7 +16,16 @@
  * Each call of c steps works on views of the two bundles whose box is the
  * call's window: plane z of the input (layer s) at buffer plane
  * G + z - (A - s), of the output (layer s + c) at G + z - (A - s - c), so
- * the piece's planes stay at [G, G + S) of whichever bundle holds them. */
+ * the piece's planes stay at [G, G + S) of whichever bundle holds them.
+ *
+ * Passes follow each other without draining: pieces are numbered across the
+ * run (piece T on slot T mod k), so the next pass's first pieces wait for the
+ * last ones as any piece waits for the one before, and their uploads queue
+ * while the last downloads run.  Only the host grid is new there: a first
+ * piece may read planes a last piece still writes (on a grid of few pieces),
+ * so before a piece's upload and download the host waits for any other slot
+ * whose download in flight writes planes that box touches.  Within a pass
+ * that never happens (result planes lie below later pieces' input). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,12 +215,33 @@ static pyr_status_t face_result(const piece_calls_t *P, int slot)
     return PYR_OK;
 }
 
-pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
+/* The host waits for slot q (and forgets its download in flight). */
+static pyr_status_t wait_slot(exec_t *e, int q)
+{
+    PYR_TRY(e->ops->wait(e->ctx, q));
+    e->skew_pending[q] = 0;
+    return PYR_OK;
+}
+
+/* Before a piece's access of the host grid's `box` on `slot`: wait for every
+ * other slot whose download in flight writes planes of it. */
+static pyr_status_t host_order(exec_t *e, int slot, const pyr_box_t *box)
+{
+    for (int q = 0; q < e->plan->slots; q++) {
+        if (q == slot || !e->skew_pending[q]) continue;
+        const pyr_box_t x = pyr_box_intersect(&e->skew_written[q], box);
+        if (!pyr_box_empty(&x)) PYR_TRY(wait_slot(e, q));
+    }
+    return PYR_OK;
+}
+
+pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
 {
     pyr_plan_t *plan = e->plan;
     const pyr_device_ops_t *ops = e->ops;
     const int f = state_field(e), slots = plan->slots;
-    if (f < 0 || plan->spares != 1 || slots < 1) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a plan it cannot run");
+    if (f < 0 || plan->spares != 1 || slots < 1 || slots > PYR_EXEC_SKEW_SLOTS)
+        return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a plan it cannot run");
     if (!e->halo) PYR_TRY(alloc_halo(e));
     int steps[PYR_SKEW_MAX_CALLS];
     int64_t sj[PYR_SKEW_MAX_CALLS];
@@ -233,8 +263,9 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
      * on a runtime without a lane. */
     const int lane = ops->lanes > 0 && ops->mark && ops->after_mark ? ops->slots : -1;
     for (int64_t t = 0; t < np; t++) {
-        const int slot = (int)(t % slots);
-        if (t >= slots) PYR_TRY(ops->wait(e->ctx, slot));
+        const int64_t T = e->skew_issued + t; /* the piece's number in the run */
+        const int slot = (int)(T % slots);
+        if (T >= slots) PYR_TRY(wait_slot(e, slot));
         pyr_skew_call_t call;
         pyr_skew_call(plan, t, 0, steps[0], &call);
         piece_calls_t P = {.e = e,
@@ -256,12 +287,13 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
         pyr_kernel_call_t kc;
         const pyr_box_t ub = pyr_skew_upload(plan, t);
         if (!pyr_box_empty(&ub)) {
+            PYR_TRY(host_order(e, slot, &ub));
             PYR_TRY(view(e, &v, &ub, P.b[0], P.A - G, NULL, 0, planes));
             PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->grid[f], &ub));
             e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
         }
-        /* the spare and the halo stores were piece t - 1's until its calls ended */
-        if (t > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((t - 1) % slots), PYR_MARK_COMPUTE));
+        /* the spare and the halo stores were piece T - 1's (this pass's or the last one's) until its calls ended */
+        if (T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_COMPUTE));
         for (int j = 0; j < ncalls; j++) only[j] = (unsigned char)last_box_only(&P, j);
         PYR_TRY(fill_input(&P, slot, 0));
         for (int j = -1; j < ncalls; j++) {
@@ -294,11 +326,16 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h)
         e->spare[0] = P.b[(ncalls & 1) ^ 1];
         const pyr_box_t db = pyr_skew_download(plan, t, h);
         if (!pyr_box_empty(&db)) {
+            PYR_TRY(host_order(e, slot, &db));
             PYR_TRY(view(e, &v, &db, result, P.A - h - G, NULL, 0, planes));
             PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->grid[f], &db));
             e->count.downloaded += (uint64_t)pyr_box_volume(&db);
+            e->skew_written[slot] = db;
+            e->skew_pending[slot] = 1;
         }
     }
-    for (int q = 0; q < slots; q++) PYR_TRY(ops->wait(e->ctx, q));
+    e->skew_issued += np;
+    if (drain)
+        for (int q = 0; q < slots; q++) PYR_TRY(wait_slot(e, q));
     return PYR_OK;
 }
