@@ -609,6 +609,77 @@ static void test_measure(const char *dir)
     free(w);
 }
 
+/* slots = auto on a runtime that keeps more than two pieces in flight (the
+ * CUDA runtime's three; here the CPU runtime with its default raised to
+ * three, through pyr_plan_create_on): a skewed plan takes two or three slots,
+ * whichever the model predicts faster at that slot count's best height, in
+ * estimate mode too; other decompositions keep three there (create.c).
+ * Constants from the CUDA defaults, scaled so that both outcomes occur. */
+static double predicted(const pyr_plan_t *plan)
+{
+    pyr_model_prediction_t out;
+    if (pyr_model_predict(plan, &plan->model, PYR_MODEL_OVERLAPPED, 0, &out) != PYR_OK) return -1;
+    return out.seconds;
+}
+
+static void test_slot_weighing(void)
+{
+    pyr_device_ops_t three = pyr_device_cpu;
+    three.default_slots = 3;
+    const int64_t shapes[][3] = {{2049, 2049, 1}, {1537, 3001, 1}, {193, 201, 187}, {130, 257, 301}};
+    /* scale factors of (transfers, compute, per call) */
+    const double scale[][3] = {{1, 1, 1}, {4, 1, 1}, {1, 4, 1}, {1, 1, 50}, {0.25, 1, 1}, {3, 1, 20}};
+    int took[4] = {0}, cases = 0;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (size_t ki = 0; ki < sizeof scale / sizeof scale[0]; ki++) {
+            const int dims = shapes[si][2] > 1 ? 3 : 2;
+            pyr_problem_t p;
+            make_problem(&p, dims, shapes[si], PYR_FLOAT, 96, PYR_INIT_SINE, 0);
+            pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, dims, PYR_FLOAT);
+            k.up *= scale[ki][0], k.down *= scale[ki][0], k.up_both *= scale[ki][0], k.down_both *= scale[ki][0];
+            for (int i = 0; i < PYR_MODEL_NLAYERS; i++) k.compute[i] *= scale[ki][1];
+            k.call *= scale[ki][2];
+            pyr_options_t o;
+            pyr_options_default(&o);
+            o.backend = PYR_BACKEND_CPU;
+            o.method = PYR_METHOD_PYRAMID;
+            o.decomposition = PYR_DECOMP_SKEWED;
+            o.memory = (uint64_t)(p.n[0] * p.n[1] * p.n[2]) * 4 / 4; /* a quarter of the grid */
+            pyr_plan_t *a = NULL, *two = NULL, *three_p = NULL;
+            CHECK_OK(pyr_plan_create_on(&p, &o, &three, &k, PYR_MODEL_OVERLAPPED, &a));
+            o.slots = 2;
+            CHECK_OK(pyr_plan_create_on(&p, &o, &three, &k, PYR_MODEL_OVERLAPPED, &two));
+            o.slots = 3;
+            CHECK_OK(pyr_plan_create_on(&p, &o, &three, &k, PYR_MODEL_OVERLAPPED, &three_p));
+            if (a && two && three_p) {
+                const double ta = predicted(a), t2 = predicted(two), t3 = predicted(three_p);
+                const int want = t2 < t3 ? 2 : 3;
+                cases++;
+                if (fabs(t2 - t3) > 1e-9 * t3) {
+                    took[a->slots]++;
+                    CHECK(a->slots == want && fabs(ta - (want == 2 ? t2 : t3)) <= 1e-9 * ta,
+                          "%lldx%lldx%lld, scales %g/%g/%g: auto took %d slots (h%lld, %.6g s); two slots h%lld %.6g s, three h%lld %.6g s",
+                          (long long)p.n[0], (long long)p.n[1], (long long)p.n[2], scale[ki][0], scale[ki][1], scale[ki][2], a->slots,
+                          (long long)a->height, ta, (long long)two->height, t2, (long long)three_p->height, t3);
+                }
+            }
+            pyr_plan_destroy(&a);
+            pyr_plan_destroy(&two);
+            pyr_plan_destroy(&three_p);
+            /* blocks, in estimate mode: three slots, not weighed */
+            if (dims == 2 && ki == 0) {
+                o.slots = 0;
+                o.decomposition = PYR_DECOMP_BLOCKS;
+                pyr_plan_t *b = NULL;
+                CHECK_OK(pyr_plan_create_on(&p, &o, &three, &k, PYR_MODEL_OVERLAPPED, &b));
+                if (b) CHECK(b->slots == 3, "blocks with slots = auto took %d slots in estimate mode (three expected)", b->slots);
+                pyr_plan_destroy(&b);
+            }
+        }
+    printf("slot weighing: %d skewed cases, auto took two slots in %d and three in %d\n", cases, took[2], took[3]);
+    CHECK(took[2] > 0 && took[3] > 0, "the cases never made the model prefer both slot counts (two: %d, three: %d)", took[2], took[3]);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/pyrgrid-test-model-XXXXXX";
@@ -622,6 +693,7 @@ int main(void)
     test_busy_rows();
     test_part_rows();
     test_queued_launches();
+    test_slot_weighing();
     test_wisdom(dir);
     test_measure(dir);
     char cmd[PYR_PATH_MAX + 16];

@@ -60,8 +60,9 @@ static void note_defaults(pyr_plan_t *plan, const char *why)
     if (why[0]) snprintf(plan->model_source, sizeof plan->model_source, "default constants (%s; run 'pyrgrid calibrate')", why);
 }
 
+/* runtime: the device runtime to plan on (NULL: the backend's own, by kind). */
 static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_model_constants_t *given,
-                                pyr_model_form_t form, pyr_plan_t **out)
+                                pyr_model_form_t form, const pyr_device_ops_t *runtime, pyr_plan_t **out)
 {
     *out = NULL;
     PYR_TRY(pyr_problem_validate(problem));
@@ -103,7 +104,12 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         pyr_plan_destroy(&plan);
         return pyr_longvector_check_backend(pyr_device_get(PYR_BACKEND_CUDA) != NULL);
     }
-    plan->ops = pyr_device_get(kind);
+    plan->ops = runtime ? runtime : pyr_device_get(kind);
+    if (runtime && runtime->kind != kind) {
+        free(wisdom);
+        pyr_plan_destroy(&plan);
+        return pyr_fail(PYR_ERR_ARG, "pyr_plan_create_on: a runtime of another backend than run.backend");
+    }
     if (!plan->ops) {
         free(wisdom);
         pyr_plan_destroy(&plan);
@@ -345,12 +351,19 @@ pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *
         if (problem) PYR_TRY(pyr_longvector_check(problem, options));
         return pyr_parts_plan_create(problem, options, out);
     }
-    return create_plan(problem, options, NULL, PYR_MODEL_AUTO, out);
+    return create_plan(problem, options, NULL, PYR_MODEL_AUTO, NULL, out);
 }
 
 pyr_status_t pyr_plan_create_with_model(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_model_constants_t *k,
                                         pyr_model_form_t form, pyr_plan_t **out)
 {
     if (!k) return pyr_fail(PYR_ERR_ARG, "pyr_plan_create_with_model: constants required");
-    return create_plan(problem, options, k, form, out);
+    return create_plan(problem, options, k, form, NULL, out);
+}
+
+pyr_status_t pyr_plan_create_on(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_device_ops_t *runtime,
+                                const pyr_model_constants_t *k, pyr_model_form_t form, pyr_plan_t **out)
+{
+    if (!k || !runtime) return pyr_fail(PYR_ERR_ARG, "pyr_plan_create_on: constants and a runtime required");
+    return create_plan(problem, options, k, form, runtime, out);
 }

@@ -11,6 +11,10 @@
  * calibration, sweeps); otherwise as pyr_plan_create. */
 pyr_status_t pyr_plan_create_with_model(const pyr_problem_t *problem, const pyr_options_t *options,
                                         const pyr_model_constants_t *k, pyr_model_form_t form, pyr_plan_t **plan);
+/* The same on a given device runtime of options->backend's kind (a test's
+ * variant of a backend: its slots, lanes, defaults), which must outlive the plan. */
+pyr_status_t pyr_plan_create_on(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_device_ops_t *runtime,
+                                const pyr_model_constants_t *k, pyr_model_form_t form, pyr_plan_t **plan);
 /* FFTW_MEASURE: time the best predicted candidate of each decomposition and
  * the next best overall (at most 4), then the kernel's variants on the
  * winner; sets the decomposition, height, slots and (unless the caller chose
