@@ -680,6 +680,52 @@ static void test_slot_weighing(void)
     CHECK(took[2] > 0 && took[3] > 0, "the cases never made the model prefer both slot counts (two: %d, three: %d)", took[2], took[3]);
 }
 
+/* A skewed pass's halo copies beside its kernels (exec/skewed.c: on a
+ * runtime with a lane, a call's save and the next call's fill go beside a
+ * kernel that writes only its result) are priced at what they take beyond
+ * that kernel: never dearer than in series (the same runtime without its
+ * lane), cheaper in some pass, and the transfers unchanged. */
+static void test_beside_pricing(void)
+{
+    pyr_device_ops_t no_lane = pyr_device_cpu;
+    no_lane.lanes = 0;
+    int cheaper = 0, passes = 0;
+    const int64_t shapes[][3] = {{1025, 1025, 1}, {301, 257, 1}, {97, 101, 89}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int64_t h = 1; h <= 13; h += 2) {
+            const int dims = shapes[si][2] > 1 ? 3 : 2;
+            pyr_problem_t p;
+            make_problem(&p, dims, shapes[si], PYR_FLOAT, 64, PYR_INIT_SINE, 0);
+            pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, dims, PYR_FLOAT);
+            pyr_options_t o;
+            pyr_options_default(&o);
+            o.backend = PYR_BACKEND_CPU;
+            o.method = PYR_METHOD_PYRAMID;
+            o.decomposition = PYR_DECOMP_SKEWED;
+            o.memory = (uint64_t)(p.n[0] * p.n[1] * p.n[2]) * 4 / (dims == 3 ? 1 : 4); /* the grid's bytes; 2D a quarter */
+            o.height = h;
+            o.slots = 2;
+            pyr_plan_t *a = NULL, *b = NULL;
+            CHECK_OK(pyr_plan_create_on(&p, &o, &pyr_device_cpu, &k, PYR_MODEL_OVERLAPPED, &a));
+            CHECK_OK(pyr_plan_create_on(&p, &o, &no_lane, &k, PYR_MODEL_OVERLAPPED, &b));
+            if (a && b) {
+                pyr_model_prediction_t x, y;
+                CHECK_OK(pyr_model_predict_pass(a, &k, PYR_MODEL_OVERLAPPED, a->height, &x));
+                CHECK_OK(pyr_model_predict_pass(b, &k, PYR_MODEL_OVERLAPPED, b->height, &y));
+                passes++;
+                cheaper += x.compute < y.compute * (1 - 1e-12);
+                CHECK(x.compute <= y.compute * (1 + 1e-12) && x.upload == y.upload && x.download == y.download,
+                      "%lldx%lldx%lld h%lld: beside %.6g s compute (up %.6g, down %.6g) against in series %.6g (%.6g, %.6g)",
+                      (long long)p.n[0], (long long)p.n[1], (long long)p.n[2], (long long)h, x.compute, x.upload, x.download, y.compute,
+                      y.upload, y.download);
+            }
+            pyr_plan_destroy(&a);
+            pyr_plan_destroy(&b);
+        }
+    CHECK(passes > 0 && cheaper > 0, "no pass priced its copies beside its kernels (%d of %d cheaper)", cheaper, passes);
+    printf("beside pricing: %d of %d skewed passes cheaper with the lane\n", cheaper, passes);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/pyrgrid-test-model-XXXXXX";
@@ -694,6 +740,7 @@ int main(void)
     test_part_rows();
     test_queued_launches();
     test_slot_weighing();
+    test_beside_pricing();
     test_wisdom(dir);
     test_measure(dir);
     char cmd[PYR_PATH_MAX + 16];

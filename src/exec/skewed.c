@@ -137,16 +137,13 @@ static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *
  * last_box_only; a call that computes nothing writes nothing). */
 static int last_box_only(const piece_calls_t *P, int j)
 {
-    const pyr_kernel_t *k = P->e->plan->kernel;
     pyr_skew_call_t call;
     pyr_piece_t v;
-    pyr_kernel_call_t kc;
-    int computes;
-    if (kernel_call(P, j, &call, &v, &kc, &computes) != PYR_OK) {
+    if (call_view(P, j, &call, &v) != PYR_OK) {
         pyr_clear_error(); /* the call itself will say what is wrong */
         return 0;
     }
-    return !computes || (k->last_box_only && k->last_box_only(P->e->ctx, &kc));
+    return pyr_skew_last_box_only(P->e->plan, P->e->ctx, &call, &v, P->step + P->sj[j], &P->grid);
 }
 
 /* Whether call j's save runs on the lane beside its kernel (queued after

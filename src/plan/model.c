@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "plan/plan.h"
+#include "backend/device.h"
 #include "plan/skewed.h"
 
 const int pyr_model_layers[PYR_MODEL_NLAYERS] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 48, 64};
@@ -225,13 +226,64 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     }
 }
 
+/* One call of a skewed piece, priced: its kernel, the fill of its input
+ * (halo planes and its window's boundary faces: into the input alone where
+ * the kernel writes only its result, else into both layers), the save of its
+ * top planes, the faces of its result (where it is the piece's last call),
+ * and whether the kernel writes only its result (the executor's question,
+ * plan/skewed.h).  Copies are priced as one-layer compute over as many
+ * values (a copy reads and writes each value once, as a one-step update
+ * does), plus a call each. */
+typedef struct {
+    double kernel, fill, save, faces;
+    int only, computes;
+} skew_call_cost_t;
+
+static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t t, int64_t s, int c, int fused,
+                           skew_call_cost_t *o)
+{
+    const pyr_problem_t *p = &plan->problem;
+    const int nfaces = 2 * p->dims;
+    pyr_skew_call_t call;
+    pyr_skew_call(plan, t, s, c, &call);
+    memset(o, 0, sizeof *o);
+    o->computes = !pyr_box_empty(&call.result);
+    const pyr_grid_dims_t grid = {{p->n[0], p->n[1], p->n[2]}};
+    pyr_piece_t v;
+    memset(&v, 0, sizeof v);
+    v.box = call.window;
+    v.pitch = plan->layout.pitch;
+    v.xpad = plan->ops ? pyr_piece_xpad(plan->ops, call.window.lo[0], pyr_precision_size(p->precision)) : 0;
+    v.nfields = plan->scheme ? plan->scheme->nfields : 1;
+    o->only = plan->ctx ? pyr_skew_last_box_only(plan, plan->ctx, &call, &v, s, &grid) : !o->computes;
+    double fill = (double)pyr_box_volume(&call.fill);
+    int fill_calls = 1;
+    if (o->computes) {
+        double comp = 0, rows = 0;
+        pyr_box_t in = pyr_plan_interior(plan), w = pyr_box_intersect(&call.window, &in);
+        for (int i = 1; i <= c; i++) {
+            /* a fused launch (kernels.h launch_steps) streams its whole window through every step it
+             * holds: the trapezoid's ends cost as much as its middle */
+            pyr_box_t b = fused ? w : pyr_skew_layer_box(plan, &call, i);
+            comp += (double)pyr_box_volume(&b);
+            rows += (double)rows_of(&b);
+        }
+        o->kernel = compute_time(plan, k, c, pyr_model_compute_cost(k, c) * comp + k->compute_row * rows);
+        const double faces = (double)(pyr_box_volume(&call.window) - pyr_box_volume(&w));
+        fill += (o->only ? 1.0 : 2.0) * faces;
+        fill_calls += nfaces;
+        o->faces = k->call * nfaces + k->compute[0] * faces;
+    }
+    o->fill = k->call * fill_calls + k->compute[0] * fill;
+    o->save = k->call + k->compute[0] * (double)pyr_box_volume(&call.save);
+}
+
 /* Stage times of the pieces of a skewed pass (plan/skewed.h): whole planes up
- * and down, one contiguous run each; per call of c steps a compute call at
- * the table's cost for c layers (over the trapezoid, or for a fused kernel
- * the whole window c times), and its device copies (the halo store's
- * planes in and out, the window's boundary faces into both layers), priced
- * as one-layer compute over as many values (a copy reads and writes each
- * value once, as a one-step update does). */
+ * and down, one contiguous run each; the calls of each piece in the
+ * executor's order (exec/skewed.c): where the runtime has a lane and call j's
+ * kernel writes only its result, call j's save (and call j + 1's fill, where
+ * its kernel does too) run beside call j's kernel and cost only what they
+ * take beyond it; the piece's result gets its faces after its last call. */
 static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, stage_t *st, pyr_model_prediction_t *sum)
 {
     const pyr_problem_t *p = &plan->problem;
@@ -239,37 +291,37 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     int steps[PYR_SKEW_MAX_CALLS];
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     const int64_t np = pyr_skew_pieces(plan, h);
-    const int nfaces = 2 * p->dims;
     const int fused = plan->kernel && plan->kernel->launch_steps && plan->skew_k > 1;
+    const pyr_device_ops_t *ops = plan->ops;
+    const int lane = ops && ops->lanes > 0 && ops->mark && ops->after_mark;
     for (int64_t t = 0; t < np; t++) {
         pyr_box_t ub = pyr_skew_upload(plan, t), db = pyr_skew_download(plan, t, h);
         double x = 0;
         const double u = transfer_cost(k, &ub, p->n[0], elem, 1, &x), d = transfer_cost(k, &db, p->n[0], elem, 0, &x);
-        double c = 0;
+        skew_call_cost_t cur = {0}, next = {0};
+        double c = 0, last_faces = 0;
+        if (ncalls > 0) {
+            skew_call_cost(plan, k, t, 0, steps[0], fused, &cur);
+            c += cur.fill;
+        }
         int64_t s = 0;
         for (int j = 0; j < ncalls; j++) {
-            pyr_skew_call_t call;
-            pyr_skew_call(plan, t, s, steps[j], &call);
-            double copied = (double)pyr_box_volume(&call.fill) + (double)pyr_box_volume(&call.save);
-            int copies = 2;
-            if (!pyr_box_empty(&call.result)) {
-                double comp = 0, rows = 0;
-                pyr_box_t in = pyr_plan_interior(plan), w = pyr_box_intersect(&call.window, &in);
-                for (int i = 1; i <= steps[j]; i++) {
-                    /* a fused launch (kernels.h launch_steps) streams its whole window through every step it
-                     * holds: the trapezoid's ends cost as much as its middle */
-                    pyr_box_t b = fused ? w : pyr_skew_layer_box(plan, &call, i);
-                    comp += (double)pyr_box_volume(&b);
-                    rows += (double)rows_of(&b);
-                }
-                /* faces: the window less its interior, into both layers */
-                copied += 2.0 * (double)(pyr_box_volume(&call.window) - pyr_box_volume(&w));
-                copies += nfaces;
-                c += compute_time(plan, k, steps[j], pyr_model_compute_cost(k, steps[j]) * comp + k->compute_row * rows);
+            if (j + 1 < ncalls) skew_call_cost(plan, k, t, s + steps[j], steps[j + 1], fused, &next);
+            double beside = 0;
+            const int save_beside = lane && cur.only, fill_beside = save_beside && j + 1 < ncalls && next.only;
+            if (save_beside) beside += cur.save;
+            else c += cur.save;
+            c += cur.kernel;
+            if (j + 1 < ncalls) {
+                if (fill_beside) beside += next.fill;
+                else c += next.fill;
             }
-            c += k->call * copies + k->compute[0] * copied;
+            if (beside > cur.kernel) c += beside - cur.kernel;
+            if (cur.computes) last_faces = cur.faces;
             s += steps[j];
+            cur = next;
         }
+        c += last_faces;
         st[t].u = u;
         st[t].c = c;
         st[t].d = d;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/kernels.h"
 #include "schemes/scheme.h"
 
 int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
@@ -147,4 +148,17 @@ void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
         pyr_plan_count_task(sum, task_max, up, down, comp);
     }
     sum->redundant = sum->computed - pyr_plan_useful(plan, h);
+}
+
+int pyr_skew_last_box_only(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, int64_t step,
+                           const pyr_grid_dims_t *grid)
+{
+    if (pyr_box_empty(&call->result)) return 1;
+    const pyr_kernel_t *k = plan->kernel;
+    pyr_box_t boxes[64];
+    if (!k || !k->last_box_only || call->c < 1 || call->c > 64) return 0;
+    for (int i = 1; i <= call->c; i++) boxes[i - 1] = pyr_skew_layer_box(plan, call, i);
+    const pyr_kernel_call_t kc = {.piece = v, .coef = &plan->coef, .boxes = boxes, .nboxes = call->c, .variant = &plan->variant,
+                                  .step = step, .grid = grid};
+    return k->last_box_only(ctx, &kc);
 }

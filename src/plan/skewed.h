@@ -71,6 +71,15 @@ void pyr_skew_call(const pyr_plan_t *plan, int64_t p, int64_t s, int c, pyr_skew
 /* Sub-step i (1..c) of a call: the interior nodes of its trapezoid. */
 pyr_box_t pyr_skew_layer_box(const pyr_plan_t *plan, const pyr_skew_call_t *call, int i);
 
+/* Whether a call's kernel writes nothing but its result (kernels.h
+ * last_box_only; a call that computes nothing writes nothing), asked with
+ * the call's view v (its buffers may be NULL: the model asks before any
+ * exist) at global step `step`.  Where it does and the runtime has a lane,
+ * the executor runs the call's save and the next call's fill beside it, and
+ * the model prices them so. */
+int pyr_skew_last_box_only(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, int64_t step,
+                           const pyr_grid_dims_t *grid);
+
 /* Nodes of piece p uploaded at the start of a pass (whole planes of the
  * interior's range along the axis) and downloaded at its end (height h). */
 pyr_box_t pyr_skew_upload(const pyr_plan_t *plan, int64_t p);
