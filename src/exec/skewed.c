@@ -49,11 +49,7 @@ static pyr_status_t view(exec_t *e, pyr_piece_t *v, const pyr_box_t *box, void *
     const pyr_plan_t *plan = e->plan;
     const int a = pyr_skew_axis(plan), f = state_field(e);
     const int64_t plane_bytes = pyr_skew_plane_elems(plan) * (int64_t)e->elem;
-    memset(v, 0, sizeof *v);
-    v->box = *box;
-    v->pitch = plan->layout.pitch;
-    v->xpad = pyr_piece_xpad(e->ops, box->lo[0], e->elem);
-    v->nfields = e->nf;
+    pyr_skew_view_shape(plan, box, v);
     int64_t first0 = box->lo[a] - base0, first1 = box->lo[a] - base1;
     const int64_t ext = pyr_box_extent(box, a);
     if (ext <= 0) first0 = first1 = 0; /* a window past the grid's end: nothing is read or written through it */

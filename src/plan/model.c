@@ -250,11 +250,7 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
     o->computes = !pyr_box_empty(&call.result);
     const pyr_grid_dims_t grid = {{p->n[0], p->n[1], p->n[2]}};
     pyr_piece_t v;
-    memset(&v, 0, sizeof v);
-    v.box = call.window;
-    v.pitch = plan->layout.pitch;
-    v.xpad = plan->ops ? pyr_piece_xpad(plan->ops, call.window.lo[0], pyr_precision_size(p->precision)) : 0;
-    v.nfields = plan->scheme ? plan->scheme->nfields : 1;
+    pyr_skew_view_shape(plan, &call.window, &v);
     o->only = plan->ctx ? pyr_skew_last_box_only(plan, plan->ctx, &call, &v, s, &grid) : !o->computes;
     double fill = (double)pyr_box_volume(&call.fill);
     int fill_calls = 1;

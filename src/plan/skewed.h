@@ -71,6 +71,11 @@ void pyr_skew_call(const pyr_plan_t *plan, int64_t p, int64_t s, int c, pyr_skew
 /* Sub-step i (1..c) of a call: the interior nodes of its trapezoid. */
 pyr_box_t pyr_skew_layer_box(const pyr_plan_t *plan, const pyr_skew_call_t *call, int i);
 
+/* A view of the bundles over `box` without its buffers: box, pitch, x
+ * padding and fields as the executor lays them out (exec/skewed.c sets the
+ * buffers). */
+void pyr_skew_view_shape(const pyr_plan_t *plan, const pyr_box_t *box, pyr_piece_t *v);
+
 /* Whether a call's kernel writes nothing but its result (kernels.h
  * last_box_only; a call that computes nothing writes nothing), asked with
  * the call's view v (its buffers may be NULL: the model asks before any
