@@ -487,6 +487,19 @@ static pyr_device_ops_t hazard_ops(void)
 
 /* ------------------------------------------------ the check itself */
 
+/* A piece of one ping-pong field over `box` (rows of `pitch` values) in buffers b0 and b1. */
+static pyr_piece_t small_piece(pyr_box_t box, int64_t pitch, void *b0, void *b1)
+{
+    pyr_piece_t p;
+    memset(&p, 0, sizeof p);
+    p.box = box;
+    p.pitch = pitch;
+    p.nfields = 1;
+    p.buf[0][0] = b0;
+    p.buf[0][1] = b1;
+    return p;
+}
+
 /* Between slots: a buffer written on slot 0 and then read on slot 1 is a
  * hazard unless slot 1 waits for slot 0's mark (or the host waited); and on
  * the host grid. */
@@ -496,13 +509,7 @@ static void test_check_catches_hazards(void)
     g_elem = sizeof(float);
     track_alloc(mem_a, sizeof mem_a);
     track_alloc(mem_b, sizeof mem_b);
-    pyr_piece_t p;
-    memset(&p, 0, sizeof p);
-    p.box = (pyr_box_t){{0, 0, 0}, {8, 8, 1}};
-    p.pitch = 8;
-    p.nfields = 1;
-    p.buf[0][0] = mem_a;
-    p.buf[0][1] = mem_b;
+    pyr_piece_t p = small_piece((pyr_box_t){{0, 0, 0}, {8, 8, 1}}, 8, mem_a, mem_b);
     const pyr_box_t all = p.box, low = {{0, 0, 0}, {8, 3, 1}}, high = {{0, 3, 0}, {8, 8, 1}};
 
     reset_clocks();
@@ -592,16 +599,7 @@ static void test_check_catches_lane_hazards(void)
     track_alloc(b1, sizeof b1);
     track_alloc(store, sizeof store);
     const int L = lane0();
-    pyr_piece_t P, S;
-    memset(&P, 0, sizeof P);
-    P.box = (pyr_box_t){{0, 0, 0}, {4, 4, 8}};
-    P.pitch = 4;
-    P.nfields = 1;
-    P.buf[0][0] = b0;
-    P.buf[0][1] = b1;
-    S = P;
-    S.buf[0][0] = store;
-    S.buf[0][1] = NULL;
+    const pyr_piece_t P = small_piece((pyr_box_t){{0, 0, 0}, {4, 4, 8}}, 4, b0, b1), S = small_piece(P.box, 4, store, NULL);
     const pyr_coef_t coef = {.equation = PYR_EQ_HEAT, .dims = 3, .precision = PYR_DOUBLE};
     const pyr_box_t result = {{1, 1, 2}, {3, 3, 6}};                       /* interior nodes of planes 2..5 */
     const pyr_box_t top = {{0, 0, 4}, {4, 4, 6}}, low = {{0, 0, 0}, {4, 4, 2}}; /* a save's and a fill's planes */
