@@ -7,9 +7,13 @@
  * and without edge tiles seg_edge = seg; the edge tiles of in-core and
  * shrinking (pyramid) boxes over the tilings the 2D launch makes are those at
  * the two ends, at least the first and the last; and the cases the notes and
- * test_cuda_small name. */
+ * test_cuda_small name.  The 3D launches' split last wave (pyr_segment_split):
+ * its cost is the brute-force least of its formula and never above the
+ * unsplit choice's, its blocks place every plane of every tile exactly once,
+ * its last wave fits in one, and the window case its comment names. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "backend/launch_segments.h"
 #include "check.h"
@@ -104,6 +108,60 @@ static void check_edges(int64_t pitch, const int *x0, const int *x1, int k, int 
           what, (long long)pitch, k, v, tiles, first_inner, last_inner);
 }
 
+
+/* (waves - 1) x (seg + 2k) + (ceil(seg / m) + 2k) of n segments, m as pyr_segment_split takes it */
+static double split_cost(int extent, int tiles, int per_wave, int k, int n)
+{
+    const int seg = cdiv(extent, n), nseg = cdiv(extent, seg);
+    const long long pairs = (long long)tiles * nseg, waves = (pairs + per_wave - 1) / per_wave, left = pairs - (waves - 1) * per_wave;
+    long long m = per_wave / left;
+    m = m < 1 ? 1 : m > seg ? seg : m;
+    return (double)(waves - 1) * (seg + 2 * k) + (double)((seg + m - 1) / m + 2 * k);
+}
+
+static unsigned char cover[1 << 20];
+
+static void check_split(int extent, int tiles, int per_wave, int k)
+{
+    pyr_seg_split_t sp;
+    double c = -1;
+    pyr_segment_split(extent, tiles, per_wave, k, &sp, &c);
+    const char *fmt = "split: extent %d tiles %d per wave %d k %d: seg %d nseg %d full %lld split %d: %s";
+    CHECK(sp.seg >= 1 && sp.seg <= extent && sp.nseg == cdiv(extent, sp.seg) && sp.nseg <= 4096 && sp.split >= 1 && sp.split <= sp.seg,
+          fmt, extent, tiles, per_wave, k, sp.seg, sp.nseg, sp.full, sp.split, "out of range");
+    const long long pairs = (long long)tiles * sp.nseg, blocks = pyr_seg_split_blocks(&sp, tiles);
+    if (sp.split > 1)
+        CHECK(sp.full % per_wave == 0 && sp.full < pairs && blocks - sp.full <= per_wave, fmt, extent, tiles, per_wave, k, sp.seg, sp.nseg,
+              sp.full, sp.split, "the split pairs are not one last wave");
+    else CHECK(sp.full == pairs, fmt, extent, tiles, per_wave, k, sp.seg, sp.nseg, sp.full, sp.split, "unsplit, yet not every pair whole");
+    double least = -1;
+    for (int n = 1; n <= extent && n <= 4096; n++) {
+        const double x = split_cost(extent, tiles, per_wave, k, n);
+        if (least < 0 || x < least) least = x;
+    }
+    double unsplit = -1;
+    pyr_segment_choose(extent, tiles, 0, 1.0, per_wave, k, NULL, &unsplit);
+    CHECK(c == least && c <= unsplit, "split: extent %d tiles %d per wave %d k %d: cost %g, least %g, unsplit %g", extent, tiles, per_wave,
+          k, c, least, unsplit);
+    /* every (tile, plane) exactly once; planes [lo, lo + extent) */
+    if ((long long)tiles * extent > (long long)sizeof cover) return;
+    const int lo = 5, hi = lo + extent;
+    memset(cover, 0, (size_t)tiles * (size_t)extent);
+    int bad = 0;
+    for (long long b = 0; b < blocks; b++) {
+        int tile, z0, z1;
+        pyr_seg_split_place(&sp, tiles, b, lo, hi, &tile, &z0, &z1);
+        if (tile < 0 || tile >= tiles || z0 < lo || z1 > hi || z0 > z1) {
+            bad++;
+            continue;
+        }
+        for (int z = z0; z < z1; z++) cover[(size_t)tile * extent + (size_t)(z - lo)]++;
+    }
+    for (long long i = 0; i < (long long)tiles * extent && !bad; i++)
+        if (cover[i] != 1) bad++;
+    CHECK(!bad, fmt, extent, tiles, per_wave, k, sp.seg, sp.nseg, sp.full, sp.split, "blocks do not place every plane once");
+}
+
 int main(void)
 {
     /* random choices, small extents (every count tried) and large ones */
@@ -146,6 +204,23 @@ int main(void)
         /* test_cuda_small's grid: 1100 x 1200 double, seven steps, five tiles, two at the walls */
         const int s2 = pyr_segment_choose(1198, 5, 2, pyr_edge_row_cost_walls, 4 * 132, 7, &se, NULL);
         CHECK(s2 == 13 && se == 11, "1100 x 1200 double: seg %d, edge %d (test_cuda_small says 13 and 11)", s2, se);
+    }
+    /* the split last wave of 3D launches */
+    for (int t = 0; t < 3000; t++) {
+        const int extent = t % 3 ? rnd(1, 300) : rnd(300, 5000);
+        const int tiles = rnd(1, t % 4 ? 300 : 3000), per_wave = rnd(1, 800), k = 2 * rnd(0, 2) + 1;
+        check_split(extent, tiles, per_wave, k);
+    }
+    {
+        /* the comment's window: 41 planes, 1600 tiles, 264 blocks per wave, three steps: 6 waves of 47 planes and one of 9 */
+        pyr_seg_split_t sp;
+        double c = 0;
+        pyr_segment_split(41, 1600, 264, 3, &sp, &c);
+        CHECK(c == 6 * 47 + 9 && sp.seg == 41 && sp.full == 1584 && sp.split == 16, "41-plane window: cost %g seg %d full %lld split %d", c,
+              sp.seg, sp.full, sp.split);
+        double unsplit = 0;
+        pyr_segment_choose(41, 1600, 0, 1.0, 264, 3, NULL, &unsplit);
+        CHECK(unsplit == 7 * 47, "41-plane window unsplit: cost %g", unsplit);
     }
     return check_report();
 }

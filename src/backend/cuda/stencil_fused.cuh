@@ -650,17 +650,18 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
 template <typename T, int V, int K, int D, typename Op>
 __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
-                                                  int seg)
+                                                  pyr_seg_split_t sp, int tiles_x, int tiles)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
+    int tile, oz, oz_end;
+    pyr_seg_split_place(&sp, tiles, (long long)blockIdx.x, b.z0[K - 1], b.z1[K - 1], &tile, &oz, &oz_end);
+    if (oz >= oz_end) return; /* a split pair with fewer planes than blocks (the whole block leaves) */
     const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    const int ox = ox0 + (int)blockIdx.x * OWx;
+    const int ox = ox0 + (tile % tiles_x) * OWx;
     const int c0 = ox - K + tx * V;
-    const int oy = oy0 + (int)blockIdx.y * OWy;
+    const int oy = oy0 + (tile / tiles_x) * OWy;
     const int y = oy - K + ty;
-    const int oz = b.z0[K - 1] + (int)blockIdx.z * seg;
-    const int oz_end = min(oz + seg, b.z1[K - 1]);
     const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
     const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
     const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
@@ -701,18 +702,19 @@ template <typename Op> struct rows3d {
 template <typename T, int V, int K, typename Op>
 __global__ void __launch_bounds__(rows3d<Op>::kMaxThreads) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
-                                                  int seg)
+                                                  pyr_seg_split_t sp, int tiles_x, int tiles)
 {
     constexpr int R = rows3d<Op>::R;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
+    int tile, oz, oz_end;
+    pyr_seg_split_place(&sp, tiles, (long long)blockIdx.x, b.z0[K - 1], b.z1[K - 1], &tile, &oz, &oz_end);
+    if (oz >= oz_end) return; /* a split pair with fewer planes than blocks (the whole block leaves) */
     const int BX = (int)blockDim.x, NR = (int)blockDim.y * R, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    const int ox = ox0 + (int)blockIdx.x * OWx;
+    const int ox = ox0 + (tile % tiles_x) * OWx;
     const int c0 = ox - K + tx * V;
-    const int oy = oy0 + (int)blockIdx.y * OWy;
+    const int oy = oy0 + (tile / tiles_x) * OWy;
     const int y = oy - K + ty * R;
-    const int oz = b.z0[K - 1] + (int)blockIdx.z * seg;
-    const int oz_end = min(oz + seg, b.z1[K - 1]);
     const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
     const int ry0 = max(oy, b.y0[K - 1]), ry1 = min(oy + OWy, b.y1[K - 1]);
     const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= pitch;
@@ -924,16 +926,20 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     if constexpr (shared_planes) e = occupancy(k_fused3d<T, V, K, Op>, t.BX * t.NTY, smem, &per_sm);
     else e = occupancy(k_fused3d_reg<T, V, K, D, Op>, t.BX * t.NTY, smem, &per_sm);
     if (e != cudaSuccess) return e;
-    const int planes_out = last.hi[2] - last.lo[2];
-    const int seg = pyr_segment_choose(planes_out, t.tx * t.ty, 0, 1.0, per_sm * tune->sms, K, NULL, NULL);
-    dim3 grid((unsigned)t.tx, (unsigned)t.ty, (unsigned)ceil_div(planes_out, seg));
+    const int planes_out = last.hi[2] - last.lo[2], tiles = t.tx * t.ty;
+    /* segments along z, the last wave's split (launch_segments.h); blocks in the order of (tile, segment) pairs */
+    pyr_seg_split_t sp;
+    pyr_segment_split(planes_out, tiles, per_sm * tune->sms, K, &sp, NULL);
+    const long long blocks = pyr_seg_split_blocks(&sp, tiles);
+    if (blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
+    dim3 grid((unsigned)blocks);
     dim3 block((unsigned)t.BX, (unsigned)t.NTY);
     if constexpr (shared_planes)
         k_fused3d<T, V, K, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0, t.OWx,
-                                                              last.lo[1], t.OWy, seg);
+                                                              last.lo[1], t.OWy, sp, t.tx, tiles);
     else
         k_fused3d_reg<T, V, K, D, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0,
-                                                                     t.OWx, last.lo[1], t.OWy, seg);
+                                                                     t.OWx, last.lo[1], t.OWy, sp, t.tx, tiles);
     return cudaGetLastError();
 }
 
