@@ -26,18 +26,13 @@ int pyr_cli_common_option(const char *arg)
 
 void pyr_cli_wisdom_import(void)
 {
-    char path[PYR_PATH_MAX];
-    if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK) {
-        if (pyr_cli_verbosity > 0) fprintf(stderr, "pyrgrid: no wisdom imported: %s\n", pyr_last_error());
-        pyr_clear_error();
-        return;
-    }
+    char path[PYR_PATH_MAX] = "";
     int found = 0;
     /* a rejected file is not an error here: plans made on the default
      * constants say why (the store keeps the message) */
-    pyr_status_t st = pyr_wisdom_store_import(path, &found);
+    pyr_status_t st = pyr_wisdom_store_import_default(path, sizeof path, &found);
     if (pyr_cli_verbosity > 0) {
-        if (st != PYR_OK) fprintf(stderr, "pyrgrid: %s\n", pyr_last_error());
+        if (st != PYR_OK) fprintf(stderr, "pyrgrid: %s%s\n", path[0] ? "" : "no wisdom imported: ", pyr_last_error());
         else fprintf(stderr, "pyrgrid: wisdom: %s %s\n", found ? "imported" : "no file yet at", path);
     }
     pyr_clear_error();

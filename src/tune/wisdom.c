@@ -708,6 +708,17 @@ pyr_status_t pyr_wisdom_store_import(const char *path, int *found)
     return st;
 }
 
+pyr_status_t pyr_wisdom_store_import_default(char *path, size_t size, int *found)
+{
+    *found = 0;
+    pyr_status_t st = pyr_wisdom_default_path(path, size);
+    if (st != PYR_OK) {
+        if (path && size) path[0] = 0;
+        return st;
+    }
+    return pyr_wisdom_store_import(path, found);
+}
+
 pyr_status_t pyr_wisdom_import_file(const char *path)
 {
     int found = 0;

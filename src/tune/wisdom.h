@@ -121,6 +121,10 @@ pyr_status_t pyr_wisdom_store_put_choice(const pyr_wisdom_choice_t *c);
 unsigned long pyr_wisdom_store_generation(void);
 /* pyr_wisdom_import_file, telling whether the file existed. */
 pyr_status_t pyr_wisdom_store_import(const char *path, int *found);
+/* The same for the default file (pyr_wisdom_default_path, written into
+ * path[size], empty when there is none), as programs import it before
+ * planning: the pyrgrid program and the benchmarks. */
+pyr_status_t pyr_wisdom_store_import_default(char *path, size_t size, int *found);
 /* pyr_wisdom_export_file; with replace_rejected, a file there that is not
  * wisdom of this machine is replaced (pyrgrid calibrate) instead of failing. */
 pyr_status_t pyr_wisdom_store_export(const char *path, int replace_rejected);
