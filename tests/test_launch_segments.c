@@ -160,6 +160,23 @@ static void check_split(int extent, int tiles, int per_wave, int k)
     for (long long i = 0; i < (long long)tiles * extent && !bad; i++)
         if (cover[i] != 1) bad++;
     CHECK(!bad, fmt, extent, tiles, per_wave, k, sp.seg, sp.nseg, sp.full, sp.split, "blocks do not place every plane once");
+    /* the unsplit layout of pyr_segment_choose's segments places them once too */
+    pyr_seg_split_t w;
+    pyr_seg_split_whole(extent, tiles, pyr_segment_choose(extent, tiles, 0, 1.0, per_wave, k, NULL, NULL), &w);
+    memset(cover, 0, (size_t)tiles * (size_t)extent);
+    for (long long b = 0; b < pyr_seg_split_blocks(&w, tiles); b++) {
+        int tile, z0, z1;
+        pyr_seg_split_place(&w, tiles, b, lo, hi, &tile, &z0, &z1);
+        if (tile < 0 || tile >= tiles || z0 < lo || z1 > hi || z0 >= z1) {
+            bad++;
+            continue;
+        }
+        for (int z = z0; z < z1; z++) cover[(size_t)tile * extent + (size_t)(z - lo)]++;
+    }
+    for (long long i = 0; i < (long long)tiles * extent && !bad; i++)
+        if (cover[i] != 1) bad++;
+    CHECK(!bad && w.split == 1 && w.full == pyr_seg_split_blocks(&w, tiles), fmt, extent, tiles, per_wave, k, w.seg, w.nseg, w.full, w.split,
+          "the unsplit layout does not place every plane once");
 }
 
 int main(void)

@@ -151,6 +151,15 @@ static inline void pyr_segment_split(int extent, int tiles, int per_wave, int k,
     if (cost) *cost = best;
 }
 
+/* The same layout without a split: segments of seg planes (pyr_segment_choose's), one block per pair. */
+static inline void pyr_seg_split_whole(int extent, int tiles, int seg, pyr_seg_split_t *out)
+{
+    out->seg = seg;
+    out->nseg = (extent + seg - 1) / seg;
+    out->full = (long long)tiles * out->nseg;
+    out->split = 1;
+}
+
 /* Block b of a split launch: its pair's tile and segment, and the planes
  * [*z0, *z1) it takes of the segment's [lo + si * seg, ..) within [lo, hi)
  * (empty when a split pair has fewer planes than blocks). */

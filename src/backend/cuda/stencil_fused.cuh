@@ -647,6 +647,22 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
     }
 }
 
+/* A 3D block's tile and planes: from the split launch's 1D grid (launch_segments.h), or, for kernels that
+ * read a second field (Op::kAux: Poisson's right-hand side), from a grid of tiles x tiles x segments as
+ * before the split - the same prologue through pyr_seg_split_place ran Poisson 3D float 1024^3 at 465
+ * Gcell/s against 521 with these segments (H200, bench/NOTES-cuda.md v20). */
+template <typename Op>
+__device__ __forceinline__ void block_place(const pyr_seg_split_t &sp, int tiles_x, int tiles, int lo, int hi, int *tile, int *z0, int *z1)
+{
+    if constexpr (Op::kAux) {
+        *tile = (int)blockIdx.x + (int)blockIdx.y * tiles_x;
+        *z0 = lo + (int)blockIdx.z * sp.seg;
+        *z1 = min(*z0 + sp.seg, hi);
+    } else {
+        pyr_seg_split_place(&sp, tiles, (long long)blockIdx.x, lo, hi, tile, z0, z1);
+    }
+}
+
 template <typename T, int V, int K, int D, typename Op>
 __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
@@ -655,12 +671,12 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__re
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
     int tile, oz, oz_end;
-    pyr_seg_split_place(&sp, tiles, (long long)blockIdx.x, b.z0[K - 1], b.z1[K - 1], &tile, &oz, &oz_end);
+    block_place<Op>(sp, tiles_x, tiles, b.z0[K - 1], b.z1[K - 1], &tile, &oz, &oz_end);
     if (oz >= oz_end) return; /* a split pair with fewer planes than blocks (the whole block leaves) */
     const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    const int ox = ox0 + (tile % tiles_x) * OWx;
+    const int ox = ox0 + (Op::kAux ? (int)blockIdx.x : tile % tiles_x) * OWx;
     const int c0 = ox - K + tx * V;
-    const int oy = oy0 + (tile / tiles_x) * OWy;
+    const int oy = oy0 + (Op::kAux ? (int)blockIdx.y : tile / tiles_x) * OWy;
     const int y = oy - K + ty;
     const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
     const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
@@ -708,12 +724,12 @@ __global__ void __launch_bounds__(rows3d<Op>::kMaxThreads) k_fused3d(const T *__
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
     int tile, oz, oz_end;
-    pyr_seg_split_place(&sp, tiles, (long long)blockIdx.x, b.z0[K - 1], b.z1[K - 1], &tile, &oz, &oz_end);
+    block_place<Op>(sp, tiles_x, tiles, b.z0[K - 1], b.z1[K - 1], &tile, &oz, &oz_end);
     if (oz >= oz_end) return; /* a split pair with fewer planes than blocks (the whole block leaves) */
     const int BX = (int)blockDim.x, NR = (int)blockDim.y * R, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    const int ox = ox0 + (tile % tiles_x) * OWx;
+    const int ox = ox0 + (Op::kAux ? (int)blockIdx.x : tile % tiles_x) * OWx;
     const int c0 = ox - K + tx * V;
-    const int oy = oy0 + (tile / tiles_x) * OWy;
+    const int oy = oy0 + (Op::kAux ? (int)blockIdx.y : tile / tiles_x) * OWy;
     const int y = oy - K + ty * R;
     const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
     const int ry0 = max(oy, b.y0[K - 1]), ry1 = min(oy + OWy, b.y1[K - 1]);
@@ -927,12 +943,17 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     else e = occupancy(k_fused3d_reg<T, V, K, D, Op>, t.BX * t.NTY, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int planes_out = last.hi[2] - last.lo[2], tiles = t.tx * t.ty;
-    /* segments along z, the last wave's split (launch_segments.h); blocks in the order of (tile, segment) pairs */
+    /* segments along z, the last wave's split (launch_segments.h); blocks in the order of (tile, segment) pairs.
+     * Kernels that read a second field (Poisson's right-hand side) keep the shorter segments of the unsplit
+     * choice: with the split's longer ones Poisson 3D float 1024^3 in core ran 471 Gcell/s against 520 (H200,
+     * bench/NOTES-cuda.md v20), where heat gained 2-8% */
     pyr_seg_split_t sp;
-    pyr_segment_split(planes_out, tiles, per_sm * tune->sms, K, &sp, NULL);
+    if constexpr (Op::kAux)
+        pyr_seg_split_whole(planes_out, tiles, pyr_segment_choose(planes_out, tiles, 0, 1.0, per_sm * tune->sms, K, NULL, NULL), &sp);
+    else pyr_segment_split(planes_out, tiles, per_sm * tune->sms, K, &sp, NULL);
     const long long blocks = pyr_seg_split_blocks(&sp, tiles);
-    if (blocks > 0x7fffffffLL) return cudaErrorInvalidValue;
-    dim3 grid((unsigned)blocks);
+    if (blocks > 0x7fffffffLL || (Op::kAux && sp.nseg > PYR_SEGMENTS_MAX)) return cudaErrorInvalidValue;
+    const dim3 grid = Op::kAux ? dim3((unsigned)t.tx, (unsigned)t.ty, (unsigned)sp.nseg) : dim3((unsigned)blocks);
     dim3 block((unsigned)t.BX, (unsigned)t.NTY);
     if constexpr (shared_planes)
         k_fused3d<T, V, K, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0, t.OWx,
