@@ -121,6 +121,27 @@ static double split_cost(int extent, int tiles, int per_wave, int k, int n)
 
 static unsigned char cover[1 << 20];
 
+/* Blocks of layout sp that misplace planes [lo, lo + extent) of `tiles` tiles: outside them, empty where
+ * `empty_ok` is 0, or not covering every (tile, plane) exactly once (0: all placed once). */
+static int misplaced(const pyr_seg_split_t *sp, int tiles, int extent, int empty_ok)
+{
+    const int lo = 5, hi = lo + extent;
+    memset(cover, 0, (size_t)tiles * (size_t)extent);
+    int bad = 0;
+    for (long long b = 0; b < pyr_seg_split_blocks(sp, tiles); b++) {
+        int tile, z0, z1;
+        pyr_seg_split_place(sp, tiles, b, lo, hi, &tile, &z0, &z1);
+        if (tile < 0 || tile >= tiles || z0 < lo || z1 > hi || z0 > z1 || (!empty_ok && z0 == z1)) {
+            bad++;
+            continue;
+        }
+        for (int z = z0; z < z1; z++) cover[(size_t)tile * extent + (size_t)(z - lo)]++;
+    }
+    for (long long i = 0; i < (long long)tiles * extent && !bad; i++)
+        if (cover[i] != 1) bad++;
+    return bad;
+}
+
 static void check_split(int extent, int tiles, int per_wave, int k)
 {
     pyr_seg_split_t sp;
@@ -143,39 +164,15 @@ static void check_split(int extent, int tiles, int per_wave, int k)
     pyr_segment_choose(extent, tiles, 0, 1.0, per_wave, k, NULL, &unsplit);
     CHECK(c == least && c <= unsplit, "split: extent %d tiles %d per wave %d k %d: cost %g, least %g, unsplit %g", extent, tiles, per_wave,
           k, c, least, unsplit);
-    /* every (tile, plane) exactly once; planes [lo, lo + extent) */
+    /* every (tile, plane) exactly once */
     if ((long long)tiles * extent > (long long)sizeof cover) return;
-    const int lo = 5, hi = lo + extent;
-    memset(cover, 0, (size_t)tiles * (size_t)extent);
-    int bad = 0;
-    for (long long b = 0; b < blocks; b++) {
-        int tile, z0, z1;
-        pyr_seg_split_place(&sp, tiles, b, lo, hi, &tile, &z0, &z1);
-        if (tile < 0 || tile >= tiles || z0 < lo || z1 > hi || z0 > z1) {
-            bad++;
-            continue;
-        }
-        for (int z = z0; z < z1; z++) cover[(size_t)tile * extent + (size_t)(z - lo)]++;
-    }
-    for (long long i = 0; i < (long long)tiles * extent && !bad; i++)
-        if (cover[i] != 1) bad++;
-    CHECK(!bad, fmt, extent, tiles, per_wave, k, sp.seg, sp.nseg, sp.full, sp.split, "blocks do not place every plane once");
+    CHECK(!misplaced(&sp, tiles, extent, 1), fmt, extent, tiles, per_wave, k, sp.seg, sp.nseg, sp.full, sp.split,
+          "blocks do not place every plane once");
     /* the unsplit layout of pyr_segment_choose's segments places them once too */
     pyr_seg_split_t w;
     pyr_seg_split_whole(extent, tiles, pyr_segment_choose(extent, tiles, 0, 1.0, per_wave, k, NULL, NULL), &w);
-    memset(cover, 0, (size_t)tiles * (size_t)extent);
-    for (long long b = 0; b < pyr_seg_split_blocks(&w, tiles); b++) {
-        int tile, z0, z1;
-        pyr_seg_split_place(&w, tiles, b, lo, hi, &tile, &z0, &z1);
-        if (tile < 0 || tile >= tiles || z0 < lo || z1 > hi || z0 >= z1) {
-            bad++;
-            continue;
-        }
-        for (int z = z0; z < z1; z++) cover[(size_t)tile * extent + (size_t)(z - lo)]++;
-    }
-    for (long long i = 0; i < (long long)tiles * extent && !bad; i++)
-        if (cover[i] != 1) bad++;
-    CHECK(!bad && w.split == 1 && w.full == pyr_seg_split_blocks(&w, tiles), fmt, extent, tiles, per_wave, k, w.seg, w.nseg, w.full, w.split,
+    CHECK(!misplaced(&w, tiles, extent, 0) && w.split == 1 && w.full == pyr_seg_split_blocks(&w, tiles), fmt, extent, tiles, per_wave, k,
+          w.seg, w.nseg, w.full, w.split,
           "the unsplit layout does not place every plane once");
 }
 
