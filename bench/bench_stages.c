@@ -187,6 +187,10 @@ int main(int argc, char **argv)
         printf("%6lld %5d %9s | %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f %8.2f %8.2f | %9.1f %9.1f\n", (long long)h,
                info.slots, pieces, up, cp, comp, down, band, pass, iss_up, iss_down, pr.upload * 1e3, pr.compute * 1e3, pr.download * 1e3, pr.host * 1e3, pr.seconds * 1e3,
                cells / (pass * 1e-3) * 1e-9, cells / pr.seconds * 1e-9);
+        if (dims == 3)
+            printf("    3D fused launches per pass: %.1f streaming z, %.1f streaming y\n",
+                   (double)(se.at_last.fused3d_z - se.at_first.fused3d_z) / (double)(passes - 1),
+                   (double)(se.at_last.fused3d_y - se.at_first.fused3d_y) / (double)(passes - 1));
         if (nspans) timeline_report(spans, nspans, passes, timeline);
         free(spans);
         fflush(stdout);

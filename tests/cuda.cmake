@@ -6,6 +6,8 @@
 pyr_add_test(test_launch_split SOURCES test_launch_split.c LABELS cuda)
 # How a launch's streamed axis is cut into segments, the edge tiles' shorter (host code: every build).
 pyr_add_test(test_launch_segments SOURCES test_launch_segments.c LABELS cuda)
+# How a 3D launch lays out its blocks: the streamed axis, the tiles (host code: every build).
+pyr_add_test(test_launch_tiles3d SOURCES test_launch_tiles3d.c LABELS cuda)
 if(NOT PYR_HAVE_CUDA)
   return()
 endif()

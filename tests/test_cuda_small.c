@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cuda/cuda_api.h"
 #include "heat_util.h"
 
 static void one(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t prec, int64_t steps, pyr_method_t method,
@@ -143,6 +144,22 @@ int main(void)
      * an H200: 93 segments of 13 rows, the edge tiles' 109 of 11; shorter at any blocks per SM), in core
      * (each column's test made once) and in pieces of blocks (a test per node and step at the pieces'
      * inner sides) */
+    /* the 3D cases again with every fused launch streaming y, its rows z (launch_tiles3d.h; the planner takes
+     * that for boxes thin in z over wide planes, as a skewed window out of core) */
+    pyr_cuda_reset_stats();
+    pyr_cuda_force_stream(1);
+    one(3, 140, 20, 12, PYR_FLOAT, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
+    one(3, 140, 20, 12, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
+    one(3, 40, 40, 30, PYR_FLOAT, 11, PYR_METHOD_PYRAMID, PYR_DECOMP_SLABS, 5, 14, "9", "5");
+    one(3, 202, 31, 16, PYR_FLOAT, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
+    one(3, 202, 31, 16, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "5");
+    one(3, 60, 48, 20, PYR_FLOAT, 20, PYR_METHOD_PYRAMID, PYR_DECOMP_SKEWED, 6, 8, "9", "3");
+    wild(3, 60, 30, 20, PYR_FLOAT, 9, PYR_METHOD_NAIVE, "3");
+    pyr_cuda_force_stream(-1);
+    pyr_cuda_stats_t st;
+    pyr_cuda_get_stats(&st);
+    CHECK(st.fused3d_y > 0 && st.fused3d_z == 0, "forced to stream y: %lld 3D launches streaming y, %lld z", st.fused3d_y,
+          st.fused3d_z);
     one(2, 1100, 1200, 1, PYR_DOUBLE, 23, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "7", "1");
     one(2, 2100, 700, 1, PYR_FLOAT, 23, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "11", "1");
     one(2, 1100, 1200, 1, PYR_DOUBLE, 23, PYR_METHOD_PYRAMID, PYR_DECOMP_BLOCKS, 14, 500, "7", "1");

@@ -24,6 +24,7 @@ typedef struct {
     double upload_s, copy_s, compute_s, download_s;
     double download_band_s; /* the part of download_s that went into band staging buffers */
     long long launches; /* compute kernel launches (any mode) */
+    long long fused3d_z, fused3d_y; /* 3D fused launches streaming z, and y (launch_tiles3d.h) */
     /* Host time spent inside the issuing calls, in any mode: an asynchronous
      * copy that blocks its caller shows here (the pipeline then stalls). */
     double issue_upload_s, issue_download_s;
@@ -47,6 +48,10 @@ typedef struct {
 void pyr_cuda_timeline_start(int cap);
 /* Fills up to max spans in issue order, returns how many; turns the timeline off. */
 int pyr_cuda_timeline_take(pyr_cuda_span_t *spans, int max);
+
+/* Which axis the 3D fused launches stream (backend/launch_tiles3d.h): -1 (the default) the cheaper layout,
+ * 0 z, 1 y wherever a layout can be made - so that the tests run every shape through both kernels. */
+void pyr_cuda_force_stream(int axis);
 
 /* Make the n-th device allocation from now (1 = the next) fail as if the
  * device were out of memory; n <= 0 turns this off. */

@@ -62,6 +62,7 @@ struct ctx_t {
 
 /* Process-wide test hooks (cuda_api.h). */
 extern int g_serial;
+extern int g_force_stream; /* pyr_cuda_force_stream */
 extern pyr_cuda_stats_t g_stats;
 
 double now_s(void);

@@ -27,6 +27,7 @@
 namespace pyrcu {
 
 int g_serial = 0;
+int g_force_stream = -1;
 pyr_cuda_stats_t g_stats;
 
 double now_s(void)
@@ -914,6 +915,7 @@ extern "C" int pyr_cuda_timeline_take(pyr_cuda_span_t *spans, int max)
 }
 
 extern "C" void pyr_cuda_fail_alloc_after(int n) { g_fail_alloc = n > 0 ? n : 0; }
+extern "C" void pyr_cuda_force_stream(int axis) { g_force_stream = axis == 0 || axis == 1 ? axis : -1; }
 
 /* Filled by field name, so new fields of the interface default to zero. */
 static pyr_device_ops_t make_ops(void)

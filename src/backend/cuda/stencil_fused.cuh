@@ -11,7 +11,8 @@
  *
  * Fused kernels ("2.5D" temporal blocking): a block owns a tile of columns
  * (2D; columns x rows in 3D) and streams along the slowest axis (rows in 2D,
- * planes in 3D).  When row r of the source layer arrives, the block computes
+ * planes in 3D; a 3D launch on a box thin in z streams y instead, its rows
+ * then z: backend/launch_tiles3d.h chooses).  When row r of the source layer arrives, the block computes
  * row r-1 of step 1, r-2 of step 2, ..., r-K of step K, keeping for every step
  * the two rows before (in registers; 3D float keeps its planes in shared
  * memory instead, see fused3d_planes).  The x (and y) neighbours of the row a
@@ -21,7 +22,8 @@
  * A node outside the box of its step keeps the value of the previous step:
  * for the box sequences the executor gives (nested, shrinking by one per step
  * on every side away from the piece edge) such nodes are never read except
- * piece-edge nodes, which hold the same value in both layers.
+ * piece-edge nodes, which hold the same value in both layers; so only those
+ * are tested (test_boxes).
  *
  * Include once per scheme file (kernels_heat.cu, kernels_poisson.cu): it
  * defines templates in an anonymous namespace. */
@@ -30,12 +32,14 @@
 
 #include <string.h>
 
+#include <mutex>
 #include <type_traits>
 
 #include "backend/cuda/cuda_internal.cuh"
 #include "backend/cuda/rounded.cuh"
 #include "backend/launch_segments.h"
 #include "backend/launch_split.h"
+#include "backend/launch_tiles3d.h"
 
 /* The largest number of time steps one fused launch may take. */
 #define PYR_CUDA_KMAX 15
@@ -140,11 +144,12 @@ template <int K> struct kboxes {
     int x0[K], x1[K], y0[K], y1[K], z0[K], z1[K];
 };
 
-/* Every step's box has the same columns (in core; a piece's sides at the grid's walls) */
+/* Every tested step's box (all but the last: test_boxes) has the same columns (in core; a piece's sides at
+ * the grid's walls) */
 template <int K> __host__ __device__ __forceinline__ bool same_columns(const kboxes<K> &b)
 {
     bool same = true;
-    for (int l = 1; l < K; l++) same = same && b.x0[l] == b.x0[0] && b.x1[l] == b.x1[0];
+    for (int l = 1; l + 1 < K; l++) same = same && b.x0[l] == b.x0[0] && b.x1[l] == b.x1[0];
     return same;
 }
 
@@ -319,7 +324,7 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
             T aux[V];
 #pragma unroll
             for (int v = 0; v < V; v++) aux[v] = T(0);
-            if (Op::kAux && row_in && col_ok) op.aux_vec((int64_t)y * pitch + c0, aux);
+            if (Op::kAux && row_in && col_ok && y >= 0 && y < rows) op.aux_vec((int64_t)y * pitch + c0, aux);
             T out[V];
 #pragma unroll
             for (int v = 0; v < V; v++) {
@@ -356,31 +361,32 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
 
 template <typename T, int V, int K, typename Op>
 __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
-                                                 kboxes<K> b, Op op, int ox0, int OW, int seg, int seg_edge)
+                                                 kboxes<K> b, pyr_kbox_t last, Op op, int ox0, int OW, int seg, int seg_edge)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
     const int NT = (int)blockDim.x, tid = (int)threadIdx.x;
     const int ox = ox0 + (int)blockIdx.x * OW;
     const int c0 = ox - K + tid * V;
-    /* the block's columns [ox - K, ox - K + NT*V) inside every step's box?  (the same test as
-     * pyr_edge_tiles's: a tile that is not takes segments of seg_edge rows) */
+    /* the block's columns [ox - K, ox - K + NT*V) inside the row and every tested step's box (the steps before
+     * the last: test_boxes)?  (the same test as pyr_edge_tiles's: a tile that is not takes segments of
+     * seg_edge rows) */
     const int bx0 = ox - K, bx1 = ox - K + NT * V;
     bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch;
 #pragma unroll
-    for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l];
+    for (int l = 0; l + 1 < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l];
     const int sg = inner ? seg : seg_edge;
-    const int oy = b.y0[K - 1] + (int)blockIdx.y * sg;
-    if (oy >= b.y1[K - 1]) return; /* the grid has rows for the edge tiles' extra segments */
-    const int oy_end = min(oy + sg, b.y1[K - 1]);
-    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OW, b.x1[K - 1]);
+    const int oy = last.lo[1] + (int)blockIdx.y * sg;
+    if (oy >= last.hi[1]) return; /* the grid has rows for the edge tiles' extra segments */
+    const int oy_end = min(oy + sg, last.hi[1]);
+    const int wx0 = max(ox, last.lo[0]), wx1 = min(ox + OW, last.hi[0]);
     const int rs = max(oy - K, 0), re = oy_end + K;
     const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= pitch;
     for (int i = tid; i < 2 * K * 2 * (NT + 2); i += NT) sh[i] = T(0);
-    /* in an edge tile, the warps whose columns lie inside every step's box skip the tests too */
-    int xlo = b.x0[0], xhi = b.x1[0];
+    /* in an edge tile, the warps whose columns lie inside the row and those boxes skip the tests too */
+    int xlo = 0, xhi = (int)pitch;
 #pragma unroll
-    for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]);
+    for (int l = 0; l + 1 < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]);
     if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi);
     if (inner) fused2d_rows<T, V, K, 0, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, true);
     else if (same_columns<K>(b))
@@ -423,6 +429,32 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
  * (no test); and, as in 2D, fused3d_planes is made twice: warps whose nodes
  * lie inside every step's box in x and y run without per-node row and column
  * tests (EDGE = false), the others with them. */
+/* A 3D fused launch's view of a piece buffer: x stays the fastest axis (nx columns per row); a block's
+ * rows and streamed planes are y and z, or z and y when the launch streams y (TR, launch_tiles3d.h): rows
+ * ys elements apart, planes zs.  The kernels take the pitch and the rows and planes in their own terms
+ * (TR: the buffer's planes and rows) and derive the strides, so the kernel of z keeps its parameters. */
+struct geom3 {
+    int64_t nx; /* columns of a row (the pitch) */
+    int64_t ys; /* elements from one of a block's rows to the next */
+    int64_t zs; /* elements from one streamed plane to the next */
+    int rows, planes;
+};
+template <bool TR> __device__ __forceinline__ geom3 geom_of(int64_t pitch, int rows, int planes)
+{
+    if constexpr (TR) return geom3{pitch, pitch * planes, pitch, rows, planes};
+    else return geom3{pitch, pitch, pitch * rows, rows, planes};
+}
+
+/* The update of a node from its x neighbours, its neighbours in the block's rows (rm, rp) and in the
+ * streamed planes (pm, pp): the scheme's s3 takes them in the grid's order (y, then z) whichever the
+ * launch streams, so both orientations round alike, bit for bit. */
+template <bool TR, typename T, typename Op>
+__device__ __forceinline__ T s3_of(const Op &op, T u, T xm, T xp, T rm, T rp, T pm, T pp, T f)
+{
+    if constexpr (TR) return op.s3(u, xm, xp, pm, pp, rm, rp, f);
+    else return op.s3(u, xm, xp, rm, rp, pm, pp, f);
+}
+
 template <typename T, int V, int K> struct shape3d {
     static constexpr int WS = 32 * V;  /* one step's row */
     static constexpr int BUF = K * WS; /* one buffer's row */
@@ -433,15 +465,15 @@ template <typename T, int V, int K> struct shape3d {
     __host__ __device__ static size_t smem(int NTY) { return (size_t)(NTY + 2) * (LS + ELS) * sizeof(T); }
 };
 
-template <typename T, int V, int K, int R, bool EDGE, typename Op>
-__device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
-                                               const int planes, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NR,
+template <typename T, int V, int K, int R, bool EDGE, bool TR, typename Op>
+__device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const geom3 &g, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NR,
                                                const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
                                                const int wx0, const int wx1, const int ry0, const int ry1, const bool col_ok)
 {
     typedef shape3d<T, V, K> S;
     T *ed = sh + (NR + 2) * S::LS; /* the edge arrays */
-    const int64_t plane = pitch * rows;
+    const int64_t plane = g.zs, pitch = g.ys;
+    const int rows = g.rows, planes = g.planes;
     const int zs = max(oz - K, 0), ze = oz_end + K;
     const int zload = min(ze, planes);
     const bool full_store = c0 >= wx0 && c0 + V <= wx1;
@@ -518,14 +550,14 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
                 T aux[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
-                if (Op::kAux && !ring_f && yz_in && ld_ok[r]) op.aux_vec((int64_t)z * plane + (int64_t)yr * pitch + c0, aux);
+                if (Op::kAux && !ring_f && yz_in && ld_ok[r] && z >= 0 && z < planes) op.aux_vec((int64_t)z * plane + (int64_t)yr * pitch + c0, aux);
 #pragma unroll
                 for (int v = 0; v < V; v++) {
                     const int c = c0 + v;
                     const T xm = v > 0 ? u[r + 1][v - 1] : left;
                     const T xp = v < V - 1 ? u[r + 1][v + 1] : right;
                     const bool in = EDGE ? yz_in && c >= b.x0[L] && c < b.x1[L] : yz_in;
-                    const T val = op.s3(u[r + 1][v], xm, xp, u[r][v], u[r + 2][v], zm[v], nw[r][v], aux[v]);
+                    const T val = s3_of<TR>(op, u[r + 1][v], xm, xp, u[r][v], u[r + 2][v], zm[v], nw[r][v], aux[v]);
                     nw[r][v] = (EDGE || ZT) ? (in ? val : u[r + 1][v]) : val;
                 }
             }
@@ -558,15 +590,15 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
  * at 64 registers).  The plane loop is unrolled by D, so the ring is indexed
  * by constants (unrolled by lcm(D, 3), to drop the rotation's moves, it
  * spilled: 1180 bytes per thread at K=3). */
-template <typename T, int V, int K, int D, bool EDGE, typename Op>
-__device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T *__restrict__ dst, const int64_t pitch, const int rows,
-                                               const int planes, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NTY,
+template <typename T, int V, int K, int D, bool EDGE, bool TR, typename Op>
+__device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T *__restrict__ dst, const geom3 &g, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NTY,
                                                const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
                                                const int wx0, const int wx1, const bool row_out, const bool ld_ok)
 {
     const int W = BX * V;                /* columns of a block */
     const int step_sz = (NTY + 2) * W;   /* elements of one step's plane */
-    const int64_t plane = pitch * rows;
+    const int64_t plane = g.zs, pitch = g.ys;
+    const int planes = g.planes;
     const int zs = max(oz - K, 0), ze = oz_end + K;
     const int zload = min(ze, planes);
     const int me = (ty + 1) * W + tx * V;
@@ -624,7 +656,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                 T aux[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
-                if (Op::kAux && !ring_f && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
+                if (Op::kAux && !ring_f && yz_in && ld_ok && z >= 0 && z < planes) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
                 T out[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) {
@@ -633,7 +665,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                     const T xm = v > 0 ? m[L][v - 1] : left;
                     const T xp = v < V - 1 ? m[L][v + 1] : right;
                     const bool in = EDGE ? yz_in && c >= b.x0[L] && c < b.x1[L] : yz_in;
-                    out[v] = in ? op.s3(u, xm, xp, up[v], dn[v], a[L][v], nw[v], aux[v]) : u;
+                    out[v] = in ? s3_of<TR>(op, u, xm, xp, up[v], dn[v], a[L][v], nw[v], aux[v]) : u;
                 }
                 rotate<T, V>(a[L], m[L], nw, out);
             }
@@ -663,40 +695,42 @@ __device__ __forceinline__ void block_place(const pyr_seg_split_t &sp, int tiles
     }
 }
 
-template <typename T, int V, int K, int D, typename Op>
+template <typename T, int V, int K, int D, bool TR, typename Op>
 __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
-                                                  int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
-                                                  pyr_seg_split_t sp, int tiles_x, int tiles)
+                                                  int planes, kboxes<K> b, pyr_kbox_t last, Op op, int ox0, int OWx, int oy0,
+                                                  int OWy, pyr_seg_split_t sp, int tiles_x, int tiles)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
     int tile, oz, oz_end;
-    block_place<Op>(sp, tiles_x, tiles, b.z0[K - 1], b.z1[K - 1], &tile, &oz, &oz_end);
+    block_place<Op>(sp, tiles_x, tiles, last.lo[2], last.hi[2], &tile, &oz, &oz_end);
     if (oz >= oz_end) return; /* a split pair with fewer planes than blocks (the whole block leaves) */
+    const geom3 g = geom_of<TR>(pitch, rows, planes);
     const int BX = (int)blockDim.x, NTY = (int)blockDim.y, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     const int ox = ox0 + (Op::kAux ? (int)blockIdx.x : tile % tiles_x) * OWx;
     const int c0 = ox - K + tx * V;
     const int oy = oy0 + (Op::kAux ? (int)blockIdx.y : tile / tiles_x) * OWy;
     const int y = oy - K + ty;
-    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
-    const bool row_out = y >= max(oy, b.y0[K - 1]) && y < min(oy + OWy, b.y1[K - 1]);
-    const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= pitch && y >= 0 && y < rows;
+    const int wx0 = max(ox, last.lo[0]), wx1 = min(ox + OWx, last.hi[0]);
+    const bool row_out = y >= max(oy, last.lo[1]) && y < min(oy + OWy, last.hi[1]);
+    const bool ld_ok = c0 >= 0 && (int64_t)c0 + V <= g.nx && y >= 0 && y < g.rows;
     for (int i = ty * BX + tx; i < 2 * K * (NTY + 2) * BX * V; i += BX * NTY) sh[i] = T(0);
-    /* the block's columns and rows inside every step's box? */
+    /* the block's columns and rows inside the piece and every tested step's box (the steps before the last:
+     * test_boxes)? */
     const int bx0 = ox - K, bx1 = ox - K + BX * V, by0 = oy - K, by1 = oy - K + NTY;
-    bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
+    bool inner = bx0 >= 0 && (int64_t)bx1 <= g.nx && by0 >= 0 && by1 <= g.rows;
 #pragma unroll
-    for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
-    /* in an edge tile, the warps whose nodes lie inside every step's box skip the tests too */
-    int xlo = b.x0[0], xhi = b.x1[0], ylo = b.y0[0], yhi = b.y1[0];
+    for (int l = 0; l + 1 < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
+    /* in an edge tile, the warps whose nodes lie inside them skip the tests too */
+    int xlo = 0, xhi = (int)g.nx, ylo = 0, yhi = g.rows;
 #pragma unroll
-    for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]), ylo = max(ylo, b.y0[l]), yhi = min(yhi, b.y1[l]);
+    for (int l = 0; l + 1 < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]), ylo = max(ylo, b.y0[l]), yhi = min(yhi, b.y1[l]);
     if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi && y >= ylo && y < yhi);
     if (inner)
-        fused3d_planes_reg<T, V, K, D, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
+        fused3d_planes_reg<T, V, K, D, false, TR, Op>(src, dst, g, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
                                               row_out, true);
     else
-        fused3d_planes_reg<T, V, K, D, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
+        fused3d_planes_reg<T, V, K, D, true, TR, Op>(src, dst, g, b, op, sh, BX, NTY, tx, ty, c0, y, oz, oz_end, wx0, wx1,
                                              row_out, ld_ok);
 }
 
@@ -715,42 +749,44 @@ template <typename Op> struct rows3d {
     static constexpr int kMaxThreads = Op::kMaxThreads3D;
 };
 
-template <typename T, int V, int K, typename Op>
+template <typename T, int V, int K, bool TR, typename Op>
 __global__ void __launch_bounds__(rows3d<Op>::kMaxThreads) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
-                                                  int planes, kboxes<K> b, Op op, int ox0, int OWx, int oy0, int OWy,
-                                                  pyr_seg_split_t sp, int tiles_x, int tiles)
+                                                  int planes, kboxes<K> b, pyr_kbox_t last, Op op, int ox0, int OWx, int oy0,
+                                                  int OWy, pyr_seg_split_t sp, int tiles_x, int tiles)
 {
     constexpr int R = rows3d<Op>::R;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
     int tile, oz, oz_end;
-    block_place<Op>(sp, tiles_x, tiles, b.z0[K - 1], b.z1[K - 1], &tile, &oz, &oz_end);
+    block_place<Op>(sp, tiles_x, tiles, last.lo[2], last.hi[2], &tile, &oz, &oz_end);
     if (oz >= oz_end) return; /* a split pair with fewer planes than blocks (the whole block leaves) */
+    const geom3 g = geom_of<TR>(pitch, rows, planes);
     const int BX = (int)blockDim.x, NR = (int)blockDim.y * R, tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     const int ox = ox0 + (Op::kAux ? (int)blockIdx.x : tile % tiles_x) * OWx;
     const int c0 = ox - K + tx * V;
     const int oy = oy0 + (Op::kAux ? (int)blockIdx.y : tile / tiles_x) * OWy;
     const int y = oy - K + ty * R;
-    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OWx, b.x1[K - 1]);
-    const int ry0 = max(oy, b.y0[K - 1]), ry1 = min(oy + OWy, b.y1[K - 1]);
-    const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= pitch;
+    const int wx0 = max(ox, last.lo[0]), wx1 = min(ox + OWx, last.hi[0]);
+    const int ry0 = max(oy, last.lo[1]), ry1 = min(oy + OWy, last.hi[1]);
+    const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= g.nx;
     const int n = (int)(shape3d<T, V, K>::smem(NR) / sizeof(T));
     for (int i = ty * BX + tx; i < n; i += BX * (int)blockDim.y) sh[i] = T(0);
-    /* the block's columns and rows inside every step's box? */
+    /* the block's columns and rows inside the piece and every tested step's box (the steps before the last:
+     * test_boxes)? */
     const int bx0 = ox - K, bx1 = ox - K + BX * V, by0 = oy - K, by1 = oy - K + NR;
-    bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch && by0 >= 0 && by1 <= rows;
+    bool inner = bx0 >= 0 && (int64_t)bx1 <= g.nx && by0 >= 0 && by1 <= g.rows;
 #pragma unroll
-    for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
-    /* in an edge tile, the warps whose nodes lie inside every step's box skip the tests too */
-    int xlo = b.x0[0], xhi = b.x1[0], ylo = b.y0[0], yhi = b.y1[0];
+    for (int l = 0; l + 1 < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l] && by0 >= b.y0[l] && by1 <= b.y1[l];
+    /* in an edge tile, the warps whose nodes lie inside them skip the tests too */
+    int xlo = 0, xhi = (int)g.nx, ylo = 0, yhi = g.rows;
 #pragma unroll
-    for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]), ylo = max(ylo, b.y0[l]), yhi = min(yhi, b.y1[l]);
+    for (int l = 0; l + 1 < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]), ylo = max(ylo, b.y0[l]), yhi = min(yhi, b.y1[l]);
     if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi && y >= ylo && y + R <= yhi);
     if (inner)
-        fused3d_planes<T, V, K, R, false, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
+        fused3d_planes<T, V, K, R, false, TR, Op>(src, dst, g, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
                                               ry1, true);
     else
-        fused3d_planes<T, V, K, R, true, Op>(src, dst, pitch, rows, planes, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
+        fused3d_planes<T, V, K, R, true, TR, Op>(src, dst, g, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
                                              ry1, col_ok);
 }
 
@@ -853,6 +889,34 @@ template <int K> kboxes<K> pack(const pyr_kbox_t *boxes)
     return kb;
 }
 
+/* The boxes a fused launch's nodes are tested against (a node outside keeps its value); the kernels get
+ * the last step's box apart, where its results are stored.  A side at the piece's edge, which the steps'
+ * boxes share (the grid's wall: its nodes hold the boundary values), needs its test; a side that moves in
+ * by at least one node every step does not: a node outside step l's box is read only by nodes outside step
+ * l + 1's (a stencil of reach one), so whatever it computes never reaches the last box.  Nor does the last
+ * step need tests: only its box is stored.  So only the walls of the steps before the last remain, and
+ * the tiles and warps at a piece's inner sides (the sides of blocks and cubes, a skewed window's
+ * trapezoid) run without tests, where each paid a select per node and step (2D: 1.20-1.25x a row,
+ * launch_segments.h).  Bit for bit what the boxes give. */
+#define PYR_KBOX_FAR (1 << 29)
+template <int K> kboxes<K> test_boxes(const pyr_kbox_t *boxes)
+{
+    kboxes<K> t = pack<K>(boxes);
+    int *lo[3] = {t.x0, t.y0, t.z0}, *hi[3] = {t.x1, t.y1, t.z1};
+    for (int a = 0; a < 3; a++) {
+        bool in_lo = K > 1, in_hi = K > 1;
+        for (int l = 0; l + 1 < K; l++) {
+            in_lo = in_lo && boxes[l + 1].lo[a] >= boxes[l].lo[a] + 1;
+            in_hi = in_hi && boxes[l + 1].hi[a] <= boxes[l].hi[a] - 1;
+        }
+        for (int l = 0; l < K; l++) {
+            if (in_lo || l == K - 1) lo[a][l] = -PYR_KBOX_FAR;
+            if (in_hi || l == K - 1) hi[a][l] = PYR_KBOX_FAR;
+        }
+    }
+    return t;
+}
+
 template <typename T, int V, int K, typename Op>
 cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbox_t *boxes, const Op &op, const pyr_ktune_t *tune,
                      cudaStream_t stream)
@@ -875,92 +939,142 @@ cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     cudaError_t e = occupancy(k_fused2d<T, V, K, Op>, NT, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int rows_out = last.hi[1] - last.lo[1];
-    const kboxes<K> kb = pack<K>(boxes);
+    const kboxes<K> tb = test_boxes<K>(boxes);
     int seg_edge = 0;
-    const int seg = pyr_segment_choose(rows_out, tiles, pyr_edge_tiles(L->pitch, kb.x0, kb.x1, K, ox0, OW, NT * V, tiles),
-                                       same_columns<K>(kb) ? pyr_edge_row_cost_walls : pyr_edge_row_cost, per_sm * tune->sms, K,
+    const int seg = pyr_segment_choose(rows_out, tiles, pyr_edge_tiles(L->pitch, tb.x0, tb.x1, K, ox0, OW, NT * V, tiles),
+                                       same_columns<K>(tb) ? pyr_edge_row_cost_walls : pyr_edge_row_cost, per_sm * tune->sms, K,
                                        &seg_edge, NULL);
     dim3 grid((unsigned)tiles, (unsigned)ceil_div(rows_out, seg_edge));
-    k_fused2d<T, V, K, Op><<<grid, NT, smem, stream>>>(src, dst, L->pitch, L->rows, kb, op, ox0, OW, seg, seg_edge);
+    k_fused2d<T, V, K, Op><<<grid, NT, smem, stream>>>(src, dst, L->pitch, L->rows, tb, last, op, ox0, OW, seg, seg_edge);
     return cudaGetLastError();
 }
 
-/* 3D tiles: as many as blocks of 32 x NTY threads would need, each made only
- * as wide and as tall as an even share of the box needs: a box of 381
- * columns takes 4 tiles of 96 results (26 threads across) instead of 4 of 120
- * with a fourth mostly idle.  The per-launch saving is the waste of the last
- * tile, which matters in pieces (boxes of a few hundred nodes).  Narrower
- * blocks take more rows (up to Op::kMaxThreads3D threads): less of the y
- * halo; at most as many as the shared memory holds (smem_of(rows)). */
-struct tiles3d {
-    int ox0, OWx, BX, tx, OWy, NTY, ty; /* NTY: rows of threads, each taking R rows */
-};
-template <int V, int K, int R, typename SmemOf>
-cudaError_t plan_tiles3d(const pyr_kbox_t &last, int max_threads, const pyr_ktune_t *tune, SmemOf smem_of, tiles3d *t)
+/* Blocks of `kernel` resident per multiprocessor at `threads` threads and `smem` bytes of shared memory, asked
+ * of the runtime once per kernel, device and shape (a 3D launch weighs several layouts, and a skewed pass
+ * makes ~800 launches: bench/NOTES-cuda.md v20 found a second query per launch cost a pass 3%). */
+template <typename K_> cudaError_t occupancy_cached(K_ kernel, int threads, size_t smem, int *per_sm)
 {
-    t->ox0 = floor_div(last.lo[0] - K, V) * V + K;
-    const int span_x = last.hi[0] - t->ox0, span_y = last.hi[1] - last.lo[1];
-    const int OWx_max = (32 * V - 2 * K) / V * V;
-    t->tx = ceil_div(span_x, OWx_max);
-    t->OWx = ceil_div(ceil_div(span_x, t->tx), V) * V;
-    t->BX = ceil_div(t->OWx + 2 * K, V);
-    int dev = 0, optin = 0;
+    struct entry {
+        const void *fn;
+        int dev, threads;
+        size_t smem;
+        int per_sm;
+    };
+    static entry cache[64];
+    static int n = 0;
+    static std::mutex lock;
+    int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (e != cudaSuccess) return e;
-    /* rows of a block (R per row of threads): at least 2K + 1 (a block of fewer computes nothing),
-     * whatever tune->nty3d asks */
-    const int least = ceil_div(2 * K + 1, R) * R;
-    int rows_max = imin(max_threads / t->BX, tune->nty3d * 32 / t->BX) * R;
-    if (rows_max < least) rows_max = least;
-    while (rows_max > least && smem_of(rows_max) > (size_t)optin) rows_max -= R;
-    if (t->BX * (rows_max / R) > max_threads || smem_of(rows_max) > (size_t)optin) return cudaErrorInvalidValue;
-    t->ty = ceil_div(span_y, rows_max - 2 * K);
-    t->OWy = ceil_div(span_y, t->ty);
-    t->NTY = ceil_div(t->OWy + 2 * K, R);
+    const void *fn = reinterpret_cast<const void *>(kernel);
+    {
+        std::lock_guard<std::mutex> g(lock);
+        for (int i = 0; i < n; i++)
+            if (cache[i].fn == fn && cache[i].dev == dev && cache[i].threads == threads && cache[i].smem == smem) {
+                *per_sm = cache[i].per_sm;
+                return cudaSuccess;
+            }
+    }
+    e = occupancy(kernel, threads, smem, per_sm);
+    if (e != cudaSuccess) return e;
+    std::lock_guard<std::mutex> g(lock);
+    if (n < 64) cache[n++] = entry{fn, dev, threads, smem, *per_sm};
     return cudaSuccess;
 }
 
+/* A 3D launch's kernels and their shared memory (float: the planes in shared memory, k_fused3d; double: in
+ * registers, k_fused3d_reg), the per_sm query of launch_tiles3d.h */
+template <typename T, int V, int K, typename Op> struct launch3d_kind {
+    static constexpr bool shared_planes = sizeof(T) == 4;
+    static constexpr int D = K == 1 ? 4 : 1;
+    static constexpr int R = shared_planes ? rows3d<Op>::R : 1;
+    static constexpr int max_threads = shared_planes ? rows3d<Op>::kMaxThreads : Op::kMaxThreads3D;
+    /* bytes for a block of rows rows, bx threads across (bx = 32: the most any block takes) */
+    static size_t smem(int bx, int rows)
+    {
+        return shared_planes ? shape3d<T, V, K>::smem(rows) : (size_t)2 * K * (rows + 2) * bx * V * sizeof(T);
+    }
+    template <bool TR> static cudaError_t per_sm(int threads, size_t bytes, int *out)
+    {
+        if constexpr (shared_planes) return occupancy_cached(k_fused3d<T, V, K, TR, Op>, threads, bytes, out);
+        else return occupancy_cached(k_fused3d_reg<T, V, K, D, TR, Op>, threads, bytes, out);
+    }
+    static int per_sm_of(void *ctx, int stream_y, int bx, int rows)
+    {
+        int n = 0;
+        const cudaError_t e = stream_y ? per_sm<true>(bx * (rows / R), smem(bx, rows), &n) : per_sm<false>(bx * (rows / R), smem(bx, rows), &n);
+        if (e != cudaSuccess) {
+            *(cudaError_t *)ctx = e;
+            return 0;
+        }
+        return n;
+    }
+};
+
+template <typename T, int V, int K, bool TR, typename Op>
+void launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int planes, const pyr_kbox_t *boxes, const Op &op, const pyr_tiles3d_t &t, size_t smem,
+                 cudaStream_t stream)
+{
+    typedef launch3d_kind<T, V, K, Op> KD;
+    const int tiles = t.tx * t.ty;
+    const dim3 grid = Op::kAux ? dim3((unsigned)t.tx, (unsigned)t.ty, (unsigned)t.sp.nseg)
+                               : dim3((unsigned)pyr_seg_split_blocks(&t.sp, tiles));
+    const dim3 block((unsigned)t.BX, (unsigned)t.NTY);
+    if constexpr (KD::shared_planes)
+        k_fused3d<T, V, K, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, test_boxes<K>(boxes), boxes[K - 1], op, t.ox0, t.OWx, t.oy0, t.OWy, t.sp, t.tx, tiles);
+    else
+        k_fused3d_reg<T, V, K, KD::D, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, test_boxes<K>(boxes), boxes[K - 1], op, t.ox0, t.OWx, t.oy0, t.OWy, t.sp, t.tx,
+                                                                             tiles);
+}
+
+/* One fused 3D launch: the layout launch_tiles3d.h chooses (the streamed axis, tiles, segments), then the
+ * kernel of that orientation.  Kernels that read a second field (Poisson's right-hand side) keep whole
+ * segments, the unsplit choice: with the split's longer ones Poisson 3D float 1024^3 in core ran 471
+ * Gcell/s against 520 (H200, bench/NOTES-cuda.md v20), where heat gained 2-8%. */
 template <typename T, int V, int K, typename Op>
 cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbox_t *boxes, const Op &op, const pyr_ktune_t *tune,
                      cudaStream_t stream)
 {
+    typedef launch3d_kind<T, V, K, Op> KD;
     const pyr_kbox_t &last = boxes[K - 1];
     if (last.hi[0] <= last.lo[0] || last.hi[1] <= last.lo[1] || last.hi[2] <= last.lo[2]) return cudaSuccess;
-    /* float: the planes in shared memory (k_fused3d); double: in registers (k_fused3d_reg) */
-    constexpr bool shared_planes = sizeof(T) == 4;
-    constexpr int D = K == 1 ? 4 : 1;
-    auto smem_of = [](int nty) {
-        return shared_planes ? shape3d<T, V, K>::smem(nty) : (size_t)2 * K * (nty + 2) * 32 * V * sizeof(T);
-    };
-    constexpr int R = shared_planes ? rows3d<Op>::R : 1;
-    tiles3d t;
-    cudaError_t e = plan_tiles3d<V, K, R>(last, shared_planes ? rows3d<Op>::kMaxThreads : Op::kMaxThreads3D, tune, smem_of, &t);
+    int dev = 0, optin = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (e != cudaSuccess) return e;
-    const size_t smem = shared_planes ? smem_of(t.NTY * R) : (size_t)2 * K * (t.NTY + 2) * t.BX * V * sizeof(T);
-    int per_sm = 1;
-    if constexpr (shared_planes) e = occupancy(k_fused3d<T, V, K, Op>, t.BX * t.NTY, smem, &per_sm);
-    else e = occupancy(k_fused3d_reg<T, V, K, D, Op>, t.BX * t.NTY, smem, &per_sm);
-    if (e != cudaSuccess) return e;
-    const int planes_out = last.hi[2] - last.lo[2], tiles = t.tx * t.ty;
-    /* segments along z, the last wave's split (launch_segments.h); blocks in the order of (tile, segment) pairs.
-     * Kernels that read a second field (Poisson's right-hand side) keep the shorter segments of the unsplit
-     * choice: with the split's longer ones Poisson 3D float 1024^3 in core ran 471 Gcell/s against 520 (H200,
-     * bench/NOTES-cuda.md v20), where heat gained 2-8% */
-    pyr_seg_split_t sp;
-    if constexpr (Op::kAux)
-        pyr_seg_split_whole(planes_out, tiles, pyr_segment_choose(planes_out, tiles, 0, 1.0, per_sm * tune->sms, K, NULL, NULL), &sp);
-    else pyr_segment_split(planes_out, tiles, per_sm * tune->sms, K, &sp, NULL);
-    const long long blocks = pyr_seg_split_blocks(&sp, tiles);
-    if (blocks > 0x7fffffffLL || (Op::kAux && sp.nseg > PYR_SEGMENTS_MAX)) return cudaErrorInvalidValue;
-    const dim3 grid = Op::kAux ? dim3((unsigned)t.tx, (unsigned)t.ty, (unsigned)sp.nseg) : dim3((unsigned)blocks);
-    dim3 block((unsigned)t.BX, (unsigned)t.NTY);
-    if constexpr (shared_planes)
-        k_fused3d<T, V, K, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0, t.OWx,
-                                                              last.lo[1], t.OWy, sp, t.tx, tiles);
-    else
-        k_fused3d_reg<T, V, K, D, Op><<<grid, block, smem, stream>>>(src, dst, L->pitch, L->rows, L->planes, pack<K>(boxes), op, t.ox0,
-                                                                     t.OWx, last.lo[1], t.OWy, sp, t.tx, tiles);
+    pyr_tiles3d_in_t in;
+    in.k = K;
+    in.v = V;
+    in.r = KD::R;
+    in.max_threads = KD::max_threads;
+    in.want_threads = tune->nty3d * 32;
+    in.rows_smem = 0;
+    while (KD::smem(32, in.rows_smem + KD::R) <= (size_t)optin && in.rows_smem < 4096) in.rows_smem += KD::R;
+    in.per_wave_sm = tune->sms;
+    in.split = !Op::kAux;
+    in.only = pyrcu::g_force_stream;
+    cudaError_t occ = cudaSuccess;
+    in.per_sm = KD::per_sm_of;
+    in.ctx = &occ;
+    pyr_tiles3d_t t;
+    if (!pyr_tiles3d_plan(last.lo, last.hi, &in, &t)) return occ != cudaSuccess ? occ : cudaErrorInvalidValue;
+    const long long blocks = pyr_seg_split_blocks(&t.sp, t.tx * t.ty);
+    if (blocks > 0x7fffffffLL || (Op::kAux && (t.sp.nseg > PYR_SEGMENTS_MAX || t.ty > PYR_SEGMENTS_MAX))) return cudaErrorInvalidValue;
+    const size_t smem = KD::smem(t.BX, t.NTY * KD::R);
+    if (!t.stream_y) {
+        pyrcu::g_stats.fused3d_z++;
+        launch3d_go<T, V, K, false, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, stream);
+    } else {
+        pyrcu::g_stats.fused3d_y++;
+        /* the boxes with y and z swapped: the kernel's rows are z, its planes y */
+        pyr_kbox_t sw[K];
+        for (int l = 0; l < K; l++) {
+            sw[l] = boxes[l];
+            sw[l].lo[1] = boxes[l].lo[2], sw[l].hi[1] = boxes[l].hi[2];
+            sw[l].lo[2] = boxes[l].lo[1], sw[l].hi[2] = boxes[l].hi[1];
+        }
+        launch3d_go<T, V, K, true, Op>(src, dst, L->pitch, L->planes, L->rows, sw, op, t, smem, stream);
+    }
     return cudaGetLastError();
 }
 
