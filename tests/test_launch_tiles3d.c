@@ -14,16 +14,10 @@
 #include <string.h>
 
 #include "backend/launch_tiles3d.h"
-#include "check.h"
+#include "heat_util.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static int rnd(int lo, int hi) /* uniform in [lo, hi] */
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return lo + (int)(rng_state % (uint64_t)(hi - lo + 1));
-}
+static rng_t g_rng = {0x9e3779b97f4a7c15ull};
+static int rnd(int lo, int hi) { return (int)rng_range(&g_rng, lo, hi); } /* uniform in [lo, hi] */
 
 static int cdiv(int a, int b) { return (a + b - 1) / b; }
 static int fdiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
