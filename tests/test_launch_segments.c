@@ -87,13 +87,12 @@ static void check_edges(int64_t pitch, const int *x0, const int *x1, int k, int 
     if (NT > nt) NT = nt;
     const int ow = (NT * v - 2 * k) / v * v, tiles = cdiv(span, ow);
     const int edge = pyr_edge_tiles(pitch, x0, x1, k, ox0, ow, NT * v, tiles);
-    /* each tile's flag from the definition: its columns [ox0 + i*ow - k, + NT*v) inside the row and every box
-     * but the last (whose nodes need no test) */
+    /* each tile's flag from the definition: its columns [ox0 + i*ow - k, + NT*v) inside the row and every box */
     int count = 0, first_inner = -1, last_inner = -1, gaps = 0;
     for (int i = 0; i < tiles; i++) {
         const int b0 = ox0 + i * ow - k, b1 = b0 + NT * v;
         int inner = b0 >= 0 && b1 <= pitch;
-        for (int l = 0; l + 1 < k; l++)
+        for (int l = 0; l < k; l++)
             if (b0 < x0[l] || b1 > x1[l]) inner = 0;
         if (!inner) count++;
         else {
@@ -105,10 +104,8 @@ static void check_edges(int64_t pitch, const int *x0, const int *x1, int k, int 
     CHECK(edge == count, "%s: pitch %lld k %d v %d nt %d: %d edge tiles, %d by their definition", what, (long long)pitch, k, v, nt, edge,
           count);
     CHECK(gaps == 0, "%s: pitch %lld k %d: the inner tiles are not one run", what, (long long)pitch, k);
-    /* with a box before the last (k > 1), the tiles at both ends reach outside it */
-    CHECK(k == 1 || (first_inner != 0 && (last_inner < 0 || last_inner < tiles - 1)),
-          "%s: pitch %lld k %d v %d: tiles %d, inner %d..%d: an end tile inner", what, (long long)pitch, k, v, tiles, first_inner,
-          last_inner);
+    CHECK(first_inner != 0 && (last_inner < 0 || last_inner < tiles - 1), "%s: pitch %lld k %d v %d: tiles %d, inner %d..%d: an end tile inner",
+          what, (long long)pitch, k, v, tiles, first_inner, last_inner);
 }
 
 

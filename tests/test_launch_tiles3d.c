@@ -6,8 +6,9 @@
  * (at most 32 threads across, the thread limit, the rows the shared memory
  * holds, at least 2K + 1 rows), its cost is the split's measure of its tiles
  * and never above the layout every launch made before (streaming z on the
- * fewest x tiles: rebuilt here from that code's rules) nor above any other
- * candidate, and a box symmetric in y and z streams z.  Then the window the
+ * fewest x tiles: rebuilt here from that code's rules), it is the cheapest
+ * candidate where that beats the layout of before by the margin and that
+ * layout otherwise, and a box symmetric in y and z streams z.  Then the window the
  * header names: streaming y, one tile of rows, one wave. */
 #include <stdint.h>
 #include <stdio.h>
@@ -113,13 +114,18 @@ static void check_plan(const int lo[3], const int hi[3], const pyr_tiles3d_in_t 
     if (in->only == 0) CHECK(!t.stream_y && (before < 0 || t.cost <= before), fmt, ARGS, "asked for z: streams y, or dearer than before");
     if (in->only >= 0) return;
     CHECK(before < 0 || t.cost <= before, fmt, ARGS, "dearer than the layout of before");
+    /* the cheapest candidate where it beats the first (z, fewest tiles: the layout of before) by the margin */
+    double least = -1;
     for (int o = 0; o < 2; o++)
         for (int more = 0; more <= PYR_TILES3D_MORE_X; more++) {
             pyr_tiles3d_t u;
             const int okc = o ? pyr_tiles3d_candidate(lo[0], hi[0], lo[2], hi[2], lo[1], hi[1], 1, more, in, &u)
                               : pyr_tiles3d_candidate(lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], 0, more, in, &u);
-            CHECK(!okc || t.cost <= u.cost, fmt, ARGS, "a candidate is cheaper");
+            if (okc && (least < 0 || u.cost < least)) least = u.cost;
         }
+    const double want = before >= 0 && !(least < before * (1.0 - PYR_TILES3D_MARGIN)) ? before : least;
+    CHECK(t.cost == want, fmt, ARGS, "not the cheapest candidate by the margin, nor the first");
+    if (before >= 0 && t.cost == before) CHECK(!t.stream_y, fmt, ARGS, "the first's cost, yet streams y");
 #undef ARGS
 }
 
@@ -154,6 +160,7 @@ int main(void)
         /* symmetric in y and z: the same costs either way, so z (the first) */
         int slo[3] = {lo[0], lo[1], lo[1]}, shi[3] = {hi[0], hi[1], hi[1]};
         pyr_tiles3d_t s;
+        memset(&s, 0, sizeof s);
         if (pyr_tiles3d_plan(slo, shi, &in, &s)) {
             check_plan(slo, shi, &in, "symmetric");
             CHECK(!s.stream_y, "symmetric box [%d,%d)^2 x [%d,%d): streams y", slo[1], shi[1], slo[0], shi[0]);

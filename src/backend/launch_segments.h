@@ -37,16 +37,15 @@ static const double pyr_edge_row_cost_walls = 1.06;
 
 /* The edge tiles of a 2D launch of k steps: tile i covers columns [ox0 + i*ow
  * - k, .. + width) of rows `pitch` wide, and is an inner tile when those lie
- * inside the row and inside the box [x0[l], x1[l]) of every step before the
- * last (k_fused2d's test: the last step's nodes need none, as only its box
- * is stored; stencil_fused.cuh test_boxes). */
+ * inside the row and inside every step's box [x0[l], x1[l]) (k_fused2d's
+ * test). */
 static inline int pyr_edge_tiles(int64_t pitch, const int *x0, const int *x1, int k, int ox0, int ow, int width, int tiles)
 {
     int edge = 0;
     for (int i = 0; i < tiles; i++) {
         const int bx0 = ox0 + i * ow - k, bx1 = bx0 + width;
         int inner = bx0 >= 0 && (int64_t)bx1 <= pitch;
-        for (int l = 0; l + 1 < k && inner; l++) inner = bx0 >= x0[l] && bx1 <= x1[l];
+        for (int l = 0; l < k && inner; l++) inner = bx0 >= x0[l] && bx1 <= x1[l];
         edge += !inner;
     }
     return edge;

@@ -19,12 +19,13 @@
  * The choice is the candidate with the lowest cost in the split launch's
  * measure (waves x planes each block streams: pyr_segment_split's), over
  * both orientations and a few tilings of x (the fewest tiles, and up to
- * three more, narrower, which leave room for more rows).  A block's time per
+ * three more, narrower, which leave room for more rows), where it is lower
+ * than the first candidate's by a margin (PYR_TILES3D_MARGIN).  A block's time per
  * streamed plane is taken as the same for every candidate: they are blocks
  * of 800 to 1024 threads, one per SM, whose pace is set by latency, not by
- * issue (blocks of 930 threads ran as long as blocks of 1023, v20).  Ties
- * keep the first candidate: streaming z on the fewest tiles, what every
- * launch did before.  A box of a few hundred nodes across takes tiles only
+ * issue (blocks of 930 threads ran as long as blocks of 1023, v20).  The
+ * first candidate is streaming z on the fewest tiles, what every launch did
+ * before.  A box of a few hundred nodes across takes tiles only
  * as wide and as tall as an even share needs (381 columns: 4 tiles of 96
  * results, 26 threads across, not 4 of 120 with a fourth mostly idle), and
  * narrower blocks take more rows (less of the halo recomputed).  Plain C, so
@@ -104,8 +105,15 @@ static inline int pyr_tiles3d_candidate(int lo0, int hi0, int lo1, int hi1, int 
     return 1;
 }
 
-/* The layout of a launch whose last step's box is [lo, hi) (non-empty): the cheapest candidate, streaming z
- * first (in->only restricts the orientation).  Returns 0 when none can be made. */
+/* Another layout replaces the first candidate (streaming z on the fewest tiles) only when its cost is
+ * lower by more than this share: the measure does not resolve a percent (H200, bench/NOTES-cuda.md v21: a
+ * tiling of 1024^3 priced 0.6% cheaper ran 0.5% slower; one of 768x352x2560 priced 3.8% cheaper ran 1.2%
+ * faster; the window above, 17%, ran 7% faster). */
+#define PYR_TILES3D_MARGIN 0.02
+
+/* The layout of a launch whose last step's box is [lo, hi) (non-empty): the cheapest candidate, or the
+ * first where none is cheaper by the margin (in->only restricts the orientation: y takes the cheapest of
+ * its own).  Returns 0 when none can be made. */
 static inline int pyr_tiles3d_plan(const int lo[3], const int hi[3], const pyr_tiles3d_in_t *in, pyr_tiles3d_t *out)
 {
     int found = 0;
@@ -122,16 +130,24 @@ static inline int pyr_tiles3d_plan(const int lo[3], const int hi[3], const pyr_t
         }
         if (found) return 1;
     }
+    pyr_tiles3d_t first;
+    int have_first = 0;
     for (int o = 0; o < (in->only >= 0 ? 1 : 2); o++)
         for (int more = 0; more <= PYR_TILES3D_MORE_X; more++) {
             pyr_tiles3d_t t;
             const int ok = o == 0 ? pyr_tiles3d_candidate(lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], 0, more, in, &t)
                                   : pyr_tiles3d_candidate(lo[0], hi[0], lo[2], hi[2], lo[1], hi[1], 1, more, in, &t);
-            if (ok && (!found || t.cost < out->cost)) {
+            if (!ok) continue;
+            if (o == 0 && more == 0) {
+                first = t;
+                have_first = 1;
+            }
+            if (!found || t.cost < out->cost) {
                 *out = t;
                 found = 1;
             }
         }
+    if (have_first && !(out->cost < first.cost * (1.0 - PYR_TILES3D_MARGIN))) *out = first;
     return found;
 }
 

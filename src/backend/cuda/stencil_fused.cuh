@@ -12,8 +12,8 @@
  * Fused kernels ("2.5D" temporal blocking): a block owns a tile of columns
  * (2D; columns x rows in 3D) and streams along the slowest axis (rows in 2D,
  * planes in 3D; a 3D launch on a box thin in z streams y instead, its rows
- * then z: backend/launch_tiles3d.h chooses).  When row r of the source layer arrives, the block computes
- * row r-1 of step 1, r-2 of step 2, ..., r-K of step K, keeping for every step
+ * then z: backend/launch_tiles3d.h chooses).  When row r of the source layer
+ * arrives, the block computes row r-1 of step 1, r-2 of step 2, ..., r-K of step K, keeping for every step
  * the two rows before (in registers; 3D float keeps its planes in shared
  * memory instead, see fused3d_planes).  The x (and y) neighbours of the row a
  * step needs were produced in the previous iteration, so one shared-memory
@@ -22,8 +22,8 @@
  * A node outside the box of its step keeps the value of the previous step:
  * for the box sequences the executor gives (nested, shrinking by one per step
  * on every side away from the piece edge) such nodes are never read except
- * piece-edge nodes, which hold the same value in both layers; so only those
- * are tested (test_boxes).
+ * piece-edge nodes, which hold the same value in both layers; so the 3D
+ * kernels test only those (test_boxes).
  *
  * Include once per scheme file (kernels_heat.cu, kernels_poisson.cu): it
  * defines templates in an anonymous namespace. */
@@ -144,12 +144,11 @@ template <int K> struct kboxes {
     int x0[K], x1[K], y0[K], y1[K], z0[K], z1[K];
 };
 
-/* Every tested step's box (all but the last: test_boxes) has the same columns (in core; a piece's sides at
- * the grid's walls) */
+/* Every step's box has the same columns (in core; a piece's sides at the grid's walls) */
 template <int K> __host__ __device__ __forceinline__ bool same_columns(const kboxes<K> &b)
 {
     bool same = true;
-    for (int l = 1; l + 1 < K; l++) same = same && b.x0[l] == b.x0[0] && b.x1[l] == b.x1[0];
+    for (int l = 1; l < K; l++) same = same && b.x0[l] == b.x0[0] && b.x1[l] == b.x1[0];
     return same;
 }
 
@@ -324,7 +323,7 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
             T aux[V];
 #pragma unroll
             for (int v = 0; v < V; v++) aux[v] = T(0);
-            if (Op::kAux && row_in && col_ok && y >= 0 && y < rows) op.aux_vec((int64_t)y * pitch + c0, aux);
+            if (Op::kAux && row_in && col_ok) op.aux_vec((int64_t)y * pitch + c0, aux);
             T out[V];
 #pragma unroll
             for (int v = 0; v < V; v++) {
@@ -361,37 +360,62 @@ __device__ __forceinline__ void fused2d_rows(const T *__restrict__ src, T *__res
 
 template <typename T, int V, int K, typename Op>
 __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
-                                                 kboxes<K> b, pyr_kbox_t last, Op op, int ox0, int OW, int seg, int seg_edge)
+                                                 kboxes<K> b, Op op, int ox0, int OW, int seg, int seg_edge)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sh = reinterpret_cast<T *>(smem_raw);
     const int NT = (int)blockDim.x, tid = (int)threadIdx.x;
     const int ox = ox0 + (int)blockIdx.x * OW;
     const int c0 = ox - K + tid * V;
-    /* the block's columns [ox - K, ox - K + NT*V) inside the row and every tested step's box (the steps before
-     * the last: test_boxes)?  (the same test as pyr_edge_tiles's: a tile that is not takes segments of
-     * seg_edge rows) */
+    /* the block's columns [ox - K, ox - K + NT*V) inside every step's box?  (the same test as
+     * pyr_edge_tiles's: a tile that is not takes segments of seg_edge rows) */
     const int bx0 = ox - K, bx1 = ox - K + NT * V;
     bool inner = bx0 >= 0 && (int64_t)bx1 <= pitch;
 #pragma unroll
-    for (int l = 0; l + 1 < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l];
+    for (int l = 0; l < K; l++) inner = inner && bx0 >= b.x0[l] && bx1 <= b.x1[l];
     const int sg = inner ? seg : seg_edge;
-    const int oy = last.lo[1] + (int)blockIdx.y * sg;
-    if (oy >= last.hi[1]) return; /* the grid has rows for the edge tiles' extra segments */
-    const int oy_end = min(oy + sg, last.hi[1]);
-    const int wx0 = max(ox, last.lo[0]), wx1 = min(ox + OW, last.hi[0]);
+    const int oy = b.y0[K - 1] + (int)blockIdx.y * sg;
+    if (oy >= b.y1[K - 1]) return; /* the grid has rows for the edge tiles' extra segments */
+    const int oy_end = min(oy + sg, b.y1[K - 1]);
+    const int wx0 = max(ox, b.x0[K - 1]), wx1 = min(ox + OW, b.x1[K - 1]);
     const int rs = max(oy - K, 0), re = oy_end + K;
     const bool col_ok = c0 >= 0 && (int64_t)c0 + V <= pitch;
     for (int i = tid; i < 2 * K * 2 * (NT + 2); i += NT) sh[i] = T(0);
-    /* in an edge tile, the warps whose columns lie inside the row and those boxes skip the tests too */
-    int xlo = 0, xhi = (int)pitch;
+    /* in an edge tile, the warps whose columns lie inside every step's box skip the tests too */
+    int xlo = b.x0[0], xhi = b.x1[0];
 #pragma unroll
-    for (int l = 0; l + 1 < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]);
+    for (int l = 1; l < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]);
     if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi);
     if (inner) fused2d_rows<T, V, K, 0, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, true);
     else if (same_columns<K>(b))
         fused2d_rows<T, V, K, 1, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, col_ok);
     else fused2d_rows<T, V, K, 2, Op>(src, dst, pitch, rows, b, op, sh, NT, tid, c0, oy, oy_end, wx0, wx1, rs, re, col_ok);
+}
+
+/* A 3D fused launch's view of a piece buffer: x stays the fastest axis (nx columns per row); a block's
+ * rows and streamed planes are y and z, or z and y when the launch streams y (TR, launch_tiles3d.h): rows
+ * ys elements apart, planes zs.  The kernels take the pitch and the rows and planes in their own terms
+ * (TR: the buffer's planes and rows) and derive the strides, so the kernel of z keeps its parameters. */
+struct geom3 {
+    int64_t nx; /* columns of a row (the pitch) */
+    int64_t ys; /* elements from one of a block's rows to the next */
+    int64_t zs; /* elements from one streamed plane to the next */
+    int rows, planes;
+};
+template <bool TR> __device__ __forceinline__ geom3 geom_of(int64_t pitch, int rows, int planes)
+{
+    if constexpr (TR) return geom3{pitch, pitch * planes, pitch, rows, planes};
+    else return geom3{pitch, pitch, pitch * rows, rows, planes};
+}
+
+/* The update of a node from its x neighbours, its neighbours in the block's rows (rm, rp) and in the
+ * streamed planes (pm, pp): the scheme's s3 takes them in the grid's order (y, then z) whichever the
+ * launch streams, so both orientations round alike, bit for bit. */
+template <bool TR, typename T, typename Op>
+__device__ __forceinline__ T s3_of(const Op &op, T u, T xm, T xp, T rm, T rp, T pm, T pp, T f)
+{
+    if constexpr (TR) return op.s3(u, xm, xp, pm, pp, rm, rp, f);
+    else return op.s3(u, xm, xp, rm, rp, pm, pp, f);
 }
 
 /* 3D, K steps, for float: block = BX x NTY threads (BX <= 32, chosen per
@@ -429,32 +453,6 @@ __global__ void __launch_bounds__(256, min_blocks2d<T, K, Op>::value) k_fused2d(
  * (no test); and, as in 2D, fused3d_planes is made twice: warps whose nodes
  * lie inside every step's box in x and y run without per-node row and column
  * tests (EDGE = false), the others with them. */
-/* A 3D fused launch's view of a piece buffer: x stays the fastest axis (nx columns per row); a block's
- * rows and streamed planes are y and z, or z and y when the launch streams y (TR, launch_tiles3d.h): rows
- * ys elements apart, planes zs.  The kernels take the pitch and the rows and planes in their own terms
- * (TR: the buffer's planes and rows) and derive the strides, so the kernel of z keeps its parameters. */
-struct geom3 {
-    int64_t nx; /* columns of a row (the pitch) */
-    int64_t ys; /* elements from one of a block's rows to the next */
-    int64_t zs; /* elements from one streamed plane to the next */
-    int rows, planes;
-};
-template <bool TR> __device__ __forceinline__ geom3 geom_of(int64_t pitch, int rows, int planes)
-{
-    if constexpr (TR) return geom3{pitch, pitch * planes, pitch, rows, planes};
-    else return geom3{pitch, pitch, pitch * rows, rows, planes};
-}
-
-/* The update of a node from its x neighbours, its neighbours in the block's rows (rm, rp) and in the
- * streamed planes (pm, pp): the scheme's s3 takes them in the grid's order (y, then z) whichever the
- * launch streams, so both orientations round alike, bit for bit. */
-template <bool TR, typename T, typename Op>
-__device__ __forceinline__ T s3_of(const Op &op, T u, T xm, T xp, T rm, T rp, T pm, T pp, T f)
-{
-    if constexpr (TR) return op.s3(u, xm, xp, pm, pp, rm, rp, f);
-    else return op.s3(u, xm, xp, rm, rp, pm, pp, f);
-}
-
 template <typename T, int V, int K> struct shape3d {
     static constexpr int WS = 32 * V;  /* one step's row */
     static constexpr int BUF = K * WS; /* one buffer's row */
@@ -466,7 +464,8 @@ template <typename T, int V, int K> struct shape3d {
 };
 
 template <typename T, int V, int K, int R, bool EDGE, bool TR, typename Op>
-__device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const geom3 &g, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NR,
+__device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const geom3 &g, const kboxes<K> &b,
+                                               const Op &op, T *sh, const int BX, const int NR,
                                                const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
                                                const int wx0, const int wx1, const int ry0, const int ry1, const bool col_ok)
 {
@@ -550,7 +549,8 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
                 T aux[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
-                if (Op::kAux && !ring_f && yz_in && ld_ok[r] && z >= 0 && z < planes) op.aux_vec((int64_t)z * plane + (int64_t)yr * pitch + c0, aux);
+                if (Op::kAux && !ring_f && yz_in && ld_ok[r] && z >= 0 && z < planes)
+                    op.aux_vec((int64_t)z * plane + (int64_t)yr * pitch + c0, aux);
 #pragma unroll
                 for (int v = 0; v < V; v++) {
                     const int c = c0 + v;
@@ -591,7 +591,8 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
  * by constants (unrolled by lcm(D, 3), to drop the rotation's moves, it
  * spilled: 1180 bytes per thread at K=3). */
 template <typename T, int V, int K, int D, bool EDGE, bool TR, typename Op>
-__device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T *__restrict__ dst, const geom3 &g, const kboxes<K> &b, const Op &op, T *sh, const int BX, const int NTY,
+__device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T *__restrict__ dst, const geom3 &g, const kboxes<K> &b,
+                                                   const Op &op, T *sh, const int BX, const int NTY,
                                                const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
                                                const int wx0, const int wx1, const bool row_out, const bool ld_ok)
 {
@@ -656,7 +657,8 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                 T aux[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
-                if (Op::kAux && !ring_f && yz_in && ld_ok && z >= 0 && z < planes) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
+                if (Op::kAux && !ring_f && yz_in && ld_ok && z >= 0 && z < planes)
+                    op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
                 T out[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) {
@@ -889,15 +891,16 @@ template <int K> kboxes<K> pack(const pyr_kbox_t *boxes)
     return kb;
 }
 
-/* The boxes a fused launch's nodes are tested against (a node outside keeps its value); the kernels get
+/* The boxes a 3D fused launch's nodes are tested against (a node outside keeps its value); the kernels get
  * the last step's box apart, where its results are stored.  A side at the piece's edge, which the steps'
  * boxes share (the grid's wall: its nodes hold the boundary values), needs its test; a side that moves in
  * by at least one node every step does not: a node outside step l's box is read only by nodes outside step
  * l + 1's (a stencil of reach one), so whatever it computes never reaches the last box.  Nor does the last
  * step need tests: only its box is stored.  So only the walls of the steps before the last remain, and
- * the tiles and warps at a piece's inner sides (the sides of blocks and cubes, a skewed window's
- * trapezoid) run without tests, where each paid a select per node and step (2D: 1.20-1.25x a row,
- * launch_segments.h).  Bit for bit what the boxes give. */
+ * the tiles and warps at a piece's inner sides (the sides of cubes, a skewed window's trapezoid, which
+ * streaming y puts in a block's rows) run without tests.  Bit for bit what the boxes give.  The 2D kernel
+ * keeps every box: the same change there (blocks' passes 10% less compute, in core float 4096 wide 4%
+ * faster) ran 2D double in core 2-3% slower at every width (H200, bench/NOTES-cuda.md v21). */
 #define PYR_KBOX_FAR (1 << 29)
 template <int K> kboxes<K> test_boxes(const pyr_kbox_t *boxes)
 {
@@ -939,13 +942,13 @@ cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     cudaError_t e = occupancy(k_fused2d<T, V, K, Op>, NT, smem, &per_sm);
     if (e != cudaSuccess) return e;
     const int rows_out = last.hi[1] - last.lo[1];
-    const kboxes<K> tb = test_boxes<K>(boxes);
+    const kboxes<K> kb = pack<K>(boxes);
     int seg_edge = 0;
-    const int seg = pyr_segment_choose(rows_out, tiles, pyr_edge_tiles(L->pitch, tb.x0, tb.x1, K, ox0, OW, NT * V, tiles),
-                                       same_columns<K>(tb) ? pyr_edge_row_cost_walls : pyr_edge_row_cost, per_sm * tune->sms, K,
+    const int seg = pyr_segment_choose(rows_out, tiles, pyr_edge_tiles(L->pitch, kb.x0, kb.x1, K, ox0, OW, NT * V, tiles),
+                                       same_columns<K>(kb) ? pyr_edge_row_cost_walls : pyr_edge_row_cost, per_sm * tune->sms, K,
                                        &seg_edge, NULL);
     dim3 grid((unsigned)tiles, (unsigned)ceil_div(rows_out, seg_edge));
-    k_fused2d<T, V, K, Op><<<grid, NT, smem, stream>>>(src, dst, L->pitch, L->rows, tb, last, op, ox0, OW, seg, seg_edge);
+    k_fused2d<T, V, K, Op><<<grid, NT, smem, stream>>>(src, dst, L->pitch, L->rows, kb, op, ox0, OW, seg, seg_edge);
     return cudaGetLastError();
 }
 
@@ -1002,7 +1005,8 @@ template <typename T, int V, int K, typename Op> struct launch3d_kind {
     static int per_sm_of(void *ctx, int stream_y, int bx, int rows)
     {
         int n = 0;
-        const cudaError_t e = stream_y ? per_sm<true>(bx * (rows / R), smem(bx, rows), &n) : per_sm<false>(bx * (rows / R), smem(bx, rows), &n);
+        const int threads = bx * (rows / R);
+        const cudaError_t e = stream_y ? per_sm<true>(threads, smem(bx, rows), &n) : per_sm<false>(threads, smem(bx, rows), &n);
         if (e != cudaSuccess) {
             *(cudaError_t *)ctx = e;
             return 0;
@@ -1012,19 +1016,21 @@ template <typename T, int V, int K, typename Op> struct launch3d_kind {
 };
 
 template <typename T, int V, int K, bool TR, typename Op>
-void launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int planes, const pyr_kbox_t *boxes, const Op &op, const pyr_tiles3d_t &t, size_t smem,
-                 cudaStream_t stream)
+void launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int planes, const pyr_kbox_t *boxes, const Op &op, const pyr_tiles3d_t &t,
+                 size_t smem, cudaStream_t stream)
 {
     typedef launch3d_kind<T, V, K, Op> KD;
     const int tiles = t.tx * t.ty;
     const dim3 grid = Op::kAux ? dim3((unsigned)t.tx, (unsigned)t.ty, (unsigned)t.sp.nseg)
                                : dim3((unsigned)pyr_seg_split_blocks(&t.sp, tiles));
     const dim3 block((unsigned)t.BX, (unsigned)t.NTY);
+    const kboxes<K> tb = test_boxes<K>(boxes);
     if constexpr (KD::shared_planes)
-        k_fused3d<T, V, K, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, test_boxes<K>(boxes), boxes[K - 1], op, t.ox0, t.OWx, t.oy0, t.OWy, t.sp, t.tx, tiles);
+        k_fused3d<T, V, K, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, tb, boxes[K - 1], op, t.ox0, t.OWx, t.oy0,
+                                                                  t.OWy, t.sp, t.tx, tiles);
     else
-        k_fused3d_reg<T, V, K, KD::D, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, test_boxes<K>(boxes), boxes[K - 1], op, t.ox0, t.OWx, t.oy0, t.OWy, t.sp, t.tx,
-                                                                             tiles);
+        k_fused3d_reg<T, V, K, KD::D, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, tb, boxes[K - 1], op, t.ox0,
+                                                                             t.OWx, t.oy0, t.OWy, t.sp, t.tx, tiles);
 }
 
 /* One fused 3D launch: the layout launch_tiles3d.h chooses (the streamed axis, tiles, segments), then the
