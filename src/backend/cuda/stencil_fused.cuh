@@ -549,8 +549,7 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
                 T aux[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
-                if (Op::kAux && !ring_f && yz_in && ld_ok[r] && z >= 0 && z < planes)
-                    op.aux_vec((int64_t)z * plane + (int64_t)yr * pitch + c0, aux);
+                if (Op::kAux && !ring_f && yz_in && ld_ok[r]) op.aux_vec((int64_t)z * plane + (int64_t)yr * pitch + c0, aux);
 #pragma unroll
                 for (int v = 0; v < V; v++) {
                     const int c = c0 + v;
@@ -657,8 +656,7 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
                 T aux[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) aux[v] = ring_f ? fa[ring_f ? L : 0][v] : T(0);
-                if (Op::kAux && !ring_f && yz_in && ld_ok && z >= 0 && z < planes)
-                    op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
+                if (Op::kAux && !ring_f && yz_in && ld_ok) op.aux_vec((int64_t)z * plane + (int64_t)y * pitch + c0, aux);
                 T out[V];
 #pragma unroll
                 for (int v = 0; v < V; v++) {
@@ -896,16 +894,17 @@ template <int K> kboxes<K> pack(const pyr_kbox_t *boxes)
  * boxes share (the grid's wall: its nodes hold the boundary values), needs its test; a side that moves in
  * by at least one node every step does not: a node outside step l's box is read only by nodes outside step
  * l + 1's (a stencil of reach one), so whatever it computes never reaches the last box.  Nor does the last
- * step need tests: only its box is stored.  So only the walls of the steps before the last remain, and
- * the tiles and warps at a piece's inner sides (the sides of cubes, a skewed window's trapezoid, which
- * streaming y puts in a block's rows) run without tests.  Bit for bit what the boxes give.  The 2D kernel
- * keeps every box: the same change there (blocks' passes 10% less compute, in core float 4096 wide 4%
- * faster) ran 2D double in core 2-3% slower at every width (H200, bench/NOTES-cuda.md v21). */
-#define PYR_KBOX_FAR (1 << 29)
-template <int K> kboxes<K> test_boxes(const pyr_kbox_t *boxes)
+ * step need tests: only its box is stored.  So only the walls of the steps before the last remain (an
+ * untested side takes the buffer's bound, so a kernel reading an input field at a tested node stays inside
+ * it), and the tiles and warps at a piece's inner sides (the sides of cubes, a skewed window's trapezoid,
+ * which streaming y puts in a block's rows) run without tests.  Bit for bit what the boxes give.  The 2D
+ * kernel keeps every box: the same change there (blocks' passes 10% less compute, in core float 4096 wide
+ * 4% faster) ran 2D double in core 2-3% slower at every width (H200, bench/NOTES-cuda.md v21). */
+template <int K> kboxes<K> test_boxes(const pyr_kbox_t *boxes, int64_t pitch, int rows, int planes)
 {
     kboxes<K> t = pack<K>(boxes);
     int *lo[3] = {t.x0, t.y0, t.z0}, *hi[3] = {t.x1, t.y1, t.z1};
+    const int64_t n[3] = {pitch, rows, planes}; /* an untested side's bound: the buffer's (no node outside it is read) */
     for (int a = 0; a < 3; a++) {
         bool in_lo = K > 1, in_hi = K > 1;
         for (int l = 0; l + 1 < K; l++) {
@@ -913,8 +912,8 @@ template <int K> kboxes<K> test_boxes(const pyr_kbox_t *boxes)
             in_hi = in_hi && boxes[l + 1].hi[a] <= boxes[l].hi[a] - 1;
         }
         for (int l = 0; l < K; l++) {
-            if (in_lo || l == K - 1) lo[a][l] = -PYR_KBOX_FAR;
-            if (in_hi || l == K - 1) hi[a][l] = PYR_KBOX_FAR;
+            if (in_lo || l == K - 1) lo[a][l] = 0;
+            if (in_hi || l == K - 1) hi[a][l] = (int)n[a];
         }
     }
     return t;
@@ -1024,7 +1023,7 @@ void launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int planes, cons
     const dim3 grid = Op::kAux ? dim3((unsigned)t.tx, (unsigned)t.ty, (unsigned)t.sp.nseg)
                                : dim3((unsigned)pyr_seg_split_blocks(&t.sp, tiles));
     const dim3 block((unsigned)t.BX, (unsigned)t.NTY);
-    const kboxes<K> tb = test_boxes<K>(boxes);
+    const kboxes<K> tb = test_boxes<K>(boxes, pitch, rows, planes);
     if constexpr (KD::shared_planes)
         k_fused3d<T, V, K, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, tb, boxes[K - 1], op, t.ox0, t.OWx, t.oy0,
                                                                   t.OWy, t.sp, t.tx, tiles);
