@@ -1014,11 +1014,17 @@ template <typename T, int V, int K, typename Op> struct launch3d_kind {
     }
 };
 
+/* The launch of the chosen layout.  The kernel's shared-memory limit is set again here, whatever the cached
+ * queries found (a device reset between plans would have cleared it). */
 template <typename T, int V, int K, bool TR, typename Op>
-void launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int planes, const pyr_kbox_t *boxes, const Op &op, const pyr_tiles3d_t &t,
-                 size_t smem, cudaStream_t stream)
+cudaError_t launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int planes, const pyr_kbox_t *boxes, const Op &op,
+                        const pyr_tiles3d_t &t, size_t smem, int optin, cudaStream_t stream)
 {
     typedef launch3d_kind<T, V, K, Op> KD;
+    cudaError_t e;
+    if constexpr (KD::shared_planes) e = cudaFuncSetAttribute(k_fused3d<T, V, K, TR, Op>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    else e = cudaFuncSetAttribute(k_fused3d_reg<T, V, K, KD::D, TR, Op>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    if (e != cudaSuccess) return e;
     const int tiles = t.tx * t.ty;
     const dim3 grid = Op::kAux ? dim3((unsigned)t.tx, (unsigned)t.ty, (unsigned)t.sp.nseg)
                                : dim3((unsigned)pyr_seg_split_blocks(&t.sp, tiles));
@@ -1030,6 +1036,7 @@ void launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int planes, cons
     else
         k_fused3d_reg<T, V, K, KD::D, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, tb, boxes[K - 1], op, t.ox0,
                                                                              t.OWx, t.oy0, t.OWy, t.sp, t.tx, tiles);
+    return cudaSuccess;
 }
 
 /* One fused 3D launch: the layout launch_tiles3d.h chooses (the streamed axis, tiles, segments), then the
@@ -1068,7 +1075,7 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     const size_t smem = KD::smem(t.BX, t.NTY * KD::R);
     if (!t.stream_y) {
         pyrcu::g_stats.fused3d_z++;
-        launch3d_go<T, V, K, false, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, stream);
+        e = launch3d_go<T, V, K, false, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, stream);
     } else {
         pyrcu::g_stats.fused3d_y++;
         /* the boxes with y and z swapped: the kernel's rows are z, its planes y */
@@ -1078,9 +1085,9 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
             sw[l].lo[1] = boxes[l].lo[2], sw[l].hi[1] = boxes[l].hi[2];
             sw[l].lo[2] = boxes[l].lo[1], sw[l].hi[2] = boxes[l].hi[1];
         }
-        launch3d_go<T, V, K, true, Op>(src, dst, L->pitch, L->planes, L->rows, sw, op, t, smem, stream);
+        e = launch3d_go<T, V, K, true, Op>(src, dst, L->pitch, L->planes, L->rows, sw, op, t, smem, optin, stream);
     }
-    return cudaGetLastError();
+    return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 template <typename T, int V, typename Op>
