@@ -111,44 +111,42 @@ static inline int pyr_tiles3d_candidate(int lo0, int hi0, int lo1, int hi1, int 
  * faster; the window above, 17%, ran 7% faster). */
 #define PYR_TILES3D_MARGIN 0.02
 
-/* The layout of a launch whose last step's box is [lo, hi) (non-empty): the cheapest candidate, or the
- * first where none is cheaper by the margin (in->only restricts the orientation: y takes the cheapest of
- * its own).  Returns 0 when none can be made. */
-static inline int pyr_tiles3d_plan(const int lo[3], const int hi[3], const pyr_tiles3d_in_t *in, pyr_tiles3d_t *out)
+/* The cheapest candidate streaming z (o = 0) or y (o = 1), o in [o0, o1]; *first and *have_first: the first
+ * candidate (z on the fewest tiles) where it is among them and can be made.  Returns 0 when none can. */
+static inline int pyr_tiles3d_cheapest(const int lo[3], const int hi[3], const pyr_tiles3d_in_t *in, int o0, int o1,
+                                       pyr_tiles3d_t *out, pyr_tiles3d_t *first, int *have_first)
 {
     int found = 0;
-    out->cost = 0;
-    if (in->only == 1) {
-        pyr_tiles3d_in_t y = *in;
-        y.only = -1;
-        for (int more = 0; more <= PYR_TILES3D_MORE_X; more++) {
-            pyr_tiles3d_t t;
-            if (pyr_tiles3d_candidate(lo[0], hi[0], lo[2], hi[2], lo[1], hi[1], 1, more, &y, &t) && (!found || t.cost < out->cost)) {
-                *out = t;
-                found = 1;
-            }
-        }
-        if (found) return 1;
-    }
-    pyr_tiles3d_t first;
-    int have_first = 0;
-    for (int o = 0; o < (in->only >= 0 ? 1 : 2); o++)
+    for (int o = o0; o <= o1; o++)
         for (int more = 0; more <= PYR_TILES3D_MORE_X; more++) {
             pyr_tiles3d_t t;
             const int ok = o == 0 ? pyr_tiles3d_candidate(lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], 0, more, in, &t)
                                   : pyr_tiles3d_candidate(lo[0], hi[0], lo[2], hi[2], lo[1], hi[1], 1, more, in, &t);
             if (!ok) continue;
             if (o == 0 && more == 0) {
-                first = t;
-                have_first = 1;
+                *first = t;
+                *have_first = 1;
             }
             if (!found || t.cost < out->cost) {
                 *out = t;
                 found = 1;
             }
         }
-    if (have_first && !(out->cost < first.cost * (1.0 - PYR_TILES3D_MARGIN))) *out = first;
     return found;
+}
+
+/* The layout of a launch whose last step's box is [lo, hi) (non-empty): the cheapest candidate, or the
+ * first where none is cheaper by the margin (in->only restricts the orientation: y takes the cheapest of
+ * its own, z where none can be made).  Returns 0 when none can be made. */
+static inline int pyr_tiles3d_plan(const int lo[3], const int hi[3], const pyr_tiles3d_in_t *in, pyr_tiles3d_t *out)
+{
+    pyr_tiles3d_t first;
+    int have_first = 0;
+    out->cost = 0;
+    if (in->only == 1 && pyr_tiles3d_cheapest(lo, hi, in, 1, 1, out, &first, &have_first)) return 1;
+    if (!pyr_tiles3d_cheapest(lo, hi, in, 0, in->only >= 0 ? 0 : 1, out, &first, &have_first)) return 0;
+    if (have_first && !(out->cost < first.cost * (1.0 - PYR_TILES3D_MARGIN))) *out = first;
+    return 1;
 }
 
 #endif
