@@ -270,6 +270,82 @@ static void test_busy_rows(void)
     }
 }
 
+/* The part-row upload cost beside downloads (up_row_both, fitted by
+ * calibration to a pass of cubes): it slows the overlapped pipeline of a
+ * cube plan, never the serial form (no copies beside each other), and a plan
+ * of slabs (rows of nearly the grid's width) hardly; pyr_model_fit_up_row_both finds
+ * back the value that made a prediction, gives 0 for a time the model
+ * already reaches without it, and refuses a time that is no time. */
+static void test_row_both(void)
+{
+    pyr_device_ops_t rt = pyr_device_cpu;
+    rt.default_slots = 3;
+    rt.concurrent = 1;
+    pyr_problem_t p;
+    int64_t n[3] = {161, 161, 161};
+    make_problem(&p, 3, n, PYR_FLOAT, 64, PYR_INIT_SINE, 0);
+    pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 3, PYR_FLOAT), kb = k;
+    k.up_part_row = kb.up_part_row = 20e-9;
+    kb.up_row_both = 60e-9;
+    const pyr_decomp_t ds[2] = {PYR_DECOMP_BLOCKS, PYR_DECOMP_SLABS};
+    for (int i = 0; i < 2; i++) {
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CPU;
+        o.method = PYR_METHOD_PYRAMID;
+        o.decomposition = ds[i];
+        o.memory = (uint64_t)(n[0] * n[1] * n[2]) * 4 / (ds[i] == PYR_DECOMP_BLOCKS ? 4 : 2); /* slabs of h8 need more */
+        o.height = 8;
+        o.slots = 3;
+        pyr_plan_t *plan = NULL;
+        CHECK_OK(pyr_plan_create_on(&p, &o, &rt, &k, PYR_MODEL_OVERLAPPED, &plan));
+        if (!plan) return;
+        CHECK(plan->slots == 3 && !plan->resident, "%s: a plan of 3 slots out of core expected (slots %d, resident %d)",
+              pyr_decomp_name(ds[i]), plan->slots, plan->resident);
+        pyr_model_prediction_t a, b, sa, sb;
+        CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_OVERLAPPED, 8, &a));
+        CHECK_OK(pyr_model_predict_pass(plan, &kb, PYR_MODEL_OVERLAPPED, 8, &b));
+        CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 8, &sa));
+        CHECK_OK(pyr_model_predict_pass(plan, &kb, PYR_MODEL_SERIAL, 8, &sb));
+        CHECK(sa.seconds == sb.seconds, "%s: the serial form changed with up_row_both: %.9g vs %.9g", pyr_decomp_name(ds[i]), sa.seconds,
+              sb.seconds);
+        double fit = -1;
+        if (ds[i] == PYR_DECOMP_BLOCKS) {
+            CHECK(b.seconds > a.seconds * 1.01, "cubes: 60 ns per part row beside downloads did not slow the pipeline (%.6g vs %.6g s)",
+                  b.seconds, a.seconds);
+            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, b.seconds, &fit));
+            CHECK(fabs(fit - 60e-9) <= 1e-3 * 60e-9, "cubes: the fit to a pass predicted with 60 ns gave %.6g ns", fit * 1e9);
+            /* a larger time, a larger fit; one past what the model can reach, the least value at its limit */
+            pyr_model_constants_t kc = k;
+            kc.up_row_both = 1e-3;
+            pyr_model_prediction_t lim;
+            CHECK_OK(pyr_model_predict_pass(plan, &kc, PYR_MODEL_OVERLAPPED, 8, &lim));
+            CHECK(lim.seconds >= b.seconds, "cubes: the prediction fell as up_row_both grew (%.6g at 1 ms, %.6g at 60 ns)", lim.seconds,
+                  b.seconds);
+            double fit2 = -1, fit3 = -1;
+            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 0.5 * (b.seconds + lim.seconds), &fit2));
+            CHECK(fit2 > fit && fit2 < 1e-3, "cubes: a slower pass fitted %.6g ns (60 ns gave the faster one)", fit2 * 1e9);
+            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 2 * lim.seconds, &fit3));
+            kc.up_row_both = fit3;
+            pyr_model_prediction_t at;
+            CHECK_OK(pyr_model_predict_pass(plan, &kc, PYR_MODEL_OVERLAPPED, 8, &at));
+            CHECK(fit3 >= fit2 && fit3 < 1e-3 && at.seconds >= lim.seconds - 2e-3 * (lim.seconds - a.seconds),
+                  "cubes: past the model's limit the fit gave %.6g ns, predicting %.6g s against the limit %.6g", fit3 * 1e9, at.seconds,
+                  lim.seconds);
+        } else {
+            /* rows of 159 of 161 values: 2/161 of the cost per row of a box that left the whole row out */
+            CHECK(b.seconds >= a.seconds && b.seconds < a.seconds * 1.01,
+                  "slabs move nearly whole rows, yet up_row_both changed them by more than 1%%: %.9g vs %.9g", b.seconds, a.seconds);
+        }
+        CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 0.9 * a.seconds, &fit));
+        CHECK(fit == 0, "%s: a pass faster than predicted without it fitted %.6g ns", pyr_decomp_name(ds[i]), fit * 1e9);
+        CHECK(pyr_model_fit_up_row_both(plan, &k, 8, 0, &fit) == PYR_ERR_ARG, "a pass of 0 s was fitted");
+        CHECK(pyr_model_fit_up_row_both(plan, &k, 8, NAN, &fit) == PYR_ERR_ARG, "a pass of NaN s was fitted");
+        pyr_clear_error();
+        pyr_plan_destroy(&plan);
+    }
+}
+
 /* Part rows (each row its own run in the wider host rows) cost per row:
  * the serial form's upload grows by exactly up_part_row times the rows of
  * the tasks' upload boxes, its download by down_part_row times the rows of
@@ -391,7 +467,7 @@ static void test_wisdom(const char *dir)
     pyr_plan_destroy(&plan);
 
     /* calibrate (briefly), save, and a new plan uses exactly those constants */
-    pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 0, PYR_FLOAT, 2, 0.2, PYR_EQ_HEAT, ""};
+    pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 0, PYR_FLOAT, 2, 0.2, PYR_EQ_HEAT, "", NULL};
     pyr_wisdom_constants_t rec;
     memset(&rec, 0, sizeof rec);
     CHECK_OK(pyr_calibrate(&co, &rec.k, NULL, 0));
@@ -407,6 +483,7 @@ static void test_wisdom(const char *dir)
     rec.k.down_row_busy = 4.75e-8;
     rec.k.up_part_row = 3.125e-8;
     rec.k.down_part_row = 6.5e-8;
+    rec.k.up_row_both = 7.25e-8;
     rec.backend = PYR_BACKEND_CPU;
     rec.precision = PYR_FLOAT;
     rec.dims = 2;
@@ -512,6 +589,29 @@ static void test_wisdom(const char *dir)
         }
         free(t2);
         free(two);
+    }
+
+    /* a record of the format before up_row_both (24 fields) is read, with it unset and the rest kept */
+    if (text) {
+        char *older = strdup(text);
+        char *at = strstr(older, "\tup_row_both=");
+        char *end = at ? strstr(at, "\tcompute=") : NULL;
+        CHECK(at && end, "no up_row_both field in the wisdom text");
+        if (at && end) {
+            memmove(at, end, strlen(end) + 1);
+            char *cs = strstr(older, "checksum\t");
+            uint64_t h = 1469598103934665603ULL;
+            for (const char *q = older; q < cs; q++) h = (h ^ (unsigned char)*q) * 1099511628211ULL;
+            sprintf(cs, "checksum\t%016llx\n", (unsigned long long)h);
+            write_all(path, older);
+            pyr_wisdom_init(r);
+            CHECK_OK(pyr_wisdom_load(path, r, &found));
+            pyr_model_constants_t want = rec.k;
+            want.up_row_both = 0;
+            CHECK(found && r->nconstants == 1 && !memcmp(&r->constants[0].k, &want, sizeof want),
+                  "a 24-field record was not read as such (found %d, %d constants)", found, r->nconstants);
+        }
+        free(older);
     }
 
     /* a record of the previous format (17 fields, no ragged-row costs) is read, with those unset */
@@ -738,6 +838,7 @@ int main(void)
     test_overlapped_form();
     test_busy_rows();
     test_part_rows();
+    test_row_both();
     test_queued_launches();
     test_slot_weighing();
     test_beside_pricing();

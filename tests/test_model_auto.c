@@ -112,7 +112,7 @@ int main(void)
         pyr_wisdom_init(w);
         pyr_wisdom_constants_t rec;
         memset(&rec, 0, sizeof rec);
-        pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 1, PYR_DOUBLE, 2, 0.5 + attempt, PYR_EQ_HEAT, ""};
+        pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 1, PYR_DOUBLE, 2, 0.5 + attempt, PYR_EQ_HEAT, "", NULL};
         CHECK_OK(pyr_calibrate(&co, &rec.k, NULL, 0));
         rec.backend = PYR_BACKEND_CPU;
         rec.precision = PYR_DOUBLE;

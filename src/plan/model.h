@@ -59,6 +59,12 @@ typedef struct {
                                           cubes) slower per value than long ones (the interior of a strip's
                                           rows); 0 = not known (older wisdom prices part rows per value in
                                           up_strided / down_strided instead) */
+    double up_row_both;                /* s per row of a part-row upload on top of the above while the download
+                                          direction runs beside it, each row weighted by the share of its host
+                                          row the box leaves out (cubes' rows, not slabs'): a cube pass's uploads
+                                          run 1.16-1.40x slower than alone, for reasons no isolated copy
+                                          reproduces (bench/NOTES-cuda.md v20-v23), so calibration fits it to a
+                                          short pass of cubes (pyr_model_fit_up_row_both); 0 = not known */
     double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
     double compute_row;                /* s per row of each computed layer, on top (wide rows cost less per value);
                                           0 = not measured */
@@ -112,6 +118,16 @@ pyr_model_form_t pyr_model_resolve(const struct pyr_plan *plan, pyr_model_form_t
 /* Predicted time of one pass of height h. */
 pyr_status_t pyr_model_predict_pass(const struct pyr_plan *plan, const pyr_model_constants_t *k, pyr_model_form_t form,
                                     int64_t h, pyr_model_prediction_t *out);
+
+/* The up_row_both that makes the overlapped prediction of one pass of
+ * height h of `plan` (from k, its other constants) equal `measured` seconds:
+ * 0 when the prediction without it is already as slow, else found by
+ * bisection (the prediction grows with it, up to a limit: uploads beside no
+ * download keep their pace; a measurement past the limit gets the least
+ * value that comes within 0.1% of it).  *fit = 0 and PYR_OK when the plan
+ * has no part-row uploads beside downloads (nothing moves its prediction). */
+pyr_status_t pyr_model_fit_up_row_both(const struct pyr_plan *plan, const pyr_model_constants_t *k, int64_t h, double measured,
+                                       double *fit);
 
 /* The paper's serial form from counts only (eqs. 2, 4, 5 with wc = up + down):
  * tau = (up + down) tau_c + computed tau_a. */

@@ -598,5 +598,7 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
     if (c.host_malloced) free(c.host.data);
     else if (c.host.data) c.ops->host_free(c.ctx, c.host.data);
     c.ops->destroy(c.ctx);
+    /* last, with the device's memory free again: what a real pass of cubes adds (calibrate_pass.c) */
+    if (st == PYR_OK) st = pyr_calibrate_pass(&oo, oo.kernel, k, o->pass);
     return st;
 }

@@ -17,7 +17,16 @@ typedef struct {
     double effort;              /* 1 = default (about a second per set); less is quicker and noisier */
     pyr_equation_t equation;    /* the scheme whose kernel is timed (heat = 0) */
     char kernel[32];            /* its variant; "" = the kernel's default (what estimated plans run) */
+    struct pyr_calibrate_pass *pass; /* may be NULL: receives what the pass of cubes measured (below) */
 } pyr_calibrate_opts_t;
+
+/* The pass of cubes timed for up_row_both (pyr_calibrate_pass): n = 0 when none ran. */
+typedef struct pyr_calibrate_pass {
+    int64_t n, height;      /* an n^3 grid, the pass's height */
+    double measured;        /* seconds per pass, best of two runs of three timed passes */
+    double model;           /* the model's seconds per pass without up_row_both */
+    int fitted;             /* 0: the pass ran more than 1.5x the model's, which is not this cost (left 0) */
+} pyr_calibrate_pass_t;
 
 /* Measure every constant of the model for one backend, scheme, precision and
  * dimension, with a variant of the scheme's kernel (written to kernel, may
@@ -25,6 +34,16 @@ typedef struct {
  * then makes the planner's choice.  A variant is chosen by timing on the
  * pieces of a real plan, by plan = measure.  Takes about effort seconds. */
 pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *opts, pyr_model_constants_t *k, char *kernel, size_t ksize);
+
+/* The part-row upload cost beside downloads that only a real pass shows
+ * (model.h: up_row_both): on backends whose slots copy concurrently from the
+ * user's pinned grid, for 3D, a short pass of cubes on a grid of about 1 GiB
+ * at a quarter of it on the device, with the scheme and kernel variant of
+ * the record and k's other constants, fitted into k->up_row_both (0 where
+ * the model already prices the pass as slow, where the pass ran more than
+ * 1.5x the model's, and elsewhere); what it timed in *out (may be NULL).  A
+ * few seconds. */
+pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kernel, pyr_model_constants_t *k, pyr_calibrate_pass_t *out);
 
 /* The CPU backend's default budget: its L2 cache per thread times threads. */
 uint64_t pyr_cpu_cache_budget(int threads);

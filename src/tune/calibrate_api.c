@@ -65,7 +65,7 @@ pyr_status_t pyr_wisdom_calibrate(const pyr_options_t *options, const char *sche
             if (!(pb & (1u << pi))) continue;
             for (int d = 1; d <= 3; d++) {
                 if (!(db & (1u << (d - 1)))) continue;
-                pyr_calibrate_opts_t c = {kind, o.device, o.threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort, (pyr_equation_t)eq, ""};
+                pyr_calibrate_opts_t c = {kind, o.device, o.threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort, (pyr_equation_t)eq, "", NULL};
                 snprintf(c.kernel, sizeof c.kernel, "%s", o.kernel);
                 pyr_status_t st = pyr_calibrate(&c, &rec.k, rec.kernel, sizeof rec.kernel);
                 if (st != PYR_OK) return pyr_fail_context(st, "calibrating %s %s %dD: ", scheme_names[eq], precision_names[pi], d);

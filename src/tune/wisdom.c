@@ -272,10 +272,10 @@ pyr_status_t pyr_wisdom_to_text(const pyr_wisdom_t *w, char **text)
     for (int i = 0; i < w->nconstants; i++) {
         const pyr_wisdom_constants_t *c = &w->constants[i];
         const pyr_model_constants_t *k = &c->k;
-        put(&b, "constants\t%s\t%s\t%s\t%s\t%d\tup=%.17g\tdown=%.17g\tup_both=%.17g\tdown_both=%.17g\trow=%.17g\tcall=%.17g\tlaunch=%.17g\thost=%.17g\tup_strided=%.17g\tdown_strided=%.17g\tup_ragged=%.17g\tdown_ragged=%.17g\tcompute_row=%.17g\tup_row_busy=%.17g\tdown_row_busy=%.17g\tup_part_row=%.17g\tdown_part_row=%.17g\tcompute=",
+        put(&b, "constants\t%s\t%s\t%s\t%s\t%d\tup=%.17g\tdown=%.17g\tup_both=%.17g\tdown_both=%.17g\trow=%.17g\tcall=%.17g\tlaunch=%.17g\thost=%.17g\tup_strided=%.17g\tdown_strided=%.17g\tup_ragged=%.17g\tdown_ragged=%.17g\tcompute_row=%.17g\tup_row_busy=%.17g\tdown_row_busy=%.17g\tup_part_row=%.17g\tdown_part_row=%.17g\tup_row_both=%.17g\tcompute=",
             backend_word(c->backend), c->device, c->version, pyr_precision_name(c->precision), c->dims, k->up, k->down, k->up_both,
             k->down_both, k->row, k->call, k->launch, k->host, k->up_strided, k->down_strided, k->up_ragged, k->down_ragged, k->compute_row,
-            k->up_row_busy, k->down_row_busy, k->up_part_row, k->down_part_row);
+            k->up_row_busy, k->down_row_busy, k->up_part_row, k->down_part_row, k->up_row_both);
         for (int j = 0; j < PYR_MODEL_NLAYERS; j++) put(&b, "%s%.17g", j ? "," : "", k->compute[j]);
         if (strcmp(c->scheme, "heat")) put(&b, "\tscheme=%s", c->scheme);
         if (c->kernel[0]) put(&b, "\tkernel=%s", c->kernel);
@@ -369,17 +369,17 @@ static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
 {
     static const char *const names[] = {"up=", "down=", "up_both=", "down_both=", "row=", "call=", "launch=", "host=", "up_strided=",
                                         "down_strided=", "up_ragged=", "down_ragged=", "compute_row=", "up_row_busy=",
-                                        "down_row_busy=", "up_part_row=", "down_part_row="};
+                                        "down_row_busy=", "up_part_row=", "down_part_row=", "up_row_both="};
     /* Older records have fewer fields; what they lack stays 0 (no extra cost known):
      * 15 fields: before the strided costs were measured; 17: before the ragged-row costs;
      * 19: before the per-row compute cost; 20: before the per-row cost of part rows beside kernels;
-     * 22: before part rows were priced per row. */
+     * 22: before part rows were priced per row; 24: before the part-row upload cost beside downloads. */
     /* longvector=: the long-vector method's constants (plan/longvector.h), on CUDA 2D heat records */
     static const char *const opt[] = {"scheme=", "kernel=", "longvector="};
     char *val[3];
     if (n > MAX_FIELDS) return 0; /* more fields than split_fields keeps */
     n = strip_optional(f, n, opt, 3, val);
-    if (n != 15 && n != 17 && n != 19 && n != 20 && n != 22 && n != 24) return 0;
+    if (n != 15 && n != 17 && n != 19 && n != 20 && n != 22 && n != 24 && n != 25) return 0;
     int nnamed = n - 7;
     memset(c, 0, sizeof *c);
     /* records written before schemes other than heat existed are heat's */
@@ -396,7 +396,7 @@ static int parse_constants(char **f, int n, pyr_wisdom_constants_t *c)
     c->dims = f[5][0] - '0';
     double *dst[] = {&c->k.up, &c->k.down, &c->k.up_both, &c->k.down_both, &c->k.row, &c->k.call, &c->k.launch, &c->k.host,
                      &c->k.up_strided, &c->k.down_strided, &c->k.up_ragged, &c->k.down_ragged, &c->k.compute_row,
-                     &c->k.up_row_busy, &c->k.down_row_busy, &c->k.up_part_row, &c->k.down_part_row};
+                     &c->k.up_row_busy, &c->k.down_row_busy, &c->k.up_part_row, &c->k.down_part_row, &c->k.up_row_both};
     for (int i = 0; i < nnamed; i++) {
         size_t l = strlen(names[i]);
         if (strncmp(f[6 + i], names[i], l) || !parse_double(f[6 + i] + l, dst[i])) return 0;

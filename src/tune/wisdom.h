@@ -12,10 +12,10 @@
  *     constants<TAB>cpu|cuda<TAB><device><TAB><version><TAB>float|double<TAB><dims><TAB>
  *         up=..<TAB>down=..<TAB>up_both=..<TAB>down_both=..<TAB>row=..<TAB>call=..<TAB>launch=..<TAB>host=..<TAB>
  *         up_strided=..<TAB>down_strided=..<TAB>up_ragged=..<TAB>down_ragged=..<TAB>compute_row=..<TAB>
- *         up_row_busy=..<TAB>down_row_busy=..<TAB>up_part_row=..<TAB>down_part_row=..<TAB>
+ *         up_row_busy=..<TAB>down_row_busy=..<TAB>up_part_row=..<TAB>down_part_row=..<TAB>up_row_both=..<TAB>
  *         compute=<c1>,<c2>,...[<TAB>scheme=<name>][<TAB>kernel=<variant>]
  *         [<TAB>longvector=<t_kernel>,<t_add>,<t_saxpy>,<t_scal>,<threads>]  (one compute value per entry of
- *         pyr_model_layers; records of earlier versions, without the part-row, busy-row, per-row compute,
+ *         pyr_model_layers; records of earlier versions, without the upload cost beside downloads, the part-row, busy-row, per-row compute,
  *         ragged-row or strided costs, are read with those unset; without scheme= a record is heat's;
  *         longvector=, the long-vector method's constants (plan/longvector.h), is written by calibrations
  *         of the CUDA 2D heat kernel; records without it leave the method on its defaults)
