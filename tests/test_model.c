@@ -275,7 +275,9 @@ static void test_busy_rows(void)
  * cube plan, never the serial form (no copies beside each other), and a plan
  * of slabs (rows of nearly the grid's width) hardly; pyr_model_fit_up_row_both finds
  * back the value that made a prediction, gives 0 for a time the model
- * already reaches without it, and refuses a time that is no time. */
+ * already reaches without it, 0 and "not explained" for one past what the
+ * uploads beside downloads at half their rate reach, and refuses a time
+ * that is no time. */
 static void test_row_both(void)
 {
     pyr_device_ops_t rt = pyr_device_cpu;
@@ -286,8 +288,8 @@ static void test_row_both(void)
     make_problem(&p, 3, n, PYR_FLOAT, 64, PYR_INIT_SINE, 0);
     pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 3, PYR_FLOAT), kb = k;
     k.up_part_row = kb.up_part_row = 20e-9;
-    kb.up_row_both = 60e-9;
     const pyr_decomp_t ds[2] = {PYR_DECOMP_BLOCKS, PYR_DECOMP_SLABS};
+    double x0 = 0;
     for (int i = 0; i < 2; i++) {
         pyr_options_t o;
         pyr_options_default(&o);
@@ -302,7 +304,14 @@ static void test_row_both(void)
         if (!plan) return;
         CHECK(plan->slots == 3 && !plan->resident, "%s: a plan of 3 slots out of core expected (slots %d, resident %d)",
               pyr_decomp_name(ds[i]), plan->slots, plan->resident);
-        pyr_model_prediction_t a, b, sa, sb;
+        /* the cap of a fit: every upload beside a download at half its rate; x0 half of it */
+        pyr_model_prediction_t a, b, sa, sb, one;
+        kb.up_row_both = 1e-9;
+        CHECK_OK(pyr_model_predict_pass(plan, &kb, PYR_MODEL_OVERLAPPED, 8, &one));
+        const double cap = one.upload_beside > 0 ? 1e-9 * one.upload / one.upload_beside : 1e-6;
+        /* slabs (after cubes) get the cubes' value */
+        if (ds[i] == PYR_DECOMP_BLOCKS) x0 = 0.5 * cap;
+        kb.up_row_both = x0;
         CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_OVERLAPPED, 8, &a));
         CHECK_OK(pyr_model_predict_pass(plan, &kb, PYR_MODEL_OVERLAPPED, 8, &b));
         CHECK_OK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 8, &sa));
@@ -310,37 +319,41 @@ static void test_row_both(void)
         CHECK(sa.seconds == sb.seconds, "%s: the serial form changed with up_row_both: %.9g vs %.9g", pyr_decomp_name(ds[i]), sa.seconds,
               sb.seconds);
         double fit = -1;
+        int explained = -1;
         if (ds[i] == PYR_DECOMP_BLOCKS) {
-            CHECK(b.seconds > a.seconds * 1.01, "cubes: 60 ns per part row beside downloads did not slow the pipeline (%.6g vs %.6g s)",
-                  b.seconds, a.seconds);
-            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, b.seconds, &fit));
-            CHECK(fabs(fit - 60e-9) <= 1e-3 * 60e-9, "cubes: the fit to a pass predicted with 60 ns gave %.6g ns", fit * 1e9);
-            /* a larger time, a larger fit; one past what the model can reach, the least value at its limit */
+            CHECK(b.seconds > a.seconds * 1.01, "cubes: %.3g ns per part row beside downloads did not slow the pipeline (%.6g vs %.6g s)",
+                  x0 * 1e9, b.seconds, a.seconds);
+            CHECK(b.upload_beside > 0 && b.upload == a.upload && a.upload_beside == 0,
+                  "cubes: upload_beside %.6g s at %.3g ns, %.6g at 0; serial uploads %.6g and %.6g", b.upload_beside, x0 * 1e9, a.upload_beside,
+                  b.upload, a.upload);
+            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, b.seconds, &fit, &explained));
+            CHECK(explained == 1 && fabs(fit - x0) <= 1e-3 * x0, "cubes: the fit to a pass predicted with %.6g ns gave %.6g ns (explained %d)",
+                  x0 * 1e9, fit * 1e9, explained);
             pyr_model_constants_t kc = k;
-            kc.up_row_both = 1e-3;
+            kc.up_row_both = cap;
             pyr_model_prediction_t lim;
             CHECK_OK(pyr_model_predict_pass(plan, &kc, PYR_MODEL_OVERLAPPED, 8, &lim));
-            CHECK(lim.seconds >= b.seconds, "cubes: the prediction fell as up_row_both grew (%.6g at 1 ms, %.6g at 60 ns)", lim.seconds,
-                  b.seconds);
+            CHECK(lim.seconds > b.seconds && fabs(lim.upload_beside - lim.upload) <= 1e-9 * lim.upload,
+                  "cubes: at the cap (%.6g ns) the pass %.6g s (half of it: %.6g), beside %.6g against uploads %.6g", cap * 1e9, lim.seconds,
+                  b.seconds, lim.upload_beside, lim.upload);
+            /* a slower pass within the cap: a larger fit; past it: none, and not explained */
             double fit2 = -1, fit3 = -1;
-            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 0.5 * (b.seconds + lim.seconds), &fit2));
-            CHECK(fit2 > fit && fit2 < 1e-3, "cubes: a slower pass fitted %.6g ns (60 ns gave the faster one)", fit2 * 1e9);
-            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 2 * lim.seconds, &fit3));
-            kc.up_row_both = fit3;
-            pyr_model_prediction_t at;
-            CHECK_OK(pyr_model_predict_pass(plan, &kc, PYR_MODEL_OVERLAPPED, 8, &at));
-            CHECK(fit3 >= fit2 && fit3 < 1e-3 && at.seconds >= lim.seconds - 2e-3 * (lim.seconds - a.seconds),
-                  "cubes: past the model's limit the fit gave %.6g ns, predicting %.6g s against the limit %.6g", fit3 * 1e9, at.seconds,
-                  lim.seconds);
+            int ex2 = -1, ex3 = -1;
+            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 0.5 * (b.seconds + lim.seconds), &fit2, &ex2));
+            CHECK(ex2 == 1 && fit2 > fit && fit2 < cap, "cubes: a slower pass fitted %.6g ns (%.6g gave the faster one, cap %.6g; explained %d)",
+                  fit2 * 1e9, x0 * 1e9, cap * 1e9, ex2);
+            CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 1.01 * lim.seconds, &fit3, &ex3));
+            CHECK(ex3 == 0 && fit3 == 0, "cubes: a pass past what the cost can explain fitted %.6g ns (explained %d)", fit3 * 1e9, ex3);
         } else {
             /* rows of 159 of 161 values: 2/161 of the cost per row of a box that left the whole row out */
             CHECK(b.seconds >= a.seconds && b.seconds < a.seconds * 1.01,
                   "slabs move nearly whole rows, yet up_row_both changed them by more than 1%%: %.9g vs %.9g", b.seconds, a.seconds);
         }
-        CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 0.9 * a.seconds, &fit));
-        CHECK(fit == 0, "%s: a pass faster than predicted without it fitted %.6g ns", pyr_decomp_name(ds[i]), fit * 1e9);
-        CHECK(pyr_model_fit_up_row_both(plan, &k, 8, 0, &fit) == PYR_ERR_ARG, "a pass of 0 s was fitted");
-        CHECK(pyr_model_fit_up_row_both(plan, &k, 8, NAN, &fit) == PYR_ERR_ARG, "a pass of NaN s was fitted");
+        CHECK_OK(pyr_model_fit_up_row_both(plan, &k, 8, 0.9 * a.seconds, &fit, &explained));
+        CHECK(fit == 0 && explained == 1, "%s: a pass faster than predicted without it fitted %.6g ns (explained %d)", pyr_decomp_name(ds[i]),
+              fit * 1e9, explained);
+        CHECK(pyr_model_fit_up_row_both(plan, &k, 8, 0, &fit, &explained) == PYR_ERR_ARG, "a pass of 0 s was fitted");
+        CHECK(pyr_model_fit_up_row_both(plan, &k, 8, NAN, &fit, &explained) == PYR_ERR_ARG, "a pass of NaN s was fitted");
         pyr_clear_error();
         pyr_plan_destroy(&plan);
     }

@@ -93,46 +93,37 @@ int pyr_model_constants_valid(const pyr_model_constants_t *k)
 }
 
 pyr_status_t pyr_model_fit_up_row_both(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, double measured,
-                                       double *fit)
+                                       double *fit, int *explained)
 {
     *fit = 0;
+    *explained = 0;
     if (!(measured > 0) || !isfinite(measured))
         return pyr_fail(PYR_ERR_ARG, "fitting the model to a pass: measured %g s; need a positive time", measured);
     pyr_model_constants_t kk = *k;
     pyr_model_prediction_t pr;
+    kk.up_row_both = 1e-9;
+    PYR_TRY(pyr_model_predict_pass(plan, &kk, PYR_MODEL_OVERLAPPED, h, &pr));
+    /* the most it may be: every upload beside a download at half its rate */
+    const double cap = pr.upload_beside > 0 ? 1e-9 * pr.upload / pr.upload_beside : 0;
     kk.up_row_both = 0;
     PYR_TRY(pyr_model_predict_pass(plan, &kk, PYR_MODEL_OVERLAPPED, h, &pr));
-    if (pr.seconds >= measured) return PYR_OK;
-    /* The prediction grows with it up to a limit (uploads beside no download keep their pace): where
-     * the limit (at a millisecond per row, past any copy) falls short of the measurement, aim just
-     * below the limit instead, so that the fit stays the least cost that makes the pass as slow as
-     * the model can. */
-    const double cap = 1e-3;
+    if (pr.seconds >= measured) {
+        *explained = 1;
+        return PYR_OK;
+    }
+    if (!(cap > 0)) return PYR_OK; /* nothing to fit */
     kk.up_row_both = cap;
     PYR_TRY(pyr_model_predict_pass(plan, &kk, PYR_MODEL_OVERLAPPED, h, &pr));
-    double target = measured;
-    if (pr.seconds < measured) {
-        kk.up_row_both = 0;
-        pyr_model_prediction_t p0;
-        PYR_TRY(pyr_model_predict_pass(plan, &kk, PYR_MODEL_OVERLAPPED, h, &p0));
-        if (pr.seconds <= p0.seconds * (1 + 1e-9)) return PYR_OK; /* nothing moves it: no part rows beside downloads */
-        target = pr.seconds - 1e-3 * (pr.seconds - p0.seconds);
-    }
-    double lo = 0, hi = 1e-9;
-    for (;;) {
-        kk.up_row_both = hi;
-        PYR_TRY(pyr_model_predict_pass(plan, &kk, PYR_MODEL_OVERLAPPED, h, &pr));
-        if (pr.seconds >= target || hi >= cap) break;
-        lo = hi;
-        hi = fmin(2 * hi, cap);
-    }
+    if (pr.seconds < measured) return PYR_OK; /* more than this cost can be */
+    double lo = 0, hi = cap;
     for (int i = 0; i < 80 && hi - lo > 1e-6 * hi; i++) {
         kk.up_row_both = 0.5 * (lo + hi);
         PYR_TRY(pyr_model_predict_pass(plan, &kk, PYR_MODEL_OVERLAPPED, h, &pr));
-        if (pr.seconds >= target) hi = kk.up_row_both;
+        if (pr.seconds >= measured) hi = kk.up_row_both;
         else lo = kk.up_row_both;
     }
     *fit = 0.5 * (lo + hi);
+    *explained = 1;
     return PYR_OK;
 }
 
@@ -281,6 +272,7 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         st[t].ub = u > 0 ? u / (u + ux) : 1.0;
         st[t].db = d > 0 ? d / (d + dx) : 1.0;
         st[t].ud = u > 0 ? u / (u + uboth) : 1.0;
+        sum->upload_beside += uboth;
         sum->upload += u;
         sum->compute += c;
         sum->download += d;
@@ -469,7 +461,7 @@ static void predict_resident_pass(const pyr_plan_t *plan, const pyr_model_consta
 pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_constants_t *k, pyr_model_form_t form, int64_t h,
                                     pyr_model_prediction_t *out)
 {
-    out->seconds = out->serial = out->upload = out->compute = out->download = out->host = 0;
+    out->seconds = out->serial = out->upload = out->compute = out->download = out->host = out->upload_beside = 0;
     if (h <= 0) return PYR_OK;
     if (plan->resident) {
         predict_resident_pass(plan, k, h, out);
@@ -496,7 +488,7 @@ pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_cons
 pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants_t *k, pyr_model_form_t form, int64_t first_step,
                                pyr_model_prediction_t *out)
 {
-    out->seconds = out->serial = out->upload = out->compute = out->download = out->host = 0;
+    out->seconds = out->serial = out->upload = out->compute = out->download = out->host = out->upload_beside = 0;
     const pyr_problem_t *p = &plan->problem;
     int64_t memo_h[8];
     pyr_model_prediction_t memo[8];
@@ -518,6 +510,7 @@ pyr_status_t pyr_model_predict(const pyr_plan_t *plan, const pyr_model_constants
             out->compute += memo[m].compute;
             out->download += memo[m].download;
             out->host += memo[m].host;
+            out->upload_beside += memo[m].upload_beside;
         }
         step += h;
     }

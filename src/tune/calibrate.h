@@ -25,7 +25,7 @@ typedef struct pyr_calibrate_pass {
     int64_t n, height;      /* an n^3 grid, the pass's height */
     double measured;        /* seconds per pass, best of two runs of three timed passes */
     double model;           /* the model's seconds per pass without up_row_both */
-    int fitted;             /* 0: the pass ran more than 1.5x the model's, which is not this cost (left 0) */
+    int fitted;             /* 0: slower than this cost can make it (uploads beside downloads at half their rate): left 0 */
 } pyr_calibrate_pass_t;
 
 /* Measure every constant of the model for one backend, scheme, precision and
@@ -40,8 +40,8 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *opts, pyr_model_constants
  * user's pinned grid, for 3D, a short pass of cubes on a grid of about 1 GiB
  * at a quarter of it on the device, with the scheme and kernel variant of
  * the record and k's other constants, fitted into k->up_row_both (0 where
- * the model already prices the pass as slow, where the pass ran more than
- * 1.5x the model's, and elsewhere); what it timed in *out (may be NULL).  A
+ * the model already prices the pass as slow, where the pass ran slower than
+ * it can explain, and elsewhere); what it timed in *out (may be NULL).  A
  * few seconds. */
 pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kernel, pyr_model_constants_t *k, pyr_calibrate_pass_t *out);
 

@@ -19,9 +19,6 @@
 #include "tune/calibrate.h"
 #include "tune/tune.h"
 
-/* the most a pass may exceed the model's for its excess to be taken as the uploads' */
-#define PYR_PASS_FIT_MAX 1.5
-
 typedef struct {
     double t[8];
     int n;
@@ -41,12 +38,15 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     k->up_row_both = 0;
     if (out) memset(out, 0, sizeof *out);
     const pyr_device_ops_t *ops = pyr_device_get(o->backend);
-    /* only where copies run beside each other and part rows move from the user's pinned grid */
+    /* only where copies run beside each other and part rows move from the user's pinned grid; 3D
+     * only: a pass of 2D blocks (16385^2 at a quarter, h146-158) ran 1.20x the model and fitted
+     * 168-234 ns per row, which priced the 32769^2 sweep's blocks 7-19% slow (bench/NOTES-cuda.md
+     * v23): no one per-row cost holds across 2D grids */
     if (o->dims != 3 || !ops || !ops->concurrent || ops->default_slots < 2 || !ops->host_register) return PYR_OK;
     pyr_problem_t q;
     pyr_problem_default(&q);
     q.equation = o->equation;
-    q.dims = 3;
+    q.dims = o->dims;
     q.precision = o->precision;
     q.poisson.rhs = PYR_RHS_SINE;
     q.poisson.tolerance = 0;
@@ -55,10 +55,11 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     int nf = 0;
     for (unsigned u = scheme->fields_used(&q); u; u >>= 1) nf += (int)(u & 1);
     if (nf < 1) nf = 1;
-    int64_t n = (int64_t)cbrt(1073741824.0 / (double)(nf * pyr_precision_size(o->precision)));
+    const double values = 1073741824.0 / (double)(nf * pyr_precision_size(o->precision));
+    int64_t n = (int64_t)(o->dims == 3 ? cbrt(values) : sqrt(values));
     n |= 1;
     for (int a = 0; a < 3; a++) {
-        q.n[a] = n;
+        q.n[a] = a < o->dims ? n : 1;
         q.length[a] = 1.0;
     }
     q.heat.dt = 0.1 / ((double)(n - 1) * (double)(n - 1)); /* r = 0.1 per axis */
@@ -73,21 +74,33 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     opt.decomposition = PYR_DECOMP_BLOCKS;
     opt.plan_mode = PYR_PLAN_ESTIMATE;
     opt.snapshot_every = 0;
-    const uint64_t grid_bytes = (uint64_t)(n * n * n) * pyr_precision_size(o->precision) * (uint64_t)nf;
+    const uint64_t grid_bytes = (uint64_t)(q.n[0] * q.n[1] * q.n[2]) * pyr_precision_size(o->precision) * (uint64_t)nf;
     opt.memory = grid_bytes / 4;
     if (kernel) snprintf(opt.kernel, sizeof opt.kernel, "%s", kernel);
-    /* the height the planner picks for a long run of it from the constants measured so far (a run's
-     * steps bound its height); then four passes of that height, the last three timed */
+    /* The height the planner picks for a long run of it from the constants measured so far (a run's
+     * steps bound its height), halved until the model's uploads set the pass's pace (a cost of
+     * uploads is timed where they are what the pass waits for: 2D blocks at the planner's h317 are
+     * compute-bound, and there the model's compute errs by more); then four passes of it, the
+     * last three timed. */
     q.steps = 4096;
     pyr_plan_t *plan = NULL;
     pyr_status_t st = pyr_plan_create_with_model(&q, &opt, k, PYR_MODEL_AUTO, &plan);
-    if (st != PYR_OK) return pyr_fail_context(st, "timing a pass of cubes: ");
-    const int64_t h = plan->height;
-    pyr_plan_destroy(&plan);
+    if (st != PYR_OK) return pyr_fail_context(st, "timing a pass of %s: ", o->dims == 3 ? "cubes" : "blocks");
+    int64_t h = plan->height;
+    for (;;) {
+        pyr_model_prediction_t pr;
+        st = pyr_model_predict_pass(plan, k, PYR_MODEL_OVERLAPPED, h, &pr);
+        pyr_plan_destroy(&plan);
+        if (st != PYR_OK || pr.upload >= pr.compute || h == 1) break;
+        h /= 2;
+        opt.height = h;
+        st = pyr_plan_create_with_model(&q, &opt, k, PYR_MODEL_AUTO, &plan);
+        if (st != PYR_OK) break;
+    }
     q.steps = 4 * h;
     opt.height = h;
-    st = pyr_plan_create_with_model(&q, &opt, k, PYR_MODEL_AUTO, &plan);
-    if (st == PYR_OK && plan->resident) st = pyr_fail(PYR_ERR_INTERNAL, "timing a pass of cubes: the plan of a %lld^3 grid at a quarter of it is resident", (long long)n);
+    if (st == PYR_OK) st = pyr_plan_create_with_model(&q, &opt, k, PYR_MODEL_AUTO, &plan);
+    if (st == PYR_OK && plan->resident) st = pyr_fail(PYR_ERR_INTERNAL, "the plan of a %lld^%d grid at a quarter of it is resident", (long long)n, o->dims);
     /* the scheme's state fields, from the problem's initial kind; inputs and auxiliaries the library makes */
     pyr_field_t *fields[PYR_MAX_FIELDS] = {NULL};
     const int nfields = pyr_scheme_field_count(o->equation);
@@ -107,16 +120,16 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
         double fit = 0;
         pyr_model_prediction_t pr;
         st = pyr_model_predict_pass(plan, k, PYR_MODEL_OVERLAPPED, h, &pr);
-        /* The uploads beside downloads run 1.16-1.40x slower than alone; a pass more than 1.5x
-         * the model's is something else mispriced (a compute-bound pass of a scheme whose kernels
-         * run slower in pieces than calibrated: Maxwell's fitted to 20 us per row), which this
-         * cost must not stand for: it stays unknown (0). */
-        const int fits = st == PYR_OK && best <= PYR_PASS_FIT_MAX * pr.seconds;
-        if (fits) st = pyr_model_fit_up_row_both(plan, k, h, best, &fit);
+        /* the excess counts as this cost only where the model's uploads beside downloads at no less
+         * than half their rate reach it (observed: 1.16-1.40x slower); Maxwell's 3D pass, 124 ms
+         * against 51, would need 20 us per row: its kernels, not its copies */
+        int explained = 0;
+        if (st == PYR_OK) st = pyr_model_fit_up_row_both(plan, k, h, best, &fit, &explained);
         if (st == PYR_OK) k->up_row_both = fit;
+        const int fits = explained;
         if (st == PYR_OK && out) *out = (pyr_calibrate_pass_t){n, h, best, pr.seconds, fits};
     }
     for (int i = 0; i < nfields; i++) pyr_field_destroy(&fields[i]);
     pyr_plan_destroy(&plan);
-    return st == PYR_OK ? PYR_OK : pyr_fail_context(st, "timing a pass of cubes: ");
+    return st == PYR_OK ? PYR_OK : pyr_fail_context(st, "timing a pass of %s: ", o->dims == 3 ? "cubes" : "blocks");
 }
