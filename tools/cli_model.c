@@ -246,6 +246,8 @@ int pyr_cli_calibrate(int argc, char **argv)
                 /* a variant asked for is recorded, and plans take it; the default stays implicit */
                 if (!kernel[0]) rec.kernel[0] = 0;
                 if (pyr_cli_verbosity >= 0) describe_constants(label, &rec.k, pyr_precision_size(o.precision));
+                if (pyr_cli_verbosity >= 0 && pass.note[0])
+                    printf("    no pass of cubes timed (%s): the cost of part-row uploads beside downloads stays unknown\n", pass.note);
                 if (pyr_cli_verbosity >= 0 && pass.n > 0)
                     printf("    a pass of %s (%lld^%d at a quarter of it, height %lld): %.1f ms, the model %.1f ms without %s\n",
                            d == 3 ? "cubes" : "blocks", (long long)pass.n, d, (long long)pass.height, 1e3 * pass.measured, 1e3 * pass.model,

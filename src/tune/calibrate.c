@@ -599,6 +599,15 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
     else if (c.host.data) c.ops->host_free(c.ctx, c.host.data);
     c.ops->destroy(c.ctx);
     /* last, with the device's memory free again: what a real pass of cubes adds (calibrate_pass.c) */
-    if (st == PYR_OK) st = pyr_calibrate_pass(&oo, oo.kernel, k, o->pass);
+    if (st == PYR_OK) {
+        /* a host too small for the pass's grid keeps the other constants, the cost unknown (0) */
+        st = pyr_calibrate_pass(&oo, oo.kernel, k, o->pass);
+        if (st == PYR_ERR_NOMEM || st == PYR_ERR_BUDGET) {
+            if (o->pass) snprintf(o->pass->note, sizeof o->pass->note, "%s", pyr_last_error());
+            pyr_clear_error();
+            k->up_row_both = 0;
+            st = PYR_OK;
+        }
+    }
     return st;
 }

@@ -26,6 +26,7 @@ typedef struct pyr_calibrate_pass {
     double measured;        /* seconds per pass, best of two runs of three timed passes */
     double model;           /* the model's seconds per pass without up_row_both */
     int fitted;             /* 0: slower than this cost can make it (uploads beside downloads at half their rate): left 0 */
+    char note[200];         /* why none ran where memory was short (the calibration goes on without it), else "" */
 } pyr_calibrate_pass_t;
 
 /* Measure every constant of the model for one backend, scheme, precision and

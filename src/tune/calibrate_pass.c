@@ -127,7 +127,13 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
         if (st == PYR_OK) st = pyr_model_fit_up_row_both(plan, k, h, best, &fit, &explained);
         if (st == PYR_OK) k->up_row_both = fit;
         const int fits = explained;
-        if (st == PYR_OK && out) *out = (pyr_calibrate_pass_t){n, h, best, pr.seconds, fits};
+        if (st == PYR_OK && out) {
+            out->n = n;
+            out->height = h;
+            out->measured = best;
+            out->model = pr.seconds;
+            out->fitted = fits;
+        }
     }
     for (int i = 0; i < nfields; i++) pyr_field_destroy(&fields[i]);
     pyr_plan_destroy(&plan);
