@@ -413,6 +413,32 @@ static char *read_all(const char *path)
     return buf;
 }
 
+static void write_all(const char *path, const char *text);
+
+/* Write to path the wisdom text with its fields from the one starting with
+ * `from` up to compute= left out (a record of an older format), its
+ * checksum made again (FNV-1a 64, as the file format says); 0 when the text
+ * has no such field. */
+static int write_older(const char *path, const char *text, const char *from)
+{
+    char *older = strdup(text);
+    char *at = older ? strstr(older, from) : NULL;
+    char *end = at ? strstr(at, "\tcompute=") : NULL;
+    char *cs = NULL;
+    if (at && end) {
+        memmove(at, end, strlen(end) + 1);
+        cs = strstr(older, "checksum\t");
+    }
+    if (cs) {
+        uint64_t h = 1469598103934665603ULL;
+        for (const char *q = older; q < cs; q++) h = (h ^ (unsigned char)*q) * 1099511628211ULL;
+        sprintf(cs, "checksum\t%016llx\n", (unsigned long long)h);
+        write_all(path, older);
+    }
+    free(older);
+    return cs != NULL;
+}
+
 static void write_all(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
@@ -605,50 +631,24 @@ static void test_wisdom(const char *dir)
     }
 
     /* a record of the format before up_row_both (24 fields) is read, with it unset and the rest kept */
-    if (text) {
-        char *older = strdup(text);
-        char *at = strstr(older, "\tup_row_both=");
-        char *end = at ? strstr(at, "\tcompute=") : NULL;
-        CHECK(at && end, "no up_row_both field in the wisdom text");
-        if (at && end) {
-            memmove(at, end, strlen(end) + 1);
-            char *cs = strstr(older, "checksum\t");
-            uint64_t h = 1469598103934665603ULL;
-            for (const char *q = older; q < cs; q++) h = (h ^ (unsigned char)*q) * 1099511628211ULL;
-            sprintf(cs, "checksum\t%016llx\n", (unsigned long long)h);
-            write_all(path, older);
-            pyr_wisdom_init(r);
-            CHECK_OK(pyr_wisdom_load(path, r, &found));
-            pyr_model_constants_t want = rec.k;
-            want.up_row_both = 0;
-            CHECK(found && r->nconstants == 1 && !memcmp(&r->constants[0].k, &want, sizeof want),
-                  "a 24-field record was not read as such (found %d, %d constants)", found, r->nconstants);
-        }
-        free(older);
-    }
+    if (text && write_older(path, text, "\tup_row_both=")) {
+        pyr_wisdom_init(r);
+        CHECK_OK(pyr_wisdom_load(path, r, &found));
+        pyr_model_constants_t want = rec.k;
+        want.up_row_both = 0;
+        CHECK(found && r->nconstants == 1 && !memcmp(&r->constants[0].k, &want, sizeof want),
+              "a 24-field record was not read as such (found %d, %d constants)", found, r->nconstants);
+    } else CHECK(!text, "no up_row_both field in the wisdom text");
 
     /* a record of the previous format (17 fields, no ragged-row costs) is read, with those unset */
-    if (text) {
-        char *older = strdup(text);
-        char *at = strstr(older, "\tup_ragged=");
-        char *end = at ? strstr(at, "\tcompute=") : NULL;
-        CHECK(at && end, "no ragged-row fields in the wisdom text");
-        if (at && end) {
-            memmove(at, end, strlen(end) + 1);
-            char *cs = strstr(older, "checksum\t");
-            uint64_t h = 1469598103934665603ULL; /* FNV-1a 64, as the file format says */
-            for (const char *q = older; q < cs; q++) h = (h ^ (unsigned char)*q) * 1099511628211ULL;
-            sprintf(cs, "checksum\t%016llx\n", (unsigned long long)h);
-            write_all(path, older);
-            pyr_wisdom_init(r);
-            CHECK_OK(pyr_wisdom_load(path, r, &found));
-            CHECK(found && r->nconstants == 1 && r->constants[0].k.up_ragged == 0 && r->constants[0].k.down_ragged == 0 &&
-                      r->constants[0].k.up_part_row == 0 && r->constants[0].k.down_part_row == 0 &&
-                      r->constants[0].k.down_strided == rec.k.down_strided,
-                  "a 17-field record was not read as such (found %d, %d constants)", found, r->nconstants);
-        }
-        free(older);
-    }
+    if (text && write_older(path, text, "\tup_ragged=")) {
+        pyr_wisdom_init(r);
+        CHECK_OK(pyr_wisdom_load(path, r, &found));
+        CHECK(found && r->nconstants == 1 && r->constants[0].k.up_ragged == 0 && r->constants[0].k.down_ragged == 0 &&
+                  r->constants[0].k.up_part_row == 0 && r->constants[0].k.down_part_row == 0 &&
+                  r->constants[0].k.down_strided == rec.k.down_strided,
+              "a 17-field record was not read as such (found %d, %d constants)", found, r->nconstants);
+    } else CHECK(!text, "no ragged-row fields in the wisdom text");
 
     /* import: a valid file merges into an empty wisdom */
     write_all(path, text ? text : "");

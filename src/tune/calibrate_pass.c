@@ -11,27 +11,12 @@
 #include <string.h>
 
 #include "backend/device.h"
-#include "core/clock.h"
 #include "core/error.h"
 #include "plan/model.h"
 #include "plan/plan.h"
 #include "schemes/scheme.h"
 #include "tune/calibrate.h"
 #include "tune/tune.h"
-
-typedef struct {
-    double t[8];
-    int n;
-} pass_clock_t;
-
-static int on_pass(void *user, int64_t done, int64_t total)
-{
-    (void)done;
-    (void)total;
-    pass_clock_t *pc = user;
-    if (pc->n < 8) pc->t[pc->n++] = pyr_now_s();
-    return 0;
-}
 
 pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kernel, pyr_model_constants_t *k, pyr_calibrate_pass_t *out)
 {
@@ -111,8 +96,8 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     }
     double best = INFINITY;
     for (int r = 0; r < 2 && st == PYR_OK; r++) {
-        pass_clock_t pc = {{0}, 0};
-        pyr_hooks_t hooks = {.progress = on_pass, .user = &pc};
+        pyr_pass_clock_t pc = {{0}, 0};
+        pyr_hooks_t hooks = {.progress = pyr_pass_clock_hook, .user = &pc};
         st = pyr_execute_fields(plan, fields, nfields, &hooks, NULL);
         if (st == PYR_OK && pc.n >= 4 && (pc.t[3] - pc.t[0]) / 3 < best) best = (pc.t[3] - pc.t[0]) / 3;
     }

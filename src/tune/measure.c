@@ -15,17 +15,12 @@
 
 /* ------------------------------------------------------------- MEASURE */
 
-typedef struct {
-    double t[4];
-    int n;
-} pass_times_t;
-
-static int on_pass(void *user, int64_t done, int64_t total)
+int pyr_pass_clock_hook(void *user, int64_t done, int64_t total)
 {
     (void)done;
     (void)total;
-    pass_times_t *pt = user;
-    if (pt->n < 4) pt->t[pt->n++] = pyr_now_s();
+    pyr_pass_clock_t *pc = user;
+    if (pc->n < (int)(sizeof pc->t / sizeof pc->t[0])) pc->t[pc->n++] = pyr_now_s();
     return 0;
 }
 
@@ -71,8 +66,8 @@ static pyr_status_t measure_candidate(const pyr_plan_t *full, double *seconds)
     if (st == PYR_OK) st = pyr_field_init(f, &q);
     double best = INFINITY;
     for (int r = 0; r < 2 && st == PYR_OK; r++) {
-        pass_times_t pt = {{0}, 0};
-        pyr_hooks_t hooks = {.progress = on_pass, .user = &pt};
+        pyr_pass_clock_t pt = {{0}, 0};
+        pyr_hooks_t hooks = {.progress = pyr_pass_clock_hook, .user = &pt};
         st = pyr_execute(small, f, &hooks, NULL);
         if (st == PYR_OK && pt.n >= 3 && pt.t[2] - pt.t[0] < best) best = pt.t[2] - pt.t[0];
     }

@@ -21,4 +21,12 @@ pyr_status_t pyr_plan_create_on(const pyr_problem_t *problem, const pyr_options_
  * one) the plan's variant. */
 pyr_status_t pyr_tune_measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t budget, pyr_decomp_t *decomp, int64_t *h, int *slots);
 
+/* The clock of a timed run (MEASURE, the calibration's pass of cubes): the
+ * times of its first passes' ends, taken by the progress hook. */
+typedef struct {
+    double t[8];
+    int n;
+} pyr_pass_clock_t;
+int pyr_pass_clock_hook(void *user, int64_t done, int64_t total);
+
 #endif
