@@ -68,7 +68,7 @@ static void describe_constants(const char *label, const pyr_model_constants_t *k
            1e9 * k->up_ragged, 1e9 * k->down_ragged,
            1e9 * k->up_row_busy, 1e9 * k->down_row_busy, 1e9 * k->row, 1e6 * k->call, 1e6 * k->launch, 1e9 * k->compute[0], 1e-9 / k->compute[0],
            1e9 * pyr_model_compute_cost(k, 8), 1e9 * pyr_model_compute_cost(k, 64), 1e9 * k->compute_row);
-    if (k->up_row_both > 0) printf("    + %.3g ns per part row uploaded beside downloads (fitted to a pass of blocks or cubes)\n", 1e9 * k->up_row_both);
+    if (k->up_row_both > 0) printf("    + %.3g ns per part row uploaded beside downloads (fitted to a pass of cubes)\n", 1e9 * k->up_row_both);
 }
 
 static void calibrate_usage(FILE *out)
@@ -249,8 +249,8 @@ int pyr_cli_calibrate(int argc, char **argv)
                 if (pyr_cli_verbosity >= 0 && pass.note[0])
                     printf("    no pass of cubes timed (%s): the cost of part-row uploads beside downloads stays unknown\n", pass.note);
                 if (pyr_cli_verbosity >= 0 && pass.n > 0)
-                    printf("    a pass of %s (%lld^%d at a quarter of it, height %lld): %.1f ms, the model %.1f ms without %s\n",
-                           d == 3 ? "cubes" : "blocks", (long long)pass.n, d, (long long)pass.height, 1e3 * pass.measured, 1e3 * pass.model,
+                    printf("    a pass of cubes (%lld^3 at a quarter of it, height %lld): %.1f ms, the model %.1f ms without %s\n",
+                           (long long)pass.n, (long long)pass.height, 1e3 * pass.measured, 1e3 * pass.model,
                            !pass.fitted ? "a cost of uploads beside downloads, which at half their rate would not explain it: none fitted"
                            : rec.k.up_row_both > 0 ? "the cost above" : "a cost of uploads beside downloads: none needed");
                 if (pyr_cli_verbosity >= 0 && pyr_lv_valid(&rec.k.lv)) pyr_cli_describe_lv(&rec.k.lv, device);

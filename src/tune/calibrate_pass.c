@@ -31,7 +31,7 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     pyr_problem_t q;
     pyr_problem_default(&q);
     q.equation = o->equation;
-    q.dims = o->dims;
+    q.dims = 3;
     q.precision = o->precision;
     q.poisson.rhs = PYR_RHS_SINE;
     q.poisson.tolerance = 0;
@@ -40,11 +40,9 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     int nf = 0;
     for (unsigned u = scheme->fields_used(&q); u; u >>= 1) nf += (int)(u & 1);
     if (nf < 1) nf = 1;
-    const double values = 1073741824.0 / (double)(nf * pyr_precision_size(o->precision));
-    int64_t n = (int64_t)(o->dims == 3 ? cbrt(values) : sqrt(values));
-    n |= 1;
+    const int64_t n = (int64_t)cbrt(1073741824.0 / (double)(nf * pyr_precision_size(o->precision))) | 1;
     for (int a = 0; a < 3; a++) {
-        q.n[a] = a < o->dims ? n : 1;
+        q.n[a] = n;
         q.length[a] = 1.0;
     }
     q.heat.dt = 0.1 / ((double)(n - 1) * (double)(n - 1)); /* r = 0.1 per axis */
@@ -59,18 +57,17 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     opt.decomposition = PYR_DECOMP_BLOCKS;
     opt.plan_mode = PYR_PLAN_ESTIMATE;
     opt.snapshot_every = 0;
-    const uint64_t grid_bytes = (uint64_t)(q.n[0] * q.n[1] * q.n[2]) * pyr_precision_size(o->precision) * (uint64_t)nf;
+    const uint64_t grid_bytes = (uint64_t)(n * n * n) * pyr_precision_size(o->precision) * (uint64_t)nf;
     opt.memory = grid_bytes / 4;
     if (kernel) snprintf(opt.kernel, sizeof opt.kernel, "%s", kernel);
     /* The height the planner picks for a long run of it from the constants measured so far (a run's
      * steps bound its height), halved until the model's uploads set the pass's pace (a cost of
-     * uploads is timed where they are what the pass waits for: 2D blocks at the planner's h317 are
-     * compute-bound, and there the model's compute errs by more); then four passes of it, the
-     * last three timed. */
+     * uploads is timed where they are what the pass waits for, not where the model's compute may
+     * err by more); then four passes of it, the last three timed. */
     q.steps = 4096;
     pyr_plan_t *plan = NULL;
     pyr_status_t st = pyr_plan_create_with_model(&q, &opt, k, PYR_MODEL_AUTO, &plan);
-    if (st != PYR_OK) return pyr_fail_context(st, "timing a pass of %s: ", o->dims == 3 ? "cubes" : "blocks");
+    if (st != PYR_OK) return pyr_fail_context(st, "timing a pass of cubes: ");
     int64_t h = plan->height;
     for (;;) {
         pyr_model_prediction_t pr;
@@ -85,7 +82,7 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     q.steps = 4 * h;
     opt.height = h;
     if (st == PYR_OK) st = pyr_plan_create_with_model(&q, &opt, k, PYR_MODEL_AUTO, &plan);
-    if (st == PYR_OK && plan->resident) st = pyr_fail(PYR_ERR_INTERNAL, "the plan of a %lld^%d grid at a quarter of it is resident", (long long)n, o->dims);
+    if (st == PYR_OK && plan->resident) st = pyr_fail(PYR_ERR_INTERNAL, "the plan of a %lld^3 grid at a quarter of it is resident", (long long)n);
     /* the scheme's state fields, from the problem's initial kind; inputs and auxiliaries the library makes */
     pyr_field_t *fields[PYR_MAX_FIELDS] = {NULL};
     const int nfields = pyr_scheme_field_count(o->equation);
@@ -111,16 +108,15 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
         int explained = 0;
         if (st == PYR_OK) st = pyr_model_fit_up_row_both(plan, k, h, best, &fit, &explained);
         if (st == PYR_OK) k->up_row_both = fit;
-        const int fits = explained;
         if (st == PYR_OK && out) {
             out->n = n;
             out->height = h;
             out->measured = best;
             out->model = pr.seconds;
-            out->fitted = fits;
+            out->fitted = explained;
         }
     }
     for (int i = 0; i < nfields; i++) pyr_field_destroy(&fields[i]);
     pyr_plan_destroy(&plan);
-    return st == PYR_OK ? PYR_OK : pyr_fail_context(st, "timing a pass of %s: ", o->dims == 3 ? "cubes" : "blocks");
+    return st == PYR_OK ? PYR_OK : pyr_fail_context(st, "timing a pass of cubes: ");
 }
