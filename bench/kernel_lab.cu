@@ -74,7 +74,7 @@ template <typename T> static int lab(int dims, int nx, int ny, int nz, int K, in
     if (n <= ((size_t)1 << 28)) {
         T *x = a, *y = b;
         for (int i = 0; i < 2; i++) {
-            CK((fused_launch<T, (sizeof(T) == 4 ? 4 : 2), (sizeof(T) == 4 ? 4 : 2), HeatOp<T>, 15, 5>(dims, x, y, &L, boxes, K, op, &tune, 0)));
+            CK((fused_launch<T, (sizeof(T) == 4 ? 4 : 2), (sizeof(T) == 4 ? 4 : 2), HeatOp<T>, 15, 5>(dims, x, y, &L, boxes, K, op, &tune, NULL, 0)));
             T *t = x;
             x = y;
             y = t;
@@ -112,7 +112,7 @@ template <typename T> static int lab(int dims, int nx, int ny, int nz, int K, in
         T *x = a, *y = b;
         CK(cudaEventRecord(e0));
         for (int i = 0; i < launches; i++) {
-            CK((fused_launch<T, (sizeof(T) == 4 ? 4 : 2), (sizeof(T) == 4 ? 4 : 2), HeatOp<T>, 15, 5>(dims, x, y, &L, boxes, K, op, &tune, 0)));
+            CK((fused_launch<T, (sizeof(T) == 4 ? 4 : 2), (sizeof(T) == 4 ? 4 : 2), HeatOp<T>, 15, 5>(dims, x, y, &L, boxes, K, op, &tune, NULL, 0)));
             T *t = x;
             x = y;
             y = t;

@@ -670,7 +670,7 @@ static int probe_replay3d(void)
                             b.hi[a] = s1[a] == N ? ext - 1 : ext - l;
                         }
                         CK((fused_launch<float, 4, 4, HeatOp<float>, 15, 5>(3, (const float *)layer[s][(l - 1) & 1], (float *)layer[s][l & 1], &L,
-                                                                        &b, 1, op, &tune, st[s])));
+                                                                        &b, 1, op, &tune, NULL, st[s])));
                     }
                 } else if (V[v].kernel) {
                     size_t n = pitch / 4 * S * S;

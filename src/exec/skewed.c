@@ -99,6 +99,7 @@ typedef struct {
     void *b[2];
     pyr_box_t interior;
     unsigned char *only; /* only[j]: call j's kernel writes nothing but its result (last_box_only) */
+    unsigned char *kin;  /* kin[j]: call j's kernel saves the next piece's halo itself (kernels.h saves) */
 } piece_calls_t;
 
 static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v)
@@ -109,9 +110,17 @@ static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *ca
     return view(P->e, v, &call->window, P->b[j & 1], P->A - s - P->G, P->b[(j & 1) ^ 1], P->A - s - c - P->G, P->planes);
 }
 
-/* Call j's kernel call (its layer boxes in the executor's array); *computes
- * = 0 when it computes nothing. */
-static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v, pyr_kernel_call_t *kc, int *computes)
+/* A view of call j's halo store over its save box (whole planes: the store's layout). */
+static pyr_status_t store_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hs)
+{
+    return view(P->e, hs, &call->save, P->e->halo[j], call->b - P->sj[j] - 2 * P->steps[j], NULL, 0, P->G);
+}
+
+/* Call j's kernel call (its layer boxes in the executor's array, its save
+ * into the view hs where the kernel saves it); *computes = 0 when it
+ * computes nothing. */
+static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v, pyr_piece_t *hs,
+                                pyr_kernel_call_t *kc, int *computes)
 {
     exec_t *e = P->e;
     const pyr_plan_t *plan = e->plan;
@@ -126,7 +135,27 @@ static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *
                               .variant = &plan->variant,
                               .step = P->step + P->sj[j],
                               .grid = &P->grid};
+    if (P->kin[j]) {
+        PYR_TRY(store_view(P, j, call, hs));
+        kc->save_to = hs;
+        kc->save = pyr_skew_kernel_save(plan, call);
+    }
     return PYR_OK;
+}
+
+/* Whether call j's kernel saves the next piece's halo itself (kernels.h
+ * saves): only where there is a next piece. */
+static int saves_in_kernel(const piece_calls_t *P, int j)
+{
+    pyr_skew_call_t call;
+    pyr_piece_t v, hs;
+    if (P->t + 1 >= P->np) return 0;
+    if (call_view(P, j, &call, &v) != PYR_OK || (!pyr_box_empty(&call.save) && store_view(P, j, &call, &hs) != PYR_OK)) {
+        pyr_clear_error(); /* the call itself will say what is wrong */
+        return 0;
+    }
+    if (pyr_box_empty(&call.save)) return 0;
+    return pyr_skew_saves(P->e->plan, P->e->ctx, &call, &v, &hs, P->step + P->sj[j], &P->grid);
 }
 
 /* Whether call j's kernel writes nothing but its result (kernels.h
@@ -182,12 +211,12 @@ static pyr_status_t fill_input(const piece_calls_t *P, int q, int j)
  * its low planes came from, for the next piece. */
 static pyr_status_t save_top(const piece_calls_t *P, int q, int j)
 {
-    if (j >= P->ncalls || P->t + 1 >= P->np) return PYR_OK;
+    if (j >= P->ncalls || P->t + 1 >= P->np || P->kin[j]) return PYR_OK; /* kin: the kernel saves it */
     pyr_skew_call_t call;
     pyr_piece_t v, hs;
     PYR_TRY(call_view(P, j, &call, &v));
     if (pyr_box_empty(&call.save)) return PYR_OK;
-    PYR_TRY(view(P->e, &hs, &call.save, P->e->halo[j], call.b - P->sj[j] - 2 * P->steps[j], NULL, 0, P->G));
+    PYR_TRY(store_view(P, j, &call, &hs));
     return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 0, &call.save);
 }
 
@@ -238,7 +267,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
     if (!e->halo) PYR_TRY(alloc_halo(e));
     int steps[PYR_SKEW_MAX_CALLS];
     int64_t sj[PYR_SKEW_MAX_CALLS];
-    unsigned char only[PYR_SKEW_MAX_CALLS];
+    unsigned char only[PYR_SKEW_MAX_CALLS], kin[PYR_SKEW_MAX_CALLS];
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     if (ncalls > e->nhalo) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %d calls, %d halo stores", ncalls, e->nhalo);
     for (int j = 0; j < ncalls; j++) sj[j] = j ? sj[j - 1] + steps[j - 1] : 0;
@@ -253,7 +282,9 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
      * j - 1's kernel, with call j + 1 waiting for them - the fill only when call j + 1's faces go into its
      * input alone (its kernel is last-box-only too).  A kernel of several launches writes its middle
      * layers into both buffers: then the save runs on the slot before it and the fill after it, the order
-     * on a runtime without a lane. */
+     * on a runtime without a lane.  Where call j's kernel saves its top planes itself (kernels.h saves:
+     * kin[j]), there is no save copy: the kernel writes the store while it runs, after call j's fill read
+     * that store (the fill comes before the kernel on the slot, or on the lane before its LANE mark). */
     const int lane = ops->lanes > 0 && ops->mark && ops->after_mark ? ops->slots : -1;
     for (int64_t t = 0; t < np; t++) {
         const int64_t T = e->skew_issued + t; /* the piece's number in the run */
@@ -275,8 +306,9 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
                            .interior = pyr_plan_interior(plan),
                            .step = step,
                            .grid = grid,
-                           .only = only};
-        pyr_piece_t v;
+                           .only = only,
+                           .kin = kin};
+        pyr_piece_t v, hs;
         pyr_kernel_call_t kc;
         const pyr_box_t ub = pyr_skew_upload(plan, t);
         if (!pyr_box_empty(&ub)) {
@@ -287,13 +319,16 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
         }
         /* the spare and the halo stores were piece T - 1's (this pass's or the last one's) until its calls ended */
         if (T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_COMPUTE));
-        for (int j = 0; j < ncalls; j++) only[j] = (unsigned char)last_box_only(&P, j);
+        for (int j = 0; j < ncalls; j++) {
+            only[j] = (unsigned char)last_box_only(&P, j);
+            kin[j] = (unsigned char)saves_in_kernel(&P, j);
+        }
         PYR_TRY(fill_input(&P, slot, 0));
         for (int j = -1; j < ncalls; j++) {
             if (j >= 0) {
                 if (!save_beside(&P, lane, j)) PYR_TRY(save_top(&P, slot, j));
                 int computes;
-                PYR_TRY(kernel_call(&P, j, &call, &v, &kc, &computes));
+                PYR_TRY(kernel_call(&P, j, &call, &v, &hs, &kc, &computes));
                 if (computes) {
                     for (int i = 0; i < kc.nboxes; i++) e->count.computed += (uint64_t)pyr_box_volume(&kc.boxes[i]);
                     PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));

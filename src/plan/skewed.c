@@ -163,6 +163,30 @@ int pyr_skew_last_box_only(const pyr_plan_t *plan, void *ctx, const pyr_skew_cal
     return k->last_box_only(ctx, &kc);
 }
 
+pyr_box_t pyr_skew_kernel_save(const pyr_plan_t *plan, const pyr_skew_call_t *call)
+{
+    pyr_box_t b = call->save;
+    if (pyr_box_empty(&call->result) || pyr_box_empty(&b)) return (pyr_box_t){{0, 0, 0}, {0, 0, 0}};
+    for (int a = 0; a < pyr_skew_axis(plan); a++) {
+        b.lo[a] = call->result.lo[a];
+        b.hi[a] = call->result.hi[a];
+    }
+    return b;
+}
+
+int pyr_skew_saves(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, const pyr_piece_t *st,
+                   int64_t step, const pyr_grid_dims_t *grid)
+{
+    const pyr_kernel_t *k = plan->kernel;
+    const pyr_box_t save = pyr_skew_kernel_save(plan, call);
+    pyr_box_t boxes[64];
+    if (!k || !k->saves || pyr_box_empty(&save) || call->c < 1 || call->c > 64) return 0;
+    for (int i = 1; i <= call->c; i++) boxes[i - 1] = pyr_skew_layer_box(plan, call, i);
+    const pyr_kernel_call_t kc = {.piece = v, .coef = &plan->coef, .boxes = boxes, .nboxes = call->c, .variant = &plan->variant,
+                                  .step = step, .grid = grid, .save_to = st, .save = save};
+    return k->saves(ctx, &kc);
+}
+
 void pyr_skew_view_shape(const pyr_plan_t *plan, const pyr_box_t *box, pyr_piece_t *v)
 {
     memset(v, 0, sizeof *v);

@@ -13,7 +13,9 @@
  * step at both ends, ending on the piece's planes [A - s - c, B - s - c) of
  * layer s + c.  The window's lowest 2c planes of layer s are the previous
  * piece's top ones: that piece saved them into the call's halo store on the
- * device (2c planes per call of a pass), this one copies them in.  So each
+ * device (2c planes per call of a pass; a copy, or the call's kernel writes
+ * them there as it reads them where it can: kernels.h saves, the 3D float
+ * CUDA kernels and the CPU's one-step calls), this one copies them in.  So each
  * value goes up once and down once per pass, whatever the height, and only
  * the c(c - 1) planes of each call's lower trapezoid are computed twice.
  *
@@ -84,6 +86,17 @@ void pyr_skew_view_shape(const pyr_plan_t *plan, const pyr_box_t *box, pyr_piece
  * the model prices them so. */
 int pyr_skew_last_box_only(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, int64_t step,
                            const pyr_grid_dims_t *grid);
+
+/* The nodes of a call's save (the next piece's halo) that its kernel copies out itself where the kernel
+ * can (kernels.h saves): the save box across the result's columns and rows (2D: columns), the interior;
+ * empty where the call computes nothing or saves nothing.  A computing call's fill takes only the
+ * interior of its store (the resident faces give the rest), so the stores' boundary faces need no save. */
+pyr_box_t pyr_skew_kernel_save(const pyr_plan_t *plan, const pyr_skew_call_t *call);
+
+/* Whether call's kernel saves it (kernels.h saves), asked as pyr_skew_last_box_only is, with st a view of
+ * its halo store over call->save (its buffer may be NULL: the model asks before any exist). */
+int pyr_skew_saves(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, const pyr_piece_t *st,
+                   int64_t step, const pyr_grid_dims_t *grid);
 
 /* Nodes of piece p uploaded at the start of a pass (whole planes of the
  * interior's range along the axis) and downloaded at its end (height h). */
