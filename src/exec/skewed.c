@@ -150,11 +150,15 @@ static int saves_in_kernel(const piece_calls_t *P, int j)
     pyr_skew_call_t call;
     pyr_piece_t v, hs;
     if (P->t + 1 >= P->np) return 0;
-    if (call_view(P, j, &call, &v) != PYR_OK || (!pyr_box_empty(&call.save) && store_view(P, j, &call, &hs) != PYR_OK)) {
+    if (call_view(P, j, &call, &v) != PYR_OK) {
         pyr_clear_error(); /* the call itself will say what is wrong */
         return 0;
     }
     if (pyr_box_empty(&call.save)) return 0;
+    if (store_view(P, j, &call, &hs) != PYR_OK) {
+        pyr_clear_error(); /* as above: the save will say it */
+        return 0;
+    }
     return pyr_skew_saves(P->e->plan, P->e->ctx, &call, &v, &hs, P->step + P->sj[j], &P->grid);
 }
 

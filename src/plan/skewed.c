@@ -150,16 +150,26 @@ void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
     sum->redundant = sum->computed - pyr_plan_useful(plan, h);
 }
 
+/* The kernel call of a computing call, its layer boxes in `boxes` (at most 64), for the kernel's questions
+ * (last_box_only, saves); 0 where it has more layers than that. */
+static int question_call(const pyr_plan_t *plan, const pyr_skew_call_t *call, const pyr_piece_t *v, int64_t step,
+                         const pyr_grid_dims_t *grid, pyr_box_t boxes[64], pyr_kernel_call_t *kc)
+{
+    if (call->c < 1 || call->c > 64) return 0;
+    for (int i = 1; i <= call->c; i++) boxes[i - 1] = pyr_skew_layer_box(plan, call, i);
+    *kc = (pyr_kernel_call_t){.piece = v, .coef = &plan->coef, .boxes = boxes, .nboxes = call->c, .variant = &plan->variant,
+                              .step = step, .grid = grid};
+    return 1;
+}
+
 int pyr_skew_last_box_only(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, int64_t step,
                            const pyr_grid_dims_t *grid)
 {
     if (pyr_box_empty(&call->result)) return 1;
     const pyr_kernel_t *k = plan->kernel;
     pyr_box_t boxes[64];
-    if (!k || !k->last_box_only || call->c < 1 || call->c > 64) return 0;
-    for (int i = 1; i <= call->c; i++) boxes[i - 1] = pyr_skew_layer_box(plan, call, i);
-    const pyr_kernel_call_t kc = {.piece = v, .coef = &plan->coef, .boxes = boxes, .nboxes = call->c, .variant = &plan->variant,
-                                  .step = step, .grid = grid};
+    pyr_kernel_call_t kc;
+    if (!k || !k->last_box_only || !question_call(plan, call, v, step, grid, boxes, &kc)) return 0;
     return k->last_box_only(ctx, &kc);
 }
 
@@ -180,10 +190,10 @@ int pyr_skew_saves(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *cal
     const pyr_kernel_t *k = plan->kernel;
     const pyr_box_t save = pyr_skew_kernel_save(plan, call);
     pyr_box_t boxes[64];
-    if (!k || !k->saves || pyr_box_empty(&save) || call->c < 1 || call->c > 64) return 0;
-    for (int i = 1; i <= call->c; i++) boxes[i - 1] = pyr_skew_layer_box(plan, call, i);
-    const pyr_kernel_call_t kc = {.piece = v, .coef = &plan->coef, .boxes = boxes, .nboxes = call->c, .variant = &plan->variant,
-                                  .step = step, .grid = grid, .save_to = st, .save = save};
+    pyr_kernel_call_t kc;
+    if (!k || !k->saves || pyr_box_empty(&save) || !question_call(plan, call, v, step, grid, boxes, &kc)) return 0;
+    kc.save_to = st;
+    kc.save = save;
     return k->saves(ctx, &kc);
 }
 
