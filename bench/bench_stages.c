@@ -188,11 +188,13 @@ int main(int argc, char **argv)
                info.slots, pieces, up, cp, comp, down, band, pass, iss_up, iss_down, pr.upload * 1e3, pr.compute * 1e3, pr.download * 1e3, pr.host * 1e3, pr.seconds * 1e3,
                cells / (pass * 1e-3) * 1e-9, cells / pr.seconds * 1e-9);
         if (dims == 3)
-            printf("    3D fused launches per pass: %.1f streaming z, %.1f streaming y (saving a halo: %.1f, %.1f)\n",
+            printf("    3D fused launches per pass: %.1f streaming z, %.1f streaming y (saving a halo: %.1f, %.1f; filling: %.1f, %.1f)\n",
                    (double)(se.at_last.fused3d_z - se.at_first.fused3d_z) / (double)(passes - 1),
                    (double)(se.at_last.fused3d_y - se.at_first.fused3d_y) / (double)(passes - 1),
                    (double)(se.at_last.saves3d_z - se.at_first.saves3d_z) / (double)(passes - 1),
-                   (double)(se.at_last.saves3d_y - se.at_first.saves3d_y) / (double)(passes - 1));
+                   (double)(se.at_last.saves3d_y - se.at_first.saves3d_y) / (double)(passes - 1),
+                   (double)(se.at_last.fills3d_z - se.at_first.fills3d_z) / (double)(passes - 1),
+                   (double)(se.at_last.fills3d_y - se.at_first.fills3d_y) / (double)(passes - 1));
         if (nspans) timeline_report(spans, nspans, passes, timeline);
         free(spans);
         fflush(stdout);

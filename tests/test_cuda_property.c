@@ -221,12 +221,14 @@ int main(int argc, char **argv)
     /* both orientations of the 3D fused launches ran (launch_tiles3d.h: boxes thin in z stream y) */
     pyr_cuda_stats_t st;
     pyr_cuda_get_stats(&st);
-    printf("3D fused launches: %lld streaming z, %lld streaming y; of them saving a skewed call's halo: %lld, %lld\n", st.fused3d_z,
-           st.fused3d_y, st.saves3d_z, st.saves3d_y);
+    printf("3D fused launches: %lld streaming z, %lld streaming y; of them saving a skewed call's halo: %lld, %lld; filling it: %lld, %lld\n",
+           st.fused3d_z, st.fused3d_y, st.saves3d_z, st.saves3d_y, st.fills3d_z, st.fills3d_y);
     CHECK(cases - first < 100 || (st.fused3d_z > 0 && st.fused3d_y > 0), "3D fused launches: %lld streaming z, %lld streaming y",
           st.fused3d_z, st.fused3d_y);
-    /* and both made the skewed executor's halo saves themselves (kernels.h saves) */
+    /* and both took the skewed executor's halo themselves (kernels.h halo) */
     CHECK(cases - first < 100 || (st.saves3d_z > 0 && st.saves3d_y > 0), "3D launches saving a halo: %lld streaming z, %lld streaming y",
           st.saves3d_z, st.saves3d_y);
+    CHECK(cases - first < 100 || (st.fills3d_z > 0 && st.fills3d_y > 0), "3D launches filling a halo: %lld streaming z, %lld streaming y",
+          st.fills3d_z, st.fills3d_y);
     return check_report();
 }

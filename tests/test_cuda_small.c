@@ -133,7 +133,7 @@ static void cases_3d(void)
     one(3, 202, 31, 16, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "3");
     one(3, 202, 31, 16, PYR_DOUBLE, 9, PYR_METHOD_NAIVE, PYR_DECOMP_AUTO, 0, 0, "9", "5");
     one(3, 60, 48, 20, PYR_FLOAT, 20, PYR_METHOD_PYRAMID, PYR_DECOMP_SKEWED, 6, 8, "9", "3");
-    /* skewed calls of five steps, their windows' top ten planes saved by the kernel (kernels.h saves) */
+    /* skewed calls of five steps, their windows' ten halo planes read and saved by the kernel (kernels.h halo) */
     one(3, 60, 48, 31, PYR_FLOAT, 20, PYR_METHOD_PYRAMID, PYR_DECOMP_SKEWED, 10, 12, "9", "5");
     one(3, 60, 48, 20, PYR_DOUBLE, 20, PYR_METHOD_PYRAMID, PYR_DECOMP_SKEWED, 6, 8, "9", "3");
     wild(3, 60, 30, 20, PYR_FLOAT, 9, PYR_METHOD_NAIVE, "3");
@@ -155,7 +155,8 @@ int main(void)
     cases_3d();
     pyr_cuda_stats_t st;
     pyr_cuda_get_stats(&st);
-    CHECK(st.saves3d_z > 0, "no 3D launch streaming z saved a skewed call's halo (%lld launches)", st.fused3d_z);
+    CHECK(st.saves3d_z > 0 && st.fills3d_z > 0, "3D launches streaming z: %lld, %lld saved a skewed call's halo, %lld filled it",
+          st.fused3d_z, st.saves3d_z, st.fills3d_z);
     /* the 3D cases again with every fused launch streaming y, its rows z (launch_tiles3d.h; the planner takes
      * that for boxes thin in z over wide planes, as a skewed window out of core) */
     pyr_cuda_reset_stats();
@@ -165,7 +166,8 @@ int main(void)
     pyr_cuda_get_stats(&st);
     CHECK(st.fused3d_y > 0 && st.fused3d_z == 0, "forced to stream y: %lld 3D launches streaming y, %lld z", st.fused3d_y,
           st.fused3d_z);
-    CHECK(st.saves3d_y > 0, "no 3D launch streaming y saved a skewed call's halo (%lld launches)", st.fused3d_y);
+    CHECK(st.saves3d_y > 0 && st.fills3d_y > 0, "3D launches streaming y: %lld, %lld saved a skewed call's halo, %lld filled it",
+          st.fused3d_y, st.saves3d_y, st.fills3d_y);
     /* 2D edge tiles with segments of their own (choose_segment): five tiles across, the two at the walls
      * taking shorter and more segments than the three inner ones (double, 1198 rows, four blocks per SM of
      * an H200: 93 segments of 13 rows, the edge tiles' 109 of 11; shorter at any blocks per SM), in core

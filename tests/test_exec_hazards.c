@@ -25,8 +25,9 @@
  * boxes[i] in the ping-pong fields' buffer (cur + i + 1) % 2 and reads the
  * box grown by the scheme's reach along every axis at once (corners too: an
  * over-approximation of the star stencil) in buffer (cur + i) % 2, and
- * boxes[i] of an input field; a save the kernel makes itself (kernels.h
- * saves) reads its box of buffer cur and writes it in the halo store.
+ * boxes[i] of an input field; a halo the kernel takes itself (kernels.h
+ * halo) reads its fill box from one store into buffer cur and its save box
+ * from buffer cur into another.
  * Every access must be ordered after the
  * conflicting accesses of other queues to the same bytes (read after write,
  * write after read or write); accesses to disjoint bytes of one buffer (a
@@ -45,8 +46,8 @@
  * two and three slots), and skewed heat plans (2D and 3D, two and three
  * slots, float and double, awkward sizes, explicit planes per piece or a
  * budget, heights whose passes take one-step calls - last-box-only on the
- * CPU, so the next call's fill goes on the lane beside its kernel, and the
- * kernel saves the next piece's halo itself - and three-step calls, whose
+ * CPU, so the next call's faces go on the lane beside its kernel, and the
+ * kernel takes the halo planes itself - and three-step calls, whose
  * save and fill stay on the slot); each
  * also compared bit for bit with the naive method (the CPU runtime runs the
  * lane's copies as late as its waits allow).  Synthetic sequences first show
@@ -119,7 +120,7 @@ static int violations;
 static char first_violation[1024]; /* the first violation of each kind, " | " between */
 
 /* What the cases exercised (the skewed paths must keep being taken). */
-static long g_lane_copies, g_kernels_one, g_kernels_several, g_kernel_saves;
+static long g_lane_copies, g_kernels_one, g_kernels_several, g_kernel_saves, g_kernel_fills;
 
 static int lane0(void) { return pyr_device_cpu.slots; }
 static const char *qname(int q) { return q < lane0() ? "slot" : "lane"; }
@@ -374,7 +375,13 @@ static void note_kernel(int q, const vclock_t *v, const pyr_kernel_call_t *call)
             }
         }
     }
-    /* a save the kernel makes itself (kernels.h saves): its box of the first layer read, of the store written */
+    /* a halo the kernel takes itself (kernels.h halo), as the CPU kernel does: the fill box read from its
+     * store and written into the first layer, then the save box read there and written into its store */
+    if (call->fill_from) {
+        access_box(q, v, call->fill_from, call->fill_from->buf[0][0], &call->fill, 0, "compute (fill read)");
+        access_box(q, v, p, p->buf[0][p->cur], &call->fill, 1, "compute (fill write)");
+        g_kernel_fills++;
+    }
     if (call->save_to) {
         access_box(q, v, p, p->buf[0][p->cur], &call->save, 0, "compute (save read)");
         access_box(q, v, call->save_to, call->save_to->buf[0][0], &call->save, 1, "compute (save write)");
@@ -927,12 +934,12 @@ int main(int argc, char **argv)
     const long one0 = g_kernels_one, several0 = g_kernels_several;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_skewed_case(seed, c, &ops);
     const long one = g_kernels_one - one0, several = g_kernels_several - several0;
-    printf("skewed cases: %ld lane copies, %ld kernel calls of one step, %ld of several, %ld saves by the kernel\n", g_lane_copies, one,
-           several, g_kernel_saves);
-    /* the lane, both placements of a call's save and fill, and saves the kernel makes itself were exercised */
+    printf("skewed cases: %ld lane copies, %ld kernel calls of one step, %ld of several, %ld saves and %ld fills by the kernel\n",
+           g_lane_copies, one, several, g_kernel_saves, g_kernel_fills);
+    /* the lane, both placements of a call's save and fill, and halos the kernel takes itself were exercised */
     if (cases >= 20 && !failed)
-        CHECK(g_lane_copies > 0 && one > 0 && several > 0 && g_kernel_saves > 0,
-              "skewed cases took %ld lane copies, %ld one-step and %ld several-step calls, %ld saves by the kernel", g_lane_copies, one,
-              several, g_kernel_saves);
+        CHECK(g_lane_copies > 0 && one > 0 && several > 0 && g_kernel_saves > 0 && g_kernel_fills > 0,
+              "skewed cases took %ld lane copies, %ld one-step and %ld several-step calls, %ld saves and %ld fills by the kernel",
+              g_lane_copies, one, several, g_kernel_saves, g_kernel_fills);
     return check_report();
 }

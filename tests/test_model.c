@@ -741,7 +741,7 @@ static void test_slot_weighing(void)
     three.default_slots = 3;
     const int64_t shapes[][3] = {{2049, 2049, 1}, {1537, 3001, 1}, {193, 201, 187}, {130, 257, 301}};
     /* scale factors of (transfers, compute, per call) */
-    const double scale[][3] = {{1, 1, 1}, {4, 1, 1}, {1, 4, 1}, {1, 1, 50}, {0.25, 1, 1}, {3, 1, 20}};
+    const double scale[][3] = {{1, 1, 1}, {4, 1, 1}, {1, 4, 1}, {1, 1, 50}, {0.25, 1, 1}, {3, 1, 20}, {8, 1, 0.25}, {2, 1, 0.1}};
     int took[4] = {0}, cases = 0;
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (size_t ki = 0; ki < sizeof scale / sizeof scale[0]; ki++) {
@@ -815,7 +815,7 @@ static void test_beside_pricing(void)
             o.backend = PYR_BACKEND_CPU;
             o.method = PYR_METHOD_PYRAMID;
             o.decomposition = PYR_DECOMP_SKEWED;
-            o.memory = (uint64_t)(p.n[0] * p.n[1] * p.n[2]) * 4 / (dims == 3 ? 1 : 4); /* the grid's bytes; 2D a quarter */
+            o.memory = (uint64_t)(p.n[0] * p.n[1] * p.n[2]) * 4 / (dims == 3 ? 1 : 3); /* the grid's bytes; 2D a third */
             o.height = h;
             o.slots = 2;
             pyr_plan_t *a = NULL, *b = NULL;

@@ -50,11 +50,12 @@ typedef struct {
     int nprobes;                         /* after each step, probes_out[s * nprobes + i] = field(node), */
     const pyr_kernel_point_t *probes;    /* valid once wait(slot) has returned */
     double *probes_out;
-    /* (skewed passes) A box of the call's first layer that run() copies out as it reads it, where the
-     * kernel's saves() accepted the call: the nodes of `save` of the ping-pong field's buffer piece->cur go
-     * to save_to (a view of the same pitch and rows, its field's buffer 0).  NULL: nothing. */
-    const pyr_piece_t *save_to;
-    pyr_box_t save;
+    /* (skewed passes) The call's halo through the stores, where the kernel's halo() accepted it: run()
+     * copies the nodes of `save` of its first layer (the ping-pong field's buffer piece->cur) into save_to
+     * as it reads them, and reads the nodes of `fill` from fill_from instead of that buffer.  Both are views
+     * of the buffer's pitch and rows (their field's buffer 0); NULL: none. */
+    const pyr_piece_t *save_to, *fill_from;
+    pyr_box_t save, fill;
 } pyr_kernel_call_t;
 
 typedef struct pyr_kernel {
@@ -88,9 +89,9 @@ typedef struct pyr_kernel {
      * written by others (the skewed executor fills the next call's input
      * beside it). */
     int (*last_box_only)(void *ctx, const pyr_kernel_call_t *call);
-    /* (optional, NULL = no) Whether run(call) copies call->save into call->save_to itself, as it reads
-     * those nodes anyway (the skewed executor's halo saves: no copy of its own then). */
-    int (*saves)(void *ctx, const pyr_kernel_call_t *call);
+    /* (optional, NULL = no) Whether run(call) takes the call's halo (save_to / fill_from, those set)
+     * itself: the skewed executor then makes no copy of them. */
+    int (*halo)(void *ctx, const pyr_kernel_call_t *call);
 } pyr_kernel_t;
 
 /* The kernel of a scheme on a backend, or NULL when there is none. */

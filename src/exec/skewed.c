@@ -99,7 +99,7 @@ typedef struct {
     void *b[2];
     pyr_box_t interior;
     unsigned char *only; /* only[j]: call j's kernel writes nothing but its result (last_box_only) */
-    unsigned char *kin;  /* kin[j]: call j's kernel saves the next piece's halo itself (kernels.h saves) */
+    unsigned char *kin;  /* kin[j]: call j's kernel takes its halo itself, save and fill (kernels.h halo) */
 } piece_calls_t;
 
 static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v)
@@ -110,16 +110,35 @@ static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *ca
     return view(P->e, v, &call->window, P->b[j & 1], P->A - s - P->G, P->b[(j & 1) ^ 1], P->A - s - c - P->G, P->planes);
 }
 
-/* A view of call j's halo store over its save box (whole planes: the store's layout). */
-static pyr_status_t store_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hs)
+/* Views of the halo stores of call j (whole planes: the stores' layout): the one it saves into over its
+ * save box, the one it fills from over its fill box (plan/skewed.h: a ring). */
+static pyr_status_t save_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hs)
 {
-    return view(P->e, hs, &call->save, P->e->halo[j], call->b - P->sj[j] - 2 * P->steps[j], NULL, 0, P->G);
+    void *store = P->e->halo[pyr_skew_store_read(P->t + 1, j, P->e->nhalo)];
+    return view(P->e, hs, &call->save, store, call->b - P->sj[j] - 2 * P->steps[j], NULL, 0, P->G);
 }
 
-/* Call j's kernel call (its layer boxes in the executor's array, its save
- * into the view hs where the kernel saves it); *computes = 0 when it
- * computes nothing. */
-static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v, pyr_piece_t *hs,
+static pyr_status_t fill_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hf)
+{
+    return view(P->e, hf, &call->fill, P->e->halo[pyr_skew_store_read(P->t, j, P->e->nhalo)], call->win_lo, NULL, 0, P->G);
+}
+
+/* The store views of call j's halo as its kernel would take it: hs over its save box where there is a next
+ * piece and something to save, hf over its fill box where it fills; a view without one has no buffer. */
+static pyr_status_t halo_views(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hs, pyr_piece_t *hf)
+{
+    memset(hs, 0, sizeof *hs);
+    memset(hf, 0, sizeof *hf);
+    if (P->t + 1 < P->np && !pyr_box_empty(&call->save) && !pyr_box_empty(&call->result)) PYR_TRY(save_view(P, j, call, hs));
+    const pyr_box_t fill = pyr_skew_kernel_fill(P->e->plan, call);
+    if (!pyr_box_empty(&fill)) PYR_TRY(fill_view(P, j, call, hf));
+    return PYR_OK;
+}
+
+/* Call j's kernel call (its layer boxes in the executor's array, its halo
+ * through the store views hs and hf where the kernel takes it); *computes =
+ * 0 when it computes nothing. */
+static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v, pyr_piece_t *hs, pyr_piece_t *hf,
                                 pyr_kernel_call_t *kc, int *computes)
 {
     exec_t *e = P->e;
@@ -136,30 +155,31 @@ static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *
                               .step = P->step + P->sj[j],
                               .grid = &P->grid};
     if (P->kin[j]) {
-        PYR_TRY(store_view(P, j, call, hs));
-        kc->save_to = hs;
-        kc->save = pyr_skew_kernel_save(plan, call);
+        if (halo_views(P, j, call, hs, hf) != PYR_OK) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %s", pyr_last_error());
+        if (hs->buf[P->f][0]) {
+            kc->save_to = hs;
+            kc->save = pyr_skew_kernel_save(call);
+        }
+        if (hf->buf[P->f][0]) {
+            kc->fill_from = hf;
+            kc->fill = pyr_skew_kernel_fill(plan, call);
+        }
     }
     return PYR_OK;
 }
 
-/* Whether call j's kernel saves the next piece's halo itself (kernels.h
- * saves): only where there is a next piece. */
-static int saves_in_kernel(const piece_calls_t *P, int j)
+/* Whether call j's kernel takes its halo itself (kernels.h halo): its save
+ * (where there is a next piece) and its fill. */
+static int halo_in_kernel(const piece_calls_t *P, int j)
 {
     pyr_skew_call_t call;
-    pyr_piece_t v, hs;
-    if (P->t + 1 >= P->np) return 0;
-    if (call_view(P, j, &call, &v) != PYR_OK) {
+    pyr_piece_t v, hs, hf;
+    if (call_view(P, j, &call, &v) != PYR_OK || halo_views(P, j, &call, &hs, &hf) != PYR_OK) {
         pyr_clear_error(); /* the call itself will say what is wrong */
         return 0;
     }
-    if (pyr_box_empty(&call.save)) return 0;
-    if (store_view(P, j, &call, &hs) != PYR_OK) {
-        pyr_clear_error(); /* as above: the save will say it */
-        return 0;
-    }
-    return pyr_skew_saves(P->e->plan, P->e->ctx, &call, &v, &hs, P->step + P->sj[j], &P->grid);
+    return pyr_skew_halo(P->e->plan, P->e->ctx, &call, &v, hs.buf[P->f][0] ? &hs : NULL, hf.buf[P->f][0] ? &hf : NULL,
+                         P->step + P->sj[j], &P->grid);
 }
 
 /* Whether call j's kernel writes nothing but its result (kernels.h
@@ -181,10 +201,10 @@ static int save_beside(const piece_calls_t *P, int lane, int j) { return lane >=
 static int fill_beside(const piece_calls_t *P, int lane, int j) { return save_beside(P, lane, j) && j + 1 < P->ncalls && P->only[j + 1]; }
 
 /* Call j's input before it computes, on queue q: the window's low planes
- * from the previous piece (their interior when the call computes: the
- * resident faces cover the rest, skewed plans keeping every boundary face on
- * the device), and the boundary faces of its window, as one operation where
- * the backend has one.  The faces go into both buffers where the kernel
+ * from the previous piece (their interior: the resident faces cover the
+ * rest, skewed plans keeping every boundary face on the device; none where
+ * the kernel reads them from the store itself), and the boundary faces of its
+ * window, as one operation where the backend has one.  The faces go into both buffers where the kernel
  * writes its middle layers there (and reads them back); where it writes only
  * its result, into the input alone: the next call's fill gives this call's
  * output its own, and the piece's last call gives its result them after
@@ -198,16 +218,15 @@ static pyr_status_t fill_input(const piece_calls_t *P, int q, int j)
     PYR_TRY(call_view(P, j, &call, &v));
     pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
     int nc = 0;
-    const int computes = !pyr_box_empty(&call.result);
-    const pyr_box_t fill = computes ? pyr_box_intersect(&call.fill, &P->interior) : call.fill;
-    if (!pyr_box_empty(&fill)) {
-        PYR_TRY(view(e, &hf, &call.fill, e->halo[j], call.win_lo, NULL, 0, P->G)); /* whole planes: the store's layout */
+    const pyr_box_t fill = pyr_box_intersect(&call.fill, &P->interior);
+    if (!pyr_box_empty(&fill) && !P->kin[j]) { /* kin: the kernel reads them from the store */
+        PYR_TRY(fill_view(P, j, &call, &hf));
         cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 1, .src = &hf, .src_layer = 0, .box = fill};
     }
-    if (computes) {
-        nc = pyr_exec_face_copies(e, &v, P->only[j] ? 1 : 3, cops, nc, PYR_COPY_MANY_MAX);
-        if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
-    }
+    /* the faces also where the call computes nothing: its save passes whole planes on to the next piece's
+     * store, whose kernel may read them there, faces included (kernels.h halo) */
+    nc = pyr_exec_face_copies(e, &v, P->only[j] ? 1 : 3, cops, nc, PYR_COPY_MANY_MAX);
+    if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
     return pyr_exec_copies(e, q, P->f, cops, nc);
 }
 
@@ -220,7 +239,7 @@ static pyr_status_t save_top(const piece_calls_t *P, int q, int j)
     pyr_piece_t v, hs;
     PYR_TRY(call_view(P, j, &call, &v));
     if (pyr_box_empty(&call.save)) return PYR_OK;
-    PYR_TRY(store_view(P, j, &call, &hs));
+    PYR_TRY(save_view(P, j, &call, &hs));
     return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 0, &call.save);
 }
 
@@ -286,9 +305,9 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
      * j - 1's kernel, with call j + 1 waiting for them - the fill only when call j + 1's faces go into its
      * input alone (its kernel is last-box-only too).  A kernel of several launches writes its middle
      * layers into both buffers: then the save runs on the slot before it and the fill after it, the order
-     * on a runtime without a lane.  Where call j's kernel saves its top planes itself (kernels.h saves:
-     * kin[j]), there is no save copy: the kernel writes the store while it runs, after call j's fill read
-     * that store (the fill comes before the kernel on the slot, or on the lane before its LANE mark). */
+     * on a runtime without a lane.  Where call j's kernel takes its halo itself (kernels.h halo: kin[j]),
+     * there is no save copy and its fill copies only the window's faces: the kernel reads its low planes from
+     * one store and writes its top planes into another (plan/skewed.h: a ring), the one call j - 1 read. */
     const int lane = ops->lanes > 0 && ops->mark && ops->after_mark ? ops->slots : -1;
     for (int64_t t = 0; t < np; t++) {
         const int64_t T = e->skew_issued + t; /* the piece's number in the run */
@@ -312,7 +331,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
                            .grid = grid,
                            .only = only,
                            .kin = kin};
-        pyr_piece_t v, hs;
+        pyr_piece_t v, hs, hf;
         pyr_kernel_call_t kc;
         const pyr_box_t ub = pyr_skew_upload(plan, t);
         if (!pyr_box_empty(&ub)) {
@@ -325,14 +344,14 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
         if (T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_COMPUTE));
         for (int j = 0; j < ncalls; j++) {
             only[j] = (unsigned char)last_box_only(&P, j);
-            kin[j] = (unsigned char)saves_in_kernel(&P, j);
+            kin[j] = (unsigned char)halo_in_kernel(&P, j);
         }
         PYR_TRY(fill_input(&P, slot, 0));
         for (int j = -1; j < ncalls; j++) {
             if (j >= 0) {
                 if (!save_beside(&P, lane, j)) PYR_TRY(save_top(&P, slot, j));
                 int computes;
-                PYR_TRY(kernel_call(&P, j, &call, &v, &hs, &kc, &computes));
+                PYR_TRY(kernel_call(&P, j, &call, &v, &hs, &hf, &kc, &computes));
                 if (computes) {
                     for (int i = 0; i < kc.nboxes; i++) e->count.computed += (uint64_t)pyr_box_volume(&kc.boxes[i]);
                     PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));

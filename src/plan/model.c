@@ -283,8 +283,8 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
 /* One call of a skewed piece, priced: its kernel, the fill of its input
  * (halo planes and its window's boundary faces: into the input alone where
  * the kernel writes only its result, else into both layers), the save of its
- * top planes (a copy, or the kernel's own writes where it saves them:
- * kernels.h saves), the faces of its result (where it is the piece's last call),
+ * top planes (copies, or the kernel's own reads and writes where it takes
+ * them: kernels.h halo), the faces of its result (where it is the piece's last call),
  * and whether the kernel writes only its result (the executor's question,
  * plan/skewed.h).  Copies are priced as one-layer compute over as many
  * values (a copy reads and writes each value once, as a one-step update
@@ -307,10 +307,12 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
     pyr_piece_t v;
     pyr_skew_view_shape(plan, &call.window, &v);
     o->only = plan->ctx ? pyr_skew_last_box_only(plan, plan->ctx, &call, &v, s, &grid) : !o->computes;
-    pyr_piece_t st;
+    pyr_piece_t st, fs;
     pyr_skew_view_shape(plan, &call.save, &st);
-    const int kin = plan->ctx && pyr_skew_saves(plan, plan->ctx, &call, &v, &st, s, &grid);
-    double fill = (double)pyr_box_volume(&call.fill);
+    pyr_skew_view_shape(plan, &call.fill, &fs);
+    const int kin = plan->ctx && pyr_skew_halo(plan, plan->ctx, &call, &v, &st, &fs, s, &grid);
+    /* the halo planes: copied from the store, or read from it by the kernel (kernels.h halo) */
+    double fill = kin ? 0 : (double)pyr_box_volume(&call.fill);
     int fill_calls = 1;
     if (o->computes) {
         double comp = 0, rows = 0;
@@ -330,7 +332,7 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
     }
     o->fill = k->call * fill_calls + k->compute[0] * fill;
     if (kin) { /* the kernel writes what it reads anyway: half a copy's traffic, in the kernel's time */
-        const pyr_box_t ks = pyr_skew_kernel_save(plan, &call);
+        const pyr_box_t ks = pyr_skew_kernel_save(&call);
         o->kernel += 0.5 * k->compute[0] * (double)pyr_box_volume(&ks);
     } else {
         o->save = k->call + k->compute[0] * (double)pyr_box_volume(&call.save);

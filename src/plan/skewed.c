@@ -116,7 +116,7 @@ int pyr_skew_stores(const pyr_plan_t *plan, int64_t h)
         int c = pyr_skew_calls(plan, g, steps, PYR_SKEW_MAX_CALLS);
         if (c > most) most = c;
     }
-    return most;
+    return most + 1; /* the ring: pyr_skew_store_read */
 }
 
 int64_t pyr_skew_plane_elems(const pyr_plan_t *plan)
@@ -173,28 +173,41 @@ int pyr_skew_last_box_only(const pyr_plan_t *plan, void *ctx, const pyr_skew_cal
     return k->last_box_only(ctx, &kc);
 }
 
-pyr_box_t pyr_skew_kernel_save(const pyr_plan_t *plan, const pyr_skew_call_t *call)
+pyr_box_t pyr_skew_kernel_save(const pyr_skew_call_t *call)
 {
-    pyr_box_t b = call->save;
-    if (pyr_box_empty(&call->result) || pyr_box_empty(&b)) return (pyr_box_t){{0, 0, 0}, {0, 0, 0}};
-    for (int a = 0; a < pyr_skew_axis(plan); a++) {
-        b.lo[a] = call->result.lo[a];
-        b.hi[a] = call->result.hi[a];
-    }
-    return b;
+    if (pyr_box_empty(&call->result)) return (pyr_box_t){{0, 0, 0}, {0, 0, 0}};
+    return call->save;
 }
 
-int pyr_skew_saves(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, const pyr_piece_t *st,
-                   int64_t step, const pyr_grid_dims_t *grid)
+pyr_box_t pyr_skew_kernel_fill(const pyr_plan_t *plan, const pyr_skew_call_t *call)
+{
+    pyr_box_t b = call->fill;
+    if (pyr_box_empty(&call->result) || pyr_box_empty(&b)) return (pyr_box_t){{0, 0, 0}, {0, 0, 0}};
+    const int a = pyr_skew_axis(plan);
+    const pyr_box_t in = pyr_plan_interior(plan);
+    if (b.lo[a] < in.lo[a]) b.lo[a] = in.lo[a];
+    if (b.hi[a] > in.hi[a]) b.hi[a] = in.hi[a];
+    return pyr_box_empty(&b) ? (pyr_box_t){{0, 0, 0}, {0, 0, 0}} : b;
+}
+
+int pyr_skew_halo(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, const pyr_piece_t *st,
+                  const pyr_piece_t *fs, int64_t step, const pyr_grid_dims_t *grid)
 {
     const pyr_kernel_t *k = plan->kernel;
-    const pyr_box_t save = pyr_skew_kernel_save(plan, call);
+    const pyr_box_t save = st ? pyr_skew_kernel_save(call) : (pyr_box_t){{0, 0, 0}, {0, 0, 0}};
+    const pyr_box_t fill = fs ? pyr_skew_kernel_fill(plan, call) : (pyr_box_t){{0, 0, 0}, {0, 0, 0}};
     pyr_box_t boxes[64];
     pyr_kernel_call_t kc;
-    if (!k || !k->saves || pyr_box_empty(&save) || !question_call(plan, call, v, step, grid, boxes, &kc)) return 0;
-    kc.save_to = st;
-    kc.save = save;
-    return k->saves(ctx, &kc);
+    if (!k || !k->halo || (pyr_box_empty(&save) && pyr_box_empty(&fill)) || !question_call(plan, call, v, step, grid, boxes, &kc)) return 0;
+    if (!pyr_box_empty(&save)) {
+        kc.save_to = st;
+        kc.save = save;
+    }
+    if (!pyr_box_empty(&fill)) {
+        kc.fill_from = fs;
+        kc.fill = fill;
+    }
+    return k->halo(ctx, &kc);
 }
 
 void pyr_skew_view_shape(const pyr_plan_t *plan, const pyr_box_t *box, pyr_piece_t *v)

@@ -87,16 +87,27 @@ void pyr_skew_view_shape(const pyr_plan_t *plan, const pyr_box_t *box, pyr_piece
 int pyr_skew_last_box_only(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, int64_t step,
                            const pyr_grid_dims_t *grid);
 
-/* The nodes of a call's save (the next piece's halo) that its kernel copies out itself where the kernel
- * can (kernels.h saves): the save box across the result's columns and rows (2D: columns), the interior;
- * empty where the call computes nothing or saves nothing.  A computing call's fill takes only the
- * interior of its store (the resident faces give the rest), so the stores' boundary faces need no save. */
-pyr_box_t pyr_skew_kernel_save(const pyr_plan_t *plan, const pyr_skew_call_t *call);
+/* A computing call's halo as its kernel takes it where it can (kernels.h halo): the save box (whole planes,
+ * as a copy saves them) and the fill box (the planes of call->fill inside the interior along the axis,
+ * whole across the others: the kernel reads whole rows from the store); empty where the call computes
+ * nothing. */
+pyr_box_t pyr_skew_kernel_save(const pyr_skew_call_t *call);
+pyr_box_t pyr_skew_kernel_fill(const pyr_plan_t *plan, const pyr_skew_call_t *call);
 
-/* Whether call's kernel saves it (kernels.h saves), asked as pyr_skew_last_box_only is, with st a view of
- * its halo store over call->save (its buffer may be NULL: the model asks before any exist). */
-int pyr_skew_saves(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, const pyr_piece_t *st,
-                   int64_t step, const pyr_grid_dims_t *grid);
+/* Whether call's kernel takes its halo (kernels.h halo), asked as pyr_skew_last_box_only is, with st a view
+ * of the store it saves into and fs of the one it fills from over their boxes (either may be NULL: no
+ * save, no fill; their buffers may be NULL: the model asks before any exist). */
+int pyr_skew_halo(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, const pyr_piece_t *st,
+                  const pyr_piece_t *fs, int64_t step, const pyr_grid_dims_t *grid);
+
+/* The halo stores are a ring of one more than the most calls of a pass: piece t's call j fills from store
+ * pyr_skew_store_read(t, j) and saves into pyr_skew_store_read(t + 1, j), the one its call j - 1 filled
+ * from (call 0: the one it never reads), so a kernel may read one store while it writes another. */
+static inline int pyr_skew_store_read(int64_t t, int j, int stores)
+{
+    const int64_t r = ((int64_t)j - t) % stores;
+    return (int)(r < 0 ? r + stores : r);
+}
 
 /* Nodes of piece p uploaded at the start of a pass (whole planes of the
  * interior's range along the axis) and downloaded at its end (height h). */
@@ -104,7 +115,8 @@ pyr_box_t pyr_skew_upload(const pyr_plan_t *plan, int64_t p);
 pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h);
 
 /* Planes of one buffer (S + 3k) and of one halo store (2k); the halo
- * stores a plan of height h needs (the most calls of any pass up to h). */
+ * stores a plan of height h needs (one more than the most calls of any
+ * pass up to h: pyr_skew_store_read's ring). */
 int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan);
 int pyr_skew_stores(const pyr_plan_t *plan, int64_t h);
 /* Elements between consecutive planes of a piece buffer (rows x pitch in 3D, the pitch in 2D). */

@@ -43,32 +43,42 @@ static int heat_last_box_only(void *ctx, const pyr_kernel_call_t *call)
     return call->nboxes == 1;
 }
 
-/* kernels.h saves: a one-step call (last-box-only) copies its save box out of its input before computing, as
- * the CUDA kernels do while they read it, so that the CPU tests run the skewed executor's in-kernel saves. */
-static int heat_saves(void *ctx, const pyr_kernel_call_t *call)
+/* kernels.h halo: a one-step call (last-box-only) copies its fill box from the store into its input and
+ * then its save box out of it before computing, as the CUDA kernels read and write them while they stream
+ * the window, so that the CPU tests run the skewed executor's path for them. */
+static int heat_halo(void *ctx, const pyr_kernel_call_t *call)
 {
     (void)ctx;
-    const pyr_piece_t *p = call->piece, *st = call->save_to;
-    if (!st || call->nboxes != 1 || pyr_box_empty(&call->save)) return 0;
-    for (int a = 0; a < 3; a++)
-        if (call->save.lo[a] < p->box.lo[a] || call->save.hi[a] > p->box.hi[a] || call->save.lo[a] < st->box.lo[a] ||
-            call->save.hi[a] > st->box.hi[a])
-            return 0;
+    const pyr_piece_t *p = call->piece;
+    if ((!call->save_to && !call->fill_from) || call->nboxes != 1) return 0;
+    if (call->save_to && (pyr_box_empty(&call->save) || !pyr_box_contains(&p->box, &call->save) ||
+                          !pyr_box_contains(&call->save_to->box, &call->save)))
+        return 0;
+    if (call->fill_from && (pyr_box_empty(&call->fill) || !pyr_box_contains(&p->box, &call->fill) ||
+                            !pyr_box_contains(&call->fill_from->box, &call->fill)))
+        return 0;
     return 1;
 }
 
-static pyr_status_t heat_run_saving(void *ctx, int slot, const pyr_kernel_call_t *call)
+/* The nodes of box b from buffer s of view vs to buffer d of view vd. */
+static void copy_box(size_t elem, const pyr_piece_t *vd, void *d, const pyr_piece_t *vs, const void *s, const pyr_box_t *b)
 {
-    if (call->save_to) {
-        if (!heat_saves(ctx, call)) return pyr_fail(PYR_ERR_INTERNAL, "CPU backend: a save the kernel does not take (kernels.h saves)");
+    const size_t row = (size_t)pyr_box_extent(b, 0) * elem;
+    for (int64_t z = b->lo[2]; z < b->hi[2]; z++)
+        for (int64_t y = b->lo[1]; y < b->hi[1]; y++)
+            memcpy((char *)d + pyr_piece_index(vd, b->lo[0], y, z) * (int64_t)elem,
+                   (const char *)s + pyr_piece_index(vs, b->lo[0], y, z) * (int64_t)elem, row);
+}
+
+static pyr_status_t heat_run_halo(void *ctx, int slot, const pyr_kernel_call_t *call)
+{
+    if (call->save_to || call->fill_from) {
+        if (!heat_halo(ctx, call)) return pyr_fail(PYR_ERR_INTERNAL, "CPU backend: a halo the kernel does not take (kernels.h halo)");
         const pyr_cpu_ctx_t *c = ctx;
-        const pyr_piece_t *p = call->piece, *st = call->save_to;
-        const pyr_box_t *b = &call->save;
-        const size_t row = (size_t)pyr_box_extent(b, 0) * c->elem;
-        for (int64_t z = b->lo[2]; z < b->hi[2]; z++)
-            for (int64_t y = b->lo[1]; y < b->hi[1]; y++)
-                memcpy((char *)st->buf[0][0] + pyr_piece_index(st, b->lo[0], y, z) * (int64_t)c->elem,
-                       (const char *)p->buf[0][p->cur] + pyr_piece_index(p, b->lo[0], y, z) * (int64_t)c->elem, row);
+        const pyr_piece_t *p = call->piece;
+        void *in = p->buf[0][p->cur];
+        if (call->fill_from) copy_box(c->elem, p, in, call->fill_from, call->fill_from->buf[0][0], &call->fill);
+        if (call->save_to) copy_box(c->elem, call->save_to, call->save_to->buf[0][0], p, in, &call->save);
     }
     return heat_run(ctx, slot, call);
 }
@@ -80,7 +90,7 @@ const pyr_kernel_t pyr_kernel_cpu_heat = {
     .check = pyr_cpu_variant_check,
     .default_variant = pyr_cpu_variant_default,
     .candidates = pyr_cpu_variant_candidates,
-    .run = heat_run_saving,
+    .run = heat_run_halo,
     .last_box_only = heat_last_box_only,
-    .saves = heat_saves,
+    .halo = heat_halo,
 };

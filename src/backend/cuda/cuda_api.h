@@ -25,7 +25,8 @@ typedef struct {
     double download_band_s; /* the part of download_s that went into band staging buffers */
     long long launches; /* compute kernel launches (any mode) */
     long long fused3d_z, fused3d_y; /* 3D fused launches streaming z, and y (launch_tiles3d.h) */
-    long long saves3d_z, saves3d_y; /* of them, launches that saved a skewed call's halo (kernels.h saves) */
+    long long saves3d_z, saves3d_y; /* of them, launches that saved a skewed call's halo (kernels.h halo) */
+    long long fills3d_z, fills3d_y; /* and that read its low planes from the previous piece's store */
     /* Host time spent inside the issuing calls, in any mode: an asynchronous
      * copy that blocks its caller shows here (the pipeline then stalls). */
     double issue_upload_s, issue_download_s;

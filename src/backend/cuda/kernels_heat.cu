@@ -27,9 +27,9 @@ int heat_last_box_only(void *ctx, const pyr_kernel_call_t *call)
     return !is_longvector(call->variant) && stencil_last_box_only<15, 5>(ctx, call);
 }
 
-int heat_saves(void *ctx, const pyr_kernel_call_t *call)
+int heat_halo(void *ctx, const pyr_kernel_call_t *call)
 {
-    return !is_longvector(call->variant) && stencil_saves<15, 5>(ctx, call);
+    return !is_longvector(call->variant) && stencil_halo<15, 5>(ctx, call);
 }
 
 } // namespace
@@ -46,5 +46,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_heat = {
     pyr_cuda_lv_scratch_bytes,
     stencil_launch_steps,
     heat_last_box_only,
-    heat_saves,
+    heat_halo,
 };

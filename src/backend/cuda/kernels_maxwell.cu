@@ -350,5 +350,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_maxwell = {
     NULL, /* no work memory */
     NULL, /* launch steps: not run skewed (several fields) */
     NULL, /* last box only: likewise */
-    NULL, /* saves: likewise */
+    NULL, /* halo: likewise */
 };

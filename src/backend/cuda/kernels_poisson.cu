@@ -89,5 +89,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_poisson = {
     NULL, /* no work memory */
     stencil_launch_steps,
     NULL, /* last box only: Poisson is not run skewed (its sweeps report a change) */
-    NULL, /* saves: likewise */
+    NULL, /* halo: likewise */
 };

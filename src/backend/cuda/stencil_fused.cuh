@@ -48,12 +48,13 @@ typedef struct {
     int lo[3], hi[3];
 } pyr_kbox_t;
 
-/* A launch's save (kernels.h save): the box in the piece's local coordinates, and the elements from a
- * node of the launch's input to its place in the store. */
+/* A launch's halo through the skewed stores (kernels.h halo): the box it saves and the box it reads from
+ * its fill store, in the piece's local coordinates (an empty box: none), and the elements from a node of
+ * the launch's input to its place in each store. */
 typedef struct {
-    pyr_kbox_t box;
-    int64_t delta;
-} pyr_ksave_t;
+    pyr_kbox_t save, fill;
+    int64_t sdelta, fdelta;
+} pyr_khalo_t;
 
 /* Geometry of one piece buffer. */
 typedef struct {
@@ -425,22 +426,25 @@ __device__ __forceinline__ T s3_of(const Op &op, T u, T xm, T xp, T rm, T rp, T 
     else return op.s3(u, xm, xp, rm, rp, pm, pp, f);
 }
 
-/* A box of a 3D launch's input copied out as the launch reads it (a skewed pass's halo save, kernels.h
- * save), in the kernel's terms: columns [x0, x1), rows [r0, r1), streamed planes [p0, p1); node at src + o
- * goes to src + o + delta (the store has the buffer's pitch and rows).  Each node is written by the one
- * thread whose block owns it: columns and rows by the tile's output range, planes by the segment's, the
- * first and last tile and segment of each axis stretched to its ends (a window's top planes lie past the
- * last box, and only its last tile or segment reads them). */
-struct ksave {
-    int64_t delta;
+/* A 3D launch's halo through the skewed stores (kernels.h halo), in the kernel's terms (columns, rows,
+ * streamed planes).  The save: nodes of columns [x0, x1), rows [r0, r1), planes [p0, p1) of the input go,
+ * as they are loaded, from src + o to src + o + sdelta (a store has the buffer's pitch and rows), each
+ * written by the one thread whose block owns it: columns and rows by the tile's output range, planes by
+ * the segment's, the first and last tile and segment of each axis stretched to its ends (a window's top
+ * planes and its boundary faces lie past the last box).  The fill: the input's rows [fr0, fr1) of planes
+ * [fp0, fp1), whole rows, are loaded from src + o + fdelta instead (the window's low planes, the previous
+ * piece's, from its store). */
+struct khalo {
+    int64_t sdelta, fdelta;
     int x0, x1, r0, r1, p0, p1;
+    int fr0, fr1, fp0, fp1;
 };
 
 /* One block's share of a save: its columns [x0, x1), rows [r0, r1) and planes [p0, p1). */
 struct ksave_own {
     int x0, x1, r0, r1, p0, p1;
 };
-__device__ __forceinline__ ksave_own save_own(const ksave &sv, const pyr_kbox_t &last, int ox, int OWx, int oy, int OWy, int oz,
+__device__ __forceinline__ ksave_own save_own(const khalo &sv, const pyr_kbox_t &last, int ox, int OWx, int oy, int OWy, int oz,
                                               int oz_end)
 {
     ksave_own o;
@@ -498,12 +502,12 @@ template <typename T, int V, int K> struct shape3d {
     __host__ __device__ static size_t smem(int NTY) { return (size_t)(NTY + 2) * (LS + ELS) * sizeof(T); }
 };
 
-template <typename T, int V, int K, int R, bool EDGE, bool TR, bool SAVE, typename Op>
+template <typename T, int V, int K, int R, bool EDGE, bool TR, bool HALO, typename Op>
 __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__restrict__ dst, const geom3 &g, const kboxes<K> &b,
                                                const Op &op, T *sh, const int BX, const int NR,
                                                const int tx, const int ty, const int c0, const int y, const int oz, const int oz_end,
                                                const int wx0, const int wx1, const int ry0, const int ry1, const bool col_ok,
-                                               const ksave &sv, const ksave_own &so)
+                                               const khalo &sv, const ksave_own &so)
 {
     typedef shape3d<T, V, K> S;
     T *ed = sh + (NR + 2) * S::LS; /* the edge arrays */
@@ -539,10 +543,14 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
     static_assert(!Op::kAux || R == 1, "an input field's ring is kept for one row per thread");
     T fa[ring_f ? K : 1][V], fn[V];
     aux_start(fa, fn, ring_f && ld_ok[0] && zs >= 1 && zs - 1 < planes, op, (int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0);
-    /* the save (SAVE): this thread's rows and columns of it; a plane goes out as it is loaded */
-    bool sv_row[R];
+    /* the halo (HALO): this thread's rows and columns of the save, a plane going out as it is loaded; its rows
+     * of the fill, loaded from the fill store */
+    bool sv_row[R], fl_row[R];
 #pragma unroll
-    for (int r = 0; r < R; r++) sv_row[r] = SAVE && ld_ok[r] && y + r >= so.r0 && y + r < so.r1 && c0 + V > so.x0 && c0 < so.x1;
+    for (int r = 0; r < R; r++) {
+        sv_row[r] = HALO && ld_ok[r] && y + r >= so.r0 && y + r < so.r1 && c0 + V > so.x0 && c0 < so.x1;
+        fl_row[r] = HALO && y + r >= sv.fr0 && y + r < sv.fr1;
+    }
     const bool sv_full = c0 >= so.x0 && c0 + V <= so.x1;
     T ring[R][V];
 #pragma unroll
@@ -550,9 +558,9 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
 #pragma unroll
         for (int v = 0; v < V; v++) ring[r][v] = T(0);
         if (ld_ok[r] && zs < zload) {
-            load_vec<T, V>(gl - plane + r * pitch, ring[r]);
-            if (SAVE && sv_row[r] && zs >= so.p0 && zs < so.p1)
-                store_part<T, V>(const_cast<T *>(gl - plane + r * pitch) + sv.delta, ring[r], sv_full, c0, so.x0, so.x1);
+            const T *g = gl - plane + r * pitch;
+            load_vec<T, V>(HALO && fl_row[r] && zs >= sv.fp0 && zs < sv.fp1 ? g + sv.fdelta : g, ring[r]);
+            if (HALO && sv_row[r] && zs >= so.p0 && zs < so.p1) store_part<T, V>(const_cast<T *>(g) + sv.sdelta, ring[r], sv_full, c0, so.x0, so.x1);
         }
     }
     block_sync();
@@ -561,12 +569,14 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
     auto body = [&](const int p, auto zt) {
         constexpr bool ZT = decltype(zt)::value;
         T nw[R][V];
+        const bool fill_p = HALO && p + 1 >= sv.fp0 && p + 1 < sv.fp1;
 #pragma unroll
-        for (int r = 0; r < R; r++) take_next<T, V>(nw[r], ring[r], ld_ok[r] && p + 1 < zload, gl + r * pitch);
-        if (SAVE && p + 1 >= so.p0 && p + 1 < so.p1 && p + 1 < zload) {
+        for (int r = 0; r < R; r++)
+            take_next<T, V>(nw[r], ring[r], ld_ok[r] && p + 1 < zload, HALO && fill_p && fl_row[r] ? gl + r * pitch + sv.fdelta : gl + r * pitch);
+        if (HALO && p + 1 >= so.p0 && p + 1 < so.p1 && p + 1 < zload) {
 #pragma unroll
             for (int r = 0; r < R; r++)
-                if (sv_row[r]) store_part<T, V>(const_cast<T *>(gl + r * pitch) + sv.delta, ring[r], sv_full, c0, so.x0, so.x1);
+                if (sv_row[r]) store_part<T, V>(const_cast<T *>(gl + r * pitch) + sv.sdelta, ring[r], sv_full, c0, so.x0, so.x1);
         }
         gl += plane;
         if (ring_f) aux_shift(fa, fn, ld_ok[0] && p < planes, op, (int64_t)p * plane + (int64_t)y * pitch + c0);
@@ -799,10 +809,10 @@ template <typename Op> struct rows3d {
     static constexpr int kMaxThreads = Op::kMaxThreads3D;
 };
 
-template <typename T, int V, int K, bool TR, bool SAVE, typename Op>
+template <typename T, int V, int K, bool TR, bool HALO, typename Op>
 __global__ void __launch_bounds__(rows3d<Op>::kMaxThreads) k_fused3d(const T *__restrict__ src, T *__restrict__ dst, int64_t pitch, int rows,
                                                   int planes, kboxes<K> b, pyr_kbox_t last, Op op, int ox0, int OWx, int oy0,
-                                                  int OWy, pyr_seg_split_t sp, int tiles_x, int tiles, ksave sv)
+                                                  int OWy, pyr_seg_split_t sp, int tiles_x, int tiles, khalo sv)
 {
     constexpr int R = rows3d<Op>::R;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -832,12 +842,12 @@ __global__ void __launch_bounds__(rows3d<Op>::kMaxThreads) k_fused3d(const T *__
 #pragma unroll
     for (int l = 0; l + 1 < K; l++) xlo = max(xlo, b.x0[l]), xhi = min(xhi, b.x1[l]), ylo = max(ylo, b.y0[l]), yhi = min(yhi, b.y1[l]);
     if (!inner) inner = warp_inside(c0 >= xlo && c0 + V <= xhi && y >= ylo && y + R <= yhi);
-    const ksave_own so = SAVE ? save_own(sv, last, ox, OWx, oy, OWy, oz, oz_end) : ksave_own{0, 0, 0, 0, 0, 0};
+    const ksave_own so = HALO ? save_own(sv, last, ox, OWx, oy, OWy, oz, oz_end) : ksave_own{0, 0, 0, 0, 0, 0};
     if (inner)
-        fused3d_planes<T, V, K, R, false, TR, SAVE, Op>(src, dst, g, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
+        fused3d_planes<T, V, K, R, false, TR, HALO, Op>(src, dst, g, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
                                                     ry1, true, sv, so);
     else
-        fused3d_planes<T, V, K, R, true, TR, SAVE, Op>(src, dst, g, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
+        fused3d_planes<T, V, K, R, true, TR, HALO, Op>(src, dst, g, b, op, sh, BX, NR, tx, ty, c0, y, oz, oz_end, wx0, wx1, ry0,
                                                    ry1, col_ok, sv, so);
 }
 
@@ -1047,17 +1057,17 @@ template <typename T, int V, int K, typename Op> struct launch3d_kind {
     {
         return shared_planes ? shape3d<T, V, K>::smem(rows) : (size_t)2 * K * (rows + 2) * bx * V * sizeof(T);
     }
-    template <bool TR, bool SAVE> static cudaError_t per_sm(int threads, size_t bytes, int *out)
+    template <bool TR, bool HALO> static cudaError_t per_sm(int threads, size_t bytes, int *out)
     {
-        if constexpr (shared_planes) return occupancy_cached(k_fused3d<T, V, K, TR, SAVE, Op>, threads, bytes, out);
+        if constexpr (shared_planes) return occupancy_cached(k_fused3d<T, V, K, TR, HALO, Op>, threads, bytes, out);
         else return occupancy_cached(k_fused3d_reg<T, V, K, D, TR, Op>, threads, bytes, out);
     }
-    template <bool SAVE> static int per_sm_of(void *ctx, int stream_y, int bx, int rows)
+    template <bool HALO> static int per_sm_of(void *ctx, int stream_y, int bx, int rows)
     {
         int n = 0;
         const int threads = bx * (rows / R);
         const cudaError_t e =
-            stream_y ? per_sm<true, SAVE>(threads, smem(bx, rows), &n) : per_sm<false, SAVE>(threads, smem(bx, rows), &n);
+            stream_y ? per_sm<true, HALO>(threads, smem(bx, rows), &n) : per_sm<false, HALO>(threads, smem(bx, rows), &n);
         if (e != cudaSuccess) {
             *(cudaError_t *)ctx = e;
             return 0;
@@ -1068,14 +1078,14 @@ template <typename T, int V, int K, typename Op> struct launch3d_kind {
 
 /* The launch of the chosen layout.  The kernel's shared-memory limit is set again here, whatever the cached
  * queries found (a device reset between plans would have cleared it). */
-template <typename T, int V, int K, bool TR, bool SAVE, typename Op>
+template <typename T, int V, int K, bool TR, bool HALO, typename Op>
 cudaError_t launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int planes, const pyr_kbox_t *boxes, const Op &op,
-                        const pyr_tiles3d_t &t, size_t smem, int optin, const ksave &sv, cudaStream_t stream)
+                        const pyr_tiles3d_t &t, size_t smem, int optin, const khalo &sv, cudaStream_t stream)
 {
     typedef launch3d_kind<T, V, K, Op> KD;
     cudaError_t e;
     if constexpr (KD::shared_planes)
-        e = cudaFuncSetAttribute(k_fused3d<T, V, K, TR, SAVE, Op>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        e = cudaFuncSetAttribute(k_fused3d<T, V, K, TR, HALO, Op>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
     else e = cudaFuncSetAttribute(k_fused3d_reg<T, V, K, KD::D, TR, Op>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
     if (e != cudaSuccess) return e;
     const int tiles = t.tx * t.ty;
@@ -1084,7 +1094,7 @@ cudaError_t launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int plane
     const dim3 block((unsigned)t.BX, (unsigned)t.NTY);
     const kboxes<K> tb = test_boxes<K>(boxes, pitch, rows, planes);
     if constexpr (KD::shared_planes)
-        k_fused3d<T, V, K, TR, SAVE, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, tb, boxes[K - 1], op, t.ox0, t.OWx,
+        k_fused3d<T, V, K, TR, HALO, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, tb, boxes[K - 1], op, t.ox0, t.OWx,
                                                                         t.oy0, t.OWy, t.sp, t.tx, tiles, sv);
     else
         k_fused3d_reg<T, V, K, KD::D, TR, Op><<<grid, block, smem, stream>>>(src, dst, pitch, rows, planes, tb, boxes[K - 1], op, t.ox0,
@@ -1098,11 +1108,11 @@ cudaError_t launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int plane
  * Gcell/s against 520 (H200, bench/NOTES-cuda.md v20), where heat gained 2-8%. */
 template <typename T, int V, int K, typename Op>
 cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbox_t *boxes, const Op &op, const pyr_ktune_t *tune,
-                     const pyr_ksave_t *save, cudaStream_t stream)
+                     const pyr_khalo_t *save, cudaStream_t stream)
 {
     typedef launch3d_kind<T, V, K, Op> KD;
-    /* saves (kernels.h): the float kernel (planes in shared memory), for schemes of one field (heat, the
-     * skewed decomposition's); the double kernel, planes in registers, spills with one (24 bytes at K = 3) */
+    /* a halo (kernels.h): the float kernel (planes in shared memory), for schemes of one field (heat, the
+     * skewed decomposition's); the double kernel, planes in registers, spills with a save (24 bytes at K = 3) */
     constexpr bool CAN_SAVE = !Op::kAux && KD::shared_planes;
     if constexpr (!CAN_SAVE) {
         if (save) return cudaErrorInvalidValue;
@@ -1136,15 +1146,17 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     const long long blocks = pyr_seg_split_blocks(&t.sp, t.tx * t.ty);
     if (blocks > 0x7fffffffLL || (Op::kAux && (t.sp.nseg > PYR_SEGMENTS_MAX || t.ty > PYR_SEGMENTS_MAX))) return cudaErrorInvalidValue;
     const size_t smem = KD::smem(t.BX, t.NTY * KD::R);
-    /* the save in the kernel's terms: its rows and planes are y and z, or z and y when it streams y */
-    ksave sv = {0, 0, 0, 0, 0, 0, 0};
+    /* the halo in the kernel's terms: its rows and planes are y and z, or z and y when it streams y */
+    khalo sv = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     if (SV) {
         const int r = t.stream_y ? 2 : 1, p = t.stream_y ? 1 : 2;
-        sv = ksave{save->delta, save->box.lo[0], save->box.hi[0], save->box.lo[r], save->box.hi[r], save->box.lo[p], save->box.hi[p]};
+        const pyr_kbox_t &a = save->save, &f = save->fill;
+        sv = khalo{save->sdelta, save->fdelta, a.lo[0], a.hi[0], a.lo[r], a.hi[r], a.lo[p], a.hi[p], f.lo[r], f.hi[r], f.lo[p], f.hi[p]};
     }
     if (!t.stream_y) {
         pyrcu::g_stats.fused3d_z++;
-        pyrcu::g_stats.saves3d_z += SV;
+        pyrcu::g_stats.saves3d_z += SV && save->save.hi[0] > save->save.lo[0];
+        pyrcu::g_stats.fills3d_z += SV && save->fill.hi[0] > save->fill.lo[0];
         if constexpr (CAN_SAVE) {
             if (SV) e = launch3d_go<T, V, K, false, true, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, sv, stream);
             else e = launch3d_go<T, V, K, false, false, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, sv, stream);
@@ -1153,7 +1165,8 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
         }
     } else {
         pyrcu::g_stats.fused3d_y++;
-        pyrcu::g_stats.saves3d_y += SV;
+        pyrcu::g_stats.saves3d_y += SV && save->save.hi[0] > save->save.lo[0];
+        pyrcu::g_stats.fills3d_y += SV && save->fill.hi[0] > save->fill.lo[0];
         /* the boxes with y and z swapped: the kernel's rows are z, its planes y */
         pyr_kbox_t sw[K];
         for (int l = 0; l < K; l++) {
@@ -1193,9 +1206,9 @@ cudaError_t launch_stream3d(const T *src, T *dst, const pyr_klayout_t *L, const 
 /* One fused launch of k (odd) steps, from src to dst. */
 template <typename T, int V, int V3, typename Op, int KMAX2D, int KMAX3D>
 cudaError_t fused_launch(int dims, const T *s, T *d, const pyr_klayout_t *L, const pyr_kbox_t *boxes, int k, const Op &op,
-                         const pyr_ktune_t *tune, const pyr_ksave_t *save, cudaStream_t stream)
+                         const pyr_ktune_t *tune, const pyr_khalo_t *save, cudaStream_t stream)
 {
-    if (save && (dims != 3 || k < 3)) return cudaErrorInvalidValue; /* saves: 3D fused launches only */
+    if (save && (dims != 3 || k < 3)) return cudaErrorInvalidValue; /* a halo: 3D fused launches only */
 #define PYR_K2(K)                                                                                                  \
     case K:                                                                                                        \
         if (K <= KMAX2D) return launch2d<T, V, (K <= KMAX2D ? K : 1), Op>(s, d, L, boxes, op, tune, stream);      \
@@ -1391,43 +1404,64 @@ template <int KMAX2D, int KMAX3D> int stencil_last_box_only(void *ctx, const pyr
     return call->nboxes > 0 && stencil_launches<KMAX2D, KMAX3D>((const pyrcu::ctx_t *)ctx, call, &tune) == 1;
 }
 
-/* A call's save (kernels.h save) as its one fused 3D float launch makes it, where it can: the save box inside the
- * piece and the store, its columns and rows (grid x and y) inside the last box's (the tiles' output), its
- * planes (grid z) inside those the launch reads ([lo - k, hi + k) of the last box), the store of the
- * buffer's pitch and rows, 16-byte aligned alike.  0 where it cannot (the executor copies then). */
-template <int KMAX2D, int KMAX3D> int stencil_save_of(const pyrcu::ctx_t *c, const pyr_kernel_call_t *call, pyr_ksave_t *out)
+/* Whether a store view (a skewed halo store) has the piece buffer's layout, and the elements from the
+ * input's node at plane z0 to the store's (0 while either buffer is unknown: the model asks before any
+ * exist); 0 where not, or not 16-byte aligned alike. */
+static int store_delta(const pyrcu::ctx_t *c, const pyr_piece_t *piece, const pyr_piece_t *st, int64_t z0, int64_t *delta)
 {
-    const pyr_piece_t *piece = call->piece, *st = call->save_to;
-    /* float only: the double kernel spills with a save (launch3d) */
-    if (!st || c->elem != 4 || call->coef->dims != 3 || call->nboxes < 3 || pyr_box_empty(&call->save)) return 0;
-    pyr_ktune_t tune;
-    if (stencil_launches<KMAX2D, KMAX3D>(c, call, &tune) != 1) return 0;
-    const pyr_box_t *last = &call->boxes[call->nboxes - 1], *sb = &call->save;
-    const int k = call->nboxes;
-    for (int a = 0; a < 3; a++) {
-        if (sb->lo[a] < piece->box.lo[a] || sb->hi[a] > piece->box.hi[a] || sb->lo[a] < st->box.lo[a] || sb->hi[a] > st->box.hi[a])
-            return 0;
-        const int64_t lo = a < 2 ? last->lo[a] : last->lo[a] - k, hi = a < 2 ? last->hi[a] : last->hi[a] + k;
-        if (sb->lo[a] < lo || sb->hi[a] > hi) return 0;
-    }
     if (st->pitch != piece->pitch || pyr_box_extent(&st->box, 1) != pyr_box_extent(&piece->box, 1) || st->xpad != piece->xpad ||
-        st->box.lo[0] != piece->box.lo[0] || st->box.lo[1] != piece->box.lo[1] || !st->buf[0][0])
+        st->box.lo[0] != piece->box.lo[0] || st->box.lo[1] != piece->box.lo[1])
         return 0;
+    *delta = 0;
+    if (!st->buf[0][0] || !piece->buf[0][piece->cur]) return 1;
     const int64_t plane = piece->pitch * pyr_box_extent(&piece->box, 1);
-    /* elements from the input's node at the save box's first corner to the store's */
-    const int64_t in_off = (sb->lo[2] - piece->box.lo[2]) * plane, st_off = (sb->lo[2] - st->box.lo[2]) * plane;
     const intptr_t bytes = (intptr_t)((const char *)st->buf[0][0] - (const char *)piece->buf[0][piece->cur]);
     if (bytes % 16 || bytes % (intptr_t)c->elem) return 0;
-    out->delta = (int64_t)(bytes / (intptr_t)c->elem) + st_off - in_off;
-    out->box = local_box(piece, sb);
+    *delta = (int64_t)(bytes / (intptr_t)c->elem) + (z0 - st->box.lo[2]) * plane - (z0 - piece->box.lo[2]) * plane;
     return 1;
 }
 
-/* kernels.h saves */
-template <int KMAX2D, int KMAX3D> int stencil_saves(void *ctx, const pyr_kernel_call_t *call)
+/* A call's halo (kernels.h halo) as its one fused 3D float launch takes it, where it can.  The save: inside
+ * the piece and its store, its columns and rows at most one node past the last box's (the boundary faces:
+ * the edge tiles read them), its planes inside those the launch reads ([lo - k, hi + k) of the last box).
+ * The fill: whole rows and planes of the piece (the kernel loads whole vectors from the store), inside its
+ * store.  Stores of the buffer's layout, 16-byte aligned alike.  0 where it cannot (the executor copies). */
+template <int KMAX2D, int KMAX3D> int stencil_halo_of(const pyrcu::ctx_t *c, const pyr_kernel_call_t *call, pyr_khalo_t *out)
 {
-    pyr_ksave_t sv;
-    return stencil_save_of<KMAX2D, KMAX3D>((const pyrcu::ctx_t *)ctx, call, &sv);
+    const pyr_piece_t *piece = call->piece, *st = call->save_to, *fs = call->fill_from;
+    /* float only: the double kernel spills with a save (launch3d) */
+    if ((!st && !fs) || c->elem != 4 || call->coef->dims != 3 || call->nboxes < 3) return 0;
+    pyr_ktune_t tune;
+    if (stencil_launches<KMAX2D, KMAX3D>(c, call, &tune) != 1) return 0;
+    const pyr_box_t *last = &call->boxes[call->nboxes - 1];
+    const int k = call->nboxes;
+    memset(out, 0, sizeof *out);
+    if (st) {
+        const pyr_box_t *sb = &call->save;
+        if (pyr_box_empty(sb) || !pyr_box_contains(&piece->box, sb) || !pyr_box_contains(&st->box, sb)) return 0;
+        for (int a = 0; a < 3; a++) {
+            const int64_t r = a < 2 ? 1 : k;
+            if (sb->lo[a] < last->lo[a] - r || sb->hi[a] > last->hi[a] + r) return 0;
+        }
+        if (!store_delta(c, piece, st, sb->lo[2], &out->sdelta)) return 0;
+        out->save = local_box(piece, sb);
+    }
+    if (fs) {
+        const pyr_box_t *fb = &call->fill;
+        if (pyr_box_empty(fb) || !pyr_box_contains(&piece->box, fb) || !pyr_box_contains(&fs->box, fb)) return 0;
+        for (int a = 0; a < 2; a++)
+            if (fb->lo[a] != piece->box.lo[a] || fb->hi[a] != piece->box.hi[a]) return 0;
+        if (!store_delta(c, piece, fs, fb->lo[2], &out->fdelta)) return 0;
+        out->fill = local_box(piece, fb);
+    }
+    return 1;
+}
+
+/* kernels.h halo */
+template <int KMAX2D, int KMAX3D> int stencil_halo(void *ctx, const pyr_kernel_call_t *call)
+{
+    pyr_khalo_t hv;
+    return stencil_halo_of<KMAX2D, KMAX3D>((const pyrcu::ctx_t *)ctx, call, &hv);
 }
 
 template <template <typename> class OpOf, int KMAX2D, int KMAX3D>
@@ -1451,10 +1485,10 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
     }
     pyr_ktune_t tune;
     const int count = stencil_launches<KMAX2D, KMAX3D>(c, call, &tune);
-    pyr_ksave_t save;
-    const int saving = call->save_to != NULL;
-    if (saving && !stencil_save_of<KMAX2D, KMAX3D>(c, call, &save))
-        return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a save the kernel does not take (kernels.h saves)");
+    pyr_khalo_t halo;
+    const int saving = call->save_to != NULL || call->fill_from != NULL;
+    if (saving && !stencil_halo_of<KMAX2D, KMAX3D>(c, call, &halo))
+        return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a halo the kernel does not take (kernels.h halo)");
     double t0 = pyrcu::g_serial ? pyrcu::now_s() : 0;
     PYR_CU(cudaSetDevice(c->device));
     cudaStream_t s = c->stream[slot];
@@ -1485,12 +1519,12 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
             PYR_CU((fused_launch<double, 2, 2, OpOf<double>, KMAX2D, KMAX3D>(dims, (const double *)piece->buf[0][cur],
                                                                           (double *)piece->buf[0][cur ^ 1], &L, kb, k,
                                                                           OpOf<double>::make(call->coef, piece), &tune,
-                                                                          saving ? &save : NULL, s)));
+                                                                          saving ? &halo : NULL, s)));
         else
             PYR_CU((fused_launch<float, 4, 4, OpOf<float>, KMAX2D, KMAX3D>(dims, (const float *)piece->buf[0][cur],
                                                                         (float *)piece->buf[0][cur ^ 1], &L, kb, k,
                                                                         OpOf<float>::make(call->coef, piece), &tune,
-                                                                        saving ? &save : NULL, s)));
+                                                                        saving ? &halo : NULL, s)));
         g_stats.launches++;
         cur ^= 1;
         done += k;
