@@ -12,10 +12,11 @@
  * [A - s - 2c, B - s) and computes the trapezoid shrinking by one plane per
  * step at both ends, ending on the piece's planes [A - s - c, B - s - c) of
  * layer s + c.  The window's lowest 2c planes of layer s are the previous
- * piece's top ones: that piece saved them into the call's halo store on the
- * device (2c planes per call of a pass; a copy, or the call's kernel writes
- * them there as it reads them where it can: kernels.h saves, the 3D float
- * CUDA kernels and the CPU's one-step calls), this one copies them in.  So each
+ * piece's top ones: that piece saved them into a halo store on the device
+ * (2c planes per call of a pass, the stores a ring: pyr_skew_store_read),
+ * this one copies them in; or, where the kernel can (kernels.h halo: the 3D
+ * float CUDA kernels, the CPU's one-step calls), the kernel writes its top
+ * planes into one store and reads its low planes from another.  So each
  * value goes up once and down once per pass, whatever the height, and only
  * the c(c - 1) planes of each call's lower trapezoid are computed twice.
  *
