@@ -311,12 +311,15 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
     pyr_skew_view_shape(plan, &call.save, &st);
     pyr_skew_view_shape(plan, &call.fill, &fs);
     const int kin = plan->ctx && pyr_skew_halo(plan, plan->ctx, &call, &v, &st, &fs, s, &grid);
-    /* the halo planes: copied from the store, or read from it by the kernel (kernels.h halo) */
-    double fill = kin ? 0 : (double)pyr_box_volume(&call.fill);
-    int fill_calls = 1;
+    const pyr_box_t in = pyr_plan_interior(plan), w = pyr_box_intersect(&call.window, &in), fb = pyr_box_intersect(&call.fill, &in);
+    /* the halo planes' interior: copied from the store, or read from it by the kernel (kernels.h halo); the
+     * window's faces, into the input alone where the kernel writes only its result (every call: one that
+     * computes nothing passes its planes on, faces included) */
+    const double faces = (double)(pyr_box_volume(&call.window) - pyr_box_volume(&w));
+    const double fill = (kin ? 0 : (double)pyr_box_volume(&fb)) + (o->only ? 1.0 : 2.0) * faces;
+    const int fill_calls = 1 + nfaces;
     if (o->computes) {
         double comp = 0, rows = 0;
-        pyr_box_t in = pyr_plan_interior(plan), w = pyr_box_intersect(&call.window, &in);
         for (int i = 1; i <= c; i++) {
             /* a fused launch (kernels.h launch_steps) streams its whole window through every step it
              * holds: the trapezoid's ends cost as much as its middle */
@@ -325,9 +328,6 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
             rows += (double)rows_of(&b);
         }
         o->kernel = compute_time(plan, k, c, pyr_model_compute_cost(k, c) * comp + k->compute_row * rows);
-        const double faces = (double)(pyr_box_volume(&call.window) - pyr_box_volume(&w));
-        fill += (o->only ? 1.0 : 2.0) * faces;
-        fill_calls += nfaces;
         o->faces = k->call * nfaces + k->compute[0] * faces;
     }
     o->fill = k->call * fill_calls + k->compute[0] * fill;
