@@ -7,7 +7,7 @@
 # read.  A crash, leak, sanitizer report or timeout fails the run and leaves
 # the input in build-fuzz/artifacts/; add it to the harness's seeds and a
 # regression test once fixed.
-# usage: bash fuzz/run.sh [SECONDS] [HARNESS...]   (npy problem wisdom solver_config formula hdf5)
+# usage: bash fuzz/run.sh [SECONDS] [HARNESS...]   (default: every fuzz/fuzz_NAME.c)
 # fuzz_hdf5 checks pyrgrid's judgement of HDF5 files (pyr_h5_check); with
 # PYR_FUZZ_HDF5_LIBRARY=1 it also feeds whole files to the reader, that is to
 # libhdf5, which is not built with coverage and which the fuzzer breaks in
@@ -18,7 +18,9 @@ cd "$(dirname "$0")/.."
 secs=${1:-20}
 shift || true
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(npy problem wisdom solver_config formula hdf5)
+if [ ${#harnesses[@]} -eq 0 ]; then
+  for f in fuzz/fuzz_*.c; do h=${f#fuzz/fuzz_}; harnesses+=("${h%.c}"); done
+fi
 command -v clang >/dev/null || { echo "fuzz: clang not found (bash scripts/setup.sh installs it)"; exit 1; }
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPYR_FUZZ=ON -DPYR_BUILD_TESTS=OFF \
   -DPYR_BUILD_BENCH=OFF -DPYR_ENABLE_CUDA=OFF >/dev/null
