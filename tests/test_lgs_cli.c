@@ -247,6 +247,71 @@ static void test_deep_formula(void)
     unlink(path_in("par.ini"));
 }
 
+/* reliability review L25: a diverging run with omega = 1 advised "try omega = 1";
+ * the advice must change something (under-relaxation from omega = 1 or below,
+ * omega = 1 from over-relaxation). */
+static void test_divergence_advice(void)
+{
+    enum { N = 20, M = 15 };
+    const int64_t shape[2] = {N, M};
+    const char *names[6] = {"cC.npy", "aC.npy", "bC.npy", "cA.npy", "cB.npy", "F.npy"};
+    static double a[N * M];
+    uint64_t x = 12345;
+    for (int k = 0; k < 6; k++) {
+        /* random values in [-1, 1): blocks far from diagonally dominant */
+        for (int q = 0; q < N * M; q++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            a[q] = (double)(x >> 11) * 0x1.0p-52 - 1.0;
+            if (k == 0 && a[q] == 0.0) a[q] = 0.5; /* no zero diagonal */
+        }
+        CHECK_OK(pyr_npy_write(path_in(names[k]), 2, shape, PYR_DOUBLE, a));
+    }
+    char ini[4096];
+    snprintf(ini, sizeof ini,
+             "[system]\nkind = files\ncC = %s\naC = %s\nbC = %s\ncA = %s\ncB = %s\nF = %s\n[run]\nbackend = cpu\n"
+             "[output]\nsolution = %s\n",
+             path_in(names[0]), path_in(names[1]), path_in(names[2]), path_in(names[3]), path_in(names[4]), path_in(names[5]),
+             path_in("y.npy"));
+    write_file("diverge.ini", ini);
+    char *ini_path = strdup(path_in("diverge.ini"));
+    static const struct {
+        const char *omega, *want;
+    } cases[] = {{"system.omega=1", "under-relaxation (omega = 0.5)"},
+                 {"system.omega=0.5", "stronger under-relaxation (omega = 0.25)"},
+                 {"system.omega=1.5", "try omega = 1,"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pyr_clear_error();
+        CHECK(run_solve(4, ini_path, "--set", cases[c].omega, "--quiet") == 3, "%s: a diverging system exits 3", cases[c].omega);
+        const char *msg = pyr_last_error();
+        CHECK(strstr(msg, "diverged") && strstr(msg, cases[c].want), "%s: the advice should say '%s': %s", cases[c].omega, cases[c].want,
+              msg);
+        /* never the value already in use */
+        char same[64];
+        snprintf(same, sizeof same, "omega = %s)", strchr(cases[c].omega, '=') + 1);
+        CHECK(!strstr(msg, same), "%s: the advice repeats the current value: %s", cases[c].omega, msg);
+        CHECK(strcmp(cases[c].omega, "system.omega=1") || !strstr(msg, "try omega = 1"), "omega = 1 advised omega = 1: %s", msg);
+        CHECK(!exists("y.npy"), "%s: no output after divergence", cases[c].omega);
+    }
+    unlink(path_in("diverge.ini"));
+    free(ini_path);
+}
+
+/* reliability review L24: a subnormal value was "not a finite number" */
+static void test_number_messages(void)
+{
+    write_file("n.ini", "[system]\nkind = test1\nN = 8\nM = 8\n");
+    pyr_lgs_config_t *cfg = NULL;
+    const char *tiny = "system.tolerance=1e-320", *huge = "system.tolerance=1e999", *word = "system.tolerance=small";
+    CHECK_FAILS(pyr_lgs_config_load(path_in("n.ini"), &tiny, 1, &cfg), PYR_ERR_CONFIG, "too small to compute with");
+    CHECK(!strstr(pyr_last_error(), "not a finite number"), "a subnormal value is called not finite: %s", pyr_last_error());
+    CHECK_FAILS(pyr_lgs_config_load(path_in("n.ini"), &huge, 1, &cfg), PYR_ERR_CONFIG, "too large");
+    CHECK_FAILS(pyr_lgs_config_load(path_in("n.ini"), &word, 1, &cfg), PYR_ERR_CONFIG, "\"small\" is not a number");
+    const char *nan = "system.omega=nan";
+    CHECK_FAILS(pyr_lgs_config_load(path_in("n.ini"), &nan, 1, &cfg), PYR_ERR_CONFIG, "is not a finite number");
+    CHECK(cfg == NULL, "no config on failure");
+    unlink(path_in("n.ini"));
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "%s/lgs_cli_XXXXXX", PYR_BINARY_DIR);
@@ -258,6 +323,8 @@ int main(void)
     test_end_to_end();
     test_files_kind();
     test_deep_formula();
+    test_divergence_advice();
+    test_number_messages();
     int rc = check_report();
     if (rc == 0) {
         const char *names[] = {"t1.ini", "files.ini", "typo.ini", "sec.ini", "val.ini", "num.ini", "nosize.ini",

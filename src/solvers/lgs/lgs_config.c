@@ -3,6 +3,7 @@
 #include "solvers/lgs/lgs_config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -86,9 +87,17 @@ static int parse_double(parse_t *ps, const char *sec, const char *key, const cha
     errno = 0;
     double v = strtod(value, &end);
     while (*end == ' ' || *end == '\t') end++;
-    if (end == value || *end || errno == ERANGE || !isfinite(v))
+    if (end == value || *end)
+        return bad(ps, PYR_ERR_CONFIG, "%s.%s = \"%s\" is not a number (e.g. %s.%s = 1e-10)", sec, key, value, sec, key);
+    if (errno == ERANGE && isinf(v))
+        return bad(ps, PYR_ERR_CONFIG, "%s.%s = \"%s\" is too large: doubles end at %.3g", sec, key, value, DBL_MAX);
+    if (!isfinite(v))
         return bad(ps, PYR_ERR_CONFIG, "%s.%s = \"%s\" is not a finite number (e.g. %s.%s = 1e-10)", sec, key, value,
                    sec, key);
+    /* strtod flags a result below the smallest normal double (subnormal, or 0 for less) */
+    if (errno == ERANGE)
+        return bad(ps, PYR_ERR_CONFIG, "%s.%s = \"%s\" is too small to compute with: below %.3g, the smallest normal double",
+                   sec, key, value, DBL_MIN);
     *out = v;
     return 1;
 }

@@ -227,14 +227,23 @@ static pyr_status_t run_loop(engine_t *e, const pyr_lgs_options_t *o, pyr_lgs_re
     r->rel_residual = rel;
     if (o->progress && r->stop != PYR_LGS_CANCELLED) o->progress(o->progress_user, it, rel);
     switch (r->stop) {
-    case PYR_LGS_DIVERGED:
+    case PYR_LGS_DIVERGED: {
+        /* advice that changes something: back to omega = 1 from over-relaxation, else damp harder */
+        char advice[160];
+        if (o->omega > 1.0)
+            snprintf(advice, sizeof advice, "over-relaxation may be too strong; try omega = 1");
+        else
+            snprintf(advice, sizeof advice, "the iteration does not contract; try %sunder-relaxation (omega = %g)",
+                     o->omega < 1.0 ? "stronger " : "", o->omega / 2.0);
         return pyr_fail(PYR_ERR_DIVERGED,
                         "line Gauss-Seidel diverged: relative residual %g at iteration %lld (it was %g at the start; "
-                        "limit %g). With omega = %g%s; try omega = 1 or check that the system is diagonally "
-                        "dominant%s%s",
-                        rel, (long long)it, rel0, o->divergence_limit, o->omega,
-                        o->omega != 1.0 ? " over-relaxation may be too strong" : " the iteration does not contract",
-                        r->warning[0] ? ": " : "", r->warning);
+                        "limit %g). With omega = %g %s, %s%s",
+                        rel, (long long)it, rel0, o->divergence_limit, o->omega, advice,
+                        r->warning[0] ? "or make the system diagonally dominant, which Gauss-Seidel needs to be sure "
+                                        "to converge: "
+                                      : "or check that the system is diagonally dominant",
+                        r->warning);
+    }
     case PYR_LGS_STAGNATED:
         return pyr_fail(PYR_ERR_DIVERGED,
                         "line Gauss-Seidel stagnated: the relative residual is %g at iteration %lld and has not "
