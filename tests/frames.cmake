@@ -3,7 +3,7 @@
 # with exit 77 where they are missing), CPU vs CUDA agreement (GPU).
 pyr_add_test(test_frames_api SOURCES test_frames_api.c LABELS frames)
 set_tests_properties(test_frames_api PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2")
-foreach(part shifts whiten poly fits)
+foreach(part shifts whiten poly fits scale)
   add_test(NAME test_frames_${part}
     COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_frames.py $<TARGET_FILE:pyrgrid_cli>
             ${CMAKE_CURRENT_BINARY_DIR}/frames_${part} ${part})

@@ -2,7 +2,7 @@
 shift accuracy against the truth and against skimage's phase_cross_correlation,
 whitened background RMS against the pure noise, detection of a faint slow mover
 with and without history cleaning, FITS headers kept, bad input refused with
-no partial output.
+no partial output, the same results for the data at any scale.
 
 usage: test_frames.py PYRGRID WORKDIR [part]   (exit 77 = skipped: numpy/skimage/astropy missing)
 """
@@ -222,7 +222,49 @@ def part_fits():
     check(np.isfinite(res).all(), "no NaN in the residual of frames with NaN, duplicate and blank frames")
 
 
-parts = {"shifts": part_shifts, "whiten": part_whiten, "poly": part_poly, "fits": part_fits}
+def part_scale():
+    # reliability review M7: the review's cube of noise at 1e16 gave an all-NaN residual with exit status 0
+    rng = np.random.default_rng(2)
+    fits.PrimaryHDU((rng.normal(100, 5, (6, 64, 64)) * 1e14).astype("f4")).writeto("s.fits", overwrite=True)
+    r = run("s.fits", "-o", "r_s.fits", "--shifts", "", "--candidates", "", "--snr-png", "")
+    check(r.returncode == 0, "values of about 1e16: run succeeded " + r.stderr.strip())
+    if r.returncode == 0:
+        res = fits.getdata("r_s.fits")
+        check(np.isfinite(res).all() and np.abs(res[1:]).max() > 1e15,
+              f"values of about 1e16: finite residual of their scale (max |r| {np.abs(res[1:]).max():.3g})")
+    # a sequence with a slow mover at scales from 1e-20 to 1e20: the same shifts and candidates, the residual scaled
+    d = fm.make(T=30, size=96, jitter=1.5, mover_snr=6.0, mover_start=(30.0, 40.0), mover_velocity=(0.3, 0.2), seed=4)
+    out = {}
+    for c in (1.0, 1e-20, 1e-13, 1e14, 1e16, 1e20):
+        np.save("seq_scale.npy", (d["frames"].astype(np.float64) * c).astype(np.float32))
+        r = run("seq_scale.npy", "-o", "res_scale.npy", "--snr-png", "", "--shifts", "sh_scale.csv",
+                "--candidates", "cand_scale.csv", "--history", "8")
+        check(r.returncode == 0, f"scale {c:g}: run succeeded " + r.stderr.strip())
+        if r.returncode != 0:
+            continue
+        res = np.load("res_scale.npy").astype(np.float64) / c
+        out[c] = (shifts_of("sh_scale.csv")[0], fm.read_csv("cand_scale.csv"), res)
+        check(np.isfinite(res).all(), f"scale {c:g}: finite residual")
+    if 1.0 not in out:
+        return
+    sh1, cand1, res1 = out[1.0]
+    check(len(cand1) >= 5, f"scale 1: the mover gives candidates ({len(cand1)})")
+    for c, (sh, cand, res) in out.items():
+        if c == 1.0:
+            continue
+        dsh = float(np.abs(sh - sh1).max())
+        dres = float(np.abs(res - res1).max())
+        same = len(cand) == len(cand1) and (len(cand) == 0 or (
+            (cand["frame"] == cand1["frame"]).all() and np.abs(cand["x"] - cand1["x"]).max() < 2e-3 and
+            np.abs(cand["y"] - cand1["y"]).max() < 2e-3 and np.allclose(cand["flux"] / c, cand1["flux"], rtol=1e-3)))
+        print(f"scale {c:g}: max |shift - shift(1)| {dsh:.2e} px, max |res / c - res(1)| {dres:.3g} of "
+              f"{np.abs(res1).max():.3g}, {len(cand)} candidates ({len(cand1)} at scale 1)")
+        check(dsh < 1e-4, f"scale {c:g}: shifts as at scale 1 ({dsh:.2e} px)")
+        check(dres <= 1e-4 * np.abs(res1).max(), f"scale {c:g}: residual / c as at scale 1 ({dres:.3g})")
+        check(same, f"scale {c:g}: the candidates of scale 1, flux scaled")
+
+
+parts = {"shifts": part_shifts, "whiten": part_whiten, "poly": part_poly, "fits": part_fits, "scale": part_scale}
 for name, fn in parts.items():
     if PART in ("all", name):
         print(f"== {name}")

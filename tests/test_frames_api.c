@@ -1,8 +1,8 @@
 /* The frames API and FITS I/O without Python: a FITS cube round trip (data
  * and header cards), malformed files, option checks, backend = cuda without a
  * GPU, a synthetic jittered star field whose shifts come back, the same
- * result for 1 and 2 threads (fixed-order sums), and R singular (identical
- * frames) without NaN. */
+ * result for 1 and 2 threads (fixed-order sums), the same results for the
+ * data at any scale, and R singular (identical frames) without NaN. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +109,134 @@ static pyr_status_t collect(void *user, const pyr_frames_result_t *r)
     return PYR_OK;
 }
 
+/* Reliability review M7: the pipeline must not depend on the data's absolute
+ * scale.  A jittered star field with a slow mover, multiplied by c from 1e-30
+ * to 1e30 (float values, as flux-calibrated or scaled data arrive): the same
+ * shifts, the same candidates (flux scaled by c), the residual and the noise
+ * model scaled by c (c^2 for its constant term), and never a NaN. */
+#define SC_T 16
+typedef struct {
+    double dx[SC_T], dy[SC_T], na[SC_T], nc[SC_T];
+    int ncand[SC_T];
+    pyr_frames_candidate_t cand[SC_T][32];
+    float res[SC_T][NX * NY];
+    int n, nonfinite;
+} scale_run_t;
+
+static pyr_status_t scale_collect(void *user, const pyr_frames_result_t *r)
+{
+    scale_run_t *c = user;
+    int t = (int)r->frame;
+    c->dx[t] = r->dx;
+    c->dy[t] = r->dy;
+    c->na[t] = r->noise_a;
+    c->nc[t] = r->noise_c;
+    c->ncand[t] = r->ncandidates < 32 ? r->ncandidates : 32;
+    memcpy(c->cand[t], r->candidates, (size_t)c->ncand[t] * sizeof *r->candidates);
+    memcpy(c->res[t], r->residual, sizeof c->res[0]);
+    for (int64_t i = 0; i < NX * NY; i++) c->nonfinite += !isfinite(r->residual[i]);
+    c->n++;
+    return PYR_OK;
+}
+
+static void scale_sweep(void)
+{
+    static double base[SC_T][NX * NY];
+    static float seq[SC_T][NX * NY];
+    static scale_run_t ref, run;
+    uint64_t keep = rng;
+    rng = 0x9e3779b97f4a7c15ull;
+    for (int t = 0; t < SC_T; t++) {
+        double sx = t ? (urand() - 0.5) * 3 : 0, sy = t ? (urand() - 0.5) * 3 : 0;
+        double mx = 30 + 0.6 * t + sx, my = 25 + 0.4 * t + sy;
+        for (int y = 0; y < NY; y++)
+            for (int x = 0; x < NX; x++) {
+                double v = 100;
+                for (int s = 0; s < 60; s++) {
+                    double dx = x - stars[s][0] - sx, dy = y - stars[s][1] - sy;
+                    v += stars[s][2] * exp(-(dx * dx + dy * dy) / (2 * 1.3 * 1.3));
+                }
+                v += 40 * exp(-((x - mx) * (x - mx) + (y - my) * (y - my)) / (2 * 1.1 * 1.1));
+                double g = sqrt(-2 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand());
+                base[t][y * NX + x] = v + 3.0 * g;
+            }
+    }
+    rng = keep;
+    pyr_frames_options_t o;
+    pyr_frames_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.border = 8;
+    o.history = 6;
+    o.warmup = 2;
+    const double scales[] = {1, 1e-30, 1e-20, 1e-13, 1e14, 1e16, 1e20, 1e30};
+    for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+        double c = scales[k];
+        scale_run_t *r = k == 0 ? &ref : &run;
+        memset(r, 0, sizeof *r);
+        for (int t = 0; t < SC_T; t++)
+            for (int i = 0; i < NX * NY; i++) seq[t][i] = (float)(base[t][i] * c);
+        pyr_frames_t *f = NULL;
+        CHECK_OK(pyr_frames_create(NX, NY, &o, scale_collect, r, &f));
+        for (int t = 0; t < SC_T && f; t++) CHECK_OK(pyr_frames_push(f, seq[t], PYR_FRAMES_F32, NULL));
+        if (f) CHECK_OK(pyr_frames_finish(f));
+        pyr_frames_destroy(&f);
+        CHECK(r->n == SC_T && r->nonfinite == 0, "scale %g: %d frames delivered, %d non-finite residual values", c, r->n,
+              r->nonfinite);
+        int ncand = 0;
+        for (int t = 0; t < SC_T; t++) ncand += r->ncand[t];
+        if (k == 0) {
+            printf("scale 1: %d candidates\n", ncand);
+            CHECK(ncand >= SC_T / 2, "the mover gives only %d candidates at scale 1", ncand);
+            continue;
+        }
+        double dshift = 0, dres = 0, rmax = 0, dnoise = 0, dcand = 0;
+        int same = 1;
+        for (int t = 0; t < SC_T; t++) {
+            dshift = fmax(dshift, fmax(fabs(r->dx[t] - ref.dx[t]), fabs(r->dy[t] - ref.dy[t])));
+            for (int i = 0; i < NX * NY; i++) {
+                dres = fmax(dres, fabs(r->res[t][i] / c - ref.res[t][i]));
+                rmax = fmax(rmax, fabs(ref.res[t][i]));
+            }
+            if (t > 0) {
+                dnoise = fmax(dnoise, fabs(r->na[t] / c - ref.na[t]) / fmax(fabs(ref.na[t]), 1e-300));
+                dnoise = fmax(dnoise, fabs(r->nc[t] / (c * c) - ref.nc[t]) / fmax(fabs(ref.nc[t]), 1e-300));
+            }
+            if (r->ncand[t] != ref.ncand[t]) {
+                same = 0;
+                continue;
+            }
+            for (int j = 0; j < r->ncand[t]; j++) {
+                const pyr_frames_candidate_t *a = &r->cand[t][j], *b = &ref.cand[t][j];
+                dcand = fmax(dcand, fmax(fabs(a->x - b->x), fabs(a->y - b->y)));
+                dcand = fmax(dcand, fabs(a->snr - b->snr) / b->snr);
+                dcand = fmax(dcand, fabs(a->flux / c - b->flux) / fabs(b->flux));
+            }
+        }
+        printf("scale %-6g: max |shift - shift(1)| %.2e px, max |res / c - res(1)| %.2e of %.3g, noise model %.2e, "
+               "%d candidates (%s, largest difference %.2e)\n",
+               c, dshift, dres, rmax, dnoise, ncand, same ? "same frames" : "DIFFERENT", dcand);
+        CHECK(dshift < 1e-4, "scale %g: shifts differ from scale 1 by %.3g px", c, dshift);
+        CHECK(dres <= 1e-4 * rmax, "scale %g: residual / c differs from scale 1's by %.3g (max %.3g)", c, dres, rmax);
+        CHECK(dnoise < 1e-3, "scale %g: noise model differs (relative %.3g)", c, dnoise);
+        CHECK(same && dcand < 1e-3, "scale %g: candidates differ from scale 1's (%.3g)", c, dcand);
+    }
+    /* one frame 1e60 times the first: beyond float's range in the sequence's
+     * scale, refused with a message instead of a NaN residual */
+    for (int t = 0; t < SC_T; t++)
+        for (int i = 0; i < NX * NY; i++) seq[t][i] = (float)(base[t][i] * (t == 2 ? 1e30 : 1e-30));
+    memset(&run, 0, sizeof run);
+    pyr_frames_t *f = NULL;
+    CHECK_OK(pyr_frames_create(NX, NY, &o, scale_collect, &run, &f));
+    pyr_status_t st = PYR_OK;
+    for (int t = 0; t < SC_T && f && st == PYR_OK; t++) st = pyr_frames_push(f, seq[t], PYR_FRAMES_F32, NULL);
+    if (f && st == PYR_OK) st = pyr_frames_finish(f);
+    pyr_frames_destroy(&f);
+    printf("a frame 1e60 times the first -> %s\n", pyr_last_error());
+    CHECK(st == PYR_ERR_NUMERIC && strstr(pyr_last_error(), "frame 2:") && strstr(pyr_last_error(), "share a scale"),
+          "a frame off the sequence's scale: %s (%s)", pyr_status_name(st), pyr_last_error());
+    CHECK(run.n == 2 && run.nonfinite == 0, "%d frames delivered before it, %d non-finite values", run.n, run.nonfinite);
+}
+
 int main(void)
 {
     fits_roundtrip();
@@ -162,6 +290,8 @@ int main(void)
     printf("star field (not periodic), jitter +-1.5 px: shift RMS error %.4f px\n", rms);
     CHECK(rms < 0.05, "shift RMS %.4f px", rms);
     CHECK(!memcmp(c1.res, c2.res, sizeof c1.res) && !memcmp(c1.dx, c2.dx, sizeof c1.dx), "1 and 2 threads differ");
+
+    scale_sweep();
 
     /* identical frames: R is singular but for the eps term; no NaN (collect checks) */
     o.threads = 0;

@@ -116,6 +116,15 @@ static pyr_status_t deliver(void *driver, const fr_out_t *out)
 {
     pyr_frames_t *f = driver;
     pyr_frames_stats_t *st = &f->st;
+    /* the arithmetic runs in the sequence's unit (frames_math.h fr_unit), so
+     * this happens only for a frame far off the others' scale or values near
+     * float's limit: refuse it rather than hand on NaN */
+    if (out->nonfinite || !isfinite(out->dx) || !isfinite(out->dy))
+        return pyr_fail(PYR_ERR_NUMERIC, "frame %lld: its residual or shift is not a finite number: the frame's RMS is about "
+                                         "%.3g times that of the first frame, which sets the scale of the float arithmetic, "
+                                         "and its values must stay within float's range (3.4e38) there; frames of one "
+                                         "sequence must share a scale: rescale or leave out this frame",
+                        (long long)out->frame, out->rms);
     st->frames++;
     if (out->flags & FR_FLAG_ILL_CONDITIONED) st->ill_conditioned++;
     if (out->flags & FR_FLAG_REGULARISED) st->regularised++;

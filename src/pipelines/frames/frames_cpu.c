@@ -9,6 +9,7 @@
  * lanes (x mod 8) in double from exact float products, lanes and rows added
  * in order, tiles added in order: the same result whatever the thread count. */
 #include <fftw3.h>
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -63,6 +64,11 @@ struct fr_cpu {
     pyr_frames_candidate_t *cand;
     int64_t *cand_idx;
     double stage[4];
+    double unit;    /* the sequence's unit (fr_unit); 1 until a frame sets it */
+    float inv_unit; /* 1 / unit */
+    int unit_set;
+    double rms;     /* the current frame's RMS in the unit */
+    int64_t over;   /* its finite pixels beyond float's range in the unit */
 };
 
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -144,6 +150,8 @@ pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
                         (long long)nx, (long long)ny, s->o.history, mib);
     }
     memset(c->ring, 0, (size_t)c->ring_len * fb);
+    c->unit = 1;
+    c->inv_unit = 1;
     for (int64_t kx = 0; kx < nh; kx++) c->wx[kx] = sin(fr_omega(kx, nx));
     for (int64_t ky = 0; ky < ny; ky++) c->wy[ky] = sin(fr_omega(ky, ny));
     for (int64_t ky = 0; ky < ny; ky++)
@@ -177,48 +185,58 @@ pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
 
 /* ---------------------------------------------------------------- pieces */
 
-/* The frame as float; non-finite pixels are listed and replaced by the mean
- * of the others. */
+/* The frame as float in the sequence's unit (fr_unit), set by the first frame
+ * that is not all zero: the frames before it are zero in any unit.
+ * Non-finite pixels are listed and replaced by the mean of the others.  Sums
+ * of the input values per tile of rows in double, tiles added in order. */
 static void ingest(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type)
 {
-    int64_t np = c->np;
+    int64_t nx = c->s.nx, np = c->np, ntiles = (c->s.ny + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
     float *in = c->in;
+    float inv = c->inv_unit;
+    double *part = c->part;
     int th = c->s.threads;
-    if (type == PYR_FRAMES_U16) {
-        const uint16_t *p = frame;
 #pragma omp parallel for num_threads(th) schedule(static)
-        for (int64_t i = 0; i < np; i++) in[i] = (float)p[i];
-        c->nbad = 0;
-        return;
-    }
-    if (type == PYR_FRAMES_I16) {
-        const int16_t *p = frame;
-#pragma omp parallel for num_threads(th) schedule(static)
-        for (int64_t i = 0; i < np; i++) in[i] = (float)p[i];
-        c->nbad = 0;
-        return;
-    }
-    const float *p = frame;
-    int64_t nbad = 0;
-#pragma omp parallel for num_threads(th) schedule(static) reduction(+ : nbad)
-    for (int64_t i = 0; i < np; i++) {
-        float v = p[i];
-        in[i] = v;
-        nbad += isfinite(v) ? 0 : 1;
-    }
-    c->nbad = 0;
-    if (nbad == 0) return;
-    double sum = 0;
-    int64_t n = 0;
-    for (int64_t i = 0; i < np; i++) {
-        if (isfinite(in[i])) {
-            sum += in[i];
-            n++;
-        } else {
-            c->bad[c->nbad++] = i;
+    for (int64_t tile = 0; tile < ntiles; tile++) {
+        int64_t i0 = tile * FR_TILE_ROWS * nx, i1 = i0 + FR_TILE_ROWS * nx < np ? i0 + FR_TILE_ROWS * nx : np;
+        double n = 0, sum = 0, sq = 0;
+        for (int64_t i = i0; i < i1; i++) {
+            float v = type == PYR_FRAMES_U16   ? (float)((const uint16_t *)frame)[i]
+                      : type == PYR_FRAMES_I16 ? (float)((const int16_t *)frame)[i]
+                                               : ((const float *)frame)[i];
+            in[i] = v * inv;
+            if (!isfinite(v)) continue;
+            n += 1;
+            sum += v;
+            sq += (double)v * v;
         }
+        part[3 * tile] = n;
+        part[3 * tile + 1] = sum;
+        part[3 * tile + 2] = sq;
     }
-    float fill = n ? (float)(sum / (double)n) : 0.0f;
+    double n = 0, sum = 0, sq = 0;
+    for (int64_t tile = 0; tile < ntiles; tile++) {
+        n += part[3 * tile];
+        sum += part[3 * tile + 1];
+        sq += part[3 * tile + 2];
+    }
+    if (!c->unit_set && fr_unit(sq, n) > 0) {
+        c->unit_set = 1;
+        c->unit = fr_unit(sq, n);
+        c->inv_unit = (float)(1.0 / c->unit);
+        inv = c->inv_unit;
+#pragma omp parallel for num_threads(th) schedule(static)
+        for (int64_t i = 0; i < np; i++) in[i] *= inv;
+    }
+    c->rms = n > 0 ? sqrt(sq / n) * inv : 0;
+    c->nbad = 0;
+    c->over = 0;
+    if (n == (double)np && sqrt(sq) * inv <= FLT_MAX) return; /* no value can leave float's range */
+    /* non-finite pixels, and finite ones that are not in the unit */
+    for (int64_t i = 0; i < np; i++)
+        if (!isfinite(in[i])) c->bad[c->nbad++] = i;
+    c->over = c->nbad - (np - (int64_t)n);
+    float fill = n > 0 ? (float)(sum / n * inv) : 0.0f;
     for (int64_t b = 0; b < c->nbad; b++) in[c->bad[b]] = fill;
 }
 
@@ -262,12 +280,13 @@ static void phase_correlate(fr_cpu_t *c, double *sx, double *sy)
     int th = c->s.threads;
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        float ar = c->F[i][0], ai = c->F[i][1], br = c->G[i][0], bi = -c->G[i][1];
-        float re = ar * br - ai * bi, im = ar * bi + ai * br;
-        float mag = sqrtf(re * re + im * im);
-        float inv = mag > 1e-30f ? 1.0f / mag : 0.0f;
-        c->X[i][0] = re * inv;
-        c->X[i][1] = im * inv;
+        /* in double: the squares of products of spectra overflow float for
+         * large frames */
+        double ar = c->F[i][0], ai = c->F[i][1], br = c->G[i][0], bi = -c->G[i][1];
+        double re = ar * br - ai * bi, im = ar * bi + ai * br;
+        double mag = sqrt(re * re + im * im);
+        c->X[i][0] = mag > 0 ? (float)(re / mag) : 0.0f;
+        c->X[i][1] = mag > 0 ? (float)(im / mag) : 0.0f;
     }
     fftwf_execute_dft_c2r(c->c2r, c->X, c->t1);
     /* the first maximum in raster order: per block of rows, then blocks in order */
@@ -554,7 +573,7 @@ static void noise_sums(fr_cpu_t *c, double A, double C, int clip, double S[FR_NO
     }
 }
 
-void fr_candidate_at(const float *z, const float *m, int64_t nx, int64_t x, int64_t y, double sum_k2,
+void fr_candidate_at(const float *z, const float *m, int64_t nx, int64_t x, int64_t y, double sum_k2, double unit,
                      pyr_frames_candidate_t *c)
 {
     int64_t i = y * nx + x;
@@ -567,7 +586,7 @@ void fr_candidate_at(const float *z, const float *m, int64_t nx, int64_t x, int6
     if (oy < -0.5f) oy = -0.5f;
     c->x = (float)x + ox;
     c->y = (float)y + oy;
-    c->flux = (float)(m[i] / sum_k2);
+    c->flux = (float)(m[i] / sum_k2 * unit);
     c->snr = zc;
 }
 
@@ -629,7 +648,7 @@ static int detect(fr_cpu_t *c, double A, double C, int detecting, int *dropped, 
                 continue;
             }
             c->cand_idx[n] = i;
-            fr_candidate_at(c->z, c->m, nx, x, y, c->s.sum_k2, &c->cand[n]);
+            fr_candidate_at(c->z, c->m, nx, x, y, c->s.sum_k2, c->unit, &c->cand[n]);
             n++;
         }
     return n;
@@ -803,8 +822,8 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
         c->noise_ready = 1;
     }
     fr_noise_fit(c->noise, &A, &C);
-    out->noise_a = A;
-    out->noise_c = C;
+    out->noise_a = A * c->unit;
+    out->noise_c = C * c->unit * c->unit;
     int ncand = detect(c, A, C, out->detecting, &out->dropped, c->whitened > 1 ? S : NULL);
     if (c->whitened > 1) {
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
@@ -845,9 +864,19 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
     float *res = pd->res_out ? pd->res_out : c->e;
     {
         const uint8_t *v = c->valid;
-        int64_t nx = s->nx, ny = s->ny, b = o->border;
+        int64_t nx = s->nx, ny = s->ny, b = o->border, np = c->np, nonfinite = 0;
         int th = s->threads;
-        if (res != c->e) memcpy(res, c->e, (size_t)c->np * sizeof(float));
+        float unit = (float)c->unit;
+        const float *e = c->e;
+        /* back in the data's units; a value beyond float's range there (or
+         * one that was not finite already) makes the driver refuse the frame */
+#pragma omp parallel for num_threads(th) schedule(static) reduction(+ : nonfinite)
+        for (int64_t i = 0; i < np; i++) {
+            float r = e[i] * unit;
+            res[i] = r;
+            nonfinite += fabsf(r) <= FLT_MAX ? 0 : 1;
+        }
+        out->nonfinite |= nonfinite > 0;
         if (c->nbad) {
 #pragma omp parallel for num_threads(th) schedule(static)
             for (int64_t y = b; y < ny - b; y++)
@@ -886,6 +915,8 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
     double t0 = pyr_now_s();
     ingest(c, frame, type);
     out.masked = c->nbad;
+    out.rms = c->rms;
+    out.nonfinite = c->over > 0;
     fftwf_execute_dft_r2c(c->r2c, c->in, c->F);
     int new_ref = t == 0 || (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0);
     double sx = 0, sy = 0;

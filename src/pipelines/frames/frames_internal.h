@@ -43,10 +43,15 @@ typedef struct {
     float weights[FR_MAX_HISTORY];
     int64_t masked, cleaned;
     int detecting;
-    double noise_a, noise_c;
+    double noise_a, noise_c; /* in the data's units, as everything here */
     const float *residual;
     const pyr_frames_candidate_t *cand;
     int ncand, dropped;
+    /* the residual holds values that are not finite; the driver refuses the
+     * frame.  rms: the frame's RMS in the sequence's unit (fr_unit), for the
+     * message */
+    int nonfinite;
+    double rms;
 } fr_out_t;
 
 typedef pyr_status_t (*fr_deliver_t)(void *driver, const fr_out_t *out);
@@ -63,12 +68,10 @@ pyr_status_t fr_cpu_max_snr(fr_cpu_t *cpu, float *out);
 void fr_cpu_stage_times(const fr_cpu_t *cpu, double t[4]);
 void fr_cpu_destroy(fr_cpu_t **cpu);
 
-/* Candidates of one frame from its SNR map z (nx*ny), the matched filter m
- * and the valid-pixel map (1 = measured): local maxima of z above k, in
- * raster order, with sub-pixel positions from a parabola through the
- * neighbours.  Used by the CPU implementation and, for the GPU's list of
- * peak pixels, to refine and sort them the same way. */
-void fr_candidate_at(const float *z, const float *m, int64_t nx, int64_t x, int64_t y, double sum_k2,
+/* The candidate at pixel (x, y) of the SNR map z (nx*ny) and the matched
+ * filter m: a sub-pixel position from a parabola through the neighbours, the
+ * flux m / sum_k2 in the data's units (m is in the sequence's unit). */
+void fr_candidate_at(const float *z, const float *m, int64_t nx, int64_t x, int64_t y, double sum_k2, double unit,
                      pyr_frames_candidate_t *c);
 int fr_candidate_cmp(const void *a, const void *b);
 

@@ -28,6 +28,25 @@
 #define FR_FLAG_FALLBACK 32
 #define FR_FLAG_NOT_CONVERGED 64
 
+/* ------------------------------------------------------------ scale */
+
+/* The sequence's unit: the power of two nearest below the RMS of the first
+ * frame that is not all zero (sumsq over n finite pixels).  Every frame is
+ * divided by it on input and every output multiplied by it, so that the
+ * arithmetic sees values of order 1 whatever the data's units: float
+ * products of spectra neither overflow for large pixel values nor underflow
+ * for small ones, and each cut-off below is relative to the data.  A power
+ * of two divides without rounding.  Returns 0 while no scale is known. */
+FR_HD double fr_unit(double sumsq, double n)
+{
+    if (!(n > 0) || !(sumsq > 0) || !isfinite(sumsq)) return 0;
+    int e = ilogb(sqrt(sumsq / n));
+    /* the unit and its inverse stay normal floats */
+    if (e < -126) e = -126;
+    if (e > 126) e = 126;
+    return ldexp(1.0, e);
+}
+
 /* ------------------------------------------------------------ shift step */
 
 /* The seed's formula (SEEDS.md §D): with p = sum gy*d, q = sum gx*d,
@@ -273,8 +292,10 @@ FR_HD void fr_noise_fit(const double *S, double *A, double *C)
     double a = det > 1e-12 * n * sxx ? (n * sxy - sx * sy) / det : 0.0;
     if (!(a > 0) || !isfinite(a)) a = 0;
     double c = (sy - a * sx) / n;
+    /* the frames are in the sequence's unit (fr_unit), so 1e-30 lies far
+     * below any float data's rounding and keeps the float variance normal */
     double floor_ = 1e-3 * sy / n;
-    if (!(c > floor_)) c = floor_ > 0 ? floor_ : 1e-30;
+    if (!(c > floor_)) c = floor_ > 1e-30 ? floor_ : 1e-30;
     *A = a;
     *C = c;
 }
