@@ -450,6 +450,57 @@ static void refusals(void)
     p.maxwell.sources[0].component = PYR_EZ;
     p.maxwell.sources[0].node[0] = p.maxwell.sources[0].node_end[0] = 0; /* on the PEC face */
     CHECK_FAILS(plan_of(&p), PYR_ERR_CONFIG, "PEC face");
+    p.maxwell.sources[0].node[0] = p.maxwell.sources[0].node_end[0] = 5;
+    CHECK_OK(plan_of(&p));
+    /* reliability review L7: a probe where its component is never updated (tangential E on a
+     * PEC face, H's unused last half-cell) records only zeros; refused as sources are */
+    p.maxwell.nprobes = 1;
+    p.maxwell.probes[0].component = PYR_EZ;
+    p.maxwell.probes[0].node[0] = 0;
+    p.maxwell.probes[0].node[1] = 0;
+    CHECK_FAILS(plan_of(&p), PYR_ERR_CONFIG, "probe 1: Ez is not updated at index 0 along x (a PEC face");
+    p.maxwell.probes[0].node[0] = 7;
+    p.maxwell.probes[0].node[1] = 15; /* the last node of y: the PEC face y+ */
+    CHECK_FAILS(plan_of(&p), PYR_ERR_CONFIG, "index 15 along y (a PEC face");
+    p.maxwell.probes[0].component = PYR_HX; /* Hx at y = ny - 1: the unused last half-cell */
+    CHECK_FAILS(plan_of(&p), PYR_ERR_CONFIG, "the unused last half-cell");
+    p.maxwell.probes[0].node[1] = 14;
+    CHECK_OK(plan_of(&p));
+    p.maxwell.cpml_cells = 3; /* CPML on x- only: the other faces stay PEC */
+    p.maxwell.cpml_faces = 0x1;
+    p.maxwell.probes[0].component = PYR_EZ;
+    p.maxwell.probes[0].node[1] = 0;
+    CHECK_FAILS(plan_of(&p), PYR_ERR_CONFIG, "index 0 along y (a PEC face");
+    p.maxwell.probes[0].node[1] = 1;
+    CHECK_OK(plan_of(&p));
+    p.maxwell.nprobes = 0;
+    p.maxwell.cpml_cells = 0;
+    /* reliability review L8: a box or cylinder with reversed bounds holds no node */
+    p.maxwell.nshapes = 1;
+    pyr_shape_t *sh = &p.maxwell.shapes[0];
+    memset(sh, 0, sizeof *sh);
+    sh->kind = PYR_SHAPE_BOX;
+    sh->eps_r = 4;
+    sh->mu_r = 1;
+    sh->lo[0] = 0.7, sh->hi[0] = 0.1, sh->lo[1] = 0.2, sh->hi[1] = 0.6;
+    CHECK_FAILS(plan_of(&p), PYR_ERR_CONFIG, "the box runs from x = 0.7 to x = 0.1, so it is empty");
+    sh->lo[0] = 0.1, sh->hi[0] = 0.7, sh->lo[1] = 0.6, sh->hi[1] = 0.2;
+    CHECK_FAILS(plan_of(&p), PYR_ERR_CONFIG, "from y = 0.6 to y = 0.2");
+    sh->hi[1] = 0.6; /* a plane of nodes is a shape */
+    CHECK_OK(plan_of(&p));
+    make_maxwell(&p, 3, n, len, 0, PYR_DOUBLE, 10, 0.5);
+    p.maxwell.nshapes = 1;
+    memset(sh, 0, sizeof *sh);
+    sh->kind = PYR_SHAPE_CYLINDER;
+    sh->axis = 2;
+    sh->r = 0.2;
+    sh->eps_r = 4;
+    sh->mu_r = 1;
+    sh->lo[0] = sh->lo[1] = 0.5;
+    sh->lo[2] = 0.9, sh->hi[2] = 0.3;
+    CHECK_FAILS(plan_of(&p), PYR_ERR_CONFIG, "the cylinder runs from z = 0.9 to z = 0.3, so it is empty");
+    sh->lo[2] = 0.3, sh->hi[2] = 0.9;
+    CHECK_OK(plan_of(&p));
 
     /* material files: wrong shape, eps <= 0, a NaN; each named, no run */
     char dir[] = "/tmp/pyr_mx_XXXXXX";

@@ -6,7 +6,8 @@
 # source inside the CPML or outside the grid, a material file of the wrong
 # shape or with eps_r <= 0, a NaN, a component of the other mode) is refused
 # with a message naming the fix, before anything is written and without
-# touching existing outputs.   usage: test_maxwell_cli.sh PYRGRID SOURCE_DIR
+# touching existing outputs; fields that diverge (overflow to inf/NaN) stop
+# the run with a message and write nothing.   usage: test_maxwell_cli.sh PYRGRID SOURCE_DIR
 set -u
 bin=$1
 src=$2
@@ -82,6 +83,64 @@ expect_error eps-nan "finite" --set material.eps_file=eps_nan.npy --set scheme.p
 expect_error eps-dtype "float64" --set material.eps_file=eps_f32.npy --set scheme.precision=double
 expect_error eps-missing "eps_file" --set material.eps_file=missing.npy
 expect_error clobber-input "problem file" --set output.probes="$src/examples/maxwell_waveguide.ini"
+# reliability review L7: a probe where its component is never updated records only zeros (sources were refused there)
+expect_error probe-pec "probe 2: Ez is not updated at index 0 along x (a PEC face" --set boundary.kind=pec --set probe.probe2="Ez 0 0"
+expect_error probe-pec-face "index 0 along y (a PEC face" --set boundary.faces=x- --set probe.probe2="Ez 40 0"
+expect_error probe-half-cell "index 80 along y (the unused last half-cell" --set boundary.faces=x- --set probe.probe2="Hx 40 80"
+# reliability review L8: an empty box (x0 > x1) and an option given twice were accepted
+expect_error box-reversed "the box runs from x = 7 to x = 1, so it is empty" --set material.shape1="box 7 1 3.5 2.5 eps_r=4"
+expect_error cylinder-reversed "so it is empty" --set grid.dims=3 --set grid.nz=41 --set grid.lz=4 --set scheme.steps=2 \
+  --set material.shape1="cylinder z 8 4 1 3 1 eps_r=4" --set source.source1="Ez point 20 40 20 sine frequency=0.15" \
+  --set probe.probe1="Ez 140 40 20" --set probe.probe2="Ez 140 60 20"
+expect_error option-twice "the option eps_r is given twice" --set material.shape1="box 0 16 3.5 4.5 eps_r=4 eps_r=5"
+expect_error source-option-twice "the option amplitude is given twice" \
+  --set source.source1="Ez point 20 40 sine frequency=0.15 amplitude=1 amplitude=2"
+# reliability review L24: 1e-320 is finite (subnormal), not "not a finite number"
+expect_error courant-subnormal "scheme.courant: '1e-320' is too small to compute with" --set scheme.courant=1e-320
+o=$("$bin" run "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" --set output.field=e.npy --set scheme.courant=1e-320 2>&1)
+! echo "$o" | grep -q "not a finite number" && ok || bad "1e-320 called not finite: $o"
+expect_error courant-huge "'1e999' is too large" --set scheme.courant=1e999
+# reliability review L4: a source that overflows float made every field inf/NaN, probes -nan, exit 0
+expect_error diverged-probe "the fields diverged (non-finite) at step [0-9]*: probe 1 (Ez 140 40)" \
+  --set source.source1="Ez point 20 40 gaussian width=0.5 delay=1 amplitude=1e38"
+o=$("$bin" run "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" --set output.field=d.npy --set output.probes=d.csv \
+  --set output.image= --set source.source1="Ez point 20 40 gaussian width=0.5 delay=1 amplitude=1e38" --set scheme.precision=double 2>&1)
+[ $? -eq 0 ] && ! grep -qi "nan\|inf" d.csv && ok || bad "amplitude 1e38 in double precision: $o"
+# without probes: found at a snapshot, or at the end of the run; nothing written
+cat > np.ini <<'EOF2'
+[grid]
+dims = 2
+nx = 81
+ny = 61
+lx = 8
+ly = 6
+[scheme]
+equation = maxwell
+courant = 0.5
+steps = 60
+precision = float
+[boundary]
+kind = cpml
+cpml_cells = 10
+[source]
+source1 = Ez point 20 30 gaussian width=0.5 delay=1 amplitude=1e38
+[output]
+field = np.npy
+image = np.png
+EOF2
+for how in "the end of the run" "at a snapshot"; do
+  extra=()
+  [ "$how" = "at a snapshot" ] && extra=(--set output.every=20)
+  for m in naive pyramid; do
+    mem=(); [ $m = pyramid ] && mem=(--set run.memory=64K)
+    o=$("$bin" run np.ini "${cpu[@]}" --set run.method=$m "${mem[@]}" "${extra[@]}" 2>&1)
+    r=$?
+    [ $r -eq 1 ] && echo "$o" | grep -q "the fields diverged (non-finite) by step [0-9]* ($how): Ez is" \
+      && echo "$o" | grep -q "use scheme.precision = double" && [ -z "$(ls np_* np.png 2>/dev/null)" ] && ok || bad "diverged, $how, $m: rc=$r $o"
+  done
+done
+o=$("$bin" run np.ini "${cpu[@]}" --set scheme.precision=double --set output.every=20 2>&1)
+[ $? -eq 0 ] && [ -s np_Ez.npy ] && [ -s np_Ez_000040.npy ] && ok || bad "np.ini in double precision: $o"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -8,7 +8,9 @@
  * column per probe), a PNG of one component (output.component; 3D: the
  * middle z-plane), and the run report (--report).  Every file is staged and
  * committed together at the end (a failure leaves none new). */
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,63 @@ typedef struct {
     int64_t nseries, cap;
     int nprobes;
 } mx_state_t;
+
+/* ---------------------------------------------------------- divergence */
+
+/* What makes values outgrow the precision's range, and what would help. */
+static void diverged_advice(const pyr_problem_t *p, char *out, size_t size)
+{
+    const int f = p->precision == PYR_FLOAT;
+    const char *what = p->equation == PYR_EQ_MAXWELL  ? "the sources' amplitudes or the initial fields"
+                       : p->equation == PYR_EQ_POISSON ? "the initial guess or the right-hand side"
+                                                       : "the initial data";
+    snprintf(out, size, "values this large overflow %s arithmetic (the largest is %.3g): make %s smaller%s", f ? "float" : "double",
+             f ? (double)FLT_MAX : DBL_MAX, what, f ? ", or use scheme.precision = double" : "");
+}
+
+static const char *nonfinite_name(double v) { return isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
+
+/* The first value of f that is not finite: its flat index, or -1. */
+static int64_t first_nonfinite(const pyr_field_t *f)
+{
+    const int64_t n = pyr_field_count(f);
+    /* a whole block's exponent bits at once: cheap beside the run, and exact (all ones: NaN or an infinity) */
+    const int64_t block = 4096;
+    for (int64_t b = 0; b < n; b += block) {
+        const int64_t e = b + block < n ? b + block : n;
+        int bad = 0;
+        if (f->precision == PYR_DOUBLE) {
+            const uint64_t *u = f->data;
+            for (int64_t i = b; i < e; i++) bad |= (u[i] & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
+        } else {
+            const uint32_t *u = f->data;
+            for (int64_t i = b; i < e; i++) bad |= (u[i] & 0x7f800000u) == 0x7f800000u;
+        }
+        if (bad)
+            for (int64_t i = b; i < e; i++) {
+                const double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[i] : (double)((const float *)f->data)[i];
+                if (!isfinite(v)) return i;
+            }
+    }
+    return -1;
+}
+
+pyr_status_t pyr_cli_check_finite(const pyr_problem_t *p, const pyr_field_t *f, const char *name, int64_t step, const char *when)
+{
+    const int64_t k = first_nonfinite(f);
+    if (k < 0) return PYR_OK;
+    const double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[k] : (double)((const float *)f->data)[k];
+    const int64_t x = k % f->n[0], y = k / f->n[0] % f->n[1], z = k / f->n[0] / f->n[1];
+    char node[96], advice[256];
+    if (f->dims == 1) snprintf(node, sizeof node, "(x=%lld)", (long long)(x + p->origin[0]));
+    else if (f->dims == 2) snprintf(node, sizeof node, "(x=%lld, y=%lld)", (long long)(x + p->origin[0]), (long long)(y + p->origin[1]));
+    else
+        snprintf(node, sizeof node, "(x=%lld, y=%lld, z=%lld)", (long long)(x + p->origin[0]), (long long)(y + p->origin[1]),
+                 (long long)(z + p->origin[2]));
+    diverged_advice(p, advice, sizeof advice);
+    return pyr_fail(PYR_ERR_NUMERIC, "the fields diverged (non-finite) by %s %lld (%s): %s is %s at node %s; %s",
+                    p->equation == PYR_EQ_POISSON ? "sweep" : "step", (long long)step, when, name, nonfinite_name(v), node, advice);
+}
 
 static double mx_now(void)
 {
@@ -83,6 +142,9 @@ void pyr_cli_maxwell_path(const char *base, int c, int64_t step, char *out, size
 static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfields, int64_t step)
 {
     mx_state_t *s = user;
+    const int64_t at = pyr_cli_step_of(s->cfg, step);
+    for (int c = 0; c < 6 && c < nfields; c++)
+        if (fields[c]) PYR_TRY(pyr_cli_check_finite(&s->cfg->problem, fields[c], pyr_maxwell_component_name(c), at, "at a snapshot"));
     if (s->h5) return pyr_cli_result_snapshot(&s->result, step);
     for (int c = 0; c < 6 && c < nfields; c++) {
         if (!fields[c]) continue;
@@ -98,12 +160,26 @@ static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfie
 static pyr_status_t mx_probe(void *user, int64_t first, int64_t count, const double *values, int nprobes)
 {
     mx_state_t *s = user;
-    (void)first;
+    /* the first step a probe reads a non-finite value: the fields diverged there */
+    for (int64_t k = 0; k < count; k++)
+        for (int i = 0; i < nprobes; i++) {
+            const double v = values[k * nprobes + i];
+            if (isfinite(v)) continue;
+            const pyr_problem_t *p = &s->cfg->problem;
+            const pyr_probe_t *pr = &p->maxwell.probes[i];
+            char advice[256], node[80];
+            diverged_advice(p, advice, sizeof advice);
+            if (p->dims == 2) snprintf(node, sizeof node, "%lld %lld", (long long)pr->node[0], (long long)pr->node[1]);
+            else snprintf(node, sizeof node, "%lld %lld %lld", (long long)pr->node[0], (long long)pr->node[1], (long long)pr->node[2]);
+            return pyr_fail(PYR_ERR_NUMERIC, "the fields diverged (non-finite) at step %lld: probe %d (%s %s) reads %s; %s",
+                            (long long)pyr_cli_step_of(s->cfg, first + k + 1), i + 1, pyr_maxwell_component_name(pr->component), node,
+                            nonfinite_name(v), advice);
+        }
     if (s->nseries + count > s->cap) {
         int64_t cap = s->cap ? 2 * s->cap : 1024;
         while (cap < s->nseries + count) cap *= 2;
         double *g = realloc(s->series, (size_t)(cap * nprobes) * sizeof *g);
-        if (!g) return PYR_ERR_NOMEM;
+        if (!g) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes' series (%lld steps)", (long long)(s->nseries + count));
         s->series = g;
         s->cap = cap;
     }
@@ -261,6 +337,11 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
         seconds[2] = secs;
         if (st.drawn) fputc('\n', stderr);
         if (s != PYR_OK) rc = mx_fail(NULL);
+        /* the end of the run: no output of diverged fields */
+        for (int c = 0; c < 6 && rc == PYR_EXIT_OK; c++)
+            if (fields[c] && pyr_cli_check_finite(p, fields[c], pyr_maxwell_component_name(c), pyr_cli_step_of(cfg, ri.steps),
+                                                  "the end of the run") != PYR_OK)
+                rc = mx_fail(NULL);
     }
     /* Yee cells x steps per second */
     double cells = 1;

@@ -8,4 +8,10 @@
  * NULL; returns the exit status. */
 int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report);
 
+/* A run's field before it is written (at a snapshot, at the end; cli_run.c
+ * too): PYR_ERR_NUMERIC, "the fields diverged (non-finite) by step `step`
+ * (`when`)" with the first bad node and what would help, when a value is
+ * NaN or an infinity. */
+pyr_status_t pyr_cli_check_finite(const pyr_problem_t *p, const pyr_field_t *f, const char *name, int64_t step, const char *when);
+
 #endif

@@ -16,6 +16,7 @@
  * Numbered keys, as a key may be given once in a section. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,13 +36,13 @@ static int tokens(char *buf, char **tok)
     return n;
 }
 
+/* Written as a number (its range is real_of's to judge, with a message). */
 static int is_number(const char *s)
 {
     char *end;
-    errno = 0;
     double v = strtod(s, &end);
     (void)v;
-    return end != s && *end == 0 && !errno;
+    return end != s && *end == 0;
 }
 
 static pyr_status_t component_of(const char *where, const char *s, pyr_component_t *c)
@@ -59,7 +60,13 @@ static pyr_status_t real_of(const char *where, const char *s, double *out)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v)) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a finite number", where, s);
+    if (end == s || *end) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a number", where, s);
+    if (errno == ERANGE && isinf(v))
+        return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is too large: doubles end at %.3g", where, s, DBL_MAX);
+    if (!isfinite(v)) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a finite number", where, s);
+    /* strtod flags a result below the smallest normal double (subnormal, or 0 for less) */
+    if (errno == ERANGE)
+        return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is too small to compute with: below %.3g, the smallest normal double", where, s, DBL_MIN);
     *out = v;
     return PYR_OK;
 }
@@ -85,6 +92,7 @@ static int count_numbers(char **tok, int from, int n)
 /* key=value options after the positional tokens. */
 static pyr_status_t options(const char *where, char **tok, int from, int n, const char *const *keys, double **dst, int nkeys)
 {
+    unsigned given = 0;
     for (int i = from; i < n; i++) {
         char *eq = strchr(tok[i], '=');
         if (!eq) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a key=value option", where, tok[i]);
@@ -99,6 +107,9 @@ static pyr_status_t options(const char *where, char **tok, int from, int n, cons
             }
             return pyr_fail(PYR_ERR_CONFIG, "%s: unknown option '%s'; the options are %s", where, tok[i], list);
         }
+        /* one value each: a repeated option is a typo or a copy left behind, and neither value is surely the meant one */
+        if (given & (1u << k)) return pyr_fail(PYR_ERR_CONFIG, "%s: the option %s is given twice; give it once", where, keys[k]);
+        given |= 1u << k;
         PYR_TRY(real_of(where, eq + 1, dst[k]));
     }
     return PYR_OK;
@@ -255,7 +266,12 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
     int k;
     if (!strcmp(sec, "scheme")) {
         if (!strcmp(key, "courant")) {
-            PYR_TRY(real_key(sec, key, v, &m->courant));
+            pyr_status_t st = real_key(sec, key, v, &m->courant);
+            if (st != PYR_OK) {
+                char why[512];
+                snprintf(why, sizeof why, "%s", pyr_last_error());
+                return pyr_fail(st, "%s; use a Courant number in (0, 1], e.g. 0.5", why);
+            }
             if (!(m->courant > 0)) return pyr_fail(PYR_ERR_CONFIG, "scheme.courant = %s: use a Courant number in (0, 1]", v);
             return PYR_OK;
         }

@@ -129,6 +129,27 @@ static pyr_status_t check_node(const pyr_problem_t *p, const char *what, int i, 
     return PYR_OK;
 }
 
+/* Component c is updated at nodes lo .. hi (a point, or a line's ends)
+ * along every axis: elsewhere it is tangential E on a PEC face or the unused
+ * last half-cell, which stay 0, so a source there would be lost and a probe
+ * would record nothing. */
+static pyr_status_t check_updated(const pyr_problem_t *p, const char *what, int i, int c, const int64_t lo_node[3], const int64_t hi_node[3])
+{
+    for (int a = 0; a < p->dims; a++) {
+        int64_t lo, hi;
+        pyr_maxwell_update_range(p, c, a, &lo, &hi);
+        const int64_t at = lo_node[a] < lo ? lo_node[a] : hi_node[a];
+        if (lo_node[a] < lo || hi_node[a] >= hi)
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "%s %d: %s is not updated at index %lld along %c (%s, where it stays 0); use indices %lld to %lld "
+                            "along %c",
+                            what, i + 1, pyr_maxwell_component_name(c), (long long)at, "xyz"[a],
+                            c < 3 && c % 3 != a ? "a PEC face" : "the unused last half-cell", (long long)lo, (long long)(hi - 1),
+                            "xyz"[a]);
+    }
+    return PYR_OK;
+}
+
 static pyr_status_t maxwell_validate(const pyr_problem_t *p)
 {
     const pyr_maxwell_params_t *m = &p->maxwell;
@@ -149,6 +170,17 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
                             s->eps_r, s->sigma, s->mu_r);
         if ((s->kind == PYR_SHAPE_SPHERE || s->kind == PYR_SHAPE_CYLINDER) && !(s->r > 0))
             return pyr_fail(PYR_ERR_CONFIG, "material shape %d: radius %g; use a positive radius", i + 1, s->r);
+        /* reversed bounds hold no node: the shape would vanish without a word */
+        for (int a = 0; a < p->dims; a++) {
+            if (s->kind == PYR_SHAPE_BOX && !(s->lo[a] <= s->hi[a]))
+                return pyr_fail(PYR_ERR_CONFIG, "material shape %d: the box runs from %c = %g to %c = %g, so it is empty; write the smaller "
+                                                "coordinate first (box X0 X1 Y0 Y1 [Z0 Z1] with X0 <= X1 ...)",
+                                i + 1, "xyz"[a], s->lo[a], "xyz"[a], s->hi[a]);
+            if (s->kind == PYR_SHAPE_CYLINDER && a == s->axis && !(s->lo[a] <= s->hi[a]))
+                return pyr_fail(PYR_ERR_CONFIG, "material shape %d: the cylinder runs from %c = %g to %c = %g, so it is empty; write "
+                                                "LO <= HI (cylinder AXIS C1 C2 R LO HI)",
+                                i + 1, "xyz"[a], s->lo[a], "xyz"[a], s->hi[a]);
+        }
     }
     double dt = 0;
     PYR_TRY(pyr_maxwell_dt(p, &dt));
@@ -195,14 +227,7 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
             differ += src->node_end[a] != src->node[a];
         }
         if (differ > 1) return pyr_fail(PYR_ERR_CONFIG, "source %d: a line source runs along one axis; its ends differ along %d", i + 1, differ);
-        for (int a = 0; a < p->dims; a++) {
-            int64_t lo, hi;
-            pyr_maxwell_update_range(p, src->component, a, &lo, &hi);
-            if (src->node[a] < lo || src->node_end[a] >= hi)
-                return pyr_fail(PYR_ERR_CONFIG, "source %d: %s is not updated at index %lld along %c (a PEC face or the unused last "
-                                                "half-cell); move it inside",
-                                i + 1, pyr_maxwell_component_name(src->component), (long long)src->node[a], "xyz"[a]);
-        }
+        PYR_TRY(check_updated(p, "source", i, src->component, src->node, src->node_end));
         if (!isfinite(src->amplitude) || !isfinite(src->frequency) || !isfinite(src->width) || !isfinite(src->delay) ||
             src->frequency < 0 || src->width < 0)
             return pyr_fail(PYR_ERR_CONFIG, "source %d: amplitude, frequency >= 0, width >= 0 and delay must be finite", i + 1);
@@ -216,6 +241,7 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
         if (pr->component < PYR_EX || pr->component > PYR_HZ || !pyr_maxwell_component_used(p, pr->component))
             return pyr_fail(PYR_ERR_CONFIG, "probe %d: component %s is not one of this grid's", i + 1, pyr_maxwell_component_name(pr->component));
         PYR_TRY(check_node(p, "probe", i, pr->node));
+        PYR_TRY(check_updated(p, "probe", i, pr->component, pr->node, pr->node));
     }
     if (p->init != PYR_INIT_ZERO && p->init != PYR_INIT_RANDOM && p->init != PYR_INIT_FILE)
         return pyr_fail(PYR_ERR_CONFIG, "initial.kind: the Maxwell scheme starts from zero, random or file fields (file = PREFIX: PREFIX_Ex.npy ...)");
