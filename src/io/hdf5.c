@@ -1,13 +1,22 @@
 /* HDF5 results and inputs (io/hdf5.h). */
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE /* syscall() */
+#endif
 #include "io/hdf5.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 #include "core/error.h"
 #include "io/atomic.h"
@@ -47,6 +56,94 @@ static void shape_text(char *out, size_t size, int rank, const uint64_t *dims)
     if (k < size) snprintf(out + k, size - k, ")");
 }
 
+/* The step in a snapshot's name ("snapshots/000200/u": 200), or -1. */
+static int64_t snapshot_step(const char *dataset)
+{
+    const char *s = dataset[0] == '/' ? dataset + 1 : dataset;
+    if (strncmp(s, "snapshots/", 10) != 0) return -1;
+    s += 10;
+    int64_t step = 0;
+    const char *d = s;
+    for (; *d >= '0' && *d <= '9'; d++) {
+        if (step > (INT64_MAX - 9) / 10) return -1;
+        step = step * 10 + (*d - '0');
+    }
+    return d > s && *d == '/' ? step : -1;
+}
+
+/* ", on the way to 'u'" when the link that stopped the walk is not the dataset's own name. */
+static const char *on_the_way(const char *dataset, const char *link, char *out, size_t size)
+{
+    const char *a = dataset[0] == '/' ? dataset + 1 : dataset, *b = link[0] == '/' ? link + 1 : link;
+    out[0] = 0;
+    if (strcmp(a, b) != 0) snprintf(out, size, " (on the way to '%s')", dataset);
+    return out;
+}
+
+/* A name for the filters h5py and hdf5plugin use most, where the file gives none. */
+static const char *filter_known_name(int id)
+{
+    switch (id) {
+    case 307: return "bzip2";
+    case 32000: return "LZF";
+    case 32001: return "Blosc";
+    case 32004: return "LZ4";
+    case 32008: return "Bitshuffle";
+    case 32015: return "Zstandard";
+    default: return "unnamed";
+    }
+}
+
+/* Refusals of what a reader must not follow or cannot decode: each before any value is read. */
+static pyr_status_t check_reach(const char *path, const char *dataset, const pyr_h5_found_t *f, pyr_h5_info_t *info)
+{
+    char way[200];
+    const char *name = f->link_name[0] ? f->link_name : dataset;
+    switch (f->link) {
+    case PYR_H5_LINK_OK: break;
+    case PYR_H5_LINK_EXTERNAL:
+        return pyr_fail(PYR_ERR_FORMAT, "%s: '%s'%s is an external link to %.200s; pyrgrid reads only what is stored in the file it is "
+                        "given and follows no link into another file: copy the dataset into %s, or name the other file itself",
+                        path, name, on_the_way(dataset, name, way, sizeof way), f->link_target, path);
+    case PYR_H5_LINK_DANGLING:
+        return pyr_fail(PYR_ERR_FORMAT, "%s: '%s'%s is a soft link to '%.200s', which does not exist in the file (a dangling link); point "
+                        "it at the field's dataset, or name the dataset itself", path, name, on_the_way(dataset, name, way, sizeof way),
+                        f->link_target);
+    case PYR_H5_LINK_LOOP:
+        return pyr_fail(PYR_ERR_FORMAT, "%s: '%s' never reaches a dataset: its soft links ('%s' to '%.200s', ...) form a loop (or a "
+                        "chain of more than %d); point the link at the field's dataset", path, dataset, name, f->link_target,
+                        PYR_H5_MAX_SOFT_LINKS);
+    default:
+        return pyr_fail(PYR_ERR_FORMAT, "%s: '%s'%s is a link pyrgrid does not follow (%.200s); it reads datasets reached by hard or soft "
+                        "links inside the file", path, name, on_the_way(dataset, name, way, sizeof way),
+                        f->link_target[0] ? f->link_target : "neither hard, soft nor external");
+    }
+    if (!f->has_dataset) {
+        info->missing = 1;
+        return pyr_fail(PYR_ERR_FORMAT, "%s has no dataset '%s'; a field file holds the field as dataset '%s' (h5py: "
+                        "f.create_dataset('%s', data=a))", path, dataset, dataset, dataset);
+    }
+    if (!f->is_dataset)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: '%s' is not a dataset (a group?); name the field's dataset", path, dataset);
+    if (f->external_storage < 0)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: how dataset '%s' stores its values cannot be read (HDF5 refused its creation properties); the "
+                        "file may be damaged", path, dataset);
+    if (f->external_storage > 0)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: dataset '%s' keeps its values outside the file, in external raw storage ('%.200s'%s); pyrgrid "
+                        "reads only values stored in the HDF5 file itself: save them into it (h5py: create_dataset('%s', data=values) "
+                        "without external=)", path, dataset, f->external_file, f->external_storage > 1 ? " and others" : "", dataset);
+    if (f->virtual_layout)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: dataset '%s' is a virtual dataset (its values are mapped from other datasets, perhaps in "
+                        "other files); pyrgrid reads only values stored in the HDF5 file itself: save them as a plain dataset (h5py: "
+                        "create_dataset('%s', data=f['%s'][...]))", path, dataset, dataset, dataset);
+    if (f->missing_filter)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: dataset '%s' is compressed with HDF5 filter %d (%.60s), which this libhdf5 does not have; "
+                        "re-save it with gzip (h5py: compression='gzip') or none (h5repack -f NONE, where the filter is available), or "
+                        "install the filter's plugin (HDF5_PLUGIN_PATH)", path, dataset, f->missing_filter,
+                        f->filter_name[0] ? f->filter_name : filter_known_name(f->missing_filter));
+    return PYR_OK;
+}
+
 pyr_status_t pyr_h5_check(const char *path, const char *dataset, const pyr_h5_found_t *f, pyr_h5_info_t *info)
 {
     memset(info, 0, sizeof *info);
@@ -65,11 +162,7 @@ pyr_status_t pyr_h5_check(const char *path, const char *dataset, const pyr_h5_fo
             return pyr_fail(PYR_ERR_FORMAT, "%s: format_version = %lld; this pyrgrid reads version 1 to %d (a newer pyrgrid wrote it?)", path,
                             (long long)f->version, PYR_H5_FORMAT_VERSION);
     }
-    if (!f->has_dataset)
-        return pyr_fail(PYR_ERR_FORMAT, "%s has no dataset '%s'; a field file holds the field as dataset '%s' (h5py: "
-                        "f.create_dataset('%s', data=a))", path, dataset, dataset, dataset);
-    if (!f->is_dataset)
-        return pyr_fail(PYR_ERR_FORMAT, "%s: '%s' is not a dataset (a group?); name the field's dataset", path, dataset);
+    PYR_TRY(check_reach(path, dataset, f, info));
     if (f->rank < 1 || f->rank > 3) {
         char s[160] = "(a scalar or null dataspace)";
         if (f->rank > 0) shape_text(s, sizeof s, f->rank, f->dims);
@@ -102,6 +195,11 @@ pyr_status_t pyr_h5_check(const char *path, const char *dataset, const pyr_h5_fo
         if (!f->step_ok || f->step < 0)
             return pyr_fail(PYR_ERR_FORMAT, "%s: the attribute step of '%s' must be an integer >= 0%s", path, dataset,
                             f->step_ok ? "" : " (it is not an integer)");
+        const int64_t named = snapshot_step(dataset);
+        if (named >= 0 && f->step != named)
+            return pyr_fail(PYR_ERR_FORMAT, "%s: the group of snapshot '%s' has the attribute step = %lld, but its name says step %lld; the "
+                            "file was edited or is damaged (a restart needs the step it holds)", path, dataset, (long long)f->step,
+                            (long long)named);
         info->has_step = 1;
         info->step = f->step;
     }
@@ -190,8 +288,31 @@ pyr_status_t pyr_h5_read_part(const char *path, const char *dataset, int dims, c
 
 int pyr_h5_available(void) { return 1; }
 
+/* libhdf5 closes itself at exit.  After a failed write it cannot: its error
+ * paths leave blocks of its free lists in use, and its close prints
+ * "infinite loop closing library".  pyrgrid closes every file it opens, so
+ * it takes that closing over: at exit, unless a file was thrown away after a
+ * failure.  (Where another user of libhdf5 in the process started it first,
+ * libhdf5 keeps its own.) */
+static int h5_discarded;
+static pthread_once_t h5_once = PTHREAD_ONCE_INIT;
+
+static void h5_exit(void)
+{
+    if (!h5_discarded) H5close();
+}
+
+static void h5_start_once(void)
+{
+    H5dont_atexit();
+    atexit(h5_exit);
+}
+
+static void h5_start(void) { pthread_once(&h5_once, h5_start_once); }
+
 const char *pyr_h5_library_version(void)
 {
+    h5_start();
     static char text[32];
     unsigned maj = 0, min = 0, rel = 0;
     H5get_libversion(&maj, &min, &rel);
@@ -216,21 +337,52 @@ static void quiet_begin(quiet_t *q)
 
 static void quiet_end(const quiet_t *q) { H5Eset_auto2(H5E_DEFAULT, q->func, q->data); }
 
-static herr_t innermost(unsigned n, const H5E_error2_t *e, void *data)
+/* What HDF5's error stack says: its innermost message, the system's errno
+ * where a message carries one, and whether a file lock was refused. */
+typedef struct {
+    char desc[256];
+    int err;
+    int lock;
+} h5_error_t;
+
+static herr_t walk_error(unsigned n, const H5E_error2_t *e, void *data)
 {
-    char *out = data;
-    if (n == 0 && e->desc) snprintf(out, 256, "%s", e->desc);
+    h5_error_t *r = data;
+    if (n == 0 && e->desc) snprintf(r->desc, sizeof r->desc, "%s", e->desc);
+    const char *no = e->desc ? strstr(e->desc, "errno = ") : NULL;
+    if (no && !r->err) r->err = atoi(no + 8);
+#ifdef H5E_CANTLOCKFILE
+    if (e->min_num == H5E_CANTLOCKFILE) r->lock = 1;
+#endif
     return 0;
 }
 
-/* The innermost message of HDF5's error stack ("truncated file: eof = ..."). */
+/* The innermost message of HDF5's error stack ("truncated file: eof = ..."),
+ * and clear the stack.  A message of a failed system call carries a
+ * timestamp, a buffer's address and byte counts: only what failed and the
+ * system's reason are kept ("file write failed: No space left on device"). */
+static const char *h5_reason_of(char out[256], h5_error_t *e)
+{
+    memset(e, 0, sizeof *e);
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_error, e);
+    H5Eclear2(H5E_DEFAULT);
+    if (!e->desc[0]) snprintf(e->desc, sizeof e->desc, "unknown HDF5 error");
+    const char *no = strstr(e->desc, "errno = ");
+    if (no) {
+        size_t n = strcspn(e->desc, ",:");
+        if (n > (size_t)(no - e->desc)) n = (size_t)(no - e->desc);
+        while (n > 0 && e->desc[n - 1] == ' ') n--;
+        snprintf(out, 256, "%.*s: %s", (int)n, e->desc, strerror(atoi(no + 8)));
+    } else {
+        snprintf(out, 256, "%s", e->desc);
+    }
+    return out;
+}
+
 static const char *h5_reason(char out[256])
 {
-    out[0] = 0;
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, out);
-    H5Eclear2(H5E_DEFAULT);
-    if (!out[0]) snprintf(out, 256, "unknown HDF5 error");
-    return out;
+    h5_error_t e;
+    return h5_reason_of(out, &e);
 }
 
 /* -------------------------------------------------------------- attributes */
@@ -358,8 +510,18 @@ struct pyr_h5_writer {
 static pyr_status_t h5_fail(pyr_h5_writer_t *w, const char *what)
 {
     char r[256];
-    return pyr_fail(PYR_ERR_IO, "writing %s: %s failed (HDF5: %s); check the free space and that the directory is writable", w->path, what,
-                    h5_reason(r));
+    h5_error_t e;
+    h5_reason_of(r, &e);
+#ifdef EDQUOT
+    const int full = e.err == ENOSPC || e.err == EDQUOT;
+#else
+    const int full = e.err == ENOSPC;
+#endif
+    if (full)
+        return pyr_fail(PYR_ERR_IO, "writing %s: %s failed: %s; free some space, or write the result elsewhere", w->path, what,
+                        strerror(e.err));
+    if (e.err) return pyr_fail(PYR_ERR_IO, "writing %s: %s failed: %s", w->path, what, strerror(e.err));
+    return pyr_fail(PYR_ERR_IO, "writing %s: %s failed (HDF5: %s); check the free space and that the directory is writable", w->path, what, r);
 }
 
 /* Chunks of about 1 MiB: whole rows (planes) where they fit. */
@@ -488,6 +650,44 @@ static void writer_free(pyr_h5_writer_t *w)
     free(w);
 }
 
+/* A scratch file for the last writes of a file being thrown away: in memory
+ * where the system has such files, else an unlinked temporary. */
+static int scratch_fd(void)
+{
+#ifdef SYS_memfd_create
+    int fd = (int)syscall(SYS_memfd_create, "pyrgrid-discarded-h5", 1u /* MFD_CLOEXEC */);
+    if (fd >= 0) return fd;
+#endif
+    FILE *t = tmpfile();
+    if (!t) return -1;
+    int fd2 = dup(fileno(t));
+    fclose(t);
+    return fd2;
+}
+
+/* Close a file that is being thrown away (its temporary is deleted).  Its
+ * close flushes what a failed write left dirty; on a full disk that flush
+ * fails too, and libhdf5 before 1.14.1 then frees the file but keeps its ID,
+ * which it closes again at exit: a crash after the error message.  So the
+ * descriptor of the sec2 driver (the default, which pyrgrid uses) is first
+ * pointed at a scratch file, where the flush succeeds. */
+static void discard_file(hid_t file)
+{
+    hid_t fapl = H5Fget_access_plist(file);
+    void *handle = NULL;
+    if (fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 && H5Fget_vfd_handle(file, fapl, &handle) >= 0 && handle) {
+        const int fd = *(int *)handle, sink = scratch_fd();
+        if (sink >= 0) {
+            (void)dup2(sink, fd);
+            close(sink);
+        }
+    }
+    if (fapl >= 0) H5Pclose(fapl);
+    H5Fclose(file);
+    H5Eclear2(H5E_DEFAULT);
+    h5_discarded = 1;
+}
+
 void pyr_h5_writer_abort(pyr_h5_writer_t **wp)
 {
     if (!wp || !*wp) return;
@@ -495,8 +695,8 @@ void pyr_h5_writer_abort(pyr_h5_writer_t **wp)
     if (w->file >= 0) {
         quiet_t q;
         quiet_begin(&q);
-        H5Fclose(w->file);
-        H5Eclear2(H5E_DEFAULT);
+        discard_file(w->file);
+        w->file = -1;
         quiet_end(&q);
     }
     pyr_atomic_abort(&w->af);
@@ -507,6 +707,7 @@ void pyr_h5_writer_abort(pyr_h5_writer_t **wp)
 pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr_h5_writer_t **out)
 {
     *out = NULL;
+    h5_start();
     if (!desc || !desc->problem || desc->nfields < 1 || desc->nfields > PYR_H5_MAX_FIELDS)
         return pyr_fail(PYR_ERR_ARG, "pyr_h5_writer_open: a problem and 1 to %d fields are needed", PYR_H5_MAX_FIELDS);
     if (desc->compression < 0 || desc->compression > 9)
@@ -726,9 +927,11 @@ pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **wp)
     pyr_h5_writer_t *w = *wp;
     quiet_t q;
     quiet_begin(&q);
-    herr_t r = H5Fclose(w->file);
+    /* everything is written before the close, whose failure libhdf5 does not survive (discard_file) */
+    pyr_status_t st = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? h5_fail(w, "writing the file's metadata") : PYR_OK;
+    if (st != PYR_OK) discard_file(w->file);
+    else if (H5Fclose(w->file) < 0) st = h5_fail(w, "closing the file");
     w->file = -1;
-    pyr_status_t st = r < 0 ? h5_fail(w, "closing the file") : PYR_OK;
     quiet_end(&q);
     if (st == PYR_OK) st = pyr_atomic_commit(&w->af);
     else pyr_atomic_abort(&w->af);
@@ -744,24 +947,207 @@ pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **wp)
 
 /* ---------------------------------------------------------------- reading */
 
-static int is_snapshot_name(const char *dataset, char *group, size_t size)
+/* Access properties of every open on the way to a dataset.  resolve() walks
+ * the links itself and stops at any that leaves the file; these close the
+ * other routes: an external link is refused when it is traversed, and the
+ * files of external raw data and of virtual datasets (refused by the checks
+ * before a value is read) are looked for below a device, where no name
+ * resolves (for relative names; libhdf5's environment variables
+ * HDF5_EXTFILE_PREFIX and HDF5_VDS_PREFIX win over these). */
+#define NOWHERE "/dev/null/pyrgrid-reads-no-other-file"
+
+typedef struct {
+    hid_t lapl, gapl, dapl;
+} access_t;
+
+static herr_t refuse_external_link(const char *parent_file, const char *parent_group, const char *child_file, const char *child_object,
+                                   unsigned *acc_flags, hid_t fapl, void *data)
 {
-    const char *slash = strrchr(dataset, '/');
-    if (strncmp(dataset, "snapshots/", 10) != 0 && strncmp(dataset, "/snapshots/", 11) != 0) return 0;
-    if (!slash) return 0;
-    size_t n = (size_t)(slash - dataset);
-    if (n >= size) return 0;
-    memcpy(group, dataset, n);
-    group[n] = 0;
+    (void)parent_file, (void)parent_group, (void)child_file, (void)child_object, (void)acc_flags, (void)fapl, (void)data;
+    return -1;
+}
+
+static void access_close(access_t *a)
+{
+    if (a->lapl >= 0) H5Pclose(a->lapl);
+    if (a->gapl >= 0) H5Pclose(a->gapl);
+    if (a->dapl >= 0) H5Pclose(a->dapl);
+    a->lapl = a->gapl = a->dapl = -1;
+}
+
+static pyr_status_t access_open(access_t *a)
+{
+    a->lapl = H5Pcreate(H5P_LINK_ACCESS);
+    a->gapl = H5Pcreate(H5P_GROUP_ACCESS);
+    a->dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    int ok = a->lapl >= 0 && a->gapl >= 0 && a->dapl >= 0;
+    const hid_t lists[3] = {a->lapl, a->gapl, a->dapl};
+    for (int i = 0; ok && i < 3; i++)
+        ok = H5Pset_elink_cb(lists[i], refuse_external_link, NULL) >= 0 && H5Pset_elink_prefix(lists[i], NOWHERE) >= 0;
+    if (ok) ok = H5Pset_efile_prefix(a->dapl, NOWHERE) >= 0;
+#if H5_VERSION_GE(1, 10, 2)
+    if (ok) ok = H5Pset_virtual_prefix(a->dapl, NOWHERE) >= 0;
+#endif
+    if (ok) return PYR_OK;
+    access_close(a);
+    char r[256];
+    return pyr_fail(PYR_ERR_IO, "HDF5 could not make the access properties of a reader (HDF5: %s)", h5_reason(r));
+}
+
+/* src, cut to fit */
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size) n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+/* An HDF5 path without empty or "." parts ("a//./b/" -> "/a/b"); 0 when it does not fit. */
+static int normalize(const char *in, char *out, size_t size)
+{
+    size_t k = 0;
+    for (const char *s = in; *s;) {
+        while (*s == '/') s++;
+        const size_t n = strcspn(s, "/");
+        if (n == 0) break;
+        if (!(n == 1 && *s == '.')) {
+            if (k + n + 2 > size) return 0;
+            out[k++] = '/';
+            memcpy(out + k, s, n);
+            k += n;
+        }
+        s += n;
+    }
+    if (k == 0) {
+        if (size < 2) return 0;
+        out[k++] = '/';
+    }
+    out[k] = 0;
     return 1;
 }
 
-/* Gather the facts about `dataset` in an open file. */
-static void gather(hid_t file, const char *dataset, pyr_h5_found_t *f)
+/* Follow `name` link by link through hard links and soft links inside the
+ * file (HDF5 would follow external links into other files as readily).
+ * What stops the walk is noted in f (link, link_name, link_target); a name
+ * that does not exist is not.  Returns 1 with `out` the object's path
+ * through hard links only, which every later open uses. */
+static int resolve(hid_t file, hid_t lapl, const char *name, char *out, size_t size, pyr_h5_found_t *f)
+{
+    char cur[1024], next[2048], val[1024], prefix[1024];
+    if (!normalize(name, cur, sizeof cur)) return 0;
+    int hops = 0;
+    size_t soft_end = 0; /* cur[0 .. soft_end) is where the last soft link pointed */
+    size_t pos = 1;
+    while (pos < strlen(cur)) {
+        const size_t end = pos + strcspn(cur + pos, "/");
+        memcpy(prefix, cur, end);
+        prefix[end] = 0;
+        H5L_info_t li;
+        if (H5Lexists(file, prefix, lapl) <= 0) {
+            if (hops > 0 && end <= soft_end) f->link = PYR_H5_LINK_DANGLING;
+            return 0;
+        }
+        if (H5Lget_info(file, prefix, &li, lapl) < 0) {
+            copy_text(f->link_name, sizeof f->link_name, prefix + 1);
+            snprintf(f->link_target, sizeof f->link_target, "HDF5 cannot read it");
+            f->link = PYR_H5_LINK_OTHER;
+            return 0;
+        }
+        if (li.type == H5L_TYPE_HARD) {
+            pos = end + 1;
+            continue;
+        }
+        copy_text(f->link_name, sizeof f->link_name, prefix + 1);
+        f->link_target[0] = 0;
+        const int readable = li.type != H5L_TYPE_HARD && li.u.val_size > 0 && li.u.val_size <= sizeof val &&
+                             H5Lget_val(file, prefix, val, sizeof val, lapl) >= 0;
+        if (li.type == H5L_TYPE_SOFT && readable) {
+            val[sizeof val - 1] = 0;
+            copy_text(f->link_target, sizeof f->link_target, val);
+            if (++hops > PYR_H5_MAX_SOFT_LINKS) {
+                f->link = PYR_H5_LINK_LOOP;
+                return 0;
+            }
+            /* a relative target is relative to the link's group */
+            const char *slash = strrchr(prefix, '/');
+            int k = val[0] == '/' ? snprintf(next, sizeof next, "%s", val)
+                                  : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - prefix), prefix, val);
+            if (k < 0 || (size_t)k >= sizeof next || !normalize(next, next, sizeof next)) {
+                f->link = PYR_H5_LINK_OTHER;
+                snprintf(f->link_target, sizeof f->link_target, "a soft link to a path too long to follow");
+                return 0;
+            }
+            soft_end = strlen(next);
+            k = snprintf(next + soft_end, sizeof next - soft_end, "%s", cur + end);
+            if (k < 0 || soft_end + (size_t)k >= sizeof cur || !normalize(next, cur, sizeof cur)) {
+                f->link = PYR_H5_LINK_OTHER;
+                snprintf(f->link_target, sizeof f->link_target, "a soft link to a path too long to follow");
+                return 0;
+            }
+            pos = 1;
+            continue;
+        }
+        if (li.type == H5L_TYPE_EXTERNAL) {
+            const char *ef = NULL, *eo = NULL;
+            unsigned flags = 0;
+            if (readable && H5Lunpack_elink_val(val, li.u.val_size, &flags, &ef, &eo) >= 0 && ef && eo)
+                snprintf(f->link_target, sizeof f->link_target, "%s:%s", ef, eo);
+            else snprintf(f->link_target, sizeof f->link_target, "another file");
+            f->link = PYR_H5_LINK_EXTERNAL;
+            return 0;
+        }
+        snprintf(f->link_target, sizeof f->link_target, "a %s link of class %d", li.type == H5L_TYPE_SOFT ? "soft" : "user-defined",
+                 (int)li.type);
+        f->link = PYR_H5_LINK_OTHER;
+        return 0;
+    }
+    snprintf(out, size, "%s", cur);
+    return strlen(cur) < size;
+}
+
+/* How the dataset keeps its values: in other files (external raw storage,
+ * a virtual dataset's sources), or through filters this libhdf5 lacks. */
+static void gather_storage(hid_t ds, pyr_h5_found_t *f)
+{
+    hid_t dcpl = H5Dget_create_plist(ds);
+    if (dcpl < 0) {
+        f->external_storage = -1;
+        return;
+    }
+    const int n = H5Pget_external_count(dcpl);
+    if (n < 0) f->external_storage = -1;
+    if (n > 0) {
+        off_t offset = 0;
+        hsize_t bytes = 0;
+        f->external_storage = n;
+        if (H5Pget_external(dcpl, 0, sizeof f->external_file, f->external_file, &offset, &bytes) < 0) f->external_file[0] = 0;
+        f->external_file[sizeof f->external_file - 1] = 0;
+    }
+    if (H5Pget_layout(dcpl) == H5D_VIRTUAL) f->virtual_layout = 1;
+    const int nf = H5Pget_nfilters(dcpl);
+    for (int i = 0; i < nf && !f->missing_filter; i++) {
+        unsigned flags = 0, config = 0;
+        size_t nvalues = 0;
+        char name[64] = "";
+        const H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, NULL, sizeof name, name, &config);
+        if (id >= 0 && H5Zfilter_avail(id) <= 0) {
+            f->missing_filter = id > 0 ? (int)id : -1;
+            name[sizeof name - 1] = 0;
+            copy_text(f->filter_name, sizeof f->filter_name, name);
+        }
+    }
+    H5Pclose(dcpl);
+}
+
+/* Gather the facts about `dataset` in an open file; `path` receives the
+ * dataset's path through hard links ("" when it was not reached). */
+static void gather(hid_t file, const access_t *acc, const char *dataset, pyr_h5_found_t *f, char *path, size_t size)
 {
     memset(f, 0, sizeof *f);
     f->rank = -1;
-    hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
+    path[0] = 0;
+    hid_t root = H5Gopen2(file, "/", acc->gapl);
     if (root >= 0) {
         attr_read_str(root, "format", f->format, sizeof f->format, &f->has_format, &f->format_ok);
         attr_read_num(root, "format_version", H5T_NATIVE_INT64, H5T_INTEGER, 1, &f->version, &f->has_version, &f->version_ok);
@@ -770,26 +1156,23 @@ static void gather(hid_t file, const char *dataset, pyr_h5_found_t *f)
         attr_read_num(root, "dims", H5T_NATIVE_INT64, H5T_INTEGER, 1, &f->dims_attr, &f->has_dims_attr, &f->dims_attr_ok);
         H5Gclose(root);
     }
-    /* every link on the way must exist (H5Lexists fails on a missing middle) */
-    char part[256];
-    int exists = 1;
-    for (const char *s = dataset; exists && (s = strchr(s + 1, '/')) != NULL;) {
-        size_t n = (size_t)(s - dataset);
-        if (n == 0 || n >= sizeof part) continue;
-        memcpy(part, dataset, n);
-        part[n] = 0;
-        exists = H5Lexists(file, part, H5P_DEFAULT) > 0;
-    }
-    if (!exists || H5Lexists(file, dataset, H5P_DEFAULT) <= 0) return;
+    char at[1024];
+    if (!resolve(file, acc->lapl, dataset, at, sizeof at, f)) return;
     f->has_dataset = 1;
     /* (H5Oopen and H5Iget_type: the same on HDF5 1.10 to 1.14, unlike H5Oget_info) */
-    hid_t obj = H5Oopen(file, dataset, H5P_DEFAULT);
+    hid_t obj = H5Oopen(file, at, acc->lapl);
     if (obj < 0) return;
     f->is_dataset = H5Iget_type(obj) == H5I_DATASET;
     H5Oclose(obj);
     if (!f->is_dataset) return;
-    hid_t ds = H5Dopen2(file, dataset, H5P_DEFAULT);
+    hid_t ds = H5Dopen2(file, at, acc->dapl);
     if (ds < 0) return;
+    gather_storage(ds, f);
+    if (f->external_storage || f->virtual_layout || f->missing_filter) {
+        H5Dclose(ds);
+        return;
+    }
+    snprintf(path, size, "%s", at);
     hid_t t = H5Dget_type(ds), s = H5Dget_space(ds);
     if (t >= 0) {
         H5T_class_t c = H5Tget_class(t);
@@ -810,10 +1193,13 @@ static void gather(hid_t file, const char *dataset, pyr_h5_found_t *f)
         }
         H5Sclose(s);
     }
-    /* the step and time of the dataset (a snapshot's are its group's) */
-    char group[128];
+    /* the step and time of the dataset (a snapshot's are those of the group that holds it) */
     hid_t holder = -1;
-    if (is_snapshot_name(dataset, group, sizeof group)) holder = H5Gopen2(file, group, H5P_DEFAULT);
+    char *slash = strrchr(at, '/');
+    if (snapshot_step(dataset) >= 0 && slash && slash > at) {
+        *slash = 0;
+        holder = H5Gopen2(file, at, acc->gapl);
+    }
     hid_t from = holder >= 0 ? holder : ds;
     attr_read_num(from, "step", H5T_NATIVE_INT64, H5T_INTEGER, 1, &f->step, &f->has_step, &f->step_ok);
     attr_read_num(from, "t", H5T_NATIVE_DOUBLE, H5T_FLOAT, 1, &f->t, &f->has_t, &f->t_ok);
@@ -839,27 +1225,56 @@ static pyr_status_t open_read(const char *path, hid_t *file)
     *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (*file < 0) {
         char r[256];
-        return pyr_fail(PYR_ERR_FORMAT, "%s cannot be opened as HDF5 (HDF5: %s); the file may be truncated or damaged", path, h5_reason(r));
+        h5_error_t e;
+        h5_reason_of(r, &e);
+        if (e.lock && (e.err == 0 || e.err == EAGAIN || e.err == EWOULDBLOCK))
+            return pyr_fail(PYR_ERR_IO, "%s is locked: another process has it open for writing; wait until that process has closed it "
+                            "(HDF5_USE_FILE_LOCKING=FALSE turns locking off, for read-only file systems that cannot lock)", path);
+        if (e.lock)
+            return pyr_fail(PYR_ERR_IO, "%s cannot be locked for reading (%s); on a read-only file system that cannot lock, set "
+                            "HDF5_USE_FILE_LOCKING=FALSE", path, r);
+        return pyr_fail(PYR_ERR_FORMAT, "%s cannot be opened as HDF5 (HDF5: %s); the file may be truncated or damaged", path, r);
     }
     return PYR_OK;
+}
+
+/* Open `path`, find `dataset` and judge it (pyr_h5_check); `at` receives its path through hard links. */
+static pyr_status_t open_dataset(const char *path, const char *dataset, hid_t *file, access_t *acc, pyr_h5_info_t *info, char *at,
+                                 size_t size)
+{
+    *file = -1;
+    acc->lapl = acc->gapl = acc->dapl = -1;
+    PYR_TRY(open_read(path, file));
+    pyr_status_t st = access_open(acc);
+    pyr_h5_found_t *f = st == PYR_OK ? malloc(sizeof *f) : NULL;
+    if (st == PYR_OK && !f) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    if (st == PYR_OK) {
+        gather(*file, acc, dataset, f, at, size);
+        st = pyr_h5_check(path, dataset, f, info);
+    }
+    free(f);
+    if (st == PYR_OK && !at[0]) st = pyr_fail(PYR_ERR_FORMAT, "%s: dataset '%s' cannot be opened; the file may be damaged", path, dataset);
+    if (st != PYR_OK) {
+        access_close(acc);
+        H5Fclose(*file);
+        *file = -1;
+    }
+    return st;
 }
 
 pyr_status_t pyr_h5_read_info(const char *path, const char *dataset, pyr_h5_info_t *info)
 {
     memset(info, 0, sizeof *info);
     if (!dataset) dataset = "u";
+    h5_start();
     quiet_t q;
     quiet_begin(&q);
     hid_t file = -1;
-    pyr_status_t st = open_read(path, &file);
+    access_t acc;
+    char at[1024];
+    pyr_status_t st = open_dataset(path, dataset, &file, &acc, info, at, sizeof at);
     if (st == PYR_OK) {
-        pyr_h5_found_t *f = malloc(sizeof *f);
-        if (!f) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-        else {
-            gather(file, dataset, f);
-            st = pyr_h5_check(path, dataset, f, info);
-            free(f);
-        }
+        access_close(&acc);
         H5Fclose(file);
     }
     H5Eclear2(H5E_DEFAULT);
@@ -879,36 +1294,30 @@ static void format_shape(char *out, size_t size, int ndim, const int64_t *shape)
 static pyr_status_t read_slab(const char *path, const char *dataset, int ndim, const int64_t *shape, const int64_t *offset,
                               const int64_t *count, pyr_precision_t p, void *data)
 {
+    h5_start();
     quiet_t q;
     quiet_begin(&q);
     hid_t file = -1;
-    pyr_status_t st = open_read(path, &file);
+    access_t acc;
+    pyr_h5_info_t info;
+    char at[1024];
+    pyr_status_t st = open_dataset(path, dataset, &file, &acc, &info, at, sizeof at);
     if (st == PYR_OK) {
-        pyr_h5_found_t *f = malloc(sizeof *f);
-        pyr_h5_info_t info;
-        if (!f) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-        else {
-            gather(file, dataset, f);
-            st = pyr_h5_check(path, dataset, f, &info);
-            free(f);
+        int same = info.ndim == ndim;
+        for (int i = 0; same && i < ndim; i++) same = info.shape[i] == shape[i];
+        if (!same) {
+            char found[128], want[128];
+            format_shape(found, sizeof found, info.ndim, info.shape);
+            format_shape(want, sizeof want, ndim, shape);
+            st = pyr_fail(PYR_ERR_FORMAT, "%s: dataset '%s' has shape %s, expected %s (NumPy order, slowest axis first)", path, dataset,
+                          found, want);
+        } else if (info.precision != p) {
+            st = pyr_fail(PYR_ERR_FORMAT, "%s: dataset '%s' holds %s, needs %s (scheme.precision = %s); convert it, or set "
+                          "scheme.precision = %s", path, dataset, info.precision == PYR_DOUBLE ? "float64" : "float32",
+                          p == PYR_DOUBLE ? "float64" : "float32", pyr_precision_name(p), pyr_precision_name(info.precision));
         }
         if (st == PYR_OK) {
-            int same = info.ndim == ndim;
-            for (int i = 0; same && i < ndim; i++) same = info.shape[i] == shape[i];
-            if (!same) {
-                char found[128], want[128];
-                format_shape(found, sizeof found, info.ndim, info.shape);
-                format_shape(want, sizeof want, ndim, shape);
-                st = pyr_fail(PYR_ERR_FORMAT, "%s: dataset '%s' has shape %s, expected %s (NumPy order, slowest axis first)", path, dataset,
-                              found, want);
-            } else if (info.precision != p) {
-                st = pyr_fail(PYR_ERR_FORMAT, "%s: dataset '%s' holds %s, needs %s (scheme.precision = %s); convert it, or set "
-                              "scheme.precision = %s", path, dataset, info.precision == PYR_DOUBLE ? "float64" : "float32",
-                              p == PYR_DOUBLE ? "float64" : "float32", pyr_precision_name(p), pyr_precision_name(info.precision));
-            }
-        }
-        if (st == PYR_OK) {
-            hid_t ds = H5Dopen2(file, dataset, H5P_DEFAULT);
+            hid_t ds = H5Dopen2(file, at, acc.dapl);
             hid_t fspace = -1, mspace = -1; /* (a whole read: H5S_ALL for both) */
             herr_t r = ds < 0 ? -1 : 0;
             if (r >= 0 && offset) {
@@ -930,6 +1339,7 @@ static pyr_status_t read_slab(const char *path, const char *dataset, int ndim, c
             if (mspace >= 0) H5Sclose(mspace);
             if (ds >= 0) H5Dclose(ds);
         }
+        access_close(&acc);
         H5Fclose(file);
     }
     H5Eclear2(H5E_DEFAULT);

@@ -22,13 +22,18 @@
  *
  * Reading (initial.file = x.h5) takes dataset "u" (the scheme's first field)
  * or a snapshot's; files written by other programs need only that dataset.
- * The checks of what a reader found are apart from the HDF5 calls
- * (pyr_h5_check) so that a fuzzer can drive them.
+ * A reader takes only values stored in the file it is given: it follows
+ * hard links and soft links inside the file, and refuses external links,
+ * datasets kept in external raw storage or mapped from others (virtual),
+ * and filters this libhdf5 lacks, before reading a value.  The checks of
+ * what a reader found are apart from the HDF5 calls (pyr_h5_check) so that
+ * a fuzzer can drive them.
  *
  * Writing goes to the temporary of io/atomic.h and is renamed into place by
  * pyr_h5_writer_commit (inside a stage: with the other outputs).  HDF5 must
  * seek, so a device or FIFO is refused.  HDF5's own error printing is kept
- * off; its innermost message is quoted in ours. */
+ * off; its innermost message is quoted in ours, cut to what failed and the
+ * system's reason ("file write failed: No space left on device"). */
 #ifndef PYR_IO_HDF5_H
 #define PYR_IO_HDF5_H
 
@@ -94,11 +99,30 @@ void pyr_h5_writer_abort(pyr_h5_writer_t **w);
 
 enum { PYR_H5_CLASS_OTHER = 0, PYR_H5_CLASS_FLOAT, PYR_H5_CLASS_INTEGER, PYR_H5_CLASS_STRING };
 
+/* What stopped the walk from the name to the dataset, link by link. */
+enum {
+    PYR_H5_LINK_OK = 0,   /* hard links (and soft links inside the file) all the way */
+    PYR_H5_LINK_EXTERNAL, /* an external link: into another file */
+    PYR_H5_LINK_OTHER,    /* a link of another class (user-defined), or one that cannot be read */
+    PYR_H5_LINK_DANGLING, /* a soft link to a name that does not exist */
+    PYR_H5_LINK_LOOP      /* soft links that never reach an object */
+};
+#define PYR_H5_MAX_SOFT_LINKS 16 /* soft links followed on the way to one dataset (HDF5's default) */
+
 /* What a reader found: the dataset's type and shape, and the root's
  * attributes as they are (present, of the expected kind, value). */
 typedef struct {
+    int link;                       /* PYR_H5_LINK_*: how the walk to the dataset ended */
+    char link_name[128];            /* the link that stopped it ("u", "snapshots/000020") */
+    char link_target[256];          /* where that link points ("/v", "other.h5:/secret") */
     int has_dataset;
     int is_dataset;                 /* the name is a dataset (not a group or a datatype) */
+    /* how the dataset keeps its values: only inside the file, through filters this libhdf5 has */
+    int external_storage;           /* files of external raw storage (-1: the dataset's properties cannot be read) */
+    char external_file[256];        /* the first of them */
+    int virtual_layout;             /* a virtual dataset: its values are mapped from other datasets */
+    int missing_filter;             /* a filter of its pipeline that this libhdf5 lacks (its id), 0: none */
+    char filter_name[64];           /* that filter's name as the file gives it */
     int type_class;                 /* PYR_H5_CLASS_* */
     size_t type_size;
     int rank;                       /* -1: not a simple dataspace */
@@ -121,6 +145,7 @@ typedef struct {
 } pyr_h5_found_t;
 
 typedef struct {
+    int missing;          /* refused because the file has no object of that name (and no link on the way is broken) */
     int pyrgrid;          /* the root says format = pyrgrid-field */
     int ndim;             /* 1..3 */
     int64_t shape[3];     /* NumPy order */
@@ -132,10 +157,11 @@ typedef struct {
 } pyr_h5_info_t;
 
 /* Judge what was found in `path` (dataset `dataset`): a field of 1 to 3
- * dimensions of float32 or float64, and, when the root says it is a pyrgrid
- * file, attributes of the right kinds and values that agree with the
- * dataset.  The message names the file, the dataset or attribute, what was
- * found and what would work. */
+ * dimensions of float32 or float64, reached and stored inside the file (see
+ * "Reading" above), and, when the root says it is a pyrgrid file,
+ * attributes of the right kinds and values that agree with the dataset (a
+ * snapshot's step with its group's name).  The message names the file, the
+ * dataset or attribute, what was found and what would work. */
 pyr_status_t pyr_h5_check(const char *path, const char *dataset, const pyr_h5_found_t *found, pyr_h5_info_t *info);
 
 /* Open `path` and describe `dataset` (NULL: "u"); the step and time are

@@ -62,10 +62,13 @@ static pyr_status_t read_header(pyr_config_t *cfg, found_t *fd)
         char snap[sizeof cfg->start_dataset];
         pyr_h5_snapshot_name(cfg->start_step, first, snap, sizeof snap);
         pyr_h5_info_t si;
-        if (pyr_h5_read_info(path, snap, &si) != PYR_OK)
+        st = pyr_h5_read_info(path, snap, &si);
+        if (st != PYR_OK && si.missing)
             return pyr_fail(PYR_ERR_CONFIG, "initial.step = %lld: %s has no snapshot of that step (its final field is at step %lld; "
                             "snapshots are /snapshots/NNNNNN); leave initial.step out to start from the final field",
                             (long long)cfg->start_step, path, (long long)info.step);
+        /* a snapshot that is there but refused (its step attribute not its name's, stored elsewhere, damaged): its own reason */
+        if (st != PYR_OK) return pyr_fail_context(st, "initial.step = %lld: ", (long long)cfg->start_step);
         info = si;
         snprintf(cfg->start_dataset, sizeof cfg->start_dataset, "%s", snap);
     }
