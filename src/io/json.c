@@ -41,6 +41,30 @@ static void put(pyr_json_t *j, const char *s, size_t n)
 
 static void puts_(pyr_json_t *j, const char *s) { put(j, s, strlen(s)); }
 
+size_t pyr_utf8_char_len(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (p[0] < 0x80) return p[0] ? 1 : 0;
+    /* the second byte's range depends on the first (Unicode, table 3-7);
+     * later bytes are 0x80..0xbf */
+    unsigned char lo = 0x80, hi = 0xbf;
+    size_t n;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf) n = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        n = 3;
+        if (p[0] == 0xe0) lo = 0xa0;      /* overlong below */
+        else if (p[0] == 0xed) hi = 0x9f; /* surrogates above */
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        n = 4;
+        if (p[0] == 0xf0) lo = 0x90;      /* overlong below */
+        else if (p[0] == 0xf4) hi = 0x8f; /* past U+10FFFF above */
+    } else return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+    return n;
+}
+
 static void quoted(pyr_json_t *j, const char *s)
 {
     put(j, "\"", 1);
@@ -56,8 +80,18 @@ static void quoted(pyr_json_t *j, const char *s)
             if (*p < 0x20) {
                 snprintf(esc, sizeof esc, "\\u%04x", *p);
                 puts_(j, esc);
-            } else {
+            } else if (*p < 0x80) {
                 put(j, (const char *)p, 1);
+            } else {
+                /* JSON is UTF-8: a byte that is not part of a well-formed
+                 * character becomes U+FFFD (pyr_json_string) */
+                size_t n = pyr_utf8_char_len((const char *)p);
+                if (n) {
+                    put(j, (const char *)p, n);
+                    p += n - 1;
+                } else {
+                    puts_(j, "\\ufffd");
+                }
             }
         }
     }

@@ -32,7 +32,11 @@ void pyr_json_object(pyr_json_t *j, const char *key);
 void pyr_json_array(pyr_json_t *j, const char *key);
 void pyr_json_end(pyr_json_t *j); /* closes the innermost container */
 
-void pyr_json_string(pyr_json_t *j, const char *key, const char *value); /* NULL: null */
+/* A string, escaped as JSON needs.  Text that is not UTF-8 (a file name in
+ * another encoding) gives U+FFFD, written \ufffd, for each byte that does not
+ * start a well-formed UTF-8 character, so that every JSON reader takes the
+ * text; well-formed UTF-8 is written as it is.  NULL: null. */
+void pyr_json_string(pyr_json_t *j, const char *key, const char *value);
 void pyr_json_int(pyr_json_t *j, const char *key, int64_t value);
 void pyr_json_uint(pyr_json_t *j, const char *key, uint64_t value);
 void pyr_json_real(pyr_json_t *j, const char *key, double value);
@@ -43,6 +47,12 @@ void pyr_json_raw(pyr_json_t *j, const char *key, const char *json);
 
 /* The text, NUL-terminated (owned by j), or NULL with PYR_ERR_NOMEM set. */
 const char *pyr_json_text(pyr_json_t *j);
+
+/* The length (1 to 4) of the well-formed UTF-8 character at s, which is not
+ * NUL, or 0 when s does not start one: a stray continuation byte, an
+ * overlong form, a surrogate, a code point past U+10FFFF, or a sequence cut
+ * short (the NUL ends it; nothing past it is read). */
+size_t pyr_utf8_char_len(const char *s);
 
 /* Copy text into a caller's buffer the snprintf way: the length it needs
  * (without the NUL) is returned; buf receives as much as fits, terminated. */
