@@ -203,7 +203,7 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     if (part == 2 && dims > 1) nparts = 4; /* blocks: 2 x 2 */
     char devs[64] = "";
     for (int i = 0; i < nparts; i++) {
-        char one[8];
+        char one[16];
         snprintf(one, sizeof one, "%s%d", i ? "," : "", spread ? i % pyr_gpu_count() : 0);
         strcat(devs, one);
     }

@@ -25,7 +25,8 @@ pyr_status_t pyr_npy_write_header(FILE *fp, const char *path, int ndim, const in
 /* The index rank 0 writes beside the parts of an MPI run:
  *   {"format": "pyrgrid-parts", "version": 1, "dims": D, "shape": [..NumPy order..], "dtype": "<f8",
  *    "parts": [{"file": "NAME.rank0000.npy", "offset": [..], "shape": [..]}, ...]}
- * offsets and shapes in NumPy order; file names relative to the index's directory. */
+ * offsets and shapes in NumPy order; file names relative to the index's directory, in it or below it
+ * (never absolute, never through ".."), a byte of a name that is not UTF-8 written \udcXX. */
 typedef struct {
     char file[4096];
     int64_t offset[3], shape[3]; /* NumPy order (slowest axis first), dims entries */
@@ -39,7 +40,10 @@ typedef struct {
     pyr_npy_part_t *parts;
 } pyr_npy_index_t;
 
-/* Write / read an index (read: the caller frees index->parts). */
+/* Write / read an index (read: the caller frees index->parts).  Reading
+ * checks what assembling relies on: every part inside the array, the array's
+ * size in bytes a file size, part names confined as above, nesting at most
+ * 200 levels deep. */
 pyr_status_t pyr_npy_index_write(const char *path, const pyr_npy_index_t *index);
 pyr_status_t pyr_npy_index_read(const char *path, pyr_npy_index_t *index);
 
@@ -49,8 +53,10 @@ pyr_status_t pyr_npy_index_read(const char *path, pyr_npy_index_t *index);
 void pyr_npy_part_names(const char *path, int rank, char *part, size_t part_size, char *index, size_t index_size);
 
 /* One .npy at `out` from the parts an index names: checks that they tile the
- * array exactly once and match its dtype, then streams them row by row (the
- * output is written in order, so it may be a FIFO; memory: one row). */
+ * array exactly once (each part a file of its own, none a link leading out of
+ * the index's directory, none the output) and match its dtype, then streams
+ * them row by row (the output is written in order, so it may be a FIFO;
+ * memory: one row). */
 pyr_status_t pyr_npy_assemble(const char *index_path, const char *out);
 
 #endif
