@@ -228,6 +228,17 @@ static void test_bad_files(void)
                 "big-endian");
     CHECK(strstr(pyr_last_error(), "a.astype('<f8')") != NULL, "no conversion hint: %s", pyr_last_error());
     CHECK_FAILS(pyr_npy_read_alloc(tpath("big_endian.npy"), &info, &data), PYR_ERR_FORMAT, "big-endian");
+    /* reliability review L26: a refusal names the one dtype that would be read, never "float32 or float64" */
+    CHECK_FAILS(pyr_npy_read_info(tpath("big_endian.npy"), &info), PYR_ERR_FORMAT, "holds big-endian float64 ('>f8')");
+    CHECK(strstr(pyr_last_error(), "a.astype('<f8')") && !strstr(pyr_last_error(), "<f4"), "read_info: %s", pyr_last_error());
+    CHECK_FAILS(pyr_npy_read_info_as(tpath("big_endian.npy"), PYR_DOUBLE, &info), PYR_ERR_FORMAT, "needs little-endian float64 (<f8)");
+    CHECK(!strstr(pyr_last_error(), "<f4"), "read_info_as double: %s", pyr_last_error());
+    CHECK_FAILS(pyr_npy_read_info_as(tpath("big_endian.npy"), PYR_FLOAT, &info), PYR_ERR_FORMAT, "needs little-endian float32 (<f4)");
+    CHECK(strstr(pyr_last_error(), "a.astype('<f4')") && !strstr(pyr_last_error(), "<f8)"), "read_info_as float: %s", pyr_last_error());
+    CHECK_FAILS(pyr_npy_read_expect(tpath("big_endian.npy"), 1, s100, PYR_FLOAT, buf), PYR_ERR_FORMAT, "needs little-endian float32 (<f4)");
+    write_raw("big_endian4.npy", 1, 0, "{'descr': '>f4', 'fortran_order': False, 'shape': (100,), }", 1, 400);
+    CHECK_FAILS(pyr_npy_read_info(tpath("big_endian4.npy"), &info), PYR_ERR_FORMAT, "a.astype('<f4')");
+    CHECK(!strstr(pyr_last_error(), "<f8"), "read_info >f4: %s", pyr_last_error());
 
     write_raw("int64.npy", 1, 0, "{'descr': '<i8', 'fortran_order': False, 'shape': (100,), }", 1, 800);
     CHECK_FAILS(pyr_npy_read_expect(tpath("int64.npy"), 1, s100, PYR_DOUBLE, buf), PYR_ERR_FORMAT,
@@ -241,6 +252,10 @@ static void test_bad_files(void)
     write_raw("f64.npy", 1, 0, "{'descr': '<f8', 'fortran_order': False, 'shape': (100,), }", 1, 800);
     CHECK_FAILS(pyr_npy_read_expect(tpath("f64.npy"), 1, s100, PYR_FLOAT, buf), PYR_ERR_FORMAT,
                 "a.astype(np.float32)");
+    /* read_info_as: any shape, the precision it is given */
+    CHECK_OK(pyr_npy_read_info_as(tpath("f64.npy"), PYR_DOUBLE, &info));
+    CHECK(info.ndim == 1 && info.shape[0] == 100 && info.precision == PYR_DOUBLE, "read_info_as f64: ndim %d", info.ndim);
+    CHECK_FAILS(pyr_npy_read_info_as(tpath("f64.npy"), PYR_FLOAT, &info), PYR_ERR_FORMAT, "needs float32 (<f4)");
 
     write_raw("cplx.npy", 1, 0, "{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }", 1, 32);
     CHECK_FAILS(pyr_npy_read_alloc(tpath("cplx.npy"), &info, &data), PYR_ERR_FORMAT, "complex128");

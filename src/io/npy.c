@@ -466,10 +466,14 @@ static pyr_status_t check_dtype(const char *path, const npy_header_t *hd, int ne
                               : need == PYR_DOUBLE ? "float64 (<f8)" : "float32 (<f4)";
     const char *target = need == PYR_FLOAT ? "np.float32" : "np.float64";
     if (hd->dclass == DT_BIG_ENDIAN) {
-        const char *le = (need < 0 ? hd->info.precision : (pyr_precision_t)need) == PYR_DOUBLE ? "<f8" : "<f4";
-        return pyr_fail(PYR_ERR_FORMAT,
-                        "%s holds big-endian %s ('%s'); needs little-endian %s; convert with a.astype('%s')",
-                        path, dtype_name(hd->info.precision), hd->descr, needed_text, le);
+        /* name the one dtype that would be read: without a required
+         * precision, the file's own in little-endian order */
+        if (need < 0)
+            return pyr_fail(PYR_ERR_FORMAT, "%s holds big-endian %s ('%s'); pyrgrid reads little-endian data only; convert with a.astype('%s')",
+                            path, dtype_name(hd->info.precision), hd->descr, dtype_str(hd->info.precision));
+        return pyr_fail(PYR_ERR_FORMAT, "%s holds big-endian %s ('%s'); needs little-endian %s (%s); convert with a.astype('%s')", path,
+                        dtype_name(hd->info.precision), hd->descr, dtype_name((pyr_precision_t)need), dtype_str((pyr_precision_t)need),
+                        dtype_str((pyr_precision_t)need));
     }
     if (hd->dclass == DT_OTHER) {
         char buf[40];
@@ -539,6 +543,21 @@ pyr_status_t pyr_npy_read_info(const char *path, pyr_npy_info_t *info)
     FILE *f;
     PYR_TRY(read_header(path, &f, &hd));
     pyr_status_t st = check_dtype(path, &hd, -1);
+    if (st == PYR_OK) st = check_size(path, &hd);
+    fclose(f);
+    if (st == PYR_OK) *info = hd.info;
+    return st;
+}
+
+pyr_status_t pyr_npy_read_info_as(const char *path, pyr_precision_t p, pyr_npy_info_t *info)
+{
+    if (!info) return pyr_fail(PYR_ERR_ARG, "pyr_npy_read_info_as: info is NULL");
+    if (p != PYR_FLOAT && p != PYR_DOUBLE)
+        return pyr_fail(PYR_ERR_ARG, "pyr_npy_read_info_as: precision %d is neither PYR_FLOAT nor PYR_DOUBLE", (int)p);
+    npy_header_t hd;
+    FILE *f;
+    PYR_TRY(read_header(path, &f, &hd));
+    pyr_status_t st = check_dtype(path, &hd, (int)p);
     if (st == PYR_OK) st = check_size(path, &hd);
     fclose(f);
     if (st == PYR_OK) *info = hd.info;

@@ -28,6 +28,11 @@ pyr_status_t pyr_npy_write(const char *path, int ndim, const int64_t *shape, pyr
  * promises. */
 pyr_status_t pyr_npy_read_info(const char *path, pyr_npy_info_t *info);
 
+/* The same for a file that must hold precision p (any shape): a reader that
+ * knows the precision it needs, so that a refusal names the one dtype that
+ * would be read (a float problem given '>f8' is told '<f4'). */
+pyr_status_t pyr_npy_read_info_as(const char *path, pyr_precision_t p, pyr_npy_info_t *info);
+
 /* Read an array that must have exactly this ndim, shape and precision into the
  * caller's buffer (count values).  Errors say what was found, what is needed
  * and how to convert it with NumPy. */
