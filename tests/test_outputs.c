@@ -247,6 +247,35 @@ static void test_stage(void)
     CHECK(symlink("a.npy", tpath("link.npy")) == 0, "symlink");
     CHECK_OK(write4(tpath("link.npy"), 5));
     CHECK(kind(tpath("link.npy")) == S_IFLNK && first_value(tpath("a.npy")) == 5, "writing through a link");
+
+    /* reliability review L16: a link to nothing yet is followed as well: the
+     * file it names is created and the link stays (also through a chain) */
+    const char *names[] = {"dang.npy", "dang_target.npy", "chain1.npy", "chain2.npy", "chain_target.npy", "dang_dir.npy", "loop_a.npy", "loop_b.npy"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(tpath(names[i]));
+    CHECK(symlink("dang_target.npy", tpath("dang.npy")) == 0, "symlink");
+    CHECK_OK(pyr_check_writable(tpath("dang.npy")));
+    CHECK(pyr_same_file(tpath("dang.npy"), tpath("dang_target.npy")), "a link to nothing yet and the name it gives are one output");
+    CHECK_OK(write4(tpath("dang.npy"), 6));
+    CHECK(kind(tpath("dang.npy")) == S_IFLNK, "the dangling link was replaced (kind %o)", (unsigned)kind(tpath("dang.npy")));
+    CHECK(kind(tpath("dang_target.npy")) == S_IFREG && first_value(tpath("dang_target.npy")) == 6, "the link's target was not written");
+    CHECK(symlink("chain2.npy", tpath("chain1.npy")) == 0 && symlink(tpath("chain_target.npy"), tpath("chain2.npy")) == 0, "symlinks");
+    pyr_atomic_stage_begin(&stage);
+    CHECK_OK(write4(tpath("chain1.npy"), 7));
+    CHECK(kind(tpath("chain_target.npy")) == 0, "a staged output was renamed before the stage's commit");
+    CHECK_OK(pyr_atomic_stage_commit(&stage));
+    CHECK(kind(tpath("chain1.npy")) == S_IFLNK && kind(tpath("chain2.npy")) == S_IFLNK, "a link of the chain was replaced");
+    CHECK(first_value(tpath("chain_target.npy")) == 7, "the chain's target was not written");
+    /* a link into a directory that does not exist, and a loop: refused up front and at open; the links stay */
+    CHECK(symlink("no_such_dir/x.npy", tpath("dang_dir.npy")) == 0, "symlink");
+    CHECK_FAILS(pyr_check_writable(tpath("dang_dir.npy")), PYR_ERR_IO, "a symbolic link to");
+    CHECK(strstr(pyr_last_error(), "no_such_dir does not exist"), "message: %s", pyr_last_error());
+    CHECK_FAILS(write4(tpath("dang_dir.npy"), 8), PYR_ERR_IO, "no_such_dir does not exist");
+    CHECK(kind(tpath("dang_dir.npy")) == S_IFLNK, "a refused link was replaced");
+    CHECK(symlink("loop_b.npy", tpath("loop_a.npy")) == 0 && symlink("loop_a.npy", tpath("loop_b.npy")) == 0, "symlinks");
+    CHECK_FAILS(pyr_check_writable(tpath("loop_a.npy")), PYR_ERR_IO, "(a loop)");
+    CHECK_FAILS(write4(tpath("loop_a.npy"), 8), PYR_ERR_IO, "(a loop)");
+    CHECK(kind(tpath("loop_a.npy")) == S_IFLNK && kind(tpath("loop_b.npy")) == S_IFLNK, "a link of a loop was replaced");
+    CHECK(count_temporaries(dir) == 0, "temporaries left after the link cases");
 }
 
 /* ---------------------------------------------------------- 5. signals, stale */

@@ -53,6 +53,40 @@ static const char *base_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* For a symbolic link that leads to nothing yet (a chain of links whose
+ * last names a file that does not exist): that name, malloc'd; writing
+ * creates it there and the links stay, as for a link to a file that
+ * exists.  NULL when path is not such a link; *loop is then set when its
+ * links lead back to themselves and no name can be written. */
+static char *dangling_target(const char *path, int *loop)
+{
+    *loop = 0;
+    struct stat st, lst;
+    if (stat(path, &st) == 0 || lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode)) return NULL;
+    char *cur = dup_string(path, strlen(path));
+    for (int hops = 0; cur && hops < 40; hops++) {
+        if (lstat(cur, &lst) != 0 || !S_ISLNK(lst.st_mode)) return cur;
+        char link[PYR_PATH_MAX];
+        ssize_t n = readlink(cur, link, sizeof link);
+        char *dir = n > 0 && (size_t)n < sizeof link ? dir_of(cur) : NULL;
+        char *next = dir ? malloc(strlen(dir) + (size_t)n + 2) : NULL;
+        if (next && link[0] == '/') snprintf(next, (size_t)n + 1, "%.*s", (int)n, link);
+        else if (next) sprintf(next, "%s%s%.*s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", (int)n, link);
+        free(dir);
+        free(cur);
+        cur = next;
+    }
+    if (cur) *loop = 1;
+    free(cur);
+    return NULL;
+}
+
+static pyr_status_t link_loop(const char *path)
+{
+    return pyr_fail(PYR_ERR_IO, "cannot write %s: it is a symbolic link whose links lead back to themselves (a loop), so it names no file; "
+                    "remove it (rm %s) or choose another name", path, path);
+}
+
 static const char *kind_of(mode_t m)
 {
     if (S_ISDIR(m)) return "a directory";
@@ -291,6 +325,15 @@ pyr_status_t pyr_atomic_open(pyr_atomic_file_t *af, const char *path)
                             "devices (such as /dev/null) and FIFOs in place; choose another name", path, kind_of(st.st_mode));
         struct stat lst;
         if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) final = realpath(path, NULL); /* keep the link */
+    } else {
+        int loop;
+        final = dangling_target(path, &loop); /* keep the link: create what it names */
+        if (loop) return link_loop(path);
+        pyr_status_t named = final ? check_name(final) : PYR_OK;
+        if (named != PYR_OK) {
+            free(final);
+            return named;
+        }
     }
     if (!final) final = dup_string(path, strlen(path));
     char *dir = final ? dir_of(final) : NULL;
@@ -314,12 +357,13 @@ pyr_status_t pyr_atomic_open(pyr_atomic_file_t *af, const char *path)
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int err = errno;
-        char why[768];
+        char why[768], via[PYR_PATH_MAX + 32] = "";
         explain_dir_errno(err, dir, why, sizeof why);
+        if (strcmp(final, path)) snprintf(via, sizeof via, " (a symbolic link to %s)", final);
         free(dir);
         free(tmp);
         free(final);
-        return pyr_fail(PYR_ERR_IO, "cannot write %s: %s", path, why);
+        return pyr_fail(PYR_ERR_IO, "cannot write %s%s: %s", path, via, why);
     }
     free(dir);
     af->slot = register_temp(tmp);
@@ -517,7 +561,18 @@ pyr_status_t pyr_check_writable(const char *path)
                             "devices (such as /dev/null) and FIFOs in place; choose another name", path, kind_of(st.st_mode));
         struct stat lst;
         if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (real = realpath(path, NULL)) != NULL) target = real;
+    } else {
+        int loop;
+        if ((real = dangling_target(path, &loop)) != NULL) target = real;
+        else if (loop) return link_loop(path);
+        pyr_status_t named = real ? check_name(real) : PYR_OK;
+        if (named != PYR_OK) {
+            free(real);
+            return named;
+        }
     }
+    char via[PYR_PATH_MAX + 32] = "";
+    if (target != path) snprintf(via, sizeof via, " (a symbolic link to %s)", target);
     char *dir = dir_of(target);
     if (!dir) {
         free(real);
@@ -527,12 +582,12 @@ pyr_status_t pyr_check_writable(const char *path)
     pyr_status_t status = PYR_OK;
     if (stat(dir, &st) != 0) {
         explain_dir_errno(errno, dir, why, sizeof why);
-        status = pyr_fail(PYR_ERR_IO, "cannot write %s: %s", path, why);
+        status = pyr_fail(PYR_ERR_IO, "cannot write %s%s: %s", path, via, why);
     } else if (!S_ISDIR(st.st_mode)) {
-        status = pyr_fail(PYR_ERR_IO, "cannot write %s: %s is not a directory", path, dir);
+        status = pyr_fail(PYR_ERR_IO, "cannot write %s%s: %s is not a directory", path, via, dir);
     } else if (access(dir, W_OK | X_OK) != 0) {
         explain_dir_errno(errno, dir, why, sizeof why);
-        status = pyr_fail(PYR_ERR_IO, "cannot write %s: %s", path, why);
+        status = pyr_fail(PYR_ERR_IO, "cannot write %s%s: %s", path, via, why);
     }
     free(dir);
     free(real);
@@ -545,12 +600,12 @@ typedef struct {
     int known, exists;
     dev_t dev;
     ino_t ino;
-    const char *name;
+    char name[PYR_PATH_MAX]; /* of a file not yet created */
 } file_id_t;
 
 static file_id_t file_id(const char *path)
 {
-    file_id_t id = {0, 0, 0, 0, NULL};
+    file_id_t id = {0, 0, 0, 0, ""};
     struct stat st;
     if (!path || !*path) return id;
     if (stat(path, &st) == 0) {
@@ -559,14 +614,19 @@ static file_id_t file_id(const char *path)
         id.ino = st.st_ino;
         return id;
     }
-    char *dir = dir_of(path);
+    /* a link to nothing yet: writing it creates the name it gives */
+    int loop;
+    char *target = dangling_target(path, &loop);
+    const char *name = target ? target : path;
+    char *dir = dir_of(name);
     if (dir && stat(dir, &st) == 0) {
         id.known = 1;
         id.dev = st.st_dev;
         id.ino = st.st_ino;
-        id.name = base_of(path);
+        snprintf(id.name, sizeof id.name, "%s", base_of(name));
     }
     free(dir);
+    free(target);
     return id;
 }
 

@@ -5,7 +5,9 @@
  *     written next to it and renamed over it, so that a reader never sees a
  *     half-written file and a failed write leaves the old file as it was (a
  *     symbolic link to a regular file is followed: its target is replaced,
- *     the link stays);
+ *     the link stays; so is a link to nothing yet: the file it names is
+ *     created, in that file's directory, and the link stays; a link that
+ *     leads back to itself names no file and is refused);
  *   - a character device (/dev/null as a discard sink) or a FIFO: written in
  *     place, never replaced.  A FIFO is opened without blocking; when no
  *     reader has it open the write is refused at once, with a message, rather
@@ -84,13 +86,15 @@ void pyr_atomic_stage_abort(pyr_atomic_stage_t *stage);
 
 /* Check, without creating anything, that `path` could be written: its name
  * fits the file system (NAME_MAX), and either it is a character device or a
- * FIFO that we may write, or its directory exists and is writable and it is
- * not a directory, block device or socket.  Lets a program fail before a long
+ * FIFO that we may write, or its directory (for a symbolic link, that of the
+ * file the link names) exists and is writable and it is not a directory,
+ * block device, socket or a loop of links.  Lets a program fail before a long
  * run rather than after. */
 pyr_status_t pyr_check_writable(const char *path);
 
 /* 1 when paths a and b name the same file, existing or not yet created (same
- * device and inode; for new files, the same directory and name), else 0. */
+ * device and inode; for new files, the same directory and name, a symbolic
+ * link to nothing yet counting as the name it gives), else 0. */
 int pyr_same_file(const char *a, const char *b);
 /* 1 when path is a character device (written in place, and harmless to name
  * twice as an output). */
