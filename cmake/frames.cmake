@@ -3,7 +3,8 @@
 # after the library target exists.
 #   src/pipelines/frames/   backend-neutral logic and the CPU implementation (FFTW)
 #   src/io/fits.c           FITS through cfitsio (globbed with src/io)
-#   src/backend/cuda/frames_*.cu  the CUDA implementation (globbed with src/backend/cuda; cuFFT)
+#   src/backend/cuda/frames_*.cu  the CUDA implementation (globbed with src/backend/cuda; cuFFT,
+#                                 loaded on first use: src/backend/cuda/cuda_libs.cu)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(CFITSIO REQUIRED IMPORTED_TARGET cfitsio)
 pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
@@ -16,9 +17,6 @@ set(PYR_FRAMES_DEPS PkgConfig::CFITSIO PkgConfig::FFTW3F)
 if(PYR_FFTW3F_OMP)
   list(APPEND PYR_FRAMES_DEPS ${PYR_FFTW3F_OMP})
   target_compile_definitions(pyrgrid_objects PRIVATE PYR_HAVE_FFTW_OMP=1)
-endif()
-if(PYR_HAVE_CUDA)
-  list(APPEND PYR_FRAMES_DEPS CUDA::cufft)
 endif()
 # the objects compile against them; both libraries made of the objects link them
 target_link_libraries(pyrgrid_objects PRIVATE ${PYR_FRAMES_DEPS})

@@ -2,7 +2,11 @@
  * agree to the stated tolerance (README: shifts within 1e-3 px, residual
  * within 1e-4 of the frames' largest value, RMS within 1e-3 of the noise,
  * the same candidates).  The FFTs of FFTW and cuFFT round differently; every
- * pixel sum is per tile in double on both.  Exits 77 without a GPU.
+ * pixel sum is per tile in double on both.  Also the same frames as float,
+ * multiplied by 1e-20 .. 1e20 (reliability review M7): the GPU gives the
+ * results of scale 1 (shifts within 1e-4 px, the same candidates, the
+ * residual scaled, no NaN) and agrees with the CPU at each scale.  Exits 77
+ * without a GPU.
  *   test_frames_gpu [--probe]   (--probe: only exit 0 with a GPU, 77 without) */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +37,7 @@ typedef struct {
     int used[T], flags[T], ncand[T];
     pyr_frames_candidate_t cand[T][64];
     float *res;
+    int64_t nonfinite;
 } collect_t;
 
 static pyr_status_t collect(void *user, const pyr_frames_result_t *r)
@@ -47,10 +52,11 @@ static pyr_status_t collect(void *user, const pyr_frames_result_t *r)
     c->ncand[t] = r->ncandidates;
     memcpy(c->cand[t], r->candidates, (size_t)(r->ncandidates < 64 ? r->ncandidates : 64) * sizeof *r->candidates);
     memcpy(c->res + (size_t)t * NX * NY, r->residual, NX * NY * sizeof(float));
+    for (size_t i = 0; i < (size_t)NX * NY; i++) c->nonfinite += !isfinite(r->residual[i]);
     return PYR_OK;
 }
 
-static void run(pyr_backend_kind_t b, pyr_frames_weights_t w, const uint16_t *seq, collect_t *c, double *secs)
+static void run(pyr_backend_kind_t b, pyr_frames_weights_t w, const void *seq, pyr_frames_dtype_t type, collect_t *c, double *secs)
 {
     pyr_frames_options_t o;
     pyr_frames_options_default(&o);
@@ -60,12 +66,93 @@ static void run(pyr_backend_kind_t b, pyr_frames_weights_t w, const uint16_t *se
     pyr_frames_t *f = NULL;
     CHECK_OK(pyr_frames_create(NX, NY, &o, collect, c, &f));
     if (!f) return;
-    for (int t = 0; t < T; t++) CHECK_OK(pyr_frames_push(f, seq + (size_t)t * NX * NY, PYR_FRAMES_U16, NULL));
+    size_t frame = (size_t)NX * NY * (type == PYR_FRAMES_F32 ? sizeof(float) : sizeof(uint16_t));
+    for (int t = 0; t < T; t++) CHECK_OK(pyr_frames_push(f, (const char *)seq + (size_t)t * frame, type, NULL));
     CHECK_OK(pyr_frames_finish(f));
     pyr_frames_stats_t st;
     pyr_frames_get_stats(f, &st);
     *secs = st.seconds;
     pyr_frames_destroy(&f);
+}
+
+/* The frames as float times c: the GPU against its own run at scale 1 and
+ * against the CPU at scale c. */
+static void scales(const uint16_t *seq, double fmx)
+{
+    static collect_t one, gpu, cpu;
+    size_t n = (size_t)T * NX * NY;
+    float *f = malloc(n * sizeof *f);
+    one.res = malloc(n * sizeof(float));
+    gpu.res = malloc(n * sizeof(float));
+    cpu.res = malloc(n * sizeof(float));
+    double secs;
+    for (size_t i = 0; i < n; i++) f[i] = seq[i];
+    run(PYR_BACKEND_CUDA, PYR_FRAMES_ALIGN, f, PYR_FRAMES_F32, &one, &secs);
+    const double cs[] = {1e-20, 1e-13, 1e16, 1e20};
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        double c = cs[k];
+        for (size_t i = 0; i < n; i++) f[i] = (float)((double)seq[i] * c);
+        gpu.nonfinite = cpu.nonfinite = 0;
+        run(PYR_BACKEND_CUDA, PYR_FRAMES_ALIGN, f, PYR_FRAMES_F32, &gpu, &secs);
+        run(PYR_BACKEND_CPU, PYR_FRAMES_ALIGN, f, PYR_FRAMES_F32, &cpu, &secs);
+        double ds1 = 0, dr1 = 0, dsc = 0, drc = 0;
+        int same1 = 1, cand_cpu = 0, cand_gpu = 0, cand_match = 0;
+        for (int t = 0; t < T; t++) {
+            ds1 = fmax(ds1, fmax(fabs(gpu.dx[t] - one.dx[t]), fabs(gpu.dy[t] - one.dy[t])));
+            dsc = fmax(dsc, fmax(fabs(gpu.dx[t] - cpu.dx[t]), fabs(gpu.dy[t] - cpu.dy[t])));
+            for (size_t i = (size_t)t * NX * NY; i < (size_t)(t + 1) * NX * NY; i++) {
+                dr1 = fmax(dr1, fabs(gpu.res[i] / c - one.res[i]));
+                drc = fmax(drc, fabs(gpu.res[i] - cpu.res[i]) / c);
+            }
+            same1 &= gpu.ncand[t] == one.ncand[t];
+            for (int i = 0; i < gpu.ncand[t] && i < 64 && gpu.ncand[t] == one.ncand[t]; i++)
+                same1 &= fabs(gpu.cand[t][i].x - one.cand[t][i].x) < 1e-3 && fabs(gpu.cand[t][i].y - one.cand[t][i].y) < 1e-3 &&
+                         fabs(gpu.cand[t][i].flux / c - one.cand[t][i].flux) <= 1e-3 * fabs(one.cand[t][i].flux);
+            cand_cpu += cpu.ncand[t];
+            cand_gpu += gpu.ncand[t];
+            for (int i = 0; i < cpu.ncand[t] && i < 64; i++)
+                for (int j = 0; j < gpu.ncand[t] && j < 64; j++)
+                    if (fabs(cpu.cand[t][i].x - gpu.cand[t][j].x) < 0.05 && fabs(cpu.cand[t][i].y - gpu.cand[t][j].y) < 0.05) {
+                        cand_match++;
+                        break;
+                    }
+        }
+        printf("float frames x %g: GPU vs GPU at scale 1: max |shift diff| %.2e px, max |residual / c diff| %.3g (%.2e of "
+               "the frames' max), candidates %s; GPU vs CPU: max |shift diff| %.2e px, max |residual diff| / c %.3g, "
+               "candidates CPU %d GPU %d matched %d; non-finite values GPU %lld CPU %lld\n",
+               c, ds1, dr1, dr1 / fmx, same1 ? "the same" : "DIFFERENT", dsc, drc, cand_cpu, cand_gpu, cand_match,
+               (long long)gpu.nonfinite, (long long)cpu.nonfinite);
+        CHECK(gpu.nonfinite == 0 && cpu.nonfinite == 0, "x %g: non-finite residual values (GPU %lld, CPU %lld)", c,
+              (long long)gpu.nonfinite, (long long)cpu.nonfinite);
+        CHECK(ds1 < 1e-4, "x %g: GPU shifts differ from scale 1 by %.3g px", c, ds1);
+        CHECK(dr1 < 1e-4 * fmx, "x %g: GPU residual / c differs from scale 1 by %.3g (> 1e-4 of %.0f)", c, dr1, fmx);
+        CHECK(same1, "x %g: GPU candidates differ from scale 1", c);
+        CHECK(dsc < 1e-3, "x %g: GPU and CPU shifts differ by %.3g px", c, dsc);
+        CHECK(drc < 1e-4 * fmx, "x %g: GPU and CPU residuals differ by %.3g (> 1e-4 of %.0f), over c", c, drc, fmx);
+        CHECK(abs(cand_cpu - cand_gpu) <= 1 + cand_cpu / 50 && cand_match >= cand_cpu - 1 - cand_cpu / 50,
+              "x %g: candidates CPU %d GPU %d matched %d", c, cand_cpu, cand_gpu, cand_match);
+    }
+    /* a frame 1e60 times the others: refused, as on the CPU, rather than NaN */
+    for (size_t i = 0; i < n; i++) f[i] = (float)((double)seq[i] * (i / ((size_t)NX * NY) == 2 ? 1e30 : 1e-30));
+    pyr_frames_options_t o;
+    pyr_frames_options_default(&o);
+    o.backend = PYR_BACKEND_CUDA;
+    o.history = 12;
+    pyr_frames_t *fr = NULL;
+    gpu.nonfinite = 0;
+    CHECK_OK(pyr_frames_create(NX, NY, &o, collect, &gpu, &fr));
+    pyr_status_t st = PYR_OK;
+    for (int t = 0; t < T && fr && st == PYR_OK; t++) st = pyr_frames_push(fr, f + (size_t)t * NX * NY, PYR_FRAMES_F32, NULL);
+    if (fr && st == PYR_OK) st = pyr_frames_finish(fr);
+    pyr_frames_destroy(&fr);
+    printf("a frame 1e60 times the first -> %s\n", pyr_last_error());
+    CHECK(st == PYR_ERR_NUMERIC && strstr(pyr_last_error(), "frame 2:"), "a frame off the sequence's scale: %s (%s)",
+          pyr_status_name(st), pyr_last_error());
+    CHECK(gpu.nonfinite == 0, "%lld non-finite residual values delivered", (long long)gpu.nonfinite);
+    free(f);
+    free(one.res);
+    free(gpu.res);
+    free(cpu.res);
 }
 
 int main(int argc, char **argv)
@@ -108,8 +195,8 @@ int main(int argc, char **argv)
         a.res = malloc((size_t)T * NX * NY * sizeof(float));
         b.res = malloc((size_t)T * NX * NY * sizeof(float));
         double ta = 0, tb = 0;
-        run(PYR_BACKEND_CPU, modes[m], seq, &a, &ta);
-        run(PYR_BACKEND_CUDA, modes[m], seq, &b, &tb);
+        run(PYR_BACKEND_CPU, modes[m], seq, PYR_FRAMES_U16, &a, &ta);
+        run(PYR_BACKEND_CUDA, modes[m], seq, PYR_FRAMES_U16, &b, &tb);
         double dshift = 0, dres = 0, sres = 0, snoise = 0, dw = 0;
         int cand_cpu = 0, cand_gpu = 0, cand_match = 0;
         for (int t = 0; t < T; t++) {
@@ -145,6 +232,7 @@ int main(int argc, char **argv)
         free(a.res);
         free(b.res);
     }
+    scales(seq, fmx);
     free(seq);
     return check_report();
 }

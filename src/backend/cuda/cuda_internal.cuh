@@ -14,6 +14,7 @@ extern "C" {
 #include "core/error.h"
 }
 #include "backend/cuda/cuda_api.h"
+#include "backend/cuda/cuda_libs.h"
 
 #define PYR_CUDA_SLOTS 3
 #define PYR_CUDA_LANES 1 /* device.h: a queue for copies beside the slots' kernels */
@@ -44,8 +45,9 @@ struct ctx_t {
     unsigned long long *red_host; /* PYR_CUDA_SLOTS words, pinned */
     double *red_out[PYR_CUDA_SLOTS];
     char name[256];
-    /* the heat kernel's longvector variant (longvector.cu): the cuBLAS handle, made on first use and
-     * destroyed with the context, and its work memory */
+    /* the heat kernel's longvector variant (longvector.cu): cuBLAS (loaded on first use, cuda_libs.h),
+     * the handle, made on first use and destroyed with the context, and its work memory */
+    const cublas_api_t *blas_api;
     cublasHandle_t blas;
     void *lv_scratch;
     size_t lv_scratch_bytes;

@@ -16,6 +16,11 @@
  * order inside a tile differs from the CPU's, and cuFFT rounds differently
  * from FFTW: the backends agree to the tolerance in README.md.
  *
+ * Scale: as on the CPU, the frames are divided by the sequence's unit
+ * (frames_math.h fr_unit, found by the ingest's reduction on the device) and
+ * the outputs multiplied by it; the residual is written in the data's units
+ * by the whitening kernel itself, so no pass is added.
+ *
  * Memory: the history ring (history + 1 frames) and about 19 frame-sized
  * buffers must fit on the GPU; frames larger than that fail with
  * PYR_ERR_DEVICE_NOMEM and the bytes needed (the CPU backend has no such
@@ -23,7 +28,7 @@
  * the whole frame. */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
-#include <cufft.h>
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +37,7 @@
 extern "C" {
 #include "core/error.h"
 }
+#include "backend/cuda/cuda_libs.h"
 #include "backend/cuda/frames_cuda.h"
 
 namespace cg = cooperative_groups;
@@ -44,8 +50,8 @@ namespace {
 
 /* What a frame's record carries back to the host. */
 struct frec_t {
-    double sx, sy, eps_used, noise_a, noise_c;
-    int iterations, coarse, flags, used, ncand, dropped;
+    double sx, sy, eps_used, noise_a, noise_c, rms;
+    int iterations, coarse, flags, used, ncand, dropped, nonfinite;
     long long masked, cleaned;
     float weights[FR_MAX_HISTORY];
 };
@@ -63,6 +69,11 @@ struct fstate_t {
     double A, C;
     float a[FR_MAX_HISTORY];
     float fill;
+    /* the sequence's unit (fr_unit; 1 until a frame sets it), this frame's
+     * RMS in it; rescale: this frame set it, so its pixels are divided now */
+    double unit, rms;
+    float inv_unit;
+    int unit_set, rescale, nonfinite;
     int iterations, done, flags, used, coarse;
     double eps_used;
     unsigned long long masked, cleaned;
@@ -81,6 +92,7 @@ struct fr_cuda {
     char name[128];
     int64_t np, nch, nh, ntiles;
     cudaStream_t up, cs, down;
+    const pyrcu::cufft_api_t *fft; /* loaded on first use (cuda_libs.h) */
     cufftHandle r2c, c2r;
     int plans;
     /* device */
@@ -92,6 +104,7 @@ struct fr_cuda {
     double *d_D, *d_shx, *d_shy, *d_part, *d_dpart, *d_work, *d_wx, *d_wy;
     int *d_dirty; /* d_wx, d_wy: sin(omega), from the host as on the CPU */
     double2 *d_blk;
+    double *d_iblk; /* k_ingest's per-block sums */
     long long *d_blkidx;
     fstate_t *d_st;
     frec_t *d_rec[SLOTS];
@@ -163,44 +176,67 @@ __device__ double block_sum(double v, double *sh)
     return r;
 }
 
-/* Frame of `type` -> float; non-finite pixels flagged in bad; per-block
- * (sum, count) of the finite pixels into blk. */
-__global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8_t *bad, double2 *blk)
+/* Frame of `type` -> float in the sequence's unit; pixels not finite there
+ * flagged in bad; per block the count, sum and sum of squares of the finite
+ * input values, and the count of those beyond float's range in the unit,
+ * into blk[4 block ..]. */
+__global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8_t *bad, double *blk, const fstate_t *st)
 {
     __shared__ double sh[TPB];
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    double s = 0, n = 0;
+    double s = 0, q = 0, n = 0, over = 0;
     if (i < np) {
         float v = type == PYR_FRAMES_U16 ? (float)((const uint16_t *)raw)[i]
                   : type == PYR_FRAMES_I16 ? (float)((const int16_t *)raw)[i]
                                            : ((const float *)raw)[i];
-        int ok = isfinite(v);
-        bad[i] = !ok;
-        in[i] = v;
-        if (ok) {
+        float w = __fmul_rn(v, st->inv_unit);
+        bad[i] = !isfinite(w);
+        in[i] = w;
+        if (isfinite(v)) {
             s = v;
+            q = (double)v * v;
             n = 1;
+            over = isfinite(w) ? 0 : 1;
         }
     }
-    double bs = block_sum(s, sh), bn = block_sum(n, sh);
-    if (threadIdx.x == 0) blk[blockIdx.x] = make_double2(bs, bn);
+    double bs = block_sum(s, sh), bq = block_sum(q, sh), bn = block_sum(n, sh), bo = block_sum(over, sh);
+    if (threadIdx.x == 0) {
+        blk[4 * blockIdx.x] = bn;
+        blk[4 * blockIdx.x + 1] = bs;
+        blk[4 * blockIdx.x + 2] = bq;
+        blk[4 * blockIdx.x + 3] = bo;
+    }
 }
 
 /* The fill value (mean of the finite pixels) and the masked count, from the
- * blocks' partials in order.  One block. */
-__global__ void k_fill_value(const double2 *blk, int nblk, int64_t np, fstate_t *st)
+ * blocks' partials in order; the sequence's unit from the first frame that
+ * is not all zero.  One block. */
+__global__ void k_fill_value(const double *blk, int nblk, int64_t np, fstate_t *st)
 {
     __shared__ double sh[TPB];
-    double s = 0, n = 0;
+    double n = 0, s = 0, q = 0, over = 0;
     for (int b = threadIdx.x; b < nblk; b += blockDim.x) {
-        s += blk[b].x;
-        n += blk[b].y;
+        n += blk[4 * b];
+        s += blk[4 * b + 1];
+        q += blk[4 * b + 2];
+        over += blk[4 * b + 3];
     }
-    s = block_sum(s, sh);
     n = block_sum(n, sh);
+    s = block_sum(s, sh);
+    q = block_sum(q, sh);
+    over = block_sum(over, sh);
     if (threadIdx.x == 0) {
-        st->masked = (unsigned long long)((double)np - n);
-        st->fill = n > 0 ? (float)(s / n) : 0.0f;
+        st->rescale = !st->unit_set && fr_unit(q, n) > 0;
+        if (st->rescale) {
+            st->unit_set = 1;
+            st->unit = fr_unit(q, n);
+            st->inv_unit = (float)(1.0 / st->unit);
+        }
+        double inv = st->inv_unit;
+        st->masked = (unsigned long long)((double)np - n + over);
+        st->nonfinite = over > 0;
+        st->rms = n > 0 ? sqrt(q / n) * inv : 0;
+        st->fill = n > 0 ? (float)(s / n * inv) : 0.0f;
         st->cleaned = 0;
         st->ncand = 0;
         st->dropped = 0;
@@ -208,11 +244,15 @@ __global__ void k_fill_value(const double2 *blk, int nblk, int64_t np, fstate_t 
     }
 }
 
+/* Replaced pixels take the fill value; the frame that set the unit is
+ * divided by it (the only frame that takes this pass). */
 __global__ void k_fill(float *in, const uint8_t *bad, int64_t np, const fstate_t *st)
 {
-    if (st->masked == 0) return;
+    if (st->masked == 0 && !st->rescale) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < np && bad[i]) in[i] = st->fill;
+    if (i >= np) return;
+    if (bad[i]) in[i] = st->fill;
+    else if (st->rescale) in[i] = __fmul_rn(in[i], st->inv_unit);
 }
 
 /* u, v, w of the smoothed reference's gradient: one block per spectrum row
@@ -259,12 +299,13 @@ __global__ void k_xpower(const cufftComplex *F, const cufftComplex *G, cufftComp
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float ar = F[i].x, ai = F[i].y, br = G[i].x, bi = -G[i].y;
-    float re = __fsub_rn(__fmul_rn(ar, br), __fmul_rn(ai, bi)), im = __fadd_rn(__fmul_rn(ar, bi), __fmul_rn(ai, br));
-    float mag = sqrtf(re * re + im * im);
-    float inv = mag > 1e-30f ? 1.0f / mag : 0.0f;
-    X[i].x = re * inv;
-    X[i].y = im * inv;
+    /* in double: the squares of products of spectra overflow float for large
+     * frames; the same operations as on the CPU */
+    double ar = F[i].x, ai = F[i].y, br = G[i].x, bi = -G[i].y;
+    double re = __dsub_rn(__dmul_rn(ar, br), __dmul_rn(ai, bi)), im = __dadd_rn(__dmul_rn(ar, bi), __dmul_rn(ai, br));
+    double mag = __dsqrt_rn(__dadd_rn(__dmul_rn(re, re), __dmul_rn(im, im)));
+    X[i].x = mag > 0 ? (float)__ddiv_rn(re, mag) : 0.0f;
+    X[i].y = mag > 0 ? (float)__ddiv_rn(im, mag) : 0.0f;
 }
 
 /* Per-block maximum (lowest index on ties) of c, then the final one. */
@@ -492,15 +533,20 @@ __global__ void k_solve(const double *D, const double *shx, const double *shy, i
     st->flags |= fr_weights_solve(&d, t, N, deg, window, eps, use_shared ? swork : work, st->a, &st->used, &st->eps_used);
 }
 
-/* e = h_t - sum_k a_k h_{t-k} into e, prediction into bh. */
-__global__ void k_whiten(const float *ring, int64_t np, frame_slots_t sl, const fstate_t *st, float *e, float *bh)
+/* e = h_t - sum_k a_k h_{t-k} into e in the data's units (the unit is a
+ * power of two: k_mfh divides it out again without a rounding), the
+ * prediction into bh in the sequence's unit; a value of e that is not finite
+ * marks the frame. */
+__global__ void k_whiten(const float *ring, int64_t np, frame_slots_t sl, fstate_t *st, float *e, float *bh)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= np) return;
     float h0 = ring[(int64_t)sl.slot[0] * np + i], v = h0;
     int n = st->used;
     for (int k = 1; k <= n; k++) v = __fsub_rn(v, __fmul_rn(st->a[k - 1], ring[(int64_t)sl.slot[k] * np + i]));
-    e[i] = v;
+    float r = __fmul_rn(v, (float)st->unit);
+    e[i] = r;
+    if (!(fabsf(r) <= FLT_MAX)) atomicOr(&st->nonfinite, 1);
     bh[i] = __fsub_rn(h0, v);
 }
 
@@ -528,7 +574,9 @@ struct taps_t {
     float k[FR_MAX_TAPS], k2[FR_MAX_TAPS];
 };
 
-__global__ void k_mfh(const float *e, const float *bh, float *t1, float *t2, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp)
+/* The matched filter's rows; e is in the data's units, t1 in the unit. */
+__global__ void k_mfh(const float *e, const float *bh, float *t1, float *t2, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp,
+                      const fstate_t *st)
 {
     int64_t w = nx - 2 * b, rows = ny - 2 * b + 2 * r;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -539,7 +587,7 @@ __global__ void k_mfh(const float *e, const float *bh, float *t1, float *t2, int
         s1 = __fadd_rn(s1, __fmul_rn(tp.k[j + r], e[y * nx + x + j]));
         s2 = __fadd_rn(s2, __fmul_rn(tp.k2[j + r], bh[y * nx + x + j]));
     }
-    t1[y * nx + x] = s1;
+    t1[y * nx + x] = __fmul_rn(s1, st->inv_unit);
     t2[y * nx + x] = s2;
 }
 
@@ -644,7 +692,7 @@ __global__ void k_peaks(const float *z, const float *m, int64_t nx, int64_t ny, 
     c.idx = i;
     c.c.x = (float)x + ox;
     c.c.y = (float)y + oy;
-    c.c.flux = (float)(m[i] / sum_k2);
+    c.c.flux = (float)(m[i] / sum_k2 * st->unit);
     c.c.snr = zc;
     list[slot] = c;
 }
@@ -718,8 +766,10 @@ __global__ void k_record(const fstate_t *st, frec_t *rec, int64_t t)
     rec->sx = t ? st->sx : 0;
     rec->sy = t ? st->sy : 0;
     rec->eps_used = st->eps_used;
-    rec->noise_a = st->A;
-    rec->noise_c = st->C;
+    rec->noise_a = st->A * st->unit;
+    rec->noise_c = st->C * st->unit * st->unit;
+    rec->rms = st->rms;
+    rec->nonfinite = st->nonfinite;
     rec->iterations = t ? st->iterations : 0;
     rec->coarse = t ? st->coarse : 0;
     rec->flags = st->flags;
@@ -739,11 +789,11 @@ extern "C" void fr_cuda_destroy(fr_cuda_t **gpu)
     fr_cuda_t *g = *gpu;
     cudaSetDevice(g->device);
     cudaDeviceSynchronize();
-    if (g->plans & 1) cufftDestroy(g->r2c);
-    if (g->plans & 2) cufftDestroy(g->c2r);
+    if (g->plans & 1) g->fft->Destroy(g->r2c);
+    if (g->plans & 2) g->fft->Destroy(g->c2r);
     void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
                    g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
-                   g->d_work, g->d_blk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty};
+                   g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
     for (int k = 0; k < SLOTS; k++) {
         cudaFree(g->d_raw[k]);
@@ -809,6 +859,7 @@ extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
         cudaError_t e_ = (call);                                                                                              \
         if (e_ != cudaSuccess) TRY(cu_fail(e_, #call, __LINE__));                                                             \
     } while (0)
+    TRY(pyrcu::cufft_api(&g->fft, "the frames pipeline on the GPU", "or use backend = cpu"));
     CUT(cudaSetDevice(g->device));
     cudaDeviceProp prop;
     CUT(cudaGetDeviceProperties(&prop, g->device));
@@ -850,6 +901,7 @@ extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     TRY(dalloc((void **)&g->d_dirty, (size_t)g->ntiles * sizeof(int), need));
     TRY(dalloc((void **)&g->d_work, (size_t)fr_weights_work(span, mterms) * sizeof(double), need));
     TRY(dalloc((void **)&g->d_blk, (size_t)nblk * sizeof(double2), need));
+    TRY(dalloc((void **)&g->d_iblk, (size_t)nblk * 4 * sizeof(double), need));
     TRY(dalloc((void **)&g->d_blkidx, (size_t)nblk * sizeof(long long), need));
     TRY(dalloc((void **)&g->d_st, sizeof(fstate_t), need));
     TRY(dalloc((void **)&g->d_cand, FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
@@ -877,7 +929,11 @@ extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     CUT(cudaMemset(g->d_D, 0, (size_t)s->dot_ring * (size_t)(span + 1) * sizeof(double)));
     CUT(cudaMemset(g->d_shx, 0, (size_t)s->dot_ring * sizeof(double)));
     CUT(cudaMemset(g->d_shy, 0, (size_t)s->dot_ring * sizeof(double)));
-    CUT(cudaMemset(g->d_st, 0, sizeof(fstate_t)));
+    fstate_t st0;
+    memset(&st0, 0, sizeof st0);
+    st0.unit = 1;
+    st0.inv_unit = 1;
+    CUT(cudaMemcpy(g->d_st, &st0, sizeof st0, cudaMemcpyHostToDevice));
     /* S^2 w / N as float, exactly as the CPU computes it */
     float *sm = (float *)malloc((size_t)g->nch * sizeof(float));
     if (!sm) TRY(pyr_fail(PYR_ERR_NOMEM, "out of memory"));
@@ -897,15 +953,15 @@ extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     if (e == cudaSuccess) e = cudaMemcpy(g->d_wy, ws + g->nh, (size_t)s->ny * sizeof(double), cudaMemcpyHostToDevice);
     free(ws);
     CUT(e);
-    if (cufftPlan2d(&g->r2c, (int)s->ny, (int)s->nx, CUFFT_R2C) != CUFFT_SUCCESS)
+    if (g->fft->Plan2d(&g->r2c, (int)s->ny, (int)s->nx, CUFFT_R2C) != CUFFT_SUCCESS)
         TRY(pyr_fail(PYR_ERR_DEVICE_NOMEM, "cuFFT could not plan a %lld x %lld transform (device memory?); use backend = cpu",
                      (long long)s->nx, (long long)s->ny));
     g->plans |= 1;
-    if (cufftPlan2d(&g->c2r, (int)s->ny, (int)s->nx, CUFFT_C2R) != CUFFT_SUCCESS)
+    if (g->fft->Plan2d(&g->c2r, (int)s->ny, (int)s->nx, CUFFT_C2R) != CUFFT_SUCCESS)
         TRY(pyr_fail(PYR_ERR_DEVICE_NOMEM, "cuFFT could not plan a %lld x %lld transform (device memory?); use backend = cpu",
                      (long long)s->nx, (long long)s->ny));
     g->plans |= 2;
-    if (cufftSetStream(g->r2c, g->cs) != CUFFT_SUCCESS || cufftSetStream(g->c2r, g->cs) != CUFFT_SUCCESS)
+    if (g->fft->SetStream(g->r2c, g->cs) != CUFFT_SUCCESS || g->fft->SetStream(g->c2r, g->cs) != CUFFT_SUCCESS)
         TRY(pyr_fail(PYR_ERR_DEVICE, "cufftSetStream failed"));
     int per_sm = 0;
     CUT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_iterate, TPB, 0));
@@ -960,6 +1016,8 @@ static pyr_status_t deliver_slot(fr_cuda_t *g, int j, fr_deliver_t deliver, void
     out.detecting = t > 0 && t > g->s.o.warmup;
     out.noise_a = r->noise_a;
     out.noise_c = r->noise_c;
+    out.rms = r->rms;
+    out.nonfinite = r->nonfinite;
     float *res = g->pend_out[j];
     if (res && !g->pend_direct[j]) memcpy(res, g->h_res[j], (size_t)g->np * sizeof(float));
     out.residual = res ? res : g->h_res[j];
@@ -1035,13 +1093,13 @@ extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames
     cudaStream_t cs = g->cs;
     unsigned gp = grid_for(np), gc = grid_for(g->nch);
     /* 1. ingest */
-    k_ingest<<<gp, TPB, 0, cs>>>(g->d_raw[k], (int)type, np, g->d_in, g->d_bad, g->d_blk);
-    k_fill_value<<<1, TPB, 0, cs>>>(g->d_blk, (int)gp, np, g->d_st);
+    k_ingest<<<gp, TPB, 0, cs>>>(g->d_raw[k], (int)type, np, g->d_in, g->d_bad, g->d_iblk, g->d_st);
+    k_fill_value<<<1, TPB, 0, cs>>>(g->d_iblk, (int)gp, np, g->d_st);
     k_fill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, np, g->d_st);
     LAUNCHED();
     CU(cudaEventRecord(g->ev_used[k], cs));
     /* 2. spectrum, shift, registration */
-    FFT(cufftExecR2C(g->r2c, g->d_in, g->d_F));
+    FFT(g->fft->ExecR2C(g->r2c, g->d_in, g->d_F));
     int new_ref = t == 0 || (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0);
     float *h = g->d_ring + (t % s->pix_ring) * np;
     if (t == 0) {
@@ -1055,7 +1113,7 @@ extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames
             k_start_prev<<<1, 1, 0, cs>>>(g->d_st);
         } else { /* always, and auto (the GPU always has time for it) */
             k_xpower<<<gc, TPB, 0, cs>>>(g->d_F, g->d_G, g->d_X, g->nch);
-            FFT(cufftExecC2R(g->c2r, g->d_X, g->d_t1));
+            FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
             unsigned nb = gp < 1024 ? gp : 1024;
             k_argmax<<<nb, TPB, 0, cs>>>(g->d_t1, np, g->d_blk, g->d_blkidx);
             k_argmax_final<<<1, 32, 0, cs>>>(g->d_blk, g->d_blkidx, (int)nb, nx, ny, g->d_st);
@@ -1075,7 +1133,7 @@ extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames
         k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, new_ref && t > 0 ? g->d_G : (cufftComplex *)NULL, g->nh, g->nch, g->d_cx,
                                        g->d_sxt, g->d_cy, g->d_syt);
         LAUNCHED();
-        FFT(cufftExecC2R(g->c2r, g->d_X, g->d_t1));
+        FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
         k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, h, np, 1.0f / (float)np);
         LAUNCHED();
     } else {
@@ -1113,7 +1171,8 @@ extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames
         memcpy(tp.k, s->taps, sizeof tp.k);
         memcpy(tp.k2, s->taps2, sizeof tp.k2);
         int r = s->radius;
-        k_mfh<<<grid_for((nx - 2 * b) * (ny - 2 * b + 2 * r)), TPB, 0, cs>>>(res, g->d_bh, g->d_t1, g->d_t2, nx, ny, b, r, tp);
+        k_mfh<<<grid_for((nx - 2 * b) * (ny - 2 * b + 2 * r)), TPB, 0, cs>>>(res, g->d_bh, g->d_t1, g->d_t2, nx, ny, b, r, tp,
+                                                                          g->d_st);
         k_mfv<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_t1, g->d_t2, g->d_m, g->d_xv, nx, ny, b, r, tp);
         LAUNCHED();
         double lam = 1.0 - 1.0 / (double)o->noise_frames;

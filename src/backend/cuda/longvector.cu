@@ -20,7 +20,8 @@
  * keep their values, and the boundary is the same in both layers.
  *
  * cuBLAS is called with the host pointer mode, pedantic math (no reduced
- * precision anywhere) and 64-bit sizes, on the slot's stream. */
+ * precision anywhere) and 64-bit sizes, on the slot's stream; it is loaded
+ * when the method first runs (cuda_libs.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +35,7 @@ namespace pyrcu {
 void blas_release(ctx_t *c)
 {
     if (c->blas) {
-        cublasDestroy(c->blas);
+        c->blas_api->Destroy(c->blas);
         c->blas = NULL;
     }
     if (c->lv_scratch) {
@@ -50,8 +51,9 @@ void blas_release(ctx_t *c)
 namespace {
 
 using pyrcu::ctx_t;
+using pyrcu::cublas_api_t;
 
-pyr_status_t fail_blas(cublasStatus_t s, const char *call, int device)
+pyr_status_t fail_blas(const cublas_api_t *blas, cublasStatus_t s, const char *call, int device)
 {
     if (s == CUBLAS_STATUS_ALLOC_FAILED)
         return pyr_fail(PYR_ERR_DEVICE_NOMEM, "GPU %d: %s: cuBLAS is out of device memory; free the GPU or use a smaller grid", device,
@@ -60,25 +62,30 @@ pyr_status_t fail_blas(cublasStatus_t s, const char *call, int device)
         return pyr_fail(PYR_ERR_DEVICE,
                         "GPU %d: %s: cuBLAS could not start (%s); the long-vector method needs libcublas of the CUDA toolkit and a "
                         "usable GPU; method = naive computes the same result without it",
-                        device, call, cublasGetStatusString(s));
-    return pyr_fail(PYR_ERR_DEVICE, "GPU %d: %s failed: %s", device, call, cublasGetStatusString(s));
+                        device, call, blas->GetStatusString(s));
+    return pyr_fail(PYR_ERR_DEVICE, "GPU %d: %s failed: %s", device, call, blas->GetStatusString(s));
 }
 
 #define PYR_BLAS(call)                                                                                                             \
     do {                                                                                                                           \
         cublasStatus_t blas_s_ = (call);                                                                                           \
-        if (blas_s_ != CUBLAS_STATUS_SUCCESS) return fail_blas(blas_s_, #call, c->device);                                         \
+        if (blas_s_ != CUBLAS_STATUS_SUCCESS) return fail_blas(c->blas_api, blas_s_, #call, c->device);                            \
     } while (0)
 
-/* The context's handle, made on first use, issuing on `stream`. */
+/* The context's handle, made on first use (cuBLAS loaded then), issuing on
+ * `stream`. */
 pyr_status_t blas_on(ctx_t *c, cudaStream_t stream)
 {
+    if (!c->blas_api)
+        PYR_TRY(pyrcu::cublas_api(&c->blas_api, "the long-vector method (method = longvector)",
+                                  "or use method = naive, which computes the same result without it"));
+    const cublas_api_t *b = c->blas_api;
     if (!c->blas) {
-        PYR_BLAS(cublasCreate(&c->blas));
-        PYR_BLAS(cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST));
-        PYR_BLAS(cublasSetMathMode(c->blas, CUBLAS_PEDANTIC_MATH));
+        PYR_BLAS(b->Create(&c->blas));
+        PYR_BLAS(b->SetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST));
+        PYR_BLAS(b->SetMathMode(c->blas, CUBLAS_PEDANTIC_MATH));
     }
-    PYR_BLAS(cublasSetStream(c->blas, stream));
+    PYR_BLAS(b->SetStream(c->blas, stream));
     return PYR_OK;
 }
 
@@ -108,24 +115,24 @@ pyr_status_t scratch(ctx_t *c, size_t bytes, void **out)
 
 /* The three kinds of operation, per precision, with 64-bit sizes.  geam on
  * an m x 1 matrix is the vector add C = alpha A + beta B. */
-cublasStatus_t geam(cublasHandle_t h, int64_t m, const float *alpha, const float *a, const float *beta, const float *b, float *out)
+cublasStatus_t geam(const ctx_t *c, int64_t m, const float *alpha, const float *a, const float *beta, const float *b, float *out)
 {
-    return cublasSgeam_64(h, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, alpha, a, m, beta, b, m, out, m);
+    return c->blas_api->Sgeam_64(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, alpha, a, m, beta, b, m, out, m);
 }
-cublasStatus_t geam(cublasHandle_t h, int64_t m, const double *alpha, const double *a, const double *beta, const double *b, double *out)
+cublasStatus_t geam(const ctx_t *c, int64_t m, const double *alpha, const double *a, const double *beta, const double *b, double *out)
 {
-    return cublasDgeam_64(h, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, alpha, a, m, beta, b, m, out, m);
+    return c->blas_api->Dgeam_64(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, alpha, a, m, beta, b, m, out, m);
 }
-cublasStatus_t axpy(cublasHandle_t h, int64_t m, const float *alpha, const float *x, float *y)
+cublasStatus_t axpy(const ctx_t *c, int64_t m, const float *alpha, const float *x, float *y)
 {
-    return cublasSaxpy_64(h, m, alpha, x, 1, y, 1);
+    return c->blas_api->Saxpy_64(c->blas, m, alpha, x, 1, y, 1);
 }
-cublasStatus_t axpy(cublasHandle_t h, int64_t m, const double *alpha, const double *x, double *y)
+cublasStatus_t axpy(const ctx_t *c, int64_t m, const double *alpha, const double *x, double *y)
 {
-    return cublasDaxpy_64(h, m, alpha, x, 1, y, 1);
+    return c->blas_api->Daxpy_64(c->blas, m, alpha, x, 1, y, 1);
 }
-cublasStatus_t scal(cublasHandle_t h, int64_t m, const float *alpha, float *x) { return cublasSscal_64(h, m, alpha, x, 1); }
-cublasStatus_t scal(cublasHandle_t h, int64_t m, const double *alpha, double *x) { return cublasDscal_64(h, m, alpha, x, 1); }
+cublasStatus_t scal(const ctx_t *c, int64_t m, const float *alpha, float *x) { return c->blas_api->Sscal_64(c->blas, m, alpha, x, 1); }
+cublasStatus_t scal(const ctx_t *c, int64_t m, const double *alpha, double *x) { return c->blas_api->Dscal_64(c->blas, m, alpha, x, 1); }
 
 /* The operations of backend/longvector_step.h on cuBLAS, in precision T. */
 struct lv_user_t {
@@ -137,7 +144,7 @@ template <typename T> pyr_status_t op_add(void *user, int64_t m, const void *a, 
 {
     ctx_t *c = ((lv_user_t *)user)->c;
     const T one = T(1);
-    PYR_BLAS(geam(c->blas, m, &one, (const T *)a, &one, (const T *)b, (T *)out));
+    PYR_BLAS(geam(c, m, &one, (const T *)a, &one, (const T *)b, (T *)out));
     return PYR_OK;
 }
 
@@ -145,7 +152,7 @@ template <typename T> pyr_status_t op_axpy(void *user, int64_t m, double alpha, 
 {
     ctx_t *c = ((lv_user_t *)user)->c;
     const T a = (T)alpha;
-    PYR_BLAS(axpy(c->blas, m, &a, (const T *)x, (T *)y));
+    PYR_BLAS(axpy(c, m, &a, (const T *)x, (T *)y));
     return PYR_OK;
 }
 
@@ -153,7 +160,7 @@ template <typename T> pyr_status_t op_scal(void *user, int64_t m, double alpha, 
 {
     ctx_t *c = ((lv_user_t *)user)->c;
     const T a = (T)alpha; /* as the stencil kernels round the coefficient (ops_heat.cuh) */
-    PYR_BLAS(scal(c->blas, m, &a, (T *)x));
+    PYR_BLAS(scal(c, m, &a, (T *)x));
     return PYR_OK;
 }
 
@@ -268,7 +275,6 @@ template <typename T> pyr_status_t time_ops(ctx_t *c, int64_t n, int batch, int 
         return pyrcu::fail_cuda(ce, "cudaEventCreate", c->device);
     }
     pyr_status_t st = PYR_OK;
-    cublasHandle_t h = c->blas;
     for (int op = 0; op < 3 && st == PYR_OK; op++) {
         double best = 1e30;
         for (int rep = -1; rep < repeats && st == PYR_OK; rep++) { /* rep -1: warm-up */
@@ -276,12 +282,12 @@ template <typename T> pyr_status_t time_ops(ctx_t *c, int64_t n, int batch, int 
             if (cudaEventRecord(e0, s) != cudaSuccess) bs = CUBLAS_STATUS_EXECUTION_FAILED;
             for (int i = 0; i < batch && bs == CUBLAS_STATUS_SUCCESS; i++) {
                 T *a = v[i & 3], *b = v[(i + 1) & 3], *o = v[(i + 2) & 3];
-                if (op == 0) bs = geam(h, n, &one, a, &one, b, o);
-                else if (op == 1) bs = axpy(h, n, &minus, a, b);
-                else bs = scal(h, n, &r, a);
+                if (op == 0) bs = geam(c, n, &one, a, &one, b, o);
+                else if (op == 1) bs = axpy(c, n, &minus, a, b);
+                else bs = scal(c, n, &r, a);
             }
             if (bs != CUBLAS_STATUS_SUCCESS) {
-                st = fail_blas(bs, op == 0 ? "geam" : op == 1 ? "axpy" : "scal", c->device);
+                st = fail_blas(c->blas_api, bs, op == 0 ? "geam" : op == 1 ? "axpy" : "scal", c->device);
                 break;
             }
             float ms = 0;

@@ -24,7 +24,7 @@ struct pyr_frames {
     fr_cuda_t *gpu;
 #endif
     pyr_frames_stats_t st;
-    char notice[256];
+    char notice[768];
     int failed;
 };
 
@@ -211,11 +211,17 @@ pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_
         if (st == PYR_OK) {
             snprintf(f->st.backend, sizeof f->st.backend, "cuda");
             fr_cuda_describe(f->gpu, f->st.device, sizeof f->st.device);
+        } else if (st == PYR_ERR_UNSUPPORTED && o.backend == PYR_BACKEND_AUTO) {
+            /* a GPU the frames cannot use (cuFFT not installed, no cooperative launches): auto means the CPU then */
+            snprintf(f->notice, sizeof f->notice, "backend = auto runs the frames on the CPU (%d threads): %s", s->threads,
+                     pyr_last_error());
+            b = PYR_BACKEND_CPU;
         }
 #else
         st = pyr_fail(PYR_ERR_NODEVICE, "backend = cuda, but this pyrgrid was built without CUDA; use backend = cpu");
 #endif
-    } else {
+    }
+    if (b != PYR_BACKEND_CUDA) {
         st = fr_cpu_create(s, &f->cpu);
         snprintf(f->st.backend, sizeof f->st.backend, "cpu");
         snprintf(f->st.device, sizeof f->st.device, "%d thread%s", s->threads, s->threads == 1 ? "" : "s");
