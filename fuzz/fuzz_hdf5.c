@@ -7,10 +7,17 @@
  *    makes it allocate 2 GB; leaks), which pyrgrid cannot fix, so the smoke
  *    run would always fail.  It stays as a hunt (fuzz/run.sh);
  *  - even: the bytes describe what a reader found (ranks, extents, types,
- *    attributes present, of which kind, with which values) and pyrgrid's own
- *    judgement, pyr_h5_check, must accept or refuse it with a message, never
- *    crash or read out of bounds, and agree with itself (a field of 1 to 3
- *    axes of float32/float64 whenever it accepts).
+ *    attributes present, of which kind, with which values, how the dataset
+ *    was reached and how it stores its values) and pyrgrid's own judgement,
+ *    pyr_h5_check, must accept or refuse it with a message, never crash or
+ *    read out of bounds, and agree with itself: a field of 1 to 3 axes of
+ *    float32/float64 whenever it accepts; never a dataset reached through a
+ *    link that leaves the file, dangles or loops, kept in external raw
+ *    storage or mapped from others (virtual), or behind a filter that is
+ *    missing (those are refused, never followed); a snapshot's step is the
+ *    one its name says; "missing" only for a name that is not there.
+ *    Inputs of the older layout (without the trailing bytes) mean what they
+ *    meant: nothing hostile.
  */
 #include "fuzz_util.h"
 #include "io/hdf5.h"
@@ -65,14 +72,39 @@ static void check_layer(const uint8_t *data, size_t size)
     memcpy(&f.t, &tb, sizeof f.t);
     for (int a = 0; a < 3; a++) f.n[a] = (int64_t)take(&p, end, (int)(take(&p, end, 1) % 9));
     f.dims_attr = (int64_t)take(&p, end, 1);
+    /* how the dataset was reached and stores its values (bits 16.. of flags, and trailing bytes) */
+    f.link = (int)((flags >> 16) & 7) % 6; /* 5: a kind no reader reports */
+    f.external_storage = (flags >> 19) & 1 ? (int)(int8_t)take(&p, end, 1) : 0;
+    f.virtual_layout = (flags >> 20) & 1;
+    f.missing_filter = (flags >> 21) & 1 ? (int)(int32_t)take(&p, end, 4) : 0;
+    take_text(&p, end, f.link_name, sizeof f.link_name);
+    take_text(&p, end, f.link_target, sizeof f.link_target);
+    take_text(&p, end, f.external_file, sizeof f.external_file);
+    take_text(&p, end, f.filter_name, sizeof f.filter_name);
+    char dataset[128] = "u";
+    if ((flags >> 22) & 1) take_text(&p, end, dataset, sizeof dataset);
+    if ((flags >> 23) & 1) /* a snapshot's name: its step the attribute's, or one off */
+        snprintf(dataset, sizeof dataset, "%ssnapshots/%06u/u", (flags >> 24) & 1 ? "/" : "",
+                 (unsigned)((f.step & 0xfffff) ^ (int64_t)((flags >> 25) & 1)));
+    const int hostile = f.link != PYR_H5_LINK_OK || f.external_storage != 0 || f.virtual_layout || f.missing_filter != 0;
     pyr_h5_info_t info;
-    if (pyr_h5_check("fuzz.h5", "u", &f, &info) == PYR_OK) {
+    if (pyr_h5_check("fuzz.h5", dataset, &f, &info) == PYR_OK) {
+        if (hostile) abort();
+        if (info.missing) abort();
         if (info.ndim < 1 || info.ndim > 3) abort();
         if (info.precision != PYR_FLOAT && info.precision != PYR_DOUBLE) abort();
         for (int i = 0; i < info.ndim; i++)
             if (info.shape[i] < 1) abort();
-    } else if (!pyr_last_error()[0]) {
-        abort();
+        /* a snapshot's step is its name's */
+        const char *s = dataset[0] == '/' ? dataset + 1 : dataset;
+        if (info.has_step && !strncmp(s, "snapshots/", 10)) {
+            char *e = NULL;
+            const long long named = strtoll(s + 10, &e, 10);
+            if (e && e > s + 10 && e - (s + 10) < 18 && *e == '/' && s[10] >= '0' && s[10] <= '9' && named != info.step) abort();
+        }
+    } else {
+        if (!pyr_last_error()[0]) abort();
+        if (info.missing && (f.has_dataset || f.link != PYR_H5_LINK_OK)) abort();
     }
 }
 
