@@ -538,8 +538,19 @@ PYR_API pyr_status_t pyr_wisdom_default_path(char *path, size_t size);
 /* ----------------------------------------------------------------- execute */
 
 /* Called between passes with the steps done so far; return non-zero to stop
- * the run (pyr_execute then returns PYR_ERR_CANCELLED). */
+ * the run: pyr_execute then returns PYR_ERR_CANCELLED, its message states
+ * the steps done, and the caller's fields hold that time layer (over
+ * several devices, run.devices, they keep the values given). */
 typedef int (*pyr_progress_fn)(void *user, int64_t steps_done, int64_t steps_total);
+/* Asked whether to stop, for a caller that must react within about a second
+ * (an interrupt): at the end of every pass but the last and, in a resident
+ * plan (the naive method, whose one pass may be the whole run), at least
+ * about every second within a pass, which is then computed in slices of
+ * about a tenth of a second.  Return non-zero to stop as the progress hook
+ * does (the fields hold time layer steps_done).  A pass of pieces (the
+ * pyramid method) is only ever stopped at its end: before that the host
+ * fields hold no single time layer. */
+typedef int (*pyr_cancel_fn)(void *user, int64_t steps_done, int64_t steps_total);
 /* Called when the field on the host holds time layer `step` (a multiple of
  * options.snapshot_every). */
 typedef pyr_status_t (*pyr_snapshot_fn)(void *user, const pyr_field_t *field, int64_t step);
@@ -557,6 +568,7 @@ typedef struct {
     void *user;
     pyr_snapshot_fields_fn snapshot_fields; /* (may be NULL) */
     pyr_probe_fn probe;                     /* (may be NULL) */
+    pyr_cancel_fn cancel;                   /* (may be NULL) */
 } pyr_hooks_t;
 
 /* Advance `field` (which holds time layer 0, or the initial guess) by the

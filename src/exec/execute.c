@@ -814,6 +814,10 @@ static pyr_status_t wait_all(exec_t *e)
     return PYR_OK;
 }
 
+/* Seconds of a slice of a resident pass when the caller asks about stopping
+ * (pyr_cancel_fn): a stop is then seen well within a second. */
+#define CANCEL_SLICE_S 0.1
+
 static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
 {
     pyr_plan_t *plan = e->plan;
@@ -858,9 +862,17 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         PYR_TRY(pyr_exec_prepare_boundary(e, 0, &e->pieces[0]));
     }
     const int64_t every = plan->check_every;
+    /* A resident pass may be the whole run (the naive method's height): where the caller asks to be
+     * asked about stopping (an interrupt), it is computed in slices of about CANCEL_SLICE_S seconds,
+     * each a pass of its own for the loop below but for the progress hook.  A part of a larger grid
+     * is not sliced: its passes end where the parts meet. */
+    const int slicing = plan->resident && hooks && hooks->cancel && !plan->exchange;
+    int64_t slice = 1;
     int64_t step = 0;
     while (step < p->steps) {
-        int64_t h = pyr_plan_pass_height(plan, step);
+        const int64_t full = pyr_plan_pass_height(plan, step);
+        int64_t h = slicing && slice < full ? slice : full;
+        const double started = slicing ? pyr_now_s() : 0;
         const int at_check = every > 0 && (step + h) % every == 0;
         const int reduce = reduces && (at_check || step + h == p->steps);
         pass_amplitudes(e, step, h);
@@ -903,8 +915,15 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         if (plan->exchange) PYR_TRY(exchange_at(e, step, reduce));
         if (reduce && tolerance > 0 && e->change < tolerance) e->converged = stop = 1;
         int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
-        if (plan->resident && (snap || step == p->steps || stop)) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
-        if (plan->resident && hooks && hooks->progress) PYR_TRY(e->ops->wait(e->ctx, 0));
+        const int downloaded = plan->resident && (snap || step == p->steps || stop);
+        if (downloaded) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
+        if (plan->resident && hooks && (hooks->progress || hooks->cancel)) PYR_TRY(e->ops->wait(e->ctx, 0));
+        if (slicing) {
+            /* the next slice: CANCEL_SLICE_S at this one's pace, at most twice as many steps */
+            const double took = pyr_now_s() - started, fit = took > 0 ? CANCEL_SLICE_S * (double)h / took : (double)p->steps;
+            if (fit < (double)(2 * slice)) slice = fit > 1 ? (int64_t)fit : 1;
+            else if (slice < p->steps) slice *= 2;
+        }
         if (snap && hooks && (hooks->snapshot || hooks->snapshot_fields)) {
             PYR_TRY(e->ops->wait(e->ctx, 0));
             if (hooks->snapshot && e->fields[0]) PYR_TRY(hooks->snapshot(hooks->user, e->fields[0], step));
@@ -916,8 +935,15 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
                 PYR_TRY(hooks->snapshot_fields(hooks->user, given, e->nf, step));
             }
         }
-        if (hooks && hooks->progress && hooks->progress(hooks->user, step, p->steps))
+        int cancelled = h == full && hooks && hooks->progress && hooks->progress(hooks->user, step, p->steps);
+        if (!cancelled && !stop && step < p->steps && hooks && hooks->cancel) cancelled = hooks->cancel(hooks->user, step, p->steps);
+        if (cancelled) {
+            /* the caller's fields hold time layer `step`, the count the message states (streamed
+             * passes wrote theirs; wait_all lets the last downloads land) */
+            if (plan->resident && !downloaded) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
+            PYR_TRY(wait_all(e));
             return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld steps", (long long)step, (long long)p->steps);
+        }
         if (stop) break;
     }
     PYR_TRY(wait_all(e));
