@@ -10,9 +10,11 @@ import numpy as np
 
 from . import _lib
 from ._errors import ArgumentError, CancelledError, ConfigError, Error, error_for, warn_copy
+from ._interrupt import Interrupts as _Interrupts
 from ._lib import lib
 
 _STATUS = _lib.status_names()
+_CANCELLED = next(code for code, name in _STATUS.items() if name == "PYR_ERR_CANCELLED")
 
 
 def check(status):
@@ -385,6 +387,57 @@ def input_array(f, name, shape, dtype):
     return f
 
 
+def check_finite(a, name, what="initial data"):
+    """Refuse an array holding a NaN or an infinity, naming its first (as the program refuses such a file): it
+    would spread through the grid without a word.  Read in blocks of rows: no temporary of the array's size."""
+    if a.size == 0:
+        return
+    rows = max(1, (1 << 20) // (a.size // a.shape[0]))
+    for lo in range(0, a.shape[0], rows):
+        block = a[lo:lo + rows]
+        ok = np.isfinite(block)
+        if ok.all():
+            continue
+        index = np.argwhere(~ok)[0]
+        v = block[tuple(index)]
+        index[0] += lo
+        where = "[" + ", ".join(str(int(i)) for i in index) + "]"
+        raise ArgumentError(f"{name} holds {'NaN' if np.isnan(v) else '+inf' if v > 0 else '-inf'} at index {where} (the first "
+                            f"of its values that is not a finite number); {what} must be finite "
+                            f"(numpy.isfinite({name}).all())")
+
+
+def _shares(a, b):
+    try:
+        return np.shares_memory(a, b, max_work=1 << 20)
+    except Exception:  # too hard to tell exactly: overlapping bounds count as shared
+        return np.may_share_memory(a, b)
+
+
+def _check_overlaps(given, fields):
+    """Refuse two fields in one buffer where the run writes either: the library would read one while it writes
+    the other, and a copy written back would clobber the other's result."""
+    names = list(given)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if (fields[a] or fields[b]) and _shares(given[a], given[b]):
+                written = " and ".join(n for n in (a, b) if fields[n])
+                raise ArgumentError(f"{a} and {b} share memory, and the run writes {written}: each field the run updates "
+                                    f"needs an array of its own (pass {b}.copy(), or make them with problem.initial_fields())")
+
+
+# a Maxwell coefficient the plan has no field for, and where it has one
+_MATERIAL = " (the problem's material defines the coefficients: material.shapeN, material.eps_file, sigma_file, mu_file)"
+_UNUSED_INPUT = {
+    "ca": "its material's conductivity is uniform, so ca (E's decay per step) is one constant of the run; ca is kept "
+          "per node only where sigma varies, or eps_r varies in a lossy background" + _MATERIAL,
+    "cb": "its material is uniform, so cb (E's update factor) is one constant of the run; cb is kept per node only where "
+          "eps_r or sigma varies" + _MATERIAL,
+    "dh": "its mu_r is uniform, so dh (H's update factor) is one constant of the run; dh is kept per node only where "
+          "mu_r varies" + _MATERIAL,
+}
+
+
 # ------------------------------------------------------------------ runs
 
 @dataclass
@@ -420,15 +473,23 @@ class RunInfo:
 class _Progress:
     """The hooks of a run: a Python callable(steps_done, steps_total) called
     between passes; returning False stops the run (CancelledError), an
-    exception (Ctrl-C too) stops it and is raised again after it."""
+    exception stops it and is raised again after it.  Ctrl-C (``interrupts``,
+    _interrupt.Interrupts) stops it through either hook: the cancel hook is
+    asked at least about every second, within a long pass of a resident
+    plan too."""
 
-    def __init__(self, callback, probes=False):
+    def __init__(self, callback, probes=False, interrupts=None):
         self.callback = callback
+        self.interrupts = interrupts
         self.error = None
-        self.cancelled = False
+        self.stopped_at = None  # the steps done where a hook stopped the run
+        self.total = None  # the run's steps, as the hooks were told
         self.fn = _lib.PROGRESS(self._call)
         _lib.check_struct("pyr_hooks_t")
         self.hooks = _lib.Hooks(progress=ctypes.cast(self.fn, ctypes.c_void_p))
+        if interrupts is not None and interrupts.active:
+            self.cancel_fn = _lib.PROGRESS(self._cancel)
+            self.hooks.cancel = ctypes.cast(self.cancel_fn, ctypes.c_void_p)
         # the probes' values, copied out after each pass (the library's buffer is only lent)
         self.series = []
         if probes:
@@ -446,15 +507,33 @@ class _Progress:
     def probes(self):
         return np.concatenate(self.series) if self.series else None
 
+    def _interrupted(self):
+        return self.interrupts is not None and self.interrupts.stop
+
+    def _stop(self, done):
+        self.stopped_at = done
+        return 1
+
     def _call(self, user, done, total):
         try:
+            self.total = total
+            if self._interrupted():
+                return self._stop(done)
             if self.callback is not None and self.callback(done, total) is False:
-                self.cancelled = True
-                return 1
-            return 0
-        except BaseException as e:  # noqa: B902 (KeyboardInterrupt too: stop the run, raise it after)
+                return self._stop(done)
+            return self._stop(done) if self._interrupted() else 0
+        except BaseException as e:  # noqa: B902 (an exception of the callback: stop the run, raise it after)
             self.error = e
-            return 1
+            return self._stop(done)
+
+    def _cancel(self, user, done, total):
+        # the SIGINT handler runs as this is entered (interrupts.stop then says so)
+        try:
+            self.total = total
+            return self._stop(done) if self._interrupted() else 0
+        except BaseException as e:  # noqa: B902
+            self.error = e
+            return self._stop(done)
 
 
 class Plan:
@@ -480,6 +559,9 @@ class Plan:
         self._fields = self.problem.fields
         self._state = self.problem.state_fields
         self._equation = self.problem.equation
+        # the fields the plan works with (Maxwell's coefficients only where the material varies)
+        self._used = {n: bool(lib.pyr_problem_field_used(self.problem._h, i)) for i, n in enumerate(self._fields)}
+        self._parts = self.info["parts"] is not None
 
     def close(self):
         """Release the plan (also done when it is collected, or by a with block)."""
@@ -520,10 +602,23 @@ class Plan:
         take a dict {name: array} of every field in ``problem.state_fields``
         (``problem.initial_fields()`` makes one), each updated in place; the
         dict may also hold inputs (Maxwell's ca, cb, dh; otherwise made from
-        the problem).  ``f``: Poisson's right-hand side (None: the
-        problem's).  ``progress(steps_done, steps_total)`` is called between
-        passes; returning False cancels the run.  Maxwell's probes come back
-        as ``info.probes`` (steps x probes)."""
+        the problem: only those the plan keeps per node, as
+        ``problem.fields`` and the material say; others are refused).
+        ``f``: Poisson's right-hand side (None: the problem's).  Arrays must
+        be finite, and no two may share memory where the run writes one.
+        ``progress(steps_done, steps_total)`` is called between passes;
+        returning False cancels the run (:class:`CancelledError`, with
+        ``steps_done``).  Maxwell's probes come back as ``info.probes``
+        (steps x probes).
+
+        Ctrl-C (SIGINT, with Python's handler or the caller's, in the main
+        thread) stops the run and its KeyboardInterrupt is raised once the
+        run has stopped: a naive (resident) run within a fraction of a
+        second, a pyramid run at the end of its pass.  A stopped run leaves
+        every array holding the time layer of the last step done, which the
+        exception states (its note, or ``steps_done``); over several devices
+        the arrays keep the values given.  SIGINT's handler is the caller's
+        again when execute returns."""
         if not self._h:
             raise ArgumentError("the plan is closed")
         names = list(self._fields)
@@ -560,6 +655,12 @@ class Plan:
                                     f"as an array make the problem with rhs=\"array\"")
             if "f" not in given and from_caller:
                 raise ArgumentError("the problem takes f from the caller (rhs=\"array\"): plan.execute(u, f)")
+        for name in given:
+            if not self._fields[name] and not self._used[name]:
+                # the plan has no place for it: refuse rather than ignore the array
+                raise ArgumentError(f"{name} is given, but this {self._equation} problem does not use it: "
+                                    + _UNUSED_INPUT.get(name, "the plan makes no use of it") + f"; leave {name} out")
+        _check_overlaps(given, self._fields)
         arrays, backs = [], []
         for name in names:
             if name not in given:
@@ -571,16 +672,39 @@ class Plan:
                     backs.append((work, back))
             else:
                 arrays.append(input_array(given[name], name, self.shape, self.dtype))
+        for a, name in zip(arrays, names):
+            if a is not None:
+                check_finite(a, name, "initial data" if self._fields[name] else "the run's inputs")
         wrapped = [None if a is None else _Wrapped(a, n) for a, n in zip(arrays, names)]
         try:
-            handles = (ctypes.c_void_p * len(names))(*[None if w is None else w.handle.value for w in wrapped])
-            hooks = _Progress(progress, probes=self._equation == "maxwell")
-            run = ctypes.create_string_buffer(max(lib.pyr_struct_size(b"pyr_run_info_t"), 64))
-            status = lib.pyr_execute_fields(self._h, handles, len(names), ctypes.byref(hooks.hooks), run)
+            with _Interrupts() as interrupts:
+                handles = (ctypes.c_void_p * len(names))(*[None if w is None else w.handle.value for w in wrapped])
+                hooks = _Progress(progress, probes=self._equation == "maxwell", interrupts=interrupts)
+                run = ctypes.create_string_buffer(max(lib.pyr_struct_size(b"pyr_run_info_t"), 64))
+                status = lib.pyr_execute_fields(self._h, handles, len(names), ctypes.byref(hooks.hooks), run)
+            message = _lib.last_error() if status else ""
+            stopped = status == _CANCELLED and hooks.stopped_at is not None
+            if stopped or (status == 0 and interrupts.stop):
+                # stopped (or interrupted as it ended): the arrays hold the time layer of the last step
+                # done, the count the library's message states (on one device: the parts of several
+                # devices go back into them only at a run's end); copies are written back as at an end
+                done = hooks.stopped_at if stopped else json.loads(_lib.json_of(lib.pyr_run_info_json, run))["steps"]
+                if stopped and self._parts:
+                    left = "the arrays keep the values given (a run over several devices)"
+                else:
+                    left = f"the arrays hold its time layer {done}"
+                    for work, back in backs:
+                        back[...] = work
+                note = f"pyrgrid: the run stopped after {done} of {done if hooks.total is None else hooks.total} steps; {left}"
+                if hooks.error is not None:
+                    raise hooks.error
+                interrupts.reraise(note)
+                e = CancelledError(f"{message}; {left}", "PYR_ERR_CANCELLED")
+                e.steps_done, e.steps_total = done, done if hooks.total is None else hooks.total
+                raise e
             if hooks.error is not None:
                 raise hooks.error
-            if hooks.cancelled:
-                raise CancelledError(_lib.last_error(), "PYR_ERR_CANCELLED")
+            interrupts.reraise(f"pyrgrid: the run failed as it was interrupted: {message}" if status else "")
             check(status)
             info = json.loads(_lib.json_of(lib.pyr_run_info_json, run))
         finally:
@@ -634,8 +758,11 @@ def heat(u0, *, dt, steps, alpha=1.0, lengths=None, memory="auto", backend="auto
     float32 and float64 are kept, other dtypes become float64.  ``lengths``:
     the physical lengths per axis in the same order (default 1 each; h =
     L / (n - 1)).  ``memory``, ``backend`` and other keywords are [run] keys
-    (method, decomposition, height, threads, device, plan, slots, kernel)."""
+    (method, decomposition, height, threads, device, plan, slots, kernel).
+    ``u0`` must be finite.  Ctrl-C stops the run (KeyboardInterrupt; ``u0``
+    is not changed), as in :meth:`Plan.execute`."""
     u = np.array(_float_array(u0, "u0"), order="C", copy=True)
+    check_finite(u, "u0")
     p = _grid_problem("heat", u, lengths)
     p.set("scheme.alpha", alpha).set("scheme.dt", dt).set("scheme.steps", steps)
     opts = _split_options(dict(options, memory=memory, backend=backend))
@@ -655,11 +782,14 @@ def poisson(u0, f=None, *, tolerance=None, iterations=None, check_every=20, omeg
     first check (every ``check_every`` sweeps) where a sweep changes u by
     less than ``tolerance`` (max-norm), or after ``iterations`` sweeps (default
     1000000 when only a tolerance is given); at least one of them is
-    needed.  Not converging is no error: ``info.converged`` says so."""
+    needed.  Not converging is no error: ``info.converged`` says so.
+    ``u0`` and ``f`` must be finite.  Ctrl-C stops the run
+    (KeyboardInterrupt; ``u0`` and ``f`` are not changed)."""
     if tolerance is None and iterations is None:
         raise ArgumentError("poisson needs a way to stop: tolerance=EPS (stop once a sweep changes u by less than EPS) "
                             "and/or iterations=N (the most sweeps)")
     u = np.array(_float_array(u0, "u0"), order="C", copy=True)
+    check_finite(u, "u0")
     p = _grid_problem("poisson", u, lengths)
     p.set("scheme.iterations", 1000000 if iterations is None else iterations)
     p.set("scheme.check_every", check_every).set("scheme.omega", omega)
@@ -716,7 +846,8 @@ def maxwell(problem, *, steps=None, courant=None, dt=None, mode=None, lengths=No
     eps_r=4", "Ez point 10 15 ricker frequency=2 delay=0.6", "Ez 30 15");
     ``keys`` any other problem-file keys.  ``initial``: {component: array}
     to start from (copied; None: the problem's initial fields, zero by
-    default).  ``memory``, ``backend`` and other keywords are [run] keys."""
+    default).  ``memory``, ``backend`` and other keywords are [run] keys.
+    Ctrl-C stops the run (KeyboardInterrupt; ``initial`` is not changed)."""
     if isinstance(problem, Problem):
         p = problem
     elif isinstance(problem, (str, os.PathLike, dict)):

@@ -11,6 +11,7 @@ import numpy as np
 from . import _lib
 from ._core import Options, _OPTION_KEYWORDS, _text, _unknown, check
 from ._errors import ArgumentError, CancelledError, NotConvergedWarning, warn_copy
+from ._interrupt import Interrupts
 from ._lib import lib
 
 _BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
@@ -152,7 +153,8 @@ def solve_lgs(cC, aC, bC, cA, cB, F, y0=None, *, ordering="redblack", omega=1.0,
     guess (default 0).  Returns ``(y, info)``; reaching max_iterations above
     the tolerance is no error (``info.stop``, and a NotConvergedWarning).
     ``progress(iteration, rel_residual)`` is called every ``check_every``
-    iterations; returning False cancels."""
+    iterations; returning False cancels.  Ctrl-C stops the solve at its next
+    check (KeyboardInterrupt; the arrays given are not changed)."""
     arrays = [cC, aC, bC, cA, cB, F]
     first = np.asarray(F)
     if first.ndim != 2:
@@ -192,25 +194,29 @@ def solve_lgs(cC, aC, bC, cA, cB, F, y0=None, *, ordering="redblack", omega=1.0,
         opt.tolerance, opt.max_iterations, opt.check_every = float(tolerance), int(max_iterations), int(check_every)
         opt.backend, opt.threads = _BACKENDS[backend], int(threads)
         opt.divergence_limit, opt.stagnation_window = float(divergence_limit), int(stagnation_window)
-        state = {"error": None, "cancelled": False}
+        state = {"error": None, "cancelled": False, "at": None}
 
         def call(user, iteration, rel):
             try:
-                if progress(iteration, rel) is False:
-                    state["cancelled"] = True
-                    return 1
-                return 0
+                if not interrupts.stop and (progress is None or progress(iteration, rel) is not False):
+                    return 0
+                state["cancelled"] = not interrupts.stop
+                state["at"] = iteration
+                return 1
             except BaseException as e:  # noqa: B902
                 state["error"] = e
                 return 1
         fn = _lib.LGS_PROGRESS(call)
-        if progress is not None:
-            opt.progress = ctypes.cast(fn, ctypes.c_void_p)
-            opt.report_every = int(check_every)
-        status = lib.pyr_lgs_solve(sysp, ctypes.byref(opt), y.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
-                                   ctypes.byref(resp))
+        with Interrupts() as interrupts:
+            # Ctrl-C is seen at the checks (every check_every iterations), through the progress hook
+            if progress is not None or interrupts.active:
+                opt.progress = ctypes.cast(fn, ctypes.c_void_p)
+                opt.report_every = int(check_every)
+            status = lib.pyr_lgs_solve(sysp, ctypes.byref(opt), y.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                                       ctypes.byref(resp))
         if state["error"] is not None:
             raise state["error"]
+        interrupts.reraise(f"pyrgrid: the solve stopped at iteration {state['at']}" if state["at"] is not None else "")
         if state["cancelled"]:
             raise CancelledError(_lib.last_error(), "PYR_ERR_CANCELLED")
         check(status)
@@ -257,7 +263,9 @@ def frames(stack, *, progress=None, **options):
     of float32, uint16 or int16 (others are converted to float32 with a
     CopyWarning).  Keywords are the keys of the [frames] section (history,
     weights, threshold, psf_fwhm, clean, backend, threads, ...).
-    ``progress(frame, frames)`` is called per frame; returning False cancels."""
+    ``progress(frame, frames)`` is called per frame; returning False cancels.
+    Ctrl-C stops the sequence after the frame in hand (KeyboardInterrupt;
+    ``stack`` is not changed)."""
     a = np.asarray(stack)
     if a.ndim != 3:
         raise ArgumentError(f"stack has shape {a.shape}; frames are a (T, ny, nx) array")
@@ -299,9 +307,11 @@ def frames(stack, *, progress=None, **options):
                 for c in range(r.ncandidates):
                     cd = r.candidates[c]
                     cands.append((i, cd.x, cd.y, cd.flux, cd.snr))
+                if interrupts.stop:
+                    return 15  # PYR_ERR_CANCELLED
                 if progress is not None and progress(i + 1, t) is False:
                     state["cancelled"] = True
-                    return 15  # PYR_ERR_CANCELLED
+                    return 15
                 return 0
             except BaseException as e:  # noqa: B902
                 state["error"] = e
@@ -309,16 +319,23 @@ def frames(stack, *, progress=None, **options):
         fn = _lib.FRAMES_SINK(sink)
         check(lib.pyr_frames_create(nx, ny, opts, fn, None, ctypes.byref(handle)))
         status = 0
-        for i in range(t):
-            # the residual goes straight into its slice of the result (no copy)
-            status = lib.pyr_frames_push(handle, ctypes.c_void_p(a[i].ctypes.data), _FRAME_TYPES[a.dtype],
-                                         ctypes.c_void_p(residual[i].ctypes.data))
-            if status:
-                break
-        if not status:
-            status = lib.pyr_frames_finish(handle)
+        pushed = 0
+        # Ctrl-C stops the sequence between frames (seen by the sink, or between pushes)
+        with Interrupts() as interrupts:
+            for i in range(t):
+                if interrupts.stop:
+                    break
+                # the residual goes straight into its slice of the result (no copy)
+                status = lib.pyr_frames_push(handle, ctypes.c_void_p(a[i].ctypes.data), _FRAME_TYPES[a.dtype],
+                                             ctypes.c_void_p(residual[i].ctypes.data))
+                pushed = i + 1
+                if status:
+                    break
+            if not status and not interrupts.stop:
+                status = lib.pyr_frames_finish(handle)
         if state["error"] is not None:
             raise state["error"]
+        interrupts.reraise(f"pyrgrid: frames stopped after {pushed} of {t} frames")
         if state["cancelled"]:
             raise CancelledError("frames cancelled by the progress callback", "PYR_ERR_CANCELLED")
         check(status)

@@ -64,11 +64,12 @@ lib, path = _load()
 # ------------------------------------------------------------------ types
 
 class Hooks(Structure):
-    """pyr_hooks_t: progress, snapshot, user, snapshot_fields, probe."""
+    """pyr_hooks_t: progress, snapshot, user, snapshot_fields, probe, cancel."""
     _fields_ = [("progress", c_void_p), ("snapshot", c_void_p), ("user", c_void_p), ("snapshot_fields", c_void_p),
-                ("probe", c_void_p)]
+                ("probe", c_void_p), ("cancel", c_void_p)]
 
 
+# pyr_progress_fn and pyr_cancel_fn: (user, steps done, steps total) -> non-zero to stop
 PROGRESS = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64)
 # pyr_probe_fn: (user, first step, count, values[count * nprobes], nprobes) -> status
 PROBE = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64, POINTER(c_double), c_int)
