@@ -1,0 +1,7 @@
+# The user-visible text: every link and file reference in README.md,
+# CHANGELOG.md, docs/*.md, include/*.h and examples/* resolves (relative
+# links, heading anchors as GitHub makes them, repository paths).  Skipped
+# (77) where /usr/bin/python3 is missing.
+add_test(NAME test_doc_links
+  COMMAND sh -c "[ -x /usr/bin/python3 ] || { echo '/usr/bin/python3 missing: skipped'; exit 77; }; exec /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_doc_links.py ${PROJECT_SOURCE_DIR}")
+set_tests_properties(test_doc_links PROPERTIES LABELS "docs" SKIP_RETURN_CODE 77 TIMEOUT 60)
