@@ -194,6 +194,19 @@ int pyr_cli_calibrate(int argc, char **argv)
      * nothing). */
     char path[PYR_PATH_MAX];
     if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK) return fail(NULL);
+    /* before measuring for minutes: --export may not replace the file it imports, nor be the
+     * wisdom file, which is written anyway (its directory may not exist yet: the export makes it,
+     * so this is no writability check) */
+    if (export_path && import_path && pyr_same_file(export_path, import_path)) {
+        pyr_fail(PYR_ERR_IO, "--export %s is the same file as the input --import %s; writing it would replace the file being "
+                 "imported; give --export another name", export_path, import_path);
+        return fail(NULL);
+    }
+    if (export_path && pyr_same_file(export_path, path)) {
+        pyr_fail(PYR_ERR_IO, "--export %s is the same file as the wisdom file %s, which calibrate writes anyway; leave --export "
+                 "out or give it another name", export_path, path);
+        return fail(NULL);
+    }
     int rc = 0, found = 0, changed = 0;
     if (pyr_wisdom_store_import(path, &found) != PYR_OK)
         fprintf(stderr, "pyrgrid: warning: %s%s\n", pyr_last_error(), measure || import_path ? "; it will be replaced" : "");
@@ -380,6 +393,10 @@ static int replot(const char *csv, const char *png)
     if (!png) {
         fprintf(stderr, "pyrgrid: error: sweep --replot %s needs --png FILE for the plot\n", csv);
         return 2;
+    }
+    {
+        pyr_named_path_t outs[1] = {{"--png", png}}, ins[1] = {{"--replot", csv}};
+        if (pyr_check_outputs(outs, 1, ins, 1) != PYR_OK) return fail(NULL);
     }
     FILE *f = NULL;
     if (pyr_open_input(csv, "sweep CSV", &f, NULL, NULL) != PYR_OK) return fail("--replot: ");
