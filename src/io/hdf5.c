@@ -7,11 +7,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -929,8 +929,12 @@ pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **wp)
     quiet_begin(&q);
     /* everything is written before the close, whose failure libhdf5 does not survive (discard_file) */
     pyr_status_t st = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? h5_fail(w, "writing the file's metadata") : PYR_OK;
-    if (st != PYR_OK) discard_file(w->file);
-    else if (H5Fclose(w->file) < 0) st = h5_fail(w, "closing the file");
+    if (st != PYR_OK) {
+        discard_file(w->file);
+    } else if (H5Fclose(w->file) < 0) {
+        st = h5_fail(w, "closing the file");
+        h5_discarded = 1; /* the file's ID outlives it: libhdf5 must not close it again at exit */
+    }
     w->file = -1;
     quiet_end(&q);
     if (st == PYR_OK) st = pyr_atomic_commit(&w->af);
@@ -1060,8 +1064,7 @@ static int resolve(hid_t file, hid_t lapl, const char *name, char *out, size_t s
         }
         copy_text(f->link_name, sizeof f->link_name, prefix + 1);
         f->link_target[0] = 0;
-        const int readable = li.type != H5L_TYPE_HARD && li.u.val_size > 0 && li.u.val_size <= sizeof val &&
-                             H5Lget_val(file, prefix, val, sizeof val, lapl) >= 0;
+        const int readable = li.u.val_size > 0 && li.u.val_size <= sizeof val && H5Lget_val(file, prefix, val, sizeof val, lapl) >= 0;
         if (li.type == H5L_TYPE_SOFT && readable) {
             val[sizeof val - 1] = 0;
             copy_text(f->link_target, sizeof f->link_target, val);
@@ -1196,7 +1199,8 @@ static void gather(hid_t file, const access_t *acc, const char *dataset, pyr_h5_
     /* the step and time of the dataset (a snapshot's are those of the group that holds it) */
     hid_t holder = -1;
     char *slash = strrchr(at, '/');
-    if (snapshot_step(dataset) >= 0 && slash && slash > at) {
+    const char *named = dataset[0] == '/' ? dataset + 1 : dataset;
+    if (!strncmp(named, "snapshots/", 10) && slash && slash > at) {
         *slash = 0;
         holder = H5Gopen2(file, at, acc->gapl);
     }
