@@ -25,7 +25,6 @@
 
 #ifdef PYR_HAVE_HDF5
 #include <hdf5.h>
-#endif
 
 static char dir[1024];
 
@@ -56,6 +55,7 @@ static char *slurp(const char *path)
     fclose(f);
     return t;
 }
+#endif
 
 static void test_check(void)
 {
