@@ -403,6 +403,9 @@ static void test_hostile_files(void)
                 "keeps its values outside the file, in external raw storage");
     CHECK(never_read(buf, 16), "the external file was read into the field");
     CHECK_FAILS(pyr_h5_read_info(tpath("ext.h5"), NULL, &info), PYR_ERR_FORMAT, "secret.bin");
+    const int64_t n4[3] = {4, 4, 1}, at0[3] = {0, 0, 0}, two[3] = {2, 2, 1};
+    CHECK_FAILS(pyr_h5_read_part(tpath("ext.h5"), NULL, 2, n4, at0, two, PYR_DOUBLE, buf), PYR_ERR_FORMAT, "external raw storage");
+    CHECK(never_read(buf, 16), "a part of the external file was read into the field");
     /* ... and a FIFO without a writer (L2): refused at once, not a hang */
     CHECK(mkfifo(tpath("fifo.bin"), 0600) == 0, "mkfifo");
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
