@@ -41,7 +41,7 @@ static pyr_status_t read_header(pyr_config_t *cfg, found_t *fd)
     snprintf(cfg->start_dataset, sizeof cfg->start_dataset, "%s", first);
     if (!pyr_h5_is_path(path)) {
         pyr_npy_info_t info;
-        pyr_status_t st = pyr_npy_read_info(path, &info);
+        pyr_status_t st = pyr_npy_read_info_as(path, p->precision, &info);
         if (st != PYR_OK) return pyr_fail_context(st, "initial.file: ");
         if (info.ndim < 1 || info.ndim > 3) {
             char s[160];
