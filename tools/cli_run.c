@@ -157,7 +157,8 @@ static int on_progress(void *user, int64_t done, int64_t total)
 static pyr_status_t on_snapshot(void *user, const pyr_field_t *field, int64_t step)
 {
     run_state_t *s = user;
-    (void)field; /* the result holds every field of the scheme */
+    /* the result holds every field of the scheme; the state (u) is the one that can diverge */
+    PYR_TRY(pyr_cli_check_finite(&s->cfg->problem, field, "u", pyr_cli_step_of(s->cfg, step), "at a snapshot"));
     return pyr_cli_result_snapshot(&s->result, step);
 }
 
@@ -349,6 +350,8 @@ int pyr_cli_run(int argc, char **argv)
     double secs = now() - st.start;
     seconds[2] = secs;
     if (st.drawn) fputc('\n', stderr);
+    /* no output of diverged values (a heat grid near the precision's largest number, a Poisson guess or right side too large) */
+    if (s == PYR_OK) s = pyr_cli_check_finite(p, field, "u", pyr_cli_step_of(&cfg, ri.steps), "the end of the run");
     if (s != PYR_OK) {
         pyr_plan_destroy(&plan);
         pyr_cli_result_abort(&st.result);
@@ -455,6 +458,10 @@ int pyr_cli_plan(int argc, char **argv)
         return text ? 0 : fail(NULL);
     }
     pyr_plan_print(plan, stdout);
+    /* what `run` says on stderr about the plan's choices (an automatic budget from the host's memory, a missing GPU) */
+    pyr_plan_info_t info;
+    pyr_plan_get_info(plan, &info);
+    if (info.notice && info.notice[0]) printf("notice       %s\n", info.notice);
     if (pyr_plan_parts(plan)) { /* several devices: the plan above is part 0's */
         char parts[320];
         pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);

@@ -116,10 +116,11 @@ pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t **out)
     f->data = pyr_host_grid_alloc(bytes);
     if (!f->data) {
         free((field_box_t *)f);
-        return pyr_fail(PYR_ERR_NOMEM,
-                        "out of host memory: the %lld x %lld x %lld %s grid needs %.3f GiB; use fewer nodes, float precision, or a machine with more memory",
+        /* only advice that would change something: a float grid gains nothing from "float precision" */
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory: the %lld x %lld x %lld %s grid needs %.3f GiB; use fewer nodes%s a machine with more memory",
                         (long long)problem->n[0], (long long)problem->n[1], (long long)problem->n[2],
-                        pyr_precision_name(problem->precision), (double)bytes / (1024.0 * 1024 * 1024));
+                        pyr_precision_name(problem->precision), (double)bytes / (1024.0 * 1024 * 1024),
+                        problem->precision == PYR_DOUBLE ? ", float precision (half the bytes), or" : " or");
     }
     *out = f;
     return PYR_OK;

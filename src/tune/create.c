@@ -2,12 +2,14 @@
  * constants from the process's wisdom, the method, and the automatic
  * choices (ESTIMATE from the model, MEASURE by timing); measured choices are
  * recorded in the wisdom. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "exec/parts.h"
 #include "plan/model.h"
@@ -60,6 +62,235 @@ static void note_defaults(pyr_plan_t *plan, const char *why)
     if (why[0]) snprintf(plan->model_source, sizeof plan->model_source, "default constants (%s; run 'pyrgrid calibrate')", why);
 }
 
+/* ------------------------------------------------- the automatic CPU budget */
+
+/* The number after `key` in a file of "key value" lines (/proc/meminfo's
+ * "MemAvailable:  123 kB", /proc/self/status, a cgroup's memory.stat), in
+ * bytes (a "kB" unit is honoured).  0 when the file or the key is missing. */
+static int read_keyed(const char *path, const char *key, uint64_t *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[256];
+    const size_t kl = strlen(key);
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, kl) || (line[kl] != ':' && line[kl] != ' ' && line[kl] != '\t')) continue;
+        const char *v = line + kl + (line[kl] == ':');
+        char *end;
+        errno = 0;
+        const unsigned long long x = strtoull(v, &end, 10);
+        if (end == v || errno) break;
+        while (*end == ' ' || *end == '\t') end++;
+        *out = (uint64_t)x * (strncmp(end, "kB", 2) ? 1u : 1024u);
+        found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+/* The one number in a file (a cgroup's limit or usage); 0 when it is missing
+ * or not a number ("max": no limit). */
+static int read_number(const char *path, uint64_t *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    unsigned long long x = 0;
+    const int ok = fscanf(f, "%llu", &x) == 1;
+    fclose(f);
+    if (ok) *out = (uint64_t)x;
+    return ok;
+}
+
+typedef struct {
+    uint64_t room;   /* the least memory left to this process by any limit (UINT64_MAX: none known) */
+    char from[256];  /* that limit, with what is in use against it */
+    uint64_t mapped; /* this process's address space now (0: not known) */
+} host_room_t;
+
+static void room_limit(host_room_t *r, uint64_t room, const char *fmt, ...) PYR_PRINTF(3, 4);
+static void room_limit(host_room_t *r, uint64_t room, const char *fmt, ...)
+{
+    if (room >= r->room) return;
+    r->room = room;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->from, sizeof r->from, fmt, ap);
+    va_end(ap);
+}
+
+/* A cgroup's limit less what its tasks use (page cache that can be dropped
+ * not counted), walking from this process's group up to the root: a
+ * parent's limit binds too.  v2: memory.max; v1: memory.limit_in_bytes. */
+static void cgroup_room(host_room_t *r)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) return;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        *c2 = 0;
+        const char *controllers = c1 + 1, *path = c2 + 1;
+        const int v2 = !strcmp(line, "0") && !controllers[0];
+        int v1 = 0;
+        for (const char *c = controllers; !v2 && (c = strstr(c, "memory")); c += 6)
+            if ((c == controllers || c[-1] == ',') && (c[6] == 0 || c[6] == ',')) v1 = 1;
+        if (!v1 && !v2) continue;
+        const char *base = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", path);
+        for (;;) {
+            char file[1200];
+            uint64_t limit = 0, usage = 0, inactive = 0;
+            const char *d = strcmp(dir, "/") ? dir : "";
+            snprintf(file, sizeof file, "%s%s/%s", base, d, v2 ? "memory.max" : "memory.limit_in_bytes");
+            if (read_number(file, &limit) && limit < ((uint64_t)1 << 60)) {
+                snprintf(file, sizeof file, "%s%s/%s", base, d, v2 ? "memory.current" : "memory.usage_in_bytes");
+                read_number(file, &usage);
+                snprintf(file, sizeof file, "%s%s/memory.stat", base, d);
+                read_keyed(file, v2 ? "inactive_file" : "total_inactive_file", &inactive);
+                const uint64_t used = usage > inactive ? usage - inactive : 0;
+                char l[32], u[32];
+                pyr_format_bytes(limit, l, sizeof l);
+                pyr_format_bytes(used, u, sizeof u);
+                room_limit(r, limit > used ? limit - used : 0, "%s%s/%s %s less %s in use", base, d,
+                           v2 ? "memory.max" : "memory.limit_in_bytes", l, u);
+            }
+            char *slash = strrchr(dir, '/');
+            if (!slash || !strcmp(dir, "/")) break;
+            if (slash == dir) slash[1] = 0;
+            else *slash = 0;
+        }
+    }
+    fclose(f);
+}
+
+/* The memory this process can still take, and which limit sets it: the
+ * least of the RAM the kernel can make available (MemAvailable), the
+ * address-space and data-segment limits (ulimit -v, ulimit -d) less what is
+ * mapped, and the cgroups' limits less their use. */
+static void host_room(host_room_t *r)
+{
+    r->room = UINT64_MAX;
+    r->from[0] = 0;
+    r->mapped = 0;
+    read_keyed("/proc/self/status", "VmSize", &r->mapped);
+    uint64_t v = 0;
+    char a[32], b[32];
+    if (read_keyed("/proc/meminfo", "MemAvailable", &v)) {
+        pyr_format_bytes(v, a, sizeof a);
+        room_limit(r, v, "MemAvailable %s", a);
+    } else if ((v = pyr_host_ram_bytes()) > 0) {
+        pyr_format_bytes(v, a, sizeof a);
+        room_limit(r, v, "the machine's %s of RAM", a);
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        const uint64_t used = r->mapped;
+        pyr_format_bytes((uint64_t)rl.rlim_cur, a, sizeof a);
+        pyr_format_bytes(used, b, sizeof b);
+        room_limit(r, (uint64_t)rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0, "ulimit -v %s less %s mapped", a, b);
+    }
+    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        uint64_t used = 0;
+        read_keyed("/proc/self/status", "VmData", &used);
+        pyr_format_bytes((uint64_t)rl.rlim_cur, a, sizeof a);
+        pyr_format_bytes(used, b, sizeof b);
+        room_limit(r, (uint64_t)rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0, "ulimit -d %s less %s in use", a, b);
+    }
+    cgroup_room(r);
+}
+
+/* method = auto and run.memory = auto on the CPU backend: the memory left,
+ * the host fields' share of it, and the budget chosen. */
+typedef struct {
+    int active;         /* set by auto_cpu_budget when it chose the pyramid method */
+    host_room_t r;
+    uint64_t host;      /* the host fields of the problem (the caller's, or the program's to allocate) */
+    uint64_t headroom;  /* kept free: an eighth of what is left, and 64 MiB */
+    uint64_t usable;    /* r.room less the headroom */
+} cpu_auto_t;
+
+/* The automatic budget's pyramid plan failed: where the host fields alone
+ * exceed the memory left, that is the message (the pieces' sizes are beside
+ * the point); otherwise the budget's origin goes before the planner's. */
+static pyr_status_t auto_cpu_failed(const pyr_plan_t *plan, const cpu_auto_t *a, pyr_status_t st, uint64_t budget)
+{
+    const pyr_problem_t *p = &plan->problem;
+    char hb[32], left[32], hr[32], bud[32];
+    pyr_format_bytes(a->host, hb, sizeof hb);
+    pyr_format_bytes(a->r.room, left, sizeof left);
+    pyr_format_bytes(a->headroom, hr, sizeof hr);
+    pyr_format_bytes(budget, bud, sizeof bud);
+    if (a->host > a->usable)
+        return pyr_fail(PYR_ERR_NOMEM,
+                        "the %lld x %lld x %lld %s grid's host fields need %s, more than the %s of memory this process can still take "
+                        "(%s) less %s headroom; use fewer nodes%s, or run where more memory is free",
+                        (long long)p->n[0], (long long)p->n[1], (long long)p->n[2], pyr_precision_name(p->precision), hb, left, a->r.from,
+                        hr, p->precision == PYR_DOUBLE ? ", float precision (half the bytes)" : "");
+    return pyr_fail_context(st, "run.memory = auto: a budget of %s, from the %s left (%s) less %s headroom and %s of host fields: ", bud,
+                            left, a->r.from, hr, hb);
+}
+
+/* Naive keeps the grid's time layers in memory beside the host fields
+ * (three grids for heat), so it is chosen only where all of them fit the
+ * memory this process can still take, with headroom for the program's own
+ * buffers and whatever else the machine runs; its budget is that room less
+ * the host fields.  Otherwise the pyramid method in the cache-sized budget
+ * it gets when asked for by name, or all the room left where no piece fits
+ * that, with a notice saying why.  Host fields larger than the room left
+ * and than all this process maps (so not allocated yet) fit no method:
+ * PYR_ERR_NOMEM, before a planner would count the pieces of a grid that
+ * cannot exist.  plan holds a naive build in an unlimited budget;
+ * *naive_fits is set to 1 for naive. */
+static pyr_status_t auto_cpu_budget(pyr_plan_t *plan, const pyr_decomp_t *cands, int ncand, uint64_t *budget, cpu_auto_t *a, int *naive_fits)
+{
+    *naive_fits = 1;
+    memset(a, 0, sizeof *a);
+    host_room(&a->r);
+    if (a->r.room == UINT64_MAX) { /* nothing known about this machine's memory: naive, as before */
+        *budget = UINT64_MAX;
+        return PYR_OK;
+    }
+    const pyr_scheme_t *scheme = plan->scheme;
+    const uint64_t nodes = (uint64_t)pyr_problem_nodes(&plan->problem), elem = pyr_precision_size(plan->problem.precision);
+    for (int f = 0; f < scheme->nfields; f++)
+        if (((plan->fields >> f) & 1) && scheme->field[f].role != PYR_FIELD_AUX) a->host += nodes * elem;
+    a->headroom = a->r.room / 8 + ((uint64_t)64 << 20);
+    a->usable = a->r.room > a->headroom ? a->r.room - a->headroom : 0;
+    const uint64_t room = a->usable > a->host ? a->usable - a->host : 0, naive = plan->device_bytes;
+    if (a->host + naive <= a->usable) {
+        *budget = room;
+        return PYR_OK;
+    }
+    *naive_fits = 0;
+    a->active = 1;
+    if (a->host > a->usable && a->host > a->r.mapped) return auto_cpu_failed(plan, a, PYR_ERR_NOMEM, 0);
+    *budget = pyr_cpu_cache_budget(pyr_cpu_threads());
+    if (room > *budget) {
+        int fits = 0;
+        for (int i = 0; i < ncand && !fits; i++) fits = pyr_plan_build(plan, PYR_METHOD_PYRAMID, cands[i], 1, *budget) == PYR_OK;
+        pyr_clear_error();
+        if (!fits) *budget = room;
+    } else if (room > 0) {
+        *budget = room;
+    }
+    char need[32], hb[32], db[32], left[32], hr[32], bud[32];
+    pyr_format_bytes(a->host + naive, need, sizeof need);
+    pyr_format_bytes(a->host, hb, sizeof hb);
+    pyr_format_bytes(naive, db, sizeof db);
+    pyr_format_bytes(a->r.room, left, sizeof left);
+    pyr_format_bytes(a->headroom, hr, sizeof hr);
+    pyr_format_bytes(*budget, bud, sizeof bud);
+    pyr_plan_add_notice(plan,
+                        "run.memory = auto: naive needs %s (host fields %s, its copies of the grid %s), more than the %s left (%s) "
+                        "less %s headroom; pyramid within a budget of %s instead (or set run.memory)",
+                        need, hb, db, left, a->r.from, hr, bud);
+    return PYR_OK;
+}
+
 /* runtime: the device runtime to plan on (NULL: the backend's own, by kind). */
 static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_model_constants_t *given,
                                 pyr_model_form_t form, const pyr_device_ops_t *runtime, pyr_plan_t **out)
@@ -83,6 +314,8 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     pyr_plan_t *plan = calloc(1, sizeof *plan);
     pyr_wisdom_t *wisdom = malloc(sizeof *wisdom);
     candidates_t seen = {NULL, 0, 0};
+    cpu_auto_t cpu_auto = {.active = 0};
+    uint64_t budget = opt.memory;
     if (!plan || !wisdom) {
         free(plan);
         free(wisdom);
@@ -129,7 +362,8 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (st != PYR_OK) goto fail;
 
     /* Budget. */
-    uint64_t budget = opt.memory;
+    /* method and budget both left to choose on the CPU: set with the method, from the host's memory (auto_cpu_budget) */
+    const int auto_cpu = budget == 0 && kind == PYR_BACKEND_CPU && opt.method == PYR_METHOD_AUTO;
     if (budget == 0) {
         if (kind == PYR_BACKEND_CPU) {
             budget = opt.method == PYR_METHOD_NAIVE || opt.method == PYR_METHOD_AUTO ? UINT64_MAX
@@ -190,6 +424,13 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (method == PYR_METHOD_AUTO) {
         st = pyr_plan_build(plan, PYR_METHOD_NAIVE, cands[0], 1, budget);
         method = st == PYR_OK ? PYR_METHOD_NAIVE : PYR_METHOD_PYRAMID;
+        if (st == PYR_OK && auto_cpu) {
+            int naive_fits = 1;
+            st = auto_cpu_budget(plan, cands, ncand, &budget, &cpu_auto, &naive_fits);
+            if (st != PYR_OK) goto fail;
+            method = naive_fits ? PYR_METHOD_NAIVE : PYR_METHOD_PYRAMID;
+            plan->budget = budget;
+        }
         pyr_clear_error();
         st = PYR_OK;
     }
@@ -336,6 +577,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     *out = plan;
     return PYR_OK;
 fail:
+    if (cpu_auto.active && st == PYR_ERR_BUDGET) st = auto_cpu_failed(plan, &cpu_auto, st, budget);
     free(seen.c);
     free(wisdom);
     pyr_plan_destroy(&plan);
