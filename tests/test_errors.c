@@ -206,6 +206,14 @@ static void test_config(void)
     CHECK_FAILS(pyr_config_set(&c, "run.slots=0"), PYR_ERR_CONFIG, "slots");
     CHECK_OK(pyr_config_set(&c, "run.slots=auto"));
     CHECK_FAILS(pyr_config_set(&c, "steps=3"), PYR_ERR_CONFIG, "section.key=value");
+    /* reliability review L24: strtod's range errors are named for what they are (1e-320 is finite) */
+    CHECK_FAILS(pyr_config_set(&c, "scheme.dt=1e-320"), PYR_ERR_CONFIG, "'1e-320' is too small to compute with");
+    CHECK_FAILS(pyr_config_set(&c, "scheme.dt=1e999"), PYR_ERR_CONFIG, "'1e999' is too large");
+    CHECK_FAILS(pyr_config_set(&c, "scheme.courant=1e-320"), PYR_ERR_CONFIG, "'1e-320' is too small to compute with");
+    CHECK(!strstr(pyr_last_error(), "not a finite number"), "1e-320 called not finite: %s", pyr_last_error());
+    CHECK_FAILS(pyr_config_set(&c, "scheme.courant=1e999"), PYR_ERR_CONFIG, "'1e999' is too large");
+    CHECK_FAILS(pyr_config_set(&c, "scheme.courant=inf"), PYR_ERR_CONFIG, "'inf' is not a finite number");
+    CHECK_OK(pyr_config_set(&c, "scheme.dt=2e-5"));
     uint64_t b;
     CHECK_OK(pyr_parse_bytes("256MiB", &b));
     CHECK(b == 256ull << 20, "256MiB");

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,11 @@ static pyr_status_t parse_real(const char *sec, const char *key, const char *v, 
     while (*end && isspace((unsigned char)*end)) end++;
     if (end == v || *end) return pyr_fail(PYR_ERR_CONFIG, "%s.%s = '%s' is not a number", sec, key, v);
     if (isnan(x)) return pyr_fail(PYR_ERR_CONFIG, "%s.%s = %s: NaN is not allowed", sec, key, v);
+    /* strtod's range errors: past the largest double, or below the smallest normal one (subnormal, or 0 for less) */
+    if (errno == ERANGE && isinf(x)) return pyr_fail(PYR_ERR_CONFIG, "%s.%s = '%s' is too large: doubles end at %.3g", sec, key, v, DBL_MAX);
+    if (errno == ERANGE)
+        return pyr_fail(PYR_ERR_CONFIG, "%s.%s = '%s' is too small to compute with: below %.3g, the smallest normal double", sec, key, v,
+                        DBL_MIN);
     *out = x;
     return PYR_OK;
 }
