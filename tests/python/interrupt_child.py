@@ -157,7 +157,8 @@ def main():
         t = threading.Thread(target=work)
         t.start()
         t.join()
-        print(json.dumps({"steps": out.get("steps"), "untouched": bool(handlers) and all(h is signal.default_int_handler for h in handlers)}))
+        untouched = bool(handlers) and all(h is signal.default_int_handler for h in handlers)
+        print(json.dumps({"steps": out.get("steps"), "untouched": untouched}))
         return
     after, result = run(name)
     result["after"] = after
