@@ -64,6 +64,8 @@ mkdev() {
   esac
 }
 isdev() { [ -c "$1" ] && { [ "$devkind" = mknod ] || [ -L "$1" ]; }; }
+# holds FILE TEXT: FILE is a regular file of that one line
+holds() { [ -f "$1" ] && [ ! -L "$1" ] && printf '%s\n' "$2" | cmp -s - "$1"; }
 notemps() {
   local n
   n=$(find . -name '.*.tmp.*' | wc -l)
@@ -238,7 +240,7 @@ twice() {
       echo "$msg" | grep -qiE "$which" && echo "$msg" | grep -qF -- "$name" && ok ||
         bad "$label, one file named twice ($v): the message does not say which: '$msg'"
     fi
-    [ "$(cat "$name" 2>/dev/null)" = "old $name" ] && ok || bad "$label, one file named twice ($v): $name lost its old contents"
+    holds "$name" "old $name" && ok || bad "$label, one file named twice ($v): $name lost its old contents"
   done
   rm -f "$name" "l_$name"
   S_A=
@@ -280,7 +282,7 @@ late() {
     for k in $outs; do
       [ "$k" = "$o" ] && continue
       case " $unstaged " in *" $k "*) continue ;; esac
-      [ -f "$k" ] && [ "$(cat "$k")" = "old $k" ] && ok || bad "$label, $o a FIFO nobody reads: $k lost its old contents ($(ls -ld "$k" 2>&1))"
+      holds "$k" "old $k" && ok || bad "$label, $o a FIFO nobody reads: $k lost its old contents ($(ls -ld "$k" 2>&1))"
     done
     [ -p "$o" ] && ok || bad "$label, $o a FIFO nobody reads: it is no longer a FIFO ($(ls -ld "$o" 2>&1))"
     rm -f "$o"
@@ -562,7 +564,7 @@ rm -f wf e.w
 echo "old e.w" > e.w
 mkfifo wf
 go env PYRGRID_WISDOM=wf "$bin" calibrate --import w.in --export e.w
-[ $rc -eq 1 ] && echo "$msg" | grep -qF wf && [ -p wf ] && [ "$(cat e.w)" = "old e.w" ] && ok ||
+[ $rc -eq 1 ] && echo "$msg" | grep -qF wf && [ -p wf ] && holds e.w "old e.w" && ok ||
   bad "calibrate, the wisdom file a FIFO nobody reads: rc $rc, wf $(ls -ld wf), e.w '$(cat e.w)', '$msg'"
 rm -f wf e.w
 mkfifo e.w
@@ -607,7 +609,7 @@ else
   # one output, no input: a failure keeps what was there (a file that is not wisdom of this machine)
   echo "old e.w" > e.w
   go "${P[@]}" e.w
-  [ $rc -ne 0 ] && echo "$msg" | grep -qF e.w && [ "$(cat e.w)" = "old e.w" ] && ok || bad "python wisdom_export over a foreign file: rc $rc, '$msg'"
+  [ $rc -ne 0 ] && echo "$msg" | grep -qF e.w && holds e.w "old e.w" && ok || bad "python wisdom_export over a foreign file: rc $rc, '$msg'"
   rm -f e.w
   mkfifo e.w
   go "${P[@]}" e.w
