@@ -66,11 +66,19 @@ static int64_t first_nonfinite(const pyr_field_t *f)
         const int64_t e = b + block < n ? b + block : n;
         int bad = 0;
         if (f->precision == PYR_DOUBLE) {
-            const uint64_t *u = f->data;
-            for (int64_t i = b; i < e; i++) bad |= (u[i] & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
+            const double *d = f->data;
+            for (int64_t i = b; i < e; i++) {
+                uint64_t u;
+                memcpy(&u, &d[i], sizeof u);
+                bad |= (u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
+            }
         } else {
-            const uint32_t *u = f->data;
-            for (int64_t i = b; i < e; i++) bad |= (u[i] & 0x7f800000u) == 0x7f800000u;
+            const float *d = f->data;
+            for (int64_t i = b; i < e; i++) {
+                uint32_t u;
+                memcpy(&u, &d[i], sizeof u);
+                bad |= (u & 0x7f800000u) == 0x7f800000u;
+            }
         }
         if (bad)
             for (int64_t i = b; i < e; i++) {
