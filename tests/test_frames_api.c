@@ -132,7 +132,7 @@ static pyr_status_t scale_collect(void *user, const pyr_frames_result_t *r)
     c->na[t] = r->noise_a;
     c->nc[t] = r->noise_c;
     c->ncand[t] = r->ncandidates < 32 ? r->ncandidates : 32;
-    memcpy(c->cand[t], r->candidates, (size_t)c->ncand[t] * sizeof *r->candidates);
+    if (c->ncand[t]) memcpy(c->cand[t], r->candidates, (size_t)c->ncand[t] * sizeof *r->candidates);
     memcpy(c->res[t], r->residual, sizeof c->res[0]);
     for (int64_t i = 0; i < NX * NY; i++) c->nonfinite += !isfinite(r->residual[i]);
     c->n++;

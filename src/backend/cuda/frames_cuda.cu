@@ -303,9 +303,9 @@ __global__ void k_xpower(const cufftComplex *F, const cufftComplex *G, cufftComp
      * frames; the same operations as on the CPU */
     double ar = F[i].x, ai = F[i].y, br = G[i].x, bi = -G[i].y;
     double re = __dsub_rn(__dmul_rn(ar, br), __dmul_rn(ai, bi)), im = __dadd_rn(__dmul_rn(ar, bi), __dmul_rn(ai, br));
-    double mag = __dsqrt_rn(__dadd_rn(__dmul_rn(re, re), __dmul_rn(im, im)));
-    X[i].x = mag > 0 ? (float)__ddiv_rn(re, mag) : 0.0f;
-    X[i].y = mag > 0 ? (float)__ddiv_rn(im, mag) : 0.0f;
+    double mag = __dsqrt_rn(__dadd_rn(__dmul_rn(re, re), __dmul_rn(im, im))), inv = mag > 0 ? __ddiv_rn(1.0, mag) : 0.0;
+    X[i].x = (float)__dmul_rn(re, inv);
+    X[i].y = (float)__dmul_rn(im, inv);
 }
 
 /* Per-block maximum (lowest index on ties) of c, then the final one. */
@@ -559,7 +559,7 @@ __global__ void k_valid(const uint8_t *bad, uint8_t *valid, int64_t nx, int64_t 
     int64_t x = i % nx, y = i / nx;
     uint8_t v = (y >= b && y < ny - b && x >= b && x < nx - b);
     if (v && st->masked) {
-        int64_t ox = align ? (int64_t)llround(st->sx) : 0, oy = align ? (int64_t)llround(st->sy) : 0;
+        int64_t ox = align ? fr_pixel_shift(st->sx) : 0, oy = align ? fr_pixel_shift(st->sy) : 0;
         for (int64_t qy = y + oy - 2; qy <= y + oy + 2 && v; qy++)
             for (int64_t qx = x + ox - 2; qx <= x + ox + 2; qx++)
                 if (qy >= 0 && qy < ny && qx >= 0 && qx < nx && bad[qy * nx + qx]) {
@@ -742,7 +742,7 @@ __global__ void k_clean_bad(float *h, const float *bh, const uint8_t *bad, int64
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nx * ny) return;
     int64_t x = i % nx, y = i / nx;
-    int64_t ox = align ? (int64_t)llround(st->sx) : 0, oy = align ? (int64_t)llround(st->sy) : 0;
+    int64_t ox = align ? fr_pixel_shift(st->sx) : 0, oy = align ? fr_pixel_shift(st->sy) : 0;
     for (int64_t qy = y + oy - 1; qy <= y + oy + 1; qy++)
         for (int64_t qx = x + ox - 1; qx <= x + ox + 1; qx++)
             if (qy >= 0 && qy < ny && qx >= 0 && qx < nx && bad[qy * nx + qx]) {

@@ -66,6 +66,10 @@ FR_HD int fr_shift_step(double p, double q, double u, double v, double w, double
     return 1;
 }
 
+/* The whole pixels of a shift, to move a mask with its frame: 0 for a shift
+ * that is not finite (its frame is refused) or larger than any frame. */
+FR_HD int64_t fr_pixel_shift(double s) { return fabs(s) < 1e9 ? (int64_t)llround(s) : 0; }
+
 /* The smoothing (5-point average of the seed), central differences and
  * Parseval weights of the half spectrum of an r2c transform: entry (ky, kx),
  * kx in 0..nx/2.  omega = 2 pi k / n with k signed. */
