@@ -148,7 +148,7 @@ kind = cpml
 cpml_cells = 4
 faces = z-,z+
 [material]
-shape1 = box 0.3 0.2 0.4 0.7 0.6 0.9 eps_r=3 sigma=2
+shape1 = box 0.3 0.7 0.2 0.6 0.4 0.9 eps_r=3 sigma=2
 [source]
 source1 = Ez point 10 9 6 gaussian width=0.05 delay=0.15
 [probe]
