@@ -29,7 +29,7 @@ if ls .deps/*.deb >/dev/null 2>&1; then
   extra+=(-DPYR_WITH_HDF5=OFF)
 fi
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DPYR_BUILD_BENCH=ON \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" -DPYR_BUILD_BENCH=ON -DPYR_NATIVE=ON \
   ${extra[@]+"${extra[@]}"} >/dev/null
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
