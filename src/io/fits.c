@@ -1,12 +1,15 @@
 /* FITS reading and writing through cfitsio (fits.h). */
 #include "io/fits.h"
 
+#include <errno.h>
 #include <fitsio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "io/atomic.h"
@@ -29,6 +32,19 @@ static const char *fits_reason(int status, char *buf)
     return buf;
 }
 
+/* The name handed to cfitsio's disk-file calls.  They take it as it is (no
+ * extended syntax: "a(b).fits" and "x[1].fits" are plain names), but still
+ * skip leading blanks and expand a leading '~' to a home directory, so a
+ * relative name goes as "./name".  malloc'd. */
+static char *disk_name(const char *path)
+{
+    int relative = path[0] != '/' && strncmp(path, "./", 2) != 0;
+    size_t n = strlen(path) + 3;
+    char *name = malloc(n);
+    if (name) snprintf(name, n, "%s%s", relative ? "./" : "", path);
+    return name;
+}
+
 static int structural(const char *card)
 {
     static const char *const keys[] = {"SIMPLE", "BITPIX", "NAXIS", "EXTEND", "BSCALE", "BZERO", "BLANK", "XTENSION",
@@ -39,25 +55,186 @@ static int structural(const char *card)
     return 0;
 }
 
+/* Commentary cards (COMMENT, HISTORY, a blank keyword) may repeat; every
+ * other keyword is kept once. */
+static int commentary(const char *card)
+{
+    return !strncmp(card, "COMMENT", 7) || !strncmp(card, "HISTORY", 7) || !strncmp(card, "        ", 8);
+}
+
+/* Hash of a card's keyword: its first 8 characters (fewer at a NUL), the
+ * part the duplicate test compares. */
+static size_t keyword_hash(const char *card)
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < 8 && card[i]; i++) h = (h ^ (unsigned char)card[i]) * 16777619u;
+    return h;
+}
+
+/* cfitsio unpacks a gzip-compressed file into memory when it opens it, and
+ * sizes that memory by the uncompressed size the file states in its last 4
+ * bytes (modulo 2^32).  Deflate expands at most 1032-fold, so a larger claim
+ * is a damaged or forged file, refused before cfitsio allocates it. */
+static pyr_status_t check_gzip_size(FILE *fp, int64_t size, const char *path)
+{
+    unsigned char b[4];
+    if (size < 18 || fseek(fp, (long)(size - 4), SEEK_SET) != 0 || fread(b, 1, 4, fp) != 4)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: the gzip-compressed file is truncated (%lld bytes)", path, (long long)size);
+    double claim = (double)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+    if (size > 10000) /* as cfitsio reads a size modulo 2^32 */
+        while (claim < (double)size) claim += 4294967296.0;
+    if (claim > 1032.0 * (double)size + 65536.0)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: the gzip-compressed file states an uncompressed size of %.0f bytes, more than its %lld "
+                                        "bytes can hold: it is damaged (gunzip -t %s tells more)",
+                        path, claim, (long long)size, path);
+    return PYR_OK;
+}
+
+/* Other compressed forms (zip, compress, pack, LZH, bzip2), by their first
+ * two bytes: named in the message rather than called "not FITS". */
+static const char *other_compression(const unsigned char *h)
+{
+    if (h[0] == 'P' && h[1] == 'K') return "zip";
+    if (h[0] == 0x1f && h[1] == 0x9d) return "compress (.Z)";
+    if (h[0] == 0x1f && (h[1] == 0x1e || h[1] == 0xa0)) return "pack or LZH";
+    if (h[0] == 'B' && h[1] == 'Z') return "bzip2";
+    return NULL;
+}
+
+/* cfitsio's byte-level read at the position ffmbyt set; exported, but
+ * declared only in its private fitsio2.h. */
+int ffgbyt(fitsfile *fptr, LONGLONG nbytes, void *buffer, int *status);
+
+/* A card's value as a number; 0 when it is not one. */
+static int card_number(const char *card, double *v)
+{
+    if (card[8] != '=') return 0;
+    char *end;
+    *v = strtod(card + 10, &end);
+    return end != card + 10;
+}
+
+/* cfitsio reads the next HDU's header as it moves there, and (before 4.6)
+ * divides by a compressed image's tile sizes (ZTILEn) and RICE_1 block size
+ * (ZVAL1) unchecked: a 0 there, a fraction read as 0, or a value that is no
+ * number (read as 0) ends the program with SIGFPE.  The next header's raw
+ * cards are read first and such a file refused. */
+static pyr_status_t check_next_header(fitsfile *fp, const char *path)
+{
+    LONGLONG head = 0, data = 0, end = 0;
+    int status = 0;
+    if (fits_get_hduaddrll(fp, &head, &data, &end, &status) || ffmbyt(fp, end, 0 /* report the end of the file */, &status))
+        return PYR_OK; /* no next header: cfitsio says so on moving */
+    int zimage = 0, rice = 0, zero_tile = 0, zero_block = 0;
+    char card[81];
+    card[80] = 0;
+    for (long k = 0; k < (1L << 24) && !ffgbyt(fp, 80, card, &status); k++) {
+        if (!strncmp(card, "END     ", 8)) break;
+        double v;
+        if (!strncmp(card, "ZIMAGE  =", 9)) zimage = card[10 + strspn(card + 10, " ")] == 'T';
+        else if (!strncmp(card, "ZCMPTYPE", 8) && strstr(card, "RICE")) rice = 1;
+        else if (!strncmp(card, "ZTILE", 5) && (!card_number(card, &v) || fabs(v) < 1)) zero_tile = 1;
+        else if (!strncmp(card, "ZVAL1   ", 8) && (!card_number(card, &v) || fabs(v) < 1)) zero_block = 1;
+    }
+    if (zimage && (zero_tile || (rice && zero_block)))
+        return pyr_fail(PYR_ERR_FORMAT, "%s: the compressed image after byte %lld has %s of 0 or no number, which cannot be: the file "
+                                        "is damaged",
+                        path, (long long)end, zero_tile ? "a tile size ZTILEn" : "the RICE_1 block size ZVAL1");
+    return PYR_OK;
+}
+
+/* Move to the HDU that fits_open_image would choose: the primary, unless it
+ * holds no data, then the first image extension of NAXIS > 0 (the primary
+ * again when there is none). */
+static pyr_status_t move_to_image(fitsfile *fp, const char *path, int *status)
+{
+    int naxis = 0, type;
+    long naxes[9] = {0};
+    fits_get_img_param(fp, 9, NULL, &naxis, naxes, status);
+    if (*status) return PYR_OK;
+    int empty = naxis == 0;
+    for (int a = 0; a < naxis && a < 9; a++) empty |= naxes[a] == 0;
+    if (!empty) return PYR_OK;
+    for (;;) {
+        PYR_TRY(check_next_header(fp, path));
+        if (fits_movrel_hdu(fp, 1, &type, status)) {
+            if (*status == END_OF_FILE) *status = 0;
+            fits_movabs_hdu(fp, 1, &type, status);
+            return PYR_OK;
+        }
+        if (type != IMAGE_HDU) continue;
+        fits_get_img_dim(fp, &naxis, status);
+        if (*status || naxis > 0) return PYR_OK;
+    }
+}
+
+/* The image data the header promises must be in the file: a header that
+ * lies about the size (NAXISn of terabytes in a small file) is refused here,
+ * before buffers of that size are allocated. */
+static pyr_status_t check_data_size(fitsfile *fp, const char *path, int hdu, int bitpix, int naxis, const long *naxes)
+{
+    LONGLONG head = 0, data = 0, end = 0;
+    int status = 0;
+    if (fits_get_hduaddrll(fp, &head, &data, &end, &status)) return PYR_OK; /* cfitsio reports it on reading */
+    const double have = (double)fp->Fptr->filesize; /* of the unpacked copy, for a gzip-compressed file */
+    if (!fits_is_compressed_image(fp, &status)) {
+        const int bytes = (bitpix < 0 ? -bitpix : bitpix) / 8;
+        double pixels = 1;
+        for (int a = 0; a < naxis; a++) pixels *= (double)naxes[a];
+        if ((double)data + pixels * bytes > have)
+            return pyr_fail(PYR_ERR_FORMAT, "%s: HDU %d's header promises %ld x %ld x %ld pixels of %d bytes (%.0f bytes of image "
+                                            "data from byte %lld), but the file holds %.0f bytes: it is truncated, or its NAXISn or "
+                                            "BITPIX are wrong",
+                            path, hdu, naxes[0], naxes[1], naxis > 2 ? naxes[2] : 1L, bytes, pixels * bytes, (long long)data, have);
+        return PYR_OK;
+    }
+    /* a tile-compressed image: its table must be in the file (cfitsio checks
+     * that the table has a row for every tile) */
+    if ((double)end - 2879 > have)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: HDU %d's compressed image table needs %.0f bytes from byte %lld, but the file holds "
+                                        "%.0f bytes: it is truncated or its header is wrong",
+                        path, hdu, (double)(end - data), (long long)data, have);
+    return PYR_OK;
+}
+
 pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fits_info_t *info)
 {
     if (!reader || !info || !path) return pyr_fail(PYR_ERR_ARG, "pyr_fits_open: NULL argument");
     *reader = NULL;
     memset(info, 0, sizeof *info);
-    FILE *probe = fopen(path, "rb");
-    if (!probe) return pyr_fail(PYR_ERR_IO, "cannot open FITS file %s: no such file or not readable", path);
-    char head[10] = {0};
+    /* a regular file only: a FIFO would block the open until a writer came */
+    FILE *probe = NULL;
+    int64_t size = 0;
+    int missing = 0;
+    pyr_status_t st = pyr_open_input(path, "FITS input", &probe, &size, &missing);
+    if (st != PYR_OK) return missing ? pyr_fail(PYR_ERR_IO, "cannot open FITS file %s: no such file", path) : st;
+    unsigned char head[10] = {0};
     size_t got = fread(head, 1, 9, probe);
+    if (got >= 2 && head[0] == 0x1f && head[1] == 0x8b) st = check_gzip_size(probe, size, path);
+    else if (got >= 2 && other_compression(head))
+        st = pyr_fail(PYR_ERR_FORMAT, "%s is compressed with %s, which is not read; decompress it first (FITS files are read "
+                                      "as they are or gzip-compressed)",
+                      path, other_compression(head));
+    else if (got < 9 || memcmp(head, "SIMPLE  =", 9))
+        st = pyr_fail(PYR_ERR_FORMAT, "%s is not a FITS file (it does not start with \"SIMPLE  =\"); "
+                                      "give FITS images (.fits, .fit, .fts, also gzip-compressed) or a .npy stack",
+                      path);
     fclose(probe);
-    if (got < 9 || strncmp(head, "SIMPLE  =", 9))
-        return pyr_fail(PYR_ERR_FORMAT, "%s is not a FITS file (it does not start with \"SIMPLE  =\"); "
-                                        "give FITS images (.fits, .fit, .fts) or a .npy stack",
-                        path);
+    if (st != PYR_OK) return st;
+    char *name = disk_name(path);
+    if (!name) return pyr_fail(PYR_ERR_NOMEM, "out of memory opening %s", path);
     int status = 0;
     char why[FLEN_STATUS];
     fitsfile *fp = NULL;
-    /* fits_open_image moves to the first HDU with an image of NAXIS > 0 */
-    if (fits_open_image(&fp, path, READONLY, &status)) {
+    fits_open_diskfile(&fp, name, READONLY, &status);
+    free(name);
+    if (!status) st = move_to_image(fp, path, &status);
+    if (st != PYR_OK) {
+        int s2 = 0;
+        fits_close_file(fp, &s2);
+        return st;
+    }
+    if (status) {
         if (fp) {
             int s2 = 0;
             fits_close_file(fp, &s2);
@@ -71,10 +248,9 @@ pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fit
     fits_get_img_param(fp, 9, &bitpix, &naxis, naxes, &status);
     int hdu = 0;
     fits_get_hdu_num(fp, &hdu);
-    pyr_status_t st = PYR_OK;
     if (status) {
         st = pyr_fail(PYR_ERR_FORMAT, "cannot read the image header of %s: %s", path, fits_reason(status, why));
-    } else if (naxis < 2) {
+    } else if (naxis < 2 || naxis > 9) {
         st = pyr_fail(PYR_ERR_FORMAT, "%s: HDU %d has a %d-dimensional image; frames need NAXIS = 2 (one frame) or 3 (a cube)",
                       path, hdu, naxis);
     } else {
@@ -84,8 +260,9 @@ pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fit
                               path, a + 1, naxes[a]);
                 break;
             }
-        if (st == PYR_OK && (naxes[0] < 1 || naxes[1] < 1))
-            st = pyr_fail(PYR_ERR_FORMAT, "%s: empty image (%ld x %ld)", path, naxes[0], naxes[1]);
+        if (st == PYR_OK && (naxes[0] < 1 || naxes[1] < 1 || (naxis > 2 && naxes[2] < 1)))
+            st = pyr_fail(PYR_ERR_FORMAT, "%s: empty image (%ld x %ld x %ld)", path, naxes[0], naxes[1], naxis > 2 ? naxes[2] : 1L);
+        if (st == PYR_OK) st = check_data_size(fp, path, hdu, bitpix, naxis, naxes);
     }
     if (st != PYR_OK) {
         int s2 = 0;
@@ -106,9 +283,11 @@ pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fit
     in->nframes = naxis >= 3 ? naxes[2] : 1;
     in->bitpix = bitpix;
     in->hdu = hdu;
+    int s2 = 0;
+    in->tile_compressed = fits_is_compressed_image(fp, &s2) == 1;
     in->bscale = 1;
     in->bzero = 0;
-    int s2 = 0;
+    s2 = 0;
     fits_read_key(fp, TDOUBLE, "BSCALE", &in->bscale, NULL, &s2);
     s2 = 0;
     fits_read_key(fp, TDOUBLE, "BZERO", &in->bzero, NULL, &s2);
@@ -129,11 +308,18 @@ pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fit
         fits_get_hdrspace(fp, &nprim, NULL, &s3);
         fits_movabs_hdu(fp, hdu, &type, &s3);
     }
+    /* where each keyword is kept: a hash table of card indices (-1: free),
+     * so that a header of many cards is read in linear time */
+    size_t nslots = 16;
+    while (nslots < 2 * ((size_t)nkeys + (size_t)nprim + 1)) nslots *= 2;
+    int *slot = malloc(nslots * sizeof *slot);
     in->cards = calloc((size_t)(nkeys + nprim + 1), sizeof *in->cards);
-    if (!in->cards || !r->path) {
+    if (!in->cards || !r->path || !slot) {
+        free(slot);
         pyr_fits_close(&r);
         return pyr_fail(PYR_ERR_NOMEM, "out of memory reading the header of %s", path);
     }
+    for (size_t i = 0; i < nslots; i++) slot[i] = -1;
     for (int pass = 0; pass < 2; pass++) {
         int which = pass == 0 ? 1 : hdu;
         if (pass == 0 && hdu == 1) continue;
@@ -145,13 +331,18 @@ pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fit
             if (fits_read_record(fp, k, card, &s3)) break;
             if (structural(card) || !card[0]) continue;
             /* an extension's own value replaces the primary's */
-            int dup = -1;
-            for (int c = 0; c < in->ncards; c++)
-                if (strncmp(card, "COMMENT", 7) && strncmp(card, "HISTORY", 7) && !strncmp(in->cards[c], card, 8)) dup = c;
-            int at = dup >= 0 ? dup : in->ncards++;
+            int at = -1;
+            if (!commentary(card)) {
+                size_t i = keyword_hash(card) & (nslots - 1);
+                while (slot[i] >= 0 && strncmp(in->cards[slot[i]], card, 8)) i = (i + 1) & (nslots - 1);
+                if (slot[i] < 0) slot[i] = in->ncards;
+                at = slot[i];
+            }
+            if (at < 0 || at == in->ncards) at = in->ncards++;
             snprintf(in->cards[at], 81, "%s", card);
         }
     }
+    free(slot);
     *info = *in;
     *reader = r;
     return PYR_OK;
@@ -223,12 +414,34 @@ int pyr_fits_card_value(const pyr_fits_info_t *info, const char *key, char *buf,
 
 /* ---------------------------------------------------------------- writer */
 
-static pyr_status_t writer_fail(pyr_fits_writer_t *w, int status, const char *what)
+pyr_status_t pyr_fits_check_output(const char *path)
+{
+    struct stat st;
+    if (!path || !*path || stat(path, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return PYR_OK;
+    return pyr_fail(PYR_ERR_IO, "cannot write %s: it is %s, and a FITS file needs a regular file (cfitsio seeks while writing); "
+                                "name a regular file, write .npy instead (it goes to a device or FIFO as well), or give an "
+                                "empty name to write none",
+                    path, S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)" : "a character device");
+}
+
+/* cfitsio's statuses of a failed read, write, seek or close of the file
+ * itself, where errno says why (a full disk) */
+static int file_status(int status)
+{
+    return status == FILE_NOT_CREATED || status == WRITE_ERROR || status == END_OF_FILE || status == READ_ERROR ||
+           status == FILE_NOT_CLOSED || status == SEEK_ERROR;
+}
+
+/* err: errno after the failed cfitsio call (0: none recorded) */
+static pyr_status_t writer_fail(pyr_fits_writer_t *w, int status, int err, const char *what)
 {
     char why[FLEN_STATUS];
     fits_get_errstatus(status, why);
-    return pyr_fail(PYR_ERR_IO, "writing %s: %s failed: %s (cfitsio status %d)", w->af.path ? w->af.path : "FITS file", what,
-                    why, status);
+    const char *path = w->af.path ? w->af.path : "FITS file";
+    if (err && file_status(status))
+        return pyr_fail(PYR_ERR_IO, "writing %s: %s failed: %s (cfitsio: %s, status %d)%s", path, what, strerror(err), why,
+                        status, err == ENOSPC ? "; free some space or write elsewhere" : "");
+    return pyr_fail(PYR_ERR_IO, "writing %s: %s failed: %s (cfitsio status %d)", path, what, why, status);
 }
 
 pyr_status_t pyr_fits_writer_open(const char *path, int64_t nx, int64_t ny, int64_t nframes, const char (*cards)[81],
@@ -239,6 +452,7 @@ pyr_status_t pyr_fits_writer_open(const char *path, int64_t nx, int64_t ny, int6
     if (nx < 1 || ny < 1 || nframes < 1)
         return pyr_fail(PYR_ERR_ARG, "FITS image %lld x %lld x %lld: every axis needs at least 1 pixel", (long long)nx,
                         (long long)ny, (long long)nframes);
+    PYR_TRY(pyr_fits_check_output(path));
     pyr_fits_writer_t *w = calloc(1, sizeof *w);
     if (!w) return pyr_fail(PYR_ERR_NOMEM, "out of memory opening %s", path);
     pyr_status_t st = pyr_atomic_open(&w->af, path);
@@ -246,20 +460,27 @@ pyr_status_t pyr_fits_writer_open(const char *path, int64_t nx, int64_t ny, int6
         free(w);
         return st;
     }
-    /* cfitsio writes the temporary by name; the atomic file supplies the
-     * unique name, the rename and the clean-up */
+    if (!w->af.tmp_path) { /* it became a device or FIFO since the check */
+        pyr_atomic_abort(&w->af);
+        free(w);
+        st = pyr_fits_check_output(path);
+        return st != PYR_OK ? st : pyr_fail(PYR_ERR_IO, "cannot write %s: a FITS file needs a regular file", path);
+    }
+    /* cfitsio creates the file itself and refuses an existing one: the
+     * atomic file keeps the unique temporary name, its clean-up on signals,
+     * the rename and the removal after a failure */
     fclose(w->af.fp);
     w->af.fp = NULL;
-    size_t len = strlen(w->af.tmp_path) + 2;
-    char *name = malloc(len);
+    unlink(w->af.tmp_path);
+    char *name = disk_name(w->af.tmp_path);
     if (!name) {
         pyr_atomic_abort(&w->af);
         free(w);
         return pyr_fail(PYR_ERR_NOMEM, "out of memory opening %s", path);
     }
-    snprintf(name, len, "!%s", w->af.tmp_path); /* '!': replace the empty temporary */
     int status = 0;
-    fits_create_file(&w->fp, name, &status);
+    errno = 0;
+    fits_create_diskfile(&w->fp, name, &status);
     free(name);
     long naxes[3] = {(long)nx, (long)ny, (long)nframes};
     if (!status) fits_create_img(w->fp, FLOAT_IMG, nframes > 1 ? 3 : 2, naxes, &status);
@@ -269,11 +490,12 @@ pyr_status_t pyr_fits_writer_open(const char *path, int64_t nx, int64_t ny, int6
         fits_write_record(w->fp, card, &status);
     }
     for (int h = 0; h < nhistory && !status; h++) fits_write_history(w->fp, history[h], &status);
+    int err = errno;
     w->nx = nx;
     w->ny = ny;
     w->nframes = nframes;
     if (status) {
-        st = writer_fail(w, status, "creating the image");
+        st = writer_fail(w, status, err, "creating the image");
         pyr_fits_writer_abort(&w);
         return st;
     }
@@ -288,8 +510,9 @@ pyr_status_t pyr_fits_writer_frame(pyr_fits_writer_t *w, int64_t index, const fl
         return pyr_fail(PYR_ERR_ARG, "FITS frame %lld outside 0..%lld", (long long)index, (long long)w->nframes - 1);
     long fpixel[3] = {1, 1, (long)index + 1};
     int status = 0;
+    errno = 0;
     fits_write_pix(w->fp, TFLOAT, fpixel, (LONGLONG)(w->nx * w->ny), (void *)data, &status);
-    if (status) return writer_fail(w, status, "writing a frame");
+    if (status) return writer_fail(w, status, errno, "writing a frame");
     return PYR_OK;
 }
 
@@ -308,10 +531,11 @@ pyr_status_t pyr_fits_writer_frames_table(pyr_fits_writer_t *w, int64_t n, const
         }
         ncol++;
     }
-    int status = 0;
-    fits_create_tbl(w->fp, BINARY_TBL, (LONGLONG)n, ncol, ttype, tform, tunit, "FRAMES", &status);
     int *idx = malloc((size_t)(n > 0 ? n : 1) * sizeof *idx);
     if (!idx) return pyr_fail(PYR_ERR_NOMEM, "out of memory writing the FRAMES table");
+    int status = 0;
+    errno = 0;
+    fits_create_tbl(w->fp, BINARY_TBL, (LONGLONG)n, ncol, ttype, tform, tunit, "FRAMES", &status);
     for (int64_t i = 0; i < n; i++) idx[i] = (int)i;
     fits_write_col(w->fp, TINT, 1, 1, 1, (LONGLONG)n, idx, &status);
     fits_write_col(w->fp, TFLOAT, 2, 1, 1, (LONGLONG)n, (void *)dx, &status);
@@ -326,8 +550,9 @@ pyr_status_t pyr_fits_writer_frames_table(pyr_fits_writer_t *w, int64_t n, const
         col++;
     }
     if (exptime) fits_write_col(w->fp, TDOUBLE, col, 1, 1, (LONGLONG)n, (void *)exptime, &status);
+    int err = errno;
     free(idx);
-    if (status) return writer_fail(w, status, "writing the FRAMES table");
+    if (status) return writer_fail(w, status, err, "writing the FRAMES table");
     return PYR_OK;
 }
 
@@ -336,10 +561,12 @@ pyr_status_t pyr_fits_writer_commit(pyr_fits_writer_t **writer)
     if (!writer || !*writer) return pyr_fail(PYR_ERR_ARG, "pyr_fits_writer_commit: no writer");
     pyr_fits_writer_t *w = *writer;
     int status = 0;
+    errno = 0;
     fits_close_file(w->fp, &status);
+    int err = errno;
     w->fp = NULL;
     if (status) {
-        pyr_status_t st = writer_fail(w, status, "closing");
+        pyr_status_t st = writer_fail(w, status, err, "closing");
         pyr_fits_writer_abort(writer);
         return st;
     }

@@ -1,6 +1,8 @@
 /* FITS images through cfitsio: read 2D images and 3D cubes frame by frame,
  * write float cubes frame by frame, atomically (temporary + rename, as every
- * pyrgrid output; io/atomic.h).
+ * pyrgrid output; io/atomic.h).  File names are taken as they are, never
+ * as cfitsio's extended syntax ("run(1).fits" and "x[1].fits" are plain
+ * names).
  *
  * Reading opens the first HDU that holds an image of two or more axes (the
  * primary HDU, or the first image extension when the primary is empty).
@@ -33,16 +35,20 @@ typedef struct {
     double bscale, bzero;
     pyr_fits_type_t native; /* the cheapest exact type to read the pixels as */
     int hdu;                /* 1-based HDU number of the image */
+    int tile_compressed;    /* the image is tile-compressed (RICE_1, GZIP_1, ...): cfitsio decodes the tiles */
     int ncards;
     char (*cards)[81]; /* kept header cards, NUL-terminated */
 } pyr_fits_info_t;
 
 typedef struct pyr_fits_reader pyr_fits_reader_t;
 
-/* Open `path` for reading; fills info (cards owned by the reader).  Errors
- * (PYR_ERR_IO for a missing/unreadable file, PYR_ERR_FORMAT for a file that
- * is not FITS, has no image, or an image of unsupported shape) name the file
- * and cfitsio's reason.  Close with pyr_fits_close. */
+/* Open `path` for reading; fills info (cards owned by the reader).  A
+ * gzip-compressed file (cube.fits.gz) is read too: cfitsio unpacks it into
+ * memory.  Errors (PYR_ERR_IO for a missing or unreadable file, or one that
+ * is not a regular file; PYR_ERR_FORMAT for a file that is not FITS, has no
+ * image, an image of unsupported shape, or a header that promises more data
+ * than the file holds) name the file and the reason.  Close with
+ * pyr_fits_close. */
 pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fits_info_t *info);
 /* Read frame `index` (0-based) as `type` into out (nx*ny values).  Reading a
  * 16-bit type from a file whose native type differs fails (PYR_ERR_ARG). */
@@ -55,10 +61,16 @@ int pyr_fits_card_value(const pyr_fits_info_t *info, const char *key, char *buf,
 
 typedef struct pyr_fits_writer pyr_fits_writer_t;
 
+/* A FITS output must be a regular file (or not exist yet): cfitsio seeks
+ * while writing, so a character device or a FIFO is refused, with a message
+ * saying what would work.  Lets a program refuse it before computing. */
+pyr_status_t pyr_fits_check_output(const char *path);
+
 /* Start a float (BITPIX -32) image: a cube nx x ny x nframes (nframes 1: a 2D
  * image).  `cards` (may be NULL) are copied into the primary header, then
  * `history` lines as HISTORY cards.  Nothing appears at `path` until
- * pyr_fits_writer_commit. */
+ * pyr_fits_writer_commit (which hands the file to an active stage,
+ * pyr_atomic_stage_begin).  pyr_fits_check_output's rule applies. */
 pyr_status_t pyr_fits_writer_open(const char *path, int64_t nx, int64_t ny, int64_t nframes, const char (*cards)[81],
                                   int ncards, const char *const *history, int nhistory, pyr_fits_writer_t **writer);
 /* Write frame `index` (any order; every frame must be written once). */

@@ -46,8 +46,9 @@ static int ends_with(const char *s, const char *suffix)
 
 static pyr_status_t npy_open(fr_source_t *s, const char *path)
 {
-    s->fp = fopen(path, "rb");
-    if (!s->fp) return pyr_fail(PYR_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+    int64_t size = 0;
+    /* a regular file only: a FIFO would block the open until a writer came */
+    PYR_TRY(pyr_open_input(path, ".npy frame stack", &s->fp, &size, NULL));
     unsigned char pre[10];
     if (fread(pre, 1, 10, s->fp) != 10 || memcmp(pre, "\x93NUMPY", 6))
         return pyr_fail(PYR_ERR_FORMAT, "%s is not a .npy file (no \\x93NUMPY magic)", path);
@@ -125,13 +126,10 @@ static pyr_status_t npy_open(fr_source_t *s, const char *path)
     s->info.ny = shape[1];
     s->info.nx = shape[2];
     if (shape[0] < 1 || shape[1] < 1 || shape[2] < 1) return pyr_fail(PYR_ERR_FORMAT, "%s: the stack is empty", path);
-    if (fseek(s->fp, 0, SEEK_END) == 0) {
-        long size = ftell(s->fp);
-        double need = (double)s->data_offset + (double)shape[0] * (double)shape[1] * (double)shape[2] * (double)s->elem;
-        if ((double)size < need)
-            return pyr_fail(PYR_ERR_FORMAT, "%s: the file holds %ld bytes, its header promises %.0f: it is truncated", path, size,
-                            need);
-    }
+    double need = (double)s->data_offset + (double)shape[0] * (double)shape[1] * (double)shape[2] * (double)s->elem;
+    if ((double)size < need)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: the file holds %lld bytes, its header promises %.0f: it is truncated", path,
+                        (long long)size, need);
     if (s->elem == 8) {
         s->conv = malloc((size_t)(shape[1] * shape[2]) * 8);
         if (!s->conv) return pyr_fail(PYR_ERR_NOMEM, "out of memory");
