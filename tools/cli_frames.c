@@ -1,9 +1,11 @@
 /* pyrgrid frames [--config FILE.ini] [--set frames.key=value]... [options] INPUT...
  *
  * Shift estimation, temporal whitening and detection over a frame sequence
- * (pyrgrid_frames.h).  Outputs are written under temporary names while the
- * sequence runs and renamed only when all of it succeeded: a failure leaves
- * no output file behind. */
+ * (pyrgrid_frames.h).  Every output is checked before the first frame is
+ * read (writable, not an input, not another output); they are written under
+ * temporary names while the sequence runs and committed together at the end
+ * (a stage, io/atomic.h): a failure anywhere leaves every old output as it
+ * was.  Devices and FIFOs are written in place and never removed. */
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 
 #include "cli.h"
 #include "cli_result.h"
+#include "core/error.h"
 #include "io/atomic.h"
 #include "io/fits.h"
 #include "io/npy.h"
@@ -65,18 +68,18 @@ typedef struct {
     double start, last_draw, after;
     int tty, quiet, drawn;
     int64_t ncand, detecting_frames;
+    const char *failed; /* the output a write into failed, for the message */
 } sink_t;
 
 static pyr_status_t on_result(void *user, const pyr_frames_result_t *r)
 {
     sink_t *s = user;
-    if (s->fits) {
-        pyr_status_t st = pyr_fits_writer_frame(s->fits, r->frame, r->residual);
-        if (st != PYR_OK) return st;
-    }
-    if (s->npy) {
-        pyr_status_t st = fr_npy_writer_frame(s->npy, r->residual);
-        if (st != PYR_OK) return st;
+    pyr_status_t st = PYR_OK;
+    if (s->fits) st = pyr_fits_writer_frame(s->fits, r->frame, r->residual);
+    if (s->npy) st = fr_npy_writer_frame(s->npy, r->residual);
+    if (st != PYR_OK) {
+        s->failed = "frames.residual: ";
+        return st;
     }
     s->dx[r->frame] = (float)r->dx;
     s->dy[r->frame] = (float)r->dy;
@@ -114,11 +117,12 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-/* Expand a word: a glob pattern becomes its sorted matches (none: an error). */
+/* Expand a word: a glob pattern becomes its sorted matches (none: an
+ * error); a file of that very name ("x[1].fits") is taken as it is. */
 static int add_input(char ***list, int *n, int *cap, const char *word)
 {
     glob_t g;
-    int has_glob = strpbrk(word, "*?[") != NULL;
+    int has_glob = strpbrk(word, "*?[") != NULL && access(word, F_OK) != 0;
     if (has_glob) {
         int rc = glob(word, 0, NULL, &g);
         if (rc != 0) {
@@ -250,22 +254,41 @@ int pyr_cli_frames(int argc, char **argv)
         rc = fail(NULL);
         goto out;
     }
-    /* fail before a long run, not after it */
-    const char *outs[] = {cfg.residual, cfg.shifts, cfg.candidates, cfg.snr_image, cfg.max_snr, report ? report : ""};
-    const char *names[] = {"frames.residual: ", "frames.shifts: ", "frames.candidates: ", "frames.snr_image: ", "frames.max_snr: ",
-                           "--report: "};
-    for (int i = 0; i < 6; i++)
-        if (outs[i][0] && pyr_check_writable(outs[i]) != PYR_OK) {
-            rc = fail(names[i]);
-            goto out;
-        }
     if (cfg.residual[0] && !ends_with(cfg.residual, ".fits") && !ends_with(cfg.residual, ".fit") && !ends_with(cfg.residual, ".npy")) {
-        fprintf(stderr, "pyrgrid: error: frames.residual = %s: the residual is written as .fits or .npy\n", cfg.residual);
+        fprintf(stderr, "pyrgrid: error: frames.residual = %s: the residual is written as .fits or .npy (an empty name writes none)\n",
+                cfg.residual);
         goto out;
     }
     if (cfg.max_snr[0] && !ends_with(cfg.max_snr, ".fits") && !ends_with(cfg.max_snr, ".npy")) {
-        fprintf(stderr, "pyrgrid: error: frames.max_snr = %s: the map is written as .fits or .npy\n", cfg.max_snr);
+        fprintf(stderr, "pyrgrid: error: frames.max_snr = %s: the map is written as .fits or .npy (an empty name writes none)\n",
+                cfg.max_snr);
         goto out;
+    }
+    /* fail before a long run, not after it: every output writable, none the
+     * same file as another or as an input (each file a pattern matched, the
+     * configuration) */
+    const char *outs[] = {cfg.residual, cfg.shifts, cfg.candidates, cfg.snr_image, cfg.max_snr, report ? report : ""};
+    {
+        pyr_named_path_t named[6] = {{"frames.residual", cfg.residual},   {"frames.shifts", cfg.shifts},
+                                     {"frames.candidates", cfg.candidates}, {"frames.snr_image", cfg.snr_image},
+                                     {"frames.max_snr", cfg.max_snr},       {"--report", report}};
+        pyr_named_path_t *ins = calloc((size_t)ninputs + 1, sizeof *ins);
+        if (!ins) {
+            fprintf(stderr, "pyrgrid: error: out of memory\n");
+            goto out;
+        }
+        for (int i = 0; i < ninputs; i++) ins[i] = (pyr_named_path_t){"frames.input", inputs[i]};
+        ins[ninputs] = (pyr_named_path_t){"--config", config};
+        pyr_status_t cs = pyr_check_outputs(named, 6, ins, ninputs + 1);
+        free(ins);
+        if (cs == PYR_OK && cfg.residual[0] && !ends_with(cfg.residual, ".npy") && pyr_fits_check_output(cfg.residual) != PYR_OK)
+            cs = pyr_fail_context(PYR_ERR_IO, "frames.residual: ");
+        if (cs == PYR_OK && cfg.max_snr[0] && !ends_with(cfg.max_snr, ".npy") && pyr_fits_check_output(cfg.max_snr) != PYR_OK)
+            cs = pyr_fail_context(PYR_ERR_IO, "frames.max_snr: ");
+        if (cs != PYR_OK) {
+            rc = fail(NULL);
+            goto out;
+        }
     }
 
     fr_source_t *src = NULL;
@@ -291,13 +314,26 @@ int pyr_cli_frames(int argc, char **argv)
     const char *after = getenv("PYRGRID_PROGRESS_AFTER");
     s.after = after && *after ? atof(after) : 1.0;
     if (!(s.after >= 0)) s.after = 1.0;
-    s.dx = calloc((size_t)info.nframes, sizeof *s.dx);
-    s.dy = calloc((size_t)info.nframes, sizeof *s.dy);
-    s.iters = calloc((size_t)info.nframes, sizeof *s.iters);
-    void *buf = malloc((size_t)(info.nx * info.ny) * fr_dtype_size(info.type));
-    float *snr = malloc((size_t)(info.nx * info.ny) * sizeof(float));
+    void *buf = NULL;
+    float *snr = NULL;
     pyr_frames_t *fr = NULL;
-    pyr_status_t st = (s.dx && s.dy && s.iters && buf && snr) ? PYR_OK : PYR_ERR_NOMEM;
+    /* the pipeline first: it refuses frame sizes it does not support before
+     * anything of their size is allocated here */
+    pyr_status_t st = pyr_frames_create(info.nx, info.ny, &cfg.o, on_result, &s, &fr);
+    if (st == PYR_OK && !quiet && pyr_frames_notice(fr)[0]) fprintf(stderr, "pyrgrid: %s\n", pyr_frames_notice(fr));
+    if (st == PYR_OK) {
+        const size_t npix = (size_t)info.nx * (size_t)info.ny;
+        s.dx = calloc((size_t)info.nframes, sizeof *s.dx);
+        s.dy = calloc((size_t)info.nframes, sizeof *s.dy);
+        s.iters = calloc((size_t)info.nframes, sizeof *s.iters);
+        buf = malloc(npix * fr_dtype_size(info.type));
+        snr = malloc(npix * sizeof(float));
+        if (!s.dx || !s.dy || !s.iters || !buf || !snr)
+            st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld frames of %lld x %lld pixels (about %.0f MiB of buffers)",
+                          (long long)info.nframes, (long long)info.nx, (long long)info.ny,
+                          ((double)info.nframes * 12 + (double)npix * (double)(fr_dtype_size(info.type) + sizeof(float))) /
+                              1048576.0);
+    }
     const char *where = NULL;
     char hist[4][80];
     const char *hp[4] = {hist[0], hist[1], hist[2], hist[3]};
@@ -312,13 +348,15 @@ int pyr_cli_frames(int argc, char **argv)
         else
             st = pyr_fits_writer_open(cfg.residual, info.nx, info.ny, info.nframes, info.fits ? info.fits->cards : NULL,
                                       info.fits ? info.fits->ncards : 0, hp, 4, &s.fits);
-        where = "frames.residual: ";
+        if (st != PYR_OK) where = "frames.residual: ";
     }
     if (st == PYR_OK && cfg.shifts[0]) {
         st = pyr_atomic_open(&s.shifts, cfg.shifts);
         if (st == PYR_OK) {
             s.have_shifts = 1;
             fprintf(s.shifts.fp, "frame,dx,dy,iterations\n");
+        } else {
+            where = "frames.shifts: ";
         }
     }
     if (st == PYR_OK && cfg.candidates[0]) {
@@ -326,12 +364,9 @@ int pyr_cli_frames(int argc, char **argv)
         if (st == PYR_OK) {
             s.have_cand = 1;
             fprintf(s.cand.fp, "frame,x,y,flux,snr\n");
+        } else {
+            where = "frames.candidates: ";
         }
-    }
-    if (st == PYR_OK) {
-        st = pyr_frames_create(info.nx, info.ny, &cfg.o, on_result, &s, &fr);
-        where = NULL;
-        if (st == PYR_OK && !quiet && pyr_frames_notice(fr)[0]) fprintf(stderr, "pyrgrid: %s\n", pyr_frames_notice(fr));
     }
     s.start = now();
     for (int64_t i = 0; st == PYR_OK && i < info.nframes; i++) {
@@ -339,6 +374,7 @@ int pyr_cli_frames(int argc, char **argv)
         if (st == PYR_OK) st = pyr_frames_push(fr, buf, info.type, NULL);
     }
     if (st == PYR_OK) st = pyr_frames_finish(fr);
+    if (st != PYR_OK && !where) where = s.failed;
     double secs = now() - s.start;
     if (s.drawn) fputc('\n', stderr);
     if (st == PYR_OK && s.fits && info.fits) {
@@ -353,17 +389,22 @@ int pyr_cli_frames(int argc, char **argv)
             }
             st = pyr_fits_writer_frames_table(s.fits, info.nframes, s.dx, s.dy, s.iters, any_date ? (const char(*)[25])dates : NULL,
                                               any_exp ? exp : NULL);
+        } else {
+            st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the FRAMES table of %lld frames", (long long)info.nframes);
         }
         free(dates);
         free(exp);
+        if (st != PYR_OK) where = "frames.residual: ";
     } else if (st == PYR_OK && s.fits) {
         st = pyr_fits_writer_frames_table(s.fits, info.nframes, s.dx, s.dy, s.iters, NULL, NULL);
+        if (st != PYR_OK) where = "frames.residual: ";
     }
     if (st == PYR_OK && (cfg.snr_image[0] || cfg.max_snr[0])) st = pyr_frames_max_snr(fr, snr);
-    /* commit everything only now; a failure removes what this run already
-     * renamed into place, so the outputs appear all together or not at all */
-    const char *committed[6];
-    int ncommitted = 0;
+    /* Every output is committed together: the files are staged as they are
+     * finished and renamed only when all are; a failure removes the new
+     * temporaries and leaves every old output (and any device) as it was. */
+    pyr_atomic_stage_t stage;
+    pyr_atomic_stage_begin(&stage);
     if (st == PYR_OK && cfg.snr_image[0]) {
         char title[160];
         snprintf(title, sizeof title, "maximum matched-filter SNR over %lld frames (threshold %.3g)", (long long)info.nframes,
@@ -371,7 +412,6 @@ int pyr_cli_frames(int argc, char **argv)
         pyr_heatmap_opts_t ho = {title, 0};
         st = pyr_png_write_heatmap(cfg.snr_image, snr, PYR_FLOAT, info.nx, info.ny, &ho);
         where = "frames.snr_image: ";
-        if (st == PYR_OK) committed[ncommitted++] = cfg.snr_image;
     }
     if (st == PYR_OK && cfg.max_snr[0]) {
         where = "frames.max_snr: ";
@@ -387,43 +427,42 @@ int pyr_cli_frames(int argc, char **argv)
             if (st == PYR_OK) st = pyr_fits_writer_commit(&w);
             else pyr_fits_writer_abort(&w);
         }
-        if (st == PYR_OK) committed[ncommitted++] = cfg.max_snr;
     }
     if (st == PYR_OK && s.fits) {
         where = "frames.residual: ";
         st = pyr_fits_writer_commit(&s.fits);
-        if (st == PYR_OK) committed[ncommitted++] = cfg.residual;
     }
     if (st == PYR_OK && s.npy) {
         where = "frames.residual: ";
         st = fr_npy_writer_commit(&s.npy);
-        if (st == PYR_OK) committed[ncommitted++] = cfg.residual;
     }
     if (st == PYR_OK && s.have_shifts) {
         where = "frames.shifts: ";
         s.have_shifts = 0;
         st = pyr_atomic_commit(&s.shifts);
-        if (st == PYR_OK) committed[ncommitted++] = cfg.shifts;
     }
     if (st == PYR_OK && s.have_cand) {
         where = "frames.candidates: ";
         s.have_cand = 0;
         st = pyr_atomic_commit(&s.cand);
-        if (st == PYR_OK) committed[ncommitted++] = cfg.candidates;
     }
-    if (st == PYR_OK && report) { /* last: the outputs before it go when it cannot be written */
+    if (st == PYR_OK && report) {
         pyr_frames_stats_t fs;
         pyr_frames_get_stats(fr, &fs);
         where = "--report: ";
         st = pyr_cli_report_frames(report, config, (const char *const *)inputs, ninputs, info.nx, info.ny, info.nframes, &cfg.o, &fs, secs,
                                    outs);
     }
+    if (st == PYR_OK) {
+        where = "";
+        st = pyr_atomic_stage_commit(&stage);
+    }
+    pyr_atomic_stage_abort(&stage); /* after a failure: the new temporaries go, no old file is touched */
     if (st != PYR_OK) {
         pyr_fits_writer_abort(&s.fits);
         fr_npy_writer_abort(&s.npy);
         if (s.have_shifts) pyr_atomic_abort(&s.shifts);
         if (s.have_cand) pyr_atomic_abort(&s.cand);
-        for (int i = 0; i < ncommitted; i++) unlink(committed[i]);
         rc = fail(where);
     } else {
         pyr_frames_stats_t fs;
