@@ -7,7 +7,13 @@
 #   - SIGXFSZ and SIGTERM leave no temporary; SIGKILL's leftovers go at the
 #     next write;
 #   - over-long names, outputs that are inputs and outputs named twice fail
-#     before any computing.
+#     before any computing;
+#   - `frames` the same way (reliability review H1, H3, M5, L1, L21): its
+#     outputs are committed together, a late failure keeps every old output
+#     and device node, outputs that are inputs (glob matches, --config) or
+#     each other are refused before the first frame, FITS outputs that are
+#     devices or FIFOs are refused (no crash), FIFO inputs do not hang, and a
+#     full disk says so with the output's name.
 # usage: test_cli_outputs.sh PYRGRID SOURCE_DIR
 set -u
 bin=$1
@@ -194,10 +200,10 @@ long=(--set grid.nx=4097 --set grid.ny=4097 --set scheme.steps=1000000 --set sch
 name300=$(printf 'n%.0s' $(seq 1 300)).npy
 expect_early name-too-long "more than the 255 bytes" run "$src/examples/heat2d.ini" "${long[@]}" --set output.field=$name300 --set output.image=
 expect_early image-name-too-long "output.image" run "$src/examples/heat2d.ini" "${long[@]}" --set output.field=a.npy --set output.image=$name300.png
-cp u.old init.npy
+cp u.old init.npy # float32, as the problem below
 cp init.npy init.keep
 expect_early field-is-input "the input initial.file" run "$src/examples/heat2d.ini" "${long[@]}" --set grid.nx=17 --set grid.ny=17 \
-  --set initial.kind=file --set initial.file=init.npy --set output.field=./init.npy --set output.image=
+  --set scheme.precision=float --set initial.kind=file --set initial.file=init.npy --set output.field=./init.npy --set output.image=
 cmp -s init.npy init.keep && ok || bad "the input was changed"
 cp "$src/examples/heat2d.ini" p2.ini
 expect_early field-is-problem "the problem file" run p2.ini "${long[@]}" --set output.field=p2.ini --set output.image=
@@ -208,6 +214,112 @@ expect_early solve-history-is-solution "same file as output.solution" solve s.in
 expect_early solve-output-is-problem "the problem file" solve s.ini --set output.image=s.ini
 [ -s s.ini ] && [ ! -e same.npy ] && ok || bad "a refused run wrote something"
 [ "$(temps)" = 0 ] && ok || bad "temporaries left: $(ls -A)"
+
+# ---------------------------------------------------------------- frames (reliability review H1, H3, M5, L1, L21)
+py=/usr/bin/python3
+if $py -c 'import numpy' 2>/dev/null; then
+  mkdir fr && cd fr
+  $py -c 'import numpy as np; np.save("st.npy", np.random.default_rng(1).normal(100, 5, (6, 48, 48)).astype(np.float32))'
+  fq=(frames --quiet --backend cpu --history 3)
+  # a FITS cube of our own making serves as the FITS input
+  "$bin" "${fq[@]}" -o cube.fits --shifts '' --candidates '' --snr-png '' st.npy >/dev/null && ok || bad "frames: making cube.fits"
+  all=(-o o/res.fits --shifts o/s.csv --candidates o/c.csv --snr-png o/m.png --max-snr o/ms.fits)
+  mkdir o
+  "$bin" "${fq[@]}" "${all[@]}" --report o/rep.json cube.fits >/dev/null && [ "$(ls o | wc -l)" = 6 ] && ok || bad "frames: first run: $(ls o)"
+  cp -a o o.keep
+  same_old() { diff -r o o.keep >/dev/null && [ "$(temps o)" = 0 ] && [ "$(temps)" = 0 ]; }
+  # H1: a late failure (the report, a FIFO nobody reads, fails after every
+  # other output is finished) keeps the previous run's outputs
+  mkfifo rep.fifo
+  msg=$(timeout 60 "$bin" "${fq[@]}" "${all[@]}" --history 2 --report rep.fifo cube.fits 2>&1); rc=$?
+  [ $rc -eq 1 ] && echo "$msg" | grep -q -- "--report: .*no process is reading" && ok || bad "frames, FIFO report: rc $rc, '$msg'"
+  same_old && [ -p rep.fifo ] && ok || bad "frames: a late failure changed or removed earlier outputs: $(ls -A o); $(diff -r o o.keep 2>&1 | head -3)"
+  # the same with the residual as .npy and a device output: the device is written in place and stays
+  if [ $devices = 1 ]; then
+    mknod fnull c 1 3 && chmod 666 fnull
+    msg=$(timeout 60 "$bin" "${fq[@]}" "${all[@]}" --snr-png fnull --report rep.fifo cube.fits 2>&1); rc=$?
+    [ $rc -eq 1 ] && [ -c fnull ] && same_old && ok || bad "frames: device output with a late failure: rc $rc, '$msg'; $(ls -l fnull 2>&1)"
+    msg=$(timeout 60 "$bin" "${fq[@]}" -o res.npy --shifts fnull --candidates fnull --snr-png fnull cube.fits 2>&1); rc=$?
+    [ $rc -eq 0 ] && [ -c fnull ] && [ -s res.npy ] && ok || bad "frames: devices as outputs: rc $rc, '$msg'"
+  fi
+  # H3: outputs that are inputs, the configuration, or each other: refused before reading a frame, nothing written
+  cp st.npy st.keep
+  cp cube.fits cube.keep
+  ln cube.fits hard.fits
+  ln -s cube.fits soft.fits
+  printf '[frames]\nhistory = 3\n' > f.ini
+  cp f.ini f.keep
+  frames_refused() { # name pattern args...: refused with the message, every input as it was
+    local name=$1 pattern=$2
+    shift 2
+    local msg rc
+    msg=$(timeout 60 "$bin" "${fq[@]}" "$@" 2>&1 >/dev/null); rc=$?
+    [ $rc -eq 1 ] && echo "$msg" | grep -q "$pattern" && ok || bad "frames $name: rc $rc, '$msg'"
+    if cmp -s st.npy st.keep && cmp -s cube.fits cube.keep && cmp -s f.ini f.keep; then ok; else
+      bad "frames $name: an input was changed"
+      cp st.keep st.npy && cp cube.keep cube.fits && cp f.keep f.ini # in place: the links stay
+    fi
+  }
+  frames_refused residual-is-input "frames.residual = cube.fits is the same file as the input" -o cube.fits cube.fits
+  frames_refused max-snr-is-input "frames.max_snr = cube.fits is the same file as the input" -o r.fits --max-snr cube.fits cube.fits
+  frames_refused shifts-is-input "frames.shifts = cube.fits is the same file as the input" -o r.fits --shifts cube.fits cube.fits
+  frames_refused candidates-is-input "frames.candidates = ./cube.fits is the same" -o r.fits --candidates ./cube.fits cube.fits
+  frames_refused png-is-input "frames.snr_image = cube.fits is the same" -o r.fits --snr-png cube.fits cube.fits
+  frames_refused report-is-input "report = cube.fits is the same file as the input" -o r.fits --report cube.fits cube.fits
+  frames_refused glob-match-is-output "the input frames.input = cube.fits" -o r.fits --shifts cube.fits 'cub*.fits'
+  frames_refused hard-link "is the same file as the input" -o r.fits --shifts hard.fits cube.fits
+  frames_refused symlink "is the same file as the input" -o soft.fits cube.fits
+  frames_refused npy-stack "frames.residual = st.npy is the same file as the input" -o st.npy st.npy
+  frames_refused config "the input --config = f.ini" --config f.ini --shifts f.ini cube.fits
+  frames_refused residual-is-max-snr "frames.max_snr = x.fits is the same file as frames.residual" -o x.fits --max-snr x.fits cube.fits
+  frames_refused shifts-are-candidates "frames.candidates = s.csv is the same file as frames.shifts" -o r.fits --shifts s.csv --candidates s.csv cube.fits
+  frames_refused report-is-png "report = m.png is the same file as frames.snr_image" -o r.fits --snr-png m.png --report m.png cube.fits
+  cmp -s st.npy st.keep && cmp -s cube.fits cube.keep && cmp -s f.ini f.keep && [ -L soft.fits ] && ok || bad "frames: a refused run changed an input"
+  [ ! -e r.fits ] && [ ! -e x.fits ] && [ ! -e s.csv ] && [ ! -e m.png ] && [ "$(temps)" = 0 ] && ok || bad "frames: a refused run wrote something: $(ls -A)"
+  # M5: a FITS output that is a device or a FIFO is refused before computing (it crashed); .npy goes to them
+  ln -s /dev/null null.fits
+  mkfifo pipe.fits
+  frames_refused fits-to-device-link "frames.residual: cannot write null.fits: it is a character device, and a FITS file needs a regular file" -o null.fits cube.fits
+  frames_refused max-snr-to-device "frames.max_snr: cannot write null.fits: it is a character device" -o r.fits --max-snr null.fits cube.fits
+  frames_refused fits-to-fifo "frames.residual: cannot write pipe.fits: it is a FIFO (named pipe), and a FITS file needs a regular file" -o pipe.fits cube.fits
+  frames_refused residual-dev-null "frames.residual = /dev/null: the residual is written as .fits or .npy (an empty name writes none)" -o /dev/null cube.fits
+  [ -L null.fits ] && [ -c /dev/null ] && [ -p pipe.fits ] && [ ! -e r.fits ] && ok || bad "frames: a refused device output changed something"
+  ln -s /dev/null null.npy
+  msg=$("$bin" "${fq[@]}" -o null.npy --shifts /dev/null --candidates /dev/null --snr-png /dev/null --max-snr null.npy cube.fits 2>&1); rc=$?
+  [ $rc -eq 0 ] && [ -L null.npy ] && [ -c /dev/null ] && ok || bad "frames: .npy outputs to /dev/null: rc $rc, '$msg'"
+  # a .npy residual through a FIFO, written in place
+  mkfifo pipe.npy
+  cat pipe.npy > through.npy &
+  reader=$!
+  for i in $(seq 1 100); do
+    msg=$(timeout 60 "$bin" "${fq[@]}" -o pipe.npy --shifts '' --candidates '' --snr-png '' cube.fits 2>&1) && break
+    sleep 0.05
+  done
+  for i in $(seq 1 50); do kill -0 $reader 2>/dev/null || break; sleep 0.1; done
+  kill $reader 2>/dev/null # no run got through: the reader would wait forever
+  wait $reader
+  [ -p pipe.npy ] && [ "$(wc -c < through.npy)" = $((128 + 6 * 48 * 48 * 4)) ] && ok || bad "frames: .npy residual through a FIFO: '$msg', $(wc -c < through.npy) bytes"
+  # L1: FIFO inputs are refused at once (they hung)
+  mkfifo in.fits in.npy
+  frames_refused fifo-fits-input "cannot read in.fits: not a regular file" -o r.fits in.fits
+  frames_refused fifo-npy-input "cannot read in.npy: not a regular file" -o r.fits in.npy
+  # L21: a full disk while writing the residual: the output's name and the reason; the old residual stays
+  if [ $root = 1 ] && mkdir -p fdisk && mount -t tmpfs -o size=64k tmpfs fdisk 2>/dev/null; then
+    mnt=$work/fr/fdisk
+    $py -c 'import numpy as np; np.save("small.npy", np.random.default_rng(2).normal(100, 5, (3, 40, 40)).astype(np.float32))'
+    "$bin" "${fq[@]}" -o fdisk/r.fits --shifts fdisk/s.csv --candidates '' --snr-png '' small.npy >/dev/null && cp fdisk/r.fits r.disk && cp fdisk/s.csv s.disk &&
+      ok || bad "frames: residual on the tmpfs"
+    msg=$("$bin" "${fq[@]}" -o fdisk/r.fits --shifts fdisk/s.csv --candidates '' --snr-png '' cube.fits 2>&1); rc=$?
+    [ $rc -eq 1 ] && echo "$msg" | grep -q "frames.residual: .*No space left on device" && ok || bad "frames, full disk: rc $rc, '$msg'"
+    cmp -s fdisk/r.fits r.disk && cmp -s fdisk/s.csv s.disk && [ "$(temps fdisk)" = 0 ] && ok || bad "frames: the full disk cost the old outputs: $(ls -A fdisk)"
+    umount fdisk && mnt=
+  else
+    echo "no tmpfs mount here (not root, or not allowed): the frames full-disk case is skipped"
+  fi
+  cd "$work"
+else
+  echo "no numpy for $py: the frames cases are skipped"
+fi
 
 echo "$pass passed, $fails failed"
 [ $fails -eq 0 ]
