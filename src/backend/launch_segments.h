@@ -21,14 +21,12 @@
 /* A 2D edge tile (its columns reach outside some step's box) runs its outer
  * warp with a select per node, and its warps meet at a barrier every row, so
  * the whole block goes at that warp's pace.  Per row, against an inner tile
- * (H200, kernels alone with every warp in one mode, double seven steps and
- * float eleven, 4096 and 32768 wide; bench/NOTES-cuda.md v16): 1.20-1.25
- * with a column test per node and step (boxes whose columns differ by step:
- * a piece's sides inside the grid), 1.05-1.08 with each column's test made
- * once (every step's box the same columns: the grid's walls).  In a single
- * wave the edge tiles' blocks set the launch's end (2D double 4096 x 16384:
- * 889 Gcell/s against 1023 with no tile tested), so they take shorter
- * segments (pyr_segment_choose). */
+ * (kernels alone with every warp in one mode): about 1.2 with a column test
+ * per node and step (boxes whose columns differ by step: a piece's sides
+ * inside the grid), about 1.06 with each column's test made once (every
+ * step's box the same columns: the grid's walls).  In a single wave the edge
+ * tiles' blocks set the launch's end, so they take shorter segments
+ * (pyr_segment_choose; measured: docs/performance.md#heat-2d-temporal-blocking). */
 static const double pyr_edge_row_cost = 1.2;
 static const double pyr_edge_row_cost_walls = 1.06;
 
@@ -98,10 +96,8 @@ static inline int pyr_segment_choose(int extent, int tiles, int edge, double edg
  * after ceil(seg / split) + 2k planes, not seg + 2k.  A piece's window of 41
  * planes over 1600 tiles at 264 blocks per wave made 7 waves of 47 planes,
  * the seventh 16 blocks; split, 6 waves and one of 9 planes (0.88 of the
- * time).  H200, kernels through pyr_execute, same machine before / after:
- * 3D float 768x352x2560 694 -> 717, 640^3 721 -> 724, 1024^3 715 -> 735,
- * double 640^3 375 -> 403 Gcell/s; the skewed windows at a quarter of
- * 1024^3 within 1% (bench/NOTES-cuda.md v20). */
+ * time).  In core the 3D kernels gained from it, the skewed windows neither
+ * gained nor lost (measured: docs/performance.md#heat-3d-kernels). */
 typedef struct {
     int seg;      /* planes per segment */
     int nseg;     /* segments per tile */

@@ -13,8 +13,9 @@
  * planes (28 of them written), 2.6 waves run as 3 of 132 blocks; streaming y,
  * the window's planes are one tile's rows, 10 tiles, and its 1022 rows split
  * into segments fill one wave: 85 planes streamed per block against 102.
- * Measured (H200, bench/NOTES-cuda.md v21) the windows' compute fell 7%, not
- * 17%: a block streaming y reads each of its rows from another plane.
+ * Measured, the windows' compute fell by less than that count says: a block
+ * streaming y reads each of its rows from another plane
+ * (docs/performance.md#skewed-pieces-out-of-core).
  *
  * The choice is the candidate with the lowest cost in the split launch's
  * measure (waves x planes each block streams: pyr_segment_split's), over
@@ -23,7 +24,7 @@
  * than the first candidate's by a margin (PYR_TILES3D_MARGIN).  A block's time per
  * streamed plane is taken as the same for every candidate: they are blocks
  * of 800 to 1024 threads, one per SM, whose pace is set by latency, not by
- * issue (blocks of 930 threads ran as long as blocks of 1023, v20).  The
+ * issue (blocks of 930 threads ran as long as blocks of 1023).  The
  * first candidate is streaming z on the fewest tiles, what every launch did
  * before.  A box of a few hundred nodes across takes tiles only
  * as wide and as tall as an even share needs (381 columns: 4 tiles of 96
@@ -106,9 +107,8 @@ static inline int pyr_tiles3d_candidate(int lo0, int hi0, int lo1, int hi1, int 
 }
 
 /* Another layout replaces the first candidate (streaming z on the fewest tiles) only when its cost is
- * lower by more than this share: the measure does not resolve a percent (H200, bench/NOTES-cuda.md v21: a
- * tiling of 1024^3 priced 0.6% cheaper ran 0.5% slower; one of 768x352x2560 priced 3.8% cheaper ran 1.2%
- * faster; the window above, 17%, ran 7% faster). */
+ * lower by more than this share: the measure does not resolve a percent (a tiling priced a fraction of a
+ * percent cheaper has run slower, ones priced a few percent cheaper and more ran faster). */
 #define PYR_TILES3D_MARGIN 0.02
 
 /* The cheapest candidate streaming z (o = 0) or y (o = 1), o in [o0, o1]; *first and *have_first: the first

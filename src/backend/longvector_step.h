@@ -1,4 +1,4 @@
-/* One step of the long-vector method (SEEDS.md section B.1; the sequence
+/* One step of the long-vector method (docs/theory.md#the-long-vector-method; the sequence
  * and its model in plan/longvector.h), written once against four
  * whole-vector operations that a backend supplies: the CUDA backend maps
  * them to cuBLAS (backend/cuda/longvector.cu), the tests to plain loops on

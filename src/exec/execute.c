@@ -12,7 +12,7 @@
  * flight: the task's buffer still holds it when the next task has uploaded,
  * so it is downloaded into the grid then, on the task's slot, after a mark of
  * that upload (pyr_plan_band_direct).  That saves the host copy, whose
- * memory traffic slows the copy engines (bench/NOTES-cuda.md v10).
+ * memory traffic slows the copy engines (docs/performance.md#copies-beside-kernels).
  *
  * With an asynchronous backend (more than one slot) those band writes run on
  * a host worker thread: they are memory copies of up to tens of MB (planes of

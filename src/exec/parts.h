@@ -1,4 +1,4 @@
-/* One grid over several devices and MPI ranks (issue 25).
+/* One grid over several devices and MPI ranks (docs/multi-gpu-and-mpi.md).
  *
  * The grid is cut into parts (slabs or blocks; uneven where the sizes do not
  * divide), one per device of each rank.  A part runs the ordinary single

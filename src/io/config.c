@@ -268,7 +268,7 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             snprintf(o->kernel, sizeof o->kernel, "%s", v);
             return PYR_OK;
         }
-        /* several devices and MPI ranks (exec/parts.c, issue 25) */
+        /* several devices and MPI ranks (exec/parts.c) */
         if (!strcmp(key, "devices")) {
             int devs[PYR_PARTS_MAX_DEVICES], n = 0;
             PYR_TRY(pyr_parts_parse_devices(v, devs, PYR_PARTS_MAX_DEVICES, &n));

@@ -181,7 +181,7 @@ static int options_value(const pyr_options_t *o, const char *full, char *out, si
     if (!strcmp(full, "run.memory") && o->memory == 0) return fmt_text(out, size, "auto");
     if (!strcmp(full, "run.slots") && o->slots == 0) return fmt_text(out, size, "auto");
     if ((!strcmp(full, "run.rows") || !strcmp(full, "run.block")) && o->piece == 0) return fmt_text(out, size, "auto");
-    /* several devices (issue 25): "" is one device, an empty partition the model's choice */
+    /* several devices (exec/parts.c): "" is one device, an empty partition the model's choice */
     if (!strcmp(full, "run.devices")) return fmt_text(out, size, o->devices);
     if (!strcmp(full, "run.partition")) return fmt_text(out, size, o->partition[0] ? o->partition : "auto");
     if (!strcmp(full, "run.exchange") && o->exchange == 0) return fmt_text(out, size, "auto");

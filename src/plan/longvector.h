@@ -1,6 +1,6 @@
-/* The long-vector method (SEEDS.md section B.1): the 2D heat scheme as
- * whole-vector library operations (cuBLAS) on the grid held as one vector,
- * and the seed's time model of it.
+/* The long-vector method (docs/theory.md#the-long-vector-method): the 2D heat
+ * scheme as whole-vector library operations (cuBLAS) on the grid held as one
+ * vector, and the paper's time model of it.
  *
  * A piece buffer of `rows` rows of `pitch` elements is one vector V.  A box
  * of the piece (w columns by r rows, the interior on the naive method's
@@ -25,7 +25,7 @@
  *     W = W + V                       axpy +1
  *     W = V outside the box           one 2D copy (the nodes between the box's rows: the border restored)
  *
- * The seed's model, T = T_cpugpu + N_time (4 t_kernel + t_add ceil(((N+2)^2 - 1)/threads)
+ * The paper's model, T = T_cpugpu + N_time (4 t_kernel + t_add ceil(((N+2)^2 - 1)/threads)
  * + t_add ceil((N(N+2) - 2)/threads) + t_saxpy ceil((N(N+2) - 2)/threads)), counts its own four
  * calls; with the calls above it reads, per step,
  *
@@ -35,7 +35,7 @@
  * t_saxpy, t_scal: the time of one "wave" of `threads` elements of each kind
  * of operation (geam adds, axpy, scal), threads: elements processed at once
  * (the GPU's resident threads).  For an (N+2)^2 grid whose rows are not
- * padded, M = N(N+2) - 2, the seed's second and third lengths. */
+ * padded, M = N(N+2) - 2, the paper's second and third lengths. */
 #ifndef PYR_PLAN_LONGVECTOR_H
 #define PYR_PLAN_LONGVECTOR_H
 

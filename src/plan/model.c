@@ -23,7 +23,7 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.row = 0;
         k.call = 5e-6;
         k.launch = 4e-6;
-        k.host = elem / 40e9; /* host band copies by several threads: 175 GB/s calibrated on the H200 machine */
+        k.host = elem / 40e9; /* host band copies by several threads: calibration finds several times this on a GPU host */
         k.up_strided = elem / 45e9;
         k.down_strided = elem / 35e9;
         k.up_ragged = k.down_ragged = 0;
@@ -32,12 +32,10 @@ pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, py
         k.up_row_both = 0;
         k.compute_row = 0;
         /* float rates of one layer per call and of five or more, somewhat
-         * below the H200's calibrated ones with the kernels of NOTES-cuda v12
-         * (3D: 359 and 606 Gcell/s; 2D in core 1376-1724), double half: the
-         * defaults before (3D 120 / 150, host copies at 5 GB/s) were four times
-         * too slow for compute and led uncalibrated 3D plans to heights of a
-         * third of the best (1024^3 in 1 GiB: 18 against 64, 91 Gcell/s
-         * against 156 end to end) */
+         * below what calibration finds for the fused kernels on a current GPU,
+         * double half: rates far below the kernels' price compute too high
+         * against the transfers and lead uncalibrated plans to heights far
+         * below the best (docs/model-and-wisdom.md#the-constants) */
         double one = dims == 3 ? 300e9 : dims == 2 ? 400e9 : 200e9;
         double fused = dims == 3 ? 500e9 : dims == 2 ? 1200e9 : 200e9;
         double scale = precision == PYR_DOUBLE ? 2.0 : 1.0;
@@ -156,7 +154,7 @@ static int64_t rows_of(const pyr_box_t *b)
  * each in proportion to the share of its host row that the box leaves out:
  * rows of nearly the grid's width (a slab's or a strip's interior, 1023 of
  * 1025 values) move as one run and are not slowed beside downloads (the 3D
- * slab sweeps are priced within 3% without it), a cube's rows (~450 of 1025)
+ * slab sweeps are priced well without it), a cube's rows (~450 of 1025)
  * are; 0 for a box that moves as one contiguous run. */
 static double part_rows(const pyr_box_t *b, int64_t nx)
 {
@@ -185,9 +183,9 @@ static double transfer_cost(const pyr_model_constants_t *k, const pyr_box_t *b, 
  * backend whose operations are queued (plan->ops->concurrent: the host issues
  * the next launches while the device runs the current ones) the per-layer
  * launch cost overlaps the work and only bounds it from below; on the CPU
- * backend each layer's parallel region adds to it.  (bench/NOTES-cuda.md v8:
- * strips h128 on the H200, compute busy 196 ms per pass in the pipeline where
- * the additive form said 246, 37 ms of it launches.) */
+ * backend each layer's parallel region adds to it.  (Measured on the GPU, the
+ * additive form priced a pass's compute high by about its launches:
+ * docs/model-and-wisdom.md#the-model.) */
 static double compute_time(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, double work)
 {
     double launches = k->launch * (double)h;
@@ -463,7 +461,7 @@ static void predict_resident_pass(const pyr_plan_t *plan, const pyr_model_consta
 {
     const int64_t layers = pyr_plan_layers(plan, h);
     double c = plan->method == PYR_METHOD_LONGVECTOR
-                   ? (double)layers * pyr_lv_step_seconds(&k->lv, pyr_lv_plan_length(plan)) /* the seed's model (plan/longvector.h) */
+                   ? (double)layers * pyr_lv_step_seconds(&k->lv, pyr_lv_plan_length(plan)) /* the paper's model (plan/longvector.h) */
                    : compute_time(plan, k, layers, pyr_model_compute_cost(k, layers) * (double)pyr_plan_useful(plan, h));
     out->compute = c;
     out->serial = out->seconds = c;

@@ -3,8 +3,9 @@
  * rows of each transfer, layers, operations issued) and machine constants.
  *
  * Two forms:
- *   serial      the paper's eqs. 2, 4, 5 generalised: every task uploads,
- *               computes, downloads, one after another,
+ *   serial      the paper's eqs. 2, 4, 5 (docs/theory.md#the-time-model)
+ *               generalised: every task uploads, computes, downloads, one
+ *               after another,
  *                 tau = sum over tasks (U_t + C_t + D_t)
  *   overlapped  the executor's pipeline with `slots` piece buffers in flight:
  *               an upload engine, a compute engine and a download engine run
@@ -53,7 +54,8 @@ typedef struct {
                                       DMA then writes partial cache lines); 0 = no extra cost known */
     double up_row_busy, down_row_busy; /* s per row on top of the above, for part-row copies whose rows lie on
                                           different pages of host memory (2D blocks), while a kernel runs:
-                                          such copies slow down then (bench/NOTES-cuda.md v6); 0 = not known */
+                                          such copies slow down then (docs/performance.md#copies-beside-kernels);
+                                          0 = not known */
     double up_part_row, down_part_row; /* s per row of a part-row copy on top of `row` (each row its own
                                           DMA run in a wider host array): what makes short runs (blocks,
                                           cubes) slower per value than long ones (the interior of a strip's
@@ -62,9 +64,9 @@ typedef struct {
     double up_row_both;                /* s per row of a part-row upload on top of the above while the download
                                           direction runs beside it, each row weighted by the share of its host
                                           row the box leaves out (cubes' rows, not slabs'): a cube pass's uploads
-                                          run 1.16-1.40x slower than alone, for reasons no isolated copy
-                                          reproduces (bench/NOTES-cuda.md v20-v23), so calibration fits it to a
-                                          short pass of cubes (pyr_model_fit_up_row_both); 0 = not known */
+                                          run slower than alone, for reasons no isolated copy reproduces
+                                          (docs/performance.md#copies-beside-kernels), so calibration fits it to
+                                          a short pass of cubes (pyr_model_fit_up_row_both); 0 = not known */
     double compute[PYR_MODEL_NLAYERS]; /* s per value computed, by layers per compute call */
     double compute_row;                /* s per row of each computed layer, on top (wide rows cost less per value);
                                           0 = not measured */
@@ -78,16 +80,22 @@ typedef enum {
     PYR_MODEL_OVERLAPPED
 } pyr_model_form_t;
 
-/* Documented defaults, used when this machine has no calibration (wisdom):
- *   cuda: PCIe Gen5 x16 of MEASURED.md, 55 GB/s each way alone, 47.5 GB/s
- *         each way both at once (95 GB/s sum); 5 us per transfer call, 4 us
- *         per launch; 2D float 385 Gcell/s at 1 layer per call rising to
- *         700 at 5 or more (fused kernels), 3D float 120 -> 150 Gcell/s, 1D
- *         200; double costs twice float.
+/* Documented defaults, used when this machine has no calibration (wisdom);
+ * docs/model-and-wisdom.md#the-constants lists them too.  They aim at plans
+ * near the best without a calibration: somewhat below what calibration finds
+ * on a current machine, with compute and transfers in about their measured
+ * proportion (compute priced far too slow picks heights far too low).
+ *   cuda: PCIe Gen5 x16: 55 GB/s each way alone, 47.5 GB/s each way both at
+ *         once; part rows 45 GB/s up, 35 down; host band copies 40 GB/s;
+ *         5 us per transfer call, 4 us per launch; compute in float 2D 400e9
+ *         values per second at one layer per call, rising linearly to 1200e9
+ *         at five or more (fused kernels), 3D 300e9 -> 500e9, 1D 200e9;
+ *         double at half the rate.
  *   cpu:  "device" memory is a cache-sized buffer; memcpy in and out at
- *         4 GB/s per thread-pair equivalent (elem / 4e9 s per value), 20 ns
- *         per row, 1 us per call, 3 us per parallel region (layer), the
- *         stencil at 1 Gcell/s (2D double), 3D 0.7, 1D 1.5; float 1.6x faster. */
+ *         4 GB/s per thread-pair equivalent (elem / 4e9 s per value; part
+ *         rows 3 GB/s), 20 ns per row, 1 us per call, 3 us per parallel
+ *         region (layer); the stencil at 1e9 values per second in 2D double,
+ *         0.7e9 in 3D, 1.5e9 in 1D; float 1.6x faster. */
 pyr_model_constants_t pyr_model_default(pyr_backend_kind_t backend, int dims, pyr_precision_t precision);
 
 /* Seconds per value computed in a compute call of h layers. */
@@ -126,7 +134,7 @@ pyr_status_t pyr_model_predict_pass(const struct pyr_plan *plan, const pyr_model
  * that value, or with 0 when the prediction without it is already as slow;
  * *explained = 0 and *fit = 0 when no value up to the one that would halve
  * the rate of every upload beside a download reaches the measurement (the
- * excess is not this cost: the observed slowdown is 1.16-1.40x), and when
+ * excess is not this cost: the slowdowns observed are well within that), and when
  * the plan has no part-row uploads beside downloads (nothing moves it). */
 pyr_status_t pyr_model_fit_up_row_both(const struct pyr_plan *plan, const pyr_model_constants_t *k, int64_t h, double measured,
                                        double *fit, int *explained);
@@ -135,8 +143,8 @@ pyr_status_t pyr_model_fit_up_row_both(const struct pyr_plan *plan, const pyr_mo
  * tau = (up + down) tau_c + computed tau_a. */
 double pyr_model_paper(const pyr_counters_t *counts, double tau_c, double tau_a);
 
-/* The paper's closed forms per time step (SEEDS.md section A, eqs. 4 and 5,
- * exact forms before the approximation): a 2D grid of I - 1 interior nodes
+/* The paper's closed forms per time step (docs/theory.md#the-time-model,
+ * eqs. 4 and 5, exact forms before the approximation): a 2D grid of I - 1 interior nodes
  * per axis, strips of R rows or blocks of side B on the device, height n,
  * fractional task counts (I - 1) / (R - 2n) as in the paper.  n = 1 is the
  * trivial algorithm. */

@@ -60,7 +60,7 @@ struct pyr_plan {
     pyr_model_constants_t model; /* machine constants of the performance model */
     pyr_model_form_t model_form;
     char model_source[PYR_PATH_MAX + 320]; /* where the constants came from, for reports */
-    /* Several devices or MPI ranks (exec/parts.c, issue 25).  A part's plan
+    /* Several devices or MPI ranks (exec/parts.c).  A part's plan
      * runs a local grid: its passes also end at multiples of exchange_every,
      * where `exchange` (exec/exchange.h) swaps halos with the other parts.
      * The plan pyr_plan_create returns for several devices is part 0's, with
@@ -123,7 +123,7 @@ int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, py
 int pyr_plan_band_direct(const pyr_plan_t *plan, const pyr_task_t *task, const pyr_box_t *band, int64_t t, int64_t last);
 
 /* Counts of one pass of height h, summed over its tasks; and per-task
- * maxima (for the bounds of SEEDS.md section A). */
+ * maxima (for the bounds of docs/theory.md#per-task-bounds). */
 void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max);
 
 /* One task's counts into a pass's sum and per-task maxima (may be NULL). */

@@ -83,7 +83,7 @@ static void print_model(const pyr_plan_t *plan, FILE *out)
     fprintf(out, "predicted    %.4g s for the run (%.4g ns per node and step: upload %.3g s, compute %.3g s, download %.3g s, "
                  "band copies %.3g s in sum)\n",
             me.seconds, 1e9 * me.seconds / cells, me.upload, me.compute, me.download, me.host);
-    if (plan->method == PYR_METHOD_LONGVECTOR) pyr_lv_plan_print(plan, out); /* the seed's model (plan/longvector.h) */
+    if (plan->method == PYR_METHOD_LONGVECTOR) pyr_lv_plan_print(plan, out); /* the paper's model (plan/longvector.h) */
     if (plan->resident) return;
     double triv = predict_sibling(plan, PYR_METHOD_TRIVIAL, plan->decomp, 1);
     if (triv > 0 && plan->method != PYR_METHOD_TRIVIAL)

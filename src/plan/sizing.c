@@ -455,10 +455,9 @@ pyr_status_t pyr_plan_build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t 
     plan->slots = plan->resident ? 1 : plan->try_slots;
     /* Two spares with several slots in 1D and 2D: a task then computes into
      * the buffer freed two tasks back, so its kernels may start while the
-     * previous task's last ones finish (H200, 2D float at 1 GiB, strips h128
-     * 799 -> 878 Gcell/s).  In 3D the larger pieces of one spare weigh more:
-     * volume over surface (cubes at 1 GiB best 224 with one, 214 with two;
-     * bench/NOTES-cuda.md v9). */
+     * previous task's last ones finish, which measured faster.  In 3D the
+     * larger pieces of one spare weigh more: volume over surface, and cubes
+     * ran faster with one (docs/architecture.md#inside-the-executor). */
     plan->spares = plan->slots >= 2 && plan->problem.dims < 3 && decomp != PYR_DECOMP_SKEWED ? 2 : 1;
     set_split(plan);
     plan->faces_bytes = 0;

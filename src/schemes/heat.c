@@ -1,6 +1,6 @@
-/* The explicit scheme of the heat equation u_t = alpha^2 laplace(u) (SEEDS.md
- * section A, eqs. 1 and 3 and the 7-point 3D analogue), with r_d =
- * alpha^2 dt / h_d^2 per axis.  Every kernel evaluates exactly
+/* The explicit scheme of the heat equation u_t = alpha^2 laplace(u)
+ * (docs/theory.md#explicit-schemes: the paper's eqs. 1 and 3 and the 7-point
+ * 3D analogue), with r_d = alpha^2 dt / h_d^2 per axis.  Every kernel evaluates exactly
  *
  *     u' = u + ((rx*((xm + xp) - (u + u)) + ry*((ym + yp) - (u + u))) + rz*((zm + zp) - (u + u)))
  *

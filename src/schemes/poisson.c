@@ -1,6 +1,6 @@
 /* The Poisson equation -laplace(u) = f with Dirichlet boundary (the boundary
- * nodes keep the initial field's values), solved by Jacobi sweeps (SEEDS.md
- * section B.2).  Every kernel evaluates exactly
+ * nodes keep the initial field's values), solved by Jacobi sweeps
+ * (docs/theory.md#the-pyramid-method-for-jacobi-sweeps).  Every kernel evaluates exactly
  *
  *     s  = (cx*(xm + xp) + cy*(ym + yp)) + cz*(zm + zp)     (terms of unused axes left out)
  *     J  = (s + f) * d          (J = s * d when f = 0: no f is stored or moved)
@@ -10,7 +10,7 @@
  * with c_a = 1/h_a^2 and d = 1 / sum_a 2/h_a^2 rounded once to the
  * precision, in this order, without FMA contraction, so results agree bit
  * for bit across methods, plans and backends.  With equal spacings this is
- * the seed's (1/6)(six neighbours + h^2 f).
+ * the paper's (1/6)(six neighbours + h^2 f).
  *
  * Stopping: every check_every sweeps the max-norm of the last sweep's change
  * max |u' - u| is reduced over the grid (exactly: a maximum does not depend

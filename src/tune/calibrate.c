@@ -162,7 +162,7 @@ static pyr_status_t sweep_other(cal_t *c)
  * a grid of 2^k+1 nodes (a device-to-host DMA then writes partial lines).
  * `after`: each copy follows a compute call that sweeps the other
  * slot's piece, as every part-row copy of a pass follows a kernel (on the
- * GPU such copies run slower then; bench/NOTES-cuda.md v6).
+ * GPU such copies run slower then: docs/performance.md#copies-beside-kernels).
  * Best seconds per call for each direction in best[0] (down), best[1] (up);
  * both stay INFINITY when the test could not run. */
 static pyr_status_t time_wide(cal_t *c, int ragged, int after, pyr_box_t *box_out, double best[2])
@@ -224,7 +224,7 @@ static pyr_status_t time_wide(cal_t *c, int ragged, int after, pyr_box_t *box_ou
  * as the copies of a pass run beside its kernels.  Per row, not per value:
  * a part row's cost is its own DMA run, so rows of 32767 of 32769 values (a
  * strip's interior) move almost as fast as whole rows, where rows of a few
- * thousand (blocks) do not (bench/NOTES-cuda.md v10). */
+ * thousand (blocks) do not (docs/performance.md#copies-beside-kernels). */
 static pyr_status_t measure_wide(cal_t *c, double call, double row, const double contig[2],
                                  double part_row[2], double ragged[2], double busy[2])
 {
@@ -391,7 +391,7 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     } else {
         /* GPU: 360 interior columns and rows fill the fused 3D kernel's tiles about as well as the
          * pieces of plans on large grids do (hundreds of nodes wide, 95-97% of the tiles used); 254
-         * used 70% of them and priced every plan's compute ~30% high */
+         * used 70% of them and priced every plan's compute high */
         c->ext[0] = c->ext[1] = o->backend == PYR_BACKEND_CPU ? 64 : 362;
         c->ext[2] = (int64_t)(values / (double)(c->ext[0] * c->ext[1]));
         c->split = 2;

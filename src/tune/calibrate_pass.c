@@ -1,11 +1,12 @@
 /* The one constant no micro-run gives: how much slower a pass of cubes
  * uploads its part rows while downloads run beside them.  Timed on a short
  * real pass of the executor (a grid of about 1 GiB at a quarter of it on the
- * device), then fitted into the model (pyr_model_fit_up_row_both).  On the
- * H200 such uploads run 1.16-1.40x slower inside a pass than alone at every
- * grid size, which none of the isolated probes of bench/NOTES-cuda.md v20-v22
- * reproduced (part-row or staged downloads beside them, one 3D copy or many,
- * 4 KiB or 2 MiB host pages), and the cube sweeps were priced 16-28% fast. */
+ * device), then fitted into the model (pyr_model_fit_up_row_both).  Such
+ * uploads run slower inside a pass than alone at every grid size, which no
+ * isolated probe reproduced (part-row or staged downloads beside them, one
+ * 3D copy or many, 4 KiB or 2 MiB host pages), and without this constant
+ * the cube sweeps were priced fast (measured:
+ * docs/performance.md#copies-beside-kernels; docs/model-and-wisdom.md#the-constants). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,9 +25,8 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     if (out) memset(out, 0, sizeof *out);
     const pyr_device_ops_t *ops = pyr_device_get(o->backend);
     /* only where copies run beside each other and part rows move from the user's pinned grid; 3D
-     * only: a pass of 2D blocks (16385^2 at a quarter, h146-158) ran 1.20x the model and fitted
-     * 168-234 ns per row, which priced the 32769^2 sweep's blocks 7-19% slow (bench/NOTES-cuda.md
-     * v23): no one per-row cost holds across 2D grids */
+     * only: the per-row cost fitted to a pass of 2D blocks on one grid priced the blocks of a larger
+     * grid slow: no one per-row cost holds across 2D grids */
     if (o->dims != 3 || !ops || !ops->concurrent || ops->default_slots < 2 || !ops->host_register) return PYR_OK;
     pyr_problem_t q;
     pyr_problem_default(&q);
@@ -103,8 +103,9 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
         pyr_model_prediction_t pr;
         st = pyr_model_predict_pass(plan, k, PYR_MODEL_OVERLAPPED, h, &pr);
         /* the excess counts as this cost only where the model's uploads beside downloads at no less
-         * than half their rate reach it (observed: 1.16-1.40x slower); Maxwell's 3D pass, 124 ms
-         * against 51, would need 20 us per row: its kernels, not its copies */
+         * than half their rate reach it (the slowdowns observed are well within that:
+         * docs/performance.md#copies-beside-kernels); Maxwell's 3D pass, over twice its prediction,
+         * would need tens of microseconds per row: its kernels, not its copies */
         int explained = 0;
         if (st == PYR_OK) st = pyr_model_fit_up_row_both(plan, k, h, best, &fit, &explained);
         if (st == PYR_OK) k->up_row_both = fit;

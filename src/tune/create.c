@@ -121,7 +121,8 @@ static void room_limit(host_room_t *r, uint64_t room, const char *fmt, ...)
 
 /* A cgroup's limit less what its tasks use (page cache that can be dropped
  * not counted), walking from this process's group up to the root: a
- * parent's limit binds too.  v2: memory.max; v1: memory.limit_in_bytes. */
+ * parent's limit binds too.  The unified hierarchy (cgroup2): memory.max;
+ * the legacy memory controller: memory.limit_in_bytes. */
 static void cgroup_room(host_room_t *r)
 {
     FILE *f = fopen("/proc/self/cgroup", "r");
@@ -440,8 +441,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         /* Steps per compute call, progress reported between them: height when given, else about 100 in whole
          * launches of the kernel (launch_steps): 98 for a kernel of seven steps per launch, 99 for eleven.  A call
          * of 100 would cut into launches of 7 and 5 or of 11 and 9 steps (backend/launch_split.h: odd sizes),
-         * and shallower launches run slower (H200, 2D double 4096 x 16384: seven steps 889 Gcell/s, five 813;
-         * bench/NOTES-cuda.md v15). */
+         * and shallower launches run slower (measured: docs/performance.md#heat-2d-temporal-blocking). */
         int64_t chunk = opt.height;
         if (chunk <= 0) {
             const int k = pyr_plan_launch_steps(plan);
@@ -470,12 +470,10 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     } else {
         int64_t h = opt.height;
         /* slots = auto where the backend keeps more than two in flight: two larger pieces are weighed too,
-         * by measurement (plan = measure), and for skewed pieces by the model as well.  The model's pipeline
-         * of two slots has run 10-20% slower than predicted on the H200 in every session for the other
-         * decompositions (bench/NOTES-cuda.md v7: strips h128 232 ms per pass with two slots, 200 with three,
-         * predicted the other way round), so their estimates keep three; a skewed pass ranks its slots as
-         * measured (v18: 2D float in 1 GiB two slots 1668 Gcell/s against 1601, predicted 1941 / 1926;
-         * 3D float best two at h64 370 against three at h48 356, predicted 382 / 377). */
+         * by measurement (plan = measure), and for skewed pieces by the model as well.  For the other
+         * decompositions the model's pipeline of two slots has run slower than predicted, ranking two slots
+         * above three where the measurement ranks them the other way round, so their estimates keep three;
+         * for skewed pieces the model ranks the two as measured (docs/performance.md#pieces-in-flight). */
         const int measuring = opt.plan_mode == PYR_PLAN_MEASURE;
         int skew_cand = 0;
         for (int i = 0; i < ncand; i++) skew_cand |= cands[i] == PYR_DECOMP_SKEWED;
@@ -586,7 +584,7 @@ fail:
 
 pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
 {
-    /* run.devices: a plan per part of the grid (exec/parts.c, issue 25) */
+    /* run.devices: a plan per part of the grid (exec/parts.c) */
     if (options && options->devices[0]) {
         /* the long-vector method's own refusals (scheme, dims, backend, options) before the parts' */
         *out = NULL;

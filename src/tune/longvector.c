@@ -77,7 +77,7 @@ void pyr_longvector_constants(pyr_plan_t *plan)
     }
 #endif
     const int known = threads > 0;
-    if (!known) threads = 132 * 2048; /* an H200's */
+    if (!known) threads = 132 * 2048; /* the device is unknown: a fallback of 132 SMs of 2048 resident threads */
     pyr_lv_defaults(&plan->model.lv, pyr_precision_size(plan->problem.precision), (double)threads);
     snprintf(plan->model_source + n, sizeof plan->model_source - n,
              "; long-vector constants: defaults for %lld resident threads%s (run 'pyrgrid calibrate --backend cuda --dims 2')",
@@ -239,7 +239,7 @@ pyr_status_t pyr_calibrate_longvector(const pyr_calibrate_opts_t *o, pyr_lv_cons
     const size_t elem = pyr_precision_size(o->precision);
     uint64_t fr = 0, total = 0;
     pyr_status_t st = ops->mem_info(ctx, &fr, &total);
-    /* lengths: geometric from 1 Ki elements, and those of square grids N = 10..7000 evenly (the seed's sweep) */
+    /* lengths: geometric from 1 Ki elements, and those of square grids N = 10..7000 evenly (the paper's sweep) */
     int64_t nmax = pyr_lv_grid_length(7000, 1);
     const int64_t fit_mem = (int64_t)(fr / 4 / (3 * elem));
     if (nmax > fit_mem) nmax = fit_mem;

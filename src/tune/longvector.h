@@ -1,5 +1,5 @@
 /* The long-vector method above the planner: which problems and options it
- * takes, its plans' model constants, and their calibration (the seed's
+ * takes, its plans' model constants, and their calibration (the paper's
  * t_kernel, t_add, t_saxpy, and t_scal, and the threads of a wave). */
 #ifndef PYR_TUNE_LONGVECTOR_H
 #define PYR_TUNE_LONGVECTOR_H
@@ -29,7 +29,7 @@ typedef struct {
     double t[3];
 } pyr_lv_sample_t;
 
-/* The seed's staircase model fitted to measured op times: for each
+/* The paper's staircase model fitted to measured op times: for each
  * candidate thread count T, each kind of operation's time is fitted as
  * a + b ceil(n / T) by least squares of the relative error (a, b >= 0); the
  * T with the least summed squared relative error wins (the first of the
@@ -51,7 +51,7 @@ int64_t pyr_lv_knee(const pyr_lv_sample_t *s, int n, double rise);
 /* Measure t_kernel, t_add, t_saxpy, t_scal and the threads of a wave on the
  * CUDA backend (o: device, precision, effort): each operation timed back to
  * back, its operands rotating over four vectors (a step's working set), at
- * vector lengths from 1 Ki elements up to those of the seed's largest grid
+ * vector lengths from 1 Ki elements up to those of the paper's largest grid
  * (N = 7000, 49 M elements; fewer when the GPU's free memory is short),
  * finely (4.5% apart in N) below 8 M.  threads is the measured start of the
  * staircase (pyr_lv_knee with PYR_LV_RISE), else the GPU's resident threads;

@@ -14,7 +14,7 @@ extern "C" {
 /* Usable GPUs (0 when there is no driver, no device, or the driver is too
  * old for this build); never fails. */
 int pyr_cuda_device_count(void);
-/* "NVIDIA H200, 139.8 GiB (139.1 GiB free), compute capability 9.0". */
+/* "NVIDIA <name>, 79.1 GiB (78.5 GiB free), compute capability 9.0". */
 pyr_status_t pyr_cuda_describe(int device, char *text, size_t size);
 
 /* ---- for tests and benchmarks (process-wide, not thread-safe) ---------- */

@@ -195,12 +195,12 @@ namespace {
  * in a row, one block per unit (a 2D window's few rows of 32767 values keep
  * as many blocks busy as a 3D one's thousands of rows, and no block is
  * launched for nothing).  A unit of a wide box is COPY_VALS values of one
- * row, each thread loading its COPY_PER before it stores any.  H200, the halo
- * copies of a 3D skewed pass (6 planes of 1023 x 1023 floats per copy, ~30
- * us each): one value per thread and unit with 64-bit index arithmetic ~1.2
- * TB/s (read + write), this ~1.8; 16-byte vectors ran no faster, and four
- * units' loads in flight per thread slower (fewer blocks than two full waves;
- * bench/NOTES-cuda.md v18). */
+ * row, each thread loading its COPY_PER before it stores any.  On the halo
+ * copies of a 3D skewed pass (a few planes per copy, tens of microseconds
+ * each) this ran faster than one value per thread and unit with 64-bit index
+ * arithmetic; 16-byte vectors ran no faster, and four units' loads in flight
+ * per thread slower (fewer blocks than two full waves; measured:
+ * docs/performance.md#skewed-pieces-out-of-core). */
 #define COPY_PER 4
 #define COPY_VALS (256 * COPY_PER)
 struct copy_desc {

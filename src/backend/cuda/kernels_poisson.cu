@@ -65,11 +65,10 @@ pyr_status_t jacobi_run(void *ctx, int slot, const pyr_kernel_call_t *call)
     return run_stencil<Jacobi0, 7, 5>(ctx, slot, call);
 }
 
-/* The defaults: five sweeps per launch in 2D and three in 3D (H200, 1024^3
- * float with f, bench_heat --equation poisson --kernel ...: fused:3 377.5
- * Gcell/s, fused:1 (the streaming kernel) 298.5, fused:3,16 (f in registers,
- * 16-row blocks) 342.5; before the 3D kernel lost its spills (issue 20) fused:3
- * ran 280 and fused:1 was the default). */
+/* The defaults: five sweeps per launch in 2D and three in 3D (in 3D float
+ * with f, bench_heat --equation poisson --kernel ...: fused:3 runs faster
+ * than fused:1, the streaming kernel, and than fused:3,16, f in registers
+ * with 16-row blocks; measured: docs/performance.md#poisson). */
 void jacobi_variant_default(int dims, pyr_precision_t precision, pyr_variant_t *v)
 {
     stencil_variant_default(dims, precision, v);

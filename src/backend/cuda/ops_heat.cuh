@@ -19,8 +19,8 @@ template <typename T> struct HeatOp {
     __device__ __forceinline__ T aux_at(int64_t) const { return T(0); }
     template <int V> __device__ __forceinline__ void aux_vec(int64_t, T (&)[V]) const {}
     /* u + rx*((xm + xp) - (u + u)), the difference rounded once (sub_twice, rounded.cuh): one operation fewer per
-     * node, and 2D ran faster with it (H200, kernels alone: float eleven steps +7-8%, double seven steps +2-3%);
-     * 3D float ran 2-3% slower (its 64 registers at 1024 threads), so s3 keeps (u + u) (bench/NOTES-cuda.md v15) */
+     * node, and 2D ran faster with it; 3D float ran slower (its 64 registers at 1024 threads), so s3 keeps
+     * (u + u) (measured: docs/performance.md#heat-2d-temporal-blocking) */
     __device__ __forceinline__ T s1(T u, T xm, T xp, T) const { return add(u, mul(rx, sub_twice(add(xm, xp), u))); }
     /* u + (rx*((xm + xp) - (u + u)) + ry*((ym + yp) - (u + u))) */
     __device__ __forceinline__ T s2(T u, T xm, T xp, T ym, T yp, T) const

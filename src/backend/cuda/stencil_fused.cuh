@@ -257,26 +257,21 @@ __device__ __forceinline__ void store_part(T *g, const T (&nw)[V], const bool fu
  * with a select per node: EDGE = 1 where every step's box has the same
  * columns (each column's test made once, before the rows), EDGE = 2 where
  * they differ (a test per node and step).  Per warp, not per block: in a
- * tile at the box's side only the outer warp pays for the tests (H200,
- * kernels alone, 2D double seven steps 4096 / 8192 x 16384: +3.2 / +3.4%,
- * float eleven steps 4096 wide +2.0%, wider and 3D within +-1.5%;
- * bench/NOTES-cuda.md v13); EDGE = 1 against 2 for the grid's walls: 2D
- * double seven steps 4096 / 8192 / 16384 / 32768 wide +3.7 / +3.0 / +2.5 /
- * +3.3%, float eleven steps +0.7-1.8% (v16).
+ * tile at the box's side only the outer warp pays for the tests; and one
+ * test per column for the grid's walls (EDGE = 1) rather than one per node
+ * and step (EDGE = 2).  Both measured faster.
  * The row loop runs in three parts: rows where some step's row lies outside
  * its box (a test per step), between them the rows where none does (no test,
  * no select per node); the global addresses advance by a row per iteration
- * (no 64-bit multiplies).  Those two took the kernel alone from 1066 to 1357
- * Gcell/s (H200, float 16384^2, five steps) and double from 673 to 897
- * (seven steps), and made deeper launches pay (float eleven steps: 1693). */
+ * (no 64-bit multiplies).  Those two are what made the fused launches fast,
+ * and deeper launches pay (measured: docs/performance.md#heat-2d-temporal-blocking). */
 /* The row loop's unrolling and the blocks per SM the register budget must
  * allow (blocks of 256 threads).  Double up to seven steps: unrolled by three
  * (the rotation's period: no moves) with three blocks up to five steps, two
- * at seven (H200, 2D double 32768 x 16384, seven steps: 681 Gcell/s against
- * 634 rolled).  Float: rolled, and no bound (80 registers: three blocks
- * anyway); unrolled it needs ~100 registers, two blocks, and ran slower (875
- * against 1064 at five steps); see bench/NOTES-cuda.md v11.  An Op says
- * whether its rows may be unrolled (Op::kUnrollRows: Jacobi's spill). */
+ * at seven, which ran faster than rolled.  Float: rolled, and no bound (80
+ * registers: three blocks anyway); unrolled it needs ~100 registers, two
+ * blocks, and ran slower (measured: docs/performance.md#heat-2d-temporal-blocking).
+ * An Op says whether its rows may be unrolled (Op::kUnrollRows: Jacobi's spill). */
 template <typename T, int K, typename Op> struct unroll2d {
     static constexpr int value = sizeof(T) == 8 && K <= 7 && Op::kUnrollRows ? 3 : 1;
 };
@@ -471,7 +466,7 @@ __device__ __forceinline__ ksave_own save_own(const khalo &sv, const pyr_kbox_t 
  * whatever the block's width, so every shared access of a step is a base
  * register plus an immediate; thread (tx, ty) keeps its V values in slot (tx
  * + ty*BX) mod 32 of its row, so the warps that span two rows (BX < 32) reach
- * every bank once (with slot tx, bank conflicts were 26% of the wavefronts).
+ * every bank once (with slot tx, those warps met bank conflicts).
  * The x neighbours across threads come from a second array of the same
  * shape, [NTY + 2][2][K][first, last][32 slots]: reading them from the
  * neighbours' vectors would be a four-way bank conflict.
@@ -483,9 +478,10 @@ __device__ __forceinline__ ksave_own save_own(const khalo &sv, const pyr_kbox_t 
  * it, then overwrites it with plane z + 1, which it holds in registers: the
  * loaded plane, or the step before's result).  So a thread keeps no planes
  * across iterations (in registers they cost three moves per node-step and 24
- * registers), and one barrier per plane serves all K steps.  H200, 1024^3
- * float K=3: 710 Gcell/s against 539 for k_fused3d_reg (bench/NOTES-cuda.md
- * v12); two rows per thread, for fewer halo rows, spilled and ran 605.
+ * registers), and one barrier per plane serves all K steps.  For float that
+ * is faster than k_fused3d_reg's planes in registers; two rows per thread,
+ * for fewer halo rows, spilled and ran slower (measured:
+ * docs/performance.md#heat-3d-kernels).
  *
  * The plane loop runs in three parts: planes where some step's plane lies
  * outside its box (a test per step), between them the planes where none does
@@ -643,8 +639,8 @@ __device__ __forceinline__ void fused3d_planes(const T *__restrict__ src, T *__r
  * z shared, for the in-plane neighbours: [2 buffers][K steps][NTY + 2
  * rows][BX*V columns].  Double's shared traffic per node is twice float's;
  * keeping two planes in registers (at the cost of moving them along, three
- * moves per node-step) halves it, and that is faster for double (H200,
- * 1024^2 x 512 K=3: 345 Gcell/s against 319 with k_fused3d).  Planes are
+ * moves per node-step) halves it, and that is faster for double than
+ * k_fused3d (measured: docs/performance.md#heat-3d-kernels).  Planes are
  * loaded D ahead (a register ring: D = 1 for fused launches; deeper spilled
  * at 64 registers).  The plane loop is unrolled by D, so the ring is indexed
  * by constants (unrolled by lcm(D, 3), to drop the rotation's moves, it
@@ -682,8 +678,8 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
      * each) fa[L] holds it at plane p - 1 - L, the plane step L + 1 computes, shifted along as the planes
      * stream, and fn at plane p, loaded one iteration ahead: each plane is read once (rows outside a step's
      * dependency cone may see zeros: their values are never used).  With 64 registers that ring spills
-     * (H200, Poisson 3D float K=3: 229 Gcell/s against 280 without it), so there each step reads its plane
-     * of the input from the caches. */
+     * and runs slower than without it, so there each step reads its plane of the input from the caches
+     * (docs/performance.md#poisson). */
     constexpr bool ring_f = Op::kAux && Op::kMaxThreads3D <= 512;
     T fa[ring_f ? K : 1][V], fn[V];
     aux_start(fa, fn, ring_f && ld_ok && zs >= 1 && zs - 1 < planes, op, (int64_t)(zs - 1) * plane + (int64_t)y * pitch + c0);
@@ -741,8 +737,8 @@ __device__ __forceinline__ void fused3d_planes_reg(const T *__restrict__ src, T 
 
 /* A 3D block's tile and planes: from the split launch's 1D grid (launch_segments.h), or, for kernels that
  * read a second field (Op::kAux: Poisson's right-hand side), from a grid of tiles x tiles x segments as
- * before the split - the same prologue through pyr_seg_split_place ran Poisson 3D float 1024^3 at 465
- * Gcell/s against 521 with these segments (H200, bench/NOTES-cuda.md v20). */
+ * before the split - the same prologue through pyr_seg_split_place ran Poisson 3D slower than these
+ * segments (measured: docs/performance.md#poisson). */
 template <typename Op>
 __device__ __forceinline__ void block_place(const pyr_seg_split_t &sp, int tiles_x, int tiles, int lo, int hi, int *tile, int *z0, int *z1)
 {
@@ -798,12 +794,11 @@ __global__ void __launch_bounds__(Op::kMaxThreads3D) k_fused3d_reg(const T *__re
 /* Rows per thread of the 3D float kernel (fused3d_planes) and its largest
  * block.  One row: two rows per thread (blocks of at most 768 threads, 85
  * registers, 46-48 rows: less of the y halo recomputed, and the rows above
- * and below the first come from the thread's own registers) ran 5% slower
- * at 768 x 352 x 2560 and 4% at 640^3, 2% faster at 1024^3 (three rows: 4%
- * faster there, 6% slower at 512^3) -- H200, kernels alone, bench/NOTES-cuda.md
- * v13.  The loop takes R as a parameter (its two-row form passed the
- * property test); a planner choosing R per shape would gain at most those
- * few percent. */
+ * and below the first come from the thread's own registers) ran slower on
+ * some shapes and faster on others, by a few percent either way, and so did
+ * three (measured: docs/performance.md#heat-3d-kernels).  The loop takes R as
+ * a parameter (its two-row form passed the property test); a planner
+ * choosing R per shape would gain at most those few percent. */
 template <typename Op> struct rows3d {
     static constexpr int R = 1;
     static constexpr int kMaxThreads = Op::kMaxThreads3D;
@@ -959,8 +954,8 @@ template <int K> kboxes<K> pack(const pyr_kbox_t *boxes)
  * untested side takes the buffer's bound, so a kernel reading an input field at a tested node stays inside
  * it), and the tiles and warps at a piece's inner sides (the sides of cubes, a skewed window's trapezoid,
  * which streaming y puts in a block's rows) run without tests.  Bit for bit what the boxes give.  The 2D
- * kernel keeps every box: the same change there (blocks' passes 10% less compute, in core float 4096 wide
- * 4% faster) ran 2D double in core 2-3% slower at every width (H200, bench/NOTES-cuda.md v21). */
+ * kernel keeps every box: the same change there made blocks' passes and float in core faster, but 2D
+ * double in core slower at every width (measured: docs/performance.md#heat-2d-temporal-blocking). */
 template <int K> kboxes<K> test_boxes(const pyr_kbox_t *boxes, int64_t pitch, int rows, int planes)
 {
     kboxes<K> t = pack<K>(boxes);
@@ -1014,7 +1009,7 @@ cudaError_t launch2d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
 
 /* Blocks of `kernel` resident per multiprocessor at `threads` threads and `smem` bytes of shared memory, asked
  * of the runtime once per kernel, device and shape (a 3D launch weighs several layouts, and a skewed pass
- * makes ~800 launches: bench/NOTES-cuda.md v20 found a second query per launch cost a pass 3%). */
+ * makes hundreds of launches: a query per launch costs a pass a measurable share of its time). */
 template <typename K_> cudaError_t occupancy_cached(K_ kernel, int threads, size_t smem, int *per_sm)
 {
     struct entry {
@@ -1104,8 +1099,8 @@ cudaError_t launch3d_go(const T *src, T *dst, int64_t pitch, int rows, int plane
 
 /* One fused 3D launch: the layout launch_tiles3d.h chooses (the streamed axis, tiles, segments), then the
  * kernel of that orientation.  Kernels that read a second field (Poisson's right-hand side) keep whole
- * segments, the unsplit choice: with the split's longer ones Poisson 3D float 1024^3 in core ran 471
- * Gcell/s against 520 (H200, bench/NOTES-cuda.md v20), where heat gained 2-8%. */
+ * segments, the unsplit choice: with the split's longer ones Poisson 3D in core ran slower, where heat
+ * gained (measured: docs/performance.md#poisson). */
 template <typename T, int V, int K, typename Op>
 cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbox_t *boxes, const Op &op, const pyr_ktune_t *tune,
                      const pyr_khalo_t *save, cudaStream_t stream)
@@ -1323,12 +1318,10 @@ template <int KMAX2D, int KMAX3D> pyr_status_t stencil_variant_check(const pyr_v
 /* The defaults, what the planner runs without measured choices: eleven steps
  * per launch in 2D float, seven in 2D double, three in 3D (beside a pass's
  * copies far better than the one-step streaming kernel, whose L2 traffic
- * starves the host-to-device copy engine; bench/NOTES-cuda.md v6, v11), 2D
- * blocks of 128 threads.  H200, kernels alone, 4096 / 8192 / 16384 / 32768 x
- * 16384 (bench/results/h200/s14/kernel_lab_2d_k.txt): float K=11 1357 / 1545 /
- * 1693 / 1824 Gcell/s (K=5: 1248 / 1345 / 1356 / 1380; 256 threads slower at
- * every K from 7), double K=7 868 / 908 / 976 / 1000 (K=5: 802 ... 919, K=11
- * within 3% of K=7, 256 threads 3-10% slower). */
+ * starves the host-to-device copy engine: docs/performance.md#copies-beside-kernels),
+ * 2D blocks of 128 threads.  Kernels alone, the fastest depths at every
+ * width: five steps run slower, and so do blocks of 256 threads; double
+ * gains nothing past seven (measured: docs/performance.md#heat-2d-temporal-blocking). */
 inline int stencil_default_k(int dims, pyr_precision_t precision)
 {
     return dims == 3 ? 3 : precision == PYR_DOUBLE ? 7 : 11;

@@ -109,8 +109,8 @@ pyr_status_t pyr_lgs_system_test2(int64_t n, int64_t m, pyr_lgs_system_t **sys)
             s->cA[q] = i > 0 ? (nb++, 1.0) : 0.0;
             s->cB[q] = i < n - 1 ? (nb++, 1.0) : 0.0;
             int kedge = (k == 0 || k == m - 1);
-            /* the thesis's diagonal: -4 inside, -5 at k edges of interior block
-             * rows, -3 at interior k of the first/last block row, -4 corners */
+            /* the degree paper's diagonal (docs/theory.md#block-gauss-seidel-with-thomas): -4 inside,
+             * -5 at k edges of interior block rows, -3 at interior k of the first/last block row, -4 corners */
             s->F[q] = kedge ? -2.0 : 0.0;
             s->cC[q] = s->F[q] - (double)nb;
         }
