@@ -221,7 +221,8 @@ typedef struct {
  * (boundary of the first kind).
  *
  * Upgrading from 0.1 (a mechanical change): the heat equation's `alpha` and
- * `dt` moved into `heat` (p.alpha -> p.heat.alpha, p.dt -> p.heat.dt). */
+ * `dt` moved into `heat` (p.alpha -> p.heat.alpha, p.dt -> p.heat.dt);
+ * CHANGELOG.md#changed-public-struct-layouts-since-010 lists every change. */
 typedef struct {
     /* the grid */
     int dims;                 /* 1, 2 or 3 */
@@ -308,8 +309,9 @@ typedef enum { PYR_BACKEND_AUTO = 0, PYR_BACKEND_CPU, PYR_BACKEND_CUDA } pyr_bac
  * step; pyramid: pieces streamed once per pass of n steps; longvector (the
  * CUDA backend, 2D heat, one GPU: refused over several devices or MPI
  * ranks): the naive method's resident grid stepped by
- * whole-vector cuBLAS operations, the seed's long-vector algorithm (slow by
- * design: for the model and comparison).  auto picks naive or pyramid. */
+ * whole-vector cuBLAS operations, the paper's long-vector algorithm
+ * (docs/theory.md#the-long-vector-method; slow by design: for the model and
+ * comparison).  auto picks naive or pyramid. */
 typedef enum { PYR_METHOD_AUTO = 0, PYR_METHOD_NAIVE, PYR_METHOD_TRIVIAL, PYR_METHOD_PYRAMID, PYR_METHOD_LONGVECTOR } pyr_method_t;
 typedef enum {
     PYR_DECOMP_AUTO = 0,
@@ -329,9 +331,9 @@ typedef enum {
 typedef enum { PYR_PLAN_ESTIMATE = 0, PYR_PLAN_MEASURE } pyr_plan_mode_t;
 
 /* How the host grid is reached by the device's copies.  PIN registers it
- * (page-locked: copies at full PCIe speed, ~50 GB/s); STAGE leaves it
- * pageable and moves every copy through small pinned buffers of the
- * library's.  AUTO pins unless the fields would lock most of the host's RAM
+ * (page-locked: copies at full PCIe speed, docs/model-and-wisdom.md#host-memory);
+ * STAGE leaves it pageable and moves every copy through small pinned buffers
+ * of the library's.  AUTO pins unless the fields would lock most of the host's RAM
  * (all but max(8 GiB, 1/8) of it), and stages when pinning fails; the plan
  * and the run say which (pyr_plan_info_t, pyr_run_info_t). */
 typedef enum { PYR_HOST_AUTO = 0, PYR_HOST_PIN, PYR_HOST_STAGE } pyr_host_memory_t;
@@ -396,7 +398,7 @@ PYR_API pyr_status_t pyr_parse_bytes(const char *text, uint64_t *bytes);
  * library allocates the structs, so their size never enters the caller's
  * code, and each value is set and read as text under its problem-file key
  * ("grid.nx", "scheme.alpha", "initial.kind", "rhs.file", "run.memory";
- * README.md lists them), checked exactly as a problem file's line is.
+ * docs/problem-files.md lists them), checked exactly as a problem file's line is.
  *
  * A problem with pyr_problem_default's values; the caller owns it and
  * releases it with pyr_problem_destroy. */
@@ -601,8 +603,9 @@ typedef struct {
 } pyr_run_info_t;
 
 /* The fields of a scheme, in its order: heat "u"; Poisson "u", "f";
- * Maxwell "Ex" .. "Hz", "eps_r", "sigma", "mu_r" and its CPML auxiliaries
- * (kept by the library: pass NULL).  Name of field i, its role (1 = a
+ * Maxwell "Ex" .. "Hz", the per-node coefficients "ca", "cb", "dh" (made
+ * from the materials: E = ca E + cb curl H, H -= dh curl E) and its CPML
+ * auxiliaries (kept by the library: pass NULL).  Name of field i, its role (1 = a
  * state the caller passes and gets back, 0 = a read-only input or an
  * auxiliary), and how many there are. */
 PYR_API int pyr_scheme_field_count(pyr_equation_t equation);
@@ -644,7 +647,7 @@ PYR_API size_t pyr_run_info_json(const pyr_run_info_t *run, char *text, size_t s
  * machine without a GPU answers 0 for PYR_BACKEND_CUDA). */
 PYR_API int pyr_backend_available(pyr_backend_kind_t kind);
 /* Number of usable GPUs, and a one-line description of one
- * ("NVIDIA H200, 139.8 GiB, compute capability 9.0"). */
+ * ("NVIDIA <name>, 79.1 GiB, compute capability 9.0"). */
 PYR_API int pyr_gpu_count(void);
 PYR_API pyr_status_t pyr_gpu_describe(int device, char *text, size_t size);
 /* Threads the CPU backend uses by default. */

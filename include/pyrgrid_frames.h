@@ -1,5 +1,5 @@
 /* pyrgrid frames — shift estimation, temporal whitening and detection of faint
- * moving objects in image sequences (SEEDS.md §D), on the CPU (OpenMP, FFTW)
+ * moving objects in image sequences (docs/theory.md#frame-whitening), on the CPU (OpenMP, FFTW)
  * and on NVIDIA GPUs (CUDA, cuFFT).
  *
  * Every frame t of a sequence goes through:
@@ -7,9 +7,9 @@
  *  1. shift: the frame's global shift s_t = (dx, dy) against the reference
  *     (frame 0, or a rolling reference in frame 0's coordinates), such that
  *     frame_t(x) = reference(x - s_t).  A coarse integer start by phase
- *     correlation, then the seed's gradient least-squares formula iterated
+ *     correlation, then the article's gradient least-squares formula iterated
  *     with sub-pixel (Fourier) resampling of the frame until the step is below
- *     `tolerance`.  Both images are smoothed by the seed's 5-point average and
+ *     `tolerance`.  Both images are smoothed by the article's 5-point average and
  *     the gradients are those of the smoothed reference, so that a frame equal
  *     to the reference gives exactly zero shift (see frames_math.h).
  *  2. weights: the frame is predicted from its N = `history` predecessors,
@@ -20,7 +20,7 @@
  *     every frame into the reference's coordinates first (Fourier shift, so
  *     the history is aligned to the current frame); weights = poly leaves the
  *     frames where they are and models a(t) as a polynomial in the frames'
- *     relative shifts (the seed's shift-aware weights), fitted over the last
+ *     relative shifts (the article's shift-aware weights), fitted over the last
  *     `poly_window` frames with the eps E term; weights = plain uses neither.
  *  3. residual: e_t = h_t - b_t (align: in the reference's coordinates).
  *  4. detection: a matched filter (Gaussian PSF of `psf_fwhm`) of e_t divided
@@ -32,7 +32,7 @@
  *
  * Sums over pixels are taken per tile of rows in double and combined in a
  * fixed order on both backends; CPU and CUDA agree to the tolerance stated in
- * README.md (their FFTs round differently).  Non-finite pixels are replaced by
+ * docs/frames.md#backends (their FFTs round differently).  Non-finite pixels are replaced by
  * the frame's mean, excluded from detection, and counted.
  *
  * This header is not included by pyrgrid.h; include it after it. */

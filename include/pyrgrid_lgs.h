@@ -1,5 +1,6 @@
 /* pyrgrid — line (block) Gauss–Seidel with the Thomas algorithm for
- * block-tridiagonal systems of 2D parabolic equations (SEEDS.md §C).
+ * block-tridiagonal systems of 2D parabolic equations
+ * (docs/theory.md#block-gauss-seidel-with-thomas).
  *
  * A system of order N·M: unknowns y[i, k], 0 <= i < N (block rows),
  * 0 <= k < M (position inside a block), and for every row (i, k)
@@ -15,8 +16,8 @@
  * C_i·Y_i = F_i − A_i·Y_{i−1} − B_i·Y_{i+1} with the Thomas algorithm (no block
  * is ever inverted), then relaxes: Y_i ← Y_i + ω·(Ỹ_i − Y_i) when ω ≠ 1.
  *
- *   lexicographic: block rows 0, 1, …, N−1 in turn (sequential; the thesis's
- *                  reference); CPU only.
+ *   lexicographic: block rows 0, 1, …, N−1 in turn (sequential; the degree
+ *                  paper's reference); CPU only.
  *   redblack:      even block rows, then odd block rows; the rows of one colour
  *                  are independent, so they run in parallel (OpenMP on the CPU,
  *                  one warp per block row on CUDA).  CPU and CUDA compute the
@@ -57,12 +58,12 @@ typedef struct {
 PYR_API pyr_status_t pyr_lgs_system_create(int64_t n, int64_t m, pyr_lgs_system_t **sys);
 PYR_API void pyr_lgs_system_destroy(pyr_lgs_system_t **sys);
 
-/* The thesis's test system 1: cC = 4, and aC, bC, cA, cB = (2i+k)/(2N+M) with
+/* The degree paper's test system 1: cC = 4, and aC, bC, cA, cB = (2i+k)/(2N+M) with
  * 1-based i, k where the entry exists; F = A·(1, …, 1), so the exact
  * solution is all ones.  n, m >= 1. */
 PYR_API pyr_status_t pyr_lgs_system_test1(int64_t n, int64_t m, pyr_lgs_system_t **sys);
 
-/* The thesis's test system 2 (Laplacian-like): interior cC = −4, a = b = cA =
+/* The degree paper's test system 2 (Laplacian-like): interior cC = −4, a = b = cA =
  * cB = 1; edge rows drop the missing neighbour (cC = −5 at k = 0, M−1 of
  * interior block rows, −3 at interior k of the first/last block row, −4 in
  * the corners); F = −2 at k = 0 and k = M−1, 0 elsewhere; exact solution all
@@ -134,7 +135,7 @@ typedef struct {
     /* jacobi: divide every row by its diagonal cC before iterating.  The
      * iterates are the same in exact arithmetic (a block solve is invariant to
      * row scaling); the residual then measured is that of the scaled system
-     * ‖D⁻¹(F − AY)‖ / ‖D⁻¹F‖, as in the thesis. */
+     * ‖D⁻¹(F − AY)‖ / ‖D⁻¹F‖, as in the degree paper. */
     pyr_lgs_precond_t precondition;
     double tolerance;              /* stop when ‖F − AY‖₂/‖F‖₂ <= tolerance; 0: never */
     int64_t max_iterations;        /* >= 0 */

@@ -26,7 +26,7 @@ def version():
 
 
 def gpus():
-    """The usable GPUs: [{"index": 0, "description": "NVIDIA H200, 139.8 GiB, compute capability 9.0"}, ...]."""
+    """The usable GPUs: [{"index": 0, "description": "NVIDIA <name>, 79.1 GiB, compute capability 9.0"}, ...]."""
     out = []
     for i in range(lib.pyr_gpu_count()):
         buf = ctypes.create_string_buffer(256)

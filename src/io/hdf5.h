@@ -3,7 +3,7 @@
  * attributes, snapshots as a time series in the same file, and an XDMF
  * sidecar (NAME.xmf) that ParaView and VisIt open directly.
  *
- * Layout (format "pyrgrid-field", version 1; README.md "HDF5 results"):
+ * Layout (format "pyrgrid-field", version 1; docs/hdf5-and-outputs.md#hdf5-results):
  *
  *   /                     attributes: format, format_version, pyrgrid_version, equation, fields ("u f"),
  *                         dims, n (int64[3], x y z), lengths (double[3]), h (double[3]), precision,
