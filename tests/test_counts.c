@@ -1,5 +1,5 @@
-/* Counters equal the closed forms of the pyramid geometry (SEEDS.md section
- * A): values uploaded, downloaded and computed by segments, strips, blocks and
+/* Counters equal the closed forms of the pyramid geometry
+ * (docs/theory.md#per-task-bounds): values uploaded, downloaded and computed by segments, strips, blocks and
  * slabs, for full passes and a shorter last pass; and the trivial method moves
  * exactly the paper's wd = K(I-1)R/(R-2), wh = wa = K(I-1). */
 #include <math.h>

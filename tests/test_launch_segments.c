@@ -205,7 +205,7 @@ int main(void)
         check_edges(a + w + 300, x0, x1, k, v, nt, "shrinking");
     }
 
-    /* the notes' case (bench/NOTES-cuda.md v16): 2D double, seven steps, 4096 x 16384 on an H200 (17 tiles,
+    /* a measured case (docs/performance.md#heat-2d-temporal-blocking): 2D double, seven steps, 4096 x 16384 on an H200 (17 tiles,
      * four blocks of 128 threads per SM): without the edge tiles 31 segments of 529 rows, one wave of 527
      * blocks; with them, still one wave, the edge tiles' segments shorter */
     {

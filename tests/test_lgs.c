@@ -1,6 +1,7 @@
-/* Line Gauss–Seidel on the CPU: the thesis's test systems, the convergence
- * factor of line GS and line SOR on the Dirichlet Laplacian, a parabolic
- * step against its exact discrete solution, and the error paths. */
+/* Line Gauss–Seidel on the CPU: the degree paper's test systems
+ * (docs/theory.md#block-gauss-seidel-with-thomas), the convergence factor of
+ * line GS and line SOR on the Dirichlet Laplacian, a parabolic step against
+ * its exact discrete solution, and the error paths. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

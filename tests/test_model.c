@@ -1,6 +1,6 @@
 /* The performance model, calibration and wisdom:
  *  1. the paper's closed forms (eqs. 4, 5) reproduce its table of theoretical
- *     speedups for I = 32768 (SEEDS.md section A) within 2%;
+ *     speedups for I = 32768 (docs/theory.md#the-papers-figures) within 2%;
  *  2. the model applied to real plans, with the paper's constants and the
  *     planner's own automatic height, reproduces the same table within 3%
  *     (exact geometry: whole piece counts, clipped edge pieces);

@@ -1,6 +1,7 @@
-/* The seed's model of the Poisson pyramid (SEEDS.md section B.2) as the
- * serial form of the project's model (issue 19).  For slabs of R planes of
- * an N^3 grid with halo h, an interior piece moves and computes exactly
+/* The paper's model of the Poisson pyramid
+ * (docs/theory.md#the-pyramid-method-for-jacobi-sweeps) as the serial form of
+ * the project's model (issue 19).  For slabs of R planes of an N^3 grid with
+ * halo h, an interior piece moves and computes exactly
  *     up:   u over R planes and f over the R - 2 planes the first sweep updates, (N-2)^2 each
  *           (the seed counts 2 R N^2: whole planes of both; the boundary faces stay resident here)
  *     down: R - 2h planes of (N-2)^2

@@ -1,7 +1,7 @@
 /* Property test: every plan (trivial and pyramid, every decomposition, height,
  * budget and piece size, float and double, 1D/2D/3D) gives the naive method's
  * result bit for bit, moves and computes exactly what its plan predicts, and
- * stays within the per-task bounds of SEEDS.md section A.
+ * stays within the per-task bounds of docs/theory.md#per-task-bounds.
  *
  *   test_pyramid [cases] [seed] [backend] [kernel variant]     (defaults: 300 1 cpu, the planner's variant) */
 #include <math.h>
@@ -15,7 +15,7 @@
 static const char *backend_arg = "cpu";
 static const char *kernel_arg = ""; /* the kernel variant (pyr_options_t.kernel), "" = the planner's */
 
-/* Per-task upper bounds of SEEDS.md section A for a pass of height n, with
+/* Per-task upper bounds (docs/theory.md#per-task-bounds) for a pass of height n, with
  * R (or B) the piece capacity r + 2n and w the size of the unsplit part. */
 static void check_bounds(const pyr_plan_t *plan, int64_t n, const char *label)
 {
