@@ -105,13 +105,16 @@ static const char *other_compression(const unsigned char *h)
  * declared only in its private fitsio2.h. */
 int ffgbyt(fitsfile *fptr, LONGLONG nbytes, void *buffer, int *status);
 
-/* A card's value as a number; 0 when it is not one. */
+/* A card's value as a number, all of it up to the comment; 0 when it is
+ * not one. */
 static int card_number(const char *card, double *v)
 {
     if (card[8] != '=') return 0;
     char *end;
     *v = strtod(card + 10, &end);
-    return end != card + 10;
+    if (end == card + 10) return 0;
+    end += strspn(end, " ");
+    return *end == '/' || *end == 0;
 }
 
 /* cfitsio reads the next HDU's header as it moves there, and (before 4.6)
