@@ -160,29 +160,36 @@ static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfie
         pyr_cli_maxwell_path(s->base, c, step, path, sizeof path);
         int64_t shape[3];
         shape_of(fields[c], shape);
-        PYR_TRY(pyr_npy_write(path, fields[c]->dims, shape, fields[c]->precision, fields[c]->data));
+        const pyr_status_t w = pyr_npy_write(path, fields[c]->dims, shape, fields[c]->precision, fields[c]->data);
+        if (w != PYR_OK) return pyr_fail_context(w, "output.every: ");
     }
     return PYR_OK;
 }
 
-static pyr_status_t mx_probe(void *user, int64_t first, int64_t count, const double *values, int nprobes)
+pyr_status_t pyr_cli_check_probes(const pyr_config_t *cfg, int64_t first, int64_t count, const double *values, int nprobes)
 {
-    mx_state_t *s = user;
     /* the first step a probe reads a non-finite value: the fields diverged there */
     for (int64_t k = 0; k < count; k++)
         for (int i = 0; i < nprobes; i++) {
             const double v = values[k * nprobes + i];
             if (isfinite(v)) continue;
-            const pyr_problem_t *p = &s->cfg->problem;
+            const pyr_problem_t *p = &cfg->problem;
             const pyr_probe_t *pr = &p->maxwell.probes[i];
             char advice[256], node[80];
             diverged_advice(p, advice, sizeof advice);
             if (p->dims == 2) snprintf(node, sizeof node, "%lld %lld", (long long)pr->node[0], (long long)pr->node[1]);
             else snprintf(node, sizeof node, "%lld %lld %lld", (long long)pr->node[0], (long long)pr->node[1], (long long)pr->node[2]);
             return pyr_fail(PYR_ERR_NUMERIC, "the fields diverged (non-finite) at step %lld: probe %d (%s %s) reads %s; %s",
-                            (long long)pyr_cli_step_of(s->cfg, first + k + 1), i + 1, pyr_maxwell_component_name(pr->component), node,
+                            (long long)pyr_cli_step_of(cfg, first + k + 1), i + 1, pyr_maxwell_component_name(pr->component), node,
                             nonfinite_name(v), advice);
         }
+    return PYR_OK;
+}
+
+static pyr_status_t mx_probe(void *user, int64_t first, int64_t count, const double *values, int nprobes)
+{
+    mx_state_t *s = user;
+    PYR_TRY(pyr_cli_check_probes(s->cfg, first, count, values, nprobes));
     if (s->nseries + count > s->cap) {
         int64_t cap = s->cap ? 2 * s->cap : 1024;
         while (cap < s->nseries + count) cap *= 2;
@@ -247,9 +254,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
     char sidecar[PYR_PATH_MAX + 8];
     pyr_cli_result_sidecar(cfg, sidecar, sizeof sidecar);
     /* .npy: NAME_Ex.npy ... (st.base is NAME); HDF5: the one file (st.base stays empty) */
-    if (!st.h5) snprintf(st.base, sizeof st.base, "%s", cfg->field);
-    size_t bl = strlen(st.base);
-    if (bl > 4 && !strcmp(st.base + bl - 4, ".npy")) st.base[bl - 4] = 0;
+    if (!st.h5) pyr_cli_result_base(cfg, st.base, sizeof st.base);
     const int image_c = cfg->image_component >= 0 ? cfg->image_component : (p->dims == 2 && p->maxwell.te ? PYR_HZ : PYR_EZ);
     if (!pyr_maxwell_component_used(p, image_c)) {
         fprintf(stderr, "pyrgrid: error: output.component = %s is not a component of this grid's mode; use one of %s\n",
@@ -265,12 +270,13 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
     /* outputs checked before the run: writable, not an input, not each other */
     {
         pyr_named_path_t outs[12];
-        char names[6][PYR_PATH_MAX + 16];
+        char names[6][PYR_PATH_MAX + 16], sidecar_name[PYR_PATH_MAX + 64];
         int nout = 0;
         if (st.h5) {
             outs[nout].name = "output.field";
             outs[nout++].path = cfg->field;
-            outs[nout].name = "the XDMF sidecar of output.field";
+            snprintf(sidecar_name, sizeof sidecar_name, "the XDMF sidecar of output.field (%s)", cfg->field);
+            outs[nout].name = sidecar_name;
             outs[nout++].path = sidecar;
         }
         outs[nout].name = "--report";
@@ -299,6 +305,17 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
                 ins[nin++].path = init_names[c];
             }
         if (pyr_check_outputs(outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
+        /* .npy snapshots: NAME_Ez_000010.npy ..., one prefix for each component */
+        char prefix_names[6][PYR_PATH_MAX + 16];
+        const char *prefixes[6];
+        int nprefixes = 0;
+        for (int c = 0; c < 6 && cfg->every > 0 && st.base[0]; c++) {
+            if (!pyr_maxwell_component_used(p, c)) continue;
+            snprintf(prefix_names[nprefixes], sizeof prefix_names[nprefixes], "%s_%s", st.base, pyr_maxwell_component_name(c));
+            prefixes[nprefixes] = prefix_names[nprefixes];
+            nprefixes++;
+        }
+        if (nprefixes && pyr_cli_check_snapshots(cfg, prefixes, nprefixes, outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
     }
 
     double seconds[4] = {0, 0, 0, 0}, t0 = mx_now(); /* plan, initial fields, execute, outputs */

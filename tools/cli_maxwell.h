@@ -13,5 +13,9 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report);
  * (`when`)" with the first bad node and what would help, when a value is
  * NaN or an infinity. */
 pyr_status_t pyr_cli_check_finite(const pyr_problem_t *p, const pyr_field_t *f, const char *name, int64_t step, const char *when);
+/* The probes' values of steps first + 1 .. first + count (values[k * nprobes
+ * + i]) as a probe hook gets them: PYR_ERR_NUMERIC at the first one that is
+ * not finite, naming the step, the probe and what would help. */
+pyr_status_t pyr_cli_check_probes(const pyr_config_t *cfg, int64_t first, int64_t count, const double *values, int nprobes);
 
 #endif

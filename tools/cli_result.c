@@ -1,9 +1,11 @@
 /* Field outputs and reports of `pyrgrid run` (cli_result.h). */
 #include "cli_result.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "io/npy.h"
@@ -17,6 +19,13 @@ void pyr_cli_result_sidecar(const pyr_config_t *cfg, char *out, size_t size)
 {
     out[0] = 0;
     if (pyr_cli_result_is_h5(cfg) && cfg->problem.dims >= 2) pyr_h5_sidecar_path(cfg->field, out, size);
+}
+
+void pyr_cli_result_base(const pyr_config_t *cfg, char *out, size_t size)
+{
+    snprintf(out, size, "%s", cfg->field);
+    const size_t n = strlen(out);
+    if (n > 4 && !strcmp(out + n - 4, ".npy")) out[n - 4] = 0;
 }
 
 int64_t pyr_cli_step_of(const pyr_config_t *cfg, int64_t done) { return cfg->start_step + done; }
@@ -45,9 +54,7 @@ pyr_status_t pyr_cli_result_open(pyr_cli_result_t *r, const pyr_config_t *cfg, c
     r->fields = fields;
     r->nfields = nfields;
     r->h5 = pyr_cli_result_is_h5(cfg);
-    snprintf(r->snap_base, sizeof r->snap_base, "%s", cfg->field);
-    size_t n = strlen(r->snap_base);
-    if (n > 4 && !strcmp(r->snap_base + n - 4, ".npy")) r->snap_base[n - 4] = 0;
+    pyr_cli_result_base(cfg, r->snap_base, sizeof r->snap_base);
     if (!r->h5) return PYR_OK;
     const pyr_problem_t *p = &cfg->problem;
     pyr_h5_desc_t d;
@@ -109,13 +116,154 @@ pyr_status_t pyr_cli_result_snapshot(pyr_cli_result_t *r, int64_t done)
     const int64_t step = pyr_cli_step_of(r->cfg, done);
     const pyr_field_t *ff[PYR_H5_MAX_FIELDS];
     file_fields(r, ff);
-    if (r->h5) return pyr_h5_writer_snapshot(r->writer, ff, step, pyr_cli_time_of(r->cfg, done));
-    char path[PYR_PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s_%06lld.npy", r->snap_base, (long long)step);
-    const pyr_field_t *f = r->fields[0];
-    int64_t shape[3];
-    shape_of(f, shape);
-    return pyr_npy_write(path, f->dims, shape, f->precision, f->data);
+    pyr_status_t st;
+    if (r->h5) {
+        st = pyr_h5_writer_snapshot(r->writer, ff, step, pyr_cli_time_of(r->cfg, done));
+    } else {
+        char path[PYR_PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s_%06lld.npy", r->snap_base, (long long)step);
+        const pyr_field_t *f = r->fields[0];
+        int64_t shape[3];
+        shape_of(f, shape);
+        st = pyr_npy_write(path, f->dims, shape, f->precision, f->data);
+    }
+    return st == PYR_OK ? PYR_OK : pyr_fail_context(st, "output.every: ");
+}
+
+/* ------------------------------------------------------------ snapshots' names */
+
+static const char *base_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The directory part of path ("." when it has none) into out. */
+static void dir_of(const char *path, char *out, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, size, ".");
+    else if (slash == path) snprintf(out, size, "/");
+    else snprintf(out, size, "%.*s", (int)(slash - path), path);
+}
+
+/* The step of the snapshot that the file name `fname` is (PREFIX_000010.npy,
+ * written as the run writes it: stem is PREFIX's last component), when the
+ * run writes that step; else -1. */
+static int64_t snapshot_step(const pyr_config_t *cfg, const char *stem, const char *fname)
+{
+    const size_t n = strlen(stem);
+    if (strncmp(fname, stem, n) || fname[n] != '_') return -1;
+    const char *d = fname + n + 1;
+    const size_t digits = strspn(d, "0123456789");
+    if (digits < 6 || digits > 19 || strcmp(d + digits, ".npy")) return -1;
+    const long long step = strtoll(d, NULL, 10);
+    char canon[32];
+    /* another spelling of the number (more leading zeros, past the largest step) names another file */
+    if ((size_t)snprintf(canon, sizeof canon, "%06lld", step) != digits || strncmp(canon, d, digits)) return -1;
+    if (step <= cfg->start_step || step > cfg->end_step || step % cfg->every) return -1;
+    return step;
+}
+
+/* The snapshot path (PREFIX_000010.npy) whose file name fname is, for the
+ * prefixes in directory dir (NULL: any); 0 when it is none. */
+static int snapshot_named(const pyr_config_t *cfg, const char *const *prefixes, int nprefixes, const char *dir, const char *fname,
+                          char *snap, size_t size)
+{
+    char d[PYR_PATH_MAX];
+    for (int i = 0; i < nprefixes; i++) {
+        if (dir) {
+            dir_of(prefixes[i], d, sizeof d);
+            if (strcmp(d, dir)) continue;
+        }
+        const int64_t step = snapshot_step(cfg, base_of(prefixes[i]), fname);
+        if (step < 0) continue;
+        snprintf(snap, size, "%s_%06lld.npy", prefixes[i], (long long)step);
+        return 1;
+    }
+    return 0;
+}
+
+/* A snapshot, other than `except`, that writing `path` would write too: path
+ * names it, or so does a link of path's chain of symbolic links (a link to
+ * a snapshot that exists, or to one not written yet).  Its path into snap;
+ * 0 when there is none. */
+static int snapshot_reached(const pyr_config_t *cfg, const char *const *prefixes, int nprefixes, const char *path, const char *except,
+                            char *snap, size_t size)
+{
+    char cur[PYR_PATH_MAX], link[PYR_PATH_MAX], dir[PYR_PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hop = 0; hop < 40; hop++) {
+        if (snapshot_named(cfg, prefixes, nprefixes, NULL, base_of(cur), snap, size) && (!except || strcmp(snap, except)) &&
+            pyr_same_file(snap, path))
+            return 1;
+        const ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n <= 0) return 0;
+        link[n] = 0;
+        if (link[0] == '/') {
+            snprintf(cur, sizeof cur, "%s", link);
+        } else {
+            dir_of(cur, dir, sizeof dir);
+            if ((size_t)snprintf(cur, sizeof cur, "%s/%s", dir, link) >= sizeof cur) return 0;
+        }
+    }
+    return 0;
+}
+
+static pyr_status_t snapshot_clash(const pyr_config_t *cfg, const char *snap, int exists, const pyr_named_path_t *f, int input)
+{
+    const char *role = input ? "the input " : "";
+    const char *harm = input ? "writing the snapshot would destroy the input" : "one would overwrite the other";
+    if (exists)
+        return pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshot %s, which exists already and is the same file as %s%s = %s "
+                        "(a link); %s; remove %s or choose another output.field", (long long)cfg->every, snap, role, f->name, f->path,
+                        harm, snap);
+    return pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshot %s, which is the same file as %s%s = %s; %s; %s",
+                    (long long)cfg->every, snap, role, f->name, f->path, harm,
+                    input ? "choose another output.field or rename that file" : "give each output its own name (output.field names the snapshots)");
+}
+
+pyr_status_t pyr_cli_check_snapshots(const pyr_config_t *cfg, const char *const *prefixes, int nprefixes, const pyr_named_path_t *outs,
+                                     int nout, const pyr_named_path_t *ins, int nin)
+{
+    if (cfg->every <= 0) return PYR_OK;
+    char snap[PYR_PATH_MAX + 32], other[PYR_PATH_MAX + 32];
+    /* an input or output that is a snapshot by its name, or by links to one (written or not) */
+    for (int k = 0; k < nout + nin; k++) {
+        const pyr_named_path_t *f = k < nout ? &outs[k] : &ins[k - nout];
+        if (!f->path || !f->path[0] || (k < nout && pyr_is_char_device(f->path))) continue;
+        if (snapshot_reached(cfg, prefixes, nprefixes, f->path, NULL, snap, sizeof snap))
+            return snapshot_clash(cfg, snap, 0, f, k >= nout);
+    }
+    /* a snapshot that exists already (an earlier run's, or a link put there) and is an input or output, or a link to
+     * another snapshot: found by reading its directory, once for each directory of the prefixes */
+    char dir[PYR_PATH_MAX], seen[PYR_PATH_MAX];
+    for (int i = 0; i < nprefixes; i++) {
+        dir_of(prefixes[i], dir, sizeof dir);
+        int again = 0;
+        for (int j = 0; j < i && !again; j++) {
+            dir_of(prefixes[j], seen, sizeof seen);
+            again = !strcmp(seen, dir);
+        }
+        DIR *d = again ? NULL : opendir(dir);
+        if (!d) continue; /* a directory that is not there holds no snapshot (the outputs' checks say whether it could be written) */
+        pyr_status_t st = PYR_OK;
+        for (struct dirent *e; st == PYR_OK && (e = readdir(d)) != NULL;) {
+            if (!snapshot_named(cfg, prefixes, nprefixes, dir, e->d_name, snap, sizeof snap)) continue;
+            for (int k = 0; k < nout + nin && st == PYR_OK; k++) {
+                const pyr_named_path_t *f = k < nout ? &outs[k] : &ins[k - nout];
+                if (!f->path || !f->path[0] || !pyr_same_file(snap, f->path) || (k < nout && pyr_is_char_device(snap))) continue;
+                st = snapshot_clash(cfg, snap, 1, f, k >= nout);
+            }
+            if (st == PYR_OK && !pyr_is_char_device(snap) && snapshot_reached(cfg, prefixes, nprefixes, snap, snap, other, sizeof other))
+                st = pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshots %s and %s, which are the same file (%s is a symbolic "
+                              "link); one would overwrite the other; remove %s or choose another output.field", (long long)cfg->every, snap,
+                              other, snap, snap);
+        }
+        closedir(d);
+        if (st != PYR_OK) return st;
+    }
+    return PYR_OK;
 }
 
 pyr_status_t pyr_cli_result_final(pyr_cli_result_t *r, const pyr_run_info_t *run)

@@ -5,6 +5,7 @@
 #ifndef PYR_TOOLS_CLI_RESULT_H
 #define PYR_TOOLS_CLI_RESULT_H
 
+#include "io/atomic.h"
 #include "io/config.h"
 #include "io/hdf5.h"
 #include "io/json.h"
@@ -25,10 +26,21 @@ typedef struct {
 int pyr_cli_result_is_h5(const pyr_config_t *cfg);
 /* The XDMF sidecar of an HDF5 output.field, or "" (for the early output checks). */
 void pyr_cli_result_sidecar(const pyr_config_t *cfg, char *out, size_t size);
+/* output.field less a ".npy" ending: what .npy snapshots (NAME_000010.npy)
+ * and Maxwell's components (NAME_Ez.npy) are named after. */
+void pyr_cli_result_base(const pyr_config_t *cfg, char *out, size_t size);
 /* Before the run: an HDF5 output's temporary, its attributes and inputs. */
 pyr_status_t pyr_cli_result_open(pyr_cli_result_t *r, const pyr_config_t *cfg, const pyr_plan_t *plan, pyr_field_t **fields, int nfields);
 /* A snapshot at step `done` of this run (the restart's step is added). */
 pyr_status_t pyr_cli_result_snapshot(pyr_cli_result_t *r, int64_t done);
+/* Before a run that writes .npy snapshots every output.every steps, named
+ * PREFIX_000010.npy ... for each of `prefixes` (heat and Poisson: output.field
+ * less ".npy"; Maxwell: one per component, NAME_Ez): refuses (PYR_ERR_IO) a
+ * snapshot that is the same file as an input or another output, named as
+ * one or reached through symbolic links, one that exists already as a link
+ * to an input or output, and one that is a link to another snapshot. */
+pyr_status_t pyr_cli_check_snapshots(const pyr_config_t *cfg, const char *const *prefixes, int nprefixes, const pyr_named_path_t *outs,
+                                     int nout, const pyr_named_path_t *ins, int nin);
 /* After the run (inside the caller's stage): the final fields. */
 pyr_status_t pyr_cli_result_final(pyr_cli_result_t *r, const pyr_run_info_t *run);
 void pyr_cli_result_abort(pyr_cli_result_t *r);

@@ -205,45 +205,6 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, const py
     return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);
 }
 
-static const char *strip_npy(const char *path, char *out, size_t size)
-{
-    snprintf(out, size, "%s", path);
-    size_t n = strlen(out);
-    if (n > 4 && !strcmp(out + n - 4, ".npy")) out[n - 4] = 0;
-    return out;
-}
-
-/* Snapshots NAME_000010.npy, ... of output.every = 10: none of them may be an
- * input or another output (checked before the run, like the other outputs). */
-static pyr_status_t check_snapshot_names(const pyr_config_t *cfg, const pyr_named_path_t *outs, int nout,
-                                         const pyr_named_path_t *ins, int nin)
-{
-    char base[PYR_PATH_MAX];
-    strip_npy(cfg->field, base, sizeof base);
-    const char *slash = strrchr(base, '/');
-    const char *stem = slash ? slash + 1 : base;
-    size_t stem_len = strlen(stem);
-    for (int k = 0; k < nout + nin; k++) {
-        const pyr_named_path_t *f = k < nout ? &outs[k] : &ins[k - nout];
-        if (!f->path || !f->path[0]) continue;
-        const char *fs = strrchr(f->path, '/');
-        const char *fname = fs ? fs + 1 : f->path;
-        /* NAME_ then at least 6 digits then .npy */
-        if (strncmp(fname, stem, stem_len) || fname[stem_len] != '_') continue;
-        const char *d = fname + stem_len + 1;
-        char *end;
-        long long step = strtoll(d, &end, 10);
-        if (end - d < 6 || strcmp(end, ".npy") || step <= cfg->start_step || step % cfg->every || step > cfg->end_step) continue;
-        char snap[PYR_PATH_MAX + 32];
-        snprintf(snap, sizeof snap, "%s_%06lld.npy", base, step);
-        if (strcmp(snap + (size_t)(stem - base), fname) || !pyr_same_file(snap, f->path)) continue;
-        return pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshot %s, which is the same file as %s %s = %s; choose "
-                        "another output.field or rename that file", (long long)cfg->every, snap, k < nout ? "the output" : "the input",
-                        f->name, f->path);
-    }
-    return PYR_OK;
-}
-
 int pyr_cli_run(int argc, char **argv)
 {
     pyr_config_t cfg;
@@ -281,12 +242,19 @@ int pyr_cli_run(int argc, char **argv)
     /* Fail before a long run, not after it: every output writable, none the
      * same file as another or as an input, snapshots included. */
     {
-        pyr_named_path_t outs[4] = {{"output.field", cfg.field}, {"output.image", cfg.image}, {"the XDMF sidecar of output.field", sidecar},
-                                    {"--report", flags.report}};
+        char sidecar_name[PYR_PATH_MAX + 64];
+        snprintf(sidecar_name, sizeof sidecar_name, "the XDMF sidecar of output.field (%s)", cfg.field);
+        pyr_named_path_t outs[4] = {{"output.field", cfg.field}, {"output.image", cfg.image}, {sidecar_name, sidecar}, {"--report", flags.report}};
         pyr_named_path_t ins[3] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source},
                                    {"rhs.file", p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_FILE ? p->poisson.rhs_file : NULL}};
         if (pyr_check_outputs(outs, 4, ins, 3) != PYR_OK) return fail(NULL);
-        if (cfg.every > 0 && !h5 && check_snapshot_names(&cfg, outs + 1, 3, ins, 3) != PYR_OK) return fail(NULL);
+        if (cfg.every > 0 && !h5) {
+            /* NAME_000010.npy ... of output.field = NAME.npy */
+            char base[PYR_PATH_MAX];
+            pyr_cli_result_base(&cfg, base, sizeof base);
+            const char *prefix = base;
+            if (pyr_cli_check_snapshots(&cfg, &prefix, 1, outs, 4, ins, 3) != PYR_OK) return fail(NULL);
+        }
     }
 
     double t0 = now(), seconds[4] = {0, 0, 0, 0}; /* plan, initial field, execute, outputs */
