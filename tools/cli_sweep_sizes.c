@@ -1,6 +1,6 @@
 /* pyrgrid sweep FILE --sizes 10:7000: the long-vector method (SEEDS.md
  * section B.1) over square grids of N interior nodes per axis, measured
- * against the seed's staircase model, as the seed's Figure 1: time per step
+ * against the paper's staircase model, as the paper's Figure 1: time per step
  * against N, the accuracy figures emax and ebar (as the height sweep's), and
  * where the first step of the staircase falls, measured and predicted. */
 #include <math.h>
@@ -87,7 +87,7 @@ static void usage(FILE *out)
             "  The long-vector method (method = longvector: cuBLAS whole-vector steps, CUDA backend) on\n"
             "  square grids of N interior nodes per axis ((N+2)^2 nodes) for each N of LIST, FILE's\n"
             "  2D heat problem otherwise (its lengths, alpha, r = alpha^2 dt / h^2 kept: dt follows h),\n"
-            "  measured time per step against the seed's staircase model, the accuracy (emax, ebar)\n"
+            "  measured time per step against the paper's staircase model, the accuracy (emax, ebar)\n"
             "  and the first step of the staircase, measured and predicted.\n"
             "  --sizes LIST  sizes and ranges: 10:7000 (about 200 sizes), 10:7000:20, 1024,4096\n"
             "  --passes P    compute calls per size (>= 3; default 4): the second to the one before\n"
@@ -316,7 +316,7 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         if (fabs(e) > emax) emax = fabs(e);
         sum2 += e * e;
     }
-    printf("sizes: %d (N = %lld..%lld), %.1f s; emax = %.3f, ebar = %.4f (the seed's (1/m) sqrt(sum e^2)), RMS relative error %.3f\n", nrows,
+    printf("sizes: %d (N = %lld..%lld), %.1f s; emax = %.3f, ebar = %.4f (the paper's (1/m) sqrt(sum e^2)), RMS relative error %.3f\n", nrows,
            (long long)rows[0].n, (long long)rows[nrows - 1].n, now() - t_start, emax, sqrt(sum2) / nrows, sqrt(sum2 / nrows));
     {
         /* the first step of the staircase: predicted, the first size with more waves than the smallest; measured, the

@@ -31,7 +31,7 @@ static void usage(FILE *out)
             "        the automatic choice against the best height; P passes per height (0: the file's steps)\n"
             "  pyrgrid sweep FILE --sizes 10:7000[:STEP] [--csv OUT.csv] [--png OUT.png]\n"
             "        the long-vector method (method = longvector, CUDA) over square grids of N interior\n"
-            "        nodes per axis: time per step, measured and by the seed's staircase model\n"
+            "        nodes per axis: time per step, measured and by the paper's staircase model\n"
             "  pyrgrid sweep --replot SWEEP.csv --png OUT.png\n"
             "        the plot of an earlier sweep, from its CSV\n"
             "  pyrgrid frames [--config FILE] [--set frames.key=value]... [options] INPUT...\n"

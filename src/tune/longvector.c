@@ -26,11 +26,11 @@ pyr_status_t pyr_longvector_check(const pyr_problem_t *p, const pyr_options_t *o
         return PYR_OK;
     }
     if (p->equation != PYR_EQ_HEAT)
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "method = longvector is the seed's long-vector algorithm of the heat equation; for "
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "method = longvector is the paper's long-vector algorithm of the heat equation; for "
                         "equation = %s %s", pyr_equation_name(p->equation), other_methods);
     if (p->dims != 2)
         return pyr_fail(PYR_ERR_UNSUPPORTED,
-                        "method = longvector steps 2D grids (the seed's (N+2)^2 vector); this grid is %dD: %s", p->dims, other_methods);
+                        "method = longvector steps 2D grids (the paper's (N+2)^2 vector); this grid is %dD: %s", p->dims, other_methods);
     if (o->backend == PYR_BACKEND_CPU)
         return pyr_fail(PYR_ERR_UNSUPPORTED,
                         "method = longvector runs on the CUDA backend (cuBLAS), not on backend = cpu; use backend = cuda (or auto) "

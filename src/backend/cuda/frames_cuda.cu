@@ -14,7 +14,7 @@
  * Sums: per tile (FR_TILE_ROWS rows) or per spectrum row in double, combined
  * in a fixed order (no atomics in any sum), so a run is reproducible; the
  * order inside a tile differs from the CPU's, and cuFFT rounds differently
- * from FFTW: the backends agree to the tolerance in README.md.
+ * from FFTW: the backends agree to the tolerance in docs/frames.md#backends.
  *
  * Scale: as on the CPU, the frames are divided by the sequence's unit
  * (frames_math.h fr_unit, found by the ingest's reduction on the device) and
@@ -366,7 +366,7 @@ __global__ void k_start_prev(fstate_t *st)
     st->coarse = 0;
 }
 
-/* X = sm conj(G) F: the frame's part of the seed's sums. */
+/* X = sm conj(G) F: the frame's part of the paper's sums. */
 __global__ void k_pprod(const cufftComplex *F, const cufftComplex *G, const float *sm, cufftComplex *X, int64_t n)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;

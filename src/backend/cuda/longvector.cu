@@ -1,4 +1,4 @@
-/* The long-vector method (SEEDS.md section B.1) on the CUDA backend: the
+/* The long-vector method (docs/theory.md#the-long-vector-method) on the CUDA backend: the
  * heat kernel's "longvector" variant, each step as whole-vector cuBLAS
  * operations on the contiguous range of a piece buffer that a box spans
  * (plan/longvector.h has the sequence and the model; the sequence itself is
@@ -192,7 +192,7 @@ extern "C" pyr_status_t pyr_cuda_lv_check(const pyr_variant_t *v, int dims)
     if (v->p[0] || v->p[1] || v->p[2]) return pyr_fail(PYR_ERR_CONFIG, "the CUDA variant longvector takes no parameters");
     if (dims != 2)
         return pyr_fail(PYR_ERR_UNSUPPORTED,
-                        "the long-vector method (longvector) is the seed's algorithm for 2D grids; this grid is %dD: use method = "
+                        "the long-vector method (longvector) is the paper's algorithm for 2D grids; this grid is %dD: use method = "
                         "naive or pyramid",
                         dims);
     return PYR_OK;

@@ -327,7 +327,7 @@ static void phase_correlate(fr_cpu_t *c, double *sx, double *sy)
     *sy = (double)iy;
 }
 
-/* The seed's sums p, q for the frame spectrum moved by s:
+/* The paper's sums p, q for the frame spectrum moved by s:
  * q = sum_half sin(wx) S^2 w/N Im(conj(G) F e^{i w s}), p likewise with sin(wy).
  * P = S^2 w/N conj(G) F is computed once per frame into X. */
 static void spectral_pq(fr_cpu_t *c, double sx, double sy, double *p, double *q)
@@ -359,7 +359,7 @@ static void spectral_pq(fr_cpu_t *c, double sx, double sy, double *p, double *q)
     *q = Q;
 }
 
-/* P = S^2 w/N conj(G) F into X: the frame's part of the seed's sums. */
+/* P = S^2 w/N conj(G) F into X: the frame's part of the paper's sums. */
 static void spectral_product(fr_cpu_t *c)
 {
     int64_t n = c->nch;
@@ -374,7 +374,7 @@ static void spectral_product(fr_cpu_t *c)
 }
 
 /* Shift of the current spectrum F against the reference: coarse start, then
- * the seed's step until it is below the tolerance. */
+ * the paper's step until it is below the tolerance. */
 static void estimate_shift(fr_cpu_t *c, double *sx, double *sy, int *iters, int *coarse, int *flags)
 {
     const pyr_frames_options_t *o = &c->s.o;

@@ -2,7 +2,7 @@
  * CPU implementation (C) and the CUDA one (compiled by nvcc as __host__
  * __device__), so that both backends solve the same small systems the same
  * way: the weights (Cholesky with the Tikhonov term and its fallbacks), the
- * shift step of the seed's formula, the noise model fit, the matched filter's
+ * shift step of the paper's formula, the noise model fit, the matched filter's
  * taps.  No allocation, no I/O. */
 #ifndef PYR_PIPELINES_FRAMES_MATH_H
 #define PYR_PIPELINES_FRAMES_MATH_H
@@ -49,7 +49,7 @@ FR_HD double fr_unit(double sumsq, double n)
 
 /* ------------------------------------------------------------ shift step */
 
-/* The seed's formula (SEEDS.md §D): with p = sum gy*d, q = sum gx*d,
+/* The paper's formula (docs/theory.md#frame-whitening): with p = sum gy*d, q = sum gx*d,
  * u = sum gx^2, v = sum gx*gy, w = sum gy^2 the displacement that best
  * explains d = f - r by the reference's gradient is
  *   dx = (q w - p v) / (u w - v^2),  dy = (p u - q v) / (u w - v^2).
@@ -181,7 +181,7 @@ FR_HD int64_t fr_weights_work(int n, int m) { return 3 * (int64_t)(n * m) * (n *
  *   deg < 0 (align/plain): (R + eps E) a = rho over frame t alone;
  *   deg >= 0 (poly): a_k(t) = sum_m alpha_{k,m} phi_m(s_{t-k} - s_t), alpha
  *     minimising sum over the window's frames tau of ||f_tau - sum_k a_k(tau) f_{tau-k}||^2
- *     + eps ||alpha||^2 (relative to the mean diagonal) — the seed's polynomial model.
+ *     + eps ||alpha||^2 (relative to the mean diagonal) — the paper's polynomial model.
  * On a failed Cholesky eps is raised 100-fold (twice), then the history is
  * halved, and at last the weights are 0.  Writes a[0..*used-1]; returns flags. */
 FR_HD int fr_weights_solve(const fr_dots_t *d, int64_t t, int N, int deg, int window, double eps, double *work, float *a,
