@@ -411,6 +411,12 @@ as_input "run output.field .h5, the sidecar" sidecar "the problem file" p.ini f.
   "$bin" run @IN@ --quiet --set output.image= "${heavy[@]}" --set output.field=f.h5
 twice "run output.field .h5 = --report" x.h5 "${R[@]}" "${heavy[@]}" --set output.field=@A@ --report @B@
 twice "run the sidecar = output.image" f.xmf "${R[@]}" "${heavy[@]}" --set output.field=f.h5 --set output.image=@B@
+# the sidecar is named with its field, never as if it were the field (reliability review L22)
+go "${R[@]}" "${heavy[@]}" --set output.field=b.h5 --set output.image=b.xmf
+early "run the sidecar = output.image, the message" &&
+  { echo "$msg" | grep -qF "the XDMF sidecar of output.field (b.h5) = b.xmf is the same file as output.image = b.xmf" && ok ||
+    bad "run the sidecar = output.image: the message does not name the sidecar by its field: '$msg'"; }
+[ ! -e b.h5 ] && [ ! -e b.xmf ] && ok || bad "run the sidecar = output.image: a refused run wrote $(ls b.* 2>&1)"
 limit=30
 late "run .h5" "f.h5 f.xmf i.png r.json" "" "${R[@]}" "${small[@]}" --set output.field=f.h5 --set output.image=i.png --set output.every=2 --report r.json
 
@@ -448,6 +454,96 @@ late "maxwell" "m_Ez.npy m_Hx.npy m_Hy.npy m.png m.csv m.json m_Ez_000002.npy" "
   "${M[@]}" --set output.field=m.npy --set output.image=m.png --set output.probes=m.csv --set output.every=2 --report m.json
 late "maxwell .h5" "m.h5 m.xmf m.png m.csv m.json" "" \
   "${M[@]}" --set output.field=m.h5 --set output.image=m.png --set output.probes=m.csv --set output.every=2 --report m.json
+limit=10
+go "${M[@]}" "${mheavy[@]}" --set output.field=b.h5 --set output.image=b.xmf
+early "maxwell the sidecar = output.image, the message" &&
+  { echo "$msg" | grep -qF "the XDMF sidecar of output.field (b.h5) = b.xmf" && echo "$msg" | grep -qF "output.image = b.xmf" &&
+    echo "$msg" | grep -qF "same file" && ok || bad "maxwell the sidecar = output.image: the message does not name the sidecar by its field: '$msg'"; }
+limit=30
+
+# ---------------------------------------------------------------- snapshots: links to and among them
+# A snapshot is matched by its name and by what is at its path already (reliability review: snapshots
+# through links): a snapshot that exists as a link to an input or output, an output that is a link to a
+# snapshot not written yet, and a snapshot that is a link to another snapshot are refused at once, and
+# nothing is written; snapshots the run does not write (another step, another spelling) are no concern.
+fresh snapshots
+cp "$in/p.ini" "$in/init.npy" "$in/m.ini" "$in/eps.npy" .
+cp init.npy keep.npy
+limit=10
+S=("${R[@]}" "${heavy[@]}" --set output.field=s.npy --set output.every=10)
+# snap_refused LABEL PATTERN CMD...: refused at once with a message matching PATTERN (grep -E)
+snap_refused() {
+  local label=$1 pattern=$2
+  shift 2
+  go "$@"
+  early "$label" && { echo "$msg" | grep -qE -- "$pattern" && ok || bad "$label: the message does not say which files: '$msg'"; }
+}
+ln -s init.npy s_000020.npy
+snap_refused "snapshot a symbolic link to initial.file" "s_000020.npy.*same file as the input initial.file = init.npy" \
+  "${S[@]}" --set initial.kind=file --set initial.file=init.npy
+rm s_000020.npy
+ln init.npy s_000020.npy
+snap_refused "snapshot a hard link to initial.file" "s_000020.npy.*same file as the input initial.file = init.npy" \
+  "${S[@]}" --set initial.kind=file --set initial.file=init.npy
+rm s_000020.npy
+cmp -s init.npy keep.npy && ok || bad "snapshot a link to initial.file: the input was changed"
+echo "old r.json" > r.json
+ln -s r.json s_000030.npy
+snap_refused "snapshot a symbolic link to --report" "s_000030.npy.*same file as --report = r.json" "${S[@]}" --report r.json
+holds r.json "old r.json" && [ -L s_000030.npy ] && ok || bad "snapshot a symbolic link to --report: r.json or the link changed"
+rm -f s_000030.npy r.json
+# links to what does not exist yet
+ln -s x.png s_000020.npy
+snap_refused "snapshot a link to output.image, not written yet" "s_000020.npy.*same file as output.image = x.png" "${S[@]}" --set output.image=x.png
+rm s_000020.npy
+ln -s s_000020.npy l.png
+snap_refused "output.image a link to a snapshot not written yet" "s_000020.npy.*same file as output.image = l.png" "${S[@]}" --set output.image=l.png
+rm l.png
+ln -s s_000010.npy s_000020.npy
+snap_refused "a snapshot a link to another, not written yet" "snapshots s_000020.npy and s_000010.npy" "${S[@]}"
+[ -L s_000020.npy ] && [ ! -e s_000010.npy ] && ok || bad "a snapshot a link to another: $(ls -l s_* 2>&1)"
+echo "old s_000010.npy" > s_000010.npy
+snap_refused "a snapshot a link to another that exists" "snapshots s_000020.npy and s_000010.npy" "${S[@]}"
+holds s_000010.npy "old s_000010.npy" && ok || bad "a snapshot a link to another that exists: it was overwritten"
+rm -f s_000010.npy s_000020.npy
+# Maxwell: one component's snapshot a link to another's
+ln -s m_Hx_000020.npy m_Ez_000020.npy
+snap_refused "maxwell a snapshot a link to another component's" "snapshots m_Ez_000020.npy and m_Hx_000020.npy" \
+  "$bin" run m.ini --quiet "${mheavy[@]}" --set output.field=m.npy --set output.every=10
+[ ! -e m_Hx_000020.npy ] && ok || bad "maxwell a snapshot a link to another component's: something was written"
+rm -f m_Ez_000020.npy
+cp eps.npy keep_eps.npy
+ln -s eps.npy m_Hy_000010.npy
+snap_refused "maxwell a snapshot a symbolic link to material.eps_file" "m_Hy_000010.npy.*same file as the input material.eps_file = eps.npy" \
+  "$bin" run m.ini --quiet "${mheavy[@]}" --set output.field=m.npy --set output.every=10 --set material.eps_file=eps.npy
+cmp -s eps.npy keep_eps.npy && ok || bad "maxwell a snapshot a symbolic link to material.eps_file: the input was changed"
+rm -f m_Hy_000010.npy
+limit=30
+# no concern: links where the run writes no snapshot (steps 2 of 3 are written; step 3, and step 2
+# spelt with more digits, are not), and a restart from a snapshot of the same name
+cmp -s init.npy keep.npy || cp keep.npy init.npy
+ln -s init.npy s_000003.npy
+ln -s init.npy s_0000002.npy
+go "${R[@]}" "${small[@]}" --set output.field=s.npy --set output.every=2 --set initial.kind=file --set initial.file=init.npy
+[ $rc -eq 0 ] && [ -f s_000002.npy ] && [ ! -L s_000002.npy ] && cmp -s init.npy keep.npy && ok ||
+  bad "links to the input where no snapshot is written: rc $rc, '$msg'"
+rm -f s_*
+go "${R[@]}" "${small[@]}" --set scheme.steps=4 --set output.field=s.npy --set output.every=2
+cp s_000004.npy keep4.npy
+go "${R[@]}" "${small[@]}" --set scheme.steps=6 --set output.field=s.npy --set output.every=2 --set initial.kind=file \
+  --set initial.file=s_000004.npy --set initial.step=4
+[ $rc -eq 0 ] && [ -f s_000006.npy ] && cmp -s s_000004.npy keep4.npy && ok || bad "a restart from a snapshot of the same name: rc $rc, '$msg'"
+rm -f s_* keep4.npy
+# a snapshot that cannot be written is named as one (output.every), for heat and Maxwell
+mkfifo s_000002.npy
+go "${R[@]}" "${small[@]}" --set output.field=s.npy --set output.every=2
+[ $rc -eq 1 ] && echo "$msg" | grep -qF "output.every: cannot write s_000002.npy" && ok || bad "a snapshot that fails: rc $rc, '$msg'"
+rm -f s_*
+mkfifo m_Hx_000002.npy
+go "$bin" run m.ini --quiet --set output.field=m.npy --set output.every=2
+[ $rc -eq 1 ] && echo "$msg" | grep -qF "output.every: cannot write m_Hx_000002.npy" && ok || bad "maxwell a snapshot that fails: rc $rc, '$msg'"
+rm -f m_*
+notemps "snapshots"
 
 # ---------------------------------------------------------------- solve
 fresh solve
@@ -570,6 +666,48 @@ rm -f wf e.w
 mkfifo e.w
 go env PYRGRID_WISDOM=wf "$bin" calibrate --import w.in --export e.w
 [ $rc -eq 1 ] && echo "$msg" | grep -qF e.w && [ -p e.w ] && ok || bad "calibrate, --export a FIFO nobody reads: rc $rc, '$msg'"
+rm -f e.w wf
+# a device or a FIFO is written in place, with no lock file beside it (nothing there to merge with)
+for target in e.w wf; do
+  for kind in device fifo; do
+    rm -f e.w wf e.w.lock wf.lock
+    if [ $kind = device ]; then
+      [ -n "$devkind" ] || continue
+      mkdev $target
+    else
+      mkfifo $target
+      cat $target > got.w &
+      exec 3> $target
+    fi
+    go env PYRGRID_WISDOM=wf "$bin" calibrate --import w.in --export e.w 3>&-
+    [ $kind = fifo ] && { exec 3>&-; wait; }
+    [ $rc -eq 0 ] && [ ! -e $target.lock ] && ok || bad "calibrate, $target a $kind: rc $rc, now $(ls -d $target* 2>&1), '$msg'"
+    if [ $kind = device ]; then
+      # nothing is read from it either: no "cannot read", no warning
+      echo "$msg" | grep -qiE "cannot read|warning" && bad "calibrate, $target a device: '$msg'" || ok
+    fi
+  done
+done
+rm -f e.w wf e.w.lock wf.lock got.w
+# --export and the wisdom file are checked before measuring: a path that cannot be written is refused
+# at once; one whose directories do not exist yet is made
+limit=10
+busy="calibrating the"
+echo "a file" > f.txt
+go env PYRGRID_WISDOM=wf "$bin" calibrate --backend cpu --export f.txt/sub/e.w
+early "calibrate --export under a file" && { echo "$msg" | grep -qF -- "--export: cannot write f.txt/sub/e.w" && ok ||
+  bad "calibrate --export under a file: '$msg'"; }
+mkdir d
+go env PYRGRID_WISDOM=wf "$bin" calibrate --backend cpu --export d
+early "calibrate --export a directory" && { echo "$msg" | grep -qF -- "--export: cannot write d" && ok || bad "calibrate --export a directory: '$msg'"; }
+go env PYRGRID_WISDOM=f.txt/w "$bin" calibrate --backend cpu
+early "calibrate, the wisdom file under a file" && { echo "$msg" | grep -qF -- "the wisdom file: cannot write f.txt/w" && ok ||
+  bad "calibrate, the wisdom file under a file: '$msg'"; }
+busy=
+limit=30
+go env PYRGRID_WISDOM=new/a/wf "$bin" calibrate --import w.in --export d/new/b/e.w
+[ $rc -eq 0 ] && [ -s new/a/wf ] && [ -s d/new/b/e.w ] && ok || bad "calibrate into directories not made yet: rc $rc, '$msg'"
+rm -rf d new f.txt
 notemps "calibrate"
 
 # ---------------------------------------------------------------- assemble

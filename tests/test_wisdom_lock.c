@@ -7,7 +7,12 @@
  *      export to one file at the same moment; all 6 records must be there;
  *   2. program: 4 `pyrgrid calibrate --import FILE_k` at the same moment
  *      (argv[1] is the program); all 4 records must be there.
- * Each is repeated 10 times. */
+ * Each is repeated 10 times.
+ *   3. a FIFO and a character device (a link to /dev/null) as the export's
+ *      target get the store written in place, with no lock file beside them
+ *      and nothing read from them (reliability review: wisdom to devices,
+ *      where the export refused them as unreadable and would have made
+ *      /dev/null.lock); as the default wisdom file, nothing is imported. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -128,6 +133,51 @@ int main(int argc, char **argv)
         at_once(6, export_one, path, &failures);
         int have = count_records(path, "lock test device", 6);
         CHECK(failures == 0 && have == 6, "round %d: %d of 6 concurrent exports kept (%d failed)", round, have, failures);
+    }
+
+    /* 3. sinks: written in place, no lock, nothing read */
+    {
+        char fifo[720], fifo_lock[730], sink[720], sink_lock[730];
+        snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+        snprintf(fifo_lock, sizeof fifo_lock, "%s.lock", fifo);
+        snprintf(sink, sizeof sink, "%s/null", dir);
+        snprintf(sink_lock, sizeof sink_lock, "%s.lock", sink);
+        pyr_wisdom_forget();
+        pyr_wisdom_constants_t c = record("sink test device");
+        CHECK_OK(pyr_wisdom_store_put_constants(&c));
+        CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s: %s", fifo, strerror(errno));
+        /* the reader first (the writer's open does not wait for one); the text fits the pipe's buffer */
+        int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+        CHECK(rd >= 0, "open %s: %s", fifo, strerror(errno));
+        CHECK_OK(pyr_wisdom_export_file(fifo));
+        static char got[65536];
+        ssize_t n = rd >= 0 ? read(rd, got, sizeof got - 1) : -1;
+        if (rd >= 0) close(rd);
+        got[n > 0 ? n : 0] = 0;
+        CHECK(n > 0 && strstr(got, "pyrgrid-wisdom") == got && strstr(got, "sink test device"), "the FIFO got %zd bytes: '%.200s'", n, got);
+        struct stat sb;
+        CHECK(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode), "%s is no longer a FIFO", fifo);
+        CHECK(access(fifo_lock, F_OK) != 0, "a lock file %s was made beside a FIFO", fifo_lock);
+        CHECK(symlink("/dev/null", sink) == 0, "symlink %s: %s", sink, strerror(errno));
+        CHECK_OK(pyr_wisdom_export_file(sink));
+        CHECK(access(sink_lock, F_OK) != 0, "a lock file %s was made beside a device", sink_lock);
+        CHECK(lstat(sink, &sb) == 0 && S_ISLNK(sb.st_mode) && stat(sink, &sb) == 0 && S_ISCHR(sb.st_mode), "%s was replaced", sink);
+        /* the default file a sink: nothing to import, no error (a FIFO with no writer would give nothing either) */
+        const char *old = getenv("PYRGRID_WISDOM");
+        char *keep = old ? strdup(old) : NULL;
+        char where[PYR_PATH_MAX];
+        int found = 1;
+        setenv("PYRGRID_WISDOM", sink, 1);
+        CHECK_OK(pyr_wisdom_store_import_default(where, sizeof where, &found));
+        CHECK(found == 0, "a device as the wisdom file counted as found");
+        found = 1;
+        setenv("PYRGRID_WISDOM", fifo, 1);
+        CHECK_OK(pyr_wisdom_store_import_default(where, sizeof where, &found));
+        CHECK(found == 0, "a FIFO as the wisdom file counted as found");
+        if (keep) setenv("PYRGRID_WISDOM", keep, 1);
+        else unsetenv("PYRGRID_WISDOM");
+        free(keep);
+        pyr_wisdom_forget();
     }
 
     if (argc > 1) {

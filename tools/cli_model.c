@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "core/error.h"
@@ -69,6 +70,43 @@ static void describe_constants(const char *label, const pyr_model_constants_t *k
            1e9 * k->up_row_busy, 1e9 * k->down_row_busy, 1e9 * k->row, 1e6 * k->call, 1e6 * k->launch, 1e9 * k->compute[0], 1e-9 / k->compute[0],
            1e9 * pyr_model_compute_cost(k, 8), 1e9 * pyr_model_compute_cost(k, 64), 1e9 * k->compute_row);
     if (k->up_row_both > 0) printf("    + %.3g ns per part row uploaded beside downloads (fitted to a pass of cubes)\n", 1e9 * k->up_row_both);
+}
+
+/* Whether wisdom could be written at `path`, checked before minutes of
+ * measuring: pyr_check_writable, or, where the directory it names does not
+ * exist yet (the export makes it), whether the nearest directory above that
+ * exists can take new ones. */
+static pyr_status_t check_wisdom_target(const char *what, const char *path)
+{
+    char dir[PYR_PATH_MAX];
+    struct stat sb;
+    int missing = 0;
+    snprintf(dir, sizeof dir, "%s", path);
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (!slash) {
+            snprintf(dir, sizeof dir, ".");
+            break;
+        }
+        if (slash == dir) {
+            dir[1] = 0;
+            break;
+        }
+        *slash = 0;
+        if (stat(dir, &sb) == 0 || errno != ENOENT) break;
+        missing = 1;
+    }
+    pyr_status_t st = PYR_OK;
+    if (!missing) st = pyr_check_writable(path);
+    else if (stat(dir, &sb) != 0)
+        st = pyr_fail(PYR_ERR_IO, "cannot write %s: its directories would be made in %s: %s", path, dir, strerror(errno));
+    else if (!S_ISDIR(sb.st_mode))
+        st = pyr_fail(PYR_ERR_IO, "cannot write %s: its directories would be made in %s, which is not a directory; choose another name",
+                      path, dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        st = pyr_fail(PYR_ERR_IO, "cannot write %s: its directories would be made in %s: %s; choose a directory you may write", path, dir,
+                      strerror(errno));
+    return st == PYR_OK ? PYR_OK : pyr_fail_context(st, "%s: ", what);
 }
 
 static void calibrate_usage(FILE *out)
@@ -195,20 +233,22 @@ int pyr_cli_calibrate(int argc, char **argv)
     char path[PYR_PATH_MAX];
     if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK) return fail(NULL);
     /* before measuring for minutes: --export may not replace the file it imports, nor be the
-     * wisdom file, which is written anyway (its directory may not exist yet: the export makes it,
-     * so this is no writability check) */
+     * wisdom file, which is written anyway (a character device excepted: both are written in place) */
     if (export_path && import_path && pyr_same_file(export_path, import_path)) {
         pyr_fail(PYR_ERR_IO, "--export %s is the same file as the input --import %s; writing it would replace the file being "
                  "imported; give --export another name", export_path, import_path);
         return fail(NULL);
     }
-    if (export_path && pyr_same_file(export_path, path)) {
+    if (export_path && pyr_same_file(export_path, path) && !pyr_is_char_device(export_path)) {
         pyr_fail(PYR_ERR_IO, "--export %s is the same file as the wisdom file %s, which calibrate writes anyway; leave --export "
                  "out or give it another name", export_path, path);
         return fail(NULL);
     }
+    /* and every file it writes could be written (the wisdom file only when it is written) */
+    if (export_path && check_wisdom_target("--export", export_path) != PYR_OK) return fail(NULL);
+    if ((measure || import_path) && check_wisdom_target("the wisdom file", path) != PYR_OK) return fail(NULL);
     int rc = 0, found = 0, changed = 0;
-    if (pyr_wisdom_store_import(path, &found) != PYR_OK)
+    if (pyr_wisdom_store_import_default(path, sizeof path, &found) != PYR_OK)
         fprintf(stderr, "pyrgrid: warning: %s%s\n", pyr_last_error(), measure || import_path ? "; it will be replaced" : "");
     if (import_path) {
         int f2 = 0;
@@ -298,7 +338,9 @@ int pyr_cli_calibrate(int argc, char **argv)
             rc = fail(NULL);
             goto done;
         }
-        printf("# %s%s\n%s", path, found || changed ? "" : " (no such file yet)", text);
+        struct stat sb;
+        const int sink = stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode));
+        printf("# %s%s\n%s", path, found || changed ? "" : sink ? " (a device or FIFO: nothing is read from it)" : " (no such file yet)", text);
         free(text);
     }
 done:

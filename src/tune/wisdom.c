@@ -596,9 +596,17 @@ static pyr_status_t make_parent(const char *path)
     return PYR_OK;
 }
 
+/* A character device (/dev/null) or a FIFO: written in place (io/atomic.h),
+ * with no file to lock, to read back or to merge with. */
+static int is_sink(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode));
+}
+
 pyr_status_t pyr_wisdom_save(const char *path, const pyr_wisdom_t *w)
 {
-    PYR_TRY(make_parent(path));
+    if (!is_sink(path)) PYR_TRY(make_parent(path));
     char *text = NULL;
     PYR_TRY(pyr_wisdom_to_text(w, &text));
     pyr_atomic_file_t af;
@@ -716,6 +724,8 @@ pyr_status_t pyr_wisdom_store_import_default(char *path, size_t size, int *found
         if (path && size) path[0] = 0;
         return st;
     }
+    /* the program's own file, both read and written: a sink there keeps nothing to read */
+    if (is_sink(path)) return PYR_OK;
     return pyr_wisdom_store_import(path, found);
 }
 
@@ -755,9 +765,20 @@ static pyr_status_t lock_wisdom(const char *path, int *fd)
 pyr_status_t pyr_wisdom_store_export(const char *path, int replace_rejected)
 {
     if (!path || !*path) return pyr_fail(PYR_ERR_ARG, "pyr_wisdom_export_file: no file name");
-    PYR_TRY(make_parent(path));
     pyr_wisdom_t *merged = malloc(sizeof *merged);
     if (!merged) return pyr_fail(PYR_ERR_NOMEM, "out of host memory exporting wisdom to %s", path);
+    if (is_sink(path)) {
+        /* the store as it is, in place: no lock file beside a device, nothing there to merge with */
+        pyr_wisdom_store_get(merged, NULL, 0, NULL, 0);
+        pyr_status_t st = pyr_wisdom_save(path, merged);
+        free(merged);
+        return st;
+    }
+    pyr_status_t made = make_parent(path);
+    if (made != PYR_OK) {
+        free(merged);
+        return made;
+    }
     int fd = -1, found = 0;
     pyr_status_t st = lock_wisdom(path, &fd);
     /* under the lock: what the file holds now (another process may have

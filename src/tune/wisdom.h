@@ -81,7 +81,8 @@ void pyr_wisdom_init(pyr_wisdom_t *w);
  * empty wisdom: nothing of it is used. */
 pyr_status_t pyr_wisdom_load(const char *path, pyr_wisdom_t *w, int *found);
 /* Write atomically (no lock, no merge: see pyr_wisdom_export_file),
- * creating the directory if needed. */
+ * creating the directory if needed; a character device or a FIFO is written
+ * in place (io/atomic.h). */
 pyr_status_t pyr_wisdom_save(const char *path, const pyr_wisdom_t *w);
 
 /* Text of the file (the caller frees it), and parsing from text (same
@@ -123,10 +124,14 @@ unsigned long pyr_wisdom_store_generation(void);
 pyr_status_t pyr_wisdom_store_import(const char *path, int *found);
 /* The same for the default file (pyr_wisdom_default_path, written into
  * path[size], empty when there is none), as programs import it before
- * planning: the pyrgrid program and the benchmarks. */
+ * planning: the pyrgrid program and the benchmarks.  A character device or
+ * a FIFO there is a sink that exports write in place: nothing is read from
+ * it (PYR_OK, *found = 0). */
 pyr_status_t pyr_wisdom_store_import_default(char *path, size_t size, int *found);
 /* pyr_wisdom_export_file; with replace_rejected, a file there that is not
- * wisdom of this machine is replaced (pyrgrid calibrate) instead of failing. */
+ * wisdom of this machine is replaced (pyrgrid calibrate) instead of failing.
+ * A character device or a FIFO at path gets the store written in place, with
+ * no lock file beside it and nothing read from it to merge. */
 pyr_status_t pyr_wisdom_store_export(const char *path, int replace_rejected);
 
 #endif
