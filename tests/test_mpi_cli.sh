@@ -3,8 +3,9 @@
 # the index; pyrgrid assemble makes one .npy equal, byte for byte, to the
 # single-process run's (heat and Poisson, initial.kind = file read in parts,
 # a Poisson stop at a check); a NaN in one rank's part of initial.file stops
-# every rank with that rank's message; too many ranks for the grid, and the
-# long-vector method (one GPU only), are refused.
+# every rank with that rank's message, as do fields that diverge (a probe's
+# value, a rank's box at the end: nothing written); too many ranks for the
+# grid, and the long-vector method (one GPU only), are refused.
 # usage: test_mpi_cli.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]
 set -u
 pyr=$(realpath "$1")
@@ -221,6 +222,69 @@ rc=$?
 grep -q "rank 2: initial.file: .*NaN at index \[45, 30\]" nan.err || fail "a NaN in rank 2's part: $(cat nan.err)"
 [ "$(grep -c 'error:' nan.err)" = 1 ] || fail "the error was printed $(grep -c 'error:' nan.err) times: $(cat nan.err)"
 ls out.* > /dev/null 2>&1 && fail "a failed run left outputs: $(ls out.*)"
+
+# diverged fields (reliability review: MPI divergence): the probes' values and each rank's box are
+# checked before anything is written; every rank exits 1, the failing rank's message is printed once,
+# naming the node as one process does, and no part, index or probes CSV is written
+cat > dv.ini <<'EOF'
+[grid]
+dims = 2
+nx = 41
+ny = 37
+[scheme]
+equation = maxwell
+courant = 0.5
+steps = 40
+precision = float
+[boundary]
+kind = pec
+[source]
+source1 = Ez point 20 18 gaussian width=0.5 delay=1 amplitude=1e38
+[probe]
+probe1 = Ez 10 10
+[run]
+backend = cpu
+threads = 1
+[output]
+field = dv.npy
+probes = dv.csv
+EOF
+grep -v -E '^\[probe\]|^probe1|^probes' dv.ini > dv_noprobe.ini
+diverged() { # LABEL PATTERN NP ARGS...
+  local label=$1 pattern=$2 np=$3
+  shift 3
+  rm -f out.* dv_*.npy dv_*.json dv.csv
+  timeout 120 "$mpiexec" "$npflag" "$np" "${flags[@]}" "$pyr" "$@" > dv.txt 2> dv.err
+  local rc=$?
+  [ $rc = 1 ] || fail "$label: exit $rc, expected 1: $(cat dv.err)"
+  grep -qE -- "$pattern" dv.err || fail "$label: the message: $(cat dv.err)"
+  [ "$(grep -c 'error:' dv.err)" = 1 ] || fail "$label: the error was printed $(grep -c 'error:' dv.err) times: $(cat dv.err)"
+  local left
+  left=$(ls out.* dv_*.npy dv_*.json dv.csv 2> /dev/null)
+  [ -z "$left" ] || fail "$label: a diverged run wrote" $left
+}
+# Maxwell in float, a source past the largest float: the probe (its series kept on rank 0) reads it first
+diverged "Maxwell diverged, a probe" "error: rank 0: the fields diverged \(non-finite\) at step [0-9]+: probe 1 \(Ez 10 10\) reads" 2 run dv.ini
+# no probes: the fields at the end, overflowing in rank 1's box only (a source near the top, two steps),
+# at the node one process names
+big=(--set scheme.steps=2 --set "source.source1=Ez point 20 33 gaussian width=0.05 delay=0 amplitude=1e39")
+"$pyr" run dv_noprobe.ini -q "${big[@]}" --set output.field= > /dev/null 2> dv1.err && fail "Maxwell diverged in one process: exit 0"
+node=$(grep -o 'Ez is [^ ]* at node ([^)]*)' dv1.err)
+[ -n "$node" ] || fail "Maxwell diverged in one process: $(cat dv1.err)"
+node=${node//[()+]/.}
+diverged "Maxwell diverged, the fields of rank 1" "error: rank 1: the fields diverged \(non-finite\) by step 2 \(the end of the run\): $node" 2 \
+  run dv_noprobe.ini "${big[@]}"
+# heat: values near the largest double in rank 1's rows overflow there
+python3 - << 'EOF' || fail "making big.npy"
+import struct
+b = bytearray(open("init.npy", "rb").read())
+data = 10 + (b[8] | b[9] << 8)  # a version 1.0 header
+for j, i, v in ((40, 30, 1.7e308), (40, 31, -1.7e308)):
+    b[data + (j * 61 + i) * 8:data + (j * 61 + i + 1) * 8] = struct.pack("<d", v)
+open("big.npy", "wb").write(b)
+EOF
+diverged "heat diverged" "error: rank 1: the fields diverged \(non-finite\) by step 3 \(the end of the run\): u is -inf at node \(x=30, y=38\)" 2 \
+  run heat.ini --set initial.kind=file --set initial.file=big.npy --set scheme.steps=3 --set run.partition=slabs
 
 # a problem that is wrong: rank 0 says why, once
 run_np 2 run heat.ini --set grid.nx=2 > bad.txt 2> bad.err

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_maxwell.h"
+#include "cli_result.h"
 #include "core/error.h"
 #include "io/atomic.h"
 #include "io/config.h"
@@ -89,6 +91,7 @@ int pyr_cli_assemble(int argc, char **argv)
 
 #ifdef PYR_HAVE_MPI
 typedef struct {
+    const pyr_config_t *cfg;
     double *series;
     int64_t n, cap;
 } mpi_probes_t;
@@ -97,6 +100,7 @@ static pyr_status_t keep_probes(void *user, int64_t first, int64_t count, const 
 {
     mpi_probes_t *s = user;
     if (first != s->n) return pyr_fail(PYR_ERR_INTERNAL, "probes: steps from %lld, expected %lld", (long long)first, (long long)s->n);
+    PYR_TRY(pyr_cli_check_probes(s->cfg, first, count, values, nprobes));
     if (s->n + count > s->cap) {
         int64_t cap = s->cap ? 2 * s->cap : 1024;
         while (cap < s->n + count) cap *= 2;
@@ -108,6 +112,22 @@ static pyr_status_t keep_probes(void *user, int64_t first, int64_t count, const 
     memcpy(s->series + s->n * nprobes, values, (size_t)(count * nprobes) * sizeof *values);
     s->n += count;
     return PYR_OK;
+}
+
+/* Before a rank writes its part: none of the fields of its box diverged
+ * (checked where every rank comes with the same status; the ranks agree, so
+ * every one fails with the lowest failing rank's message and none writes). */
+static pyr_status_t check_parts(const pyr_config_t *cfg, pyr_field_t *const *part, int nfields, const pyr_mpi_info_t *info, MPI_Comm comm)
+{
+    const pyr_problem_t *p = &cfg->problem;
+    pyr_problem_t box = *p; /* the rank's box of the grid: the nodes' numbers in messages are the whole grid's */
+    for (int a = 0; a < 3; a++) box.origin[a] = p->origin[a] + info->lo[a];
+    pyr_status_t st = PYR_OK;
+    for (int c = 0; c < nfields && st == PYR_OK; c++)
+        if (part[c])
+            st = pyr_cli_check_finite(&box, part[c], pyr_scheme_field_name(p->equation, c), pyr_cli_step_of(cfg, info->run.steps),
+                                      "the end of the run");
+    return pyr_mpi_agree(comm, st);
 }
 
 /* Maxwell over the ranks: each rank writes its box of every component
@@ -149,13 +169,14 @@ static int run_maxwell(pyr_config_t *cfg, int quiet, MPI_Comm comm, int rank, in
     pyr_field_t *part[PYR_MAXWELL_FIELDS] = {NULL};
     pyr_mpi_info_t info;
     memset(&info, 0, sizeof info);
-    mpi_probes_t pr = {NULL, 0, 0};
+    mpi_probes_t pr = {cfg, NULL, 0, 0};
     pyr_hooks_t hooks = {.user = &pr, .probe = p->maxwell.nprobes && rank == 0 ? keep_probes : NULL};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (st == PYR_OK) st = pyr_execute_mpi_fields(p, &cfg->options, comm, &hooks, part, PYR_MAXWELL_FIELDS, &info);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st == PYR_OK) st = check_parts(cfg, part, 6, &info, comm);
     for (int c = 0; c < 6 && st == PYR_OK && base[0]; c++) {
         if (!part[c]) continue;
         char comp[PYR_PATH_MAX + 32];
@@ -271,6 +292,7 @@ int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet, const char *unsupported)
     if (st == PYR_OK) st = pyr_execute_mpi(p, &cfg->options, comm, NULL, &part, &info);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st == PYR_OK) st = check_parts(cfg, &part, 1, &info, comm);
     if (st == PYR_OK && cfg->field[0]) st = pyr_write_parts_mpi(cfg->field, part, &info, comm);
     if (st != PYR_OK) {
         if (rank == 0) fprintf(stderr, "pyrgrid: error: %s\n", pyr_last_error());
