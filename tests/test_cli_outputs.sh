@@ -321,5 +321,20 @@ else
   echo "no numpy for $py: the frames cases are skipped"
 fi
 
+# ---------------------------------------------------------------- frames: numbers in --config
+# each way a number can be wrong is named as such (reliability review: frames_config's one message
+# for all); none gets as far as the inputs
+cd "$work"
+for v in "abc:is not a number" "1e999:is too large: doubles end at 1.8e+308" "nan:is not a finite number" \
+  "-inf:is not a finite number" "1e-320:is too small to compute with: below 2.23e-308, the smallest normal double"; do
+  printf '[frames]\nepsilon = %s\n' "${v%%:*}" > fnum.ini
+  msg=$("$bin" frames --quiet --config fnum.ini -o '' no-such-input.npy 2>&1); rc=$?
+  [ $rc -eq 1 ] && echo "$msg" | grep -qF "frames.epsilon = \"${v%%:*}\" ${v#*:}" && ok || bad "frames.epsilon = ${v%%:*}: rc $rc, '$msg'"
+done
+printf '[frames]\nepsilon = 0\nthreshold = 1e-300\n' > fnum.ini
+msg=$("$bin" frames --quiet --config fnum.ini -o '' no-such-input.npy 2>&1); rc=$?
+echo "$msg" | grep -q "no-such-input.npy" && ok || bad "frames: 0 and 1e-300 in --config refused: '$msg'"
+rm -f fnum.ini
+
 echo "$pass passed, $fails failed"
 [ $fails -eq 0 ]

@@ -2,6 +2,7 @@
 #include "pipelines/frames/frames_config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,13 @@ static pyr_status_t as_double(const char *key, const char *v, double *out)
     errno = 0;
     double x = strtod(v, &end);
     while (*end == ' ') end++;
-    if (end == v || *end || errno || !isfinite(x)) return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is not a finite number", key, v);
+    if (end == v || *end) return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is not a number", key, v);
+    if (errno == ERANGE && isinf(x)) return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is too large: doubles end at %.3g", key, v, DBL_MAX);
+    if (!isfinite(x)) return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is not a finite number", key, v);
+    /* strtod flags a result below the smallest normal double (subnormal, or 0 for less) */
+    if (errno == ERANGE)
+        return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is too small to compute with: below %.3g, the smallest normal double", key, v,
+                        DBL_MIN);
     *out = x;
     return PYR_OK;
 }
