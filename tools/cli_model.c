@@ -340,7 +340,8 @@ int pyr_cli_calibrate(int argc, char **argv)
         }
         struct stat sb;
         const int sink = stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode));
-        printf("# %s%s\n%s", path, found || changed ? "" : sink ? " (a device or FIFO: nothing is read from it)" : " (no such file yet)", text);
+        printf("# %s%s\n%s", path,
+               found || changed ? "" : sink ? " (a device or FIFO: nothing is read from it)" : " (no such file yet)", text);
         free(text);
     }
 done:

@@ -220,7 +220,8 @@ static pyr_status_t snapshot_clash(const pyr_config_t *cfg, const char *snap, in
                         harm, snap);
     return pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshot %s, which is the same file as %s%s = %s; %s; %s",
                     (long long)cfg->every, snap, role, f->name, f->path, harm,
-                    input ? "choose another output.field or rename that file" : "give each output its own name (output.field names the snapshots)");
+                    input ? "choose another output.field or rename that file"
+                          : "give each output its own name (output.field names the snapshots)");
 }
 
 pyr_status_t pyr_cli_check_snapshots(const pyr_config_t *cfg, const char *const *prefixes, int nprefixes, const pyr_named_path_t *outs,

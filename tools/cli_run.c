@@ -244,7 +244,8 @@ int pyr_cli_run(int argc, char **argv)
     {
         char sidecar_name[PYR_PATH_MAX + 64];
         snprintf(sidecar_name, sizeof sidecar_name, "the XDMF sidecar of output.field (%s)", cfg.field);
-        pyr_named_path_t outs[4] = {{"output.field", cfg.field}, {"output.image", cfg.image}, {sidecar_name, sidecar}, {"--report", flags.report}};
+        pyr_named_path_t outs[4] = {{"output.field", cfg.field}, {"output.image", cfg.image}, {sidecar_name, sidecar},
+                                    {"--report", flags.report}};
         pyr_named_path_t ins[3] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source},
                                    {"rhs.file", p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_FILE ? p->poisson.rhs_file : NULL}};
         if (pyr_check_outputs(outs, 4, ins, 3) != PYR_OK) return fail(NULL);

@@ -49,7 +49,8 @@ static pyr_status_t as_double(const char *key, const char *v, double *out)
     double x = strtod(v, &end);
     while (*end == ' ') end++;
     if (end == v || *end) return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is not a number", key, v);
-    if (errno == ERANGE && isinf(x)) return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is too large: doubles end at %.3g", key, v, DBL_MAX);
+    if (errno == ERANGE && isinf(x))
+        return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is too large: doubles end at %.3g", key, v, DBL_MAX);
     if (!isfinite(x)) return pyr_fail(PYR_ERR_CONFIG, "frames.%s = \"%s\" is not a finite number", key, v);
     /* strtod flags a result below the smallest normal double (subnormal, or 0 for less) */
     if (errno == ERANGE)
