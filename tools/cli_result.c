@@ -390,7 +390,7 @@ pyr_status_t pyr_cli_report_solve(const char *path, const char *problem_file, co
     pyr_json_real(&j, "loop", res->seconds); /* iterations and residual checks */
     pyr_json_real(&j, "per_iteration", res->iterations > 0 ? res->iterate_seconds / (double)res->iterations : 0.0);
     pyr_json_end(&j);
-    /* unknowns updated per second, the solver's counterpart of Gcell/s */
+    /* unknowns updated per second, the solver's counterpart of the stencils' cell updates per second */
     pyr_json_real(&j, "gunknowns_per_second",
                   res->iterate_seconds > 0 ? (double)sys->n * (double)sys->m * (double)res->iterations / res->iterate_seconds * 1e-9 : 0.0);
     static const char *const names[4] = {"solution", "history", "image", "history_image"};

@@ -50,7 +50,7 @@ int64_t pyr_cli_step_of(const pyr_config_t *cfg, int64_t done);
 double pyr_cli_time_of(const pyr_config_t *cfg, int64_t done);
 
 /* The body of `pyrgrid run`'s report: problem, options, restart, plan, run,
- * step and time, seconds (plan, initial, execute, output), Gcell/s, outputs,
+ * step and time, seconds (plan, initial, execute, output), the rate (cell updates per second), outputs,
  * exit status. */
 void pyr_cli_report_run(pyr_json_t *j, const pyr_config_t *cfg, const pyr_plan_t *plan, const pyr_run_info_t *ri, const double t[4],
                         double gcells, const char *sidecar, int status);

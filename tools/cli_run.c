@@ -212,7 +212,7 @@ int pyr_cli_run(int argc, char **argv)
     run_flags_t flags;
     int rc = parse_args(argc, argv, "run", &cfg, &quiet, &flags);
     if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
-    /* started by mpirun: one grid over the ranks (cli_mpi.c, issue 25) */
+    /* started by mpirun: one grid over the ranks (cli_mpi.c) */
     if (pyr_cli_mpi_launched()) {
         /* what only a process holding the whole grid writes or reads (HDF5 is not parallel here) */
         const pyr_scheme_t *scheme = pyr_scheme_of(cfg.problem.equation);
@@ -369,7 +369,7 @@ int pyr_cli_run(int argc, char **argv)
                  p->poisson.tolerance > 0 ? (ri.converged ? " converged=yes" : " converged=no") : "");
     char from[64] = "";
     if (cfg.start_step > 0) snprintf(from, sizeof from, " from=%lld", (long long)cfg.start_step);
-    /* several devices (issue 25): parts, H and the halo traffic */
+    /* several devices: parts, H and the halo traffic */
     char parts[160] = "";
     if (ri.parts > 1)
         snprintf(parts, sizeof parts, " parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu", ri.parts, (long long)ri.exchange_height,

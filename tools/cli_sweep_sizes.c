@@ -1,5 +1,5 @@
-/* pyrgrid sweep FILE --sizes 10:7000: the long-vector method (SEEDS.md
- * section B.1) over square grids of N interior nodes per axis, measured
+/* pyrgrid sweep FILE --sizes 10:7000: the long-vector method
+ * (docs/theory.md#the-long-vector-method) over square grids of N interior nodes per axis, measured
  * against the paper's staircase model, as the paper's Figure 1: time per step
  * against N, the accuracy figures emax and ebar (as the height sweep's), and
  * where the first step of the staircase falls, measured and predicted. */

@@ -89,7 +89,7 @@ pyr_status_t pyr_wisdom_device(pyr_backend_kind_t backend, int device, int threa
     if (backend == PYR_BACKEND_CUDA) {
         char text[512];
         PYR_TRY(pyr_gpu_describe(device, text, sizeof text));
-        /* "NVIDIA H200, 139.8 GiB (139.1 GiB free), compute capability 9.0, 132 SMs": keep what does not change */
+        /* "NVIDIA <name>, 79.1 GiB (78.6 GiB free), compute capability 9.0, 132 SMs": keep what does not change */
         char name[256] = "", mem[64] = "", cc[32] = "";
         const char *c1 = strchr(text, ',');
         size_t ln = c1 ? (size_t)(c1 - text) : strlen(text);
