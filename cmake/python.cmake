@@ -12,7 +12,7 @@ get_target_property(_pyr_lib_type pyrgrid TYPE)
 if(PYR_INSTALL_PYTHON AND _pyr_lib_type STREQUAL "SHARED_LIBRARY")
   file(GLOB PYR_PYTHON_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/pyrgrid/*.py)
   install(FILES ${PYR_PYTHON_FILES} DESTINATION ${PYR_PYTHON_DIR}/pyrgrid)
-  set(_pyr_soname "libpyrgrid.so.${PROJECT_VERSION_MAJOR}")
+  set(_pyr_soname "libpyrgrid.so.${PYR_SOVERSION}")
   install(CODE "
     set(_pkg \"${PYR_PYTHON_DIR}/pyrgrid\")
     if(NOT IS_ABSOLUTE \"\${_pkg}\")

@@ -23,9 +23,9 @@ extern "C" {
 #endif
 
 #define PYR_VERSION_MAJOR 0
-#define PYR_VERSION_MINOR 1
+#define PYR_VERSION_MINOR 2
 #define PYR_VERSION_PATCH 0
-#define PYR_VERSION_STRING "0.1.0"
+#define PYR_VERSION_STRING "0.2.0"
 
 /* Marks the public API: libpyrgrid is built with hidden visibility, and only
  * declarations carrying PYR_API are exported from the shared library. */
@@ -37,7 +37,7 @@ extern "C" {
 #endif
 #endif
 
-/* The run-time version of the library ("0.1.0"): PYR_VERSION_STRING is the
+/* The run-time version of the library ("0.2.0"): PYR_VERSION_STRING is the
  * version a program was compiled against, this the one it runs with. */
 PYR_API const char *pyr_version(void);
 

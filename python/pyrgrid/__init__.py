@@ -32,7 +32,7 @@ from ._extra import (FramesResult, LgsInfo, backends, calibrate, cpu_threads, fr
                      version, wisdom_export, wisdom_forget, wisdom_import, wisdom_path)
 from ._lib import path as library_path
 
-__version__ = "0.1.0"
+__version__ = version()  # the library's: one version for the header, CMake and Python
 
 __all__ = ["Error", "ArgumentError", "ConfigError", "SizeError", "UnstableError", "FileError", "FormatError",
            "OutOfMemoryError", "BudgetError", "NoDeviceError", "DeviceError", "DeviceMemoryError", "UnsupportedError",

@@ -21,7 +21,7 @@ _BACKEND_NAMES = {v: k for k, v in _BACKENDS.items()}
 
 
 def version():
-    """The library's version ("0.1.0")."""
+    """The library's version ("0.2.0")."""
     return _lib.text(lib.pyr_version())
 
 

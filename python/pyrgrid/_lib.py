@@ -2,15 +2,15 @@
 
 The library is looked for, in order:
 
-1. ``$PYRGRID_LIBRARY``: the path of ``libpyrgrid.so`` (or ``.so.0``) to use;
+1. ``$PYRGRID_LIBRARY``: the path of ``libpyrgrid.so`` (or its versioned name) to use;
 2. the installed one: ``cmake --install`` writes ``_install.py`` next to this
    file with the library's path relative to the package;
 3. a build tree beside the sources: ``<repository>/build/libpyrgrid.so``
    (``$PYRGRID_BUILD_DIR`` names another build folder), so that
    ``PYTHONPATH=python /usr/bin/python3`` works from a checkout after
    ``bash scripts/setup.sh``;
-4. the system's loader (``libpyrgrid.so.0`` on ``LD_LIBRARY_PATH`` or in
-   ``ldconfig``'s cache).
+4. the system's loader (``libpyrgrid.so`` on ``LD_LIBRARY_PATH``, or the
+   versioned name in ``ldconfig``'s cache).
 
 Only functions and structs that do not depend on the layout of the
 problem and options structs are declared: those are set and read by their
@@ -44,7 +44,8 @@ def _candidates():
             p = folder / name
             if p.exists():
                 yield str(p), "the build tree"
-    yield "libpyrgrid.so.0", "the system's loader"
+    import ctypes.util
+    yield ctypes.util.find_library("pyrgrid") or "libpyrgrid.so", "the system's loader"
 
 
 def _load():
