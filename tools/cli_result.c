@@ -192,7 +192,9 @@ static int snapshot_reached(const pyr_config_t *cfg, const char *const *prefixes
                             char *snap, size_t size)
 {
     char cur[PYR_PATH_MAX], link[PYR_PATH_MAX], dir[PYR_PATH_MAX];
-    snprintf(cur, sizeof cur, "%s", path);
+    const size_t len = strlen(path);
+    if (len >= sizeof cur) return 0; /* longer than any path the run could write */
+    memcpy(cur, path, len + 1);
     for (int hop = 0; hop < 40; hop++) {
         if (snapshot_named(cfg, prefixes, nprefixes, NULL, base_of(cur), snap, size) && (!except || strcmp(snap, except)) &&
             pyr_same_file(snap, path))
