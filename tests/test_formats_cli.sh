@@ -115,7 +115,19 @@ i = d.find(b'ZTILE2  =')
 d[i:i + 30] = ('ZTILE2  = %20d' % 0).encode()
 open('rice_tile0.fits', 'wb').write(bytes(d))"
   o=$(timeout 20 "$bin" "${fr[@]}" -o rice_out3.fits rice_tile0.fits 2>&1)
-  [ $? -eq 1 ] && echo "$o" | grep -q "a tile size ZTILEn of 0" && ok || bad "ZTILE2 = 0: $o"
+  [ $? -eq 1 ] && echo "$o" | grep -q "a tile size ZTILEn that is not a number from 1 to 2^31 - 1" && ok || bad "ZTILE2 = 0: $o"
+  # a table before the image naming a column with an unquoted 70-character value: refused (cfitsio overflowed a buffer: abort)
+  $py -c "
+import numpy as np
+from astropy.io import fits
+fits.HDUList([fits.PrimaryHDU(), fits.BinTableHDU.from_columns([fits.Column('a', 'J', array=np.arange(3))]),
+              fits.ImageHDU(np.zeros((3, 48, 48), 'f4'))]).writeto('ttype.fits')
+d = bytearray(open('ttype.fits', 'rb').read())
+i = d.find(b'TTYPE1  =')
+d[i:i + 80] = b'TTYPE1  = ' + b'A' * 70
+open('ttype70.fits', 'wb').write(bytes(d))"
+  o=$(timeout 20 "$bin" "${fr[@]}" -o ttype_out.fits ttype70.fits 2>&1)
+  [ $? -eq 1 ] && echo "$o" | grep -q "unquoted value of 70 characters" && ok || bad "TTYPE1 of 70 characters: $o"
   # L11: 100000 HISTORY cards are read (and copied) in linear time; a quadratic de-duplication took minutes
   $py - <<'PYEOF'
 import numpy as np

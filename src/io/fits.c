@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fitsio.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,43 +106,75 @@ static const char *other_compression(const unsigned char *h)
  * declared only in its private fitsio2.h. */
 int ffgbyt(fitsfile *fptr, LONGLONG nbytes, void *buffer, int *status);
 
-/* A card's value as a number, all of it up to the comment; 0 when it is
- * not one. */
-static int card_number(const char *card, double *v)
+/* A card as cfitsio reads it: the keyword runs to a blank or '=' (into
+ * name, 75 bytes); the value follows "= " in columns 9-10, or else the first
+ * '=' (NULL: none); its token (*len bytes from *value) runs from the first
+ * non-blank to a blank or '/', or is a quoted string (*quoted). */
+static void split_card(const char *card, char *name, const char **value, size_t *len, int *quoted)
 {
-    if (card[8] != '=') return 0;
-    char *end;
-    *v = strtod(card + 10, &end);
-    if (end == card + 10) return 0;
-    end += strspn(end, " ");
-    return *end == '/' || *end == 0;
+    size_t n = strcspn(card, " =");
+    if (n > 74) n = 74;
+    memcpy(name, card, n);
+    name[n] = 0;
+    const char *eq = !strncmp(card + 8, "= ", 2) ? card + 8 : strchr(card, '=');
+    *value = NULL;
+    *len = 0;
+    *quoted = 0;
+    if (!eq) return;
+    const char *v = eq + 1 + strspn(eq + 1, " ");
+    *value = v;
+    *quoted = *v == '\'';
+    *len = *quoted ? strlen(v) : strcspn(v, " /");
 }
 
-/* cfitsio reads the next HDU's header as it moves there, and (before 4.6)
- * divides by a compressed image's tile sizes (ZTILEn) and RICE_1 block size
- * (ZVAL1) unchecked: a 0 there, a fraction read as 0, or a value that is no
- * number (read as 0) ends the program with SIGFPE.  The next header's raw
- * cards are read first and such a file refused. */
+/* A value token that is wholly a finite number. */
+static int token_number(const char *v, size_t len, double *x)
+{
+    char buf[80], *end;
+    if (!v || len == 0 || len >= sizeof buf) return 0;
+    memcpy(buf, v, len);
+    buf[len] = 0;
+    *x = strtod(buf, &end);
+    return *end == 0 && isfinite(*x);
+}
+
+/* cfitsio reads the next HDU's header as it moves there and trusts some of
+ * its cards: (before 4.6) it divides by a compressed image's tile sizes
+ * (ZTILEn) and RICE_1 block size (ZVAL1) unchecked, so that a 0 there, a
+ * fraction read as 0, a value that is no number (read as 0) or one past a
+ * 32-bit integer ends the program with SIGFPE; and it copies a table's column name (TTYPEn) into 70
+ * bytes, which an unquoted value of 70 characters overflows (the C library
+ * ends the program).  The next header's raw cards are read first, as
+ * cfitsio reads them, and such a file refused. */
 static pyr_status_t check_next_header(fitsfile *fp, const char *path)
 {
     LONGLONG head = 0, data = 0, end = 0;
     int status = 0;
     if (fits_get_hduaddrll(fp, &head, &data, &end, &status) || ffmbyt(fp, end, 0 /* report the end of the file */, &status))
         return PYR_OK; /* no next header: cfitsio says so on moving */
-    int zimage = 0, rice = 0, zero_tile = 0, zero_block = 0;
-    char card[81];
+    int zimage = 0, rice = 0, zero_tile = 0, zero_block = 0, long_name = 0;
+    char card[81], name[75];
     card[80] = 0;
     for (long k = 0; k < (1L << 24) && !ffgbyt(fp, 80, card, &status); k++) {
         if (!strncmp(card, "END     ", 8)) break;
-        double v;
-        if (!strncmp(card, "ZIMAGE  =", 9)) zimage = card[10 + strspn(card + 10, " ")] == 'T';
-        else if (!strncmp(card, "ZCMPTYPE", 8) && strstr(card, "RICE")) rice = 1;
-        else if (!strncmp(card, "ZTILE", 5) && (!card_number(card, &v) || fabs(v) < 1)) zero_tile = 1;
-        else if (!strncmp(card, "ZVAL1   ", 8) && (!card_number(card, &v) || fabs(v) < 1)) zero_block = 1;
+        const char *v;
+        size_t len;
+        int quoted;
+        double x;
+        split_card(card, name, &v, &len, &quoted);
+        if (!strcmp(name, "ZIMAGE")) zimage = v && *v == 'T';
+        else if (!strcmp(name, "ZCMPTYPE")) rice |= v && strstr(v, "RICE") != NULL;
+        else if (!strncmp(name, "ZTILE", 5)) zero_tile |= !token_number(v, len, &x) || !(x >= 1 && x <= INT_MAX);
+        else if (!strcmp(name, "ZVAL1")) zero_block |= !token_number(v, len, &x) || !(fabs(x) >= 1 && fabs(x) <= INT_MAX);
+        else if (!strncmp(name, "TTYPE", 5)) long_name |= v && !quoted && len >= 70;
     }
+    if (long_name)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: the table after byte %lld names a column with an unquoted value of 70 characters "
+                                        "(TTYPEn), which FITS does not allow: the file is damaged",
+                        path, (long long)end);
     if (zimage && (zero_tile || (rice && zero_block)))
-        return pyr_fail(PYR_ERR_FORMAT, "%s: the compressed image after byte %lld has %s of 0 or no number, which cannot be: the file "
-                                        "is damaged",
+        return pyr_fail(PYR_ERR_FORMAT, "%s: the compressed image after byte %lld has %s that is not a number from 1 to 2^31 - 1: "
+                                        "the file is damaged",
                         path, (long long)end, zero_tile ? "a tile size ZTILEn" : "the RICE_1 block size ZVAL1");
     return PYR_OK;
 }
