@@ -519,7 +519,8 @@ PYR_API pyr_status_t pyr_wisdom_import_file(const char *path);
  * lock (flock on "PATH.lock", created beside it) and by an atomic rename:
  * processes exporting to the same file at once lose no record.  A file there
  * that is not wisdom of this machine is left as it is and the export fails
- * with PYR_ERR_FORMAT. */
+ * with PYR_ERR_FORMAT.  A character device or FIFO at `path` is written in
+ * place: no lock file beside it and nothing merged. */
 PYR_API pyr_status_t pyr_wisdom_export_file(const char *path);
 /* Empty the store. */
 PYR_API void pyr_wisdom_forget(void);

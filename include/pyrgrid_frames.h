@@ -148,7 +148,12 @@ PYR_API pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_
  * may be NULL) receives the frame's residual before its result is delivered;
  * on a GPU it is written directly when it lies in memory given to
  * pyr_frames_pin.  Results may be delivered during later calls (the GPU keeps
- * a few frames in flight); pyr_frames_finish delivers the rest. */
+ * a few frames in flight); pyr_frames_finish delivers the rest.
+ * Results do not depend on the data's scale: the sequence is computed in one
+ * power-of-two unit taken from its first frame that is not all zero, and
+ * outputs are given back in the data's unit.  A frame whose values leave
+ * float's range in that unit (or whose residual or shift is not finite)
+ * stops the run with PYR_ERR_NUMERIC, naming the frame, from either call. */
 PYR_API pyr_status_t pyr_frames_push(pyr_frames_t *frames, const void *frame, pyr_frames_dtype_t type, float *residual_out);
 PYR_API pyr_status_t pyr_frames_finish(pyr_frames_t *frames);
 /* Register host memory (input frames or residual buffers) for direct
