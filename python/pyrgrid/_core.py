@@ -9,7 +9,7 @@ from dataclasses import dataclass, field as dc_field
 import numpy as np
 
 from . import _lib
-from ._errors import ArgumentError, CancelledError, ConfigError, Error, error_for, warn_copy
+from ._errors import ArgumentError, CancelledError, ConfigError, DivergedError, Error, error_for, warn_copy
 from ._interrupt import Interrupts as _Interrupts
 from ._lib import lib
 
@@ -387,11 +387,11 @@ def input_array(f, name, shape, dtype):
     return f
 
 
-def check_finite(a, name, what="initial data"):
-    """Refuse an array holding a NaN or an infinity, naming its first (as the program refuses such a file): it
-    would spread through the grid without a word.  Read in blocks of rows: no temporary of the array's size."""
+def _first_non_finite(a):
+    """(index, value) of the first NaN or infinity of ``a`` in C order, or None.  Read in blocks of rows: no
+    temporary of the array's size."""
     if a.size == 0:
-        return
+        return None
     rows = max(1, (1 << 20) // (a.size // a.shape[0]))
     for lo in range(0, a.shape[0], rows):
         block = a[lo:lo + rows]
@@ -401,10 +401,31 @@ def check_finite(a, name, what="initial data"):
         index = np.argwhere(~ok)[0]
         v = block[tuple(index)]
         index[0] += lo
-        where = "[" + ", ".join(str(int(i)) for i in index) + "]"
-        raise ArgumentError(f"{name} holds {'NaN' if np.isnan(v) else '+inf' if v > 0 else '-inf'} at index {where} (the first "
-                            f"of its values that is not a finite number); {what} must be finite "
-                            f"(numpy.isfinite({name}).all())")
+        return "[" + ", ".join(str(int(i)) for i in index) + "]", ("NaN" if np.isnan(v) else "+inf" if v > 0 else "-inf")
+    return None
+
+
+def check_finite(a, name, what="initial data"):
+    """Refuse an array holding a NaN or an infinity, naming its first (as the program refuses such a file): it
+    would spread through the grid without a word."""
+    bad = _first_non_finite(a)
+    if bad is not None:
+        where, v = bad
+        raise ArgumentError(f"{name} holds {v} at index {where} (the first of its values that is not a finite number); "
+                            f"{what} must be finite (numpy.isfinite({name}).all())")
+
+
+def check_result(arrays, names, steps, dtype):
+    """Raise DivergedError when a result holds a NaN or an infinity, as the program stops such a run: finite
+    data that overflowed means the scheme diverged (a time step past the stable limit, a source too strong for
+    the precision).  The arrays keep what the run computed."""
+    for a, name in zip(arrays, names):
+        bad = _first_non_finite(a)
+        if bad is not None:
+            where, v = bad
+            hint = "; float32 ends near 3.4e38: dtype=numpy.float64 may hold it" if dtype == np.float32 else ""
+            raise DivergedError(f"the fields diverged (non-finite) by step {steps}: {name} is {v} at index {where}; check "
+                                f"the time step against the stable limit and the sources' amplitudes{hint}", "PYR_ERR_DIVERGED")
 
 
 def _shares(a, b):
@@ -713,6 +734,8 @@ class Plan:
                     w.__exit__()
         for work, back in backs:
             back[...] = work
+        check_result([given[n] for n in names if n in given and self._fields[n]],
+                     [n for n in names if n in given and self._fields[n]], info["steps"], self.dtype)
         return RunInfo(steps=info["steps"], checked=info["checked"], change=info.get("change"),
                        converged=info.get("converged", False), counts=info["counts"], parts=info["parts"],
                        exchange_height=info["exchange_height"], exchanges=info["exchanges"], halo_sent=info["halo_sent"],

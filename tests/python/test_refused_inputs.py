@@ -137,3 +137,23 @@ def test_one_buffer_for_several_fields_is_refused():
     with pytest.warns(pyrgrid.CopyWarning):
         plan.execute({"Ez": wide[:, ::2], "Hx": wide[:, 1::2], "Hy": np.zeros((41, 41))})
     assert np.array_equal(wide[:, ::2], ref["Ez"]) and np.array_equal(wide[:, 1::2], ref["Hx"])
+
+
+def test_a_result_that_overflows_raises_diverged():
+    # finite data whose run overflows: the program stops such a run (exit 1); the module raises, and the
+    # arrays keep what was computed
+    u = np.full((9, 9), 3e38, dtype=np.float32)
+    u[::2, 1::2] = -3e38
+    u[1::2, ::2] = -3e38
+    p = pyrgrid.Problem("heat", shape=(9, 9), dtype=np.float32, dt=1e-3, steps=2)
+    with pytest.raises(pyrgrid.DivergedError, match=r"diverged \(non-finite\) by step 2: u is (NaN|[-+]inf) at index \[1, 1\].*float64"):
+        pyrgrid.Plan(p, CPU).execute(u)
+    assert not np.isfinite(u).all()
+    mp = pyrgrid.Problem("maxwell", shape=(41, 41), steps=30, courant=0.5, dtype=np.float32,
+                         keys={"source.source1": "Ez point 20 30 gaussian width=0.5 delay=1 amplitude=1e38"})
+    with pytest.raises(pyrgrid.DivergedError, match=r"diverged \(non-finite\) by step 30"):
+        pyrgrid.Plan(mp, CPU).execute(mp.initial_fields())
+    # a run that stays finite is not touched by the check
+    ok = pyrgrid.Problem("heat", shape=(9, 9), dtype=np.float32, dt=1e-3, steps=2)
+    v = np.ones((9, 9), dtype=np.float32)
+    assert pyrgrid.Plan(ok, CPU).execute(v).steps == 2
