@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "plan/box.h"
+#include "core/box.h"
 #include "pyrgrid.h"
 
 #define PYR_MAX_FIELDS 24
