@@ -17,6 +17,14 @@
 #include "core/error.h"
 #include "schemes/scheme.h"
 
+/* The heat scheme's ratio r_d of its parameters to the grid's spacing. */
+double pyr_problem_r(const pyr_problem_t *p, int axis)
+{
+    if (axis >= p->dims) return 0.0;
+    double h = pyr_problem_h(p, axis);
+    return p->heat.alpha * p->heat.alpha * p->heat.dt / (h * h);
+}
+
 static pyr_status_t heat_validate(const pyr_problem_t *p)
 {
     const double alpha = p->heat.alpha, dt = p->heat.dt;

@@ -1,4 +1,5 @@
-/* Problems (what to solve) and their validation. */
+/* Problems (what to solve): their defaults and their validation through the
+ * scheme tables; the options' names. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,40 +36,6 @@ void pyr_problem_default(pyr_problem_t *p)
     p->precision = PYR_DOUBLE;
     p->init = PYR_INIT_SINE;
     p->seed = 1;
-}
-
-int64_t pyr_problem_whole(const pyr_problem_t *p, int axis)
-{
-    if (axis < 0 || axis > 2) return 1;
-    return p->whole[axis] > 0 ? p->whole[axis] : p->n[axis];
-}
-
-double pyr_problem_h(const pyr_problem_t *p, int axis)
-{
-    const int64_t n = axis >= 0 && axis < 3 ? pyr_problem_whole(p, axis) : 0;
-    if (axis >= p->dims || n < 2) return 0.0;
-    return p->length[axis] / (double)(n - 1);
-}
-
-double pyr_problem_r(const pyr_problem_t *p, int axis)
-{
-    if (axis >= p->dims) return 0.0;
-    double h = pyr_problem_h(p, axis);
-    return p->heat.alpha * p->heat.alpha * p->heat.dt / (h * h);
-}
-
-int64_t pyr_problem_nodes(const pyr_problem_t *p)
-{
-    int64_t c = 1;
-    for (int d = 0; d < 3; d++) c *= p->n[d] > 0 ? p->n[d] : 1;
-    return c;
-}
-
-int64_t pyr_problem_interior(const pyr_problem_t *p)
-{
-    int64_t c = 1;
-    for (int d = 0; d < p->dims; d++) c *= p->n[d] - 2;
-    return c;
 }
 
 pyr_status_t pyr_problem_validate(const pyr_problem_t *p)
