@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "core/field.h"
+#include "problem/field_init.h"
 #include "heat_util.h"
 
 #ifndef M_PI

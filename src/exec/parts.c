@@ -18,6 +18,7 @@
 #include "core/field.h"
 #include "exec/exec.h"
 #include "plan/model.h"
+#include "problem/field_init.h"
 
 /* ------------------------------------------------------------ small helpers */
 

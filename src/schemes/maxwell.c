@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/field.h"
 #include "io/npy.h"
 #include "io/npy_part.h"
 #include "schemes/maxwell.h"
@@ -491,7 +492,7 @@ static pyr_status_t material_field(const pyr_problem_t *p, int which, pyr_field_
     *out = NULL;
     if (!file[0]) return PYR_OK;
     pyr_field_t *f = NULL;
-    PYR_TRY(pyr_field_create(p, &f));
+    PYR_TRY(pyr_field_alloc_grid(p, &f));
     pyr_status_t st = read_grid(p, file, f);
     if (st != PYR_OK) {
         pyr_field_destroy(&f);

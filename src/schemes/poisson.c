@@ -24,7 +24,7 @@
 
 #include "core/error.h"
 #include "core/field.h"
-#include "core/field_file.h"
+#include "io/field_file.h"
 #include "io/npy.h"
 #include "io/npy_part.h"
 #include "schemes/scheme.h"
@@ -109,7 +109,7 @@ static pyr_status_t poisson_init_input_part(const pyr_problem_t *p, int i, const
         /* .npy, or an HDF5 file's dataset "f" (a pyrgrid result holds it); a part reads only its hyperslab */
         int whole = 1;
         for (int d = 0; d < 3; d++) whole = whole && origin[d] == 0 && f->n[d] == p->n[d];
-        pyr_status_t st = whole ? pyr_field_read_file(f, p->poisson.rhs_file, "f") : pyr_field_read_part(f, p, p->poisson.rhs_file, "f", origin);
+        pyr_status_t st = whole ? pyr_field_read_file(f, p->poisson.rhs_file, "f") : pyr_field_read_part(f, p->dims, p->n, p->poisson.rhs_file, "f", origin);
         if (st != PYR_OK) return pyr_fail_context(st, "rhs.file: ");
         char what[PYR_PATH_MAX + 16];
         snprintf(what, sizeof what, "rhs.file %s", p->poisson.rhs_file);
