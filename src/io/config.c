@@ -9,8 +9,8 @@
 
 #include "core/error.h"
 #include "core/suggest.h"
-#include "exec/parts.h"
 #include "io/ini.h"
+#include "problem/devices.h"
 
 static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe"};
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
@@ -268,10 +268,10 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             snprintf(o->kernel, sizeof o->kernel, "%s", v);
             return PYR_OK;
         }
-        /* several devices and MPI ranks (exec/parts.c) */
+        /* several devices and MPI ranks (exec/parts.c; the list: problem/devices.c) */
         if (!strcmp(key, "devices")) {
-            int devs[PYR_PARTS_MAX_DEVICES], n = 0;
-            PYR_TRY(pyr_parts_parse_devices(v, devs, PYR_PARTS_MAX_DEVICES, &n));
+            int devs[PYR_DEVICES_MAX], n = 0;
+            PYR_TRY(pyr_parts_parse_devices(v, devs, PYR_DEVICES_MAX, &n));
             if (strlen(v) >= sizeof o->devices) return pyr_fail(PYR_ERR_CONFIG, "run.devices = '%s' is too long", v);
             snprintf(o->devices, sizeof o->devices, "%s", v);
             return PYR_OK;
