@@ -4,7 +4,7 @@
  * quick; nothing is executed and no file is read (initial.file is not
  * opened, the wisdom store is empty). */
 #include "fuzz_util.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "heat_util.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "io/npy.h"
 
 static void base(pyr_problem_t *p)

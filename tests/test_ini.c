@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "io/ini.h"
 #include "solvers/lgs/lgs_config.h"
 

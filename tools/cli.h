@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "plan/longvector.h"
-#include "io/config.h"
+#include "problem/config.h"
 
 int pyr_cli_run(int argc, char **argv);       /* pyrgrid run FILE ...   (cli_run.c)   */
 int pyr_cli_plan(int argc, char **argv);      /* pyrgrid plan FILE ...  (cli_run.c)   */

@@ -22,7 +22,7 @@
 #include "cli_result.h"
 #include "core/error.h"
 #include "io/atomic.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "io/npy.h"
 #include "io/png.h"
 #include "pyrgrid.h"

@@ -2,7 +2,7 @@
 #ifndef PYR_TOOLS_CLI_MAXWELL_H
 #define PYR_TOOLS_CLI_MAXWELL_H
 
-#include "io/config.h"
+#include "problem/config.h"
 
 /* Run a parsed and validated Maxwell problem; report: --report's path, or
  * NULL; returns the exit status. */

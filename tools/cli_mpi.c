@@ -11,7 +11,7 @@
 #include "cli_result.h"
 #include "core/error.h"
 #include "io/atomic.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "io/npy.h"
 #include "io/npy_part.h"
 #include "pyrgrid.h"

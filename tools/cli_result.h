@@ -6,7 +6,7 @@
 #define PYR_TOOLS_CLI_RESULT_H
 
 #include "io/atomic.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "io/hdf5.h"
 #include "io/json.h"
 #include "pyrgrid.h"

@@ -11,13 +11,13 @@
 #include "cli_result.h"
 #include "core/error.h"
 #include "io/atomic.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "io/npy.h"
 #include "exec/parts.h"
 #include "io/plot.h"
 #include "io/png.h"
 #include "io/report.h"
-#include "io/restart.h"
+#include "problem/restart.h"
 #include "problem/field_init.h"
 #include "plan/plan.h"
 #include "tune/wisdom.h"
@@ -120,7 +120,7 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg,
         if (a && pyr_config_set(cfg, a) != PYR_OK) return fail(NULL);
     }
     if (pyr_config_finish(cfg) != PYR_OK) return fail(NULL);
-    /* the grid's size from initial.file, restarts (io/restart.h) */
+    /* the grid's size from initial.file, restarts (problem/restart.h) */
     if (pyr_config_finish_inputs(cfg) != PYR_OK) return fail(NULL);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* INI problem files, read whole: the one reader of `pyrgrid run` and
- * `pyrgrid solve` files (src/io/config.c, src/solvers/lgs/lgs_config.c).
+ * `pyrgrid solve` files (src/problem/config.c, src/solvers/lgs/lgs_config.c).
  *
  * Syntax (libinih's, which both used before): `[section]`, `key = value` (or
  * `key: value`), blank lines, comments from `;` or `#` at the start of a line

@@ -10,7 +10,7 @@
 #include "exec/parts.h"
 #include "io/atomic.h"
 #include "io/hdf5.h"
-#include "io/keys.h"
+#include "problem/keys.h"
 #include "plan/plan.h"
 
 /* A key's value as a JSON number or string. */

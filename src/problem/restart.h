@@ -11,10 +11,10 @@
  * run bit for bit.  The checks of a Poisson run with a tolerance, and the
  * snapshots, fall on multiples of check_every and output.every counted from
  * step 0, so a restart must start at such a multiple (an error says so). */
-#ifndef PYR_IO_RESTART_H
-#define PYR_IO_RESTART_H
+#ifndef PYR_PROBLEM_RESTART_H
+#define PYR_PROBLEM_RESTART_H
 
-#include "io/config.h"
+#include "problem/config.h"
 
 /* After pyr_config_finish: reads initial.file's header (not its values),
  * sets the grid's dims and n from it where the file gives none (a clear

@@ -1,6 +1,6 @@
 /* Inputs of a problem file: the grid's size from initial.file, restarts
- * (io/restart.h). */
-#include "io/restart.h"
+ * (problem/restart.h). */
+#include "problem/restart.h"
 
 #include <errno.h>
 #include <stdio.h>

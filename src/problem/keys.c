@@ -1,16 +1,16 @@
 /* Problems and options as handles with problem-file keys (pyrgrid.h,
  * "handles and keys"): the setters apply a key through the problem-file
- * reader (io/config.c), so a key means the same in a file, after --set and
+ * reader (problem/config.c), so a key means the same in a file, after --set and
  * through the API; the getters format the same keys back. */
-#include "io/keys.h"
+#include "problem/keys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "io/config.h"
-#include "io/restart.h"
+#include "problem/config.h"
+#include "problem/restart.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
 

@@ -1,4 +1,4 @@
-#include "io/config.h"
+#include "problem/config.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -188,7 +188,7 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             p->seed = (uint64_t)i64;
             return PYR_OK;
         }
-        /* restarts (io/restart.c): the step and time of initial.file */
+        /* restarts (problem/restart.c): the step and time of initial.file */
         if (!strcmp(key, "step")) return cfg->start_given |= PYR_GIVEN_START_STEP, parse_int(sec, key, v, 0, &cfg->start_step);
         if (!strcmp(key, "t")) {
             PYR_TRY(parse_real(sec, key, v, &cfg->start_t));

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "schemes/maxwell.h"
 
 #define MAXTOK 24

@@ -1,7 +1,7 @@
-/* The problem-file keys of problems and options (io/keys.c): what the public
+/* The problem-file keys of problems and options (problem/keys.c): what the public
  * getters and the JSON reports share. */
-#ifndef PYR_IO_KEYS_H
-#define PYR_IO_KEYS_H
+#ifndef PYR_PROBLEM_KEYS_H
+#define PYR_PROBLEM_KEYS_H
 
 #include <stddef.h>
 
