@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "io/npy.h"
-#include "io/report.h"
+#include "outputs/report.h"
 #include "plan/plan.h"
 #include "schemes/maxwell.h"
 

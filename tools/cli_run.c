@@ -16,7 +16,7 @@
 #include "exec/parts.h"
 #include "io/plot.h"
 #include "io/png.h"
-#include "io/report.h"
+#include "outputs/report.h"
 #include "problem/restart.h"
 #include "problem/field_init.h"
 #include "plan/plan.h"

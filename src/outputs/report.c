@@ -1,5 +1,5 @@
-/* Run reports and JSON descriptions (io/report.h). */
-#include "io/report.h"
+/* Run reports and JSON descriptions (outputs/report.h). */
+#include "outputs/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +10,8 @@
 #include "exec/parts.h"
 #include "io/atomic.h"
 #include "io/hdf5.h"
-#include "problem/keys.h"
 #include "plan/plan.h"
+#include "problem/keys.h"
 
 /* A key's value as a JSON number or string. */
 static void value(pyr_json_t *j, const char *name, const char *text, int kind)

@@ -2,8 +2,8 @@
  * --json) and the JSON descriptions of the public API (pyr_problem_json,
  * pyr_plan_json, pyr_run_info_json): the pieces, each written as a member
  * `key` of the object being built (NULL: a value at the top). */
-#ifndef PYR_IO_REPORT_H
-#define PYR_IO_REPORT_H
+#ifndef PYR_OUTPUTS_REPORT_H
+#define PYR_OUTPUTS_REPORT_H
 
 #include "io/json.h"
 #include "pyrgrid.h"
