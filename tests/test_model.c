@@ -506,7 +506,7 @@ static void test_wisdom(const char *dir)
     pyr_plan_destroy(&plan);
 
     /* calibrate (briefly), save, and a new plan uses exactly those constants */
-    pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 0, PYR_FLOAT, 2, 0.2, PYR_EQ_HEAT, "", NULL};
+    pyr_calibrate_opts_t co = {.backend = PYR_BACKEND_CPU, .precision = PYR_FLOAT, .dims = 2, .effort = 0.2, .equation = PYR_EQ_HEAT};
     pyr_wisdom_constants_t rec;
     memset(&rec, 0, sizeof rec);
     CHECK_OK(pyr_calibrate(&co, &rec.k, NULL, 0));

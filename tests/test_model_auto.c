@@ -112,7 +112,8 @@ int main(void)
         pyr_wisdom_init(w);
         pyr_wisdom_constants_t rec;
         memset(&rec, 0, sizeof rec);
-        pyr_calibrate_opts_t co = {PYR_BACKEND_CPU, 0, 1, PYR_DOUBLE, 2, 0.5 + attempt, PYR_EQ_HEAT, "", NULL};
+        pyr_calibrate_opts_t co = {.backend = PYR_BACKEND_CPU, .threads = 1, .precision = PYR_DOUBLE, .dims = 2, .effort = 0.5 + attempt,
+                                   .equation = PYR_EQ_HEAT};
         CHECK_OK(pyr_calibrate(&co, &rec.k, NULL, 0));
         rec.backend = PYR_BACKEND_CPU;
         rec.precision = PYR_DOUBLE;

@@ -4,6 +4,7 @@
 #include "tune/calibrate.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -531,43 +532,78 @@ static pyr_status_t run(cal_t *c, const pyr_calibrate_opts_t *o, pyr_model_const
     return PYR_OK;
 }
 
-pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t *k, char *kernel, size_t ksize)
+pyr_status_t pyr_calibrate_problem(pyr_equation_t equation, int dims, pyr_precision_t precision, pyr_problem_t *q)
+{
+    if (dims < 1 || dims > 3) return pyr_fail(PYR_ERR_ARG, "calibrate: dims = %d; use 1, 2 or 3", dims);
+    pyr_problem_default(q);
+    q->equation = equation;
+    q->dims = dims;
+    q->precision = precision;
+    for (int a = 0; a < 3; a++) {
+        q->n[a] = a < dims ? 11 : 1;
+        q->length[a] = 10.0;
+    }
+    q->heat.dt = 0.4 / dims;
+    q->poisson.rhs = PYR_RHS_SINE;
+    q->init = PYR_INIT_RANDOM; /* a start every scheme takes (as the pass of cubes) */
+    const pyr_scheme_t *scheme = pyr_scheme_of(equation);
+    if (!scheme) return pyr_fail(PYR_ERR_ARG, "calibrate: equation %d is no registered scheme", (int)equation);
+    /* the scheme's own refusal (Maxwell's grids are 2D or 3D) says why the set does not exist */
+    if (scheme->validate(q) != PYR_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", pyr_last_error());
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "%s", why);
+    }
+    return PYR_OK;
+}
+
+pyr_status_t pyr_calibrate_backend(pyr_backend_kind_t backend, pyr_backend_kind_t *kind)
+{
+    *kind = backend == PYR_BACKEND_AUTO ? (pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU) : backend;
+    if (!pyr_device_get(*kind))
+        return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend %s: this pyrgrid was built without that backend", pyr_backend_name(*kind));
+    if (*kind == PYR_BACKEND_CUDA && !pyr_backend_available(*kind))
+        return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend cuda: no usable GPU here; use --backend cpu");
+    return PYR_OK;
+}
+
+pyr_status_t pyr_calibrate_check(const pyr_calibrate_opts_t *o)
 {
     if (o->dims < 1 || o->dims > 3) return pyr_fail(PYR_ERR_ARG, "calibrate: dims = %d; use 1, 2 or 3", o->dims);
     if (!strncmp(o->kernel, "longvector", 10))
         return pyr_fail(PYR_ERR_CONFIG, "calibrate --kernel longvector: the long-vector method is no pyramid kernel; every calibration "
                         "of the CUDA backend's 2D heat kernel measures its constants (t_kernel, t_add, t_saxpy, t_scal, threads): "
                         "calibrate without --kernel");
-    pyr_backend_kind_t kind = o->backend;
-    if (kind == PYR_BACKEND_AUTO) kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
+    pyr_backend_kind_t kind;
+    PYR_TRY(pyr_calibrate_backend(o->backend, &kind));
+    pyr_problem_t q;
+    PYR_TRY(pyr_calibrate_problem(o->equation, o->dims, o->precision, &q));
+    const pyr_kernel_t *kernel = pyr_kernel_find(o->equation, kind);
+    if (!kernel)
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "calibrate: the %s backend has no kernel for the %s equation", pyr_backend_name(kind),
+                        pyr_equation_name(o->equation));
+    pyr_variant_t v;
+    return pyr_kernel_variant(kernel, o->kernel, o->dims, o->precision, &v);
+}
+
+pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t *k, char *kernel, size_t ksize)
+{
+    if (o->lv_threads) *o->lv_threads = 0;
+    PYR_TRY(pyr_calibrate_check(o));
+    pyr_backend_kind_t kind;
+    PYR_TRY(pyr_calibrate_backend(o->backend, &kind));
     cal_t c;
     memset(&c, 0, sizeof c);
     c.ops = pyr_device_get(kind);
-    if (!c.ops)
-        return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend %s: this pyrgrid was built without that backend", pyr_backend_name(kind));
-    if (kind == PYR_BACKEND_CUDA && !pyr_backend_available(kind))
-        return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend cuda: no usable GPU here; use --backend cpu");
     pyr_calibrate_opts_t oo = *o;
     oo.backend = kind;
     c.elem = pyr_precision_size(o->precision);
     c.kernel = pyr_kernel_find(o->equation, kind);
-    if (!c.kernel)
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "calibrate: the %s backend has no kernel for the %s equation", pyr_backend_name(kind),
-                        pyr_equation_name(o->equation));
     PYR_TRY(pyr_kernel_variant(c.kernel, o->kernel, o->dims, o->precision, &c.variant));
     {
         /* the scheme's coefficients on a unit-spaced grid of the calibration's dimension */
         pyr_problem_t q;
-        pyr_problem_default(&q);
-        q.equation = o->equation;
-        q.dims = o->dims;
-        q.precision = o->precision;
-        for (int a = 0; a < 3; a++) {
-            q.n[a] = a < o->dims ? 11 : 1;
-            q.length[a] = 10.0;
-        }
-        q.heat.dt = 0.4 / o->dims;
-        q.poisson.rhs = PYR_RHS_SINE;
+        PYR_TRY(pyr_calibrate_problem(o->equation, o->dims, o->precision, &q));
         const pyr_scheme_t *scheme = pyr_scheme_of(o->equation);
         scheme->coefficients(&q, &c.coef);
         c.used = scheme->fields_used(&q);
@@ -587,7 +623,7 @@ pyr_status_t pyr_calibrate(const pyr_calibrate_opts_t *o, pyr_model_constants_t 
     pyr_status_t st = run(&c, &oo, k);
     /* the long-vector method's constants ride on the CUDA 2D heat record (tune/longvector.h) */
     if (st == PYR_OK && kind == PYR_BACKEND_CUDA && o->equation == PYR_EQ_HEAT && o->dims == 2)
-        st = pyr_calibrate_longvector(&oo, &k->lv, NULL, NULL);
+        st = pyr_calibrate_longvector(&oo, &k->lv, o->lv_threads, NULL);
     for (int s = 0; s < 2; s++) c.ops->wait(c.ctx, s < c.ops->slots ? s : 0);
     for (int s = 0; s < 2; s++)
         for (int f = 0; f < PYR_MAX_FIELDS; f++)

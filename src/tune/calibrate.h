@@ -18,6 +18,8 @@ typedef struct {
     pyr_equation_t equation;    /* the scheme whose kernel is timed (heat = 0) */
     char kernel[32];            /* its variant; "" = the kernel's default (what estimated plans run) */
     struct pyr_calibrate_pass *pass; /* may be NULL: receives what the pass of cubes measured (below) */
+    int64_t *lv_threads;        /* may be NULL: the GPU's resident threads where the long-vector constants were
+                                   measured (the CUDA 2D heat set), else 0 */
 } pyr_calibrate_opts_t;
 
 /* The pass of cubes timed for up_row_both (pyr_calibrate_pass): n = 0 when none ran. */
@@ -28,6 +30,26 @@ typedef struct pyr_calibrate_pass {
     int fitted;             /* 0: slower than this cost can make it (uploads beside downloads at half their rate): left 0 */
     char note[200];         /* why none ran where memory was short (the calibration goes on without it), else "" */
 } pyr_calibrate_pass_t;
+
+/* The backend a calibration for `backend` measures (auto: CUDA where a GPU
+ * is usable, else the CPU), refused with PYR_ERR_NODEVICE where it was not
+ * built or has no usable device. */
+pyr_status_t pyr_calibrate_backend(pyr_backend_kind_t backend, pyr_backend_kind_t *kind);
+
+/* The plain problem of a scheme, dimension and precision whose
+ * coefficients and fields the micro-runs use (unit-spaced, 11 nodes an axis),
+ * as the scheme validates it: PYR_ERR_UNSUPPORTED with the scheme's reason
+ * where it takes no grid of that dimension. */
+pyr_status_t pyr_calibrate_problem(pyr_equation_t equation, int dims, pyr_precision_t precision, pyr_problem_t *q);
+
+/* What pyr_calibrate checks before it measures anything: the dimension, the
+ * backend (built, usable), the scheme's problem (pyr_calibrate_problem), a
+ * kernel of the scheme on the backend and the variant asked for.
+ * PYR_ERR_UNSUPPORTED where the set does not exist (the scheme takes no grid
+ * of that dimension, the backend has no kernel for it); other errors for
+ * what the options ask that cannot be (a variant the kernel lacks).  The
+ * message says which. */
+pyr_status_t pyr_calibrate_check(const pyr_calibrate_opts_t *o);
 
 /* Measure every constant of the model for one backend, scheme, precision and
  * dimension, with a variant of the scheme's kernel (written to kernel, may
