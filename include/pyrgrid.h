@@ -524,15 +524,31 @@ PYR_API pyr_status_t pyr_wisdom_import_file(const char *path);
 PYR_API pyr_status_t pyr_wisdom_export_file(const char *path);
 /* Empty the store. */
 PYR_API void pyr_wisdom_forget(void);
+/* What pyr_wisdom_calibrate reports as it goes: `text` is lines (each
+ * ending in a newline) as `pyrgrid calibrate` prints them.  The first call
+ * comes before anything is measured, with done = 0, total the number of sets
+ * to measure and the backend and device in text; then one after each set is
+ * measured and in the store, with done = the sets measured so far and what
+ * was measured in text (the constants, the pass of cubes or why none ran,
+ * the long-vector method's constants).  Return non-zero to stop before the
+ * next set: the call then returns PYR_ERR_CANCELLED and the sets measured
+ * so far stay in the store (non-zero at the first call: the arguments are
+ * checked and nothing is measured). */
+typedef int (*pyr_calibrate_fn)(void *user, int done, int total, const char *text);
 /* Measure the performance model's constants on this machine, as `pyrgrid
  * calibrate` does, and put them in the store (pyr_wisdom_export_file saves
  * them): for the backend of `options` (backend, device, threads, and
- * run.kernel's variant; NULL: auto, the default variant), each scheme,
- * precision and dimension of the comma-separated lists ("heat,poisson",
- * "float,double", "2,3"; NULL or "all": every one), about `effort` seconds
- * per set (1 = the program's default; less is quicker and noisier). */
+ * run.kernel's variant; NULL: auto, the default variant), each registered
+ * scheme, precision and dimension of the comma-separated lists
+ * ("heat,maxwell", "float,double", "2,3"; NULL, "" or "all": every one),
+ * about `effort` seconds per set (1 = the program's default; less is quicker
+ * and noisier; in (0, 100]).  A set the scheme or the backend does not have
+ * (Maxwell's grids are 2D or 3D) is left out; PYR_ERR_ARG when none is left,
+ * or for a name not in a list (the message lists the registered schemes).
+ * Every set is checked (the kernel variant above all) before the first is
+ * measured.  `report` (may be NULL) with `user` is told the progress. */
 PYR_API pyr_status_t pyr_wisdom_calibrate(const pyr_options_t *options, const char *schemes, const char *precisions, const char *dims,
-                                          double effort);
+                                          double effort, pyr_calibrate_fn report, void *user);
 /* Where programs keep wisdom (the pyrgrid program imports and exports it;
  * the library never reads it by itself): $PYRGRID_WISDOM, else
  * $XDG_CACHE_HOME/pyrgrid/wisdom, else $HOME/.cache/pyrgrid/wisdom. */

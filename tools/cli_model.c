@@ -14,7 +14,6 @@
 #include "io/atomic.h"
 #include "io/config.h"
 #include "io/plot.h"
-#include "tune/calibrate.h"
 #include "plan/model.h"
 #include "plan/plan.h"
 #include "tune/wisdom.h"
@@ -56,22 +55,6 @@ static int parse_count(const char *opt, const char *v, int lo, int hi, int *out)
 
 /* ------------------------------------------------------------- calibrate */
 
-static void describe_constants(const char *label, const pyr_model_constants_t *k, size_t elem)
-{
-    printf("%s: upload %.3g ns/value (%.3g GB/s), download %.3g ns/value (%.3g GB/s), both at once %.3g / %.3g ns,\n"
-           "    part rows (blocks, cubes): upload %.3g GB/s, download %.3g GB/s, + %.3g / %.3g ns per row, + %.3g / %.3g ns per row not on 64-byte lines,\n"
-           "    + %.3g / %.3g ns per row on separate pages beside a kernel;\n"
-           "    %.3g ns per row, %.3g us per call, %.3g us per layer launch; compute %.3g ns/value at 1 layer per call "
-           "(%.3g Gcell/s), %.3g at 8, %.3g at 64, + %.3g ns per row of a layer\n",
-           label, 1e9 * k->up, (double)elem / k->up * 1e-9, 1e9 * k->down, (double)elem / k->down * 1e-9, 1e9 * k->up_both,
-           1e9 * k->down_both, k->up_strided > 0 ? (double)elem / k->up_strided * 1e-9 : 0,
-           k->down_strided > 0 ? (double)elem / k->down_strided * 1e-9 : 0, 1e9 * k->up_part_row, 1e9 * k->down_part_row,
-           1e9 * k->up_ragged, 1e9 * k->down_ragged,
-           1e9 * k->up_row_busy, 1e9 * k->down_row_busy, 1e9 * k->row, 1e6 * k->call, 1e6 * k->launch, 1e9 * k->compute[0], 1e-9 / k->compute[0],
-           1e9 * pyr_model_compute_cost(k, 8), 1e9 * pyr_model_compute_cost(k, 64), 1e9 * k->compute_row);
-    if (k->up_row_both > 0) printf("    + %.3g ns per part row uploaded beside downloads (fitted to a pass of cubes)\n", 1e9 * k->up_row_both);
-}
-
 /* Whether wisdom could be written at `path`, checked before minutes of
  * measuring: pyr_check_writable, or, where the directory it names does not
  * exist yet (the export makes it), whether the nearest directory above that
@@ -111,25 +94,68 @@ static pyr_status_t check_wisdom_target(const char *what, const char *path)
 
 static void calibrate_usage(FILE *out)
 {
+    char schemes[256] = "";
+    for (int e = 0; strcmp(pyr_equation_name((pyr_equation_t)e), "unknown"); e++)
+        snprintf(schemes + strlen(schemes), sizeof schemes - strlen(schemes), "%s%s", e ? ", " : "", pyr_equation_name((pyr_equation_t)e));
     fprintf(out,
-            "usage: pyrgrid calibrate [--backend cpu|cuda|auto] [--precision float|double|all] [--dims 1,2,3]\n"
-            "                         [--threads N] [--device N] [--effort X] [--import FILE] [--export FILE] [--show]\n"
-            "  Measure the performance model's constants on this machine (seconds per backend) and save\n"
-            "  them as wisdom in $PYRGRID_WISDOM or ~/.cache/pyrgrid/wisdom, merged under a lock with\n"
-            "  what the file holds.  --import merges another wisdom file of this machine into it,\n"
-            "  --export writes the wisdom to FILE, --show prints it; with any of those three, nothing is\n"
-            "  measured unless --backend, --precision or --dims is given too.\n"
-            "  --effort X  measure X times as long as by default (0 < X <= 100)\n");
+            "usage: pyrgrid calibrate [--backend cpu|cuda|auto] [--scheme LIST] [--precision LIST] [--dims LIST]\n"
+            "                         [--kernel VARIANT] [--threads N] [--device N] [--effort X]\n"
+            "                         [--import FILE] [--export FILE] [--show]\n"
+            "  Measure the performance model's constants on this machine (seconds per set of scheme,\n"
+            "  precision and dimension) and save them as wisdom in $PYRGRID_WISDOM or\n"
+            "  ~/.cache/pyrgrid/wisdom, merged under a lock with what the file holds.\n"
+            "  --backend B        cpu, cuda or auto (default: cuda where a GPU is usable, else cpu)\n"
+            "  --scheme LIST      schemes to calibrate, comma-separated, of %s (default all)\n"
+            "  --precision LIST   float, double (default all)\n"
+            "  --dims LIST        grid dimensions such as 2,3 (default all; sets a scheme does not have are\n"
+            "                     left out: Maxwell's grids are 2D or 3D)\n"
+            "  --kernel VARIANT   time this kernel variant and record it, so that plans run it (pyrgrid info lists\n"
+            "                     the variants); default: each kernel's own, left implicit\n"
+            "  --threads N        CPU threads (default 0: all)\n"
+            "  --device N         the GPU to calibrate (default 0)\n"
+            "  --effort X         measure X times as long as by default (0 < X <= 100)\n"
+            "  --import FILE      merge another wisdom file of this machine into the wisdom file\n"
+            "  --export FILE      write the wisdom to FILE too\n"
+            "  --show             print the wisdom\n"
+            "  With --import, --export or --show, nothing is measured unless --backend, --scheme,\n"
+            "  --precision, --dims or --kernel is given too.\n",
+            schemes);
     pyr_cli_print_common(out);
+}
+
+/* Progress of the calibration: what each set measured, as it comes. */
+static int print_report(void *user, int done, int total, const char *text)
+{
+    (void)user;
+    (void)done;
+    (void)total;
+    if (pyr_cli_verbosity >= 0) {
+        fputs(text, stdout);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* Stops before anything is measured: the arguments are then checked. */
+static int stop_at_start(void *user, int done, int total, const char *text)
+{
+    (void)user;
+    (void)done;
+    (void)total;
+    (void)text;
+    return 1;
 }
 
 int pyr_cli_calibrate(int argc, char **argv)
 {
-    pyr_backend_kind_t backend = PYR_BACKEND_AUTO;
-    int device = 0, threads = 0, show = 0, measure = 0, any_action = 0;
-    int precisions = 3, dims_mask = 7; /* bit 0 float, bit 1 double; bit d-1 dims d */
-    unsigned schemes = 7;              /* bit e: equation e (heat, poisson, maxwell) */
-    const char *kernel = "";           /* --kernel: the variant to calibrate (and plan with), "" = the default */
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_AUTO;
+    o.device = 0;
+    o.threads = 0;
+    o.kernel[0] = 0; /* --kernel: the variant to calibrate (and plan with), "" = the default */
+    int show = 0, measure = 0, any_action = 0;
+    const char *schemes = NULL, *precisions = NULL, *dims = NULL; /* lists; NULL = all */
     double effort = 1.0;
     const char *export_path = NULL, *import_path = NULL;
     for (int i = 0; i < argc; i++) {
@@ -142,64 +168,36 @@ int pyr_cli_calibrate(int argc, char **argv)
         if (!strcmp(a, "--backend")) {
             if (!need_value(argc, argv, i, "calibrate")) return 2;
             const char *v = argv[++i];
-            if (!strcmp(v, "cpu")) backend = PYR_BACKEND_CPU;
-            else if (!strcmp(v, "cuda")) backend = PYR_BACKEND_CUDA;
-            else if (!strcmp(v, "auto")) backend = PYR_BACKEND_AUTO;
+            if (!strcmp(v, "cpu")) o.backend = PYR_BACKEND_CPU;
+            else if (!strcmp(v, "cuda")) o.backend = PYR_BACKEND_CUDA;
+            else if (!strcmp(v, "auto")) o.backend = PYR_BACKEND_AUTO;
             else {
                 fprintf(stderr, "pyrgrid: error: calibrate --backend %s: use cpu, cuda or auto\n", v);
                 return 2;
             }
             measure = 1;
-        } else if (!strcmp(a, "--precision")) {
+        } else if (!strcmp(a, "--precision") || !strcmp(a, "--scheme") || !strcmp(a, "--dims")) {
+            /* lists the library checks (below, before anything is read or measured) */
             if (!need_value(argc, argv, i, "calibrate")) return 2;
             const char *v = argv[++i];
-            if (!strcmp(v, "float")) precisions = 1;
-            else if (!strcmp(v, "double")) precisions = 2;
-            else if (!strcmp(v, "all")) precisions = 3;
-            else {
-                fprintf(stderr, "pyrgrid: error: calibrate --precision %s: use float, double or all\n", v);
-                return 2;
-            }
+            if (!strcmp(a, "--precision")) precisions = v;
+            else if (!strcmp(a, "--scheme")) schemes = v;
+            else dims = v;
             measure = 1;
         } else if (!strcmp(a, "--kernel")) {
             if (!need_value(argc, argv, i, "calibrate")) return 2;
-            kernel = argv[++i];
-            measure = 1;
-        } else if (!strcmp(a, "--scheme")) {
-            if (!need_value(argc, argv, i, "calibrate")) return 2;
-            const char *v = argv[++i];
-            schemes = 0;
-            char list[128];
-            snprintf(list, sizeof list, "%s", v);
-            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-                pyr_equation_t eq;
-                if (!strcmp(tok, "all")) schemes = 7;
-                else if (pyr_equation_from_name(tok, &eq)) schemes |= 1u << eq;
-                else {
-                    fprintf(stderr, "pyrgrid: error: calibrate --scheme %s: use heat, poisson, maxwell, a list of them, or all\n", v);
-                    return 2;
-                }
+            if (strlen(argv[i + 1]) >= sizeof o.kernel) {
+                fprintf(stderr, "pyrgrid: error: calibrate --kernel %s: a variant is at most %zu characters (pyrgrid info lists them)\n",
+                        argv[i + 1], sizeof o.kernel - 1);
+                return 2;
             }
-            if (!schemes) schemes = 7;
-            measure = 1;
-        } else if (!strcmp(a, "--dims")) {
-            if (!need_value(argc, argv, i, "calibrate")) return 2;
-            const char *v = argv[++i];
-            dims_mask = 0;
-            for (const char *p = v; *p; p++) {
-                if (*p >= '1' && *p <= '3') dims_mask |= 1 << (*p - '1');
-                else if (*p != ',') {
-                    fprintf(stderr, "pyrgrid: error: calibrate --dims %s: use a list of 1, 2, 3 such as 2,3\n", v);
-                    return 2;
-                }
-            }
-            if (!dims_mask) dims_mask = 7;
+            snprintf(o.kernel, sizeof o.kernel, "%s", argv[++i]);
             measure = 1;
         } else if (!strcmp(a, "--device")) {
-            if (!need_value(argc, argv, i, "calibrate") || !parse_count(a, argv[i + 1], 0, 1024, &device)) return 2;
+            if (!need_value(argc, argv, i, "calibrate") || !parse_count(a, argv[i + 1], 0, 1024, &o.device)) return 2;
             i++;
         } else if (!strcmp(a, "--threads")) {
-            if (!need_value(argc, argv, i, "calibrate") || !parse_count(a, argv[i + 1], 0, 4096, &threads)) return 2;
+            if (!need_value(argc, argv, i, "calibrate") || !parse_count(a, argv[i + 1], 0, 4096, &o.threads)) return 2;
             i++;
         } else if (!strcmp(a, "--effort")) {
             if (!need_value(argc, argv, i, "calibrate")) return 2;
@@ -225,6 +223,16 @@ int pyr_cli_calibrate(int argc, char **argv)
         }
     }
     if (!any_action) measure = 1;
+    if (measure) {
+        /* every set checked (names, kernel variant, backend) before any file is read: the library
+         * checks them all before its first report, where this stops it */
+        pyr_status_t st = pyr_wisdom_calibrate(&o, schemes, precisions, dims, effort, stop_at_start, NULL);
+        if (st != PYR_ERR_CANCELLED) {
+            fail(NULL);
+            return st == PYR_ERR_ARG ? 2 : 1;
+        }
+        pyr_clear_error();
+    }
 
     /* The wisdom file: imported now, the measurements added to the process's
      * store, and the store exported back under the file's lock, merged with
@@ -271,48 +279,10 @@ int pyr_cli_calibrate(int argc, char **argv)
         changed = 1;
     }
     if (measure) {
-        pyr_backend_kind_t kind = backend;
-        if (kind == PYR_BACKEND_AUTO) kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
-        pyr_wisdom_constants_t rec;
-        memset(&rec, 0, sizeof rec);
-        rec.backend = kind;
-        if (pyr_wisdom_device(kind, device, threads, rec.device, sizeof rec.device) != PYR_OK) return fail("calibrate: ");
-        snprintf(rec.version, sizeof rec.version, "%s", PYR_VERSION_STRING);
-        if (pyr_cli_verbosity >= 0) printf("calibrating the %s backend on %s\n", pyr_backend_name(kind), rec.device);
         double t0 = now();
-        for (int eq = 0; eq < 3; eq++) {
-            if (!(schemes & (1u << eq))) continue;
-        for (int pi = 0; pi < 2; pi++) {
-            if (!(precisions & (1 << pi))) continue;
-            for (int d = 1; d <= 3; d++) {
-                if (!(dims_mask & (1 << (d - 1)))) continue;
-                if (eq == PYR_EQ_MAXWELL && d == 1) continue; /* Maxwell's grids are 2D or 3D */
-                pyr_calibrate_pass_t pass;
-                pyr_calibrate_opts_t o = {kind, device, threads, pi ? PYR_DOUBLE : PYR_FLOAT, d, effort, (pyr_equation_t)eq, "", &pass};
-                snprintf(o.kernel, sizeof o.kernel, "%s", kernel);
-                if (pyr_calibrate(&o, &rec.k, rec.kernel, sizeof rec.kernel) != PYR_OK) return fail("calibrate: ");
-                snprintf(rec.scheme, sizeof rec.scheme, "%s", pyr_equation_name((pyr_equation_t)eq));
-                rec.precision = o.precision;
-                rec.dims = d;
-                char label[96];
-                snprintf(label, sizeof label, "%s %s %dD (kernel %s)", rec.scheme, pyr_precision_name(o.precision), d, rec.kernel);
-                /* a variant asked for is recorded, and plans take it; the default stays implicit */
-                if (!kernel[0]) rec.kernel[0] = 0;
-                if (pyr_cli_verbosity >= 0) describe_constants(label, &rec.k, pyr_precision_size(o.precision));
-                if (pyr_cli_verbosity >= 0 && pass.note[0])
-                    printf("    no pass of cubes timed (%s): the cost of part-row uploads beside downloads stays unknown\n", pass.note);
-                if (pyr_cli_verbosity >= 0 && pass.n > 0)
-                    printf("    a pass of cubes (%lld^3 at a quarter of it, height %lld): %.1f ms, the model %.1f ms without %s\n",
-                           (long long)pass.n, (long long)pass.height, 1e3 * pass.measured, 1e3 * pass.model,
-                           !pass.fitted ? "a cost of uploads beside downloads, which at half their rate would not explain it: none fitted"
-                           : rec.k.up_row_both > 0 ? "the cost above" : "a cost of uploads beside downloads: none needed");
-                if (pyr_cli_verbosity >= 0 && pyr_lv_valid(&rec.k.lv)) pyr_cli_describe_lv(&rec.k.lv, device);
-                if (pyr_wisdom_store_put_constants(&rec) != PYR_OK) return fail(NULL);
-                changed = 1;
-            }
-        }
-        }
+        if (pyr_wisdom_calibrate(&o, schemes, precisions, dims, effort, print_report, NULL) != PYR_OK) return fail(NULL);
         if (pyr_cli_verbosity >= 0) printf("calibration took %.1f s\n", now() - t0);
+        changed = 1;
     }
     if (changed) {
         /* calibrate replaces a file that was rejected (foreign, corrupt, another version) */

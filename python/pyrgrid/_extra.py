@@ -69,24 +69,61 @@ def wisdom_forget():
     lib.pyr_wisdom_forget()
 
 
+# pyr_calibrate_fn: (user, sets done, sets in all, text) -> non-zero to stop
+_CALIBRATE_REPORT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_char_p)
+
+
 def calibrate(backend="auto", *, schemes=None, precisions=None, dims=None, effort=1.0, kernel=None, device=0, threads=0,
-              save=True):
+              save=True, progress=None):
     """Measure the performance model's constants here (as ``pyrgrid
-    calibrate``) for each scheme, precision and dimension (lists or
-    comma-separated text; None: all), about ``effort`` seconds each, and keep
-    them in the store; ``save`` merges them into the wisdom file
-    (wisdom_path()), as the program does.  Returns the file's path, or None."""
+    calibrate``, through the same library call) for each scheme ("heat",
+    "poisson", "maxwell": every registered one), precision and dimension
+    (lists or comma-separated text; None: all; sets a scheme does not have,
+    such as Maxwell in 1D, are left out), about ``effort`` seconds each, and
+    keep them in the store; ``save`` merges them into the wisdom file
+    (wisdom_path()), as the program does.  Returns the file's path, or None.
+
+    ``progress(done, total, text)`` is called before the first set (done =
+    0, the backend and device in text) and after each set (what it measured,
+    in the lines the program prints); returning False stops before the next
+    set with CancelledError.  ``progress=True`` prints the text.  Ctrl-C
+    stops between sets and is raised.  A stopped or failed calibration
+    leaves the sets measured so far in the store and saves nothing."""
     def joined(x):
         if x is None:
             return None
         return (x if isinstance(x, str) else ",".join(str(v) for v in x)).encode()
+    if progress is True:
+        def progress(done, total, text):
+            print(text, end="", flush=True)
+    elif progress is not None and not callable(progress):
+        raise ArgumentError(f"progress = {progress!r}: give a function progress(done, total, text), True (print) or None")
     opts = Options(backend=backend, device=device, threads=threads, kernel=kernel)
     if save:
         try:
             wisdom_import()
         except Exception:  # a rejected file is replaced, as `pyrgrid calibrate` does
             pass
-    check(lib.pyr_wisdom_calibrate(opts._h, joined(schemes), joined(precisions), joined(dims), float(effort)))
+    state = {"error": None, "done": 0, "total": 0}
+
+    def report(user, done, total, text):
+        try:
+            state["done"], state["total"] = done, total
+            if interrupts.stop:
+                return 1
+            return 1 if progress is not None and progress(done, total, _lib.text(text)) is False else 0
+        except BaseException as e:  # noqa: B902 (an exception here would be lost in ctypes)
+            state["error"] = e
+            return 1
+    fn = _CALIBRATE_REPORT(report)
+    with Interrupts() as interrupts:
+        status = lib.pyr_wisdom_calibrate(opts._h, joined(schemes), joined(precisions), joined(dims), float(effort),
+                                          ctypes.cast(fn, ctypes.c_void_p), None)
+    if state["error"] is not None:
+        raise state["error"]
+    interrupts.reraise(f"pyrgrid: the calibration stopped after {state['done']} of {state['total']} sets "
+                       f"(those are in the store; nothing was saved)")
+    check(status)  # stopped by progress: CancelledError
     if save:
         wisdom_export()
         return wisdom_path()
