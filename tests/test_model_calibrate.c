@@ -9,7 +9,9 @@
  *     refused as a set that does not exist;
  *  3. a kernel variant one of the sets lacks is refused before anything is
  *     measured; a report that stops after the first set leaves that set in
- *     the store and returns PYR_ERR_CANCELLED.
+ *     the store and returns PYR_ERR_CANCELLED;
+ *  4. `pyrgrid calibrate --help` names every option its parser takes (read
+ *     from tools/cli_model.c): --scheme and --kernel were missing.
  * Architecture issue: the program calibrated Maxwell, the library did not. */
 #include <stdio.h>
 #include <string.h>
@@ -113,9 +115,53 @@ static void test_maxwell(void)
     pyr_wisdom_forget();
 }
 
-int main(void)
+/* Every "--option" the calibrate command's parser compares against appears in its --help. */
+static void test_help(const char *program)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tools/cli_model.c", PYR_SOURCE_DIR);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot read %s", path);
+    if (!f) return;
+    static char source[1 << 18], help[1 << 16];
+    const size_t ns = fread(source, 1, sizeof source - 1, f);
+    source[ns] = 0;
+    fclose(f);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s' calibrate --help", program);
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL, "cannot run %s", cmd);
+    if (!p) return;
+    const size_t nh = fread(help, 1, sizeof help - 1, p);
+    help[nh] = 0;
+    CHECK(pclose(p) == 0 && nh > 0, "%s failed", cmd);
+    const char *begin = strstr(source, "int pyr_cli_calibrate(");
+    const char *end = begin ? strstr(begin, "if (!any_action)") : NULL;
+    CHECK(begin && end, "the calibrate command's parser not found in %s", path);
+    if (!begin || !end) return;
+    int options = 0;
+    for (const char *q = begin; (q = strstr(q, "\"--")) != NULL && q < end; q++) {
+        char opt[32];
+        size_t n = 0;
+        for (const char *c = q + 1; n + 1 < sizeof opt && (*c == '-' || (*c >= 'a' && *c <= 'z')); c++) opt[n++] = *c;
+        opt[n] = 0;
+        /* whole words of the help: the option followed by neither a letter nor a dash */
+        int found = 0;
+        for (const char *h = help; !found && (h = strstr(h, opt)) != NULL; h++) {
+            const char next = h[n];
+            found = !(next == '-' || (next >= 'a' && next <= 'z')) && (h == help || h[-1] != '-');
+        }
+        CHECK(found, "pyrgrid calibrate --help does not mention %s", opt);
+        options++;
+    }
+    CHECK(options >= 12, "%d options found in the parser", options);
+}
+
+int main(int argc, char **argv)
 {
     test_registry();
     test_maxwell();
+    if (argc > 1) test_help(argv[1]);
+    else CHECK(0, "usage: test_model_calibrate PATH-OF-pyrgrid");
     return check_report();
 }
