@@ -91,6 +91,7 @@ static void test_registry(void)
     snprintf(o.kernel, sizeof o.kernel, "wave");
     reports_t r = {.stop_at = 100};
     CHECK_FAILS(pyr_wisdom_calibrate(&o, "heat,maxwell", "float", "2", 0.05, on_report, &r), PYR_ERR_CONFIG, "maxwell float 2D");
+    CHECK(strstr(pyr_last_error(), "leave this one out") != NULL, "no advice to ask for fewer sets: %s", pyr_last_error());
     CHECK(r.calls == 0 && records_of("heat") == 0, "measured before the variant was refused: %d reports", r.calls);
 }
 

@@ -148,7 +148,8 @@ pyr_status_t pyr_wisdom_calibrate(const pyr_options_t *options, const char *sche
     unsigned char measure[MAX_SCHEMES][2][3];
     memset(measure, 0, sizeof measure);
     int total = 0;
-    char left_out[512] = "";
+    pyr_status_t refused = PYR_OK;
+    char left_out[512] = "", why[640] = "";
     for (int s = 0; s < nschemes; s++)
         for (int pi = 0; pi < 2; pi++)
             for (int d = 1; d <= 3; d++) {
@@ -157,15 +158,22 @@ pyr_status_t pyr_wisdom_calibrate(const pyr_options_t *options, const char *sche
                                           .dims = d, .effort = effort, .equation = scheme[s]->equation};
                 snprintf(c.kernel, sizeof c.kernel, "%s", o.kernel);
                 const pyr_status_t st = pyr_calibrate_check(&c);
-                if (st == PYR_ERR_UNSUPPORTED) {
-                    if (!left_out[0]) snprintf(left_out, sizeof left_out, "%s %s %dD: %s", scheme[s]->name, precision_names[pi], d, pyr_last_error());
-                    pyr_clear_error();
-                    continue;
+                if (st == PYR_ERR_UNSUPPORTED && !left_out[0])
+                    snprintf(left_out, sizeof left_out, "%s %s %dD: %s", scheme[s]->name, precision_names[pi], d, pyr_last_error());
+                else if (st != PYR_OK && st != PYR_ERR_UNSUPPORTED && refused == PYR_OK) {
+                    refused = st;
+                    snprintf(why, sizeof why, "calibrating %s %s %dD: %s", scheme[s]->name, precision_names[pi], d, pyr_last_error());
+                } else if (st == PYR_OK) {
+                    measure[s][pi][d - 1] = 1;
+                    total++;
                 }
-                if (st != PYR_OK) return pyr_fail_context(st, "calibrating %s %s %dD: ", scheme[s]->name, precision_names[pi], d);
-                measure[s][pi][d - 1] = 1;
-                total++;
+                pyr_clear_error();
             }
+    /* a variant other sets take: the one refusing it can be left out */
+    if (refused != PYR_OK && total > 0 && o.kernel[0])
+        return pyr_fail(refused, "%s; kernel %s is timed in every set asked for: leave this one out (the schemes, precisions or dims "
+                                 "asked for)", why, o.kernel);
+    if (refused != PYR_OK) return pyr_fail(refused, "%s", why);
     if (!total) return pyr_fail(PYR_ERR_ARG, "calibrate: none of the sets asked for exists (%s); ask for other schemes or dims", left_out);
 
     pyr_wisdom_constants_t rec;
