@@ -109,9 +109,8 @@ def calibrate(backend="auto", *, schemes=None, precisions=None, dims=None, effor
     def report(user, done, total, text):
         try:
             state["done"], state["total"] = done, total
-            if interrupts.stop:
-                return 1
-            return 1 if progress is not None and progress(done, total, _lib.text(text)) is False else 0
+            stop = progress is not None and not interrupts.stop and progress(done, total, _lib.text(text)) is False
+            return 1 if stop or interrupts.stop else 0  # a Ctrl-C during progress too
         except BaseException as e:  # noqa: B902 (an exception here would be lost in ctypes)
             state["error"] = e
             return 1

@@ -45,3 +45,23 @@ def test_calibrate_refusals_and_stop():
         pyrgrid.calibrate("cpu", schemes="heat", precisions="float", dims="2", effort=0.05, save=False,
                           progress=lambda done, total, text: 1 / 0)
     pyrgrid.wisdom_forget()
+
+
+def test_calibrate_ctrl_c():
+    import os
+    import signal
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("SIGINT's handler is not Python's here")
+    pyrgrid.wisdom_forget()
+    done = []
+
+    def progress(d, total, text):
+        done.append(d)
+        if d == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C during the calibration, after its first set
+    with pytest.raises(KeyboardInterrupt) as e:
+        pyrgrid.calibrate("cpu", schemes="maxwell", precisions="float", dims="2,3", effort=0.05, progress=progress)
+    assert done == [0, 1], done
+    assert "stopped after 1 of 2 sets" in " ".join(getattr(e.value, "__notes__", ["stopped after 1 of 2 sets"]))
+    assert not os.path.exists(pyrgrid.wisdom_path())  # nothing saved
+    pyrgrid.wisdom_forget()
