@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "backend/cuda/cuda_api.h"
+#include "backend/device.h"
 #include "plan/model.h"
 #include "pass_clock.h"
 #include "pyrgrid.h"
@@ -74,13 +75,14 @@ static void timeline_report(pyr_cuda_span_t *sp, int n, int passes, int detail)
     free(k);
 }
 
-static pyr_status_t timed_run(pyr_plan_t *plan, pyr_field_t *f, int serial, pass_clock_t *c)
+static pyr_status_t timed_run(pyr_device_t *gpu, pyr_plan_t *plan, pyr_field_t *f, int serial, pass_clock_t *c)
 {
     memset(c, 0, sizeof *c);
-    pyr_cuda_set_serial(serial);
+    c->gpu = gpu;
+    pyr_cuda_set_serial(gpu, serial);
     pyr_hooks_t hooks = {.progress = pass_clock_hook, .user = c};
     pyr_status_t st = pyr_execute(plan, f, &hooks, NULL);
-    pyr_cuda_set_serial(0);
+    pyr_cuda_set_serial(gpu, 0);
     return st;
 }
 
@@ -95,6 +97,12 @@ int main(int argc, char **argv)
         return 77;
     }
     bench_wisdom_import();
+    /* held for its hooks (cuda_api.h): serial mode, the timeline */
+    pyr_device_t *gpu = NULL;
+    if (pyr_device_acquire(PYR_BACKEND_CUDA, 0, &gpu) != PYR_OK) {
+        fprintf(stderr, "GPU 0: %s\n", pyr_last_error());
+        return 1;
+    }
     int dims = atoi(argv[1]);
     int64_t n = atoll(argv[2]);
     pyr_precision_t prec = !strcmp(argv[3], "double") ? PYR_DOUBLE : PYR_FLOAT;
@@ -155,17 +163,17 @@ int main(int argc, char **argv)
         pyr_plan_info_t info;
         pyr_plan_get_info(plan, &info);
         pass_clock_t ov, se;
-        pyr_status_t st = timed_run(plan, f, 0, &ov);
-        if (st == PYR_OK) st = timed_run(plan, f, 1, &se);
+        pyr_status_t st = timed_run(gpu, plan, f, 0, &ov);
+        if (st == PYR_OK) st = timed_run(gpu, plan, f, 1, &se);
         /* a third run, overlapped, with the timeline on (its events cost a little) */
         const int cap = 1 << 16;
         pyr_cuda_span_t *spans = timeline ? malloc(cap * sizeof *spans) : NULL;
         int nspans = 0;
         if (spans && st == PYR_OK) {
             pass_clock_t tl;
-            pyr_cuda_timeline_start(cap);
-            st = timed_run(plan, f, 0, &tl);
-            nspans = pyr_cuda_timeline_take(spans, cap);
+            pyr_cuda_timeline_start(gpu, cap);
+            st = timed_run(gpu, plan, f, 0, &tl);
+            nspans = pyr_cuda_timeline_take(gpu, spans, cap);
         }
         pyr_model_prediction_t pr;
         if (st == PYR_OK) st = pyr_model_predict_pass(plan, pyr_plan_model(plan), pyr_plan_model_form(plan), h, &pr);
@@ -201,5 +209,6 @@ int main(int argc, char **argv)
         pyr_plan_destroy(&plan);
     }
     pyr_field_destroy(&f);
+    pyr_device_release(gpu);
     return 0;
 }

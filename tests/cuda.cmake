@@ -8,9 +8,14 @@ pyr_add_test(test_launch_split SOURCES test_launch_split.c LABELS cuda)
 pyr_add_test(test_launch_segments SOURCES test_launch_segments.c LABELS cuda)
 # How a 3D launch lays out its blocks: the streamed axis, the tiles (host code: every build).
 pyr_add_test(test_launch_tiles3d SOURCES test_launch_tiles3d.c LABELS cuda)
+# The device-context cache (backend/session.c), in every build.
+pyr_add_test(test_cuda_context SOURCES test_cuda_context.c LABELS cuda ARGS cpu)
 if(NOT PYR_HAVE_CUDA)
   return()
 endif()
+# The CUDA runtime on the cache: contexts lent again, the device's hooks, two plans from two threads, MEASURE.
+add_test(NAME test_cuda_context_gpu COMMAND test_cuda_context gpu)
+set_tests_properties(test_cuda_context_gpu PROPERTIES SKIP_RETURN_CODE 77 LABELS "cuda;gpu")
 pyr_add_test(test_cuda_property SOURCES test_cuda_property.c LABELS cuda GPU ARGS 300 1)
 pyr_add_test(test_cuda_overlap SOURCES test_cuda_overlap.c LABELS cuda GPU)
 pyr_add_test(test_cuda_errors SOURCES test_cuda_errors.c LABELS cuda GPU)

@@ -34,6 +34,10 @@ int main(void)
         printf("no usable GPU: skipped\n");
         return 77;
     }
+    /* held for its hooks (cuda_api.h): the injected allocation failures */
+    pyr_device_t *gpu = NULL;
+    CHECK_OK(pyr_device_acquire(PYR_BACKEND_CUDA, 0, &gpu));
+    if (!gpu) return check_report();
     char text[256];
     CHECK_OK(pyr_gpu_describe(0, text, sizeof text));
     printf("GPU 0: %s\n", text);
@@ -60,11 +64,11 @@ int main(void)
 
     /* allocation failures injected at each allocation of a run */
     for (int k = 1; k <= 4; k++) {
-        pyr_cuda_fail_alloc_after(k);
+        pyr_cuda_fail_alloc_after(gpu, k);
         char what[64];
         snprintf(what, sizeof what, "allocation %d fails", k);
         solve(&p, &o, PYR_ERR_DEVICE_NOMEM, "out of device memory", what);
-        pyr_cuda_fail_alloc_after(0);
+        pyr_cuda_fail_alloc_after(gpu, 0);
     }
 
     /* real: plan, then let another allocation take the memory, then run */
@@ -109,5 +113,6 @@ int main(void)
     CHECK(a && b && first_difference(a, b) < 0, "pyramid after the failures differs from the CPU (%s)", pyr_last_error());
     pyr_field_destroy(&a);
     pyr_field_destroy(&b);
+    pyr_device_release(gpu);
     return check_report();
 }

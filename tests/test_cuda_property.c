@@ -16,12 +16,14 @@
 #include <time.h>
 
 #include "backend/cuda/cuda_api.h"
+#include "backend/device.h"
 #include "heat_util.h"
 
 /* Most tasks (pieces x passes) a case's run may take on the GPU (see the smallest budget below). */
 #define MAX_TASKS 20000
 
 static int g_verbose; /* PYR_TEST_VERBOSE: name and time each case (stderr) */
+static pyr_device_t *g_gpu; /* held for its hooks (cuda_api.h): the forced axis, the launch counters */
 
 static int run_case(int c, uint64_t seed, int *skipped)
 {
@@ -150,9 +152,9 @@ static int run_case(int c, uint64_t seed, int *skipped)
     CHECK_OK(pyr_field_init(f, &p));
     pyr_field_t *fs[1] = {f};
     pyr_run_info_t ri;
-    pyr_cuda_force_stream(stream);
+    pyr_cuda_force_stream(g_gpu, stream);
     st = pyr_execute_fields(plan, fs, 1, NULL, &ri);
-    pyr_cuda_force_stream(-1);
+    pyr_cuda_force_stream(g_gpu, -1);
     cnt = ri.counts;
     pyr_plan_destroy(&plan);
     /* the grid reached as asked (registering a small grid does not fail here) and said so */
@@ -201,6 +203,8 @@ int main(int argc, char **argv)
         printf("no usable GPU: skipped\n");
         return 77;
     }
+    CHECK_OK(pyr_device_acquire(PYR_BACKEND_CUDA, 0, &g_gpu));
+    if (!g_gpu) return check_report();
     int first = argc > 3 ? atoi(argv[3]) : 0;
     g_verbose = getenv("PYR_TEST_VERBOSE") != NULL;
     int failed = 0, skipped = 0;
@@ -220,7 +224,7 @@ int main(int argc, char **argv)
     CHECK(skipped * 4 < cases - first, "too many cases skipped (%d of %d)", skipped, cases - first);
     /* both orientations of the 3D fused launches ran (launch_tiles3d.h: boxes thin in z stream y) */
     pyr_cuda_stats_t st;
-    pyr_cuda_get_stats(&st);
+    pyr_cuda_get_stats(g_gpu, &st);
     printf("3D fused launches: %lld streaming z, %lld streaming y; of them saving a skewed call's halo: %lld, %lld; filling it: %lld, %lld\n",
            st.fused3d_z, st.fused3d_y, st.saves3d_z, st.saves3d_y, st.fills3d_z, st.fills3d_y);
     CHECK(cases - first < 100 || (st.fused3d_z > 0 && st.fused3d_y > 0), "3D fused launches: %lld streaming z, %lld streaming y",
@@ -230,5 +234,6 @@ int main(int argc, char **argv)
           st.saves3d_z, st.saves3d_y);
     CHECK(cases - first < 100 || (st.fills3d_z > 0 && st.fills3d_y > 0), "3D launches filling a halo: %lld streaming z, %lld streaming y",
           st.fills3d_z, st.fills3d_y);
+    pyr_device_release(g_gpu);
     return check_report();
 }

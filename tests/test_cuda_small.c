@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_api.h"
+#include "backend/device.h"
 #include "heat_util.h"
 
 static void one(int dims, int64_t nx, int64_t ny, int64_t nz, pyr_precision_t prec, int64_t steps, pyr_method_t method,
@@ -151,19 +152,23 @@ int main(void)
     one(2, 150, 90, 1, PYR_FLOAT, 20, PYR_METHOD_PYRAMID, PYR_DECOMP_BLOCKS, 7, 40, "3", "1");
     one(2, 150, 90, 1, PYR_DOUBLE, 20, PYR_METHOD_PYRAMID, PYR_DECOMP_STRIPS, 10, 30, "5", "1");
     one(2, 150, 90, 1, PYR_FLOAT, 6, PYR_METHOD_TRIVIAL, PYR_DECOMP_STRIPS, 0, 9, "9", "1");
-    pyr_cuda_reset_stats();
+    /* held for its hooks (cuda_api.h): the launch counters and the forced axis */
+    pyr_device_t *gpu = NULL;
+    CHECK_OK(pyr_device_acquire(PYR_BACKEND_CUDA, 0, &gpu));
+    if (!gpu) return check_report();
+    pyr_cuda_reset_stats(gpu);
     cases_3d();
     pyr_cuda_stats_t st;
-    pyr_cuda_get_stats(&st);
+    pyr_cuda_get_stats(gpu, &st);
     CHECK(st.saves3d_z > 0 && st.fills3d_z > 0, "3D launches streaming z: %lld, %lld saved a skewed call's halo, %lld filled it",
           st.fused3d_z, st.saves3d_z, st.fills3d_z);
     /* the 3D cases again with every fused launch streaming y, its rows z (launch_tiles3d.h; the planner takes
      * that for boxes thin in z over wide planes, as a skewed window out of core) */
-    pyr_cuda_reset_stats();
-    pyr_cuda_force_stream(1);
+    pyr_cuda_reset_stats(gpu);
+    pyr_cuda_force_stream(gpu, 1);
     cases_3d();
-    pyr_cuda_force_stream(-1);
-    pyr_cuda_get_stats(&st);
+    pyr_cuda_force_stream(gpu, -1);
+    pyr_cuda_get_stats(gpu, &st);
     CHECK(st.fused3d_y > 0 && st.fused3d_z == 0, "forced to stream y: %lld 3D launches streaming y, %lld z", st.fused3d_y,
           st.fused3d_z);
     CHECK(st.saves3d_y > 0 && st.fills3d_y > 0, "3D launches streaming y: %lld, %lld saved a skewed call's halo, %lld filled it",
@@ -186,5 +191,6 @@ int main(void)
     chunk(2, PYR_DOUBLE, "fused:7", 0);
     chunk(2, PYR_DOUBLE, "fused:5", 0);
     chunk(2, PYR_FLOAT, "fused:11", 50);
+    pyr_device_release(gpu);
     return check_report();
 }

@@ -2,9 +2,11 @@
  * marks, one table of operations per backend (cpu, cuda).  It knows pieces
  * and their buffers, never what a scheme computes: kernels are registered
  * per scheme and backend apart from it (backend/kernels.h).  The executor,
- * calibration and later pipelines (frames, several devices) use this one
- * interface.  A backend never decides what to compute (the plan does) and
- * the plan never touches memory (the runtime does).
+ * calibration, several devices and the pipelines and solvers (frames, line
+ * Gauss-Seidel) use this one interface, and borrow their contexts from one
+ * owner of the devices, the context cache below.  A backend never decides
+ * what to compute (the plan does) and the plan never touches memory (the
+ * runtime does).
  *
  * Ordering: operations issued for one slot run in issue order (upload, then
  * copies, then a kernel, then download); operations of different slots may
@@ -84,8 +86,18 @@ typedef struct pyr_device_ops {
     int64_t pitch_skew_bytes;  /* added to a row pitch that is a multiple of 2 KiB, so that the rows of
                                   a stencil do not map to the same cache sets (0 = none) */
 
+    /* A context for one user (a plan, a calibration, a part, a pipeline): its
+     * queues and bookkeeping on device options->device, which it holds in the
+     * context cache (pyr_device_acquire) until destroy gives it back.  Two
+     * contexts may be used from two threads at once. */
     pyr_status_t (*create)(const pyr_options_t *options, pyr_precision_t precision, void **ctx);
     void (*destroy)(void *ctx);
+    /* (optional, NULL = none) The state every context of one device shares:
+     * open makes it when the cache first acquires the device, and it stays
+     * for the process; idle frees what it pools whenever the device's last
+     * holder releases it.  Called under the cache's lock. */
+    pyr_status_t (*open)(int device, void **shared);
+    void (*idle)(void *shared);
     /* Device memory free and total, in bytes (the CPU runtime reports host memory). */
     pyr_status_t (*mem_info)(void *ctx, uint64_t *free_bytes, uint64_t *total_bytes);
 
@@ -155,6 +167,17 @@ extern const pyr_device_ops_t pyr_device_cuda;
 
 /* The runtime of a kind, or NULL when not compiled in. */
 const pyr_device_ops_t *pyr_device_get(pyr_backend_kind_t kind);
+
+/* The device-context cache (session.c): one entry per runtime and device,
+ * holding the runtime's shared state of the device (ops->open).  A runtime's
+ * create acquires the device of the context it makes and its destroy
+ * releases it; tests acquire a device to reach its hooks (cuda_api.h).
+ * Thread-safe. */
+typedef struct pyr_device pyr_device_t;
+pyr_status_t pyr_device_acquire(pyr_backend_kind_t kind, int device, pyr_device_t **out);
+void pyr_device_release(pyr_device_t *dev);
+void *pyr_device_shared(const pyr_device_t *dev);
+int pyr_device_index(const pyr_device_t *dev);
 
 /* Piece layout able to hold any box of at most `extent` nodes per axis under a
  * runtime's alignment rules. */

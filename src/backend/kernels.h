@@ -77,7 +77,7 @@ typedef struct pyr_kernel {
     /* (optional, NULL = none) Device memory a variant keeps beside the
      * piece buffers, for pieces of `layer_bytes` per buffer (the CUDA heat
      * kernel's longvector: two work vectors); the planner counts it in the
-     * budget, the runtime context owns it. */
+     * budget, the variant keeps it in the runtime context's states. */
     uint64_t (*scratch_bytes)(const pyr_variant_t *v, uint64_t layer_bytes);
     /* (optional, NULL = 3) Steps one launch of the variant takes (fused
      * kernels: their depth K; 1 for one step per launch): the skewed

@@ -20,7 +20,7 @@ void pyr_plan_destroy(pyr_plan_t **plan)
     pyr_plan_t *p = *plan;
     pyr_parts_destroy(&p->parts); /* several devices: the other parts' plans (exec/parts.c) */
     for (int a = 0; a < 3; a++) free(p->axis[a].bounds);
-    if (p->ops && p->ctx) p->ops->destroy(p->ctx);
+    if (p->ops && p->ctx) p->ops->destroy(p->ctx); /* back to the context cache */
     free((void *)p->coef.aux);
     free(p);
     *plan = NULL;

@@ -52,7 +52,8 @@ struct pyr_plan {
     uint64_t device_bytes;    /* everything the executor (and the kernel's scratch) keeps on the device */
     uint64_t budget;
     const pyr_device_ops_t *ops;
-    void *ctx;                /* backend context, owned */
+    void *ctx;                /* the runtime's context (ops->create): this plan's queues on a device the context
+                                 cache lends (backend/device.h); pyr_plan_destroy gives it back */
     pyr_counters_t predicted; /* exact counts for the whole run */
     char notice[512];         /* a choice to tell the user about */
     pyr_host_memory_t host_memory; /* PIN or STAGE (AUTO: no device copies), pyr_plan_host_memory */

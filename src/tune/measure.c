@@ -27,7 +27,10 @@ int pyr_pass_clock_hook(void *user, int64_t done, int64_t total)
 /* Time a candidate briefly on a copy of the problem cut down along the split
  * axes to a few pieces per axis (same pieces, same spacing), three passes of
  * which the last two are timed; the measured/predicted ratio there scales
- * the model's prediction of the full run. */
+ * the model's prediction of the full run.  The candidate's plan borrows its
+ * context from the context cache (backend/device.h), where the plan being
+ * created holds the device: the candidates are lent one context in turn,
+ * its queues and staging made once. */
 static pyr_status_t measure_candidate(const pyr_plan_t *full, double *seconds)
 {
     const pyr_problem_t *p = &full->problem;

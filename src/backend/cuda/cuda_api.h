@@ -7,6 +7,8 @@
 
 #include "pyrgrid.h"
 
+struct pyr_device; /* backend/device.h: the context cache's entry of a GPU */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -17,7 +19,13 @@ int pyr_cuda_device_count(void);
 /* "NVIDIA <name>, 79.1 GiB (78.5 GiB free), compute capability 9.0". */
 pyr_status_t pyr_cuda_describe(int device, char *text, size_t size);
 
-/* ---- for tests and benchmarks (process-wide, not thread-safe) ---------- */
+/* ---- for tests and benchmarks: hooks of one GPU -----------------------
+ * They act on every context of the device (plans, calibration, parts,
+ * pipelines), from any thread.  Reach them by holding the device in the
+ * context cache (backend/device.h):
+ *     pyr_device_t *gpu;  pyr_device_acquire(PYR_BACKEND_CUDA, 0, &gpu);
+ *     ... pyr_cuda_reset_stats(gpu); runs; pyr_cuda_get_stats(gpu, &st); ...
+ *     pyr_device_release(gpu); */
 
 /* Time spent in each kind of operation while serial mode is on. */
 typedef struct {
@@ -34,9 +42,9 @@ typedef struct {
 
 /* Serial mode: every operation waits for its own completion before
  * returning and its time is added to the stats (nothing overlaps). */
-void pyr_cuda_set_serial(int on);
-void pyr_cuda_get_stats(pyr_cuda_stats_t *stats);
-void pyr_cuda_reset_stats(void);
+void pyr_cuda_set_serial(struct pyr_device *gpu, int on);
+void pyr_cuda_get_stats(const struct pyr_device *gpu, pyr_cuda_stats_t *stats);
+void pyr_cuda_reset_stats(struct pyr_device *gpu);
 /* Timeline (what Nsight Systems would show, where it cannot run): while on,
  * the GPU start and end of every upload, compute, download and device copy are recorded
  * with CUDA events, at most `cap` operations.  Read it once the work is done
@@ -47,17 +55,17 @@ typedef struct {
     int slot;
     double start_ms, end_ms;
 } pyr_cuda_span_t;
-void pyr_cuda_timeline_start(int cap);
+void pyr_cuda_timeline_start(struct pyr_device *gpu, int cap);
 /* Fills up to max spans in issue order, returns how many; turns the timeline off. */
-int pyr_cuda_timeline_take(pyr_cuda_span_t *spans, int max);
+int pyr_cuda_timeline_take(struct pyr_device *gpu, pyr_cuda_span_t *spans, int max);
 
 /* Which axis the 3D fused launches stream (backend/launch_tiles3d.h): -1 (the default) the cheaper layout,
  * 0 z, 1 y wherever a layout can be made - so that the tests run every shape through both kernels. */
-void pyr_cuda_force_stream(int axis);
+void pyr_cuda_force_stream(struct pyr_device *gpu, int axis);
 
 /* Make the n-th device allocation from now (1 = the next) fail as if the
  * device were out of memory; n <= 0 turns this off. */
-void pyr_cuda_fail_alloc_after(int n);
+void pyr_cuda_fail_alloc_after(struct pyr_device *gpu, int n);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,11 @@
  * and reductions behind the runtime interface (src/backend/device.h); the
  * schemes' kernels are registered apart (kernels_*.cu).
  *
+ * Contexts (cuda_internal.cuh): a context is one user's queues on a device
+ * the context cache holds for it (backend/device.h); given back, it keeps its
+ * streams, events and staging chunks for the device's next user (the next
+ * MEASURE candidate, the next part), until the device's last holder goes.
+ *
  * Streams: one per slot.  Every operation of a slot goes on its stream, so the
  * slot's upload -> prepare -> compute -> download run in order, while the
  * executor's three slots in flight overlap: piece i+1 uploads (host-to-device
@@ -10,13 +15,16 @@
  * resident boundary faces, uploaded once on slot 0: an event recorded after
  * every upload lets another slot's copy out of that buffer wait for it.
  *
- * Every CUDA call is checked; failures become PYR_ERR_DEVICE (the call and
- * CUDA's message), PYR_ERR_DEVICE_NOMEM (sizes and what to change) or
- * PYR_ERR_NODEVICE (no GPU, driver too old: use backend = cpu). */
+ * Every CUDA call is checked (cuda_errors.cuh); failures become
+ * PYR_ERR_DEVICE (the call and CUDA's message), PYR_ERR_DEVICE_NOMEM (sizes
+ * and what to change) or PYR_ERR_NODEVICE (no GPU, driver too old: use
+ * backend = cpu). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <new>
 
 #include "backend/cuda/cuda_internal.cuh"
 
@@ -26,31 +34,11 @@
 
 namespace pyrcu {
 
-int g_serial = 0;
-int g_force_stream = -1;
-pyr_cuda_stats_t g_stats;
-
 double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-pyr_status_t fail_cuda(cudaError_t e, const char *call, int device)
-{
-    (void)cudaGetLastError(); /* clear non-sticky errors */
-    if (e == cudaErrorMemoryAllocation)
-        return pyr_fail(PYR_ERR_DEVICE_NOMEM, "GPU %d: %s: out of device memory; use a smaller memory budget (run.memory) or free the GPU",
-                        device, call);
-    if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
-        return pyr_fail(PYR_ERR_NODEVICE, "%s: %s; use backend = cpu", call, cudaGetErrorString(e));
-    return pyr_fail(PYR_ERR_DEVICE,
-                    "GPU %d: %s failed: %s (%s)%s", device, call, cudaGetErrorString(e), cudaGetErrorName(e),
-                    e == cudaErrorIllegalAddress || e == cudaErrorLaunchFailure || e == cudaErrorAssert
-                        ? "; the GPU context is now unusable: restart the program (this is a pyrgrid bug: please report it with "
-                          "the problem file; backend = cpu gives the answer meanwhile)"
-                        : "");
 }
 
 } // namespace pyrcu
@@ -60,7 +48,6 @@ using namespace pyrcu;
 namespace {
 
 typedef pyrcu::ctx_t cuda_ctx_t;
-int g_fail_alloc = 0;
 
 /* Per-slot bookkeeping of the last upload into a buffer. */
 pyr_status_t note_writer(cuda_ctx_t *c, int slot, const void *ptr)
@@ -103,19 +90,14 @@ void forget_writer(cuda_ctx_t *c, const void *ptr)
 
 namespace pyrcu {
 
-/* The timeline (cuda_api.h): pairs of timing events around operations. */
-struct span_rec_t {
-    cudaEvent_t a, b;
-    int kind, slot;
-};
-span_rec_t *g_tl = NULL;
-int g_tl_cap = 0, g_tl_n = 0;
-
 /* Returns the index of the record to close with span_end, or -1. */
 int span_begin(cuda_ctx_t *c, int kind, int slot)
 {
-    if (!g_tl || g_tl_n >= g_tl_cap) return -1;
-    span_rec_t *r = &g_tl[g_tl_n];
+    device_t *d = c->dev;
+    if (!d->timeline_on.load(std::memory_order_relaxed)) return -1;
+    std::lock_guard<std::mutex> hold(d->lock);
+    if (!d->tl || d->tl_n >= d->tl_cap) return -1;
+    span_rec_t *r = &d->tl[d->tl_n];
     if (cudaEventCreate(&r->a) != cudaSuccess) {
         (void)cudaGetLastError();
         return -1;
@@ -129,19 +111,24 @@ int span_begin(cuda_ctx_t *c, int kind, int slot)
     }
     r->kind = kind;
     r->slot = slot;
-    return g_tl_n++;
+    return d->tl_n++;
 }
 
 void span_end(cuda_ctx_t *c, int i, int slot)
 {
-    if (i >= 0 && cudaEventRecord(g_tl[i].b, c->stream[slot]) != cudaSuccess) (void)cudaGetLastError();
+    if (i < 0) return;
+    device_t *d = c->dev;
+    std::lock_guard<std::mutex> hold(d->lock);
+    if (d->tl && i < d->tl_n && cudaEventRecord(d->tl[i].b, c->stream[slot]) != cudaSuccess) (void)cudaGetLastError();
 }
 
-pyr_status_t serial_end(cuda_ctx_t *c, int slot, double t0, double *acc)
+pyr_status_t serial_end(cuda_ctx_t *c, int slot, double t0, std::atomic<long long> *acc, std::atomic<long long> *also)
 {
-    if (!g_serial) return PYR_OK;
+    if (!serial(c)) return PYR_OK;
     CU(cudaStreamSynchronize(c->stream[slot]));
-    *acc += now_s() - t0;
+    const long long ns = (long long)((now_s() - t0) * 1e9);
+    count(*acc, ns);
+    if (also) count(*also, ns);
     return PYR_OK;
 }
 
@@ -162,27 +149,52 @@ pyr_status_t check_queue(cuda_ctx_t *c, int slot)
     return PYR_OK;
 }
 
-pyr_status_t device_table(ctx_t *c, const double *host, int64_t n, const double **dev)
+void *state_of(ctx_t *c, const void *key)
 {
-    *dev = NULL;
-    if (!host || n <= 0) return PYR_OK;
-    if (c->table_dev && c->table_src == host && c->table_n == n) {
-        *dev = c->table_dev;
-        return PYR_OK;
+    for (int i = 0; i < c->nstates; i++)
+        if (c->state[i].key == key) return c->state[i].data;
+    return NULL;
+}
+
+pyr_status_t state_keep(ctx_t *c, const void *key, void *data, void (*free_fn)(ctx_t *c, void *data))
+{
+    if (c->nstates == PYR_CUDA_STATES) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: more than %d kernel states in a context", PYR_CUDA_STATES);
+    c->state[c->nstates++] = state_t{key, data, free_fn};
+    return PYR_OK;
+}
+
+pyr_status_t blas_take(ctx_t *c, const cublas_api_t **api, cublasHandle_t *handle, const char *user, const char *instead)
+{
+    device_t *d = c->dev;
+    *handle = NULL;
+    {
+        std::lock_guard<std::mutex> hold(d->lock);
+        if (!d->blas_api) PYR_TRY(cublas_api(&d->blas_api, user, instead));
+        *api = d->blas_api;
+        if (d->nblas > 0) {
+            *handle = d->blas[--d->nblas];
+            return PYR_OK;
+        }
     }
     CU(cudaSetDevice(c->device));
-    if (c->table_dev) {
-        /* a new table: let the work that reads the old one finish first */
-        CU(cudaDeviceSynchronize());
-        CU(cudaFree(c->table_dev));
-        c->table_dev = NULL;
-    }
-    CU(cudaMalloc((void **)&c->table_dev, (size_t)n * sizeof(double)));
-    CU(cudaMemcpy(c->table_dev, host, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
-    c->table_src = host;
-    c->table_n = n;
-    *dev = c->table_dev;
+    PYR_CUBLAS_BY(*api, (issuer_t{c->device, user, "free the GPU or use a smaller grid", instead}), (*api)->Create(handle));
     return PYR_OK;
+}
+
+void blas_give(ctx_t *c, cublasHandle_t handle)
+{
+    if (!handle) return;
+    device_t *d = c->dev;
+    {
+        std::lock_guard<std::mutex> hold(d->lock);
+        if (d->nblas < PYR_CUDA_POOLED_BLAS) {
+            d->blas[d->nblas++] = handle;
+            return;
+        }
+    }
+    cudaSetDevice(c->device);
+    d->blas_api->Destroy(handle);
+    (void)cudaGetLastError();
 }
 
 } // namespace pyrcu
@@ -325,79 +337,46 @@ pyr_status_t probe_devices(int *count)
                     cudaGetErrorString(e));
 }
 
-void cuda_destroy(void *ctx);
-
-pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void **out)
+/* The shared state of a device (the runtime's open): what is learnt about
+ * the GPU once, for the process. */
+pyr_status_t cuda_open(int device, void **shared)
 {
-    *out = NULL;
+    *shared = NULL;
     int count = 0;
     PYR_TRY(probe_devices(&count));
-    int device = o ? o->device : 0;
     if (device < 0 || device >= count)
         return count == 1 ? pyr_fail(PYR_ERR_NODEVICE, "run.device = %d: this machine has 1 GPU (device 0); use device = 0", device)
                           : pyr_fail(PYR_ERR_NODEVICE, "run.device = %d: this machine has %d GPUs (devices 0 to %d); use one of those",
                                      device, count, count - 1);
-    cuda_ctx_t *c = (cuda_ctx_t *)calloc(1, sizeof *c);
-    if (!c) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-    c->device = device;
-    c->precision = precision;
-    c->elem = pyr_precision_size(precision);
-    pyr_status_t st = PYR_OK;
-    do {
-        cudaError_t e = cudaSetDevice(device);
-        if (e != cudaSuccess) {
-            st = fail_cuda(e, "cudaSetDevice", device);
-            break;
-        }
-        /* What is learnt about a device once (properties, whether our
-         * kernels run on it) is kept for the process. */
-        static struct {
-            int known, sms;
-            char name[256];
-        } seen[64];
-        if (device < 64 && seen[device].known) {
-            snprintf(c->name, sizeof c->name, "%s", seen[device].name);
-            c->sms = seen[device].sms;
-        } else {
-            cudaDeviceProp prop;
-            e = cudaGetDeviceProperties(&prop, device);
-            if (e != cudaSuccess) {
-                st = fail_cuda(e, "cudaGetDeviceProperties", device);
-                break;
-            }
-            snprintf(c->name, sizeof c->name, "%s", prop.name);
-            cudaFuncAttributes fa;
-            e = cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(&k_copy_many<unsigned>));
-            if (e != cudaSuccess) {
-                (void)cudaGetLastError();
-                st = pyr_fail(PYR_ERR_NODEVICE,
-                              "GPU %d (%s, compute capability %d.%d) cannot run this build's kernels (%s); rebuild with "
-                              "-DCMAKE_CUDA_ARCHITECTURES=%d%d, or use backend = cpu",
-                              device, prop.name, prop.major, prop.minor, cudaGetErrorString(e), prop.major, prop.minor);
-                break;
-            }
-            c->sms = prop.multiProcessorCount;
-            if (device < 64) {
-                seen[device].sms = prop.multiProcessorCount;
-                snprintf(seen[device].name, sizeof seen[device].name, "%s", prop.name);
-                seen[device].known = 1;
-            }
-        }
-    } while (0);
-    if (st != PYR_OK) {
-        cuda_destroy(c);
-        return st;
+    cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) return fail_cuda(e, "cudaSetDevice", device);
+    cudaDeviceProp prop;
+    e = cudaGetDeviceProperties(&prop, device);
+    if (e != cudaSuccess) return fail_cuda(e, "cudaGetDeviceProperties", device);
+    cudaFuncAttributes fa;
+    e = cudaFuncGetAttributes(&fa, reinterpret_cast<const void *>(&k_copy_many<unsigned>));
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return pyr_fail(PYR_ERR_NODEVICE,
+                        "GPU %d (%s, compute capability %d.%d) cannot run this build's kernels (%s); rebuild with "
+                        "-DCMAKE_CUDA_ARCHITECTURES=%d%d, or use backend = cpu",
+                        device, prop.name, prop.major, prop.minor, cudaGetErrorString(e), prop.major, prop.minor);
     }
-    *out = c;
+    device_t *d = new (std::nothrow) device_t();
+    if (!d) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    d->device = device;
+    d->sms = prop.multiProcessorCount;
+    d->cooperative = prop.cooperativeLaunch;
+    snprintf(d->name, sizeof d->name, "%s", prop.name);
+    *shared = d;
     return PYR_OK;
 }
 
-void cuda_destroy(void *ctx)
+/* Everything of a context, for good (a context that failed, or the device's
+ * pool emptied). */
+void destroy_ctx(cuda_ctx_t *c)
 {
-    cuda_ctx_t *c = (cuda_ctx_t *)ctx;
-    if (!c) return;
     cudaSetDevice(c->device);
-    blas_release(c); /* before its streams go */
     for (int s = 0; s < PYR_CUDA_QUEUES; s++)
         if (c->stream[s]) {
             cudaStreamSynchronize(c->stream[s]);
@@ -410,7 +389,6 @@ void cuda_destroy(void *ctx)
     for (int i = 0; i < c->nregistered; i++) cudaHostUnregister(c->registered[i]);
     if (c->red_dev) cudaFree(c->red_dev);
     if (c->red_host) cudaFreeHost(c->red_host);
-    if (c->table_dev) cudaFree(c->table_dev);
     for (int sl = 0; sl < SLOTS; sl++)
         for (int k = 0; k < 2; k++) {
             if (c->stage[sl][k]) cudaFreeHost(c->stage[sl][k]);
@@ -418,6 +396,109 @@ void cuda_destroy(void *ctx)
         }
     (void)cudaGetLastError();
     free(c);
+}
+
+/* The device's last holder has gone: free the contexts given back and the
+ * cuBLAS handles kept for the next user (called under the cache's lock). */
+void cuda_idle(void *shared)
+{
+    device_t *d = (device_t *)shared;
+    ctx_t *back;
+    cublasHandle_t blas[PYR_CUDA_POOLED_BLAS];
+    int nblas;
+    {
+        std::lock_guard<std::mutex> hold(d->lock);
+        back = d->given_back;
+        d->given_back = NULL;
+        nblas = d->nblas;
+        for (int i = 0; i < nblas; i++) blas[i] = d->blas[i];
+        d->nblas = 0;
+    }
+    while (back) {
+        ctx_t *next = back->next;
+        destroy_ctx(back);
+        back = next;
+    }
+    cudaSetDevice(d->device);
+    for (int i = 0; i < nblas; i++) d->blas_api->Destroy(blas[i]);
+    (void)cudaGetLastError();
+}
+
+/* A context of device o->device: one given back earlier (its streams, marks
+ * and staging chunks made already), else a new one; the device is held in
+ * the context cache until cuda_destroy gives the context back. */
+pyr_status_t cuda_create(const pyr_options_t *o, pyr_precision_t precision, void **out)
+{
+    *out = NULL;
+    const int device = o ? o->device : 0;
+    pyr_device_t *held = NULL;
+    PYR_TRY(pyr_device_acquire(PYR_BACKEND_CUDA, device, &held));
+    device_t *d = (device_t *)pyr_device_shared(held);
+    cuda_ctx_t *c = NULL;
+    {
+        std::lock_guard<std::mutex> hold(d->lock);
+        c = d->given_back;
+        if (c) d->given_back = c->next;
+    }
+    if (!c) {
+        c = (cuda_ctx_t *)calloc(1, sizeof *c);
+        if (!c) {
+            pyr_device_release(held);
+            return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        }
+        c->device = device;
+        c->dev = d;
+        c->sms = d->sms;
+    }
+    c->next = NULL;
+    c->held = held;
+    c->precision = precision;
+    c->elem = pyr_precision_size(precision);
+    cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) {
+        const pyr_status_t st = fail_cuda(e, "cudaSetDevice", device);
+        c->held = NULL;
+        destroy_ctx(c);
+        pyr_device_release(held);
+        return st;
+    }
+    *out = c;
+    return PYR_OK;
+}
+
+/* Give the context back: its work finished, the kernels' states freed, the
+ * host ranges it registered unregistered; it keeps its streams, events and
+ * staging chunks for the device's next user.  One whose queues failed is
+ * destroyed instead. */
+void cuda_destroy(void *ctx)
+{
+    cuda_ctx_t *c = (cuda_ctx_t *)ctx;
+    if (!c) return;
+    cudaSetDevice(c->device);
+    int healthy = 1;
+    for (int s = 0; s < PYR_CUDA_QUEUES; s++)
+        if (c->stream[s] && cudaStreamSynchronize(c->stream[s]) != cudaSuccess) healthy = 0;
+    while (c->nstates > 0) {
+        const state_t st = c->state[--c->nstates];
+        st.free(c, st.data);
+    }
+    for (int i = 0; i < c->nwriters; i++) cudaEventDestroy(c->writers[i].ev);
+    c->nwriters = 0;
+    for (int i = 0; i < c->nregistered; i++) cudaHostUnregister(c->registered[i]);
+    c->nregistered = 0;
+    for (int s = 0; s < SLOTS; s++) c->red_out[s] = NULL;
+    if (cudaGetLastError() != cudaSuccess) healthy = 0;
+    pyr_device_t *held = c->held;
+    c->held = NULL;
+    if (healthy) {
+        device_t *d = c->dev;
+        std::lock_guard<std::mutex> hold(d->lock);
+        c->next = d->given_back;
+        d->given_back = c;
+    } else {
+        destroy_ctx(c);
+    }
+    pyr_device_release(held);
 }
 
 
@@ -434,6 +515,15 @@ pyr_status_t cuda_mem_info(void *ctx, uint64_t *fr, uint64_t *total)
 
 /* --------------------------------------------------------------- memory */
 
+/* Whether the tests' injected failure (pyr_cuda_fail_alloc_after) is this allocation's. */
+bool take_fail(device_t *d)
+{
+    int n = d->fail_alloc.load();
+    while (n > 0 && !d->fail_alloc.compare_exchange_weak(n, n - 1)) {
+    }
+    return n == 1;
+}
+
 pyr_status_t cuda_dev_alloc(void *ctx, size_t bytes, void **ptr)
 {
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
@@ -441,7 +531,7 @@ pyr_status_t cuda_dev_alloc(void *ctx, size_t bytes, void **ptr)
     if (bytes == 0) bytes = 256;
     CU(cudaSetDevice(c->device));
     cudaError_t e;
-    if (g_fail_alloc > 0 && --g_fail_alloc == 0) e = cudaErrorMemoryAllocation; /* injected (tests) */
+    if (take_fail(c->dev)) e = cudaErrorMemoryAllocation; /* injected (tests) */
     else e = cudaMalloc(ptr, bytes);
     if (e == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
@@ -451,7 +541,7 @@ pyr_status_t cuda_dev_alloc(void *ctx, size_t bytes, void **ptr)
         return pyr_fail(PYR_ERR_DEVICE_NOMEM,
                         "GPU %d (%s): out of device memory allocating %.1f MiB (%.1f MiB free of %.1f MiB; another program may "
                         "be using the GPU); use a memory budget below the free memory (run.memory <= %.0f MiB, or memory = auto)",
-                        c->device, c->name, (double)bytes / 1048576.0, (double)f / 1048576.0, (double)t / 1048576.0,
+                        c->device, c->dev->name, (double)bytes / 1048576.0, (double)f / 1048576.0, (double)t / 1048576.0,
                         (double)f / 1048576.0 * 0.9);
     }
     if (e != cudaSuccess) return fail_cuda(e, "cudaMalloc", c->device);
@@ -665,9 +755,9 @@ pyr_status_t cuda_upload(void *ctx, int slot, const pyr_piece_t *piece, int f, c
     const int span = span_begin(c, PYR_SPAN_UPLOAD, slot);
     PYR_TRY(transfer(c, slot, piece, piece->buf[f][0], host, box, 1));
     span_end(c, span, slot);
-    g_stats.issue_upload_s += now_s() - t0;
+    count(c->dev->stats.issue_upload_ns, (long long)((now_s() - t0) * 1e9));
     PYR_TRY(note_writer(c, slot, piece->buf[f][0]));
-    return serial_end(c, slot, t0, &g_stats.upload_s);
+    return serial_end(c, slot, t0, &c->dev->stats.upload_ns);
 }
 
 pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host, const pyr_box_t *box)
@@ -679,12 +769,10 @@ pyr_status_t cuda_download(void *ctx, int slot, const pyr_piece_t *piece, int f,
     const int span = span_begin(c, PYR_SPAN_DOWNLOAD, slot);
     PYR_TRY(transfer(c, slot, piece, pyr_piece_current(piece, f), host, box, 0));
     span_end(c, span, slot);
-    g_stats.issue_download_s += now_s() - t0;
+    stats_t &stats = c->dev->stats;
+    count(stats.issue_download_ns, (long long)((now_s() - t0) * 1e9));
     /* a band goes to a staging buffer of exactly its size (the grid is larger) */
-    const double before = g_stats.download_s;
-    PYR_TRY(serial_end(c, slot, t0, &g_stats.download_s));
-    if (pyr_box_contains(box, &host->box)) g_stats.download_band_s += g_stats.download_s - before;
-    return PYR_OK;
+    return serial_end(c, slot, t0, &stats.download_ns, pyr_box_contains(box, &host->box) ? &stats.download_band_ns : nullptr);
 }
 
 pyr_status_t cuda_copy_many(void *ctx, int slot, int f, const pyr_copy_op_t *ops, int n)
@@ -692,7 +780,7 @@ pyr_status_t cuda_copy_many(void *ctx, int slot, int f, const pyr_copy_op_t *ops
     cuda_ctx_t *c = (cuda_ctx_t *)ctx;
     PYR_TRY(check_queue(c, slot)); /* a slot or a lane */
     if (n < 0 || n > PYR_COPY_MANY_MAX) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a batch of %d copies", n);
-    double t0 = g_serial ? now_s() : 0;
+    double t0 = serial(c) ? now_s() : 0;
     CU(cudaSetDevice(c->device));
     copy_list L;
     memset(&L, 0, sizeof L);
@@ -735,7 +823,7 @@ pyr_status_t cuda_copy_many(void *ctx, int slot, int f, const pyr_copy_op_t *ops
     else k_copy_many<unsigned><<<blocks, 256, 0, c->stream[slot]>>>(L);
     CU(cudaGetLastError());
     span_end(c, span, slot);
-    return serial_end(c, slot, t0, &g_stats.copy_s);
+    return serial_end(c, slot, t0, &c->dev->stats.copy_ns);
 }
 
 pyr_status_t cuda_copy(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, const pyr_piece_t *src, int src_layer,
@@ -872,50 +960,91 @@ extern "C" pyr_status_t pyr_cuda_describe(int device, char *text, size_t size)
     return PYR_OK;
 }
 
-extern "C" void pyr_cuda_set_serial(int on) { g_serial = on; }
-extern "C" void pyr_cuda_get_stats(pyr_cuda_stats_t *stats) { *stats = g_stats; }
-extern "C" void pyr_cuda_reset_stats(void) { memset(&g_stats, 0, sizeof g_stats); }
-extern "C" void pyr_cuda_timeline_start(int cap)
+/* The shared state of a device the caller holds (cuda_api.h). */
+static device_t *hooks_of(const pyr_device_t *gpu) { return (device_t *)pyr_device_shared(gpu); }
+
+static double seconds(const std::atomic<long long> &ns) { return 1e-9 * (double)ns.load(); }
+
+extern "C" void pyr_cuda_set_serial(pyr_device_t *gpu, int on) { hooks_of(gpu)->serial = on != 0; }
+
+extern "C" void pyr_cuda_get_stats(const pyr_device_t *gpu, pyr_cuda_stats_t *out)
 {
-    (void)pyr_cuda_timeline_take(NULL, 0);
-    g_tl = cap > 0 ? (span_rec_t *)calloc((size_t)cap, sizeof *g_tl) : NULL;
-    g_tl_cap = g_tl ? cap : 0;
-    g_tl_n = 0;
+    const stats_t &s = hooks_of(gpu)->stats;
+    memset(out, 0, sizeof *out);
+    out->upload_s = seconds(s.upload_ns);
+    out->copy_s = seconds(s.copy_ns);
+    out->compute_s = seconds(s.compute_ns);
+    out->download_s = seconds(s.download_ns);
+    out->download_band_s = seconds(s.download_band_ns);
+    out->launches = s.launches.load();
+    out->fused3d_z = s.fused3d_z.load();
+    out->fused3d_y = s.fused3d_y.load();
+    out->saves3d_z = s.saves3d_z.load();
+    out->saves3d_y = s.saves3d_y.load();
+    out->fills3d_z = s.fills3d_z.load();
+    out->fills3d_y = s.fills3d_y.load();
+    out->issue_upload_s = seconds(s.issue_upload_ns);
+    out->issue_download_s = seconds(s.issue_download_ns);
 }
 
-extern "C" int pyr_cuda_timeline_take(pyr_cuda_span_t *spans, int max)
+extern "C" void pyr_cuda_reset_stats(pyr_device_t *gpu)
 {
+    stats_t &s = hooks_of(gpu)->stats;
+    std::atomic<long long> *all[] = {&s.upload_ns, &s.copy_ns, &s.compute_ns, &s.download_ns, &s.download_band_ns,
+                                     &s.launches, &s.fused3d_z, &s.fused3d_y, &s.saves3d_z, &s.saves3d_y,
+                                     &s.fills3d_z, &s.fills3d_y, &s.issue_upload_ns, &s.issue_download_ns};
+    for (std::atomic<long long> *n : all) n->store(0);
+}
+
+extern "C" void pyr_cuda_timeline_start(pyr_device_t *gpu, int cap)
+{
+    (void)pyr_cuda_timeline_take(gpu, NULL, 0);
+    device_t *d = hooks_of(gpu);
+    std::lock_guard<std::mutex> hold(d->lock);
+    d->tl = cap > 0 ? (span_rec_t *)calloc((size_t)cap, sizeof *d->tl) : NULL;
+    d->tl_cap = d->tl ? cap : 0;
+    d->tl_n = 0;
+    d->timeline_on = d->tl != NULL;
+}
+
+extern "C" int pyr_cuda_timeline_take(pyr_device_t *gpu, pyr_cuda_span_t *spans, int max)
+{
+    device_t *d = hooks_of(gpu);
+    std::lock_guard<std::mutex> hold(d->lock);
+    d->timeline_on = 0;
+    span_rec_t *tl = d->tl;
+    const int total = d->tl_n;
     int n = 0, failed = 0;
     /* every time is taken from the first start event: destroy none before all are read */
-    for (int i = 0; spans && i < g_tl_n && n < max; i++) {
+    for (int i = 0; spans && i < total && n < max; i++) {
         float s = 0, e = 0;
-        cudaError_t err = cudaEventSynchronize(g_tl[i].b);
-        if (err == cudaSuccess) err = cudaEventElapsedTime(&s, g_tl[0].a, g_tl[i].a);
-        if (err == cudaSuccess) err = cudaEventElapsedTime(&e, g_tl[0].a, g_tl[i].b);
+        cudaError_t err = cudaEventSynchronize(tl[i].b);
+        if (err == cudaSuccess) err = cudaEventElapsedTime(&s, tl[0].a, tl[i].a);
+        if (err == cudaSuccess) err = cudaEventElapsedTime(&e, tl[0].a, tl[i].b);
         if (err != cudaSuccess) {
             (void)cudaGetLastError();
-            if (failed++ == 0) fprintf(stderr, "timeline: span %d of %d unreadable: %s\n", i, g_tl_n, cudaGetErrorString(err));
+            if (failed++ == 0) fprintf(stderr, "timeline: span %d of %d unreadable: %s\n", i, total, cudaGetErrorString(err));
             continue;
         }
-        spans[n].kind = g_tl[i].kind;
-        spans[n].slot = g_tl[i].slot;
+        spans[n].kind = tl[i].kind;
+        spans[n].slot = tl[i].slot;
         spans[n].start_ms = s;
         spans[n].end_ms = e;
         n++;
     }
-    for (int i = 0; i < g_tl_n; i++) {
-        cudaEventDestroy(g_tl[i].a);
-        cudaEventDestroy(g_tl[i].b);
+    for (int i = 0; i < total; i++) {
+        cudaEventDestroy(tl[i].a);
+        cudaEventDestroy(tl[i].b);
     }
     (void)cudaGetLastError();
-    free(g_tl);
-    g_tl = NULL;
-    g_tl_cap = g_tl_n = 0;
+    free(tl);
+    d->tl = NULL;
+    d->tl_cap = d->tl_n = 0;
     return n;
 }
 
-extern "C" void pyr_cuda_fail_alloc_after(int n) { g_fail_alloc = n > 0 ? n : 0; }
-extern "C" void pyr_cuda_force_stream(int axis) { g_force_stream = axis == 0 || axis == 1 ? axis : -1; }
+extern "C" void pyr_cuda_fail_alloc_after(pyr_device_t *gpu, int n) { hooks_of(gpu)->fail_alloc = n > 0 ? n : 0; }
+extern "C" void pyr_cuda_force_stream(pyr_device_t *gpu, int axis) { hooks_of(gpu)->force_stream = axis == 0 || axis == 1 ? axis : -1; }
 
 /* Filled by field name, so new fields of the interface default to zero. */
 static pyr_device_ops_t make_ops(void)
@@ -932,6 +1061,8 @@ static pyr_device_ops_t make_ops(void)
     o.xpad_align_bytes = 0;
     o.create = cuda_create;
     o.destroy = cuda_destroy;
+    o.open = cuda_open;
+    o.idle = cuda_idle;
     o.mem_info = cuda_mem_info;
     o.dev_alloc = cuda_dev_alloc;
     o.dev_free = cuda_dev_free;

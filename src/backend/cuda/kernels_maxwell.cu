@@ -12,6 +12,7 @@
  * amplitudes and node offsets travel as launch arguments, probe values are
  * written straight to the caller's pinned host buffer. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.cuh"
@@ -231,7 +232,7 @@ pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *
         else yee_substep<T, false, false><<<grid, block, 0, st>>>(s);
     }
     PYR_CU(cudaGetLastError());
-    pyrcu::g_stats.launches++;
+    pyrcu::count(c->dev->stats.launches);
     return PYR_OK;
 }
 
@@ -247,7 +248,7 @@ pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *c
         if (!p.nsrc && !p.nprobe) return PYR_OK;
         yee_points<T><<<1, kPoints, 0, st>>>(p);
         PYR_CU(cudaGetLastError());
-        pyrcu::g_stats.launches++;
+        pyrcu::count(c->dev->stats.launches);
         p.nsrc = p.nprobe = 0;
         return PYR_OK;
     };
@@ -283,6 +284,55 @@ template <typename T> pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, c
     return PYR_OK;
 }
 
+/* The scheme's read-only table (pyr_coef_t.aux: the CPML profiles) on the
+ * device, uploaded once per context and table: the kernel's own state in the
+ * context (cuda_internal.cuh state_of). */
+struct profiles_t {
+    const double *src;
+    int64_t n;
+    void *dev;
+};
+const char profiles_key = 0;
+
+void profiles_free(pyrcu::ctx_t *c, void *data)
+{
+    profiles_t *t = (profiles_t *)data;
+    pyr_device_cuda.dev_free(c, t->dev);
+    free(t);
+}
+
+pyr_status_t device_profiles(pyrcu::ctx_t *c, const double *host, int64_t n, const double **dev)
+{
+    *dev = NULL;
+    if (!host || n <= 0) return PYR_OK;
+    profiles_t *t = (profiles_t *)pyrcu::state_of(c, &profiles_key);
+    if (!t) {
+        t = (profiles_t *)calloc(1, sizeof *t);
+        if (!t) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        pyr_status_t st = pyrcu::state_keep(c, &profiles_key, t, profiles_free);
+        if (st != PYR_OK) {
+            free(t);
+            return st;
+        }
+    }
+    if (t->dev && t->src == host && t->n == n) {
+        *dev = (const double *)t->dev;
+        return PYR_OK;
+    }
+    if (t->dev) {
+        /* a new table: let the work that reads the old one finish first */
+        PYR_CU(cudaDeviceSynchronize());
+        pyr_device_cuda.dev_free(c, t->dev);
+        t->dev = NULL;
+    }
+    PYR_TRY(pyr_device_cuda.dev_alloc(c, (size_t)n * sizeof(double), &t->dev));
+    PYR_CU(cudaMemcpy(t->dev, host, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+    t->src = host;
+    t->n = n;
+    *dev = (const double *)t->dev;
+    return PYR_OK;
+}
+
 pyr_status_t maxwell_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
     pyrcu::ctx_t *c = (pyrcu::ctx_t *)ctx;
@@ -290,16 +340,16 @@ pyr_status_t maxwell_run(void *ctx, int slot, const pyr_kernel_call_t *call)
     if (!call->grid) return pyr_fail(PYR_ERR_INTERNAL, "CUDA Maxwell kernel: called without the grid's size");
     for (int a = 0; a < 3; a++)
         if (call->grid->n[a] > INT32_MAX / 2) return pyr_fail(PYR_ERR_CONFIG, "CUDA Maxwell kernel: at most 2^30 nodes per axis");
-    double t0 = pyrcu::g_serial ? pyrcu::now_s() : 0;
+    double t0 = pyrcu::serial(c) ? pyrcu::now_s() : 0;
     PYR_CU(cudaSetDevice(c->device));
     const double *table = NULL;
-    PYR_TRY(pyrcu::device_table(c, call->coef->aux, call->coef->naux, &table));
+    PYR_TRY(device_profiles(c, call->coef->aux, call->coef->naux, &table));
     const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
     cudaStream_t st = c->stream[slot];
     pyr_status_t r = c->elem == 8 ? run_calls<double>(c, st, call, table) : run_calls<float>(c, st, call, table);
     pyrcu::span_end(c, span, slot);
     PYR_TRY(r);
-    return pyrcu::serial_end(c, slot, t0, &pyrcu::g_stats.compute_s);
+    return pyrcu::serial_end(c, slot, t0, &c->dev->stats.compute_ns);
 }
 
 pyr_status_t maxwell_check(const pyr_variant_t *v, int dims, pyr_precision_t precision)

@@ -23,6 +23,7 @@
  * precision anywhere) and 64-bit sizes, on the slot's stream; it is loaded
  * when the method first runs (cuda_libs.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.cuh"
@@ -30,147 +31,144 @@
 #include "backend/longvector_step.h"
 #include "plan/longvector.h"
 
-namespace pyrcu {
-
-void blas_release(ctx_t *c)
-{
-    if (c->blas) {
-        c->blas_api->Destroy(c->blas);
-        c->blas = NULL;
-    }
-    if (c->lv_scratch) {
-        cudaFree(c->lv_scratch);
-        c->lv_scratch = NULL;
-        c->lv_scratch_bytes = 0;
-    }
-    (void)cudaGetLastError();
-}
-
-} // namespace pyrcu
-
 namespace {
 
 using pyrcu::ctx_t;
 using pyrcu::cublas_api_t;
 
-pyr_status_t fail_blas(const cublas_api_t *blas, cublasStatus_t s, const char *call, int device)
+/* The method's state in a context (cuda_internal.cuh state_of): a cuBLAS
+ * handle of the device's pool, and the two work vectors, kept and grown
+ * across calls. */
+struct lv_state_t {
+    const cublas_api_t *api;
+    cublasHandle_t blas;
+    void *scratch;
+    size_t bytes;
+    pyrcu::issuer_t by;
+};
+const char lv_key = 0;
+
+const char *const lv_user = "the long-vector method (method = longvector)";
+const char *const lv_instead = "or use method = naive, which computes the same result without it";
+
+void lv_free(ctx_t *c, void *data)
 {
-    if (s == CUBLAS_STATUS_ALLOC_FAILED)
-        return pyr_fail(PYR_ERR_DEVICE_NOMEM, "GPU %d: %s: cuBLAS is out of device memory; free the GPU or use a smaller grid", device,
-                        call);
-    if (s == CUBLAS_STATUS_NOT_INITIALIZED)
-        return pyr_fail(PYR_ERR_DEVICE,
-                        "GPU %d: %s: cuBLAS could not start (%s); the long-vector method needs libcublas of the CUDA toolkit and a "
-                        "usable GPU; method = naive computes the same result without it",
-                        device, call, blas->GetStatusString(s));
-    return pyr_fail(PYR_ERR_DEVICE, "GPU %d: %s failed: %s", device, call, blas->GetStatusString(s));
+    lv_state_t *s = (lv_state_t *)data;
+    if (s->blas) {
+        /* pooled handles issue on the default stream until their next user sets its own */
+        s->api->SetStream(s->blas, 0);
+        pyrcu::blas_give(c, s->blas);
+    }
+    pyr_device_cuda.dev_free(c, s->scratch);
+    free(s);
 }
 
-#define PYR_BLAS(call)                                                                                                             \
-    do {                                                                                                                           \
-        cublasStatus_t blas_s_ = (call);                                                                                           \
-        if (blas_s_ != CUBLAS_STATUS_SUCCESS) return fail_blas(c->blas_api, blas_s_, #call, c->device);                            \
-    } while (0)
-
-/* The context's handle, made on first use (cuBLAS loaded then), issuing on
- * `stream`. */
-pyr_status_t blas_on(ctx_t *c, cudaStream_t stream)
+/* The context's state, its handle made on first use (cuBLAS loaded then), issuing on `stream`. */
+pyr_status_t lv_on(ctx_t *c, cudaStream_t stream, lv_state_t **out)
 {
-    if (!c->blas_api)
-        PYR_TRY(pyrcu::cublas_api(&c->blas_api, "the long-vector method (method = longvector)",
-                                  "or use method = naive, which computes the same result without it"));
-    const cublas_api_t *b = c->blas_api;
-    if (!c->blas) {
-        PYR_BLAS(b->Create(&c->blas));
-        PYR_BLAS(b->SetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST));
-        PYR_BLAS(b->SetMathMode(c->blas, CUBLAS_PEDANTIC_MATH));
+    lv_state_t *s = (lv_state_t *)pyrcu::state_of(c, &lv_key);
+    if (!s) {
+        s = (lv_state_t *)calloc(1, sizeof *s);
+        if (!s) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        s->by = pyrcu::issuer_t{c->device, "the long-vector method", "free the GPU or use a smaller grid",
+                                "method = naive computes the same result without it"};
+        pyr_status_t st = pyrcu::state_keep(c, &lv_key, s, lv_free);
+        if (st != PYR_OK) {
+            free(s);
+            return st;
+        }
     }
-    PYR_BLAS(b->SetStream(c->blas, stream));
+    if (!s->blas) {
+        PYR_TRY(pyrcu::blas_take(c, &s->api, &s->blas, lv_user, lv_instead));
+        PYR_CUBLAS_BY(s->api, s->by, s->api->SetPointerMode(s->blas, CUBLAS_POINTER_MODE_HOST));
+        PYR_CUBLAS_BY(s->api, s->by, s->api->SetMathMode(s->blas, CUBLAS_PEDANTIC_MATH));
+    }
+    PYR_CUBLAS_BY(s->api, s->by, s->api->SetStream(s->blas, stream));
+    *out = s;
     return PYR_OK;
 }
 
 /* At least `bytes` of work memory (kept, and grown, across calls). */
-pyr_status_t scratch(ctx_t *c, size_t bytes, void **out)
+pyr_status_t scratch(ctx_t *c, lv_state_t *s, size_t bytes, void **out)
 {
-    if (c->lv_scratch_bytes < bytes) {
-        if (c->lv_scratch) {
-            cudaFree(c->lv_scratch); /* waits for the work that used it */
-            c->lv_scratch = NULL;
-            c->lv_scratch_bytes = 0;
+    if (s->bytes < bytes) {
+        if (s->scratch) {
+            pyr_device_cuda.dev_free(c, s->scratch); /* cudaFree: waits for the work that used it */
+            s->scratch = NULL;
+            s->bytes = 0;
         }
-        cudaError_t e = cudaMalloc(&c->lv_scratch, bytes);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            c->lv_scratch = NULL;
+        pyr_status_t st = pyr_device_cuda.dev_alloc(c, bytes, &s->scratch);
+        if (st == PYR_ERR_DEVICE_NOMEM)
             return pyr_fail(PYR_ERR_DEVICE_NOMEM,
                             "GPU %d (%s): out of device memory for the long-vector method's two work vectors (%.1f MiB); use a "
                             "smaller grid, or method = naive (no work vectors)",
-                            c->device, c->name, (double)bytes / 1048576.0);
-        }
-        c->lv_scratch_bytes = bytes;
+                            c->device, c->dev->name, (double)bytes / 1048576.0);
+        PYR_TRY(st);
+        s->bytes = bytes;
     }
-    *out = c->lv_scratch;
+    *out = s->scratch;
     return PYR_OK;
 }
 
 /* The three kinds of operation, per precision, with 64-bit sizes.  geam on
  * an m x 1 matrix is the vector add C = alpha A + beta B. */
-cublasStatus_t geam(const ctx_t *c, int64_t m, const float *alpha, const float *a, const float *beta, const float *b, float *out)
+cublasStatus_t geam(const lv_state_t *s, int64_t m, const float *alpha, const float *a, const float *beta, const float *b, float *out)
 {
-    return c->blas_api->Sgeam_64(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, alpha, a, m, beta, b, m, out, m);
+    return s->api->Sgeam_64(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, alpha, a, m, beta, b, m, out, m);
 }
-cublasStatus_t geam(const ctx_t *c, int64_t m, const double *alpha, const double *a, const double *beta, const double *b, double *out)
+cublasStatus_t geam(const lv_state_t *s, int64_t m, const double *alpha, const double *a, const double *beta, const double *b,
+                    double *out)
 {
-    return c->blas_api->Dgeam_64(c->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, alpha, a, m, beta, b, m, out, m);
+    return s->api->Dgeam_64(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, m, 1, alpha, a, m, beta, b, m, out, m);
 }
-cublasStatus_t axpy(const ctx_t *c, int64_t m, const float *alpha, const float *x, float *y)
+cublasStatus_t axpy(const lv_state_t *s, int64_t m, const float *alpha, const float *x, float *y)
 {
-    return c->blas_api->Saxpy_64(c->blas, m, alpha, x, 1, y, 1);
+    return s->api->Saxpy_64(s->blas, m, alpha, x, 1, y, 1);
 }
-cublasStatus_t axpy(const ctx_t *c, int64_t m, const double *alpha, const double *x, double *y)
+cublasStatus_t axpy(const lv_state_t *s, int64_t m, const double *alpha, const double *x, double *y)
 {
-    return c->blas_api->Daxpy_64(c->blas, m, alpha, x, 1, y, 1);
+    return s->api->Daxpy_64(s->blas, m, alpha, x, 1, y, 1);
 }
-cublasStatus_t scal(const ctx_t *c, int64_t m, const float *alpha, float *x) { return c->blas_api->Sscal_64(c->blas, m, alpha, x, 1); }
-cublasStatus_t scal(const ctx_t *c, int64_t m, const double *alpha, double *x) { return c->blas_api->Dscal_64(c->blas, m, alpha, x, 1); }
+cublasStatus_t scal(const lv_state_t *s, int64_t m, const float *alpha, float *x) { return s->api->Sscal_64(s->blas, m, alpha, x, 1); }
+cublasStatus_t scal(const lv_state_t *s, int64_t m, const double *alpha, double *x) { return s->api->Dscal_64(s->blas, m, alpha, x, 1); }
 
-/* The operations of backend/longvector_step.h on cuBLAS, in precision T. */
+/* The operations of longvector_step.h on cuBLAS, in precision T. */
 struct lv_user_t {
     ctx_t *c;
+    lv_state_t *s;
     cudaStream_t stream;
 };
 
 template <typename T> pyr_status_t op_add(void *user, int64_t m, const void *a, const void *b, void *out)
 {
-    ctx_t *c = ((lv_user_t *)user)->c;
+    const lv_state_t *s = ((lv_user_t *)user)->s;
     const T one = T(1);
-    PYR_BLAS(geam(c, m, &one, (const T *)a, &one, (const T *)b, (T *)out));
+    PYR_CUBLAS_BY(s->api, s->by, geam(s, m, &one, (const T *)a, &one, (const T *)b, (T *)out));
     return PYR_OK;
 }
 
 template <typename T> pyr_status_t op_axpy(void *user, int64_t m, double alpha, const void *x, void *y)
 {
-    ctx_t *c = ((lv_user_t *)user)->c;
+    const lv_state_t *s = ((lv_user_t *)user)->s;
     const T a = (T)alpha;
-    PYR_BLAS(axpy(c, m, &a, (const T *)x, (T *)y));
+    PYR_CUBLAS_BY(s->api, s->by, axpy(s, m, &a, (const T *)x, (T *)y));
     return PYR_OK;
 }
 
 template <typename T> pyr_status_t op_scal(void *user, int64_t m, double alpha, void *x)
 {
-    ctx_t *c = ((lv_user_t *)user)->c;
+    const lv_state_t *s = ((lv_user_t *)user)->s;
     const T a = (T)alpha; /* as the stencil kernels round the coefficient (ops_heat.cuh) */
-    PYR_BLAS(scal(c, m, &a, (T *)x));
+    PYR_CUBLAS_BY(s->api, s->by, scal(s, m, &a, (T *)x));
     return PYR_OK;
 }
 
 template <typename T> pyr_status_t op_copy2d(void *user, void *dst, const void *src, int64_t pitch, int64_t width, int64_t rows)
 {
     lv_user_t *u = (lv_user_t *)user;
-    ctx_t *c = u->c;
     const size_t e = sizeof(T);
-    PYR_CU(cudaMemcpy2DAsync(dst, (size_t)pitch * e, src, (size_t)pitch * e, (size_t)width * e, (size_t)rows, cudaMemcpyDeviceToDevice,
-                             u->stream));
+    PYR_CU_BY(u->s->by, cudaMemcpy2DAsync(dst, (size_t)pitch * e, src, (size_t)pitch * e, (size_t)width * e, (size_t)rows,
+                                          cudaMemcpyDeviceToDevice, u->stream));
     return PYR_OK;
 }
 
@@ -218,15 +216,16 @@ extern "C" pyr_status_t pyr_cuda_lv_run(void *ctx, int slot, const pyr_kernel_ca
             if (b->lo[a] < piece->box.lo[a] + 1 || b->hi[a] > piece->box.hi[a] - 1)
                 return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: layer %d box outside its piece", l);
     }
-    double t0 = pyrcu::g_serial ? pyrcu::now_s() : 0;
+    double t0 = pyrcu::serial(c) ? pyrcu::now_s() : 0;
     PYR_CU(cudaSetDevice(c->device));
     cudaStream_t s = c->stream[slot];
-    PYR_TRY(blas_on(c, s));
+    lv_state_t *state = NULL;
+    PYR_TRY(lv_on(c, s, &state));
     const size_t layer = (size_t)piece->pitch * (size_t)rows_all * c->elem;
     void *work = NULL;
-    PYR_TRY(scratch(c, 2 * layer, &work));
+    PYR_TRY(scratch(c, state, 2 * layer, &work));
     const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
-    lv_user_t user = {c, s};
+    lv_user_t user = {c, state, s};
     const pyr_lv_ops_t ops = c->elem == 8 ? lv_ops<double>(&user) : lv_ops<float>(&user);
     char *work_t = (char *)work, *work_x = work_t + layer;
     int cur = piece->cur;
@@ -236,12 +235,12 @@ extern "C" pyr_status_t pyr_cuda_lv_run(void *ctx, int slot, const pyr_kernel_ca
             PYR_TRY(pyr_lv_step(&ops, c->elem, piece->buf[0][cur], piece->buf[0][cur ^ 1], work_t, work_x,
                                 pyr_piece_index(piece, b->lo[0], b->lo[1], b->lo[2]), piece->pitch, pyr_box_extent(b, 1),
                                 pyr_box_extent(b, 0), call->coef->c[0], call->coef->c[1]));
-            pyrcu::g_stats.launches += PYR_LV_CALLS;
+            pyrcu::count(c->dev->stats.launches, PYR_LV_CALLS);
         }
         cur ^= 1;
     }
     pyrcu::span_end(c, span, slot);
-    return pyrcu::serial_end(c, slot, t0, &pyrcu::g_stats.compute_s);
+    return pyrcu::serial_end(c, slot, t0, &c->dev->stats.compute_ns);
 }
 
 extern "C" pyr_status_t pyr_cuda_lv_resident_threads(int device, int64_t *threads)
@@ -258,11 +257,12 @@ namespace {
 
 template <typename T> pyr_status_t time_ops(ctx_t *c, int64_t n, int batch, int repeats, double out[3])
 {
-    void *work = NULL;
-    PYR_TRY(scratch(c, 4 * (size_t)n * sizeof(T), &work));
     PYR_TRY(pyrcu::check_slot(c, 0));
     cudaStream_t s = c->stream[0];
-    PYR_TRY(blas_on(c, s));
+    lv_state_t *state = NULL;
+    PYR_TRY(lv_on(c, s, &state));
+    void *work = NULL;
+    PYR_TRY(scratch(c, state, 4 * (size_t)n * sizeof(T), &work));
     /* the operands rotate over four vectors, as a step's calls touch V, W, T and X: the same working set in the caches */
     T *v[4] = {(T *)work, (T *)work + n, (T *)work + 2 * n, (T *)work + 3 * n};
     PYR_CU(cudaMemsetAsync(work, 0, 4 * (size_t)n * sizeof(T), s));
@@ -282,12 +282,12 @@ template <typename T> pyr_status_t time_ops(ctx_t *c, int64_t n, int batch, int 
             if (cudaEventRecord(e0, s) != cudaSuccess) bs = CUBLAS_STATUS_EXECUTION_FAILED;
             for (int i = 0; i < batch && bs == CUBLAS_STATUS_SUCCESS; i++) {
                 T *a = v[i & 3], *b = v[(i + 1) & 3], *o = v[(i + 2) & 3];
-                if (op == 0) bs = geam(c, n, &one, a, &one, b, o);
-                else if (op == 1) bs = axpy(c, n, &minus, a, b);
-                else bs = scal(c, n, &r, a);
+                if (op == 0) bs = geam(state, n, &one, a, &one, b, o);
+                else if (op == 1) bs = axpy(state, n, &minus, a, b);
+                else bs = scal(state, n, &r, a);
             }
             if (bs != CUBLAS_STATUS_SUCCESS) {
-                st = fail_blas(c->blas_api, bs, op == 0 ? "geam" : op == 1 ? "axpy" : "scal", c->device);
+                st = pyrcu::fail_cublas(state->api, bs, op == 0 ? "geam" : op == 1 ? "axpy" : "scal", state->by);
                 break;
             }
             float ms = 0;

@@ -18,17 +18,20 @@ extern "C" pyr_status_t pyr_cuda_copy_peer(void *ctx, int slot, const pyr_piece_
     if (sc->device == c->device) return pyr_device_cuda.copy(ctx, slot, dst, f, dst_layers, src, src_layer, box);
     PYR_TRY(pyrcu::check_slot(c, slot));
     PYR_CU(cudaSetDevice(c->device));
-    /* Direct access where the GPUs have it (once per pair and process; a
-     * refusal only means the driver stages the copy). */
-    static int enabled[64][64];
-    if (c->device < 64 && sc->device < 64 && !enabled[c->device][sc->device]) {
-        int can = 0;
-        if (cudaDeviceCanAccessPeer(&can, c->device, sc->device) == cudaSuccess && can) {
-            cudaError_t e = cudaDeviceEnablePeerAccess(sc->device, 0);
-            if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-            else if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+    /* Direct access where the GPUs have it (asked once per pair, kept in the
+     * destination's shared state; a refusal only means the driver stages the
+     * copy). */
+    if (sc->device < 64) {
+        pyrcu::device_t *d = c->dev;
+        std::lock_guard<std::mutex> hold(d->lock);
+        if (!d->peer[sc->device]) {
+            int can = 0;
+            if (cudaDeviceCanAccessPeer(&can, c->device, sc->device) == cudaSuccess && can) {
+                cudaError_t e = cudaDeviceEnablePeerAccess(sc->device, 0);
+                if (e != cudaSuccess) (void)cudaGetLastError(); /* refused, or enabled already */
+            }
+            d->peer[sc->device] = 1;
         }
-        enabled[c->device][sc->device] = 1;
     }
     const size_t elem = c->elem;
     const int64_t w = pyr_box_extent(box, 0), ny = pyr_box_extent(box, 1), nz = pyr_box_extent(box, 2);

@@ -70,6 +70,8 @@ typedef struct {
     int nty3d; /* rows per block of the 3D fused kernel (8..32) */
     int plain; /* one step per launch with the plain kernel */
     int sms;   /* multiprocessors */
+    int only;  /* the axis 3D fused launches stream: the tests' (cuda_api.h pyr_cuda_force_stream), -1: the layout's */
+    pyrcu::stats_t *stats; /* the device's counters */
 } pyr_ktune_t;
 
 
@@ -1129,7 +1131,7 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     while (KD::smem(32, in.rows_smem + KD::R) <= (size_t)optin && in.rows_smem < 4096) in.rows_smem += KD::R;
     in.per_wave_sm = tune->sms;
     in.split = !Op::kAux;
-    in.only = pyrcu::g_force_stream;
+    in.only = tune->only;
     cudaError_t occ = cudaSuccess;
     in.per_sm = KD::template per_sm_of<false>;
     if constexpr (CAN_SAVE) {
@@ -1149,9 +1151,9 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
         sv = khalo{save->sdelta, save->fdelta, a.lo[0], a.hi[0], a.lo[r], a.hi[r], a.lo[p], a.hi[p], f.lo[r], f.hi[r], f.lo[p], f.hi[p]};
     }
     if (!t.stream_y) {
-        pyrcu::g_stats.fused3d_z++;
-        pyrcu::g_stats.saves3d_z += SV && save->save.hi[0] > save->save.lo[0];
-        pyrcu::g_stats.fills3d_z += SV && save->fill.hi[0] > save->fill.lo[0];
+        pyrcu::count(tune->stats->fused3d_z);
+        pyrcu::count(tune->stats->saves3d_z, SV && save->save.hi[0] > save->save.lo[0]);
+        pyrcu::count(tune->stats->fills3d_z, SV && save->fill.hi[0] > save->fill.lo[0]);
         if constexpr (CAN_SAVE) {
             if (SV) e = launch3d_go<T, V, K, false, true, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, sv, stream);
             else e = launch3d_go<T, V, K, false, false, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, sv, stream);
@@ -1159,9 +1161,9 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
             e = launch3d_go<T, V, K, false, false, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, sv, stream);
         }
     } else {
-        pyrcu::g_stats.fused3d_y++;
-        pyrcu::g_stats.saves3d_y += SV && save->save.hi[0] > save->save.lo[0];
-        pyrcu::g_stats.fills3d_y += SV && save->fill.hi[0] > save->fill.lo[0];
+        pyrcu::count(tune->stats->fused3d_y);
+        pyrcu::count(tune->stats->saves3d_y, SV && save->save.hi[0] > save->save.lo[0]);
+        pyrcu::count(tune->stats->fills3d_y, SV && save->fill.hi[0] > save->fill.lo[0]);
         /* the boxes with y and z swapped: the kernel's rows are z, its planes y */
         pyr_kbox_t sw[K];
         for (int l = 0; l < K; l++) {
@@ -1375,6 +1377,8 @@ template <int KMAX2D, int KMAX3D> int stencil_launches(const pyrcu::ctx_t *c, co
     const int nlayers = call->nboxes, dims = call->coef->dims;
     memset(tune, 0, sizeof *tune);
     tune->sms = c->sms;
+    tune->only = c->dev->force_stream.load(std::memory_order_relaxed);
+    tune->stats = &c->dev->stats;
     tune->plain = !strcmp(call->variant->name, "plain");
     const pyr_precision_t prec = c->elem == 8 ? PYR_DOUBLE : PYR_FLOAT;
     tune->kmax = call->variant->p[0] ? call->variant->p[0] : stencil_default_k(dims, prec);
@@ -1460,8 +1464,8 @@ template <int KMAX2D, int KMAX3D> int stencil_halo(void *ctx, const pyr_kernel_c
 template <template <typename> class OpOf, int KMAX2D, int KMAX3D>
 pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
-    using pyrcu::g_stats;
     pyrcu::ctx_t *c = (pyrcu::ctx_t *)ctx;
+    pyrcu::stats_t &stats = c->dev->stats;
     PYR_TRY(pyrcu::check_slot(c, slot));
     const pyr_piece_t *piece = call->piece;
     const pyr_box_t *boxes = call->boxes;
@@ -1482,7 +1486,7 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
     const int saving = call->save_to != NULL || call->fill_from != NULL;
     if (saving && !stencil_halo_of<KMAX2D, KMAX3D>(c, call, &halo))
         return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a halo the kernel does not take (kernels.h halo)");
-    double t0 = pyrcu::g_serial ? pyrcu::now_s() : 0;
+    double t0 = pyrcu::serial(c) ? pyrcu::now_s() : 0;
     PYR_CU(cudaSetDevice(c->device));
     cudaStream_t s = c->stream[slot];
     pyr_klayout_t L = layout_of(piece);
@@ -1497,11 +1501,11 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
             else
                 PYR_CU((plain_launch<float, OpOf<float>>(dims, (const float *)piece->buf[0][cur], (float *)piece->buf[0][cur ^ 1], &L, &b,
                                                           OpOf<float>::make(call->coef, piece), s)));
-            g_stats.launches++;
+            pyrcu::count(stats.launches);
             cur ^= 1;
         }
         pyrcu::span_end(c, span, slot);
-        return pyrcu::serial_end(c, slot, t0, &g_stats.compute_s);
+        return pyrcu::serial_end(c, slot, t0, &stats.compute_ns);
     }
     pyr_kbox_t kb[PYR_CUDA_KMAX];
     int done = 0;
@@ -1518,13 +1522,13 @@ pyr_status_t run_stencil(void *ctx, int slot, const pyr_kernel_call_t *call)
                                                                         (float *)piece->buf[0][cur ^ 1], &L, kb, k,
                                                                         OpOf<float>::make(call->coef, piece), &tune,
                                                                         saving ? &halo : NULL, s)));
-        g_stats.launches++;
+        pyrcu::count(stats.launches);
         cur ^= 1;
         done += k;
     }
     if (done != nlayers) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: split %d layers into launches of %d", nlayers, done);
     pyrcu::span_end(c, span, slot);
-    return pyrcu::serial_end(c, slot, t0, &g_stats.compute_s);
+    return pyrcu::serial_end(c, slot, t0, &stats.compute_ns);
 }
 
 } // namespace
