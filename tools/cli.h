@@ -53,7 +53,4 @@ int pyr_cli_parse_ranges(const char *spec, int64_t most, int spread, int64_t **o
  * generation `since` (a plan = measure choice); warns on failure (returns 1). */
 int pyr_cli_wisdom_export_if_changed(unsigned long since);
 
-/* The long-vector method's constants, as calibrate prints them (cli_sweep_sizes.c). */
-void pyr_cli_describe_lv(const pyr_lv_constants_t *k, int device);
-
 #endif

@@ -36,21 +36,6 @@ static int fail(const char *what)
     return 1;
 }
 
-void pyr_cli_describe_lv(const pyr_lv_constants_t *k, int device)
-{
-    printf("    long-vector method (cuBLAS): t_kernel %.3g us per call; per wave of %.0f elements t_add %.3g us, t_saxpy %.3g us, "
-           "t_scal %.3g us",
-           1e6 * k->t_kernel, k->threads, 1e6 * k->t_add, 1e6 * k->t_saxpy, 1e6 * k->t_scal);
-    int64_t hw = 0;
-#ifdef PYR_HAVE_CUDA
-    if (pyr_cuda_lv_resident_threads(device, &hw) != PYR_OK) pyr_clear_error();
-#else
-    (void)device;
-#endif
-    if (hw > 0) printf(" (the GPU's resident threads: %lld)", (long long)hw);
-    printf("\n");
-}
-
 /* "10:7000", "10:7000:20", "100,4096,16384", mixed -> sorted unique sizes. */
 static int parse_sizes(const char *spec, int64_t **out, int *n)
 {

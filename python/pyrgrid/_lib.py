@@ -193,7 +193,7 @@ for _n, _r, _a in [
     ("pyr_wisdom_export_file", _status, (c_char_p,)),
     ("pyr_wisdom_forget", None, ()),
     ("pyr_wisdom_default_path", _status, (c_char_p, c_size_t)),
-    ("pyr_wisdom_calibrate", _status, (_P, c_char_p, c_char_p, c_char_p, c_double)),
+    ("pyr_wisdom_calibrate", _status, (_P, c_char_p, c_char_p, c_char_p, c_double, c_void_p, c_void_p)),
     ("pyr_backend_available", c_int, (c_int,)),
     ("pyr_gpu_count", c_int, ()),
     ("pyr_gpu_describe", _status, (c_int, c_char_p, c_size_t)),

@@ -40,7 +40,7 @@ typedef struct {
     pyr_backend_kind_t backend;
     char device[PYR_WISDOM_KEY];  /* "Intel(R) Xeon(R) Processor, 2 threads", "NVIDIA <name>, 79.1 GiB, cc 9.0" */
     char version[32];             /* pyrgrid version that measured it */
-    char scheme[16];              /* "heat", "poisson": the kernel the compute costs are of */
+    char scheme[16];              /* "heat", "poisson", "maxwell": the kernel the compute costs are of */
     char kernel[32];              /* the fastest variant calibration found ("" = the kernel's default) */
     pyr_precision_t precision;
     int dims;
