@@ -13,7 +13,7 @@
  *     launch-bound synthetic times start to rise;
  *  4. the wisdom's longvector= field round-trips, and malformed ones are
  *     rejected; the default constants carry none;
- *  5. the step itself (backend/longvector_step.c, the sequence the CUDA
+ *  5. the step itself (methods/longvector/longvector_step.c, the sequence the CUDA
  *     backend issues to cuBLAS) with the four operations emulated on the CPU
  *     -- axpy both fused (fma) and unfused -- on padded buffers whose
  *     padding holds NaN, gives the CPU naive method's field bit for bit, for
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/longvector_step.h"
+#include "methods/longvector/longvector_step.h"
 #include "check.h"
 #include "heat_util.h"
 #include "plan/longvector.h"

@@ -94,8 +94,24 @@ typedef struct pyr_kernel {
     int (*halo)(void *ctx, const pyr_kernel_call_t *call);
 } pyr_kernel_t;
 
+/* A variant of a scheme's kernel that a method above the backend computes
+ * with its own sequence of operations (the long-vector method's cuBLAS
+ * steps, methods/longvector/): it registers here, in registry.c's list,
+ * from its own folder, and the scheme's kernel hands a call of that variant
+ * to it (check, run and the work memory it keeps). */
+typedef struct pyr_kernel_extra {
+    pyr_equation_t equation;
+    pyr_backend_kind_t backend;
+    const char *name; /* the variant's name */
+    pyr_status_t (*check)(const pyr_variant_t *v, int dims, pyr_precision_t precision);
+    pyr_status_t (*run)(void *ctx, int slot, const pyr_kernel_call_t *call);
+    uint64_t (*scratch_bytes)(const pyr_variant_t *v, uint64_t layer_bytes);
+} pyr_kernel_extra_t;
+
 /* The kernel of a scheme on a backend, or NULL when there is none. */
 const pyr_kernel_t *pyr_kernel_find(pyr_equation_t equation, pyr_backend_kind_t backend);
+/* The extra variant of that name for a scheme on a backend, or NULL. */
+const pyr_kernel_extra_t *pyr_kernel_extra_find(pyr_equation_t equation, pyr_backend_kind_t backend, const char *name);
 /* Every registered kernel (of the backends compiled in); returns the count. */
 int pyr_kernel_all(const pyr_kernel_t *const **out);
 

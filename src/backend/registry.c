@@ -40,6 +40,25 @@ static const pyr_kernel_t *const kernels[] = {
 #endif
 };
 
+/* Variants computed by methods, each registered from its own folder. */
+#ifdef PYR_HAVE_CUDA
+extern const pyr_kernel_extra_t pyr_kernel_cuda_heat_longvector; /* methods/longvector/cuda/longvector.cu */
+#endif
+
+static const pyr_kernel_extra_t *const extras[] = {
+#ifdef PYR_HAVE_CUDA
+    &pyr_kernel_cuda_heat_longvector,
+#endif
+    NULL,
+};
+
+const pyr_kernel_extra_t *pyr_kernel_extra_find(pyr_equation_t equation, pyr_backend_kind_t backend, const char *name)
+{
+    for (size_t i = 0; extras[i]; i++)
+        if (extras[i]->equation == equation && extras[i]->backend == backend && !strcmp(extras[i]->name, name)) return extras[i];
+    return NULL;
+}
+
 int pyr_kernel_all(const pyr_kernel_t *const **out)
 {
     *out = kernels;

@@ -9,7 +9,7 @@
 #include "backend/device.h"
 #include "core/error.h"
 #ifdef PYR_HAVE_CUDA
-#include "backend/cuda/longvector_api.h"
+#include "methods/longvector/cuda/longvector_api.h"
 #endif
 
 static const char *const other_methods = "use method = naive (the same result with the stencil kernels), pyramid or auto";

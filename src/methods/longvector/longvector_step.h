@@ -1,12 +1,12 @@
 /* One step of the long-vector method (docs/theory.md#the-long-vector-method; the sequence
  * and its model in plan/longvector.h), written once against four
- * whole-vector operations that a backend supplies: the CUDA backend maps
- * them to cuBLAS (backend/cuda/longvector.cu), the tests to plain loops on
+ * whole-vector operations that a backend supplies: on the CUDA backend they
+ * are cuBLAS calls (methods/longvector/cuda/longvector.cu), the tests' plain loops on
  * the CPU (tests/test_longvector_model.c), so the sequence, its ranges and
  * the border it restores are checked bit for bit against the CPU naive
  * method on a machine without a GPU. */
-#ifndef PYR_BACKEND_LONGVECTOR_STEP_H
-#define PYR_BACKEND_LONGVECTOR_STEP_H
+#ifndef PYR_METHODS_LONGVECTOR_STEP_H
+#define PYR_METHODS_LONGVECTOR_STEP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * (an FMA rounds once); scal is round(r * x); a - b is a + (-b) and a + b is
  * b + a in IEEE arithmetic.  So the sequence computes, node by node, the
  * same roundings in the same places as src/schemes/heat.c's expression. */
-#include "backend/longvector_step.h"
+#include "methods/longvector/longvector_step.h"
 
 #include "core/error.h"
 #include "plan/longvector.h"

@@ -2,8 +2,11 @@
  * heat kernel's "longvector" variant, each step as whole-vector cuBLAS
  * operations on the contiguous range of a piece buffer that a box spans
  * (plan/longvector.h has the sequence and the model; the sequence itself is
- * backend/longvector_step.c, written once over the four operations mapped
- * to cuBLAS here).
+ * methods/longvector/longvector_step.c, written once over the four operations
+ * mapped to cuBLAS here).  The variant registers itself beside the kernels
+ * (backend/kernels.h pyr_kernel_extra_t, registry.c), and the CUDA heat
+ * kernel hands it the calls of that variant; it keeps its cuBLAS handle and
+ * work vectors as its own state in the runtime's context.
  *
  * Bit-identity with the stencil kernels (every method's result is the same,
  * DESIGN.md): each operation rounds exactly once, as the kernel's explicitly
@@ -27,8 +30,8 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.cuh"
-#include "backend/cuda/longvector_api.h"
-#include "backend/longvector_step.h"
+#include "methods/longvector/cuda/longvector_api.h"
+#include "methods/longvector/longvector_step.h"
 #include "plan/longvector.h"
 
 namespace {
@@ -183,10 +186,10 @@ template <typename T> pyr_lv_ops_t lv_ops(lv_user_t *u)
     return o;
 }
 
-} // namespace
-
-extern "C" pyr_status_t pyr_cuda_lv_check(const pyr_variant_t *v, int dims)
+/* The variant "longvector" (no parameters, 2D only); the message says what works. */
+pyr_status_t lv_check(const pyr_variant_t *v, int dims, pyr_precision_t precision)
 {
+    (void)precision;
     if (v->p[0] || v->p[1] || v->p[2]) return pyr_fail(PYR_ERR_CONFIG, "the CUDA variant longvector takes no parameters");
     if (dims != 2)
         return pyr_fail(PYR_ERR_UNSUPPORTED,
@@ -196,12 +199,15 @@ extern "C" pyr_status_t pyr_cuda_lv_check(const pyr_variant_t *v, int dims)
     return PYR_OK;
 }
 
-extern "C" uint64_t pyr_cuda_lv_scratch_bytes(const pyr_variant_t *v, uint64_t layer_bytes)
+/* Work memory of the variant: two vectors of a piece buffer's size. */
+uint64_t lv_scratch_bytes(const pyr_variant_t *v, uint64_t layer_bytes)
 {
     return !strcmp(v->name, "longvector") ? 2 * layer_bytes : 0;
 }
 
-extern "C" pyr_status_t pyr_cuda_lv_run(void *ctx, int slot, const pyr_kernel_call_t *call)
+/* The heat sub-steps of the call as cuBLAS operations (plan/longvector.h);
+ * the first call takes a cuBLAS handle and makes the work vectors. */
+pyr_status_t lv_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
     ctx_t *c = (ctx_t *)ctx;
     PYR_TRY(pyrcu::check_slot(c, slot));
@@ -242,6 +248,12 @@ extern "C" pyr_status_t pyr_cuda_lv_run(void *ctx, int slot, const pyr_kernel_ca
     pyrcu::span_end(c, span, slot);
     return pyrcu::serial_end(c, slot, t0, &c->dev->stats.compute_ns);
 }
+
+} // namespace
+
+extern "C" const pyr_kernel_extra_t pyr_kernel_cuda_heat_longvector = {
+    PYR_EQ_HEAT, PYR_BACKEND_CUDA, "longvector", lv_check, lv_run, lv_scratch_bytes,
+};
 
 extern "C" pyr_status_t pyr_cuda_lv_resident_threads(int device, int64_t *threads)
 {
