@@ -22,6 +22,7 @@
 #include "check.h"
 #include "io/atomic.h"
 #include "io/hdf5.h"
+#include "outputs/h5_result.h"
 
 #ifdef PYR_HAVE_HDF5
 #include <hdf5.h>

@@ -9,6 +9,7 @@
 #include "problem/config.h"
 #include "io/hdf5.h"
 #include "io/json.h"
+#include "outputs/h5_result.h"
 #include "pyrgrid.h"
 
 typedef struct {

@@ -1,4 +1,4 @@
-/* HDF5 results and inputs (io/hdf5.h). */
+/* HDF5 files of grid functions: datasets and attributes, written and read (io/hdf5.h). */
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE /* syscall() */
 #endif
@@ -20,7 +20,6 @@
 
 #include "core/error.h"
 #include "io/atomic.h"
-#include "schemes/maxwell.h"
 
 /* ------------------------------------------------------ shared by both builds */
 
@@ -237,33 +236,40 @@ static pyr_status_t no_hdf5(const char *path)
 
 int pyr_h5_available(void) { return 0; }
 const char *pyr_h5_library_version(void) { return ""; }
-pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr_h5_writer_t **w)
+pyr_status_t pyr_h5_require(const char *path) { return no_hdf5(path); }
+int pyr_h5_has_gzip(void) { return 0; }
+pyr_status_t pyr_h5_create(const char *path, pyr_h5_file_t **file)
 {
-    (void)desc;
-    *w = NULL;
+    *file = NULL;
     return no_hdf5(path);
 }
-pyr_status_t pyr_h5_writer_input(pyr_h5_writer_t *w, int i, const pyr_field_t *field)
+pyr_status_t pyr_h5_write_attrs(pyr_h5_file_t *file, const char *group, const pyr_h5_attr_t *attrs, int n, const char *what)
 {
-    (void)w, (void)i, (void)field;
+    (void)file, (void)group, (void)attrs, (void)n, (void)what;
     return no_hdf5(NULL);
 }
-pyr_status_t pyr_h5_writer_snapshot(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t)
+pyr_status_t pyr_h5_write_field(pyr_h5_file_t *file, const char *name, const pyr_field_t *field, int compression,
+                                const pyr_h5_attr_t *attrs, int nattrs)
 {
-    (void)w, (void)fields, (void)step, (void)t;
+    (void)file, (void)name, (void)field, (void)compression, (void)attrs, (void)nattrs;
     return no_hdf5(NULL);
 }
-pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t, const char *run_json)
+pyr_status_t pyr_h5_link(pyr_h5_file_t *file, const char *target, const char *name, const char *what)
 {
-    (void)w, (void)fields, (void)step, (void)t, (void)run_json;
+    (void)file, (void)target, (void)name, (void)what;
     return no_hdf5(NULL);
 }
-pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **w)
+pyr_status_t pyr_h5_flush(pyr_h5_file_t *file, const char *what)
 {
-    (void)w;
+    (void)file, (void)what;
     return no_hdf5(NULL);
 }
-void pyr_h5_writer_abort(pyr_h5_writer_t **w) { (void)w; }
+pyr_status_t pyr_h5_commit(pyr_h5_file_t **file)
+{
+    (void)file;
+    return no_hdf5(NULL);
+}
+void pyr_h5_abort(pyr_h5_file_t **file) { (void)file; }
 pyr_status_t pyr_h5_read_info(const char *path, const char *dataset, pyr_h5_info_t *info)
 {
     (void)dataset;
@@ -400,17 +406,6 @@ static pyr_status_t attr_write(hid_t loc, const char *name, hid_t ftype, hid_t m
     return r < 0 ? PYR_ERR_IO : PYR_OK;
 }
 
-static pyr_status_t attr_i64(hid_t loc, const char *name, int64_t v) { return attr_write(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, 0, &v); }
-static pyr_status_t attr_f64(hid_t loc, const char *name, double v) { return attr_write(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &v); }
-static pyr_status_t attr_i64v(hid_t loc, const char *name, int n, const int64_t *v)
-{
-    return attr_write(loc, name, H5T_STD_I64LE, H5T_NATIVE_INT64, n, v);
-}
-static pyr_status_t attr_f64v(hid_t loc, const char *name, int n, const double *v)
-{
-    return attr_write(loc, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, v);
-}
-
 /* A variable-length UTF-8 string: h5py reads it as str. */
 static pyr_status_t attr_str(hid_t loc, const char *name, const char *value)
 {
@@ -422,6 +417,13 @@ static pyr_status_t attr_str(hid_t loc, const char *name, const char *value)
     pyr_status_t st = attr_write(loc, name, t, t, 0, &v);
     H5Tclose(t);
     return st;
+}
+
+static pyr_status_t attr_one(hid_t loc, const pyr_h5_attr_t *a)
+{
+    if (a->type == PYR_H5_ATTR_I64) return attr_write(loc, a->name, H5T_STD_I64LE, H5T_NATIVE_INT64, a->n, a->i64);
+    if (a->type == PYR_H5_ATTR_F64) return attr_write(loc, a->name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, a->n, a->f64);
+    return attr_str(loc, a->name, a->str);
 }
 
 /* Read a numeric attribute of one value (npoints = 1, or n values). */
@@ -488,26 +490,13 @@ static void attr_read_str(hid_t loc, const char *name, char *out, size_t size, i
 
 /* ---------------------------------------------------------------- writing */
 
-typedef struct {
-    int64_t step;
-    double t;
-    char group[64]; /* "snapshots/000200", or "" for the root (the final fields) */
-} entry_t;
-
-struct pyr_h5_writer {
+struct pyr_h5_file {
     pyr_atomic_file_t af;
     char *path;
     hid_t file;
-    pyr_h5_desc_t d;
-    pyr_problem_t problem;
-    char names[PYR_H5_MAX_FIELDS][32];
-    int inputs_written; /* bit i */
-    entry_t *entries;
-    int nentries, cap;
-    int final_linked;
 };
 
-static pyr_status_t h5_fail(pyr_h5_writer_t *w, const char *what)
+static pyr_status_t h5_fail(pyr_h5_file_t *w, const char *what)
 {
     char r[256];
     h5_error_t e;
@@ -524,6 +513,19 @@ static pyr_status_t h5_fail(pyr_h5_writer_t *w, const char *what)
     return pyr_fail(PYR_ERR_IO, "writing %s: %s failed (HDF5: %s); check the free space and that the directory is writable", w->path, what, r);
 }
 
+pyr_status_t pyr_h5_require(const char *path)
+{
+    (void)path;
+    h5_start();
+    return PYR_OK;
+}
+
+int pyr_h5_has_gzip(void)
+{
+    h5_start();
+    return H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0;
+}
+
 /* Chunks of about 1 MiB: whole rows (planes) where they fit. */
 static void chunk_dims(int rank, const hsize_t *dims, size_t elem, hsize_t *chunk)
 {
@@ -537,13 +539,16 @@ static void chunk_dims(int rank, const hsize_t *dims, size_t elem, hsize_t *chun
     }
 }
 
-static pyr_status_t write_field(pyr_h5_writer_t *w, int i, const char *name, const pyr_field_t *f, int with_time, int64_t step, double t)
+pyr_status_t pyr_h5_write_field(pyr_h5_file_t *w, const char *name, const pyr_field_t *f, int compression, const pyr_h5_attr_t *attrs,
+                                int nattrs)
 {
     const int rank = f->dims;
     hsize_t dims[3], chunk[3];
     for (int i = 0; i < rank; i++) dims[i] = (hsize_t)f->n[rank - 1 - i];
     const int dbl = f->precision == PYR_DOUBLE;
     chunk_dims(rank, dims, dbl ? 8 : 4, chunk);
+    quiet_t q;
+    quiet_begin(&q);
     hid_t space = H5Screate_simple(rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
@@ -552,100 +557,61 @@ static pyr_status_t write_field(pyr_h5_writer_t *w, int i, const char *name, con
     if (st == PYR_OK) {
         H5Pset_create_intermediate_group(lcpl, 1);
         H5Pset_chunk(dcpl, rank, chunk);
-        if (w->d.compression > 0) {
+        if (compression > 0) {
             H5Pset_shuffle(dcpl);
-            H5Pset_deflate(dcpl, (unsigned)w->d.compression);
+            H5Pset_deflate(dcpl, (unsigned)compression);
         }
         hid_t ds = H5Dcreate2(w->file, name, dbl ? H5T_IEEE_F64LE : H5T_IEEE_F32LE, space, lcpl, dcpl, H5P_DEFAULT);
         if (ds < 0) st = h5_fail(w, "creating a dataset");
         else {
             if (H5Dwrite(ds, dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->data) < 0)
                 st = h5_fail(w, "writing a field");
-            if (st == PYR_OK && with_time &&
-                (attr_i64(ds, "step", step) != PYR_OK || attr_f64(ds, "t", t + (w->d.staggered ? w->d.time_offset[i] : 0.0)) != PYR_OK))
-                st = h5_fail(w, "writing attributes");
-            if (st == PYR_OK && w->d.staggered && attr_f64v(ds, "offset", 3, w->d.offset[i]) != PYR_OK) st = h5_fail(w, "writing attributes");
+            for (int k = 0; k < nattrs && st == PYR_OK; k++)
+                if (attr_one(ds, &attrs[k]) != PYR_OK) st = h5_fail(w, "writing attributes");
             H5Dclose(ds);
         }
     }
     if (lcpl >= 0) H5Pclose(lcpl);
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
+    quiet_end(&q);
     return st;
 }
 
-static const char *rhs_name(pyr_rhs_kind_t k)
+pyr_status_t pyr_h5_write_attrs(pyr_h5_file_t *w, const char *group, const pyr_h5_attr_t *attrs, int n, const char *what)
 {
-    return k == PYR_RHS_SINE ? "sine" : k == PYR_RHS_FILE ? "file" : "zero";
-}
-
-static pyr_status_t root_attributes(pyr_h5_writer_t *w, const char *plan_json, const char *initial)
-{
-    const pyr_problem_t *p = &w->problem;
-    hid_t r = w->file;
-    char fields[PYR_H5_MAX_FIELDS * 33] = "";
-    for (int i = 0; i < w->d.nfields; i++) {
-        if (i) strcat(fields, " ");
-        strcat(fields, w->names[i]);
-    }
-    double h[3];
-    for (int a = 0; a < 3; a++) h[a] = pyr_problem_h(p, a);
+    quiet_t q;
+    quiet_begin(&q);
     pyr_status_t st = PYR_OK;
-#define A(x)                                                                                                                            \
-    if (st == PYR_OK) st = (x)
-    A(attr_str(r, "format", PYR_H5_FORMAT));
-    A(attr_i64(r, "format_version", PYR_H5_FORMAT_VERSION));
-    A(attr_str(r, "pyrgrid_version", pyr_version()));
-    A(attr_str(r, "equation", pyr_equation_name(p->equation)));
-    A(attr_str(r, "fields", fields));
-    A(attr_i64(r, "dims", p->dims));
-    A(attr_i64v(r, "n", 3, p->n));
-    A(attr_f64v(r, "lengths", 3, p->length));
-    A(attr_f64v(r, "h", 3, h));
-    A(attr_str(r, "precision", pyr_precision_name(p->precision)));
-    A(attr_i64(r, "steps", w->d.end_step));
-    if (p->equation == PYR_EQ_HEAT) {
-        A(attr_f64(r, "alpha", p->heat.alpha));
-        A(attr_f64(r, "dt", p->heat.dt));
-    } else if (p->equation == PYR_EQ_POISSON) {
-        A(attr_i64(r, "iterations", w->d.end_step));
-        A(attr_f64(r, "tolerance", p->poisson.tolerance));
-        A(attr_i64(r, "check_every", p->poisson.check_every));
-        A(attr_f64(r, "omega", p->poisson.omega));
-        A(attr_str(r, "rhs", rhs_name(p->poisson.rhs)));
-        if (p->poisson.rhs == PYR_RHS_FILE) A(attr_str(r, "rhs_file", p->poisson.rhs_file));
-    } else if (p->equation == PYR_EQ_MAXWELL) {
-        const pyr_maxwell_params_t *m = &p->maxwell;
-        double dt = 0;
-        if (pyr_maxwell_dt(p, &dt) != PYR_OK) pyr_clear_error();
-        A(attr_f64(r, "dt", dt));
-        A(attr_f64(r, "courant", m->courant));
-        if (p->dims == 2) A(attr_str(r, "mode", m->te ? "te" : "tm"));
-        char faces[64] = "";
-        static const char *const face[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
-        for (int f = 0; f < 2 * p->dims && m->cpml_cells > 0; f++)
-            if ((m->cpml_faces >> f) & 1) snprintf(faces + strlen(faces), sizeof faces - strlen(faces), "%s%s", faces[0] ? "," : "", face[f]);
-        A(attr_str(r, "boundary", faces[0] ? "cpml" : "pec"));
-        if (faces[0]) {
-            A(attr_i64(r, "cpml_cells", m->cpml_cells));
-            A(attr_str(r, "cpml_faces", faces));
-        }
-        A(attr_f64(r, "eps_r", m->eps_r));
-        A(attr_f64(r, "sigma", m->sigma));
-        A(attr_f64(r, "mu_r", m->mu_r));
-        A(attr_i64(r, "shapes", m->nshapes));
-        A(attr_i64(r, "sources", m->nsources));
-        A(attr_i64(r, "probes", m->nprobes));
-    }
-    if (initial) A(attr_str(r, "initial", initial));
-    if (plan_json) A(attr_str(r, "plan", plan_json));
-#undef A
-    return st == PYR_OK ? PYR_OK : h5_fail(w, "writing the root attributes");
+    hid_t loc = group ? H5Gopen2(w->file, group, H5P_DEFAULT) : w->file;
+    if (loc < 0) st = h5_fail(w, what);
+    for (int k = 0; k < n && st == PYR_OK; k++)
+        if (attr_one(loc, &attrs[k]) != PYR_OK) st = h5_fail(w, what);
+    if (group && loc >= 0) H5Gclose(loc);
+    quiet_end(&q);
+    return st;
 }
 
-static void writer_free(pyr_h5_writer_t *w)
+pyr_status_t pyr_h5_link(pyr_h5_file_t *w, const char *target, const char *name, const char *what)
 {
-    free(w->entries);
+    quiet_t q;
+    quiet_begin(&q);
+    pyr_status_t st = H5Lcreate_hard(w->file, target, w->file, name, H5P_DEFAULT, H5P_DEFAULT) < 0 ? h5_fail(w, what) : PYR_OK;
+    quiet_end(&q);
+    return st;
+}
+
+pyr_status_t pyr_h5_flush(pyr_h5_file_t *w, const char *what)
+{
+    quiet_t q;
+    quiet_begin(&q);
+    pyr_status_t st = H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0 ? h5_fail(w, what) : PYR_OK;
+    quiet_end(&q);
+    return st;
+}
+
+static void file_free(pyr_h5_file_t *w)
+{
     free(w->path);
     free(w);
 }
@@ -688,10 +654,10 @@ static void discard_file(hid_t file)
     h5_discarded = 1;
 }
 
-void pyr_h5_writer_abort(pyr_h5_writer_t **wp)
+void pyr_h5_abort(pyr_h5_file_t **wp)
 {
     if (!wp || !*wp) return;
-    pyr_h5_writer_t *w = *wp;
+    pyr_h5_file_t *w = *wp;
     if (w->file >= 0) {
         quiet_t q;
         quiet_begin(&q);
@@ -700,53 +666,37 @@ void pyr_h5_writer_abort(pyr_h5_writer_t **wp)
         quiet_end(&q);
     }
     pyr_atomic_abort(&w->af);
-    writer_free(w);
+    file_free(w);
     *wp = NULL;
 }
 
-pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr_h5_writer_t **out)
+pyr_status_t pyr_h5_create(const char *path, pyr_h5_file_t **out)
 {
     *out = NULL;
     h5_start();
-    if (!desc || !desc->problem || desc->nfields < 1 || desc->nfields > PYR_H5_MAX_FIELDS)
-        return pyr_fail(PYR_ERR_ARG, "pyr_h5_writer_open: a problem and 1 to %d fields are needed", PYR_H5_MAX_FIELDS);
-    if (desc->compression < 0 || desc->compression > 9)
-        return pyr_fail(PYR_ERR_CONFIG, "output.compression = %d: use 0 (none) to 9", desc->compression);
-    if (desc->compression > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "output.compression = %d: this HDF5 has no gzip filter; use output.compression = 0",
-                        desc->compression);
-    pyr_h5_writer_t *w = calloc(1, sizeof *w);
+    pyr_h5_file_t *w = calloc(1, sizeof *w);
     if (!w) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
     w->file = -1;
-    w->d = *desc;
-    w->problem = *desc->problem;
-    w->d.problem = &w->problem;
-    for (int i = 0; i < desc->nfields; i++) {
-        snprintf(w->names[i], sizeof w->names[i], "%s", desc->name[i] ? desc->name[i] : "u");
-        w->d.name[i] = w->names[i];
-    }
-    w->d.plan_json = NULL; /* written now, not kept */
-    w->d.initial = NULL;
     w->path = strdup(path);
     if (!w->path) {
-        writer_free(w);
+        file_free(w);
         return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
     }
     /* HDF5 seeks and rewrites: a regular file only (the temporary, renamed at commit) */
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        writer_free(w);
+        file_free(w);
         return pyr_fail(PYR_ERR_IO, "%s is not a regular file; HDF5 output needs one (it seeks while writing): name a file, or write "
                         ".npy to a FIFO or device", path);
     }
     pyr_status_t st = pyr_atomic_open(&w->af, path);
     if (st != PYR_OK) {
-        writer_free(w);
+        file_free(w);
         return st;
     }
     if (!w->af.tmp_path) {
         pyr_atomic_abort(&w->af);
-        writer_free(w);
+        file_free(w);
         return pyr_fail(PYR_ERR_IO, "%s is not a regular file; HDF5 output needs one (it seeks while writing)", path);
     }
     quiet_t q;
@@ -754,177 +704,19 @@ pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr
     /* the temporary is open (empty) through af.fp, which commit syncs and closes */
     w->file = H5Fcreate(w->af.tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (w->file < 0) st = h5_fail(w, "creating the file");
-    if (st == PYR_OK) st = root_attributes(w, desc->plan_json, desc->initial);
     quiet_end(&q);
     if (st != PYR_OK) {
-        pyr_h5_writer_abort(&w);
+        pyr_h5_abort(&w);
         return st;
     }
     *out = w;
     return PYR_OK;
 }
 
-static pyr_status_t check_field(pyr_h5_writer_t *w, const pyr_field_t *f, const char *name)
+pyr_status_t pyr_h5_commit(pyr_h5_file_t **wp)
 {
-    if (!f || !f->data) return pyr_fail(PYR_ERR_ARG, "writing %s: field %s is missing", w->path, name);
-    for (int a = 0; a < 3; a++)
-        if (f->n[a] != w->problem.n[a] || f->dims != w->problem.dims || f->precision != w->problem.precision)
-            return pyr_fail(PYR_ERR_ARG, "writing %s: field %s does not match the problem's grid", w->path, name);
-    return PYR_OK;
-}
-
-pyr_status_t pyr_h5_writer_input(pyr_h5_writer_t *w, int i, const pyr_field_t *field)
-{
-    if (!w || i < 0 || i >= w->d.nfields) return pyr_fail(PYR_ERR_ARG, "pyr_h5_writer_input: no field %d", i);
-    PYR_TRY(check_field(w, field, w->names[i]));
-    if (w->inputs_written & (1 << i)) return PYR_OK;
-    quiet_t q;
-    quiet_begin(&q);
-    pyr_status_t st = write_field(w, i, w->names[i], field, 0, 0, 0);
-    quiet_end(&q);
-    if (st == PYR_OK) w->inputs_written |= 1 << i;
-    return st;
-}
-
-static pyr_status_t add_entry(pyr_h5_writer_t *w, int64_t step, double t, const char *group)
-{
-    if (w->nentries == w->cap) {
-        int cap = w->cap ? 2 * w->cap : 16;
-        entry_t *e = realloc(w->entries, (size_t)cap * sizeof *e);
-        if (!e) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-        w->entries = e;
-        w->cap = cap;
-    }
-    entry_t *e = &w->entries[w->nentries++];
-    e->step = step;
-    e->t = t;
-    snprintf(e->group, sizeof e->group, "%s", group);
-    return PYR_OK;
-}
-
-pyr_status_t pyr_h5_writer_snapshot(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t)
-{
-    if (!w || !fields) return pyr_fail(PYR_ERR_ARG, "pyr_h5_writer_snapshot: writer and fields are required");
-    for (int i = 0; i < w->d.nfields; i++)
-        if (w->d.updated[i]) PYR_TRY(check_field(w, fields[i], w->names[i]));
-    quiet_t q;
-    quiet_begin(&q);
-    pyr_status_t st = PYR_OK;
-    char name[128], group[64];
-    snprintf(group, sizeof group, "snapshots/%06lld", (long long)step);
-    for (int i = 0; i < w->d.nfields && st == PYR_OK; i++) {
-        if (!w->d.updated[i]) continue;
-        pyr_h5_snapshot_name(step, w->names[i], name, sizeof name);
-        st = write_field(w, i, name, fields[i], 1, step, t);
-    }
-    if (st == PYR_OK) {
-        hid_t g = H5Gopen2(w->file, group, H5P_DEFAULT);
-        if (g < 0 || attr_i64(g, "step", step) != PYR_OK || attr_f64(g, "t", t) != PYR_OK) st = h5_fail(w, "writing a snapshot's attributes");
-        if (g >= 0) H5Gclose(g);
-    }
-    /* a snapshot is on disk as it is made: a reader of the temporary, or a crash, finds whole ones */
-    if (st == PYR_OK && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) st = h5_fail(w, "flushing a snapshot");
-    quiet_end(&q);
-    if (st == PYR_OK) st = add_entry(w, step, t, group);
-    return st;
-}
-
-pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t, const char *run_json)
-{
-    if (!w || !fields) return pyr_fail(PYR_ERR_ARG, "pyr_h5_writer_final: writer and fields are required");
-    for (int i = 0; i < w->d.nfields; i++)
-        if (w->d.updated[i]) PYR_TRY(check_field(w, fields[i], w->names[i]));
-    quiet_t q;
-    quiet_begin(&q);
-    pyr_status_t st = PYR_OK;
-    /* the last snapshot holds these very fields: link, do not copy */
-    const int link = w->nentries > 0 && w->entries[w->nentries - 1].step == step;
-    for (int i = 0; i < w->d.nfields && st == PYR_OK; i++) {
-        if (!w->d.updated[i]) continue;
-        if (link) {
-            char name[128];
-            pyr_h5_snapshot_name(step, w->names[i], name, sizeof name);
-            if (H5Lcreate_hard(w->file, name, w->file, w->names[i], H5P_DEFAULT, H5P_DEFAULT) < 0) st = h5_fail(w, "linking the final field");
-        } else {
-            st = write_field(w, i, w->names[i], fields[i], 1, step, t);
-        }
-    }
-    if (st == PYR_OK && (attr_i64(w->file, "step", step) != PYR_OK || attr_f64(w->file, "t", t) != PYR_OK ||
-                         (run_json && attr_str(w->file, "run", run_json) != PYR_OK)))
-        st = h5_fail(w, "writing the root attributes");
-    quiet_end(&q);
-    if (st == PYR_OK && !link) st = add_entry(w, step, t, "");
-    w->final_linked = link;
-    return st;
-}
-
-/* ------------------------------------------------------------------- XDMF */
-
-static void xml_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '&') fputs("&amp;", f);
-        else if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '"') fputs("&quot;", f);
-        else fputc(*s, f);
-    }
-}
-
-/* Dimensions, origin and spacing are written slowest axis first (z y x),
- * as XDMF's CoRectMesh readers (ParaView, VisIt) take them. */
-static pyr_status_t write_xdmf(pyr_h5_writer_t *w, const char *xmf_path)
-{
-    const pyr_problem_t *p = &w->problem;
-    const int rank = p->dims;
-    pyr_atomic_file_t af;
-    PYR_TRY(pyr_atomic_open(&af, xmf_path));
-    FILE *f = af.fp;
-    const char *base = strrchr(w->path, '/');
-    base = base ? base + 1 : w->path;
-    char dims[96] = "", origin[96] = "", spacing[160] = "";
-    for (int i = 0; i < rank; i++) {
-        int a = rank - 1 - i;
-        size_t k = strlen(dims), o = strlen(origin), s = strlen(spacing);
-        snprintf(dims + k, sizeof dims - k, "%s%lld", i ? " " : "", (long long)p->n[a]);
-        snprintf(origin + o, sizeof origin - o, "%s0", i ? " " : "");
-        snprintf(spacing + s, sizeof spacing - s, "%s%.17g", i ? " " : "", pyr_problem_h(p, a));
-    }
-    const int prec = p->precision == PYR_DOUBLE ? 8 : 4;
-    fprintf(f, "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n <Domain>\n");
-    fprintf(f, "  <Grid Name=\"%s\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", pyr_equation_name(p->equation));
-    for (int e = 0; e < w->nentries; e++) {
-        const entry_t *en = &w->entries[e];
-        /* Poisson has no time: its sweeps stand for it (Maxwell's is E's; H is half a step earlier) */
-        double time = p->equation == PYR_EQ_POISSON ? (double)en->step : en->t;
-        fprintf(f, "   <Grid Name=\"step %lld\" GridType=\"Uniform\">\n", (long long)en->step);
-        fprintf(f, "    <Time Value=\"%.17g\"/>\n", time);
-        fprintf(f, "    <Topology TopologyType=\"%dDCoRectMesh\" Dimensions=\"%s\"/>\n", rank, dims);
-        fprintf(f, "    <Geometry GeometryType=\"%s\">\n", rank == 3 ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY");
-        fprintf(f, "     <DataItem Name=\"Origin\" Dimensions=\"%d\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">%s</DataItem>\n", rank,
-                origin);
-        fprintf(f, "     <DataItem Name=\"Spacing\" Dimensions=\"%d\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">%s</DataItem>\n", rank,
-                spacing);
-        fprintf(f, "    </Geometry>\n");
-        for (int i = 0; i < w->d.nfields; i++) {
-            if (!w->d.updated[i] && !(w->inputs_written & (1 << i))) continue;
-            fprintf(f, "    <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n", w->names[i]);
-            fprintf(f, "     <DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\" Format=\"HDF\">", dims, prec);
-            xml_escaped(f, base);
-            if (w->d.updated[i] && en->group[0]) fprintf(f, ":/%s/%s</DataItem>\n", en->group, w->names[i]);
-            else fprintf(f, ":/%s</DataItem>\n", w->names[i]);
-            fprintf(f, "    </Attribute>\n");
-        }
-        fprintf(f, "   </Grid>\n");
-    }
-    fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
-    return pyr_atomic_commit(&af);
-}
-
-pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **wp)
-{
-    if (!wp || !*wp) return pyr_fail(PYR_ERR_ARG, "pyr_h5_writer_commit: no writer");
-    pyr_h5_writer_t *w = *wp;
+    if (!wp || !*wp) return pyr_fail(PYR_ERR_ARG, "pyr_h5_commit: no file");
+    pyr_h5_file_t *w = *wp;
     quiet_t q;
     quiet_begin(&q);
     /* everything is written before the close, whose failure libhdf5 does not survive (discard_file) */
@@ -939,12 +731,7 @@ pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **wp)
     quiet_end(&q);
     if (st == PYR_OK) st = pyr_atomic_commit(&w->af);
     else pyr_atomic_abort(&w->af);
-    if (st == PYR_OK && w->d.xdmf && w->problem.dims >= 2) {
-        char xmf[PYR_PATH_MAX + 8];
-        pyr_h5_sidecar_path(w->path, xmf, sizeof xmf);
-        st = write_xdmf(w, xmf);
-    }
-    writer_free(w);
+    file_free(w);
     *wp = NULL;
     return st;
 }

@@ -1,24 +1,9 @@
-/* HDF5 results: one file per run with the scheme's fields as datasets, the
- * grid, scheme, parameters, step, time, precision, version and plan as
- * attributes, snapshots as a time series in the same file, and an XDMF
- * sidecar (NAME.xmf) that ParaView and VisIt open directly.
- *
- * Layout (format "pyrgrid-field", version 1; docs/hdf5-and-outputs.md#hdf5-results):
- *
- *   /                     attributes: format, format_version, pyrgrid_version, equation, fields ("u f"),
- *                         dims, n (int64[3], x y z), lengths (double[3]), h (double[3]), precision,
- *                         step, t (of the final fields), steps (the run's last step), the scheme's
- *                         parameters (heat: alpha, dt; poisson: iterations, tolerance, check_every,
- *                         omega, rhs; maxwell: dt, courant, mode, boundary, cpml_cells, eps_r, sigma,
- *                         mu_r, shapes, sources, probes), initial, plan (JSON), run (JSON)
- *   /u, /f, ...           the final fields in NumPy order ((ny, nx), (nz, ny, nx)), float32 or float64,
- *                         chunked (about 1 MiB), gzip + shuffle when compression > 0; updated
- *                         fields carry step and t; Maxwell's: /Ex ../Hz (the components of its
- *                         mode) and the coefficients that vary per node (/ca /cb /dh), each with
- *                         its Yee offset (attribute offset, x y z in cells; H's t half a step
- *                         before E's)
- *   /snapshots/000200/u   output.every: the updated fields at step 200 (group attributes step, t);
- *                         the final field is a hard link to the last snapshot when they coincide
+/* HDF5 files of grid functions: datasets of 1 to 3 axes in NumPy order with
+ * their attributes, written and read; the layout of pyrgrid's results (the
+ * attributes at the root, snapshots) is the result writer's
+ * (outputs/h5_result.h); what it needs of the format stays here: the name
+ * "pyrgrid-field" a result's root carries, its snapshots' names and its
+ * XDMF sidecar's.
  *
  * Reading (initial.file = x.h5) takes dataset "u" (the scheme's first field)
  * or a snapshot's; files written by other programs need only that dataset.
@@ -30,9 +15,9 @@
  * a fuzzer can drive them.
  *
  * Writing goes to the temporary of io/atomic.h and is renamed into place by
- * pyr_h5_writer_commit (inside a stage: with the other outputs).  HDF5 must
- * seek, so a device or FIFO is refused.  HDF5's own error printing is kept
- * off; its innermost message is quoted in ours, cut to what failed and the
+ * pyr_h5_commit (inside a stage: with the other outputs).  HDF5 must seek,
+ * so a device or FIFO is refused.  HDF5's own error printing is kept off;
+ * its innermost message is quoted in ours, cut to what failed and the
  * system's reason ("file write failed: No space left on device"). */
 #ifndef PYR_IO_HDF5_H
 #define PYR_IO_HDF5_H
@@ -44,7 +29,6 @@
 
 #define PYR_H5_FORMAT "pyrgrid-field"
 #define PYR_H5_FORMAT_VERSION 1
-#define PYR_H5_MAX_FIELDS 16
 #define PYR_H5_MAX_RANK 32 /* HDF5's limit */
 
 /* 1 when pyrgrid was built with HDF5. */
@@ -60,40 +44,77 @@ void pyr_h5_snapshot_name(int64_t step, const char *field, char *out, size_t siz
 
 /* ------------------------------------------------------------------ writing */
 
+/* A file being written: its temporary until pyr_h5_commit. */
+typedef struct pyr_h5_file pyr_h5_file_t;
+
+/* PYR_OK when this pyrgrid has HDF5, else the message that says how to get
+ * it (naming path, which may be NULL). */
+pyr_status_t pyr_h5_require(const char *path);
+/* 1 when this libhdf5 has the gzip filter. */
+int pyr_h5_has_gzip(void);
+
+/* Create path's temporary as an empty HDF5 file (a regular file only).  The
+ * caller owns the file: pyr_h5_commit or pyr_h5_abort release it. */
+pyr_status_t pyr_h5_create(const char *path, pyr_h5_file_t **file);
+
+/* An attribute: one value (n = 0) or a vector of n (1..3) values. */
+enum { PYR_H5_ATTR_I64 = 0, PYR_H5_ATTR_F64, PYR_H5_ATTR_STR };
 typedef struct {
-    const pyr_problem_t *problem; /* steps: those of this run (a restart's remaining ones) */
-    int nfields;
-    const char *name[PYR_H5_MAX_FIELDS];
-    int updated[PYR_H5_MAX_FIELDS]; /* 1: state (snapshots, step and t), 0: input (written once) */
-    int compression;                /* gzip level 0..9 */
-    const char *plan_json;          /* may be NULL */
-    const char *initial;            /* the initial field: its kind, or the file a restart read */
-    int64_t end_step;               /* the run's last step (scheme.steps) */
-    int xdmf;                       /* write NAME.xmf beside the file (2D and 3D) */
-    /* staggered grids (Maxwell's Yee grid): field i's value at index (i, j, k) lies at ((i, j, k) +
-     * offset[i]) * h and, for an updated field, at time t + time_offset[i] (H half a step before E);
-     * written as the datasets' attributes "offset" (x y z, in cells) and "t" */
-    int staggered;
-    double offset[PYR_H5_MAX_FIELDS][3];
-    double time_offset[PYR_H5_MAX_FIELDS];
-} pyr_h5_desc_t;
+    const char *name;
+    int type; /* PYR_H5_ATTR_*: int64, float64, a variable-length UTF-8 string */
+    int n;
+    int64_t i64[3];
+    double f64[3];
+    const char *str; /* NULL: "" */
+} pyr_h5_attr_t;
 
-typedef struct pyr_h5_writer pyr_h5_writer_t;
+static inline pyr_h5_attr_t pyr_h5_attr_i64(const char *name, int64_t v)
+{
+    pyr_h5_attr_t a = {.name = name, .type = PYR_H5_ATTR_I64, .i64 = {v}};
+    return a;
+}
+static inline pyr_h5_attr_t pyr_h5_attr_f64(const char *name, double v)
+{
+    pyr_h5_attr_t a = {.name = name, .type = PYR_H5_ATTR_F64, .f64 = {v}};
+    return a;
+}
+static inline pyr_h5_attr_t pyr_h5_attr_i64v(const char *name, int n, const int64_t *v)
+{
+    pyr_h5_attr_t a = {.name = name, .type = PYR_H5_ATTR_I64, .n = n};
+    for (int i = 0; i < n && i < 3; i++) a.i64[i] = v[i];
+    return a;
+}
+static inline pyr_h5_attr_t pyr_h5_attr_f64v(const char *name, int n, const double *v)
+{
+    pyr_h5_attr_t a = {.name = name, .type = PYR_H5_ATTR_F64, .n = n};
+    for (int i = 0; i < n && i < 3; i++) a.f64[i] = v[i];
+    return a;
+}
+static inline pyr_h5_attr_t pyr_h5_attr_str(const char *name, const char *v)
+{
+    pyr_h5_attr_t a = {.name = name, .type = PYR_H5_ATTR_STR, .str = v};
+    return a;
+}
 
-/* Create the file's temporary and its root attributes.  The caller owns the
- * writer: pyr_h5_writer_commit or pyr_h5_writer_abort release it. */
-pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr_h5_writer_t **w);
-/* Write input field i (not updated by the scheme) once. */
-pyr_status_t pyr_h5_writer_input(pyr_h5_writer_t *w, int i, const pyr_field_t *field);
-/* A snapshot of every updated field (fields[i] for i < nfields; inputs may be NULL). */
-pyr_status_t pyr_h5_writer_snapshot(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t);
-/* The final updated fields, with the step and time they hold and the run's description (JSON, may be NULL). */
-pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t,
-                                 const char *run_json);
-/* Close the file and commit it and its sidecar (atomic.h; staged when a stage
- * is active).  Releases the writer, also on failure. */
-pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **w);
-void pyr_h5_writer_abort(pyr_h5_writer_t **w);
+/* Write attrs[0..n-1] in order (replacing any of the same name) on the
+ * root (group NULL) or on a group; the first that fails stops them with
+ * "writing PATH: WHAT failed ...". */
+pyr_status_t pyr_h5_write_attrs(pyr_h5_file_t *file, const char *group, const pyr_h5_attr_t *attrs, int n, const char *what);
+/* A dataset `name` (the groups on its way made) holding the field in NumPy
+ * order ((ny, nx), (nz, ny, nx)) as float32 or float64, in chunks of about
+ * 1 MiB, gzip + shuffle at level compression > 0; then its attributes. */
+pyr_status_t pyr_h5_write_field(pyr_h5_file_t *file, const char *name, const pyr_field_t *field, int compression,
+                                const pyr_h5_attr_t *attrs, int nattrs);
+/* A hard link `name` to the object `target`. */
+pyr_status_t pyr_h5_link(pyr_h5_file_t *file, const char *target, const char *name, const char *what);
+/* Put what is written so far on disk (a reader of the temporary, or a
+ * crash, finds it whole). */
+pyr_status_t pyr_h5_flush(pyr_h5_file_t *file, const char *what);
+/* Close the file and commit it (atomic.h; staged when a stage is active).
+ * Releases the file, also on failure. */
+pyr_status_t pyr_h5_commit(pyr_h5_file_t **file);
+/* Throw the file away: its temporary is deleted. */
+void pyr_h5_abort(pyr_h5_file_t **file);
 
 /* ------------------------------------------------------------------ reading */
 

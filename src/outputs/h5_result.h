@@ -1,0 +1,70 @@
+/* HDF5 results: one file per run with the scheme's fields as datasets, the
+ * grid, scheme, parameters, step, time, precision, version and plan as
+ * attributes, snapshots as a time series in the same file, and an XDMF
+ * sidecar (NAME.xmf, outputs/xdmf.h) that ParaView and VisIt open directly.
+ * The file format's calls are io/hdf5.h's.
+ *
+ * Layout (format "pyrgrid-field", version 1; docs/hdf5-and-outputs.md#hdf5-results):
+ *
+ *   /                     attributes: format, format_version, pyrgrid_version, equation, fields ("u f"),
+ *                         dims, n (int64[3], x y z), lengths (double[3]), h (double[3]), precision,
+ *                         step, t (of the final fields), steps (the run's last step), the scheme's
+ *                         parameters (heat: alpha, dt; poisson: iterations, tolerance, check_every,
+ *                         omega, rhs; maxwell: dt, courant, mode, boundary, cpml_cells, eps_r, sigma,
+ *                         mu_r, shapes, sources, probes), initial, plan (JSON), run (JSON)
+ *   /u, /f, ...           the final fields in NumPy order ((ny, nx), (nz, ny, nx)), float32 or float64,
+ *                         chunked (about 1 MiB), gzip + shuffle when compression > 0; updated
+ *                         fields carry step and t; Maxwell's: /Ex ../Hz (the components of its
+ *                         mode) and the coefficients that vary per node (/ca /cb /dh), each with
+ *                         its Yee offset (attribute offset, x y z in cells; H's t half a step
+ *                         before E's)
+ *   /snapshots/000200/u   output.every: the updated fields at step 200 (group attributes step, t);
+ *                         the final field is a hard link to the last snapshot when they coincide
+ *
+ * The file is written to a temporary and renamed into place by
+ * pyr_h5_writer_commit (inside a stage: with the other outputs). */
+#ifndef PYR_OUTPUTS_H5_RESULT_H
+#define PYR_OUTPUTS_H5_RESULT_H
+
+#include <stdint.h>
+
+#include "pyrgrid.h"
+
+#define PYR_H5_MAX_FIELDS 16
+
+typedef struct {
+    const pyr_problem_t *problem; /* steps: those of this run (a restart's remaining ones) */
+    int nfields;
+    const char *name[PYR_H5_MAX_FIELDS];
+    int updated[PYR_H5_MAX_FIELDS]; /* 1: state (snapshots, step and t), 0: input (written once) */
+    int compression;                /* gzip level 0..9 */
+    const char *plan_json;          /* may be NULL */
+    const char *initial;            /* the initial field: its kind, or the file a restart read */
+    int64_t end_step;               /* the run's last step (scheme.steps) */
+    int xdmf;                       /* write NAME.xmf beside the file (2D and 3D) */
+    /* staggered grids (Maxwell's Yee grid): field i's value at index (i, j, k) lies at ((i, j, k) +
+     * offset[i]) * h and, for an updated field, at time t + time_offset[i] (H half a step before E);
+     * written as the datasets' attributes "offset" (x y z, in cells) and "t" */
+    int staggered;
+    double offset[PYR_H5_MAX_FIELDS][3];
+    double time_offset[PYR_H5_MAX_FIELDS];
+} pyr_h5_desc_t;
+
+typedef struct pyr_h5_writer pyr_h5_writer_t;
+
+/* Create the file's temporary and its root attributes.  The caller owns the
+ * writer: pyr_h5_writer_commit or pyr_h5_writer_abort release it. */
+pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr_h5_writer_t **w);
+/* Write input field i (not updated by the scheme) once. */
+pyr_status_t pyr_h5_writer_input(pyr_h5_writer_t *w, int i, const pyr_field_t *field);
+/* A snapshot of every updated field (fields[i] for i < nfields; inputs may be NULL). */
+pyr_status_t pyr_h5_writer_snapshot(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t);
+/* The final updated fields, with the step and time they hold and the run's description (JSON, may be NULL). */
+pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t,
+                                 const char *run_json);
+/* Close the file and commit it and its sidecar (atomic.h; staged when a stage
+ * is active).  Releases the writer, also on failure. */
+pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **w);
+void pyr_h5_writer_abort(pyr_h5_writer_t **w);
+
+#endif
