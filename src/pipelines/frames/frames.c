@@ -1,6 +1,7 @@
 /* The frames pipeline's public API (pyrgrid_frames.h): options, the choice
  * of implementation, results delivered in order, statistics.  The work is
- * done by frames_cpu.c or, on a GPU, by backend/cuda/frames_*.cu. */
+ * done by an implementation registered below (frames_internal.h fr_impl_t):
+ * frames_cpu.c or, on a GPU, cuda/frames_cuda.cu. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -11,18 +12,33 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "pipelines/frames/frames_internal.h"
+
+/* The implementations compiled in. */
+extern const fr_impl_t fr_impl_cpu; /* frames_cpu.c */
 #ifdef PYR_HAVE_CUDA
-#include "backend/cuda/frames_cuda.h"
+extern const fr_impl_t fr_impl_cuda; /* cuda/frames_cuda.cu */
 #endif
+
+static const fr_impl_t *const impls[] = {
+    &fr_impl_cpu,
+#ifdef PYR_HAVE_CUDA
+    &fr_impl_cuda,
+#endif
+};
+
+const fr_impl_t *fr_impl_find(pyr_backend_kind_t backend)
+{
+    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+        if (impls[i]->backend == backend) return impls[i];
+    return NULL;
+}
 
 struct pyr_frames {
     fr_setup_t s;
     pyr_frames_sink_t sink;
     void *user;
-    fr_cpu_t *cpu;
-#ifdef PYR_HAVE_CUDA
-    fr_cuda_t *gpu;
-#endif
+    const fr_impl_t *impl;
+    void *run; /* the implementation's state */
     pyr_frames_stats_t st;
     char notice[768];
     int failed;
@@ -198,38 +214,23 @@ pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_
     if (b == PYR_BACKEND_AUTO) b = pyr_gpu_count() > 0 ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
     if (b == PYR_BACKEND_AUTO || (o.backend == PYR_BACKEND_AUTO && b == PYR_BACKEND_CPU))
         snprintf(f->notice, sizeof f->notice, "no usable GPU: backend = auto runs the frames on the CPU (%d threads)", s->threads);
-    pyr_status_t st = PYR_OK;
-    if (b == PYR_BACKEND_CUDA) {
-#ifdef PYR_HAVE_CUDA
-        if (pyr_gpu_count() == 0)
-            st = pyr_fail(PYR_ERR_NODEVICE, "backend = cuda, but no usable GPU was found; use backend = cpu");
-        else if (o.device < 0 || o.device >= pyr_gpu_count())
-            st = pyr_fail(PYR_ERR_NODEVICE, "device = %d, but there %s %d GPU%s (0..%d); choose one of them", o.device,
-                          pyr_gpu_count() == 1 ? "is" : "are", pyr_gpu_count(), pyr_gpu_count() == 1 ? "" : "s",
-                          pyr_gpu_count() - 1);
-        else st = fr_cuda_create(s, &f->gpu);
-        if (st == PYR_OK) {
-            snprintf(f->st.backend, sizeof f->st.backend, "cuda");
-            fr_cuda_describe(f->gpu, f->st.device, sizeof f->st.device);
-        } else if (st == PYR_ERR_UNSUPPORTED && o.backend == PYR_BACKEND_AUTO) {
-            /* a GPU the frames cannot use (cuFFT not installed, no cooperative launches): auto means the CPU then */
-            snprintf(f->notice, sizeof f->notice, "backend = auto runs the frames on the CPU (%d threads): %s", s->threads,
-                     pyr_last_error());
-            b = PYR_BACKEND_CPU;
-        }
-#else
-        st = pyr_fail(PYR_ERR_NODEVICE, "backend = cuda, but this pyrgrid was built without CUDA; use backend = cpu");
-#endif
-    }
-    if (b != PYR_BACKEND_CUDA) {
-        st = fr_cpu_create(s, &f->cpu);
-        snprintf(f->st.backend, sizeof f->st.backend, "cpu");
-        snprintf(f->st.device, sizeof f->st.device, "%d thread%s", s->threads, s->threads == 1 ? "" : "s");
+    const fr_impl_t *impl = fr_impl_find(b == PYR_BACKEND_CUDA ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU);
+    pyr_status_t st = impl ? impl->create(s, &f->run)
+                           : pyr_fail(PYR_ERR_NODEVICE, "backend = cuda, but this pyrgrid was built without CUDA; use backend = cpu");
+    if (st == PYR_ERR_UNSUPPORTED && o.backend == PYR_BACKEND_AUTO && b != PYR_BACKEND_CPU) {
+        /* a GPU the frames cannot use (cuFFT not installed, no cooperative launches): auto means the CPU then */
+        snprintf(f->notice, sizeof f->notice, "backend = auto runs the frames on the CPU (%d threads): %s", s->threads,
+                 pyr_last_error());
+        impl = fr_impl_find(PYR_BACKEND_CPU);
+        st = impl->create(s, &f->run);
     }
     if (st != PYR_OK) {
         free(f);
         return st;
     }
+    f->impl = impl;
+    snprintf(f->st.backend, sizeof f->st.backend, "%s", impl->name);
+    impl->describe(f->run, f->st.device, sizeof f->st.device);
     *frames = f;
     return PYR_OK;
 }
@@ -240,12 +241,7 @@ pyr_status_t pyr_frames_push(pyr_frames_t *f, const void *frame, pyr_frames_dtyp
     if (f->failed) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: an earlier frame failed; create a new pipeline");
     if ((int)type < 0 || type > PYR_FRAMES_I16) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: unknown pixel type %d", (int)type);
     double t0 = pyr_now_s();
-    pyr_status_t st;
-#ifdef PYR_HAVE_CUDA
-    if (f->gpu) st = fr_cuda_push(f->gpu, frame, type, residual_out, deliver, f);
-    else
-#endif
-        st = fr_cpu_push(f->cpu, frame, type, residual_out, deliver, f);
+    pyr_status_t st = f->impl->push(f->run, frame, type, residual_out, deliver, f);
     f->st.seconds += pyr_now_s() - t0;
     if (st != PYR_OK) f->failed = 1;
     return st;
@@ -256,10 +252,7 @@ pyr_status_t pyr_frames_finish(pyr_frames_t *f)
     if (!f) return pyr_fail(PYR_ERR_ARG, "pyr_frames_finish: NULL argument");
     pyr_status_t st = PYR_OK;
     double t0 = pyr_now_s();
-#ifdef PYR_HAVE_CUDA
-    if (f->gpu && !f->failed) st = fr_cuda_finish(f->gpu, deliver, f);
-#endif
-    if (f->cpu && !f->failed) st = fr_cpu_finish(f->cpu, deliver, f);
+    if (!f->failed) st = f->impl->finish(f->run, deliver, f);
     f->st.seconds += pyr_now_s() - t0;
     if (st != PYR_OK) f->failed = 1;
     return st;
@@ -268,28 +261,21 @@ pyr_status_t pyr_frames_finish(pyr_frames_t *f)
 pyr_status_t pyr_frames_pin(pyr_frames_t *f, void *host, size_t bytes)
 {
     if (!f || !host) return pyr_fail(PYR_ERR_ARG, "pyr_frames_pin: NULL argument");
-#ifdef PYR_HAVE_CUDA
-    if (f->gpu) return fr_cuda_pin(f->gpu, host, bytes);
-#endif
-    (void)bytes;
-    return PYR_OK;
+    return f->impl->pin ? f->impl->pin(f->run, host, bytes) : PYR_OK;
 }
 
 pyr_status_t pyr_frames_max_snr(pyr_frames_t *f, float *out)
 {
     if (!f || !out) return pyr_fail(PYR_ERR_ARG, "pyr_frames_max_snr: NULL argument");
-#ifdef PYR_HAVE_CUDA
-    if (f->gpu) return fr_cuda_max_snr(f->gpu, out);
-#endif
-    return fr_cpu_max_snr(f->cpu, out);
+    return f->impl->max_snr(f->run, out);
 }
 
 void pyr_frames_get_stats(const pyr_frames_t *f, pyr_frames_stats_t *stats)
 {
     *stats = f->st;
-    if (f->cpu) {
+    if (f->impl->stage_times) {
         double t[4];
-        fr_cpu_stage_times(f->cpu, t);
+        f->impl->stage_times(f->run, t);
         stats->shift_s = t[0];
         stats->weights_s = t[1];
         stats->whiten_s = t[2];
@@ -303,10 +289,7 @@ void pyr_frames_destroy(pyr_frames_t **frames)
 {
     if (!frames || !*frames) return;
     pyr_frames_t *f = *frames;
-    fr_cpu_destroy(&f->cpu);
-#ifdef PYR_HAVE_CUDA
-    fr_cuda_destroy(&f->gpu);
-#endif
+    f->impl->destroy(f->run);
     free(f);
     *frames = NULL;
 }

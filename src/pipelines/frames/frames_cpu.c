@@ -13,6 +13,7 @@
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +31,8 @@ typedef struct {
     int64_t *bad, nbad;
     double sx, sy;
 } fr_pending_t;
+
+typedef struct fr_cpu fr_cpu_t;
 
 struct fr_cpu {
     fr_pending_t pend; /* the frame whose whitening waits for the next frame */
@@ -75,7 +78,7 @@ static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static float *ring_frame(fr_cpu_t *c, int64_t t) { return c->ring + (t % c->ring_len) * c->np; }
 
-void fr_cpu_destroy(fr_cpu_t **cpu)
+static void fr_cpu_destroy(fr_cpu_t **cpu)
 {
     if (!cpu || !*cpu) return;
     fr_cpu_t *c = *cpu;
@@ -95,7 +98,7 @@ void fr_cpu_destroy(fr_cpu_t **cpu)
     *cpu = NULL;
 }
 
-pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
+static pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
 {
     *cpu = NULL;
     fr_cpu_t *c = calloc(1, sizeof *c);
@@ -921,7 +924,7 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
     return deliver(driver, out);
 }
 
-pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type, float *residual_out,
+static pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type, float *residual_out,
                          fr_deliver_t deliver, void *driver)
 {
     const fr_setup_t *s = &c->s;
@@ -1012,7 +1015,7 @@ pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type
     return PYR_OK;
 }
 
-pyr_status_t fr_cpu_finish(fr_cpu_t *c, fr_deliver_t deliver, void *driver)
+static pyr_status_t fr_cpu_finish(fr_cpu_t *c, fr_deliver_t deliver, void *driver)
 {
     if (!c->pend.active) return PYR_OK;
     double t1 = pyr_now_s();
@@ -1021,13 +1024,60 @@ pyr_status_t fr_cpu_finish(fr_cpu_t *c, fr_deliver_t deliver, void *driver)
     return finish_frame(c, -1, deliver, driver);
 }
 
-pyr_status_t fr_cpu_max_snr(fr_cpu_t *c, float *out)
+static pyr_status_t fr_cpu_max_snr(fr_cpu_t *c, float *out)
 {
     memcpy(out, c->maxz, (size_t)c->np * sizeof(float));
     return PYR_OK;
 }
 
-void fr_cpu_stage_times(const fr_cpu_t *c, double t[4])
+static void fr_cpu_stage_times(const fr_cpu_t *c, double t[4])
 {
     for (int i = 0; i < 4; i++) t[i] = c->stage[i];
 }
+
+/* ---------------------------------------------------------------- registration (frames_internal.h) */
+
+static pyr_status_t cpu_create(const fr_setup_t *s, void **impl)
+{
+    fr_cpu_t *c = NULL;
+    pyr_status_t st = fr_cpu_create(s, &c);
+    *impl = c;
+    return st;
+}
+
+static pyr_status_t cpu_push(void *impl, const void *frame, pyr_frames_dtype_t type, float *residual_out, fr_deliver_t deliver,
+                             void *driver)
+{
+    return fr_cpu_push(impl, frame, type, residual_out, deliver, driver);
+}
+
+static pyr_status_t cpu_finish(void *impl, fr_deliver_t deliver, void *driver) { return fr_cpu_finish(impl, deliver, driver); }
+
+static pyr_status_t cpu_max_snr(void *impl, float *out) { return fr_cpu_max_snr(impl, out); }
+
+static void cpu_describe(const void *impl, char *text, size_t size)
+{
+    const fr_cpu_t *c = impl;
+    snprintf(text, size, "%d thread%s", c->s.threads, c->s.threads == 1 ? "" : "s");
+}
+
+static void cpu_stage_times(const void *impl, double t[4]) { fr_cpu_stage_times(impl, t); }
+
+static void cpu_destroy(void *impl)
+{
+    fr_cpu_t *c = impl;
+    fr_cpu_destroy(&c);
+}
+
+const fr_impl_t fr_impl_cpu = {
+    .backend = PYR_BACKEND_CPU,
+    .name = "cpu",
+    .create = cpu_create,
+    .push = cpu_push,
+    .finish = cpu_finish,
+    .pin = NULL, /* the CPU reads the caller's memory where it is */
+    .max_snr = cpu_max_snr,
+    .describe = cpu_describe,
+    .stage_times = cpu_stage_times,
+    .destroy = cpu_destroy,
+};

@@ -1,7 +1,7 @@
 /* The frames pipeline inside the library: what the backend-neutral driver
- * (frames.c) hands to an implementation (frames_cpu.c, and the CUDA one
- * behind backend/cuda/frames_cuda.h), and what it gets back per frame.
- * Plain C, included by nvcc too. */
+ * (frames.c) hands to an implementation (frames_cpu.c, and on a GPU
+ * cuda/frames_cuda.cu), how the implementations register (fr_impl_t), and
+ * what the driver gets back per frame.  Plain C, included by nvcc too. */
 #ifndef PYR_PIPELINES_FRAMES_INTERNAL_H
 #define PYR_PIPELINES_FRAMES_INTERNAL_H
 
@@ -56,17 +56,34 @@ typedef struct {
 
 typedef pyr_status_t (*fr_deliver_t)(void *driver, const fr_out_t *out);
 
-/* ---- the CPU implementation (frames_cpu.c) ---- */
-typedef struct fr_cpu fr_cpu_t;
-pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu);
-pyr_status_t fr_cpu_push(fr_cpu_t *cpu, const void *frame, pyr_frames_dtype_t type, float *residual_out,
-                         fr_deliver_t deliver, void *driver);
-/* The last frame waits for the next one (its whitening shares a pass with
- * the next frame's dot products); finish delivers it. */
-pyr_status_t fr_cpu_finish(fr_cpu_t *cpu, fr_deliver_t deliver, void *driver);
-pyr_status_t fr_cpu_max_snr(fr_cpu_t *cpu, float *out);
-void fr_cpu_stage_times(const fr_cpu_t *cpu, double t[4]);
-void fr_cpu_destroy(fr_cpu_t **cpu);
+/* An implementation of the pipeline on one backend, registered in frames.c's
+ * list (as the stencil kernels are in backend/registry.c); the driver looks
+ * up the backend's and calls it through this table only. */
+typedef struct fr_impl {
+    pyr_backend_kind_t backend;
+    const char *name; /* the statistics' backend */
+    /* Everything for frames of s (on device s->o.device where there are
+     * devices).  PYR_ERR_UNSUPPORTED: this machine cannot run it (a library
+     * or a device feature missing), where backend = auto takes the CPU. */
+    pyr_status_t (*create)(const fr_setup_t *s, void **impl);
+    /* Take the frame (the caller may reuse it on return) and deliver, in
+     * order, the frames that have finished. */
+    pyr_status_t (*push)(void *impl, const void *frame, pyr_frames_dtype_t type, float *residual_out, fr_deliver_t deliver,
+                         void *driver);
+    /* Deliver every frame still held. */
+    pyr_status_t (*finish)(void *impl, fr_deliver_t deliver, void *driver);
+    /* (optional, NULL: nothing to gain) Make a host range fast to copy. */
+    pyr_status_t (*pin)(void *impl, void *host, size_t bytes);
+    pyr_status_t (*max_snr)(void *impl, float *out);
+    /* Where it runs, for the statistics ("GPU 0: <name>", "8 threads"). */
+    void (*describe)(const void *impl, char *text, size_t size);
+    /* (optional, NULL: not measured) Seconds in the shift, weights, whitening and detection stages. */
+    void (*stage_times)(const void *impl, double t[4]);
+    void (*destroy)(void *impl);
+} fr_impl_t;
+
+/* The implementation on a backend, or NULL when none is compiled in. */
+const fr_impl_t *fr_impl_find(pyr_backend_kind_t backend);
 
 /* The candidate at pixel (x, y) of the SNR map z (nx*ny) and the matched
  * filter m: a sub-pixel position from a parabola through the neighbours, the

@@ -1,12 +1,17 @@
-/* The frames pipeline on a GPU (frames_cuda.h): the same steps as
+/* The frames pipeline on a GPU: the same steps as
  * pipelines/frames/frames_cpu.c, with the same small-system code
- * (frames_math.h, compiled here for the device).
+ * (frames_math.h, compiled here for the device), registered as the cuda
+ * implementation (frames_internal.h fr_impl_t).  It runs on the CUDA
+ * runtime (backend/cuda/cuda_internal.cuh): a context of the device from the
+ * context cache gives its streams, its device and pinned memory and the
+ * checks of every call (cuda_errors.cuh).
  *
- * Streams: `up` copies frames host -> device, `cs` runs every kernel and the
- * cuFFT transforms in order, `down` copies residuals and per-frame records
- * device -> host.  Three input slots and three output slots (pinned host
- * staging + device buffers) let frame t+1 upload and frame t-1 download while
- * frame t computes; events order the hand-overs.  Everything that depends on
+ * Streams: the context's queues - `up` (queue 0) copies frames host ->
+ * device, `cs` (queue 1) runs every kernel and the cuFFT transforms in order,
+ * `down` (queue 2) copies residuals and per-frame records device -> host.
+ * Three input slots and three output slots (pinned host staging + device
+ * buffers) let frame t+1 upload and frame t-1 download while frame t
+ * computes; events order the hand-overs.  Everything that depends on
  * the data (shifts, weights, noise model, candidates) stays on the device, so
  * the host only queues work and never waits on a frame's results except to
  * deliver them, in order, once their download has finished.
@@ -34,11 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern "C" {
-#include "core/error.h"
-}
-#include "backend/cuda/cuda_libs.h"
-#include "backend/cuda/frames_cuda.h"
+#include "backend/cuda/cuda_internal.cuh"
+#include "pipelines/frames/frames_internal.h"
 
 namespace cg = cooperative_groups;
 
@@ -89,7 +91,8 @@ struct frame_slots_t {
 struct fr_cuda {
     fr_setup_t s;
     int device;
-    char name[128];
+    pyrcu::ctx_t *rt; /* the runtime's context: queues, memory */
+    pyrcu::issuer_t by; /* for the messages of failed calls */
     int64_t np, nch, nh, ntiles;
     cudaStream_t up, cs, down;
     const pyrcu::cufft_api_t *fft; /* loaded on first use (cuda_libs.h) */
@@ -128,33 +131,11 @@ struct fr_cuda {
     int coop_blocks;
     pyr_frames_candidate_t *cand_host;
 };
+typedef struct fr_cuda fr_cuda_t;
 
-/* ---------------------------------------------------------------- errors */
-
-static pyr_status_t cu_fail(cudaError_t e, const char *call, int line)
-{
-    (void)cudaGetLastError();
-    if (e == cudaErrorMemoryAllocation)
-        return pyr_fail(PYR_ERR_DEVICE_NOMEM, "frames on the GPU: %s: out of device memory (frames_cuda.cu:%d); use a shorter "
-                                              "history, smaller frames, or backend = cpu",
-                        call, line);
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-        return pyr_fail(PYR_ERR_NODEVICE, "%s: %s; use backend = cpu", call, cudaGetErrorString(e));
-    return pyr_fail(PYR_ERR_DEVICE, "frames on the GPU: %s failed: %s (%s, frames_cuda.cu:%d)", call, cudaGetErrorString(e),
-                    cudaGetErrorName(e), line);
-}
-#define CU(call)                                                                                                              \
-    do {                                                                                                                      \
-        cudaError_t e_ = (call);                                                                                              \
-        if (e_ != cudaSuccess) return cu_fail(e_, #call, __LINE__);                                                           \
-    } while (0)
-#define FFT(call)                                                                                                             \
-    do {                                                                                                                      \
-        cufftResult r_ = (call);                                                                                              \
-        if (r_ != CUFFT_SUCCESS)                                                                                              \
-            return pyr_fail(r_ == CUFFT_ALLOC_FAILED ? PYR_ERR_DEVICE_NOMEM : PYR_ERR_DEVICE,                                 \
-                            "frames on the GPU: %s failed: cuFFT error %d (frames_cuda.cu:%d)", #call, (int)r_, __LINE__);    \
-    } while (0)
+/* Every CUDA and cuFFT call checked through the runtime's one translation, with the frames' advice. */
+#define CU(call) PYR_CU_BY(g->by, call)
+#define FFT(call) PYR_CUFFT_BY(g->by, call)
 #define LAUNCHED() CU(cudaGetLastError())
 
 static unsigned grid_for(int64_t n) { return (unsigned)((n + TPB - 1) / TPB); }
@@ -783,63 +764,68 @@ __global__ void k_record(const fstate_t *st, frec_t *rec, int64_t t)
 
 /* ---------------------------------------------------------------- host */
 
-extern "C" void fr_cuda_destroy(fr_cuda_t **gpu)
+static void fr_cuda_destroy(fr_cuda_t **gpu)
 {
     if (!gpu || !*gpu) return;
     fr_cuda_t *g = *gpu;
-    cudaSetDevice(g->device);
-    cudaDeviceSynchronize();
-    if (g->plans & 1) g->fft->Destroy(g->r2c);
-    if (g->plans & 2) g->fft->Destroy(g->c2r);
-    void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
-                   g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
-                   g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty};
-    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) cudaFree(dev[i]);
-    for (int k = 0; k < SLOTS; k++) {
-        cudaFree(g->d_raw[k]);
-        cudaFree(g->d_res[k]);
-        cudaFree(g->d_rec[k]);
-        cudaFreeHost(g->h_raw[k]);
-        cudaFreeHost(g->h_res[k]);
-        cudaFreeHost(g->h_rec[k]);
-        cudaFreeHost(g->h_cand[k]);
-        if (g->ev_up[k]) cudaEventDestroy(g->ev_up[k]);
-        if (g->ev_used[k]) cudaEventDestroy(g->ev_used[k]);
-        if (g->ev_done[k]) cudaEventDestroy(g->ev_done[k]);
-        if (g->ev_down[k]) cudaEventDestroy(g->ev_down[k]);
+    const pyr_device_ops_t *rt = &pyr_device_cuda;
+    if (g->rt) {
+        cudaSetDevice(g->device);
+        for (int q = 0; q < 3; q++)
+            if (g->rt->stream[q]) cudaStreamSynchronize(g->rt->stream[q]);
+        if (g->plans & 1) g->fft->Destroy(g->r2c);
+        if (g->plans & 2) g->fft->Destroy(g->c2r);
+        void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
+                       g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
+                       g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty};
+        for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) rt->dev_free(g->rt, dev[i]);
+        for (int k = 0; k < SLOTS; k++) {
+            rt->dev_free(g->rt, g->d_raw[k]);
+            rt->dev_free(g->rt, g->d_res[k]);
+            rt->dev_free(g->rt, g->d_rec[k]);
+            if (g->h_raw[k]) rt->host_free(g->rt, g->h_raw[k]);
+            if (g->h_res[k]) rt->host_free(g->rt, g->h_res[k]);
+            if (g->h_rec[k]) rt->host_free(g->rt, g->h_rec[k]);
+            if (g->h_cand[k]) rt->host_free(g->rt, g->h_cand[k]);
+            if (g->ev_up[k]) cudaEventDestroy(g->ev_up[k]);
+            if (g->ev_used[k]) cudaEventDestroy(g->ev_used[k]);
+            if (g->ev_done[k]) cudaEventDestroy(g->ev_done[k]);
+            if (g->ev_down[k]) cudaEventDestroy(g->ev_down[k]);
+        }
+        (void)cudaGetLastError();
+        rt->destroy(g->rt); /* back to the context cache; the ranges pinned through it unregistered */
     }
-    for (int i = 0; i < g->npinned; i++) cudaHostUnregister(g->pinned[i]);
-    if (g->up) cudaStreamDestroy(g->up);
-    if (g->cs) cudaStreamDestroy(g->cs);
-    if (g->down) cudaStreamDestroy(g->down);
-    (void)cudaGetLastError();
     free(g->cand_host);
     free(g);
     *gpu = NULL;
 }
 
-static pyr_status_t dalloc(void **p, size_t bytes, double need_mib)
+/* Device memory through the runtime; out of memory says what the frames need. */
+static pyr_status_t dalloc(fr_cuda_t *g, void **p, size_t bytes, double need_mib)
 {
-    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
-    if (e == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        size_t fr = 0, tot = 0;
-        cudaMemGetInfo(&fr, &tot);
-        return pyr_fail(PYR_ERR_DEVICE_NOMEM, "frames on the GPU need about %.0f MiB of device memory (the history ring and ~19 "
-                                              "frame buffers), %.0f MiB are free: use a shorter history, or backend = cpu",
-                        need_mib, (double)fr / 1048576.0);
-    }
-    if (e != cudaSuccess) return cu_fail(e, "cudaMalloc", __LINE__);
-    return PYR_OK;
+    const pyr_status_t st = pyr_device_cuda.dev_alloc(g->rt, bytes ? bytes : 1, p);
+    if (st != PYR_ERR_DEVICE_NOMEM) return st;
+    size_t fr = 0, tot = 0;
+    if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) (void)cudaGetLastError();
+    return pyr_fail(PYR_ERR_DEVICE_NOMEM, "frames on the GPU need about %.0f MiB of device memory (the history ring and ~19 "
+                                          "frame buffers), %.0f MiB are free: use a shorter history, or backend = cpu",
+                    need_mib, (double)fr / 1048576.0);
 }
 
-extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
+static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
 {
     *gpu = NULL;
+    const int count = pyr_cuda_device_count();
+    if (count == 0) return pyr_fail(PYR_ERR_NODEVICE, "backend = cuda, but no usable GPU was found; use backend = cpu");
+    if (s->o.device < 0 || s->o.device >= count)
+        return pyr_fail(PYR_ERR_NODEVICE, "device = %d, but there %s %d GPU%s (0..%d); choose one of them", s->o.device,
+                        count == 1 ? "is" : "are", count, count == 1 ? "" : "s", count - 1);
     fr_cuda_t *g = (fr_cuda_t *)calloc(1, sizeof *g);
     if (!g) return pyr_fail(PYR_ERR_NOMEM, "out of memory");
     g->s = *s;
     g->device = s->o.device;
+    g->by = pyrcu::issuer_t{g->device, "frames on the GPU", "use a shorter history, smaller frames, or backend = cpu",
+                            "or use backend = cpu"};
     g->np = s->nx * s->ny;
     g->nh = s->nx / 2 + 1;
     g->nch = g->nh * s->ny;
@@ -857,70 +843,77 @@ extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
 #define CUT(call)                                                                                                             \
     do {                                                                                                                      \
         cudaError_t e_ = (call);                                                                                              \
-        if (e_ != cudaSuccess) TRY(cu_fail(e_, #call, __LINE__));                                                             \
+        if (e_ != cudaSuccess) TRY(pyrcu::fail_cuda(e_, #call, g->by));                                                       \
     } while (0)
+    if (!g->cand_host) TRY(pyr_fail(PYR_ERR_NOMEM, "out of memory"));
     TRY(pyrcu::cufft_api(&g->fft, "the frames pipeline on the GPU", "or use backend = cpu"));
-    CUT(cudaSetDevice(g->device));
-    cudaDeviceProp prop;
-    CUT(cudaGetDeviceProperties(&prop, g->device));
-    snprintf(g->name, sizeof g->name, "%.100s", prop.name);
-    if (!prop.cooperativeLaunch) TRY(pyr_fail(PYR_ERR_UNSUPPORTED, "GPU %s cannot launch cooperative kernels; use backend = cpu", prop.name));
+    pyr_options_t ro;
+    pyr_options_default(&ro);
+    ro.backend = PYR_BACKEND_CUDA;
+    ro.device = g->device;
+    void *rt = NULL;
+    TRY(pyr_device_cuda.create(&ro, PYR_FLOAT, &rt));
+    g->rt = (pyrcu::ctx_t *)rt;
+    const pyrcu::device_t *dev = g->rt->dev;
+    if (!dev->cooperative) TRY(pyr_fail(PYR_ERR_UNSUPPORTED, "GPU %s cannot launch cooperative kernels; use backend = cpu", dev->name));
+    for (int q = 0; q < 3; q++) TRY(pyrcu::check_queue(g->rt, q));
+    g->up = g->rt->stream[0];
+    g->cs = g->rt->stream[1];
+    g->down = g->rt->stream[2];
     size_t fb = (size_t)g->np * sizeof(float), cb = (size_t)g->nch * sizeof(cufftComplex);
     double need = ((double)(s->pix_ring + 13) * (double)fb + 3.0 * (double)cb + 2.0 * (double)g->np) / 1048576.0;
     int64_t nblk = grid_for(g->np);
     int span = s->o.history;
     int mterms = s->deg < 0 ? 1 : fr_poly_terms(s->deg);
-    TRY(dalloc((void **)&g->d_in, fb, need));
-    TRY(dalloc((void **)&g->d_ring, fb * (size_t)s->pix_ring, need));
-    TRY(dalloc((void **)&g->d_bh, fb, need));
-    TRY(dalloc((void **)&g->d_t1, fb, need));
-    TRY(dalloc((void **)&g->d_t2, fb, need));
-    TRY(dalloc((void **)&g->d_m, fb, need));
-    TRY(dalloc((void **)&g->d_xv, fb, need));
-    TRY(dalloc((void **)&g->d_z, fb, need));
-    TRY(dalloc((void **)&g->d_maxz, fb, need));
-    TRY(dalloc((void **)&g->d_sm, (size_t)g->nch * sizeof(float), need));
-    TRY(dalloc((void **)&g->d_cx, (size_t)g->nh * sizeof(float), need));
-    TRY(dalloc((void **)&g->d_sxt, (size_t)g->nh * sizeof(float), need));
-    TRY(dalloc((void **)&g->d_cy, (size_t)s->ny * sizeof(float), need));
-    TRY(dalloc((void **)&g->d_syt, (size_t)s->ny * sizeof(float), need));
-    TRY(dalloc((void **)&g->d_bad, (size_t)g->np, need));
-    TRY(dalloc((void **)&g->d_valid, (size_t)g->np, need));
-    TRY(dalloc((void **)&g->d_F, cb, need));
-    TRY(dalloc((void **)&g->d_X, cb, need));
-    TRY(dalloc((void **)&g->d_G, cb, need));
-    TRY(dalloc((void **)&g->d_D, (size_t)s->dot_ring * (size_t)(span + 1) * sizeof(double), need));
-    TRY(dalloc((void **)&g->d_shx, (size_t)s->dot_ring * sizeof(double), need));
-    TRY(dalloc((void **)&g->d_shy, (size_t)s->dot_ring * sizeof(double), need));
-    TRY(dalloc((void **)&g->d_wx, (size_t)g->nh * sizeof(double), need));
-    TRY(dalloc((void **)&g->d_wy, (size_t)s->ny * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_in, fb, need));
+    TRY(dalloc(g, (void **)&g->d_ring, fb * (size_t)s->pix_ring, need));
+    TRY(dalloc(g, (void **)&g->d_bh, fb, need));
+    TRY(dalloc(g, (void **)&g->d_t1, fb, need));
+    TRY(dalloc(g, (void **)&g->d_t2, fb, need));
+    TRY(dalloc(g, (void **)&g->d_m, fb, need));
+    TRY(dalloc(g, (void **)&g->d_xv, fb, need));
+    TRY(dalloc(g, (void **)&g->d_z, fb, need));
+    TRY(dalloc(g, (void **)&g->d_maxz, fb, need));
+    TRY(dalloc(g, (void **)&g->d_sm, (size_t)g->nch * sizeof(float), need));
+    TRY(dalloc(g, (void **)&g->d_cx, (size_t)g->nh * sizeof(float), need));
+    TRY(dalloc(g, (void **)&g->d_sxt, (size_t)g->nh * sizeof(float), need));
+    TRY(dalloc(g, (void **)&g->d_cy, (size_t)s->ny * sizeof(float), need));
+    TRY(dalloc(g, (void **)&g->d_syt, (size_t)s->ny * sizeof(float), need));
+    TRY(dalloc(g, (void **)&g->d_bad, (size_t)g->np, need));
+    TRY(dalloc(g, (void **)&g->d_valid, (size_t)g->np, need));
+    TRY(dalloc(g, (void **)&g->d_F, cb, need));
+    TRY(dalloc(g, (void **)&g->d_X, cb, need));
+    TRY(dalloc(g, (void **)&g->d_G, cb, need));
+    TRY(dalloc(g, (void **)&g->d_D, (size_t)s->dot_ring * (size_t)(span + 1) * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_shx, (size_t)s->dot_ring * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_shy, (size_t)s->dot_ring * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_wx, (size_t)g->nh * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_wy, (size_t)s->ny * sizeof(double), need));
     size_t nparts = (size_t)g->ntiles * (size_t)(span + 2 + FR_NOISE_SUMS);
     if (nparts < 3 * (size_t)s->ny) nparts = 3 * (size_t)s->ny;
-    TRY(dalloc((void **)&g->d_part, nparts * sizeof(double), need));
-    TRY(dalloc((void **)&g->d_dpart, (size_t)g->ntiles * (size_t)(span + 1) * sizeof(double), need));
-    TRY(dalloc((void **)&g->d_dirty, (size_t)g->ntiles * sizeof(int), need));
-    TRY(dalloc((void **)&g->d_work, (size_t)fr_weights_work(span, mterms) * sizeof(double), need));
-    TRY(dalloc((void **)&g->d_blk, (size_t)nblk * sizeof(double2), need));
-    TRY(dalloc((void **)&g->d_iblk, (size_t)nblk * 4 * sizeof(double), need));
-    TRY(dalloc((void **)&g->d_blkidx, (size_t)nblk * sizeof(long long), need));
-    TRY(dalloc((void **)&g->d_st, sizeof(fstate_t), need));
-    TRY(dalloc((void **)&g->d_cand, FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
+    TRY(dalloc(g, (void **)&g->d_part, nparts * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_dpart, (size_t)g->ntiles * (size_t)(span + 1) * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_dirty, (size_t)g->ntiles * sizeof(int), need));
+    TRY(dalloc(g, (void **)&g->d_work, (size_t)fr_weights_work(span, mterms) * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_blk, (size_t)nblk * sizeof(double2), need));
+    TRY(dalloc(g, (void **)&g->d_iblk, (size_t)nblk * 4 * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_blkidx, (size_t)nblk * sizeof(long long), need));
+    TRY(dalloc(g, (void **)&g->d_st, sizeof(fstate_t), need));
+    TRY(dalloc(g, (void **)&g->d_cand, FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
+    const pyr_device_ops_t *ops = &pyr_device_cuda;
     for (int k = 0; k < SLOTS; k++) {
-        TRY(dalloc(&g->d_raw[k], fb, need));
-        TRY(dalloc((void **)&g->d_res[k], fb, need));
-        TRY(dalloc((void **)&g->d_rec[k], sizeof(frec_t), need));
-        CUT(cudaHostAlloc(&g->h_raw[k], fb, cudaHostAllocDefault));
-        CUT(cudaHostAlloc((void **)&g->h_res[k], fb, cudaHostAllocDefault));
-        CUT(cudaHostAlloc((void **)&g->h_rec[k], sizeof(frec_t), cudaHostAllocDefault));
-        CUT(cudaHostAlloc((void **)&g->h_cand[k], REC_CANDS * sizeof(fcand_t), cudaHostAllocDefault));
+        TRY(dalloc(g, &g->d_raw[k], fb, need));
+        TRY(dalloc(g, (void **)&g->d_res[k], fb, need));
+        TRY(dalloc(g, (void **)&g->d_rec[k], sizeof(frec_t), need));
+        TRY(ops->host_alloc(g->rt, fb, &g->h_raw[k]));
+        TRY(ops->host_alloc(g->rt, fb, (void **)&g->h_res[k]));
+        TRY(ops->host_alloc(g->rt, sizeof(frec_t), (void **)&g->h_rec[k]));
+        TRY(ops->host_alloc(g->rt, REC_CANDS * sizeof(fcand_t), (void **)&g->h_cand[k]));
         CUT(cudaEventCreateWithFlags(&g->ev_up[k], cudaEventDisableTiming));
         CUT(cudaEventCreateWithFlags(&g->ev_used[k], cudaEventDisableTiming));
         CUT(cudaEventCreateWithFlags(&g->ev_done[k], cudaEventDisableTiming));
         CUT(cudaEventCreateWithFlags(&g->ev_down[k], cudaEventDisableTiming));
     }
-    CUT(cudaStreamCreateWithFlags(&g->up, cudaStreamNonBlocking));
-    CUT(cudaStreamCreateWithFlags(&g->cs, cudaStreamNonBlocking));
-    CUT(cudaStreamCreateWithFlags(&g->down, cudaStreamNonBlocking));
     CUT(cudaMemset(g->d_ring, 0, fb * (size_t)s->pix_ring));
     CUT(cudaMemset(g->d_maxz, 0, fb));
     CUT(cudaMemset(g->d_z, 0, fb));
@@ -961,20 +954,21 @@ extern "C" pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
         TRY(pyr_fail(PYR_ERR_DEVICE_NOMEM, "cuFFT could not plan a %lld x %lld transform (device memory?); use backend = cpu",
                      (long long)s->nx, (long long)s->ny));
     g->plans |= 2;
-    if (g->fft->SetStream(g->r2c, g->cs) != CUFFT_SUCCESS || g->fft->SetStream(g->c2r, g->cs) != CUFFT_SUCCESS)
-        TRY(pyr_fail(PYR_ERR_DEVICE, "cufftSetStream failed"));
+    cufftResult fs = g->fft->SetStream(g->r2c, g->cs);
+    if (fs == CUFFT_SUCCESS) fs = g->fft->SetStream(g->c2r, g->cs);
+    if (fs != CUFFT_SUCCESS) TRY(pyrcu::fail_cufft(fs, "cufftSetStream", g->by));
     int per_sm = 0;
     CUT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_iterate, TPB, 0));
-    g->coop_blocks = per_sm * prop.multiProcessorCount;
+    g->coop_blocks = per_sm * dev->sms;
     if (g->coop_blocks > s->ny) g->coop_blocks = (int)s->ny;
-    if (g->coop_blocks < 1) TRY(pyr_fail(PYR_ERR_DEVICE, "the shift kernel cannot run on %s", prop.name));
+    if (g->coop_blocks < 1) TRY(pyr_fail(PYR_ERR_DEVICE, "the shift kernel cannot run on %s", dev->name));
 #undef TRY
 #undef CUT
     *gpu = g;
     return PYR_OK;
 }
 
-extern "C" void fr_cuda_describe(const fr_cuda_t *g, char *text, size_t size) { snprintf(text, size, "GPU %d: %s", g->device, g->name); }
+static void fr_cuda_describe(const fr_cuda_t *g, char *text, size_t size) { snprintf(text, size, "GPU %d: %.100s", g->device, g->rt->dev->name); }
 
 static int is_pinned(const fr_cuda_t *g, const void *p, size_t bytes)
 {
@@ -984,11 +978,10 @@ static int is_pinned(const fr_cuda_t *g, const void *p, size_t bytes)
     return 0;
 }
 
-extern "C" pyr_status_t fr_cuda_pin(fr_cuda_t *g, void *host, size_t bytes)
+static pyr_status_t fr_cuda_pin(fr_cuda_t *g, void *host, size_t bytes)
 {
     if (g->npinned == 16) return pyr_fail(PYR_ERR_ARG, "pyr_frames_pin: at most 16 ranges");
-    CU(cudaSetDevice(g->device));
-    CU(cudaHostRegister(host, bytes, cudaHostRegisterDefault));
+    PYR_TRY(pyr_device_cuda.host_register(g->rt, host, bytes)); /* unregistered when the context is given back */
     g->pinned[g->npinned] = host;
     g->pinned_bytes[g->npinned++] = bytes;
     return PYR_OK;
@@ -1060,7 +1053,7 @@ static pyr_status_t deliver_slot(fr_cuda_t *g, int j, fr_deliver_t deliver, void
     return deliver(driver, &out);
 }
 
-extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, float *residual_out,
+static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, float *residual_out,
                                      fr_deliver_t deliver, void *driver)
 {
     const fr_setup_t *s = &g->s;
@@ -1224,7 +1217,7 @@ extern "C" pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames
     return PYR_OK;
 }
 
-extern "C" pyr_status_t fr_cuda_finish(fr_cuda_t *g, fr_deliver_t deliver, void *driver)
+static pyr_status_t fr_cuda_finish(fr_cuda_t *g, fr_deliver_t deliver, void *driver)
 {
     CU(cudaSetDevice(g->device));
     for (int64_t d = g->delivered; d < g->t; d++) {
@@ -1235,10 +1228,43 @@ extern "C" pyr_status_t fr_cuda_finish(fr_cuda_t *g, fr_deliver_t deliver, void 
     return PYR_OK;
 }
 
-extern "C" pyr_status_t fr_cuda_max_snr(fr_cuda_t *g, float *out)
+static pyr_status_t fr_cuda_max_snr(fr_cuda_t *g, float *out)
 {
     CU(cudaSetDevice(g->device));
     CU(cudaStreamSynchronize(g->cs));
     CU(cudaMemcpy(out, g->d_maxz, (size_t)g->np * sizeof(float), cudaMemcpyDeviceToHost));
     return PYR_OK;
 }
+
+/* ---------------------------------------------------------------- registration (frames_internal.h) */
+
+static pyr_status_t cuda_create(const fr_setup_t *s, void **impl)
+{
+    fr_cuda_t *g = NULL;
+    const pyr_status_t st = fr_cuda_create(s, &g);
+    *impl = g;
+    return st;
+}
+
+static pyr_status_t cuda_push(void *impl, const void *frame, pyr_frames_dtype_t type, float *residual_out, fr_deliver_t deliver,
+                              void *driver)
+{
+    return fr_cuda_push((fr_cuda_t *)impl, frame, type, residual_out, deliver, driver);
+}
+
+static pyr_status_t cuda_finish(void *impl, fr_deliver_t deliver, void *driver) { return fr_cuda_finish((fr_cuda_t *)impl, deliver, driver); }
+static pyr_status_t cuda_pin(void *impl, void *host, size_t bytes) { return fr_cuda_pin((fr_cuda_t *)impl, host, bytes); }
+static pyr_status_t cuda_max_snr(void *impl, float *out) { return fr_cuda_max_snr((fr_cuda_t *)impl, out); }
+static void cuda_describe(const void *impl, char *text, size_t size) { fr_cuda_describe((const fr_cuda_t *)impl, text, size); }
+
+static void cuda_destroy(void *impl)
+{
+    fr_cuda_t *g = (fr_cuda_t *)impl;
+    fr_cuda_destroy(&g);
+}
+
+extern "C" const fr_impl_t fr_impl_cuda = {
+    PYR_BACKEND_CUDA, "cuda", cuda_create, cuda_push, cuda_finish, cuda_pin, cuda_max_snr, cuda_describe,
+    NULL, /* stage times: not measured on the GPU */
+    cuda_destroy,
+};
