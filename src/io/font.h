@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "io/png.h"
+#include "io/canvas.h"
 
 #define PYR_FONT_GLYPH_W 5 /* pixels of ink across */
 #define PYR_FONT_ADVANCE 6 /* glyph + 1 column of space */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "io/canvas.h"
 #include "io/font.h"
-#include "io/png.h"
 
 #define TS 2 /* text scale */
 #define MAX_TICKS 64
