@@ -1,7 +1,8 @@
 /* The prepared form of a system (factorisation once per solve) and the CPU
  * iterations: sequential lexicographic and OpenMP red–black.  The red–black
- * row update mirrors lgs_cuda.cu's warp kernel expression for expression; see
- * lgs_internal.h for the scheme. */
+ * row update mirrors cuda/lgs_cuda.cu's warp kernel expression for expression;
+ * see lgs_internal.h for the scheme.  Registered as the cpu implementation
+ * (lgs_internal.h pyr_lgs_impl_t). */
 #include "solvers/lgs/lgs_cpu.h"
 
 #include <math.h>
@@ -295,3 +296,79 @@ void pyr_lgs_cpu_iterate(const pyr_lgs_prep_t *p, pyr_lgs_ordering_t ordering, d
             }
     }
 }
+
+/* ---------------------------------------------------------------- registration (lgs_internal.h) */
+
+/* The iterate is the caller's padded array itself. */
+typedef struct {
+    const pyr_lgs_prep_t *prep;
+    double *y;
+    pyr_lgs_ordering_t ordering;
+    double omega;
+    int threads;
+    double *scratch; /* threads x pyr_lgs_cpu_scratch_per_thread */
+} cpu_run_t;
+
+static pyr_status_t cpu_probe(char *name, size_t size)
+{
+    if (name && size) name[0] = 0;
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_create(const pyr_lgs_prep_t *prep, double *y_padded, pyr_lgs_ordering_t ordering, double omega, int threads,
+                               void **impl)
+{
+    *impl = NULL;
+    cpu_run_t *c = calloc(1, sizeof *c);
+    if (c) c->scratch = malloc(pyr_lgs_cpu_scratch_per_thread(prep) * (size_t)threads * sizeof(double));
+    if (!c || !c->scratch) {
+        free(c);
+        return pyr_fail(PYR_ERR_NOMEM, "out of memory: the iterate of a %lld x %lld system needs %.1f MiB", (long long)prep->n,
+                        (long long)prep->m, (double)((size_t)prep->n * (size_t)prep->mpad) * 8.0 / 1048576.0);
+    }
+    c->prep = prep;
+    c->y = y_padded;
+    c->ordering = ordering;
+    c->omega = omega;
+    c->threads = threads;
+    *impl = c;
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_iterate(void *impl, int64_t iterations)
+{
+    cpu_run_t *c = impl;
+    pyr_lgs_cpu_iterate(c->prep, c->ordering, c->omega, c->threads, c->y, c->scratch, iterations);
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_residual(void *impl, double *rows, double *total)
+{
+    cpu_run_t *c = impl;
+    return pyr_lgs_cpu_residual2(c->prep, c->y, c->threads, rows, total);
+}
+
+static pyr_status_t cpu_download(void *impl)
+{
+    (void)impl; /* the iterate is in place */
+    return PYR_OK;
+}
+
+static void cpu_destroy(void *impl)
+{
+    cpu_run_t *c = impl;
+    if (!c) return;
+    free(c->scratch);
+    free(c);
+}
+
+const pyr_lgs_impl_t pyr_lgs_impl_cpu = {
+    .backend = PYR_BACKEND_CPU,
+    .host_threads = 1,
+    .probe = cpu_probe,
+    .create = cpu_create,
+    .iterate = cpu_iterate,
+    .residual = cpu_residual,
+    .download = cpu_download,
+    .destroy = cpu_destroy,
+};

@@ -22,6 +22,7 @@
 #ifndef PYR_SOLVERS_LGS_INTERNAL_H
 #define PYR_SOLVERS_LGS_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pyrgrid.h"
@@ -63,6 +64,29 @@ typedef struct {
     double *cC, *aC, *bC, *cA, *cB, *F;
     double f_norm2; /* Σ F² in the residual's summation order */
 } pyr_lgs_prep_t;
+
+/* An implementation of the iterations on one backend, registered in
+ * lgs_solve.c's list (as the stencil kernels are in backend/registry.c):
+ * lgs_cpu.c, and on a GPU cuda/lgs_cuda.cu.  It works on the iterate
+ * y_padded (n×mpad, the caller's) from create to destroy, and leaves its
+ * latest values there at download. */
+typedef struct pyr_lgs_impl {
+    pyr_backend_kind_t backend;
+    int host_threads; /* the iterations run on the host's threads (the result says how many) */
+    /* PYR_OK when this machine can run it, with the device's name in name ("" on the host); else why not. */
+    pyr_status_t (*probe)(char *name, size_t size);
+    pyr_status_t (*create)(const pyr_lgs_prep_t *prep, double *y_padded, pyr_lgs_ordering_t ordering, double omega, int threads,
+                           void **impl);
+    /* `iterations` iterations, finished when it returns. */
+    pyr_status_t (*iterate)(void *impl, int64_t iterations);
+    /* Per-row residual sums of squares (n values, in pyr_lgs_row_residual2's order) and their sum in row order. */
+    pyr_status_t (*residual)(void *impl, double *rows, double *total);
+    pyr_status_t (*download)(void *impl);
+    void (*destroy)(void *impl);
+} pyr_lgs_impl_t;
+
+/* The implementation on a backend, or NULL when none is compiled in. */
+const pyr_lgs_impl_t *pyr_lgs_impl_find(pyr_backend_kind_t backend);
 
 /* Residual sum of squares of one row in the fixed order both backends use:
  * lane t = (k mod S)/J accumulates (F − ((((cA·yu + aC·yl) + cC·y) + bC·yr) + cB·yd))²

@@ -1,4 +1,5 @@
-/* pyr_lgs_solve: option checks, backend choice, the iteration loop with
+/* pyr_lgs_solve: option checks, backend choice (the implementations
+ * registered below, lgs_internal.h pyr_lgs_impl_t), the iteration loop with
  * residual checks, progress, divergence and stagnation detection. */
 #include <math.h>
 #include <omp.h>
@@ -6,10 +7,30 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "pyrgrid.h"
 #include "solvers/lgs/lgs_cpu.h"
-#include "solvers/lgs/lgs_cuda.h"
+
+/* The implementations compiled in. */
+extern const pyr_lgs_impl_t pyr_lgs_impl_cpu; /* lgs_cpu.c */
+#ifdef PYR_HAVE_CUDA
+extern const pyr_lgs_impl_t pyr_lgs_impl_cuda; /* cuda/lgs_cuda.cu */
+#endif
+
+static const pyr_lgs_impl_t *const impls[] = {
+    &pyr_lgs_impl_cpu,
+#ifdef PYR_HAVE_CUDA
+    &pyr_lgs_impl_cuda,
+#endif
+};
+
+const pyr_lgs_impl_t *pyr_lgs_impl_find(pyr_backend_kind_t backend)
+{
+    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+        if (impls[i]->backend == backend) return impls[i];
+    return NULL;
+}
 
 void pyr_lgs_options_default(pyr_lgs_options_t *o)
 {
@@ -58,13 +79,12 @@ const char *pyr_lgs_stop_name(pyr_lgs_stop_t s)
 
 pyr_status_t pyr_lgs_cuda_usable(void)
 {
-#ifdef PYR_HAVE_CUDA
+    const pyr_lgs_impl_t *cuda = pyr_lgs_impl_find(PYR_BACKEND_CUDA);
+    if (!cuda)
+        return pyr_fail(PYR_ERR_NODEVICE, "this build of pyrgrid has no CUDA backend (no CUDA compiler was found when "
+                        "it was configured); use backend = cpu, or rebuild with the CUDA toolkit installed");
     char name[128];
-    return pyr_lgs_cuda_probe(name, sizeof name);
-#else
-    return pyr_fail(PYR_ERR_NODEVICE, "this build of pyrgrid has no CUDA backend (no CUDA compiler was found when "
-                    "it was configured); use backend = cpu, or rebuild with the CUDA toolkit installed");
-#endif
+    return cuda->probe(name, sizeof name);
 }
 
 void pyr_lgs_result_destroy(pyr_lgs_result_t **result)
@@ -74,13 +94,6 @@ void pyr_lgs_result_destroy(pyr_lgs_result_t **result)
     free((*result)->history_residual);
     free(*result);
     *result = NULL;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static pyr_status_t check_options(const pyr_lgs_options_t *o)
@@ -116,42 +129,21 @@ static pyr_status_t check_options(const pyr_lgs_options_t *o)
     return PYR_OK;
 }
 
-/* The iterate's home: the CPU's padded array or the GPU. */
+/* The iterate's home: an implementation's (the CPU's padded array itself, or a GPU's copy of it). */
 typedef struct {
-    pyr_backend_kind_t backend;
+    const pyr_lgs_impl_t *impl;
+    void *run;       /* the implementation's state */
     const pyr_lgs_prep_t *prep;
-    pyr_lgs_ordering_t ordering;
-    double omega;
-    int threads;
-    double *y;       /* padded n×mpad (CPU iterate; staging for CUDA) */
-    double *scratch; /* CPU threads' scratch */
+    double *y;       /* padded n×mpad: the CPU's iterate, a GPU's initial iterate and result */
     double *rows;    /* n row sums */
-#ifdef PYR_HAVE_CUDA
-    pyr_lgs_cuda_t *cuda;
-#endif
 } engine_t;
 
-static pyr_status_t engine_iterate(engine_t *e, int64_t iterations)
-{
-#ifdef PYR_HAVE_CUDA
-    if (e->backend == PYR_BACKEND_CUDA) return pyr_lgs_cuda_iterate(e->cuda, iterations);
-#endif
-    pyr_lgs_cpu_iterate(e->prep, e->ordering, e->omega, e->threads, e->y, e->scratch, iterations);
-    return PYR_OK;
-}
+static pyr_status_t engine_iterate(engine_t *e, int64_t iterations) { return e->impl->iterate(e->run, iterations); }
 
 static pyr_status_t engine_residual(engine_t *e, double *rel)
 {
     double total = 0.0;
-#ifdef PYR_HAVE_CUDA
-    if (e->backend == PYR_BACKEND_CUDA) {
-        PYR_TRY(pyr_lgs_cuda_residual_rows(e->cuda, e->rows));
-        for (int64_t i = 0; i < e->prep->n; i++) total += e->rows[i];
-    } else
-#endif
-    {
-        PYR_TRY(pyr_lgs_cpu_residual2(e->prep, e->y, e->threads, e->rows, &total));
-    }
+    PYR_TRY(e->impl->residual(e->run, e->rows, &total));
     double fn = e->prep->f_norm2;
     *rel = fn > 0.0 ? sqrt(total) / sqrt(fn) : sqrt(total);
     return PYR_OK;
@@ -188,15 +180,15 @@ static pyr_status_t run_loop(engine_t *e, const pyr_lgs_options_t *o, pyr_lgs_re
     int64_t best_it = 0;
     r->stop = PYR_LGS_MAX_ITERATIONS;
     if (o->tolerance > 0.0 && rel <= o->tolerance) r->stop = PYR_LGS_CONVERGED;
-    double t0 = now_seconds();
+    double t0 = pyr_now_s();
     while (r->stop == PYR_LGS_MAX_ITERATIONS && it < o->max_iterations) {
         int64_t next = next_multiple(it, o->check_every);
         if (o->report_every > 0 && next_multiple(it, o->report_every) < next)
             next = next_multiple(it, o->report_every);
         if (next > o->max_iterations) next = o->max_iterations;
-        double ti = now_seconds();
+        double ti = pyr_now_s();
         PYR_TRY(engine_iterate(e, next - it));
-        r->iterate_seconds += now_seconds() - ti;
+        r->iterate_seconds += pyr_now_s() - ti;
         it = next;
         r->iterations = it;
         PYR_TRY(engine_residual(e, &rel));
@@ -223,7 +215,7 @@ static pyr_status_t run_loop(engine_t *e, const pyr_lgs_options_t *o, pyr_lgs_re
             break;
         }
     }
-    r->seconds = now_seconds() - t0;
+    r->seconds = pyr_now_s() - t0;
     r->rel_residual = rel;
     if (o->progress && r->stop != PYR_LGS_CANCELLED) o->progress(o->progress_user, it, rel);
     switch (r->stop) {
@@ -283,67 +275,52 @@ pyr_status_t pyr_lgs_solve(const pyr_lgs_system_t *sys, const pyr_lgs_options_t 
         if (o.ordering == PYR_LGS_REDBLACK && pyr_lgs_cuda_usable() == PYR_OK) backend = PYR_BACKEND_CUDA;
         pyr_clear_error();
     }
+    const pyr_lgs_impl_t *impl = pyr_lgs_impl_find(backend);
+    if (!impl) return pyr_lgs_cuda_usable(); /* cuda, not compiled in: says so */
     char device[128] = "";
-    if (backend == PYR_BACKEND_CUDA) {
-#ifdef PYR_HAVE_CUDA
-        PYR_TRY(pyr_lgs_cuda_probe(device, sizeof device));
-#else
-        return pyr_lgs_cuda_usable();
-#endif
-    }
+    PYR_TRY(impl->probe(device, sizeof device));
 
-    double t_setup = now_seconds();
+    double t_setup = pyr_now_s();
     pyr_lgs_prep_t *prep = NULL;
     PYR_TRY(pyr_lgs_prep_create(sys, o.precondition == PYR_LGS_PRECOND_JACOBI, &prep));
     engine_t e;
     memset(&e, 0, sizeof e);
-    e.backend = backend;
+    e.impl = impl;
     e.prep = prep;
-    e.ordering = o.ordering;
-    e.omega = o.omega;
-    e.threads = o.ordering == PYR_LGS_LEXICOGRAPHIC ? 1 : (o.threads > 0 ? o.threads : omp_get_max_threads());
+    int threads = o.ordering == PYR_LGS_LEXICOGRAPHIC ? 1 : (o.threads > 0 ? o.threads : omp_get_max_threads());
     if (o.ordering == PYR_LGS_REDBLACK && o.threads == 0) {
         /* automatic: at least 8192 unknowns a thread, so that tiny systems do
          * not pay two barriers an iteration for nothing (the iterates do not
          * depend on the thread count) */
         int64_t most = (n * prep->mpad) / 8192;
         if (most < 1) most = 1;
-        if (e.threads > most) e.threads = (int)most;
+        if (threads > most) threads = (int)most;
     }
     pyr_status_t st = PYR_OK;
     pyr_lgs_result_t *r = NULL;
     const size_t padded = (size_t)n * (size_t)prep->mpad;
     e.y = calloc(padded, sizeof(double));
     e.rows = malloc((size_t)n * sizeof(double));
-    if (backend == PYR_BACKEND_CPU)
-        e.scratch = malloc(pyr_lgs_cpu_scratch_per_thread(prep) * (size_t)e.threads * sizeof(double));
     r = calloc(1, sizeof *r);
-    if (!e.y || !e.rows || (backend == PYR_BACKEND_CPU && !e.scratch) || !r) {
+    if (!e.y || !e.rows || !r) {
         st = pyr_fail(PYR_ERR_NOMEM, "out of memory: the iterate of a %lld x %lld system needs %.1f MiB",
                       (long long)n, (long long)m, (double)padded * 8.0 / 1048576.0);
         goto done;
     }
     for (int64_t i = 0; i < n; i++) memcpy(e.y + (size_t)i * (size_t)prep->mpad, y + (size_t)i * (size_t)m, (size_t)m * sizeof(double));
-#ifdef PYR_HAVE_CUDA
-    if (backend == PYR_BACKEND_CUDA) {
-        st = pyr_lgs_cuda_create(prep, e.y, o.omega, &e.cuda);
-        if (st != PYR_OK) goto done;
-    }
-#endif
+    st = impl->create(prep, e.y, o.ordering, o.omega, threads, &e.run);
+    if (st != PYR_OK) goto done;
     r->backend = backend;
     r->ordering = o.ordering;
-    r->threads = backend == PYR_BACKEND_CPU ? e.threads : 0;
+    r->threads = impl->host_threads ? threads : 0;
     r->f_norm = sqrt(prep->f_norm2);
     snprintf(r->warning, sizeof r->warning, "%s", warning);
     snprintf(r->device, sizeof r->device, "%s", device);
-    r->setup_seconds = now_seconds() - t_setup;
+    r->setup_seconds = pyr_now_s() - t_setup;
 
     st = run_loop(&e, &o, r);
     if (st == PYR_OK || st == PYR_ERR_DIVERGED || st == PYR_ERR_CANCELLED) {
-        pyr_status_t dl = PYR_OK;
-#ifdef PYR_HAVE_CUDA
-        if (backend == PYR_BACKEND_CUDA) dl = pyr_lgs_cuda_download(e.cuda, e.y);
-#endif
+        pyr_status_t dl = impl->download(e.run);
         if (dl != PYR_OK) {
             st = dl;
         } else {
@@ -354,13 +331,10 @@ pyr_status_t pyr_lgs_solve(const pyr_lgs_system_t *sys, const pyr_lgs_options_t 
         }
     }
 done:
-#ifdef PYR_HAVE_CUDA
-    pyr_lgs_cuda_destroy(&e.cuda);
-#endif
+    if (e.run) impl->destroy(e.run);
     pyr_lgs_result_destroy(&r);
     free(e.y);
     free(e.rows);
-    free(e.scratch);
     pyr_lgs_prep_destroy(&prep);
     return st;
 }

@@ -13,7 +13,13 @@
  * way and writes the relaxed row — one fused kernel per colour.  Every a·b + c
  * is written with __dmul_rn/__dadd_rn, in lgs_cpu.c's order, so the iterates
  * equal the CPU red–black ones bit for bit.  Repeated iterations are replayed
- * from a CUDA graph to avoid per-launch overhead on small grids. */
+ * from a CUDA graph to avoid per-launch overhead on small grids.
+ *
+ * It runs on the CUDA runtime (backend/cuda/cuda_internal.cuh): a context of
+ * GPU 0 from the context cache gives its stream (queue 0), device memory
+ * through the runtime's allocator and the checks of every call
+ * (cuda_errors.cuh); registered as the cuda implementation
+ * (lgs_internal.h pyr_lgs_impl_t). */
 #include <cuda_runtime.h>
 
 #include <stdint.h>
@@ -21,28 +27,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern "C" {
-#include "core/error.h"
-}
-#include "solvers/lgs/lgs_cuda.h"
+#include "backend/cuda/cuda_internal.cuh"
+#include "solvers/lgs/lgs_internal.h"
 
 #define FULL_MASK 0xffffffffu
 #define GRAPH_ITERATIONS 64
+#define LGS_DEVICE 0 /* the solver's options name no device: the first GPU */
 
-#define CU_TRY(call)                                                                                        \
-    do {                                                                                                    \
-        cudaError_t cu_err_ = (call);                                                                       \
-        if (cu_err_ != cudaSuccess) return cuda_fail(cu_err_, #call, __LINE__);                             \
-    } while (0)
-
-static pyr_status_t cuda_fail(cudaError_t err, const char *what, int line)
-{
-    pyr_status_t st = err == cudaErrorMemoryAllocation ? PYR_ERR_DEVICE_NOMEM
-                      : (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) ? PYR_ERR_NODEVICE
-                                                                                          : PYR_ERR_DEVICE;
-    return pyr_fail(st, "CUDA error in line Gauss-Seidel: %s failed: %s (%s, lgs_cuda.cu:%d)", what,
-                    cudaGetErrorString(err), cudaGetErrorName(err), line);
-}
+/* Who makes the calls, for the messages of failed ones (cuda_errors.cuh). */
+static const pyrcu::issuer_t lgs_by = {LGS_DEVICE, "line Gauss-Seidel on the GPU", "use a smaller system or backend = cpu", NULL};
+#define CU_TRY(call) PYR_CU_BY(lgs_by, call)
 
 struct kparams {
     int64_t n, m, mpad, nseg;
@@ -58,10 +52,13 @@ struct pyr_lgs_cuda {
     int j, wpb;
     size_t smem;
     double *arrays[11];
+    pyrcu::ctx_t *rt; /* the runtime's context: the stream, device memory */
     cudaStream_t stream;
     cudaGraphExec_t graph;
     int graph_iterations;
+    double *y_padded; /* the caller's iterate: the initial values, and the result at download */
 };
+typedef struct pyr_lgs_cuda pyr_lgs_cuda_t;
 
 __device__ __forceinline__ double dmul_(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double dadd_(double a, double b) { return __dadd_rn(a, b); }
@@ -221,19 +218,14 @@ __global__ void lgs_residual_kernel(kparams p)
 
 /* ------------------------------------------------------------ host side */
 
-extern "C" pyr_status_t pyr_lgs_cuda_probe(char *name, size_t name_size)
+/* The GPU the solver runs on, through the context cache (its shared state knows the name). */
+static pyr_status_t lgs_probe(char *name, size_t name_size)
 {
-    int count = 0;
-    cudaError_t err = cudaGetDeviceCount(&count);
-    if (err != cudaSuccess || count == 0) {
-        cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
-        return pyr_fail(PYR_ERR_NODEVICE,
-                        "no usable GPU for backend = cuda: %s; use backend = cpu (or auto)",
-                        err != cudaSuccess ? cudaGetErrorString(err) : "the CUDA runtime sees no device");
-    }
-    cudaDeviceProp prop;
-    CU_TRY(cudaGetDeviceProperties(&prop, 0));
-    if (name && name_size) snprintf(name, name_size, "%s", prop.name);
+    pyr_device_t *gpu = NULL;
+    PYR_TRY(pyr_device_acquire(PYR_BACKEND_CUDA, LGS_DEVICE, &gpu));
+    const pyrcu::device_t *d = (const pyrcu::device_t *)pyr_device_shared(gpu);
+    if (name && name_size) snprintf(name, name_size, "%s", d->name);
+    pyr_device_release(gpu);
     return PYR_OK;
 }
 
@@ -269,35 +261,36 @@ static pyr_status_t allow_smem(size_t smem)
     return PYR_OK;
 }
 
-extern "C" void pyr_lgs_cuda_destroy(pyr_lgs_cuda_t **ctx)
+static void lgs_destroy(pyr_lgs_cuda_t *c)
 {
-    if (!ctx || !*ctx) return;
-    pyr_lgs_cuda_t *c = *ctx;
-    if (c->graph) cudaGraphExecDestroy(c->graph);
-    for (int a = 0; a < 11; a++) cudaFree(c->arrays[a]);
-    cudaFree(c->p.y);
-    cudaFree(c->p.scratch);
-    cudaFree(c->p.rows);
-    if (c->stream) cudaStreamDestroy(c->stream);
+    if (!c) return;
+    if (c->rt) {
+        const pyr_device_ops_t *rt = &pyr_device_cuda;
+        cudaSetDevice(LGS_DEVICE);
+        if (c->stream) cudaStreamSynchronize(c->stream);
+        if (c->graph) cudaGraphExecDestroy(c->graph);
+        for (int a = 0; a < 11; a++) rt->dev_free(c->rt, c->arrays[a]);
+        rt->dev_free(c->rt, c->p.y);
+        rt->dev_free(c->rt, c->p.scratch);
+        rt->dev_free(c->rt, c->p.rows);
+        (void)cudaGetLastError();
+        rt->destroy(c->rt); /* back to the context cache */
+    }
     free(c);
-    *ctx = NULL;
 }
 
-static pyr_status_t device_alloc(double **ptr, size_t bytes, size_t total, const pyr_lgs_prep_t *prep)
+/* Device memory through the runtime; out of memory names the sizes. */
+static pyr_status_t device_alloc(pyr_lgs_cuda_t *c, double **ptr, size_t bytes, size_t total, const pyr_lgs_prep_t *prep)
 {
-    cudaError_t err = cudaMalloc((void **)ptr, bytes);
-    if (err == cudaErrorMemoryAllocation) {
-        cudaGetLastError();
-        size_t free_b = 0, total_b = 0;
-        cudaMemGetInfo(&free_b, &total_b);
-        return pyr_fail(PYR_ERR_DEVICE_NOMEM,
-                        "out of GPU memory: a %lld x %lld system needs %.1f MiB on the GPU (13 arrays of %lld x "
-                        "%lld doubles), %.1f MiB of %.1f MiB are free; use a smaller system or backend = cpu",
-                        (long long)prep->n, (long long)prep->m, (double)total / 1048576.0, (long long)prep->n,
-                        (long long)prep->mpad, (double)free_b / 1048576.0, (double)total_b / 1048576.0);
-    }
-    CU_TRY(err);
-    return PYR_OK;
+    const pyr_status_t st = pyr_device_cuda.dev_alloc(c->rt, bytes, (void **)ptr);
+    if (st != PYR_ERR_DEVICE_NOMEM) return st;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+    return pyr_fail(PYR_ERR_DEVICE_NOMEM,
+                    "out of GPU memory: a %lld x %lld system needs %.1f MiB on the GPU (13 arrays of %lld x "
+                    "%lld doubles), %.1f MiB of %.1f MiB are free; use a smaller system or backend = cpu",
+                    (long long)prep->n, (long long)prep->m, (double)total / 1048576.0, (long long)prep->n,
+                    (long long)prep->mpad, (double)free_b / 1048576.0, (double)total_b / 1048576.0);
 }
 
 static pyr_status_t create_inner(pyr_lgs_cuda_t *c, const pyr_lgs_prep_t *prep, const double *y_padded,
@@ -318,6 +311,15 @@ static pyr_status_t create_inner(pyr_lgs_cuda_t *c, const pyr_lgs_prep_t *prep, 
         c->wpb = 4;
         c->smem = 0;
     }
+    pyr_options_t ro;
+    pyr_options_default(&ro);
+    ro.backend = PYR_BACKEND_CUDA;
+    ro.device = LGS_DEVICE;
+    void *rt = NULL;
+    PYR_TRY(pyr_device_cuda.create(&ro, PYR_DOUBLE, &rt));
+    c->rt = (pyrcu::ctx_t *)rt;
+    PYR_TRY(pyrcu::check_queue(c->rt, 0));
+    c->stream = c->rt->stream[0];
     const size_t rows_color = (size_t)((n + 1) / 2);
     const size_t total = 12 * bytes + (c->p.use_smem ? 0 : rows_color * row_bytes) + (size_t)n * sizeof(double);
     size_t free_b = 0, total_b = 0;
@@ -328,12 +330,11 @@ static pyr_status_t create_inner(pyr_lgs_cuda_t *c, const pyr_lgs_prep_t *prep, 
                         "%lld doubles), only %.1f MiB of %.1f MiB are free; use a smaller system or backend = cpu",
                         (long long)n, (long long)prep->m, (double)total / 1048576.0, (long long)n, (long long)mp,
                         (double)free_b / 1048576.0, (double)total_b / 1048576.0);
-    CU_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
     const double *src[11] = {prep->alpha, prep->ft, prep->cat, prep->cbt, prep->gam, prep->cC,
                              prep->aC,    prep->bC, prep->cA,  prep->cB,  prep->F};
     for (int a = 0; a < 12; a++) {
         double *dst = NULL;
-        PYR_TRY(device_alloc(&dst, bytes, total, prep));
+        PYR_TRY(device_alloc(c, &dst, bytes, total, prep));
         if (a < 11)
             c->arrays[a] = dst;
         else
@@ -342,15 +343,13 @@ static pyr_status_t create_inner(pyr_lgs_cuda_t *c, const pyr_lgs_prep_t *prep, 
         for (int64_t i = 0; i < n; i++)
             for (int64_t k = 0; k < mp; k++)
                 host[(size_t)i * (size_t)mp + (size_t)pyr_lgs_interleave(k, prep->j)] = from[(size_t)i * (size_t)mp + (size_t)k];
-        CU_TRY(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
+        /* on the solver's stream, so that its kernels follow the copy; from pageable memory the call returns once
+         * `host` may be written again */
+        CU_TRY(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, c->stream));
     }
-    /* A cudaMemcpy from pageable memory may return before its DMA has landed,
-     * and the solver's stream is non-blocking (it does not wait for the legacy
-     * stream): without this the first residual could read y mid-copy - seen
-     * as a differing first history entry when another process loaded the GPU. */
-    CU_TRY(cudaDeviceSynchronize());
-    if (!c->p.use_smem) PYR_TRY(device_alloc(&c->p.scratch, rows_color * row_bytes, total, prep));
-    PYR_TRY(device_alloc(&c->p.rows, (size_t)n * sizeof(double), total, prep));
+    CU_TRY(cudaStreamSynchronize(c->stream));
+    if (!c->p.use_smem) PYR_TRY(device_alloc(c, &c->p.scratch, rows_color * row_bytes, total, prep));
+    PYR_TRY(device_alloc(c, &c->p.rows, (size_t)n * sizeof(double), total, prep));
     c->p.alpha = c->arrays[0];
     c->p.ft = c->arrays[1];
     c->p.cat = c->arrays[2];
@@ -373,10 +372,16 @@ static pyr_status_t create_inner(pyr_lgs_cuda_t *c, const pyr_lgs_prep_t *prep, 
     return PYR_OK;
 }
 
-extern "C" pyr_status_t pyr_lgs_cuda_create(const pyr_lgs_prep_t *prep, const double *y_padded, double omega,
-                                            pyr_lgs_cuda_t **ctx)
+/* Upload the prepared system and the padded n×mpad initial iterate (the
+ * caller keeps both, and reads the iterate back from y_padded at download). */
+static pyr_status_t lgs_create(const pyr_lgs_prep_t *prep, double *y_padded, pyr_lgs_ordering_t ordering, double omega, int threads,
+                               void **impl)
 {
-    *ctx = NULL;
+    (void)threads;
+    *impl = NULL;
+    if (ordering != PYR_LGS_REDBLACK)
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "ordering = lexicographic is sequential and runs on the CPU only; use ordering = "
+                                             "redblack with backend = cuda, or backend = cpu");
     pyr_lgs_cuda_t *c = (pyr_lgs_cuda_t *)calloc(1, sizeof *c);
     double *host = (double *)malloc((size_t)prep->n * (size_t)prep->mpad * sizeof(double));
     if (!c || !host) {
@@ -389,13 +394,14 @@ extern "C" pyr_status_t pyr_lgs_cuda_create(const pyr_lgs_prep_t *prep, const do
     c->p.mpad = prep->mpad;
     c->p.nseg = prep->nseg;
     c->p.omega = omega;
+    c->y_padded = y_padded;
     pyr_status_t st = create_inner(c, prep, y_padded, host);
     free(host);
     if (st != PYR_OK) {
-        pyr_lgs_cuda_destroy(&c);
+        lgs_destroy(c);
         return st;
     }
-    *ctx = c;
+    *impl = c;
     return PYR_OK;
 }
 
@@ -418,8 +424,11 @@ static pyr_status_t build_graph(pyr_lgs_cuda_t *c)
     return PYR_OK;
 }
 
-extern "C" pyr_status_t pyr_lgs_cuda_iterate(pyr_lgs_cuda_t *c, int64_t iterations)
+/* `iterations` red–black iterations, waited for. */
+static pyr_status_t lgs_iterate(void *impl, int64_t iterations)
 {
+    pyr_lgs_cuda_t *c = (pyr_lgs_cuda_t *)impl;
+    CU_TRY(cudaSetDevice(LGS_DEVICE));
     if (iterations >= GRAPH_ITERATIONS && !c->graph) PYR_TRY(build_graph(c));
     while (c->graph && iterations >= c->graph_iterations) {
         CU_TRY(cudaGraphLaunch(c->graph, c->stream));
@@ -440,8 +449,11 @@ static pyr_status_t launch_residual(pyr_lgs_cuda_t *c)
     return PYR_OK;
 }
 
-extern "C" pyr_status_t pyr_lgs_cuda_residual_rows(pyr_lgs_cuda_t *c, double *rows)
+/* Per-row residual sums of squares in pyr_lgs_row_residual2's order, and their sum in row order. */
+static pyr_status_t lgs_residual(void *impl, double *rows, double *total)
 {
+    pyr_lgs_cuda_t *c = (pyr_lgs_cuda_t *)impl;
+    CU_TRY(cudaSetDevice(LGS_DEVICE));
     switch (c->j) {
     case 1: PYR_TRY(launch_residual<1>(c)); break;
     case 2: PYR_TRY(launch_residual<2>(c)); break;
@@ -450,19 +462,27 @@ extern "C" pyr_status_t pyr_lgs_cuda_residual_rows(pyr_lgs_cuda_t *c, double *ro
     }
     CU_TRY(cudaMemcpyAsync(rows, c->p.rows, (size_t)c->p.n * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
     CU_TRY(cudaStreamSynchronize(c->stream));
+    double t = 0.0;
+    for (int64_t i = 0; i < c->p.n; i++) t += rows[i];
+    *total = t;
     return PYR_OK;
 }
 
-extern "C" pyr_status_t pyr_lgs_cuda_download(pyr_lgs_cuda_t *c, double *y_padded)
+/* The iterate back into the caller's padded array. */
+static pyr_status_t lgs_download(void *impl)
 {
+    pyr_lgs_cuda_t *c = (pyr_lgs_cuda_t *)impl;
+    double *y_padded = c->y_padded;
     const int64_t n = c->p.n, mp = c->p.mpad;
     const size_t count = (size_t)n * (size_t)mp;
     double *host = (double *)malloc(count * sizeof(double));
     if (!host) return pyr_fail(PYR_ERR_NOMEM, "out of host memory downloading the solution");
-    cudaError_t err = cudaMemcpy(host, c->p.y, count * sizeof(double), cudaMemcpyDeviceToHost);
+    cudaError_t err = cudaSetDevice(LGS_DEVICE);
+    if (err == cudaSuccess) err = cudaMemcpyAsync(host, c->p.y, count * sizeof(double), cudaMemcpyDeviceToHost, c->stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(c->stream);
     if (err != cudaSuccess) {
         free(host);
-        return cuda_fail(err, "cudaMemcpy(solution)", __LINE__);
+        return pyrcu::fail_cuda(err, "copying the solution back (cudaMemcpyAsync)", lgs_by);
     }
     for (int64_t i = 0; i < n; i++)
         for (int64_t k = 0; k < mp; k++)
@@ -470,3 +490,9 @@ extern "C" pyr_status_t pyr_lgs_cuda_download(pyr_lgs_cuda_t *c, double *y_padde
     free(host);
     return PYR_OK;
 }
+
+static void lgs_free(void *impl) { lgs_destroy((pyr_lgs_cuda_t *)impl); }
+
+extern "C" const pyr_lgs_impl_t pyr_lgs_impl_cuda = {
+    PYR_BACKEND_CUDA, 0, lgs_probe, lgs_create, lgs_iterate, lgs_residual, lgs_download, lgs_free,
+};
