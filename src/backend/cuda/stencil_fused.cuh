@@ -70,8 +70,9 @@ typedef struct {
     int nty3d; /* rows per block of the 3D fused kernel (8..32) */
     int plain; /* one step per launch with the plain kernel */
     int sms;   /* multiprocessors */
-    int only;  /* the axis 3D fused launches stream: the tests' (cuda_api.h pyr_cuda_force_stream), -1: the layout's */
-    pyrcu::stats_t *stats; /* the device's counters */
+    int force_stream;      /* the axis 3D fused launches stream, forced by the tests (cuda_api.h pyr_cuda_force_stream):
+                              0 the layout's choice, 1 z, 2 y */
+    pyrcu::stats_t *stats; /* the device's counters (NULL: none) */
 } pyr_ktune_t;
 
 
@@ -1131,7 +1132,7 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
     while (KD::smem(32, in.rows_smem + KD::R) <= (size_t)optin && in.rows_smem < 4096) in.rows_smem += KD::R;
     in.per_wave_sm = tune->sms;
     in.split = !Op::kAux;
-    in.only = tune->only;
+    in.only = tune->force_stream - 1;
     cudaError_t occ = cudaSuccess;
     in.per_sm = KD::template per_sm_of<false>;
     if constexpr (CAN_SAVE) {
@@ -1151,9 +1152,11 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
         sv = khalo{save->sdelta, save->fdelta, a.lo[0], a.hi[0], a.lo[r], a.hi[r], a.lo[p], a.hi[p], f.lo[r], f.hi[r], f.lo[p], f.hi[p]};
     }
     if (!t.stream_y) {
-        pyrcu::count(tune->stats->fused3d_z);
-        pyrcu::count(tune->stats->saves3d_z, SV && save->save.hi[0] > save->save.lo[0]);
-        pyrcu::count(tune->stats->fills3d_z, SV && save->fill.hi[0] > save->fill.lo[0]);
+        if (pyrcu::stats_t *n = tune->stats) {
+            pyrcu::count(n->fused3d_z);
+            pyrcu::count(n->saves3d_z, SV && save->save.hi[0] > save->save.lo[0]);
+            pyrcu::count(n->fills3d_z, SV && save->fill.hi[0] > save->fill.lo[0]);
+        }
         if constexpr (CAN_SAVE) {
             if (SV) e = launch3d_go<T, V, K, false, true, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, sv, stream);
             else e = launch3d_go<T, V, K, false, false, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, sv, stream);
@@ -1161,9 +1164,11 @@ cudaError_t launch3d(const T *src, T *dst, const pyr_klayout_t *L, const pyr_kbo
             e = launch3d_go<T, V, K, false, false, Op>(src, dst, L->pitch, L->rows, L->planes, boxes, op, t, smem, optin, sv, stream);
         }
     } else {
-        pyrcu::count(tune->stats->fused3d_y);
-        pyrcu::count(tune->stats->saves3d_y, SV && save->save.hi[0] > save->save.lo[0]);
-        pyrcu::count(tune->stats->fills3d_y, SV && save->fill.hi[0] > save->fill.lo[0]);
+        if (pyrcu::stats_t *n = tune->stats) {
+            pyrcu::count(n->fused3d_y);
+            pyrcu::count(n->saves3d_y, SV && save->save.hi[0] > save->save.lo[0]);
+            pyrcu::count(n->fills3d_y, SV && save->fill.hi[0] > save->fill.lo[0]);
+        }
         /* the boxes with y and z swapped: the kernel's rows are z, its planes y */
         pyr_kbox_t sw[K];
         for (int l = 0; l < K; l++) {
@@ -1377,7 +1382,7 @@ template <int KMAX2D, int KMAX3D> int stencil_launches(const pyrcu::ctx_t *c, co
     const int nlayers = call->nboxes, dims = call->coef->dims;
     memset(tune, 0, sizeof *tune);
     tune->sms = c->sms;
-    tune->only = c->dev->force_stream.load(std::memory_order_relaxed);
+    tune->force_stream = c->dev->force_stream.load(std::memory_order_relaxed) + 1;
     tune->stats = &c->dev->stats;
     tune->plain = !strcmp(call->variant->name, "plain");
     const pyr_precision_t prec = c->elem == 8 ? PYR_DOUBLE : PYR_FLOAT;
