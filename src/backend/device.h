@@ -31,12 +31,12 @@
  * buffer, and a second for the ping-pong fields while the piece computes.
  * The buffers are lent by the executor for one task.  Node p of `box` lives
  * at element
- *     ((p.z - box.lo.z) * rows + (p.y - box.lo.y)) * pitch + xpad + (p.x - box.lo.x)
+ *     ((p.z - box.lo.z) * rows + (p.y - box.lo.y)) * pitch + (p.x - box.lo.x)
  * of every buffer, where rows = extent of box along y. */
 typedef struct {
     pyr_box_t box;
-    int64_t pitch; /* elements between consecutive rows (>= xpad + extent x) */
-    int64_t xpad;  /* elements before x = box.lo.x in each row (alignment) */
+    int64_t pitch; /* elements between consecutive rows (>= extent x) */
+    int64_t xpad;  /* unused, always 0: no runtime pads a row's start (kept until its last writers drop it) */
     int nfields;
     void *buf[PYR_MAX_FIELDS][2]; /* per field: [0], and [1] for a ping-pong field; NULL for a field not used */
     int cur;       /* buffer of the ping-pong fields holding the newest values */
@@ -57,7 +57,7 @@ typedef struct {
 
 /* Layout of a piece buffer, decided by the backend's alignment needs. */
 typedef struct {
-    int64_t pitch, xpad;
+    int64_t pitch;
     uint64_t layer_bytes; /* one buffer (one field, one time layer) */
 } pyr_piece_layout_t;
 
@@ -82,7 +82,6 @@ typedef struct pyr_device_ops {
     int concurrent;         /* operations of different slots really run at the same time
                                (the model's overlapped form applies) */
     int64_t pitch_align_bytes; /* row pitch is a multiple of this many bytes (0/1 = none) */
-    int64_t xpad_align_bytes;  /* nodes x = 1 (mod this, in elements) start an aligned column (0 = none) */
     int64_t pitch_skew_bytes;  /* added to a row pitch that is a multiple of 2 KiB, so that the rows of
                                   a stencil do not map to the same cache sets (0 = none) */
 
@@ -186,14 +185,21 @@ pyr_piece_layout_t pyr_piece_layout(const pyr_device_ops_t *ops, const int64_t e
  * are only copied from, and an x face's rows are one node wide, which an
  * aligned pitch would blow up 32-fold). */
 pyr_piece_layout_t pyr_face_layout(const int64_t ext[3], size_t elem);
-/* Leading pad of a row for a piece whose box starts at x = lo_x. */
-int64_t pyr_piece_xpad(const pyr_device_ops_t *ops, int64_t lo_x, size_t elem);
+/* No runtime pads the start of a row: 0, for the callers that still ask
+ * (removed with pyr_piece_t.xpad). */
+static inline int64_t pyr_piece_xpad(const pyr_device_ops_t *ops, int64_t lo_x, size_t elem)
+{
+    (void)ops;
+    (void)lo_x;
+    (void)elem;
+    return 0;
+}
 
 /* Element offset of node (x, y, z) in a piece buffer. */
 static inline int64_t pyr_piece_index(const pyr_piece_t *p, int64_t x, int64_t y, int64_t z)
 {
     int64_t rows = p->box.hi[1] - p->box.lo[1];
-    return ((z - p->box.lo[2]) * rows + (y - p->box.lo[1])) * p->pitch + p->xpad + (x - p->box.lo[0]);
+    return ((z - p->box.lo[2]) * rows + (y - p->box.lo[1])) * p->pitch + (x - p->box.lo[0]);
 }
 
 #endif

@@ -320,7 +320,6 @@ const pyr_device_ops_t pyr_device_cpu = {
     .default_slots = 1,
     .concurrent = 0,
     .pitch_align_bytes = 0,
-    .xpad_align_bytes = 0,
     .pitch_skew_bytes = 64,
     .create = cpu_create,
     .destroy = cpu_destroy,

@@ -848,7 +848,7 @@ pyr_status_t cuda_reduce_change(void *ctx, int slot, const pyr_piece_t *piece, i
     const int w = (int)pyr_box_extent(box, 0), ny = (int)pyr_box_extent(box, 1), nz = (int)pyr_box_extent(box, 2);
     if (w > 0 && ny > 0 && nz > 0) {
         const int64_t pitch = piece->pitch, plane = piece->pitch * pyr_box_extent(&piece->box, 1);
-        const int x0 = (int)(piece->xpad + box->lo[0] - piece->box.lo[0]), y0 = (int)(box->lo[1] - piece->box.lo[1]),
+        const int x0 = (int)(box->lo[0] - piece->box.lo[0]), y0 = (int)(box->lo[1] - piece->box.lo[1]),
                   z0 = (int)(box->lo[2] - piece->box.lo[2]);
         const int threads = 256;
         dim3 grid((unsigned)imin_(ceil_div_(w, threads), 4), (unsigned)imin_(ny, 1024), (unsigned)imin_(nz, 64));
@@ -1058,7 +1058,6 @@ static pyr_device_ops_t make_ops(void)
     o.default_slots = SLOTS;
     o.concurrent = 1;
     o.pitch_align_bytes = 128; /* rows start 16-byte aligned for vector loads (and on cache lines) */
-    o.xpad_align_bytes = 0;
     o.create = cuda_create;
     o.destroy = cuda_destroy;
     o.open = cuda_open;

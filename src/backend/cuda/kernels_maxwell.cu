@@ -40,8 +40,7 @@ template <typename T> struct SubStep {
     const double *table; /* the CPML profiles (device), pyr_maxwell_profile's layout */
     int64_t nmax;
     int64_t pitch, plane; /* elements per row, per plane */
-    int64_t org[3];       /* grid coordinates of the piece's first node (x: its column xpad) */
-    int64_t xpad;
+    int64_t org[3];       /* grid coordinates of the piece's first node */
     int lo[3], hi[3];     /* the union of the components' update boxes (grid coordinates) */
     int rlo[3][3], rhi[3][3]; /* per component: the part of the sub-step's box it updates */
     int dims;
@@ -79,7 +78,7 @@ __global__ void __launch_bounds__(kTX *kMaxRows) yee_substep(SubStep<T> s)
         zlo[c] = on ? max(z0, s.rlo[c][2]) : 0;
         zhi[c] = on ? min(z1, s.rhi[c][2]) : 0;
     }
-    const int64_t row = (int64_t)(y - s.org[1]) * s.pitch + s.xpad + (x - s.org[0]);
+    const int64_t row = (int64_t)(y - s.org[1]) * s.pitch + (x - s.org[0]);
     const int64_t step[3] = {1, s.pitch, s.plane};
     const T *__restrict__ CA = s.coef[0];
     const T *__restrict__ CB = s.coef[1];
@@ -161,7 +160,6 @@ pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *
     s.nmax = k->naux / 24;
     s.pitch = pc->pitch;
     s.plane = pc->pitch * (pc->box.hi[1] - pc->box.lo[1]);
-    s.xpad = pc->xpad;
     for (int a = 0; a < 3; a++) {
         s.org[a] = pc->box.lo[a];
         s.rh[a] = a < dims ? (T)k->c[a] : (T)0;

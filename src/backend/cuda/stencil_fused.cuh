@@ -4,8 +4,8 @@
  * neighbours and (when Op::kAux) the value of its input field at the node,
  * each written with explicitly rounded adds and multiplies (__fadd_rn,
  * __fmul_rn, ...), so no FMA contraction can change a bit whatever the
- * compiler flags.  Coordinates here are piece-local: column c = xpad + (x -
- * piece.lo.x), row = y - piece.lo.y, plane = z - piece.lo.z; boxes are
+ * compiler flags.  Coordinates here are piece-local: column c = x -
+ * piece.lo.x, row = y - piece.lo.y, plane = z - piece.lo.z; boxes are
  * half-open [lo, hi) in those coordinates.  An input field shares the
  * piece's layout, so it is read at the same element offset.
  *
@@ -1269,9 +1269,7 @@ pyr_klayout_t layout_of(const pyr_piece_t *p)
 pyr_kbox_t local_box(const pyr_piece_t *p, const pyr_box_t *b)
 {
     pyr_kbox_t k;
-    k.lo[0] = (int)(p->xpad + b->lo[0] - p->box.lo[0]);
-    k.hi[0] = (int)(p->xpad + b->hi[0] - p->box.lo[0]);
-    for (int a = 1; a < 3; a++) {
+    for (int a = 0; a < 3; a++) {
         k.lo[a] = (int)(b->lo[a] - p->box.lo[a]);
         k.hi[a] = (int)(b->hi[a] - p->box.lo[a]);
     }
@@ -1411,7 +1409,7 @@ template <int KMAX2D, int KMAX3D> int stencil_last_box_only(void *ctx, const pyr
  * exist); 0 where not, or not 16-byte aligned alike. */
 static int store_delta(const pyrcu::ctx_t *c, const pyr_piece_t *piece, const pyr_piece_t *st, int64_t z0, int64_t *delta)
 {
-    if (st->pitch != piece->pitch || pyr_box_extent(&st->box, 1) != pyr_box_extent(&piece->box, 1) || st->xpad != piece->xpad ||
+    if (st->pitch != piece->pitch || pyr_box_extent(&st->box, 1) != pyr_box_extent(&piece->box, 1) ||
         st->box.lo[0] != piece->box.lo[0] || st->box.lo[1] != piece->box.lo[1])
         return 0;
     *delta = 0;
