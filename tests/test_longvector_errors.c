@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/kernels.h"
 #include "check.h"
 #include "exec/parts.h"
 #include "heat_util.h"
@@ -89,6 +90,29 @@ static void several_devices(const pyr_problem_t *p2, const pyr_problem_t *pp)
         CHECK(strstr(pyr_last_error(), "2 MPI ranks"), "the message names the ranks: %s", pyr_last_error());
         CHECK(parts == NULL, "refused parts were returned");
     }
+}
+
+/* The method's kernel variant reaches the CUDA heat kernel through the registration the method makes from
+ * its own folder (backend/kernels.h pyr_kernel_extra_t), without a GPU: the kernel accepts it for 2D grids,
+ * refuses it for 3D with the method's words, and counts its two work vectors. */
+static void registered_variant(void)
+{
+    const pyr_kernel_t *k = pyr_kernel_find(PYR_EQ_HEAT, PYR_BACKEND_CUDA);
+#ifdef PYR_HAVE_CUDA
+    CHECK(k != NULL, "no CUDA heat kernel");
+    if (!k) return;
+    pyr_variant_t v;
+    CHECK_OK(pyr_variant_parse("longvector", &v));
+    CHECK(pyr_kernel_extra_find(PYR_EQ_HEAT, PYR_BACKEND_CUDA, "longvector") != NULL, "the long-vector variant is not registered");
+    CHECK_OK(k->check(&v, 2, PYR_FLOAT));
+    CHECK_FAILS(k->check(&v, 3, PYR_DOUBLE), PYR_ERR_UNSUPPORTED, "2D grids");
+    CHECK(k->scratch_bytes && k->scratch_bytes(&v, 1000) == 2000, "the variant's work memory: two vectors of a layer");
+    CHECK_OK(pyr_variant_parse("fused:5", &v));
+    CHECK(k->scratch_bytes(&v, 1000) == 0, "the stencil variants keep no work memory");
+#else
+    CHECK(k == NULL, "a CUDA heat kernel in a build without CUDA");
+    CHECK(pyr_kernel_extra_find(PYR_EQ_HEAT, PYR_BACKEND_CUDA, "longvector") == NULL, "a CUDA variant in a build without CUDA");
+#endif
 }
 
 int main(void)
@@ -199,5 +223,6 @@ int main(void)
         }
         pyr_plan_destroy(&plan);
     }
+    registered_variant();
     return check_report();
 }

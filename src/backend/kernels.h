@@ -96,9 +96,10 @@ typedef struct pyr_kernel {
 
 /* A variant of a scheme's kernel that a method above the backend computes
  * with its own sequence of operations (the long-vector method's cuBLAS
- * steps, methods/longvector/): it registers here, in registry.c's list,
- * from its own folder, and the scheme's kernel hands a call of that variant
- * to it (check, run and the work memory it keeps). */
+ * steps, methods/longvector/): the method registers it from its own folder
+ * (pyr_kernel_extra_register, as the library loads), and the scheme's kernel
+ * hands a call of that variant to it (check, run and the work memory it
+ * keeps), so that the backend knows no method. */
 typedef struct pyr_kernel_extra {
     pyr_equation_t equation;
     pyr_backend_kind_t backend;
@@ -110,6 +111,9 @@ typedef struct pyr_kernel_extra {
 
 /* The kernel of a scheme on a backend, or NULL when there is none. */
 const pyr_kernel_t *pyr_kernel_find(pyr_equation_t equation, pyr_backend_kind_t backend);
+/* Add an extra variant (kept for the process; thread-safe); 0 when the
+ * table is full or it is there already. */
+int pyr_kernel_extra_register(const pyr_kernel_extra_t *x);
 /* The extra variant of that name for a scheme on a backend, or NULL. */
 const pyr_kernel_extra_t *pyr_kernel_extra_find(pyr_equation_t equation, pyr_backend_kind_t backend, const char *name);
 /* Every registered kernel (of the backends compiled in); returns the count. */

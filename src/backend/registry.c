@@ -1,5 +1,7 @@
 /* Which runtimes and kernels are compiled in and usable here. */
 #include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,21 +42,32 @@ static const pyr_kernel_t *const kernels[] = {
 #endif
 };
 
-/* Variants computed by methods, each registered from its own folder. */
-#ifdef PYR_HAVE_CUDA
-extern const pyr_kernel_extra_t pyr_kernel_cuda_heat_longvector; /* methods/longvector/cuda/longvector.cu */
-#endif
+/* Variants that methods register from their own folders as the library
+ * loads (kernels.h pyr_kernel_extra_t): written under the lock, the count
+ * published after its entry, so that a lookup needs no lock. */
+#define PYR_KERNEL_EXTRAS 8
+static const pyr_kernel_extra_t *extras[PYR_KERNEL_EXTRAS];
+static atomic_int nextras;
+static pthread_mutex_t extras_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const pyr_kernel_extra_t *const extras[] = {
-#ifdef PYR_HAVE_CUDA
-    &pyr_kernel_cuda_heat_longvector,
-#endif
-    NULL,
-};
+int pyr_kernel_extra_register(const pyr_kernel_extra_t *x)
+{
+    pthread_mutex_lock(&extras_lock);
+    const int n = atomic_load_explicit(&nextras, memory_order_relaxed);
+    int ok = n < PYR_KERNEL_EXTRAS;
+    for (int i = 0; ok && i < n; i++) ok = extras[i] != x;
+    if (ok) {
+        extras[n] = x;
+        atomic_store_explicit(&nextras, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&extras_lock);
+    return ok;
+}
 
 const pyr_kernel_extra_t *pyr_kernel_extra_find(pyr_equation_t equation, pyr_backend_kind_t backend, const char *name)
 {
-    for (size_t i = 0; extras[i]; i++)
+    const int n = atomic_load_explicit(&nextras, memory_order_acquire);
+    for (int i = 0; i < n; i++)
         if (extras[i]->equation == equation && extras[i]->backend == backend && !strcmp(extras[i]->name, name)) return extras[i];
     return NULL;
 }

@@ -3,8 +3,8 @@
  * operations on the contiguous range of a piece buffer that a box spans
  * (plan/longvector.h has the sequence and the model; the sequence itself is
  * methods/longvector/longvector_step.c, written once over the four operations
- * mapped to cuBLAS here).  The variant registers itself beside the kernels
- * (backend/kernels.h pyr_kernel_extra_t, registry.c), and the CUDA heat
+ * mapped to cuBLAS here).  The variant registers itself with the kernels as
+ * the library loads (backend/kernels.h pyr_kernel_extra_t), and the CUDA heat
  * kernel hands it the calls of that variant; it keeps its cuBLAS handle and
  * work vectors as its own state in the runtime's context.
  *
@@ -249,11 +249,15 @@ pyr_status_t lv_run(void *ctx, int slot, const pyr_kernel_call_t *call)
     return pyrcu::serial_end(c, slot, t0, &c->dev->stats.compute_ns);
 }
 
-} // namespace
-
-extern "C" const pyr_kernel_extra_t pyr_kernel_cuda_heat_longvector = {
+const pyr_kernel_extra_t lv_variant = {
     PYR_EQ_HEAT, PYR_BACKEND_CUDA, "longvector", lv_check, lv_run, lv_scratch_bytes,
 };
+
+/* Registered as the library loads: the object is linked wherever plans are made, since plan creation asks
+ * the method's checks and model (tune/longvector.c), which call this file's entry points below. */
+[[maybe_unused]] const bool lv_registered = pyr_kernel_extra_register(&lv_variant) != 0;
+
+} // namespace
 
 extern "C" pyr_status_t pyr_cuda_lv_resident_threads(int device, int64_t *threads)
 {
