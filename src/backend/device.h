@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan/box.h"
+#include "core/box.h"
 #include "pyrgrid.h"
 #include "schemes/scheme.h"
 
