@@ -106,10 +106,19 @@ pyr_status_t pyr_tune_measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t 
         if (!have_decomp || np < 3) pick[np++] = cs->c[i];
     }
     double best = INFINITY;
+    char refused[512] = "";
     for (int i = 0; i < np; i++) {
         double s;
         plan->try_slots = pick[i].slots;
-        PYR_TRY(pyr_plan_build(plan, PYR_METHOD_PYRAMID, pick[i].decomp, pick[i].height, budget));
+        /* the search prices pieces by the model; the exact sizing can still find one over the budget
+         * (its slots, the halo's rounding): such a candidate is left out, not the whole measure */
+        pyr_status_t st = pyr_plan_build(plan, PYR_METHOD_PYRAMID, pick[i].decomp, pick[i].height, budget);
+        if (st == PYR_ERR_BUDGET) {
+            if (!refused[0]) snprintf(refused, sizeof refused, "%s", pyr_last_error());
+            pyr_clear_error();
+            continue;
+        }
+        PYR_TRY(st);
         PYR_TRY(measure_candidate(plan, &s));
         if (s < best) {
             best = s;
@@ -118,6 +127,8 @@ pyr_status_t pyr_tune_measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t 
             *slots = pick[i].slots;
         }
     }
+    if (!isfinite(best)) /* every candidate over the budget: the first one's reason */
+        return pyr_fail(PYR_ERR_BUDGET, "no candidate of plan = measure fits the memory budget: %s", refused);
     /* then the kernel's variants on the winner (unless the caller chose one) */
     if (plan->options.kernel[0]) return PYR_OK;
     plan->try_slots = *slots;
