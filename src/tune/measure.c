@@ -59,6 +59,7 @@ static pyr_status_t measure_candidate(const pyr_plan_t *full, double *seconds)
     o.decomposition = full->decomp;
     o.height = h;
     o.memory = full->budget;
+    o.slots = full->slots; /* the candidate's: more pieces in flight would not fit its budget */
     o.snapshot_every = 0;
     o.plan_mode = PYR_PLAN_ESTIMATE;
     pyr_variant_format(&full->variant, o.kernel, sizeof o.kernel);
@@ -113,13 +114,13 @@ pyr_status_t pyr_tune_measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t 
         /* the search prices pieces by the model; the exact sizing can still find one over the budget
          * (its slots, the halo's rounding): such a candidate is left out, not the whole measure */
         pyr_status_t st = pyr_plan_build(plan, PYR_METHOD_PYRAMID, pick[i].decomp, pick[i].height, budget);
+        if (st == PYR_OK) st = measure_candidate(plan, &s);
         if (st == PYR_ERR_BUDGET) {
             if (!refused[0]) snprintf(refused, sizeof refused, "%s", pyr_last_error());
             pyr_clear_error();
             continue;
         }
         PYR_TRY(st);
-        PYR_TRY(measure_candidate(plan, &s));
         if (s < best) {
             best = s;
             *decomp = pick[i].decomp;
@@ -139,7 +140,12 @@ pyr_status_t pyr_tune_measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t 
         if (!memcmp(&cand[i], &keep, sizeof keep)) continue; /* timed above */
         double s;
         plan->variant = cand[i];
-        PYR_TRY(measure_candidate(plan, &s));
+        const pyr_status_t st = measure_candidate(plan, &s);
+        if (st == PYR_ERR_BUDGET) { /* this variant's pieces do not fit: not a choice */
+            pyr_clear_error();
+            continue;
+        }
+        PYR_TRY(st);
         if (s < best) {
             best = s;
             keep = cand[i];
