@@ -1,5 +1,5 @@
-# File formats of fields (issue 24): HDF5 results and inputs with an XDMF
-# sidecar (src/io/hdf5.c, globbed with src/io).  HDF5 is optional: without
+# HDF5: the format (src/io/hdf5.c) and the results with their XDMF sidecar
+# (src/outputs/), globbed with their folders.  HDF5 is optional: without
 # it the library builds and .h5 paths fail with a message saying what to
 # install.  Included from the top-level CMakeLists.txt after the library
 # targets exist.

@@ -1,9 +1,9 @@
-# The frames pipeline (issue 22): shift estimation, temporal whitening and
+# The frames pipeline: shift estimation, temporal whitening and
 # detection on image sequences.  Included from the top-level CMakeLists.txt
 # after the library target exists.
 #   src/pipelines/frames/   backend-neutral logic and the CPU implementation (FFTW)
 #   src/io/fits.c           FITS through cfitsio (globbed with src/io)
-#   src/backend/cuda/frames_*.cu  the CUDA implementation (globbed with src/backend/cuda; cuFFT,
+#   src/pipelines/frames/cuda/    the CUDA implementation (globbed with every .cu; cuFFT,
 #                                 loaded on first use: src/backend/cuda/cuda_libs.cu)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(CFITSIO REQUIRED IMPORTED_TARGET cfitsio)

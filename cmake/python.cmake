@@ -1,4 +1,4 @@
-# The Python module (python/pyrgrid, issue 24): pure Python over libpyrgrid
+# The Python module (python/pyrgrid): pure Python over libpyrgrid
 # through ctypes, installed by `cmake --install` into the Debian layout
 # lib/python3/dist-packages under the prefix (PYR_PYTHON_DIR changes it; an
 # absolute path is taken as it is).  An _install.py written at install time

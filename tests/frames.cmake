@@ -1,4 +1,4 @@
-# The frames pipeline (issue 22): API and FITS unit tests, the CLI on
+# The frames pipeline: API and FITS unit tests, the CLI on
 # sequences built from a real sky image (python3-skimage/astropy; skipped
 # with exit 77 where they are missing), CPU vs CUDA agreement (GPU).
 pyr_add_test(test_frames_api SOURCES test_frames_api.c LABELS frames)

@@ -7,7 +7,7 @@ pyr_add_test(test_inplace SOURCES test_inplace.c LABELS heat plan)
 pyr_add_test(test_exec_hazards SOURCES test_exec_hazards.c LABELS heat plan)
 add_test(NAME test_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_cli PROPERTIES LABELS "cli")
-# Outputs through the program: devices, FIFOs, full disks, signals, early checks (issue 18).
+# Outputs through the program: devices, FIFOs, full disks, signals, early checks.
 add_test(NAME test_cli_outputs COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_outputs.sh $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_cli_outputs PROPERTIES LABELS "cli" TIMEOUT 300)
 set(PYR_INSTALL_TEST_CFLAGS)

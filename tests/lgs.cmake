@@ -1,4 +1,4 @@
-# Line Gauss-Seidel / Thomas solver (issue 6).
+# Line Gauss-Seidel / Thomas solver.
 pyr_add_test(test_lgs SOURCES test_lgs.c LABELS lgs)
 set_tests_properties(test_lgs PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2")
 

@@ -1,4 +1,4 @@
-# The long-vector method (issue 23): its model, calibration fit, wisdom field
+# The long-vector method: its model, calibration fit, wisdom field
 # and the step emulated on the CPU (no GPU); the refusals of unsupported
 # problems and options; bit-identity with the naive method on the GPU.
 pyr_add_test(test_longvector_model SOURCES test_longvector_model.c LABELS model longvector)

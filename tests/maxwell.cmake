@@ -1,4 +1,4 @@
-# Maxwell's equations on the Yee grid (issue 21): bitwise property tests of
+# Maxwell's equations on the Yee grid: bitwise property tests of
 # every plan, physics (cavity frequency against the discrete dispersion
 # relation, energy over long runs, lossy decay, CPML reflection), an
 # independent NumPy reference, the CLI.

@@ -1,4 +1,4 @@
-# One grid over MPI ranks (issue 25): the C API under mpirun -np 1..4 on the
+# One grid over MPI ranks: the C API under mpirun -np 1..4 on the
 # CPU backend (bitwise equal to one device, halo counters, failures), and
 # the program (mpirun ... pyrgrid run, pyrgrid assemble).  Built only with
 # MPI; ranks run one OpenMP thread each, and share the cores (oversubscribed).

@@ -1,4 +1,4 @@
-# One grid over several devices (and MPI ranks: mpi.cmake), issue 25:
+# One grid over several devices (and MPI ranks: mpi.cmake):
 # bitwise equal to one device, halo counters equal to the formula, refusals.
 pyr_add_test(test_parts SOURCES test_parts.c LABELS parts plan ARGS 200 1 cpu)
 add_test(NAME test_parts_cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_parts_cli.sh $<TARGET_FILE:pyrgrid_cli> cpu)

@@ -1,4 +1,4 @@
-# The Poisson equation with Jacobi sweeps (issue 19): physics against analytic
+# The Poisson equation with Jacobi sweeps: physics against analytic
 # and direct solutions, refusals; bitwise property tests of every plan.
 find_package(LAPACK)
 if(LAPACK_FOUND)

@@ -1,4 +1,4 @@
-# The Python module (issue 24): pytest suite (tests/python) against this
+# The Python module: pytest suite (tests/python) against this
 # build's library and program, and the installed package.  Skipped (77) when
 # /usr/bin/python3 lacks pytest or numpy.  Not run under the sanitizers: an
 # instrumented libpyrgrid cannot be loaded into an uninstrumented Python.

@@ -11,7 +11,7 @@
 #include "check.h"
 #include "exec/parts.h"
 #include "heat_util.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "maxwell_util.h"
 #include "poisson_util.h"
 #include "schemes/scheme.h"

@@ -26,7 +26,7 @@
 
 #include "check.h"
 #include "heat_util.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "tune/calibrate.h"
 #include "plan/model.h"
 #include "tune/tune.h"

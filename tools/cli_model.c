@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "core/error.h"
 #include "io/atomic.h"
-#include "io/config.h"
+#include "problem/config.h"
 #include "io/plot.h"
 #include "plan/model.h"
 #include "plan/plan.h"

@@ -18,7 +18,7 @@
 #include "plan/plan.h"
 #include "pyrgrid.h"
 #ifdef PYR_HAVE_CUDA
-#include "backend/cuda/longvector_api.h"
+#include "methods/longvector/cuda/longvector_api.h"
 #endif
 
 #define MAX_N 200000

@@ -36,7 +36,6 @@
 typedef struct {
     pyr_box_t box;
     int64_t pitch; /* elements between consecutive rows (>= extent x) */
-    int64_t xpad;  /* unused, always 0: no runtime pads a row's start (kept until its last writers drop it) */
     int nfields;
     void *buf[PYR_MAX_FIELDS][2]; /* per field: [0], and [1] for a ping-pong field; NULL for a field not used */
     int cur;       /* buffer of the ping-pong fields holding the newest values */
@@ -185,15 +184,6 @@ pyr_piece_layout_t pyr_piece_layout(const pyr_device_ops_t *ops, const int64_t e
  * are only copied from, and an x face's rows are one node wide, which an
  * aligned pitch would blow up 32-fold). */
 pyr_piece_layout_t pyr_face_layout(const int64_t ext[3], size_t elem);
-/* No runtime pads the start of a row: 0, for the callers that still ask
- * (removed with pyr_piece_t.xpad). */
-static inline int64_t pyr_piece_xpad(const pyr_device_ops_t *ops, int64_t lo_x, size_t elem)
-{
-    (void)ops;
-    (void)lo_x;
-    (void)elem;
-    return 0;
-}
 
 /* Element offset of node (x, y, z) in a piece buffer. */
 static inline int64_t pyr_piece_index(const pyr_piece_t *p, int64_t x, int64_t y, int64_t z)

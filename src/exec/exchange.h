@@ -22,7 +22,7 @@
 #define PYR_EXEC_EXCHANGE_H
 
 #include "backend/device.h"
-#include "plan/box.h"
+#include "core/box.h"
 
 typedef struct pyr_exec_io pyr_exec_io_t; /* the executor as the hook sees it */
 

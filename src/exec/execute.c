@@ -457,9 +457,8 @@ static pyr_status_t set_piece(exec_t *e, pyr_piece_t *piece, const pyr_box_t *bo
 {
     piece->box = *box;
     piece->pitch = e->plan->layout.pitch;
-    piece->xpad = pyr_piece_xpad(e->ops, box->lo[0], e->elem);
     piece->cur = 0;
-    int64_t need = (piece->xpad + pyr_box_extent(box, 0) <= piece->pitch) ? 1 : 0;
+    int64_t need = (pyr_box_extent(box, 0) <= piece->pitch) ? 1 : 0;
     uint64_t bytes = (uint64_t)piece->pitch * (uint64_t)pyr_box_extent(box, 1) * (uint64_t)pyr_box_extent(box, 2) * e->elem;
     if (!need || bytes > e->plan->layout.layer_bytes)
         return pyr_fail(PYR_ERR_INTERNAL, "piece of %lld x %lld x %lld nodes exceeds its buffer", (long long)pyr_box_extent(box, 0),
@@ -598,7 +597,6 @@ static pyr_status_t upload_faces(exec_t *e)
             pyr_piece_layout_t L = pyr_face_layout(ext, e->elem);
             face->box = box;
             face->pitch = L.pitch;
-            face->xpad = 0;
             face->nfields = e->nf;
             e->nfaces++;
             for (int f = 0; f < e->nf; f++) {

@@ -24,8 +24,9 @@
 
 #include "exec/exchange.h"
 #include "plan/plan.h"
+#include "problem/devices.h"
 
-#define PYR_PARTS_MAX_DEVICES 64
+#define PYR_PARTS_MAX_DEVICES PYR_DEVICES_MAX
 
 typedef struct pyr_parts pyr_parts_t;
 
@@ -60,11 +61,6 @@ typedef struct pyr_transport {
 } pyr_transport_t;
 
 /* ------------------------------------------------------------------- parts */
-
-/* The device list of options->devices: "all", or indices "0,1,1".  *n gets
- * the count (at most max); "" gives 0.  The message names the entry that is
- * wrong. */
-pyr_status_t pyr_parts_parse_devices(const char *text, int *devices, int max, int *n);
 
 /* pyr_plan_create for options naming devices (options->devices != ""): the
  * returned plan is part 0's, and holds every part (plan->parts);

@@ -11,7 +11,7 @@
  * from its first node to its last (rows of the box and, between them, the
  * nodes right and left of it and the row padding).  One time step of
  * u' = u + ((rx*((xm + xp) - (u + u)) + ry*((ym + yp) - (u + u)))) is
- * (src/backend/cuda/longvector.cu; W the next layer, T and X work vectors,
+ * (src/methods/longvector/cuda/longvector.cu; W the next layer, T and X work vectors,
  * every operation over the M elements of the range):
  *
  *     T = V + V                       geam     (u + u)

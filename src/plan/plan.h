@@ -10,7 +10,7 @@
 
 #include "backend/device.h"
 #include "backend/kernels.h"
-#include "plan/box.h"
+#include "core/box.h"
 #include "plan/model.h"
 #include "pyrgrid.h"
 

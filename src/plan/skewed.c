@@ -215,6 +215,5 @@ void pyr_skew_view_shape(const pyr_plan_t *plan, const pyr_box_t *box, pyr_piece
     memset(v, 0, sizeof *v);
     v->box = *box;
     v->pitch = plan->layout.pitch;
-    v->xpad = plan->ops ? pyr_piece_xpad(plan->ops, box->lo[0], pyr_precision_size(plan->problem.precision)) : 0;
     v->nfields = plan->scheme ? plan->scheme->nfields : 1;
 }

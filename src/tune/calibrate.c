@@ -87,8 +87,6 @@ static void shape_piece(cal_t *c, int s, const pyr_piece_layout_t *L)
     pyr_piece_t *p = &c->piece[s];
     p->box = piece_box(c);
     p->pitch = L->pitch;
-    p->xpad = pyr_piece_xpad(c->ops, 0, c->elem);
-    if (p->xpad + c->ext[0] > p->pitch) p->xpad = 0;
 }
 
 /* Both layers of piece `s` get defined values: the first nodes of the host

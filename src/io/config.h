@@ -1,1 +1,0 @@
-#include "../problem/config.h" /* moved: include problem/config.h */

@@ -1,1 +1,0 @@
-#include "../core/box.h" /* moved: include core/box.h */
