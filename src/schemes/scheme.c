@@ -6,14 +6,24 @@
 #include "core/error.h"
 #include "schemes/maxwell.h"
 
+/* Every scheme the library has: a new scheme is one table and one line here. */
+static const pyr_scheme_t *const registry[] = {&pyr_scheme_heat, &pyr_scheme_poisson, &pyr_scheme_maxwell};
+
+int pyr_scheme_count(void)
+{
+    return (int)(sizeof registry / sizeof registry[0]);
+}
+
+const pyr_scheme_t *pyr_scheme_at(int i)
+{
+    return i >= 0 && i < pyr_scheme_count() ? registry[i] : NULL;
+}
+
 const pyr_scheme_t *pyr_scheme_of(pyr_equation_t equation)
 {
-    switch (equation) {
-    case PYR_EQ_HEAT: return &pyr_scheme_heat;
-    case PYR_EQ_POISSON: return &pyr_scheme_poisson;
-    case PYR_EQ_MAXWELL: return &pyr_scheme_maxwell;
-    default: return NULL;
-    }
+    for (int i = 0; i < pyr_scheme_count(); i++)
+        if (registry[i]->equation == equation) return registry[i];
+    return NULL;
 }
 
 const char *pyr_equation_name(pyr_equation_t equation)
@@ -24,10 +34,9 @@ const char *pyr_equation_name(pyr_equation_t equation)
 
 int pyr_equation_from_name(const char *name, pyr_equation_t *out)
 {
-    static const pyr_equation_t all[] = {PYR_EQ_HEAT, PYR_EQ_POISSON, PYR_EQ_MAXWELL};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!strcmp(name, pyr_scheme_of(all[i])->name)) {
-            *out = all[i];
+    for (int i = 0; i < pyr_scheme_count(); i++)
+        if (!strcmp(name, registry[i]->name)) {
+            *out = registry[i]->equation;
             return 1;
         }
     return 0;

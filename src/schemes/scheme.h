@@ -112,6 +112,9 @@ extern const pyr_scheme_t pyr_scheme_maxwell;
 
 /* The table of an equation, or NULL. */
 const pyr_scheme_t *pyr_scheme_of(pyr_equation_t equation);
+/* The registered schemes, in a fixed order: pyr_scheme_at(0 .. count - 1). */
+int pyr_scheme_count(void);
+const pyr_scheme_t *pyr_scheme_at(int i);
 
 /* Reach of one step (the sum over sub-steps) along an axis, below and above. */
 int pyr_scheme_step_reach(const pyr_scheme_t *s, int axis, int high);

@@ -23,7 +23,10 @@
 static int registered_schemes(const pyr_scheme_t **out, int max)
 {
     int n = 0;
-    while (n < max && (out[n] = pyr_scheme_of((pyr_equation_t)n)) != NULL) n++;
+    while (n < max && n < pyr_scheme_count()) {
+        out[n] = pyr_scheme_at(n);
+        n++;
+    }
     return n;
 }
 
