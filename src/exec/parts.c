@@ -1552,6 +1552,7 @@ pyr_status_t pyr_parts_plan_create(const pyr_problem_t *problem, const pyr_optio
     pyr_plan_t *plan = P->part[0].plan;
     P->plan0_external = 1;
     plan->parts = P;
+    plan->parts_destroy = pyr_parts_destroy;
     *out = plan;
     return PYR_OK;
 }

@@ -7,7 +7,6 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "exec/parts.h"
 #include "plan/model.h"
 #include "plan/planner.h"
 
@@ -18,7 +17,7 @@ void pyr_plan_destroy(pyr_plan_t **plan)
 {
     if (!plan || !*plan) return;
     pyr_plan_t *p = *plan;
-    pyr_parts_destroy(&p->parts); /* several devices: the other parts' plans (exec/parts.c) */
+    if (p->parts && p->parts_destroy) p->parts_destroy(&p->parts); /* several devices: the other parts' plans */
     for (int a = 0; a < 3; a++) free(p->axis[a].bounds);
     if (p->ops && p->ctx) p->ops->destroy(p->ctx); /* back to the context cache */
     free((void *)p->coef.aux);

@@ -70,6 +70,7 @@ struct pyr_plan {
     int64_t exchange_every;
     const struct pyr_exchange *exchange;
     struct pyr_parts *parts;
+    void (*parts_destroy)(struct pyr_parts **parts); /* set with parts by the layer that made them */
 };
 
 /* Geometry of one task in a pass of height h. */
