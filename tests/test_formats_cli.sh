@@ -128,6 +128,14 @@ d[i:i + 80] = b'TTYPE1  = ' + b'A' * 70
 open('ttype70.fits', 'wb').write(bytes(d))"
   o=$(timeout 20 "$bin" "${fr[@]}" -o ttype_out.fits ttype70.fits 2>&1)
   [ $? -eq 1 ] && echo "$o" | grep -q "unquoted value of 70 characters" && ok || bad "TTYPE1 of 70 characters: $o"
+  # a compressed image whose ZNAXIS2 is 40 characters of no number: refused (cfitsio's message for it overflowed a buffer: abort)
+  $py -c "
+d = bytearray(open('rice.fits', 'rb').read())
+i = d.find(b'ZNAXIS2 =')
+d[i:i + 80] = (b'ZNAXIS2 = ' + b'X' * 40).ljust(80)
+open('rice_longint.fits', 'wb').write(bytes(d))"
+  o=$(timeout 20 "$bin" "${fr[@]}" -o rice_out4.fits rice_longint.fits 2>&1)
+  [ $? -eq 1 ] && [ ! -e rice_out4.fits ] && echo "$o" | grep -q "gives ZNAXIS2 a value of 29 characters or more" && ok || bad "ZNAXIS2 of 40 characters: $o"
   # L11: 100000 HISTORY cards are read (and copied) in linear time; a quadratic de-duplication took minutes
   $py - <<'PYEOF'
 import numpy as np

@@ -138,13 +138,29 @@ static int token_number(const char *v, size_t len, double *x)
     return *end == 0 && isfinite(*x);
 }
 
+/* Keywords cfitsio reads as integers while it moves to an HDU. */
+static int integer_key(const char *name)
+{
+    static const char *const exact[] = {"BITPIX", "NAXIS", "PCOUNT", "GCOUNT", "TFIELDS", "THEAP", "BLANK", "ZBITPIX",
+                                        "ZNAXIS", "ZDITHER0", "ZBLANK", "ZPCOUNT", "ZGCOUNT", "ZTHEAP"};
+    static const char *const prefix[] = {"NAXIS", "ZNAXIS", "ZTILE", "ZVAL", "TBCOL", "TNULL"};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+        if (!strcmp(name, exact[i])) return 1;
+    for (size_t i = 0; i < sizeof prefix / sizeof *prefix; i++) {
+        size_t n = strlen(prefix[i]);
+        if (!strncmp(name, prefix[i], n) && name[n] >= '0' && name[n] <= '9') return 1;
+    }
+    return 0;
+}
+
 /* cfitsio reads the next HDU's header as it moves there and trusts some of
  * its cards: (before 4.6) it divides by a compressed image's tile sizes
  * (ZTILEn) and RICE_1 block size (ZVAL1) unchecked, so that a 0 there, a
  * fraction read as 0, a value that is no number (read as 0) or one past a
  * 32-bit integer ends the program with SIGFPE; and it copies a table's column name (TTYPEn) into 70
  * bytes, which an unquoted value of 70 characters overflows (the C library
- * ends the program).  The next header's raw cards are read first, as
+ * ends the program); and its message for an integer value it cannot read
+ * copies the value's first 30 characters into a buffer with room for 28.  The next header's raw cards are read first, as
  * cfitsio reads them, and such a file refused. */
 static pyr_status_t check_next_header(fitsfile *fp, const char *path)
 {
@@ -153,7 +169,7 @@ static pyr_status_t check_next_header(fitsfile *fp, const char *path)
     if (fits_get_hduaddrll(fp, &head, &data, &end, &status) || ffmbyt(fp, end, 0 /* report the end of the file */, &status))
         return PYR_OK; /* no next header: cfitsio says so on moving */
     int zimage = 0, rice = 0, zero_tile = 0, zero_block = 0, long_name = 0;
-    char card[81], name[75];
+    char card[81], name[75], long_int[75] = "";
     card[80] = 0;
     for (long k = 0; k < (1L << 24) && !ffgbyt(fp, 80, card, &status); k++) {
         if (!strncmp(card, "END     ", 8)) break;
@@ -167,7 +183,12 @@ static pyr_status_t check_next_header(fitsfile *fp, const char *path)
         else if (!strncmp(name, "ZTILE", 5)) zero_tile |= !token_number(v, len, &x) || !(x >= 1 && x <= INT_MAX);
         else if (!strcmp(name, "ZVAL1")) zero_block |= !token_number(v, len, &x) || !(fabs(x) >= 1 && fabs(x) <= INT_MAX);
         else if (!strncmp(name, "TTYPE", 5)) long_name |= v && !quoted && len >= 70;
+        if (v && len >= 29 && !*long_int && integer_key(name)) snprintf(long_int, sizeof long_int, "%s", name);
     }
+    if (*long_int)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: the header after byte %lld gives %s a value of 29 characters or more, where FITS "
+                                        "has an integer: the file is damaged",
+                        path, (long long)end, long_int);
     if (long_name)
         return pyr_fail(PYR_ERR_FORMAT, "%s: the table after byte %lld names a column with an unquoted value of 70 characters "
                                         "(TTYPEn), which FITS does not allow: the file is damaged",
