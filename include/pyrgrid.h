@@ -80,6 +80,19 @@ PYR_API const char *pyr_last_error(void);
 /* Drop the last error message of this thread. */
 PYR_API void pyr_clear_error(void);
 
+#if defined(__GNUC__)
+#define PYR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PYR_PRINTF(a, b)
+#endif
+/* Record a message (printf-style) for pyr_last_error() and return status, so
+ * that a hook or a program built on the library fails in its words:
+ * `return pyr_fail(PYR_ERR_IO, "%s: ...", path);`. */
+PYR_API pyr_status_t pyr_fail(pyr_status_t status, const char *fmt, ...) PYR_PRINTF(2, 3);
+/* Prefix the current message with context ("writing a.npy: " + the message)
+ * and return status. */
+PYR_API pyr_status_t pyr_fail_context(pyr_status_t status, const char *fmt, ...) PYR_PRINTF(2, 3);
+
 /* --------------------------------------------------------------- precision */
 
 typedef enum { PYR_FLOAT = 0, PYR_DOUBLE = 1 } pyr_precision_t;
@@ -489,7 +502,23 @@ typedef struct {
 PYR_API pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options,
                              pyr_plan_t **plan);
 PYR_API void pyr_plan_destroy(pyr_plan_t **plan);
+/* What the whole run will do.  A plan over several devices (run.devices)
+ * sums over its parts: device_bytes, budget_bytes (the total budget),
+ * host_bytes, tasks_per_pass and the counts (redundancy against the whole
+ * grid's useful work); slots, passes, pieces and the extents are the
+ * largest part's; method, decomposition, height and kernel are the parts'
+ * when they agree, else PYR_METHOD_AUTO, PYR_DECOMP_AUTO, 0 and "mixed";
+ * host_memory is PYR_HOST_STAGE when any part stages. */
 PYR_API pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info);
+/* The parts of a plan over several devices: 1 for a plan of one device
+ * (0 for NULL); part i (0 .. count - 1) as pyr_plan_get_info describes a
+ * plan of one device (its local grid: the box it owns grown by its halo). */
+PYR_API int pyr_plan_part_count(const pyr_plan_t *plan);
+PYR_API pyr_status_t pyr_plan_part_info(const pyr_plan_t *plan, int part, pyr_plan_info_t *info);
+/* How the grid was cut, one line ("2 parts (1 rank x 2 devices, slabs
+ * 1x1x2), H = 8 (the model's), halos 8 nodes deep"; "" for a plan of one
+ * device), snprintf-style as pyr_problem_json. */
+PYR_API size_t pyr_plan_partition(const pyr_plan_t *plan, char *text, size_t size);
 /* Human-readable description of the plan and, for comparison, the trivial
  * method's plan under the same budget. */
 PYR_API pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
@@ -524,6 +553,16 @@ PYR_API pyr_status_t pyr_wisdom_import_file(const char *path);
 PYR_API pyr_status_t pyr_wisdom_export_file(const char *path);
 /* Empty the store. */
 PYR_API void pyr_wisdom_forget(void);
+/* Changes to the store so far: a program compares two readings to learn
+ * whether a plan recorded something worth exporting (a PYR_PLAN_MEASURE
+ * choice). */
+PYR_API unsigned long pyr_wisdom_store_generation(void);
+/* pyr_wisdom_import_file of the default file (pyr_wisdom_default_path,
+ * written into path[size], empty when there is none), as programs import it
+ * before planning; *found: whether the file existed.  A character device or
+ * a FIFO there is a sink that exports write in place: nothing is read from
+ * it (PYR_OK, *found = 0). */
+PYR_API pyr_status_t pyr_wisdom_store_import_default(char *path, size_t size, int *found);
 /* What pyr_wisdom_calibrate reports as it goes: `text` is lines (each
  * ending in a newline) as `pyrgrid calibrate` prints them.  The first call
  * comes before anything is measured, with done = 0, total the number of sets

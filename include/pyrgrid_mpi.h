@@ -59,6 +59,13 @@ PYR_API pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_opt
 PYR_API pyr_status_t pyr_execute_mpi_fields(const pyr_problem_t *problem, const pyr_options_t *options, MPI_Comm comm,
                                             const pyr_hooks_t *hooks, pyr_field_t **parts, int nfields, pyr_mpi_info_t *info);
 
+/* Agree on failures (collective): each rank passes its status (PYR_OK, or
+ * the status of a failure whose message pyr_last_error holds); every rank
+ * returns PYR_OK when all passed PYR_OK, else the status of the lowest
+ * failing rank with its message ("rank 2: ...") as pyr_last_error, so that
+ * ranks that go on to a collective step go on together. */
+PYR_API pyr_status_t pyr_mpi_agree(MPI_Comm comm, pyr_status_t mine);
+
 /* Each rank writes its part to PATH.rankNNNN.npy (PATH less a ".npy"
  * ending) and rank 0 an index PATH.parts.json naming every part with its
  * offset in the whole array (NumPy order); `pyrgrid assemble INDEX OUT.npy`

@@ -63,6 +63,41 @@ static const struct {
 
 static int stopped_early, streamed, blocks_cut, refused, with_probes;
 
+/* The public view of a plan over several devices: pyr_plan_get_info
+ * describes the whole run (sums over the parts), pyr_plan_part_info each
+ * part, pyr_plan_partition the cut. */
+static int check_public_view(const pyr_plan_t *plan, int nparts, const char *label)
+{
+    const int before = check_failures_;
+    CHECK(pyr_plan_part_count(plan) == nparts, "%s: pyr_plan_part_count %d, %d parts", label, pyr_plan_part_count(plan), nparts);
+    pyr_plan_info_t whole, part;
+    CHECK(pyr_plan_get_info(plan, &whole) == PYR_OK, "%s: pyr_plan_get_info: %s", label, pyr_last_error());
+    uint64_t dev = 0, budget = 0, computed = 0, host = 0;
+    int64_t tasks = 0;
+    for (int i = 0; i < nparts; i++) {
+        CHECK(pyr_plan_part_info(plan, i, &part) == PYR_OK, "%s: pyr_plan_part_info %d: %s", label, i, pyr_last_error());
+        dev += part.device_bytes;
+        budget = budget + part.budget_bytes < budget ? UINT64_MAX : budget + part.budget_bytes; /* unlimited stays so */
+        computed += part.counts.computed;
+        host += part.host_bytes;
+        tasks += part.tasks_per_pass;
+        CHECK(part.backend == whole.backend && part.fields == whole.fields, "%s: part %d backend or fields differ", label, i);
+        if (whole.method != PYR_METHOD_AUTO) CHECK(part.method == whole.method, "%s: part %d method differs from the run's", label, i);
+    }
+    CHECK(whole.device_bytes == dev && whole.counts.computed == computed && whole.host_bytes == host && whole.tasks_per_pass == tasks &&
+              whole.budget_bytes == budget,
+          "%s: the whole run's info is not the sum of its parts' (device %llu / %llu)", label, (unsigned long long)whole.device_bytes,
+          (unsigned long long)dev);
+    CHECK(whole.redundancy >= 1.0, "%s: redundancy %g below 1 over several parts", label, whole.redundancy);
+    CHECK(pyr_plan_part_info(plan, nparts, &part) == PYR_ERR_ARG, "%s: part %d of %d accepted", label, nparts, nparts);
+    pyr_clear_error();
+    char text[320], want[32];
+    snprintf(want, sizeof want, "%d parts", nparts);
+    const size_t len = pyr_plan_partition(plan, text, sizeof text);
+    CHECK(len == strlen(text) && !strncmp(text, want, strlen(want)), "%s: partition '%s'", label, text);
+    return check_failures_ > before;
+}
+
 /* The halo counters against the formula, from the decomposition itself. */
 static int check_counters(const pyr_plan_t *plan, const pyr_problem_t *p, const pyr_run_info_t *ra, const char *label)
 {
@@ -272,6 +307,10 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     pyr_parts_info_t pi;
     pyr_parts_get_info(pyr_plan_parts(plan), &pi);
     streamed += pi.streaming > 0;
+    if (check_public_view(plan, pi.nparts, label)) {
+        pyr_plan_destroy(&plan);
+        return 1;
+    }
     int cutaxes = 0;
     for (int a = 0; a < 3; a++) cutaxes += pi.count[a] > 1;
     blocks_cut += cutaxes > 1;
@@ -360,6 +399,21 @@ static void refusals(pyr_backend_kind_t backend)
         snprintf(o.devices, sizeof o.devices, "0,63");
         CHECK_FAILS(pyr_plan_create(&p, &o, &plan), PYR_ERR_NODEVICE, "GPU 63 does not exist");
     }
+    /* one device: one part, which is the plan itself */
+    snprintf(o.devices, sizeof o.devices, "0");
+    CHECK(pyr_plan_create(&p, &o, &plan) == PYR_OK, "one device: %s", pyr_last_error());
+    if (plan) {
+        pyr_plan_info_t a, b;
+        CHECK(pyr_plan_part_count(plan) == 1 && pyr_plan_get_info(plan, &a) == PYR_OK && pyr_plan_part_info(plan, 0, &b) == PYR_OK &&
+                  a.device_bytes == b.device_bytes && a.counts.computed == b.counts.computed,
+              "one device: one part, described as the plan");
+        CHECK(pyr_plan_part_info(plan, 1, &b) == PYR_ERR_ARG, "one device: part 1 accepted");
+        pyr_clear_error();
+        char text[8] = "x";
+        CHECK(pyr_plan_partition(plan, text, sizeof text) == 0 && !text[0], "one device: partition '%s'", text);
+        pyr_plan_destroy(&plan);
+    }
+    CHECK(pyr_plan_part_count(NULL) == 0, "pyr_plan_part_count(NULL)");
     snprintf(o.devices, sizeof o.devices, "0,0");
     o.snapshot_every = 2;
     CHECK_FAILS(pyr_plan_create(&p, &o, &plan), PYR_ERR_UNSUPPORTED, "snapshots");

@@ -1609,6 +1609,10 @@ pyr_status_t pyr_parts_execute(pyr_plan_t *plan, pyr_field_t *const *given, int 
 
 /* ------------------------------------------------------------------ reports */
 
+const pyr_plan_t *pyr_parts_local_plan(const pyr_parts_t *P, int i) { return i >= 0 && i < P->ndev ? P->part[i].plan : NULL; }
+
+uint64_t pyr_parts_useful(const pyr_parts_t *P, int64_t steps) { return useful_owned(P, steps); }
+
 void pyr_parts_get_info(const pyr_parts_t *P, pyr_parts_info_t *info)
 {
     memset(info, 0, sizeof *info);

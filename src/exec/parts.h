@@ -106,6 +106,11 @@ int pyr_parts_part(const pyr_parts_t *parts, int i, pyr_box_t *own, pyr_box_t *l
 int pyr_parts_message(const pyr_parts_t *parts, int i, int *from, int *to, pyr_box_t *box);
 /* A line describing the decomposition ("2 parts (slabs 1x1x2), H = 8, halo 8 ..."). */
 void pyr_parts_describe(const pyr_parts_t *parts, char *out, size_t size);
+/* The plan of this process's part i (0 .. devices - 1; NULL past them). */
+const pyr_plan_t *pyr_parts_local_plan(const pyr_parts_t *parts, int i);
+/* Node updates over the boxes this process's parts own in `steps` steps
+ * (their useful work). */
+uint64_t pyr_parts_useful(const pyr_parts_t *parts, int64_t steps);
 /* The parts of a plan made for several devices (NULL otherwise). */
 const pyr_parts_t *pyr_plan_parts(const pyr_plan_t *plan);
 

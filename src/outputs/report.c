@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "exec/parts.h"
 #include "io/atomic.h"
 #include "io/hdf5.h"
 #include "plan/plan.h"
@@ -88,6 +87,30 @@ static void counts(pyr_json_t *j, const char *key, const pyr_counters_t *c)
     pyr_json_end(j);
 }
 
+/* pyr_plan_info_t's members by name. */
+static void plan_info(pyr_json_t *j, const pyr_plan_info_t *info, int dims)
+{
+    pyr_json_string(j, "method", info->method == PYR_METHOD_AUTO ? "mixed" : pyr_method_name(info->method));
+    const int whole = info->method == PYR_METHOD_NAIVE || info->method == PYR_METHOD_LONGVECTOR; /* the grid resident, no pieces */
+    pyr_json_string(j, "decomposition", whole ? "whole grid" : pyr_decomp_name(info->decomposition));
+    pyr_json_string(j, "backend", pyr_backend_name(info->backend));
+    pyr_json_string(j, "kernel", info->kernel);
+    pyr_json_int(j, "height", info->height);
+    pyr_json_int(j, "passes", info->passes);
+    pyr_json_int(j, "tasks_per_pass", info->tasks_per_pass);
+    axes(j, "pieces", dims, info->pieces); /* x, y, z */
+    axes(j, "piece_extent", dims, info->piece_extent);
+    axes(j, "result_extent", dims, info->result_extent);
+    pyr_json_int(j, "slots", info->slots);
+    pyr_json_int(j, "fields", info->fields);
+    pyr_json_uint(j, "device_bytes", info->device_bytes);
+    pyr_json_uint(j, "budget_bytes", info->budget_bytes);
+    pyr_json_string(j, "host_memory", pyr_host_memory_name(info->host_memory));
+    pyr_json_uint(j, "host_bytes", info->host_bytes);
+    pyr_json_real(j, "redundancy", info->redundancy);
+    counts(j, "counts", &info->counts);
+}
+
 void pyr_report_plan(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
 {
     pyr_plan_info_t info;
@@ -98,25 +121,7 @@ void pyr_report_plan(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
     }
     const int dims = plan->problem.dims;
     pyr_json_object(j, key);
-    pyr_json_string(j, "method", pyr_method_name(info.method));
-    const int whole = info.method == PYR_METHOD_NAIVE || info.method == PYR_METHOD_LONGVECTOR; /* the grid resident, no pieces */
-    pyr_json_string(j, "decomposition", whole ? "whole grid" : pyr_decomp_name(info.decomposition));
-    pyr_json_string(j, "backend", pyr_backend_name(info.backend));
-    pyr_json_string(j, "kernel", info.kernel);
-    pyr_json_int(j, "height", info.height);
-    pyr_json_int(j, "passes", info.passes);
-    pyr_json_int(j, "tasks_per_pass", info.tasks_per_pass);
-    axes(j, "pieces", dims, info.pieces); /* x, y, z */
-    axes(j, "piece_extent", dims, info.piece_extent);
-    axes(j, "result_extent", dims, info.result_extent);
-    pyr_json_int(j, "slots", info.slots);
-    pyr_json_int(j, "fields", info.fields);
-    pyr_json_uint(j, "device_bytes", info.device_bytes);
-    pyr_json_uint(j, "budget_bytes", info.budget_bytes);
-    pyr_json_string(j, "host_memory", pyr_host_memory_name(info.host_memory));
-    pyr_json_uint(j, "host_bytes", info.host_bytes);
-    pyr_json_real(j, "redundancy", info.redundancy);
-    counts(j, "counts", &info.counts);
+    plan_info(j, &info, dims); /* the whole run */
     pyr_json_int(j, "steps", plan->problem.steps);
     pyr_model_prediction_t me;
     if (pyr_model_predict(plan, &plan->model, plan->model_form, 0, &me) == PYR_OK) pyr_json_real(j, "predicted_seconds", me.seconds);
@@ -124,12 +129,25 @@ void pyr_report_plan(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
     pyr_clear_error();
     pyr_json_string(j, "model", plan->model_source);
     pyr_json_string(j, "notice", info.notice ? info.notice : "");
-    /* several devices: the plan above is part 0's; how the grid was cut */
-    const pyr_parts_t *parts = pyr_plan_parts(plan);
-    if (parts) {
+    /* several devices: how the grid was cut, and each part's plan (its local grid) */
+    const int nparts = pyr_plan_part_count(plan);
+    if (nparts > 1) {
         char text[320];
-        pyr_parts_describe(parts, text, sizeof text);
+        pyr_plan_partition(plan, text, sizeof text);
         pyr_json_string(j, "parts", text);
+        pyr_json_array(j, "part_plans");
+        for (int i = 0; i < nparts; i++) {
+            pyr_plan_info_t pi;
+            if (pyr_plan_part_info(plan, i, &pi) != PYR_OK) {
+                pyr_clear_error();
+                pyr_json_null(j, NULL);
+                continue;
+            }
+            pyr_json_object(j, NULL);
+            plan_info(j, &pi, dims);
+            pyr_json_end(j);
+        }
+        pyr_json_end(j);
     } else {
         pyr_json_null(j, "parts");
     }

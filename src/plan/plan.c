@@ -25,7 +25,7 @@ void pyr_plan_destroy(pyr_plan_t **plan)
     *plan = NULL;
 }
 
-pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info)
+pyr_status_t pyr_plan_info_single(const pyr_plan_t *plan, pyr_plan_info_t *info)
 {
     memset(info, 0, sizeof *info);
     info->method = plan->method;

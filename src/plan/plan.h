@@ -82,6 +82,10 @@ typedef struct {
     pyr_box_t input;  /* nodes of the input fields uploaded: those the first sub-step updates */
 } pyr_task_t;
 
+/* pyr_plan_get_info of a plan of one device (the public one, api/, also
+ * describes a run over several devices). */
+pyr_status_t pyr_plan_info_single(const pyr_plan_t *plan, pyr_plan_info_t *info);
+
 /* Decide how the executor reaches the host fields (options.host_memory;
  * auto pins unless that would lock most of the host's RAM), with a notice
  * when it stages. */

@@ -129,6 +129,10 @@ def test_several_devices_equal_one_and_report_their_parts():
     with pyrgrid.Plan(p, pyrgrid.Options(backend="cpu", devices="0,0", exchange=4)) as plan:
         assert plan.options["run.devices"] == "0,0" and plan.options["run.exchange"] == 4
         assert plan.info["parts"].startswith("2 parts")
+        # the plan describes the whole run; each part's plan (its local grid) apart
+        parts = plan.info["part_plans"]
+        assert len(parts) == 2 and plan.info["device_bytes"] == sum(q["device_bytes"] for q in parts)
+        assert plan.info["counts"]["computed"] == sum(q["counts"]["computed"] for q in parts)
         u = u0.copy()
         info = plan.execute(u)
     assert np.array_equal(u, one)
