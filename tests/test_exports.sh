@@ -12,6 +12,13 @@ case "$lib" in
   *) echo "not a shared library ($lib): nothing to check"; exit 77 ;;
 esac
 command -v nm >/dev/null || { echo "nm not found"; exit 77; }
+# The output header is always built; it sits beside pyrgrid.h.
+for h in "$@"; do
+  case "$h" in
+    */pyrgrid.h) out="${h%pyrgrid.h}pyrgrid_output.h"
+      case " $* " in *" $out "*) ;; *) [ -f "$out" ] && set -- "$@" "$out" ;; esac ;;
+  esac
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Declared: the name before '(' on each line that starts with PYR_API.

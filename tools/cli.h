@@ -3,10 +3,10 @@
 #ifndef PYR_TOOLS_CLI_H
 #define PYR_TOOLS_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
-#include "plan/longvector.h"
-#include "problem/config.h"
+#include "pyrgrid.h"
 
 int pyr_cli_run(int argc, char **argv);       /* pyrgrid run FILE ...   (cli_run.c)   */
 int pyr_cli_plan(int argc, char **argv);      /* pyrgrid plan FILE ...  (cli_run.c)   */
@@ -18,16 +18,9 @@ int pyr_cli_frames(int argc, char **argv);    /* pyrgrid frames INPUT... (cli_fr
 int pyr_cli_assemble(int argc, char **argv);  /* pyrgrid assemble INDEX OUT.npy (cli_mpi.c) */
 
 /* MPI (cli_mpi.c): the process count an MPI launcher gave in the environment
- * (0: not started by one); `pyrgrid run` under it (returns an exit status,
- * or -1 for one process: the ordinary run goes on); a line for `info`. */
+ * (0: not started by one); a line for `info`.  The run under MPI:
+ * cli_maxwell.h. */
 int pyr_cli_mpi_launched(void);
-/* unsupported: NULL, or why this run cannot go over MPI ranks (an output or
- * input only one process can handle); every rank then fails with it. */
-int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet, const char *unsupported);
-/* Maxwell's outputs (cli_maxwell.c): BASE_Ex.npy (step >= 0: BASE_Ex_000200.npy),
- * and the probes' series as CSV (series[k * nprobes + i] after step k + 1). */
-void pyr_cli_maxwell_path(const char *base, int c, int64_t step, char *out, size_t size);
-pyr_status_t pyr_cli_maxwell_write_probes(const char *path, const pyr_problem_t *p, const double *series, int64_t nseries, double dt);
 void pyr_cli_mpi_describe(FILE *out);
 
 /* Exit statuses of every command (documented in pyrgrid --help and README). */
@@ -35,6 +28,13 @@ void pyr_cli_mpi_describe(FILE *out);
 #define PYR_EXIT_ERROR 1
 #define PYR_EXIT_USAGE 2
 #define PYR_EXIT_NOT_CONVERGED 3 /* solve: the iteration stopped before the tolerance was met */
+
+/* Propagate a failing status unchanged. */
+#define CLI_TRY(expr)                                                        \
+    do {                                                                     \
+        pyr_status_t cli_try_status_ = (expr);                               \
+        if (cli_try_status_ != PYR_OK) return cli_try_status_;               \
+    } while (0)
 
 /* Shared by the sub-commands (cli_common.c). */
 extern int pyr_cli_verbosity; /* -1 --quiet, 0 default, 1 --verbose */

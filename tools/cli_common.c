@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "tune/wisdom.h"
 #include "pyrgrid.h"
 
 int pyr_cli_verbosity = 0;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_result.h"
+#include "cli_report.h"
 #include "core/error.h"
 #include "io/atomic.h"
 #include "io/fits.h"

@@ -20,12 +20,9 @@
 #include "cli.h"
 #include "cli_maxwell.h"
 #include "cli_result.h"
-#include "core/error.h"
-#include "io/atomic.h"
 #include "problem/config.h"
-#include "io/npy.h"
-#include "io/png.h"
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 #include "schemes/maxwell.h"
 
 typedef struct {
@@ -152,7 +149,7 @@ static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfie
     mx_state_t *s = user;
     const int64_t at = pyr_cli_step_of(s->cfg, step);
     for (int c = 0; c < 6 && c < nfields; c++)
-        if (fields[c]) PYR_TRY(pyr_cli_check_finite(&s->cfg->problem, fields[c], pyr_maxwell_component_name(c), at, "at a snapshot"));
+        if (fields[c]) CLI_TRY(pyr_cli_check_finite(&s->cfg->problem, fields[c], pyr_maxwell_component_name(c), at, "at a snapshot"));
     if (s->h5) return pyr_cli_result_snapshot(&s->result, step);
     for (int c = 0; c < 6 && c < nfields; c++) {
         if (!fields[c]) continue;
@@ -189,7 +186,7 @@ pyr_status_t pyr_cli_check_probes(const pyr_config_t *cfg, int64_t first, int64_
 static pyr_status_t mx_probe(void *user, int64_t first, int64_t count, const double *values, int nprobes)
 {
     mx_state_t *s = user;
-    PYR_TRY(pyr_cli_check_probes(s->cfg, first, count, values, nprobes));
+    CLI_TRY(pyr_cli_check_probes(s->cfg, first, count, values, nprobes));
     if (s->nseries + count > s->cap) {
         int64_t cap = s->cap ? 2 * s->cap : 1024;
         while (cap < s->nseries + count) cap *= 2;
@@ -206,9 +203,9 @@ static pyr_status_t mx_probe(void *user, int64_t first, int64_t count, const dou
 pyr_status_t pyr_cli_maxwell_write_probes(const char *path, const pyr_problem_t *p, const double *series, int64_t nseries, double dt)
 {
     const int nprobes = p->maxwell.nprobes;
-    pyr_atomic_file_t af;
-    PYR_TRY(pyr_atomic_open(&af, path));
-    FILE *f = af.fp;
+    pyr_output_file_t *af = NULL;
+    CLI_TRY(pyr_output_file_open(&af, path));
+    FILE *f = pyr_output_file_stream(af);
     fprintf(f, "step,t");
     for (int i = 0; i < p->maxwell.nprobes; i++) {
         const pyr_probe_t *pr = &p->maxwell.probes[i];
@@ -225,7 +222,7 @@ pyr_status_t pyr_cli_maxwell_write_probes(const char *path, const pyr_problem_t 
         for (int i = 0; i < nprobes; i++) fprintf(f, ",%.17g", series[k * nprobes + i]);
         fprintf(f, "\n");
     }
-    return pyr_atomic_commit(&af);
+    return pyr_output_file_commit(&af);
 }
 
 static pyr_status_t write_image(const char *path, const pyr_field_t *f, int c, int64_t steps)
@@ -374,9 +371,8 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
     cells *= (double)ri.steps;
     const double gcells = secs > 0 ? cells / secs * 1e-9 : 0.0;
     if (rc == PYR_EXIT_OK) {
-        pyr_atomic_stage_t stage;
-        pyr_atomic_stage_begin(&stage);
-        const char *failed = NULL;
+        pyr_output_stage_t *stage = NULL;
+        const char *failed = pyr_output_stage_begin(&stage) != PYR_OK ? "" : NULL;
         const double t_out = mx_now();
         if (st.h5 && pyr_cli_result_final(&st.result, &ri) != PYR_OK) failed = "output.field: ";
         for (int c = 0; c < 6 && !failed; c++) {
@@ -396,8 +392,8 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
             pyr_cli_report_run(&j, cfg, plan, &ri, seconds, gcells, sidecar, 0);
             if (pyr_cli_report_end(&j, report, info.backend, cfg->options.device) != PYR_OK) failed = "--report: ";
         }
-        if (!failed && pyr_atomic_stage_commit(&stage) != PYR_OK) failed = "";
-        pyr_atomic_stage_abort(&stage);
+        if (!failed && pyr_output_stage_commit(&stage) != PYR_OK) failed = "";
+        pyr_output_stage_abort(&stage);
         if (failed) rc = mx_fail(failed);
     }
     if (st.h5) pyr_cli_result_abort(&st.result);

@@ -4,6 +4,16 @@
 
 #include "problem/config.h"
 
+/* `pyrgrid run` under an MPI launcher (cli_mpi.c): returns an exit status,
+ * or -1 for one process (the ordinary run goes on).  unsupported: NULL, or
+ * why this run cannot go over MPI ranks (an output or input only one process
+ * can handle); every rank then fails with it. */
+int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet, const char *unsupported);
+/* Maxwell's outputs (cli_maxwell.c): BASE_Ex.npy (step >= 0: BASE_Ex_000200.npy),
+ * and the probes' series as CSV (series[k * nprobes + i] after step k + 1). */
+void pyr_cli_maxwell_path(const char *base, int c, int64_t step, char *out, size_t size);
+pyr_status_t pyr_cli_maxwell_write_probes(const char *path, const pyr_problem_t *p, const double *series, int64_t nseries, double dt);
+
 /* Run a parsed and validated Maxwell problem; report: --report's path, or
  * NULL; returns the exit status. */
 int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report);

@@ -10,14 +10,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/error.h"
-#include "io/atomic.h"
 #include "problem/config.h"
-#include "io/plot.h"
 #include "plan/model.h"
 #include "plan/plan.h"
 #include "tune/wisdom.h"
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 
 static double now(void)
 {
@@ -601,7 +599,7 @@ int pyr_cli_sweep(int argc, char **argv)
     }
 
     int cap = (nh + 2) * nd + 2, nrows = 0, rc = 0, staging = 0;
-    pyr_atomic_stage_t stage;
+    pyr_output_stage_t *stage = NULL;
     sweep_row_t *rows = calloc((size_t)cap, sizeof *rows);
     pyr_field_t *field = NULL;
     if (!rows || pyr_field_create(p, &field) != PYR_OK || pyr_field_init(field, p) != PYR_OK) {
@@ -773,19 +771,19 @@ int pyr_cli_sweep(int argc, char **argv)
     }
 
     /* the CSV and the plot are committed together */
-    pyr_atomic_stage_begin(&stage);
+    if (pyr_output_stage_begin(&stage) != PYR_OK) SWEEP_FAIL(NULL);
     staging = 1;
     if (csv) {
-        pyr_atomic_file_t af;
-        if (pyr_atomic_open(&af, csv) != PYR_OK) SWEEP_FAIL("--csv: ");
-        fprintf(af.fp, "%s\n", sweep_csv_header);
+        pyr_output_file_t *af = NULL;
+        if (pyr_output_file_open(&af, csv) != PYR_OK) SWEEP_FAIL("--csv: ");
+        fprintf(pyr_output_file_stream(af), "%s\n", sweep_csv_header);
         for (int r = 0; r < nrows; r++) {
             const sweep_row_t *w = &rows[r];
-            fprintf(af.fp, "%s,%s,%lld,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.5f,%d\n", backend_name, pyr_decomp_name(w->decomp),
+            fprintf(pyr_output_file_stream(af), "%s,%s,%lld,%lld,%lld,%.6g,%.6g,%.6g,%.6g,%.5f,%d\n", backend_name, pyr_decomp_name(w->decomp),
                     (long long)w->height, (long long)w->steps, (long long)(w->cells / interior + 0.5), w->measured, w->predicted,
                     1e9 * w->measured / w->cells, 1e9 * w->predicted / w->cells, (w->measured - w->predicted) / w->measured, w->is_auto);
         }
-        if (pyr_atomic_commit(&af) != PYR_OK) SWEEP_FAIL("--csv: ");
+        if (pyr_output_file_commit(&af) != PYR_OK) SWEEP_FAIL("--csv: ");
     }
     if (png) {
         char title[200], grid[96];
@@ -797,11 +795,11 @@ int pyr_cli_sweep(int argc, char **argv)
         if (plot_rows(png, title, rows, nrows, ds, nd) != PYR_OK) SWEEP_FAIL("--png: ");
     }
     staging = 0;
-    if (pyr_atomic_stage_commit(&stage) != PYR_OK) SWEEP_FAIL(NULL);
+    if (pyr_output_stage_commit(&stage) != PYR_OK) SWEEP_FAIL(NULL);
     if (!quiet && csv) printf("wrote %s\n", csv);
     if (!quiet && png) printf("wrote %s\n", png);
 out:
-    if (staging) pyr_atomic_stage_abort(&stage);
+    if (staging) pyr_output_stage_abort(&stage);
     pyr_field_destroy(&field);
     free(rows);
     free(heights);

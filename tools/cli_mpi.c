@@ -9,12 +9,10 @@
 #include "cli.h"
 #include "cli_maxwell.h"
 #include "cli_result.h"
-#include "core/error.h"
-#include "io/atomic.h"
 #include "problem/config.h"
-#include "io/npy.h"
 #include "io/npy_part.h"
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 #include "schemes/maxwell.h"
 #ifdef PYR_HAVE_MPI
 #include "exec/mpi_internal.h"
@@ -100,7 +98,7 @@ static pyr_status_t keep_probes(void *user, int64_t first, int64_t count, const 
 {
     mpi_probes_t *s = user;
     if (first != s->n) return pyr_fail(PYR_ERR_INTERNAL, "probes: steps from %lld, expected %lld", (long long)first, (long long)s->n);
-    PYR_TRY(pyr_cli_check_probes(s->cfg, first, count, values, nprobes));
+    CLI_TRY(pyr_cli_check_probes(s->cfg, first, count, values, nprobes));
     if (s->n + count > s->cap) {
         int64_t cap = s->cap ? 2 * s->cap : 1024;
         while (cap < s->n + count) cap *= 2;

@@ -1,4 +1,5 @@
 /* Field outputs and reports of `pyrgrid run` (cli_result.h). */
+#include "pyrgrid_output.h"
 #include "cli_result.h"
 
 #include <dirent.h>
@@ -7,8 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/error.h"
-#include "io/npy.h"
 #include "outputs/report.h"
 #include "plan/plan.h"
 #include "schemes/maxwell.h"

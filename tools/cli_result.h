@@ -5,12 +5,13 @@
 #ifndef PYR_TOOLS_CLI_RESULT_H
 #define PYR_TOOLS_CLI_RESULT_H
 
-#include "io/atomic.h"
 #include "problem/config.h"
 #include "io/hdf5.h"
 #include "io/json.h"
 #include "outputs/h5_result.h"
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
+#include "cli_report.h"
 
 typedef struct {
     const pyr_config_t *cfg;
@@ -62,12 +63,3 @@ void pyr_cli_report_begin(pyr_json_t *j, const char *command, const char *source
 pyr_status_t pyr_cli_report_end(pyr_json_t *j, const char *path, pyr_backend_kind_t backend, int device);
 
 #endif
-
-/* The reports of `pyrgrid solve` and `pyrgrid frames` (written, staged when a stage is active). */
-pyr_status_t pyr_cli_report_solve(const char *path, const char *problem_file, const char *kind, const pyr_lgs_system_t *sys,
-                                  const pyr_lgs_options_t *opt, const pyr_lgs_result_t *res, const char *const outputs[4],
-                                  int exit_status);
-#include "pyrgrid_frames.h"
-pyr_status_t pyr_cli_report_frames(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx, int64_t ny,
-                                   int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs, double seconds,
-                                   const char *const outputs[5]);

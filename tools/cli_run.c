@@ -9,19 +9,15 @@
 #include "cli.h"
 #include "cli_maxwell.h"
 #include "cli_result.h"
-#include "core/error.h"
-#include "io/atomic.h"
 #include "problem/config.h"
-#include "io/npy.h"
 #include "exec/parts.h"
-#include "io/plot.h"
-#include "io/png.h"
 #include "outputs/report.h"
 #include "problem/restart.h"
 #include "problem/field_init.h"
 #include "plan/plan.h"
 #include "tune/wisdom.h"
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 
 /* fields of a scheme this command holds (heat: u; Poisson: u, f) */
 #define PYR_CLI_FIELDS 32
@@ -158,7 +154,7 @@ static pyr_status_t on_snapshot(void *user, const pyr_field_t *field, int64_t st
 {
     run_state_t *s = user;
     /* the result holds every field of the scheme; the state (u) is the one that can diverge */
-    PYR_TRY(pyr_cli_check_finite(&s->cfg->problem, field, "u", pyr_cli_step_of(s->cfg, step), "at a snapshot"));
+    CLI_TRY(pyr_cli_check_finite(&s->cfg->problem, field, "u", pyr_cli_step_of(s->cfg, step), "at a snapshot"));
     return pyr_cli_result_snapshot(&s->result, step);
 }
 
@@ -332,9 +328,8 @@ int pyr_cli_run(int argc, char **argv)
     const double gcells = secs > 0 ? cells / secs * 1e-9 : 0.0;
     /* The field, its sidecar, the image and the report are committed
      * together: all new, or (on a failure, e.g. a full disk) all as they were. */
-    pyr_atomic_stage_t stage;
-    pyr_atomic_stage_begin(&stage);
-    const char *failed = NULL;
+    pyr_output_stage_t *stage = NULL;
+    const char *failed = pyr_output_stage_begin(&stage) != PYR_OK ? "" : NULL;
     double t_out = now();
     pyr_problem_t shown = *p; /* the image's title counts the steps from 0 */
     shown.steps = pyr_cli_step_of(&cfg, ri.steps);
@@ -349,8 +344,8 @@ int pyr_cli_run(int argc, char **argv)
         pyr_cli_report_run(&j, &cfg, plan, &ri, seconds, gcells, sidecar, not_converged ? 3 : 0);
         if (pyr_cli_report_end(&j, flags.report, info.backend, cfg.options.device) != PYR_OK) failed = "--report: ";
     }
-    if (!failed && pyr_atomic_stage_commit(&stage) != PYR_OK) failed = "";
-    pyr_atomic_stage_abort(&stage);
+    if (!failed && pyr_output_stage_commit(&stage) != PYR_OK) failed = "";
+    pyr_output_stage_abort(&stage);
     pyr_cli_result_abort(&st.result);
     pyr_plan_destroy(&plan);
     for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);

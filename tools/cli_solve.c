@@ -3,7 +3,7 @@
  * Block-tridiagonal systems by line Gauss–Seidel (pyrgrid_lgs.h).  Progress
  * (relative residual every report_every iterations) goes to stderr, one
  * summary line to stdout; outputs are written only after the solve, all of
- * them committed together (pyr_atomic_stage_t): a failure while writing one
+ * them committed together (pyr_output_stage_t): a failure while writing one
  * leaves every earlier result as it was. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +11,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_result.h"
-#include "io/atomic.h"
-#include "io/npy.h"
-#include "io/plot.h"
-#include "io/png.h"
-#include "core/error.h"
+#include "cli_report.h"
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 #include "solvers/lgs/lgs_config.h"
 
 static int fail_msg(pyr_status_t st)
@@ -47,13 +43,13 @@ static int progress(void *user, int64_t it, double rel)
 
 static pyr_status_t write_history_csv(const char *path, const pyr_lgs_result_t *r)
 {
-    pyr_atomic_file_t af;
-    pyr_status_t st = pyr_atomic_open(&af, path);
+    pyr_output_file_t *af = NULL;
+    pyr_status_t st = pyr_output_file_open(&af, path);
     if (st != PYR_OK) return st;
-    fprintf(af.fp, "iteration,relative_residual\n");
+    fprintf(pyr_output_file_stream(af), "iteration,relative_residual\n");
     for (int64_t h = 0; h < r->history_len; h++)
-        fprintf(af.fp, "%lld,%.17g\n", (long long)r->history_iteration[h], r->history_residual[h]);
-    return pyr_atomic_commit(&af);
+        fprintf(pyr_output_file_stream(af), "%lld,%.17g\n", (long long)r->history_iteration[h], r->history_residual[h]);
+    return pyr_output_file_commit(&af);
 }
 
 static pyr_status_t write_history_png(const char *path, const pyr_lgs_result_t *r, const char *title)
@@ -135,7 +131,7 @@ int pyr_cli_solve(int argc, char **argv)
     pyr_lgs_result_t *res = NULL;
     double *y = NULL;
     char *hist_png = NULL;
-    pyr_atomic_stage_t stage;
+    pyr_output_stage_t *stage = NULL;
     int staging = 0;
     pyr_status_t st = pyr_lgs_config_load(file, sets, nsets, &cfg);
     if (st != PYR_OK) goto out;
@@ -176,7 +172,7 @@ int pyr_cli_solve(int argc, char **argv)
     if (st != PYR_OK) goto out;
 
     /* outputs: all temporaries first, then all renamed */
-    pyr_atomic_stage_begin(&stage);
+    if ((st = pyr_output_stage_begin(&stage)) != PYR_OK) goto out;
     staging = 1;
     if (cfg->solution) {
         int64_t shape[2] = {sys->n, sys->m};
@@ -201,7 +197,7 @@ int pyr_cli_solve(int argc, char **argv)
         if ((st = pyr_cli_report_solve(report, file, cfg->kind, sys, &opt, res, written, status)) != PYR_OK) goto out;
     }
     staging = 0;
-    if ((st = pyr_atomic_stage_commit(&stage)) != PYR_OK) goto out;
+    if ((st = pyr_output_stage_commit(&stage)) != PYR_OK) goto out;
 
     if (res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0 && !quiet)
         fprintf(stderr, "pyrgrid: warning: max_iterations = %lld reached with relative residual %.3e above "
@@ -225,7 +221,7 @@ int pyr_cli_solve(int argc, char **argv)
 out:
     fail_msg(st);
     if (st == PYR_ERR_DIVERGED) rc = PYR_EXIT_NOT_CONVERGED; /* diverged or stagnated */
-    if (staging) pyr_atomic_stage_abort(&stage); /* the new temporaries go; no old file is touched */
+    if (staging) pyr_output_stage_abort(&stage); /* the new temporaries go; no old file is touched */
 done:
     pyr_lgs_result_destroy(&res);
     pyr_lgs_system_destroy(&sys);

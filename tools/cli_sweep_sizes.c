@@ -10,13 +10,11 @@
 #include <time.h>
 
 #include "cli.h"
-#include "core/error.h"
-#include "io/atomic.h"
 #include "problem/config.h"
-#include "io/plot.h"
 #include "plan/longvector.h"
 #include "plan/plan.h"
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 #ifdef PYR_HAVE_CUDA
 #include "methods/longvector/cuda/longvector_api.h"
 #endif
@@ -214,7 +212,7 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
     void *grid = malloc((size_t)(nmax + 2) * (size_t)(nmax + 2) * elem);
     row_t *rows = calloc((size_t)nsz, sizeof *rows);
     int nrows = 0, staging = 0;
-    pyr_atomic_stage_t stage;
+    pyr_output_stage_t *stage = NULL;
     char source[sizeof ((pyr_plan_t *)0)->model_source] = "";
     pyr_lv_constants_t lv = {0, 0, 0, 0, 0};
     int64_t align = 1;
@@ -328,22 +326,25 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         printf("\n");
     }
 
-    pyr_atomic_stage_begin(&stage);
+    if (pyr_output_stage_begin(&stage) != PYR_OK) {
+        rc = fail(NULL);
+        goto out;
+    }
     staging = 1;
     if (csv) {
-        pyr_atomic_file_t af;
-        if (pyr_atomic_open(&af, csv) != PYR_OK) {
+        pyr_output_file_t *af = NULL;
+        if (pyr_output_file_open(&af, csv) != PYR_OK) {
             rc = fail("--csv: ");
             goto out;
         }
-        fprintf(af.fp, "%s\n", csv_header);
+        fprintf(pyr_output_file_stream(af), "%s\n", csv_header);
         for (int r = 0; r < nrows; r++) {
             const row_t *w = &rows[r];
-            fprintf(af.fp, "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6g,%.6g,%.5f\n", (long long)w->n, (long long)(w->n + 2),
+            fprintf(pyr_output_file_stream(af), "%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6g,%.6g,%.5f\n", (long long)w->n, (long long)(w->n + 2),
                     (long long)(w->n + 2), (long long)w->pitch, (long long)w->length, (long long)w->waves, (long long)w->steps,
                     w->measured, w->predicted, (w->measured - w->predicted) / w->measured);
         }
-        if (pyr_atomic_commit(&af) != PYR_OK) {
+        if (pyr_output_file_commit(&af) != PYR_OK) {
             rc = fail("--csv: ");
             goto out;
         }
@@ -373,14 +374,14 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         }
     }
     staging = 0;
-    if (pyr_atomic_stage_commit(&stage) != PYR_OK) {
+    if (pyr_output_stage_commit(&stage) != PYR_OK) {
         rc = fail(NULL);
         goto out;
     }
     if (!quiet && csv) printf("wrote %s\n", csv);
     if (!quiet && png) printf("wrote %s\n", png);
 out:
-    if (staging) pyr_atomic_stage_abort(&stage);
+    if (staging) pyr_output_stage_abort(&stage);
     free(grid);
     free(rows);
     free(sizes);

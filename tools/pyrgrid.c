@@ -4,8 +4,8 @@
 
 #include "backend/kernels.h"
 #include "cli.h"
-#include "io/atomic.h"
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 
 static void usage(FILE *out)
 {

@@ -709,3 +709,76 @@ pyr_status_t pyr_open_input(const char *path, const char *what, FILE **fp, int64
     if (size) *size = (int64_t)st.st_size;
     return PYR_OK;
 }
+
+/* ------------------------------------------------- the public opaque handles */
+
+/* Programs hold stages and files by handle (pyrgrid_output.h), so that the
+ * structs above may change without breaking them. */
+struct pyr_output_stage {
+    pyr_atomic_stage_t stage;
+};
+
+struct pyr_output_file {
+    pyr_atomic_file_t file;
+};
+
+pyr_status_t pyr_output_stage_begin(pyr_output_stage_t **stage)
+{
+    if (!stage) return pyr_fail(PYR_ERR_ARG, "pyr_output_stage_begin: stage is NULL");
+    *stage = calloc(1, sizeof **stage);
+    if (!*stage) return pyr_fail(PYR_ERR_NOMEM, "out of memory starting a stage of outputs");
+    pyr_atomic_stage_begin(&(*stage)->stage);
+    return PYR_OK;
+}
+
+pyr_status_t pyr_output_stage_commit(pyr_output_stage_t **stage)
+{
+    if (!stage || !*stage) return pyr_fail(PYR_ERR_ARG, "pyr_output_stage_commit: no stage (begin one with pyr_output_stage_begin)");
+    pyr_status_t st = pyr_atomic_stage_commit(&(*stage)->stage);
+    free(*stage);
+    *stage = NULL;
+    return st;
+}
+
+void pyr_output_stage_abort(pyr_output_stage_t **stage)
+{
+    if (!stage || !*stage) return;
+    pyr_atomic_stage_abort(&(*stage)->stage);
+    free(*stage);
+    *stage = NULL;
+}
+
+pyr_status_t pyr_output_file_open(pyr_output_file_t **file, const char *path)
+{
+    if (!file) return pyr_fail(PYR_ERR_ARG, "pyr_output_file_open: file is NULL");
+    *file = NULL;
+    if (!path || !path[0]) return pyr_fail(PYR_ERR_ARG, "pyr_output_file_open: no path given");
+    pyr_output_file_t *f = calloc(1, sizeof *f);
+    if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of memory opening %s", path);
+    pyr_status_t st = pyr_atomic_open(&f->file, path);
+    if (st != PYR_OK) {
+        free(f);
+        return st;
+    }
+    *file = f;
+    return PYR_OK;
+}
+
+FILE *pyr_output_file_stream(const pyr_output_file_t *file) { return file ? file->file.fp : NULL; }
+
+pyr_status_t pyr_output_file_commit(pyr_output_file_t **file)
+{
+    if (!file || !*file) return pyr_fail(PYR_ERR_ARG, "pyr_output_file_commit: no file (open one with pyr_output_file_open)");
+    pyr_status_t st = pyr_atomic_commit(&(*file)->file);
+    free(*file);
+    *file = NULL;
+    return st;
+}
+
+void pyr_output_file_abort(pyr_output_file_t **file)
+{
+    if (!file || !*file) return;
+    pyr_atomic_abort(&(*file)->file);
+    free(*file);
+    *file = NULL;
+}

@@ -31,6 +31,7 @@
 #include <stdio.h>
 
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 
 typedef struct {
     FILE *fp;       /* open for writing ("wb"); NULL when closed */
@@ -82,49 +83,9 @@ pyr_status_t pyr_atomic_stage_commit(pyr_atomic_stage_t *stage);
  * stage.  Safe after a commit. */
 void pyr_atomic_stage_abort(pyr_atomic_stage_t *stage);
 
-/* ------------------------------------------------------------------ checks */
-
-/* Check, without creating anything, that `path` could be written: its name
- * fits the file system (NAME_MAX), and either it is a character device or a
- * FIFO that we may write, or its directory (for a symbolic link, that of the
- * file the link names) exists and is writable and it is not a directory,
- * block device, socket or a loop of links.  Lets a program fail before a long
- * run rather than after. */
-pyr_status_t pyr_check_writable(const char *path);
-
-/* 1 when paths a and b name the same file, existing or not yet created (same
- * device and inode; for new files, the same directory and name, a symbolic
- * link to nothing yet counting as the name it gives), else 0. */
-int pyr_same_file(const char *a, const char *b);
-/* 1 when path is a character device (written in place, and harmless to name
- * twice as an output). */
-int pyr_is_char_device(const char *path);
-
-/* A command's files, checked before it computes anything: every output
- * writable (pyr_check_writable), no two outputs the same file (character
- * devices excepted), no output the same file as an input.  Names such as
- * "output.field" label the paths in messages; NULL or "" paths are skipped. */
-typedef struct {
-    const char *name;
-    const char *path;
-} pyr_named_path_t;
-pyr_status_t pyr_check_outputs(const pyr_named_path_t *outputs, int noutputs, const pyr_named_path_t *inputs, int ninputs);
-
-/* ------------------------------------------------------------------ inputs */
-
-/* Open an input file for reading ("rb"), refusing what is not a regular file
- * (a directory, or a FIFO, which would block until a writer came, a device)
- * with a message naming `what` (".npy input").  *size: its size in bytes (may
- * be NULL); *missing (may be NULL): 1 when it does not exist. */
-pyr_status_t pyr_open_input(const char *path, const char *what, FILE **fp, int64_t *size, int *missing);
-
-/* ------------------------------------------------------------------ signals */
-
-/* Install handlers that remove the registered temporaries and then end the
- * process with the signal's default action, for SIGINT, SIGTERM, SIGHUP,
- * SIGPIPE and SIGXFSZ, where the signal's disposition is still the default
- * (an ignored signal stays ignored).  For programs; the library never
- * installs handlers by itself. */
-void pyr_atomic_cleanup_on_signals(void);
+/* The checks (pyr_check_outputs, pyr_check_writable, pyr_same_file,
+ * pyr_is_char_device), pyr_open_input and pyr_atomic_cleanup_on_signals are
+ * public: include/pyrgrid_output.h, with the opaque stage and file that
+ * programs use instead of the structs above. */
 
 #endif

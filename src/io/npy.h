@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "pyrgrid.h"
+#include "pyrgrid_output.h"
 
 #define PYR_NPY_MAX_NDIM 8
 
@@ -18,10 +19,7 @@ typedef struct {
     long data_offset;                  /* byte offset of the data in the file */
 } pyr_npy_info_t;
 
-/* Write an array atomically (temporary file + rename).  ndim 0..8; the data
- * are count values of the precision, in C order, native byte order. */
-pyr_status_t pyr_npy_write(const char *path, int ndim, const int64_t *shape, pyr_precision_t p,
-                           const void *data);
+/* pyr_npy_write (an array written atomically) is public: include/pyrgrid_output.h. */
 
 /* Read and check the header only.  Fails (PYR_ERR_FORMAT) for anything the
  * readers below would not accept, including data shorter than the header
