@@ -519,6 +519,11 @@ PYR_API pyr_status_t pyr_plan_part_info(const pyr_plan_t *plan, int part, pyr_pl
  * 1x1x2), H = 8 (the model's), halos 8 nodes deep"; "" for a plan of one
  * device), snprintf-style as pyr_problem_json. */
 PYR_API size_t pyr_plan_partition(const pyr_plan_t *plan, char *text, size_t size);
+/* Where the performance model's constants of the plan came from ("wisdom
+ * of this machine ...", "the default constants: ..."), snprintf-style. */
+PYR_API size_t pyr_plan_model_source(const pyr_plan_t *plan, char *text, size_t size);
+/* A byte count as text ("512 B", "1.5 MiB", "2.004 GiB": four digits), as plans print it. */
+PYR_API void pyr_format_bytes(uint64_t bytes, char *text, size_t size);
 /* Human-readable description of the plan and, for comparison, the trivial
  * method's plan under the same budget. */
 PYR_API pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out);
@@ -708,6 +713,12 @@ PYR_API int pyr_gpu_count(void);
 PYR_API pyr_status_t pyr_gpu_describe(int device, char *text, size_t size);
 /* Threads the CPU backend uses by default. */
 PYR_API int pyr_cpu_threads(void);
+/* The kernels compiled in, one per scheme and backend, and a line about
+ * kernel i (0 .. count - 1): "heat on cpu: run.kernel = VARIANTS; default
+ * 2D V, 3D V" (the variants run.kernel takes), snprintf-style ("" and 0 for
+ * an i out of range). */
+PYR_API int pyr_kernel_count(void);
+PYR_API size_t pyr_kernel_describe(int i, char *text, size_t size);
 
 #include "pyrgrid_lgs.h"
 

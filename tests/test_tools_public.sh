@@ -25,8 +25,7 @@ cli_result.c
 cli_result.h
 cli_run.c
 cli_solve.c
-cli_sweep_sizes.c
-pyrgrid.c'
+cli_sweep_sizes.c'
 
 fails=0
 internal_files=''

@@ -15,7 +15,6 @@
 #include "pyrgrid_output.h"
 #include "schemes/maxwell.h"
 #ifdef PYR_HAVE_MPI
-#include "exec/mpi_internal.h"
 #include "pyrgrid_mpi.h"
 #endif
 

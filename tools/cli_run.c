@@ -10,7 +10,6 @@
 #include "cli_maxwell.h"
 #include "cli_result.h"
 #include "problem/config.h"
-#include "exec/parts.h"
 #include "outputs/report.h"
 #include "problem/restart.h"
 #include "problem/field_init.h"
@@ -201,6 +200,38 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, const py
     return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);
 }
 
+/* What a plan (or one part of it) does, in one line. */
+static void describe_plan(const pyr_plan_info_t *info, char *out, size_t size)
+{
+    char dev[32], bud[32];
+    pyr_format_bytes(info->device_bytes, dev, sizeof dev);
+    pyr_format_bytes(info->budget_bytes, bud, sizeof bud);
+    snprintf(out, size, "method %s, %s, height %lld, %lld passes of %lld tasks, %s of device memory (budget %s)",
+             pyr_method_name(info->method), pyr_decomp_name(info->decomposition), (long long)info->height,
+             (long long)info->passes, (long long)info->tasks_per_pass, dev, bud);
+}
+
+/* A plan over several devices: how the grid was cut, the whole run (unless
+ * said already), then one line per part. */
+static void print_parts(FILE *out, const char *prefix, const pyr_plan_t *plan, int whole)
+{
+    const int n = pyr_plan_part_count(plan);
+    if (n <= 1) return;
+    char cut[320], line[256];
+    pyr_plan_partition(plan, cut, sizeof cut);
+    fprintf(out, "%sparts: %s\n", prefix, cut);
+    pyr_plan_info_t info;
+    if (whole && pyr_plan_get_info(plan, &info) == PYR_OK) {
+        describe_plan(&info, line, sizeof line);
+        fprintf(out, "%swhole run: %s\n", prefix, line);
+    }
+    for (int i = 0; i < n; i++) {
+        if (pyr_plan_part_info(plan, i, &info) != PYR_OK) continue;
+        describe_plan(&info, line, sizeof line);
+        fprintf(out, "%spart %d: %s, kernel %s\n", prefix, i, line, info.kernel);
+    }
+}
+
 int pyr_cli_run(int argc, char **argv)
 {
     pyr_config_t cfg;
@@ -263,17 +294,11 @@ int pyr_cli_run(int argc, char **argv)
     pyr_plan_get_info(plan, &info);
     if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
     if (pyr_cli_verbosity > 0) {
-        char dev[32], bud[32];
-        pyr_format_bytes(info.device_bytes, dev, sizeof dev);
-        pyr_format_bytes(info.budget_bytes, bud, sizeof bud);
-        fprintf(stderr, "pyrgrid: plan: method %s, %s, height %lld, %lld passes of %lld tasks, %s of device memory (budget %s); model: %s\n",
-                pyr_method_name(info.method), pyr_decomp_name(info.decomposition), (long long)info.height, (long long)info.passes,
-                (long long)info.tasks_per_pass, dev, bud, plan->model_source);
-        if (pyr_plan_parts(plan)) {
-            char parts[320];
-            pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);
-            fprintf(stderr, "pyrgrid: parts: %s; the plan above is part 0's\n", parts);
-        }
+        char line[256], model[PYR_PATH_MAX + 320];
+        describe_plan(&info, line, sizeof line);
+        pyr_plan_model_source(plan, model, sizeof model);
+        fprintf(stderr, "pyrgrid: plan: %s; model: %s\n", line, model);
+        print_parts(stderr, "pyrgrid: ", plan, 0);
     }
     if (cfg.start_step > 0 && !quiet && pyr_cli_verbosity > 0)
         fprintf(stderr, "pyrgrid: restart from step %lld of %s: %lld steps to run\n", (long long)cfg.start_step, p->init_file, (long long)p->steps);
@@ -426,11 +451,7 @@ int pyr_cli_plan(int argc, char **argv)
     pyr_plan_info_t info;
     pyr_plan_get_info(plan, &info);
     if (info.notice && info.notice[0]) printf("notice       %s\n", info.notice);
-    if (pyr_plan_parts(plan)) { /* several devices: the plan above is part 0's */
-        char parts[320];
-        pyr_parts_describe(pyr_plan_parts(plan), parts, sizeof parts);
-        printf("parts: %s; the plan above is part 0's\n", parts);
-    }
+    print_parts(stdout, "", plan, 1);
     pyr_plan_destroy(&plan);
     return 0;
 }

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/kernels.h"
 #include "cli.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
@@ -81,17 +80,10 @@ static int info(int argc, char **argv)
 #endif
     pyr_cli_mpi_describe(stdout);
     /* the kernels registered per scheme and backend, and their variants (run.kernel) */
-    const pyr_kernel_t *const *k = NULL;
-    int nk = pyr_kernel_all(&k);
-    for (int i = 0; i < nk; i++) {
-        pyr_variant_t v2, v3;
-        char d2[32], d3[32];
-        k[i]->default_variant(2, PYR_FLOAT, &v2);
-        k[i]->default_variant(3, PYR_FLOAT, &v3);
-        pyr_variant_format(&v2, d2, sizeof d2);
-        pyr_variant_format(&v3, d3, sizeof d3);
-        printf("kernel %s on %s: run.kernel = %s; default 2D %s, 3D %s\n", pyr_equation_name(k[i]->equation), pyr_backend_name(k[i]->backend),
-               k[i]->help, d2, d3);
+    for (int i = 0, nk = pyr_kernel_count(); i < nk; i++) {
+        char line[512];
+        pyr_kernel_describe(i, line, sizeof line);
+        printf("kernel %s\n", line);
     }
     return 0;
 }
