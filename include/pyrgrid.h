@@ -437,6 +437,43 @@ PYR_API pyr_status_t pyr_problem_get(const pyr_problem_t *problem, const char *k
  * remain.  options may be NULL.  On failure neither is changed. */
 PYR_API pyr_status_t pyr_problem_load_file(pyr_problem_t *problem, pyr_options_t *options, const char *path);
 
+/* A problem file held whole, as the pyrgrid program reads it: the problem,
+ * the options, and the keys a program acts on (the [output] section, the
+ * restart's step and time), which the problem and options do not carry. */
+typedef struct pyr_problem_file pyr_problem_file_t;
+/* Read `path` over the defaults, apply the overrides "section.key=value" in
+ * order (sets: nsets of them, may be NULL for 0), and check the whole (keys
+ * of another scheme, a Poisson problem's stopping rule).  Messages name the
+ * file, the line or override, and a likely fix; *file is NULL on failure. */
+PYR_API pyr_status_t pyr_problem_file_load(const char *path, const char *const *sets, int nsets, pyr_problem_file_t **file);
+/* Then read what the inputs decide, as pyr_problem_load_file does: the
+ * grid's size from initial.file where the file gives none, and a restart
+ * (initial.step, or an HDF5 result as initial.file): the problem's steps
+ * become the steps that remain. */
+PYR_API pyr_status_t pyr_problem_file_read_inputs(pyr_problem_file_t *file);
+PYR_API void pyr_problem_file_destroy(pyr_problem_file_t **file);
+/* The file's problem and options, owned by the file (a program may change
+ * them before planning). */
+PYR_API pyr_problem_t *pyr_problem_file_problem(pyr_problem_file_t *file);
+PYR_API pyr_options_t *pyr_problem_file_options(pyr_problem_file_t *file);
+/* The keys only a program acts on.  Strings are "" when not given and stay
+ * valid while the file does.  Members are only ever added at the end
+ * (pyr_struct_size tells a binding the size). */
+typedef struct {
+    const char *source;        /* the file it was read from */
+    const char *field;         /* output.field: .npy or .h5 (HDF5 with an XDMF sidecar) */
+    const char *image;         /* output.image: a PNG heat map */
+    const char *probes;        /* output.probes: Maxwell's probe series (CSV) */
+    int64_t every;             /* output.every: snapshots every so many steps (0: none) */
+    int image_component;       /* output.component: Maxwell's field in the image (-1: the mode's default) */
+    int compression;           /* output.compression: gzip level of HDF5 outputs (0: none) */
+    int64_t start_step;        /* the step initial.file holds (0: a fresh start) */
+    double start_t;            /* the time initial.file holds */
+    int64_t end_step;          /* the step the run ends at (scheme.steps) */
+    const char *start_dataset; /* HDF5 initial.file: the dataset read ("u", or a snapshot's) */
+} pyr_problem_outputs_t;
+PYR_API pyr_status_t pyr_problem_file_outputs(const pyr_problem_file_t *file, pyr_problem_outputs_t *outputs);
+
 /* Options with pyr_options_default's values (automatic choices); owned by
  * the caller, released with pyr_options_destroy. */
 PYR_API pyr_status_t pyr_options_create(pyr_options_t **options);
@@ -522,6 +559,18 @@ PYR_API size_t pyr_plan_partition(const pyr_plan_t *plan, char *text, size_t siz
 /* Where the performance model's constants of the plan came from ("wisdom
  * of this machine ...", "the default constants: ..."), snprintf-style. */
 PYR_API size_t pyr_plan_model_source(const pyr_plan_t *plan, char *text, size_t size);
+/* What the performance model predicts for the plan, in seconds: the whole
+ * run, or (first_step > 0) the passes that start at or after that step (to
+ * compare with timings that skip a warm-up pass), and the parts of it.
+ * Members are only ever added at the end. */
+typedef struct {
+    double seconds;  /* the prediction */
+    double upload;   /* of which moving values to the device */
+    double compute;  /* computing */
+    double download; /* moving values back */
+    double host;     /* band copies into the host grid */
+} pyr_prediction_t;
+PYR_API pyr_status_t pyr_plan_predict(const pyr_plan_t *plan, int64_t first_step, pyr_prediction_t *prediction);
 /* A byte count as text ("512 B", "1.5 MiB", "2.004 GiB": four digits), as plans print it. */
 PYR_API void pyr_format_bytes(uint64_t bytes, char *text, size_t size);
 /* Human-readable description of the plan and, for comparison, the trivial
@@ -568,6 +617,19 @@ PYR_API unsigned long pyr_wisdom_store_generation(void);
  * a FIFO there is a sink that exports write in place: nothing is read from
  * it (PYR_OK, *found = 0). */
 PYR_API pyr_status_t pyr_wisdom_store_import_default(char *path, size_t size, int *found);
+/* pyr_wisdom_import_file, telling whether the file existed. */
+PYR_API pyr_status_t pyr_wisdom_store_import(const char *path, int *found);
+/* pyr_wisdom_export_file; with replace_rejected, a file there that is not
+ * wisdom of this machine is replaced (`pyrgrid calibrate`) instead of
+ * failing. */
+PYR_API pyr_status_t pyr_wisdom_store_export(const char *path, int replace_rejected);
+/* How many sets of model constants and measured choices the wisdom file at
+ * `path` holds (0 and 0 when there is none), and the store. */
+PYR_API pyr_status_t pyr_wisdom_file_count(const char *path, int *nconstants, int *nchoices);
+PYR_API pyr_status_t pyr_wisdom_store_count(int *nconstants, int *nchoices);
+/* The store as the text of a wisdom file, in *text (malloc'd: the caller
+ * frees it with free()). */
+PYR_API pyr_status_t pyr_wisdom_store_text(char **text);
 /* What pyr_wisdom_calibrate reports as it goes: `text` is lines (each
  * ending in a newline) as `pyrgrid calibrate` prints them.  The first call
  * comes before anything is measured, with done = 0, total the number of sets

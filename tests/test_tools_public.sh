@@ -19,7 +19,6 @@ cd "$root" || exit 1
 PENDING='cli_frames.c
 cli_maxwell.c
 cli_maxwell.h
-cli_model.c
 cli_mpi.c
 cli_result.c
 cli_result.h

@@ -10,10 +10,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "problem/config.h"
-#include "plan/model.h"
-#include "plan/plan.h"
-#include "tune/wisdom.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
 
@@ -263,17 +259,10 @@ int pyr_cli_calibrate(int argc, char **argv)
             fprintf(stderr, "pyrgrid: error: --import %s: %s\n", import_path, strerror(errno));
             return 1;
         }
-        pyr_wisdom_t *other = malloc(sizeof *other);
-        if (!other) {
-            fprintf(stderr, "pyrgrid: error: out of host memory\n");
-            return 1;
-        }
-        if (pyr_wisdom_load(import_path, other, &f2) != PYR_OK || pyr_wisdom_store_import(import_path, &f2) != PYR_OK) {
-            free(other);
+        int nconstants = 0, nchoices = 0;
+        if (pyr_wisdom_file_count(import_path, &nconstants, &nchoices) != PYR_OK || pyr_wisdom_store_import(import_path, &f2) != PYR_OK)
             return fail("--import: ");
-        }
-        printf("imported %d sets of constants and %d measured choices from %s\n", other->nconstants, other->nchoices, import_path);
-        free(other);
+        printf("imported %d sets of constants and %d measured choices from %s\n", nconstants, nchoices, import_path);
         changed = 1;
     }
     if (measure) {
@@ -287,22 +276,18 @@ int pyr_cli_calibrate(int argc, char **argv)
         if (pyr_wisdom_store_export(path, 1) != PYR_OK) return fail(NULL);
         if (pyr_cli_verbosity >= 0) printf("wrote %s\n", path);
     }
-    pyr_wisdom_t *w = malloc(sizeof *w);
-    if (!w) {
-        fprintf(stderr, "pyrgrid: error: out of host memory\n");
-        return 1;
-    }
-    pyr_wisdom_store_get(w, NULL, 0, NULL, 0);
+    int nconstants = 0, nchoices = 0;
+    if (pyr_wisdom_store_count(&nconstants, &nchoices) != PYR_OK) return fail(NULL);
     if (export_path) {
         if (pyr_wisdom_export_file(export_path) != PYR_OK) {
             rc = fail("--export: ");
             goto done;
         }
-        printf("exported %d sets of constants and %d measured choices to %s\n", w->nconstants, w->nchoices, export_path);
+        printf("exported %d sets of constants and %d measured choices to %s\n", nconstants, nchoices, export_path);
     }
     if (show) {
         char *text = NULL;
-        if (pyr_wisdom_to_text(w, &text) != PYR_OK) {
+        if (pyr_wisdom_store_text(&text) != PYR_OK) {
             rc = fail(NULL);
             goto done;
         }
@@ -313,7 +298,6 @@ int pyr_cli_calibrate(int argc, char **argv)
         free(text);
     }
 done:
-    free(w);
     return rc;
 }
 
@@ -506,8 +490,6 @@ int pyr_cli_sweep(int argc, char **argv)
         if (!strcmp(argv[i], "--sizes")) return pyr_cli_sweep_sizes(argc, argv);
     const char *file = NULL, *csv = NULL, *png = NULL, *heights_spec = "1:64", *decomp_spec = NULL, *replot_csv = NULL;
     int repeat = 1, passes = 4, quiet = 0; /* four passes: the last three timed */
-    pyr_config_t cfg;
-    pyr_config_default(&cfg);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--set") || !strcmp(a, "-s") || !strcmp(a, "--heights") || !strcmp(a, "--decomposition") ||
@@ -547,14 +529,28 @@ int pyr_cli_sweep(int argc, char **argv)
         fprintf(stderr, "pyrgrid: error: sweep needs a problem file: pyrgrid sweep FILE.ini --heights 1:64\n");
         return 2;
     }
-    if (pyr_config_load(&cfg, file) != PYR_OK) return fail(NULL);
-    pyr_cli_wisdom_import(); /* the model's constants for this machine */
-    for (int i = 0; i < argc; i++)
-        if ((!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) && pyr_config_set(&cfg, argv[++i]) != PYR_OK) return fail(NULL);
+    /* the file, then the overrides in order; the problem and options are copied out of it */
+    const char **sets = calloc((size_t)argc, sizeof *sets); /* argc > 0: there is a file */
+    int nsets = 0;
+    if (!sets) {
+        fprintf(stderr, "pyrgrid: error: out of host memory\n");
+        return 1;
+    }
+    for (int i = 0; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) sets[nsets++] = argv[++i];
         else if (!strcmp(argv[i], "--heights") || !strcmp(argv[i], "--decomposition") || !strcmp(argv[i], "--csv") ||
                  !strcmp(argv[i], "--png") || !strcmp(argv[i], "--repeat") || !strcmp(argv[i], "--passes"))
             i++;
-    if (pyr_config_finish(&cfg) != PYR_OK) return fail(NULL);
+    pyr_problem_file_t *pf = NULL;
+    pyr_status_t lst = pyr_problem_file_load(file, sets, nsets, &pf);
+    free(sets);
+    if (lst != PYR_OK) return fail(NULL);
+    pyr_cli_wisdom_import(); /* the model's constants for this machine */
+    struct {
+        pyr_problem_t problem;
+        pyr_options_t options;
+    } cfg = {*pyr_problem_file_problem(pf), *pyr_problem_file_options(pf)};
+    pyr_problem_file_destroy(&pf);
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
     if (cfg.options.method == PYR_METHOD_NAIVE || cfg.options.method == PYR_METHOD_TRIVIAL || cfg.options.method == PYR_METHOD_LONGVECTOR) {
@@ -609,7 +605,7 @@ int pyr_cli_sweep(int argc, char **argv)
         return fail(NULL);
     }
     double interior = (double)pyr_problem_interior(p);
-    char source[sizeof ((pyr_plan_t *)0)->model_source] = "";
+    char source[PYR_PATH_MAX + 320] = "";
     const char *backend_name = "";
     int printed_notice = 0;
 
@@ -636,7 +632,7 @@ int pyr_cli_sweep(int argc, char **argv)
         printed_notice = 1;
         int64_t h_auto = info.height;
         pyr_decomp_t d_auto = info.decomposition;
-        snprintf(source, sizeof source, "%s", plan->model_source);
+        pyr_plan_model_source(plan, source, sizeof source);
         backend_name = pyr_backend_name(info.backend);
         pyr_plan_destroy(&plan);
         if (di == nd) {
@@ -675,8 +671,8 @@ int pyr_cli_sweep(int argc, char **argv)
             }
             pyr_plan_get_info(plan, &info);
             int timed_from_pass2 = info.passes >= 2;
-            pyr_model_prediction_t pr;
-            if (pyr_model_predict(plan, pyr_plan_model(plan), pyr_plan_model_form(plan), timed_from_pass2 ? h : 0, &pr) != PYR_OK) {
+            pyr_prediction_t pr;
+            if (pyr_plan_predict(plan, timed_from_pass2 ? h : 0, &pr) != PYR_OK) {
                 pyr_plan_destroy(&plan);
                 SWEEP_FAIL(NULL);
             }

@@ -1,12 +1,16 @@
 /* What programs print about a plan and about the library beside the plan's
- * info struct: where the model's constants came from, and the kernels that
- * are registered with their variants (`pyrgrid info`). */
+ * info struct: where the model's constants came from and what it predicts,
+ * the kernels that are registered with their variants (`pyrgrid info`), and
+ * the wisdom store's contents (`pyrgrid calibrate --show`). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/kernels.h"
 #include "core/error.h"
+#include "plan/model.h"
 #include "plan/plan.h"
+#include "tune/wisdom.h"
 
 size_t pyr_plan_model_source(const pyr_plan_t *plan, char *text, size_t size)
 {
@@ -37,4 +41,56 @@ size_t pyr_kernel_describe(int i, char *text, size_t size)
     const int n = snprintf(text, size, "%s on %s: run.kernel = %s; default 2D %s, 3D %s", pyr_equation_name(k[i]->equation),
                            pyr_backend_name(k[i]->backend), k[i]->help, d2, d3);
     return n > 0 ? (size_t)n : 0;
+}
+
+pyr_status_t pyr_plan_predict(const pyr_plan_t *plan, int64_t first_step, pyr_prediction_t *out)
+{
+    if (!plan || !out) return pyr_fail(PYR_ERR_ARG, "pyr_plan_predict: a plan and a prediction struct are required");
+    pyr_model_prediction_t pr;
+    PYR_TRY(pyr_model_predict(plan, pyr_plan_model(plan), pyr_plan_model_form(plan), first_step, &pr));
+    memset(out, 0, sizeof *out);
+    out->seconds = pr.seconds;
+    out->upload = pr.upload;
+    out->compute = pr.compute;
+    out->download = pr.download;
+    out->host = pr.host;
+    return PYR_OK;
+}
+
+pyr_status_t pyr_wisdom_file_count(const char *path, int *nconstants, int *nchoices)
+{
+    if (!path) return pyr_fail(PYR_ERR_ARG, "pyr_wisdom_file_count: no path given");
+    pyr_wisdom_t *w = malloc(sizeof *w);
+    if (!w) return pyr_fail(PYR_ERR_NOMEM, "out of host memory reading %s", path);
+    int found = 0;
+    pyr_status_t st = pyr_wisdom_load(path, w, &found);
+    if (st == PYR_OK) {
+        if (nconstants) *nconstants = found ? w->nconstants : 0;
+        if (nchoices) *nchoices = found ? w->nchoices : 0;
+    }
+    free(w);
+    return st;
+}
+
+pyr_status_t pyr_wisdom_store_count(int *nconstants, int *nchoices)
+{
+    pyr_wisdom_t *w = malloc(sizeof *w);
+    if (!w) return pyr_fail(PYR_ERR_NOMEM, "out of host memory copying the wisdom store");
+    pyr_wisdom_store_get(w, NULL, 0, NULL, 0);
+    if (nconstants) *nconstants = w->nconstants;
+    if (nchoices) *nchoices = w->nchoices;
+    free(w);
+    return PYR_OK;
+}
+
+pyr_status_t pyr_wisdom_store_text(char **text)
+{
+    if (!text) return pyr_fail(PYR_ERR_ARG, "pyr_wisdom_store_text: text is NULL");
+    *text = NULL;
+    pyr_wisdom_t *w = malloc(sizeof *w);
+    if (!w) return pyr_fail(PYR_ERR_NOMEM, "out of host memory copying the wisdom store");
+    pyr_wisdom_store_get(w, NULL, 0, NULL, 0);
+    pyr_status_t st = pyr_wisdom_to_text(w, text);
+    free(w);
+    return st;
 }
