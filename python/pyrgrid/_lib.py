@@ -5,11 +5,13 @@ The library is looked for, in order:
 1. ``$PYRGRID_LIBRARY``: the path of ``libpyrgrid.so`` (or its versioned name) to use;
 2. the installed one: ``cmake --install`` writes ``_install.py`` next to this
    file with the library's path relative to the package;
-3. a build tree beside the sources: ``<repository>/build/libpyrgrid.so``
+3. the one inside the package: a wheel (``pip install .``) ships
+   ``libpyrgrid.so.<soname version>`` in this folder;
+4. a build tree beside the sources: ``<repository>/build/libpyrgrid.so``
    (``$PYRGRID_BUILD_DIR`` names another build folder), so that
    ``PYTHONPATH=python /usr/bin/python3`` works from a checkout after
    ``bash scripts/setup.sh``;
-4. the system's loader (``libpyrgrid.so`` on ``LD_LIBRARY_PATH``, or the
+5. the system's loader (``libpyrgrid.so`` on ``LD_LIBRARY_PATH``, or the
    versioned name in ``ldconfig``'s cache).
 
 Only functions and structs that do not depend on the layout of the
@@ -37,6 +39,9 @@ def _candidates():
         yield os.path.normpath(str(here / _install.LIBRARY)), "the installed library"
     except ImportError:
         pass
+    # a wheel holds one file named by the soname (wheels keep no symbolic links)
+    for p in sorted(here.glob("libpyrgrid.so*")) + sorted(here.glob("libpyrgrid*.dylib")):
+        yield str(p), "the library in the package"
     root = here.parent.parent
     build = os.environ.get("PYRGRID_BUILD_DIR")
     for folder in ([Path(build)] if build else []) + [root / "build"]:
@@ -56,7 +61,7 @@ def _load():
         except OSError as e:
             tried.append(f"{path} ({where}): {e}")
     raise ImportError("pyrgrid: libpyrgrid was not found; tried " + "; ".join(tried) +
-                      ". Build it (bash scripts/setup.sh), install it (cmake --install build), "
+                      ". Build it (bash scripts/setup.sh), install it (pip install . or cmake --install build), "
                       "or set PYRGRID_LIBRARY=/path/to/libpyrgrid.so")
 
 
