@@ -9,7 +9,7 @@
 
 #include "backend/kernels.h"
 #include "check.h"
-#include "exec/parts.h"
+#include "multi/parts.h"
 #include "heat_util.h"
 #include "problem/config.h"
 #include "maxwell_util.h"

@@ -15,7 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec/parts.h"
+#include "multi/multi.h"
+#include "multi/parts.h"
 #include "maxwell_util.h"
 #include "poisson_util.h"
 #include "schemes/maxwell.h"
@@ -63,6 +64,13 @@ static const struct {
 
 static int stopped_early, streamed, blocks_cut, refused, with_probes;
 
+/* The parts of a multi plan (white box), NULL for a plan of one device. */
+static const pyr_parts_t *parts_of(const pyr_plan_t *plan)
+{
+    const pyr_multi_t *m = pyr_multi_of(plan);
+    return m ? m->parts : NULL;
+}
+
 /* The public view of a plan over several devices: pyr_plan_get_info
  * describes the whole run (sums over the parts), pyr_plan_part_info each
  * part, pyr_plan_partition the cut. */
@@ -101,7 +109,7 @@ static int check_public_view(const pyr_plan_t *plan, int nparts, const char *lab
 /* The halo counters against the formula, from the decomposition itself. */
 static int check_counters(const pyr_plan_t *plan, const pyr_problem_t *p, const pyr_run_info_t *ra, const char *label)
 {
-    const pyr_parts_t *parts = pyr_plan_parts(plan);
+    const pyr_parts_t *parts = parts_of(plan);
     pyr_parts_info_t pi;
     pyr_parts_get_info(parts, &pi);
     /* p: the whole grid's problem (plan->problem is part 0's local grid) */
@@ -303,9 +311,9 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
         return 1;
     }
     if (getenv("PYR_TEST_VERBOSE")) fprintf(stderr, "%s\n", label);
-    CHECK(pyr_plan_parts(plan) != NULL, "%s: no parts", label);
+    CHECK(parts_of(plan) != NULL, "%s: no parts", label);
     pyr_parts_info_t pi;
-    pyr_parts_get_info(pyr_plan_parts(plan), &pi);
+    pyr_parts_get_info(parts_of(plan), &pi);
     streamed += pi.streaming > 0;
     if (check_public_view(plan, pi.nparts, label)) {
         pyr_plan_destroy(&plan);
@@ -420,6 +428,95 @@ static void refusals(pyr_backend_kind_t backend)
     CHECK(plan == NULL, "a refused plan was returned");
 }
 
+/* A stop the caller asks for (progress returning non-zero, or the cancel
+ * hook) over several parts: every part stops at the same point, the step
+ * where the hook was asked, and the whole fields hold that time layer, bit
+ * for bit a run of that many steps on one device (they kept the values
+ * given before). */
+typedef struct {
+    int64_t at;   /* stop at the first point at or past this step */
+    int by_cancel;
+    int64_t asked; /* the step the stop was asked at */
+} stop_t;
+
+static int stop_hook(void *user, int64_t done, int64_t total)
+{
+    stop_t *s = user;
+    (void)total;
+    if (done < s->at || s->asked) return 0;
+    s->asked = done;
+    return 1;
+}
+
+static int progress_if_not_cancel(void *user, int64_t done, int64_t total)
+{
+    const stop_t *s = user;
+    return s->by_cancel ? 0 : stop_hook(user, done, total);
+}
+
+static int cancel_if_cancel(void *user, int64_t done, int64_t total)
+{
+    const stop_t *s = user;
+    return s->by_cancel ? stop_hook(user, done, total) : 0;
+}
+
+static void stops_together(pyr_backend_kind_t backend)
+{
+    for (int by_cancel = 0; by_cancel < 2; by_cancel++)
+        for (int parts = 2; parts <= 3; parts++) {
+            pyr_problem_t p;
+            const int64_t n[3] = {23, 31, 1};
+            make_problem(&p, 2, n, PYR_DOUBLE, 60, PYR_INIT_RANDOM, 5);
+            pyr_options_t o;
+            pyr_options_default(&o);
+            o.backend = backend;
+            snprintf(o.devices, sizeof o.devices, parts == 2 ? "0,0" : "0,0,0");
+            o.exchange = 7;
+            pyr_plan_t *plan = NULL;
+            pyr_field_t *u = NULL, *ref = NULL;
+            if (pyr_plan_create(&p, &o, &plan) != PYR_OK || pyr_field_create(&p, &u) != PYR_OK || pyr_field_init(u, &p) != PYR_OK) {
+                CHECK(0, "stop over %d parts: setup failed: %s", parts, pyr_last_error());
+                pyr_plan_destroy(&plan);
+                pyr_field_destroy(&u);
+                return;
+            }
+            stop_t s = {20, by_cancel, 0};
+            pyr_hooks_t h;
+            memset(&h, 0, sizeof h);
+            h.user = &s;
+            h.progress = progress_if_not_cancel;
+            h.cancel = cancel_if_cancel;
+            pyr_field_t *fields[8] = {u};
+            pyr_run_info_t run;
+            const pyr_status_t st = pyr_execute_fields(plan, fields, pyr_scheme_field_count(p.equation), &h, &run);
+            char want[64];
+            snprintf(want, sizeof want, "run cancelled after %lld of 60 steps", (long long)s.asked);
+            CHECK(st == PYR_ERR_CANCELLED && s.asked == 21 && strstr(pyr_last_error(), want),
+                  "stop by %s over %d parts: %s at %lld: %s", by_cancel ? "cancel" : "progress", parts, pyr_status_name(st),
+                  (long long)s.asked, pyr_last_error());
+            CHECK(run.steps == s.asked, "stop over %d parts: run info says %lld steps, stopped at %lld", parts, (long long)run.steps,
+                  (long long)s.asked);
+            pyr_clear_error();
+            /* the reference: one device, as many steps */
+            pyr_problem_t q = p;
+            q.steps = s.asked;
+            pyr_options_t ro;
+            pyr_options_default(&ro);
+            ro.backend = PYR_BACKEND_CPU;
+            pyr_plan_t *rp = NULL;
+            if (pyr_plan_create(&q, &ro, &rp) == PYR_OK && pyr_field_create(&q, &ref) == PYR_OK && pyr_field_init(ref, &p) == PYR_OK &&
+                pyr_execute(rp, ref, NULL, NULL) == PYR_OK)
+                CHECK(!memcmp(u->data, ref->data, (size_t)pyr_field_count(u) * sizeof(double)),
+                      "stop by %s over %d parts: the fields do not hold step %lld", by_cancel ? "cancel" : "progress", parts,
+                      (long long)s.asked);
+            else CHECK(0, "stop over %d parts: reference failed: %s", parts, pyr_last_error());
+            pyr_plan_destroy(&rp);
+            pyr_plan_destroy(&plan);
+            pyr_field_destroy(&u);
+            pyr_field_destroy(&ref);
+        }
+}
+
 /* Every registered scheme has a row above (a new scheme must add one). */
 static void every_scheme_covered(void)
 {
@@ -443,6 +540,7 @@ int main(int argc, char **argv)
     }
     every_scheme_covered();
     refusals(backend);
+    stops_together(backend);
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random problems over 2-5 parts on the %s backend bit-identical to one device (seed %llu; %d refused by the "

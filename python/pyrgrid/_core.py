@@ -638,8 +638,9 @@ class Plan:
         second, a pyramid run at the end of its pass.  A stopped run leaves
         every array holding the time layer of the last step done, which the
         exception states (its note, or ``steps_done``); over several devices
-        the arrays keep the values given.  SIGINT's handler is the caller's
-        again when execute returns."""
+        too, where a run stops only at the points where its parts meet (every
+        part at the same step).  SIGINT's handler is the caller's again when
+        execute returns."""
         if not self._h:
             raise ArgumentError("the plan is closed")
         names = list(self._fields)
@@ -707,15 +708,13 @@ class Plan:
             stopped = status == _CANCELLED and hooks.stopped_at is not None
             if stopped or (status == 0 and interrupts.stop):
                 # stopped (or interrupted as it ended): the arrays hold the time layer of the last step
-                # done, the count the library's message states (on one device: the parts of several
-                # devices go back into them only at a run's end); copies are written back as at an end
+                # done, the count the library's message states (over several devices every part stops
+                # at the point the hook was asked at, and its box goes back as at an end); copies are
+                # written back as at an end
                 done = hooks.stopped_at if stopped else json.loads(_lib.json_of(lib.pyr_run_info_json, run))["steps"]
-                if stopped and self._parts:
-                    left = "the arrays keep the values given (a run over several devices)"
-                else:
-                    left = f"the arrays hold its time layer {done}"
-                    for work, back in backs:
-                        back[...] = work
+                left = f"the arrays hold its time layer {done}"
+                for work, back in backs:
+                    back[...] = work
                 note = f"pyrgrid: the run stopped after {done} of {done if hooks.total is None else hooks.total} steps; {left}"
                 if hooks.error is not None:
                     raise hooks.error

@@ -1,11 +1,51 @@
-/* The public view of a plan: one device's, or a whole run's over several
- * devices with its parts one by one. */
+/* The public plan: pyr_plan_create chooses a plan of one device (tune/) or
+ * a multi plan over several devices (multi/), and the other entry points
+ * describe and destroy either.
+ *
+ * The handle of a multi plan is the head of the multi plan's object, a
+ * plan of kind PYR_PLAN_PARTS (multi/multi.h), rather than a wrapper around
+ * every plan: the single-device path (creation, execution, every layer
+ * below api/ that takes a plan) keeps the plan it always had, and gains one
+ * test of `kind` here. */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "exec/parts.h"
+#include "multi/multi.h"
 #include "plan/plan.h"
+#include "tune/longvector.h"
+#include "tune/tune.h"
+
+pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
+{
+    if (!out) return pyr_fail(PYR_ERR_ARG, "pyr_plan_create: a place for the plan is required");
+    *out = NULL;
+    if (!options || !options->devices[0]) return pyr_plan_create_one(problem, options, out);
+    /* run.devices: the long-vector method's own refusals (scheme, dims, backend, options) come first */
+    if (problem) PYR_TRY(pyr_longvector_check(problem, options));
+    int n = 0, first = 0;
+    PYR_TRY(pyr_multi_devices(options, &n, &first));
+    if (n > 1) return pyr_multi_create(problem, options, out);
+    /* one device: its ordinary plan */
+    pyr_options_t o = *options;
+    o.devices[0] = 0;
+    if (n == 1) o.device = first;
+    return pyr_plan_create_one(problem, &o, out);
+}
+
+void pyr_plan_destroy(pyr_plan_t **plan)
+{
+    if (!plan || !*plan) return;
+    if ((*plan)->kind == PYR_PLAN_PARTS) pyr_multi_destroy(plan);
+    else pyr_plan_free(plan);
+}
+
+/* The parts of a multi plan, NULL for a plan of one device. */
+static const pyr_parts_t *parts_of(const pyr_plan_t *plan)
+{
+    const pyr_multi_t *m = pyr_multi_of(plan);
+    return m ? m->parts : NULL;
+}
 
 /* The sum over the parts of what adds up (memory, budgets, counts, tasks),
  * the largest part's shape, and the choices where every part made the same. */
@@ -61,7 +101,7 @@ static void whole_info(const pyr_parts_t *parts, pyr_plan_info_t *info)
 pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info)
 {
     if (!plan || !info) return pyr_fail(PYR_ERR_ARG, "pyr_plan_get_info: a plan and an info struct are required");
-    const pyr_parts_t *parts = pyr_plan_parts(plan);
+    const pyr_parts_t *parts = parts_of(plan);
     if (!parts) return pyr_plan_info_single(plan, info);
     whole_info(parts, info);
     return PYR_OK;
@@ -70,7 +110,7 @@ pyr_status_t pyr_plan_get_info(const pyr_plan_t *plan, pyr_plan_info_t *info)
 int pyr_plan_part_count(const pyr_plan_t *plan)
 {
     if (!plan) return 0;
-    const pyr_parts_t *parts = pyr_plan_parts(plan);
+    const pyr_parts_t *parts = parts_of(plan);
     if (!parts) return 1;
     pyr_parts_info_t pi;
     pyr_parts_get_info(parts, &pi);
@@ -84,14 +124,14 @@ pyr_status_t pyr_plan_part_info(const pyr_plan_t *plan, int part, pyr_plan_info_
     if (part < 0 || part >= n)
         return pyr_fail(PYR_ERR_ARG, "pyr_plan_part_info: part %d of a plan of %d part%s; use 0 to %d (pyr_plan_part_count)", part, n,
                         n == 1 ? "" : "s", n - 1);
-    const pyr_parts_t *parts = pyr_plan_parts(plan);
+    const pyr_parts_t *parts = parts_of(plan);
     return pyr_plan_info_single(parts ? pyr_parts_local_plan(parts, part) : plan, info);
 }
 
 size_t pyr_plan_partition(const pyr_plan_t *plan, char *text, size_t size)
 {
     char line[320] = "";
-    const pyr_parts_t *parts = plan ? pyr_plan_parts(plan) : NULL;
+    const pyr_parts_t *parts = plan ? parts_of(plan) : NULL;
     if (parts) pyr_parts_describe(parts, line, sizeof line);
     const int n = snprintf(text, size, "%s", line);
     return n > 0 ? (size_t)n : 0;

@@ -53,10 +53,9 @@
 
 #include "core/clock.h"
 #include "core/error.h"
-#include "exec/exchange.h"
 #include "exec/exec.h"
 #include "exec/exec_internal.h"
-#include "exec/parts.h"
+#include "exec/part_io.h"
 #include "plan/plan.h"
 #include "schemes/maxwell.h"
 
@@ -476,7 +475,7 @@ static uint64_t bundle_bytes(const exec_t *e, int pingpong)
 }
 
 /* The change over `box`, or over the part of it a part of a larger grid
- * owns (exchange.h: its halo ring is not its to measure); 0 when it owns
+ * owns (part_io.h: its halo ring is not its to measure); 0 when it owns
  * none of it. */
 static pyr_status_t reduce_over(exec_t *e, int slot, const pyr_piece_t *piece, int f, const pyr_box_t *box, double *out)
 {
@@ -739,7 +738,7 @@ static double combine(const exec_t *e, int64_t n)
 
 /* ------------------------------------------- a part of a larger grid */
 
-/* The executor as exchange.h's hook sees it. */
+/* The executor as part_io.h's hook sees it. */
 struct pyr_exec_io {
     exec_t *e;
 };
@@ -792,7 +791,7 @@ const pyr_piece_t *pyr_exec_resident_piece(pyr_exec_io_t *io, const pyr_device_o
 
 /* The end of a pass of a part: the hook swaps halos at multiples of H and
  * makes a measured change global; it is called at every check and at the
- * end too, so that all parts meet at the same points (exec/parts.c). */
+ * end too, so that all parts meet at the same points (multi/). */
 static pyr_status_t exchange_at(exec_t *e, int64_t step, int reduced)
 {
     const pyr_exchange_t *x = e->plan->exchange;
@@ -909,7 +908,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
             e->change = combine(e, ntasks);
             e->checked = 1;
         }
-        /* a part of a larger grid: halos swapped, the change made global (exchange.h) */
+        /* a part of a larger grid: halos swapped, the change made global (part_io.h) */
         if (plan->exchange) PYR_TRY(exchange_at(e, step, reduce));
         if (reduce && tolerance > 0 && e->change < tolerance) e->converged = stop = 1;
         int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
@@ -964,18 +963,10 @@ static pyr_status_t check_field(const pyr_plan_t *plan, const pyr_field_t *field
     return PYR_OK;
 }
 
-pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
     if (run) memset(run, 0, sizeof *run);
     if (!plan || !given) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
-    /* several devices: every part of the grid on its own (exec/parts.c) */
-    if (plan->parts) return pyr_parts_execute(plan, given, nfields, hooks, run);
-    return pyr_exec_part_fields(plan, given, nfields, hooks, run);
-}
-
-pyr_status_t pyr_exec_part_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
-{
-    if (run) memset(run, 0, sizeof *run);
     const pyr_scheme_t *scheme = plan->scheme;
     if (nfields != scheme->nfields)
         return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: the %s scheme has %d field%s, %d given", scheme->name, scheme->nfields,
@@ -999,7 +990,7 @@ pyr_status_t pyr_exec_part_fields(pyr_plan_t *plan, pyr_field_t *const *given, i
         e.role[f] = (int)scheme->field[f].role;
         if (e.role[f] == PYR_FIELD_PINGPONG) e.pp_off[f] = pp++ * (int64_t)plan->layout.layer_bytes;
         else e.fixed_off[f] = fx++ * (int64_t)plan->layout.layer_bytes;
-        /* the library's own auxiliaries, except a part's: the parts exchange them (exec/parts.c) */
+        /* the library's own auxiliaries, except a part's: the parts exchange them (multi/) */
         fields[f] = scheme->field[f].role == PYR_FIELD_AUX && !plan->exchange ? NULL : given[f];
         if (!fields[f]) {
             if (scheme->field[f].role != PYR_FIELD_INPUT && scheme->field[f].role != PYR_FIELD_AUX) {
@@ -1080,15 +1071,4 @@ pyr_status_t pyr_exec_part_fields(pyr_plan_t *plan, pyr_field_t *const *given, i
         run->parts = run->ranks = 1;
     }
     return st;
-}
-
-pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks, pyr_counters_t *counters)
-{
-    if (counters) memset(counters, 0, sizeof *counters);
-    if (!plan || !field) return pyr_fail(PYR_ERR_ARG, "pyr_execute: plan and field are required");
-    pyr_field_t *fields[PYR_MAX_FIELDS] = {field};
-    pyr_run_info_t run;
-    PYR_TRY(pyr_execute_fields(plan, fields, plan->scheme->nfields, hooks, &run));
-    if (counters) *counters = run.counts;
-    return PYR_OK;
 }

@@ -87,8 +87,7 @@ static void counts(pyr_json_t *j, const char *key, const pyr_counters_t *c)
     pyr_json_end(j);
 }
 
-/* pyr_plan_info_t's members by name. */
-static void plan_info(pyr_json_t *j, const pyr_plan_info_t *info, int dims)
+void pyr_report_plan_info(pyr_json_t *j, const pyr_plan_info_t *info, int dims)
 {
     pyr_json_string(j, "method", info->method == PYR_METHOD_AUTO ? "mixed" : pyr_method_name(info->method));
     const int whole = info->method == PYR_METHOD_NAIVE || info->method == PYR_METHOD_LONGVECTOR; /* the grid resident, no pieces */
@@ -109,49 +108,6 @@ static void plan_info(pyr_json_t *j, const pyr_plan_info_t *info, int dims)
     pyr_json_uint(j, "host_bytes", info->host_bytes);
     pyr_json_real(j, "redundancy", info->redundancy);
     counts(j, "counts", &info->counts);
-}
-
-void pyr_report_plan(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
-{
-    pyr_plan_info_t info;
-    if (!plan || pyr_plan_get_info(plan, &info) != PYR_OK) {
-        pyr_clear_error();
-        pyr_json_null(j, key);
-        return;
-    }
-    const int dims = plan->problem.dims;
-    pyr_json_object(j, key);
-    plan_info(j, &info, dims); /* the whole run */
-    pyr_json_int(j, "steps", plan->problem.steps);
-    pyr_model_prediction_t me;
-    if (pyr_model_predict(plan, &plan->model, plan->model_form, 0, &me) == PYR_OK) pyr_json_real(j, "predicted_seconds", me.seconds);
-    else pyr_json_null(j, "predicted_seconds");
-    pyr_clear_error();
-    pyr_json_string(j, "model", plan->model_source);
-    pyr_json_string(j, "notice", info.notice ? info.notice : "");
-    /* several devices: how the grid was cut, and each part's plan (its local grid) */
-    const int nparts = pyr_plan_part_count(plan);
-    if (nparts > 1) {
-        char text[320];
-        pyr_plan_partition(plan, text, sizeof text);
-        pyr_json_string(j, "parts", text);
-        pyr_json_array(j, "part_plans");
-        for (int i = 0; i < nparts; i++) {
-            pyr_plan_info_t pi;
-            if (pyr_plan_part_info(plan, i, &pi) != PYR_OK) {
-                pyr_clear_error();
-                pyr_json_null(j, NULL);
-                continue;
-            }
-            pyr_json_object(j, NULL);
-            plan_info(j, &pi, dims);
-            pyr_json_end(j);
-        }
-        pyr_json_end(j);
-    } else {
-        pyr_json_null(j, "parts");
-    }
-    pyr_json_end(j);
 }
 
 void pyr_report_run(pyr_json_t *j, const char *key, const pyr_run_info_t *run)
@@ -228,7 +184,7 @@ pyr_status_t pyr_report_write(const char *path, const char *json)
 
 /* ------------------------------------------------------------- public API */
 
-static size_t finish(pyr_json_t *j, char *text, size_t size)
+size_t pyr_report_finish(pyr_json_t *j, char *text, size_t size)
 {
     const char *t = pyr_json_text(j);
     size_t n = pyr_json_copy_out(t ? t : "null", text, size);
@@ -242,7 +198,7 @@ size_t pyr_problem_json(const pyr_problem_t *problem, char *text, size_t size)
     pyr_json_init(&j, 0);
     if (problem) pyr_report_problem(&j, NULL, problem);
     else pyr_json_null(&j, NULL);
-    return finish(&j, text, size);
+    return pyr_report_finish(&j, text, size);
 }
 
 size_t pyr_options_json(const pyr_options_t *options, char *text, size_t size)
@@ -251,15 +207,7 @@ size_t pyr_options_json(const pyr_options_t *options, char *text, size_t size)
     pyr_json_init(&j, 0);
     if (options) pyr_report_options(&j, NULL, options);
     else pyr_json_null(&j, NULL);
-    return finish(&j, text, size);
-}
-
-size_t pyr_plan_json(const pyr_plan_t *plan, char *text, size_t size)
-{
-    pyr_json_t j;
-    pyr_json_init(&j, 0);
-    pyr_report_plan(&j, NULL, plan);
-    return finish(&j, text, size);
+    return pyr_report_finish(&j, text, size);
 }
 
 size_t pyr_run_info_json(const pyr_run_info_t *run, char *text, size_t size)
@@ -267,5 +215,5 @@ size_t pyr_run_info_json(const pyr_run_info_t *run, char *text, size_t size)
     pyr_json_t j;
     pyr_json_init(&j, 0);
     pyr_report_run(&j, NULL, run);
-    return finish(&j, text, size);
+    return pyr_report_finish(&j, text, size);
 }

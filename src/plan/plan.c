@@ -13,16 +13,47 @@
 const pyr_model_constants_t *pyr_plan_model(const pyr_plan_t *plan) { return &plan->model; }
 pyr_model_form_t pyr_plan_model_form(const pyr_plan_t *plan) { return plan->model_form; }
 
-void pyr_plan_destroy(pyr_plan_t **plan)
+void pyr_plan_release(pyr_plan_t *p)
 {
-    if (!plan || !*plan) return;
-    pyr_plan_t *p = *plan;
-    if (p->parts && p->parts_destroy) p->parts_destroy(&p->parts); /* several devices: the other parts' plans */
+    if (!p) return;
     for (int a = 0; a < 3; a++) free(p->axis[a].bounds);
     if (p->ops && p->ctx) p->ops->destroy(p->ctx); /* back to the context cache */
     free((void *)p->coef.aux);
-    free(p);
+    memset(p, 0, sizeof *p);
+}
+
+void pyr_plan_free(pyr_plan_t **plan)
+{
+    if (!plan || !*plan) return;
+    pyr_plan_release(*plan);
+    free(*plan);
     *plan = NULL;
+}
+
+pyr_status_t pyr_plan_copy_description(const pyr_plan_t *src, pyr_plan_t *dst)
+{
+    *dst = *src;
+    dst->ctx = NULL;
+    dst->exchange = NULL;
+    dst->coef.aux = NULL;
+    for (int a = 0; a < 3; a++) dst->axis[a].bounds = NULL;
+    for (int a = 0; a < 3; a++) {
+        const size_t bytes = (size_t)(src->axis[a].count + 1) * sizeof *src->axis[a].bounds;
+        if (!src->axis[a].bounds) continue;
+        dst->axis[a].bounds = malloc(bytes);
+        if (!dst->axis[a].bounds) goto nomem;
+        memcpy(dst->axis[a].bounds, src->axis[a].bounds, bytes);
+    }
+    if (src->coef.aux && src->coef.naux > 0) {
+        double *aux = malloc((size_t)src->coef.naux * sizeof *aux);
+        if (!aux) goto nomem;
+        memcpy(aux, src->coef.aux, (size_t)src->coef.naux * sizeof *aux);
+        dst->coef.aux = aux;
+    }
+    return PYR_OK;
+nomem:
+    pyr_plan_release(dst);
+    return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
 }
 
 pyr_status_t pyr_plan_info_single(const pyr_plan_t *plan, pyr_plan_info_t *info)
@@ -110,7 +141,7 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->options.piece = 0;
     pyr_status_t sst = pyr_plan_set_scheme(s);
     if (sst != PYR_OK) {
-        pyr_plan_destroy(&s);
+        pyr_plan_free(&s);
         return sst;
     }
     s->kernel = plan->kernel;
@@ -125,7 +156,7 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->try_slots = plan->resident ? pyr_plan_requested_slots(s) : plan->slots;
     pyr_status_t st = pyr_plan_build(s, method, decomp, height, plan->budget);
     if (st != PYR_OK) {
-        pyr_plan_destroy(&s);
+        pyr_plan_free(&s);
         return st;
     }
     *out = s;

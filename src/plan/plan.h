@@ -14,6 +14,8 @@
 #include "plan/model.h"
 #include "pyrgrid.h"
 
+typedef enum { PYR_PLAN_ONE = 0, PYR_PLAN_PARTS } pyr_plan_kind_t;
+
 typedef struct {
     int64_t count;   /* pieces along the axis */
     int64_t *bounds; /* count + 1 result boundaries over the interior [1, n - 1) */
@@ -61,16 +63,17 @@ struct pyr_plan {
     pyr_model_constants_t model; /* machine constants of the performance model */
     pyr_model_form_t model_form;
     char model_source[PYR_PATH_MAX + 320]; /* where the constants came from, for reports */
-    /* Several devices or MPI ranks (exec/parts.c).  A part's plan
-     * runs a local grid: its passes also end at multiples of exchange_every,
-     * where `exchange` (exec/exchange.h) swaps halos with the other parts.
-     * The plan pyr_plan_create returns for several devices is part 0's, with
-     * `parts` holding them all (pyr_execute_fields then runs every part).
-     * 0 / NULL for a plan of a whole grid on one device. */
+    /* A part of a larger grid (several devices or MPI ranks, multi/): its
+     * passes also end at multiples of exchange_every, where `exchange`
+     * (exec/part_io.h) swaps halos with the other parts.  0 / NULL for a
+     * plan of a whole grid. */
     int64_t exchange_every;
     const struct pyr_exchange *exchange;
-    struct pyr_parts *parts;
-    void (*parts_destroy)(struct pyr_parts **parts); /* set with parts by the layer that made them */
+    /* What a public handle is (api/): PYR_PLAN_ONE for every plan the
+     * layers below api/ make and walk.  A run over several devices is an
+     * object of multi/ (multi/multi.h) whose head is a plan of kind
+     * PYR_PLAN_PARTS, and the public entry points go there. */
+    pyr_plan_kind_t kind;
 };
 
 /* Geometry of one task in a pass of height h. */
@@ -85,6 +88,15 @@ typedef struct {
 /* pyr_plan_get_info of a plan of one device (the public one, api/, also
  * describes a run over several devices). */
 pyr_status_t pyr_plan_info_single(const pyr_plan_t *plan, pyr_plan_info_t *info);
+/* pyr_plan_destroy of a plan of one device: its context back to the cache,
+ * its memory freed; pyr_plan_release frees what the plan owns but not the
+ * struct itself (a plan inside another object). */
+void pyr_plan_free(pyr_plan_t **plan);
+void pyr_plan_release(pyr_plan_t *plan);
+/* A copy of `src` that describes it (geometry, model, counts) without
+ * running anything: no context, no exchange.  Release it with
+ * pyr_plan_release. */
+pyr_status_t pyr_plan_copy_description(const pyr_plan_t *src, pyr_plan_t *dst);
 
 /* Decide how the executor reaches the host fields (options.host_memory;
  * auto pins unless that would lock most of the host's RAM), with a notice

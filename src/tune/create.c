@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "exec/parts.h"
 #include "plan/model.h"
 #include "plan/planner.h"
 #include "plan/skewed.h"
@@ -335,18 +334,18 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     }
     if (opt.method == PYR_METHOD_LONGVECTOR && (kind != PYR_BACKEND_CUDA || !pyr_backend_available(PYR_BACKEND_CUDA))) {
         free(wisdom);
-        pyr_plan_destroy(&plan);
+        pyr_plan_free(&plan);
         return pyr_longvector_check_backend(pyr_device_get(PYR_BACKEND_CUDA) != NULL);
     }
     plan->ops = runtime ? runtime : pyr_device_get(kind);
     if (runtime && runtime->kind != kind) {
         free(wisdom);
-        pyr_plan_destroy(&plan);
+        pyr_plan_free(&plan);
         return pyr_fail(PYR_ERR_ARG, "pyr_plan_create_on: a runtime of another backend than run.backend");
     }
     if (!plan->ops) {
         free(wisdom);
-        pyr_plan_destroy(&plan);
+        pyr_plan_free(&plan);
         return pyr_fail(PYR_ERR_NODEVICE,
                         "backend = cuda: this pyrgrid was built without CUDA (no CUDA compiler at build time); "
                         "rebuild on a machine with nvcc, or use backend = cpu");
@@ -578,19 +577,12 @@ fail:
     if (cpu_auto.active && st == PYR_ERR_BUDGET) st = auto_cpu_failed(plan, &cpu_auto, st, budget);
     free(seen.c);
     free(wisdom);
-    pyr_plan_destroy(&plan);
+    pyr_plan_free(&plan);
     return st;
 }
 
-pyr_status_t pyr_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
+pyr_status_t pyr_plan_create_one(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **out)
 {
-    /* run.devices: a plan per part of the grid (exec/parts.c) */
-    if (options && options->devices[0]) {
-        /* the long-vector method's own refusals (scheme, dims, backend, options) before the parts' */
-        *out = NULL;
-        if (problem) PYR_TRY(pyr_longvector_check(problem, options));
-        return pyr_parts_plan_create(problem, options, out);
-    }
     return create_plan(problem, options, NULL, PYR_MODEL_AUTO, NULL, out);
 }
 

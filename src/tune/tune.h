@@ -7,6 +7,9 @@
 #include "plan/model.h"
 #include "plan/planner.h"
 
+/* pyr_plan_create of a plan of one device (options->device; run.devices
+ * is api/'s and multi/'s, which call this once per part). */
+pyr_status_t pyr_plan_create_one(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **plan);
 /* Plan with given model constants instead of this machine's wisdom (tests,
  * calibration, sweeps); otherwise as pyr_plan_create. */
 pyr_status_t pyr_plan_create_with_model(const pyr_problem_t *problem, const pyr_options_t *options,

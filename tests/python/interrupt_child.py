@@ -83,6 +83,9 @@ def run(name):
         return plan_state(dict(CPU, method="naive", height=LONG))
     if name == "pyramid":
         return plan_state(dict(CPU, method="pyramid", memory="64K"))
+    if name == "parts":
+        # two parts on the CPU backend's device: they stop together where they meet (every 50 steps)
+        return plan_state(dict(CPU, devices="0,0", exchange=50))
     if name == "maxwell_plan":
         p = maxwell_problem(LONG)
         fields = p.initial_fields()

@@ -8,7 +8,7 @@ this session with it.  KeyboardInterrupt must reach the caller within about
 a second of the signal (the runs here would take hours), the arrays must
 be in their documented state (Plan.execute: the time layer of the last step
 done, which the exception's note states, bit for bit the same as a run of
-that many steps; heat, poisson, maxwell, frames: the caller's arrays
+that many steps, over two parts too; heat, poisson, maxwell, frames: the caller's arrays
 unchanged), and SIGINT's handler must be given back."""
 import json
 import os
@@ -39,7 +39,7 @@ def child(scenario, timeout=90):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("scenario", ["default", "progress", "naive_one_pass", "pyramid", "maxwell_plan"])
+@pytest.mark.parametrize("scenario", ["default", "progress", "naive_one_pass", "pyramid", "maxwell_plan", "parts"])
 def test_ctrl_c_stops_plan_execute_and_leaves_the_last_step(scenario):
     r = child(scenario)
     assert r["after"] < WITHIN, r
@@ -76,7 +76,9 @@ def heat_plan(steps):
 
 
 @pytest.mark.parametrize("options", [{"method": "naive"}, {"method": "naive", "height": 60},
-                                     {"method": "pyramid", "memory": "16K"}])
+                                     {"method": "pyramid", "memory": "16K"},
+                                     # two parts (multi-device runs stop where the parts meet: every 7 steps)
+                                     {"devices": "0,0", "exchange": 7}])
 def test_cancel_by_progress_leaves_the_last_step_and_says_it(options):
     # progress returning False: CancelledError with the true count, the array at that time layer (a
     # resident run's too, which the library used to leave at its start)

@@ -7,8 +7,8 @@
  * that faces another part, and every H steps the parts swap those halos:
  * between devices of one process by copies (device to device when both keep
  * their grid resident, else through the host fields), between ranks through
- * a transport (MPI, exec/mpi.c).  Why the result is the one of a single
- * device, bit for bit, is in exec/exchange.h; tests/test_parts.c and
+ * a transport (MPI, multi/mpi.c).  Why the result is the one of a single
+ * device, bit for bit, is in multi/exchange.h; tests/test_parts.c and
  * tests/test_mpi.c check it over random shapes, part counts, H and methods.
  *
  * Every collective point (setup, each exchange or check, the end) begins
@@ -16,13 +16,13 @@
  * instead of taking part in the exchange, and every part stops with the
  * message of the lowest failing one.  No part ever waits for a message a
  * failed part will not send. */
-#ifndef PYR_EXEC_PARTS_H
-#define PYR_EXEC_PARTS_H
+#ifndef PYR_MULTI_PARTS_H
+#define PYR_MULTI_PARTS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "exec/exchange.h"
+#include "exec/part_io.h"
 #include "plan/plan.h"
 #include "problem/devices.h"
 
@@ -40,7 +40,7 @@ typedef struct {
     size_t bytes;
 } pyr_wire_t;
 
-/* The other processes of a run (MPI: exec/mpi.c).  Every call is collective
+/* The other processes of a run (MPI: multi/mpi.c).  Every call is collective
  * over the ranks except start/finish, which pair with the peers' calls. */
 typedef struct pyr_transport {
     int rank, size;
@@ -62,13 +62,6 @@ typedef struct pyr_transport {
 
 /* ------------------------------------------------------------------- parts */
 
-/* pyr_plan_create for options naming devices (options->devices != ""): the
- * returned plan is part 0's, and holds every part (plan->parts);
- * pyr_execute_fields on it runs them all on the whole fields given.  A list
- * of one device gives that device's ordinary plan. */
-pyr_status_t pyr_parts_plan_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_plan_t **plan);
-/* pyr_execute_fields of such a plan (fields of the whole grid). */
-pyr_status_t pyr_parts_execute(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run);
 void pyr_parts_destroy(pyr_parts_t **parts);
 
 /* The parts of this process (collective over the transport's ranks when t
@@ -78,7 +71,12 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
 /* Fill every local part's fields from the problem (initial field, inputs),
  * each part making only its local grid (collective: agrees on failures). */
 pyr_status_t pyr_parts_init(pyr_parts_t *parts);
-/* Run every local part (collective).  hooks: progress only (part 0's). */
+/* Run every local part (collective).  hooks: progress, cancel and probe,
+ * asked in the caller's thread (part 0's) at the collective points only;
+ * a stop they ask for is agreed on there, so that every part of every rank
+ * stops at the same step: then PYR_ERR_CANCELLED ("run cancelled after K
+ * of N steps"), run->steps = K, and every part's host fields hold step K
+ * over the box it owns (pyr_parts_copy_out). */
 pyr_status_t pyr_parts_run(pyr_parts_t *parts, const pyr_hooks_t *hooks, pyr_run_info_t *run);
 
 /* The box of the grid this process owns (the union of its parts' boxes),
@@ -111,7 +109,5 @@ const pyr_plan_t *pyr_parts_local_plan(const pyr_parts_t *parts, int i);
 /* Node updates over the boxes this process's parts own in `steps` steps
  * (their useful work). */
 uint64_t pyr_parts_useful(const pyr_parts_t *parts, int64_t steps);
-/* The parts of a plan made for several devices (NULL otherwise). */
-const pyr_parts_t *pyr_plan_parts(const pyr_plan_t *plan);
 
 #endif

@@ -1,4 +1,4 @@
-/* MPI ranks (include/pyrgrid_mpi.h): the transport of exec/parts.h over a
+/* MPI ranks (include/pyrgrid_mpi.h): the transport of multi/parts.h over a
  * communicator, pyr_execute_mpi and the parts writer.  Built only with MPI
  * (PYR_HAVE_MPI); the rest of the library never includes mpi.h.
  *
@@ -18,8 +18,8 @@
 
 #include "core/error.h"
 #include "core/field.h"
-#include "exec/mpi_internal.h"
-#include "exec/parts.h"
+#include "multi/mpi_internal.h"
+#include "multi/parts.h"
 #include "schemes/scheme.h"
 #include "io/atomic.h"
 #include "io/npy.h"
@@ -274,6 +274,8 @@ pyr_status_t pyr_execute_mpi_fields(const pyr_problem_t *problem, const pyr_opti
     if (st == PYR_OK) st = pyr_parts_create(problem, &opt, &t, &P);
     if (st == PYR_OK) st = pyr_parts_init(P);
     if (st == PYR_OK) st = pyr_parts_run(P, hooks, &run);
+    /* every rank returns the same status (a stop asked for on one rank stops all of them) */
+    if (P) st = pyr_mpi_agree(impl.comm, st);
     pyr_field_t *out[PYR_MAX_FIELDS] = {NULL};
     pyr_box_t box = {{0, 0, 0}, {0, 0, 0}};
     if (st == PYR_OK) {

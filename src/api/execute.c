@@ -1,0 +1,27 @@
+/* The public runs: a plan of one device goes to the executor (exec/), a
+ * multi plan to its parts (multi/). */
+#include <string.h>
+
+#include "core/error.h"
+#include "exec/exec.h"
+#include "multi/multi.h"
+
+pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+{
+    if (run) memset(run, 0, sizeof *run);
+    if (!plan || !fields) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
+    pyr_multi_t *m = pyr_multi_of(plan);
+    if (m) return pyr_multi_execute(m, fields, nfields, hooks, run);
+    return pyr_exec_fields(plan, fields, nfields, hooks, run);
+}
+
+pyr_status_t pyr_execute(pyr_plan_t *plan, pyr_field_t *field, const pyr_hooks_t *hooks, pyr_counters_t *counters)
+{
+    if (counters) memset(counters, 0, sizeof *counters);
+    if (!plan || !field) return pyr_fail(PYR_ERR_ARG, "pyr_execute: plan and field are required");
+    pyr_field_t *fields[PYR_MAX_FIELDS] = {field};
+    pyr_run_info_t run;
+    PYR_TRY(pyr_execute_fields(plan, fields, plan->scheme->nfields, hooks, &run));
+    if (counters) *counters = run.counts;
+    return PYR_OK;
+}
