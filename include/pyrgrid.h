@@ -664,8 +664,10 @@ PYR_API pyr_status_t pyr_wisdom_default_path(char *path, size_t size);
 
 /* Called between passes with the steps done so far; return non-zero to stop
  * the run: pyr_execute then returns PYR_ERR_CANCELLED, its message states
- * the steps done, and the caller's fields hold that time layer (over
- * several devices, run.devices, they keep the values given). */
+ * the steps done, and the caller's fields hold that time layer.  Over
+ * several devices (run.devices) this hook and the cancel hook are asked in
+ * the caller's thread where the parts meet (every exchange height H, and
+ * the end), and every part stops at that same step. */
 typedef int (*pyr_progress_fn)(void *user, int64_t steps_done, int64_t steps_total);
 /* Asked whether to stop, for a caller that must react within about a second
  * (an interrupt): at the end of every pass but the last and, in a resident
