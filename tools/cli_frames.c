@@ -24,6 +24,8 @@
 #include "io/png.h"
 #include "pipelines/frames/frames_config.h"
 #include "pipelines/frames/frames_io.h"
+#include "pipelines/frames/frames_table.h"
+#include "pipelines/frames/frames_wcs.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
 
@@ -32,12 +34,16 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: pyrgrid frames [--config FILE.ini] [--set frames.key=value]... [options] INPUT...\n"
             "  INPUT: a FITS cube (NAXIS3 = frames), 2D FITS files or glob patterns ('night1/*.fits'),\n"
+            "         calibrated exposures (extensions IMAGE, MASK, VARIANCE: one per file, or cubes),\n"
             "         or a .npy stack (T, ny, nx) of uint16, int16, float32 or float64\n"
             "  -o, --residual FILE   whitened residual cube, .fits or .npy (default residual.fits; '' for none)\n"
             "  --shifts FILE         frame,dx,dy,iterations (default shifts.csv)\n"
-            "  --candidates FILE     frame,x,y,flux,snr (default candidates.csv)\n"
+            "  --candidates FILE     .csv: frame,x,y,flux,snr (default candidates.csv); .ecsv or .fits: a table\n"
+            "                        with units, mjd and ra, dec from the frames' WCS (x, y 0-based)\n"
             "  --snr-png FILE        maximum matched-filter SNR over the sequence (default max_snr.png)\n"
             "  --max-snr FILE        the same map as .fits or .npy\n"
+            "  --mask-bits BITS      bits of a MASK plane that mark bad pixels: all | 0x2f | BAD,SAT,CR (names\n"
+            "                        from the MASK header's MP_ cards)\n"
             "  --history N           frames predicting each frame (20)\n"
             "  --weights W           align (register the history) | poly (shift-aware polynomial) | plain\n"
             "  --threshold K         detection threshold in sigma (5)\n"
@@ -60,8 +66,16 @@ typedef struct {
     int64_t nframes, nx, ny;
     pyr_fits_writer_t *fits;
     fr_npy_writer_t *npy;
-    pyr_atomic_file_t shifts, cand;
-    int have_shifts, have_cand;
+    pyr_atomic_file_t shifts;
+    fr_table_t *table;
+    int have_shifts;
+    /* the candidates' times and sky positions */
+    fr_source_t *src;
+    const double *mjd;
+    fr_wcs_t *wcs; /* of frame wcs_frame (0: every frame's positions are in frame 0's grid) */
+    int64_t wcs_frame;
+    int wcs_each;  /* positions in each frame's own grid: its own WCS */
+    const char *wcs_where;
     float *dx, *dy;
     int *iters;
     /* progress */
@@ -85,11 +99,25 @@ static pyr_status_t on_result(void *user, const pyr_frames_result_t *r)
     s->dy[r->frame] = (float)r->dy;
     s->iters[r->frame] = r->iterations;
     if (s->have_shifts) fprintf(s->shifts.fp, "%lld,%.5f,%.5f,%d\n", (long long)r->frame, r->dx, r->dy, r->iterations);
-    if (s->have_cand)
-        for (int i = 0; i < r->ncandidates; i++) {
-            const pyr_frames_candidate_t *c = &r->candidates[i];
-            fprintf(s->cand.fp, "%lld,%.3f,%.3f,%.6g,%.3f\n", (long long)r->frame, c->x, c->y, c->flux, c->snr);
-        }
+    if (s->table && s->wcs && s->wcs_each && s->wcs_frame != r->frame && r->ncandidates) {
+        fr_wcs_close(&s->wcs);
+        const pyr_fits_info_t *h = fr_source_frame_header(s->src, r->frame);
+        st = h ? fr_wcs_open(h, s->wcs_where, &s->wcs) : pyr_fail(PYR_ERR_IO, "frame %lld's header can no longer be read",
+                                                                 (long long)r->frame);
+        if (st == PYR_OK && !s->wcs)
+            st = pyr_fail(PYR_ERR_FORMAT, "frame %lld's header no longer has a WCS", (long long)r->frame);
+        s->wcs_frame = r->frame;
+    }
+    for (int i = 0; s->table && st == PYR_OK && i < r->ncandidates; i++) {
+        const pyr_frames_candidate_t *c = &r->candidates[i];
+        fr_table_row_t row = {r->frame, s->mjd ? s->mjd[r->frame] : NAN, c->x, c->y, NAN, NAN, c->flux, c->snr};
+        if (s->wcs) st = fr_wcs_sky(s->wcs, c->x, c->y, &row.ra, &row.dec);
+        if (st == PYR_OK) st = fr_table_add(s->table, &row);
+    }
+    if (st != PYR_OK) {
+        s->failed = "frames.candidates: ";
+        return st;
+    }
     s->ncand += r->ncandidates;
     s->detecting_frames += r->detecting;
     if (!s->quiet && s->tty) {
@@ -180,6 +208,7 @@ int pyr_cli_frames(int argc, char **argv)
     } map[] = {{"-o", "residual", 1},         {"--residual", "residual", 1}, {"--shifts", "shifts", 1},
                {"--candidates", "candidates", 1}, {"--snr-png", "snr_image", 1}, {"--max-snr", "max_snr", 1},
                {"--history", "history", 1},   {"--weights", "weights", 1},   {"--threshold", "threshold", 1},
+               {"--mask-bits", "mask_bits", 1},
                {"--backend", "backend", 1},   {"--no-clean", "clean", 0}};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -298,6 +327,16 @@ int pyr_cli_frames(int argc, char **argv)
         goto out;
     }
     if (!quiet && info.notice[0]) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+    if (fr_source_set_mask_bits(src, cfg.mask_bits) != PYR_OK) {
+        rc = fail(NULL);
+        fr_source_close(&src);
+        goto out;
+    }
+    if (!quiet && (info.has_mask || info.has_variance))
+        fprintf(stderr, "pyrgrid: %s: the %s%s%s plane%s read beside the science plane%s\n", info.kind, info.has_mask ? "MASK" : "",
+                info.has_mask && info.has_variance ? " and " : "", info.has_variance ? "VARIANCE" : "",
+                info.has_mask && info.has_variance ? "s are" : " is",
+                info.has_variance ? "; the detection's noise model is still fitted (the pipeline takes no variance yet)" : "");
     if (!quiet && info.nframes <= cfg.o.history)
         fprintf(stderr, "pyrgrid: the sequence has %lld frames, not more than frames.history = %d: each frame is predicted from "
                         "the frames before it (frame t from t frames)\n",
@@ -316,6 +355,12 @@ int pyr_cli_frames(int argc, char **argv)
     if (!(s.after >= 0)) s.after = 1.0;
     void *buf = NULL;
     float *snr = NULL;
+    uint8_t *mask = NULL;
+    double *mjd = NULL;
+    s.src = src;
+    s.wcs_frame = -1;
+    char wcs_where[PYR_PATH_MAX + 32] = "";
+    s.wcs_where = wcs_where;
     pyr_frames_t *fr = NULL;
     /* the pipeline first: it refuses frame sizes it does not support before
      * anything of their size is allocated here */
@@ -328,6 +373,7 @@ int pyr_cli_frames(int argc, char **argv)
         s.iters = calloc((size_t)info.nframes, sizeof *s.iters);
         buf = malloc(npix * fr_dtype_size(info.type));
         snr = malloc(npix * sizeof(float));
+        if (info.has_mask && !(mask = malloc(npix))) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for a mask");
         if (!s.dx || !s.dy || !s.iters || !buf || !snr)
             st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld frames of %lld x %lld pixels (about %.0f MiB of buffers)",
                           (long long)info.nframes, (long long)info.nx, (long long)info.ny,
@@ -360,17 +406,59 @@ int pyr_cli_frames(int argc, char **argv)
         }
     }
     if (st == PYR_OK && cfg.candidates[0]) {
-        st = pyr_atomic_open(&s.cand, cfg.candidates);
-        if (st == PYR_OK) {
-            s.have_cand = 1;
-            fprintf(s.cand.fp, "frame,x,y,flux,snr\n");
-        } else {
+        fr_table_opts_t to = {0, 0, "", ""};
+        if (fr_table_is_rich(cfg.candidates)) {
+            /* times and sky positions from the headers, each checked now
+             * rather than after the run */
             where = "frames.candidates: ";
+            s.wcs_each = cfg.o.weights != PYR_FRAMES_ALIGN && info.nframes > 1 && info.fits && strcmp(info.kind, "FITS cube") &&
+                         strcmp(info.kind, "calexp cube");
+            to.positions = cfg.o.weights == PYR_FRAMES_ALIGN ? "frame 0's (the reference's)" : "each frame's own";
+            if (info.fits && !(mjd = malloc((size_t)info.nframes * sizeof *mjd)))
+                st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld frame times", (long long)info.nframes);
+            for (int64_t i = 0; st == PYR_OK && mjd && i < info.nframes; i++) {
+                const pyr_fits_info_t *h = fr_source_frame_header(src, i);
+                if (!h) {
+                    st = pyr_fail_context(PYR_ERR_IO, "frame %lld's header: ", (long long)i);
+                    break;
+                }
+                mjd[i] = NAN;
+                to.mjd |= fr_header_mjd(h, &mjd[i]);
+                if (i == 0 || s.wcs_each) {
+                    snprintf(wcs_where, sizeof wcs_where, "%s (HDU %d)", inputs[ninputs > 1 ? i : 0], h->hdu);
+                    fr_wcs_t *w = NULL;
+                    st = fr_wcs_open(h, wcs_where, &w);
+                    if (st == PYR_OK && i == 0) {
+                        s.wcs = w;
+                        s.wcs_frame = 0;
+                        w = NULL;
+                    } else if (st == PYR_OK && !w && s.wcs) {
+                        st = pyr_fail(PYR_ERR_FORMAT, "%s has no WCS where %s has one: the frames' sky positions need a WCS "
+                                                      "in every frame",
+                                      wcs_where, inputs[0]);
+                    }
+                    fr_wcs_close(&w);
+                }
+            }
+            s.mjd = to.mjd ? mjd : NULL;
+            to.sky = s.wcs != NULL;
+            to.wcs = fr_wcs_describe(s.wcs);
+            if (st == PYR_OK && !quiet && !s.wcs)
+                fprintf(stderr, "pyrgrid: %s: the frames' header has no celestial WCS: the candidates have no ra, dec\n",
+                        cfg.candidates);
         }
+        if (st == PYR_OK) st = fr_table_open(cfg.candidates, &to, &s.table);
+        if (st != PYR_OK) where = "frames.candidates: ";
     }
     s.start = now();
     for (int64_t i = 0; st == PYR_OK && i < info.nframes; i++) {
         st = fr_source_read(src, i, buf);
+        if (st == PYR_OK && mask) { /* bad pixels as NaN, which the pipeline leaves out (a masked frame is read as float) */
+            st = fr_source_read_mask(src, i, mask);
+            float *f = buf;
+            for (size_t k = 0; st == PYR_OK && k < (size_t)(info.nx * info.ny); k++)
+                if (mask[k]) f[k] = NAN;
+        }
         if (st == PYR_OK) st = pyr_frames_push(fr, buf, info.type, NULL);
     }
     if (st == PYR_OK) st = pyr_frames_finish(fr);
@@ -410,7 +498,14 @@ int pyr_cli_frames(int argc, char **argv)
         snprintf(title, sizeof title, "maximum matched-filter SNR over %lld frames (threshold %.3g)", (long long)info.nframes,
                  cfg.o.threshold);
         pyr_heatmap_opts_t ho = {title, 0};
-        st = pyr_png_write_heatmap(cfg.snr_image, snr, PYR_FLOAT, info.nx, info.ny, &ho);
+        /* y up, as FITS viewers show an image (FITS's first row at the
+         * bottom): the PNG's top row is the last row */
+        float *up = malloc((size_t)(info.nx * info.ny) * sizeof *up);
+        if (!up) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the SNR image");
+        for (int64_t y = 0; up && y < info.ny; y++)
+            memcpy(up + (size_t)((info.ny - 1 - y) * info.nx), snr + (size_t)(y * info.nx), (size_t)info.nx * sizeof *up);
+        if (up) st = pyr_png_write_heatmap(cfg.snr_image, up, PYR_FLOAT, info.nx, info.ny, &ho);
+        free(up);
         where = "frames.snr_image: ";
     }
     if (st == PYR_OK && cfg.max_snr[0]) {
@@ -441,10 +536,9 @@ int pyr_cli_frames(int argc, char **argv)
         s.have_shifts = 0;
         st = pyr_atomic_commit(&s.shifts);
     }
-    if (st == PYR_OK && s.have_cand) {
+    if (st == PYR_OK && s.table) {
         where = "frames.candidates: ";
-        s.have_cand = 0;
-        st = pyr_atomic_commit(&s.cand);
+        st = fr_table_commit(&s.table);
     }
     if (st == PYR_OK && report) {
         pyr_frames_stats_t fs;
@@ -462,7 +556,7 @@ int pyr_cli_frames(int argc, char **argv)
         pyr_fits_writer_abort(&s.fits);
         fr_npy_writer_abort(&s.npy);
         if (s.have_shifts) pyr_atomic_abort(&s.shifts);
-        if (s.have_cand) pyr_atomic_abort(&s.cand);
+        fr_table_abort(&s.table);
         rc = fail(where);
     } else {
         pyr_frames_stats_t fs;
@@ -490,6 +584,9 @@ int pyr_cli_frames(int argc, char **argv)
     free(s.iters);
     free(buf);
     free(snr);
+    free(mask);
+    free(mjd);
+    fr_wcs_close(&s.wcs);
 out:
     for (int i = 0; i < ninputs; i++) free(inputs[i]);
     free(inputs);

@@ -254,11 +254,12 @@ static pyr_status_t check_data_size(fitsfile *fp, const char *path, int hdu, int
     return PYR_OK;
 }
 
-pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fits_info_t *info)
+/* The checks every FITS input passes before cfitsio sees it (a regular
+ * file; gzip's stated size; other compressions named; the FITS signature),
+ * then cfitsio's disk-file open at the primary HDU. */
+static pyr_status_t open_disk(const char *path, fitsfile **fpp)
 {
-    if (!reader || !info || !path) return pyr_fail(PYR_ERR_ARG, "pyr_fits_open: NULL argument");
-    *reader = NULL;
-    memset(info, 0, sizeof *info);
+    *fpp = NULL;
     /* a regular file only: a FIFO would block the open until a writer came */
     FILE *probe = NULL;
     int64_t size = 0;
@@ -285,7 +286,79 @@ pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fit
     fitsfile *fp = NULL;
     fits_open_diskfile(&fp, name, READONLY, &status);
     free(name);
-    if (!status) st = move_to_image(fp, path, &status);
+    if (status) {
+        if (fp) {
+            int s2 = 0;
+            fits_close_file(fp, &s2);
+        }
+        return pyr_fail(PYR_ERR_FORMAT, "cannot read FITS file %s: %s (cfitsio status %d); the file is damaged, "
+                                        "truncated or holds no image",
+                        path, fits_reason(status, why), status);
+    }
+    *fpp = fp;
+    return PYR_OK;
+}
+
+/* Move from the current HDU to HDU `hdu` (1-based, after it), checking each
+ * header before cfitsio reads it. */
+static pyr_status_t move_forward_to(fitsfile *fp, const char *path, int hdu, int *status)
+{
+    int at = 0, type;
+    fits_get_hdu_num(fp, &at);
+    while (at < hdu && !*status) {
+        PYR_TRY(check_next_header(fp, path));
+        if (fits_movrel_hdu(fp, 1, &type, status)) break;
+        at++;
+    }
+    return PYR_OK;
+}
+
+pyr_status_t pyr_fits_find_extensions(const char *path, const char *const *names, int n, int *hdus)
+{
+    if (!path || !hdus || (n > 0 && !names)) return pyr_fail(PYR_ERR_ARG, "pyr_fits_find_extensions: NULL argument");
+    for (int i = 0; i < n; i++) hdus[i] = 0;
+    fitsfile *fp = NULL;
+    PYR_TRY(open_disk(path, &fp));
+    pyr_status_t st = PYR_OK;
+    int status = 0, type = IMAGE_HDU;
+    for (int hdu = 1;; hdu++) {
+        char extname[FLEN_VALUE] = "";
+        int s2 = 0;
+        if (type == IMAGE_HDU && !fits_read_key(fp, TSTRING, "EXTNAME", extname, NULL, &s2)) {
+            size_t len = strlen(extname);
+            while (len > 0 && extname[len - 1] == ' ') extname[--len] = 0;
+            for (int i = 0; i < n; i++)
+                if (!hdus[i] && !strcasecmp(extname, names[i])) hdus[i] = hdu;
+        }
+        /* a header cfitsio would crash on is an error; one it cannot read
+         * (bytes after the last HDU) ends the file, as for a reader of its
+         * first image */
+        st = check_next_header(fp, path);
+        if (st != PYR_OK || fits_movrel_hdu(fp, 1, &type, &status)) break;
+    }
+    int s3 = 0;
+    fits_close_file(fp, &s3);
+    return st;
+}
+
+static pyr_status_t open_at(const char *path, int want_hdu, pyr_fits_reader_t **reader, pyr_fits_info_t *info)
+{
+    if (!reader || !info || !path) return pyr_fail(PYR_ERR_ARG, "pyr_fits_open: NULL argument");
+    *reader = NULL;
+    memset(info, 0, sizeof *info);
+    fitsfile *fp = NULL;
+    PYR_TRY(open_disk(path, &fp));
+    pyr_status_t st = PYR_OK;
+    int status = 0;
+    char why[FLEN_STATUS];
+    if (want_hdu > 0) {
+        st = move_forward_to(fp, path, want_hdu, &status);
+        int type = IMAGE_HDU;
+        if (st == PYR_OK && !status && fits_get_hdu_type(fp, &type, &status) == 0 && type != IMAGE_HDU)
+            st = pyr_fail(PYR_ERR_FORMAT, "%s: HDU %d is a table, not an image", path, want_hdu);
+    } else {
+        st = move_to_image(fp, path, &status);
+    }
     if (st != PYR_OK) {
         int s2 = 0;
         fits_close_file(fp, &s2);
@@ -405,6 +478,17 @@ pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fit
     return PYR_OK;
 }
 
+pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fits_info_t *info)
+{
+    return open_at(path, 0, reader, info);
+}
+
+pyr_status_t pyr_fits_open_hdu(const char *path, int hdu, pyr_fits_reader_t **reader, pyr_fits_info_t *info)
+{
+    if (hdu < 1) return pyr_fail(PYR_ERR_ARG, "pyr_fits_open_hdu: HDU %d; HDUs are numbered from 1", hdu);
+    return open_at(path, hdu, reader, info);
+}
+
 pyr_status_t pyr_fits_read_frame(pyr_fits_reader_t *r, int64_t index, pyr_fits_type_t type, void *out)
 {
     if (!r || !out) return pyr_fail(PYR_ERR_ARG, "pyr_fits_read_frame: NULL argument");
@@ -432,6 +516,37 @@ pyr_status_t pyr_fits_read_frame(pyr_fits_reader_t *r, int64_t index, pyr_fits_t
     return PYR_OK;
 }
 
+pyr_status_t pyr_fits_read_bits(pyr_fits_reader_t *r, int64_t index, uint32_t *out)
+{
+    if (!r || !out) return pyr_fail(PYR_ERR_ARG, "pyr_fits_read_bits: NULL argument");
+    pyr_fits_info_t *in = &r->info;
+    if (index < 0 || index >= in->nframes)
+        return pyr_fail(PYR_ERR_ARG, "%s: frame %lld is outside 0..%lld", r->path, (long long)index, (long long)in->nframes - 1);
+    /* bit patterns only from integers stored as they are (or with the
+     * offset FITS uses for unsigned 16- and 32-bit values) */
+    int unsigned16 = in->bitpix == SHORT_IMG && in->bzero == 32768, unsigned32 = in->bitpix == LONG_IMG && in->bzero == 2147483648.0;
+    if (in->bitpix != BYTE_IMG && in->bitpix != SHORT_IMG && in->bitpix != LONG_IMG)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: HDU %d has BITPIX %d; a bit mask is an 8-, 16- or 32-bit integer image", r->path, in->hdu,
+                        in->bitpix);
+    if (in->bscale != 1 || (in->bzero != 0 && !unsigned16 && !unsigned32))
+        return pyr_fail(PYR_ERR_FORMAT, "%s: HDU %d scales its integers (BSCALE %g, BZERO %g); a bit mask is stored unscaled",
+                        r->path, in->hdu, in->bscale, in->bzero);
+    long long n = (long long)in->nx * in->ny;
+    long fpixel[3] = {1, 1, (long)index + 1};
+    int status = 0, anynul = 0;
+    char why[FLEN_STATUS];
+    fits_read_pix(r->fp, TUINT, fpixel, (LONGLONG)n, NULL, out, &anynul, &status);
+    if (status == NUM_OVERFLOW) { /* negative values of a signed mask: their bits are the pattern */
+        status = 0;
+        fits_read_pix(r->fp, TINT, fpixel, (LONGLONG)n, NULL, out, &anynul, &status);
+    }
+    if (status)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: cannot read frame %lld of HDU %d: %s (cfitsio status %d); the file is probably "
+                                        "truncated",
+                        r->path, (long long)index, in->hdu, fits_reason(status, why), status);
+    return PYR_OK;
+}
+
 void pyr_fits_close(pyr_fits_reader_t **reader)
 {
     if (!reader || !*reader) return;
@@ -451,7 +566,7 @@ int pyr_fits_card_value(const pyr_fits_info_t *info, const char *key, char *buf,
         const char *card = info->cards[c];
         if (strncasecmp(card, key, kl) || (card[kl] != ' ' && card[kl] != '=')) continue;
         const char *eq = strchr(card, '=');
-        if (!eq || eq - card > 9) continue;
+        if (!eq || (eq - card > 9 && strncasecmp(card, "HIERARCH ", 9))) continue; /* HIERARCH keywords run past column 8 */
         char value[FLEN_VALUE], comment[FLEN_COMMENT];
         int status = 0;
         if (fits_parse_value((char *)card, value, comment, &status)) return 0;
@@ -649,4 +764,79 @@ void pyr_fits_writer_abort(pyr_fits_writer_t **writer)
     pyr_atomic_abort(&w->af);
     free(w);
     *writer = NULL;
+}
+
+pyr_status_t pyr_fits_write_table(const char *path, const char *extname, const pyr_fits_column_t *cols, int ncols, int64_t nrows,
+                                  const char (*cards)[81], int ncards)
+{
+    if (!path || !extname || !cols || ncols < 1 || ncols > 999 || nrows < 0)
+        return pyr_fail(PYR_ERR_ARG, "pyr_fits_write_table: bad argument");
+    PYR_TRY(pyr_fits_check_output(path));
+    pyr_fits_writer_t *w = calloc(1, sizeof *w);
+    char **ttype = calloc((size_t)ncols, sizeof *ttype), **tform = calloc((size_t)ncols, sizeof *tform),
+         **tunit = calloc((size_t)ncols, sizeof *tunit);
+    if (!w || !ttype || !tform || !tunit) {
+        free(w);
+        free(ttype);
+        free(tform);
+        free(tunit);
+        return pyr_fail(PYR_ERR_NOMEM, "out of memory writing %s", path);
+    }
+    pyr_status_t st = pyr_atomic_open(&w->af, path);
+    if (st == PYR_OK && !w->af.tmp_path) { /* it became a device or FIFO since the check */
+        pyr_atomic_abort(&w->af);
+        st = pyr_fail(PYR_ERR_IO, "cannot write %s: a FITS file needs a regular file", path);
+    }
+    if (st != PYR_OK) {
+        free(w);
+        free(ttype);
+        free(tform);
+        free(tunit);
+        return st;
+    }
+    fclose(w->af.fp);
+    w->af.fp = NULL;
+    unlink(w->af.tmp_path);
+    char *name = disk_name(w->af.tmp_path);
+    int status = name ? 0 : MEMORY_ALLOCATION;
+    errno = 0;
+    if (name) fits_create_diskfile(&w->fp, name, &status);
+    free(name);
+    /* an empty primary HDU, as tables are written */
+    if (!status) fits_create_img(w->fp, BYTE_IMG, 0, NULL, &status);
+    for (int c = 0; c < ncards && !status; c++) {
+        char card[81];
+        snprintf(card, sizeof card, "%s", cards[c]);
+        fits_write_record(w->fp, card, &status);
+    }
+    static char form_j[] = "1J", form_d[] = "1D", form_e[] = "1E";
+    for (int c = 0; c < ncols; c++) {
+        ttype[c] = (char *)cols[c].name;
+        tform[c] = cols[c].type == 'J' ? form_j : cols[c].type == 'E' ? form_e : form_d;
+        tunit[c] = (char *)(cols[c].unit ? cols[c].unit : "");
+    }
+    if (!status) fits_create_tbl(w->fp, BINARY_TBL, (LONGLONG)nrows, ncols, ttype, tform, tunit, (char *)extname, &status);
+    for (int c = 0; c < ncols && !status; c++) {
+        if (cols[c].description && cols[c].description[0]) {
+            char key[16];
+            snprintf(key, sizeof key, "TCOMM%d", c + 1);
+            char text[69];
+            snprintf(text, sizeof text, "%s", cols[c].description);
+            fits_write_key(w->fp, TSTRING, key, text, NULL, &status);
+        }
+        if (nrows > 0) {
+            int type = cols[c].type == 'J' ? TINT : cols[c].type == 'E' ? TFLOAT : TDOUBLE;
+            fits_write_col(w->fp, type, c + 1, 1, 1, (LONGLONG)nrows, (void *)cols[c].data, &status);
+        }
+    }
+    int err = errno;
+    free(ttype);
+    free(tform);
+    free(tunit);
+    if (status) {
+        st = writer_fail(w, status, err, "writing the table");
+        pyr_fits_writer_abort(&w);
+        return st;
+    }
+    return pyr_fits_writer_commit(&w);
 }

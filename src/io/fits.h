@@ -50,13 +50,24 @@ typedef struct pyr_fits_reader pyr_fits_reader_t;
  * than the file holds) name the file and the reason.  Close with
  * pyr_fits_close. */
 pyr_status_t pyr_fits_open(const char *path, pyr_fits_reader_t **reader, pyr_fits_info_t *info);
+/* The image HDUs (1-based) whose EXTNAME is names[i] (case-insensitive), in
+ * hdus[i]; 0 where the file has none (the first of several).  Every header
+ * is checked as pyr_fits_open checks it before cfitsio reads it. */
+pyr_status_t pyr_fits_find_extensions(const char *path, const char *const *names, int n, int *hdus);
+/* pyr_fits_open at image HDU `hdu` (1-based) rather than the first image;
+ * its cards are its own and those of the primary HDU. */
+pyr_status_t pyr_fits_open_hdu(const char *path, int hdu, pyr_fits_reader_t **reader, pyr_fits_info_t *info);
 /* Read frame `index` (0-based) as `type` into out (nx*ny values).  Reading a
  * 16-bit type from a file whose native type differs fails (PYR_ERR_ARG). */
 pyr_status_t pyr_fits_read_frame(pyr_fits_reader_t *reader, int64_t index, pyr_fits_type_t type, void *out);
+/* Frame `index` of an integer image as 32-bit patterns (a bit mask: 8-, 16-
+ * or 32-bit, unscaled, or unsigned by BZERO 32768 / 2^31); any other
+ * BITPIX, BSCALE or BZERO is refused (PYR_ERR_FORMAT) naming the HDU. */
+pyr_status_t pyr_fits_read_bits(pyr_fits_reader_t *reader, int64_t index, uint32_t *out);
 void pyr_fits_close(pyr_fits_reader_t **reader);
 
-/* Value of a kept card's keyword ("EXPTIME") as text (quotes removed) into
- * buf; returns 0 when absent. */
+/* Value of a kept card's keyword ("EXPTIME", or "HIERARCH MP_DETECTED" for
+ * a long one) as text (quotes removed) into buf; returns 0 when absent. */
 int pyr_fits_card_value(const pyr_fits_info_t *info, const char *key, char *buf, size_t size);
 
 typedef struct pyr_fits_writer pyr_fits_writer_t;
@@ -83,5 +94,19 @@ pyr_status_t pyr_fits_writer_frames_table(pyr_fits_writer_t *writer, int64_t n, 
 pyr_status_t pyr_fits_writer_commit(pyr_fits_writer_t **writer);
 /* Drop everything written; safe on NULL. */
 void pyr_fits_writer_abort(pyr_fits_writer_t **writer);
+
+/* A column of a binary table: type 'J' (int32), 'E' (float) or 'D' (double),
+ * nrows values at data; unit and description (TCOMMn) may be NULL. */
+typedef struct {
+    const char *name, *unit, *description;
+    char type;
+    const void *data;
+} pyr_fits_column_t;
+
+/* A file of an empty primary HDU (with `cards`, may be NULL) and one binary
+ * table `extname`, written whole and atomically (handed to an active stage,
+ * pyr_atomic_stage_begin); pyr_fits_check_output's rule applies. */
+pyr_status_t pyr_fits_write_table(const char *path, const char *extname, const pyr_fits_column_t *cols, int ncols, int64_t nrows,
+                                  const char (*cards)[81], int ncards);
 
 #endif

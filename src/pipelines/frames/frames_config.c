@@ -17,7 +17,7 @@ static const char *const keys[] = {"history", "epsilon", "weights", "poly_degree
                                    "reference_every", "coarse", "max_iterations", "tolerance", "border", "threshold",
                                    "psf_fwhm", "clean", "clean_radius", "clean_threshold", "noise_frames", "warmup", "max_candidates",
                                    "backend", "device", "threads", "input", "residual", "shifts", "candidates",
-                                   "snr_image", "max_snr"};
+                                   "snr_image", "max_snr", "mask_bits"};
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 void fr_config_default(fr_config_t *c)
@@ -28,6 +28,7 @@ void fr_config_default(fr_config_t *c)
     snprintf(c->shifts, sizeof c->shifts, "shifts.csv");
     snprintf(c->candidates, sizeof c->candidates, "candidates.csv");
     snprintf(c->snr_image, sizeof c->snr_image, "max_snr.png");
+    snprintf(c->mask_bits, sizeof c->mask_bits, "all");
 }
 
 static pyr_status_t as_int(const char *key, const char *v, int *out)
@@ -142,6 +143,12 @@ static pyr_status_t set_key(fr_config_t *c, const char *key, const char *v)
     if (IS("candidates")) return set_path(c->candidates, key, v);
     if (IS("snr_image")) return set_path(c->snr_image, key, v);
     if (IS("max_snr")) return set_path(c->max_snr, key, v);
+    if (IS("mask_bits")) {
+        if (!*v || strlen(v) >= sizeof c->mask_bits)
+            return pyr_fail(PYR_ERR_CONFIG, "frames.mask_bits = \"%s\": give all, bit values (0x2f) or MASK plane names (BAD,SAT,CR)", v);
+        snprintf(c->mask_bits, sizeof c->mask_bits, "%s", v);
+        return PYR_OK;
+    }
 #undef IS
     const char *hint = pyr_suggest(key, keys, NKEYS);
     return pyr_fail(PYR_ERR_CONFIG, "unknown key \"%s\" in section [frames]%s%s%s", key, hint ? "; did you mean \"" : "",

@@ -17,6 +17,7 @@ typedef struct {
     char input[PYR_PATH_MAX];
     char residual[PYR_PATH_MAX], shifts[PYR_PATH_MAX], candidates[PYR_PATH_MAX];
     char snr_image[PYR_PATH_MAX], max_snr[PYR_PATH_MAX];
+    char mask_bits[256]; /* the bits of a MASK plane that mark bad pixels (frames_io.h): "all", numbers or plane names */
 } fr_config_t;
 
 void fr_config_default(fr_config_t *c);

@@ -1,6 +1,11 @@
 /* Frame sequences on disk for the frames pipeline: a FITS cube (NAXIS3 =
  * frames), a list of 2D FITS files (one frame each), or a .npy stack
- * (T, ny, nx) of uint16, int16, float32 or float64 — read one frame at a time;
+ * (T, ny, nx) of uint16, int16, float32 or float64 — read one frame at a time.
+ * A FITS file in the layout of survey calibrated exposures (extensions
+ * EXTNAME = IMAGE, MASK, VARIANCE: the science plane, an integer bit mask
+ * and the variance; one exposure per file, or cubes of the three planes) is
+ * recognised by its extension names: the science plane is the frame, and
+ * the mask and variance planes are read beside it;
  * and the residual written one frame at a time as a FITS cube or a .npy
  * stack, atomically (nothing at the path until commit). */
 #ifndef PYR_PIPELINES_FRAMES_IO_H
@@ -20,6 +25,8 @@ typedef struct {
     const char *kind;        /* "FITS cube", "FITS files", "npy stack" */
     const char *notice;      /* a fallback taken while opening (mixed pixel types), or "" */
     const pyr_fits_info_t *fits; /* the first FITS file's header (cards), NULL for .npy */
+    int has_mask, has_variance;  /* calexp layout: MASK / VARIANCE planes beside the science plane (with a
+                                  * mask the frames are delivered as float, so that bad pixels can be NaN) */
 } fr_source_info_t;
 
 /* Open the inputs: one .npy stack, one FITS cube, or several 2D FITS files
@@ -28,6 +35,21 @@ typedef struct {
 pyr_status_t fr_source_open(const char *const *paths, int npaths, fr_source_t **src, fr_source_info_t *info);
 /* Frame i into buf (nx*ny values of info.type). */
 pyr_status_t fr_source_read(fr_source_t *src, int64_t i, void *buf);
+/* Which bits of the MASK plane mark a pixel bad: "all" (the default), a
+ * number (decimal or 0x hex), or a comma-separated list of numbers and of
+ * mask plane names that the MASK header defines (MP_BAD = 0, MP_SAT = 1, ...
+ * in every file of the sequence).  Errors name the file and the names it
+ * defines. */
+pyr_status_t fr_source_set_mask_bits(fr_source_t *src, const char *spec);
+/* Frame i's bad pixels (info.has_mask): mask[k] = 1 where the MASK plane has
+ * one of the chosen bits, else 0. */
+pyr_status_t fr_source_read_mask(fr_source_t *src, int64_t i, uint8_t *mask);
+/* Frame i's variance plane (info.has_variance), nx*ny floats. */
+pyr_status_t fr_source_read_variance(fr_source_t *src, int64_t i, float *variance);
+/* Frame i's header (the cube's, or its own file's science plane with the
+ * primary HDU's cards); NULL for .npy or a file that can no longer be read.
+ * Valid until the next call or fr_source_close. */
+const pyr_fits_info_t *fr_source_frame_header(fr_source_t *src, int64_t i);
 /* DATE-OBS and EXPTIME of frame i (from its own FITS file, or the cube's
  * header); "" / NAN when absent. */
 void fr_source_frame_keys(const fr_source_t *src, int64_t i, char date_obs[25], double *exptime);

@@ -30,6 +30,9 @@ pyr_status_t pyr_frames_options_set(pyr_frames_options_t *options, const char *k
 {
     if (!options || !key || !value) return pyr_fail(PYR_ERR_ARG, "pyr_frames_options_set: options, key and value are required");
     const char *k = strncasecmp(key, "frames.", 7) ? key : key + 7;
+    if (!strcasecmp(k, "mask_bits"))
+        return pyr_fail(PYR_ERR_CONFIG, "frames.mask_bits chooses the bits of the MASK plane that the pyrgrid program reads from "
+                                        "calibrated exposures; the library takes no files (mark bad pixels as NaN in the frames)");
     static const char *const files[] = {"input", "residual", "shifts", "candidates", "snr_image", "max_snr"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         if (!strcasecmp(k, files[i]))
