@@ -736,6 +736,10 @@ typedef struct {
 PYR_API int pyr_scheme_field_count(pyr_equation_t equation);
 PYR_API const char *pyr_scheme_field_name(pyr_equation_t equation, int i);
 PYR_API int pyr_scheme_field_updated(pyr_equation_t equation, int i);
+/* 1 when field i of the scheme is an input the library makes from the
+ * problem (pyr_field_init_input: Poisson's f, Maxwell's ca, cb, dh), 0 for
+ * a state and for an auxiliary the library keeps. */
+PYR_API int pyr_scheme_field_input(pyr_equation_t equation, int i);
 /* Whether a plan for this problem uses field i of its scheme (1), or not
  * (0: pass NULL for it): Maxwell's components of a 2D grid's mode only,
  * its coefficients only where the materials vary, its CPML auxiliaries
@@ -754,6 +758,11 @@ PYR_API pyr_status_t pyr_field_init_state(pyr_field_t *field, const pyr_problem_
 /* Fill input field i of the problem's scheme (Poisson's f) from the problem
  * (the right-hand side's kind or file). */
 PYR_API pyr_status_t pyr_field_init_input(pyr_field_t *field, const pyr_problem_t *problem, int i);
+/* Fill a field of the problem's shape from a file (.npy, or an HDF5
+ * result's dataset `dataset`: a snapshot's, as a restart reads it; NULL:
+ * the scheme's first field's name), finite values required, errors
+ * prefixed "initial.file: ". */
+PYR_API pyr_status_t pyr_field_init_file(pyr_field_t *field, const pyr_problem_t *problem, const char *path, const char *dataset);
 
 /* Advance a set of fields, one per field of the scheme in its order (NULL
  * for an input the library should make from the problem), in place.  A run

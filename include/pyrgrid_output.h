@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "pyrgrid.h"
+#include "pyrgrid_frames.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,6 +140,82 @@ typedef struct {
  * non-positive ones on a log axis) are skipped and the line breaks there.
  * opts may be NULL. */
 PYR_API pyr_status_t pyr_plot_write_png(const char *path, const pyr_plot_series_t *series, int nseries, const pyr_plot_opts_t *opts);
+
+/* The names an MPI run writes for output PATH: the part of a rank,
+ * PATH.rankNNNN.npy, and the index, PATH.parts.json (PATH less a ".npy"
+ * ending).  NULL outputs are skipped. */
+PYR_API void pyr_npy_part_names(const char *path, int rank, char *part, size_t part_size, char *index, size_t index_size);
+/* One .npy at `out` from the parts an index names (`pyrgrid assemble`):
+ * checks that they tile the array exactly once (each part a file of its own,
+ * none a link leading out of the index's directory, none the output) and
+ * match its dtype, then streams them row by row (one row in memory). */
+PYR_API pyr_status_t pyr_npy_assemble(const char *index_path, const char *out);
+
+/* ----------------------------------------------------------------- results */
+
+/* A run's results as a problem file's [output] section names them
+ * (pyr_problem_file_outputs): output.field by its extension, .npy (the
+ * state field) or .h5 (every field of the scheme with the problem's
+ * attributes, snapshots inside, and an XDMF sidecar beside it for 2D and 3D
+ * grids), and .npy snapshots NAME_000200.npy every output.every steps,
+ * numbered from a restart's step. */
+typedef struct pyr_result pyr_result_t;
+
+/* 1 when output.field is HDF5. */
+PYR_API int pyr_result_is_h5(const pyr_problem_outputs_t *outputs);
+/* The XDMF sidecar of an HDF5 output.field, or "". */
+PYR_API void pyr_result_sidecar(const pyr_problem_t *problem, const pyr_problem_outputs_t *outputs, char *out, size_t size);
+/* output.field less a ".npy" ending: what .npy snapshots (NAME_000010.npy)
+ * and Maxwell's components (NAME_Ez.npy) are named after. */
+PYR_API void pyr_result_base(const pyr_problem_outputs_t *outputs, char *out, size_t size);
+/* The step and time a run reaches after `done` steps of its own (a
+ * restart's step and time added). */
+PYR_API int64_t pyr_result_step_of(const pyr_problem_outputs_t *outputs, int64_t done);
+PYR_API double pyr_result_time_of(const pyr_problem_t *problem, const pyr_problem_outputs_t *outputs, int64_t done);
+/* Before a run that writes .npy snapshots every output.every steps, named
+ * PREFIX_000010.npy ... for each of `prefixes`: refuses (PYR_ERR_IO) a
+ * snapshot that is the same file as an input or another output, named as one
+ * or reached through symbolic links, one that exists already as a link to an
+ * input or output, and one that is a link to another snapshot. */
+PYR_API pyr_status_t pyr_result_check_snapshots(const pyr_problem_outputs_t *outputs, const char *const *prefixes, int nprefixes,
+                                                const pyr_named_path_t *outs, int nout, const pyr_named_path_t *ins, int nin);
+/* Before the run: output.field's writer (an HDF5 file's temporary, its
+ * attributes and inputs).  fields: every field of the scheme in its order
+ * (as pyr_execute_fields takes them); problem, outputs and fields must
+ * outlive the result. */
+PYR_API pyr_status_t pyr_result_open(pyr_result_t **result, const pyr_problem_t *problem, const pyr_problem_outputs_t *outputs,
+                                     const pyr_plan_t *plan, pyr_field_t **fields, int nfields);
+/* A snapshot at step `done` of this run (a snapshot hook calls it). */
+PYR_API pyr_status_t pyr_result_snapshot(pyr_result_t *result, int64_t done);
+/* After the run: the final fields (inside the caller's stage, if any). */
+PYR_API pyr_status_t pyr_result_final(pyr_result_t *result, const pyr_run_info_t *run);
+/* Remove what was not committed and free the result.  Safe on NULL. */
+PYR_API void pyr_result_abort(pyr_result_t **result);
+
+/* ----------------------------------------------------------------- reports */
+
+/* The JSON reports of the pyrgrid program's commands (--report FILE.json;
+ * docs/cli.md describes them), written as outputs (staged when a stage is
+ * active).  A run: problem, options, restart, plan, run, step and time,
+ * seconds (plan, initial, execute, output), the rate (cell updates per
+ * second), outputs, exit status, versions and machine. */
+PYR_API pyr_status_t pyr_run_report_write(const char *path, const pyr_problem_t *problem, const pyr_problem_outputs_t *outputs,
+                                          const pyr_options_t *options, const pyr_plan_t *plan, const pyr_run_info_t *run,
+                                          const double seconds[4], double gcells, const char *sidecar, int exit_status);
+/* The problem, options and plan as one JSON object (`pyrgrid plan --json`),
+ * snprintf-style as pyr_plan_json. */
+PYR_API size_t pyr_plan_report_json(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_plan_t *plan, char *text,
+                                    size_t size);
+/* `pyrgrid solve`'s report: the system, options, result, seconds, outputs
+ * (solution, history, image, history_image; NULL or "" for none). */
+PYR_API pyr_status_t pyr_solve_report_write(const char *path, const char *problem_file, const char *kind, const pyr_lgs_system_t *sys,
+                                            const pyr_lgs_options_t *opt, const pyr_lgs_result_t *res, const char *const outputs[4],
+                                            int exit_status);
+/* `pyrgrid frames`'s report: inputs, sequence, options, seconds, counts,
+ * outputs (residual, shifts, candidates, snr_image, max_snr). */
+PYR_API pyr_status_t pyr_frames_report_write(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx,
+                                             int64_t ny, int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs,
+                                             double seconds, const char *const outputs[5]);
 
 #ifdef __cplusplus
 }

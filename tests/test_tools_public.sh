@@ -17,12 +17,6 @@ cd "$root" || exit 1
 [ -d tools ] && [ -d include ] || { echo "no tools/ or include/ under $root"; exit 1; }
 
 PENDING='cli_frames.c
-cli_maxwell.c
-cli_maxwell.h
-cli_mpi.c
-cli_result.c
-cli_result.h
-cli_run.c
 cli_solve.c
 cli_sweep_sizes.c'
 

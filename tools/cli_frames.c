@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_report.h"
 #include "core/error.h"
 #include "io/atomic.h"
 #include "io/fits.h"
@@ -544,7 +543,7 @@ int pyr_cli_frames(int argc, char **argv)
         pyr_frames_stats_t fs;
         pyr_frames_get_stats(fr, &fs);
         where = "--report: ";
-        st = pyr_cli_report_frames(report, config, (const char *const *)inputs, ninputs, info.nx, info.ny, info.nframes, &cfg.o, &fs, secs,
+        st = pyr_frames_report_write(report, config, (const char *const *)inputs, ninputs, info.nx, info.ny, info.nframes, &cfg.o, &fs, secs,
                                    outs);
     }
     if (st == PYR_OK) {

@@ -18,18 +18,15 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_maxwell.h"
-#include "cli_result.h"
-#include "problem/config.h"
+#include "cli_run.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
-#include "schemes/maxwell.h"
 
 typedef struct {
-    const pyr_config_t *cfg;
+    const pyr_cli_config_t *cfg;
     char base[PYR_PATH_MAX];
     int h5;                   /* output.field is HDF5: snapshots go into it */
-    pyr_cli_result_t result;
+    pyr_result_t *result;
     double start, last_draw, after;
     int tty, quiet, drawn;
     /* the probes' series */
@@ -37,71 +34,6 @@ typedef struct {
     int64_t nseries, cap;
     int nprobes;
 } mx_state_t;
-
-/* ---------------------------------------------------------- divergence */
-
-/* What makes values outgrow the precision's range, and what would help. */
-static void diverged_advice(const pyr_problem_t *p, char *out, size_t size)
-{
-    const int f = p->precision == PYR_FLOAT;
-    const char *what = p->equation == PYR_EQ_MAXWELL  ? "the sources' amplitudes or the initial fields"
-                       : p->equation == PYR_EQ_POISSON ? "the initial guess or the right-hand side"
-                                                       : "the initial data";
-    snprintf(out, size, "values this large overflow %s arithmetic (the largest is %.3g): make %s smaller%s", f ? "float" : "double",
-             f ? (double)FLT_MAX : DBL_MAX, what, f ? ", or use scheme.precision = double" : "");
-}
-
-static const char *nonfinite_name(double v) { return isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
-
-/* The first value of f that is not finite: its flat index, or -1. */
-static int64_t first_nonfinite(const pyr_field_t *f)
-{
-    const int64_t n = pyr_field_count(f);
-    /* a whole block's exponent bits at once: cheap beside the run, and exact (all ones: NaN or an infinity) */
-    const int64_t block = 4096;
-    for (int64_t b = 0; b < n; b += block) {
-        const int64_t e = b + block < n ? b + block : n;
-        int bad = 0;
-        if (f->precision == PYR_DOUBLE) {
-            const double *d = f->data;
-            for (int64_t i = b; i < e; i++) {
-                uint64_t u;
-                memcpy(&u, &d[i], sizeof u);
-                bad |= (u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
-            }
-        } else {
-            const float *d = f->data;
-            for (int64_t i = b; i < e; i++) {
-                uint32_t u;
-                memcpy(&u, &d[i], sizeof u);
-                bad |= (u & 0x7f800000u) == 0x7f800000u;
-            }
-        }
-        if (bad)
-            for (int64_t i = b; i < e; i++) {
-                const double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[i] : (double)((const float *)f->data)[i];
-                if (!isfinite(v)) return i;
-            }
-    }
-    return -1;
-}
-
-pyr_status_t pyr_cli_check_finite(const pyr_problem_t *p, const pyr_field_t *f, const char *name, int64_t step, const char *when)
-{
-    const int64_t k = first_nonfinite(f);
-    if (k < 0) return PYR_OK;
-    const double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[k] : (double)((const float *)f->data)[k];
-    const int64_t x = k % f->n[0], y = k / f->n[0] % f->n[1], z = k / f->n[0] / f->n[1];
-    char node[96], advice[256];
-    if (f->dims == 1) snprintf(node, sizeof node, "(x=%lld)", (long long)(x + p->origin[0]));
-    else if (f->dims == 2) snprintf(node, sizeof node, "(x=%lld, y=%lld)", (long long)(x + p->origin[0]), (long long)(y + p->origin[1]));
-    else
-        snprintf(node, sizeof node, "(x=%lld, y=%lld, z=%lld)", (long long)(x + p->origin[0]), (long long)(y + p->origin[1]),
-                 (long long)(z + p->origin[2]));
-    diverged_advice(p, advice, sizeof advice);
-    return pyr_fail(PYR_ERR_NUMERIC, "the fields diverged (non-finite) by %s %lld (%s): %s is %s at node %s; %s",
-                    p->equation == PYR_EQ_POISSON ? "sweep" : "step", (long long)step, when, name, nonfinite_name(v), node, advice);
-}
 
 static double mx_now(void)
 {
@@ -140,17 +72,17 @@ static void shape_of(const pyr_field_t *f, int64_t shape[3])
 
 void pyr_cli_maxwell_path(const char *base, int c, int64_t step, char *out, size_t size)
 {
-    if (step >= 0) snprintf(out, size, "%s_%s_%06lld.npy", base, pyr_maxwell_component_name(c), (long long)step);
-    else snprintf(out, size, "%s_%s.npy", base, pyr_maxwell_component_name(c));
+    if (step >= 0) snprintf(out, size, "%s_%s_%06lld.npy", base, pyr_scheme_field_name(PYR_EQ_MAXWELL, c), (long long)step);
+    else snprintf(out, size, "%s_%s.npy", base, pyr_scheme_field_name(PYR_EQ_MAXWELL, c));
 }
 
 static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfields, int64_t step)
 {
     mx_state_t *s = user;
-    const int64_t at = pyr_cli_step_of(s->cfg, step);
+    const int64_t at = pyr_result_step_of(&s->cfg->out, step);
     for (int c = 0; c < 6 && c < nfields; c++)
-        if (fields[c]) CLI_TRY(pyr_cli_check_finite(&s->cfg->problem, fields[c], pyr_maxwell_component_name(c), at, "at a snapshot"));
-    if (s->h5) return pyr_cli_result_snapshot(&s->result, step);
+        if (fields[c]) CLI_TRY(pyr_cli_check_finite(&s->cfg->problem, fields[c], pyr_scheme_field_name(PYR_EQ_MAXWELL, c), at, "at a snapshot"));
+    if (s->h5) return pyr_result_snapshot(s->result, step);
     for (int c = 0; c < 6 && c < nfields; c++) {
         if (!fields[c]) continue;
         char path[PYR_PATH_MAX + 64];
@@ -160,26 +92,6 @@ static pyr_status_t mx_snapshot(void *user, pyr_field_t *const *fields, int nfie
         const pyr_status_t w = pyr_npy_write(path, fields[c]->dims, shape, fields[c]->precision, fields[c]->data);
         if (w != PYR_OK) return pyr_fail_context(w, "output.every: ");
     }
-    return PYR_OK;
-}
-
-pyr_status_t pyr_cli_check_probes(const pyr_config_t *cfg, int64_t first, int64_t count, const double *values, int nprobes)
-{
-    /* the first step a probe reads a non-finite value: the fields diverged there */
-    for (int64_t k = 0; k < count; k++)
-        for (int i = 0; i < nprobes; i++) {
-            const double v = values[k * nprobes + i];
-            if (isfinite(v)) continue;
-            const pyr_problem_t *p = &cfg->problem;
-            const pyr_probe_t *pr = &p->maxwell.probes[i];
-            char advice[256], node[80];
-            diverged_advice(p, advice, sizeof advice);
-            if (p->dims == 2) snprintf(node, sizeof node, "%lld %lld", (long long)pr->node[0], (long long)pr->node[1]);
-            else snprintf(node, sizeof node, "%lld %lld %lld", (long long)pr->node[0], (long long)pr->node[1], (long long)pr->node[2]);
-            return pyr_fail(PYR_ERR_NUMERIC, "the fields diverged (non-finite) at step %lld: probe %d (%s %s) reads %s; %s",
-                            (long long)pyr_cli_step_of(cfg, first + k + 1), i + 1, pyr_maxwell_component_name(pr->component), node,
-                            nonfinite_name(v), advice);
-        }
     return PYR_OK;
 }
 
@@ -210,9 +122,9 @@ pyr_status_t pyr_cli_maxwell_write_probes(const char *path, const pyr_problem_t 
     for (int i = 0; i < p->maxwell.nprobes; i++) {
         const pyr_probe_t *pr = &p->maxwell.probes[i];
         if (p->dims == 2)
-            fprintf(f, ",%s(%lld;%lld)", pyr_maxwell_component_name(pr->component), (long long)pr->node[0], (long long)pr->node[1]);
+            fprintf(f, ",%s(%lld;%lld)", pyr_scheme_field_name(PYR_EQ_MAXWELL, pr->component), (long long)pr->node[0], (long long)pr->node[1]);
         else
-            fprintf(f, ",%s(%lld;%lld;%lld)", pyr_maxwell_component_name(pr->component), (long long)pr->node[0], (long long)pr->node[1],
+            fprintf(f, ",%s(%lld;%lld;%lld)", pyr_scheme_field_name(PYR_EQ_MAXWELL, pr->component), (long long)pr->node[0], (long long)pr->node[1],
                     (long long)pr->node[2]);
     }
     fprintf(f, "\n");
@@ -232,33 +144,33 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, int c, i
     char title[160];
     if (f->dims == 3) {
         plane += (size_t)(f->n[2] / 2) * (size_t)(f->n[0] * f->n[1]) * elem;
-        snprintf(title, sizeof title, "%s, plane z = %lld, after %lld steps", pyr_maxwell_component_name(c), (long long)(f->n[2] / 2),
+        snprintf(title, sizeof title, "%s, plane z = %lld, after %lld steps", pyr_scheme_field_name(PYR_EQ_MAXWELL, c), (long long)(f->n[2] / 2),
                  (long long)steps);
     } else {
-        snprintf(title, sizeof title, "%s after %lld steps", pyr_maxwell_component_name(c), (long long)steps);
+        snprintf(title, sizeof title, "%s after %lld steps", pyr_scheme_field_name(PYR_EQ_MAXWELL, c), (long long)steps);
     }
     pyr_heatmap_opts_t o = {.title = title};
     return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);
 }
 
-int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
+int pyr_cli_run_maxwell(pyr_cli_config_t *cfg, int quiet, const char *report)
 {
     pyr_problem_t *p = &cfg->problem;
     mx_state_t st;
     memset(&st, 0, sizeof st);
     st.cfg = cfg;
-    st.h5 = pyr_cli_result_is_h5(cfg);
+    st.h5 = pyr_result_is_h5(&cfg->out);
     char sidecar[PYR_PATH_MAX + 8];
-    pyr_cli_result_sidecar(cfg, sidecar, sizeof sidecar);
+    pyr_result_sidecar(&cfg->problem, &cfg->out, sidecar, sizeof sidecar);
     /* .npy: NAME_Ex.npy ... (st.base is NAME); HDF5: the one file (st.base stays empty) */
-    if (!st.h5) pyr_cli_result_base(cfg, st.base, sizeof st.base);
-    const int image_c = cfg->image_component >= 0 ? cfg->image_component : (p->dims == 2 && p->maxwell.te ? PYR_HZ : PYR_EZ);
-    if (!pyr_maxwell_component_used(p, image_c)) {
+    if (!st.h5) pyr_result_base(&cfg->out, st.base, sizeof st.base);
+    const int image_c = cfg->out.image_component >= 0 ? cfg->out.image_component : (p->dims == 2 && p->maxwell.te ? PYR_HZ : PYR_EZ);
+    if (!pyr_problem_field_used(p, image_c)) {
         fprintf(stderr, "pyrgrid: error: output.component = %s is not a component of this grid's mode; use one of %s\n",
-                pyr_maxwell_component_name(image_c), p->dims == 3 ? "Ex Ey Ez Hx Hy Hz" : p->maxwell.te ? "Hz Ex Ey" : "Ez Hx Hy");
+                pyr_scheme_field_name(PYR_EQ_MAXWELL, image_c), p->dims == 3 ? "Ex Ey Ez Hx Hy Hz" : p->maxwell.te ? "Hz Ex Ey" : "Ez Hx Hy");
         return PYR_EXIT_ERROR;
     }
-    if (cfg->every > 0 && !st.base[0] && !st.h5) {
+    if (cfg->out.every > 0 && !st.base[0] && !st.h5) {
         fprintf(stderr, "pyrgrid: error: output.every needs output.field = NAME.npy (or NAME.h5) to name the snapshots\n");
         return PYR_EXIT_ERROR;
     }
@@ -279,7 +191,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
         outs[nout].name = "--report";
         outs[nout++].path = report;
         for (int c = 0; c < 6; c++) {
-            if (!st.base[0] || !pyr_maxwell_component_used(p, c)) continue;
+            if (!st.base[0] || !pyr_problem_field_used(p, c)) continue;
             pyr_cli_maxwell_path(st.base, c, -1, names[c], sizeof names[c]);
             outs[nout].name = "output.field";
             outs[nout++].path = names[c];
@@ -296,7 +208,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
         char init_names[6][PYR_PATH_MAX + 16];
         if (p->init == PYR_INIT_FILE)
             for (int c = 0; c < 6; c++) {
-                if (!pyr_maxwell_component_used(p, c)) continue;
+                if (!pyr_problem_field_used(p, c)) continue;
                 pyr_cli_maxwell_path(p->init_file, c, -1, init_names[c], sizeof init_names[c]);
                 ins[nin].name = "initial.file";
                 ins[nin++].path = init_names[c];
@@ -306,13 +218,13 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
         char prefix_names[6][PYR_PATH_MAX + 16];
         const char *prefixes[6];
         int nprefixes = 0;
-        for (int c = 0; c < 6 && cfg->every > 0 && st.base[0]; c++) {
-            if (!pyr_maxwell_component_used(p, c)) continue;
-            snprintf(prefix_names[nprefixes], sizeof prefix_names[nprefixes], "%s_%s", st.base, pyr_maxwell_component_name(c));
+        for (int c = 0; c < 6 && cfg->out.every > 0 && st.base[0]; c++) {
+            if (!pyr_problem_field_used(p, c)) continue;
+            snprintf(prefix_names[nprefixes], sizeof prefix_names[nprefixes], "%s_%s", st.base, pyr_scheme_field_name(PYR_EQ_MAXWELL, c));
             prefixes[nprefixes] = prefix_names[nprefixes];
             nprefixes++;
         }
-        if (nprefixes && pyr_cli_check_snapshots(cfg, prefixes, nprefixes, outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
+        if (nprefixes && pyr_result_check_snapshots(&cfg->out, prefixes, nprefixes, outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
     }
 
     double seconds[4] = {0, 0, 0, 0}, t0 = mx_now(); /* plan, initial fields, execute, outputs */
@@ -324,21 +236,21 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
     if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
     seconds[0] = mx_now() - t0;
 
-    pyr_field_t *fields[PYR_MAXWELL_FIELDS] = {NULL};
+    pyr_field_t *fields[PYR_CLI_FIELDS] = {NULL};
     int rc = PYR_EXIT_OK;
     for (int c = 0; c < 6 && rc == PYR_EXIT_OK; c++) {
-        if (!pyr_maxwell_component_used(p, c)) continue;
+        if (!pyr_problem_field_used(p, c)) continue;
         if (pyr_field_create(p, &fields[c]) != PYR_OK || pyr_field_init_state(fields[c], p, c) != PYR_OK) rc = mx_fail("initial fields: ");
     }
     /* an HDF5 result stores the coefficients that vary per node (the run then uses these, not its own copies) */
-    for (int i = PYR_MAXWELL_CA; i <= PYR_MAXWELL_DH && rc == PYR_EXIT_OK && st.h5; i++) {
-        if (!pyr_problem_field_used(p, i)) continue;
+    for (int i = 6; i < pyr_scheme_field_count(p->equation) && rc == PYR_EXIT_OK && st.h5; i++) {
+        if (!pyr_scheme_field_input(p->equation, i) || !pyr_problem_field_used(p, i)) continue;
         if (pyr_field_create(p, &fields[i]) != PYR_OK || pyr_field_init_input(fields[i], p, i) != PYR_OK) rc = mx_fail("materials: ");
     }
-    if (rc == PYR_EXIT_OK && st.h5 && pyr_cli_result_open(&st.result, cfg, plan, fields, PYR_MAXWELL_FIELDS) != PYR_OK) rc = mx_fail(NULL);
+    if (rc == PYR_EXIT_OK && st.h5 && pyr_result_open(&st.result, &cfg->problem, &cfg->out, plan, fields, pyr_scheme_field_count(p->equation)) != PYR_OK) rc = mx_fail(NULL);
     seconds[1] = mx_now() - t0 - seconds[0];
     double dt = 0;
-    (void)pyr_maxwell_dt(p, &dt);
+    (void)pyr_problem_time_step(p, &dt);
     pyr_run_info_t ri;
     memset(&ri, 0, sizeof ri);
     double secs = 0;
@@ -351,7 +263,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
         st.nprobes = p->maxwell.nprobes;
         pyr_hooks_t hooks = {.progress = mx_progress,
                              .user = &st,
-                             .snapshot_fields = cfg->every > 0 ? mx_snapshot : NULL,
+                             .snapshot_fields = cfg->out.every > 0 ? mx_snapshot : NULL,
                              .probe = st.nprobes ? mx_probe : NULL};
         st.start = mx_now();
         pyr_status_t s = pyr_execute_fields(plan, fields, pyr_scheme_field_count(p->equation), &hooks, &ri);
@@ -361,7 +273,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
         if (s != PYR_OK) rc = mx_fail(NULL);
         /* the end of the run: no output of diverged fields */
         for (int c = 0; c < 6 && rc == PYR_EXIT_OK; c++)
-            if (fields[c] && pyr_cli_check_finite(p, fields[c], pyr_maxwell_component_name(c), pyr_cli_step_of(cfg, ri.steps),
+            if (fields[c] && pyr_cli_check_finite(p, fields[c], pyr_scheme_field_name(PYR_EQ_MAXWELL, c), pyr_result_step_of(&cfg->out, ri.steps),
                                                   "the end of the run") != PYR_OK)
                 rc = mx_fail(NULL);
     }
@@ -374,7 +286,7 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
         pyr_output_stage_t *stage = NULL;
         const char *failed = pyr_output_stage_begin(&stage) != PYR_OK ? "" : NULL;
         const double t_out = mx_now();
-        if (st.h5 && pyr_cli_result_final(&st.result, &ri) != PYR_OK) failed = "output.field: ";
+        if (st.h5 && pyr_result_final(st.result, &ri) != PYR_OK) failed = "output.field: ";
         for (int c = 0; c < 6 && !failed; c++) {
             if (!fields[c] || !st.base[0]) continue;
             char path[PYR_PATH_MAX + 16];
@@ -386,19 +298,17 @@ int pyr_cli_run_maxwell(pyr_config_t *cfg, int quiet, const char *report)
         if (!failed && cfg->image[0] && write_image(cfg->image, fields[image_c], image_c, ri.steps) != PYR_OK) failed = "output.image: ";
         if (!failed && cfg->probes[0] && st.nprobes && pyr_cli_maxwell_write_probes(cfg->probes, p, st.series, st.nseries, dt) != PYR_OK) failed = "output.probes: ";
         if (!failed && report) {
-            pyr_json_t j;
             seconds[3] = mx_now() - t_out;
-            pyr_cli_report_begin(&j, "run", cfg->source);
-            pyr_cli_report_run(&j, cfg, plan, &ri, seconds, gcells, sidecar, 0);
-            if (pyr_cli_report_end(&j, report, info.backend, cfg->options.device) != PYR_OK) failed = "--report: ";
+            if (pyr_run_report_write(report, &cfg->problem, &cfg->out, &cfg->options, plan, &ri, seconds, gcells, sidecar, 0) != PYR_OK)
+                failed = "--report: ";
         }
         if (!failed && pyr_output_stage_commit(&stage) != PYR_OK) failed = "";
         pyr_output_stage_abort(&stage);
         if (failed) rc = mx_fail(failed);
     }
-    if (st.h5) pyr_cli_result_abort(&st.result);
+    if (st.h5) pyr_result_abort(&st.result);
     pyr_plan_destroy(&plan);
-    for (int i = 0; i < PYR_MAXWELL_FIELDS; i++) pyr_field_destroy(&fields[i]);
+    for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
     free(st.series);
     if (rc != PYR_EXIT_OK) return rc;
 

@@ -7,13 +7,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_maxwell.h"
-#include "cli_result.h"
-#include "problem/config.h"
-#include "io/npy_part.h"
+#include "cli_run.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
-#include "schemes/maxwell.h"
 #ifdef PYR_HAVE_MPI
 #include "pyrgrid_mpi.h"
 #endif
@@ -88,7 +84,7 @@ int pyr_cli_assemble(int argc, char **argv)
 
 #ifdef PYR_HAVE_MPI
 typedef struct {
-    const pyr_config_t *cfg;
+    const pyr_cli_config_t *cfg;
     double *series;
     int64_t n, cap;
 } mpi_probes_t;
@@ -114,7 +110,7 @@ static pyr_status_t keep_probes(void *user, int64_t first, int64_t count, const 
 /* Before a rank writes its part: none of the fields of its box diverged
  * (checked where every rank comes with the same status; the ranks agree, so
  * every one fails with the lowest failing rank's message and none writes). */
-static pyr_status_t check_parts(const pyr_config_t *cfg, pyr_field_t *const *part, int nfields, const pyr_mpi_info_t *info, MPI_Comm comm)
+static pyr_status_t check_parts(const pyr_cli_config_t *cfg, pyr_field_t *const *part, int nfields, const pyr_mpi_info_t *info, MPI_Comm comm)
 {
     const pyr_problem_t *p = &cfg->problem;
     pyr_problem_t box = *p; /* the rank's box of the grid: the nodes' numbers in messages are the whole grid's */
@@ -122,7 +118,7 @@ static pyr_status_t check_parts(const pyr_config_t *cfg, pyr_field_t *const *par
     pyr_status_t st = PYR_OK;
     for (int c = 0; c < nfields && st == PYR_OK; c++)
         if (part[c])
-            st = pyr_cli_check_finite(&box, part[c], pyr_scheme_field_name(p->equation, c), pyr_cli_step_of(cfg, info->run.steps),
+            st = pyr_cli_check_finite(&box, part[c], pyr_scheme_field_name(p->equation, c), pyr_result_step_of(&cfg->out, info->run.steps),
                                       "the end of the run");
     return pyr_mpi_agree(comm, st);
 }
@@ -130,7 +126,7 @@ static pyr_status_t check_parts(const pyr_config_t *cfg, pyr_field_t *const *par
 /* Maxwell over the ranks: each rank writes its box of every component
  * (BASE_Ex.rankNNNN.npy ... and BASE_Ex.parts.json), rank 0 the probes'
  * series (every rank has them; the owner of each probe's node sent it). */
-static int run_maxwell(pyr_config_t *cfg, int quiet, MPI_Comm comm, int rank, int size)
+static int run_maxwell(pyr_cli_config_t *cfg, int quiet, MPI_Comm comm, int rank, int size)
 {
     pyr_problem_t *p = &cfg->problem;
     char base[PYR_PATH_MAX];
@@ -138,14 +134,14 @@ static int run_maxwell(pyr_config_t *cfg, int quiet, MPI_Comm comm, int rank, in
     size_t bl = strlen(base);
     if (bl > 4 && !strcmp(base + bl - 4, ".npy")) base[bl - 4] = 0;
     pyr_status_t st = PYR_OK;
-    if (cfg->every > 0)
+    if (cfg->out.every > 0)
         st = pyr_fail(PYR_ERR_UNSUPPORTED, "output.every (snapshots) is not supported in runs over several MPI ranks yet; leave it out");
     /* every output checked before the run: this rank's part of each component, the indexes, the probes */
     static char parts[6][PYR_PATH_MAX + 96], indexes[6][PYR_PATH_MAX + 96];
     pyr_named_path_t outs[13];
     int nout = 0;
     for (int c = 0; c < 6 && st == PYR_OK && base[0]; c++) {
-        if (!pyr_maxwell_component_used(p, c)) continue;
+        if (!pyr_problem_field_used(p, c)) continue;
         char comp[PYR_PATH_MAX + 32];
         pyr_cli_maxwell_path(base, c, -1, comp, sizeof comp);
         pyr_npy_part_names(comp, rank, parts[c], sizeof parts[c], indexes[c], sizeof indexes[c]);
@@ -163,14 +159,14 @@ static int run_maxwell(pyr_config_t *cfg, int quiet, MPI_Comm comm, int rank, in
         fprintf(stderr, "pyrgrid: output.image is not written by a run over %d ranks (no rank holds the whole grid); assemble a component's "
                         "parts (pyrgrid assemble) to look at it\n", size);
     if (st == PYR_OK) pyr_cli_wisdom_import(); /* (it clears the last error) */
-    pyr_field_t *part[PYR_MAXWELL_FIELDS] = {NULL};
+    pyr_field_t *part[PYR_CLI_FIELDS] = {NULL};
     pyr_mpi_info_t info;
     memset(&info, 0, sizeof info);
     mpi_probes_t pr = {cfg, NULL, 0, 0};
     pyr_hooks_t hooks = {.user = &pr, .probe = p->maxwell.nprobes && rank == 0 ? keep_probes : NULL};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (st == PYR_OK) st = pyr_execute_mpi_fields(p, &cfg->options, comm, &hooks, part, PYR_MAXWELL_FIELDS, &info);
+    if (st == PYR_OK) st = pyr_execute_mpi_fields(p, &cfg->options, comm, &hooks, part, pyr_scheme_field_count(p->equation), &info);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (st == PYR_OK) st = check_parts(cfg, part, 6, &info, comm);
@@ -181,11 +177,11 @@ static int run_maxwell(pyr_config_t *cfg, int quiet, MPI_Comm comm, int rank, in
         st = pyr_write_parts_mpi(comp, part[c], &info, comm);
     }
     double dt = 0;
-    (void)pyr_maxwell_dt(p, &dt);
+    (void)pyr_problem_time_step(p, &dt);
     pyr_status_t wp = PYR_OK;
     if (st == PYR_OK && rank == 0 && cfg->probes[0] && p->maxwell.nprobes) wp = pyr_cli_maxwell_write_probes(cfg->probes, p, pr.series, pr.n, dt);
     if (st == PYR_OK) st = pyr_mpi_agree(comm, wp);
-    for (int c = 0; c < PYR_MAXWELL_FIELDS; c++) pyr_field_destroy(&part[c]);
+    for (int c = 0; c < PYR_CLI_FIELDS; c++) pyr_field_destroy(&part[c]);
     free(pr.series);
     if (st != PYR_OK) {
         if (rank == 0) fprintf(stderr, "pyrgrid: error: %s\n", pyr_last_error());
@@ -218,7 +214,7 @@ static int run_maxwell(pyr_config_t *cfg, int quiet, MPI_Comm comm, int rank, in
 
 /* -------------------------------------------------------------------- run */
 
-int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet, const char *unsupported)
+int pyr_cli_run_mpi(pyr_cli_config_t *cfg, int quiet, const char *unsupported)
 {
 #ifndef PYR_HAVE_MPI
     const int n = pyr_cli_mpi_launched();
@@ -268,7 +264,7 @@ int pyr_cli_run_mpi(pyr_config_t *cfg, int quiet, const char *unsupported)
     }
     /* every output checked before the run: this rank's part (or, on one rank, the field), and the index */
     char part_path[PYR_PATH_MAX + 32] = "", index_path[PYR_PATH_MAX + 32] = "";
-    if (st == PYR_OK && cfg->every > 0)
+    if (st == PYR_OK && cfg->out.every > 0)
         st = pyr_fail(PYR_ERR_UNSUPPORTED, "output.every (snapshots) is not supported in runs over several MPI ranks yet; leave it out");
     if (st == PYR_OK) {
         if (cfg->field[0]) pyr_npy_part_names(cfg->field, rank, part_path, sizeof part_path, index_path, sizeof index_path);

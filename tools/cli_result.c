@@ -1,473 +1,95 @@
-/* Field outputs and reports of `pyrgrid run` (cli_result.h). */
-#include "pyrgrid_output.h"
-#include "cli_result.h"
-
-#include <dirent.h>
+/* The run's results checked before they are written (cli_run.h): a field
+ * or a probe that went non-finite is a diverged run, said with the node and
+ * what would help. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "outputs/report.h"
-#include "plan/plan.h"
-#include "schemes/maxwell.h"
+#include "cli_run.h"
+#include "pyrgrid.h"
+#include "pyrgrid_output.h"
 
-int pyr_cli_result_is_h5(const pyr_config_t *cfg) { return cfg->field[0] && pyr_h5_is_path(cfg->field); }
-
-void pyr_cli_result_sidecar(const pyr_config_t *cfg, char *out, size_t size)
+/* What makes values outgrow the precision's range, and what would help. */
+static void diverged_advice(const pyr_problem_t *p, char *out, size_t size)
 {
-    out[0] = 0;
-    if (pyr_cli_result_is_h5(cfg) && cfg->problem.dims >= 2) pyr_h5_sidecar_path(cfg->field, out, size);
+    const int f = p->precision == PYR_FLOAT;
+    const char *what = p->equation == PYR_EQ_MAXWELL  ? "the sources' amplitudes or the initial fields"
+                       : p->equation == PYR_EQ_POISSON ? "the initial guess or the right-hand side"
+                                                       : "the initial data";
+    snprintf(out, size, "values this large overflow %s arithmetic (the largest is %.3g): make %s smaller%s", f ? "float" : "double",
+             f ? (double)FLT_MAX : DBL_MAX, what, f ? ", or use scheme.precision = double" : "");
 }
 
-void pyr_cli_result_base(const pyr_config_t *cfg, char *out, size_t size)
-{
-    snprintf(out, size, "%s", cfg->field);
-    const size_t n = strlen(out);
-    if (n > 4 && !strcmp(out + n - 4, ".npy")) out[n - 4] = 0;
-}
+static const char *nonfinite_name(double v) { return isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf"; }
 
-int64_t pyr_cli_step_of(const pyr_config_t *cfg, int64_t done) { return cfg->start_step + done; }
-
-double pyr_cli_time_of(const pyr_config_t *cfg, int64_t done)
+/* The first value of f that is not finite: its flat index, or -1. */
+static int64_t first_nonfinite(const pyr_field_t *f)
 {
-    /* heat: t advances by dt a step from the restart's time; Maxwell: E's time (no restarts); Poisson has none */
-    if (cfg->problem.equation == PYR_EQ_MAXWELL) {
-        double dt = 0;
-        if (pyr_maxwell_dt(&cfg->problem, &dt) != PYR_OK) pyr_clear_error();
-        return (double)(cfg->start_step + done) * dt;
-    }
-    if (cfg->problem.equation != PYR_EQ_HEAT) return 0.0;
-    return cfg->start_t + (double)done * cfg->problem.heat.dt;
-}
-
-static void shape_of(const pyr_field_t *f, int64_t shape[3])
-{
-    for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
-}
-
-pyr_status_t pyr_cli_result_open(pyr_cli_result_t *r, const pyr_config_t *cfg, const pyr_plan_t *plan, pyr_field_t **fields, int nfields)
-{
-    memset(r, 0, sizeof *r);
-    r->cfg = cfg;
-    r->fields = fields;
-    r->nfields = nfields;
-    r->h5 = pyr_cli_result_is_h5(cfg);
-    pyr_cli_result_base(cfg, r->snap_base, sizeof r->snap_base);
-    if (!r->h5) return PYR_OK;
-    const pyr_problem_t *p = &cfg->problem;
-    pyr_h5_desc_t d;
-    memset(&d, 0, sizeof d);
-    d.problem = p;
-    /* heat and Poisson: every field; Maxwell: the components of its grid's mode and the coefficients it
-     * was given (those that vary per node), never its CPML auxiliaries */
-    for (int i = 0; i < nfields; i++) {
-        if (p->equation == PYR_EQ_MAXWELL && (i >= PYR_MAXWELL_PSI0 || !pyr_problem_field_used(p, i) || !fields[i])) continue;
-        if (r->nmap == PYR_H5_MAX_FIELDS) return pyr_fail(PYR_ERR_INTERNAL, "output.field: more than %d fields", PYR_H5_MAX_FIELDS);
-        const int k = r->nmap++;
-        r->map[k] = i;
-        d.name[k] = pyr_scheme_field_name(p->equation, i);
-        d.updated[k] = pyr_scheme_field_updated(p->equation, i);
-        if (p->equation == PYR_EQ_MAXWELL) {
-            /* the Yee offsets (pyrgrid.h): E_c half a cell along c, H_c half a cell along the other two;
-             * H lags E by half a step; a coefficient applies at its node */
-            d.staggered = 1;
-            for (int a = 0; a < 3 && i < 6; a++) d.offset[k][a] = a < p->dims && ((i < 3) == (a == i % 3)) ? 0.5 : 0.0;
-            if (i >= 3 && i < 6) {
-                double dt = 0;
-                if (pyr_maxwell_dt(p, &dt) != PYR_OK) pyr_clear_error();
-                d.time_offset[k] = -0.5 * dt;
+    const int64_t n = pyr_field_count(f);
+    /* a whole block's exponent bits at once: cheap beside the run, and exact (all ones: NaN or an infinity) */
+    const int64_t block = 4096;
+    for (int64_t b = 0; b < n; b += block) {
+        const int64_t e = b + block < n ? b + block : n;
+        int bad = 0;
+        if (f->precision == PYR_DOUBLE) {
+            const double *d = f->data;
+            for (int64_t i = b; i < e; i++) {
+                uint64_t u;
+                memcpy(&u, &d[i], sizeof u);
+                bad |= (u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
             }
-        }
-    }
-    d.nfields = r->nmap;
-    d.compression = cfg->compression;
-    d.end_step = cfg->end_step;
-    d.xdmf = 1;
-    static const char *const kinds[] = {"sine", "gauss", "random", "file", "zero"};
-    d.initial = p->init == PYR_INIT_FILE ? p->init_file : p->init <= PYR_INIT_ZERO ? kinds[p->init] : "";
-    pyr_json_t j;
-    pyr_json_init(&j, 0);
-    pyr_report_plan(&j, NULL, plan);
-    d.plan_json = pyr_json_text(&j);
-    pyr_status_t st = pyr_h5_writer_open(cfg->field, &d, &r->writer);
-    pyr_json_free(&j);
-    if (st != PYR_OK) return pyr_fail_context(st, "output.field: ");
-    /* inputs (Poisson's f, Maxwell's coefficients) are stored once, when the problem uses them */
-    for (int k = 0; k < r->nmap && st == PYR_OK; k++)
-        if (!d.updated[k] && fields[r->map[k]] && pyr_problem_field_used(p, r->map[k]))
-            st = pyr_h5_writer_input(r->writer, k, fields[r->map[k]]);
-    if (st != PYR_OK) {
-        pyr_h5_writer_abort(&r->writer);
-        return pyr_fail_context(st, "output.field: ");
-    }
-    return PYR_OK;
-}
-
-/* The fields in the file's order. */
-static void file_fields(const pyr_cli_result_t *r, const pyr_field_t *out[PYR_H5_MAX_FIELDS])
-{
-    for (int k = 0; k < r->nmap; k++) out[k] = r->fields[r->map[k]];
-}
-
-pyr_status_t pyr_cli_result_snapshot(pyr_cli_result_t *r, int64_t done)
-{
-    const int64_t step = pyr_cli_step_of(r->cfg, done);
-    const pyr_field_t *ff[PYR_H5_MAX_FIELDS];
-    file_fields(r, ff);
-    pyr_status_t st;
-    if (r->h5) {
-        st = pyr_h5_writer_snapshot(r->writer, ff, step, pyr_cli_time_of(r->cfg, done));
-    } else {
-        char path[PYR_PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s_%06lld.npy", r->snap_base, (long long)step);
-        const pyr_field_t *f = r->fields[0];
-        int64_t shape[3];
-        shape_of(f, shape);
-        st = pyr_npy_write(path, f->dims, shape, f->precision, f->data);
-    }
-    return st == PYR_OK ? PYR_OK : pyr_fail_context(st, "output.every: ");
-}
-
-/* ------------------------------------------------------------ snapshots' names */
-
-static const char *base_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* The directory part of path ("." when it has none) into out. */
-static void dir_of(const char *path, char *out, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(out, size, ".");
-    else if (slash == path) snprintf(out, size, "/");
-    else snprintf(out, size, "%.*s", (int)(slash - path), path);
-}
-
-/* The step of the snapshot that the file name `fname` is (PREFIX_000010.npy,
- * written as the run writes it: stem is PREFIX's last component), when the
- * run writes that step; else -1. */
-static int64_t snapshot_step(const pyr_config_t *cfg, const char *stem, const char *fname)
-{
-    const size_t n = strlen(stem);
-    if (strncmp(fname, stem, n) || fname[n] != '_') return -1;
-    const char *d = fname + n + 1;
-    const size_t digits = strspn(d, "0123456789");
-    if (digits < 6 || digits > 19 || strcmp(d + digits, ".npy")) return -1;
-    const long long step = strtoll(d, NULL, 10);
-    char canon[32];
-    /* another spelling of the number (more leading zeros, past the largest step) names another file */
-    if ((size_t)snprintf(canon, sizeof canon, "%06lld", step) != digits || strncmp(canon, d, digits)) return -1;
-    if (step <= cfg->start_step || step > cfg->end_step || step % cfg->every) return -1;
-    return step;
-}
-
-/* The snapshot path (PREFIX_000010.npy) whose file name fname is, for the
- * prefixes in directory dir (NULL: any); 0 when it is none. */
-static int snapshot_named(const pyr_config_t *cfg, const char *const *prefixes, int nprefixes, const char *dir, const char *fname,
-                          char *snap, size_t size)
-{
-    char d[PYR_PATH_MAX];
-    for (int i = 0; i < nprefixes; i++) {
-        if (dir) {
-            dir_of(prefixes[i], d, sizeof d);
-            if (strcmp(d, dir)) continue;
-        }
-        const int64_t step = snapshot_step(cfg, base_of(prefixes[i]), fname);
-        if (step < 0) continue;
-        snprintf(snap, size, "%s_%06lld.npy", prefixes[i], (long long)step);
-        return 1;
-    }
-    return 0;
-}
-
-/* A snapshot, other than `except`, that writing `path` would write too: path
- * names it, or so does a link of path's chain of symbolic links (a link to
- * a snapshot that exists, or to one not written yet).  Its path into snap;
- * 0 when there is none. */
-static int snapshot_reached(const pyr_config_t *cfg, const char *const *prefixes, int nprefixes, const char *path, const char *except,
-                            char *snap, size_t size)
-{
-    char cur[PYR_PATH_MAX], link[PYR_PATH_MAX], dir[PYR_PATH_MAX];
-    const size_t len = strlen(path);
-    if (len >= sizeof cur) return 0; /* longer than any path the run could write */
-    memcpy(cur, path, len + 1);
-    for (int hop = 0; hop < 40; hop++) {
-        if (snapshot_named(cfg, prefixes, nprefixes, NULL, base_of(cur), snap, size) && (!except || strcmp(snap, except)) &&
-            pyr_same_file(snap, path))
-            return 1;
-        const ssize_t n = readlink(cur, link, sizeof link - 1);
-        if (n <= 0) return 0;
-        link[n] = 0;
-        if (link[0] == '/') {
-            snprintf(cur, sizeof cur, "%s", link);
         } else {
-            dir_of(cur, dir, sizeof dir);
-            if ((size_t)snprintf(cur, sizeof cur, "%s/%s", dir, link) >= sizeof cur) return 0;
-        }
-    }
-    return 0;
-}
-
-static pyr_status_t snapshot_clash(const pyr_config_t *cfg, const char *snap, int exists, const pyr_named_path_t *f, int input)
-{
-    const char *role = input ? "the input " : "";
-    const char *harm = input ? "writing the snapshot would destroy the input" : "one would overwrite the other";
-    if (exists)
-        return pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshot %s, which exists already and is the same file as %s%s = %s "
-                        "(a link); %s; remove %s or choose another output.field", (long long)cfg->every, snap, role, f->name, f->path,
-                        harm, snap);
-    return pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshot %s, which is the same file as %s%s = %s; %s; %s",
-                    (long long)cfg->every, snap, role, f->name, f->path, harm,
-                    input ? "choose another output.field or rename that file"
-                          : "give each output its own name (output.field names the snapshots)");
-}
-
-pyr_status_t pyr_cli_check_snapshots(const pyr_config_t *cfg, const char *const *prefixes, int nprefixes, const pyr_named_path_t *outs,
-                                     int nout, const pyr_named_path_t *ins, int nin)
-{
-    if (cfg->every <= 0) return PYR_OK;
-    char snap[PYR_PATH_MAX + 32], other[PYR_PATH_MAX + 32];
-    /* an input or output that is a snapshot by its name, or by links to one (written or not) */
-    for (int k = 0; k < nout + nin; k++) {
-        const pyr_named_path_t *f = k < nout ? &outs[k] : &ins[k - nout];
-        if (!f->path || !f->path[0] || (k < nout && pyr_is_char_device(f->path))) continue;
-        if (snapshot_reached(cfg, prefixes, nprefixes, f->path, NULL, snap, sizeof snap))
-            return snapshot_clash(cfg, snap, 0, f, k >= nout);
-    }
-    /* a snapshot that exists already (an earlier run's, or a link put there) and is an input or output, or a link to
-     * another snapshot: found by reading its directory, once for each directory of the prefixes */
-    char dir[PYR_PATH_MAX], seen[PYR_PATH_MAX];
-    for (int i = 0; i < nprefixes; i++) {
-        dir_of(prefixes[i], dir, sizeof dir);
-        int again = 0;
-        for (int j = 0; j < i && !again; j++) {
-            dir_of(prefixes[j], seen, sizeof seen);
-            again = !strcmp(seen, dir);
-        }
-        DIR *d = again ? NULL : opendir(dir);
-        if (!d) continue; /* a directory that is not there holds no snapshot (the outputs' checks say whether it could be written) */
-        pyr_status_t st = PYR_OK;
-        for (struct dirent *e; st == PYR_OK && (e = readdir(d)) != NULL;) {
-            if (!snapshot_named(cfg, prefixes, nprefixes, dir, e->d_name, snap, sizeof snap)) continue;
-            for (int k = 0; k < nout + nin && st == PYR_OK; k++) {
-                const pyr_named_path_t *f = k < nout ? &outs[k] : &ins[k - nout];
-                if (!f->path || !f->path[0] || !pyr_same_file(snap, f->path) || (k < nout && pyr_is_char_device(snap))) continue;
-                st = snapshot_clash(cfg, snap, 1, f, k >= nout);
+            const float *d = f->data;
+            for (int64_t i = b; i < e; i++) {
+                uint32_t u;
+                memcpy(&u, &d[i], sizeof u);
+                bad |= (u & 0x7f800000u) == 0x7f800000u;
             }
-            if (st == PYR_OK && !pyr_is_char_device(snap) && snapshot_reached(cfg, prefixes, nprefixes, snap, snap, other, sizeof other))
-                st = pyr_fail(PYR_ERR_IO, "output.every = %lld writes the snapshots %s and %s, which are the same file (%s is a symbolic "
-                              "link); one would overwrite the other; remove %s or choose another output.field", (long long)cfg->every, snap,
-                              other, snap, snap);
         }
-        closedir(d);
-        if (st != PYR_OK) return st;
+        if (bad)
+            for (int64_t i = b; i < e; i++) {
+                const double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[i] : (double)((const float *)f->data)[i];
+                if (!isfinite(v)) return i;
+            }
     }
+    return -1;
+}
+
+pyr_status_t pyr_cli_check_finite(const pyr_problem_t *p, const pyr_field_t *f, const char *name, int64_t step, const char *when)
+{
+    const int64_t k = first_nonfinite(f);
+    if (k < 0) return PYR_OK;
+    const double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[k] : (double)((const float *)f->data)[k];
+    const int64_t x = k % f->n[0], y = k / f->n[0] % f->n[1], z = k / f->n[0] / f->n[1];
+    char node[96], advice[256];
+    if (f->dims == 1) snprintf(node, sizeof node, "(x=%lld)", (long long)(x + p->origin[0]));
+    else if (f->dims == 2) snprintf(node, sizeof node, "(x=%lld, y=%lld)", (long long)(x + p->origin[0]), (long long)(y + p->origin[1]));
+    else
+        snprintf(node, sizeof node, "(x=%lld, y=%lld, z=%lld)", (long long)(x + p->origin[0]), (long long)(y + p->origin[1]),
+                 (long long)(z + p->origin[2]));
+    diverged_advice(p, advice, sizeof advice);
+    return pyr_fail(PYR_ERR_NUMERIC, "the fields diverged (non-finite) by %s %lld (%s): %s is %s at node %s; %s",
+                    p->equation == PYR_EQ_POISSON ? "sweep" : "step", (long long)step, when, name, nonfinite_name(v), node, advice);
+}
+
+pyr_status_t pyr_cli_check_probes(const pyr_cli_config_t *cfg, int64_t first, int64_t count, const double *values, int nprobes)
+{
+    /* the first step a probe reads a non-finite value: the fields diverged there */
+    for (int64_t k = 0; k < count; k++)
+        for (int i = 0; i < nprobes; i++) {
+            const double v = values[k * nprobes + i];
+            if (isfinite(v)) continue;
+            const pyr_problem_t *p = &cfg->problem;
+            const pyr_probe_t *pr = &p->maxwell.probes[i];
+            char advice[256], node[80];
+            diverged_advice(p, advice, sizeof advice);
+            if (p->dims == 2) snprintf(node, sizeof node, "%lld %lld", (long long)pr->node[0], (long long)pr->node[1]);
+            else snprintf(node, sizeof node, "%lld %lld %lld", (long long)pr->node[0], (long long)pr->node[1], (long long)pr->node[2]);
+            return pyr_fail(PYR_ERR_NUMERIC, "the fields diverged (non-finite) at step %lld: probe %d (%s %s) reads %s; %s",
+                            (long long)pyr_result_step_of(&cfg->out, first + k + 1), i + 1, pyr_scheme_field_name(PYR_EQ_MAXWELL, pr->component), node,
+                            nonfinite_name(v), advice);
+        }
     return PYR_OK;
-}
-
-pyr_status_t pyr_cli_result_final(pyr_cli_result_t *r, const pyr_run_info_t *run)
-{
-    const pyr_field_t *f = r->fields[0];
-    if (!r->h5) {
-        int64_t shape[3];
-        shape_of(f, shape);
-        return pyr_npy_write(r->cfg->field, f->dims, shape, f->precision, f->data);
-    }
-    pyr_json_t j;
-    pyr_json_init(&j, 0);
-    pyr_report_run(&j, NULL, run);
-    const char *run_json = pyr_json_text(&j);
-    const pyr_field_t *ff[PYR_H5_MAX_FIELDS];
-    file_fields(r, ff);
-    pyr_status_t st = pyr_h5_writer_final(r->writer, ff, pyr_cli_step_of(r->cfg, run->steps),
-                                          pyr_cli_time_of(r->cfg, run->steps), run_json);
-    pyr_json_free(&j);
-    if (st == PYR_OK) st = pyr_h5_writer_commit(&r->writer);
-    else pyr_h5_writer_abort(&r->writer);
-    return st;
-}
-
-void pyr_cli_result_abort(pyr_cli_result_t *r) { pyr_h5_writer_abort(&r->writer); }
-
-/* The run report (--report FILE.json): what ran, how, how long and where. */
-void pyr_cli_report_run(pyr_json_t *j, const pyr_config_t *cfg, const pyr_plan_t *plan, const pyr_run_info_t *ri, const double t[4],
-                       double gcells, const char *sidecar, int status)
-{
-    const pyr_problem_t *p = &cfg->problem;
-    pyr_problem_t whole = *p; /* the problem as the file states it: steps up to the end */
-    whole.steps = cfg->end_step;
-    pyr_report_problem(j, "problem", &whole);
-    pyr_report_options(j, "options", &cfg->options);
-    if (cfg->start_step > 0) {
-        pyr_json_object(j, "restart");
-        pyr_json_string(j, "from", p->init_file);
-        pyr_json_int(j, "step", cfg->start_step);
-        if (p->equation == PYR_EQ_HEAT) pyr_json_real(j, "t", cfg->start_t);
-        pyr_json_end(j);
-    } else {
-        pyr_json_null(j, "restart");
-    }
-    pyr_report_plan(j, "plan", plan);
-    pyr_report_run(j, "run", ri);
-    pyr_json_int(j, "step", pyr_cli_step_of(cfg, ri->steps));
-    if (p->equation != PYR_EQ_POISSON) pyr_json_real(j, "t", pyr_cli_time_of(cfg, ri->steps));
-    pyr_json_object(j, "seconds");
-    pyr_json_real(j, "plan", t[0]);
-    pyr_json_real(j, "initial", t[1]);
-    pyr_json_real(j, "execute", t[2]);
-    pyr_json_real(j, "output", t[3]);
-    pyr_json_real(j, "total", t[0] + t[1] + t[2] + t[3]);
-    pyr_json_end(j);
-    pyr_json_real(j, "gcells_per_second", gcells);
-    pyr_json_object(j, "outputs");
-    pyr_json_string(j, "field", cfg->field[0] ? cfg->field : NULL);
-    pyr_json_string(j, "xdmf", sidecar[0] ? sidecar : NULL);
-    pyr_json_string(j, "image", cfg->image[0] ? cfg->image : NULL);
-    if (p->equation == PYR_EQ_MAXWELL) pyr_json_string(j, "probes", cfg->probes[0] ? cfg->probes : NULL);
-    pyr_json_int(j, "every", cfg->every);
-    pyr_json_end(j);
-    pyr_json_int(j, "exit_status", status);
-}
-
-void pyr_cli_report_begin(pyr_json_t *j, const char *command, const char *source)
-{
-    pyr_json_init(j, 1);
-    pyr_json_object(j, NULL);
-    pyr_json_string(j, "report", "pyrgrid-run-report");
-    pyr_json_int(j, "report_version", 1);
-    pyr_json_string(j, "command", command);
-    pyr_json_string(j, "problem_file", source && source[0] ? source : NULL);
-}
-
-pyr_status_t pyr_cli_report_end(pyr_json_t *j, const char *path, pyr_backend_kind_t backend, int device)
-{
-    pyr_report_versions(j, "versions");
-    pyr_report_machine(j, "machine", backend, device);
-    pyr_json_end(j);
-    const char *text = pyr_json_text(j);
-    pyr_status_t st = text ? pyr_report_write(path, text) : PYR_ERR_NOMEM;
-    pyr_json_free(j);
-    return st;
-}
-
-pyr_status_t pyr_cli_report_solve(const char *path, const char *problem_file, const char *kind, const pyr_lgs_system_t *sys,
-                                  const pyr_lgs_options_t *opt, const pyr_lgs_result_t *res, const char *const outputs[4],
-                                  int exit_status)
-{
-    pyr_json_t j;
-    pyr_cli_report_begin(&j, "solve", problem_file);
-    pyr_json_object(&j, "system");
-    pyr_json_string(&j, "kind", kind);
-    pyr_json_string(&j, "description", sys->description);
-    pyr_json_int(&j, "n", sys->n);
-    pyr_json_int(&j, "m", sys->m);
-    pyr_json_end(&j);
-    pyr_json_object(&j, "options");
-    pyr_json_string(&j, "ordering", pyr_lgs_ordering_name(opt->ordering));
-    pyr_json_real(&j, "omega", opt->omega);
-    pyr_json_string(&j, "precondition", pyr_lgs_precond_name(opt->precondition));
-    pyr_json_real(&j, "tolerance", opt->tolerance);
-    pyr_json_int(&j, "max_iterations", opt->max_iterations);
-    pyr_json_int(&j, "check_every", opt->check_every);
-    pyr_json_string(&j, "backend", pyr_backend_name(opt->backend));
-    pyr_json_int(&j, "threads", opt->threads);
-    pyr_json_end(&j);
-    pyr_json_object(&j, "result");
-    pyr_json_string(&j, "stop", pyr_lgs_stop_name(res->stop));
-    pyr_json_int(&j, "iterations", res->iterations);
-    pyr_json_real(&j, "rel_residual", res->rel_residual);
-    pyr_json_real(&j, "f_norm", res->f_norm);
-    pyr_json_string(&j, "backend", pyr_backend_name(res->backend));
-    pyr_json_int(&j, "threads", res->threads);
-    pyr_json_string(&j, "device", res->device);
-    pyr_json_string(&j, "warning", res->warning);
-    pyr_json_end(&j);
-    pyr_json_object(&j, "seconds");
-    pyr_json_real(&j, "setup", res->setup_seconds);
-    pyr_json_real(&j, "iterate", res->iterate_seconds);
-    pyr_json_real(&j, "loop", res->seconds); /* iterations and residual checks */
-    pyr_json_real(&j, "per_iteration", res->iterations > 0 ? res->iterate_seconds / (double)res->iterations : 0.0);
-    pyr_json_end(&j);
-    /* unknowns updated per second, the solver's counterpart of the stencils' cell updates per second */
-    pyr_json_real(&j, "gunknowns_per_second",
-                  res->iterate_seconds > 0 ? (double)sys->n * (double)sys->m * (double)res->iterations / res->iterate_seconds * 1e-9 : 0.0);
-    static const char *const names[4] = {"solution", "history", "image", "history_image"};
-    pyr_json_object(&j, "outputs");
-    for (int i = 0; i < 4; i++) pyr_json_string(&j, names[i], outputs[i] && outputs[i][0] ? outputs[i] : NULL);
-    pyr_json_end(&j);
-    pyr_json_int(&j, "exit_status", exit_status);
-    return pyr_cli_report_end(&j, path, res->backend, 0);
-}
-
-pyr_status_t pyr_cli_report_frames(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx, int64_t ny,
-                                   int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs, double seconds,
-                                   const char *const outputs[5])
-{
-    static const char *const refs[] = {"first", "rolling"}, *const coarse[] = {"always", "never", "auto"};
-    pyr_json_t j;
-    pyr_cli_report_begin(&j, "frames", config);
-    pyr_json_array(&j, "inputs");
-    for (int i = 0; i < ninputs; i++) pyr_json_string(&j, NULL, inputs[i]);
-    pyr_json_end(&j);
-    pyr_json_object(&j, "sequence");
-    pyr_json_int(&j, "frames", nframes);
-    pyr_json_int(&j, "nx", nx);
-    pyr_json_int(&j, "ny", ny);
-    pyr_json_end(&j);
-    pyr_json_object(&j, "options");
-    pyr_json_int(&j, "history", o->history);
-    pyr_json_real(&j, "epsilon", o->epsilon);
-    pyr_json_string(&j, "weights", pyr_frames_weights_name(o->weights));
-    pyr_json_int(&j, "poly_degree", o->poly_degree);
-    pyr_json_int(&j, "poly_window", o->poly_window);
-    pyr_json_string(&j, "reference", refs[o->reference == PYR_FRAMES_REF_ROLLING]);
-    pyr_json_int(&j, "reference_every", o->reference_every);
-    pyr_json_string(&j, "coarse", (unsigned)o->coarse < 3 ? coarse[o->coarse] : "?");
-    pyr_json_int(&j, "max_iterations", o->max_iterations);
-    pyr_json_real(&j, "tolerance", o->tolerance);
-    pyr_json_int(&j, "border", o->border);
-    pyr_json_real(&j, "threshold", o->threshold);
-    pyr_json_real(&j, "psf_fwhm", o->psf_fwhm);
-    pyr_json_bool(&j, "clean", o->clean);
-    pyr_json_real(&j, "clean_radius", o->clean_radius);
-    pyr_json_real(&j, "clean_threshold", o->clean_threshold);
-    pyr_json_int(&j, "noise_frames", o->noise_frames);
-    pyr_json_int(&j, "warmup", o->warmup);
-    pyr_json_int(&j, "max_candidates", o->max_candidates);
-    pyr_json_string(&j, "backend", pyr_backend_name(o->backend));
-    pyr_json_int(&j, "threads", o->threads);
-    pyr_json_end(&j);
-    pyr_json_object(&j, "seconds");
-    pyr_json_real(&j, "total", seconds);
-    pyr_json_real(&j, "per_frame", nframes > 0 ? seconds / (double)nframes : 0.0);
-    /* the CPU's stages (the GPU overlaps them: 0) */
-    pyr_json_real(&j, "shift", fs->shift_s);
-    pyr_json_real(&j, "weights", fs->weights_s);
-    pyr_json_real(&j, "whiten", fs->whiten_s);
-    pyr_json_real(&j, "detect", fs->detect_s);
-    pyr_json_end(&j);
-    pyr_json_real(&j, "mpixels_per_second", seconds > 0 ? (double)nx * (double)ny * (double)nframes / seconds * 1e-6 : 0.0);
-    pyr_json_object(&j, "counts");
-    pyr_json_int(&j, "candidates", fs->candidates);
-    pyr_json_int(&j, "masked_pixels", fs->masked_pixels);
-    pyr_json_int(&j, "cleaned_pixels", fs->cleaned_pixels);
-    pyr_json_int(&j, "ill_conditioned", fs->ill_conditioned);
-    pyr_json_int(&j, "regularised", fs->regularised);
-    pyr_json_int(&j, "reduced", fs->reduced);
-    pyr_json_int(&j, "fallback", fs->fallback);
-    pyr_json_int(&j, "not_converged", fs->not_converged);
-    pyr_json_end(&j);
-    pyr_json_object(&j, "run");
-    pyr_json_string(&j, "backend", fs->backend);
-    pyr_json_string(&j, "device", fs->device);
-    pyr_json_end(&j);
-    static const char *const names[5] = {"residual", "shifts", "candidates", "snr_image", "max_snr"};
-    pyr_json_object(&j, "outputs");
-    for (int i = 0; i < 5; i++) pyr_json_string(&j, names[i], outputs[i] && outputs[i][0] ? outputs[i] : NULL);
-    pyr_json_end(&j);
-    pyr_json_int(&j, "exit_status", 0);
-    return pyr_cli_report_end(&j, path, strcmp(fs->backend, "cuda") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA, o->device);
 }

@@ -7,19 +7,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_maxwell.h"
-#include "cli_result.h"
-#include "problem/config.h"
-#include "outputs/report.h"
-#include "problem/restart.h"
-#include "problem/field_init.h"
-#include "plan/plan.h"
-#include "tune/wisdom.h"
+#include "cli_run.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
 
-/* fields of a scheme this command holds (heat: u; Poisson: u, f) */
-#define PYR_CLI_FIELDS 32
 
 static double now(void)
 {
@@ -61,10 +52,9 @@ typedef struct {
 
 /* Parse FILE [--set k=v]... [-v|-q] into a config.  Returns an exit status,
  * or -1 after --help (the caller exits 0). */
-static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg, int *quiet, run_flags_t *flags)
+static int parse_args(int argc, char **argv, const char *cmd, pyr_cli_config_t *cfg, int *quiet, run_flags_t *flags)
 {
     const char *file = NULL;
-    pyr_config_default(cfg);
     memset(flags, 0, sizeof *flags);
     *quiet = 0;
     const int run = !strcmp(cmd, "run");
@@ -105,19 +95,48 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg,
         fprintf(stderr, "pyrgrid: error: %s needs a problem file: pyrgrid %s FILE.ini (examples/ has some)\n", cmd, cmd);
         return 2;
     }
-    if (pyr_config_load(cfg, file) != PYR_OK) return fail(NULL);
     /* overrides in order, after the file */
-    for (int i = 0; i < argc; i++) {
-        const char *a = NULL;
-        if (run && !strcmp(argv[i], "--report")) i++;
-        else if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) a = argv[++i];
-        else if (!strncmp(argv[i], "--set=", 6)) a = argv[i] + 6;
-        if (a && pyr_config_set(cfg, a) != PYR_OK) return fail(NULL);
+    const char **sets = calloc((size_t)argc, sizeof *sets); /* argc > 0: there is a file */
+    int nsets = 0;
+    if (!sets) {
+        fprintf(stderr, "pyrgrid: error: out of host memory\n");
+        return 1;
     }
-    if (pyr_config_finish(cfg) != PYR_OK) return fail(NULL);
-    /* the grid's size from initial.file, restarts (problem/restart.h) */
-    if (pyr_config_finish_inputs(cfg) != PYR_OK) return fail(NULL);
-    return 0;
+    for (int i = 0; i < argc; i++) {
+        if (run && !strcmp(argv[i], "--report")) i++;
+        else if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) sets[nsets++] = argv[++i];
+        else if (!strncmp(argv[i], "--set=", 6)) sets[nsets++] = argv[i] + 6;
+    }
+    /* the grid's size from initial.file and restarts too */
+    const pyr_status_t st = pyr_cli_config_load(cfg, file, sets, nsets);
+    free(sets);
+    return st == PYR_OK ? 0 : fail(NULL);
+}
+
+pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const char *const *sets, int nsets)
+{
+    memset(cfg, 0, sizeof *cfg);
+    pyr_problem_file_t *pf = NULL;
+    pyr_status_t st = pyr_problem_file_load(path, sets, nsets, &pf);
+    if (st == PYR_OK) st = pyr_problem_file_read_inputs(pf);
+    if (st == PYR_OK) st = pyr_problem_file_outputs(pf, &cfg->out);
+    if (st == PYR_OK) {
+        cfg->problem = *pyr_problem_file_problem(pf);
+        cfg->options = *pyr_problem_file_options(pf);
+        /* the strings are the file's: copied, so that the file can go now */
+        snprintf(cfg->field, sizeof cfg->field, "%s", cfg->out.field);
+        snprintf(cfg->image, sizeof cfg->image, "%s", cfg->out.image);
+        snprintf(cfg->probes, sizeof cfg->probes, "%s", cfg->out.probes);
+        snprintf(cfg->source, sizeof cfg->source, "%s", cfg->out.source);
+        snprintf(cfg->start_dataset, sizeof cfg->start_dataset, "%s", cfg->out.start_dataset);
+        cfg->out.field = cfg->field;
+        cfg->out.image = cfg->image;
+        cfg->out.probes = cfg->probes;
+        cfg->out.source = cfg->source;
+        cfg->out.start_dataset = cfg->start_dataset;
+    }
+    pyr_problem_file_destroy(&pf);
+    return st;
 }
 
 /* ---------------------------------------------------------------- progress */
@@ -125,8 +144,8 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_config_t *cfg,
 typedef struct {
     double start, last_draw;
     int tty, quiet, drawn;
-    const pyr_config_t *cfg;
-    pyr_cli_result_t result; /* output.field: .npy or HDF5, snapshots (cli_result.c) */
+    const pyr_cli_config_t *cfg;
+    pyr_result_t *result; /* output.field: .npy or HDF5, snapshots (cli_result.c) */
     double after; /* seconds before the bar appears */
 } run_state_t;
 
@@ -153,8 +172,8 @@ static pyr_status_t on_snapshot(void *user, const pyr_field_t *field, int64_t st
 {
     run_state_t *s = user;
     /* the result holds every field of the scheme; the state (u) is the one that can diverge */
-    CLI_TRY(pyr_cli_check_finite(&s->cfg->problem, field, "u", pyr_cli_step_of(s->cfg, step), "at a snapshot"));
-    return pyr_cli_result_snapshot(&s->result, step);
+    CLI_TRY(pyr_cli_check_finite(&s->cfg->problem, field, "u", pyr_result_step_of(&s->cfg->out, step), "at a snapshot"));
+    return pyr_result_snapshot(s->result, step);
 }
 
 /* The image of a result: heat map (2D, or the middle z-plane of 3D), or a
@@ -234,7 +253,7 @@ static void print_parts(FILE *out, const char *prefix, const pyr_plan_t *plan, i
 
 int pyr_cli_run(int argc, char **argv)
 {
-    pyr_config_t cfg;
+    pyr_cli_config_t cfg;
     int quiet;
     run_flags_t flags;
     int rc = parse_args(argc, argv, "run", &cfg, &quiet, &flags);
@@ -242,14 +261,14 @@ int pyr_cli_run(int argc, char **argv)
     /* started by mpirun: one grid over the ranks (cli_mpi.c) */
     if (pyr_cli_mpi_launched()) {
         /* what only a process holding the whole grid writes or reads (HDF5 is not parallel here) */
-        const pyr_scheme_t *scheme = pyr_scheme_of(cfg.problem.equation);
+        const char *state = pyr_scheme_field_name(cfg.problem.equation, 0);
         const char *unsupported = NULL;
-        if (pyr_cli_result_is_h5(&cfg))
+        if (pyr_result_is_h5(&cfg.out))
             unsupported = "output.field = NAME.h5: HDF5 results are not written by runs over several MPI ranks (each rank writes its "
                           "part as .npy); use output.field = NAME.npy and pyrgrid assemble";
         else if (flags.report)
             unsupported = "--report is not written by runs over several MPI ranks yet; leave it out (rank 0 prints the summary line)";
-        else if (cfg.start_dataset[0] && scheme && strcmp(cfg.start_dataset, scheme->field[0].name) != 0)
+        else if (cfg.start_dataset[0] && state && strcmp(cfg.start_dataset, state) != 0)
             unsupported = "initial.step picks a snapshot of an HDF5 result, which runs over several MPI ranks do not read; restart "
                           "from its final field (leave initial.step out) or run in one process";
         if ((rc = pyr_cli_run_mpi(&cfg, quiet, unsupported)) >= 0) return rc;
@@ -258,14 +277,14 @@ int pyr_cli_run(int argc, char **argv)
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
     /* its own outputs (cli_maxwell.c): a .npy per component or one HDF5 file, probes */
     if (p->equation == PYR_EQ_MAXWELL) return pyr_cli_run_maxwell(&cfg, quiet, flags.report);
-    if (cfg.every > 0 && !cfg.field[0]) {
+    if (cfg.out.every > 0 && !cfg.field[0]) {
         fprintf(stderr, "pyrgrid: error: output.every = %lld writes snapshots named after output.field, which is empty; set output.field = NAME.npy\n",
-                (long long)cfg.every);
+                (long long)cfg.out.every);
         return 1;
     }
     char sidecar[PYR_PATH_MAX + 8];
-    pyr_cli_result_sidecar(&cfg, sidecar, sizeof sidecar);
-    const int h5 = pyr_cli_result_is_h5(&cfg);
+    pyr_result_sidecar(&cfg.problem, &cfg.out, sidecar, sizeof sidecar);
+    const int h5 = pyr_result_is_h5(&cfg.out);
     /* Fail before a long run, not after it: every output writable, none the
      * same file as another or as an input, snapshots included. */
     {
@@ -276,12 +295,12 @@ int pyr_cli_run(int argc, char **argv)
         pyr_named_path_t ins[3] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source},
                                    {"rhs.file", p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_FILE ? p->poisson.rhs_file : NULL}};
         if (pyr_check_outputs(outs, 4, ins, 3) != PYR_OK) return fail(NULL);
-        if (cfg.every > 0 && !h5) {
+        if (cfg.out.every > 0 && !h5) {
             /* NAME_000010.npy ... of output.field = NAME.npy */
             char base[PYR_PATH_MAX];
-            pyr_cli_result_base(&cfg, base, sizeof base);
+            pyr_result_base(&cfg.out, base, sizeof base);
             const char *prefix = base;
-            if (pyr_cli_check_snapshots(&cfg, &prefix, 1, outs, 4, ins, 3) != PYR_OK) return fail(NULL);
+            if (pyr_result_check_snapshots(&cfg.out, &prefix, 1, outs, 4, ins, 3) != PYR_OK) return fail(NULL);
         }
     }
 
@@ -300,8 +319,8 @@ int pyr_cli_run(int argc, char **argv)
         fprintf(stderr, "pyrgrid: plan: %s; model: %s\n", line, model);
         print_parts(stderr, "pyrgrid: ", plan, 0);
     }
-    if (cfg.start_step > 0 && !quiet && pyr_cli_verbosity > 0)
-        fprintf(stderr, "pyrgrid: restart from step %lld of %s: %lld steps to run\n", (long long)cfg.start_step, p->init_file, (long long)p->steps);
+    if (cfg.out.start_step > 0 && !quiet && pyr_cli_verbosity > 0)
+        fprintf(stderr, "pyrgrid: restart from step %lld of %s: %lld steps to run\n", (long long)cfg.out.start_step, p->init_file, (long long)p->steps);
     pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
     seconds[0] = now() - t0;
 
@@ -317,7 +336,7 @@ int pyr_cli_run(int argc, char **argv)
         if (s == PYR_OK) s = pyr_field_init_input(fields[i], p, i);
     }
     run_state_t st = {0};
-    if (s == PYR_OK) s = pyr_cli_result_open(&st.result, &cfg, plan, fields, nf);
+    if (s == PYR_OK) s = pyr_result_open(&st.result, &cfg.problem, &cfg.out, plan, fields, nf);
     if (s != PYR_OK) {
         pyr_plan_destroy(&plan);
         for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
@@ -332,7 +351,7 @@ int pyr_cli_run(int argc, char **argv)
     st.after = after && *after ? atof(after) : 1.0;
     if (!(st.after >= 0)) st.after = 1.0;
     st.cfg = &cfg;
-    pyr_hooks_t hooks = {.progress = on_progress, .snapshot = cfg.every > 0 ? on_snapshot : NULL, .user = &st};
+    pyr_hooks_t hooks = {.progress = on_progress, .snapshot = cfg.out.every > 0 ? on_snapshot : NULL, .user = &st};
     pyr_run_info_t ri;
     st.start = now();
     s = pyr_execute_fields(plan, fields, nf, &hooks, &ri);
@@ -341,10 +360,10 @@ int pyr_cli_run(int argc, char **argv)
     seconds[2] = secs;
     if (st.drawn) fputc('\n', stderr);
     /* no output of diverged values (a heat grid near the precision's largest number, a Poisson guess or right side too large) */
-    if (s == PYR_OK) s = pyr_cli_check_finite(p, field, "u", pyr_cli_step_of(&cfg, ri.steps), "the end of the run");
+    if (s == PYR_OK) s = pyr_cli_check_finite(p, field, "u", pyr_result_step_of(&cfg.out, ri.steps), "the end of the run");
     if (s != PYR_OK) {
         pyr_plan_destroy(&plan);
-        pyr_cli_result_abort(&st.result);
+        pyr_result_abort(&st.result);
         for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
         return fail(NULL);
     }
@@ -357,21 +376,20 @@ int pyr_cli_run(int argc, char **argv)
     const char *failed = pyr_output_stage_begin(&stage) != PYR_OK ? "" : NULL;
     double t_out = now();
     pyr_problem_t shown = *p; /* the image's title counts the steps from 0 */
-    shown.steps = pyr_cli_step_of(&cfg, ri.steps);
-    if (cfg.field[0] && pyr_cli_result_final(&st.result, &ri) != PYR_OK)
+    shown.steps = pyr_result_step_of(&cfg.out, ri.steps);
+    if (cfg.field[0] && pyr_result_final(st.result, &ri) != PYR_OK)
         failed = "output.field: ";
     else if (cfg.image[0] && write_image(cfg.image, field, &shown) != PYR_OK)
         failed = "output.image: ";
     if (!failed && flags.report) {
-        pyr_json_t j;
         seconds[3] = now() - t_out;
-        pyr_cli_report_begin(&j, "run", cfg.source);
-        pyr_cli_report_run(&j, &cfg, plan, &ri, seconds, gcells, sidecar, not_converged ? 3 : 0);
-        if (pyr_cli_report_end(&j, flags.report, info.backend, cfg.options.device) != PYR_OK) failed = "--report: ";
+        if (pyr_run_report_write(flags.report, &cfg.problem, &cfg.out, &cfg.options, plan, &ri, seconds, gcells, sidecar,
+                                 not_converged ? 3 : 0) != PYR_OK)
+            failed = "--report: ";
     }
     if (!failed && pyr_output_stage_commit(&stage) != PYR_OK) failed = "";
     pyr_output_stage_abort(&stage);
-    pyr_cli_result_abort(&st.result);
+    pyr_result_abort(&st.result);
     pyr_plan_destroy(&plan);
     for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
     if (failed) return fail(failed);
@@ -388,7 +406,7 @@ int pyr_cli_run(int argc, char **argv)
         snprintf(stop, sizeof stop, " change=%.6g%s", ri.change,
                  p->poisson.tolerance > 0 ? (ri.converged ? " converged=yes" : " converged=no") : "");
     char from[64] = "";
-    if (cfg.start_step > 0) snprintf(from, sizeof from, " from=%lld", (long long)cfg.start_step);
+    if (cfg.out.start_step > 0) snprintf(from, sizeof from, " from=%lld", (long long)cfg.out.start_step);
     /* several devices: parts, H and the halo traffic */
     char parts[160] = "";
     if (ri.parts > 1)
@@ -410,7 +428,7 @@ int pyr_cli_run(int argc, char **argv)
                 "pyrgrid: error: did not converge: after %lld sweeps (the most, scheme.iterations) a sweep still changes u by "
                 "%.6g, more than scheme.tolerance = %g; the result was written. Use more iterations, a larger tolerance%s, or a "
                 "good initial guess (initial.kind = file)\n",
-                (long long)pyr_cli_step_of(&cfg, ri.steps), ri.change, p->poisson.tolerance,
+                (long long)pyr_result_step_of(&cfg.out, ri.steps), ri.change, p->poisson.tolerance,
                 p->precision == PYR_FLOAT && ri.change < 1e-5 ? " (float rounding stops the change near 1e-7 of |u|: use precision = double)" : "");
         return 3;
     }
@@ -419,7 +437,7 @@ int pyr_cli_run(int argc, char **argv)
 
 int pyr_cli_plan(int argc, char **argv)
 {
-    pyr_config_t cfg;
+    pyr_cli_config_t cfg;
     int quiet;
     run_flags_t flags;
     int rc = parse_args(argc, argv, "plan", &cfg, &quiet, &flags);
@@ -431,18 +449,14 @@ int pyr_cli_plan(int argc, char **argv)
     pyr_cli_wisdom_export_if_changed(wisdom_before);
     if (flags.json) {
         /* the problem as the file states it, the options, the plan of the steps that remain */
-        pyr_json_t j;
-        pyr_json_init(&j, 1);
-        pyr_json_object(&j, NULL);
         pyr_problem_t whole = cfg.problem;
-        whole.steps = cfg.end_step;
-        pyr_report_problem(&j, "problem", &whole);
-        pyr_report_options(&j, "options", &cfg.options);
-        pyr_report_plan(&j, "plan", plan);
-        pyr_json_end(&j);
-        const char *text = pyr_json_text(&j);
+        whole.steps = cfg.out.end_step;
+        const size_t len = pyr_plan_report_json(&whole, &cfg.options, plan, NULL, 0);
+        char *text = len ? malloc(len + 1) : NULL;
+        if (text) pyr_plan_report_json(&whole, &cfg.options, plan, text, len + 1);
+        else pyr_fail(PYR_ERR_NOMEM, "out of host memory writing the plan as JSON");
         if (text) printf("%s\n", text);
-        pyr_json_free(&j);
+        free(text);
         pyr_plan_destroy(&plan);
         return text ? 0 : fail(NULL);
     }

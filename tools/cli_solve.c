@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_report.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
 #include "solvers/lgs/lgs_config.h"
@@ -194,7 +193,7 @@ int pyr_cli_solve(int argc, char **argv)
     if (report) {
         const char *written[4] = {cfg->solution, cfg->history, cfg->image, hist_png};
         int status = res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0 ? PYR_EXIT_NOT_CONVERGED : PYR_EXIT_OK;
-        if ((st = pyr_cli_report_solve(report, file, cfg->kind, sys, &opt, res, written, status)) != PYR_OK) goto out;
+        if ((st = pyr_solve_report_write(report, file, cfg->kind, sys, &opt, res, written, status)) != PYR_OK) goto out;
     }
     staging = 0;
     if ((st = pyr_output_stage_commit(&stage)) != PYR_OK) goto out;

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "plan/model.h"
 #include "plan/plan.h"
+#include "schemes/scheme.h"
 #include "tune/wisdom.h"
 
 size_t pyr_plan_model_source(const pyr_plan_t *plan, char *text, size_t size)
@@ -93,4 +94,10 @@ pyr_status_t pyr_wisdom_store_text(char **text)
     pyr_status_t st = pyr_wisdom_to_text(w, text);
     free(w);
     return st;
+}
+
+int pyr_scheme_field_input(pyr_equation_t equation, int i)
+{
+    const pyr_scheme_t *s = pyr_scheme_of(equation);
+    return s && i >= 0 && i < s->nfields && s->field[i].role == PYR_FIELD_INPUT;
 }
