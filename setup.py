@@ -163,5 +163,9 @@ if _bdist_wheel is not None:
             return "py3", "none", plat
 
     cmdclass["bdist_wheel"] = bdist_wheel
+elif {"bdist_wheel", "dist_info"} & set(sys.argv[1:]):
+    sys.exit(f"pyrgrid setup.py: {sys.executable} has no 'wheel' package, which pip needs to build pyrgrid without "
+             "build isolation (--no-build-isolation); install it (Debian: apt install python3-wheel) or use a Python "
+             "that has it (a venv made with --system-site-packages sees the system's)")
 
 setup(version=library_version(), cmdclass=cmdclass, distclass=BinaryDistribution)
