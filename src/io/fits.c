@@ -818,11 +818,10 @@ pyr_status_t pyr_fits_write_table(const char *path, const char *extname, const p
     if (!status) fits_create_tbl(w->fp, BINARY_TBL, (LONGLONG)nrows, ncols, ttype, tform, tunit, (char *)extname, &status);
     for (int c = 0; c < ncols && !status; c++) {
         if (cols[c].description && cols[c].description[0]) {
-            char key[16];
+            char key[24];
             snprintf(key, sizeof key, "TCOMM%d", c + 1);
-            char text[69];
-            snprintf(text, sizeof text, "%s", cols[c].description);
-            fits_write_key(w->fp, TSTRING, key, text, NULL, &status);
+            /* past 68 characters the text goes on in CONTINUE cards */
+            fits_write_key_longstr(w->fp, key, (char *)cols[c].description, NULL, &status);
         }
         if (nrows > 0) {
             int type = cols[c].type == 'J' ? TINT : cols[c].type == 'E' ? TFLOAT : TDOUBLE;

@@ -67,10 +67,13 @@ pyr_status_t fr_wcs_open(const pyr_fits_info_t *h, const char *where, fr_wcs_t *
     }
     f->w = &f->all[0];
     int stat[NWCSFIX];
+    struct wcserr info[NWCSFIX];
+    memset(info, 0, sizeof info);
     /* the fixes astropy.wcs applies too (dates, units, celestial and
      * spectral axes), so that both read one header alike; what they could
-     * not fix wcsset reports */
-    wcsfix(7, NULL, f->w, stat);
+     * not fix wcsset reports.  Their notes are dropped. */
+    wcsfixi(7, NULL, f->w, stat, info);
+    for (int i = 0; i < NWCSFIX; i++) free(info[i].msg);
     status = wcsset(f->w);
     if (status) {
         pyr_status_t st = pyr_fail(PYR_ERR_FORMAT, "%s: the WCS in the header is not valid: %s (wcslib status %d); fix the "
