@@ -56,7 +56,7 @@ static double predict_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
         pyr_model_prediction_t pr;
         if (pyr_model_predict(s, &plan->model, plan->model_form, 0, &pr) == PYR_OK) t = pr.seconds;
     }
-    pyr_plan_destroy(&s);
+    pyr_plan_free(&s);
     pyr_clear_error();
     return t;
 }
@@ -130,7 +130,7 @@ static void print_model(const pyr_plan_t *plan, FILE *out)
 pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
 {
     pyr_plan_info_t info;
-    PYR_TRY(pyr_plan_get_info(plan, &info));
+    PYR_TRY(pyr_plan_info_single(plan, &info));
     const pyr_problem_t *pr = &plan->problem;
     char used[32], budget[32];
     pyr_format_bytes(info.device_bytes, used, sizeof used);
@@ -212,7 +212,7 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
         pyr_plan_t *triv = NULL;
         if (pyr_plan_sibling(plan, PYR_METHOD_TRIVIAL, plan->decomp, 1, &triv) == PYR_OK) {
             pyr_plan_info_t ti;
-            pyr_plan_get_info(triv, &ti);
+            pyr_plan_info_single(triv, &ti);
             fprintf(out, "trivial      same budget, height 1: %lld pieces per pass, piece ", (long long)ti.tasks_per_pass);
             print_extent(out, triv, ti.piece_extent);
             fprintf(out, "\n");
@@ -221,7 +221,7 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
             double moved_t = (double)(ti.counts.uploaded + ti.counts.downloaded);
             fprintf(out, "versus trivial the pyramid moves %.3gx fewer values and computes %.3gx as many\n",
                     moved_p > 0 ? moved_t / moved_p : 0.0, ti.counts.computed ? (double)info.counts.computed / (double)ti.counts.computed : 0.0);
-            pyr_plan_destroy(&triv);
+            pyr_plan_free(&triv);
         } else {
             fprintf(out, "trivial      does not fit the same budget: %s\n", pyr_last_error());
         }

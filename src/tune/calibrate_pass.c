@@ -13,6 +13,7 @@
 
 #include "backend/device.h"
 #include "core/error.h"
+#include "exec/exec.h"
 #include "plan/model.h"
 #include "plan/plan.h"
 #include "schemes/scheme.h"
@@ -72,7 +73,7 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     for (;;) {
         pyr_model_prediction_t pr;
         st = pyr_model_predict_pass(plan, k, PYR_MODEL_OVERLAPPED, h, &pr);
-        pyr_plan_destroy(&plan);
+        pyr_plan_free(&plan);
         if (st != PYR_OK || pr.upload >= pr.compute || h == 1) break;
         h /= 2;
         opt.height = h;
@@ -95,7 +96,7 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
     for (int r = 0; r < 2 && st == PYR_OK; r++) {
         pyr_pass_clock_t pc = {{0}, 0};
         pyr_hooks_t hooks = {.progress = pyr_pass_clock_hook, .user = &pc};
-        st = pyr_execute_fields(plan, fields, nfields, &hooks, NULL);
+        st = pyr_exec_fields(plan, fields, nfields, &hooks, NULL);
         if (st == PYR_OK && pc.n >= 4 && (pc.t[3] - pc.t[0]) / 3 < best) best = (pc.t[3] - pc.t[0]) / 3;
     }
     if (st == PYR_OK && isfinite(best)) {
@@ -118,6 +119,6 @@ pyr_status_t pyr_calibrate_pass(const pyr_calibrate_opts_t *o, const char *kerne
         }
     }
     for (int i = 0; i < nfields; i++) pyr_field_destroy(&fields[i]);
-    pyr_plan_destroy(&plan);
+    pyr_plan_free(&plan);
     return st == PYR_OK ? PYR_OK : pyr_fail_context(st, "timing a pass of cubes: ");
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "exec/exec.h"
 #include "plan/model.h"
 #include "plan/planner.h"
 #include "tune/tune.h"
@@ -72,7 +73,8 @@ static pyr_status_t measure_candidate(const pyr_plan_t *full, double *seconds)
     for (int r = 0; r < 2 && st == PYR_OK; r++) {
         pyr_pass_clock_t pt = {{0}, 0};
         pyr_hooks_t hooks = {.progress = pyr_pass_clock_hook, .user = &pt};
-        st = pyr_execute(small, f, &hooks, NULL);
+        pyr_field_t *fs[PYR_MAX_FIELDS] = {f};
+        st = pyr_exec_fields(small, fs, small->scheme->nfields, &hooks, NULL);
         if (st == PYR_OK && pt.n >= 3 && pt.t[2] - pt.t[0] < best) best = pt.t[2] - pt.t[0];
     }
     pyr_model_prediction_t ps, pf;
@@ -80,7 +82,7 @@ static pyr_status_t measure_candidate(const pyr_plan_t *full, double *seconds)
     if (st == PYR_OK) st = pyr_model_predict(full, &full->model, full->model_form, 0, &pf);
     if (st == PYR_OK) *seconds = isfinite(best) && ps.seconds > 0 ? pf.seconds * best / (2 * ps.seconds) : pf.seconds;
     pyr_field_destroy(&f);
-    pyr_plan_destroy(&small);
+    pyr_plan_free(&small);
     return st;
 }
 
