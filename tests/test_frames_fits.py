@@ -213,6 +213,10 @@ def part_calexp():
     # masked pixels give no candidates: the dead column and the hot pixels
     near_bad = [row for row in tab if abs(row["x"] - 77) < 2.5 or any(np.hypot(row["x"] - x, row["y"] - y) < 2.5 for (y, x) in hot)]
     check(len(near_bad) == 0, f"no candidate at a masked pixel (found {len(near_bad)})")
+    # the residual keeps the exposure's cards (the science plane's WCS, the visit's MJD-OBS), not the plane's EXTNAME
+    rh = fits.getheader("res.fits")
+    check("CTYPE1" in rh and "MJD-OBS" in rh and "EXTNAME" not in rh,
+          "residual header: the WCS and MJD-OBS kept, the science plane's EXTNAME not")
     # the same table as FITS, with units
     r = run(*paths, "--history", "6", "--set", "frames.warmup=1", "--set", "frames.border=8", "--candidates", "cand.fits",
             "-o", "", "--shifts", "", "--snr-png", "", "--mask-bits", "BAD,SAT")

@@ -50,7 +50,8 @@ static int structural(const char *card)
 {
     static const char *const keys[] = {"SIMPLE", "BITPIX", "NAXIS", "EXTEND", "BSCALE", "BZERO", "BLANK", "XTENSION",
                                        "PCOUNT", "GCOUNT", "CHECKSUM", "DATASUM", "END", "ZIMAGE", "ZBITPIX", "ZNAXIS",
-                                       "ZTILE", "ZCMPTYPE", "ZQUANTIZ", "TFIELDS", "TTYPE", "TFORM"};
+                                       "ZTILE", "ZCMPTYPE", "ZQUANTIZ", "TFIELDS", "TTYPE", "TFORM", "EXTNAME", "EXTVER",
+                                       "INHERIT"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         if (!strncmp(card, keys[k], strlen(keys[k]))) return 1;
     return 0;

@@ -14,7 +14,8 @@
  *
  * The header cards that describe the observation (everything but the
  * structural keywords: SIMPLE, BITPIX, NAXISn, EXTEND, BSCALE, BZERO, BLANK,
- * XTENSION, PCOUNT, GCOUNT, CHECKSUM, DATASUM) are kept as 80-character cards
+ * XTENSION, PCOUNT, GCOUNT, CHECKSUM, DATASUM, and the extension's name:
+ * EXTNAME, EXTVER, INHERIT) are kept as 80-character cards
  * so that a writer can copy them (EXPTIME, DATE-OBS, OBJECT, WCS, ...). */
 #ifndef PYR_IO_FITS_H
 #define PYR_IO_FITS_H
