@@ -6,7 +6,7 @@
 #                                                     run's options (those of its --help), values and files
 #        test_man_completion.sh install BUILD_DIR     cmake --install puts both where man and bash-completion look
 #                                                     (and the Python package's py.typed)
-# 77: man (or groff) missing for "man"
+# 77: man, groff or col missing for "man"
 set -eu
 mode=$1
 arg=$2
@@ -23,7 +23,8 @@ long_options() { "$arg" "$@" --help | grep -oE -- '--[a-zA-Z][a-zA-Z0-9-]*' | so
 
 case $mode in
 man)
-  command -v man >/dev/null && command -v groff >/dev/null || { echo "man or groff missing: skipped"; exit 77; }
+  command -v man >/dev/null && command -v groff >/dev/null && command -v col >/dev/null ||
+    { echo "man, groff or col missing (apt-get install man-db groff-base bsdextrautils): skipped"; exit 77; }
   warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
   [ -z "$warnings" ] || fail "groff warns about $page: $warnings"
   MANWIDTH=100 man -l "$page" 2>"$top/err" | col -b >"$top/page.txt"
