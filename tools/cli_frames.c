@@ -567,8 +567,8 @@ int pyr_cli_frames(int argc, char **argv)
                (long long)fs.candidates, (long long)fs.masked_pixels, (long long)fs.ill_conditioned, (long long)fs.regularised,
                (long long)fs.reduced, (long long)fs.not_converged);
         if (!quiet && fs.masked_pixels)
-            fprintf(stderr, "pyrgrid: %lld non-finite input pixels were replaced and left out of detection\n",
-                    (long long)fs.masked_pixels);
+            fprintf(stderr, "pyrgrid: %lld %s were replaced and left out of detection\n", (long long)fs.masked_pixels,
+                    info.has_mask ? "pixels (bad in the MASK planes, or not finite)" : "non-finite input pixels");
         if (!quiet && (fs.regularised || fs.reduced || fs.fallback))
             fprintf(stderr, "pyrgrid: R was singular in %lld frames: more regularisation in %lld, fewer history frames in %lld, "
                             "zero weights in %lld (duplicate or blank frames?)\n",
