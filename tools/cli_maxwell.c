@@ -312,16 +312,8 @@ int pyr_cli_run_maxwell(pyr_cli_config_t *cfg, int quiet, const char *report)
     free(st.series);
     if (rc != PYR_EXIT_OK) return rc;
 
-    char grid[96], how[96] = "";
-    if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
-    else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
-    if (info.method != PYR_METHOD_NAIVE)
-        snprintf(how, sizeof how, " %s height=%lld", pyr_decomp_name(info.decomposition), (long long)info.height);
-    printf("pyrgrid: equation=maxwell%s method=%s%s backend=%s grid=%s %s steps=%lld dt=%.6g seconds=%.3f Gcell/s=%.3f uploaded=%llu "
-           "downloaded=%llu computed=%llu redundant=%llu\n",
-           p->dims == 2 ? (p->maxwell.te ? " mode=te" : " mode=tm") : "", pyr_method_name(info.method), how, pyr_backend_name(info.backend),
-           grid, pyr_precision_name(p->precision), (long long)ri.steps, dt, secs, gcells,
-           (unsigned long long)ri.counts.uploaded, (unsigned long long)ri.counts.downloaded, (unsigned long long)ri.counts.computed,
-           (unsigned long long)ri.counts.redundant);
+    pyr_cli_summary_t sum = {.problem = p, .plan = &info, .backend = info.backend, .run = &ri, .counts = ri.counts, .halo_sent = ri.halo_sent,
+                             .halo_received = ri.halo_received, .seconds = secs, .gcells = gcells};
+    pyr_cli_print_summary(&sum);
     return PYR_EXIT_OK;
 }

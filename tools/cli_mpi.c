@@ -126,6 +126,34 @@ static pyr_status_t check_parts(const pyr_cli_config_t *cfg, pyr_field_t *const 
 /* Maxwell over the ranks: each rank writes its box of every component
  * (BASE_Ex.rankNNNN.npy ... and BASE_Ex.parts.json), rank 0 the probes'
  * series (every rank has them; the owner of each probe's node sent it). */
+/* The summary line's numbers of a run over the ranks: the counts and the halo
+ * traffic summed on rank 0. */
+static void summed(pyr_cli_summary_t *sum, const pyr_problem_t *p, const pyr_mpi_info_t *info, int size, MPI_Comm comm)
+{
+    const pyr_run_info_t *ri = &info->run;
+    unsigned long long mine[6] = {ri->counts.uploaded, ri->counts.downloaded, ri->counts.computed, ri->counts.redundant, ri->halo_sent,
+                                  ri->halo_received},
+                       all[6] = {0, 0, 0, 0, 0, 0};
+    MPI_Reduce(mine, all, 6, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+    memset(sum, 0, sizeof *sum);
+    sum->problem = p;
+    sum->run = ri;
+    sum->ranks = size;
+    sum->counts.uploaded = all[0];
+    sum->counts.downloaded = all[1];
+    sum->counts.computed = all[2];
+    sum->counts.redundant = all[3];
+    sum->halo_sent = all[4];
+    sum->halo_received = all[5];
+}
+
+/* The backend the ranks ran on: the one asked for, or the automatic choice. */
+static pyr_backend_kind_t backend_of(const pyr_options_t *o)
+{
+    if (o->backend != PYR_BACKEND_AUTO) return o->backend;
+    return pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
+}
+
 static int run_maxwell(pyr_cli_config_t *cfg, int quiet, MPI_Comm comm, int rank, int size)
 {
     pyr_problem_t *p = &cfg->problem;
@@ -189,20 +217,16 @@ static int run_maxwell(pyr_cli_config_t *cfg, int quiet, MPI_Comm comm, int rank
     }
     double slowest = 0;
     MPI_Reduce(&secs, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-    unsigned long long mine[2] = {info.run.halo_sent, info.run.halo_received}, all[2];
-    MPI_Reduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+    pyr_cli_summary_t sum;
+    summed(&sum, p, &info, size, comm);
     if (rank == 0) {
         double cells = 1;
         for (int d = 0; d < p->dims; d++) cells *= (double)(p->n[d] - 1);
         cells *= (double)info.run.steps;
-        char grid[96];
-        if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
-        else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
-        printf("pyrgrid: equation=maxwell%s ranks=%d parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu grid=%s %s steps=%lld "
-               "dt=%.6g seconds=%.3f Gcell/s=%.3f\n",
-               p->dims == 2 ? (p->maxwell.te ? " mode=te" : " mode=tm") : "", size, info.run.parts, (long long)info.run.exchange_height,
-               (long long)info.run.exchanges, all[0], all[1], grid, pyr_precision_name(p->precision), (long long)info.run.steps, dt, slowest,
-               slowest > 0 ? cells / slowest * 1e-9 : 0.0);
+        sum.backend = backend_of(&cfg->options);
+        sum.seconds = slowest;
+        sum.gcells = slowest > 0 ? cells / slowest * 1e-9 : 0.0;
+        pyr_cli_print_summary(&sum);
         if (pyr_cli_verbosity > 0) fprintf(stderr, "pyrgrid: %s\n", info.partition);
         if (base[0] && !quiet)
             fprintf(stderr, "pyrgrid: wrote %d parts of each component and their indexes %s_*.parts.json (one .npy: pyrgrid assemble)\n", size,
@@ -294,31 +318,17 @@ int pyr_cli_run_mpi(pyr_cli_config_t *cfg, int quiet, const char *unsupported)
     pyr_field_destroy(&part);
     if (rc == PYR_EXIT_OK) {
         /* counters summed over the ranks */
-        unsigned long long mine[5] = {info.run.counts.uploaded, info.run.counts.downloaded, info.run.counts.computed, info.run.halo_sent,
-                                      info.run.halo_received},
-                           all[5];
-        MPI_Reduce(mine, all, 5, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
+        pyr_cli_summary_t sum;
+        summed(&sum, p, &info, size, comm);
         double slowest = 0;
         MPI_Reduce(&secs, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
         if (rank == 0) {
             const pyr_run_info_t *ri = &info.run;
             double cells = (double)pyr_problem_interior(p) * (double)ri->steps;
-            char grid[96];
-            if (p->dims == 1) snprintf(grid, sizeof grid, "%lld", (long long)p->n[0]);
-            else if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
-            else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
-            char stop[160] = "";
-            if (ri->checked)
-                snprintf(stop, sizeof stop, " change=%.6g%s", ri->change,
-                         p->poisson.tolerance > 0 ? (ri->converged ? " converged=yes" : " converged=no") : "");
-            printf("pyrgrid: %sranks=%d parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu backend=%s grid=%s %s %s=%lld%s "
-                   "seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu computed=%llu\n",
-                   p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", size, ri->parts, (long long)ri->exchange_height,
-                   (long long)ri->exchanges, all[3], all[4], pyr_backend_name(cfg->options.backend == PYR_BACKEND_AUTO
-                                                                                  ? (pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU)
-                                                                                  : cfg->options.backend),
-                   grid, pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri->steps, stop, slowest,
-                   slowest > 0 ? cells / slowest * 1e-9 : 0.0, all[0], all[1], all[2]);
+            sum.backend = backend_of(&cfg->options);
+            sum.seconds = slowest;
+            sum.gcells = slowest > 0 ? cells / slowest * 1e-9 : 0.0;
+            pyr_cli_print_summary(&sum);
             if (pyr_cli_verbosity > 0) fprintf(stderr, "pyrgrid: %s\n", info.partition);
             if (cfg->field[0] && !quiet)
                 fprintf(stderr, "pyrgrid: wrote %d parts and their index %s (one .npy: pyrgrid assemble %s OUT.npy)\n", size, index_path, index_path);

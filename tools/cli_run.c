@@ -1,5 +1,6 @@
 /* pyrgrid run / pyrgrid plan. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,58 @@ static void print_parts(FILE *out, const char *prefix, const pyr_plan_t *plan, i
     }
 }
 
+/* One token after another, space-separated. */
+static void add(char *line, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(char *line, size_t size, const char *fmt, ...)
+{
+    const size_t n = strlen(line);
+    if (n + 1 >= size) return;
+    if (n) {
+        line[n] = ' ';
+        line[n + 1] = 0;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + strlen(line), size - strlen(line), fmt, ap);
+    va_end(ap);
+}
+
+void pyr_cli_print_summary(const pyr_cli_summary_t *s)
+{
+    const pyr_problem_t *p = s->problem;
+    const pyr_run_info_t *ri = s->run;
+    char line[1024] = "";
+    if (p->equation != PYR_EQ_HEAT) add(line, sizeof line, "equation=%s", pyr_equation_name(p->equation));
+    if (p->equation == PYR_EQ_MAXWELL && p->dims == 2) add(line, sizeof line, "mode=%s", p->maxwell.te ? "te" : "tm");
+    if (s->plan) {
+        add(line, sizeof line, "method=%s", pyr_method_name(s->plan->method));
+        if (s->plan->method != PYR_METHOD_NAIVE && s->plan->method != PYR_METHOD_LONGVECTOR) /* those keep the whole grid */
+            add(line, sizeof line, "%s height=%lld", pyr_decomp_name(s->plan->decomposition), (long long)s->plan->height);
+    }
+    if (s->ranks > 0) add(line, sizeof line, "ranks=%d", s->ranks);
+    /* several devices or ranks: parts, H and the halo traffic */
+    if (ri->parts > 1 || s->ranks > 0)
+        add(line, sizeof line, "parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu", ri->parts, (long long)ri->exchange_height,
+            (long long)ri->exchanges, (unsigned long long)s->halo_sent, (unsigned long long)s->halo_received);
+    add(line, sizeof line, "backend=%s", pyr_backend_name(s->backend));
+    if (p->dims == 1) add(line, sizeof line, "grid=%lld", (long long)p->n[0]);
+    else if (p->dims == 2) add(line, sizeof line, "grid=%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
+    else add(line, sizeof line, "grid=%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
+    add(line, sizeof line, "%s %s=%lld", pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri->steps);
+    if (s->from > 0) add(line, sizeof line, "from=%lld", (long long)s->from);
+    double dt = 0;
+    if (p->equation == PYR_EQ_MAXWELL && pyr_problem_time_step(p, &dt) == PYR_OK) add(line, sizeof line, "dt=%.6g", dt);
+    if (ri->checked)
+        add(line, sizeof line, "change=%.6g%s", ri->change, p->poisson.tolerance > 0 ? (ri->converged ? " converged=yes" : " converged=no") : "");
+    /* how the host grid was reached */
+    if (ri->host_memory == PYR_HOST_PIN) add(line, sizeof line, "host=pinned(%.1fs+%.1fs)", ri->pin_seconds, ri->unpin_seconds);
+    else if (ri->host_memory == PYR_HOST_STAGE) add(line, sizeof line, "host=staged");
+    add(line, sizeof line, "seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu computed=%llu redundant=%llu", s->seconds, s->gcells,
+        (unsigned long long)s->counts.uploaded, (unsigned long long)s->counts.downloaded, (unsigned long long)s->counts.computed,
+        (unsigned long long)s->counts.redundant);
+    printf("pyrgrid: %s\n", line);
+}
+
 int pyr_cli_run(int argc, char **argv)
 {
     pyr_cli_config_t cfg;
@@ -394,35 +447,10 @@ int pyr_cli_run(int argc, char **argv)
     for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
     if (failed) return fail(failed);
 
-    char grid[96];
-    if (p->dims == 1) snprintf(grid, sizeof grid, "%lld", (long long)p->n[0]);
-    else if (p->dims == 2) snprintf(grid, sizeof grid, "%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
-    else snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
-    char how[96] = "";
-    if (info.method != PYR_METHOD_NAIVE && info.method != PYR_METHOD_LONGVECTOR) /* those keep the whole grid */
-        snprintf(how, sizeof how, " %s height=%lld", pyr_decomp_name(info.decomposition), (long long)info.height);
-    char stop[160] = "";
-    if (ri.checked)
-        snprintf(stop, sizeof stop, " change=%.6g%s", ri.change,
-                 p->poisson.tolerance > 0 ? (ri.converged ? " converged=yes" : " converged=no") : "");
-    char from[64] = "";
-    if (cfg.out.start_step > 0) snprintf(from, sizeof from, " from=%lld", (long long)cfg.out.start_step);
-    /* several devices: parts, H and the halo traffic */
-    char parts[160] = "";
-    if (ri.parts > 1)
-        snprintf(parts, sizeof parts, " parts=%d H=%lld exchanges=%lld halo_sent=%llu halo_received=%llu", ri.parts, (long long)ri.exchange_height,
-                 (long long)ri.exchanges, (unsigned long long)ri.halo_sent, (unsigned long long)ri.halo_received);
-    /* how the host grid was reached; a failed registration is a notice (the run was slower) */
-    char host[64] = "";
-    if (ri.host_memory == PYR_HOST_PIN) snprintf(host, sizeof host, " host=pinned(%.1fs+%.1fs)", ri.pin_seconds, ri.unpin_seconds);
-    else if (ri.host_memory == PYR_HOST_STAGE) snprintf(host, sizeof host, " host=staged");
     if (ri.host_memory == PYR_HOST_STAGE && info.host_memory == PYR_HOST_PIN && !quiet) fprintf(stderr, "pyrgrid: notice: %s\n", ri.host_note);
-    printf("pyrgrid: %smethod=%s%s%s backend=%s grid=%s %s %s=%lld%s%s%s seconds=%.3f Gcell/s=%.3f uploaded=%llu downloaded=%llu "
-           "computed=%llu redundant=%llu\n",
-           p->equation == PYR_EQ_HEAT ? "" : "equation=poisson ", pyr_method_name(info.method), how, parts, pyr_backend_name(info.backend), grid,
-           pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri.steps, from, stop, host, secs,
-           gcells, (unsigned long long)cnt.uploaded, (unsigned long long)cnt.downloaded,
-           (unsigned long long)cnt.computed, (unsigned long long)cnt.redundant);
+    pyr_cli_summary_t sum = {.problem = p, .plan = &info, .backend = info.backend, .run = &ri, .counts = cnt, .halo_sent = ri.halo_sent,
+                             .halo_received = ri.halo_received, .from = cfg.out.start_step, .seconds = secs, .gcells = gcells};
+    pyr_cli_print_summary(&sum);
     if (not_converged) {
         fprintf(stderr,
                 "pyrgrid: error: did not converge: after %lld sweeps (the most, scheme.iterations) a sweep still changes u by "

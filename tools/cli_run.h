@@ -24,6 +24,22 @@ typedef struct {
  * (pyr_problem_file_load, pyr_problem_file_read_inputs) into cfg. */
 pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const char *const *sets, int nsets);
 
+/* What a run's one summary line says (pyr_cli_print_summary, cli_run.c):
+ * every path of `pyrgrid run` (one process or MPI ranks, every scheme)
+ * prints it in the one format docs/cli.md describes. */
+typedef struct {
+    const pyr_problem_t *problem;
+    const pyr_plan_info_t *plan; /* the method and its decomposition; NULL where no plan is at hand (MPI ranks) */
+    pyr_backend_kind_t backend;
+    const pyr_run_info_t *run;   /* steps, the stopping test, parts and H, how the host grid was reached */
+    int ranks;                   /* MPI ranks, 0 in one process */
+    pyr_counters_t counts;       /* summed over the ranks */
+    uint64_t halo_sent, halo_received;
+    int64_t from;                /* the restart's step (0: none) */
+    double seconds, gcells;
+} pyr_cli_summary_t;
+void pyr_cli_print_summary(const pyr_cli_summary_t *s);
+
 /* Run a parsed and validated Maxwell problem (cli_maxwell.c); report:
  * --report's path, or NULL; returns the exit status. */
 int pyr_cli_run_maxwell(pyr_cli_config_t *cfg, int quiet, const char *report);
