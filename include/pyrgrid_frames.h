@@ -7,11 +7,15 @@
  *  1. shift: the frame's global shift s_t = (dx, dy) against the reference
  *     (frame 0, or a rolling reference in frame 0's coordinates), such that
  *     frame_t(x) = reference(x - s_t).  A coarse integer start by phase
- *     correlation, then the article's gradient least-squares formula iterated
- *     with sub-pixel (Fourier) resampling of the frame until the step is below
- *     `tolerance`.  Both images are smoothed by the article's 5-point average and
- *     the gradients are those of the smoothed reference, so that a frame equal
- *     to the reference gives exactly zero shift (see frames_math.h).
+ *     correlation, the article's gradient least-squares formula iterated over
+ *     the spectrum (the frame seen as periodic), then refined over the
+ *     interior: the frame registered at the estimate (Fourier resampling) and
+ *     the formula's sums taken over the pixels `border` or more from every
+ *     edge and not near a masked pixel, until the step is below `tolerance`,
+ *     so that frames whose edges do not wrap (a camera's) shift accurately.
+ *     Both images are smoothed by the article's 5-point average and the
+ *     gradients are those of the smoothed reference, so that a frame equal to
+ *     the reference gives exactly zero shift (see frames_math.h).
  *  2. weights: the frame is predicted from its N = `history` predecessors,
  *     b_t = sum_k a_k h_{t-k}, with (R + eps E) a = rho, R_kl = <h_k, h_l>,
  *     rho_k = <h_k, h_t>, over the frame less a border.  R is kept as a ring
@@ -22,18 +26,29 @@
  *     frames where they are and models a(t) as a polynomial in the frames'
  *     relative shifts (the article's shift-aware weights), fitted over the last
  *     `poly_window` frames with the eps E term; weights = plain uses neither.
+ *     A background c0 + c1 x + c2 y fitted over the interior is taken out of
+ *     every frame first, so a bias (pedestal) or a sky that drifts reaches
+ *     neither R nor the weights.
  *  3. residual: e_t = h_t - b_t (align: in the reference's coordinates).
  *  4. detection: a matched filter (Gaussian PSF of `psf_fwhm`) of e_t divided
- *     by its noise, sigma^2 = A * (K^2 * b_t) + C (photon + read noise, A and
- *     C fitted over the last `noise_frames` frames); local maxima above
+ *     by its noise, sigma^2 = A * (K^2 * (b_t + background)) + C (photon + read
+ *     noise, A and C fitted over the last `noise_frames` frames, C of any sign
+ *     so that a bias is absorbed); local maxima above
  *     `threshold` are candidates.  Their pixels (within `clean_radius`) are
  *     replaced in the history by the prediction b_t, so that a slow mover does
  *     not subtract itself from the frames after it.
  *
  * Sums over pixels are taken per tile of rows in double and combined in a
  * fixed order on both backends; CPU and CUDA agree to the tolerance stated in
- * docs/frames.md#backends (their FFTs round differently).  Non-finite pixels are replaced by
- * the frame's mean, excluded from detection, and counted.
+ * docs/frames.md#backends (their FFTs round differently).
+ *
+ * Masked pixels: those not finite, at or above `saturation`, in the caller's
+ * mask (pyr_frames_set_mask) or found by `badpixels` = auto (hot, dead and
+ * stuck pixels of the first frames).  Each takes the reference's value there
+ * (moved to the frame) plus the local level difference before the frame is
+ * registered, and is left out of the shift's sums, of detection (residual 0
+ * within 2 pixels of where it lands) and of the history (it takes the
+ * prediction there); they are counted (`masked`).  docs/frames.md#masks.
  *
  * This header is not included by pyrgrid.h; include it after it. */
 #ifndef PYRGRID_FRAMES_H
@@ -81,6 +96,8 @@ typedef struct {
     pyr_backend_kind_t backend; /* auto: cuda when a GPU is usable */
     int device;           /* GPU index */
     int threads;          /* CPU threads, 0 = all */
+    double saturation;    /* pixels at or above this level (input units) are masked; 0: none (0) */
+    int badpixels;        /* 1 (auto): mask hot, dead and stuck pixels found in the first 5 frames; 0 (none) (0) */
 } pyr_frames_options_t;
 
 PYR_API void pyr_frames_options_default(pyr_frames_options_t *options);
@@ -121,7 +138,7 @@ typedef struct {
     int history_used;       /* frames in the prediction */
     double epsilon_used;
     const float *weights;   /* history_used weights a_1 (previous frame) .. */
-    int64_t masked;         /* non-finite input pixels replaced */
+    int64_t masked;         /* masked pixels of the frame (non-finite, saturated, in a mask) */
     int64_t cleaned;        /* history pixels replaced by the prediction */
     int detecting;          /* 0 during the warm-up */
     double noise_a, noise_c; /* noise model of the matched filter: var = a * x + c */
@@ -156,6 +173,12 @@ PYR_API pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_
  * stops the run with PYR_ERR_NUMERIC, naming the frame, from either call. */
 PYR_API pyr_status_t pyr_frames_push(pyr_frames_t *frames, const void *frame, pyr_frames_dtype_t type, float *residual_out);
 PYR_API pyr_status_t pyr_frames_finish(pyr_frames_t *frames);
+/* A static mask of bad pixels (nx*ny bytes, nonzero = bad, in the frames'
+ * own pixel coordinates) for the frames pushed after the call; it is copied.
+ * NULL removes the caller's mask (the pixels found by badpixels = auto stay
+ * masked).  Masked pixels are left out of the shift sums, the whitening fits
+ * and detection; see the top of this file. */
+PYR_API pyr_status_t pyr_frames_set_mask(pyr_frames_t *frames, const uint8_t *mask);
 /* Register host memory (input frames or residual buffers) for direct
  * transfers on the GPU; a no-op on the CPU.  Unregistered on destroy. */
 PYR_API pyr_status_t pyr_frames_pin(pyr_frames_t *frames, void *host, size_t bytes);

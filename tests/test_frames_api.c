@@ -237,6 +237,86 @@ static void scale_sweep(void)
     CHECK(run.n == 2 && run.nonfinite == 0, "%d frames delivered before it, %d non-finite values", run.n, run.nonfinite);
 }
 
+/* Bad pixels (issue: frames on real camera frames): the keys, and a dead
+ * column reading garbage plus hot pixels, given as a static mask
+ * (pyr_frames_set_mask) and by a saturation level: no candidate near them,
+ * no NaN, the masked pixels counted, the same for 1 and 2 threads. */
+typedef struct {
+    int n, near_bad, nonfinite;
+    double dx[32], dy[32];
+    float res[32][NX * NY];
+} mask_run_t;
+
+static pyr_status_t mask_collect(void *user, const pyr_frames_result_t *r)
+{
+    mask_run_t *c = user;
+    int t = (int)r->frame;
+    c->dx[t] = r->dx;
+    c->dy[t] = r->dy;
+    memcpy(c->res[t], r->residual, sizeof c->res[0]);
+    for (int64_t i = 0; i < NX * NY; i++) c->nonfinite += !isfinite(r->residual[i]);
+    for (int j = 0; j < r->ncandidates; j++) {
+        double x = r->candidates[j].x + r->dx; /* back in the frame's pixels */
+        if (fabs(x - 40) < 4 || (fabs(x - 70) < 4 && fabs(r->candidates[j].y + r->dy - 30) < 4)) c->near_bad++;
+    }
+    c->n++;
+    return PYR_OK;
+}
+
+static void masks_and_keys(void)
+{
+    pyr_frames_options_t *ko = NULL;
+    CHECK_OK(pyr_frames_options_create(&ko));
+    CHECK_OK(pyr_frames_options_set(ko, "saturation", "none"));
+    CHECK(ko->saturation == 0, "saturation = none gives %g", ko->saturation);
+    CHECK_OK(pyr_frames_options_set(ko, "frames.saturation", "60000"));
+    CHECK(ko->saturation == 60000, "saturation = 60000 gives %g", ko->saturation);
+    CHECK_FAILS(pyr_frames_options_set(ko, "saturation", "-3"), PYR_ERR_CONFIG, "frames.saturation");
+    CHECK_OK(pyr_frames_options_set(ko, "badpixels", "auto"));
+    CHECK(ko->badpixels == 1, "badpixels = auto gives %d", ko->badpixels);
+    CHECK_FAILS(pyr_frames_options_set(ko, "badpixels", "sometimes"), PYR_ERR_CONFIG, "none | auto");
+    pyr_frames_options_destroy(&ko);
+    CHECK_FAILS(pyr_frames_set_mask(NULL, NULL), PYR_ERR_ARG, "NULL");
+
+    enum { MT = 16 };
+    static float seq[MT][NX * NY];
+    static uint8_t mask[NX * NY];
+    for (int y = 0; y < NY; y++) mask[y * NX + 40] = 1;
+    for (int t = 0; t < MT; t++) {
+        double sx = t ? (urand() - 0.5) * 4 : 0, sy = t ? (urand() - 0.5) * 4 : 0;
+        star_field(seq[t], sx, sy, 3.0);
+        for (int y = 0; y < NY; y++) seq[t][y * NX + 40] = (float)(1e6 * urand()); /* a column reading garbage */
+        seq[t][30 * NX + 70] = 5e5f;                                                /* a hot pixel, saturated */
+    }
+    pyr_frames_options_t o;
+    pyr_frames_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.border = 8;
+    o.history = 6;
+    o.saturation = 1e5;
+    static mask_run_t m1, m2;
+    mask_run_t *ms[2] = {&m1, &m2};
+    for (int k = 0; k < 2; k++) {
+        o.threads = k + 1;
+        pyr_frames_t *f = NULL;
+        CHECK_OK(pyr_frames_create(NX, NY, &o, mask_collect, ms[k], &f));
+        if (!f) return;
+        CHECK_OK(pyr_frames_set_mask(f, mask));
+        for (int t = 0; t < MT; t++) CHECK_OK(pyr_frames_push(f, seq[t], PYR_FRAMES_F32, NULL));
+        CHECK_OK(pyr_frames_finish(f));
+        pyr_frames_stats_t st;
+        pyr_frames_get_stats(f, &st);
+        CHECK(st.masked_pixels == (int64_t)MT * (NY + 1), "%lld pixels masked, expected %d", (long long)st.masked_pixels,
+              MT * (NY + 1));
+        pyr_frames_destroy(&f);
+    }
+    printf("a garbage column (masked) and a saturated hot pixel: %d candidates near them, %d non-finite values\n", m1.near_bad,
+           m1.nonfinite);
+    CHECK(m1.n == MT && m1.near_bad == 0 && m1.nonfinite == 0, "masked pixels: %d frames, %d candidates near them, %d NaN", m1.n,
+          m1.near_bad, m1.nonfinite);
+    CHECK(!memcmp(m1.res, m2.res, sizeof m1.res) && !memcmp(m1.dx, m2.dx, sizeof m1.dx), "masked run: 1 and 2 threads differ");
+}
+
 int main(void)
 {
     fits_roundtrip();
@@ -292,6 +372,7 @@ int main(void)
     CHECK(!memcmp(c1.res, c2.res, sizeof c1.res) && !memcmp(c1.dx, c2.dx, sizeof c1.dx), "1 and 2 threads differ");
 
     scale_sweep();
+    masks_and_keys();
 
     /* identical frames: R is singular but for the eps term; no NaN (collect checks) */
     o.threads = 0;

@@ -6,7 +6,12 @@
  * multiplied by 1e-20 .. 1e20 (reliability review M7): the GPU gives the
  * results of scale 1 (shifts within 1e-4 px, the same candidates, the
  * residual scaled, no NaN) and agrees with the CPU at each scale.  cuFFT is
- * loaded by the first GPU pipeline, not at start.  Exits 77 without a GPU.
+ * loaded by the first GPU pipeline, not at start.  And the paths of real
+ * camera frames (a bias, a sky that varies, a dead column given as a mask,
+ * saturated hot pixels, badpixels = auto, non-periodic frames): the refined
+ * shifts, the refill of masked pixels, the background term and the noise
+ * model's free offset agree, and no candidate lies near a bad pixel on
+ * either backend.  Exits 77 without a GPU.
  *   test_frames_gpu [--probe]   (--probe: only exit 0 with a GPU, 77 without) */
 #include <math.h>
 #include <stdint.h>
@@ -69,6 +74,11 @@ static int mapped(const char *name)
     return found;
 }
 
+/* the real-data options of the next runs: a static mask, a saturation level, badpixels */
+static const uint8_t *run_mask;
+static double run_saturation;
+static int run_badpixels;
+
 static void run(pyr_backend_kind_t b, pyr_frames_weights_t w, const void *seq, pyr_frames_dtype_t type, collect_t *c, double *secs)
 {
     pyr_frames_options_t o;
@@ -76,9 +86,12 @@ static void run(pyr_backend_kind_t b, pyr_frames_weights_t w, const void *seq, p
     o.backend = b;
     o.weights = w;
     o.history = 12;
+    o.saturation = run_saturation;
+    o.badpixels = run_badpixels;
     pyr_frames_t *f = NULL;
     CHECK_OK(pyr_frames_create(NX, NY, &o, collect, c, &f));
     if (!f) return;
+    if (run_mask) CHECK_OK(pyr_frames_set_mask(f, run_mask));
     size_t frame = (size_t)NX * NY * (type == PYR_FRAMES_F32 ? sizeof(float) : sizeof(uint16_t));
     for (int t = 0; t < T; t++) CHECK_OK(pyr_frames_push(f, (const char *)seq + (size_t)t * frame, type, NULL));
     CHECK_OK(pyr_frames_finish(f));
@@ -168,6 +181,83 @@ static void scales(const uint16_t *seq, double fmx)
     free(cpu.res);
 }
 
+/* The frames with a bias of 2000, a sky gradient that turns, a dead column
+ * (x = 150, a mask), hot pixels above the saturation level (and found by
+ * badpixels = auto): CPU and GPU agree, and neither reports a candidate near
+ * a bad pixel. */
+static void real_paths(const uint16_t *seq)
+{
+    size_t n = (size_t)T * NX * NY;
+    uint16_t *s2 = malloc(n * sizeof *s2);
+    static uint8_t mask[NX * NY];
+    int hot[10][2];
+    for (int k = 0; k < 10; k++) {
+        hot[k][0] = 20 + (int)(urand() * (NX - 40));
+        hot[k][1] = 20 + (int)(urand() * (NY - 40));
+    }
+    for (int y = 0; y < NY; y++) mask[y * NX + 150] = 1;
+    double fmx = 0;
+    for (int t = 0; t < T; t++) {
+        double ph = 6.283185307179586 * t / T;
+        for (int y = 0; y < NY; y++)
+            for (int x = 0; x < NX; x++) {
+                size_t i = (size_t)t * NX * NY + (size_t)y * NX + x;
+                double sky = 60 * cos(ph) * (x - NX / 2.0) / NX + 60 * sin(ph) * (y - NY / 2.0) / NY;
+                double v = x == 150 ? 0 : seq[i] + 2000 + sky;
+                s2[i] = (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v + 0.5);
+            }
+        for (int k = 0; k < 10; k++) s2[(size_t)t * NX * NY + (size_t)hot[k][1] * NX + hot[k][0]] = 60000;
+    }
+    for (size_t i = 0; i < n; i++) fmx = s2[i] < 60000 && s2[i] > fmx ? s2[i] : fmx;
+    static collect_t a, b;
+    a.res = malloc(n * sizeof(float));
+    b.res = malloc(n * sizeof(float));
+    double ta, tb;
+    run_mask = mask;
+    run_saturation = 50000;
+    run_badpixels = 1;
+    run(PYR_BACKEND_CPU, PYR_FRAMES_ALIGN, s2, PYR_FRAMES_U16, &a, &ta);
+    run(PYR_BACKEND_CUDA, PYR_FRAMES_ALIGN, s2, PYR_FRAMES_U16, &b, &tb);
+    run_mask = NULL;
+    run_saturation = 0;
+    run_badpixels = 0;
+    double dshift = 0, dres = 0;
+    int cand_cpu = 0, cand_gpu = 0, cand_match = 0, near = 0;
+    for (int t = 0; t < T; t++) {
+        dshift = fmax(dshift, fmax(fabs(a.dx[t] - b.dx[t]), fabs(a.dy[t] - b.dy[t])));
+        for (size_t i = (size_t)t * NX * NY; i < (size_t)(t + 1) * NX * NY; i++) dres = fmax(dres, fabs(a.res[i] - b.res[i]));
+        cand_cpu += a.ncand[t];
+        cand_gpu += b.ncand[t];
+        collect_t *cs[2] = {&a, &b};
+        for (int q = 0; q < 2; q++)
+            for (int i = 0; i < cs[q]->ncand[t] && i < 64; i++) {
+                double x = cs[q]->cand[t][i].x + cs[q]->dx[t], y = cs[q]->cand[t][i].y + cs[q]->dy[t];
+                int bad = fabs(x - 150) < 3;
+                for (int k = 0; k < 10; k++) bad |= fabs(x - hot[k][0]) < 3 && fabs(y - hot[k][1]) < 3;
+                near += bad;
+            }
+        for (int i = 0; i < a.ncand[t] && i < 64; i++)
+            for (int j = 0; j < b.ncand[t] && j < 64; j++)
+                if (fabs(a.cand[t][i].x - b.cand[t][j].x) < 0.05 && fabs(a.cand[t][i].y - b.cand[t][j].y) < 0.05) {
+                    cand_match++;
+                    break;
+                }
+    }
+    printf("real-data paths (bias, varying sky, masked column, saturated hot pixels, badpixels = auto): max |shift diff| "
+           "%.2e px, max |residual diff| %.3g (%.2e of the frames' max), candidates CPU %d GPU %d matched %d, %d near bad "
+           "pixels, non-finite CPU %lld GPU %lld\n",
+           dshift, dres, dres / fmx, cand_cpu, cand_gpu, cand_match, near, (long long)a.nonfinite, (long long)b.nonfinite);
+    CHECK(dshift < 1e-3, "real-data paths: shifts differ by %.3g px", dshift);
+    CHECK(dres < 1e-4 * fmx, "real-data paths: residuals differ by %.3g (> 1e-4 of %.0f)", dres, fmx);
+    CHECK(abs(cand_cpu - cand_gpu) <= 1 + cand_cpu / 50 && cand_match >= cand_cpu - 1 - cand_cpu / 50,
+          "real-data paths: candidates CPU %d GPU %d matched %d", cand_cpu, cand_gpu, cand_match);
+    CHECK(cand_cpu > 0 && near == 0, "real-data paths: %d candidates (the mover), %d near bad pixels", cand_cpu, near);
+    CHECK(a.nonfinite == 0 && b.nonfinite == 0, "real-data paths: non-finite residual values");
+    free(a.res);
+    free(b.res);
+    free(s2);
+}
+
 int main(int argc, char **argv)
 {
     if (pyr_gpu_count() == 0) {
@@ -249,6 +339,7 @@ int main(int argc, char **argv)
         free(b.res);
     }
     scales(seq, fmx);
+    real_paths(seq);
     free(seq);
     return check_report();
 }

@@ -293,12 +293,15 @@ class FramesResult:
     notice: str = ""
 
 
-def frames(stack, *, progress=None, **options):
+def frames(stack, *, progress=None, mask=None, **options):
     """Shifts, temporal whitening and detection of faint movers over a
     sequence of frames (include/pyrgrid_frames.h): ``stack`` is (T, ny, nx)
     of float32, uint16 or int16 (others are converted to float32 with a
     CopyWarning).  Keywords are the keys of the [frames] section (history,
     weights, threshold, psf_fwhm, clean, backend, threads, ...).
+    ``mask`` (ny, nx), nonzero = bad pixel: left out of the shifts, the
+    whitening and detection in every frame (with frames.badpixels = auto,
+    frames.saturation and NaN pixels; docs/frames.md#masks).
     ``progress(frame, frames)`` is called per frame; returning False cancels.
     Ctrl-C stops the sequence after the frame in hand (KeyboardInterrupt;
     ``stack`` is not changed)."""
@@ -313,6 +316,11 @@ def frames(stack, *, progress=None, **options):
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
     t, ny, nx = a.shape
+    if mask is not None:
+        m = np.asarray(mask)
+        if m.shape != (ny, nx):
+            raise ArgumentError(f"mask has shape {m.shape}; it must be one frame's, ({ny}, {nx}), nonzero for bad pixels")
+        mask = np.ascontiguousarray(m != 0, dtype=np.uint8)
     for name in ("pyr_frames_result_t", "pyr_frames_candidate_t", "pyr_frames_stats_t"):
         _lib.check_struct(name)
     opts = ctypes.c_void_p()
@@ -354,6 +362,10 @@ def frames(stack, *, progress=None, **options):
                 return 15
         fn = _lib.FRAMES_SINK(sink)
         check(lib.pyr_frames_create(nx, ny, opts, fn, None, ctypes.byref(handle)))
+        if mask is not None:
+            set_mask = lib.pyr_frames_set_mask
+            set_mask.restype, set_mask.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]
+            check(set_mask(handle, ctypes.c_void_p(mask.ctypes.data)))
         status = 0
         pushed = 0
         # Ctrl-C stops the sequence between frames (seen by the sink, or between pushes)

@@ -42,7 +42,24 @@ struct pyr_frames {
     pyr_frames_stats_t st;
     char notice[768];
     int failed;
+    /* masked pixels (detector coordinates): the caller's mask and the hot,
+     * dead and stuck pixels found in the first frames; such pixels and those
+     * at or above the saturation level reach the implementation as NaN */
+    uint8_t *mask;    /* nx*ny, or NULL while nothing is masked */
+    int64_t nmask;    /* pixels the mask marks */
+    uint8_t *user_mask; /* the caller's (pyr_frames_set_mask), or NULL */
+    float *conv;      /* the frame as float with its masked pixels NaN */
+    float *prev;      /* the previous frame, for the stuck-pixel test */
+    uint8_t *same;    /* frames in a row a pixel kept its value */
+    uint8_t *seen;    /* frames in which a pixel was found bad */
+    uint8_t *flag;    /* found bad in this frame */
+    int64_t nflag;
+    int64_t t;        /* frames pushed */
 };
+
+/* Frames the automatic bad-pixel search looks at: a pixel is bad from the
+ * frame it is found in on. */
+#define FR_AUTO_FRAMES 5
 
 void pyr_frames_options_default(pyr_frames_options_t *o)
 {
@@ -69,6 +86,8 @@ void pyr_frames_options_default(pyr_frames_options_t *o)
     o->backend = PYR_BACKEND_AUTO;
     o->device = 0;
     o->threads = 0;
+    o->saturation = 0;
+    o->badpixels = 0;
 }
 
 const char *pyr_frames_weights_name(pyr_frames_weights_t w)
@@ -125,6 +144,12 @@ pyr_status_t pyr_frames_options_validate(const pyr_frames_options_t *o)
     if (o->max_candidates < 0)
         return pyr_fail(PYR_ERR_CONFIG, "frames.max_candidates = %d must not be negative", o->max_candidates);
     if (o->threads < 0) return pyr_fail(PYR_ERR_CONFIG, "frames.threads = %d must not be negative (0: all cores)", o->threads);
+    if (!(o->saturation >= 0) || !isfinite(o->saturation))
+        return pyr_fail(PYR_ERR_CONFIG, "frames.saturation = %g must be a level in the data's units (ADU), or 0 / none for no "
+                                        "saturation level",
+                        o->saturation);
+    if (o->badpixels != 0 && o->badpixels != 1)
+        return pyr_fail(PYR_ERR_CONFIG, "frames.badpixels = %d must be 1 (auto) or 0 (none)", o->badpixels);
     return PYR_OK;
 }
 
@@ -235,13 +260,150 @@ pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_
     return PYR_OK;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The frame's pixel noise, robustly: the median of |v - (left + right) / 2|
+ * over a sample of pixels, as a Gaussian's sigma. */
+static double noise_sigma(const float *v, int64_t nx, int64_t ny)
+{
+    int64_t cap = 20000, n = 0, step = (nx - 2) * (ny - 2) / cap + 1;
+    double *d = malloc((size_t)cap * sizeof *d);
+    if (!d) return 0;
+    for (int64_t k = 0; n < cap; k += step) {
+        int64_t y = 1 + k / (nx - 2), x = 1 + k % (nx - 2);
+        if (y >= ny - 1) break;
+        int64_t i = y * nx + x;
+        double a = (double)v[i] - 0.5 * ((double)v[i - 1] + (double)v[i + 1]);
+        if (isfinite(a)) d[n++] = fabs(a);
+    }
+    double sigma = 0;
+    if (n) {
+        qsort(d, (size_t)n, sizeof *d, cmp_double);
+        sigma = 1.4826 * d[n / 2] / sqrt(1.5);
+    }
+    free(d);
+    return sigma;
+}
+
+/* Hot, dead and stuck pixels of frame v (as float): a pixel more than 8
+ * sigma above the third highest of its 8 neighbours whose middle ones (third
+ * highest less third lowest) span less than 0.15 of its height above the
+ * third lowest: its neighbours are flat sky, where a star's (sampled with a
+ * FWHM of 1.2 pixels or more) follow its peak; or more than 5 sigma and
+ * half the span below the third lowest (a band-limited image has no such
+ * pits, even in a star; two bad neighbours, as in a dead column, do not hide
+ * it); or a pixel that kept its value exactly over the
+ * first frames while the frames have noise.  Marked in f->flag for this
+ * frame, and in f->mask (every later frame) once found in two frames. */
+static void find_bad_pixels(pyr_frames_t *f, const float *v)
+{
+    int64_t nx = f->s.nx, ny = f->s.ny;
+    double sigma = noise_sigma(v, nx, ny);
+    memset(f->flag, 0, (size_t)(nx * ny));
+    f->nflag = 0;
+    if (!(sigma > 0)) return;
+    float lim = (float)(8.0 * sigma), lim_low = (float)(5.0 * sigma);
+    for (int64_t y = 1; y < ny - 1; y++)
+        for (int64_t x = 1; x < nx - 1; x++) {
+            int64_t i = y * nx + x;
+            float c = v[i], nb[8] = {v[i - nx - 1], v[i - nx], v[i - nx + 1], v[i - 1],
+                                     v[i + 1],      v[i + nx - 1], v[i + nx], v[i + nx + 1]};
+            int ok = isfinite(c);
+            for (int k = 0; k < 8; k++) ok &= isfinite(nb[k]) ? 1 : 0;
+            if (!ok) continue;
+            for (int k = 1; k < 8; k++) /* insertion sort of 8 */
+                for (int j = k; j > 0 && nb[j] < nb[j - 1]; j--) {
+                    float t = nb[j];
+                    nb[j] = nb[j - 1];
+                    nb[j - 1] = t;
+                }
+            float lo = nb[2], hi = nb[5], spread = hi - lo;
+            int bad = (c - hi > lim && spread < 0.15f * (c - lo)) || (lo - c > lim_low && lo - c > 0.5f * spread);
+            if (f->t > 0) {
+                f->same[i] = c == f->prev[i] ? (uint8_t)(f->same[i] + 1) : 0;
+                if (f->same[i] >= FR_AUTO_FRAMES - 1) bad = 1;
+            }
+            /* in this frame, and from the second frame that shows it on in all (a star
+             * that moves with the jitter shows it once) */
+            if (bad) {
+                f->flag[i] = 1;
+                f->nflag++;
+                if (f->seen[i] < 255) f->seen[i]++;
+            }
+            if (f->seen[i] >= 2 && !f->mask[i]) {
+                f->mask[i] = 1;
+                f->nmask++;
+            }
+        }
+    memcpy(f->prev, v, (size_t)(nx * ny) * sizeof(float));
+}
+
+static float pixel_value(const void *frame, pyr_frames_dtype_t type, int64_t i)
+{
+    return type == PYR_FRAMES_U16 ? (float)((const uint16_t *)frame)[i]
+           : type == PYR_FRAMES_I16 ? (float)((const int16_t *)frame)[i]
+                                    : ((const float *)frame)[i];
+}
+
+pyr_status_t pyr_frames_set_mask(pyr_frames_t *f, const uint8_t *mask)
+{
+    if (!f) return pyr_fail(PYR_ERR_ARG, "pyr_frames_set_mask: frames is NULL");
+    int64_t np = f->s.nx * f->s.ny;
+    if (!mask) {
+        free(f->user_mask);
+        f->user_mask = NULL;
+    } else {
+        if (!f->user_mask && !(f->user_mask = malloc((size_t)np)))
+            return pyr_fail(PYR_ERR_NOMEM, "out of host memory for a mask of %lld pixels", (long long)np);
+        for (int64_t i = 0; i < np; i++) f->user_mask[i] = mask[i] != 0;
+    }
+    return PYR_OK;
+}
+
+/* The frame the implementation gets: the caller's, or (when pixels are
+ * masked, saturated or searched for) a float copy with those pixels NaN. */
+static pyr_status_t mask_frame(pyr_frames_t *f, const void **frame, pyr_frames_dtype_t *type)
+{
+    int64_t np = f->s.nx * f->s.ny;
+    int search = f->s.o.badpixels && f->t < FR_AUTO_FRAMES;
+    double sat = f->s.o.saturation;
+    if (!search && !f->nmask && !f->user_mask && !(sat > 0)) return PYR_OK;
+    if (!f->conv) {
+        f->conv = malloc((size_t)np * sizeof(float));
+        f->mask = calloc((size_t)np, 1);
+        f->prev = malloc((size_t)np * sizeof(float));
+        f->same = calloc((size_t)np, 1);
+        f->seen = calloc((size_t)np, 1);
+        f->flag = calloc((size_t)np, 1);
+        if (!f->conv || !f->mask || !f->prev || !f->same || !f->seen || !f->flag)
+            return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the bad-pixel mask of %lld pixels", (long long)np);
+    }
+    float *v = f->conv;
+    for (int64_t i = 0; i < np; i++) v[i] = pixel_value(*frame, *type, i);
+    f->nflag = 0;
+    if (search) find_bad_pixels(f, v);
+    const uint8_t *um = f->user_mask, *fl = f->nflag ? f->flag : NULL;
+    float nan = NAN;
+    for (int64_t i = 0; i < np; i++)
+        if (f->mask[i] || (fl && fl[i]) || (um && um[i]) || (sat > 0 && v[i] >= sat)) v[i] = nan;
+    *frame = v;
+    *type = PYR_FRAMES_F32;
+    return PYR_OK;
+}
+
 pyr_status_t pyr_frames_push(pyr_frames_t *f, const void *frame, pyr_frames_dtype_t type, float *residual_out)
 {
     if (!f || !frame) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: NULL argument");
     if (f->failed) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: an earlier frame failed; create a new pipeline");
     if ((int)type < 0 || type > PYR_FRAMES_I16) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: unknown pixel type %d", (int)type);
     double t0 = pyr_now_s();
-    pyr_status_t st = f->impl->push(f->run, frame, type, residual_out, deliver, f);
+    pyr_status_t st = mask_frame(f, &frame, &type);
+    if (st == PYR_OK) st = f->impl->push(f->run, frame, type, residual_out, deliver, f);
+    f->t++;
     f->st.seconds += pyr_now_s() - t0;
     if (st != PYR_OK) f->failed = 1;
     return st;
@@ -290,6 +452,13 @@ void pyr_frames_destroy(pyr_frames_t **frames)
     if (!frames || !*frames) return;
     pyr_frames_t *f = *frames;
     f->impl->destroy(f->run);
+    free(f->mask);
+    free(f->user_mask);
+    free(f->conv);
+    free(f->prev);
+    free(f->same);
+    free(f->seen);
+    free(f->flag);
     free(f);
     *frames = NULL;
 }

@@ -16,7 +16,7 @@
 static const char *const keys[] = {"history", "epsilon", "weights", "poly_degree", "poly_window", "reference",
                                    "reference_every", "coarse", "max_iterations", "tolerance", "border", "threshold",
                                    "psf_fwhm", "clean", "clean_radius", "clean_threshold", "noise_frames", "warmup", "max_candidates",
-                                   "backend", "device", "threads", "input", "residual", "shifts", "candidates",
+                                   "saturation", "badpixels", "backend", "device", "threads", "input", "residual", "shifts", "candidates",
                                    "snr_image", "max_snr", "mask_bits"};
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -129,6 +129,20 @@ static pyr_status_t set_key(fr_config_t *c, const char *key, const char *v)
     if (IS("noise_frames")) return as_int(key, v, &o->noise_frames);
     if (IS("warmup")) return as_int(key, v, &o->warmup);
     if (IS("max_candidates")) return as_int(key, v, &o->max_candidates);
+    if (IS("saturation")) {
+        if (!strcasecmp(v, "none")) {
+            o->saturation = 0;
+            return PYR_OK;
+        }
+        PYR_TRY(as_double(key, v, &o->saturation));
+        if (!(o->saturation >= 0))
+            return pyr_fail(PYR_ERR_CONFIG, "frames.saturation = \"%s\" must be a level in the data's units (ADU) or none", v);
+        return PYR_OK;
+    }
+    if (IS("badpixels")) {
+        static const char *const b[] = {"none", "auto"};
+        return as_choice(key, v, b, 2, &o->badpixels);
+    }
     if (IS("backend")) {
         static const char *const b[] = {"auto", "cpu", "cuda"};
         PYR_TRY(as_choice(key, v, b, 3, &i));

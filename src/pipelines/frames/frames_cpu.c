@@ -30,6 +30,7 @@ typedef struct {
     float *res_out;
     int64_t *bad, nbad;
     double sx, sy;
+    float bg[3]; /* the background taken out of the frame (remove_background) */
 } fr_pending_t;
 
 typedef struct fr_cpu fr_cpu_t;
@@ -49,6 +50,16 @@ struct fr_cpu {
     double *wx, *wy;            /* sin(omega) tables */
     double *sm;                 /* S^2 per (ky, kx) as separable parts: S depends on both */
     double u, v, w;             /* reference gradient sums */
+    /* the reference in pixels: smoothed (S g) and its gradient (spectral
+     * derivatives of S g), for the shift's refinement over the interior */
+    float *rref, *rgx, *rgy;
+    uint8_t *refbad; /* pixels near the reference's masked pixels */
+    int ref_masked;  /* refbad marks any */
+    uint8_t *sv;     /* pixels of the refinement's sums (interior, away from masked pixels) */
+    float *xt, *yt;  /* background basis: x and y centred, in frame widths */
+    float bg[3], bg0[3]; /* the background last taken out, and frame 0's */
+    int64_t *bad0, nbad0; /* frame 0's masked pixels, repaired from frame 1 */
+    double bg_sxx, bg_syy, bg_n; /* its sums over the interior */
     float *ring;                /* pix_ring frames */
     double *D, *shx, *shy;      /* dot products and shifts, dot_ring rows */
     float *e, *bh, *t1, *t2, *m, *xv, *z, *maxz;
@@ -91,7 +102,10 @@ static void fr_cpu_destroy(fr_cpu_t **cpu)
     fftwf_free(c->G);
     fftwf_free(c->in);
     fftwf_free(c->t1);
-    void *ptrs[] = {c->bad, c->cx, c->sx_, c->cy, c->sy_, c->wx, c->wy, c->sm, c->ring, c->D, c->shx, c->shy,
+    fftwf_free(c->rref);
+    fftwf_free(c->rgx);
+    fftwf_free(c->rgy);
+    void *ptrs[] = {c->bad0, c->refbad, c->sv, c->xt, c->yt, c->bad, c->cx, c->sx_, c->cy, c->sy_, c->wx, c->wy, c->sm, c->ring, c->D, c->shx, c->shy,
                     c->e, c->bh, c->t2, c->m, c->xv, c->z, c->maxz, c->valid, c->part, c->work, c->cand, c->cand_idx, c->chg_idx, c->chg_old, c->pend.bad};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
     free(c);
@@ -111,6 +125,13 @@ static pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
     size_t fb = (size_t)np * sizeof(float);
     c->in = fftwf_alloc_real((size_t)np);
     c->t1 = fftwf_alloc_real((size_t)np);
+    c->rref = fftwf_alloc_real((size_t)np);
+    c->rgx = fftwf_alloc_real((size_t)np);
+    c->rgy = fftwf_alloc_real((size_t)np);
+    c->refbad = calloc((size_t)np, 1);
+    c->sv = malloc((size_t)np);
+    c->xt = malloc((size_t)nx * sizeof(float));
+    c->yt = malloc((size_t)ny * sizeof(float));
     c->F = fftwf_alloc_complex((size_t)c->nch);
     c->X = fftwf_alloc_complex((size_t)c->nch);
     c->G = fftwf_alloc_complex((size_t)c->nch);
@@ -145,7 +166,8 @@ static pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
     c->cand_idx = malloc(FR_DEVICE_CANDIDATES * sizeof *c->cand_idx);
     if (!c->in || !c->t1 || !c->F || !c->X || !c->G || !c->bad || !c->cx || !c->sx_ || !c->cy || !c->sy_ || !c->wx ||
         !c->wy || !c->sm || !c->ring || !c->D || !c->shx || !c->shy || !c->e || !c->bh || !c->t2 || !c->m || !c->xv ||
-        !c->z || !c->maxz || !c->valid || !c->part || !c->work || !c->cand || !c->cand_idx || !c->pend.bad) {
+        !c->z || !c->maxz || !c->valid || !c->part || !c->work || !c->cand || !c->cand_idx || !c->pend.bad ||
+        !c->rref || !c->rgx || !c->rgy || !c->refbad || !c->sv || !c->xt || !c->yt) {
         double mib = (double)(s->pix_ring + 12) * (double)fb / 1048576.0;
         fr_cpu_destroy(&c);
         return pyr_fail(PYR_ERR_NOMEM, "out of host memory for frames of %lld x %lld with history %d (about %.0f MiB); "
@@ -156,6 +178,16 @@ static pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
     c->unit = 1;
     c->inv_unit = 1;
     for (int64_t kx = 0; kx < nh; kx++) c->wx[kx] = sin(fr_omega(kx, nx));
+    {
+        int64_t b = s->o.border;
+        for (int64_t x = 0; x < nx; x++) c->xt[x] = (float)fr_bg_coord(x, nx);
+        for (int64_t y = 0; y < ny; y++) c->yt[y] = (float)fr_bg_coord(y, ny);
+        for (int64_t x = b; x < nx - b; x++) c->bg_sxx += (double)c->xt[x] * c->xt[x];
+        for (int64_t y = b; y < ny - b; y++) c->bg_syy += (double)c->yt[y] * c->yt[y];
+        c->bg_n = (double)(nx - 2 * b) * (double)(ny - 2 * b);
+        c->bg_sxx *= (double)(ny - 2 * b);
+        c->bg_syy *= (double)(nx - 2 * b);
+    }
     for (int64_t ky = 0; ky < ny; ky++) c->wy[ky] = sin(fr_omega(ky, ny));
     for (int64_t ky = 0; ky < ny; ky++)
         for (int64_t kx = 0; kx < nh; kx++) {
@@ -258,7 +290,14 @@ static void ingest(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type)
         if (!isfinite(in[i])) c->bad[c->nbad++] = i;
     c->over = c->nbad - (np - (int64_t)n);
     float fill = n > 0 ? (float)(sum / n * inv) : 0.0f;
-    for (int64_t b = 0; b < c->nbad; b++) in[c->bad[b]] = fill;
+    /* a masked pixel takes the mean of its finite 4-neighbours (the frame's
+     * mean where it has none), so that it leaves no step for the Fourier
+     * shift to spread; the values go to t1 first so that no filled pixel
+     * feeds another */
+    float *fv = c->t1;
+    int64_t nx_ = c->s.nx, ny_ = c->s.ny;
+    for (int64_t b = 0; b < c->nbad; b++) fv[b] = fr_fill_value(in, NULL, nx_, ny_, c->bad[b], fill);
+    for (int64_t b = 0; b < c->nbad; b++) in[c->bad[b]] = fv[b];
 }
 
 /* Phase tables of a shift (x, y): e^{i omega s} per column and per row. */
@@ -424,8 +463,35 @@ static void estimate_shift(fr_cpu_t *c, double *sx, double *sy, int *iters, int 
     *iters = total;
 }
 
+static void shift_spectrum(fr_cpu_t *c, fftwf_complex *src, double sx, double sy, float *h);
+
 /* h = the frame moved by s (h(x) = f(x + s)), from its spectrum. */
-static void register_frame(fr_cpu_t *c, double sx, double sy, float *h)
+static void register_frame(fr_cpu_t *c, double sx, double sy, float *h) { shift_spectrum(c, c->F, sx, sy, h); }
+
+/* The masked pixels of the frame (its shift against the reference about
+ * (sx, sy)) take the reference's values there, moved to the frame
+ * (g(x - s), exact for a band-limited image, where the mean of the
+ * neighbours misses a star's peak by half of it), plus the mean difference
+ * frame - reference over the unmasked pixels of the 5 x 5 box around (a sky
+ * level that moved); then the spectrum again.  A fill that misses would ring
+ * through the frame's Fourier shift far beyond the masked pixels. */
+static void refill_masked(fr_cpu_t *c, double sx, double sy)
+{
+    int64_t nx = c->s.nx, ny = c->s.ny;
+    float *g = c->t2;
+    shift_spectrum(c, c->G, -sx, -sy, g);
+    uint8_t *m = c->sv; /* the masked pixels, flagged */
+    memset(m, 0, (size_t)c->np);
+    for (int64_t i = 0; i < c->nbad; i++) m[c->bad[i]] = 1;
+    float *fv = c->t1;
+    for (int64_t b = 0; b < c->nbad; b++)
+        fv[b] = fr_refill_value(c->in, g, m, nx, ny, c->bad[b]);
+    for (int64_t b = 0; b < c->nbad; b++) c->in[c->bad[b]] = fv[b];
+    fftwf_execute_dft_r2c(c->r2c, c->in, c->F);
+}
+
+/* h(x) = the image of spectrum src at x + s. */
+static void shift_spectrum(fr_cpu_t *c, fftwf_complex *src, double sx, double sy, float *h)
 {
     int64_t nh = c->s.nx / 2 + 1, ny = c->s.ny, np = c->np;
     phase_tables(c, sx, sy);
@@ -435,7 +501,7 @@ static void register_frame(fr_cpu_t *c, double sx, double sy, float *h)
         float cy = c->cy[ky], sy_ = c->sy_[ky];
         for (int64_t kx = 0; kx < nh; kx++) {
             float phr = c->cx[kx] * cy - c->sx_[kx] * sy_, phi = c->cx[kx] * sy_ + c->sx_[kx] * cy;
-            float fr = c->F[ky * nh + kx][0], fi = c->F[ky * nh + kx][1];
+            float fr = src[ky * nh + kx][0], fi = src[ky * nh + kx][1];
             c->X[ky * nh + kx][0] = fr * phr - fi * phi;
             c->X[ky * nh + kx][1] = fr * phi + fi * phr;
         }
@@ -444,6 +510,193 @@ static void register_frame(fr_cpu_t *c, double sx, double sy, float *h)
     float inv = 1.0f / (float)np;
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t i = 0; i < np; i++) h[i] *= inv;
+}
+
+/* The reference in pixels from its spectrum G: S g and its x and y
+ * derivatives (i omega S G, exact for a band-limited image, so that the
+ * refinement converges in a step or two), and the pixels near its masked
+ * ones (the current frame's, moved by its shift (sx, sy)). */
+static void reference_images(fr_cpu_t *c, double sx, double sy)
+{
+    int64_t nx = c->s.nx, ny = c->s.ny, nh = nx / 2 + 1, np = c->np;
+    float *dst[3] = {c->rref, c->rgx, c->rgy};
+    int th = c->s.threads;
+    for (int which = 0; which < 3; which++) {
+#pragma omp parallel for num_threads(th) schedule(static)
+        for (int64_t ky = 0; ky < ny; ky++)
+            for (int64_t kx = 0; kx < nh; kx++) {
+                double re, im;
+                fr_ref_coef(kx, ky, nx, ny, which, c->G[ky * nh + kx][0], c->G[ky * nh + kx][1], &re, &im);
+                c->X[ky * nh + kx][0] = (float)re;
+                c->X[ky * nh + kx][1] = (float)im;
+            }
+        fftwf_execute_dft_c2r(c->c2r, c->X, dst[which]);
+    }
+    memset(c->refbad, 0, (size_t)np);
+    int64_t ox = fr_pixel_shift(sx), oy = fr_pixel_shift(sy);
+    for (int64_t i = 0; i < c->nbad; i++) {
+        int64_t qx = c->bad[i] % nx - ox, qy = c->bad[i] / nx - oy;
+        for (int64_t y = qy - 2; y <= qy + 2; y++)
+            for (int64_t x = qx - 2; x <= qx + 2; x++)
+                if (y >= 0 && y < ny && x >= 0 && x < nx) c->refbad[y * nx + x] = 1;
+    }
+    c->ref_masked = c->nbad > 0;
+}
+
+/* The refinement's sums over the interior (and sv's pixels when given):
+ * d = S h - S g with S h the 5-point average of the registered frame,
+ * p = sum gy d, q = sum gx d, u = sum gx^2, v = sum gx gy, w = sum gy^2;
+ * per tile of rows in double, tiles in order. */
+static void refine_sums(fr_cpu_t *c, const float *h, const uint8_t *sv, double S[5])
+{
+    int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border; /* >= 3 (validated): the 5-point average stays inside */
+    int64_t ntiles = (ny - 2 * b + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
+    const float *r = c->rref, *gx = c->rgx, *gy = c->rgy;
+    int th = c->s.threads;
+    double *part = c->part;
+#pragma omp parallel for num_threads(th) schedule(static)
+    for (int64_t tile = 0; tile < ntiles; tile++) {
+        double acc[5] = {0, 0, 0, 0, 0};
+        int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+        for (int64_t y = ya; y < yb; y++) {
+            double l[5] = {0, 0, 0, 0, 0};
+            for (int64_t x = b; x < nx - b; x++) {
+                int64_t i = y * nx + x;
+                if (sv && !sv[i]) continue;
+                double d = (double)fr_smooth5(h, i, nx) - r[i], ax = gx[i], ay = gy[i];
+                l[0] += ay * d;
+                l[1] += ax * d;
+                l[2] += ax * ax;
+                l[3] += ax * ay;
+                l[4] += ay * ay;
+            }
+            for (int k = 0; k < 5; k++) acc[k] += l[k];
+        }
+        for (int k = 0; k < 5; k++) part[tile * 5 + k] = acc[k];
+    }
+    for (int k = 0; k < 5; k++) {
+        double v = 0;
+        for (int64_t tile = 0; tile < ntiles; tile++) v += part[tile * 5 + k];
+        S[k] = v;
+    }
+}
+
+/* The shift refined over the interior from the spectral estimate (x, y):
+ * the frame registered at the shift into h, then the paper's step from the
+ * sums over the frame less its border and less the pixels near masked ones
+ * (the frame's, moved with it, and the reference's); repeated while the step
+ * is above the tolerance, at most FR_REFINE_MAX registrations.  h holds the
+ * frame registered at the returned shift.  The spectral sums see the frame as
+ * periodic, so its edges pull them; these see only the interior. */
+static void refine_shift(fr_cpu_t *c, double *sx, double *sy, float *h, int *iters, int *flags)
+{
+    const pyr_frames_options_t *o = &c->s.o;
+    int64_t nx = c->s.nx, ny = c->s.ny;
+    double x = *sx, y = *sy;
+    const uint8_t *sv = NULL;
+    if (c->nbad || c->ref_masked) {
+        int64_t ox = fr_pixel_shift(x), oy = fr_pixel_shift(y);
+        for (int64_t i = 0; i < c->np; i++) c->sv[i] = !c->refbad[i];
+        for (int64_t i = 0; i < c->nbad; i++) {
+            int64_t qx = c->bad[i] % nx - ox, qy = c->bad[i] / nx - oy;
+            for (int64_t yy = qy - 2; yy <= qy + 2; yy++)
+                for (int64_t xx = qx - 2; xx <= qx + 2; xx++)
+                    if (yy >= 0 && yy < ny && xx >= 0 && xx < nx) c->sv[yy * nx + xx] = 0;
+        }
+        sv = c->sv;
+    }
+    for (int k = 0; k < FR_REFINE_MAX; k++) {
+        register_frame(c, x, y, h);
+        double S[5], dx, dy;
+        refine_sums(c, h, sv, S);
+        (*iters)++;
+        if (!fr_shift_step(S[0], S[1], S[2], S[3], S[4], &dx, &dy)) break;
+        if (fabs(dx) < o->tolerance && fabs(dy) < o->tolerance) {
+            *flags &= ~FR_FLAG_NOT_CONVERGED;
+            break;
+        }
+        if (k == FR_REFINE_MAX - 1) {
+            *flags |= FR_FLAG_NOT_CONVERGED;
+            break;
+        }
+        x -= dx;
+        y -= dy;
+    }
+    *sx = x;
+    *sy = y;
+}
+
+/* The background (1, x, y) fitted over the interior and taken out of h (the
+ * whole frame): the whitening then predicts what moves with the sky, and a
+ * bias or a sky level that drifts leaves neither R nor the noise model. */
+static void remove_background(fr_cpu_t *c, float *h)
+{
+    int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
+    int64_t ntiles = (ny - 2 * b + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
+    const float *xt = c->xt, *yt = c->yt;
+    int th = c->s.threads;
+    double *part = c->part;
+#pragma omp parallel for num_threads(th) schedule(static)
+    for (int64_t tile = 0; tile < ntiles; tile++) {
+        double acc[3] = {0, 0, 0};
+        int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+        for (int64_t y = ya; y < yb; y++) {
+            const float *row = h + y * nx;
+            double s0 = 0, s1 = 0;
+            for (int64_t x = b; x < nx - b; x++) {
+                s0 += row[x];
+                s1 += (double)xt[x] * row[x];
+            }
+            acc[0] += s0;
+            acc[1] += s1;
+            acc[2] += (double)yt[y] * s0;
+        }
+        for (int k = 0; k < 3; k++) part[tile * 3 + k] = acc[k];
+    }
+    double m[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+        for (int64_t tile = 0; tile < ntiles; tile++) m[k] += part[tile * 3 + k];
+    float c0 = (float)(m[0] / c->bg_n), c1 = (float)(m[1] / c->bg_sxx), c2 = (float)(m[2] / c->bg_syy);
+    c->bg[0] = c0;
+    c->bg[1] = c1;
+    c->bg[2] = c2;
+#pragma omp parallel for num_threads(th) schedule(static)
+    for (int64_t y = 0; y < ny; y++) {
+        float base = c0 + c2 * yt[y];
+        float *row = h + y * nx;
+        for (int64_t x = 0; x < nx; x++) row[x] -= base + c1 * xt[x];
+    }
+}
+
+static void dots_row(fr_cpu_t *c, int64_t t, int n);
+
+/* Frame 0's masked pixels, which no earlier frame could fill, take the
+ * registered frame 1's values there (h1, before its background is taken
+ * out) plus the local level difference, in the history and in the reference
+ * (its spectrum, with frame 0's background back in, its sums and pixel
+ * images, and R's first row): otherwise their fill would stay in the
+ * history and in every frame's refill. */
+static void repair_first(fr_cpu_t *c, const float *h1)
+{
+    int64_t nx = c->s.nx, ny = c->s.ny;
+    float *h0 = ring_frame(c, 0);
+    uint8_t *m = c->sv;
+    memset(m, 0, (size_t)c->np);
+    for (int64_t i = 0; i < c->nbad0; i++) m[c->bad0[i]] = 1;
+    for (int64_t i = 0; i < c->nbad0; i++) c->t1[i] = fr_refill_value(h0, h1, m, nx, ny, c->bad0[i]);
+    for (int64_t i = 0; i < c->nbad0; i++) h0[c->bad0[i]] = c->t1[i];
+    for (int64_t y = 0; y < ny; y++)
+        for (int64_t x = 0; x < nx; x++)
+            c->t1[y * nx + x] = h0[y * nx + x] + (c->bg0[0] + c->bg0[2] * c->yt[y] + c->bg0[1] * c->xt[x]);
+    fftwf_execute_dft_r2c(c->r2c, c->t1, c->G);
+    reference_sums(c);
+    int64_t *bad = c->bad, nbad = c->nbad;
+    c->bad = c->bad0;
+    c->nbad = c->nbad0;
+    reference_images(c, 0, 0);
+    c->bad = bad;
+    c->nbad = nbad;
+    dots_row(c, 0, 0);
 }
 
 /* Row t of the dot ring: <h_t, h_{t-k}>, k = 0..n, over the frame less its
@@ -485,17 +738,20 @@ static void dots_row(fr_cpu_t *c, int64_t t, int n)
     }
 }
 
-/* Valid pixels of the residual: inside the border, away from replaced
- * non-finite pixels (moved as the frame was, and widened by 2). */
+/* Valid pixels of the residual: inside the border, away from masked pixels
+ * (moved as the frame was, and widened by 2) and from the reference's
+ * (whose estimates stay in the history). */
 static void valid_map(fr_cpu_t *c, double sx, double sy)
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
-    if (c->nbad == 0 && c->valid_plain) return; /* still the border alone */
-    c->valid_plain = c->nbad == 0;
+    if (c->nbad == 0 && !c->ref_masked && c->valid_plain) return; /* still the border alone */
+    c->valid_plain = c->nbad == 0 && !c->ref_masked;
     int th = c->s.threads;
+    const uint8_t *rb = c->ref_masked ? c->refbad : NULL;
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t y = 0; y < ny; y++)
-        for (int64_t x = 0; x < nx; x++) c->valid[y * nx + x] = (y >= b && y < ny - b && x >= b && x < nx - b);
+        for (int64_t x = 0; x < nx; x++)
+            c->valid[y * nx + x] = (y >= b && y < ny - b && x >= b && x < nx - b) && !(rb && rb[y * nx + x]);
     int64_t ox = c->s.align ? fr_pixel_shift(sx) : 0, oy = c->s.align ? fr_pixel_shift(sy) : 0;
     for (int64_t i = 0; i < c->nbad; i++) {
         int64_t qx = c->bad[i] % nx - ox, qy = c->bad[i] / nx - oy;
@@ -506,7 +762,8 @@ static void valid_map(fr_cpu_t *c, double sx, double sy)
 }
 
 /* Matched filter over the frame less its border: m = K * e and
- * x = K^2 * prediction (the noise model's argument). */
+ * x = K^2 * (prediction + background) (the noise model's argument: the
+ * photon noise follows the sky that remove_background took out). */
 static void matched_filter(fr_cpu_t *c)
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
@@ -517,6 +774,8 @@ static void matched_filter(fr_cpu_t *c)
     for (int64_t y = b - r; y < ny - b + r; y++) {
         const float *e = c->e + y * nx, *p = c->bh + y * nx;
         float *o1 = c->t1 + y * nx, *o2 = c->t2 + y * nx;
+        const float *bg = c->pend.bg;
+        float base = bg[0] + bg[2] * c->yt[y];
         /* taps outermost so that x vectorises; each sum still adds its taps in order */
         for (int64_t x = b; x < nx - b; x++) {
             o1[x] = 0;
@@ -526,7 +785,7 @@ static void matched_filter(fr_cpu_t *c)
             float kj = k[j + r], k2j = k2[j + r];
             for (int64_t x = b; x < nx - b; x++) {
                 o1[x] += kj * e[x + j];
-                o2[x] += k2j * p[x + j];
+                o2[x] += k2j * (p[x + j] + (base + bg[1] * c->xt[x + j]));
             }
         }
     }
@@ -550,7 +809,7 @@ static void matched_filter(fr_cpu_t *c)
 
 /* Noise-model sums of one row's valid pixels (|z| < 5 under (A, C) when
  * clip): n, sum x, sum x^2, sum y, sum x y with y = m^2, in 8 lanes. */
-static void noise_row(const float *m, const float *xv, const uint8_t *valid, int64_t x0, int64_t x1, double A, double C, int clip,
+static void noise_row(const float *m, const float *xv, const uint8_t *valid, int64_t x0, int64_t x1, double A, double C, double F, int clip,
                       double acc[FR_NOISE_SUMS])
 {
     double l[FR_NOISE_SUMS][8];
@@ -561,7 +820,7 @@ static void noise_row(const float *m, const float *xv, const uint8_t *valid, int
         for (int j = 0; j < nl; j++) {
             float xx = xv[x + j] > 0 ? xv[x + j] : 0.0f;
             double y2 = (double)m[x + j] * (double)m[x + j];
-            double w = valid[x + j] && !(clip && y2 > 25.0 * (double)fr_noise_var(A, C, xx)) ? 1.0 : 0.0;
+            double w = valid[x + j] && !(clip && y2 > 25.0 * (double)fr_noise_var(A, C, F, xx)) ? 1.0 : 0.0;
             l[0][j] += w;
             l[1][j] += w * xx;
             l[2][j] += w * ((double)xx * xx);
@@ -574,7 +833,7 @@ static void noise_row(const float *m, const float *xv, const uint8_t *valid, int
 }
 
 /* Noise-model sums of this frame, per tile, tiles in order. */
-static void noise_sums(fr_cpu_t *c, double A, double C, int clip, double S[FR_NOISE_SUMS])
+static void noise_sums(fr_cpu_t *c, double A, double C, double F, int clip, double S[FR_NOISE_SUMS])
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
     int64_t ntiles = (ny - 2 * b + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
@@ -584,7 +843,7 @@ static void noise_sums(fr_cpu_t *c, double A, double C, int clip, double S[FR_NO
         double acc[FR_NOISE_SUMS] = {0, 0, 0, 0, 0};
         int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
         for (int64_t y = ya; y < yb; y++)
-            noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, clip, acc);
+            noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, F, clip, acc);
         for (int s = 0; s < FR_NOISE_SUMS; s++) c->part[tile * FR_NOISE_SUMS + s] = acc[s];
     }
     for (int s = 0; s < FR_NOISE_SUMS; s++) {
@@ -623,7 +882,7 @@ int fr_candidate_cmp(const void *a, const void *b)
 /* z = m / sigma on valid pixels (0 elsewhere), the maximum-SNR map, and the
  * local maxima above min(threshold, clean_threshold) in raster order
  * (<= FR_DEVICE_CANDIDATES; the rest are counted in *dropped). */
-static int detect(fr_cpu_t *c, double A, double C, int detecting, int *dropped, double *S)
+static int detect(fr_cpu_t *c, double A, double C, double F, int detecting, int *dropped, double *S)
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
     float k = (float)(c->s.o.threshold < c->s.o.clean_threshold ? c->s.o.threshold : c->s.o.clean_threshold);
@@ -638,12 +897,12 @@ static int detect(fr_cpu_t *c, double A, double C, int detecting, int *dropped, 
         for (int64_t y = ya; y < yb; y++) {
             for (int64_t x = b; x < nx - b; x++) {
                 int64_t i = y * nx + x;
-                float z = c->m[i] / sqrtf(fr_noise_var(A, C, c->xv[i]));
+                float z = c->m[i] / sqrtf(fr_noise_var(A, C, F, c->xv[i]));
                 z = c->valid[i] ? z : 0.0f;
                 c->z[i] = z;
                 if (detecting && z > c->maxz[i]) c->maxz[i] = z;
             }
-            if (S) noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, 1, acc);
+            if (S) noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, F, 1, acc);
         }
         for (int s = 0; s < FR_NOISE_SUMS; s++) c->part[tile * FR_NOISE_SUMS + s] = acc[s];
     }
@@ -834,18 +1093,18 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
     matched_filter(c);
     c->whitened++;
     out->detecting = c->whitened > o->warmup;
-    double S[FR_NOISE_SUMS], A, C;
+    double S[FR_NOISE_SUMS], A, C, F;
     if (!c->noise_ready) {
-        noise_sums(c, 0, 0, 0, S);
-        fr_noise_fit(S, &A, &C);
-        noise_sums(c, A, C, 1, S);
+        noise_sums(c, 0, 0, 0, 0, S);
+        fr_noise_fit(S, &A, &C, &F);
+        noise_sums(c, A, C, F, 1, S);
         for (int i = 0; i < FR_NOISE_SUMS; i++) c->noise[i] = S[i];
         c->noise_ready = 1;
     }
-    fr_noise_fit(c->noise, &A, &C);
+    fr_noise_fit(c->noise, &A, &C, &F);
     out->noise_a = A * c->unit;
     out->noise_c = C * c->unit * c->unit;
-    int ncand = detect(c, A, C, out->detecting, &out->dropped, c->whitened > 1 ? S : NULL);
+    int ncand = detect(c, A, C, F, out->detecting, &out->dropped, c->whitened > 1 ? S : NULL);
     if (c->whitened > 1) {
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
         for (int i = 0; i < FR_NOISE_SUMS; i++) c->noise[i] = lam * c->noise[i] + S[i];
@@ -898,7 +1157,7 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
             nonfinite += fabsf(r) <= FLT_MAX ? 0 : 1;
         }
         out->nonfinite |= nonfinite > 0;
-        if (c->nbad) {
+        if (c->nbad || c->ref_masked) {
 #pragma omp parallel for num_threads(th) schedule(static)
             for (int64_t y = b; y < ny - b; y++)
                 for (int64_t x = b; x < nx - b; x++)
@@ -941,20 +1200,24 @@ static pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype
     fftwf_execute_dft_r2c(c->r2c, c->in, c->F);
     int new_ref = t == 0 || (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0);
     double sx = 0, sy = 0;
+    float *h = ring_frame(c, t);
     if (t == 0) {
         memcpy(c->G, c->F, (size_t)c->nch * sizeof *c->G);
         reference_sums(c);
+        reference_images(c, 0, 0);
         out.iterations = 0;
+        if (s->align) register_frame(c, 0, 0, h);
     } else {
         estimate_shift(c, &sx, &sy, &out.iterations, &out.coarse_used, &out.flags);
+        if (c->nbad) refill_masked(c, sx, sy);
+        /* registered into h (align) or into scratch for the refinement alone */
+        refine_shift(c, &sx, &sy, s->align ? h : c->t2, &out.iterations, &out.flags);
     }
+    if (!s->align) memcpy(h, c->in, (size_t)c->np * sizeof(float));
     c->prev_dx = sx;
     c->prev_dy = sy;
     out.dx = sx;
     out.dy = sy;
-    float *h = ring_frame(c, t);
-    if (s->align) register_frame(c, sx, sy, h);
-    else memcpy(h, c->in, (size_t)c->np * sizeof(float));
     if (new_ref && t > 0) {
         /* the rolling reference: this frame, moved into frame 0's coordinates */
         phase_tables(c, sx, sy);
@@ -968,7 +1231,16 @@ static pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype
                 c->G[ky * nh + kx][1] = fr * phi + fi * phr;
             }
         reference_sums(c);
+        reference_images(c, sx, sy);
     }
+    if (t == 0 && c->nbad) {
+        c->bad0 = malloc((size_t)c->nbad * sizeof *c->bad0);
+        if (c->bad0) memcpy(c->bad0, c->bad, (size_t)c->nbad * sizeof *c->bad0);
+        c->nbad0 = c->bad0 ? c->nbad : 0;
+    }
+    if (t == 1 && c->nbad0) repair_first(c, h);
+    remove_background(c, h);
+    if (t == 0) memcpy(c->bg0, c->bg, sizeof c->bg);
     c->shx[t % s->dot_ring] = sx;
     c->shy[t % s->dot_ring] = sy;
     double t1 = pyr_now_s();
@@ -1007,6 +1279,7 @@ static pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype
     pd->res_out = residual_out;
     pd->sx = sx;
     pd->sy = sy;
+    memcpy(pd->bg, c->bg, sizeof pd->bg);
     int64_t *tmp = pd->bad;
     pd->bad = c->bad;
     pd->nbad = c->nbad;

@@ -97,6 +97,79 @@ FR_HD void fr_phase(int64_t k, int64_t n, double s, float *c, float *sn)
     *sn = (float)sin(w * s);
 }
 
+/* ------------------------------------------------------------ masks, background */
+
+/* The value a masked pixel i takes before the frame is transformed: the mean
+ * of its 4-neighbours that are finite and not masked (bad, when given, flags
+ * masked pixels), or fallback where there are none. */
+FR_HD float fr_fill_value(const float *in, const uint8_t *bad, int64_t nx, int64_t ny, int64_t i, float fallback)
+{
+    int64_t x = i % nx, y = i / nx;
+    int64_t nb[4] = {x > 0 ? i - 1 : -1, x + 1 < nx ? i + 1 : -1, y > 0 ? i - nx : -1, y + 1 < ny ? i + nx : -1};
+    float s = 0;
+    int n = 0;
+    for (int k = 0; k < 4; k++) {
+        int64_t j = nb[k];
+        if (j < 0 || (bad && bad[j]) || !isfinite(in[j])) continue;
+        s += in[j];
+        n++;
+    }
+    return n ? s / (float)n : fallback;
+}
+
+/* The value a masked pixel i of frame f takes from g, the reference moved to
+ * the frame: g there plus the mean of f - g over the pixels of the 5 x 5 box
+ * around i that are not masked (bad flags them). */
+FR_HD float fr_refill_value(const float *f, const float *g, const uint8_t *bad, int64_t nx, int64_t ny, int64_t i)
+{
+    int64_t x = i % nx, y = i / nx;
+    double s = 0;
+    int n = 0;
+    for (int64_t yy = y - 2; yy <= y + 2; yy++)
+        for (int64_t xx = x - 2; xx <= x + 2; xx++) {
+            if (yy < 0 || yy >= ny || xx < 0 || xx >= nx || bad[yy * nx + xx]) continue;
+            s += (double)f[yy * nx + xx] - (double)g[yy * nx + xx];
+            n++;
+        }
+    return g[i] + (n ? (float)(s / n) : 0.0f);
+}
+
+/* The background basis (1, x, y) of the prediction: coordinates centred on
+ * the frame and in units of its width, so that over the interior (a
+ * rectangle centred on the frame) the three are orthogonal and each
+ * coefficient is one sum divided by a fixed one. */
+FR_HD double fr_bg_coord(int64_t x, int64_t n) { return ((double)x - 0.5 * (double)(n - 1)) / (double)n; }
+
+/* The 5-point average of the seed at pixel i (not on the frame's edge). */
+FR_HD float fr_smooth5(const float *h, int64_t i, int64_t nx)
+{
+    return (h[i] + h[i - 1] + h[i + 1] + h[i - nx] + h[i + nx]) * 0.2f;
+}
+
+/* Entry (ky, kx) of the spectrum of the reference's pixel images from its
+ * spectrum G (which: 0 S G, 1 i wx S G, 2 i wy S G), divided by the pixel
+ * count (the c2r transform does not); the derivative is 0 at the Nyquist
+ * entry, whose imaginary part a c2r transform drops. */
+FR_HD void fr_ref_coef(int64_t kx, int64_t ky, int64_t nx, int64_t ny, int which, float gr, float gi, double *re, double *im)
+{
+    double wx = fr_omega(kx, nx), wy = fr_omega(ky, ny);
+    double S = fr_smooth(wx, wy) / ((double)nx * (double)ny);
+    double a = (double)gr * S, b = (double)gi * S;
+    if (which == 0) {
+        *re = a;
+        *im = b;
+        return;
+    }
+    double w = which == 1 ? wx : wy;
+    if ((which == 1 && nx % 2 == 0 && kx == nx / 2) || (which == 2 && ny % 2 == 0 && ky == ny / 2)) w = 0;
+    *re = -w * b;
+    *im = w * a;
+}
+
+/* Shift refinement: at most this many registrations of a frame at the
+ * refined shift (the first at the spectral estimate). */
+#define FR_REFINE_MAX 3
+
 /* ------------------------------------------------------------ weights */
 
 /* Cholesky of A + reg*I (n x n, row-major, leading dimension n) into L (lower,
@@ -279,37 +352,48 @@ FR_HD int fr_psf_taps(double fwhm, float *k, double *sum_sq)
 
 /* ------------------------------------------------------------ noise model */
 
-/* Sums of one frame for the fit m^2 = A x + C over its valid pixels:
+/* Sums of one frame for the fit m^2 = A x + C over its valid pixels (x the
+ * matched filter's K^2 * (prediction + background)):
  * n, sum x, sum x^2, sum y, sum x y (y = m^2).  Accumulated over frames with
  * weight lambda = 1 - 1/noise_frames. */
 #define FR_NOISE_SUMS 5
 
-FR_HD void fr_noise_fit(const double *S, double *A, double *C)
+FR_HD void fr_noise_fit(const double *S, double *A, double *C, double *F)
 {
     double n = S[0], sx = S[1], sxx = S[2], sy = S[3], sxy = S[4];
     if (!(n > 0)) {
         *A = 0;
         *C = 1;
+        *F = 1;
         return;
     }
     double det = n * sxx - sx * sx;
     double a = det > 1e-12 * n * sxx ? (n * sxy - sx * sy) / det : 0.0;
     if (!(a > 0) || !isfinite(a)) a = 0;
+    /* C takes any sign: with a bias (pedestal) in the frames the signal x
+     * starts at the bias, and the read noise is C + A * bias */
     double c = (sy - a * sx) / n;
-    /* the frames are in the sequence's unit (fr_unit), so 1e-30 lies far
-     * below any float data's rounding and keeps the float variance normal */
+    /* the variance's floor; the frames are in the sequence's unit (fr_unit),
+     * so 1e-30 lies far below any float data's rounding and keeps the float
+     * variance normal */
     double floor_ = 1e-3 * sy / n;
-    if (!(c > floor_)) c = floor_ > 1e-30 ? floor_ : 1e-30;
+    if (!(floor_ > 1e-30)) floor_ = 1e-30;
+    /* a C within the floor of zero is the fit's rounding (no bias, little
+     * read noise): the floor, as the variance's least value */
+    if (!isfinite(c) || c > -floor_) c = c > floor_ ? c : floor_;
     *A = a;
     *C = c;
+    *F = floor_;
 }
 
 /* The model's variance at x, in float (a per-pixel expression: float keeps
- * it vectorised on the CPU; both backends evaluate exactly this). */
-FR_HD float fr_noise_var(double A, double C, float x)
+ * it vectorised on the CPU; both backends evaluate exactly this), never below
+ * the floor F. */
+FR_HD float fr_noise_var(double A, double C, double F, float x)
 {
-    float a = (float)A, c = (float)C;
-    return a * (x > 0 ? x : 0.0f) + c;
+    float a = (float)A, c = (float)C, f = (float)F;
+    float v = a * (x > 0 ? x : 0.0f) + c;
+    return v > f ? v : f;
 }
 
 #endif

@@ -68,8 +68,10 @@ struct fstate_t {
     double sx, sy, prev_sx, prev_sy;
     double u, v, w;
     double noise[FR_NOISE_SUMS], S[FR_NOISE_SUMS];
-    double A, C;
+    double A, C, F;
     float a[FR_MAX_HISTORY];
+    float bg[3], bg0[3]; /* the background taken out of this frame, and frame 0's */
+    int rdone;           /* the shift refinement has stopped */
     float fill;
     /* the sequence's unit (fr_unit; 1 until a frame sets it), this frame's
      * RMS in it; rescale: this frame set it, so its pixels are divided now */
@@ -103,6 +105,10 @@ struct fr_cuda {
     float *d_in, *d_ring, *d_bh, *d_t1, *d_t2, *d_m, *d_xv, *d_z, *d_maxz, *d_res[SLOTS], *d_sm;
     float *d_cx, *d_sxt, *d_cy, *d_syt;
     uint8_t *d_bad, *d_valid;
+    float *d_rref, *d_rgx, *d_rgy, *d_xt, *d_yt; /* the reference in pixels; the background basis */
+    uint8_t *d_refbad, *d_sv, *d_bad0;
+    int masked0; /* frame 0 had masked pixels (repaired from frame 1) */
+    double bg_n, bg_sxx, bg_syy;
     cufftComplex *d_F, *d_X, *d_G;
     double *d_D, *d_shx, *d_shy, *d_part, *d_dpart, *d_work, *d_wx, *d_wy;
     int *d_dirty; /* d_wx, d_wy: sin(omega), from the host as on the CPU */
@@ -225,15 +231,199 @@ __global__ void k_fill_value(const double *blk, int nblk, int64_t np, fstate_t *
     }
 }
 
-/* Replaced pixels take the fill value; the frame that set the unit is
- * divided by it (the only frame that takes this pass). */
+/* The frame that set the unit is divided by it (the only frame that takes
+ * this pass). */
 __global__ void k_fill(float *in, const uint8_t *bad, int64_t np, const fstate_t *st)
 {
-    if (st->masked == 0 && !st->rescale) return;
+    if (!st->rescale) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= np) return;
-    if (bad[i]) in[i] = st->fill;
-    else if (st->rescale) in[i] = __fmul_rn(in[i], st->inv_unit);
+    if (!bad[i]) in[i] = __fmul_rn(in[i], st->inv_unit);
+}
+
+/* Masked pixels take the mean of their unmasked 4-neighbours
+ * (frames_math.h fr_fill_value; they read no masked pixel, so the order of
+ * the writes does not matter). */
+__global__ void k_fill_bad(float *in, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *st)
+{
+    if (st->masked == 0) return;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx * ny || !bad[i]) return;
+    in[i] = fr_fill_value(in, bad, nx, ny, i, st->fill);
+}
+
+/* Masked pixels of the frame take the reference moved to it (g) plus the
+ * local level difference (frames_cpu.c refill_masked). */
+__global__ void k_refill(float *in, const float *g, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *st)
+{
+    if (st->masked == 0) return;
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx * ny || !bad[i]) return;
+    in[i] = fr_refill_value(in, g, bad, nx, ny, i);
+}
+
+/* The reference's pixel images' spectra (frames_math.h fr_ref_coef). */
+__global__ void k_refcoef(const cufftComplex *G, cufftComplex *X, int64_t nx, int64_t ny, int64_t nh, int which)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nh * ny) return;
+    int64_t ky = i / nh, kx = i - ky * nh;
+    double re, im;
+    fr_ref_coef(kx, ky, nx, ny, which, G[i].x, G[i].y, &re, &im);
+    X[i].x = (float)re;
+    X[i].y = (float)im;
+}
+
+/* Pixels within 2 of a masked pixel of bad moved by the shift in st
+ * (shifted) or by none. */
+__global__ void k_nearbad(const uint8_t *bad, uint8_t *out, int64_t nx, int64_t ny, const fstate_t *st, int shifted, int any)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx * ny) return;
+    int64_t x = i % nx, y = i / nx;
+    uint8_t v = 0;
+    if (any) {
+        int64_t ox = shifted ? fr_pixel_shift(st->sx) : 0, oy = shifted ? fr_pixel_shift(st->sy) : 0;
+        for (int64_t qy = y + oy - 2; qy <= y + oy + 2 && !v; qy++)
+            for (int64_t qx = x + ox - 2; qx <= x + ox + 2; qx++)
+                if (qy >= 0 && qy < ny && qx >= 0 && qx < nx && bad[qy * nx + qx]) {
+                    v = 1;
+                    break;
+                }
+    }
+    out[i] = v;
+}
+
+/* The refinement's pixels: inside the border, not near the reference's
+ * masked pixels nor near the frame's (moved by the spectral estimate). */
+__global__ void k_rsv(const uint8_t *bad, const uint8_t *refbad, uint8_t *sv, int64_t nx, int64_t ny, int64_t b, fstate_t *st)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) st->rdone = 0;
+    if (i >= nx * ny) return;
+    int64_t x = i % nx, y = i / nx;
+    uint8_t v = (y >= b && y < ny - b && x >= b && x < nx - b) && !refbad[i];
+    if (v && st->masked) {
+        int64_t ox = fr_pixel_shift(st->sx), oy = fr_pixel_shift(st->sy);
+        for (int64_t qy = y + oy - 2; qy <= y + oy + 2 && v; qy++)
+            for (int64_t qx = x + ox - 2; qx <= x + ox + 2; qx++)
+                if (qy >= 0 && qy < ny && qx >= 0 && qx < nx && bad[qy * nx + qx]) {
+                    v = 0;
+                    break;
+                }
+    }
+    sv[i] = v;
+}
+
+/* The refinement's sums per tile (frames_cpu.c refine_sums). */
+__global__ void k_rsums(const float *h, const float *r, const float *gx, const float *gy, const uint8_t *sv, int64_t nx, int64_t ny,
+                        int64_t b, double *part)
+{
+    __shared__ double sh[TPB];
+    int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+    int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
+    double acc[5] = {0, 0, 0, 0, 0};
+    for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
+        int64_t i = (ya + j / w) * nx + b + j % w;
+        if (!sv[i]) continue;
+        double d = (double)fr_smooth5(h, i, nx) - r[i], ax = gx[i], ay = gy[i];
+        acc[0] += ay * d;
+        acc[1] += ax * d;
+        acc[2] += ax * ax;
+        acc[3] += ax * ay;
+        acc[4] += ay * ay;
+    }
+    for (int k = 0; k < 5; k++) {
+        double v = block_sum(acc[k], sh);
+        if (threadIdx.x == 0) part[tile * 5 + k] = v;
+    }
+}
+
+/* One refinement step (frames_cpu.c refine_shift): k of FR_REFINE_MAX. */
+__global__ void k_rstep(const double *part, int64_t ntiles, fstate_t *st, int k, double tol)
+{
+    if (threadIdx.x || blockIdx.x || st->rdone) return;
+    double S[5] = {0, 0, 0, 0, 0};
+    for (int q = 0; q < 5; q++)
+        for (int64_t tile = 0; tile < ntiles; tile++) S[q] += part[tile * 5 + q];
+    st->iterations++;
+    double dx, dy;
+    int stop = 1;
+    if (!fr_shift_step(S[0], S[1], S[2], S[3], S[4], &dx, &dy)) {
+    } else if (fabs(dx) < tol && fabs(dy) < tol) {
+        st->flags &= ~FR_FLAG_NOT_CONVERGED;
+    } else if (k == FR_REFINE_MAX - 1) {
+        st->flags |= FR_FLAG_NOT_CONVERGED;
+    } else {
+        st->sx -= dx;
+        st->sy -= dy;
+        stop = 0;
+    }
+    if (stop) {
+        st->rdone = 1;
+        st->prev_sx = st->sx;
+        st->prev_sy = st->sy;
+    }
+}
+
+/* The background (1, x, y) over the interior per tile (frames_cpu.c
+ * remove_background), then its coefficients, then it leaves the frame. */
+__global__ void k_bg_tiles(const float *h, const float *xt, const float *yt, int64_t nx, int64_t ny, int64_t b, double *part)
+{
+    __shared__ double sh[TPB];
+    int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+    int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
+    double acc[3] = {0, 0, 0};
+    for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
+        int64_t y = ya + j / w, x = b + j % w;
+        double v = h[y * nx + x];
+        acc[0] += v;
+        acc[1] += (double)xt[x] * v;
+        acc[2] += (double)yt[y] * v;
+    }
+    for (int k = 0; k < 3; k++) {
+        double v = block_sum(acc[k], sh);
+        if (threadIdx.x == 0) part[tile * 3 + k] = v;
+    }
+}
+
+__global__ void k_bg_final(const double *part, int64_t ntiles, fstate_t *st, double n, double sxx, double syy, int first)
+{
+    if (threadIdx.x || blockIdx.x) return;
+    double m[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++)
+        for (int64_t tile = 0; tile < ntiles; tile++) m[k] += part[tile * 3 + k];
+    st->bg[0] = (float)(m[0] / n);
+    st->bg[1] = (float)(m[1] / sxx);
+    st->bg[2] = (float)(m[2] / syy);
+    if (first)
+        for (int k = 0; k < 3; k++) st->bg0[k] = st->bg[k];
+}
+
+__global__ void k_bg_sub(float *h, const float *xt, const float *yt, int64_t nx, int64_t np, const fstate_t *st)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= np) return;
+    int64_t x = i % nx, y = i / nx;
+    float base = __fadd_rn(st->bg[0], __fmul_rn(st->bg[2], yt[y]));
+    h[i] = __fsub_rn(h[i], __fadd_rn(base, __fmul_rn(st->bg[1], xt[x])));
+}
+
+/* Frame 0's masked pixels from the registered frame 1 (frames_cpu.c
+ * repair_first), then frame 0 with its background back in, into out. */
+__global__ void k_repair(float *h0, const float *h1, const uint8_t *bad0, int64_t nx, int64_t ny)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx * ny || !bad0[i]) return;
+    h0[i] = fr_refill_value(h0, h1, bad0, nx, ny, i);
+}
+
+__global__ void k_addbg(const float *h0, float *out, const float *xt, const float *yt, int64_t nx, int64_t np, const fstate_t *st)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= np) return;
+    int64_t x = i % nx, y = i / nx;
+    out[i] = h0[i] + (st->bg0[0] + st->bg0[2] * yt[y] + st->bg0[1] * xt[x]);
 }
 
 /* u, v, w of the smoothed reference's gradient: one block per spectrum row
@@ -367,9 +557,11 @@ __device__ void phase_tables(int64_t nx, int64_t ny, int64_t nh, double sx, doub
     }
 }
 
-__global__ void k_tables(int64_t nx, int64_t ny, int64_t nh, const fstate_t *st, float *cx, float *sxt, float *cy, float *syt)
+/* sign -1: the tables of -s (the reference moved to the frame). */
+__global__ void k_tables(int64_t nx, int64_t ny, int64_t nh, const fstate_t *st, float *cx, float *sxt, float *cy, float *syt,
+                         double sign = 1.0)
 {
-    phase_tables(nx, ny, nh, st->sx, st->sy, cx, sxt, cy, syt, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
+    phase_tables(nx, ny, nh, sign * st->sx, sign * st->sy, cx, sxt, cy, syt, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
                  (int64_t)gridDim.x * blockDim.x);
 }
 
@@ -531,14 +723,15 @@ __global__ void k_whiten(const float *ring, int64_t np, frame_slots_t sl, fstate
     bh[i] = __fsub_rn(h0, v);
 }
 
-/* valid = inside the border and no replaced pixel within 2 of where this
- * pixel came from. */
-__global__ void k_valid(const uint8_t *bad, uint8_t *valid, int64_t nx, int64_t ny, int64_t b, const fstate_t *st, int align)
+/* valid = inside the border, no masked pixel within 2 of where this pixel
+ * came from, and not near the reference's masked pixels. */
+__global__ void k_valid(const uint8_t *bad, uint8_t *valid, int64_t nx, int64_t ny, int64_t b, const fstate_t *st, int align,
+                        const uint8_t *refbad)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nx * ny) return;
     int64_t x = i % nx, y = i / nx;
-    uint8_t v = (y >= b && y < ny - b && x >= b && x < nx - b);
+    uint8_t v = (y >= b && y < ny - b && x >= b && x < nx - b) && !refbad[i];
     if (v && st->masked) {
         int64_t ox = align ? fr_pixel_shift(st->sx) : 0, oy = align ? fr_pixel_shift(st->sy) : 0;
         for (int64_t qy = y + oy - 2; qy <= y + oy + 2 && v; qy++)
@@ -557,16 +750,18 @@ struct taps_t {
 
 /* The matched filter's rows; e is in the data's units, t1 in the unit. */
 __global__ void k_mfh(const float *e, const float *bh, float *t1, float *t2, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp,
-                      const fstate_t *st)
+                      const fstate_t *st, const float *xt, const float *yt)
 {
     int64_t w = nx - 2 * b, rows = ny - 2 * b + 2 * r;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= w * rows) return;
     int64_t y = b - r + i / w, x = b + i % w;
     float s1 = 0, s2 = 0;
+    /* x of the noise model: K^2 * (prediction + background) */
+    float base = st->bg[0] + st->bg[2] * yt[y];
     for (int j = -r; j <= r; j++) {
         s1 = __fadd_rn(s1, __fmul_rn(tp.k[j + r], e[y * nx + x + j]));
-        s2 = __fadd_rn(s2, __fmul_rn(tp.k2[j + r], bh[y * nx + x + j]));
+        s2 = __fadd_rn(s2, __fmul_rn(tp.k2[j + r], bh[y * nx + x + j] + (base + st->bg[1] * xt[x + j])));
     }
     t1[y * nx + x] = __fmul_rn(s1, st->inv_unit);
     t2[y * nx + x] = s2;
@@ -595,13 +790,13 @@ __global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *va
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
     double acc[FR_NOISE_SUMS] = {0, 0, 0, 0, 0};
-    double A = st->A, C = st->C;
+    double A = st->A, C = st->C, F = st->F;
     for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
         int64_t i = (ya + j / w) * nx + b + j % w;
         if (!valid[i]) continue;
         double mm = m[i], x = xv[i] > 0 ? xv[i] : 0.0f;
         double y2 = mm * mm;
-        if (clip && y2 > 25.0 * (double)fr_noise_var(A, C, (float)x)) continue;
+        if (clip && y2 > 25.0 * (double)fr_noise_var(A, C, F, (float)x)) continue;
         acc[0] += 1;
         acc[1] += x;
         acc[2] += x * x;
@@ -627,10 +822,10 @@ __global__ void k_noise(const double *part, int64_t ntiles, fstate_t *st, int mo
             for (int64_t t = 0; t < ntiles; t++) v += part[t * FR_NOISE_SUMS + s];
             S[s] = v;
         }
-    if (mode == 0) fr_noise_fit(S, &st->A, &st->C);
+    if (mode == 0) fr_noise_fit(S, &st->A, &st->C, &st->F);
     if (mode == 1)
         for (int s = 0; s < FR_NOISE_SUMS; s++) st->noise[s] = S[s];
-    if (mode == 2) fr_noise_fit(st->noise, &st->A, &st->C);
+    if (mode == 2) fr_noise_fit(st->noise, &st->A, &st->C, &st->F);
     if (mode == 3)
         for (int s = 0; s < FR_NOISE_SUMS; s++) st->noise[s] = lam * st->noise[s] + S[s];
 }
@@ -642,7 +837,7 @@ __global__ void k_snr(const float *m, const float *xv, const uint8_t *valid, flo
     if (i0 >= w * (ny - 2 * b)) return;
     int64_t i = (b + i0 / w) * nx + b + i0 % w;
     float v = 0;
-    if (valid[i]) v = m[i] / sqrtf(fr_noise_var(st->A, st->C, xv[i]));
+    if (valid[i]) v = m[i] / sqrtf(fr_noise_var(st->A, st->C, st->F, xv[i]));
     z[i] = v;
     if (detecting && v > maxz[i]) maxz[i] = v;
 }
@@ -734,7 +929,6 @@ __global__ void k_clean_bad(float *h, const float *bh, const uint8_t *bad, int64
 
 __global__ void k_zero_masked(float *res, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b, const fstate_t *st)
 {
-    if (st->masked == 0) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nx * ny) return;
     int64_t x = i % nx, y = i / nx;
@@ -777,7 +971,8 @@ static void fr_cuda_destroy(fr_cuda_t **gpu)
         if (g->plans & 2) g->fft->Destroy(g->c2r);
         void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
                        g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
-                       g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty};
+                       g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty,
+                       g->d_rref, g->d_rgx, g->d_rgy, g->d_xt, g->d_yt, g->d_refbad, g->d_sv, g->d_bad0};
         for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) rt->dev_free(g->rt, dev[i]);
         for (int k = 0; k < SLOTS; k++) {
             rt->dev_free(g->rt, g->d_raw[k]);
@@ -861,7 +1056,7 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     g->cs = g->rt->stream[1];
     g->down = g->rt->stream[2];
     size_t fb = (size_t)g->np * sizeof(float), cb = (size_t)g->nch * sizeof(cufftComplex);
-    double need = ((double)(s->pix_ring + 13) * (double)fb + 3.0 * (double)cb + 2.0 * (double)g->np) / 1048576.0;
+    double need = ((double)(s->pix_ring + 16) * (double)fb + 3.0 * (double)cb + 5.0 * (double)g->np) / 1048576.0;
     int64_t nblk = grid_for(g->np);
     int span = s->o.history;
     int mterms = s->deg < 0 ? 1 : fr_poly_terms(s->deg);
@@ -881,6 +1076,14 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     TRY(dalloc(g, (void **)&g->d_syt, (size_t)s->ny * sizeof(float), need));
     TRY(dalloc(g, (void **)&g->d_bad, (size_t)g->np, need));
     TRY(dalloc(g, (void **)&g->d_valid, (size_t)g->np, need));
+    TRY(dalloc(g, (void **)&g->d_refbad, (size_t)g->np, need));
+    TRY(dalloc(g, (void **)&g->d_sv, (size_t)g->np, need));
+    TRY(dalloc(g, (void **)&g->d_bad0, (size_t)g->np, need));
+    TRY(dalloc(g, (void **)&g->d_rref, fb, need));
+    TRY(dalloc(g, (void **)&g->d_rgx, fb, need));
+    TRY(dalloc(g, (void **)&g->d_rgy, fb, need));
+    TRY(dalloc(g, (void **)&g->d_xt, (size_t)s->nx * sizeof(float), need));
+    TRY(dalloc(g, (void **)&g->d_yt, (size_t)s->ny * sizeof(float), need));
     TRY(dalloc(g, (void **)&g->d_F, cb, need));
     TRY(dalloc(g, (void **)&g->d_X, cb, need));
     TRY(dalloc(g, (void **)&g->d_G, cb, need));
@@ -890,6 +1093,7 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     TRY(dalloc(g, (void **)&g->d_wx, (size_t)g->nh * sizeof(double), need));
     TRY(dalloc(g, (void **)&g->d_wy, (size_t)s->ny * sizeof(double), need));
     size_t nparts = (size_t)g->ntiles * (size_t)(span + 2 + FR_NOISE_SUMS);
+    if (nparts < 5 * (size_t)g->ntiles) nparts = 5 * (size_t)g->ntiles;
     if (nparts < 3 * (size_t)s->ny) nparts = 3 * (size_t)s->ny;
     TRY(dalloc(g, (void **)&g->d_part, nparts * sizeof(double), need));
     TRY(dalloc(g, (void **)&g->d_dpart, (size_t)g->ntiles * (size_t)(span + 1) * sizeof(double), need));
@@ -938,6 +1142,25 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     cudaError_t e = cudaMemcpy(g->d_sm, sm, (size_t)g->nch * sizeof(float), cudaMemcpyHostToDevice);
     free(sm);
     CUT(e);
+    {
+        /* the background basis, as the CPU computes it */
+        int64_t b = s->o.border;
+        float *xy = (float *)malloc((size_t)(s->nx + s->ny) * sizeof(float));
+        if (!xy) TRY(pyr_fail(PYR_ERR_NOMEM, "out of memory"));
+        for (int64_t x = 0; x < s->nx; x++) xy[x] = (float)fr_bg_coord(x, s->nx);
+        for (int64_t y = 0; y < s->ny; y++) xy[s->nx + y] = (float)fr_bg_coord(y, s->ny);
+        g->bg_sxx = g->bg_syy = 0;
+        for (int64_t x = b; x < s->nx - b; x++) g->bg_sxx += (double)xy[x] * xy[x];
+        for (int64_t y = b; y < s->ny - b; y++) g->bg_syy += (double)xy[s->nx + y] * xy[s->nx + y];
+        g->bg_n = (double)(s->nx - 2 * b) * (double)(s->ny - 2 * b);
+        g->bg_sxx *= (double)(s->ny - 2 * b);
+        g->bg_syy *= (double)(s->nx - 2 * b);
+        e = cudaMemcpy(g->d_xt, xy, (size_t)s->nx * sizeof(float), cudaMemcpyHostToDevice);
+        if (e == cudaSuccess) e = cudaMemcpy(g->d_yt, xy + s->nx, (size_t)s->ny * sizeof(float), cudaMemcpyHostToDevice);
+        free(xy);
+        CUT(e);
+    }
+    CUT(cudaMemset(g->d_refbad, 0, (size_t)g->np));
     double *ws = (double *)malloc((size_t)(g->nh + s->ny) * sizeof(double));
     if (!ws) TRY(pyr_fail(PYR_ERR_NOMEM, "out of memory"));
     for (int64_t kx = 0; kx < g->nh; kx++) ws[kx] = sin(fr_omega(kx, s->nx));
@@ -1053,6 +1276,24 @@ static pyr_status_t deliver_slot(fr_cuda_t *g, int j, fr_deliver_t deliver, void
     return deliver(driver, &out);
 }
 
+/* The reference's pixel images from G and the pixels near its masked ones
+ * (bad, moved by the shift in the state or by none): frames_cpu.c
+ * reference_images. */
+static pyr_status_t ref_images(fr_cuda_t *g, const uint8_t *bad, int shifted)
+{
+    const fr_setup_t *s = &g->s;
+    cudaStream_t cs = g->cs;
+    float *dst[3] = {g->d_rref, g->d_rgx, g->d_rgy};
+    for (int which = 0; which < 3; which++) {
+        k_refcoef<<<grid_for(g->nch), TPB, 0, cs>>>(g->d_G, g->d_X, s->nx, s->ny, g->nh, which);
+        LAUNCHED();
+        FFT(g->fft->ExecC2R(g->c2r, g->d_X, dst[which]));
+    }
+    k_nearbad<<<grid_for(g->np), TPB, 0, cs>>>(bad, g->d_refbad, s->nx, s->ny, g->d_st, shifted, 1);
+    LAUNCHED();
+    return PYR_OK;
+}
+
 static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, float *residual_out,
                                      fr_deliver_t deliver, void *driver)
 {
@@ -1089,18 +1330,40 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     k_ingest<<<gp, TPB, 0, cs>>>(g->d_raw[k], (int)type, np, g->d_in, g->d_bad, g->d_iblk, g->d_st);
     k_fill_value<<<1, TPB, 0, cs>>>(g->d_iblk, (int)gp, np, g->d_st);
     k_fill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, np, g->d_st);
+    k_fill_bad<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, nx, ny, g->d_st);
     LAUNCHED();
     CU(cudaEventRecord(g->ev_used[k], cs));
+    if (t == 0) {
+        /* frame 0's masked pixels are repaired from frame 1 (the one time the
+         * host waits on the device before a frame's delivery) */
+        unsigned long long m0 = 0;
+        CU(cudaMemcpyAsync(&m0, &g->d_st->masked, sizeof m0, cudaMemcpyDeviceToHost, cs));
+        CU(cudaStreamSynchronize(cs));
+        g->masked0 = m0 > 0;
+        if (g->masked0) CU(cudaMemcpyAsync(g->d_bad0, g->d_bad, (size_t)np, cudaMemcpyDeviceToDevice, cs));
+    }
     /* 2. spectrum, shift, registration */
     FFT(g->fft->ExecR2C(g->r2c, g->d_in, g->d_F));
     int new_ref = t == 0 || (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0);
     float *h = g->d_ring + (t % s->pix_ring) * np;
+    unsigned gt = grid_for(g->nh + ny);
     if (t == 0) {
         CU(cudaMemcpyAsync(g->d_G, g->d_F, (size_t)g->nch * sizeof(cufftComplex), cudaMemcpyDeviceToDevice, cs));
         k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
         k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
         k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, s->dot_ring, t, 1);
         LAUNCHED();
+        PYR_TRY(ref_images(g, g->d_bad, 1));
+        if (s->align) {
+            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+            k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, (cufftComplex *)NULL, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+            LAUNCHED();
+            FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
+            k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, h, np, 1.0f / (float)np);
+            LAUNCHED();
+        } else {
+            CU(cudaMemcpyAsync(h, g->d_in, (size_t)np * sizeof(float), cudaMemcpyDeviceToDevice, cs));
+        }
     } else {
         if (o->coarse == PYR_FRAMES_COARSE_NEVER) {
             k_start_prev<<<1, 1, 0, cs>>>(g->d_st);
@@ -1118,29 +1381,68 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         int64_t nh = g->nh;
         void *args[] = {&g->d_X, &nx, &ny, &nh, &g->d_cx, &g->d_sxt, &g->d_cy, &g->d_syt, &g->d_wx, &g->d_wy, &g->d_part, &g->d_st, &max_it, &tol};
         CU(cudaLaunchCooperativeKernel((void *)k_iterate, dim3((unsigned)g->coop_blocks), dim3(TPB), args, 0, cs));
-        k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, s->dot_ring, t, 0);
-        LAUNCHED();
-    }
-    if (s->align) {
-        k_tables<<<grid_for(g->nh + ny), TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
-        k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, new_ref && t > 0 ? g->d_G : (cufftComplex *)NULL, g->nh, g->nch, g->d_cx,
-                                       g->d_sxt, g->d_cy, g->d_syt);
+        /* masked pixels: the reference moved to the frame, then the spectrum
+         * again (frames_cpu.c refill_masked; the kernels do nothing for a
+         * frame without masked pixels, whose spectrum comes out the same) */
+        k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt, -1.0);
+        k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_G, g->d_X, (cufftComplex *)NULL, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
         LAUNCHED();
         FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
-        k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, h, np, 1.0f / (float)np);
+        k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, g->d_t2, np, 1.0f / (float)np);
+        k_refill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_t2, g->d_bad, nx, ny, g->d_st);
         LAUNCHED();
-    } else {
-        CU(cudaMemcpyAsync(h, g->d_in, (size_t)np * sizeof(float), cudaMemcpyDeviceToDevice, cs));
-        if (new_ref && t > 0) {
-            k_tables<<<grid_for(g->nh + ny), TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+        FFT(g->fft->ExecR2C(g->r2c, g->d_in, g->d_F));
+        /* the refinement over the interior (frames_cpu.c refine_shift): a
+         * fixed number of registrations; those after the step fell below the
+         * tolerance repeat the last one */
+        float *hr = s->align ? h : g->d_t2;
+        k_rsv<<<gp, TPB, 0, cs>>>(g->d_bad, g->d_refbad, g->d_sv, nx, ny, b, g->d_st);
+        for (int it = 0; it < FR_REFINE_MAX; it++) {
+            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+            k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, (cufftComplex *)NULL, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy,
+                                           g->d_syt);
+            LAUNCHED();
+            FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
+            k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, hr, np, 1.0f / (float)np);
+            k_rsums<<<(unsigned)g->ntiles, TPB, 0, cs>>>(hr, g->d_rref, g->d_rgx, g->d_rgy, g->d_sv, nx, ny, b, g->d_part);
+            k_rstep<<<1, 1, 0, cs>>>(g->d_part, g->ntiles, g->d_st, it, tol);
+            LAUNCHED();
+        }
+        k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, s->dot_ring, t, 0);
+        LAUNCHED();
+        if (!s->align) CU(cudaMemcpyAsync(h, g->d_in, (size_t)np * sizeof(float), cudaMemcpyDeviceToDevice, cs));
+        if (new_ref) {
+            /* the rolling reference: this frame, moved into frame 0's coordinates */
+            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
             k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, g->d_G, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+            k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
+            k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
+            LAUNCHED();
+            PYR_TRY(ref_images(g, g->d_bad, 1));
+        }
+        if (t == 1 && g->masked0) {
+            /* frames_cpu.c repair_first */
+            float *h0 = g->d_ring;
+            k_repair<<<gp, TPB, 0, cs>>>(h0, h, g->d_bad0, nx, ny);
+            k_addbg<<<gp, TPB, 0, cs>>>(h0, g->d_t1, g->d_xt, g->d_yt, nx, np, g->d_st);
+            LAUNCHED();
+            FFT(g->fft->ExecR2C(g->r2c, g->d_t1, g->d_G));
+            k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
+            k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
+            LAUNCHED();
+            PYR_TRY(ref_images(g, g->d_bad0, 0));
+            frame_slots_t s0;
+            s0.slot[0] = 0;
+            k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, s0, 0, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty);
+            k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, 0, g->d_D, s->dot_ring, o->history, 0, g->d_st, 0);
+            LAUNCHED();
         }
     }
-    if (new_ref && t > 0) {
-        k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
-        k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
-        LAUNCHED();
-    }
+    /* the background leaves the frame (frames_cpu.c remove_background) */
+    k_bg_tiles<<<(unsigned)g->ntiles, TPB, 0, cs>>>(h, g->d_xt, g->d_yt, nx, ny, b, g->d_part);
+    k_bg_final<<<1, 1, 0, cs>>>(g->d_part, g->ntiles, g->d_st, g->bg_n, g->bg_sxx, g->bg_syy, t == 0);
+    k_bg_sub<<<gp, TPB, 0, cs>>>(h, g->d_xt, g->d_yt, nx, np, g->d_st);
+    LAUNCHED();
     /* 3. dots row, weights */
     int n = (int)(t < o->history ? t : o->history);
     frame_slots_t sl;
@@ -1159,13 +1461,13 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         CU(cudaMemsetAsync(res, 0, (size_t)np * sizeof(float), cs));
     } else {
         k_whiten<<<gp, TPB, 0, cs>>>(g->d_ring, np, sl, g->d_st, res, g->d_bh);
-        k_valid<<<gp, TPB, 0, cs>>>(g->d_bad, g->d_valid, nx, ny, b, g->d_st, s->align);
+        k_valid<<<gp, TPB, 0, cs>>>(g->d_bad, g->d_valid, nx, ny, b, g->d_st, s->align, g->d_refbad);
         taps_t tp;
         memcpy(tp.k, s->taps, sizeof tp.k);
         memcpy(tp.k2, s->taps2, sizeof tp.k2);
         int r = s->radius;
         k_mfh<<<grid_for((nx - 2 * b) * (ny - 2 * b + 2 * r)), TPB, 0, cs>>>(res, g->d_bh, g->d_t1, g->d_t2, nx, ny, b, r, tp,
-                                                                          g->d_st);
+                                                                          g->d_st, g->d_xt, g->d_yt);
         k_mfv<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_t1, g->d_t2, g->d_m, g->d_xv, nx, ny, b, r, tp);
         LAUNCHED();
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
