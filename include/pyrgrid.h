@@ -571,6 +571,28 @@ typedef struct {
     double host;     /* band copies into the host grid */
 } pyr_prediction_t;
 PYR_API pyr_status_t pyr_plan_predict(const pyr_plan_t *plan, int64_t first_step, pyr_prediction_t *prediction);
+/* The long-vector method's model of a plan of that method (`pyrgrid sweep
+ * --sizes`; docs/theory.md#the-long-vector-method): a step is `calls`
+ * library calls of t_kernel each plus, per wave of `threads` elements of
+ * the range of `length` elements, `adds` geam adds, `axpys` axpys and
+ * `scals` scals.  Members are only ever added at the end. */
+typedef struct {
+    double t_kernel, t_add, t_saxpy, t_scal; /* seconds: per call; per wave of each operation */
+    double threads;                          /* elements per wave (0: not known) */
+    int calls, adds, axpys, scals;           /* per step */
+    double rise;                             /* where calibration sees the staircase start: this fraction over the floor */
+    int64_t length;                          /* M: the range the plan's steps work on */
+    int64_t pitch;                           /* the plan's row pitch, in values */
+    int64_t align;                           /* the device's pitch alignment, in values (1: none) */
+    int64_t waves;                           /* ceil(M / threads) */
+    double step_seconds;                     /* the model's seconds per step */
+} pyr_longvector_model_t;
+PYR_API pyr_status_t pyr_plan_longvector_model(const pyr_plan_t *plan, pyr_longvector_model_t *model);
+/* The staircase over square grids of N = n_lo .. n_hi interior nodes per
+ * axis: the N at which ceil(M / threads) grows (rows padded to `align`
+ * values), in increasing order, at most max of them in pos; returns how many
+ * there are in all (0 when threads is not positive). */
+PYR_API int pyr_longvector_staircase(double threads, int64_t align, int64_t n_lo, int64_t n_hi, int64_t *pos, int max);
 /* A byte count as text ("512 B", "1.5 MiB", "2.004 GiB": four digits), as plans print it. */
 PYR_API void pyr_format_bytes(uint64_t bytes, char *text, size_t size);
 /* Human-readable description of the plan and, for comparison, the trivial

@@ -10,14 +10,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "problem/config.h"
-#include "plan/longvector.h"
-#include "plan/plan.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
-#ifdef PYR_HAVE_CUDA
-#include "methods/longvector/cuda/longvector_api.h"
-#endif
 
 #define MAX_N 200000
 
@@ -164,23 +158,33 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
                 spec ? spec : "", MAX_N);
         return 2;
     }
-    pyr_config_t cfg;
-    pyr_config_default(&cfg);
     int rc = 0;
-    if (pyr_config_load(&cfg, file) != PYR_OK) {
+    /* the file, then the overrides in order; the problem and options are copied out of it */
+    const char **sets = calloc((size_t)argc, sizeof *sets); /* argc > 0: there is a file */
+    int nsets = 0;
+    if (!sets) {
+        fprintf(stderr, "pyrgrid: error: out of host memory\n");
+        free(sizes);
+        return 1;
+    }
+    for (int i = 0; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) sets[nsets++] = argv[++i];
+        else if (!strcmp(argv[i], "--sizes") || !strcmp(argv[i], "--csv") || !strcmp(argv[i], "--png") || !strcmp(argv[i], "--repeat") ||
+                 !strcmp(argv[i], "--passes") || !strcmp(argv[i], "--pass-ms"))
+            i++;
+    pyr_problem_file_t *pf = NULL;
+    pyr_status_t lst = pyr_problem_file_load(file, sets, nsets, &pf);
+    free(sets);
+    if (lst != PYR_OK) {
         free(sizes);
         return fail(NULL);
     }
     pyr_cli_wisdom_import(); /* the model's constants for this machine */
-    for (int i = 0; i < argc; i++)
-        if ((!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) && pyr_config_set(&cfg, argv[++i]) != PYR_OK) {
-            free(sizes);
-            return fail(NULL);
-        }
-    if (pyr_config_finish(&cfg) != PYR_OK) {
-        free(sizes);
-        return fail(NULL);
-    }
+    struct {
+        pyr_problem_t problem;
+        pyr_options_t options;
+    } cfg = {*pyr_problem_file_problem(pf), *pyr_problem_file_options(pf)};
+    pyr_problem_file_destroy(&pf);
     pyr_problem_t *p = &cfg.problem;
     if (p->dims != 2 || p->equation != PYR_EQ_HEAT || (cfg.options.method != PYR_METHOD_AUTO && cfg.options.method != PYR_METHOD_LONGVECTOR)) {
         fprintf(stderr,
@@ -213,8 +217,9 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
     row_t *rows = calloc((size_t)nsz, sizeof *rows);
     int nrows = 0, staging = 0;
     pyr_output_stage_t *stage = NULL;
-    char source[sizeof ((pyr_plan_t *)0)->model_source] = "";
-    pyr_lv_constants_t lv = {0, 0, 0, 0, 0};
+    char source[PYR_PATH_MAX + 320] = "";
+    pyr_longvector_model_t lv;
+    memset(&lv, 0, sizeof lv);
     int64_t align = 1;
     if (!grid || !rows) {
         fprintf(stderr, "pyrgrid: error: out of host memory for a grid of %lld^2 nodes\n", (long long)(nmax + 2));
@@ -232,23 +237,29 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
             goto out;
         }
         /* steps per compute call: about pass_ms each, by the model */
-        const int64_t m = pyr_lv_plan_length(plan);
-        const double pred = pyr_lv_step_seconds(&plan->model.lv, m);
+        pyr_longvector_model_t mod;
+        if (pyr_plan_longvector_model(plan, &mod) != PYR_OK) {
+            pyr_plan_destroy(&plan);
+            rc = fail(NULL);
+            goto out;
+        }
+        const int64_t m = mod.length;
+        const double pred = mod.step_seconds;
         int64_t h = (int64_t)ceil(1e-3 * pass_ms / pred);
         if (h < 2) h = 2;
         if (h > 5000) h = 5000;
         if (i == 0) {
-            snprintf(source, sizeof source, "%s", plan->model_source);
-            lv = plan->model.lv;
-            align = plan->ops->pitch_align_bytes > 0 ? plan->ops->pitch_align_bytes / (int64_t)elem : 1;
+            pyr_plan_model_source(plan, source, sizeof source);
+            lv = mod;
+            align = mod.align;
             if (!quiet) {
                 printf("long-vector method, %s, model: %s\n", pyr_precision_name(p->precision), source);
                 printf("per step %d calls x t_kernel %.3g us + (%d t_add %.3g + %d t_saxpy %.3g + %d t_scal %.3g us) x ceil(M / %.0f)\n",
-                       PYR_LV_CALLS, 1e6 * lv.t_kernel, PYR_LV_ADDS, 1e6 * lv.t_add, PYR_LV_AXPYS, 1e6 * lv.t_saxpy, PYR_LV_SCALS,
+                       lv.calls, 1e6 * lv.t_kernel, lv.adds, 1e6 * lv.t_add, lv.axpys, 1e6 * lv.t_saxpy, lv.scals,
                        1e6 * lv.t_scal, lv.threads);
             }
         }
-        const int64_t pitch = plan->layout.pitch;
+        const int64_t pitch = mod.pitch;
         pyr_plan_destroy(&plan);
         q.steps = h * passes;
         o.height = h;
@@ -281,7 +292,7 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         w->n = sizes[i];
         w->pitch = pitch;
         w->length = m;
-        w->waves = pyr_lv_waves(m, lv.threads);
+        w->waves = mod.waves;
         w->steps = h * (passes - 2);
         w->measured = best;
         w->predicted = pred;
@@ -304,24 +315,24 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
     {
         /* the first step of the staircase: predicted, the first size with more waves than the smallest; measured, the
          * first size whose time (and the next size's) exceeds the smallest sizes' (the least of the first three) by
-         * PYR_LV_RISE, as calibration finds where the operations' staircase starts */
+         * the model's rise, as calibration finds where the operations' staircase starts */
         int pi = -1, mi = -1;
         for (int r = 1; r < nrows && pi < 0; r++)
             if (rows[r].waves > rows[0].waves) pi = r;
         double floor_t = INFINITY;
         for (int r = 0; r < nrows && r < 3; r++) floor_t = fmin(floor_t, rows[r].measured);
-        const double thr = floor_t * (1.0 + PYR_LV_RISE);
+        const double thr = floor_t * (1.0 + lv.rise);
         for (int r = 1; r < nrows && mi < 0; r++)
             if (rows[r].measured > thr && (r + 1 == nrows || rows[r + 1].measured > thr)) mi = r;
         int64_t exact[1];
-        int ne = pyr_lv_staircase(lv.threads, align, rows[0].n, rows[nrows - 1].n, exact, 1);
+        int ne = pyr_longvector_staircase(lv.threads, align, rows[0].n, rows[nrows - 1].n, exact, 1);
         printf("first staircase step: predicted at N = ");
         if (pi >= 0) printf("%lld (sample %d; the model's step lies at N = %lld)", (long long)rows[pi].n, pi, (long long)(ne ? exact[0] : 0));
         else printf("none in the range");
         printf(", measured at N = ");
         if (mi >= 0) printf("%lld (sample %d; time above %.4g us, %.0f%% over the smallest sizes')", (long long)rows[mi].n, mi, 1e6 * thr,
-                            100 * PYR_LV_RISE);
-        else printf("none (no size's time rose %.0f%% above the smallest sizes')", 100 * PYR_LV_RISE);
+                            100 * lv.rise);
+        else printf("none (no size's time rose %.0f%% above the smallest sizes')", 100 * lv.rise);
         if (pi >= 0 && mi >= 0) printf("; %d sample%s apart", abs(pi - mi), abs(pi - mi) == 1 ? "" : "s");
         printf("\n");
     }

@@ -8,6 +8,7 @@
 
 #include "backend/kernels.h"
 #include "core/error.h"
+#include "plan/longvector.h"
 #include "plan/model.h"
 #include "plan/plan.h"
 #include "schemes/scheme.h"
@@ -100,4 +101,36 @@ int pyr_scheme_field_input(pyr_equation_t equation, int i)
 {
     const pyr_scheme_t *s = pyr_scheme_of(equation);
     return s && i >= 0 && i < s->nfields && s->field[i].role == PYR_FIELD_INPUT;
+}
+
+pyr_status_t pyr_plan_longvector_model(const pyr_plan_t *plan, pyr_longvector_model_t *model)
+{
+    if (!plan || !model) return pyr_fail(PYR_ERR_ARG, "pyr_plan_longvector_model: a plan and a model struct are required");
+    if (plan->method != PYR_METHOD_LONGVECTOR)
+        return pyr_fail(PYR_ERR_ARG, "pyr_plan_longvector_model: the plan's method is %s, not longvector (run.method = longvector)",
+                        pyr_method_name(plan->method));
+    const pyr_lv_constants_t *k = &plan->model.lv;
+    const size_t elem = pyr_precision_size(plan->problem.precision);
+    memset(model, 0, sizeof *model);
+    model->t_kernel = k->t_kernel;
+    model->t_add = k->t_add;
+    model->t_saxpy = k->t_saxpy;
+    model->t_scal = k->t_scal;
+    model->threads = k->threads;
+    model->calls = PYR_LV_CALLS;
+    model->adds = PYR_LV_ADDS;
+    model->axpys = PYR_LV_AXPYS;
+    model->scals = PYR_LV_SCALS;
+    model->rise = PYR_LV_RISE;
+    model->length = pyr_lv_plan_length(plan);
+    model->pitch = plan->layout.pitch;
+    model->align = plan->ops->pitch_align_bytes > 0 ? plan->ops->pitch_align_bytes / (int64_t)elem : 1;
+    model->waves = pyr_lv_waves(model->length, k->threads);
+    model->step_seconds = pyr_lv_step_seconds(k, model->length);
+    return PYR_OK;
+}
+
+int pyr_longvector_staircase(double threads, int64_t align, int64_t n_lo, int64_t n_hi, int64_t *pos, int max)
+{
+    return pyr_lv_staircase(threads, align, n_lo, n_hi, pos, max);
 }
