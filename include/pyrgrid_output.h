@@ -151,6 +151,30 @@ PYR_API void pyr_npy_part_names(const char *path, int rank, char *part, size_t p
  * match its dtype, then streams them row by row (one row in memory). */
 PYR_API pyr_status_t pyr_npy_assemble(const char *index_path, const char *out);
 
+/* ------------------------------------------------------ solve problem files */
+
+/* A problem file of `pyrgrid solve` held whole: the block-tridiagonal system
+ * it describes, the solver's options and the outputs it names
+ * (docs/lgs.md). */
+typedef struct pyr_lgs_file pyr_lgs_file_t;
+/* Read `path` with the overrides "section.key=value" in order (sets: nsets
+ * of them, may be NULL for 0); messages name the file, line and a fix. */
+PYR_API pyr_status_t pyr_lgs_file_load(const char *path, const char *const *sets, int nsets, pyr_lgs_file_t **file);
+PYR_API void pyr_lgs_file_destroy(pyr_lgs_file_t **file);
+/* The system it describes (the caller destroys it with pyr_lgs_system_destroy),
+ * and the initial iterate (n x m values) for it. */
+PYR_API pyr_status_t pyr_lgs_file_system(const pyr_lgs_file_t *file, pyr_lgs_system_t **sys);
+PYR_API pyr_status_t pyr_lgs_file_initial(const pyr_lgs_file_t *file, const pyr_lgs_system_t *sys, double *y);
+/* The solver's options it gives (owned by the file). */
+PYR_API const pyr_lgs_options_t *pyr_lgs_file_options(const pyr_lgs_file_t *file);
+/* A key's text: "system.kind", "output.solution", "output.history",
+ * "output.image", "output.history_image" (given, or the history's name with
+ * .png); NULL when not given or not one of these.  Valid while the file is. */
+PYR_API const char *pyr_lgs_file_text(const pyr_lgs_file_t *file, const char *key);
+/* The input files it names, labelled by their keys, for pyr_check_outputs:
+ * at most max into inputs; returns how many there are. */
+PYR_API int pyr_lgs_file_inputs(const pyr_lgs_file_t *file, pyr_named_path_t *inputs, int max);
+
 /* ----------------------------------------------------------------- results */
 
 /* A run's results as a problem file's [output] section names them

@@ -13,7 +13,6 @@
 #include "cli.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
-#include "solvers/lgs/lgs_config.h"
 
 static int fail_msg(pyr_status_t st)
 {
@@ -125,35 +124,30 @@ int pyr_cli_solve(int argc, char **argv)
     }
 
     int rc = 1;
-    pyr_lgs_config_t *cfg = NULL;
+    pyr_lgs_file_t *cfg = NULL;
     pyr_lgs_system_t *sys = NULL;
     pyr_lgs_result_t *res = NULL;
     double *y = NULL;
-    char *hist_png = NULL;
+    const char *hist_png = NULL, *solution = NULL, *history = NULL, *image = NULL, *kind = NULL;
     pyr_output_stage_t *stage = NULL;
     int staging = 0;
-    pyr_status_t st = pyr_lgs_config_load(file, sets, nsets, &cfg);
+    pyr_status_t st = pyr_lgs_file_load(file, sets, nsets, &cfg);
     if (st != PYR_OK) goto out;
-    hist_png = pyr_lgs_config_history_image(cfg);
+    hist_png = pyr_lgs_file_text(cfg, "output.history_image");
+    solution = pyr_lgs_file_text(cfg, "output.solution");
+    history = pyr_lgs_file_text(cfg, "output.history");
+    image = pyr_lgs_file_text(cfg, "output.image");
+    kind = pyr_lgs_file_text(cfg, "system.kind");
     {
         /* every output writable, none the same file as another or as an input */
-        pyr_named_path_t outs[5] = {{"output.solution", cfg->solution}, {"output.history", cfg->history},
-                                    {"output.image", cfg->image}, {"output.history_image", hist_png}, {"--report", report}};
-        static const char *const array_keys[6] = {"system.cC", "system.aC", "system.bC", "system.cA", "system.cB", "system.F"};
-        pyr_named_path_t ins[11];
-        int nin = 0;
-        ins[nin++] = (pyr_named_path_t){"the problem file", file};
-        if (!strcmp(cfg->kind, "files"))
-            for (int a = 0; a < 6; a++) ins[nin++] = (pyr_named_path_t){array_keys[a], cfg->arrays[a]};
-        if (cfg->initial_from_file) ins[nin++] = (pyr_named_path_t){"system.initial_file", cfg->initial_file};
-        if (!strcmp(cfg->kind, "parabolic")) {
-            ins[nin++] = (pyr_named_path_t){"parabolic.a", cfg->parabolic.a.path};
-            ins[nin++] = (pyr_named_path_t){"parabolic.f", cfg->parabolic.f.path};
-            ins[nin++] = (pyr_named_path_t){"parabolic.u_prev", cfg->parabolic.u_prev.path};
-        }
-        if ((st = pyr_check_outputs(outs, 5, ins, nin)) != PYR_OK) goto out;
+        pyr_named_path_t outs[5] = {{"output.solution", solution}, {"output.history", history},
+                                    {"output.image", image}, {"output.history_image", hist_png}, {"--report", report}};
+        pyr_named_path_t ins[16];
+        ins[0] = (pyr_named_path_t){"the problem file", file};
+        const int nin = 1 + pyr_lgs_file_inputs(cfg, ins + 1, 15);
+        if ((st = pyr_check_outputs(outs, 5, ins, nin < 16 ? nin : 16)) != PYR_OK) goto out;
     }
-    st = pyr_lgs_config_system(cfg, &sys);
+    st = pyr_lgs_file_system(cfg, &sys);
     if (st != PYR_OK) goto out;
     y = malloc((size_t)sys->n * (size_t)sys->m * sizeof *y);
     if (!y) {
@@ -161,9 +155,9 @@ int pyr_cli_solve(int argc, char **argv)
                 (long long)sys->m);
         goto done;
     }
-    st = pyr_lgs_config_initial(cfg, sys, y);
+    st = pyr_lgs_file_initial(cfg, sys, y);
     if (st != PYR_OK) goto out;
-    pyr_lgs_options_t opt = cfg->options;
+    pyr_lgs_options_t opt = *pyr_lgs_file_options(cfg);
     if (!quiet) opt.progress = progress;
     if (quiet) opt.report_every = 0;
     st = pyr_lgs_solve(sys, &opt, y, &res);
@@ -173,27 +167,27 @@ int pyr_cli_solve(int argc, char **argv)
     /* outputs: all temporaries first, then all renamed */
     if ((st = pyr_output_stage_begin(&stage)) != PYR_OK) goto out;
     staging = 1;
-    if (cfg->solution) {
+    if (solution) {
         int64_t shape[2] = {sys->n, sys->m};
-        if ((st = pyr_npy_write(cfg->solution, 2, shape, PYR_DOUBLE, y)) != PYR_OK) goto out;
+        if ((st = pyr_npy_write(solution, 2, shape, PYR_DOUBLE, y)) != PYR_OK) goto out;
     }
-    if (cfg->history) {
-        if ((st = write_history_csv(cfg->history, res)) != PYR_OK) goto out;
+    if (history) {
+        if ((st = write_history_csv(history, res)) != PYR_OK) goto out;
     }
     char title[256];
     snprintf(title, sizeof title, "%s %lld x %lld, line GS %s, omega = %g", sys->description, (long long)sys->n,
              (long long)sys->m, pyr_lgs_ordering_name(res->ordering), opt.omega);
-    if (cfg->image) {
+    if (image) {
         pyr_heatmap_opts_t ho = {title, 0};
-        if ((st = pyr_png_write_heatmap(cfg->image, y, PYR_DOUBLE, sys->m, sys->n, &ho)) != PYR_OK) goto out;
+        if ((st = pyr_png_write_heatmap(image, y, PYR_DOUBLE, sys->m, sys->n, &ho)) != PYR_OK) goto out;
     }
     if (hist_png) {
         if ((st = write_history_png(hist_png, res, title)) != PYR_OK) goto out;
     }
     if (report) {
-        const char *written[4] = {cfg->solution, cfg->history, cfg->image, hist_png};
+        const char *written[4] = {solution, history, image, hist_png};
         int status = res->stop == PYR_LGS_MAX_ITERATIONS && opt.tolerance > 0.0 ? PYR_EXIT_NOT_CONVERGED : PYR_EXIT_OK;
-        if ((st = pyr_solve_report_write(report, file, cfg->kind, sys, &opt, res, written, status)) != PYR_OK) goto out;
+        if ((st = pyr_solve_report_write(report, file, kind, sys, &opt, res, written, status)) != PYR_OK) goto out;
     }
     staging = 0;
     if ((st = pyr_output_stage_commit(&stage)) != PYR_OK) goto out;
@@ -224,9 +218,8 @@ out:
 done:
     pyr_lgs_result_destroy(&res);
     pyr_lgs_system_destroy(&sys);
-    pyr_lgs_config_destroy(&cfg);
+    pyr_lgs_file_destroy(&cfg);
     free(y);
-    free(hist_png);
     free(sets);
     return rc;
 }
