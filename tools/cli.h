@@ -37,7 +37,12 @@ void pyr_cli_mpi_describe(FILE *out);
     } while (0)
 
 /* Shared by the sub-commands (cli_common.c). */
-extern int pyr_cli_verbosity; /* -1 --quiet, 0 default, 1 --verbose */
+extern int pyr_cli_verbosity;
+/* Read the problem FILE with argv's --set/-s overrides in order (the values
+ * of the options in `valued`, a NULL-terminated list, are skipped), import
+ * the wisdom, and copy the problem and options out.  0, or 1 after printing
+ * the error. */
+int pyr_cli_load_problem(const char *file, int argc, char **argv, const char *const *valued, pyr_problem_t *problem, pyr_options_t *options); /* -1 --quiet, 0 default, 1 --verbose */
 /* The common options and the exit statuses, for every command's --help. */
 void pyr_cli_print_common(FILE *out);
 /* Consumes -v/--verbose and -q/--quiet: returns 1 when arg was one. */

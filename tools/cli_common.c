@@ -10,6 +10,39 @@
 
 int pyr_cli_verbosity = 0;
 
+int pyr_cli_load_problem(const char *file, int argc, char **argv, const char *const *valued, pyr_problem_t *problem, pyr_options_t *options)
+{
+    const char **sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *sets);
+    int nsets = 0;
+    if (!sets) {
+        fprintf(stderr, "pyrgrid: error: out of host memory\n");
+        return 1;
+    }
+    for (int i = 0; i + 1 < argc; i++) {
+        if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) {
+            sets[nsets++] = argv[++i];
+            continue;
+        }
+        for (int k = 0; valued && valued[k]; k++)
+            if (!strcmp(argv[i], valued[k])) {
+                i++;
+                break;
+            }
+    }
+    pyr_problem_file_t *pf = NULL;
+    const pyr_status_t st = pyr_problem_file_load(file, sets, nsets, &pf);
+    free(sets);
+    if (st != PYR_OK) {
+        fprintf(stderr, "pyrgrid: error: %s\n", pyr_last_error());
+        return 1;
+    }
+    pyr_cli_wisdom_import(); /* the model's constants for this machine */
+    *problem = *pyr_problem_file_problem(pf);
+    *options = *pyr_problem_file_options(pf);
+    pyr_problem_file_destroy(&pf);
+    return 0;
+}
+
 int pyr_cli_common_option(const char *arg)
 {
     if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {

@@ -529,28 +529,13 @@ int pyr_cli_sweep(int argc, char **argv)
         fprintf(stderr, "pyrgrid: error: sweep needs a problem file: pyrgrid sweep FILE.ini --heights 1:64\n");
         return 2;
     }
-    /* the file, then the overrides in order; the problem and options are copied out of it */
-    const char **sets = calloc((size_t)argc, sizeof *sets); /* argc > 0: there is a file */
-    int nsets = 0;
-    if (!sets) {
-        fprintf(stderr, "pyrgrid: error: out of host memory\n");
-        return 1;
-    }
-    for (int i = 0; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--set") || !strcmp(argv[i], "-s")) sets[nsets++] = argv[++i];
-        else if (!strcmp(argv[i], "--heights") || !strcmp(argv[i], "--decomposition") || !strcmp(argv[i], "--csv") ||
-                 !strcmp(argv[i], "--png") || !strcmp(argv[i], "--repeat") || !strcmp(argv[i], "--passes"))
-            i++;
-    pyr_problem_file_t *pf = NULL;
-    pyr_status_t lst = pyr_problem_file_load(file, sets, nsets, &pf);
-    free(sets);
-    if (lst != PYR_OK) return fail(NULL);
-    pyr_cli_wisdom_import(); /* the model's constants for this machine */
+    /* the file, then the overrides in order */
+    static const char *const valued[] = {"--heights", "--decomposition", "--csv", "--png", "--repeat", "--passes", NULL};
     struct {
         pyr_problem_t problem;
         pyr_options_t options;
-    } cfg = {*pyr_problem_file_problem(pf), *pyr_problem_file_options(pf)};
-    pyr_problem_file_destroy(&pf);
+    } cfg;
+    if (pyr_cli_load_problem(file, argc, argv, valued, &cfg.problem, &cfg.options)) return 1;
     pyr_problem_t *p = &cfg.problem;
     if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
     if (cfg.options.method == PYR_METHOD_NAIVE || cfg.options.method == PYR_METHOD_TRIVIAL || cfg.options.method == PYR_METHOD_LONGVECTOR) {
