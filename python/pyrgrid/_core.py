@@ -1,30 +1,48 @@
 """Problems, options, plans and runs over libpyrgrid's layout-free API."""
 
+from __future__ import annotations
+
 import ctypes
 import difflib
 import json
+import math
 import os
+import sys
+import time
 from dataclasses import dataclass, field as dc_field
+from typing import IO, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _lib
-from ._errors import ArgumentError, CancelledError, ConfigError, DivergedError, Error, error_for, warn_copy
+from ._errors import (ArgumentError, CancelledError, ConfigError, DeviceArrayError, DivergedError, Error, InternalError,
+                      error_for, warn_copy)
 from ._interrupt import Interrupts as _Interrupts
 from ._lib import lib
 
 _STATUS = _lib.status_names()
 _CANCELLED = next(code for code, name in _STATUS.items() if name == "PYR_ERR_CANCELLED")
 
+# what the public calls take (PEP 484); arrays: NumPy's, or any host buffer _host_array takes
+Value = Union[int, float, str, bool, "os.PathLike[str]"]
+Keys = Mapping[str, Optional[Value]]
+PathLike = Union[str, "os.PathLike[str]"]
+Shape = Sequence[int]
+DTypeLike = npt.DTypeLike
+ArrayLike = Any  # an ndarray, a buffer, __array_interface__ or CPU __dlpack__ object (see _host_array)
+# progress=: a callable(steps_done, steps_total) (False from it stops the run), True (a bar on stderr), or None/False
+Progress = Union[Callable[[int, int], Optional[bool]], bool, None]
 
-def check(status):
+
+def check(status: int) -> None:
     """Raise the library's failure as an exception carrying its message."""
     if status != 0:
         name = _STATUS.get(status, "PYR_ERR_INTERNAL")
         raise error_for(name, _lib.last_error())
 
 
-def _text(value):
+def _text(value: Any) -> str:
     """A Python value as the text of a problem-file key."""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
@@ -39,7 +57,7 @@ def _text(value):
     raise ArgumentError(f"a setting must be a number or a string, not {type(value).__name__} ({value!r})")
 
 
-def _value(text):
+def _value(text: str) -> Union[int, float, str]:
     """Key text back as int, float or str."""
     for conv in (int, float):
         try:
@@ -49,8 +67,8 @@ def _value(text):
     return text
 
 
-_DTYPES = {"float": np.dtype(np.float32), "double": np.dtype(np.float64)}
-_PRECISION = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+_DTYPES: Dict[str, np.dtype] = {"float": np.dtype(np.float32), "double": np.dtype(np.float64)}
+_PRECISION: Dict[np.dtype, str] = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
 
 # keyword -> problem-file key
 _PROBLEM_KEYWORDS = {
@@ -62,13 +80,15 @@ _PROBLEM_KEYWORDS = {
 }
 # rhs="array": Poisson's f comes from the caller's array, given to Plan.execute
 _ARRAY = "<array>"
+# problem keys the library reads back (pyr_problem_get); others are kept by Problem.set for copies
+_READABLE = set(_PROBLEM_KEYWORDS.values())
 # input fields a caller may pass to Plan.execute (Poisson's f, Maxwell's coefficients)
 _INPUTS = ("f", "ca", "cb", "dh")
 _OPTION_KEYWORDS = ("backend", "device", "method", "decomposition", "height", "memory", "rows", "block", "threads",
                     "plan", "slots", "kernel", "devices", "partition", "exchange", "host_memory")
 
 
-def _unknown(name, known, what):
+def _unknown(name: str, known: Iterable[str], what: str) -> ArgumentError:
     near = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {near[0]!r}?" if near else f"; the {what} are " + ", ".join(sorted(known))
     return ArgumentError(f"unknown keyword {name!r}{hint}")
@@ -77,13 +97,25 @@ def _unknown(name, known, what):
 # ------------------------------------------------------------------ handles
 
 class _Handle:
-    _create = _destroy = _set = _get = _json = None
+    """A library handle (problem or options) seen through its problem-file keys.
 
-    def __init__(self):
+    Copies and pickles carry the keys, never the struct's bytes: the keys the
+    library lists (``to_dict``) are read back as text (``pyr_*_get``, every
+    digit of a double) and set again in a new handle, in the library's order,
+    each only where the new handle's value differs; the copy is then read
+    back and compared key by key."""
+
+    _create: Any = None
+    _destroy: Any = None
+    _set: Any = None
+    _get: Any = None
+    _json: Any = None
+
+    def __init__(self) -> None:
         self._h = ctypes.c_void_p()
         check(type(self)._create(ctypes.byref(self._h)))
 
-    def __del__(self):
+    def __del__(self) -> None:
         h = getattr(self, "_h", None)
         if h:
             try:
@@ -91,25 +123,61 @@ class _Handle:
             except Exception:  # interpreter shutdown: the library may be gone already
                 pass
 
-    def set(self, key, value):
+    def set(self, key: str, value: Value) -> _Handle:
         """Set a problem-file key ("grid.nx", "run.memory") from a number or a string."""
         check(type(self)._set(self._h, key.encode(), _text(value).encode()))
         return self
 
-    def get(self, key):
-        """The value of a problem-file key (int, float or str)."""
+    def _text_of(self, key: str) -> str:
         buf = ctypes.create_string_buffer(8192)
         check(type(self)._get(self._h, key.encode(), buf, len(buf)))
-        return _value(buf.value.decode())
+        return buf.value.decode()
 
-    __setitem__ = set
-    __getitem__ = get
+    def get(self, key: str) -> Union[int, float, str]:
+        """The value of a problem-file key (int, float or str)."""
+        return _value(self._text_of(key))
 
-    def to_dict(self):
+    def __setitem__(self, key: str, value: Value) -> None:
+        self.set(key, value)
+
+    def __getitem__(self, key: str) -> Union[int, float, str]:
+        return self.get(key)
+
+    def to_dict(self) -> Dict[str, Any]:
         """The keys as nested dicts ({"grid": {"nx": 65, ...}, ...})."""
         return json.loads(_lib.json_of(type(self)._json, self._h))
 
-    def __repr__(self):
+    def _keys(self) -> List[str]:
+        """The keys the library lists for this handle, "section.key", in its order."""
+        return [f"{section}.{k}" for section, keys in self.to_dict().items() for k in keys]
+
+    def _key_texts(self) -> List[Tuple[str, str]]:
+        return [(k, self._text_of(k)) for k in self._keys()]
+
+    def _replay(self, items: Sequence[Tuple[str, str]]) -> None:
+        """Set the keys of another handle (pairs of key and text, as _key_texts gives) and check that each reads back."""
+        failed: Dict[str, Error] = {}
+        for key, text in items:
+            try:
+                if self._text_of(key) != text:
+                    check(type(self)._set(self._h, key.encode(), text.encode()))
+            except Error as e:  # a later key may set it (scheme.steps and scheme.iterations are one value)
+                failed[key] = e
+        for key, text in items:
+            got = self._text_of(key)
+            if got != text:
+                why = f" ({failed[key]})" if key in failed else ""
+                raise InternalError(f"pyrgrid: a copy of this {type(self).__name__} reads {key} = {got!r} where the original has "
+                            f"{text!r}{why}")
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"keys": self._key_texts()}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        _Handle.__init__(self)
+        self._replay(state["keys"])
+
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({json.dumps(self.to_dict())})"
 
 
@@ -125,7 +193,7 @@ class Options(_Handle):
     _get = lib.pyr_options_get
     _json = lib.pyr_options_json
 
-    def __init__(self, keys=None, **options):
+    def __init__(self, keys: Optional[Keys] = None, **options: Optional[Value]) -> None:
         super().__init__()
         for k, v in dict(keys or {}).items():
             if v is not None:
@@ -136,8 +204,12 @@ class Options(_Handle):
             if v is not None:
                 self.set("run." + k, v)
 
+    def _keys(self) -> List[str]:
+        # its JSON names the piece's extent "piece": the key run.rows (run.block, the same value, also chooses blocks)
+        return ["run." + ("rows" if k == "piece" else k) for k in self.to_dict()]
 
-def _options_of(options):
+
+def _options_of(options: Union[Options, Mapping[str, Any], None]) -> Options:
     if options is None:
         return Options()
     if isinstance(options, Options):
@@ -161,7 +233,14 @@ class Problem(_Handle):
     {"boundary.kind": "cpml", "source.source1": "Ez point 10 15 ricker
     frequency=2 delay=0.6", "probe.probe1": "Ez 30 15"}).
     ``Problem.from_file("heat2d.ini")`` reads a problem file as the program
-    does.  ``problem["scheme.dt"]`` reads and sets any key."""
+    does.  ``problem["scheme.dt"]`` reads and sets any key.
+
+    Problems are copied and pickled by their keys (``copy.deepcopy``,
+    ``pickle``, a ``multiprocessing`` worker's argument): the copy is a new
+    problem that reads the same in every key.  Keys the library does not read
+    back (Maxwell's boundary, material, source and probe sections) go with
+    it as they were set; a Maxwell problem read by :meth:`from_file` is read
+    from its file again (by its absolute path) where it is unpickled."""
 
     _create = lib.pyr_problem_create
     _destroy = lib.pyr_problem_destroy
@@ -169,9 +248,12 @@ class Problem(_Handle):
     _get = lib.pyr_problem_get
     _json = lib.pyr_problem_json
 
-    def __init__(self, equation=None, *, shape=None, dtype=None, lengths=None, keys=None, **params):
+    def __init__(self, equation: Optional[str] = None, *, shape: Optional[Shape] = None, dtype: DTypeLike = None,
+                 lengths: Optional[Sequence[float]] = None, keys: Optional[Keys] = None, **params: Optional[Value]) -> None:
         super().__init__()
-        self._options = None
+        self._options: Optional[Options] = None
+        self._unread: Dict[str, str] = {}  # keys set that the library does not read back, in the order set
+        self._file: Optional[str] = None  # the problem file from_file read
         if equation is not None:
             self.set("scheme.equation", equation)
         if shape is not None:
@@ -185,8 +267,8 @@ class Problem(_Handle):
             lengths = tuple(lengths)
             if shape is not None and len(lengths) != len(shape):
                 raise ArgumentError(f"lengths {lengths} and shape {shape} have different numbers of axes")
-            for axis, v in enumerate(reversed(lengths)):
-                self.set("grid.l" + "xyz"[axis], v)
+            for axis, length in enumerate(reversed(lengths)):
+                self.set("grid.l" + "xyz"[axis], length)
         if dtype is not None:
             dt_ = np.dtype(dtype)
             if dt_ not in _PRECISION:
@@ -203,8 +285,46 @@ class Problem(_Handle):
             elif v is not None:
                 self.set(_PROBLEM_KEYWORDS[k], v)
 
+    def set(self, key: str, value: Value) -> Problem:
+        """Set a problem-file key ("grid.nx", "scheme.dt", "source.source1") from a number or a string."""
+        super().set(key, value)
+        if key not in _READABLE:
+            try:
+                self._text_of(key)
+                _READABLE.add(key)
+            except ConfigError:  # a key the library takes but does not give back: a copy needs it as set
+                self._unread.pop(key, None)
+                self._unread[key] = _text(value)
+        return self
+
+    def _keys(self) -> List[str]:
+        # the equation first: setting it changes other keys' defaults (Maxwell's fields start at zero); then the
+        # keys the library lists for this equation, then those of the other equations (still read and set)
+        listed = super()._keys()
+        known = ["scheme.equation"] + listed + [k for k in _PROBLEM_KEYWORDS.values() if k != "scheme.equation"]
+        return list(dict.fromkeys(known))
+
+    def __getstate__(self) -> Dict[str, Any]:
+        state = super().__getstate__()
+        state["unread"] = list(self._unread.items())
+        state["options"] = self._options
+        # a Maxwell problem's file may hold keys the library does not give back (materials, sources, probes)
+        state["file"] = self._file if self._file is not None and self.equation == "maxwell" else None
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        _Handle.__init__(self)
+        self._options = state.get("options")
+        self._unread = {}
+        self._file = state.get("file")
+        if self._file is not None:
+            check(lib.pyr_problem_load_file(self._h, Options()._h, os.fsencode(self._file)))
+        self._replay(state["keys"])
+        for k, v in state.get("unread", ()):
+            self.set(k, v)
+
     @classmethod
-    def from_file(cls, path, keys=None, **params):
+    def from_file(cls, path: PathLike, keys: Optional[Keys] = None, **params: Optional[Value]) -> Problem:
         """Read a problem file as `pyrgrid run` does (inputs relative to its
         folder, the grid from initial.file, restarts: the steps that remain),
         then apply keys/params.  Its [run] keys become ``problem.options``."""
@@ -212,10 +332,13 @@ class Problem(_Handle):
         opts = Options()
         check(lib.pyr_problem_load_file(p._h, opts._h, os.fsencode(os.fspath(path))))
         p._options = opts
+        p._file = os.path.abspath(os.fspath(path))
         for k, v in dict(keys or {}).items():
             if v is not None:
                 (opts if k.startswith("run.") else p).set(k, v)
         for k, v in params.items():
+            if v is None:
+                continue
             if k in _OPTION_KEYWORDS:
                 opts.set("run." + k, v)
             elif k in _PROBLEM_KEYWORDS:
@@ -225,33 +348,34 @@ class Problem(_Handle):
         return p
 
     @property
-    def options(self):
+    def options(self) -> Optional[Options]:
         """The options of the problem file it came from (from_file), else None."""
         return self._options
 
     @property
-    def equation(self):
-        return self.get("scheme.equation")
+    def equation(self) -> str:
+        return self._text_of("scheme.equation")
 
     @property
-    def _equation_code(self):
+    def _equation_code(self) -> int:
         code = ctypes.c_int()
         if not lib.pyr_equation_from_name(self.equation.encode(), ctypes.byref(code)):
             raise ConfigError(f"unknown equation {self.equation!r}")
         return code.value
 
     @property
-    def shape(self):
+    def shape(self) -> Tuple[int, ...]:
         """NumPy shape of the grid's fields: (nx,), (ny, nx) or (nz, ny, nx)."""
-        dims = self.get("grid.dims")
-        return tuple(self.get("grid.n" + "xyz"[a]) for a in reversed(range(dims)))
+        dims = int(self._text_of("grid.dims"))
+        return tuple(int(self._text_of("grid.n" + "xyz"[a])) for a in reversed(range(dims)))
 
     @property
-    def dtype(self):
-        return _DTYPES[self.get("scheme.precision")]
+    def dtype(self) -> np.dtype:
+        """float32 or float64, as scheme.precision says."""
+        return _DTYPES[self._text_of("scheme.precision")]
 
     @property
-    def fields(self):
+    def fields(self) -> Dict[str, bool]:
         """The scheme's fields in order, as {name: updated}: heat {"u": True}; poisson {"u": True, "f": False};
         maxwell {"Ex": True, ..., "Hz": True, "ca": False, ...} (its CPML auxiliaries, kept by the library, too)."""
         eq = self._equation_code
@@ -259,24 +383,25 @@ class Problem(_Handle):
                 for i in range(lib.pyr_scheme_field_count(eq))}
 
     @property
-    def state_fields(self):
+    def state_fields(self) -> Tuple[str, ...]:
         """Names of the fields a run of this problem updates, in the scheme's order: ("u",) for heat and
         Poisson; Maxwell's components of the grid's mode (2D TM ("Ez", "Hx", "Hy"), TE ("Ex", "Ey", "Hz"),
         3D all six)."""
         return tuple(n for i, (n, updated) in enumerate(self.fields.items()) if updated and lib.pyr_problem_field_used(self._h, i))
 
     @property
-    def dt(self):
+    def dt(self) -> float:
         """The time step a run takes (Maxwell's from its Courant number when dt is not given); 0 for Poisson."""
         v = ctypes.c_double()
         check(lib.pyr_problem_time_step(self._h, ctypes.byref(v)))
         return v.value
 
-    def validate(self):
+    def validate(self) -> Problem:
+        """Check the problem as a run would (its message says what is wrong); returns it."""
         check(lib.pyr_problem_validate(self._h))
         return self
 
-    def initial(self):
+    def initial(self) -> npt.NDArray[np.floating]:
         """A new array holding the problem's initial field (its kind: sine,
         gauss, random, zero, or the file), as the program makes it.  Schemes
         with several state fields (Maxwell): :meth:`initial_fields`."""
@@ -290,7 +415,7 @@ class Problem(_Handle):
             check(lib.pyr_field_init(f.handle, self._h))
         return u
 
-    def initial_fields(self):
+    def initial_fields(self) -> Dict[str, npt.NDArray[np.floating]]:
         """The initial value of every state field, {name: new array}, as the program makes them
         (Maxwell: each component from initial.kind: zero, random, or PREFIX_<component>.npy)."""
         self.validate()
@@ -303,7 +428,7 @@ class Problem(_Handle):
             out[name] = a
         return out
 
-    def input(self, name="f"):
+    def input(self, name: str = "f") -> npt.NDArray[np.floating]:
         """A new array holding input field `name` (Poisson's f; Maxwell's coefficients ca, cb, dh) as the problem
         defines it."""
         names = list(self.fields)
@@ -316,7 +441,7 @@ class Problem(_Handle):
         return a
 
 
-def _problem_of(problem):
+def _problem_of(problem: Union[Problem, Mapping[str, Any], PathLike]) -> Problem:
     if isinstance(problem, Problem):
         return problem
     if isinstance(problem, dict):
@@ -332,31 +457,116 @@ def _problem_of(problem):
 class _Wrapped:
     """A library field around an array's buffer (pyr_field_wrap: no copy)."""
 
-    def __init__(self, a, name):
+    def __init__(self, a: np.ndarray, name: str) -> None:
         self.array = a
         n = (ctypes.c_int64 * 3)(*(list(reversed(a.shape)) + [1] * (3 - a.ndim)))
         self.handle = ctypes.c_void_p()
         check(lib.pyr_field_wrap(a.ndim, n, 1 if a.dtype == np.float64 else 0, ctypes.c_void_p(a.ctypes.data),
                                  ctypes.byref(self.handle)))
 
-    def __enter__(self):
+    def __enter__(self) -> _Wrapped:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         lib.pyr_field_destroy(ctypes.byref(self.handle))
 
 
-def _describe(a):
+def _describe(a: np.ndarray) -> str:
     return f"an array of shape {a.shape} and dtype {a.dtype}"
 
 
-def state_array(u, name, shape, dtype):
+# DLPack's device types (dlpack.h, DLDeviceType): the host's, and names for the others in messages
+_DL_CPU = 1
+_DL_DEVICES = {2: "a CUDA GPU", 3: "CUDA pinned host memory", 4: "an OpenCL device", 7: "a Vulkan device", 8: "a Metal GPU",
+               9: "a VPI device", 10: "a ROCm GPU", 11: "ROCm pinned host memory", 12: "an extension device",
+               13: "CUDA managed memory", 14: "a oneAPI device", 15: "a WebGPU device", 16: "a Hexagon DSP"}
+
+
+def _device_of(obj: object) -> Optional[Tuple[int, int, str]]:
+    """Where an array that is not in host memory lives, as (DLPack device type, device id, words), or None for
+    host memory (or an object that says nothing of a device)."""
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        return 2, -1, "a CUDA GPU (__cuda_array_interface__)"
+    device = getattr(obj, "__dlpack_device__", None)
+    if device is not None and not isinstance(obj, np.ndarray):
+        try:
+            kind, index = device()
+        except Exception as e:  # a producer that cannot say: taken as not the host's
+            return -1, -1, f"a device its __dlpack_device__ does not name ({e})"
+        if int(kind) != _DL_CPU:
+            return int(kind), int(index), f"{_DL_DEVICES.get(int(kind), f'DLPack device type {int(kind)}')} {int(index)}"
+    return None
+
+
+def _device_array(obj: object, name: str, where: Tuple[int, int, str], write: bool) -> np.ndarray:
+    """An array off the host, given as a field.  The place for a GPU path: a run that computes on the device's
+    own buffer (the executor taking a device pointer and the producer's stream) would take it from here; until
+    then it is refused with the copies that would work."""
+    back = (f" and copy the result back (cupy: x.set(u); PyTorch: x.copy_(torch.from_numpy(u)))" if write else "")
+    raise DeviceArrayError(f"{name} lives on {where[2]}; pyrgrid does not compute on GPU arrays in place yet: pass a "
+                           f"host copy (cupy.asnumpy(x), x.cpu().numpy() for PyTorch, numpy.asarray(x) for JAX){back}",
+                           "PYR_ERR_UNSUPPORTED")
+
+
+def _writable_view(a: np.ndarray) -> np.ndarray:
+    """``a``'s memory as a writable array (``a`` kept alive as its base)."""
+    iface = dict(a.__array_interface__)
+    iface["data"] = (iface["data"][0], False)
+
+    class _Memory:
+        __array_interface__ = iface
+        keep = a
+    return np.asarray(_Memory())
+
+
+def _host_array(obj: object, name: str, shape: Tuple[int, ...], write: bool) -> np.ndarray:
+    """A host buffer as a NumPy array over the same memory (no copy): an ndarray (a numpy.memmap too); an
+    object with ``__array_interface__``; one with the buffer protocol (array.array, a memoryview over a
+    bytearray or mmap); a CPU DLPack producer (``__dlpack__``, through numpy.from_dlpack).  A 1-D buffer of
+    as many elements as the grid's nodes is seen in the grid's shape (C order).  Arrays on a GPU go to
+    _device_array.  Others: state fields (``write``) are refused, since a converted copy would not be
+    updated; inputs go through numpy.asarray."""
+    if isinstance(obj, np.ndarray):
+        return obj
+    where = _device_of(obj)
+    if where is not None:
+        return _device_array(obj, name, where, write)
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        try:
+            a = np.from_dlpack(obj)
+        except (BufferError, TypeError, ValueError, RuntimeError) as e:
+            raise ArgumentError(f"{name}: its DLPack buffer cannot be read as an array ({e}); pass numpy.asarray({name})") from None
+        # DLPack (before its versioned form) has no read-only flag: what it exports may be written (NumPy refuses
+        # to export a read-only array), though numpy.from_dlpack marks its view read-only
+        if write and not a.flags.writeable:
+            a = _writable_view(a)
+    elif hasattr(obj, "__array_interface__"):
+        a = np.asarray(obj)
+    else:
+        try:
+            a = np.asarray(memoryview(obj))  # type: ignore[arg-type]
+        except TypeError:
+            if write:
+                raise ArgumentError(f"{name} must be a NumPy array (or a host buffer: an object with the buffer protocol, "
+                                    f"__array_interface__ or __dlpack__ on the CPU) of shape {shape} to be updated in "
+                                    f"place, not {type(obj).__name__}") from None
+            try:
+                return np.asarray(obj)
+            except (TypeError, ValueError) as e:
+                raise ArgumentError(f"{name} cannot be read as an array ({e})") from None
+    if a.ndim == 1 and len(shape) > 1 and a.size == math.prod(shape) and a.flags.c_contiguous:
+        a = a.reshape(shape)
+    return a
+
+
+def state_array(u: ArrayLike, name: str, shape: Tuple[int, ...], dtype: np.dtype) -> Tuple[np.ndarray, Optional[np.ndarray]]:
     """The caller's array to update in place, checked: (array used, array to
-    copy back into or None).  Refused: not an ndarray, another dtype or
-    shape, read-only.  Not C-contiguous: a contiguous copy, written back."""
-    if not isinstance(u, np.ndarray):
-        raise ArgumentError(f"{name} must be a NumPy array of shape {shape} and dtype {dtype} to be updated in place, "
-                            f"not {type(u).__name__}")
+    copy back into or None).  Any host buffer _host_array takes is used over
+    its own memory.  Refused: another dtype or shape, read-only, an object
+    that is no buffer, an array on a GPU.  Not C-contiguous or not aligned: a
+    contiguous copy, written back (CopyWarning)."""
+    u = _host_array(u, name, tuple(shape), write=True)
     if u.dtype != dtype:
         raise ArgumentError(f"{name} is {_describe(u)}; the plan computes in {dtype} ({_PRECISION.get(dtype)}): pass "
                             f"{name}.astype(numpy.{dtype.name}) and use the array returned, or make the problem with "
@@ -365,29 +575,34 @@ def state_array(u, name, shape, dtype):
         raise ArgumentError(f"{name} is {_describe(u)}; the plan's grid needs shape {tuple(shape)} (NumPy order: "
                             f"(ny, nx) in 2D)")
     if not u.flags.writeable:
-        raise ArgumentError(f"{name} is read-only; the run updates it in place: pass a writable array ({name}.copy())")
-    if u.flags.c_contiguous:
+        raise ArgumentError(f"{name} is read-only; the run updates it in place: pass a writable array ({name}.copy(), "
+                            f"or a numpy.memmap opened with mode='r+')")
+    if u.flags.c_contiguous and u.flags.aligned:
         return u, None
-    warn_copy(f"{name} is not C-contiguous ({'Fortran order' if u.flags.f_contiguous else 'a strided view'}): the run "
-              f"works on a contiguous copy and writes the result back (numpy.ascontiguousarray({name}) avoids the copy)")
-    return np.ascontiguousarray(u), u
+    why = ("not aligned to its dtype" if u.flags.c_contiguous
+           else "not C-contiguous (" + ("Fortran order" if u.flags.f_contiguous else "a strided view") + ")")
+    warn_copy(f"{name} is {why}: the run works on a contiguous copy and writes the result back "
+              f"(numpy.ascontiguousarray({name}) avoids the copy)")
+    return np.array(u, order="C"), u  # a new array: C-contiguous and aligned
 
 
-def input_array(f, name, shape, dtype):
-    """An input field (read, never written): any array of the right shape and dtype; a copy when not C-contiguous."""
-    if not isinstance(f, np.ndarray):
-        f = np.asarray(f)
+def input_array(f: ArrayLike, name: str, shape: Tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """An input field (read, never written): any host buffer or array-like of the right shape and dtype, used
+    in place (read-only ones too); a copy (CopyWarning) when not C-contiguous or not aligned; GPU arrays are
+    refused."""
+    f = _host_array(f, name, tuple(shape), write=False)
     if f.dtype != dtype:
         raise ArgumentError(f"{name} is {_describe(f)}; the plan computes in {dtype}: pass {name}.astype(numpy.{dtype.name})")
     if f.shape != tuple(shape):
         raise ArgumentError(f"{name} is {_describe(f)}; the plan's grid needs shape {tuple(shape)}")
-    if not f.flags.c_contiguous:
-        warn_copy(f"{name} is not C-contiguous: a contiguous copy is passed (numpy.ascontiguousarray({name}) avoids it)")
-        f = np.ascontiguousarray(f)
+    if not (f.flags.c_contiguous and f.flags.aligned):
+        why = "not aligned to its dtype" if f.flags.c_contiguous else "not C-contiguous"
+        warn_copy(f"{name} is {why}: a contiguous copy is passed (numpy.ascontiguousarray({name}) avoids it)")
+        f = np.array(f, order="C")
     return f
 
 
-def _first_non_finite(a):
+def _first_non_finite(a: np.ndarray) -> Optional[Tuple[str, str]]:
     """(index, value) of the first NaN or infinity of ``a`` in C order, or None.  Read in blocks of rows: no
     temporary of the array's size."""
     if a.size == 0:
@@ -405,7 +620,7 @@ def _first_non_finite(a):
     return None
 
 
-def check_finite(a, name, what="initial data"):
+def check_finite(a: np.ndarray, name: str, what: str = "initial data") -> None:
     """Refuse an array holding a NaN or an infinity, naming its first (as the program refuses such a file): it
     would spread through the grid without a word."""
     bad = _first_non_finite(a)
@@ -415,7 +630,7 @@ def check_finite(a, name, what="initial data"):
                             f"{what} must be finite (numpy.isfinite({name}).all())")
 
 
-def check_result(arrays, names, steps, dtype):
+def check_result(arrays: Sequence[np.ndarray], names: Sequence[str], steps: int, dtype: np.dtype) -> None:
     """Raise DivergedError when a result holds a NaN or an infinity, as the program stops such a run: finite
     data that overflowed means the scheme diverged (a time step past the stable limit, a source too strong for
     the precision).  The arrays keep what the run computed."""
@@ -428,14 +643,14 @@ def check_result(arrays, names, steps, dtype):
                                 f"the time step against the stable limit and the sources' amplitudes{hint}", "PYR_ERR_DIVERGED")
 
 
-def _shares(a, b):
+def _shares(a: np.ndarray, b: np.ndarray) -> bool:
     try:
-        return np.shares_memory(a, b, max_work=1 << 20)
+        return bool(np.shares_memory(a, b, max_work=1 << 20))
     except Exception:  # too hard to tell exactly: overlapping bounds count as shared
-        return np.may_share_memory(a, b)
+        return bool(np.may_share_memory(a, b))
 
 
-def _check_overlaps(given, fields):
+def _check_overlaps(given: Mapping[str, np.ndarray], fields: Mapping[str, bool]) -> None:
     """Refuse two fields in one buffer where the run writes either: the library would read one while it writes
     the other, and a copy written back would clobber the other's result."""
     names = list(given)
@@ -470,15 +685,15 @@ class RunInfo:
     (exchange_height), the exchanges and the halo values moved."""
     steps: int
     checked: bool = False
-    change: float = None
+    change: Optional[float] = None
     converged: bool = False
-    counts: dict = dc_field(default_factory=dict)
+    counts: Dict[str, int] = dc_field(default_factory=dict)
     parts: int = 1
     exchange_height: int = 0
     exchanges: int = 0
     halo_sent: int = 0
     halo_received: int = 0
-    probes: np.ndarray = None  # Maxwell's probes: row k holds each probe's value after step k + 1
+    probes: Optional[npt.NDArray[np.float64]] = None  # Maxwell's probes: row k holds each probe's value after step k + 1
     # how the host arrays were reached by a GPU's copies: "pinned", "staged" (host_note says why) or
     # "none" (the CPU backend); the seconds registering and releasing them took
     host_memory: str = "none"
@@ -487,8 +702,106 @@ class RunInfo:
     host_note: str = ""
 
     @property
-    def sweeps(self):
+    def sweeps(self) -> int:
+        """Poisson's name for steps."""
         return self.steps
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+class ProgressBar:
+    """What ``progress=True`` draws on stderr: steps done of the total, the
+    share, the rate and the time left (``[######------]  1200/3000 steps
+    40%  350 steps/s  ETA 0:05``).  On a terminal the line is redrawn in
+    place (``\\r``, at most about ten times a second); elsewhere (a pipe, a
+    log file) a line is written at each tenth of the run.  Ends with a
+    newline when the run ends, also when it stops early.  Called as
+    ``bar(done, total)``; ``close()`` ends the line."""
+
+    def __init__(self, unit: str = "steps", stream: Optional[IO[str]] = None, width: int = 24) -> None:
+        self.unit = unit
+        self.stream = sys.stderr if stream is None else stream
+        try:
+            self.tty = bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            self.tty = False
+        self.width = width
+        self.start = time.monotonic()
+        self.done = 0
+        self.total = 0
+        self.shown = -1  # the steps the last drawing showed
+        self.drawn_at = 0.0
+        self.next_tenth = 1  # pipes: the tenth of the run whose line comes next
+        self.length = 0  # terminals: the last line's length, to clear what it leaves
+        self.closed = False
+
+    def line(self) -> str:
+        done, total = self.done, max(self.total, 1)
+        share = min(done / total, 1.0)
+        fill = int(share * self.width)
+        elapsed = time.monotonic() - self.start
+        rate = done / elapsed if elapsed > 0 and done > 0 else 0.0
+        eta = _clock((self.total - done) / rate) if rate > 0 else "?"
+        digits = len(str(self.total))
+        speed = f"{rate:.0f}" if rate >= 10 else f"{rate:.2g}"
+        last = f"ETA {eta}" if done < self.total else _clock(elapsed)
+        return (f"[{'#' * fill}{'-' * (self.width - fill)}] {done:>{digits}}/{self.total} {self.unit} {share * 100:3.0f}%  "
+                f"{speed} {self.unit}/s  {last}")
+
+    def _draw(self, end: str = "") -> None:
+        text = self.line()
+        if self.tty:
+            self.stream.write("\r" + text + " " * max(0, self.length - len(text)) + end)
+            self.length = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self.shown = self.done
+        self.drawn_at = time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.closed:
+            return
+        self.done, self.total = int(done), int(total)
+        if self.tty:
+            if self.done >= self.total or time.monotonic() - self.drawn_at >= 0.1 or self.shown < 0:
+                self._draw()
+        elif self.total > 0 and self.done * 10 >= self.next_tenth * self.total:
+            self._draw()
+            self.next_tenth = self.done * 10 // self.total + 1
+        if self.total > 0 and self.done >= self.total:
+            self.close()
+
+    def close(self) -> None:
+        """End the bar: the last state drawn if it was not, and a newline."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.shown < 0 and self.total == 0:
+            return  # never called: nothing drawn, nothing to end
+        if self.tty:
+            if self.shown != self.done:
+                self._draw("\n")
+            else:
+                self.stream.write("\n")
+                self.stream.flush()
+        elif self.shown != self.done:
+            self._draw()
+
+
+def _progress_callable(progress: Progress, unit: str) -> Optional[Callable[[int, int], Optional[bool]]]:
+    """progress= as the run's callback: True draws a ProgressBar, False or None nothing, a callable is called."""
+    if progress is None or progress is False:
+        return None
+    if progress is True:
+        return ProgressBar(unit)
+    if not callable(progress):
+        raise ArgumentError(f"progress = {progress!r}: give a function progress(steps_done, steps_total), True (a progress "
+                            f"bar on stderr), or None")
+    return progress
 
 
 class _Progress:
@@ -499,12 +812,13 @@ class _Progress:
     asked at least about every second, within a long pass of a resident
     plan too."""
 
-    def __init__(self, callback, probes=False, interrupts=None):
+    def __init__(self, callback: Optional[Callable[[int, int], Optional[bool]]], probes: bool = False,
+                 interrupts: Optional[_Interrupts] = None) -> None:
         self.callback = callback
         self.interrupts = interrupts
-        self.error = None
-        self.stopped_at = None  # the steps done where a hook stopped the run
-        self.total = None  # the run's steps, as the hooks were told
+        self.error: Optional[BaseException] = None
+        self.stopped_at: Optional[int] = None  # the steps done where a hook stopped the run
+        self.total: Optional[int] = None  # the run's steps, as the hooks were told
         self.fn = _lib.PROGRESS(self._call)
         _lib.check_struct("pyr_hooks_t")
         self.hooks = _lib.Hooks(progress=ctypes.cast(self.fn, ctypes.c_void_p))
@@ -512,12 +826,12 @@ class _Progress:
             self.cancel_fn = _lib.PROGRESS(self._cancel)
             self.hooks.cancel = ctypes.cast(self.cancel_fn, ctypes.c_void_p)
         # the probes' values, copied out after each pass (the library's buffer is only lent)
-        self.series = []
+        self.series: List[np.ndarray] = []
         if probes:
             self.probe_fn = _lib.PROBE(self._probe)
             self.hooks.probe = ctypes.cast(self.probe_fn, ctypes.c_void_p)
 
-    def _probe(self, user, first, count, values, nprobes):
+    def _probe(self, user: Any, first: int, count: int, values: Any, nprobes: int) -> int:
         try:
             self.series.append(np.ctypeslib.as_array(values, shape=(count, nprobes)).copy())
             return 0
@@ -525,17 +839,17 @@ class _Progress:
             self.error = e
             return 1  # a failed status stops the run; the error is raised after it
 
-    def probes(self):
+    def probes(self) -> Optional[np.ndarray]:
         return np.concatenate(self.series) if self.series else None
 
-    def _interrupted(self):
+    def _interrupted(self) -> bool:
         return self.interrupts is not None and self.interrupts.stop
 
-    def _stop(self, done):
+    def _stop(self, done: int) -> int:
         self.stopped_at = done
         return 1
 
-    def _call(self, user, done, total):
+    def _call(self, user: Any, done: int, total: int) -> int:
         try:
             self.total = total
             if self._interrupted():
@@ -547,7 +861,7 @@ class _Progress:
             self.error = e
             return self._stop(done)
 
-    def _cancel(self, user, done, total):
+    def _cancel(self, user: Any, done: int, total: int) -> int:
         # the SIGINT handler runs as this is entered (interrupts.stop then says so)
         try:
             self.total = total
@@ -567,7 +881,8 @@ class Plan:
     model's predicted seconds) as a dict; ``plan.execute(u)`` advances ``u``
     in place."""
 
-    def __init__(self, problem, options=None):
+    def __init__(self, problem: Union[Problem, Mapping[str, Any], PathLike],
+                 options: Union[Options, Mapping[str, Any], None] = None) -> None:
         self.problem = _problem_of(problem)
         if options is None and self.problem.options is not None:
             options = self.problem.options
@@ -584,42 +899,55 @@ class Plan:
         self._used = {n: bool(lib.pyr_problem_field_used(self.problem._h, i)) for i, n in enumerate(self._fields)}
         self._parts = self.info["parts"] is not None
 
-    def close(self):
+    def __reduce__(self) -> Any:
+        raise TypeError("a pyrgrid.Plan holds the library's plan (and device memory) and is not copied or pickled: pass "
+                        "its problem and options (plan.problem, plan.options: both pickle) and make the plan where it runs")
+
+    def close(self) -> None:
         """Release the plan (also done when it is collected, or by a with block)."""
         if getattr(self, "_h", None):
             lib.pyr_plan_destroy(ctypes.byref(self._h))
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:  # interpreter shutdown: the library may be gone already
             pass
 
-    def __enter__(self):
+    def __enter__(self) -> Plan:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @property
-    def info(self):
+    def info(self) -> Dict[str, Any]:
         if not self._h:
             raise ArgumentError("the plan is closed")
         return json.loads(_lib.json_of(lib.pyr_plan_json, self._h))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         i = self.info
         return (f"<pyrgrid.Plan {i['method']} {i['decomposition']} height={i['height']} backend={i['backend']} "
                 f"shape={self.shape} {self.dtype}>")
 
-    def execute(self, u, f=None, *, progress=None):
+    def execute(self, u: Union[ArrayLike, Mapping[str, ArrayLike]], f: Optional[ArrayLike] = None, *,
+                progress: Progress = None) -> RunInfo:
         """Advance ``u`` (time layer 0, or the initial guess) in place by the
         problem's steps and return a :class:`RunInfo`.
 
-        ``u`` must be a writable NumPy array of the plan's shape and dtype;
-        C-contiguous arrays are used without a copy (the library works on
-        their buffer), others are copied with a :class:`CopyWarning` and the
-        result written back.  Schemes with several state fields (Maxwell)
+        ``u`` must be a writable array of the plan's shape and dtype: a NumPy
+        array (a ``numpy.memmap`` too), or any host buffer: an object with the
+        buffer protocol (``array.array``, a memoryview over a ``bytearray`` or
+        ``mmap``), with ``__array_interface__``, or with ``__dlpack__`` on the
+        CPU; a 1-D buffer of as many elements as the grid's nodes is read in
+        the grid's shape (C order).  C-contiguous, aligned ones are used
+        without a copy (the library works on their memory, which holds the
+        result); others are copied with a :class:`CopyWarning` and the result
+        written back.  Read-only state arrays are refused (inputs may be
+        read-only).  Arrays on a GPU (``__cuda_array_interface__``, a DLPack
+        device other than the CPU) are refused with
+        :class:`DeviceArrayError` (a ``BufferError``): copy them to the host.  Schemes with several state fields (Maxwell)
         take a dict {name: array} of every field in ``problem.state_fields``
         (``problem.initial_fields()`` makes one), each updated in place; the
         dict may also hold inputs (Maxwell's ca, cb, dh; otherwise made from
@@ -629,7 +957,8 @@ class Plan:
         be finite, and no two may share memory where the run writes one.
         ``progress(steps_done, steps_total)`` is called between passes;
         returning False cancels the run (:class:`CancelledError`, with
-        ``steps_done``).  Maxwell's probes come back as ``info.probes``
+        ``steps_done``); ``progress=True`` draws a :class:`ProgressBar` on
+        stderr.  Maxwell's probes come back as ``info.probes``
         (steps x probes).
 
         Ctrl-C (SIGINT, with Python's handler or the caller's, in the main
@@ -643,7 +972,16 @@ class Plan:
         execute returns."""
         if not self._h:
             raise ArgumentError("the plan is closed")
+        callback = _progress_callable(progress, "sweeps" if self._equation == "poisson" else "steps")
+        try:
+            return self._execute(u, f, callback)
+        finally:
+            if isinstance(callback, ProgressBar):
+                callback.close()
+
+    def _execute(self, u: Any, f: Any, progress: Optional[Callable[[int, int], Optional[bool]]]) -> RunInfo:
         names = list(self._fields)
+        given: Dict[str, Any]
         state = self._state
         if isinstance(u, dict):
             given = dict(u)
@@ -682,18 +1020,22 @@ class Plan:
                 # the plan has no place for it: refuse rather than ignore the array
                 raise ArgumentError(f"{name} is given, but this {self._equation} problem does not use it: "
                                     + _UNUSED_INPUT.get(name, "the plan makes no use of it") + f"; leave {name} out")
-        _check_overlaps(given, self._fields)
-        arrays, backs = [], []
+        arrays: List[Optional[np.ndarray]] = []
+        backs: List[Tuple[np.ndarray, np.ndarray]] = []
+        views: Dict[str, np.ndarray] = {}  # each given field as an array over the caller's memory
         for name in names:
             if name not in given:
                 arrays.append(None)
             elif self._fields[name]:
                 work, back = state_array(given[name], name, self.shape, self.dtype)
                 arrays.append(work)
+                views[name] = work if back is None else back
                 if back is not None:
                     backs.append((work, back))
             else:
-                arrays.append(input_array(given[name], name, self.shape, self.dtype))
+                views[name] = _host_array(given[name], name, self.shape, write=False)
+                arrays.append(input_array(views[name], name, self.shape, self.dtype))
+        _check_overlaps({n: views[n] for n in given}, self._fields)
         for a, name in zip(arrays, names):
             if a is not None:
                 check_finite(a, name, "initial data" if self._fields[name] else "the run's inputs")
@@ -733,7 +1075,7 @@ class Plan:
                     w.__exit__()
         for work, back in backs:
             back[...] = work
-        check_result([given[n] for n in names if n in given and self._fields[n]],
+        check_result([views[n] for n in names if n in given and self._fields[n]],
                      [n for n in names if n in given and self._fields[n]], info["steps"], self.dtype)
         return RunInfo(steps=info["steps"], checked=info["checked"], change=info.get("change"),
                        converged=info.get("converged", False), counts=info["counts"], parts=info["parts"],
@@ -743,10 +1085,11 @@ class Plan:
                        unpin_seconds=info.get("unpin_seconds", 0.0), host_note=info.get("host_note", ""))
 
 
-def _float_array(u0, name):
+def _float_array(u0: ArrayLike, name: str) -> np.ndarray:
     """An array of float32 or float64 for a new result: those dtypes kept,
-    others converted to float64 (with a warning for arrays)."""
-    a = np.asarray(u0)
+    others converted to float64 (with a warning for arrays).  Host buffers as
+    _host_array reads them; GPU arrays refused."""
+    a = _host_array(u0, name, (), write=False)
     if a.dtype in _PRECISION:
         return a
     if isinstance(u0, np.ndarray):
@@ -757,13 +1100,13 @@ def _float_array(u0, name):
         raise ArgumentError(f"{name} cannot be converted to float64 ({e})") from None
 
 
-def _grid_problem(equation, a, lengths):
+def _grid_problem(equation: str, a: np.ndarray, lengths: Optional[Sequence[float]]) -> Problem:
     if not 1 <= a.ndim <= 3:
         raise ArgumentError(f"the initial field has {a.ndim} dimensions, shape {a.shape}; a grid has 1, 2 or 3")
     return Problem(equation, shape=a.shape, dtype=a.dtype, lengths=lengths, initial="zero")
 
 
-def _split_options(options):
+def _split_options(options: Mapping[str, Any]) -> Options:
     keys = {}
     for k, v in options.items():
         if k not in _OPTION_KEYWORDS:
@@ -772,7 +1115,9 @@ def _split_options(options):
     return Options(**keys)
 
 
-def heat(u0, *, dt, steps, alpha=1.0, lengths=None, memory="auto", backend="auto", progress=None, **options):
+def heat(u0: ArrayLike, *, dt: float, steps: int, alpha: float = 1.0, lengths: Optional[Sequence[float]] = None,
+         memory: Union[str, int] = "auto", backend: str = "auto", progress: Progress = None,
+         **options: Optional[Value]) -> npt.NDArray[np.floating]:
     """The explicit scheme of u_t = alpha^2 laplace(u) from ``u0`` for
     ``steps`` steps of ``dt``; returns a new array (``u0`` is not changed).
 
@@ -781,7 +1126,10 @@ def heat(u0, *, dt, steps, alpha=1.0, lengths=None, memory="auto", backend="auto
     the physical lengths per axis in the same order (default 1 each; h =
     L / (n - 1)).  ``memory``, ``backend`` and other keywords are [run] keys
     (method, decomposition, height, threads, device, plan, slots, kernel).
-    ``u0`` must be finite.  Ctrl-C stops the run (KeyboardInterrupt; ``u0``
+    ``u0`` must be finite: a NumPy array or any host buffer
+    :meth:`Plan.execute` takes (it is copied: the result is new).
+    ``progress``: a callable(steps_done, steps_total), or True for a
+    progress bar on stderr.  Ctrl-C stops the run (KeyboardInterrupt; ``u0``
     is not changed), as in :meth:`Plan.execute`."""
     u = np.array(_float_array(u0, "u0"), order="C", copy=True)
     check_finite(u, "u0")
@@ -793,8 +1141,10 @@ def heat(u0, *, dt, steps, alpha=1.0, lengths=None, memory="auto", backend="auto
     return u
 
 
-def poisson(u0, f=None, *, tolerance=None, iterations=None, check_every=20, omega=1.0, lengths=None, memory="auto",
-            backend="auto", progress=None, **options):
+def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: Optional[float] = None,
+            iterations: Optional[int] = None, check_every: int = 20, omega: float = 1.0,
+            lengths: Optional[Sequence[float]] = None, memory: Union[str, int] = "auto", backend: str = "auto",
+            progress: Progress = None, **options: Optional[Value]) -> Tuple[npt.NDArray[np.floating], RunInfo]:
     """Jacobi sweeps for -laplace(u) = f from the initial guess ``u0``, whose
     boundary values stay (Dirichlet).  Returns ``(u, info)``: a new array and
     a :class:`RunInfo` (``info.sweeps``, ``info.change``, ``info.converged``).
@@ -805,8 +1155,10 @@ def poisson(u0, f=None, *, tolerance=None, iterations=None, check_every=20, omeg
     less than ``tolerance`` (max-norm), or after ``iterations`` sweeps (default
     1000000 when only a tolerance is given); at least one of them is
     needed.  Not converging is no error: ``info.converged`` says so.
-    ``u0`` and ``f`` must be finite.  Ctrl-C stops the run
-    (KeyboardInterrupt; ``u0`` and ``f`` are not changed)."""
+    ``u0`` and ``f`` must be finite (host buffers as :meth:`Plan.execute`
+    takes them; ``f`` is used in place).  ``progress``: a callable(sweeps
+    done, most sweeps), or True for a progress bar on stderr.  Ctrl-C stops
+    the run (KeyboardInterrupt; ``u0`` and ``f`` are not changed)."""
     if tolerance is None and iterations is None:
         raise ArgumentError("poisson needs a way to stop: tolerance=EPS (stop once a sweep changes u by less than EPS) "
                             "and/or iterations=N (the most sweeps)")
@@ -832,7 +1184,7 @@ def poisson(u0, f=None, *, tolerance=None, iterations=None, check_every=20, omeg
     return u, info
 
 
-class MaxwellResult(dict):
+class MaxwellResult(Dict[str, np.ndarray]):
     """The fields after a Maxwell run, {component: array} (the components of
     the grid's mode: 2D TM Ez, Hx, Hy; TE Ex, Ey, Hz; 3D all six), with
 
@@ -841,7 +1193,7 @@ class MaxwellResult(dict):
     - ``t``: the times of those rows, (k + 1) dt (E's; H is half a step earlier);
     - ``dt`` and ``info`` (a :class:`RunInfo`)."""
 
-    def __init__(self, fields, info, dt):
+    def __init__(self, fields: Mapping[str, np.ndarray], info: RunInfo, dt: float) -> None:
         super().__init__(fields)
         self.info = info
         self.dt = dt
@@ -849,9 +1201,14 @@ class MaxwellResult(dict):
         self.t = None if info.probes is None else (np.arange(len(info.probes), dtype=np.float64) + 1.0) * dt
 
 
-def maxwell(problem, *, steps=None, courant=None, dt=None, mode=None, lengths=None, dtype=None, boundary=None, cpml_cells=None,
-            eps_r=None, sigma=None, mu_r=None, shapes=(), sources=(), probes=(), keys=None, initial=None, memory=None,
-            backend=None, progress=None, **options):
+def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, steps: Optional[int] = None,
+            courant: Optional[float] = None, dt: Optional[float] = None, mode: Optional[str] = None,
+            lengths: Optional[Sequence[float]] = None, dtype: DTypeLike = None, boundary: Optional[str] = None,
+            cpml_cells: Optional[int] = None, eps_r: Optional[float] = None, sigma: Optional[float] = None,
+            mu_r: Optional[float] = None, shapes: Sequence[str] = (), sources: Sequence[str] = (), probes: Sequence[str] = (),
+            keys: Optional[Keys] = None, initial: Optional[Mapping[str, ArrayLike]] = None,
+            memory: Union[str, int, None] = None, backend: Optional[str] = None, progress: Progress = None,
+            **options: Optional[Value]) -> MaxwellResult:
     """Maxwell's equations on the Yee grid (FDTD, MEEP's units: c = eps0 =
     mu0 = 1); returns a :class:`MaxwellResult` ({component: new array},
     ``.probes``, ``.t``, ``.dt``, ``.info``).
@@ -868,7 +1225,9 @@ def maxwell(problem, *, steps=None, courant=None, dt=None, mode=None, lengths=No
     eps_r=4", "Ez point 10 15 ricker frequency=2 delay=0.6", "Ez 30 15");
     ``keys`` any other problem-file keys.  ``initial``: {component: array}
     to start from (copied; None: the problem's initial fields, zero by
-    default).  ``memory``, ``backend`` and other keywords are [run] keys.
+    default; host buffers as :meth:`Plan.execute` takes them).  ``memory``,
+    ``backend`` and other keywords are [run] keys.  ``progress``: a
+    callable(steps_done, steps_total), or True for a progress bar on stderr.
     Ctrl-C stops the run (KeyboardInterrupt; ``initial`` is not changed)."""
     if isinstance(problem, Problem):
         p = problem
@@ -897,13 +1256,13 @@ def maxwell(problem, *, steps=None, courant=None, dt=None, mode=None, lengths=No
         if dt_ not in _PRECISION:
             raise ArgumentError(f"dtype {dt_}: pyrgrid computes in float32 or float64")
         p.set("scheme.precision", _PRECISION[dt_])
-    settings = {"scheme.steps": steps, "scheme.courant": courant, "scheme.dt": dt, "scheme.mode": mode, "boundary.kind": boundary,
+    settings: Dict[str, Any] = {"scheme.steps": steps, "scheme.courant": courant, "scheme.dt": dt, "scheme.mode": mode, "boundary.kind": boundary,
                 "boundary.cpml_cells": cpml_cells, "material.eps_r": eps_r, "material.sigma": sigma, "material.mu_r": mu_r}
     for section, key, values in (("material", "shape", shapes), ("source", "source", sources), ("probe", "probe", probes)):
         if isinstance(values, str):
             raise ArgumentError(f"{key}s must be a list of {section} values, not one string: [{values!r}]")
-        for i, v in enumerate(values):
-            settings[f"{section}.{key}{i + 1}"] = v
+        for i, value in enumerate(values):
+            settings[f"{section}.{key}{i + 1}"] = value
     settings.update(keys or {})
     for k, v in settings.items():
         if v is not None:
@@ -914,18 +1273,18 @@ def maxwell(problem, *, steps=None, courant=None, dt=None, mode=None, lengths=No
         for k, v in p.options.to_dict().items():
             if v is not None and v != "":
                 opts.set("run." + ("rows" if k == "piece" else k), v)
-    for k, v in dict(options, memory=memory, backend=backend).items():
+    for k, run_value in dict(options, memory=memory, backend=backend).items():
         if k not in _OPTION_KEYWORDS:
             raise _unknown(k, _OPTION_KEYWORDS + ("progress",), "keywords")
-        if v is not None:
-            opts.set("run." + k, v)
+        if run_value is not None:
+            opts.set("run." + k, run_value)
     fields = p.initial_fields()
     if initial is not None:
         unknown = [k for k in initial if k not in fields]
         if unknown:
             raise ArgumentError(f"initial: {unknown} are not components of this grid's mode {tuple(fields)}")
-        for name, a in initial.items():
-            a = np.asarray(a)
+        for name, given in initial.items():
+            a = _host_array(given, f"initial[{name!r}]", fields[name].shape, write=False)
             if a.shape != fields[name].shape:
                 raise ArgumentError(f"initial[{name!r}] is {_describe(a)}; the grid needs shape {fields[name].shape}")
             fields[name][...] = a

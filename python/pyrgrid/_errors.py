@@ -4,7 +4,10 @@ the limit, what would work).  Classes also derive from the built-in
 exception a Python caller would expect (``ValueError`` for bad arguments
 and settings, ``OSError`` for files, ``MemoryError``...)."""
 
+from __future__ import annotations
+
 import warnings
+from typing import Optional
 
 
 class Error(Exception):
@@ -13,9 +16,9 @@ class Error(Exception):
     ``status`` is the library's status name ("PYR_ERR_BUDGET"), ``message``
     its detail."""
 
-    status = "PYR_ERR_INTERNAL"
+    status: str = "PYR_ERR_INTERNAL"
 
-    def __init__(self, message, status=None):
+    def __init__(self, message: str, status: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
         if status is not None:
@@ -83,6 +86,15 @@ class UnsupportedError(Error, NotImplementedError):
     status = "PYR_ERR_UNSUPPORTED"
 
 
+class DeviceArrayError(UnsupportedError, BufferError):
+    """An array on a GPU (``__cuda_array_interface__``, or a DLPack device
+    other than the CPU) given where the run needs host memory: runs compute
+    on host arrays only; copy it to the host first (``cupy.asnumpy(x)``,
+    ``x.cpu().numpy()``).  Also a ``BufferError``, as DLPack's consumers
+    raise when they cannot take a buffer without a copy."""
+    status = "PYR_ERR_UNSUPPORTED"
+
+
 class NumericError(Error, ArithmeticError):
     """A numerical failure (a zero pivot, ...)."""
     status = "PYR_ERR_NUMERIC"
@@ -94,11 +106,15 @@ class DivergedError(Error, ArithmeticError):
 
 
 class CancelledError(Error):
-    """A run stopped by its progress callback."""
+    """A run stopped by its progress callback (``steps_done`` of
+    ``steps_total``, where the run says)."""
     status = "PYR_ERR_CANCELLED"
+    steps_done: Optional[int] = None
+    steps_total: Optional[int] = None
 
 
 class InternalError(Error, RuntimeError):
+    """A failure inside the library that no input explains."""
     status = "PYR_ERR_INTERNAL"
 
 
@@ -115,10 +131,10 @@ _BY_STATUS = {c.status: c for c in (ArgumentError, ConfigError, SizeError, Unsta
                                      UnsupportedError, NumericError, DivergedError, CancelledError, InternalError)}
 
 
-def error_for(status_name, message):
+def error_for(status_name: str, message: str) -> Error:
     """The exception of a library status, carrying its message."""
     return _BY_STATUS.get(status_name, Error)(message, status_name)
 
 
-def warn_copy(message):
+def warn_copy(message: str) -> None:
     warnings.warn(message, CopyWarning, stacklevel=4)

@@ -10,8 +10,12 @@ the run, and the call raises the kept exception once the library has
 returned.  The caller's handler is back in place by then.
 """
 
+from __future__ import annotations
+
 import signal
 import threading
+from types import FrameType
+from typing import Any, Callable, Optional
 
 
 class Interrupts:
@@ -21,24 +25,25 @@ class Interrupts:
     SIGINT's handler is not Python's (SIG_IGN, SIG_DFL, a C handler), the
     handler is left as it is and ``active`` is False."""
 
-    def __init__(self):
-        self.raised = None
-        self.previous = None
+    def __init__(self) -> None:
+        self.raised: Optional[BaseException] = None
+        self.previous: Optional[Callable[[int, Optional[FrameType]], Any]] = None
         self.active = False
 
     @property
-    def stop(self):
+    def stop(self) -> bool:
         return self.raised is not None
 
-    def _handler(self, signum, frame):
+    def _handler(self, signum: int, frame: Optional[FrameType]) -> None:
         # never raises: it runs inside the run's callbacks, where an exception would be lost
         try:
-            self.previous(signum, frame)
+            if self.previous is not None:
+                self.previous(signum, frame)
         except BaseException as e:  # noqa: B902 (KeyboardInterrupt above all)
             if self.raised is None:
                 self.raised = e
 
-    def __enter__(self):
+    def __enter__(self) -> Interrupts:
         if threading.current_thread() is threading.main_thread():
             previous = signal.getsignal(signal.SIGINT)
             if callable(previous):
@@ -47,13 +52,12 @@ class Interrupts:
                 self.active = True
         return self
 
-    def __exit__(self, *exc):
-        if self.active:
+    def __exit__(self, *exc: object) -> None:
+        if self.active and self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
             self.active = False
-        return False
 
-    def reraise(self, note):
+    def reraise(self, note: str) -> None:
         """Raise the kept exception (if any), with a note on what the run left."""
         if self.raised is None:
             return
