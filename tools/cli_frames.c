@@ -452,11 +452,9 @@ int pyr_cli_frames(int argc, char **argv)
     s.start = now();
     for (int64_t i = 0; st == PYR_OK && i < info.nframes; i++) {
         st = fr_source_read(src, i, buf);
-        if (st == PYR_OK && mask) { /* bad pixels as NaN, which the pipeline leaves out (a masked frame is read as float) */
+        if (st == PYR_OK && mask) { /* this frame's bad pixels, for the frame pushed next */
             st = fr_source_read_mask(src, i, mask);
-            float *f = buf;
-            for (size_t k = 0; st == PYR_OK && k < (size_t)(info.nx * info.ny); k++)
-                if (mask[k]) f[k] = NAN;
+            if (st == PYR_OK) st = pyr_frames_set_mask(fr, mask);
         }
         if (st == PYR_OK) st = pyr_frames_push(fr, buf, info.type, NULL);
     }
@@ -567,8 +565,8 @@ int pyr_cli_frames(int argc, char **argv)
                (long long)fs.candidates, (long long)fs.masked_pixels, (long long)fs.ill_conditioned, (long long)fs.regularised,
                (long long)fs.reduced, (long long)fs.not_converged);
         if (!quiet && fs.masked_pixels)
-            fprintf(stderr, "pyrgrid: %lld %s were replaced and left out of detection\n", (long long)fs.masked_pixels,
-                    info.has_mask ? "pixels (bad in the MASK planes, or not finite)" : "non-finite input pixels");
+            fprintf(stderr, "pyrgrid: %lld pixels were masked (not finite, saturated, found bad%s) and left out of detection\n",
+                    (long long)fs.masked_pixels, info.has_mask ? " or bad in the MASK planes" : "");
         if (!quiet && (fs.regularised || fs.reduced || fs.fallback))
             fprintf(stderr, "pyrgrid: R was singular in %lld frames: more regularisation in %lld, fewer history frames in %lld, "
                             "zero weights in %lld (duplicate or blank frames?)\n",

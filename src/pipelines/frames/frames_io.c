@@ -262,7 +262,6 @@ static pyr_status_t fits_open_all(fr_source_t *s)
         s->kind = SRC_CUBE;
         s->info.kind = s->calexp ? (info.nframes > 1 ? "calexp cube" : "calexp file") : info.nframes > 1 ? "FITS cube" : "FITS file";
         s->info.nframes = info.nframes;
-        if (s->info.has_mask) s->fits_type = PYR_FITS_F32; /* bad pixels go to the pipeline as NaN */
         s->info.type = from_fits(s->fits_type);
         return PYR_OK;
     }
@@ -296,7 +295,6 @@ static pyr_status_t fits_open_all(fr_source_t *s)
         pyr_fits_close(&r);
         if (st != PYR_OK) return st;
     }
-    if (s->info.has_mask) s->fits_type = PYR_FITS_F32; /* bad pixels go to the pipeline as NaN */
     s->info.type = from_fits(s->fits_type);
     return PYR_OK;
 }

@@ -25,8 +25,7 @@ typedef struct {
     const char *kind;        /* "FITS cube", "FITS files", "npy stack" */
     const char *notice;      /* a fallback taken while opening (mixed pixel types), or "" */
     const pyr_fits_info_t *fits; /* the first FITS file's header (cards), NULL for .npy */
-    int has_mask, has_variance;  /* calexp layout: MASK / VARIANCE planes beside the science plane (with a
-                                  * mask the frames are delivered as float, so that bad pixels can be NaN) */
+    int has_mask, has_variance;  /* calexp layout: MASK / VARIANCE planes beside the science plane */
 } fr_source_info_t;
 
 /* Open the inputs: one .npy stack, one FITS cube, or several 2D FITS files
