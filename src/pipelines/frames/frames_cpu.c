@@ -54,6 +54,11 @@ struct fr_cpu {
      * derivatives of S g), for the shift's refinement over the interior */
     float *rref, *rgx, *rgy;
     uint8_t *refbad; /* pixels near the reference's masked pixels */
+    /* for frames without masked pixels: the refinement's sums as
+     * p = sum wy h - ry, q = sum wx h - rx with w = S^T (gradient over the
+     * interior), and u, v, w of the interior, all fixed by the reference */
+    float *wgx, *wgy;
+    double ref_s[5];
     int ref_masked;  /* refbad marks any */
     uint8_t *sv;     /* pixels of the refinement's sums (interior, away from masked pixels) */
     float *xt, *yt;  /* background basis: x and y centred, in frame widths */
@@ -105,6 +110,8 @@ static void fr_cpu_destroy(fr_cpu_t **cpu)
     fftwf_free(c->rref);
     fftwf_free(c->rgx);
     fftwf_free(c->rgy);
+    free(c->wgx);
+    free(c->wgy);
     void *ptrs[] = {c->bad0, c->refbad, c->sv, c->xt, c->yt, c->bad, c->cx, c->sx_, c->cy, c->sy_, c->wx, c->wy, c->sm, c->ring, c->D, c->shx, c->shy,
                     c->e, c->bh, c->t2, c->m, c->xv, c->z, c->maxz, c->valid, c->part, c->work, c->cand, c->cand_idx, c->chg_idx, c->chg_old, c->pend.bad};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) free(ptrs[i]);
@@ -129,6 +136,8 @@ static pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
     c->rgx = fftwf_alloc_real((size_t)np);
     c->rgy = fftwf_alloc_real((size_t)np);
     c->refbad = calloc((size_t)np, 1);
+    c->wgx = calloc((size_t)np, sizeof(float));
+    c->wgy = calloc((size_t)np, sizeof(float));
     c->sv = malloc((size_t)np);
     c->xt = malloc((size_t)nx * sizeof(float));
     c->yt = malloc((size_t)ny * sizeof(float));
@@ -167,7 +176,7 @@ static pyr_status_t fr_cpu_create(const fr_setup_t *s, fr_cpu_t **cpu)
     if (!c->in || !c->t1 || !c->F || !c->X || !c->G || !c->bad || !c->cx || !c->sx_ || !c->cy || !c->sy_ || !c->wx ||
         !c->wy || !c->sm || !c->ring || !c->D || !c->shx || !c->shy || !c->e || !c->bh || !c->t2 || !c->m || !c->xv ||
         !c->z || !c->maxz || !c->valid || !c->part || !c->work || !c->cand || !c->cand_idx || !c->pend.bad ||
-        !c->rref || !c->rgx || !c->rgy || !c->refbad || !c->sv || !c->xt || !c->yt) {
+        !c->rref || !c->rgx || !c->rgy || !c->refbad || !c->wgx || !c->wgy || !c->sv || !c->xt || !c->yt) {
         double mib = (double)(s->pix_ring + 12) * (double)fb / 1048576.0;
         fr_cpu_destroy(&c);
         return pyr_fail(PYR_ERR_NOMEM, "out of host memory for frames of %lld x %lld with history %d (about %.0f MiB); "
@@ -541,6 +550,91 @@ static void reference_images(fr_cpu_t *c, double sx, double sy)
                 if (y >= 0 && y < ny && x >= 0 && x < nx) c->refbad[y * nx + x] = 1;
     }
     c->ref_masked = c->nbad > 0;
+    /* w = S^T (g' on the interior): sum_I g'_i (S h)_i = sum_j w_j h_j */
+    int64_t b = c->s.o.border;
+#pragma omp parallel for num_threads(th) schedule(static)
+    for (int64_t y = b - 1; y <= ny - b; y++)
+        for (int64_t x = b - 1; x <= nx - b; x++) {
+            int64_t j = y * nx + x, nb[5] = {j, j - 1, j + 1, j - nx, j + nx};
+            float sx_ = 0, sy_ = 0;
+            for (int k = 0; k < 5; k++) {
+                int64_t i = nb[k], ix = i % nx, iy = i / nx;
+                if (ix < b || ix >= nx - b || iy < b || iy >= ny - b) continue;
+                sx_ += c->rgx[i];
+                sy_ += c->rgy[i];
+            }
+            c->wgx[j] = 0.2f * sx_;
+            c->wgy[j] = 0.2f * sy_;
+        }
+    /* the constant parts: sum_I g' S g and the gradient's Gram sums */
+    double *part = c->part;
+    int64_t ntiles = (ny - 2 * b + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
+#pragma omp parallel for num_threads(th) schedule(static)
+    for (int64_t tile = 0; tile < ntiles; tile++) {
+        double acc[5] = {0, 0, 0, 0, 0};
+        int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+        for (int64_t y = ya; y < yb; y++)
+            for (int64_t x = b; x < nx - b; x++) {
+                int64_t i = y * nx + x;
+                double r = c->rref[i], ax = c->rgx[i], ay = c->rgy[i];
+                acc[0] += ay * r;
+                acc[1] += ax * r;
+                acc[2] += ax * ax;
+                acc[3] += ax * ay;
+                acc[4] += ay * ay;
+            }
+        for (int k = 0; k < 5; k++) part[tile * 5 + k] = acc[k];
+    }
+    for (int k = 0; k < 5; k++) {
+        double v = 0;
+        for (int64_t tile = 0; tile < ntiles; tile++) v += part[tile * 5 + k];
+        c->ref_s[k] = v;
+    }
+}
+
+/* The refinement's sums for a frame without masked pixels (nor the
+ * reference): p and q from the fixed weights (two products per pixel), u, v,
+ * w the reference's; the same sums as refine_sums over the interior. */
+static void refine_sums_plain(fr_cpu_t *c, const float *h, double S[5])
+{
+    int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
+    int64_t y0 = b - 1, y1 = ny - b + 1, ntiles = (y1 - y0 + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
+    const float *wx = c->wgx, *wy = c->wgy;
+    int th = c->s.threads;
+    double *part = c->part;
+#pragma omp parallel for num_threads(th) schedule(static)
+    for (int64_t tile = 0; tile < ntiles; tile++) {
+        double ap = 0, aq = 0;
+        int64_t ya = y0 + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < y1 ? ya + FR_TILE_ROWS : y1;
+        for (int64_t y = ya; y < yb; y++) {
+            const float *hr = h + y * nx, *xr = wx + y * nx, *yr = wy + y * nx;
+            double lp[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lq[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            int64_t x = b - 1;
+            for (; x + 8 <= nx - b + 1; x += 8)
+                for (int j = 0; j < 8; j++) {
+                    lp[j] += (double)yr[x + j] * (double)hr[x + j];
+                    lq[j] += (double)xr[x + j] * (double)hr[x + j];
+                }
+            for (int j = 0; x < nx - b + 1; x++, j++) {
+                lp[j] += (double)yr[x] * (double)hr[x];
+                lq[j] += (double)xr[x] * (double)hr[x];
+            }
+            ap += ((lp[0] + lp[1]) + (lp[2] + lp[3])) + ((lp[4] + lp[5]) + (lp[6] + lp[7]));
+            aq += ((lq[0] + lq[1]) + (lq[2] + lq[3])) + ((lq[4] + lq[5]) + (lq[6] + lq[7]));
+        }
+        part[2 * tile] = ap;
+        part[2 * tile + 1] = aq;
+    }
+    double P = 0, Q = 0;
+    for (int64_t tile = 0; tile < ntiles; tile++) {
+        P += part[2 * tile];
+        Q += part[2 * tile + 1];
+    }
+    S[0] = P - c->ref_s[0];
+    S[1] = Q - c->ref_s[1];
+    S[2] = c->ref_s[2];
+    S[3] = c->ref_s[3];
+    S[4] = c->ref_s[4];
 }
 
 /* The refinement's sums over the interior (and sv's pixels when given):
@@ -608,7 +702,8 @@ static void refine_shift(fr_cpu_t *c, double *sx, double *sy, float *h, int *ite
     for (int k = 0; k < FR_REFINE_MAX; k++) {
         register_frame(c, x, y, h);
         double S[5], dx, dy;
-        refine_sums(c, h, sv, S);
+        if (sv) refine_sums(c, h, sv, S);
+        else refine_sums_plain(c, h, S);
         (*iters)++;
         if (!fr_shift_step(S[0], S[1], S[2], S[3], S[4], &dx, &dy)) break;
         if (fabs(dx) < o->tolerance && fabs(dy) < o->tolerance) {
@@ -774,8 +869,6 @@ static void matched_filter(fr_cpu_t *c)
     for (int64_t y = b - r; y < ny - b + r; y++) {
         const float *e = c->e + y * nx, *p = c->bh + y * nx;
         float *o1 = c->t1 + y * nx, *o2 = c->t2 + y * nx;
-        const float *bg = c->pend.bg;
-        float base = bg[0] + bg[2] * c->yt[y];
         /* taps outermost so that x vectorises; each sum still adds its taps in order */
         for (int64_t x = b; x < nx - b; x++) {
             o1[x] = 0;
@@ -785,13 +878,18 @@ static void matched_filter(fr_cpu_t *c)
             float kj = k[j + r], k2j = k2[j + r];
             for (int64_t x = b; x < nx - b; x++) {
                 o1[x] += kj * e[x + j];
-                o2[x] += k2j * (p[x + j] + (base + bg[1] * c->xt[x + j]));
+                o2[x] += k2j * p[x + j];
             }
         }
     }
+    /* the background is a plane: the symmetric filter gives it back times
+     * its sum */
+    const float *bg = c->pend.bg, *xt = c->xt;
+    float k2sum = (float)c->s.sum_k2;
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t y = b; y < ny - b; y++) {
         float *o1 = c->m + y * nx, *o2 = c->xv + y * nx;
+        float base = bg[0] + bg[2] * c->yt[y];
         for (int64_t x = b; x < nx - b; x++) {
             o1[x] = 0;
             o2[x] = 0;
@@ -804,6 +902,7 @@ static void matched_filter(fr_cpu_t *c)
                 o2[x] += k2j * i2[x];
             }
         }
+        for (int64_t x = b; x < nx - b; x++) o2[x] += k2sum * (base + bg[1] * xt[x]);
     }
 }
 

@@ -750,24 +750,25 @@ struct taps_t {
 
 /* The matched filter's rows; e is in the data's units, t1 in the unit. */
 __global__ void k_mfh(const float *e, const float *bh, float *t1, float *t2, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp,
-                      const fstate_t *st, const float *xt, const float *yt)
+                      const fstate_t *st)
 {
     int64_t w = nx - 2 * b, rows = ny - 2 * b + 2 * r;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= w * rows) return;
     int64_t y = b - r + i / w, x = b + i % w;
     float s1 = 0, s2 = 0;
-    /* x of the noise model: K^2 * (prediction + background) */
-    float base = st->bg[0] + st->bg[2] * yt[y];
     for (int j = -r; j <= r; j++) {
         s1 = __fadd_rn(s1, __fmul_rn(tp.k[j + r], e[y * nx + x + j]));
-        s2 = __fadd_rn(s2, __fmul_rn(tp.k2[j + r], bh[y * nx + x + j] + (base + st->bg[1] * xt[x + j])));
+        s2 = __fadd_rn(s2, __fmul_rn(tp.k2[j + r], bh[y * nx + x + j]));
     }
     t1[y * nx + x] = __fmul_rn(s1, st->inv_unit);
     t2[y * nx + x] = s2;
 }
 
-__global__ void k_mfv(const float *t1, const float *t2, float *m, float *xv, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp)
+/* x of the noise model: K^2 * (prediction + background); the background is a
+ * plane, which the symmetric filter gives back times its sum k2sum. */
+__global__ void k_mfv(const float *t1, const float *t2, float *m, float *xv, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp,
+                      const fstate_t *st, const float *xt, const float *yt, float k2sum)
 {
     int64_t w = nx - 2 * b, rows = ny - 2 * b;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -779,7 +780,8 @@ __global__ void k_mfv(const float *t1, const float *t2, float *m, float *xv, int
         s2 = __fadd_rn(s2, __fmul_rn(tp.k2[j + r], t2[(y + j) * nx + x]));
     }
     m[y * nx + x] = s1;
-    xv[y * nx + x] = s2;
+    float base = st->bg[0] + st->bg[2] * yt[y];
+    xv[y * nx + x] = s2 + k2sum * (base + st->bg[1] * xt[x]);
 }
 
 /* Noise-model sums per tile (frames_cpu.c noise_sums). */
@@ -1467,8 +1469,9 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         memcpy(tp.k2, s->taps2, sizeof tp.k2);
         int r = s->radius;
         k_mfh<<<grid_for((nx - 2 * b) * (ny - 2 * b + 2 * r)), TPB, 0, cs>>>(res, g->d_bh, g->d_t1, g->d_t2, nx, ny, b, r, tp,
-                                                                          g->d_st, g->d_xt, g->d_yt);
-        k_mfv<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_t1, g->d_t2, g->d_m, g->d_xv, nx, ny, b, r, tp);
+                                                                          g->d_st);
+        k_mfv<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_t1, g->d_t2, g->d_m, g->d_xv, nx, ny, b, r, tp, g->d_st,
+                                                                 g->d_xt, g->d_yt, (float)s->sum_k2);
         LAUNCHED();
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
         unsigned nt = (unsigned)g->ntiles;
