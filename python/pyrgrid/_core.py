@@ -753,12 +753,15 @@ class ProgressBar:
 
     def _draw(self, end: str = "") -> None:
         text = self.line()
-        if self.tty:
-            self.stream.write("\r" + text + " " * max(0, self.length - len(text)) + end)
-            self.length = len(text)
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+        try:
+            if self.tty:
+                self.stream.write("\r" + text + " " * max(0, self.length - len(text)) + end)
+                self.length = len(text)
+            else:
+                self.stream.write(text + "\n")
+            self.stream.flush()
+        except (AttributeError, OSError, ValueError):  # no stderr (pythonw), or closed: a bar never stops a run
+            self.closed = True
         self.shown = self.done
         self.drawn_at = time.monotonic()
 

@@ -156,6 +156,13 @@ def test_progress_bar_on_a_pipe_writes_a_line_every_tenth():
     out = io.StringIO()
     pyrgrid.ProgressBar(stream=out).close()
     assert out.getvalue() == ""
+    # a stream that cannot be written (closed): the bar stops drawing, it raises nothing
+    out = io.StringIO()
+    out.close()
+    bar = pyrgrid.ProgressBar(stream=out)
+    bar(5, 10)
+    bar(10, 10)
+    bar.close()
 
 
 class _Terminal(io.StringIO):
@@ -224,7 +231,7 @@ def test_progress_true_through_a_pipe_and_a_terminal():
     assert "2000/2000 steps 100%" in text.split("\r")[-2]
 
 
-def test_progress_false_none_and_callables(capfd):
+def test_progress_false_none_and_callables(capfd, monkeypatch):
     u0 = np.zeros((33, 33))
     seen = []
     for progress in (None, False):
@@ -237,6 +244,9 @@ def test_progress_false_none_and_callables(capfd):
     u, info = pyrgrid.poisson(np.zeros((17, 17)), "sine", iterations=40, backend="cpu", progress=True)
     err = capfd.readouterr().err
     assert "40/40 sweeps 100%" in err and err.endswith("\n")
+    # no stderr at all (pythonw, a daemon): the run goes on without its bar
+    monkeypatch.setattr(sys, "stderr", None)
+    assert pyrgrid.heat(u0, dt=1e-5, steps=30, backend="cpu", progress=True).shape == u0.shape
 
 
 # ------------------------------------------------------------------ type hints
