@@ -7,9 +7,9 @@
 #
 # On a machine without a package registry, put Debian's packages the build
 # needs beyond CMake, a C compiler, libpng and CUDA (the frames pipeline's
-# cfitsio and FFTW) as .deb files in .deps/ (fetched where there is one:
+# cfitsio, FFTW and wcslib) as .deb files in .deps/ (fetched where there is one:
 #   mkdir -p .deps && cd .deps && apt-get download libcfitsio10 libcfitsio-dev \
-#       libfftw3-single3 libfftw3-dev libcurl3-gnutls
+#       libfftw3-single3 libfftw3-dev libcurl3-gnutls libwcs7 wcslib-dev
 # ); they are unpacked into .deps/root (dpkg -x; nothing is installed) and the
 # build looks there.  HDF5 is left out then (a machine's own hdf5.pc read under
 # that root names paths that do not exist; no benchmark needs HDF5).
