@@ -808,6 +808,9 @@ PYR_API int pyr_gpu_count(void);
 PYR_API pyr_status_t pyr_gpu_describe(int device, char *text, size_t size);
 /* Threads the CPU backend uses by default. */
 PYR_API int pyr_cpu_threads(void);
+/* Seconds on the clock the library times runs and plans with (monotonic;
+ * differences only mean anything). */
+PYR_API double pyr_seconds_now(void);
 /* The kernels compiled in, one per scheme and backend, and a line about
  * kernel i (0 .. count - 1): "heat on cpu: run.kernel = VARIANTS; default
  * 2D V, 3D V" (the variants run.kernel takes), snprintf-style ("" and 0 for

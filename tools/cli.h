@@ -38,6 +38,9 @@ void pyr_cli_mpi_describe(FILE *out);
 
 /* Shared by the sub-commands (cli_common.c). */
 extern int pyr_cli_verbosity;
+/* "pyrgrid: error: " WHAT and the library's last message on stderr; returns
+ * PYR_EXIT_ERROR. */
+int pyr_cli_fail(const char *what);
 /* Read the problem FILE with argv's --set/-s overrides in order (the values
  * of the options in `valued`, a NULL-terminated list, are skipped), import
  * the wisdom, and copy the problem and options out.  0, or 1 after printing

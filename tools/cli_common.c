@@ -10,6 +10,12 @@
 
 int pyr_cli_verbosity = 0;
 
+int pyr_cli_fail(const char *what)
+{
+    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
+    return PYR_EXIT_ERROR;
+}
+
 int pyr_cli_load_problem(const char *file, int argc, char **argv, const char *const *valued, pyr_problem_t *problem, pyr_options_t *options)
 {
     const char **sets = calloc((size_t)(argc > 0 ? argc : 1), sizeof *sets);

@@ -27,41 +27,16 @@ typedef struct {
     char base[PYR_PATH_MAX];
     int h5;                   /* output.field is HDF5: snapshots go into it */
     pyr_result_t *result;
-    double start, last_draw, after;
-    int tty, quiet, drawn;
+    pyr_cli_progress_t bar;
     /* the probes' series */
     double *series;
     int64_t nseries, cap;
     int nprobes;
 } mx_state_t;
 
-static double mx_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int mx_fail(const char *what)
-{
-    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
-    return PYR_EXIT_ERROR;
-}
-
 static int mx_progress(void *user, int64_t done, int64_t total)
 {
-    mx_state_t *s = user;
-    if (s->quiet || !s->tty) return 0;
-    double t = mx_now(), el = t - s->start;
-    if (el < s->after || (t - s->last_draw < 0.1 && done < total)) return 0;
-    s->last_draw = t;
-    double frac = total ? (double)done / (double)total : 1;
-    char bar[32];
-    for (int i = 0; i < 30; i++) bar[i] = i < (int)(frac * 30) ? '#' : '.';
-    bar[30] = 0;
-    fprintf(stderr, "\r[%s] %5.1f%%  step %lld/%lld  %.0fs elapsed, ETA %.0fs ", bar, 100 * frac, (long long)done, (long long)total, el,
-            frac > 0 ? el * (1 - frac) / frac : 0);
-    s->drawn = 1;
+    pyr_cli_progress_draw(&((mx_state_t *)user)->bar, done, total);
     return 0;
 }
 
@@ -213,7 +188,7 @@ int pyr_cli_run_maxwell(pyr_cli_config_t *cfg, int quiet, const char *report)
                 ins[nin].name = "initial.file";
                 ins[nin++].path = init_names[c];
             }
-        if (pyr_check_outputs(outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
+        if (pyr_check_outputs(outs, nout, ins, nin) != PYR_OK) return pyr_cli_fail(NULL);
         /* .npy snapshots: NAME_Ez_000010.npy ..., one prefix for each component */
         char prefix_names[6][PYR_PATH_MAX + 16];
         const char *prefixes[6];
@@ -224,58 +199,52 @@ int pyr_cli_run_maxwell(pyr_cli_config_t *cfg, int quiet, const char *report)
             prefixes[nprefixes] = prefix_names[nprefixes];
             nprefixes++;
         }
-        if (nprefixes && pyr_result_check_snapshots(&cfg->out, prefixes, nprefixes, outs, nout, ins, nin) != PYR_OK) return mx_fail(NULL);
+        if (nprefixes && pyr_result_check_snapshots(&cfg->out, prefixes, nprefixes, outs, nout, ins, nin) != PYR_OK) return pyr_cli_fail(NULL);
     }
 
-    double seconds[4] = {0, 0, 0, 0}, t0 = mx_now(); /* plan, initial fields, execute, outputs */
+    double seconds[4] = {0, 0, 0, 0}, t0 = pyr_seconds_now(); /* plan, initial fields, execute, outputs */
     pyr_cli_wisdom_import();
     pyr_plan_t *plan = NULL;
-    if (pyr_plan_create(p, &cfg->options, &plan) != PYR_OK) return mx_fail(NULL);
+    if (pyr_plan_create(p, &cfg->options, &plan) != PYR_OK) return pyr_cli_fail(NULL);
     pyr_plan_info_t info;
     pyr_plan_get_info(plan, &info);
     if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
-    seconds[0] = mx_now() - t0;
+    seconds[0] = pyr_seconds_now() - t0;
 
     pyr_field_t *fields[PYR_CLI_FIELDS] = {NULL};
     int rc = PYR_EXIT_OK;
     for (int c = 0; c < 6 && rc == PYR_EXIT_OK; c++) {
         if (!pyr_problem_field_used(p, c)) continue;
-        if (pyr_field_create(p, &fields[c]) != PYR_OK || pyr_field_init_state(fields[c], p, c) != PYR_OK) rc = mx_fail("initial fields: ");
+        if (pyr_field_create(p, &fields[c]) != PYR_OK || pyr_field_init_state(fields[c], p, c) != PYR_OK) rc = pyr_cli_fail("initial fields: ");
     }
     /* an HDF5 result stores the coefficients that vary per node (the run then uses these, not its own copies) */
     for (int i = 6; i < pyr_scheme_field_count(p->equation) && rc == PYR_EXIT_OK && st.h5; i++) {
         if (!pyr_scheme_field_input(p->equation, i) || !pyr_problem_field_used(p, i)) continue;
-        if (pyr_field_create(p, &fields[i]) != PYR_OK || pyr_field_init_input(fields[i], p, i) != PYR_OK) rc = mx_fail("materials: ");
+        if (pyr_field_create(p, &fields[i]) != PYR_OK || pyr_field_init_input(fields[i], p, i) != PYR_OK) rc = pyr_cli_fail("materials: ");
     }
-    if (rc == PYR_EXIT_OK && st.h5 && pyr_result_open(&st.result, &cfg->problem, &cfg->out, plan, fields, pyr_scheme_field_count(p->equation)) != PYR_OK) rc = mx_fail(NULL);
-    seconds[1] = mx_now() - t0 - seconds[0];
+    if (rc == PYR_EXIT_OK && st.h5 && pyr_result_open(&st.result, &cfg->problem, &cfg->out, plan, fields, pyr_scheme_field_count(p->equation)) != PYR_OK) rc = pyr_cli_fail(NULL);
+    seconds[1] = pyr_seconds_now() - t0 - seconds[0];
     double dt = 0;
     (void)pyr_problem_time_step(p, &dt);
     pyr_run_info_t ri;
     memset(&ri, 0, sizeof ri);
     double secs = 0;
     if (rc == PYR_EXIT_OK) {
-        st.tty = isatty(fileno(stderr));
-        st.quiet = quiet;
-        const char *after = getenv("PYRGRID_PROGRESS_AFTER");
-        st.after = after && *after ? atof(after) : 1.0;
-        if (!(st.after >= 0)) st.after = 1.0;
         st.nprobes = p->maxwell.nprobes;
         pyr_hooks_t hooks = {.progress = mx_progress,
                              .user = &st,
                              .snapshot_fields = cfg->out.every > 0 ? mx_snapshot : NULL,
                              .probe = st.nprobes ? mx_probe : NULL};
-        st.start = mx_now();
+        pyr_cli_progress_begin(&st.bar, quiet);
         pyr_status_t s = pyr_execute_fields(plan, fields, pyr_scheme_field_count(p->equation), &hooks, &ri);
-        secs = mx_now() - st.start;
+        secs = pyr_cli_progress_end(&st.bar);
         seconds[2] = secs;
-        if (st.drawn) fputc('\n', stderr);
-        if (s != PYR_OK) rc = mx_fail(NULL);
+        if (s != PYR_OK) rc = pyr_cli_fail(NULL);
         /* the end of the run: no output of diverged fields */
         for (int c = 0; c < 6 && rc == PYR_EXIT_OK; c++)
             if (fields[c] && pyr_cli_check_finite(p, fields[c], pyr_scheme_field_name(PYR_EQ_MAXWELL, c), pyr_result_step_of(&cfg->out, ri.steps),
                                                   "the end of the run") != PYR_OK)
-                rc = mx_fail(NULL);
+                rc = pyr_cli_fail(NULL);
     }
     /* Yee cells x steps per second */
     double cells = 1;
@@ -285,7 +254,7 @@ int pyr_cli_run_maxwell(pyr_cli_config_t *cfg, int quiet, const char *report)
     if (rc == PYR_EXIT_OK) {
         pyr_output_stage_t *stage = NULL;
         const char *failed = pyr_output_stage_begin(&stage) != PYR_OK ? "" : NULL;
-        const double t_out = mx_now();
+        const double t_out = pyr_seconds_now();
         if (st.h5 && pyr_result_final(st.result, &ri) != PYR_OK) failed = "output.field: ";
         for (int c = 0; c < 6 && !failed; c++) {
             if (!fields[c] || !st.base[0]) continue;
@@ -298,13 +267,13 @@ int pyr_cli_run_maxwell(pyr_cli_config_t *cfg, int quiet, const char *report)
         if (!failed && cfg->image[0] && write_image(cfg->image, fields[image_c], image_c, ri.steps) != PYR_OK) failed = "output.image: ";
         if (!failed && cfg->probes[0] && st.nprobes && pyr_cli_maxwell_write_probes(cfg->probes, p, st.series, st.nseries, dt) != PYR_OK) failed = "output.probes: ";
         if (!failed && report) {
-            seconds[3] = mx_now() - t_out;
+            seconds[3] = pyr_seconds_now() - t_out;
             if (pyr_run_report_write(report, &cfg->problem, &cfg->out, &cfg->options, plan, &ri, seconds, gcells, sidecar, 0) != PYR_OK)
                 failed = "--report: ";
         }
         if (!failed && pyr_output_stage_commit(&stage) != PYR_OK) failed = "";
         pyr_output_stage_abort(&stage);
-        if (failed) rc = mx_fail(failed);
+        if (failed) rc = pyr_cli_fail(failed);
     }
     if (st.h5) pyr_result_abort(&st.result);
     pyr_plan_destroy(&plan);

@@ -13,19 +13,6 @@
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int fail(const char *what)
-{
-    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
-    return 1;
-}
-
 static int need_value(int argc, char **argv, int i, const char *cmd)
 {
     if (i + 1 >= argc) {
@@ -222,7 +209,7 @@ int pyr_cli_calibrate(int argc, char **argv)
          * checks them all before its first report, where this stops it */
         pyr_status_t st = pyr_wisdom_calibrate(&o, schemes, precisions, dims, effort, stop_at_start, NULL);
         if (st != PYR_ERR_CANCELLED) {
-            fail(NULL);
+            pyr_cli_fail(NULL);
             return st == PYR_ERR_ARG ? 2 : 1;
         }
         pyr_clear_error();
@@ -233,22 +220,22 @@ int pyr_cli_calibrate(int argc, char **argv)
      * whatever another process wrote meanwhile (two calibrations at once lose
      * nothing). */
     char path[PYR_PATH_MAX];
-    if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK) return fail(NULL);
+    if (pyr_wisdom_default_path(path, sizeof path) != PYR_OK) return pyr_cli_fail(NULL);
     /* before measuring for minutes: --export may not replace the file it imports, nor be the
      * wisdom file, which is written anyway (a character device excepted: both are written in place) */
     if (export_path && import_path && pyr_same_file(export_path, import_path)) {
         pyr_fail(PYR_ERR_IO, "--export %s is the same file as the input --import %s; writing it would replace the file being "
                  "imported; give --export another name", export_path, import_path);
-        return fail(NULL);
+        return pyr_cli_fail(NULL);
     }
     if (export_path && pyr_same_file(export_path, path) && !pyr_is_char_device(export_path)) {
         pyr_fail(PYR_ERR_IO, "--export %s is the same file as the wisdom file %s, which calibrate writes anyway; leave --export "
                  "out or give it another name", export_path, path);
-        return fail(NULL);
+        return pyr_cli_fail(NULL);
     }
     /* and every file it writes could be written (the wisdom file only when it is written) */
-    if (export_path && check_wisdom_target("--export", export_path) != PYR_OK) return fail(NULL);
-    if ((measure || import_path) && check_wisdom_target("the wisdom file", path) != PYR_OK) return fail(NULL);
+    if (export_path && check_wisdom_target("--export", export_path) != PYR_OK) return pyr_cli_fail(NULL);
+    if ((measure || import_path) && check_wisdom_target("the wisdom file", path) != PYR_OK) return pyr_cli_fail(NULL);
     int rc = 0, found = 0, changed = 0;
     if (pyr_wisdom_store_import_default(path, sizeof path, &found) != PYR_OK)
         fprintf(stderr, "pyrgrid: warning: %s%s\n", pyr_last_error(), measure || import_path ? "; it will be replaced" : "");
@@ -261,26 +248,26 @@ int pyr_cli_calibrate(int argc, char **argv)
         }
         int nconstants = 0, nchoices = 0;
         if (pyr_wisdom_file_count(import_path, &nconstants, &nchoices) != PYR_OK || pyr_wisdom_store_import(import_path, &f2) != PYR_OK)
-            return fail("--import: ");
+            return pyr_cli_fail("--import: ");
         printf("imported %d sets of constants and %d measured choices from %s\n", nconstants, nchoices, import_path);
         changed = 1;
     }
     if (measure) {
-        double t0 = now();
-        if (pyr_wisdom_calibrate(&o, schemes, precisions, dims, effort, print_report, NULL) != PYR_OK) return fail(NULL);
-        if (pyr_cli_verbosity >= 0) printf("calibration took %.1f s\n", now() - t0);
+        double t0 = pyr_seconds_now();
+        if (pyr_wisdom_calibrate(&o, schemes, precisions, dims, effort, print_report, NULL) != PYR_OK) return pyr_cli_fail(NULL);
+        if (pyr_cli_verbosity >= 0) printf("calibration took %.1f s\n", pyr_seconds_now() - t0);
         changed = 1;
     }
     if (changed) {
         /* calibrate replaces a file that was rejected (foreign, corrupt, another version) */
-        if (pyr_wisdom_store_export(path, 1) != PYR_OK) return fail(NULL);
+        if (pyr_wisdom_store_export(path, 1) != PYR_OK) return pyr_cli_fail(NULL);
         if (pyr_cli_verbosity >= 0) printf("wrote %s\n", path);
     }
     int nconstants = 0, nchoices = 0;
-    if (pyr_wisdom_store_count(&nconstants, &nchoices) != PYR_OK) return fail(NULL);
+    if (pyr_wisdom_store_count(&nconstants, &nchoices) != PYR_OK) return pyr_cli_fail(NULL);
     if (export_path) {
         if (pyr_wisdom_export_file(export_path) != PYR_OK) {
-            rc = fail("--export: ");
+            rc = pyr_cli_fail("--export: ");
             goto done;
         }
         printf("exported %d sets of constants and %d measured choices to %s\n", nconstants, nchoices, export_path);
@@ -288,7 +275,7 @@ int pyr_cli_calibrate(int argc, char **argv)
     if (show) {
         char *text = NULL;
         if (pyr_wisdom_store_text(&text) != PYR_OK) {
-            rc = fail(NULL);
+            rc = pyr_cli_fail(NULL);
             goto done;
         }
         struct stat sb;
@@ -319,7 +306,7 @@ static int on_pass(void *user, int64_t done, int64_t total)
     (void)total;
     (void)done;
     sweep_times_t *s = user;
-    double t = now();
+    double t = pyr_seconds_now();
     if (s->n == 0) s->t[0] = t;
     s->t[2] = t;
     s->n++;
@@ -391,10 +378,10 @@ static int replot(const char *csv, const char *png)
     }
     {
         pyr_named_path_t outs[1] = {{"--png", png}}, ins[1] = {{"--replot", csv}};
-        if (pyr_check_outputs(outs, 1, ins, 1) != PYR_OK) return fail(NULL);
+        if (pyr_check_outputs(outs, 1, ins, 1) != PYR_OK) return pyr_cli_fail(NULL);
     }
     FILE *f = NULL;
-    if (pyr_open_input(csv, "sweep CSV", &f, NULL, NULL) != PYR_OK) return fail("--replot: ");
+    if (pyr_open_input(csv, "sweep CSV", &f, NULL, NULL) != PYR_OK) return pyr_cli_fail("--replot: ");
     char line[512], backend[32] = "";
     int nrows = 0, cap = 0, lineno = 0, rc = 0;
     sweep_row_t *rows = NULL;
@@ -435,7 +422,7 @@ static int replot(const char *csv, const char *png)
             cap = cap ? 2 * cap : 32;
             sweep_row_t *g = realloc(rows, (size_t)cap * sizeof *g);
             if (!g) {
-                rc = fail(NULL);
+                rc = pyr_cli_fail(NULL);
                 break;
             }
             rows = g;
@@ -460,7 +447,7 @@ static int replot(const char *csv, const char *png)
         char title[300];
         const char *base = strrchr(csv, '/');
         snprintf(title, sizeof title, "%s backend: time per node and step (%s)", backend, base ? base + 1 : csv);
-        if (plot_rows(png, title, rows, nrows, ds, nd) != PYR_OK) rc = fail("--png: ");
+        if (plot_rows(png, title, rows, nrows, ds, nd) != PYR_OK) rc = pyr_cli_fail("--png: ");
         else printf("wrote %s\n", png);
     }
     free(rows);
@@ -537,7 +524,7 @@ int pyr_cli_sweep(int argc, char **argv)
     } cfg;
     if (pyr_cli_load_problem(file, argc, argv, valued, &cfg.problem, &cfg.options)) return 1;
     pyr_problem_t *p = &cfg.problem;
-    if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
+    if (pyr_problem_validate(p) != PYR_OK) return pyr_cli_fail(NULL);
     if (cfg.options.method == PYR_METHOD_NAIVE || cfg.options.method == PYR_METHOD_TRIVIAL || cfg.options.method == PYR_METHOD_LONGVECTOR) {
         fprintf(stderr, "pyrgrid: error: sweep compares pyramid heights; the file asks for method = %s (use auto or pyramid%s)\n",
                 pyr_method_name(cfg.options.method),
@@ -547,7 +534,7 @@ int pyr_cli_sweep(int argc, char **argv)
     {
         pyr_named_path_t outs[2] = {{"--csv", csv}, {"--png", png}};
         pyr_named_path_t ins[2] = {{"the problem file", file}, {"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}};
-        if (pyr_check_outputs(outs, 2, ins, 2) != PYR_OK) return fail(NULL);
+        if (pyr_check_outputs(outs, 2, ins, 2) != PYR_OK) return pyr_cli_fail(NULL);
     }
 
     int64_t *heights = NULL;
@@ -587,7 +574,7 @@ int pyr_cli_sweep(int argc, char **argv)
         free(rows);
         free(heights);
         pyr_field_destroy(&field);
-        return fail(NULL);
+        return pyr_cli_fail(NULL);
     }
     double interior = (double)pyr_problem_interior(p);
     char source[PYR_PATH_MAX + 320] = "";
@@ -597,7 +584,7 @@ int pyr_cli_sweep(int argc, char **argv)
     /* Run one (decomposition, height); fills a row. */
 #define SWEEP_FAIL(msg)                                                                                                            \
     do {                                                                                                                           \
-        rc = fail(msg);                                                                                                            \
+        rc = pyr_cli_fail(msg);                                                                                                            \
         goto out;                                                                                                                  \
     } while (0)
 
@@ -665,9 +652,9 @@ int pyr_cli_sweep(int argc, char **argv)
             for (int r = 0; r < repeat; r++) {
                 sweep_times_t st = {{0}, 0};
                 pyr_hooks_t hooks = {.progress = on_pass, .user = &st};
-                double t0 = now();
+                double t0 = pyr_seconds_now();
                 pyr_status_t s = pyr_execute(plan, field, &hooks, NULL);
-                double t1 = now();
+                double t1 = pyr_seconds_now();
                 if (s != PYR_OK) {
                     pyr_plan_destroy(&plan);
                     SWEEP_FAIL(NULL);

@@ -13,19 +13,6 @@
 #include "pyrgrid_output.h"
 
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int fail(const char *what)
-{
-    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
-    return 1;
-}
-
 static void usage(FILE *out, const char *cmd)
 {
     if (!strcmp(cmd, "run"))
@@ -111,7 +98,7 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_cli_config_t *
     /* the grid's size from initial.file and restarts too */
     const pyr_status_t st = pyr_cli_config_load(cfg, file, sets, nsets);
     free(sets);
-    return st == PYR_OK ? 0 : fail(NULL);
+    return st == PYR_OK ? 0 : pyr_cli_fail(NULL);
 }
 
 pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const char *const *sets, int nsets)
@@ -142,30 +129,50 @@ pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const 
 
 /* ---------------------------------------------------------------- progress */
 
+void pyr_cli_progress_begin(pyr_cli_progress_t *bar, int quiet)
+{
+    memset(bar, 0, sizeof *bar);
+    bar->tty = isatty(fileno(stderr));
+    bar->quiet = quiet;
+    /* PYRGRID_PROGRESS_AFTER: seconds before the bar appears (default 1; 0 always shows it) */
+    const char *after = getenv("PYRGRID_PROGRESS_AFTER");
+    bar->after = after && *after ? atof(after) : 1.0;
+    if (!(bar->after >= 0)) bar->after = 1.0;
+    bar->start = pyr_seconds_now();
+}
+
+void pyr_cli_progress_draw(pyr_cli_progress_t *bar, int64_t done, int64_t total)
+{
+    if (bar->quiet || !bar->tty) return;
+    double t = pyr_seconds_now(), el = t - bar->start;
+    if (el < bar->after || (t - bar->last_draw < 0.1 && done < total)) return;
+    bar->last_draw = t;
+    double frac = total ? (double)done / (double)total : 1;
+    int width = 30, full = (int)(frac * width);
+    char line[64];
+    for (int i = 0; i < width; i++) line[i] = i < full ? '#' : '.';
+    line[width] = 0;
+    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+    fprintf(stderr, "\r[%s] %5.1f%%  step %lld/%lld  %.0fs elapsed, ETA %.0fs ", line, 100 * frac, (long long)done, (long long)total, el,
+            eta);
+    bar->drawn = 1;
+}
+
+double pyr_cli_progress_end(pyr_cli_progress_t *bar)
+{
+    if (bar->drawn) fputc('\n', stderr);
+    return pyr_seconds_now() - bar->start;
+}
+
 typedef struct {
-    double start, last_draw;
-    int tty, quiet, drawn;
+    pyr_cli_progress_t bar;
     const pyr_cli_config_t *cfg;
-    pyr_result_t *result; /* output.field: .npy or HDF5, snapshots (cli_result.c) */
-    double after; /* seconds before the bar appears */
+    pyr_result_t *result; /* output.field: .npy or HDF5, snapshots */
 } run_state_t;
 
 static int on_progress(void *user, int64_t done, int64_t total)
 {
-    run_state_t *s = user;
-    if (s->quiet || !s->tty) return 0;
-    double t = now(), el = t - s->start;
-    if (el < s->after || (t - s->last_draw < 0.1 && done < total)) return 0;
-    s->last_draw = t;
-    double frac = total ? (double)done / (double)total : 1;
-    int width = 30, full = (int)(frac * width);
-    char bar[64];
-    for (int i = 0; i < width; i++) bar[i] = i < full ? '#' : '.';
-    bar[width] = 0;
-    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
-    fprintf(stderr, "\r[%s] %5.1f%%  step %lld/%lld  %.0fs elapsed, ETA %.0fs ", bar, 100 * frac, (long long)done,
-            (long long)total, el, eta);
-    s->drawn = 1;
+    pyr_cli_progress_draw(&((run_state_t *)user)->bar, done, total);
     return 0;
 }
 
@@ -327,7 +334,7 @@ int pyr_cli_run(int argc, char **argv)
         if ((rc = pyr_cli_run_mpi(&cfg, quiet, unsupported)) >= 0) return rc;
     }
     pyr_problem_t *p = &cfg.problem;
-    if (pyr_problem_validate(p) != PYR_OK) return fail(NULL);
+    if (pyr_problem_validate(p) != PYR_OK) return pyr_cli_fail(NULL);
     /* its own outputs (cli_maxwell.c): a .npy per component or one HDF5 file, probes */
     if (p->equation == PYR_EQ_MAXWELL) return pyr_cli_run_maxwell(&cfg, quiet, flags.report);
     if (cfg.out.every > 0 && !cfg.field[0]) {
@@ -347,21 +354,21 @@ int pyr_cli_run(int argc, char **argv)
                                     {"--report", flags.report}};
         pyr_named_path_t ins[3] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source},
                                    {"rhs.file", p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_FILE ? p->poisson.rhs_file : NULL}};
-        if (pyr_check_outputs(outs, 4, ins, 3) != PYR_OK) return fail(NULL);
+        if (pyr_check_outputs(outs, 4, ins, 3) != PYR_OK) return pyr_cli_fail(NULL);
         if (cfg.out.every > 0 && !h5) {
             /* NAME_000010.npy ... of output.field = NAME.npy */
             char base[PYR_PATH_MAX];
             pyr_result_base(&cfg.out, base, sizeof base);
             const char *prefix = base;
-            if (pyr_result_check_snapshots(&cfg.out, &prefix, 1, outs, 4, ins, 3) != PYR_OK) return fail(NULL);
+            if (pyr_result_check_snapshots(&cfg.out, &prefix, 1, outs, 4, ins, 3) != PYR_OK) return pyr_cli_fail(NULL);
         }
     }
 
-    double t0 = now(), seconds[4] = {0, 0, 0, 0}; /* plan, initial field, execute, outputs */
+    double t0 = pyr_seconds_now(), seconds[4] = {0, 0, 0, 0}; /* plan, initial field, execute, outputs */
     pyr_cli_wisdom_import();
     unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;
-    if (pyr_plan_create(p, &cfg.options, &plan) != PYR_OK) return fail(NULL);
+    if (pyr_plan_create(p, &cfg.options, &plan) != PYR_OK) return pyr_cli_fail(NULL);
     pyr_plan_info_t info;
     pyr_plan_get_info(plan, &info);
     if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
@@ -375,7 +382,7 @@ int pyr_cli_run(int argc, char **argv)
     if (cfg.out.start_step > 0 && !quiet && pyr_cli_verbosity > 0)
         fprintf(stderr, "pyrgrid: restart from step %lld of %s: %lld steps to run\n", (long long)cfg.out.start_step, p->init_file, (long long)p->steps);
     pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
-    seconds[0] = now() - t0;
+    seconds[0] = pyr_seconds_now() - t0;
 
     const int nf = pyr_scheme_field_count(p->equation);
     pyr_field_t *fields[PYR_CLI_FIELDS] = {NULL}; /* inputs (Poisson's f): made by the library from the problem, unless stored in an HDF5 result */
@@ -393,32 +400,25 @@ int pyr_cli_run(int argc, char **argv)
     if (s != PYR_OK) {
         pyr_plan_destroy(&plan);
         for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
-        return fail(NULL);
+        return pyr_cli_fail(NULL);
     }
     pyr_field_t *field = fields[0];
-    seconds[1] = now() - t0 - seconds[0];
-    st.tty = isatty(fileno(stderr));
-    st.quiet = quiet;
-    /* PYRGRID_PROGRESS_AFTER: seconds before the bar appears (default 1; 0 always shows it) */
-    const char *after = getenv("PYRGRID_PROGRESS_AFTER");
-    st.after = after && *after ? atof(after) : 1.0;
-    if (!(st.after >= 0)) st.after = 1.0;
+    seconds[1] = pyr_seconds_now() - t0 - seconds[0];
     st.cfg = &cfg;
     pyr_hooks_t hooks = {.progress = on_progress, .snapshot = cfg.out.every > 0 ? on_snapshot : NULL, .user = &st};
     pyr_run_info_t ri;
-    st.start = now();
+    pyr_cli_progress_begin(&st.bar, quiet);
     s = pyr_execute_fields(plan, fields, nf, &hooks, &ri);
     const pyr_counters_t cnt = ri.counts;
-    double secs = now() - st.start;
+    double secs = pyr_cli_progress_end(&st.bar);
     seconds[2] = secs;
-    if (st.drawn) fputc('\n', stderr);
     /* no output of diverged values (a heat grid near the precision's largest number, a Poisson guess or right side too large) */
     if (s == PYR_OK) s = pyr_cli_check_finite(p, field, "u", pyr_result_step_of(&cfg.out, ri.steps), "the end of the run");
     if (s != PYR_OK) {
         pyr_plan_destroy(&plan);
         pyr_result_abort(&st.result);
         for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
-        return fail(NULL);
+        return pyr_cli_fail(NULL);
     }
     const int not_converged = p->equation == PYR_EQ_POISSON && p->poisson.tolerance > 0 && !ri.converged;
     double cells = (double)pyr_problem_interior(p) * (double)ri.steps;
@@ -427,7 +427,7 @@ int pyr_cli_run(int argc, char **argv)
      * together: all new, or (on a failure, e.g. a full disk) all as they were. */
     pyr_output_stage_t *stage = NULL;
     const char *failed = pyr_output_stage_begin(&stage) != PYR_OK ? "" : NULL;
-    double t_out = now();
+    double t_out = pyr_seconds_now();
     pyr_problem_t shown = *p; /* the image's title counts the steps from 0 */
     shown.steps = pyr_result_step_of(&cfg.out, ri.steps);
     if (cfg.field[0] && pyr_result_final(st.result, &ri) != PYR_OK)
@@ -435,7 +435,7 @@ int pyr_cli_run(int argc, char **argv)
     else if (cfg.image[0] && write_image(cfg.image, field, &shown) != PYR_OK)
         failed = "output.image: ";
     if (!failed && flags.report) {
-        seconds[3] = now() - t_out;
+        seconds[3] = pyr_seconds_now() - t_out;
         if (pyr_run_report_write(flags.report, &cfg.problem, &cfg.out, &cfg.options, plan, &ri, seconds, gcells, sidecar,
                                  not_converged ? 3 : 0) != PYR_OK)
             failed = "--report: ";
@@ -445,7 +445,7 @@ int pyr_cli_run(int argc, char **argv)
     pyr_result_abort(&st.result);
     pyr_plan_destroy(&plan);
     for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
-    if (failed) return fail(failed);
+    if (failed) return pyr_cli_fail(failed);
 
     if (ri.host_memory == PYR_HOST_STAGE && info.host_memory == PYR_HOST_PIN && !quiet) fprintf(stderr, "pyrgrid: notice: %s\n", ri.host_note);
     pyr_cli_summary_t sum = {.problem = p, .plan = &info, .backend = info.backend, .run = &ri, .counts = cnt, .halo_sent = ri.halo_sent,
@@ -473,7 +473,7 @@ int pyr_cli_plan(int argc, char **argv)
     pyr_cli_wisdom_import();
     unsigned long wisdom_before = pyr_wisdom_store_generation();
     pyr_plan_t *plan = NULL;
-    if (pyr_plan_create(&cfg.problem, &cfg.options, &plan) != PYR_OK) return fail(NULL);
+    if (pyr_plan_create(&cfg.problem, &cfg.options, &plan) != PYR_OK) return pyr_cli_fail(NULL);
     pyr_cli_wisdom_export_if_changed(wisdom_before);
     if (flags.json) {
         /* the problem as the file states it, the options, the plan of the steps that remain */
@@ -486,7 +486,7 @@ int pyr_cli_plan(int argc, char **argv)
         if (text) printf("%s\n", text);
         free(text);
         pyr_plan_destroy(&plan);
-        return text ? 0 : fail(NULL);
+        return text ? 0 : pyr_cli_fail(NULL);
     }
     pyr_plan_print(plan, stdout);
     /* what `run` says on stderr about the plan's choices (an automatic budget from the host's memory, a missing GPU) */

@@ -24,6 +24,18 @@ typedef struct {
  * (pyr_problem_file_load, pyr_problem_file_read_inputs) into cfg. */
 pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const char *const *sets, int nsets);
 
+/* The progress bar of a run on stderr (a terminal only, after
+ * PYRGRID_PROGRESS_AFTER seconds, default 1): begin before the run, draw from
+ * the progress hook, end after it (cli_run.c). */
+typedef struct {
+    double start, last_draw, after;
+    int tty, quiet, drawn;
+} pyr_cli_progress_t;
+void pyr_cli_progress_begin(pyr_cli_progress_t *bar, int quiet);
+void pyr_cli_progress_draw(pyr_cli_progress_t *bar, int64_t done, int64_t total);
+/* The seconds since begin; ends the bar's line. */
+double pyr_cli_progress_end(pyr_cli_progress_t *bar);
+
 /* What a run's one summary line says (pyr_cli_print_summary, cli_run.c):
  * every path of `pyrgrid run` (one process or MPI ranks, every scheme)
  * prints it in the one format docs/cli.md describes. */

@@ -15,19 +15,6 @@
 
 #define MAX_N 200000
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int fail(const char *what)
-{
-    fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
-    return 1;
-}
-
 /* "10:7000", "10:7000:20", "100,4096,16384", mixed -> sorted unique sizes. */
 static int parse_sizes(const char *spec, int64_t **out, int *n)
 {
@@ -44,7 +31,7 @@ static int on_pass(void *user, int64_t done, int64_t total)
     (void)done;
     (void)total;
     passes_t *p = user;
-    if (p->n < 64) p->t[p->n] = now();
+    if (p->n < 64) p->t[p->n] = pyr_seconds_now();
     p->n++;
     return 0;
 }
@@ -189,7 +176,7 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         pyr_named_path_t ins[1] = {{"the problem file", file}};
         if (pyr_check_outputs(outs, 2, ins, 1) != PYR_OK) {
             free(sizes);
-            return fail(NULL);
+            return pyr_cli_fail(NULL);
         }
     }
     pyr_options_t o = cfg.options;
@@ -210,21 +197,21 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    double t_start = now();
+    double t_start = pyr_seconds_now();
     for (int i = 0; i < nsz; i++) {
         pyr_problem_t q;
         resize(p, sizes[i], &q);
         q.steps = 1;
         pyr_plan_t *plan = NULL;
         if (pyr_plan_create(&q, &o, &plan) != PYR_OK) {
-            rc = fail(NULL);
+            rc = pyr_cli_fail(NULL);
             goto out;
         }
         /* steps per compute call: about pass_ms each, by the model */
         pyr_longvector_model_t mod;
         if (pyr_plan_longvector_model(plan, &mod) != PYR_OK) {
             pyr_plan_destroy(&plan);
-            rc = fail(NULL);
+            rc = pyr_cli_fail(NULL);
             goto out;
         }
         const int64_t m = mod.length;
@@ -248,13 +235,13 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         q.steps = h * passes;
         o.height = h;
         if (pyr_plan_create(&q, &o, &plan) != PYR_OK) {
-            rc = fail(NULL);
+            rc = pyr_cli_fail(NULL);
             goto out;
         }
         pyr_field_t f = {2, {q.n[0], q.n[1], 1}, q.precision, grid};
         if (pyr_field_init(&f, &q) != PYR_OK) {
             pyr_plan_destroy(&plan);
-            rc = fail(NULL);
+            rc = pyr_cli_fail(NULL);
             goto out;
         }
         double best = INFINITY;
@@ -264,7 +251,7 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
             pyr_hooks_t hooks = {.progress = on_pass, .user = &pt};
             if (pyr_execute(plan, &f, &hooks, NULL) != PYR_OK) {
                 pyr_plan_destroy(&plan);
-                rc = fail(NULL);
+                rc = pyr_cli_fail(NULL);
                 goto out;
             }
             /* calls 2 .. passes-1: after the first (handle, work vectors, upload) and before the last (download) */
@@ -295,7 +282,7 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         sum2 += e * e;
     }
     printf("sizes: %d (N = %lld..%lld), %.1f s; emax = %.3f, ebar = %.4f (the paper's (1/m) sqrt(sum e^2)), RMS relative error %.3f\n", nrows,
-           (long long)rows[0].n, (long long)rows[nrows - 1].n, now() - t_start, emax, sqrt(sum2) / nrows, sqrt(sum2 / nrows));
+           (long long)rows[0].n, (long long)rows[nrows - 1].n, pyr_seconds_now() - t_start, emax, sqrt(sum2) / nrows, sqrt(sum2 / nrows));
     {
         /* the first step of the staircase: predicted, the first size with more waves than the smallest; measured, the
          * first size whose time (and the next size's) exceeds the smallest sizes' (the least of the first three) by
@@ -322,14 +309,14 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
     }
 
     if (pyr_output_stage_begin(&stage) != PYR_OK) {
-        rc = fail(NULL);
+        rc = pyr_cli_fail(NULL);
         goto out;
     }
     staging = 1;
     if (csv) {
         pyr_output_file_t *af = NULL;
         if (pyr_output_file_open(&af, csv) != PYR_OK) {
-            rc = fail("--csv: ");
+            rc = pyr_cli_fail("--csv: ");
             goto out;
         }
         fprintf(pyr_output_file_stream(af), "%s\n", csv_header);
@@ -340,7 +327,7 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
                     w->measured, w->predicted, (w->measured - w->predicted) / w->measured);
         }
         if (pyr_output_file_commit(&af) != PYR_OK) {
-            rc = fail("--csv: ");
+            rc = pyr_cli_fail("--csv: ");
             goto out;
         }
     }
@@ -364,13 +351,13 @@ int pyr_cli_sweep_sizes(int argc, char **argv)
         pyr_status_t st = pyr_plot_write_png(png, series, 2, &po);
         free(xy);
         if (st != PYR_OK) {
-            rc = fail("--png: ");
+            rc = pyr_cli_fail("--png: ");
             goto out;
         }
     }
     staging = 0;
     if (pyr_output_stage_commit(&stage) != PYR_OK) {
-        rc = fail(NULL);
+        rc = pyr_cli_fail(NULL);
         goto out;
     }
     if (!quiet && csv) printf("wrote %s\n", csv);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/kernels.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "plan/longvector.h"
 #include "plan/model.h"
@@ -134,3 +135,5 @@ int pyr_longvector_staircase(double threads, int64_t align, int64_t n_lo, int64_
 {
     return pyr_lv_staircase(threads, align, n_lo, n_hi, pos, max);
 }
+
+double pyr_seconds_now(void) { return pyr_now_s(); }
