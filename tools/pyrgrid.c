@@ -111,7 +111,16 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "solve")) return pyr_cli_solve(argc - 2, argv + 2);
     if (!strcmp(cmd, "calibrate")) return pyr_cli_calibrate(argc - 2, argv + 2);
     if (!strcmp(cmd, "sweep")) return pyr_cli_sweep(argc - 2, argv + 2);
+#ifdef PYR_HAVE_FRAMES
     if (!strcmp(cmd, "frames")) return pyr_cli_frames(argc - 2, argv + 2);
+#else
+    if (!strcmp(cmd, "frames")) {
+        fprintf(stderr, "pyrgrid: error: this build has no frames pipeline (it was configured with -DPYR_WITH_FRAMES=OFF); "
+                        "configure with -DPYR_WITH_FRAMES=ON, which needs cfitsio, FFTW and wcslib (apt install libcfitsio-dev "
+                        "libfftw3-dev wcslib-dev), and build again\n");
+        return 2;
+    }
+#endif
     if (!strcmp(cmd, "assemble")) return pyr_cli_assemble(argc - 2, argv + 2);
     fprintf(stderr, "pyrgrid: error: unknown command '%s'; the commands are run, plan, solve, calibrate, sweep, frames, assemble, info (see pyrgrid --help)\n", cmd);
     return 2;

@@ -305,6 +305,10 @@ def frames(stack, *, progress=None, mask=None, **options):
     ``progress(frame, frames)`` is called per frame; returning False cancels.
     Ctrl-C stops the sequence after the frame in hand (KeyboardInterrupt;
     ``stack`` is not changed)."""
+    if not hasattr(lib, "pyr_frames_create"):
+        from ._errors import Error
+        raise Error(f"{_lib.path} was built without the frames pipeline (PYR_WITH_FRAMES=OFF): rebuild it with "
+                    f"cmake -DPYR_WITH_FRAMES=ON (it needs cfitsio, FFTW and wcslib: apt install libcfitsio-dev libfftw3-dev wcslib-dev)")
     a = np.asarray(stack)
     if a.ndim != 3:
         raise ArgumentError(f"stack has shape {a.shape}; frames are a (T, ny, nx) array")

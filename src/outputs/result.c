@@ -476,6 +476,7 @@ pyr_status_t pyr_solve_report_write(const char *path, const char *problem_file, 
     return report_end(&j, path, res->backend, 0);
 }
 
+#ifdef PYR_HAVE_FRAMES /* a build without the frames pipeline has no frames report */
 pyr_status_t pyr_frames_report_write(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx, int64_t ny,
                                    int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs, double seconds,
                                    const char *const outputs[5])
@@ -545,3 +546,4 @@ pyr_status_t pyr_frames_report_write(const char *path, const char *config, const
     pyr_json_int(&j, "exit_status", 0);
     return report_end(&j, path, strcmp(fs->backend, "cuda") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA, o->device);
 }
+#endif
