@@ -5,7 +5,7 @@
  * chooses (the wisdom's record, else the kernel's default) and records;
  * tests and users choose one through pyr_options_t.kernel, never through
  * the environment.  Adding a scheme or a backend adds table entries here,
- * and the conformance test (tests/test_conformance.c) runs every entry
+ * and the conformance test (tests/conformance/test_conformance.c) runs every entry
  * against the CPU naive method. */
 #ifndef PYR_BACKEND_KERNELS_H
 #define PYR_BACKEND_KERNELS_H

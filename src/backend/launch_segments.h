@@ -5,7 +5,7 @@
  * rows cost more, so that they end with the others; in 3D the last, partial
  * wave's segments split over the blocks the wave has room for
  * (pyr_segment_split).  Plain C, so that host tests check it
- * (tests/test_launch_segments.c). */
+ * (tests/unit/test_launch_segments.c). */
 #ifndef PYR_BACKEND_LAUNCH_SEGMENTS_H
 #define PYR_BACKEND_LAUNCH_SEGMENTS_H
 

@@ -30,7 +30,7 @@
  * as wide and as tall as an even share needs (381 columns: 4 tiles of 96
  * results, 26 threads across, not 4 of 120 with a fourth mostly idle), and
  * narrower blocks take more rows (less of the halo recomputed).  Plain C, so
- * that host tests check it (tests/test_launch_tiles3d.c). */
+ * that host tests check it (tests/unit/test_launch_tiles3d.c). */
 #ifndef PYR_BACKEND_LAUNCH_TILES3D_H
 #define PYR_BACKEND_LAUNCH_TILES3D_H
 

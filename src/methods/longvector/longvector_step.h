@@ -2,7 +2,7 @@
  * and its model in plan/longvector.h), written once against four
  * whole-vector operations that a backend supplies: on the CUDA backend they
  * are cuBLAS calls (methods/longvector/cuda/longvector.cu), the tests' plain loops on
- * the CPU (tests/test_longvector_model.c), so the sequence, its ranges and
+ * the CPU (tests/unit/test_longvector_model.c), so the sequence, its ranges and
  * the border it restores are checked bit for bit against the CPU naive
  * method on a machine without a GPU. */
 #ifndef PYR_METHODS_LONGVECTOR_STEP_H

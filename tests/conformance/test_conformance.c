@@ -108,13 +108,30 @@ static int64_t state_difference(const state_t *a, const state_t *b)
     return -1;
 }
 
-int main(void)
+/* test_conformance [cpu|cuda]: the kernels of that backend only (CTest runs
+ * the CPU's without the gpu label and the GPU's with it); none: every backend
+ * usable here.  The GPU's half exits 77 (skipped) where no GPU is usable. */
+int main(int argc, char **argv)
 {
+    pyr_backend_kind_t only = PYR_BACKEND_AUTO;
+    if (argc > 1) {
+        if (!strcmp(argv[1], "cpu")) only = PYR_BACKEND_CPU;
+        else if (!strcmp(argv[1], "cuda")) only = PYR_BACKEND_CUDA;
+        else {
+            fprintf(stderr, "usage: %s [cpu|cuda] (unknown backend '%s')\n", argv[0], argv[1]);
+            return 2;
+        }
+        if (!pyr_backend_available(only)) {
+            printf("backend %s not usable here: skipped\n", pyr_backend_name(only));
+            return 77;
+        }
+    }
     const pyr_kernel_t *const *all = NULL;
     const int nk = pyr_kernel_all(&all);
     int ran = 0, kernels_run = 0;
     for (int k = 0; k < nk; k++) {
         const pyr_kernel_t *K = all[k];
+        if (only != PYR_BACKEND_AUTO && K->backend != only) continue;
         if (!pyr_backend_available(K->backend)) {
             printf("%s kernel on %s: skipped (backend not usable here)\n", pyr_equation_name(K->equation), pyr_backend_name(K->backend));
             continue;

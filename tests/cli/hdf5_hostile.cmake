@@ -8,8 +8,8 @@ if(TARGET pyrgrid_cli)
   foreach(mode hostile full_disk)
     add_test(NAME test_hdf5_${mode}
       COMMAND sh -c "[ -x /usr/bin/python3 ] || { echo '/usr/bin/python3 missing: skipped'; exit 77; }; exec /usr/bin/python3 \"$@\"" sh
-              ${CMAKE_CURRENT_SOURCE_DIR}/test_hdf5_hostile.py ${mode} $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR})
-    set_tests_properties(test_hdf5_${mode} PROPERTIES LABELS "cli;formats" SKIP_RETURN_CODE 77 TIMEOUT 300
+              ${CMAKE_CURRENT_LIST_DIR}/test_hdf5_hostile.py ${mode} $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR})
+    set_tests_properties(test_hdf5_${mode} PROPERTIES LABELS "cli;formats;quick" SKIP_RETURN_CODE 77 TIMEOUT 300
       ENVIRONMENT "OMP_NUM_THREADS=2")
   endforeach()
 endif()

@@ -8,7 +8,7 @@
 set -eu
 build=$1
 shift
-src=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 prefix=$top/first

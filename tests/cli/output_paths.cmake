@@ -9,6 +9,6 @@ if(NOT PYR_SANITIZE AND BUILD_SHARED_LIBS)
   list(APPEND PYR_OUTPUT_PATHS_ENV "PYRGRID_LIBRARY=$<TARGET_FILE:pyrgrid>" "PYTHONDONTWRITEBYTECODE=1")
 endif()
 add_test(NAME test_output_paths
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_output_paths.sh $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR}
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_output_paths.sh $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR}
           ${CMAKE_CURRENT_BINARY_DIR}/output_paths)
-set_tests_properties(test_output_paths PROPERTIES LABELS "cli;io" TIMEOUT 600 ENVIRONMENT "${PYR_OUTPUT_PATHS_ENV}")
+set_tests_properties(test_output_paths PROPERTIES LABELS "cli;io;slow" TIMEOUT 600 ENVIRONMENT "${PYR_OUTPUT_PATHS_ENV}")

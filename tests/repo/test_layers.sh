@@ -5,9 +5,9 @@
 # resolved as the compiler does: beside the including file first, then from src/; a name that is
 # neither (the public headers of include/) is no edge between folders.  A folder of src/ that is on
 # no floor is a failure too, so that a new folder is given its place here.
-# usage: test_layers.sh [SRCDIR]   (the repository root; default: this script's ../)
+# usage: test_layers.sh [SRCDIR]   (the repository root; default: this script's ../../)
 set -u
-root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 1
 [ -d src ] || { echo "no src/ under $root"; exit 1; }
 
@@ -76,7 +76,7 @@ BEGIN {
 }
 END {
   for (f in seen) if (!(f in floor)) {
-    printf "src/%s/ is on no floor: give it its place in FLOORS of tests/test_layers.sh (and docs/architecture.md)\n", f
+    printf "src/%s/ is on no floor: give it its place in FLOORS of tests/repo/test_layers.sh (and docs/architecture.md)\n", f
     bad++
   }
   if (edges < 100) { printf "only %d includes between files of src/ were read: the pattern no longer matches\n", edges; bad++ }

@@ -11,7 +11,7 @@
 #include "io/npy.h"
 #include "pyrgrid.h"
 #include "solvers/lgs/lgs_config.h"
-#include "../tools/cli.h"
+#include "../../tools/cli.h"
 
 static char dir[512];
 

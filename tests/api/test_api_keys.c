@@ -1,15 +1,15 @@
 /* The layout-free public API (issue 24): problems and options as handles set
  * and read by problem-file keys, pyr_field_wrap around a caller's buffer, the
  * JSON descriptions, pyr_struct_size, pyr_problem_load_file (relative inputs,
- * the grid from initial.file, restarts).  Linked against the internal library
- * like every test, but it uses only what pyrgrid.h declares. */
+ * the grid from initial.file, restarts).  Built like the other tests of
+ * tests/api/: include/ headers only, linked against the shared libpyrgrid. */
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "io/npy.h"
+#include "pyrgrid_output.h"
 
 static char dir[1024];
 
