@@ -39,7 +39,7 @@ static void make_poisson_case(rng_t *r, pyr_problem_t *p, int dims, const int64_
     for (int a = 0; a < dims; a++) len[a] = 0.5 + (double)rng_range(r, 0, 100) / 100.0;
     make_poisson(p, dims, n, len, prec, rng_range(r, 1, 50), 0, rng_range(r, 1, 12), rng_range(r, 0, 1) ? PYR_RHS_SINE : PYR_RHS_ZERO,
                  rng_range(r, 0, 1) ? PYR_INIT_RANDOM : PYR_INIT_ZERO, rng_next(r));
-    if (rng_range(r, 0, 3) == 0) p->poisson.omega = 0.3 + (double)rng_range(r, 0, 140) / 100.0;
+    if (rng_range(r, 0, 3) == 0) p->poisson.omega = 0.3 + (pyr_poisson_omega_limit(p) - 0.3) * (double)rng_range(r, 0, 140) / 141.0;
     /* half the cases stop at a check: a tolerance just under the change a few sweeps in */
     if (rng_range(r, 0, 1)) {
         pyr_problem_t q = *p;

@@ -33,11 +33,35 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+/* The spectral radius of the plain Jacobi iteration for the Dirichlet
+ * Laplacian on the whole grid: its eigenvalues are
+ * sum_a c_a cos(k_a pi / (N_a - 1)) / sum_a c_a with c_a = 1/h_a^2, k_a = 1
+ * .. N_a - 2 (N_a nodes along axis a, boundary included), so the largest in
+ * magnitude is rho = sum_a c_a cos(pi / (N_a - 1)) / sum_a c_a. */
+static double jacobi_radius(const pyr_problem_t *p)
+{
+    double num = 0, den = 0;
+    for (int d = 0; d < p->dims; d++) {
+        const double h = pyr_problem_h(p, d), c = 1.0 / (h * h);
+        const int64_t n = pyr_problem_whole(p, d);
+        num += c * (n > 2 ? cos(M_PI / (double)(n - 1)) : 0.0);
+        den += c;
+    }
+    return den > 0 ? num / den : 0;
+}
+
+/* Damped Jacobi u + omega (J - u) has the eigenvalues 1 - omega (1 - mu) for
+ * mu in [-rho, rho]: it converges for every 0 < omega <= 1 and above 1 only
+ * while omega < 2 / (1 + rho), which is barely above 1 on a fine grid. */
+double pyr_poisson_omega_limit(const pyr_problem_t *p) { return 2.0 / (1.0 + jacobi_radius(p)); }
+
 static pyr_status_t poisson_validate(const pyr_problem_t *p)
 {
     const pyr_poisson_params_t *q = &p->poisson;
     if (!isfinite(q->omega) || !(q->omega > 0) || !(q->omega < 2))
-        return pyr_fail(PYR_ERR_CONFIG, "scheme.omega = %g: damped Jacobi converges for 0 < omega < 2; use omega = 1 (plain Jacobi)",
+        return pyr_fail(PYR_ERR_CONFIG, "scheme.omega = %g: damped Jacobi converges only for 0 < omega < 2 / (1 + rho) "
+                                        "(rho the plain Jacobi iteration's spectral radius, below 1); use omega = 1 (plain Jacobi) "
+                                        "or below 1 to damp",
                         q->omega);
     if (!isfinite(q->tolerance) || q->tolerance < 0)
         return pyr_fail(PYR_ERR_CONFIG, "scheme.tolerance = %g: use a positive tolerance (or 0 to run all iterations)", q->tolerance);
@@ -58,6 +82,19 @@ static pyr_status_t poisson_validate(const pyr_problem_t *p)
     }
     if (!isfinite(s) || !(s > 0))
         return pyr_fail(PYR_ERR_CONFIG, "grid spacings this small make 1/h^2 overflow; use larger lengths or fewer nodes");
+    const double limit = pyr_poisson_omega_limit(p);
+    if (q->omega > 1 && !(q->omega < limit)) {
+        char grid[80];
+        int k = snprintf(grid, sizeof grid, "%lld", (long long)pyr_problem_whole(p, 0));
+        for (int d = 1; d < p->dims && k > 0 && k < (int)sizeof grid; d++)
+            k += snprintf(grid + k, sizeof grid - (size_t)k, " x %lld", (long long)pyr_problem_whole(p, d));
+        return pyr_fail(PYR_ERR_CONFIG,
+                        "scheme.omega = %.17g: damped Jacobi on this %s grid converges only for 0 < omega < %.9g "
+                        "(= 2 / (1 + rho), rho = %.9g the plain Jacobi iteration's spectral radius there); above that every "
+                        "sweep grows the error until the field overflows. omega > 1 never speeds Jacobi up: use omega = 1 "
+                        "(plain Jacobi) or below 1 to damp",
+                        q->omega, grid, limit, jacobi_radius(p));
+    }
     return PYR_OK;
 }
 

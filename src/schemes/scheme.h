@@ -108,6 +108,9 @@ typedef struct pyr_scheme {
 
 extern const pyr_scheme_t pyr_scheme_heat;
 extern const pyr_scheme_t pyr_scheme_poisson;
+/* The largest omega < 2 for which damped Jacobi converges on the problem's
+ * whole grid (exclusive): 2 / (1 + rho), rho plain Jacobi's spectral radius. */
+double pyr_poisson_omega_limit(const pyr_problem_t *p);
 extern const pyr_scheme_t pyr_scheme_maxwell;
 
 /* The table of an equation, or NULL. */

@@ -47,6 +47,8 @@ printf '[grid]\ndims = 2\nnx = 17\nny = 17\n[scheme]\nequation = poisson\n' > no
 expect_error no-stop "needs a way to stop" run nostop.ini --set run.backend=cpu
 expect_error zero-tolerance "positive finite tolerance" run "$src/examples/poisson2d.ini" "${small[@]}" --set scheme.tolerance=0
 expect_error omega "0 < omega < 2" run "$src/examples/poisson2d.ini" "${small[@]}" --set scheme.omega=2
+# over the grid's bound 2 / (1 + rho) (barely above 1 on a fine grid) damped Jacobi diverges: refused, the bound named
+expect_error omega-bound "grid converges only for 0 < omega < 1\.0" run "$src/examples/poisson2d.ini" --set grid.nx=129 --set grid.ny=129 --set scheme.omega=1.5
 expect_error rhs-file "rhs.file" run "$src/examples/poisson2d.ini" "${small[@]}" --set rhs.kind=file --set rhs.file=missing.npy
 expect_error kernel "no CPU kernel variant" run "$src/examples/poisson2d.ini" "${small[@]}" --set run.kernel=fused:3
 

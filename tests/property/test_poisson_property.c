@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "poisson_util.h"
+#include "schemes/scheme.h"
 
 static int stopped_early, pyramids; /* cases that stopped at a check before the last sweep; pyramid plans */
 
@@ -29,7 +30,7 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     pyr_problem_t p;
     make_poisson(&p, dims, n, len, prec, rng_range(&r, 1, 60), 0, rng_range(&r, 1, 25), rhs_kind == 0 ? PYR_RHS_ZERO : PYR_RHS_SINE,
                  rng_range(&r, 0, 1) ? PYR_INIT_RANDOM : PYR_INIT_ZERO, rng_next(&r));
-    if (rng_range(&r, 0, 3) == 0) p.poisson.omega = 0.2 + (double)rng_range(&r, 0, 160) / 100.0;
+    if (rng_range(&r, 0, 3) == 0) p.poisson.omega = 0.2 + (pyr_poisson_omega_limit(&p) - 0.2) * (double)rng_range(&r, 0, 160) / 161.0;
     pyr_field_t *f = NULL;
     if (rhs_kind == 2) {
         if (pyr_field_create(&p, &f) != PYR_OK) return 1;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "poisson_util.h"
+#include "schemes/scheme.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -239,6 +240,75 @@ static void test_damping_and_stops(void)
     pyr_field_destroy(&v);
 }
 
+/* Damped Jacobi converges only for omega < 2 / (1 + rho): the bound the
+ * validation names is that of the grid, runs just under it converge, plain
+ * damped Jacobi just over it diverges, and such an omega is refused. */
+static void test_omega_limit(void)
+{
+    int64_t n[3] = {33, 17, 1};
+    double len[3] = {1.0, 0.7, 1.0};
+    pyr_problem_t p;
+    make_poisson(&p, 2, n, len, PYR_DOUBLE, 200, 0, 50, PYR_RHS_ZERO, PYR_INIT_RANDOM, 5);
+    double num = 0, den = 0;
+    for (int d = 0; d < 2; d++) {
+        double h = pyr_problem_h(&p, d);
+        num += cos(M_PI / (double)(p.n[d] - 1)) / (h * h);
+        den += 1.0 / (h * h);
+    }
+    const double rho = num / den, lim = 2 / (1 + rho);
+    CHECK(fabs(pyr_poisson_omega_limit(&p) - lim) < 1e-15, "omega limit %.17g, 2 / (1 + rho) = %.17g", pyr_poisson_omega_limit(&p), lim);
+    /* just under: the change keeps falling */
+    p.poisson.omega = 1 + 0.95 * (lim - 1);
+    CHECK_OK(pyr_problem_validate(&p));
+    pyr_run_info_t r1, r2;
+    pyr_status_t st;
+    pyr_field_t *u = poisson_reference(&p, NULL, &r1, &st);
+    pyr_field_destroy(&u);
+    p.steps = 2000;
+    u = poisson_reference(&p, NULL, &r2, &st);
+    CHECK(st == PYR_OK && r2.change < 0.5 * r1.change, "omega %.9g under the limit %.9g: change %g after 200 sweeps, %g after 2000",
+          p.poisson.omega, lim, r1.change, r2.change);
+    pyr_field_destroy(&u);
+    /* just over: u + omega (J - u) on the same grid, written out here, grows */
+    const int nx = 33, ny = 17;
+    const double hx = pyr_problem_h(&p, 0), hy = pyr_problem_h(&p, 1), cx = 1 / (hx * hx), cy = 1 / (hy * hy), dd = 1 / (2 * cx + 2 * cy);
+    static double a[17][33], b[17][33];
+    uint64_t seed = 99;
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < nx; x++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            a[y][x] = (y == 0 || x == 0 || y == ny - 1 || x == nx - 1) ? 0 : (double)(seed >> 11) / 9007199254740992.0 - 0.5;
+        }
+    const double over = lim * 1.01;
+    double first = 0, last = 0;
+    for (int k = 0; k < 3000; k++) {
+        double mx = 0;
+        for (int y = 1; y < ny - 1; y++)
+            for (int x = 1; x < nx - 1; x++) {
+                double j = (cx * (a[y][x - 1] + a[y][x + 1]) + cy * (a[y - 1][x] + a[y + 1][x])) * dd;
+                b[y][x] = a[y][x] + over * (j - a[y][x]);
+                if (fabs(b[y][x] - a[y][x]) > mx) mx = fabs(b[y][x] - a[y][x]);
+            }
+        for (int y = 1; y < ny - 1; y++) memcpy(&a[y][1], &b[y][1], (size_t)(nx - 2) * sizeof(double));
+        if (k == 10) first = mx;
+        last = mx;
+    }
+    CHECK(last > 10 * first, "damped Jacobi with omega %.9g over the limit %.9g: change %g at sweep 10, %g at sweep 3000 (it should grow)",
+          over, lim, first, last);
+    p.poisson.omega = over;
+    CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "converges only for 0 < omega <");
+    /* a fine grid: omega = 1.5 is far over its limit, which the message gives */
+    int64_t m[3] = {257, 257, 1};
+    make_poisson(&p, 2, m, NULL, PYR_DOUBLE, 10, 0, 5, PYR_RHS_ZERO, PYR_INIT_ZERO, 0);
+    p.poisson.omega = 1.5;
+    char want[64];
+    snprintf(want, sizeof want, "0 < omega < %.9g", 2 / (1 + cos(M_PI / 256)));
+    const char *needle = want;
+    CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, needle);
+    p.poisson.omega = 1.0;
+    CHECK_OK(pyr_problem_validate(&p));
+}
+
 static void test_refusals(void)
 {
     int64_t n[3] = {11, 12, 1};
@@ -331,5 +401,6 @@ int main(void)
     test_jacobi_factor(3);
     test_damping_and_stops();
     test_refusals();
+    test_omega_limit();
     return check_report();
 }
