@@ -902,14 +902,16 @@ static void matched_filter(fr_cpu_t *c)
                 o2[x] += k2j * i2[x];
             }
         }
-        for (int64_t x = b; x < nx - b; x++) o2[x] += k2sum * (base + bg[1] * xt[x]);
+        for (int64_t x = b; x < nx - b; x++) o2[x] += fr_noise_bg(k2sum, base, bg[1], xt[x]);
     }
 }
 
 /* Noise-model sums of one row's valid pixels (|z| < 5 under (A, C) when
- * clip): n, sum x, sum x^2, sum y, sum x y with y = m^2, in 8 lanes. */
+ * clip): n, sum x, sum x^2, sum y, sum x y with y = m^2, and n, sum x, sum y
+ * of those where no source is predicted (fr_noise_sky; the background is
+ * base + slope * xt over the row), in 8 lanes. */
 static void noise_row(const float *m, const float *xv, const uint8_t *valid, int64_t x0, int64_t x1, double A, double C, double F, int clip,
-                      double acc[FR_NOISE_SUMS])
+                      float k2sum, float base, float slope, const float *xt, double acc[FR_NOISE_SUMS])
 {
     double l[FR_NOISE_SUMS][8];
     memset(l, 0, sizeof l);
@@ -920,29 +922,42 @@ static void noise_row(const float *m, const float *xv, const uint8_t *valid, int
             float xx = xv[x + j] > 0 ? xv[x + j] : 0.0f;
             double y2 = (double)m[x + j] * (double)m[x + j];
             double w = valid[x + j] && !(clip && y2 > 25.0 * (double)fr_noise_var(A, C, F, xx)) ? 1.0 : 0.0;
+            double w0 = valid[x + j] && fr_noise_sky(xv[x + j], fr_noise_bg(k2sum, base, slope, xt[x + j])) ? 1.0 : 0.0;
             l[0][j] += w;
             l[1][j] += w * xx;
             l[2][j] += w * ((double)xx * xx);
             l[3][j] += w * y2;
             l[4][j] += w * (xx * y2);
+            l[5][j] += w0;
+            l[6][j] += w0 * xx;
+            l[7][j] += w0 * y2;
+            l[8][j] += w0 * ((double)xx * xx);
         }
     }
     for (int s = 0; s < FR_NOISE_SUMS; s++)
         acc[s] += ((l[s][0] + l[s][1]) + (l[s][2] + l[s][3])) + ((l[s][4] + l[s][5]) + (l[s][6] + l[s][7]));
 }
 
+/* noise_row over row y of the pending frame */
+static void noise_row_y(fr_cpu_t *c, int64_t y, double A, double C, double F, int clip, double acc[FR_NOISE_SUMS])
+{
+    int64_t nx = c->s.nx, b = c->s.o.border;
+    const float *bg = c->pend.bg;
+    noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, F, clip, (float)c->s.sum_k2,
+              bg[0] + bg[2] * c->yt[y], bg[1], c->xt, acc);
+}
+
 /* Noise-model sums of this frame, per tile, tiles in order. */
 static void noise_sums(fr_cpu_t *c, double A, double C, double F, int clip, double S[FR_NOISE_SUMS])
 {
-    int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
+    int64_t ny = c->s.ny, b = c->s.o.border;
     int64_t ntiles = (ny - 2 * b + FR_TILE_ROWS - 1) / FR_TILE_ROWS;
     int th = c->s.threads;
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t tile = 0; tile < ntiles; tile++) {
-        double acc[FR_NOISE_SUMS] = {0, 0, 0, 0, 0};
+        double acc[FR_NOISE_SUMS] = {0};
         int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
-        for (int64_t y = ya; y < yb; y++)
-            noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, F, clip, acc);
+        for (int64_t y = ya; y < yb; y++) noise_row_y(c, y, A, C, F, clip, acc);
         for (int s = 0; s < FR_NOISE_SUMS; s++) c->part[tile * FR_NOISE_SUMS + s] = acc[s];
     }
     for (int s = 0; s < FR_NOISE_SUMS; s++) {
@@ -991,7 +1006,7 @@ static int detect(fr_cpu_t *c, double A, double C, double F, int detecting, int 
      * the same rows, as noise_sums(c, A, C, 1) adds them */
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t tile = 0; tile < ntiles; tile++) {
-        double acc[FR_NOISE_SUMS] = {0, 0, 0, 0, 0};
+        double acc[FR_NOISE_SUMS] = {0};
         int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
         for (int64_t y = ya; y < yb; y++) {
             for (int64_t x = b; x < nx - b; x++) {
@@ -1001,7 +1016,7 @@ static int detect(fr_cpu_t *c, double A, double C, double F, int detecting, int 
                 c->z[i] = z;
                 if (detecting && z > c->maxz[i]) c->maxz[i] = z;
             }
-            if (S) noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, F, 1, acc);
+            if (S) noise_row_y(c, y, A, C, F, 1, acc);
         }
         for (int s = 0; s < FR_NOISE_SUMS; s++) c->part[tile * FR_NOISE_SUMS + s] = acc[s];
     }

@@ -354,9 +354,20 @@ FR_HD int fr_psf_taps(double fwhm, float *k, double *sum_sq)
 
 /* Sums of one frame for the fit m^2 = A x + C over its valid pixels (x the
  * matched filter's K^2 * (prediction + background)):
- * n, sum x, sum x^2, sum y, sum x y (y = m^2).  Accumulated over frames with
- * weight lambda = 1 - 1/noise_frames. */
-#define FR_NOISE_SUMS 5
+ * n, sum x, sum x^2, sum y, sum x y (y = m^2); then n, sum x, sum y, sum x^2
+ * over the valid pixels where no source is predicted (fr_noise_sky: the sky,
+ * or the bias, alone), not clipped.  Accumulated over frames with weight
+ * lambda = 1 - 1/noise_frames. */
+#define FR_NOISE_SUMS 9
+
+/* The background's part of x at a pixel: the plane base + slope * xt of the
+ * row (base = bg0 + bg2 * yt, slope = bg1) through the matched filter, which
+ * gives a plane back times the sum k2sum of its taps. */
+FR_HD float fr_noise_bg(float k2sum, float base, float slope, float xt) { return k2sum * (base + slope * xt); }
+
+/* Whether x is the background's part xb or less: the prediction puts no
+ * source at the pixel. */
+FR_HD int fr_noise_sky(float x, float xb) { return x <= xb; }
 
 FR_HD void fr_noise_fit(const double *S, double *A, double *C, double *F)
 {
@@ -378,9 +389,23 @@ FR_HD void fr_noise_fit(const double *S, double *A, double *C, double *F)
      * variance normal */
     double floor_ = 1e-3 * sy / n;
     if (!(floor_ > 1e-30)) floor_ = 1e-30;
+    /* A line through data linear in x (the photon noise) passes near the
+     * variance y0 that the pixels without a predicted source show at their
+     * level x0, and changes little over their spread of x.  Where the
+     * residual's variance grows faster than x (frames that are not
+     * registered: the prediction misses each star by its shift) the line is
+     * steep and falls below (x0, y0), to the floor at much of the sky, whose
+     * own noise then makes thousands of candidates; there C keeps the sign
+     * of a variance, as the line through the origin of x lies above such
+     * data at the sky. */
+    int linear = 1;
+    if (S[5] > 0) {
+        double x0 = S[6] / S[5], y0 = S[7] / S[5], vx0 = S[8] / S[5] - x0 * x0;
+        linear = a * x0 + c >= 0.5 * y0 && a * sqrt(vx0 > 0 ? vx0 : 0) <= 0.5 * y0;
+    }
     /* a C within the floor of zero is the fit's rounding (no bias, little
      * read noise): the floor, as the variance's least value */
-    if (!isfinite(c) || c > -floor_) c = c > floor_ ? c : floor_;
+    if (!isfinite(c) || !linear || c > -floor_) c = c > floor_ ? c : floor_;
     *A = a;
     *C = c;
     *F = floor_;

@@ -781,23 +781,32 @@ __global__ void k_mfv(const float *t1, const float *t2, float *m, float *xv, int
     }
     m[y * nx + x] = s1;
     float base = st->bg[0] + st->bg[2] * yt[y];
-    xv[y * nx + x] = s2 + k2sum * (base + st->bg[1] * xt[x]);
+    xv[y * nx + x] = s2 + fr_noise_bg(k2sum, base, st->bg[1], xt[x]);
 }
 
-/* Noise-model sums per tile (frames_cpu.c noise_sums). */
+/* Noise-model sums per tile (frames_cpu.c noise_sums): the sums of the
+ * fit over the valid pixels not clipped, and those over the valid pixels
+ * where no source is predicted (fr_noise_sky), clipped or not. */
 __global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b,
-                              const fstate_t *st, int clip, double *part)
+                              const fstate_t *st, int clip, const float *xt, const float *yt, float k2sum, double *part)
 {
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
-    double acc[FR_NOISE_SUMS] = {0, 0, 0, 0, 0};
+    double acc[FR_NOISE_SUMS] = {0};
     double A = st->A, C = st->C, F = st->F;
     for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
-        int64_t i = (ya + j / w) * nx + b + j % w;
+        int64_t y = ya + j / w, i = y * nx + b + j % w;
         if (!valid[i]) continue;
         double mm = m[i], x = xv[i] > 0 ? xv[i] : 0.0f;
         double y2 = mm * mm;
+        float base = st->bg[0] + st->bg[2] * yt[y];
+        if (fr_noise_sky(xv[i], fr_noise_bg(k2sum, base, st->bg[1], xt[b + j % w]))) {
+            acc[5] += 1;
+            acc[6] += x;
+            acc[7] += y2;
+            acc[8] += x * x;
+        }
         if (clip && y2 > 25.0 * (double)fr_noise_var(A, C, F, (float)x)) continue;
         acc[0] += 1;
         acc[1] += x;
@@ -1476,9 +1485,9 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
         unsigned nt = (unsigned)g->ntiles;
         if (t == 1) {
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 0, g->d_part);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 0, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
             k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 0, lam);
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->d_part);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
             k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 1, lam);
         }
         k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 2, lam);
@@ -1489,7 +1498,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         k_peaks<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2, g->d_cand,
                                                                      g->d_st);
         if (t > 1) {
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->d_part);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
             k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 3, lam);
         }
         LAUNCHED();
