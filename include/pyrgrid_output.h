@@ -26,7 +26,6 @@
 #include <stdio.h>
 
 #include "pyrgrid.h"
-#include "pyrgrid_frames.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -235,11 +234,8 @@ PYR_API size_t pyr_plan_report_json(const pyr_problem_t *problem, const pyr_opti
 PYR_API pyr_status_t pyr_solve_report_write(const char *path, const char *problem_file, const char *kind, const pyr_lgs_system_t *sys,
                                             const pyr_lgs_options_t *opt, const pyr_lgs_result_t *res, const char *const outputs[4],
                                             int exit_status);
-/* `pyrgrid frames`'s report: inputs, sequence, options, seconds, counts,
- * outputs (residual, shifts, candidates, snr_image, max_snr). */
-PYR_API pyr_status_t pyr_frames_report_write(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx,
-                                             int64_t ny, int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs,
-                                             double seconds, const char *const outputs[5]);
+/* `pyrgrid frames`'s report is pyr_frames_report_write (pyrgrid_frames_io.h):
+ * a library built without the frames pipeline has none. */
 
 #ifdef __cplusplus
 }

@@ -4,29 +4,21 @@
  * (pyrgrid_frames.h).  Every output is checked before the first frame is
  * read (writable, not an input, not another output); they are written under
  * temporary names while the sequence runs and committed together at the end
- * (a stage, io/atomic.h): a failure anywhere leaves every old output as it
- * was.  Devices and FIFOs are written in place and never removed. */
+ * (a stage, pyrgrid_output.h): a failure anywhere leaves every old output
+ * as it was.  Devices and FIFOs are written in place and never removed. */
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/error.h"
-#include "io/atomic.h"
-#include "io/fits.h"
-#include "io/npy.h"
-#include "io/png.h"
-#include "pipelines/frames/frames_config.h"
-#include "pipelines/frames/frames_io.h"
-#include "pipelines/frames/frames_table.h"
-#include "pipelines/frames/frames_wcs.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
+#include "pyrgrid_frames_io.h"
+#include "pyrgrid_output.h"
 
 static void usage(FILE *out)
 {
@@ -53,28 +45,17 @@ static void usage(FILE *out)
             "  every key of the [frames] section can be set with --set frames.key=value (README.md)\n");
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct {
-    fr_config_t *cfg;
     int64_t nframes, nx, ny;
-    pyr_fits_writer_t *fits;
-    fr_npy_writer_t *npy;
-    pyr_atomic_file_t shifts;
-    fr_table_t *table;
-    int have_shifts;
+    pyr_frames_cube_t *residual;
+    pyr_output_file_t *shifts;
+    pyr_frames_table_t *table;
     /* the candidates' times and sky positions */
-    fr_source_t *src;
+    pyr_frames_source_t *src;
     const double *mjd;
-    fr_wcs_t *wcs; /* of frame wcs_frame (0: every frame's positions are in frame 0's grid) */
+    pyr_frames_wcs_t *wcs; /* of frame wcs_frame (0: every frame's positions are in frame 0's grid) */
     int64_t wcs_frame;
     int wcs_each;  /* positions in each frame's own grid: its own WCS */
-    const char *wcs_where;
     float *dx, *dy;
     int *iters;
     /* progress */
@@ -88,8 +69,7 @@ static pyr_status_t on_result(void *user, const pyr_frames_result_t *r)
 {
     sink_t *s = user;
     pyr_status_t st = PYR_OK;
-    if (s->fits) st = pyr_fits_writer_frame(s->fits, r->frame, r->residual);
-    if (s->npy) st = fr_npy_writer_frame(s->npy, r->residual);
+    if (s->residual) st = pyr_frames_cube_write(s->residual, r->frame, r->residual);
     if (st != PYR_OK) {
         s->failed = "frames.residual: ";
         return st;
@@ -97,21 +77,19 @@ static pyr_status_t on_result(void *user, const pyr_frames_result_t *r)
     s->dx[r->frame] = (float)r->dx;
     s->dy[r->frame] = (float)r->dy;
     s->iters[r->frame] = r->iterations;
-    if (s->have_shifts) fprintf(s->shifts.fp, "%lld,%.5f,%.5f,%d\n", (long long)r->frame, r->dx, r->dy, r->iterations);
+    if (s->shifts) fprintf(pyr_output_file_stream(s->shifts), "%lld,%.5f,%.5f,%d\n", (long long)r->frame, r->dx, r->dy, r->iterations);
     if (s->table && s->wcs && s->wcs_each && s->wcs_frame != r->frame && r->ncandidates) {
-        fr_wcs_close(&s->wcs);
-        const pyr_fits_info_t *h = fr_source_frame_header(s->src, r->frame);
-        st = h ? fr_wcs_open(h, s->wcs_where, &s->wcs) : pyr_fail(PYR_ERR_IO, "frame %lld's header can no longer be read",
-                                                                 (long long)r->frame);
+        pyr_frames_wcs_destroy(&s->wcs);
+        st = pyr_frames_source_frame_wcs(s->src, r->frame, &s->wcs);
         if (st == PYR_OK && !s->wcs)
             st = pyr_fail(PYR_ERR_FORMAT, "frame %lld's header no longer has a WCS", (long long)r->frame);
         s->wcs_frame = r->frame;
     }
     for (int i = 0; s->table && st == PYR_OK && i < r->ncandidates; i++) {
         const pyr_frames_candidate_t *c = &r->candidates[i];
-        fr_table_row_t row = {r->frame, s->mjd ? s->mjd[r->frame] : NAN, c->x, c->y, NAN, NAN, c->flux, c->snr};
-        if (s->wcs) st = fr_wcs_sky(s->wcs, c->x, c->y, &row.ra, &row.dec);
-        if (st == PYR_OK) st = fr_table_add(s->table, &row);
+        pyr_frames_table_row_t row = {r->frame, s->mjd ? s->mjd[r->frame] : NAN, c->x, c->y, NAN, NAN, c->flux, c->snr};
+        if (s->wcs) st = pyr_frames_wcs_sky(s->wcs, c->x, c->y, &row.ra, &row.dec);
+        if (st == PYR_OK) st = pyr_frames_table_add(s->table, &row);
     }
     if (st != PYR_OK) {
         s->failed = "frames.candidates: ";
@@ -120,7 +98,7 @@ static pyr_status_t on_result(void *user, const pyr_frames_result_t *r)
     s->ncand += r->ncandidates;
     s->detecting_frames += r->detecting;
     if (!s->quiet && s->tty) {
-        double t = now(), el = t - s->start;
+        double t = pyr_seconds_now(), el = t - s->start;
         int64_t done = r->frame + 1;
         if (el >= s->after && (t - s->last_draw >= 0.1 || done == s->nframes)) {
             s->last_draw = t;
@@ -180,8 +158,7 @@ static int fail(const char *what)
 
 int pyr_cli_frames(int argc, char **argv)
 {
-    fr_config_t cfg;
-    fr_config_default(&cfg);
+    pyr_frames_config_t *cfg = NULL;
     int quiet = 0;
     const char *config = NULL, *report = NULL;
     char **inputs = NULL;
@@ -200,7 +177,10 @@ int pyr_cli_frames(int argc, char **argv)
             config = argv[++i];
         }
     }
-    if (config && fr_config_load(&cfg, config) != PYR_OK) return fail(NULL);
+    if (pyr_frames_config_create(&cfg) != PYR_OK || (config && pyr_frames_config_load(cfg, config) != PYR_OK)) {
+        pyr_frames_config_destroy(&cfg);
+        return fail(NULL);
+    }
     static const struct {
         const char *opt, *key;
         int arg;
@@ -258,13 +238,18 @@ int pyr_cli_frames(int argc, char **argv)
             if (add_input(&inputs, &ninputs, &cap, a)) goto out;
             continue;
         }
-        if (fr_config_set(&cfg, set) != PYR_OK) {
+        if (pyr_frames_config_set(cfg, set) != PYR_OK) {
             rc = fail(NULL);
             goto out;
         }
     }
-    if (ninputs == 0 && cfg.input[0]) {
-        char *copy = strdup(cfg.input), *save = NULL;
+    /* the options and files as the file and the overrides left them */
+    const pyr_frames_options_t *o = pyr_frames_config_options(cfg);
+    const char *input = pyr_frames_config_text(cfg, "input"), *residual = pyr_frames_config_text(cfg, "residual"),
+               *shifts = pyr_frames_config_text(cfg, "shifts"), *candidates = pyr_frames_config_text(cfg, "candidates"),
+               *snr_image = pyr_frames_config_text(cfg, "snr_image"), *max_snr = pyr_frames_config_text(cfg, "max_snr");
+    if (ninputs == 0 && input[0]) {
+        char *copy = strdup(input), *save = NULL;
         for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
             if (add_input(&inputs, &ninputs, &cap, w)) {
                 free(copy);
@@ -278,28 +263,28 @@ int pyr_cli_frames(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    if (pyr_frames_options_validate(&cfg.o) != PYR_OK) {
+    if (pyr_frames_options_validate(o) != PYR_OK) {
         rc = fail(NULL);
         goto out;
     }
-    if (cfg.residual[0] && !ends_with(cfg.residual, ".fits") && !ends_with(cfg.residual, ".fit") && !ends_with(cfg.residual, ".npy")) {
+    if (residual[0] && !ends_with(residual, ".fits") && !ends_with(residual, ".fit") && !ends_with(residual, ".npy")) {
         fprintf(stderr, "pyrgrid: error: frames.residual = %s: the residual is written as .fits or .npy (an empty name writes none)\n",
-                cfg.residual);
+                residual);
         goto out;
     }
-    if (cfg.max_snr[0] && !ends_with(cfg.max_snr, ".fits") && !ends_with(cfg.max_snr, ".npy")) {
+    if (max_snr[0] && !ends_with(max_snr, ".fits") && !ends_with(max_snr, ".npy")) {
         fprintf(stderr, "pyrgrid: error: frames.max_snr = %s: the map is written as .fits or .npy (an empty name writes none)\n",
-                cfg.max_snr);
+                max_snr);
         goto out;
     }
     /* fail before a long run, not after it: every output writable, none the
      * same file as another or as an input (each file a pattern matched, the
      * configuration) */
-    const char *outs[] = {cfg.residual, cfg.shifts, cfg.candidates, cfg.snr_image, cfg.max_snr, report ? report : ""};
+    const char *outs[] = {residual, shifts, candidates, snr_image, max_snr, report ? report : ""};
     {
-        pyr_named_path_t named[6] = {{"frames.residual", cfg.residual},   {"frames.shifts", cfg.shifts},
-                                     {"frames.candidates", cfg.candidates}, {"frames.snr_image", cfg.snr_image},
-                                     {"frames.max_snr", cfg.max_snr},       {"--report", report}};
+        pyr_named_path_t named[6] = {{"frames.residual", residual},   {"frames.shifts", shifts},
+                                     {"frames.candidates", candidates}, {"frames.snr_image", snr_image},
+                                     {"frames.max_snr", max_snr},       {"--report", report}};
         pyr_named_path_t *ins = calloc((size_t)ninputs + 1, sizeof *ins);
         if (!ins) {
             fprintf(stderr, "pyrgrid: error: out of memory\n");
@@ -309,9 +294,9 @@ int pyr_cli_frames(int argc, char **argv)
         ins[ninputs] = (pyr_named_path_t){"--config", config};
         pyr_status_t cs = pyr_check_outputs(named, 6, ins, ninputs + 1);
         free(ins);
-        if (cs == PYR_OK && cfg.residual[0] && !ends_with(cfg.residual, ".npy") && pyr_fits_check_output(cfg.residual) != PYR_OK)
+        if (cs == PYR_OK && residual[0] && pyr_frames_cube_check_output(residual) != PYR_OK)
             cs = pyr_fail_context(PYR_ERR_IO, "frames.residual: ");
-        if (cs == PYR_OK && cfg.max_snr[0] && !ends_with(cfg.max_snr, ".npy") && pyr_fits_check_output(cfg.max_snr) != PYR_OK)
+        if (cs == PYR_OK && max_snr[0] && pyr_frames_cube_check_output(max_snr) != PYR_OK)
             cs = pyr_fail_context(PYR_ERR_IO, "frames.max_snr: ");
         if (cs != PYR_OK) {
             rc = fail(NULL);
@@ -319,16 +304,17 @@ int pyr_cli_frames(int argc, char **argv)
         }
     }
 
-    fr_source_t *src = NULL;
-    fr_source_info_t info;
-    if (fr_source_open((const char *const *)inputs, ninputs, &src, &info) != PYR_OK) {
+    pyr_frames_source_t *src = NULL;
+    pyr_frames_source_info_t info;
+    if (pyr_frames_source_open((const char *const *)inputs, ninputs, &src) != PYR_OK) {
         rc = fail(NULL);
         goto out;
     }
+    pyr_frames_source_get_info(src, &info);
     if (!quiet && info.notice[0]) fprintf(stderr, "pyrgrid: %s\n", info.notice);
-    if (fr_source_set_mask_bits(src, cfg.mask_bits) != PYR_OK) {
+    if (pyr_frames_source_set_mask_bits(src, pyr_frames_config_text(cfg, "mask_bits")) != PYR_OK) {
         rc = fail(NULL);
-        fr_source_close(&src);
+        pyr_frames_source_close(&src);
         goto out;
     }
     if (!quiet && (info.has_mask || info.has_variance))
@@ -336,14 +322,13 @@ int pyr_cli_frames(int argc, char **argv)
                 info.has_mask && info.has_variance ? " and " : "", info.has_variance ? "VARIANCE" : "",
                 info.has_mask && info.has_variance ? "s are" : " is",
                 info.has_variance ? "; the detection's noise model is still fitted (the pipeline takes no variance yet)" : "");
-    if (!quiet && info.nframes <= cfg.o.history)
+    if (!quiet && info.nframes <= o->history)
         fprintf(stderr, "pyrgrid: the sequence has %lld frames, not more than frames.history = %d: each frame is predicted from "
                         "the frames before it (frame t from t frames)\n",
-                (long long)info.nframes, cfg.o.history);
+                (long long)info.nframes, o->history);
 
     sink_t s;
     memset(&s, 0, sizeof s);
-    s.cfg = &cfg;
     s.nframes = info.nframes;
     s.nx = info.nx;
     s.ny = info.ny;
@@ -358,142 +343,116 @@ int pyr_cli_frames(int argc, char **argv)
     double *mjd = NULL;
     s.src = src;
     s.wcs_frame = -1;
-    char wcs_where[PYR_PATH_MAX + 32] = "";
-    s.wcs_where = wcs_where;
     pyr_frames_t *fr = NULL;
     /* the pipeline first: it refuses frame sizes it does not support before
      * anything of their size is allocated here */
-    pyr_status_t st = pyr_frames_create(info.nx, info.ny, &cfg.o, on_result, &s, &fr);
+    pyr_status_t st = pyr_frames_create(info.nx, info.ny, o, on_result, &s, &fr);
     if (st == PYR_OK && !quiet && pyr_frames_notice(fr)[0]) fprintf(stderr, "pyrgrid: %s\n", pyr_frames_notice(fr));
     if (st == PYR_OK) {
         const size_t npix = (size_t)info.nx * (size_t)info.ny;
         s.dx = calloc((size_t)info.nframes, sizeof *s.dx);
         s.dy = calloc((size_t)info.nframes, sizeof *s.dy);
         s.iters = calloc((size_t)info.nframes, sizeof *s.iters);
-        buf = malloc(npix * fr_dtype_size(info.type));
+        buf = malloc(npix * pyr_frames_dtype_size(info.type));
         snr = malloc(npix * sizeof(float));
         if (info.has_mask && !(mask = malloc(npix))) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for a mask");
         if (!s.dx || !s.dy || !s.iters || !buf || !snr)
             st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld frames of %lld x %lld pixels (about %.0f MiB of buffers)",
                           (long long)info.nframes, (long long)info.nx, (long long)info.ny,
-                          ((double)info.nframes * 12 + (double)npix * (double)(fr_dtype_size(info.type) + sizeof(float))) /
+                          ((double)info.nframes * 12 + (double)npix * (double)(pyr_frames_dtype_size(info.type) + sizeof(float))) /
                               1048576.0);
     }
     const char *where = NULL;
     char hist[4][80];
     const char *hp[4] = {hist[0], hist[1], hist[2], hist[3]};
     snprintf(hist[0], 80, "pyrgrid %s frames: whitened residual f_t - sum_k a_k f_(t-k)", PYR_VERSION_STRING);
-    snprintf(hist[1], 80, "history %d, weights %s, epsilon %g", cfg.o.history, pyr_frames_weights_name(cfg.o.weights),
-             cfg.o.epsilon);
+    snprintf(hist[1], 80, "history %d, weights %s, epsilon %g", o->history, pyr_frames_weights_name(o->weights),
+             o->epsilon);
     snprintf(hist[2], 80, "%s coordinates; frame 0 (no history) is zero",
-             cfg.o.weights == PYR_FRAMES_ALIGN ? "reference (frame 0)" : "each frame's own");
+             o->weights == PYR_FRAMES_ALIGN ? "reference (frame 0)" : "each frame's own");
     snprintf(hist[3], 80, "input: %.70s", inputs[0]);
-    if (st == PYR_OK && cfg.residual[0]) {
-        if (ends_with(cfg.residual, ".npy")) st = fr_npy_writer_open(cfg.residual, info.nframes, info.ny, info.nx, &s.npy);
-        else
-            st = pyr_fits_writer_open(cfg.residual, info.nx, info.ny, info.nframes, info.fits ? info.fits->cards : NULL,
-                                      info.fits ? info.fits->ncards : 0, hp, 4, &s.fits);
+    if (st == PYR_OK && residual[0]) {
+        st = pyr_frames_cube_open(residual, info.nx, info.ny, info.nframes, src, hp, 4, &s.residual);
         if (st != PYR_OK) where = "frames.residual: ";
     }
-    if (st == PYR_OK && cfg.shifts[0]) {
-        st = pyr_atomic_open(&s.shifts, cfg.shifts);
+    if (st == PYR_OK && shifts[0]) {
+        st = pyr_output_file_open(&s.shifts, shifts);
         if (st == PYR_OK) {
-            s.have_shifts = 1;
-            fprintf(s.shifts.fp, "frame,dx,dy,iterations\n");
+            fprintf(pyr_output_file_stream(s.shifts), "frame,dx,dy,iterations\n");
         } else {
             where = "frames.shifts: ";
         }
     }
-    if (st == PYR_OK && cfg.candidates[0]) {
-        fr_table_opts_t to = {0, 0, "", ""};
-        if (fr_table_is_rich(cfg.candidates)) {
+    if (st == PYR_OK && candidates[0]) {
+        pyr_frames_table_opts_t to = {0, 0, "", ""};
+        if (pyr_frames_table_is_rich(candidates)) {
             /* times and sky positions from the headers, each checked now
              * rather than after the run */
             where = "frames.candidates: ";
-            s.wcs_each = cfg.o.weights != PYR_FRAMES_ALIGN && info.nframes > 1 && info.fits && strcmp(info.kind, "FITS cube") &&
+            s.wcs_each = o->weights != PYR_FRAMES_ALIGN && info.nframes > 1 && info.has_header && strcmp(info.kind, "FITS cube") &&
                          strcmp(info.kind, "calexp cube");
-            to.positions = cfg.o.weights == PYR_FRAMES_ALIGN ? "frame 0's (the reference's)" : "each frame's own";
-            if (info.fits && !(mjd = malloc((size_t)info.nframes * sizeof *mjd)))
+            to.positions = o->weights == PYR_FRAMES_ALIGN ? "frame 0's (the reference's)" : "each frame's own";
+            if (info.has_header && !(mjd = malloc((size_t)info.nframes * sizeof *mjd)))
                 st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld frame times", (long long)info.nframes);
             for (int64_t i = 0; st == PYR_OK && mjd && i < info.nframes; i++) {
-                const pyr_fits_info_t *h = fr_source_frame_header(src, i);
-                if (!h) {
-                    st = pyr_fail_context(PYR_ERR_IO, "frame %lld's header: ", (long long)i);
-                    break;
-                }
-                mjd[i] = NAN;
-                to.mjd |= fr_header_mjd(h, &mjd[i]);
+                st = pyr_frames_source_frame_mjd(src, i, &mjd[i]);
+                if (st != PYR_OK) break;
+                to.mjd |= !isnan(mjd[i]);
                 if (i == 0 || s.wcs_each) {
-                    snprintf(wcs_where, sizeof wcs_where, "%s (HDU %d)", inputs[ninputs > 1 ? i : 0], h->hdu);
-                    fr_wcs_t *w = NULL;
-                    st = fr_wcs_open(h, wcs_where, &w);
+                    pyr_frames_wcs_t *w = NULL;
+                    st = pyr_frames_source_frame_wcs(src, i, &w);
                     if (st == PYR_OK && i == 0) {
                         s.wcs = w;
                         s.wcs_frame = 0;
                         w = NULL;
                     } else if (st == PYR_OK && !w && s.wcs) {
+                        char name[PYR_PATH_MAX + 32];
+                        pyr_frames_source_frame_name(src, i, name, sizeof name);
                         st = pyr_fail(PYR_ERR_FORMAT, "%s has no WCS where %s has one: the frames' sky positions need a WCS "
                                                       "in every frame",
-                                      wcs_where, inputs[0]);
+                                      name, inputs[0]);
                     }
-                    fr_wcs_close(&w);
+                    pyr_frames_wcs_destroy(&w);
                 }
             }
             s.mjd = to.mjd ? mjd : NULL;
             to.sky = s.wcs != NULL;
-            to.wcs = fr_wcs_describe(s.wcs);
+            to.wcs = pyr_frames_wcs_describe(s.wcs);
             if (st == PYR_OK && !quiet && !s.wcs)
                 fprintf(stderr, "pyrgrid: %s: the frames' header has no celestial WCS: the candidates have no ra, dec\n",
-                        cfg.candidates);
+                        candidates);
         }
-        if (st == PYR_OK) st = fr_table_open(cfg.candidates, &to, &s.table);
+        if (st == PYR_OK) st = pyr_frames_table_open(candidates, &to, &s.table);
         if (st != PYR_OK) where = "frames.candidates: ";
     }
-    s.start = now();
+    s.start = pyr_seconds_now();
     for (int64_t i = 0; st == PYR_OK && i < info.nframes; i++) {
-        st = fr_source_read(src, i, buf);
+        st = pyr_frames_source_read(src, i, buf);
         if (st == PYR_OK && mask) { /* this frame's bad pixels, for the frame pushed next */
-            st = fr_source_read_mask(src, i, mask);
+            st = pyr_frames_source_read_mask(src, i, mask);
             if (st == PYR_OK) st = pyr_frames_set_mask(fr, mask);
         }
         if (st == PYR_OK) st = pyr_frames_push(fr, buf, info.type, NULL);
     }
     if (st == PYR_OK) st = pyr_frames_finish(fr);
     if (st != PYR_OK && !where) where = s.failed;
-    double secs = now() - s.start;
+    double secs = pyr_seconds_now() - s.start;
     if (s.drawn) fputc('\n', stderr);
-    if (st == PYR_OK && s.fits && info.fits) {
-        char(*dates)[25] = calloc((size_t)info.nframes, 25);
-        double *exp = calloc((size_t)info.nframes, sizeof *exp);
-        if (dates && exp) {
-            int any_date = 0, any_exp = 0;
-            for (int64_t i = 0; i < info.nframes; i++) {
-                fr_source_frame_keys(src, i, dates[i], &exp[i]);
-                any_date |= dates[i][0] != 0;
-                any_exp |= isfinite(exp[i]);
-            }
-            st = pyr_fits_writer_frames_table(s.fits, info.nframes, s.dx, s.dy, s.iters, any_date ? (const char(*)[25])dates : NULL,
-                                              any_exp ? exp : NULL);
-        } else {
-            st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the FRAMES table of %lld frames", (long long)info.nframes);
-        }
-        free(dates);
-        free(exp);
-        if (st != PYR_OK) where = "frames.residual: ";
-    } else if (st == PYR_OK && s.fits) {
-        st = pyr_fits_writer_frames_table(s.fits, info.nframes, s.dx, s.dy, s.iters, NULL, NULL);
+    if (st == PYR_OK && s.residual) {
+        /* the shifts, and each frame's DATE-OBS and EXPTIME, beside a FITS cube */
+        st = pyr_frames_cube_shifts(s.residual, info.nframes, s.dx, s.dy, s.iters, src);
         if (st != PYR_OK) where = "frames.residual: ";
     }
-    if (st == PYR_OK && (cfg.snr_image[0] || cfg.max_snr[0])) st = pyr_frames_max_snr(fr, snr);
+    if (st == PYR_OK && (snr_image[0] || max_snr[0])) st = pyr_frames_max_snr(fr, snr);
     /* Every output is committed together: the files are staged as they are
      * finished and renamed only when all are; a failure removes the new
      * temporaries and leaves every old output (and any device) as it was. */
-    pyr_atomic_stage_t stage;
-    pyr_atomic_stage_begin(&stage);
-    if (st == PYR_OK && cfg.snr_image[0]) {
+    pyr_output_stage_t *stage = NULL;
+    if (st == PYR_OK) st = pyr_output_stage_begin(&stage);
+    if (st == PYR_OK && snr_image[0]) {
         char title[160];
         snprintf(title, sizeof title, "maximum matched-filter SNR over %lld frames (threshold %.3g)", (long long)info.nframes,
-                 cfg.o.threshold);
+                 o->threshold);
         pyr_heatmap_opts_t ho = {title, 0};
         /* y up, as FITS viewers show an image (FITS's first row at the
          * bottom): the PNG's top row is the last row */
@@ -501,67 +460,51 @@ int pyr_cli_frames(int argc, char **argv)
         if (!up) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the SNR image");
         for (int64_t y = 0; up && y < info.ny; y++)
             memcpy(up + (size_t)((info.ny - 1 - y) * info.nx), snr + (size_t)(y * info.nx), (size_t)info.nx * sizeof *up);
-        if (up) st = pyr_png_write_heatmap(cfg.snr_image, up, PYR_FLOAT, info.nx, info.ny, &ho);
+        if (up) st = pyr_png_write_heatmap(snr_image, up, PYR_FLOAT, info.nx, info.ny, &ho);
         free(up);
         where = "frames.snr_image: ";
     }
-    if (st == PYR_OK && cfg.max_snr[0]) {
+    if (st == PYR_OK && max_snr[0]) {
         where = "frames.max_snr: ";
-        if (ends_with(cfg.max_snr, ".npy")) {
-            int64_t shape[2] = {info.ny, info.nx};
-            st = pyr_npy_write(cfg.max_snr, 2, shape, PYR_FLOAT, snr);
-        } else {
-            pyr_fits_writer_t *w = NULL;
-            const char *h1[1] = {"pyrgrid frames: maximum matched-filter SNR per pixel"};
-            st = pyr_fits_writer_open(cfg.max_snr, info.nx, info.ny, 1, info.fits ? info.fits->cards : NULL,
-                                      info.fits ? info.fits->ncards : 0, h1, 1, &w);
-            if (st == PYR_OK) st = pyr_fits_writer_frame(w, 0, snr);
-            if (st == PYR_OK) st = pyr_fits_writer_commit(&w);
-            else pyr_fits_writer_abort(&w);
-        }
+        const char *h1[1] = {"pyrgrid frames: maximum matched-filter SNR per pixel"};
+        st = pyr_frames_image_write(max_snr, info.nx, info.ny, snr, src, h1, 1);
     }
-    if (st == PYR_OK && s.fits) {
+    if (st == PYR_OK && s.residual) {
         where = "frames.residual: ";
-        st = pyr_fits_writer_commit(&s.fits);
+        st = pyr_frames_cube_commit(&s.residual);
     }
-    if (st == PYR_OK && s.npy) {
-        where = "frames.residual: ";
-        st = fr_npy_writer_commit(&s.npy);
-    }
-    if (st == PYR_OK && s.have_shifts) {
+    if (st == PYR_OK && s.shifts) {
         where = "frames.shifts: ";
-        s.have_shifts = 0;
-        st = pyr_atomic_commit(&s.shifts);
+        st = pyr_output_file_commit(&s.shifts);
     }
     if (st == PYR_OK && s.table) {
         where = "frames.candidates: ";
-        st = fr_table_commit(&s.table);
+        st = pyr_frames_table_commit(&s.table);
     }
     if (st == PYR_OK && report) {
         pyr_frames_stats_t fs;
         pyr_frames_get_stats(fr, &fs);
         where = "--report: ";
-        st = pyr_frames_report_write(report, config, (const char *const *)inputs, ninputs, info.nx, info.ny, info.nframes, &cfg.o, &fs, secs,
+        st = pyr_frames_report_write(report, config, (const char *const *)inputs, ninputs, info.nx, info.ny, info.nframes, o, &fs, secs,
                                    outs);
     }
     if (st == PYR_OK) {
         where = "";
-        st = pyr_atomic_stage_commit(&stage);
+        st = pyr_output_stage_commit(&stage);
     }
-    pyr_atomic_stage_abort(&stage); /* after a failure: the new temporaries go, no old file is touched */
+    pyr_output_stage_abort(&stage); /* after a failure: the new temporaries go, no old file is touched */
     if (st != PYR_OK) {
-        pyr_fits_writer_abort(&s.fits);
-        fr_npy_writer_abort(&s.npy);
-        if (s.have_shifts) pyr_atomic_abort(&s.shifts);
-        fr_table_abort(&s.table);
+        pyr_frames_cube_abort(&s.residual);
+        pyr_output_file_abort(&s.shifts);
+        pyr_frames_table_abort(&s.table);
         rc = fail(where);
     } else {
         pyr_frames_stats_t fs;
         pyr_frames_get_stats(fr, &fs);
         printf("pyrgrid: frames=%lld size=%lldx%lld history=%d weights=%s backend=%s (%s) seconds=%.3f ms/frame=%.3f "
                "candidates=%lld masked=%lld ill_conditioned=%lld regularised=%lld reduced=%lld not_converged=%lld\n",
-               (long long)info.nframes, (long long)info.nx, (long long)info.ny, cfg.o.history,
-               pyr_frames_weights_name(cfg.o.weights), fs.backend, fs.device, secs, 1e3 * secs / (double)info.nframes,
+               (long long)info.nframes, (long long)info.nx, (long long)info.ny, o->history,
+               pyr_frames_weights_name(o->weights), fs.backend, fs.device, secs, 1e3 * secs / (double)info.nframes,
                (long long)fs.candidates, (long long)fs.masked_pixels, (long long)fs.ill_conditioned, (long long)fs.regularised,
                (long long)fs.reduced, (long long)fs.not_converged);
         if (!quiet && fs.masked_pixels)
@@ -575,7 +518,7 @@ int pyr_cli_frames(int argc, char **argv)
         rc = 0;
     }
     pyr_frames_destroy(&fr);
-    fr_source_close(&src);
+    pyr_frames_source_close(&src);
     free(s.dx);
     free(s.dy);
     free(s.iters);
@@ -583,8 +526,9 @@ int pyr_cli_frames(int argc, char **argv)
     free(snr);
     free(mask);
     free(mjd);
-    fr_wcs_close(&s.wcs);
+    pyr_frames_wcs_destroy(&s.wcs);
 out:
+    pyr_frames_config_destroy(&cfg);
     for (int i = 0; i < ninputs; i++) free(inputs[i]);
     free(inputs);
     return rc;

@@ -151,6 +151,12 @@ def check_struct(name):
 # -------------------------------------------------------------- functions
 
 def _declare(name, restype, *argtypes):
+    # A library built without the frames pipeline (PYR_WITH_FRAMES=OFF) has no
+    # pyr_frames_* functions: left undeclared, so that the module still loads
+    # and frames() says what this build lacks.  Any other function missing is
+    # a library of another version, an error at import.
+    if name.startswith("pyr_frames_") and not hasattr(lib, name):
+        return
     f = getattr(lib, name)
     f.restype = restype
     f.argtypes = list(argtypes)

@@ -17,6 +17,10 @@
 #include "outputs/report.h"
 #include "plan/plan.h"
 #include "schemes/maxwell.h"
+#ifdef PYR_HAVE_FRAMES
+#include "pyrgrid_frames.h"
+#include "pyrgrid_frames_io.h"
+#endif
 
 struct pyr_result {
     const pyr_problem_t *problem;

@@ -13,6 +13,8 @@
 #include "problem/restart.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
+#include "pyrgrid_frames_io.h"
+#include "pyrgrid_output.h"
 
 /* ------------------------------------------------------------------ handles */
 
@@ -308,6 +310,16 @@ size_t pyr_struct_size(const char *name)
     S(pyr_frames_candidate_t);
     S(pyr_frames_result_t);
     S(pyr_frames_stats_t);
+    S(pyr_frames_source_info_t);
+    S(pyr_frames_table_row_t);
+    S(pyr_frames_table_opts_t);
+    S(pyr_problem_outputs_t);
+    S(pyr_prediction_t);
+    S(pyr_longvector_model_t);
+    S(pyr_heatmap_opts_t);
+    S(pyr_plot_series_t);
+    S(pyr_plot_opts_t);
+    S(pyr_named_path_t);
 #undef S
     return 0;
 }

@@ -12,10 +12,14 @@ case "$lib" in
   *) echo "not a shared library ($lib): nothing to check"; exit 77 ;;
 esac
 command -v nm >/dev/null || { echo "nm not found"; exit 77; }
-# The output header is always built; it sits beside pyrgrid.h.
+# The output header is always built; it sits beside pyrgrid.h.  The frames
+# pipeline's files (pyrgrid_frames_io.h) come with the frames pipeline: they
+# are checked where pyrgrid_frames.h is, and must be absent where it is not.
 for h in "$@"; do
   case "$h" in
     */pyrgrid.h) out="${h%pyrgrid.h}pyrgrid_output.h"
+      case " $* " in *" $out "*) ;; *) [ -f "$out" ] && set -- "$@" "$out" ;; esac ;;
+    */pyrgrid_frames.h) out="${h%pyrgrid_frames.h}pyrgrid_frames_io.h"
       case " $* " in *" $out "*) ;; *) [ -f "$out" ] && set -- "$@" "$out" ;; esac ;;
   esac
 done

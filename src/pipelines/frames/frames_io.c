@@ -324,6 +324,12 @@ const pyr_fits_info_t *fr_source_frame_header(fr_source_t *s, int64_t i)
     return &s->header_info;
 }
 
+const char *fr_source_frame_path(const fr_source_t *s, int64_t i)
+{
+    if (s->kind == SRC_NPY) return s->path;
+    return s->paths[s->npaths > 1 && i >= 0 && i < s->npaths ? i : 0];
+}
+
 void fr_source_frame_keys(const fr_source_t *s, int64_t i, char date_obs[25], double *exptime)
 {
     date_obs[0] = 0;

@@ -49,6 +49,8 @@ pyr_status_t fr_source_read_variance(fr_source_t *src, int64_t i, float *varianc
  * primary HDU's cards); NULL for .npy or a file that can no longer be read.
  * Valid until the next call or fr_source_close. */
 const pyr_fits_info_t *fr_source_frame_header(fr_source_t *src, int64_t i);
+/* The file frame i is in (the cube's, or its own). */
+const char *fr_source_frame_path(const fr_source_t *src, int64_t i);
 /* DATE-OBS and EXPTIME of frame i (from its own FITS file, or the cube's
  * header); "" / NAN when absent. */
 void fr_source_frame_keys(const fr_source_t *src, int64_t i, char date_obs[25], double *exptime);

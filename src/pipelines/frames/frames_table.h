@@ -10,21 +10,13 @@
 #include <stdint.h>
 
 #include "pyrgrid.h"
+#include "pyrgrid_frames.h"
+#include "pyrgrid_frames_io.h"
 
-typedef struct {
-    int64_t frame;
-    double mjd;     /* NAN: unknown */
-    double x, y;    /* pixels, 0-based: the centre of the first pixel is (0, 0) */
-    double ra, dec; /* degrees (with sky) */
-    double flux, snr;
-} fr_table_row_t;
-
-typedef struct {
-    int sky;               /* ra and dec columns */
-    int mjd;               /* an mjd column */
-    const char *wcs;       /* the WCS's axes and frame, for the descriptions ("RA---TAN DEC--TAN ICRS") */
-    const char *positions; /* whose pixel grid x, y are in, for the description */
-} fr_table_opts_t;
+/* The public row and options (pyrgrid_frames_io.h), under the names the
+ * pipeline's files use. */
+typedef pyr_frames_table_row_t fr_table_row_t;
+typedef pyr_frames_table_opts_t fr_table_opts_t;
 
 typedef struct fr_table fr_table_t;
 
