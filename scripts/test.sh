@@ -22,7 +22,9 @@ if [ $sanitize = 1 ]; then
   cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DPYR_SANITIZE=ON -DPYR_BUILD_BENCH=OFF >/dev/null
   cmake --build build-sanitize -j"$(nproc)"
   # tests labelled "timing" compare measured speeds, which instrumented code does not have
+  # scripts/lsan.supp: leaks inside third-party libraries (named there, with why)
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0 \
     ctest --test-dir build-sanitize --output-on-failure -j"$(nproc)" -LE timing
 fi
 if [ $fuzz = 1 ]; then
