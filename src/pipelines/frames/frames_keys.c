@@ -36,7 +36,10 @@ pyr_status_t pyr_frames_options_set(pyr_frames_options_t *options, const char *k
     static const char *const files[] = {"input", "residual", "shifts", "candidates", "snr_image", "max_snr"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         if (!strcasecmp(k, files[i]))
-            return pyr_fail(PYR_ERR_CONFIG, "frames.%s names a file of the pyrgrid program; the library reads and writes none", k);
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "frames.%s names a file: these options take none (the pyrgrid program, and in C "
+                            "pyr_frames_config_t of pyrgrid_frames_io.h, read a [frames] file with its files)",
+                            k);
     size_t n = strlen(k) + strlen(value) + 16;
     char *assignment = malloc(n);
     fr_config_t *c = malloc(sizeof *c);
