@@ -35,4 +35,18 @@ case "$msg" in
   *"no frames pipeline"*"-DPYR_WITH_FRAMES=ON"*"cfitsio"*"wcslib"*) ;;
   *) fail "pyrgrid frames does not say that the build has no frames pipeline and how to get it: $msg" ;;
 esac
+# the export check of the public headers holds without the frames headers
+bash "$src/tests/api/test_exports.sh" "$lib" "$src/include/pyrgrid.h" "$src/include/pyrgrid_lgs.h" >"$work/exports.log" 2>&1 ||
+  { tail -5 "$work/exports.log"; fail "exports of a library without frames"; }
+# the Python module imports on it and says what frames() needs
+py=/usr/bin/python3
+if [ -x "$py" ] && "$py" -c "import numpy" 2>/dev/null; then
+  pm=$(cd "$work" && PYTHONPATH="$src/python" PYRGRID_LIBRARY="$lib" "$py" -c '
+import numpy as np, pyrgrid
+try:
+    pyrgrid.frames(np.zeros((3, 8, 8), "f4"))
+except pyrgrid.Error as e:
+    print(e)' 2>&1) || fail "import pyrgrid on a library without frames: $pm"
+  case "$pm" in *"without the frames pipeline"*"PYR_WITH_FRAMES=ON"*) ;; *) fail "pyrgrid.frames on a library without frames: $pm" ;; esac
+fi
 echo "PYR_WITH_FRAMES=OFF: libpyrgrid built without cfitsio, FFTW and wcslib, no pyr_frames_* exported; pyrgrid frames: $msg"
