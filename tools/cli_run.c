@@ -230,12 +230,16 @@ static pyr_status_t write_image(const char *path, const pyr_field_t *f, const py
 /* What a plan (or one part of it) does, in one line. */
 static void describe_plan(const pyr_plan_info_t *info, char *out, size_t size)
 {
-    char dev[32], bud[32];
+    char dev[32], bud[32], height[32];
     pyr_format_bytes(info->device_bytes, dev, sizeof dev);
     pyr_format_bytes(info->budget_bytes, bud, sizeof bud);
-    snprintf(out, size, "method %s, %s, height %lld, %lld passes of %lld tasks, %s of device memory (budget %s)",
-             pyr_method_name(info->method), pyr_decomp_name(info->decomposition), (long long)info->height,
-             (long long)info->passes, (long long)info->tasks_per_pass, dev, bud);
+    /* a whole run whose parts chose differently says so (0 and auto in the info) */
+    if (info->height > 0) snprintf(height, sizeof height, "height %lld", (long long)info->height);
+    else snprintf(height, sizeof height, "heights by part");
+    snprintf(out, size, "method %s, %s, %s, %lld passes of %lld tasks, %s of device memory (budget %s)",
+             info->method == PYR_METHOD_AUTO ? "by part" : pyr_method_name(info->method),
+             info->decomposition == PYR_DECOMP_AUTO && info->height == 0 ? "decompositions by part" : pyr_decomp_name(info->decomposition),
+             height, (long long)info->passes, (long long)info->tasks_per_pass, dev, bud);
 }
 
 /* A plan over several devices: how the grid was cut, the whole run (unless
