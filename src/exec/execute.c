@@ -400,7 +400,7 @@ static pyr_status_t compute(exec_t *e, int slot, pyr_piece_t *piece, int n, int 
     piece->cur = (piece->cur + first) & 1;
     if (first == n) return PYR_OK;
     pyr_kernel_call_t last = {.piece = piece, .coef = &e->plan->coef, .boxes = e->layer_boxes + first, .nboxes = n - first, .variant = &e->plan->variant,
-                              .step = step, .grid = &grid};
+                              .step = step + first, .grid = &grid};
     PYR_TRY(e->plan->kernel->run(e->ctx, slot, &last));
     piece->cur = (piece->cur + n - first) & 1;
     return PYR_OK;
