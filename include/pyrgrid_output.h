@@ -212,8 +212,32 @@ PYR_API pyr_status_t pyr_result_open(pyr_result_t **result, const pyr_problem_t 
 PYR_API pyr_status_t pyr_result_snapshot(pyr_result_t *result, int64_t done);
 /* After the run: the final fields (inside the caller's stage, if any). */
 PYR_API pyr_status_t pyr_result_final(pyr_result_t *result, const pyr_run_info_t *run);
+/* Instead of pyr_result_final, for a run stopped after `done` steps of its
+ * own (an interrupt: the fields hold that step): an HDF5 output.field is
+ * closed with what it has (its snapshots, and the fields of the step reached
+ * as its final ones), marked incomplete (root attributes complete = 0 and
+ * steps_done) and committed (inside the caller's stage, if any); a .npy
+ * output.field is left as it was (its snapshots are whole).  note (may be
+ * NULL) receives the line to show: "interrupted at step N; restart with
+ * initial.kind=file initial.file=F initial.step=K ..." naming the latest step
+ * a restart accepts (problem-files.md), or why there is none. */
+PYR_API pyr_status_t pyr_result_interrupted(pyr_result_t *result, int64_t done, char *note, size_t size);
 /* Remove what was not committed and free the result.  Safe on NULL. */
 PYR_API void pyr_result_abort(pyr_result_t **result);
+
+/* -------------------------------------------------------------- interrupts */
+
+/* For programs (the library never installs handlers by itself): from now on
+ * the first SIGINT (Ctrl-C) only sets a flag that pyr_interrupt_requested
+ * reports, so that a cancel hook (pyr_hooks_t.cancel) stops the run and its
+ * results are closed with pyr_result_interrupted; a second SIGINT is handled
+ * as before the catch (pyr_atomic_cleanup_on_signals' handler, if installed:
+ * temporaries removed, the process ended).  pyr_interrupt_release puts the
+ * earlier handler back. */
+PYR_API void pyr_interrupt_catch(void);
+PYR_API void pyr_interrupt_release(void);
+/* 1 once a SIGINT arrived since pyr_interrupt_catch. */
+PYR_API int pyr_interrupt_requested(void);
 
 /* ----------------------------------------------------------------- reports */
 

@@ -5,6 +5,7 @@
 #include "pyrgrid_output.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +310,26 @@ pyr_status_t pyr_result_check_snapshots(const pyr_problem_outputs_t *cfg, const 
     return PYR_OK;
 }
 
+/* The HDF5 file's final fields after run->steps steps, marked complete or
+ * not, and its commit. */
+static pyr_status_t h5_finish(pyr_result_t *r, const pyr_run_info_t *run, int complete)
+{
+    if (!r->writer) return pyr_fail(PYR_ERR_ARG, "output.field %s: written already", r->out.field);
+    pyr_json_t j;
+    pyr_json_init(&j, 0);
+    pyr_report_run(&j, NULL, run);
+    const char *run_json = complete ? pyr_json_text(&j) : NULL;
+    const pyr_field_t *ff[PYR_H5_MAX_FIELDS];
+    file_fields(r, ff);
+    const int64_t step = pyr_result_step_of(&r->out, run->steps);
+    pyr_status_t st = pyr_h5_writer_final(r->writer, ff, step, pyr_result_time_of(r->problem, &r->out, run->steps), run_json);
+    pyr_json_free(&j);
+    if (st == PYR_OK && !complete) st = pyr_h5_writer_incomplete(r->writer, step);
+    if (st == PYR_OK) st = pyr_h5_writer_commit(&r->writer);
+    else pyr_h5_writer_abort(&r->writer);
+    return st;
+}
+
 pyr_status_t pyr_result_final(pyr_result_t *r, const pyr_run_info_t *run)
 {
     if (!r || !run) return pyr_fail(PYR_ERR_ARG, "pyr_result_final: a result and the run's info are required");
@@ -318,19 +339,108 @@ pyr_status_t pyr_result_final(pyr_result_t *r, const pyr_run_info_t *run)
         shape_of(f, shape);
         return pyr_npy_write(r->out.field, f->dims, shape, f->precision, f->data);
     }
-    pyr_json_t j;
-    pyr_json_init(&j, 0);
-    pyr_report_run(&j, NULL, run);
-    const char *run_json = pyr_json_text(&j);
-    const pyr_field_t *ff[PYR_H5_MAX_FIELDS];
-    file_fields(r, ff);
-    pyr_status_t st = pyr_h5_writer_final(r->writer, ff, pyr_result_step_of(&r->out, run->steps),
-                                          pyr_result_time_of(r->problem, &r->out, run->steps), run_json);
-    pyr_json_free(&j);
-    if (st == PYR_OK) st = pyr_h5_writer_commit(&r->writer);
-    else pyr_h5_writer_abort(&r->writer);
+    return h5_finish(r, run, 1);
+}
+
+/* The step a restart from what an interrupted run wrote can start at: the
+ * largest of `reached` (the final fields) and the snapshots before it that a
+ * restart accepts (multiples of output.every and of a Poisson run's checks:
+ * problem/restart.h); 0 when none is past the run's start. */
+static int64_t restart_step(const pyr_result_t *r, int64_t reached, int final_written)
+{
+    const pyr_problem_t *p = r->problem;
+    const int64_t every = r->out.every, check = p->equation == PYR_EQ_POISSON && p->poisson.tolerance > 0 ? p->poisson.check_every : 0;
+    for (int64_t k = reached; k > r->out.start_step; k--) {
+        const int snapshot = every > 0 && k % every == 0;
+        if (!(snapshot || (final_written && k == reached))) continue;
+        if ((every > 0 && k % every) || (check > 0 && k % check)) continue;
+        return k;
+    }
+    return 0;
+}
+
+pyr_status_t pyr_result_interrupted(pyr_result_t *r, int64_t done, char *note, size_t size)
+{
+    if (note && size) note[0] = 0;
+    if (!r || done < 0) return pyr_fail(PYR_ERR_ARG, "pyr_result_interrupted: a result and the steps done (0 or more) are required");
+    const int64_t step = pyr_result_step_of(&r->out, done);
+    pyr_status_t st = PYR_OK;
+    const char *from = NULL;
+    char snap[PYR_PATH_MAX + 32];
+    int64_t k = 0;
+    if (r->h5) {
+        /* what the run has, whole: its snapshots and the fields at the step reached, marked incomplete */
+        pyr_run_info_t run;
+        memset(&run, 0, sizeof run);
+        run.steps = done;
+        st = h5_finish(r, &run, 0); /* commits (staged when a stage is active), or aborts on failure */
+        if (st == PYR_OK) {
+            from = r->out.field;
+            k = restart_step(r, step, 1);
+        }
+    } else {
+        /* output.field is a finished result's: left as it was; the last snapshot is the place to go on from */
+        k = restart_step(r, step, 0);
+        if (k > 0) {
+            snprintf(snap, sizeof snap, "%s_%06lld.npy", r->snap_base, (long long)k);
+            from = snap;
+        }
+    }
+    if (!note || !size) return st;
+    if (st != PYR_OK) {
+        snprintf(note, size, "interrupted at step %lld; output.field %s could not be written", (long long)step, r->out.field);
+    } else if (r->problem->equation == PYR_EQ_MAXWELL) {
+        /* its E and H are half a step apart: restarts of it are not done (problem/restart.h) */
+        if (from) snprintf(note, size, "interrupted at step %lld; %s holds the fields of that step, marked incomplete (complete = 0)", (long long)step, from);
+        else snprintf(note, size, "interrupted at step %lld; output.field was not written", (long long)step);
+    } else if (from && k > 0) {
+        snprintf(note, size, "interrupted at step %lld; restart with initial.kind=file initial.file=%s initial.step=%lld (and another output.field)%s",
+                 (long long)step, from, (long long)k, r->h5 ? "; the file is marked incomplete (complete = 0)" : "");
+    } else if (from) {
+        snprintf(note, size, "interrupted at step %lld; %s holds what the run has, marked incomplete (complete = 0); no step of it can be restarted from: run again",
+                 (long long)step, from);
+    } else {
+        snprintf(note, size, "interrupted at step %lld; output.field was not written and no snapshot can be restarted from: run again", (long long)step);
+    }
     return st;
 }
+
+/* ------------------------------------------------------------- interrupts */
+
+static volatile sig_atomic_t interrupt_seen;
+static volatile sig_atomic_t interrupt_caught;
+static struct sigaction interrupt_previous;
+
+static void on_interrupt(int sig)
+{
+    /* async-signal-safe only: a second Ctrl-C ends the program as the handler before would have */
+    if (interrupt_seen) {
+        sigaction(sig, &interrupt_previous, NULL);
+        raise(sig);
+        return;
+    }
+    interrupt_seen = 1;
+}
+
+void pyr_interrupt_catch(void)
+{
+    if (interrupt_caught) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    interrupt_seen = 0;
+    if (sigaction(SIGINT, &sa, &interrupt_previous) == 0) interrupt_caught = 1;
+}
+
+void pyr_interrupt_release(void)
+{
+    if (!interrupt_caught) return;
+    sigaction(SIGINT, &interrupt_previous, NULL);
+    interrupt_caught = 0;
+}
+
+int pyr_interrupt_requested(void) { return interrupt_seen != 0; }
 
 void pyr_result_abort(pyr_result_t **r)
 {

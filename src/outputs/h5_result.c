@@ -233,12 +233,21 @@ pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *f
         }
     }
     if (st == PYR_OK) {
-        pyr_h5_attr_t at[3] = {pyr_h5_attr_i64("step", step), pyr_h5_attr_f64("t", t), pyr_h5_attr_str("run", run_json)};
-        st = pyr_h5_write_attrs(w->file, NULL, at, run_json ? 3 : 2, "writing the root attributes");
+        /* a whole run until pyr_h5_writer_incomplete says otherwise: a reader asks /complete, never the step count */
+        pyr_h5_attr_t at[5] = {pyr_h5_attr_i64("step", step), pyr_h5_attr_f64("t", t), pyr_h5_attr_i64("complete", 1),
+                               pyr_h5_attr_i64("steps_done", step), pyr_h5_attr_str("run", run_json)};
+        st = pyr_h5_write_attrs(w->file, NULL, at, run_json ? 5 : 4, "writing the root attributes");
     }
     if (st == PYR_OK && !link) st = add_entry(w, step, t, "");
     w->final_linked = link;
     return st;
+}
+
+pyr_status_t pyr_h5_writer_incomplete(pyr_h5_writer_t *w, int64_t step)
+{
+    if (!w) return pyr_fail(PYR_ERR_ARG, "pyr_h5_writer_incomplete: no writer");
+    const pyr_h5_attr_t at[2] = {pyr_h5_attr_i64("complete", 0), pyr_h5_attr_i64("steps_done", step)};
+    return pyr_h5_write_attrs(w->file, NULL, at, 2, "marking the file incomplete");
 }
 
 pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **wp)

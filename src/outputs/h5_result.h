@@ -8,7 +8,9 @@
  *
  *   /                     attributes: format, format_version, pyrgrid_version, equation, fields ("u f"),
  *                         dims, n (int64[3], x y z), lengths (double[3]), h (double[3]), precision,
- *                         step, t (of the final fields), steps (the run's last step), the scheme's
+ *                         step, t (of the final fields), steps (the run's last step), complete (1: the
+ *                         run reached its end; 0: it was interrupted), steps_done (the step the final
+ *                         fields hold, from step 0), the scheme's
  *                         parameters (heat: alpha, dt; poisson: iterations, tolerance, check_every,
  *                         omega, rhs; maxwell: dt, courant, mode, boundary, cpml_cells, eps_r, sigma,
  *                         mu_r, shapes, sources, probes), initial, plan (JSON), run (JSON)
@@ -62,6 +64,10 @@ pyr_status_t pyr_h5_writer_snapshot(pyr_h5_writer_t *w, const pyr_field_t *const
 /* The final updated fields, with the step and time they hold and the run's description (JSON, may be NULL). */
 pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t,
                                  const char *run_json);
+/* After pyr_h5_writer_final for a run that was stopped before its end (an
+ * interrupt): marks the file incomplete (complete = 0) with the step its
+ * final fields hold (steps_done).  Its snapshots and final fields are whole. */
+pyr_status_t pyr_h5_writer_incomplete(pyr_h5_writer_t *w, int64_t step);
 /* Close the file and commit it and its sidecar (atomic.h; staged when a stage
  * is active).  Releases the writer, also on failure. */
 pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **w);
