@@ -202,6 +202,13 @@ PYR_API double pyr_result_time_of(const pyr_problem_t *problem, const pyr_proble
  * input or output, and one that is a link to another snapshot. */
 PYR_API pyr_status_t pyr_result_check_snapshots(const pyr_problem_outputs_t *outputs, const char *const *prefixes, int nprefixes,
                                                 const pyr_named_path_t *outs, int nout, const pyr_named_path_t *ins, int nin);
+/* Before the run (pyr_result_open checks it too): output.field, output.image
+ * and output.probes each name a kind of file the program writes (.npy or
+ * .h5/.hdf5/.he5; .png; .csv) rather than one it would write in another
+ * format under that name; PYR_ERR_CONFIG lists what works.  A path that
+ * exists and is no regular file (a device, a FIFO) is left to
+ * pyr_check_outputs. */
+PYR_API pyr_status_t pyr_result_check_names(const pyr_problem_t *problem, const pyr_problem_outputs_t *outputs);
 /* Before the run: output.field's writer (an HDF5 file's temporary, its
  * attributes and inputs).  fields: every field of the scheme in its order
  * (as pyr_execute_fields takes them); problem, outputs and fields must

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -67,6 +69,49 @@ double pyr_result_time_of(const pyr_problem_t *p, const pyr_problem_outputs_t *o
 static void shape_of(const pyr_field_t *f, int64_t shape[3])
 {
     for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
+}
+
+/* ------------------------------------------------------------ outputs' names */
+
+/* path's suffix (from its last '.' in its last component), or "". */
+static const char *suffix_of(const char *path)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    return dot && (!slash || dot > slash) && dot[1] ? dot : "";
+}
+
+/* A name whose suffix says what is written: a path that exists and is no
+ * regular file (a device, a FIFO, a directory) is left to the path checks
+ * (pyr_check_outputs), which write a sink in place or refuse the rest. */
+static pyr_status_t check_suffix(const char *key, const char *path, const char *const *ok, int nok, const char *works, const char *stem_hint)
+{
+    if (!path || !path[0]) return PYR_OK;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) return PYR_OK;
+    const char *suf = suffix_of(path);
+    for (int i = 0; i < nok; i++)
+        if (!strcasecmp(suf, ok[i])) return PYR_OK;
+    const size_t stem = strlen(path) - strlen(suf);
+    if (suf[0])
+        return pyr_fail(PYR_ERR_CONFIG, "%s = %s: the program does not write %s files; it writes %s; name it e.g. %.*s%s", key, path, suf,
+                        works, (int)stem, path, stem_hint);
+    return pyr_fail(PYR_ERR_CONFIG, "%s = %s: the name has no suffix to say what to write; the program writes %s; name it e.g. %s%s", key,
+                    path, works, path, stem_hint);
+}
+
+pyr_status_t pyr_result_check_names(const pyr_problem_t *p, const pyr_problem_outputs_t *o)
+{
+    if (!p || !o) return pyr_fail(PYR_ERR_ARG, "pyr_result_check_names: a problem and its outputs are required");
+    static const char *const field[] = {".npy", ".h5", ".hdf5", ".he5"}, *const png[] = {".png"}, *const csv[] = {".csv"};
+    PYR_TRY(check_suffix("output.field", o->field, field, 4,
+                         p->equation == PYR_EQ_MAXWELL ? ".npy (NumPy: NAME_Ex.npy ... one per component) or .h5, .hdf5, .he5 (HDF5: every field, "
+                                                         "snapshots inside, an XDMF sidecar)"
+                                                       : ".npy (NumPy: the state field) or .h5, .hdf5, .he5 (HDF5: every field, snapshots "
+                                                         "inside, an XDMF sidecar)",
+                         ".npy"));
+    PYR_TRY(check_suffix("output.image", o->image, png, 1, ".png (a heat map, or a plot of u(x) in 1D)", ".png"));
+    PYR_TRY(check_suffix("output.probes", o->probes, csv, 1, ".csv (one line per step: step, t and each probe's value)", ".csv"));
+    return PYR_OK;
 }
 
 static pyr_status_t result_open(pyr_result_t *r, const pyr_problem_t *p, const pyr_problem_outputs_t *o, const pyr_plan_t *plan,
@@ -134,6 +179,7 @@ pyr_status_t pyr_result_open(pyr_result_t **result, const pyr_problem_t *p, cons
     *result = NULL;
     if (!p || !o || !fields || nfields < 1)
         return pyr_fail(PYR_ERR_ARG, "pyr_result_open: a problem, its outputs and the run's fields are required");
+    PYR_TRY(pyr_result_check_names(p, o));
     pyr_result_t *r = calloc(1, sizeof *r);
     if (!r) return pyr_fail(PYR_ERR_NOMEM, "out of host memory opening output.field");
     pyr_status_t st = result_open(r, p, o, plan, fields, nfields);
