@@ -168,7 +168,7 @@ static int problem_value(const pyr_problem_t *p, const char *full, char *out, si
     if (!strcmp(full, "rhs.kind"))
         return fmt_text(out, size, p->poisson.rhs >= PYR_RHS_ZERO && p->poisson.rhs <= PYR_RHS_FILE ? rhs_names[p->poisson.rhs] : "?");
     if (!strcmp(full, "rhs.file")) return fmt_text(out, size, p->poisson.rhs_file);
-    return -1;
+    return pyr_problem_maxwell_value(p, full, out, size, kind);
 }
 
 static int options_value(const pyr_options_t *o, const char *full, char *out, size_t size, int *kind)

@@ -1,0 +1,131 @@
+/* The getters' side of Maxwell's sections ([boundary], [material], [source],
+ * [probe]): each value formatted as a problem file writes it, so that
+ * setting the text back (pyr_problem_set) gives the same problem. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "problem/keys.h"
+
+static const char *const component_names[] = {"Ex", "Ey", "Ez", "Hx", "Hy", "Hz"};
+static const char *const wave_names[] = {"gaussian", "ricker", "sine"};
+static const char *const face_names[] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+
+/* Appends snprintf-style; *n counts what the whole text needs. */
+static void put(char *out, size_t size, int *n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void put(char *out, size_t size, int *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const size_t at = (size_t)*n < size ? (size_t)*n : size;
+    const int k = vsnprintf(out + at, size - at, fmt, ap);
+    va_end(ap);
+    if (k > 0) *n += k;
+}
+
+/* N of "stemN" with 1 <= N <= max; 0 when key is not one. */
+static int numbered(const char *key, const char *stem, int max)
+{
+    const size_t l = strlen(stem);
+    if (strncmp(key, stem, l) || !key[l] || strspn(key + l, "0123456789") != strlen(key + l) || key[l] == '0') return 0;
+    const long v = strtol(key + l, NULL, 10);
+    return v >= 1 && v <= max ? (int)v : 0;
+}
+
+static const char *component_name(pyr_component_t c) { return (unsigned)c < 6 ? component_names[c] : "?"; }
+
+static int shape_text(const pyr_problem_t *p, const pyr_shape_t *s, char *out, size_t size)
+{
+    int n = 0;
+    const int dims = p->dims == 3 ? 3 : 2;
+    if (s->kind == PYR_SHAPE_BOX) {
+        put(out, size, &n, "box");
+        for (int a = 0; a < dims; a++) put(out, size, &n, " %.17g %.17g", s->lo[a], s->hi[a]);
+    } else if (s->kind == PYR_SHAPE_SPHERE) {
+        put(out, size, &n, "sphere");
+        for (int a = 0; a < dims; a++) put(out, size, &n, " %.17g", s->lo[a]);
+        put(out, size, &n, " %.17g", s->r);
+    } else {
+        const int ax = s->axis >= 0 && s->axis < 3 ? s->axis : 2;
+        put(out, size, &n, "cylinder %c", 'x' + ax);
+        for (int a = 0; a < 3; a++)
+            if (a != ax) put(out, size, &n, " %.17g", s->lo[a]);
+        put(out, size, &n, " %.17g %.17g %.17g", s->r, s->lo[ax], s->hi[ax]);
+    }
+    put(out, size, &n, " eps_r=%.17g sigma=%.17g mu_r=%.17g", s->eps_r, s->sigma, s->mu_r);
+    return n;
+}
+
+static int source_text(const pyr_problem_t *p, const pyr_source_t *s, char *out, size_t size)
+{
+    int n = 0;
+    const int dims = p->dims == 3 ? 3 : 2;
+    int line = 0;
+    for (int a = 0; a < dims; a++) line |= s->node_end[a] != s->node[a];
+    put(out, size, &n, "%s %s", component_name(s->component), line ? "line" : "point");
+    for (int a = 0; a < dims; a++) put(out, size, &n, " %lld", (long long)s->node[a]);
+    if (line)
+        for (int a = 0; a < dims; a++) put(out, size, &n, " %lld", (long long)s->node_end[a]);
+    put(out, size, &n, " %s amplitude=%.17g frequency=%.17g width=%.17g delay=%.17g",
+        (unsigned)s->waveform < 3 ? wave_names[s->waveform] : "?", s->amplitude, s->frequency, s->width, s->delay);
+    return n;
+}
+
+static int probe_text(const pyr_problem_t *p, const pyr_probe_t *pr, char *out, size_t size)
+{
+    int n = 0;
+    put(out, size, &n, "%s", component_name(pr->component));
+    for (int a = 0; a < (p->dims == 3 ? 3 : 2); a++) put(out, size, &n, " %lld", (long long)pr->node[a]);
+    return n;
+}
+
+static int faces_text(unsigned faces, char *out, size_t size)
+{
+    if ((faces & 0x3f) == 0x3f) return snprintf(out, size, "all");
+    int n = 0;
+    for (int f = 0; f < 6; f++)
+        if ((faces >> f) & 1) put(out, size, &n, "%s%s", n ? "," : "", face_names[f]);
+    return n;
+}
+
+int pyr_problem_maxwell_value(const pyr_problem_t *p, const char *full, char *out, size_t size, int *kind)
+{
+    const pyr_maxwell_params_t *m = &p->maxwell;
+    const char *dot = strchr(full, '.');
+    if (!dot) return -1;
+    const char *key = dot + 1;
+    const size_t ls = (size_t)(dot - full);
+    int k;
+    *kind = PYR_KEY_TEXT;
+    if (ls == 8 && !strncmp(full, "boundary", ls)) {
+        if (!strcmp(key, "kind")) return snprintf(out, size, "%s", m->cpml_cells > 0 && m->cpml_faces ? "cpml" : "pec");
+        if (!strcmp(key, "faces")) return faces_text(m->cpml_faces, out, size);
+        *kind = PYR_KEY_INT;
+        if (!strcmp(key, "cpml_cells")) return snprintf(out, size, "%d", m->cpml_cells);
+        *kind = PYR_KEY_REAL;
+        if (!strcmp(key, "cpml_order")) return snprintf(out, size, "%.17g", m->cpml_order);
+        if (!strcmp(key, "cpml_sigma_max")) return snprintf(out, size, "%.17g", m->cpml_sigma_max);
+        if (!strcmp(key, "cpml_kappa_max")) return snprintf(out, size, "%.17g", m->cpml_kappa_max);
+        if (!strcmp(key, "cpml_alpha_max")) return snprintf(out, size, "%.17g", m->cpml_alpha_max);
+        return -1;
+    }
+    if (ls == 8 && !strncmp(full, "material", ls)) {
+        if (!strcmp(key, "eps_file")) return snprintf(out, size, "%s", m->eps_file);
+        if (!strcmp(key, "sigma_file")) return snprintf(out, size, "%s", m->sigma_file);
+        if (!strcmp(key, "mu_file")) return snprintf(out, size, "%s", m->mu_file);
+        /* a shape not given is empty, as a file not given is */
+        if ((k = numbered(key, "shape", PYR_MAXWELL_MAX_SHAPES)) > 0)
+            return k <= m->nshapes ? shape_text(p, &m->shapes[k - 1], out, size) : snprintf(out, size, "%s", "");
+        *kind = PYR_KEY_REAL;
+        if (!strcmp(key, "eps_r")) return snprintf(out, size, "%.17g", m->eps_r);
+        if (!strcmp(key, "sigma")) return snprintf(out, size, "%.17g", m->sigma);
+        if (!strcmp(key, "mu_r")) return snprintf(out, size, "%.17g", m->mu_r);
+        return -1;
+    }
+    if (ls == 6 && !strncmp(full, "source", ls) && (k = numbered(key, "source", PYR_MAXWELL_MAX_SOURCES)) > 0)
+        return k <= m->nsources ? source_text(p, &m->sources[k - 1], out, size) : snprintf(out, size, "%s", "");
+    if (ls == 5 && !strncmp(full, "probe", ls) && (k = numbered(key, "probe", PYR_MAXWELL_MAX_PROBES)) > 0)
+        return k <= m->nprobes ? probe_text(p, &m->probes[k - 1], out, size) : snprintf(out, size, "%s", "");
+    return -1;
+}
