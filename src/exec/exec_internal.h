@@ -72,12 +72,15 @@ typedef struct {
     int64_t steps_done;
     int checked, converged;
     double change;
-    /* point sources (a line source gives one per node) and probes (Maxwell's) */
+    /* the scheme's point terms (schemes/scheme.h): point sources and probes */
+    pyr_scheme_points_t pts;
+    int points_open;             /* pts was made by the scheme's points hook (points_free it) */
     int nsrc, nprobes;
     pyr_kernel_point_t *src, *probes;
-    const pyr_source_t **src_of; /* the source of each point */
+    unsigned char *probe_owned;  /* per probe: on a node this run owns (the scheme's record hook) */
     double *amp;                 /* [pass step][nsrc], this pass's amplitudes */
     double *probe_pass;          /* [pass step][nprobes], this pass's probe values */
+    double *probe_shown;         /* [pass step][nshown], the caller's columns when the scheme keeps probes of its own */
     double **slot_probe_out;     /* per slot: a pinned [pass step][k] buffer of the task's k probes */
     int **slot_probe_idx;        /* per slot: the probes of its last task */
     int *slot_probe_n;

@@ -57,7 +57,6 @@
 #include "exec/exec_internal.h"
 #include "exec/part_io.h"
 #include "plan/plan.h"
-#include "schemes/maxwell.h"
 
 static int is_state(const exec_t *e, int f)
 {
@@ -431,17 +430,26 @@ static void collect_probes(exec_t *e, int slot, int64_t h)
     e->slot_probe_n[slot] = 0;
 }
 
-/* This pass's source amplitudes, in double: E(n+1) gets w((n+1) dt). */
-static void pass_amplitudes(exec_t *e, int64_t step, int64_t h)
+/* This pass's source amplitudes, from the scheme's amplitudes hook. */
+static pyr_status_t pass_amplitudes(exec_t *e, int64_t step, int64_t h)
 {
-    if (!e->nsrc) return;
-    double dt = e->plan->coef.c[3];
-    for (int64_t s = 0; s < h; s++)
-        for (int i = 0; i < e->nsrc; i++) {
-            /* E(n+1) at t = (n+1) dt, H(n+1/2) at (n+1/2) dt */
-            const double t = (double)(step + s) + (e->src[i].field < 3 ? 1.0 : 0.5);
-            e->amp[s * e->nsrc + i] = pyr_maxwell_waveform(e->src_of[i], t * dt);
-        }
+    if (!e->nsrc) return PYR_OK;
+    return e->plan->scheme->amplitudes(&e->plan->problem, &e->pts, step, h, e->amp);
+}
+
+/* This pass's probe values to the scheme's record hook (only those on nodes
+ * this run owns hold values), the caller's probe hook the first nshown. */
+static pyr_status_t pass_probes(exec_t *e, const pyr_hooks_t *hooks, int64_t step, int64_t h)
+{
+    if (!e->nprobes) return PYR_OK;
+    const pyr_scheme_t *scheme = e->plan->scheme;
+    if (scheme->record)
+        PYR_TRY(scheme->record(&e->plan->problem, &e->pts, step, h, e->probe_pass, e->probe_owned, step + h >= e->plan->problem.steps));
+    const int shown = e->pts.nshown;
+    if (!hooks || !hooks->probe || shown == 0) return PYR_OK;
+    if (shown == e->nprobes) return hooks->probe(hooks->user, step, h, e->probe_pass, shown);
+    for (int64_t s = 0; s < h; s++) memcpy(e->probe_shown + s * shown, e->probe_pass + s * e->nprobes, (size_t)shown * sizeof(double));
+    return hooks->probe(hooks->user, step, h, e->probe_shown, shown);
 }
 
 /* The first ping-pong field: the one the stopping test measures. */
@@ -641,82 +649,66 @@ static void exec_release(exec_t *e)
     free(e->slot_probe_idx);
     free(e->slot_probe_n);
     free(e->src);
-    free(e->src_of);
+    free(e->probe_owned);
+    free(e->probe_shown);
+    if (e->points_open) e->plan->scheme->points_free(&e->pts);
     free(e->probes);
     free(e->task_probes);
     free(e->amp);
     free(e->probe_pass);
 }
 
-/* Whether whole-grid node g lies on this problem's grid (a part's, or the whole). */
-static int on_grid(const pyr_problem_t *p, const int64_t g[3])
-{
-    for (int a = 0; a < 3; a++)
-        if (g[a] < p->origin[a] || g[a] >= p->origin[a] + p->n[a]) return 0;
-    return 1;
-}
-
-/* Point sources (a line source: one per node) and probes of the problem, in
- * the grid's own coordinates (a part of a larger grid keeps the source
- * nodes that fall on it; a probe elsewhere never lies in a task's result). */
+/* The scheme's point sources and probes, in the form the kernels' calls
+ * take them, and the probes this run owns: a part of a larger grid owns its
+ * own box (the exchange's reduce box), its halo is another part's; a probe
+ * off the grid never lies in a task's result. */
 static pyr_status_t setup_points(exec_t *e)
 {
-    const pyr_problem_t *p = &e->plan->problem;
-    if (p->equation != PYR_EQ_MAXWELL) return PYR_OK;
-    const pyr_maxwell_params_t *m = &p->maxwell;
-    int64_t npts = 0;
-    for (int i = 0; i < m->nsources; i++) {
-        int64_t len = 1;
-        for (int a = 0; a < 3; a++) len *= m->sources[i].node_end[a] - m->sources[i].node[a] + 1;
-        npts += len;
-    }
-    const int64_t nall = npts;
-    if (nall <= (1 << 24)) {
-        npts = 0;
-        for (int i = 0; i < m->nsources; i++) {
-            const pyr_source_t *src = &m->sources[i];
-            int64_t g[3];
-            for (g[2] = src->node[2]; g[2] <= src->node_end[2]; g[2]++)
-                for (g[1] = src->node[1]; g[1] <= src->node_end[1]; g[1]++)
-                    for (g[0] = src->node[0]; g[0] <= src->node_end[0]; g[0]++) npts += on_grid(p, g);
-        }
-    }
-    if (nall > (1 << 24)) return pyr_fail(PYR_ERR_CONFIG, "the line sources hold %lld nodes; at most 16777216", (long long)nall);
-    const int64_t hmax = e->plan->height;
-    e->nsrc = (int)npts;
-    e->nprobes = m->nprobes;
-    if (npts) {
-        e->src = malloc((size_t)npts * sizeof *e->src);
-        e->src_of = malloc((size_t)npts * sizeof *e->src_of);
-        e->amp = malloc((size_t)(npts * hmax) * sizeof *e->amp);
-        if (!e->src || !e->src_of || !e->amp) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the sources");
-        int64_t k = 0;
-        for (int i = 0; i < m->nsources; i++) {
-            const pyr_source_t *src = &m->sources[i];
-            int64_t g[3];
-            for (g[2] = src->node[2]; g[2] <= src->node_end[2]; g[2]++)
-                for (g[1] = src->node[1]; g[1] <= src->node_end[1]; g[1]++)
-                    for (g[0] = src->node[0]; g[0] <= src->node_end[0]; g[0]++) {
-                        if (!on_grid(p, g)) continue;
-                        e->src[k].field = (int)src->component;
-                        for (int a = 0; a < 3; a++) e->src[k].node[a] = g[a] - p->origin[a];
-                        e->src_of[k++] = src;
-                    }
+    const pyr_plan_t *plan = e->plan;
+    const pyr_scheme_t *scheme = plan->scheme;
+    if (!scheme->points) return PYR_OK;
+    if (!scheme->amplitudes || !scheme->points_free)
+        return pyr_fail(PYR_ERR_INTERNAL, "the %s scheme has a points hook without amplitudes and points_free", scheme->name);
+    PYR_TRY(scheme->points(&plan->problem, &e->pts));
+    e->points_open = 1;
+    const pyr_scheme_points_t *pts = &e->pts;
+    if (pts->nshown < 0 || pts->nshown > pts->nprobes)
+        return pyr_fail(PYR_ERR_INTERNAL, "the %s scheme shows %d of its %d probes", scheme->name, pts->nshown, pts->nprobes);
+    if ((pts->nsources || pts->nprobes) && plan->decomp == PYR_DECOMP_SKEWED)
+        return pyr_fail(PYR_ERR_INTERNAL, "a skewed plan of the %s scheme: its passes take no point sources or probes", scheme->name);
+    const int64_t hmax = plan->height;
+    e->nsrc = pts->nsources;
+    e->nprobes = pts->nprobes;
+    if (e->nsrc) {
+        e->src = malloc((size_t)e->nsrc * sizeof *e->src);
+        e->amp = malloc((size_t)(e->nsrc * hmax) * sizeof *e->amp);
+        if (!e->src || !e->amp) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the sources");
+        for (int i = 0; i < e->nsrc; i++) {
+            e->src[i].field = pts->sources[i].field;
+            memcpy(e->src[i].node, pts->sources[i].node, sizeof e->src[i].node);
         }
     }
     if (e->nprobes) {
-        const int slots = e->plan->slots;
+        const int slots = plan->slots;
+        e->probe_owned = calloc((size_t)e->nprobes, 1);
+        if (pts->nshown < e->nprobes) e->probe_shown = malloc((size_t)(pts->nshown * hmax + 1) * sizeof *e->probe_shown);
         e->probes = malloc((size_t)e->nprobes * sizeof *e->probes);
         e->task_probes = malloc((size_t)e->nprobes * sizeof *e->task_probes);
         e->probe_pass = calloc((size_t)(e->nprobes * hmax), sizeof *e->probe_pass);
         e->slot_probe_out = calloc((size_t)slots, sizeof *e->slot_probe_out);
         e->slot_probe_idx = calloc((size_t)slots, sizeof *e->slot_probe_idx);
         e->slot_probe_n = calloc((size_t)slots, sizeof *e->slot_probe_n);
-        if (!e->probes || !e->task_probes || !e->probe_pass || !e->slot_probe_out || !e->slot_probe_idx || !e->slot_probe_n)
+        if (!e->probes || !e->task_probes || !e->probe_owned || !e->probe_pass || (pts->nshown < e->nprobes && !e->probe_shown) ||
+            !e->slot_probe_out || !e->slot_probe_idx || !e->slot_probe_n)
             return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes");
+        pyr_box_t own = pyr_plan_interior(plan);
+        if (plan->exchange) own = pyr_box_intersect(&own, &plan->exchange->reduce_box);
         for (int i = 0; i < e->nprobes; i++) {
-            e->probes[i].field = (int)m->probes[i].component;
-            for (int a = 0; a < 3; a++) e->probes[i].node[a] = m->probes[i].node[a] - p->origin[a];
+            const int64_t *nd = pts->probes[i].node;
+            e->probes[i].field = pts->probes[i].field;
+            memcpy(e->probes[i].node, nd, sizeof e->probes[i].node);
+            e->probe_owned[i] = nd[0] >= own.lo[0] && nd[0] < own.hi[0] && nd[1] >= own.lo[1] && nd[1] < own.hi[1] && nd[2] >= own.lo[2] &&
+                                nd[2] < own.hi[2];
         }
         for (int b = 0; b < slots; b++) {
             e->slot_probe_idx[b] = malloc((size_t)e->nprobes * sizeof(int));
@@ -872,7 +864,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         const double started = slicing ? pyr_now_s() : 0;
         const int at_check = every > 0 && (step + h) % every == 0;
         const int reduce = reduces && (at_check || step + h == p->steps);
-        pass_amplitudes(e, step, h);
+        PYR_TRY(pass_amplitudes(e, step, h));
         if (plan->resident) {
             const int64_t layers = pyr_plan_layers(plan, h);
             pyr_task_t whole;
@@ -900,7 +892,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         } else {
             PYR_TRY(run_pass(e, step, h, reduce));
         }
-        if (e->nprobes && hooks && hooks->probe) PYR_TRY(hooks->probe(hooks->user, step, h, e->probe_pass, e->nprobes));
+        PYR_TRY(pass_probes(e, hooks, step, h));
         step += h;
         int stop = 0;
         if (reduce) {

@@ -410,11 +410,13 @@ void pyr_parts_destroy(pyr_parts_t **pp)
         for (int i = 0; i < P->ndev; i++) {
             pyr_plan_free(&P->part[i].plan);
             for (int f = 0; f < PYR_MAX_FIELDS; f++) pyr_field_destroy(&P->part[i].fields[f]);
+            free(P->part[i].owned);
         }
     free(P->part);
     free(P->probe_rows);
     free(P->probe_out);
     free(P->probe_col);
+    free(P->probe_rank);
     free(P);
     *pp = NULL;
 }

@@ -10,7 +10,6 @@
 
 #include "exec/part_io.h"
 #include "multi/parts.h"
-#include "schemes/maxwell.h"
 #include "schemes/scheme.h"
 
 static inline int64_t pyr_multi_imin(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -44,7 +43,7 @@ typedef struct part {
     pthread_t thread;
     pyr_hooks_t part_hooks;             /* the executor's hooks of this part (probes only: progress and cancel
                                            are asked at the collective points) */
-    int owned[PYR_MAXWELL_MAX_PROBES];  /* the probes on nodes this part owns */
+    int *owned;                         /* the probes on nodes this part owns */
     int nowned;
 } part_t;
 
@@ -88,12 +87,13 @@ struct pyr_parts {
     uint64_t sent, received;
     double predicted;
     char why[160];
-    /* Probes (Maxwell's): each part records those on nodes it owns into
-     * rows, steps probe_base .. probe_upto - 1; at a collective point the
-     * owner's rank gives every rank its values, and part 0's thread hands
-     * them (out) to the caller's hook. */
+    /* Probes (the caller's series of the scheme's points, schemes/scheme.h):
+     * each part records those on nodes it owns into rows, steps probe_base
+     * .. probe_upto - 1; at a collective point the owner's rank gives every
+     * rank its values, and part 0's thread hands them (out) to the caller's
+     * hook. */
     const pyr_hooks_t *user_hooks;
-    int nprobes, probe_rank[PYR_MAXWELL_MAX_PROBES];
+    int nprobes, *probe_rank;   /* per probe: the rank of the part that owns its node */
     int64_t probe_cap, probe_base, probe_upto, out_first, out_rows;
     double *probe_rows, *probe_out, *probe_col;
 };

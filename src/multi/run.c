@@ -141,6 +141,28 @@ static pyr_status_t part_probe(void *user, int64_t first, int64_t count, const d
     return PYR_OK;
 }
 
+/* The caller's probes of the whole grid (the scheme's points hook): their nodes. */
+static pyr_status_t shown_probes(const pyr_parts_t *P, pyr_scheme_point_t **out, int *n)
+{
+    *out = NULL;
+    *n = 0;
+    const pyr_scheme_t *s = P->scheme;
+    if (!s->points) return PYR_OK;
+    pyr_scheme_points_t pts;
+    memset(&pts, 0, sizeof pts);
+    PYR_TRY(s->points(&P->problem, &pts));
+    pyr_status_t st = PYR_OK;
+    if (pts.nshown > 0) {
+        *out = malloc((size_t)pts.nshown * sizeof **out);
+        if (*out) {
+            memcpy(*out, pts.probes, (size_t)pts.nshown * sizeof **out);
+            *n = pts.nshown;
+        } else st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes");
+    }
+    s->points_free(&pts);
+    return st;
+}
+
 /* Each probe's owning part and rank; the rows between two points (at most H). */
 static pyr_status_t setup_probes(pyr_parts_t *P, const pyr_hooks_t *hooks)
 {
@@ -149,15 +171,29 @@ static pyr_status_t setup_probes(pyr_parts_t *P, const pyr_hooks_t *hooks)
     P->probe_base = P->probe_upto = P->out_rows = 0;
     for (int i = 0; i < P->ndev; i++) P->part[i].nowned = 0;
     const pyr_problem_t *p = &P->problem;
-    if (p->equation != PYR_EQ_MAXWELL || p->maxwell.nprobes == 0) return PYR_OK;
-    const int np = p->maxwell.nprobes;
+    pyr_scheme_point_t *probes = NULL;
+    int np = 0;
+    PYR_TRY(shown_probes(P, &probes, &np));
+    if (np == 0) return PYR_OK;
+    free(P->probe_rank);
+    P->probe_rank = malloc((size_t)np * sizeof *P->probe_rank);
+    int fits = P->probe_rank != NULL;
+    for (int i = 0; i < P->ndev; i++) {
+        free(P->part[i].owned);
+        P->part[i].owned = malloc((size_t)np * sizeof *P->part[i].owned);
+        fits &= P->part[i].owned != NULL;
+    }
+    if (!fits) {
+        free(probes);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes");
+    }
     for (int i = 0; i < np; i++) {
-        const int64_t *nd = p->maxwell.probes[i].node;
+        const int64_t *nd = probes[i].node;
         P->probe_rank[i] = -1;
         for (int q = 0; q < P->nparts; q++) {
             const pyr_box_t own = pyr_multi_own_box(p, P->fixed, P->count, q);
             int in = 1;
-            for (int a = 0; a < 3; a++) in &= nd[a] - p->origin[a] >= own.lo[a] && nd[a] - p->origin[a] < own.hi[a];
+            for (int a = 0; a < 3; a++) in &= nd[a] >= own.lo[a] && nd[a] < own.hi[a];
             if (!in) continue;
             P->probe_rank[i] = pyr_multi_rank_of_part(P->count, P->cdev, q);
             if (pyr_multi_is_local(P, q)) {
@@ -166,8 +202,12 @@ static pyr_status_t setup_probes(pyr_parts_t *P, const pyr_hooks_t *hooks)
             }
             break;
         }
-        if (P->probe_rank[i] < 0) return pyr_fail(PYR_ERR_INTERNAL, "probe %d lies on no part", i + 1);
+        if (P->probe_rank[i] < 0) {
+            free(probes);
+            return pyr_fail(PYR_ERR_INTERNAL, "probe %d lies on no part", i + 1);
+        }
     }
+    free(probes);
     P->probe_cap = P->H > 0 ? P->H : 1;
     if (P->probe_cap > p->steps && p->steps > 0) P->probe_cap = p->steps;
     free(P->probe_rows);

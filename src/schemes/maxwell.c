@@ -669,5 +669,8 @@ const pyr_scheme_t pyr_scheme_maxwell = {
     .support = maxwell_support,
     .aux_coefficients = maxwell_aux,
     .init_state = maxwell_init_state,
+    .points = pyr_maxwell_points,
+    .amplitudes = pyr_maxwell_amplitudes,
+    .points_free = pyr_maxwell_points_free,
     .windowed = 1,
 };

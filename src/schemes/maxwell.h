@@ -4,6 +4,7 @@
 #define PYR_SCHEMES_MAXWELL_H
 
 #include "pyrgrid.h"
+#include "schemes/scheme.h"
 
 /* Fields: the six components (pyr_component_t), the per-node coefficients
  * of the materials (E = ca E + cb curl H, H = H - dh curl E; each kept only
@@ -38,5 +39,11 @@ int pyr_maxwell_psi_field(int c, int axis);
 pyr_status_t pyr_maxwell_dt(const pyr_problem_t *p, double *dt);
 /* A source's waveform at time t (amplitude included). */
 double pyr_maxwell_waveform(const pyr_source_t *s, double t);
+
+/* The scheme's point terms (maxwell_points.c; the hooks of schemes/scheme.h):
+ * the sources' nodes and waveforms, the probes. */
+pyr_status_t pyr_maxwell_points(const pyr_problem_t *p, pyr_scheme_points_t *out);
+pyr_status_t pyr_maxwell_amplitudes(const pyr_problem_t *p, pyr_scheme_points_t *pts, int64_t first, int64_t count, double *amp);
+void pyr_maxwell_points_free(pyr_scheme_points_t *pts);
 
 #endif

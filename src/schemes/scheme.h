@@ -16,6 +16,7 @@
 #define PYR_SCHEMES_SCHEME_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/box.h"
 #include "pyrgrid.h"
@@ -62,6 +63,38 @@ typedef struct {
     int64_t naux;
 } pyr_coef_t;
 
+/* A node of one of the scheme's fields: a point source or a probe, in the
+ * coordinates of the problem's grid (a part's window: its own).  The
+ * kernels' pyr_kernel_point_t (backend/kernels.h) has this layout. */
+typedef struct {
+    int field;
+    int64_t node[3];
+} pyr_scheme_point_t;
+
+/* The point terms of one run of a problem (the scheme's points hook makes
+ * them; the executor and the layer of several devices read nothing else):
+ *
+ *   sources  added to their field after the last sub-step of each step that
+ *            updates it (the kernels' contract, backend/kernels.h), by the
+ *            amount the amplitudes hook gives for that step.  Only those on
+ *            the problem's grid (a part keeps the sources on its window).
+ *   probes   nodes whose values after every step are recorded: the first
+ *            nshown are the caller's series (pyr_hooks_t.probe, in this
+ *            order), the rest the scheme's own, seen only by its record
+ *            hook.  Every probe of the whole grid, in one order whatever the
+ *            window (index i is the same probe on every part), each with its
+ *            node in the window's coordinates, possibly outside it (it is
+ *            then never recorded there).
+ *   state    the scheme's, for the run: what amplitudes and record carry
+ *            from one pass to the next. */
+typedef struct {
+    int nsources;
+    pyr_scheme_point_t *sources;
+    int nprobes, nshown;
+    pyr_scheme_point_t *probes;
+    void *state;
+} pyr_scheme_points_t;
+
 typedef struct pyr_scheme {
     pyr_equation_t equation;
     const char *name; /* problem files, wisdom keys, reports */
@@ -99,6 +132,44 @@ typedef struct pyr_scheme {
     pyr_status_t (*aux_coefficients)(const pyr_problem_t *p, double **aux, int64_t *naux);
     /* Initial values of state field i (heat, Poisson: i = 0, the initial field). */
     pyr_status_t (*init_state)(const pyr_problem_t *p, int i, pyr_field_t *out);
+    /* Point terms: sources, probes and what a scheme derives from them
+     * (optional, all NULL for a scheme without any; the executor calls them
+     * for any scheme that has them, knowing none by name).
+     *
+     * points: the terms of a run of p (the whole grid, or a part's window)
+     * into *out (zeroed by the caller); a failure leaves nothing to free.
+     * points_free: releases what points made (the lists and the state).
+     *
+     * amplitudes: amp[s * nsources + i] = the amount source i adds in step
+     * first + s (the step from time layer first + s to first + s + 1), for
+     * s < count.  Called once per pass, for consecutive ranges in increasing
+     * order from the run's first step, so that a scheme may advance state of
+     * its own here (an auxiliary grid) and read it back in the next call.
+     *
+     * record (may be NULL): after each pass, values[s * nprobes + i] = probe
+     * i after step first + s + 1 (time layer first + s + 1), in the same
+     * order of ranges.  Only probes with owned[i] != 0 hold values: those on
+     * nodes this run owns (on one device every updated node; a part of a
+     * larger grid owns its own box, its halo is another part's), each node
+     * owned by exactly one part, so that what a part accumulates over its
+     * owned nodes, step by step in this order, does not depend on the plan,
+     * the decomposition or the device count.  last = 1 on the run's final
+     * pass.  The first nshown columns also reach the caller's probe hook
+     * (the layer of several devices assembles them from their owners).
+     *
+     * How the features of a Yee solver use them: a plane wave's total-field /
+     * scattered-field correction is a source per node of the TF/SF box's
+     * faces, its amplitude the incident field's term (times the node's
+     * coefficient) of a 1D auxiliary grid that amplitudes advances in
+     * `state`; a frequency-domain monitor over a box, plane or point is
+     * probes beyond nshown, one per node and component, whose running
+     * Fourier sums record adds step by step into `state`, kept per part and
+     * combined over the parts in the order of the whole grid's nodes. */
+    pyr_status_t (*points)(const pyr_problem_t *p, pyr_scheme_points_t *out);
+    pyr_status_t (*amplitudes)(const pyr_problem_t *p, pyr_scheme_points_t *pts, int64_t first, int64_t count, double *amp);
+    pyr_status_t (*record)(const pyr_problem_t *p, pyr_scheme_points_t *pts, int64_t first, int64_t count, const double *values,
+                           const unsigned char *owned, int last);
+    void (*points_free)(pyr_scheme_points_t *pts);
     /* Whether every function above honours a part's window (problem.origin,
      * .whole): then a part of a larger grid is planned, initialised and run
      * from its own problem, everything placed by position placed on the
