@@ -6,11 +6,12 @@
  *     J  = (s + f) * d          (J = s * d when f = 0: no f is stored or moved)
  *     u' = J                    (omega = 1)
  *     u' = u + omega*(J - u)    (omega != 1)
+ *     u' = p + w*(J - p)        (Chebyshev, w != 1: p the layer two sweeps back, schemes/poisson.h)
  *
- * with c_a = 1/h_a^2 and d = 1 / sum_a 2/h_a^2 rounded once to the
- * precision, in this order, without FMA contraction, so results agree bit
- * for bit across methods, plans and backends.  With equal spacings this is
- * the paper's (1/6)(six neighbours + h^2 f).
+ * with c_a = 1/h_a^2, d = 1 / sum_a 2/h_a^2 and the sweep's weight w rounded
+ * once to the precision, in this order, without FMA contraction, so results
+ * agree bit for bit across methods, plans and backends.  With equal spacings
+ * this is the paper's (1/6)(six neighbours + h^2 f).
  *
  * Stopping: every check_every sweeps the max-norm of the last sweep's change
  * max |u' - u| is reduced over the grid (exactly: a maximum does not depend
@@ -27,6 +28,7 @@
 #include "io/field_file.h"
 #include "io/npy.h"
 #include "io/npy_part.h"
+#include "schemes/poisson.h"
 #include "schemes/scheme.h"
 
 #ifndef M_PI
@@ -38,7 +40,7 @@
  * sum_a c_a cos(k_a pi / (N_a - 1)) / sum_a c_a with c_a = 1/h_a^2, k_a = 1
  * .. N_a - 2 (N_a nodes along axis a, boundary included), so the largest in
  * magnitude is rho = sum_a c_a cos(pi / (N_a - 1)) / sum_a c_a. */
-static double jacobi_radius(const pyr_problem_t *p)
+double pyr_poisson_jacobi_radius(const pyr_problem_t *p)
 {
     double num = 0, den = 0;
     for (int d = 0; d < p->dims; d++) {
@@ -48,6 +50,57 @@ static double jacobi_radius(const pyr_problem_t *p)
         den += c;
     }
     return den > 0 ? num / den : 0;
+}
+
+static double jacobi_radius(const pyr_problem_t *p) { return pyr_poisson_jacobi_radius(p); }
+
+/* Chebyshev's weights (schemes/poisson.h): they fall from w_2 towards
+ * 2 / (1 + sqrt(1 - rho^2)), reached in double after about 6 (N - 1)
+ * sweeps on a grid of N nodes along its longest axis; the table ends where
+ * a weight no longer falls, so every later sweep takes its last entry. */
+#define CHEBYSHEV_MAX_WEIGHTS ((int64_t)1 << 20)
+
+pyr_status_t pyr_poisson_chebyshev_weights(double rho, double **w, int64_t *n)
+{
+    *w = NULL;
+    *n = 0;
+    if (!(rho >= 0 && rho < 1)) return pyr_fail(PYR_ERR_INTERNAL, "Chebyshev weights for a Jacobi radius of %g (needs 0 <= rho < 1)", rho);
+    const double r = rho * rho;
+    int64_t cap = 64, k = 1;
+    double *t = malloc((size_t)cap * sizeof *t);
+    if (!t) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    t[0] = 1.0;
+    for (;;) {
+        const double next = k == 1 ? 1.0 / (1.0 - r / 2.0) : 1.0 / (1.0 - r * t[k - 1] / 4.0);
+        if (k >= 2 && !(next < t[k - 1])) break;
+        if (k == CHEBYSHEV_MAX_WEIGHTS) break;
+        if (k == cap) {
+            double *g = realloc(t, (size_t)(2 * cap) * sizeof *t);
+            if (!g) {
+                free(t);
+                return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+            }
+            t = g;
+            cap *= 2;
+        }
+        t[k++] = next;
+        if (k == 2 && !(next > 1.0)) break; /* rho = 0: every weight is 1 */
+    }
+    *w = t;
+    *n = k;
+    return PYR_OK;
+}
+
+/* Whether the problem's sweeps are Chebyshev's.  They need the layer two
+ * sweeps back in the output buffer at every sweep, which only the in-core
+ * plan (one resident piece over the whole run) keeps, and no problem key
+ * chooses them while the methods that stream pieces cannot refuse them:
+ * they run where a caller sets the plan's coefficients for them (the
+ * tests, docs/poisson.md). */
+static int poisson_chebyshev(const pyr_problem_t *p)
+{
+    (void)p;
+    return 0;
 }
 
 /* Damped Jacobi u + omega (J - u) has the eigenvalues 1 - omega (1 - mu) for
@@ -62,6 +115,10 @@ static pyr_status_t poisson_validate(const pyr_problem_t *p)
         return pyr_fail(PYR_ERR_CONFIG, "scheme.omega = %g: damped Jacobi converges only for 0 < omega < 2 / (1 + rho) "
                                         "(rho the plain Jacobi iteration's spectral radius, below 1); use omega = 1 (plain Jacobi) "
                                         "or below 1 to damp",
+                        q->omega);
+    if (poisson_chebyshev(p) && q->omega != 1)
+        return pyr_fail(PYR_ERR_CONFIG, "scheme.omega = %g with Chebyshev-accelerated sweeps: the acceleration chooses every sweep's "
+                                        "weight itself; leave omega = 1, or choose plain Jacobi to damp it",
                         q->omega);
     if (!isfinite(q->tolerance) || q->tolerance < 0)
         return pyr_fail(PYR_ERR_CONFIG, "scheme.tolerance = %g: use a positive tolerance (or 0 to run all iterations)", q->tolerance);
@@ -115,6 +172,14 @@ static void poisson_coefficients(const pyr_problem_t *p, pyr_coef_t *c)
     c->c[3] = 1.0 / s;
     c->c[4] = p->poisson.omega;
     c->c[5] = p->poisson.rhs != PYR_RHS_ZERO;
+    c->c[PYR_POISSON_CHEBYSHEV_COEF] = poisson_chebyshev(p);
+}
+
+static pyr_status_t poisson_aux_coefficients(const pyr_problem_t *p, double **aux, int64_t *naux)
+{
+    *aux = NULL;
+    *naux = 0;
+    return poisson_chebyshev(p) ? pyr_poisson_chebyshev_weights(jacobi_radius(p), aux, naux) : PYR_OK;
 }
 
 static pyr_status_t check_finite(const pyr_field_t *f, const char *what, const int64_t origin[3])
@@ -207,6 +272,7 @@ const pyr_scheme_t pyr_scheme_poisson = {
     .validate = poisson_validate,
     .fields_used = poisson_fields,
     .coefficients = poisson_coefficients,
+    .aux_coefficients = poisson_aux_coefficients,
     .init_input = poisson_init_input,
     .init_input_part = poisson_init_input_part,
     .check_every = poisson_check_every,

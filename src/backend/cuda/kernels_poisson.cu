@@ -4,6 +4,7 @@
  * updated, once per step from the L1/L2 caches (its rows arrive with the
  * piece's). */
 #include "backend/cuda/stencil_fused.cuh"
+#include "schemes/poisson.h"
 
 namespace {
 
@@ -51,11 +52,96 @@ template <typename T> using JacobiF = JacobiOp<T, true, 1024>;
 template <typename T> using JacobiF512 = JacobiOp<T, true, 512>;
 template <typename T> using Jacobi0 = JacobiOp<T, false, 1024>;
 
+/* Chebyshev's sweeps (schemes/poisson.h): one launch per sweep, a thread
+ * per node along x, each reading its node of the output buffer (the layer
+ * two sweeps back) before writing it, with the CPU kernel's expressions:
+ * J as the Jacobi op's, then p + w*(J - p), or J itself where the sweep's
+ * weight rounds to 1. */
+template <typename T, int DIMS, bool HasF>
+__global__ void k_chebyshev(const T *__restrict__ src, T *__restrict__ dst, const T *__restrict__ f, int64_t pitch, int64_t plane,
+                            pyr_kbox_t b, T cx, T cy, T cz, T dv, T w)
+{
+    const int x = b.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (x >= b.hi[0]) return;
+    const bool cheb = w != T(1);
+    for (int z = b.lo[2] + (int)blockIdx.z; z < b.hi[2]; z += (int)gridDim.z)
+        for (int y = b.lo[1] + (int)blockIdx.y; y < b.hi[1]; y += (int)gridDim.y) {
+            const int64_t i = (int64_t)z * plane + (int64_t)y * pitch + x;
+            T s = mul(cx, add(src[i - 1], src[i + 1]));
+            if (DIMS >= 2) s = add(s, mul(cy, add(src[i - pitch], src[i + pitch])));
+            if (DIMS == 3) s = add(s, mul(cz, add(src[i - plane], src[i + plane])));
+            const T j = HasF ? mul(add(s, __ldg(f + i)), dv) : mul(s, dv);
+            if (cheb) {
+                const T p = dst[i];
+                dst[i] = add(p, mul(w, sub(j, p)));
+            } else {
+                dst[i] = j;
+            }
+        }
+}
+
+template <typename T, bool HasF>
+cudaError_t chebyshev_launch(int dims, const T *s, T *d, const T *f, const pyr_klayout_t *L, const pyr_kbox_t *b, const pyr_coef_t *c, T w,
+                             cudaStream_t stream)
+{
+    const int nx = b->hi[0] - b->lo[0], ny = b->hi[1] - b->lo[1], nz = b->hi[2] - b->lo[2];
+    if (nx <= 0 || ny <= 0 || nz <= 0) return cudaSuccess;
+    const int threads = 256;
+    dim3 grid((unsigned)ceil_div(nx, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
+    const int64_t plane = L->pitch * L->rows;
+    const T cx = (T)c->c[0], cy = (T)c->c[1], cz = (T)c->c[2], dv = (T)c->c[3];
+    if (dims == 1) k_chebyshev<T, 1, HasF><<<grid, threads, 0, stream>>>(s, d, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    else if (dims == 2) k_chebyshev<T, 2, HasF><<<grid, threads, 0, stream>>>(s, d, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    else k_chebyshev<T, 3, HasF><<<grid, threads, 0, stream>>>(s, d, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    return cudaGetLastError();
+}
+
+template <typename T> pyr_status_t chebyshev_run(pyrcu::ctx_t *c, int slot, const pyr_kernel_call_t *call)
+{
+    const pyr_piece_t *piece = call->piece;
+    const int dims = call->coef->dims;
+    for (int l = 0; l < call->nboxes; l++) {
+        if (pyr_box_empty(&call->boxes[l])) continue;
+        for (int a = 0; a < dims; a++)
+            if (call->boxes[l].lo[a] < piece->box.lo[a] + 1 || call->boxes[l].hi[a] > piece->box.hi[a] - 1)
+                return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: layer %d box outside its piece", l);
+    }
+    if (call->save_to || call->fill_from) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a halo the kernel does not take (kernels.h halo)");
+    const T *f = piece->nfields > 1 ? (const T *)piece->buf[1][0] : nullptr;
+    pyrcu::stats_t &stats = c->dev->stats;
+    const double t0 = pyrcu::serial(c) ? pyrcu::now_s() : 0;
+    PYR_CU(cudaSetDevice(c->device));
+    cudaStream_t s = c->stream[slot];
+    const pyr_klayout_t L = layout_of(piece);
+    int cur = piece->cur;
+    const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
+    for (int l = 0; l < call->nboxes; l++) {
+        const pyr_kbox_t b = local_box(piece, &call->boxes[l]);
+        const T w = (T)pyr_poisson_weight(call->coef->aux, call->coef->naux, call->step + l);
+        const T *src = (const T *)piece->buf[0][cur];
+        T *dst = (T *)piece->buf[0][cur ^ 1];
+        if (f) PYR_CU((chebyshev_launch<T, true>(dims, src, dst, f, &L, &b, call->coef, w, s)));
+        else PYR_CU((chebyshev_launch<T, false>(dims, src, dst, f, &L, &b, call->coef, w, s)));
+        pyrcu::count(stats.launches);
+        cur ^= 1;
+    }
+    pyrcu::span_end(c, span, slot);
+    return pyrcu::serial_end(c, slot, t0, &stats.compute_ns);
+}
+
 /* Fused launches of up to 7 steps in 2D (of 15 for heat): each takes the
  * f rows of its steps from the caches, and fewer instantiations keep the
  * build short. */
 pyr_status_t jacobi_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
+    if (call->coef->c[PYR_POISSON_CHEBYSHEV_COEF] != 0) {
+        pyrcu::ctx_t *c = (pyrcu::ctx_t *)ctx;
+        PYR_TRY(pyrcu::check_slot(c, slot));
+        if (!call->coef->aux || call->coef->naux < 1)
+            return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Chebyshev sweeps without their weights");
+        if (call->nboxes <= 0) return PYR_OK;
+        return c->elem == 8 ? chebyshev_run<double>(c, slot, call) : chebyshev_run<float>(c, slot, call);
+    }
     if (call->piece->nfields > 1 && call->piece->buf[1][0]) {
         /* fused:K,R with R <= 16 rows per 3D block: the 512-thread kernel */
         if (call->coef->dims == 3 && call->variant->p[1] > 0 && call->variant->p[1] <= 16)
