@@ -1,15 +1,19 @@
 """The line Gauss-Seidel solver, the frames pipeline, wisdom, calibration
 and discovery."""
 
+from __future__ import annotations
+
 import ctypes
 import json
 import os
 from dataclasses import dataclass, field as dc_field
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from . import _lib
-from ._core import Options, _OPTION_KEYWORDS, _text, _unknown, check
+from ._core import Options, ProgressBar, _OPTION_KEYWORDS, _text, _unknown, check
 from ._errors import ArgumentError, CancelledError, NotConvergedWarning, warn_copy
 from ._interrupt import Interrupts
 from ._lib import lib
@@ -17,17 +21,24 @@ from ._lib import lib
 _BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
 _BACKEND_NAMES = {v: k for k, v in _BACKENDS.items()}
 
+# progress= of calibrate: a callable(done, total, text), True (print the text) or None
+CalibrateProgress = Union[Callable[[int, int, str], Optional[bool]], bool, None]
+# progress= of solve_lgs: a callable(iteration, rel_residual), True (a bar of the iterations), or None/False
+LgsProgress = Union[Callable[[int, float], Optional[bool]], bool, None]
+# progress= of frames: a callable(frame, frames), True (a bar of the frames), or None/False
+FramesProgress = Union[Callable[[int, int], Optional[bool]], bool, None]
+
 # ---------------------------------------------------------------- discovery
 
 
-def version():
+def version() -> str:
     """The library's version ("0.2.0")."""
     return _lib.text(lib.pyr_version())
 
 
-def gpus():
+def gpus() -> List[Dict[str, Any]]:
     """The usable GPUs: [{"index": 0, "description": "NVIDIA <name>, 79.1 GiB, compute capability 9.0"}, ...]."""
-    out = []
+    out: List[Dict[str, Any]] = []
     for i in range(lib.pyr_gpu_count()):
         buf = ctypes.create_string_buffer(256)
         check(lib.pyr_gpu_describe(i, buf, len(buf)))
@@ -35,36 +46,37 @@ def gpus():
     return out
 
 
-def backends():
+def backends() -> Dict[str, bool]:
     """{"cpu": True, "cuda": whether a GPU is usable}."""
     return {name: bool(lib.pyr_backend_available(code)) for name, code in _BACKENDS.items() if name != "auto"}
 
 
-def cpu_threads():
-    return lib.pyr_cpu_threads()
+def cpu_threads() -> int:
+    """The CPU threads a run uses by default (run.threads = 0)."""
+    return int(lib.pyr_cpu_threads())
 
 
 # ---------------------------------------------------------------- wisdom
 
 
-def wisdom_path():
+def wisdom_path() -> str:
     """Where programs keep wisdom: $PYRGRID_WISDOM, else $XDG_CACHE_HOME/pyrgrid/wisdom, else ~/.cache/pyrgrid/wisdom."""
     buf = ctypes.create_string_buffer(4096)
     check(lib.pyr_wisdom_default_path(buf, len(buf)))
     return buf.value.decode()
 
 
-def wisdom_import(path=None):
+def wisdom_import(path: Optional[Union[str, "os.PathLike[str]"]] = None) -> None:
     """Merge a wisdom file (default: wisdom_path()) into this process's store; a missing file is fine."""
     check(lib.pyr_wisdom_import_file(os.fsencode(path or wisdom_path())))
 
 
-def wisdom_export(path=None):
+def wisdom_export(path: Optional[Union[str, "os.PathLike[str]"]] = None) -> None:
     """Write the store to a file (default: wisdom_path()), merged with it under its lock."""
     check(lib.pyr_wisdom_export_file(os.fsencode(path or wisdom_path())))
 
 
-def wisdom_forget():
+def wisdom_forget() -> None:
     """Empty this process's store."""
     lib.pyr_wisdom_forget()
 
@@ -73,8 +85,10 @@ def wisdom_forget():
 _CALIBRATE_REPORT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_char_p)
 
 
-def calibrate(backend="auto", *, schemes=None, precisions=None, dims=None, effort=1.0, kernel=None, device=0, threads=0,
-              save=True, progress=None):
+def calibrate(backend: str = "auto", *, schemes: Union[str, Iterable[Any], None] = None,
+              precisions: Union[str, Iterable[Any], None] = None, dims: Union[str, Iterable[Any], None] = None,
+              effort: float = 1.0, kernel: Optional[str] = None, device: int = 0, threads: int = 0, save: bool = True,
+              progress: CalibrateProgress = None) -> Optional[str]:
     """Measure the performance model's constants here (as ``pyrgrid
     calibrate``, through the same library call) for each scheme ("heat",
     "poisson", "maxwell": every registered one), precision and dimension
@@ -89,14 +103,21 @@ def calibrate(backend="auto", *, schemes=None, precisions=None, dims=None, effor
     set with CancelledError.  ``progress=True`` prints the text.  Ctrl-C
     stops between sets and is raised.  A stopped or failed calibration
     leaves the sets measured so far in the store and saves nothing."""
-    def joined(x):
+    def joined(x: Union[str, Iterable[Any], None]) -> Optional[bytes]:
         if x is None:
             return None
         return (x if isinstance(x, str) else ",".join(str(v) for v in x)).encode()
+
+    def printed(done: int, total: int, text: str) -> None:
+        print(text, end="", flush=True)
+    call: Optional[Callable[[int, int, str], Optional[bool]]]
     if progress is True:
-        def progress(done, total, text):
-            print(text, end="", flush=True)
-    elif progress is not None and not callable(progress):
+        call = printed
+    elif progress is None or progress is False:
+        call = None
+    elif callable(progress):
+        call = progress
+    else:
         raise ArgumentError(f"progress = {progress!r}: give a function progress(done, total, text), True (print) or None")
     opts = Options(backend=backend, device=device, threads=threads, kernel=kernel)
     if save:
@@ -104,12 +125,12 @@ def calibrate(backend="auto", *, schemes=None, precisions=None, dims=None, effor
             wisdom_import()
         except Exception:  # a rejected file is replaced, as `pyrgrid calibrate` does
             pass
-    state = {"error": None, "done": 0, "total": 0}
+    state: Dict[str, Any] = {"error": None, "done": 0, "total": 0}
 
-    def report(user, done, total, text):
+    def report(user: Any, done: int, total: int, text: bytes) -> int:
         try:
             state["done"], state["total"] = done, total
-            stop = progress is not None and not interrupts.stop and progress(done, total, _lib.text(text)) is False
+            stop = call is not None and not interrupts.stop and call(done, total, _lib.text(text)) is False
             return 1 if stop or interrupts.stop else 0  # a Ctrl-C during progress too
         except BaseException as e:  # noqa: B902 (an exception here would be lost in ctypes)
             state["error"] = e
@@ -142,29 +163,29 @@ class LgsInfo:
     stop: str                  # converged | max_iterations | diverged | stagnated | cancelled
     iterations: int
     rel_residual: float
-    history: np.ndarray = dc_field(default=None, repr=False)  # (checks, 2): iteration, relative residual
+    history: npt.NDArray[np.float64] = dc_field(default_factory=lambda: np.empty((0, 2)), repr=False)  # (checks, 2): iteration, relative residual
     backend: str = "cpu"
     threads: int = 0
     seconds: float = 0.0
     warning: str = ""
 
     @property
-    def converged(self):
+    def converged(self) -> bool:
         return self.stop == "converged"
 
 
-def _system_arrays(sysp):
+def _system_arrays(sysp: Any) -> Dict[str, npt.NDArray[np.float64]]:
     s = sysp.contents
     n, m = s.n, s.m
     return {k: np.ctypeslib.as_array(getattr(s, k), shape=(n, m)) for k in _LGS_ARRAYS}
 
 
-def lgs_omega_laplace(n, m):
+def lgs_omega_laplace(n: int, m: int) -> float:
     """The optimal line-SOR factor of the N x M Dirichlet Laplacian."""
-    return lib.pyr_lgs_omega_laplace(int(n), int(m))
+    return float(lib.pyr_lgs_omega_laplace(int(n), int(m)))
 
 
-def lgs_system(kind, n, m):
+def lgs_system(kind: str, n: int, m: int) -> Dict[str, npt.NDArray[np.float64]]:
     """The built-in systems of ``pyrgrid solve`` as arrays: kind "test1",
     "test2" or "laplace" (exact solution all ones); a dict of the six N x M
     arrays cC, aC, bC, cA, cB, F."""
@@ -180,17 +201,50 @@ def lgs_system(kind, n, m):
         lib.pyr_lgs_system_destroy(ctypes.byref(sysp))
 
 
-def solve_lgs(cC, aC, bC, cA, cB, F, y0=None, *, ordering="redblack", omega=1.0, precondition="none", tolerance=1e-10,
-              max_iterations=100000, check_every=10, backend="auto", threads=0, divergence_limit=1e8,
-              stagnation_window=20000, progress=None):
+def solve_lgs(cC: npt.ArrayLike, aC: npt.ArrayLike, bC: npt.ArrayLike, cA: npt.ArrayLike, cB: npt.ArrayLike, F: npt.ArrayLike,
+              y0: Optional[npt.ArrayLike] = None, *, ordering: str = "redblack", omega: float = 1.0, precondition: str = "none",
+              tolerance: float = 1e-10, max_iterations: int = 100000, check_every: int = 10, backend: str = "auto",
+              threads: int = 0, divergence_limit: float = 1e8, stagnation_window: int = 20000,
+              progress: LgsProgress = None) -> Tuple[npt.NDArray[np.float64], LgsInfo]:
     """Line Gauss-Seidel with the Thomas algorithm for the block-tridiagonal
     system cA*y[i-1,k] + aC*y[i,k-1] + cC*y[i,k] + bC*y[i,k+1] + cB*y[i+1,k] = F
     (include/pyrgrid_lgs.h): six N x M float64 arrays, ``y0`` the initial
     guess (default 0).  Returns ``(y, info)``; reaching max_iterations above
     the tolerance is no error (``info.stop``, and a NotConvergedWarning).
     ``progress(iteration, rel_residual)`` is called every ``check_every``
-    iterations; returning False cancels.  Ctrl-C stops the solve at its next
-    check (KeyboardInterrupt; the arrays given are not changed)."""
+    iterations; returning False cancels.  ``progress=True`` draws a
+    :class:`ProgressBar` of the iterations (of max_iterations) on stderr,
+    ended when the solve ends, converged early or not.  Ctrl-C stops the
+    solve at its next check (KeyboardInterrupt; the arrays given are not
+    changed)."""
+    bar: Optional[ProgressBar] = None
+    hook: Optional[Callable[[int, float], Optional[bool]]]
+    if progress is True:
+        bar = ProgressBar("iterations")
+        shown = bar
+
+        def hook(iteration: int, rel: float) -> None:
+            shown(iteration, int(max_iterations))
+    elif progress is None or progress is False:
+        hook = None
+    elif callable(progress):
+        hook = progress
+    else:
+        raise ArgumentError(f"progress = {progress!r}: give a function progress(iteration, rel_residual), True (a progress "
+                            f"bar on stderr), or None")
+    try:
+        return _solve_lgs(cC, aC, bC, cA, cB, F, y0, ordering, omega, precondition, tolerance, max_iterations, check_every,
+                          backend, threads, divergence_limit, stagnation_window, hook)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _solve_lgs(cC: npt.ArrayLike, aC: npt.ArrayLike, bC: npt.ArrayLike, cA: npt.ArrayLike, cB: npt.ArrayLike, F: npt.ArrayLike,
+               y0: Optional[npt.ArrayLike], ordering: str, omega: float, precondition: str, tolerance: float,
+               max_iterations: int, check_every: int, backend: str, threads: int, divergence_limit: float,
+               stagnation_window: int,
+               progress: Optional[Callable[[int, float], Optional[bool]]]) -> Tuple[npt.NDArray[np.float64], LgsInfo]:
     arrays = [cC, aC, bC, cA, cB, F]
     first = np.asarray(F)
     if first.ndim != 2:
@@ -230,9 +284,9 @@ def solve_lgs(cC, aC, bC, cA, cB, F, y0=None, *, ordering="redblack", omega=1.0,
         opt.tolerance, opt.max_iterations, opt.check_every = float(tolerance), int(max_iterations), int(check_every)
         opt.backend, opt.threads = _BACKENDS[backend], int(threads)
         opt.divergence_limit, opt.stagnation_window = float(divergence_limit), int(stagnation_window)
-        state = {"error": None, "cancelled": False, "at": None}
+        state: Dict[str, Any] = {"error": None, "cancelled": False, "at": None}
 
-        def call(user, iteration, rel):
+        def call(user: Any, iteration: int, rel: float) -> int:
             try:
                 if not interrupts.stop and (progress is None or progress(iteration, rel) is not False):
                     return 0
@@ -283,17 +337,18 @@ _FRAME_TYPES = {np.dtype(np.float32): 0, np.dtype(np.uint16): 1, np.dtype(np.int
 @dataclass
 class FramesResult:
     """What the frames pipeline gave for a sequence."""
-    residual: np.ndarray        # (T, ny, nx) float32, whitened residuals
-    shifts: np.ndarray          # (T, 2): dx, dy against the reference, pixels
-    iterations: np.ndarray      # (T,) gradient iterations per frame
-    flags: np.ndarray           # (T,) PYR_FRAMES_FLAG_* bits
-    candidates: np.ndarray      # structured: frame, x, y, flux, snr
-    max_snr: np.ndarray         # (ny, nx) float32
-    stats: dict = dc_field(default_factory=dict)
+    residual: npt.NDArray[np.float32]    # (T, ny, nx) float32, whitened residuals
+    shifts: npt.NDArray[np.float64]      # (T, 2): dx, dy against the reference, pixels
+    iterations: npt.NDArray[np.int32]    # (T,) gradient iterations per frame
+    flags: npt.NDArray[np.int32]         # (T,) PYR_FRAMES_FLAG_* bits
+    candidates: npt.NDArray[np.void]     # structured: frame, x, y, flux, snr
+    max_snr: npt.NDArray[np.float32]     # (ny, nx) float32
+    stats: Dict[str, Any] = dc_field(default_factory=dict)
     notice: str = ""
 
 
-def frames(stack, *, progress=None, mask=None, **options):
+def frames(stack: npt.ArrayLike, *, progress: FramesProgress = None, mask: Optional[npt.ArrayLike] = None,
+           **options: Any) -> FramesResult:
     """Shifts, temporal whitening and detection of faint movers over a
     sequence of frames (include/pyrgrid_frames.h): ``stack`` is (T, ny, nx)
     of float32, uint16 or int16 (others are converted to float32 with a
@@ -302,9 +357,30 @@ def frames(stack, *, progress=None, mask=None, **options):
     ``mask`` (ny, nx), nonzero = bad pixel: left out of the shifts, the
     whitening and detection in every frame (with frames.badpixels = auto,
     frames.saturation and NaN pixels; docs/frames.md#masks).
-    ``progress(frame, frames)`` is called per frame; returning False cancels.
+    ``progress(frame, frames)`` is called per frame; returning False cancels;
+    ``progress=True`` draws a :class:`ProgressBar` of the frames on stderr.
     Ctrl-C stops the sequence after the frame in hand (KeyboardInterrupt;
     ``stack`` is not changed)."""
+    bar: Optional[ProgressBar] = None
+    hook: Optional[Callable[[int, int], Optional[bool]]]
+    if progress is True:
+        hook = bar = ProgressBar("frames")
+    elif progress is None or progress is False:
+        hook = None
+    elif callable(progress):
+        hook = progress
+    else:
+        raise ArgumentError(f"progress = {progress!r}: give a function progress(frame, frames), True (a progress bar on "
+                            f"stderr), or None")
+    try:
+        return _frames(stack, hook, mask, options)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _frames(stack: npt.ArrayLike, progress: Optional[Callable[[int, int], Optional[bool]]], mask: Optional[npt.ArrayLike],
+            options: Dict[str, Any]) -> FramesResult:
     if not hasattr(lib, "pyr_frames_create"):
         from ._errors import Error
         raise Error(f"{_lib.path} was built without the frames pipeline (PYR_WITH_FRAMES=OFF): rebuild it with "
@@ -320,11 +396,12 @@ def frames(stack, *, progress=None, mask=None, **options):
     if not a.flags.c_contiguous:
         a = np.ascontiguousarray(a)
     t, ny, nx = a.shape
+    mask_u8: Optional[npt.NDArray[np.uint8]] = None
     if mask is not None:
         m = np.asarray(mask)
         if m.shape != (ny, nx):
             raise ArgumentError(f"mask has shape {m.shape}; it must be one frame's, ({ny}, {nx}), nonzero for bad pixels")
-        mask = np.ascontiguousarray(m != 0, dtype=np.uint8)
+        mask_u8 = np.ascontiguousarray(m != 0, dtype=np.uint8)
     for name in ("pyr_frames_result_t", "pyr_frames_candidate_t", "pyr_frames_stats_t"):
         _lib.check_struct(name)
     opts = ctypes.c_void_p()
@@ -342,10 +419,10 @@ def frames(stack, *, progress=None, mask=None, **options):
         shifts = np.zeros((t, 2))
         iterations = np.zeros(t, dtype=np.int32)
         flags = np.zeros(t, dtype=np.int32)
-        cands = []
-        state = {"error": None, "cancelled": False}
+        cands: List[Tuple[int, float, float, float, float]] = []
+        state: Dict[str, Any] = {"error": None, "cancelled": False}
 
-        def sink(user, rp):
+        def sink(user: Any, rp: Any) -> int:
             try:
                 r = rp.contents
                 i = r.frame
@@ -366,10 +443,10 @@ def frames(stack, *, progress=None, mask=None, **options):
                 return 15
         fn = _lib.FRAMES_SINK(sink)
         check(lib.pyr_frames_create(nx, ny, opts, fn, None, ctypes.byref(handle)))
-        if mask is not None:
+        if mask_u8 is not None:
             set_mask = lib.pyr_frames_set_mask
             set_mask.restype, set_mask.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]
-            check(set_mask(handle, ctypes.c_void_p(mask.ctypes.data)))
+            check(set_mask(handle, ctypes.c_void_p(mask_u8.ctypes.data)))
         status = 0
         pushed = 0
         # Ctrl-C stops the sequence between frames (seen by the sink, or between pushes)

@@ -251,6 +251,38 @@ def test_progress_false_none_and_callables(capfd, monkeypatch):
 
 # ------------------------------------------------------------------ type hints
 
+def test_progress_true_for_solve_lgs_and_frames(capfd):
+    """progress=True draws the bar for the line solver (iterations of max_iterations) and the frames pipeline
+    (frames), ended by a newline when the call ends, early or not; a callable and False still work."""
+    s = pyrgrid.lgs_system("laplace", 6, 8)
+    arrays = [s[k] for k in ("cC", "aC", "bC", "cA", "cB", "F")]
+    capfd.readouterr()
+    y, info = pyrgrid.solve_lgs(*arrays, tolerance=1e-8, max_iterations=5000, check_every=10, backend="cpu", progress=True)
+    err = capfd.readouterr().err
+    assert info.converged and info.iterations < 5000
+    lines = err.splitlines()
+    assert lines and err.endswith("\n") and all(line.startswith("[") for line in lines), err
+    assert f"{info.iterations}/5000 iterations" in lines[-1], err
+    seen = []
+    pyrgrid.solve_lgs(*arrays, tolerance=1e-8, max_iterations=5000, backend="cpu", progress=lambda it, rel: seen.append(it))
+    pyrgrid.solve_lgs(*arrays, tolerance=1e-8, max_iterations=5000, backend="cpu", progress=False)
+    assert seen and capfd.readouterr().err == ""
+    with pytest.raises(pyrgrid.ArgumentError, match=r"progress = 'yes'.*True \(a progress bar on stderr\)"):
+        pyrgrid.solve_lgs(*arrays, progress="yes")
+    if not pyrgrid.backends().get("cpu") or not hasattr(pyrgrid._lib.lib, "pyr_frames_create"):
+        return
+    stack = np.random.default_rng(1).normal(100, 3, (10, 64, 64)).astype(np.float32)
+    r = pyrgrid.frames(stack, history=3, border=6, backend="cpu", threads=1, progress=True)
+    err = capfd.readouterr().err
+    assert r.residual.shape == stack.shape
+    lines = err.splitlines()
+    assert lines and err.endswith("\n") and "10/10 frames 100%" in lines[-1], err
+    with pytest.raises(pyrgrid.CancelledError):
+        pyrgrid.frames(stack, history=3, border=6, backend="cpu", threads=1, progress=lambda i, t: i < 5)
+    with pytest.raises(pyrgrid.ArgumentError, match=r"progress = 3"):
+        pyrgrid.frames(stack, progress=3)
+
+
 def test_public_callables_are_annotated():
     missing = []
     for name in pyrgrid.__all__:
@@ -258,8 +290,8 @@ def test_public_callables_are_annotated():
         if not callable(obj) or (inspect.isclass(obj) and issubclass(obj, BaseException)):
             continue
         fn = obj.__init__ if inspect.isclass(obj) else obj
-        if fn is object.__init__ or fn.__module__ == "pyrgrid._extra" or getattr(obj, "__module__", "") == "pyrgrid._extra":
-            continue  # _extra.py's hints: see the report (its frames() was being edited)
+        if fn is object.__init__:
+            continue
         sig = inspect.signature(fn)
         params = [p for p in sig.parameters.values() if p.name != "self"]
         if sig.return_annotation is inspect.Signature.empty or any(p.annotation is inspect.Parameter.empty for p in params):
@@ -282,6 +314,13 @@ with pyrgrid.Plan(p, pyrgrid.Options(backend="cpu")) as plan:
     run: pyrgrid.RunInfo = plan.execute(p.initial(), progress=lambda done, total: None)
 r = pyrgrid.maxwell((20, 20), steps=3, sources=["Ez point 10 10 ricker frequency=2 delay=0.6"])
 ez: np.ndarray = r["Ez"]
+sys_ = pyrgrid.lgs_system("laplace", 4, 5)
+y, lgs = pyrgrid.solve_lgs(sys_["cC"], sys_["aC"], sys_["bC"], sys_["cA"], sys_["cB"], sys_["F"], progress=True)
+iterations: int = lgs.iterations
+hist: npt.NDArray[np.float64] = lgs.history
+omega: float = pyrgrid.lgs_omega_laplace(4, 5)
+home: str = pyrgrid.wisdom_path()
+devices: list = pyrgrid.gpus()
 wrong: str = pyrgrid.heat(np.zeros(9), dt=1e-5, steps=3)  # the one error mypy must find
 '''
 
@@ -293,11 +332,10 @@ def test_mypy_checks_the_package_and_a_caller(tmp_path):
         pytest.skip("mypy is not installed for this Python (apt-get install python3-mypy); "
                     "test_public_callables_are_annotated checks the annotations instead")
     config = tmp_path / "mypy.ini"
-    # the modules' own functions all annotated; _extra.py's are not yet (see the report)
+    # every module's own functions annotated, _extra.py's (lgs, frames, wisdom, calibrate) included
     config.write_text("[mypy]\ncache_dir = " + str(tmp_path / "cache") + "\n"
-                      "[mypy-pyrgrid,pyrgrid._core,pyrgrid._errors,pyrgrid._interrupt]\n"
-                      "disallow_untyped_defs = True\ndisallow_incomplete_defs = True\n"
-                      "[mypy-pyrgrid._extra]\nignore_errors = True\n")
+                      "[mypy-pyrgrid,pyrgrid._core,pyrgrid._errors,pyrgrid._interrupt,pyrgrid._extra]\n"
+                      "disallow_untyped_defs = True\ndisallow_incomplete_defs = True\n")
     user = tmp_path / "user.py"
     user.write_text(USER_CODE)
     r = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(config), "pyrgrid", str(user)],
