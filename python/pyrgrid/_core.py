@@ -80,7 +80,7 @@ _PROBLEM_KEYWORDS = {
 }
 # rhs="array": Poisson's f comes from the caller's array, given to Plan.execute
 _ARRAY = "<array>"
-# problem keys the library reads back (pyr_problem_get); others are kept by Problem.set for copies
+# problem keys the library lists (pyr_problem_json) and reads back (pyr_problem_get); others are kept by Problem.set for copies
 _READABLE = set(_PROBLEM_KEYWORDS.values())
 # input fields a caller may pass to Plan.execute (Poisson's f, Maxwell's coefficients)
 _INPUTS = ("f", "ca", "cb", "dh")
@@ -289,12 +289,10 @@ class Problem(_Handle):
         """Set a problem-file key ("grid.nx", "scheme.dt", "source.source1") from a number or a string."""
         super().set(key, value)
         if key not in _READABLE:
-            try:
-                self._text_of(key)
-                _READABLE.add(key)
-            except ConfigError:  # a key the library takes but does not give back: a copy needs it as set
-                self._unread.pop(key, None)
-                self._unread[key] = _text(value)
+            # a key the library's list (to_dict) leaves out (Maxwell's sections, which it reads back one by one but
+            # does not list): a copy sets it again as it was set, in the order set
+            self._unread.pop(key, None)
+            self._unread[key] = _text(value)
         return self
 
     def _keys(self) -> List[str]:

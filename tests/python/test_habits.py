@@ -78,7 +78,8 @@ def test_problems_and_options_copy_and_pickle_by_their_keys(tmp_path):
 
 
 def test_a_copied_maxwell_problem_keeps_what_the_library_does_not_read_back(tmp_path):
-    # boundary, materials, sources and probes have no getter: the copy carries them as they were set
+    # boundary, materials, sources and probes are not in the library's list of keys (to_dict), though each reads
+    # back: the copy carries them as they were set
     p = pyrgrid.Problem("maxwell", shape=(40, 50), steps=50, keys=MAXWELL_KEYS)
     assert list(p._unread) == list(MAXWELL_KEYS)
     want = pyrgrid.maxwell(p, backend="cpu")
