@@ -299,7 +299,9 @@ static void test_sweeps(void)
            (long long)j129, ec, ej);
     CHECK(c129 > 0 && j129 > 0 && c129 * 50 <= j129, "129^2: %lld Chebyshev sweeps against %lld plain Jacobi sweeps", (long long)c129,
           (long long)j129);
-    CHECK(fabs(ec - ej) < 1e-6, "129^2: the two solutions' errors %.3g and %.3g differ", ec, ej);
+    /* plain Jacobi stops with an iteration error up to change / (1 - rho), 3.3e-6 here: the two agree within it */
+    const double rho = cos(M_PI / 128);
+    CHECK(fabs(ec - ej) < 2 * 1e-9 / (1 - rho), "129^2: the two solutions' errors %.3g and %.3g differ", ec, ej);
 }
 
 int main(int argc, char **argv)
