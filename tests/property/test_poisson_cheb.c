@@ -14,6 +14,8 @@
  *     examples/poisson2d.ini (257^2, change below 1e-9) in at most 1/50 of
  *     plain Jacobi's 149,150 sweeps (docs/methods.md), and 129^2 beside
  *     plain Jacobi measured here.
+ * With the argument "cuda" the bits on the GPU instead (the in-core plan of
+ * every CUDA variant against the same reference; 77 without a GPU).
  * The problem has no key choosing Chebyshev's sweeps yet: the test sets the
  * in-core plan's coefficients as the scheme would (c[6] = 1, the weights in
  * coef.aux). */
@@ -33,11 +35,13 @@
 void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, double *ab, const int *ldab, int *ipiv, double *b,
             const int *ldb, int *info);
 
+static pyr_backend_kind_t backend = PYR_BACKEND_CPU;
+
 static pyr_options_t cpu_naive(const char *kernel)
 {
     pyr_options_t o;
     pyr_options_default(&o);
-    o.backend = PYR_BACKEND_CPU;
+    o.backend = backend;
     o.method = PYR_METHOD_NAIVE;
     if (kernel) snprintf(o.kernel, sizeof o.kernel, "%s", kernel);
     return o;
@@ -159,12 +163,13 @@ static void test_bits(int dims, pyr_precision_t prec)
     if (!f || !ref) return;
     if (prec == PYR_DOUBLE) reference_f64(&p, ref->data, f->data, sweeps);
     else reference_f32(&p, ref->data, f->data, sweeps);
-    static const char *const kernels[] = {"sweep", "auto", "wave:4,1,3"};
+    static const char *const cpu_kernels[] = {"sweep", "auto", "wave:4,1,3"}, *const cuda_kernels[] = {"plain", "fused:1", "fused:5"};
+    const char *const *kernels = backend == PYR_BACKEND_CUDA ? cuda_kernels : cpu_kernels;
     static const int64_t checks[] = {7, 157};
     const size_t bytes = (size_t)pyr_field_count(ref) * (prec == PYR_DOUBLE ? 8 : 4);
-    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
+    for (size_t k = 0; k < 3; k++)
         for (size_t c = 0; c < sizeof checks / sizeof *checks; c++) {
-            if (dims == 1 && k > 1) continue; /* the wavefront is 2D and 3D's */
+            if (dims == 1 && k > 1) continue; /* the wavefront and fused launches are 2D and 3D's */
             p.poisson.check_every = checks[c];
             pyr_options_t o = cpu_naive(kernels[k]);
             pyr_run_info_t run;
@@ -307,6 +312,18 @@ static void test_sweeps(void)
 int main(int argc, char **argv)
 {
     const int slow = argc > 1 && !strcmp(argv[1], "slow");
+    if (argc > 1 && !strcmp(argv[1], "cuda")) {
+        if (pyr_gpu_count() == 0) {
+            printf("no usable GPU: skipped\n");
+            return 77;
+        }
+        backend = PYR_BACKEND_CUDA;
+        for (int dims = 1; dims <= 3; dims++) {
+            test_bits(dims, PYR_DOUBLE);
+            test_bits(dims, PYR_FLOAT);
+        }
+        return check_report();
+    }
     /* the weights: w_1 = 1, then falling towards 2 / (1 + sqrt(1 - rho^2)) */
     double *w = NULL;
     int64_t nw = 0;
