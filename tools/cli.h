@@ -19,7 +19,7 @@ int pyr_cli_assemble(int argc, char **argv);  /* pyrgrid assemble INDEX OUT.npy 
 
 /* MPI (cli_mpi.c): the process count an MPI launcher gave in the environment
  * (0: not started by one); a line for `info`.  The run under MPI:
- * cli_maxwell.h. */
+ * cli_run.h. */
 int pyr_cli_mpi_launched(void);
 void pyr_cli_mpi_describe(FILE *out);
 

@@ -1,10 +1,13 @@
-/* The run's results checked before they are written (cli_run.h): a field
- * or a probe that went non-finite is a diverged run, said with the node and
- * what would help. */
+/* The run's results (cli_run.h): what a scheme writes, from its fields as
+ * the public API describes them, and the writers of its images and probes'
+ * series; checked before they are written: a field or a probe that went
+ * non-finite is a diverged run, said with the node and what would help. */
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_run.h"
@@ -92,4 +95,131 @@ pyr_status_t pyr_cli_check_probes(const pyr_cli_config_t *cfg, int64_t first, in
                             nonfinite_name(v), advice);
         }
     return PYR_OK;
+}
+
+/* ----------------------------------------------------------- the outputs */
+
+/* The field output.image shows unless output.component says: the one the
+ * mode's source usually drives (Maxwell's Ez, a 2D TE mode's Hz), else the
+ * scheme's first state field. */
+static int default_image(const pyr_problem_t *p)
+{
+    if (p->equation == PYR_EQ_MAXWELL) return p->dims == 2 && p->maxwell.te ? PYR_HZ : PYR_EZ;
+    return 0;
+}
+
+pyr_status_t pyr_cli_outputs_of(const pyr_cli_config_t *cfg, pyr_cli_outputs_t *o)
+{
+    const pyr_problem_t *p = &cfg->problem;
+    memset(o, 0, sizeof *o);
+    o->h5 = pyr_result_is_h5(&cfg->out);
+    if (!o->h5) pyr_result_base(&cfg->out, o->base, sizeof o->base);
+    int states = 0;
+    for (int i = 0; i < pyr_scheme_field_count(p->equation) && i < PYR_CLI_FIELDS; i++) {
+        if (!pyr_scheme_field_updated(p->equation, i)) continue;
+        states++;
+        if (pyr_problem_field_used(p, i)) o->state[o->nstate++] = i;
+    }
+    o->several = states > 1;
+    o->nprobes = p->maxwell.nprobes;
+    o->image = cfg->out.image_component >= 0 ? cfg->out.image_component : default_image(p);
+    int shown = 0;
+    for (int k = 0; k < o->nstate; k++) shown |= o->state[k] == o->image;
+    if (!shown) {
+        char names[128] = "";
+        for (int k = 0; k < o->nstate; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? " " : "", pyr_scheme_field_name(p->equation, o->state[k]));
+        return pyr_fail(PYR_ERR_CONFIG, "output.component = %s is not a component of this grid's mode; use one of %s",
+                        pyr_scheme_field_name(p->equation, o->image), names);
+    }
+    return PYR_OK;
+}
+
+void pyr_cli_state_prefix(const pyr_cli_outputs_t *o, const pyr_problem_t *p, int i, char *out, size_t size)
+{
+    if (o->several) snprintf(out, size, "%s_%s", o->base, pyr_scheme_field_name(p->equation, i));
+    else snprintf(out, size, "%s", o->base);
+}
+
+void pyr_cli_state_path(const pyr_cli_outputs_t *o, const pyr_problem_t *p, const char *whole, const char *base, int i, int64_t step,
+                        char *out, size_t size)
+{
+    const char *name = pyr_scheme_field_name(p->equation, i);
+    if (!o->several && step < 0) snprintf(out, size, "%s", whole);
+    else if (!o->several) snprintf(out, size, "%s_%06lld.npy", base, (long long)step);
+    else if (step < 0) snprintf(out, size, "%s_%s.npy", base, name);
+    else snprintf(out, size, "%s_%s_%06lld.npy", base, name, (long long)step);
+}
+
+double pyr_cli_cells(const pyr_problem_t *p)
+{
+    /* Maxwell's unknowns live on the Yee cells between the nodes */
+    if (p->equation != PYR_EQ_MAXWELL) return (double)pyr_problem_interior(p);
+    double cells = 1;
+    for (int d = 0; d < p->dims; d++) cells *= (double)(p->n[d] - 1);
+    return cells;
+}
+
+pyr_status_t pyr_cli_write_image(const char *path, const pyr_field_t *f, const pyr_problem_t *p, int i, int64_t step, double t)
+{
+    const char *name = pyr_scheme_field_name(p->equation, i);
+    char title[160], plane[64] = "", when[96];
+    double dt = 0;
+    if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
+    if (f->dims == 3) snprintf(plane, sizeof plane, ", plane z = %lld,", (long long)(f->n[2] / 2));
+    if (dt > 0) snprintf(when, sizeof when, " after %lld steps (t = %.4g)", (long long)step, t);
+    else {
+        /* a scheme without time: its name ("u, Poisson") */
+        snprintf(when, sizeof when, " %s", pyr_equation_name(p->equation));
+        when[1] = (char)toupper((unsigned char)when[1]);
+        if (!plane[0]) snprintf(plane, sizeof plane, ",");
+    }
+    snprintf(title, sizeof title, "%s%s%s%s", name, f->dims == 1 ? "(x)" : "", plane, when);
+    if (f->dims == 1) {
+        const int64_t n = f->n[0];
+        double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+        if (!x || !y) {
+            free(x);
+            free(y);
+            return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the plot of %s", name);
+        }
+        for (int64_t k = 0; k < n; k++) {
+            x[k] = p->length[0] * (double)k / (double)(n - 1);
+            y[k] = f->precision == PYR_DOUBLE ? ((const double *)f->data)[k] : ((const float *)f->data)[k];
+        }
+        pyr_plot_series_t s = {.label = name, .x = x, .y = y, .n = (int)(n < 2147483647 ? n : 2147483647)};
+        pyr_plot_opts_t o = {.title = title, .xlabel = "x", .ylabel = name};
+        const pyr_status_t st = pyr_plot_write_png(path, &s, 1, &o);
+        free(x);
+        free(y);
+        return st;
+    }
+    const char *data = f->data;
+    if (f->dims == 3) data += (size_t)(f->n[2] / 2) * (size_t)(f->n[0] * f->n[1]) * pyr_precision_size(f->precision);
+    pyr_heatmap_opts_t o = {.title = title};
+    return pyr_png_write_heatmap(path, data, f->precision, f->n[0], f->n[1], &o);
+}
+
+pyr_status_t pyr_cli_write_probes(const char *path, const pyr_problem_t *p, const double *series, int64_t nseries, double dt)
+{
+    const int nprobes = p->maxwell.nprobes;
+    pyr_output_file_t *af = NULL;
+    pyr_status_t st = pyr_output_file_open(&af, path);
+    if (st != PYR_OK) return st;
+    FILE *f = pyr_output_file_stream(af);
+    fprintf(f, "step,t");
+    for (int i = 0; i < nprobes; i++) {
+        const pyr_probe_t *pr = &p->maxwell.probes[i];
+        fprintf(f, ",%s(%lld;%lld", pyr_scheme_field_name(p->equation, pr->component), (long long)pr->node[0], (long long)pr->node[1]);
+        if (p->dims == 3) fprintf(f, ";%lld", (long long)pr->node[2]);
+        fprintf(f, ")");
+    }
+    fprintf(f, "\n");
+    for (int64_t k = 0; k < nseries; k++) {
+        /* after step k + 1: E at t = (k + 1) dt (H half a step earlier) */
+        fprintf(f, "%lld,%.17g", (long long)(k + 1), (double)(k + 1) * dt);
+        for (int i = 0; i < nprobes; i++) fprintf(f, ",%.17g", series[k * nprobes + i]);
+        fprintf(f, "\n");
+    }
+    return pyr_output_file_commit(&af);
 }

@@ -164,69 +164,6 @@ double pyr_cli_progress_end(pyr_cli_progress_t *bar)
     return pyr_seconds_now() - bar->start;
 }
 
-typedef struct {
-    pyr_cli_progress_t bar;
-    const pyr_cli_config_t *cfg;
-    pyr_result_t *result; /* output.field: .npy or HDF5, snapshots */
-} run_state_t;
-
-static int on_progress(void *user, int64_t done, int64_t total)
-{
-    pyr_cli_progress_draw(&((run_state_t *)user)->bar, done, total);
-    return 0;
-}
-
-static pyr_status_t on_snapshot(void *user, const pyr_field_t *field, int64_t step)
-{
-    run_state_t *s = user;
-    /* the result holds every field of the scheme; the state (u) is the one that can diverge */
-    CLI_TRY(pyr_cli_check_finite(&s->cfg->problem, field, "u", pyr_result_step_of(&s->cfg->out, step), "at a snapshot"));
-    return pyr_result_snapshot(s->result, step);
-}
-
-/* The image of a result: heat map (2D, or the middle z-plane of 3D), or a
- * line plot of u(x) in 1D. */
-static pyr_status_t write_image(const char *path, const pyr_field_t *f, const pyr_problem_t *p)
-{
-    char title[160];
-    if (f->dims == 1) {
-        int64_t n = f->n[0];
-        double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
-        if (!x || !y) {
-            free(x);
-            free(y);
-            return PYR_ERR_NOMEM;
-        }
-        for (int64_t i = 0; i < n; i++) {
-            x[i] = p->length[0] * (double)i / (double)(n - 1);
-            y[i] = f->precision == PYR_DOUBLE ? ((double *)f->data)[i] : ((float *)f->data)[i];
-        }
-        if (p->equation == PYR_EQ_HEAT)
-            snprintf(title, sizeof title, "u(x) after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->heat.dt);
-        else snprintf(title, sizeof title, "u(x), Poisson");
-        pyr_plot_series_t s = {.label = "u", .x = x, .y = y, .n = (int)(n < 2147483647 ? n : 2147483647)};
-        pyr_plot_opts_t o = {.title = title, .xlabel = "x", .ylabel = "u"};
-        pyr_status_t st = pyr_plot_write_png(path, &s, 1, &o);
-        free(x);
-        free(y);
-        return st;
-    }
-    size_t elem = pyr_precision_size(f->precision);
-    const char *plane = f->data;
-    if (f->dims == 3) {
-        plane += (size_t)(f->n[2] / 2) * (size_t)(f->n[0] * f->n[1]) * elem;
-        if (p->equation == PYR_EQ_HEAT)
-            snprintf(title, sizeof title, "u, plane z = %lld, after %lld steps", (long long)(f->n[2] / 2), (long long)p->steps);
-        else snprintf(title, sizeof title, "u, plane z = %lld, Poisson", (long long)(f->n[2] / 2));
-    } else {
-        if (p->equation == PYR_EQ_HEAT)
-            snprintf(title, sizeof title, "u after %lld steps (t = %.4g)", (long long)p->steps, (double)p->steps * p->heat.dt);
-        else snprintf(title, sizeof title, "u, Poisson");
-    }
-    pyr_heatmap_opts_t o = {.title = title};
-    return pyr_png_write_heatmap(path, plane, f->precision, f->n[0], f->n[1], &o);
-}
-
 /* What a plan (or one part of it) does, in one line. */
 static void describe_plan(const pyr_plan_info_t *info, char *out, size_t size)
 {
@@ -315,6 +252,349 @@ void pyr_cli_print_summary(const pyr_cli_summary_t *s)
     printf("pyrgrid: %s\n", line);
 }
 
+
+/* -------------------------------------------------------------------- run */
+
+/* One run of a problem of any scheme, in one process or over MPI ranks. */
+typedef struct {
+    pyr_cli_config_t *cfg;
+    pyr_cli_outputs_t o;
+    int rank, ranks;      /* ranks 0: one process */
+    pyr_cli_progress_t bar;
+    pyr_result_t *result; /* an HDF5 output.field */
+    double *series;       /* the probes' series, nseries steps */
+    int64_t nseries, cap;
+    /* the files it names, checked before it runs */
+    char outs[PYR_CLI_FIELDS][PYR_PATH_MAX + 96], indexes[PYR_CLI_FIELDS][PYR_PATH_MAX + 96], ins[PYR_CLI_FIELDS][PYR_PATH_MAX + 16];
+    char prefixes[PYR_CLI_FIELDS][PYR_PATH_MAX + 16], sidecar[PYR_PATH_MAX + 8], sidecar_name[PYR_PATH_MAX + 64];
+} run_t;
+
+static int on_progress(void *user, int64_t done, int64_t total)
+{
+    pyr_cli_progress_draw(&((run_t *)user)->bar, done, total);
+    return 0;
+}
+
+/* The state fields before they are written: none diverged.  origin: where
+ * the fields' box lies in the grid (a rank's part), so that messages give the
+ * whole grid's node. */
+static pyr_status_t check_states(const run_t *r, pyr_field_t *const *fields, const int64_t origin[3], int64_t step, const char *when)
+{
+    const pyr_problem_t *p = &r->cfg->problem;
+    pyr_problem_t box = *p;
+    for (int a = 0; a < 3; a++) box.origin[a] = p->origin[a] + origin[a];
+    for (int k = 0; k < r->o.nstate; k++) {
+        const int i = r->o.state[k];
+        if (fields[i]) CLI_TRY(pyr_cli_check_finite(&box, fields[i], pyr_scheme_field_name(p->equation, i), step, when));
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t write_npy(const char *path, const pyr_field_t *f)
+{
+    int64_t shape[3];
+    for (int d = 0; d < f->dims; d++) shape[d] = f->n[f->dims - 1 - d];
+    return pyr_npy_write(path, f->dims, shape, f->precision, f->data);
+}
+
+static pyr_status_t on_snapshot(void *user, pyr_field_t *const *fields, int nfields, int64_t done)
+{
+    run_t *r = user;
+    const pyr_problem_t *p = &r->cfg->problem;
+    const int64_t step = pyr_result_step_of(&r->cfg->out, done), at[3] = {0, 0, 0};
+    CLI_TRY(check_states(r, fields, at, step, "at a snapshot"));
+    if (r->o.h5) return pyr_result_snapshot(r->result, done);
+    for (int k = 0; k < r->o.nstate; k++) {
+        const int i = r->o.state[k];
+        if (i >= nfields || !fields[i]) continue;
+        char path[PYR_PATH_MAX + 96];
+        pyr_cli_state_path(&r->o, p, r->cfg->field, r->o.base, i, step, path, sizeof path);
+        const pyr_status_t w = write_npy(path, fields[i]);
+        if (w != PYR_OK) return pyr_fail_context(w, "output.every: ");
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t on_probe(void *user, int64_t first, int64_t count, const double *values, int nprobes)
+{
+    run_t *r = user;
+    if (first != r->nseries) return pyr_fail(PYR_ERR_INTERNAL, "probes: steps from %lld, expected %lld", (long long)first, (long long)r->nseries);
+    CLI_TRY(pyr_cli_check_probes(r->cfg, first, count, values, nprobes));
+    if (r->nseries + count > r->cap) {
+        int64_t cap = r->cap ? 2 * r->cap : 1024;
+        while (cap < r->nseries + count) cap *= 2;
+        double *g = realloc(r->series, (size_t)(cap * nprobes) * sizeof *g);
+        if (!g) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the probes' series (%lld steps)", (long long)(r->nseries + count));
+        r->series = g;
+        r->cap = cap;
+    }
+    memcpy(r->series + r->nseries * nprobes, values, (size_t)(count * nprobes) * sizeof *values);
+    r->nseries += count;
+    return PYR_OK;
+}
+
+/* Before anything is computed: every output writable, none the same file as
+ * another or as an input, snapshots included.  One process writes the state
+ * fields (or the HDF5 result and its sidecar), the image, the probes and the
+ * report; over MPI ranks each rank its parts, rank 0 the parts' indexes and
+ * the probes. */
+static pyr_status_t check_files(run_t *r, const char *report)
+{
+    const pyr_cli_config_t *cfg = r->cfg;
+    const pyr_problem_t *p = &cfg->problem;
+    pyr_named_path_t outs[2 * PYR_CLI_FIELDS + 5], ins[PYR_CLI_FIELDS + 5];
+    int nout = 0, nin = 0;
+    for (int k = 0; k < r->o.nstate && cfg->field[0] && !r->o.h5; k++) {
+        char *path = r->outs[k];
+        pyr_cli_state_path(&r->o, p, cfg->field, r->o.base, r->o.state[k], -1, path, sizeof r->outs[k]);
+        if (r->ranks > 0) {
+            char whole[PYR_PATH_MAX + 96];
+            snprintf(whole, sizeof whole, "%s", path);
+            pyr_npy_part_names(whole, r->rank, path, sizeof r->outs[k], r->indexes[k], sizeof r->indexes[k]);
+        }
+        outs[nout++] = (pyr_named_path_t){"output.field", path};
+        if (r->ranks > 0) outs[nout++] = (pyr_named_path_t){"the parts index", r->rank == 0 ? r->indexes[k] : NULL};
+    }
+    if (r->o.h5) outs[nout++] = (pyr_named_path_t){"output.field", cfg->field};
+    if (r->ranks == 0) outs[nout++] = (pyr_named_path_t){"output.image", cfg->image};
+    if (r->sidecar[0]) {
+        snprintf(r->sidecar_name, sizeof r->sidecar_name, "the XDMF sidecar of output.field (%s)", cfg->field);
+        outs[nout++] = (pyr_named_path_t){r->sidecar_name, r->sidecar};
+    }
+    if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.probes", cfg->probes};
+    outs[nout++] = (pyr_named_path_t){"--report", report};
+    if (p->init == PYR_INIT_FILE)
+        for (int k = 0; k < r->o.nstate; k++) {
+            pyr_cli_state_path(&r->o, p, p->init_file, p->init_file, r->o.state[k], -1, r->ins[k], sizeof r->ins[k]);
+            ins[nin++] = (pyr_named_path_t){"initial.file", r->ins[k]};
+        }
+    ins[nin++] = (pyr_named_path_t){"the problem file", cfg->source};
+    if (p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_FILE) ins[nin++] = (pyr_named_path_t){"rhs.file", p->poisson.rhs_file};
+    ins[nin++] = (pyr_named_path_t){"material.eps_file", p->maxwell.eps_file};
+    ins[nin++] = (pyr_named_path_t){"material.sigma_file", p->maxwell.sigma_file};
+    ins[nin++] = (pyr_named_path_t){"material.mu_file", p->maxwell.mu_file};
+    CLI_TRY(pyr_check_outputs(outs, nout, ins, nin));
+    if (cfg->out.every <= 0 || r->o.h5) return PYR_OK;
+    /* .npy snapshots: NAME_000010.npy, NAME_Ez_000010.npy ... */
+    const char *prefixes[PYR_CLI_FIELDS];
+    for (int k = 0; k < r->o.nstate; k++) {
+        pyr_cli_state_prefix(&r->o, p, r->o.state[k], r->prefixes[k], sizeof r->prefixes[k]);
+        prefixes[k] = r->prefixes[k];
+    }
+    return pyr_result_check_snapshots(&cfg->out, prefixes, r->o.nstate, outs, nout, ins, nin);
+}
+
+/* The backend the ranks ran on: the one asked for, or the automatic choice. */
+static pyr_backend_kind_t backend_of(const pyr_options_t *o)
+{
+    if (o->backend != PYR_BACKEND_AUTO) return o->backend;
+    return pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
+}
+
+/* Run cfg's problem and write what its scheme writes; one process (ranks =
+ * 0), or this rank's part over MPI ranks (every rank calls it: the failures
+ * are agreed, so all go on or stop together).  unsupported: NULL, or why the
+ * run cannot go over the ranks.  Returns the exit status. */
+static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, const char *unsupported, int rank, int ranks)
+{
+    pyr_problem_t *p = &cfg->problem;
+    run_t *r = calloc(1, sizeof *r);
+    if (!r) return pyr_cli_fail("out of host memory");
+    r->cfg = cfg;
+    r->rank = rank;
+    r->ranks = ranks;
+    quiet |= rank != 0; /* one voice: rank 0's (failures are agreed, so it has every rank's) */
+    pyr_status_t st = pyr_problem_validate(p);
+    if (st == PYR_OK && unsupported) st = pyr_fail(PYR_ERR_UNSUPPORTED, "%s", unsupported);
+    if (st == PYR_OK) st = pyr_cli_outputs_of(cfg, &r->o);
+    if (st == PYR_OK && cfg->out.every > 0 && ranks > 0)
+        st = pyr_fail(PYR_ERR_UNSUPPORTED, "output.every (snapshots) is not supported in runs over several MPI ranks yet; leave it out");
+    if (st == PYR_OK && cfg->out.every > 0 && !cfg->field[0])
+        st = pyr_fail(PYR_ERR_CONFIG, "output.every = %lld writes snapshots named after output.field, which is empty; set output.field = "
+                      "NAME.npy (or NAME.h5)", (long long)cfg->out.every);
+    if (st == PYR_OK && r->o.nprobes && !cfg->probes[0] && !quiet)
+        fprintf(stderr, "pyrgrid: note: [probe] is set but output.probes is not: the probes' series are not written\n");
+    if (st == PYR_OK) {
+        pyr_result_sidecar(p, &cfg->out, r->sidecar, sizeof r->sidecar);
+        st = check_files(r, report);
+    }
+    st = pyr_cli_mpi_agree(ranks, st);
+    if (st == PYR_OK && ranks > 0 && !quiet && cfg->image[0])
+        fprintf(stderr, "pyrgrid: output.image is not written by a run over %d ranks (no rank holds the whole grid); %s\n", ranks,
+                r->o.several ? "assemble a component's parts (pyrgrid assemble) to look at it"
+                             : "assemble the parts (pyrgrid assemble) to look at the field");
+    if (st == PYR_OK) pyr_cli_wisdom_import(); /* (it clears the last error: not after a failure, whose message is printed below) */
+
+    /* one process: the plan (MPI ranks plan their parts themselves) */
+    double t0 = pyr_seconds_now(), seconds[4] = {0, 0, 0, 0}; /* plan, initial fields, execute, outputs */
+    pyr_plan_t *plan = NULL;
+    pyr_plan_info_t info;
+    memset(&info, 0, sizeof info);
+    if (st == PYR_OK && ranks == 0) {
+        const unsigned long wisdom_before = pyr_wisdom_store_generation();
+        st = pyr_plan_create(p, &cfg->options, &plan);
+        if (st == PYR_OK) st = pyr_plan_get_info(plan, &info);
+        if (st == PYR_OK) {
+            if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+            if (pyr_cli_verbosity > 0) {
+                char line[256], model[PYR_PATH_MAX + 320];
+                describe_plan(&info, line, sizeof line);
+                pyr_plan_model_source(plan, model, sizeof model);
+                fprintf(stderr, "pyrgrid: plan: %s; model: %s\n", line, model);
+                print_parts(stderr, "pyrgrid: ", plan, 0);
+            }
+            if (cfg->out.start_step > 0 && !quiet && pyr_cli_verbosity > 0)
+                fprintf(stderr, "pyrgrid: restart from step %lld of %s: %lld steps to run\n", (long long)cfg->out.start_step, p->init_file,
+                        (long long)p->steps);
+            pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
+        }
+    }
+    seconds[0] = pyr_seconds_now() - t0;
+
+    /* one process: the state fields it starts from, and for an HDF5 result the
+     * inputs it stores (the run then uses these, not its own copies) */
+    const int nf = pyr_scheme_field_count(p->equation);
+    pyr_field_t *fields[PYR_CLI_FIELDS] = {NULL};
+    for (int k = 0; k < r->o.nstate && st == PYR_OK && ranks == 0; k++) {
+        const int i = r->o.state[k];
+        st = pyr_field_create(p, &fields[i]);
+        if (st == PYR_OK)
+            st = i == 0 && p->init == PYR_INIT_FILE && cfg->start_dataset[0] ? pyr_field_init_file(fields[i], p, p->init_file, cfg->start_dataset)
+                                                                              : pyr_field_init_state(fields[i], p, i);
+    }
+    for (int i = 0; i < nf && i < PYR_CLI_FIELDS && st == PYR_OK && r->o.h5 && ranks == 0; i++) {
+        if (!pyr_scheme_field_input(p->equation, i) || !pyr_problem_field_used(p, i)) continue;
+        st = pyr_field_create(p, &fields[i]);
+        if (st == PYR_OK) st = pyr_field_init_input(fields[i], p, i);
+    }
+    if (st == PYR_OK && r->o.h5 && ranks == 0) st = pyr_result_open(&r->result, p, &cfg->out, plan, fields, nf);
+    seconds[1] = pyr_seconds_now() - t0 - seconds[0];
+
+    pyr_run_info_t ri;
+    memset(&ri, 0, sizeof ri);
+    int64_t origin[3] = {0, 0, 0};
+    double secs = 0;
+    if (st == PYR_OK) {
+        pyr_hooks_t hooks = {.progress = on_progress,
+                             .user = r,
+                             .snapshot_fields = cfg->out.every > 0 ? on_snapshot : NULL,
+                             .probe = r->o.nprobes && rank == 0 ? on_probe : NULL};
+        pyr_cli_progress_begin(&r->bar, quiet);
+        st = ranks == 0 ? pyr_execute_fields(plan, fields, nf, &hooks, &ri) : pyr_cli_mpi_execute(p, &cfg->options, &hooks, fields, nf, &ri, origin);
+        secs = pyr_cli_progress_end(&r->bar);
+        seconds[2] = secs;
+        /* no output of diverged values (a grid near the precision's largest number, an oversized source) */
+        if (st == PYR_OK) st = pyr_cli_mpi_agree(ranks, check_states(r, fields, origin, pyr_result_step_of(&cfg->out, ri.steps), "the end of the run"));
+    }
+    const int not_converged = p->equation == PYR_EQ_POISSON && p->poisson.tolerance > 0 && !ri.converged;
+    double gcells = secs > 0 ? pyr_cli_cells(p) * (double)ri.steps / secs * 1e-9 : 0.0;
+
+    if (st == PYR_OK && ranks == 0) {
+        /* The fields, the sidecar, the image, the probes and the report are
+         * committed together: all new, or (on a failure, e.g. a full disk)
+         * all as they were. */
+        pyr_output_stage_t *stage = NULL;
+        st = pyr_output_stage_begin(&stage);
+        const double t_out = pyr_seconds_now();
+        const int64_t step = pyr_result_step_of(&cfg->out, ri.steps);
+        if (st == PYR_OK && r->o.h5 && (st = pyr_result_final(r->result, &ri)) != PYR_OK) pyr_fail_context(st, "output.field: ");
+        for (int k = 0; k < r->o.nstate && st == PYR_OK && !r->o.h5 && cfg->field[0]; k++) {
+            const int i = r->o.state[k];
+            char path[PYR_PATH_MAX + 96];
+            pyr_cli_state_path(&r->o, p, cfg->field, r->o.base, i, -1, path, sizeof path);
+            if ((st = write_npy(path, fields[i])) != PYR_OK) pyr_fail_context(st, "output.field: ");
+        }
+        if (st == PYR_OK && cfg->image[0] &&
+            (st = pyr_cli_write_image(cfg->image, fields[r->o.image], p, r->o.image, step, pyr_result_time_of(p, &cfg->out, ri.steps))) != PYR_OK)
+            pyr_fail_context(st, "output.image: ");
+        double dt = 0;
+        if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
+        if (st == PYR_OK && cfg->probes[0] && r->o.nprobes && (st = pyr_cli_write_probes(cfg->probes, p, r->series, r->nseries, dt)) != PYR_OK)
+            pyr_fail_context(st, "output.probes: ");
+        if (st == PYR_OK && report) {
+            seconds[3] = pyr_seconds_now() - t_out;
+            if ((st = pyr_run_report_write(report, p, &cfg->out, &cfg->options, plan, &ri, seconds, gcells, r->sidecar,
+                                           not_converged ? PYR_EXIT_NOT_CONVERGED : PYR_EXIT_OK)) != PYR_OK)
+                pyr_fail_context(st, "--report: ");
+        }
+        if (st == PYR_OK) st = pyr_output_stage_commit(&stage);
+        pyr_output_stage_abort(&stage);
+    }
+    if (st == PYR_OK && ranks > 0) {
+        /* each rank its part of every state field, rank 0 the indexes and the probes */
+        for (int k = 0; k < r->o.nstate && st == PYR_OK && cfg->field[0]; k++) {
+            const int i = r->o.state[k];
+            char path[PYR_PATH_MAX + 96];
+            pyr_cli_state_path(&r->o, p, cfg->field, r->o.base, i, -1, path, sizeof path);
+            st = pyr_cli_mpi_write_part(path, fields[i]);
+        }
+        double dt = 0;
+        if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
+        pyr_status_t wp = PYR_OK;
+        if (st == PYR_OK && rank == 0 && cfg->probes[0] && r->o.nprobes) wp = pyr_cli_write_probes(cfg->probes, p, r->series, r->nseries, dt);
+        if (st == PYR_OK) st = pyr_cli_mpi_agree(ranks, wp);
+    }
+    pyr_result_abort(&r->result);
+    pyr_plan_destroy(&plan);
+    for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
+    free(r->series);
+    if (st != PYR_OK) {
+        if (rank == 0) pyr_cli_fail(NULL);
+        free(r);
+        return PYR_EXIT_ERROR;
+    }
+
+    pyr_cli_summary_t sum = {.problem = p, .plan = &info, .backend = info.backend, .run = &ri, .counts = ri.counts, .halo_sent = ri.halo_sent,
+                             .halo_received = ri.halo_received};
+    if (ranks > 0) {
+        pyr_cli_mpi_sum(&sum, &secs); /* the counts and halo traffic of every rank, the slowest rank's seconds */
+        sum.plan = NULL;
+        sum.backend = backend_of(&cfg->options);
+        gcells = secs > 0 ? pyr_cli_cells(p) * (double)ri.steps / secs * 1e-9 : 0.0;
+    } else if (ri.host_memory == PYR_HOST_STAGE && info.host_memory == PYR_HOST_PIN && !quiet)
+        fprintf(stderr, "pyrgrid: notice: %s\n", ri.host_note);
+    sum.from = cfg->out.start_step;
+    sum.seconds = secs;
+    sum.gcells = gcells;
+    if (rank == 0) {
+        pyr_cli_print_summary(&sum);
+        if (ranks > 0 && pyr_cli_verbosity > 0) fprintf(stderr, "pyrgrid: %s\n", pyr_cli_mpi_partition());
+        if (ranks > 0 && cfg->field[0] && !quiet) {
+            if (r->o.several)
+                fprintf(stderr, "pyrgrid: wrote %d parts of each component and their indexes %s_*.parts.json (one .npy: pyrgrid assemble)\n",
+                        ranks, r->o.base);
+            else
+                fprintf(stderr, "pyrgrid: wrote %d parts and their index %s (one .npy: pyrgrid assemble %s OUT.npy)\n", ranks, r->indexes[0],
+                        r->indexes[0]);
+        }
+        if (not_converged)
+            fprintf(stderr,
+                    "pyrgrid: error: did not converge: after %lld sweeps (the most, scheme.iterations) a sweep still changes u by "
+                    "%.6g, more than scheme.tolerance = %g; the result was written. Use more iterations, a larger tolerance%s, or a "
+                    "good initial guess (initial.kind = file)\n",
+                    (long long)pyr_result_step_of(&cfg->out, ri.steps), ri.change, p->poisson.tolerance,
+                    p->precision == PYR_FLOAT && ri.change < 1e-5 ? " (float rounding stops the change near 1e-7 of |u|: use precision = double)"
+                                                                  : "");
+    }
+    free(r);
+    return not_converged ? PYR_EXIT_NOT_CONVERGED : PYR_EXIT_OK;
+}
+
+/* Why a run cannot go over MPI ranks (an output or input only a process
+ * holding the whole grid handles; HDF5 is not parallel here), or NULL. */
+static const char *unsupported_over_ranks(const pyr_cli_config_t *cfg, const char *report)
+{
+    const char *state = pyr_scheme_field_name(cfg->problem.equation, 0);
+    if (pyr_result_is_h5(&cfg->out))
+        return "output.field = NAME.h5: HDF5 results are not written by runs over several MPI ranks (each rank writes its part as .npy); "
+               "use output.field = NAME.npy and pyrgrid assemble";
+    if (report) return "--report is not written by runs over several MPI ranks yet; leave it out (rank 0 prints the summary line)";
+    if (cfg->start_dataset[0] && state && strcmp(cfg->start_dataset, state) != 0)
+        return "initial.step picks a snapshot of an HDF5 result, which runs over several MPI ranks do not read; restart from its final "
+               "field (leave initial.step out) or run in one process";
+    return NULL;
+}
+
 int pyr_cli_run(int argc, char **argv)
 {
     pyr_cli_config_t cfg;
@@ -322,149 +602,14 @@ int pyr_cli_run(int argc, char **argv)
     run_flags_t flags;
     int rc = parse_args(argc, argv, "run", &cfg, &quiet, &flags);
     if (rc) return rc < 0 ? PYR_EXIT_OK : rc;
-    /* started by mpirun: one grid over the ranks (cli_mpi.c) */
-    if (pyr_cli_mpi_launched()) {
-        /* what only a process holding the whole grid writes or reads (HDF5 is not parallel here) */
-        const char *state = pyr_scheme_field_name(cfg.problem.equation, 0);
-        const char *unsupported = NULL;
-        if (pyr_result_is_h5(&cfg.out))
-            unsupported = "output.field = NAME.h5: HDF5 results are not written by runs over several MPI ranks (each rank writes its "
-                          "part as .npy); use output.field = NAME.npy and pyrgrid assemble";
-        else if (flags.report)
-            unsupported = "--report is not written by runs over several MPI ranks yet; leave it out (rank 0 prints the summary line)";
-        else if (cfg.start_dataset[0] && state && strcmp(cfg.start_dataset, state) != 0)
-            unsupported = "initial.step picks a snapshot of an HDF5 result, which runs over several MPI ranks do not read; restart "
-                          "from its final field (leave initial.step out) or run in one process";
-        if ((rc = pyr_cli_run_mpi(&cfg, quiet, unsupported)) >= 0) return rc;
-    }
-    pyr_problem_t *p = &cfg.problem;
-    if (pyr_problem_validate(p) != PYR_OK) return pyr_cli_fail(NULL);
-    /* its own outputs (cli_maxwell.c): a .npy per component or one HDF5 file, probes */
-    if (p->equation == PYR_EQ_MAXWELL) return pyr_cli_run_maxwell(&cfg, quiet, flags.report);
-    if (cfg.out.every > 0 && !cfg.field[0]) {
-        fprintf(stderr, "pyrgrid: error: output.every = %lld writes snapshots named after output.field, which is empty; set output.field = NAME.npy\n",
-                (long long)cfg.out.every);
-        return 1;
-    }
-    char sidecar[PYR_PATH_MAX + 8];
-    pyr_result_sidecar(&cfg.problem, &cfg.out, sidecar, sizeof sidecar);
-    const int h5 = pyr_result_is_h5(&cfg.out);
-    /* Fail before a long run, not after it: every output writable, none the
-     * same file as another or as an input, snapshots included. */
-    {
-        char sidecar_name[PYR_PATH_MAX + 64];
-        snprintf(sidecar_name, sizeof sidecar_name, "the XDMF sidecar of output.field (%s)", cfg.field);
-        pyr_named_path_t outs[4] = {{"output.field", cfg.field}, {"output.image", cfg.image}, {sidecar_name, sidecar},
-                                    {"--report", flags.report}};
-        pyr_named_path_t ins[3] = {{"initial.file", p->init == PYR_INIT_FILE ? p->init_file : NULL}, {"the problem file", cfg.source},
-                                   {"rhs.file", p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_FILE ? p->poisson.rhs_file : NULL}};
-        if (pyr_check_outputs(outs, 4, ins, 3) != PYR_OK) return pyr_cli_fail(NULL);
-        if (cfg.out.every > 0 && !h5) {
-            /* NAME_000010.npy ... of output.field = NAME.npy */
-            char base[PYR_PATH_MAX];
-            pyr_result_base(&cfg.out, base, sizeof base);
-            const char *prefix = base;
-            if (pyr_result_check_snapshots(&cfg.out, &prefix, 1, outs, 4, ins, 3) != PYR_OK) return pyr_cli_fail(NULL);
-        }
-    }
-
-    double t0 = pyr_seconds_now(), seconds[4] = {0, 0, 0, 0}; /* plan, initial field, execute, outputs */
-    pyr_cli_wisdom_import();
-    unsigned long wisdom_before = pyr_wisdom_store_generation();
-    pyr_plan_t *plan = NULL;
-    if (pyr_plan_create(p, &cfg.options, &plan) != PYR_OK) return pyr_cli_fail(NULL);
-    pyr_plan_info_t info;
-    pyr_plan_get_info(plan, &info);
-    if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
-    if (pyr_cli_verbosity > 0) {
-        char line[256], model[PYR_PATH_MAX + 320];
-        describe_plan(&info, line, sizeof line);
-        pyr_plan_model_source(plan, model, sizeof model);
-        fprintf(stderr, "pyrgrid: plan: %s; model: %s\n", line, model);
-        print_parts(stderr, "pyrgrid: ", plan, 0);
-    }
-    if (cfg.out.start_step > 0 && !quiet && pyr_cli_verbosity > 0)
-        fprintf(stderr, "pyrgrid: restart from step %lld of %s: %lld steps to run\n", (long long)cfg.out.start_step, p->init_file, (long long)p->steps);
-    pyr_cli_wisdom_export_if_changed(wisdom_before); /* plan = measure recorded its choice */
-    seconds[0] = pyr_seconds_now() - t0;
-
-    const int nf = pyr_scheme_field_count(p->equation);
-    pyr_field_t *fields[PYR_CLI_FIELDS] = {NULL}; /* inputs (Poisson's f): made by the library from the problem, unless stored in an HDF5 result */
-    pyr_status_t s = pyr_field_create(p, &fields[0]);
-    if (s == PYR_OK)
-        s = p->init == PYR_INIT_FILE && cfg.start_dataset[0] ? pyr_field_init_file(fields[0], p, p->init_file, cfg.start_dataset)
-                                                             : pyr_field_init(fields[0], p);
-    for (int i = 1; i < nf && i < PYR_CLI_FIELDS && s == PYR_OK && h5; i++) {
-        if (pyr_scheme_field_updated(p->equation, i) || (p->equation == PYR_EQ_POISSON && p->poisson.rhs == PYR_RHS_ZERO)) continue;
-        s = pyr_field_create(p, &fields[i]);
-        if (s == PYR_OK) s = pyr_field_init_input(fields[i], p, i);
-    }
-    run_state_t st = {0};
-    if (s == PYR_OK) s = pyr_result_open(&st.result, &cfg.problem, &cfg.out, plan, fields, nf);
-    if (s != PYR_OK) {
-        pyr_plan_destroy(&plan);
-        for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
-        return pyr_cli_fail(NULL);
-    }
-    pyr_field_t *field = fields[0];
-    seconds[1] = pyr_seconds_now() - t0 - seconds[0];
-    st.cfg = &cfg;
-    pyr_hooks_t hooks = {.progress = on_progress, .snapshot = cfg.out.every > 0 ? on_snapshot : NULL, .user = &st};
-    pyr_run_info_t ri;
-    pyr_cli_progress_begin(&st.bar, quiet);
-    s = pyr_execute_fields(plan, fields, nf, &hooks, &ri);
-    const pyr_counters_t cnt = ri.counts;
-    double secs = pyr_cli_progress_end(&st.bar);
-    seconds[2] = secs;
-    /* no output of diverged values (a heat grid near the precision's largest number, a Poisson guess or right side too large) */
-    if (s == PYR_OK) s = pyr_cli_check_finite(p, field, "u", pyr_result_step_of(&cfg.out, ri.steps), "the end of the run");
-    if (s != PYR_OK) {
-        pyr_plan_destroy(&plan);
-        pyr_result_abort(&st.result);
-        for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
-        return pyr_cli_fail(NULL);
-    }
-    const int not_converged = p->equation == PYR_EQ_POISSON && p->poisson.tolerance > 0 && !ri.converged;
-    double cells = (double)pyr_problem_interior(p) * (double)ri.steps;
-    const double gcells = secs > 0 ? cells / secs * 1e-9 : 0.0;
-    /* The field, its sidecar, the image and the report are committed
-     * together: all new, or (on a failure, e.g. a full disk) all as they were. */
-    pyr_output_stage_t *stage = NULL;
-    const char *failed = pyr_output_stage_begin(&stage) != PYR_OK ? "" : NULL;
-    double t_out = pyr_seconds_now();
-    pyr_problem_t shown = *p; /* the image's title counts the steps from 0 */
-    shown.steps = pyr_result_step_of(&cfg.out, ri.steps);
-    if (cfg.field[0] && pyr_result_final(st.result, &ri) != PYR_OK)
-        failed = "output.field: ";
-    else if (cfg.image[0] && write_image(cfg.image, field, &shown) != PYR_OK)
-        failed = "output.image: ";
-    if (!failed && flags.report) {
-        seconds[3] = pyr_seconds_now() - t_out;
-        if (pyr_run_report_write(flags.report, &cfg.problem, &cfg.out, &cfg.options, plan, &ri, seconds, gcells, sidecar,
-                                 not_converged ? 3 : 0) != PYR_OK)
-            failed = "--report: ";
-    }
-    if (!failed && pyr_output_stage_commit(&stage) != PYR_OK) failed = "";
-    pyr_output_stage_abort(&stage);
-    pyr_result_abort(&st.result);
-    pyr_plan_destroy(&plan);
-    for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
-    if (failed) return pyr_cli_fail(failed);
-
-    if (ri.host_memory == PYR_HOST_STAGE && info.host_memory == PYR_HOST_PIN && !quiet) fprintf(stderr, "pyrgrid: notice: %s\n", ri.host_note);
-    pyr_cli_summary_t sum = {.problem = p, .plan = &info, .backend = info.backend, .run = &ri, .counts = cnt, .halo_sent = ri.halo_sent,
-                             .halo_received = ri.halo_received, .from = cfg.out.start_step, .seconds = secs, .gcells = gcells};
-    pyr_cli_print_summary(&sum);
-    if (not_converged) {
-        fprintf(stderr,
-                "pyrgrid: error: did not converge: after %lld sweeps (the most, scheme.iterations) a sweep still changes u by "
-                "%.6g, more than scheme.tolerance = %g; the result was written. Use more iterations, a larger tolerance%s, or a "
-                "good initial guess (initial.kind = file)\n",
-                (long long)pyr_result_step_of(&cfg.out, ri.steps), ri.change, p->poisson.tolerance,
-                p->precision == PYR_FLOAT && ri.change < 1e-5 ? " (float rounding stops the change near 1e-7 of |u|: use precision = double)" : "");
-        return 3;
-    }
-    return 0;
+    /* started by mpirun: one grid over the ranks (cli_mpi.c starts MPI) */
+    int rank = 0, ranks = 0;
+    const int mpi = pyr_cli_mpi_begin(&rank, &ranks);
+    if (mpi > 0) return mpi;
+    if (mpi < 0) return run_problem(&cfg, quiet, flags.report, NULL, 0, 0);
+    rc = run_problem(&cfg, quiet, flags.report, unsupported_over_ranks(&cfg, flags.report), rank, ranks);
+    pyr_cli_mpi_end();
+    return rc;
 }
 
 int pyr_cli_plan(int argc, char **argv)
