@@ -41,7 +41,7 @@ typedef struct {
     int reach_lo[3], reach_hi[3];   /* nodes read below / above a computed node, per axis (axes < dims) */
     int margin_lo[3], margin_hi[3]; /* nodes at the low / high end of an axis the sub-step never updates */
     int edge_lo[3], edge_hi[3];     /* nodes at an end that some field of the sub-step does not update, when more than
-                                       the margin (a part's frozen edge: exec/parts.c) */
+                                       the margin (a part's frozen edge: multi/) */
 } pyr_substep_t;
 
 typedef enum {
@@ -113,7 +113,7 @@ typedef struct pyr_scheme {
     /* Fill input field i from the problem. */
     pyr_status_t (*init_input)(const pyr_problem_t *p, int i, pyr_field_t *out);
     /* (optional; needed to run the scheme's inputs over several devices or
-     * MPI ranks, exec/parts.c) The same over a part of the grid only: `out`
+     * MPI ranks, multi/) The same over a part of the grid only: `out`
      * holds the nodes origin .. origin + out->n - 1, with the values those
      * nodes have in init_input's field, made without the rest of the grid. */
     pyr_status_t (*init_input_part)(const pyr_problem_t *p, int i, const int64_t origin[3], pyr_field_t *out);
@@ -142,9 +142,11 @@ typedef struct pyr_scheme {
      *
      * amplitudes: amp[s * nsources + i] = the amount source i adds in step
      * first + s (the step from time layer first + s to first + s + 1), for
-     * s < count.  Called once per pass, for consecutive ranges in increasing
-     * order from the run's first step, so that a scheme may advance state of
-     * its own here (an auxiliary grid) and read it back in the next call.
+     * s < count (count at most the plan's height).  Called once per pass,
+     * for consecutive ranges in increasing order from the run's first step,
+     * so that a scheme may advance state of its own here (an auxiliary grid)
+     * and read it back in the next call; every part of a larger grid has a
+     * run and a state of its own, and advances it alike.
      *
      * record (may be NULL): after each pass, values[s * nprobes + i] = probe
      * i after step first + s + 1 (time layer first + s + 1), in the same
@@ -163,8 +165,11 @@ typedef struct pyr_scheme {
      * coefficient) of a 1D auxiliary grid that amplitudes advances in
      * `state`; a frequency-domain monitor over a box, plane or point is
      * probes beyond nshown, one per node and component, whose running
-     * Fourier sums record adds step by step into `state`, kept per part and
-     * combined over the parts in the order of the whole grid's nodes. */
+     * Fourier sums record adds step by step into `state` over the nodes the
+     * run owns: each node's sums are then one part's alone, the same bits
+     * whatever the plan, and a flux is summed from them in the order of the
+     * whole grid's nodes.  A plan whose passes carry no point terms (the
+     * skewed decomposition's) fails a run that has any. */
     pyr_status_t (*points)(const pyr_problem_t *p, pyr_scheme_points_t *out);
     pyr_status_t (*amplitudes)(const pyr_problem_t *p, pyr_scheme_points_t *pts, int64_t first, int64_t count, double *amp);
     pyr_status_t (*record)(const pyr_problem_t *p, pyr_scheme_points_t *pts, int64_t first, int64_t count, const double *values,
@@ -173,7 +178,7 @@ typedef struct pyr_scheme {
     /* Whether every function above honours a part's window (problem.origin,
      * .whole): then a part of a larger grid is planned, initialised and run
      * from its own problem, everything placed by position placed on the
-     * whole grid (exec/parts.c). */
+     * whole grid (multi/). */
     int windowed;
 } pyr_scheme_t;
 
