@@ -58,6 +58,8 @@ struct pyr_plan {
                                  cache lends (backend/device.h); pyr_plan_destroy gives it back */
     pyr_counters_t predicted; /* exact counts for the whole run */
     char notice[512];         /* a choice to tell the user about */
+    char method_why[768];     /* which method entry made the plan (methods/method.h), and why: the one asked
+                                 for or method = auto's, the automatic entries passed over, how it chose */
     pyr_host_memory_t host_memory; /* PIN or STAGE (AUTO: no device copies), pyr_plan_host_memory */
     uint64_t host_bytes;      /* bytes of the host fields that device copies read and write */
     pyr_model_constants_t model; /* machine constants of the performance model */

@@ -1,7 +1,9 @@
 /* Plan creation: the backend and its context, the budget, the machine
- * constants from the process's wisdom, the method, and the automatic
- * choices (ESTIMATE from the model, MEASURE by timing); measured choices are
- * recorded in the wisdom. */
+ * constants from the process's wisdom, and the method, asked of the
+ * registry's entries (methods/method.h), which make the automatic choices
+ * (ESTIMATE from the model; MEASURE by timing and the wisdom's earlier
+ * choices through the hooks lent here); measured choices are recorded in
+ * the wisdom. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -11,11 +13,11 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "methods/method.h"
 #include "plan/model.h"
 #include "plan/planner.h"
 #include "plan/skewed.h"
 #include "tune/calibrate.h"
-#include "tune/longvector.h"
 #include "tune/tune.h"
 #include "tune/wisdom.h"
 
@@ -291,6 +293,61 @@ static pyr_status_t auto_cpu_budget(pyr_plan_t *plan, const pyr_decomp_t *cands,
     return PYR_OK;
 }
 
+/* ------------------------------------------ what plan creation lends a method */
+
+/* The wisdom and the machine's key behind the hooks of pyr_method_ctx_t. */
+typedef struct {
+    pyr_wisdom_t *wisdom;
+    pyr_backend_kind_t kind;
+    int have_wisdom;    /* the process's wisdom was consulted for this device */
+    const char *device; /* its key ("" : none) */
+    int given;          /* constants given by the caller: measured choices are not recorded */
+} create_state_t;
+
+static int known_choice(pyr_method_ctx_t *ctx, const pyr_plan_t *plan, pyr_method_known_t *out)
+{
+    const create_state_t *cs = ctx->user;
+    if (!cs->have_wisdom || !cs->device[0]) return 0;
+    char key[PYR_WISDOM_KEY];
+    pyr_wisdom_problem_key(&plan->problem, &plan->options, ctx->budget, key, sizeof key);
+    const pyr_wisdom_choice_t *k = pyr_wisdom_find_choice(cs->wisdom, cs->kind, cs->device, key);
+    if (!k) return 0;
+    out->decomp = k->decomp;
+    out->height = k->height;
+    out->slots = k->slots;
+    snprintf(out->kernel, sizeof out->kernel, "%s", k->kernel);
+    return 1;
+}
+
+/* plan = measure: time the model's best candidates (tune/measure.c) and record the winner in the process's wisdom. */
+static pyr_status_t measure_choice(pyr_method_ctx_t *ctx, pyr_plan_t *plan, pyr_decomp_t *decomp, int64_t *h, int *slots)
+{
+    const create_state_t *cs = ctx->user;
+    PYR_TRY(pyr_tune_measure_best(plan, &ctx->seen, ctx->budget, decomp, h, slots));
+    plan->try_slots = *slots;
+    if (cs->given || !cs->device[0]) return PYR_OK;
+    char key[PYR_WISDOM_KEY];
+    pyr_wisdom_problem_key(&plan->problem, &plan->options, ctx->budget, key, sizeof key);
+    pyr_wisdom_choice_t ch;
+    memset(&ch, 0, sizeof ch);
+    ch.backend = cs->kind;
+    snprintf(ch.device, sizeof ch.device, "%s", cs->device);
+    snprintf(ch.version, sizeof ch.version, "%s", PYR_VERSION_STRING);
+    snprintf(ch.problem, sizeof ch.problem, "%s", key);
+    ch.decomp = *decomp;
+    ch.height = *h;
+    ch.slots = plan->try_slots;
+    pyr_variant_format(&plan->variant, ch.kernel, sizeof ch.kernel);
+    /* into the process's wisdom; a program exports it (pyr_wisdom_export_file) */
+    if (pyr_wisdom_store_put_choice(&ch) == PYR_OK)
+        pyr_plan_add_notice(plan, "measured: %s, height %lld (recorded in the wisdom)", pyr_decomp_name(*decomp), (long long)*h);
+    else
+        pyr_plan_add_notice(plan, "measured: %s, height %lld (not recorded: %s)", pyr_decomp_name(*decomp), (long long)*h,
+                            pyr_last_error());
+    pyr_clear_error();
+    return PYR_OK;
+}
+
 /* runtime: the device runtime to plan on (NULL: the backend's own, by kind). */
 static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_t *options, const pyr_model_constants_t *given,
                                 pyr_model_form_t form, const pyr_device_ops_t *runtime, pyr_plan_t **out)
@@ -307,13 +364,15 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (opt.plan_mode != PYR_PLAN_ESTIMATE && opt.plan_mode != PYR_PLAN_MEASURE)
         return pyr_fail(PYR_ERR_CONFIG, "plan mode %d: use estimate or measure", (int)opt.plan_mode);
     if (opt.decomposition != PYR_DECOMP_AUTO) PYR_TRY(pyr_plan_check_decomp(problem, opt.decomposition));
-    /* the long-vector method: naive's resident piece stepped by the heat kernel's variant longvector */
-    PYR_TRY(pyr_longvector_check(problem, &opt));
-    if (opt.method == PYR_METHOD_LONGVECTOR) snprintf(opt.kernel, sizeof opt.kernel, "longvector");
+    /* the method asked for (NULL: auto); every method's own refusals, and what a method implies (the long-vector variant) */
+    const pyr_method_entry_t *forced = pyr_method_find(opt.method);
+    if (opt.method != PYR_METHOD_AUTO && !forced) return pyr_fail(PYR_ERR_CONFIG, "method %d: use auto, naive, trivial, pyramid or longvector", (int)opt.method);
+    PYR_TRY(pyr_methods_check(problem, &opt));
 
     pyr_plan_t *plan = calloc(1, sizeof *plan);
     pyr_wisdom_t *wisdom = malloc(sizeof *wisdom);
-    candidates_t seen = {NULL, 0, 0};
+    pyr_method_ctx_t mc;
+    memset(&mc, 0, sizeof mc);
     cpu_auto_t cpu_auto = {.active = 0};
     uint64_t budget = opt.memory;
     if (!plan || !wisdom) {
@@ -332,10 +391,10 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
         if (kind == PYR_BACKEND_CPU && pyr_device_get(PYR_BACKEND_CUDA)) pyr_plan_add_notice(plan, "no usable GPU found; running on the CPU backend");
     }
-    if (opt.method == PYR_METHOD_LONGVECTOR && (kind != PYR_BACKEND_CUDA || !pyr_backend_available(PYR_BACKEND_CUDA))) {
+    if (forced && forced->device && (st = forced->device(kind)) != PYR_OK) {
         free(wisdom);
         pyr_plan_free(&plan);
-        return pyr_longvector_check_backend(pyr_device_get(PYR_BACKEND_CUDA) != NULL);
+        return st;
     }
     plan->ops = runtime ? runtime : pyr_device_get(kind);
     if (runtime && runtime->kind != kind) {
@@ -415,167 +474,70 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
         }
     }
 
-    /* Method. */
-    pyr_decomp_t cands[3];
-    int ncand = pyr_plan_decomp_candidates(problem, opt.decomposition, cands);
+    /* Method: the entry asked for, or for method = auto the first automatic entry of the registry that
+     * fits the budget (naive where the whole grid fits, else pyramid); the entry chooses its decomposition
+     * and height and builds the plan (methods/method.h). */
+    mc.ncand = pyr_plan_decomp_candidates(problem, opt.decomposition, mc.cands);
     /* pieces leaning back in time where the scheme allows (plan/skewed.h): the model weighs them beside the others */
-    if (opt.decomposition == PYR_DECOMP_AUTO && pyr_skew_eligible(plan, NULL, 0)) cands[ncand++] = PYR_DECOMP_SKEWED;
-    pyr_method_t method = opt.method;
-    if (method == PYR_METHOD_AUTO) {
-        st = pyr_plan_build(plan, PYR_METHOD_NAIVE, cands[0], 1, budget);
-        method = st == PYR_OK ? PYR_METHOD_NAIVE : PYR_METHOD_PYRAMID;
-        if (st == PYR_OK && auto_cpu) {
-            int naive_fits = 1;
-            st = auto_cpu_budget(plan, cands, ncand, &budget, &cpu_auto, &naive_fits);
-            if (st != PYR_OK) goto fail;
-            method = naive_fits ? PYR_METHOD_NAIVE : PYR_METHOD_PYRAMID;
-            plan->budget = budget;
+    if (opt.decomposition == PYR_DECOMP_AUTO && pyr_skew_eligible(plan, NULL, 0)) mc.cands[mc.ncand++] = PYR_DECOMP_SKEWED;
+    mc.budget = budget;
+    create_state_t cs = {wisdom, kind, have_wisdom, device, given != NULL};
+    mc.known = known_choice;
+    mc.measure = measure_choice;
+    mc.user = &cs;
+    const pyr_method_entry_t *m = forced;
+    char passed[512] = ""; /* method = auto: the automatic entries passed over, and why */
+    for (int i = 0; !m && i < pyr_method_count(); i++) {
+        const pyr_method_entry_t *e = pyr_method_at(i);
+        if (!e->automatic) continue;
+        if (!e->fits) {
+            m = e;
+            break;
         }
+        st = e->fits(plan, &mc);
+        if (st == PYR_OK && auto_cpu) {
+            /* the budget, unknown until now, from the memory the host fields leave (auto_cpu_budget) */
+            int fits_host = 1;
+            st = auto_cpu_budget(plan, mc.cands, mc.ncand, &budget, &cpu_auto, &fits_host);
+            if (st != PYR_OK) goto fail;
+            plan->budget = mc.budget = budget;
+            if (!fits_host) st = pyr_fail(PYR_ERR_BUDGET, "the grid and the host fields need more than the memory left");
+        }
+        if (st == PYR_OK) {
+            m = e;
+            break;
+        }
+        const size_t n = strlen(passed);
+        snprintf(passed + n, sizeof passed - n, "%snot %s: %s", n ? "; " : "", e->name, pyr_last_error());
         pyr_clear_error();
         st = PYR_OK;
     }
-    int modelled = 0; /* a choice was made from the model */
-    pyr_decomp_t decomp = cands[0];
-    if (method == PYR_METHOD_NAIVE || method == PYR_METHOD_LONGVECTOR) {
-        /* Steps per compute call, progress reported between them: height when given, else about 100 in whole
-         * launches of the kernel (launch_steps): 98 for a kernel of seven steps per launch, 99 for eleven.  A call
-         * of 100 would cut into launches of 7 and 5 or of 11 and 9 steps (backend/launch_split.h: odd sizes),
-         * and shallower launches run slower (measured: docs/performance.md#heat-2d-temporal-blocking). */
-        int64_t chunk = opt.height;
-        if (chunk <= 0) {
-            const int k = pyr_plan_launch_steps(plan);
-            chunk = k > 1 && k <= 100 ? 100 / k * k : 100;
-        }
-        if (chunk > problem->steps) chunk = problem->steps;
-        st = pyr_plan_build(plan, method, decomp, chunk > 0 ? chunk : 1, budget);
-        if (st == PYR_OK && method == PYR_METHOD_LONGVECTOR) pyr_longvector_constants(plan);
-    } else if (method == PYR_METHOD_TRIVIAL) {
-        if (opt.height > 1) {
-            st = pyr_fail(PYR_ERR_CONFIG, "method = trivial streams every step (height 1); height = %lld asks for the pyramid method",
-                          (long long)opt.height);
-            goto fail;
-        }
-        double best = INFINITY;
-        for (int i = 0; i < ncand; i++) {
-            double s;
-            if (pyr_plan_predict_with(plan, PYR_METHOD_TRIVIAL, cands[i], 1, budget, &s) == PYR_OK && s < best) {
-                best = s;
-                decomp = cands[i];
-            }
-        }
-        modelled = ncand > 1;
-        pyr_clear_error();
-        st = pyr_plan_build(plan, PYR_METHOD_TRIVIAL, decomp, 1, budget);
-    } else {
-        int64_t h = opt.height;
-        /* slots = auto where the backend keeps more than two in flight: two larger pieces are weighed too,
-         * by measurement (plan = measure), and for skewed pieces by the model as well.  For the other
-         * decompositions the model's pipeline of two slots has run slower than predicted, ranking two slots
-         * above three where the measurement ranks them the other way round, so their estimates keep three;
-         * for skewed pieces the model ranks the two as measured (docs/performance.md#pieces-in-flight). */
-        const int measuring = opt.plan_mode == PYR_PLAN_MEASURE;
-        int skew_cand = 0;
-        for (int i = 0; i < ncand; i++) skew_cand |= cands[i] == PYR_DECOMP_SKEWED;
-        int weigh_slots = opt.slots == 0 && plan->ops->default_slots > 2 && (measuring || skew_cand);
-        const pyr_wisdom_choice_t *known = NULL;
-        char key[PYR_WISDOM_KEY];
-        pyr_wisdom_problem_key(problem, &opt, budget, key, sizeof key);
-        if (h == 0 && have_wisdom && device[0]) known = pyr_wisdom_find_choice(wisdom, kind, device, key);
-        if (known && opt.slots == 0 && known->slots > 0 && known->slots <= plan->ops->slots) plan->try_slots = known->slots;
-        if (known && known->height <= (problem->steps > 0 ? problem->steps : 1) &&
-            (opt.slots == 0 || known->slots == 0 || known->slots == opt.slots) &&
-            pyr_plan_build(plan, PYR_METHOD_PYRAMID, known->decomp, known->height, budget) == PYR_OK &&
-            (opt.decomposition == PYR_DECOMP_AUTO || opt.decomposition == known->decomp)) {
-            decomp = known->decomp;
-            h = known->height;
-            if (!opt.kernel[0] && known->kernel[0] &&
-                pyr_kernel_variant(plan->kernel, known->kernel, problem->dims, problem->precision, &plan->variant) != PYR_OK)
-                pyr_clear_error(); /* keep the variant chosen before */
-            pyr_plan_add_notice(plan, "%s, height %lld: measured earlier on this machine (wisdom)", pyr_decomp_name(decomp), (long long)h);
-        } else if (h == 0 || ncand > 1 || weigh_slots) {
-            pyr_clear_error();
-            plan->try_slots = pyr_plan_requested_slots(plan);
-            double best = INFINITY;
-            int64_t best_h = 0;
-            int best_slots = plan->try_slots;
-            char first_error[1024] = "";
-            /* slots = auto: the backend's most, or two (larger pieces, less
-             * overlap) when the model predicts that faster */
-            int slot_cands[2] = {plan->try_slots, 2}, nslot = weigh_slots ? 2 : 1;
-            for (int si_ = 0; si_ < nslot; si_++) {
-                plan->try_slots = slot_cands[si_];
-                for (int i = 0; i < ncand; i++) {
-                    if (si_ > 0 && !measuring && cands[i] != PYR_DECOMP_SKEWED) continue;
-                    int64_t hh = h;
-                    double s = INFINITY;
-                    pyr_status_t si;
-                    if (h == 0) si = pyr_plan_search_height(plan, cands[i], budget, &hh, &s, &seen);
-                    else si = pyr_plan_predict_with(plan, PYR_METHOD_PYRAMID, cands[i], h, budget, &s);
-                    if (si != PYR_OK) {
-                        /* keep the message of the smallest pieces tried (two slots when auto) */
-                        if (!first_error[0] || (i == 0 && si_ == nslot - 1)) snprintf(first_error, sizeof first_error, "%s", pyr_last_error());
-                        if (i == 0) st = si;
-                        continue;
-                    }
-                    if (h != 0 && (st = pyr_plan_note_candidate(&seen, cands[i], hh, plan->try_slots, s)) != PYR_OK) goto fail;
-                    if (s < best) {
-                        best = s;
-                        best_h = hh;
-                        best_slots = plan->try_slots;
-                        decomp = cands[i];
-                    }
-                }
-            }
-            plan->try_slots = best_slots;
-            if (best_h == 0) {
-                st = pyr_fail(st != PYR_OK ? st : PYR_ERR_BUDGET, "%s", first_error);
-                goto fail;
-            }
-            pyr_clear_error();
-            st = PYR_OK;
-            h = best_h;
-            modelled = 1;
-            if (opt.plan_mode == PYR_PLAN_MEASURE && seen.n > 1) {
-                int ms = plan->try_slots;
-                st = pyr_tune_measure_best(plan, &seen, budget, &decomp, &h, &ms);
-                if (st != PYR_OK) goto fail;
-                plan->try_slots = ms;
-                if (!given && device[0]) {
-                    pyr_wisdom_choice_t ch;
-                    memset(&ch, 0, sizeof ch);
-                    ch.backend = kind;
-                    snprintf(ch.device, sizeof ch.device, "%s", device);
-                    snprintf(ch.version, sizeof ch.version, "%s", PYR_VERSION_STRING);
-                    snprintf(ch.problem, sizeof ch.problem, "%s", key);
-                    ch.decomp = decomp;
-                    ch.height = h;
-                    ch.slots = plan->try_slots;
-                    pyr_variant_format(&plan->variant, ch.kernel, sizeof ch.kernel);
-                    /* into the process's wisdom; a program exports it (pyr_wisdom_export_file) */
-                    if (pyr_wisdom_store_put_choice(&ch) == PYR_OK)
-                        pyr_plan_add_notice(plan, "measured: %s, height %lld (recorded in the wisdom)", pyr_decomp_name(decomp), (long long)h);
-                    else
-                        pyr_plan_add_notice(plan, "measured: %s, height %lld (not recorded: %s)", pyr_decomp_name(decomp), (long long)h,
-                                   pyr_last_error());
-                    pyr_clear_error();
-                }
-            }
-        }
-        if (problem->steps > 0 && h > problem->steps) h = problem->steps;
-        st = pyr_plan_build(plan, PYR_METHOD_PYRAMID, decomp, h, budget);
+    pyr_method_choice_t choice;
+    memset(&choice, 0, sizeof choice);
+    if (!m) {
+        st = pyr_fail(PYR_ERR_UNSUPPORTED, "no method fits this problem: %s", passed);
+        goto fail;
     }
+    st = m->choose(plan, &mc, &choice);
+    if (st == PYR_OK) st = m->build(plan, &mc, &choice);
+    if (st == PYR_OK) {
+        const char *asked = forced ? "asked for" : "auto";
+        if (passed[0]) snprintf(plan->method_why, sizeof plan->method_why, "%s (%s; %.400s): %.255s", m->name, asked, passed, choice.why);
+        else snprintf(plan->method_why, sizeof plan->method_why, "%s (%s): %s", m->name, asked, choice.why);
+    }
+    const int modelled = choice.modelled;
     if (st != PYR_OK) goto fail;
     pyr_plan_host_memory(plan);
     if (modelled && why[0] && opt.plan_mode == PYR_PLAN_ESTIMATE)
         pyr_plan_add_notice(plan, "%s; the model uses default constants, so the choice of %s may be off: run 'pyrgrid calibrate'", why,
                    opt.height == 0 ? "height" : "decomposition");
-    free(seen.c);
+    free(mc.seen.c);
     free(wisdom);
     *out = plan;
     return PYR_OK;
 fail:
     if (cpu_auto.active && st == PYR_ERR_BUDGET) st = auto_cpu_failed(plan, &cpu_auto, st, budget);
-    free(seen.c);
+    free(mc.seen.c);
     free(wisdom);
     pyr_plan_free(&plan);
     return st;

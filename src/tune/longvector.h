@@ -1,26 +1,13 @@
-/* The long-vector method above the planner: which problems and options it
- * takes, its plans' model constants, and their calibration (the paper's
- * t_kernel, t_add, t_saxpy, and t_scal, and the threads of a wave). */
+/* The long-vector method's calibration: the paper's t_kernel, t_add,
+ * t_saxpy and t_scal, and the threads of a wave, measured and fitted.  Its
+ * checks and model constants are its entry's (methods/longvector/method.h). */
 #ifndef PYR_TUNE_LONGVECTOR_H
 #define PYR_TUNE_LONGVECTOR_H
 
+#include "methods/longvector/method.h"
 #include "plan/longvector.h"
 #include "plan/plan.h"
 #include "tune/calibrate.h"
-
-/* Whether the problem and options fit the long-vector method (checked before
- * any device is touched): method = longvector needs the 2D heat scheme and
- * takes no decomposition, piece size or other kernel variant; the variant
- * longvector comes only with method = longvector.  PYR_OK when neither is
- * asked for. */
-pyr_status_t pyr_longvector_check(const pyr_problem_t *p, const pyr_options_t *o);
-/* The refusal when a long-vector plan has no usable CUDA backend (not
- * built, or no GPU); the message says what works. */
-pyr_status_t pyr_longvector_check_backend(int built_with_cuda);
-/* A long-vector plan's model constants: the calibrated ones of its wisdom
- * record, else the defaults for this GPU's resident threads (the plan's
- * model_source says which). */
-void pyr_longvector_constants(pyr_plan_t *plan);
 
 /* Op times at one vector length: seconds per call of a geam add, an axpy,
  * a scal. */
