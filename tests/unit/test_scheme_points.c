@@ -9,6 +9,7 @@
  * the probes a run owns are each owned by exactly one part; the scheme's own
  * copies hold the values of the probes they copy; the caller's probe hook
  * sees only the nshown columns, equal to the plain Maxwell table's run. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,7 @@ typedef struct {
 
 static run_log_t logs[MAX_RUNS];
 static int nlogs;
+static pthread_mutex_t logs_mu = PTHREAD_MUTEX_INITIALIZER; /* the parts' threads open their points at once */
 
 typedef struct {
     void *inner; /* Maxwell's state */
@@ -43,17 +45,24 @@ typedef struct {
 static pyr_status_t wrap_points(const pyr_problem_t *p, pyr_scheme_points_t *out)
 {
     PYR_TRY(pyr_maxwell_points(p, out));
-    if (nlogs >= MAX_RUNS) return pyr_fail(PYR_ERR_INTERNAL, "more than %d executor runs", MAX_RUNS);
+    pthread_mutex_lock(&logs_mu);
+    run_log_t *L = nlogs < MAX_RUNS ? &logs[nlogs++] : NULL;
+    pthread_mutex_unlock(&logs_mu);
     wrap_t *w = calloc(1, sizeof *w);
     pyr_scheme_point_t *twice = malloc((size_t)(2 * out->nprobes + 1) * sizeof *twice);
-    if (!w || !twice) return pyr_fail(PYR_ERR_NOMEM, "test");
+    if (!L || !w || !twice) {
+        /* a failure leaves nothing to free */
+        free(w);
+        free(twice);
+        pyr_maxwell_points_free(out);
+        return L ? pyr_fail(PYR_ERR_NOMEM, "test") : pyr_fail(PYR_ERR_INTERNAL, "more than %d executor runs", MAX_RUNS);
+    }
     memcpy(twice, out->probes, (size_t)out->nprobes * sizeof *twice);
     memcpy(twice + out->nprobes, out->probes, (size_t)out->nprobes * sizeof *twice);
     free(out->probes);
     out->probes = twice;
     out->nshown = out->nprobes;
     out->nprobes *= 2;
-    run_log_t *L = &logs[nlogs++];
     memset(L, 0, sizeof *L);
     L->opened = 1;
     L->nshown = out->nshown;
