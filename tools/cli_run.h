@@ -83,8 +83,8 @@ void pyr_cli_state_path(const pyr_cli_outputs_t *o, const pyr_problem_t *p, cons
                         char *out, size_t size);
 /* The snapshots' prefix of state field i of output.field (NAME, NAME_Ez). */
 void pyr_cli_state_prefix(const pyr_cli_outputs_t *o, const pyr_problem_t *p, int i, char *out, size_t size);
-/* Cell updates a step of the problem makes, for Gcell/s (interior nodes;
- * Maxwell: Yee cells). */
+/* Cell updates a step of the problem makes, for the rate the summary line
+ * and the report give (interior nodes; Maxwell: Yee cells). */
 double pyr_cli_cells(const pyr_problem_t *p);
 /* The image of field i, f (heat map of 2D or the middle z-plane of 3D, line
  * plot of 1D), titled with its name and the step and time t it holds (a
