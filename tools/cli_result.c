@@ -163,7 +163,7 @@ double pyr_cli_cells(const pyr_problem_t *p)
 pyr_status_t pyr_cli_write_image(const char *path, const pyr_field_t *f, const pyr_problem_t *p, int i, int64_t step, double t)
 {
     const char *name = pyr_scheme_field_name(p->equation, i);
-    char title[160], plane[64] = "", when[96];
+    char title[256], plane[64] = "", when[96];
     double dt = 0;
     if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
     if (f->dims == 3) snprintf(plane, sizeof plane, ", plane z = %lld,", (long long)(f->n[2] / 2));
