@@ -9,7 +9,11 @@
  *                 [--methods naive,pyramid] [--fractions 4] [--heights 8,16,32]   (fraction 0: the automatic budget)
  *                 [--precision float|double] [--cpml CELLS] [--kernel V1/V2/...]
  *
- * --kernel: the naive run again with each kernel variant (e.g. tile:4,16/tile:8,8).
+ * --kernel: the naive run again with each kernel variant (e.g. tile:4,16/fused:8,16).
+ * --peer: the straightforward CUDA code (maxwell_peer.cu: an H and an E
+ *         kernel per step, one thread per cell) on the same problem after the
+ *         naive runs, with its rates, pyrgrid's steady rate over its own, and
+ *         the largest difference between its fields and the last naive run's.
  *
  * Rates are Yee cells (nodes) x steps / second: "e2e" times pyr_execute
  * whole (pinning, first upload, last download included), "steady" the
@@ -17,9 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
 #include "pyrgrid.h"
+#include "schemes/maxwell.h"
+#include "schemes/scheme.h"
+#ifdef PYR_BENCH_PEER
+#include "maxwell_peer.h"
+#endif
 
 #define NFIELDS 21
 
@@ -142,6 +152,77 @@ static int run(const pyr_problem_t *p, const pyr_options_t *o, pyr_field_t **com
     return 0;
 }
 
+#ifdef PYR_BENCH_PEER
+/* The peer on problem p; prints its row and how far its fields are from comp's. */
+static void run_peer(const pyr_problem_t *p, pyr_field_t **comp, double pyr_steady)
+{
+    const pyr_scheme_t *sc = pyr_scheme_of(PYR_EQ_MAXWELL);
+    pyr_coef_t k;
+    sc->coefficients(p, &k);
+    peer_problem_t q;
+    memset(&q, 0, sizeof q);
+    for (int a = 0; a < 3; a++) {
+        q.n[a] = p->n[a];
+        q.rh[a] = k.c[a];
+    }
+    q.steps = p->steps;
+    q.elem = (int)pyr_precision_size(p->precision);
+    q.ca0 = k.c[4];
+    q.cb0 = k.c[5];
+    q.dh0 = k.c[6];
+    pyr_field_t *cb = NULL;
+    if (pyr_field_create(p, &cb) != PYR_OK || sc->init_input(p, PYR_MAXWELL_CB, cb) != PYR_OK) {
+        fprintf(stderr, "peer: %s\n", pyr_last_error());
+        pyr_field_destroy(&cb);
+        return;
+    }
+    q.cb = cb->data;
+    double *aux = NULL;
+    int64_t naux = 0;
+    if (p->maxwell.cpml_cells > 0 && sc->aux_coefficients && sc->aux_coefficients(p, &aux, &naux) == PYR_OK) {
+        q.prof = aux;
+        q.naux = naux;
+    }
+    double dt = 0;
+    pyr_maxwell_dt(p, &dt);
+    const pyr_source_t *src = &p->maxwell.sources[0];
+    double *amp = malloc((size_t)p->steps * sizeof *amp);
+    for (int64_t s = 0; s < p->steps; s++) amp[s] = pyr_maxwell_waveform(src, (double)(s + 1) * dt);
+    q.amp = amp;
+    q.src_comp = src->component;
+    q.src_index = (src->node[2] * p->n[1] + src->node[1]) * p->n[0] + src->node[0];
+    pyr_field_t *out[6] = {NULL};
+    for (int c = 0; c < 6; c++)
+        if (pyr_field_create(p, &out[c]) == PYR_OK) q.out[c] = out[c]->data;
+    double loop = 0, all = 0;
+    char err[256] = "";
+    const double cells = (double)pyr_problem_nodes(p) * (double)p->steps;
+    if (pyr_bench_maxwell_peer(&q, &loop, &all, err, sizeof err) != 0) {
+        printf("peer (H and E kernels): failed: %s\n", err);
+    } else {
+        double diff = 0, top = 0;
+        for (int c = 0; c < 6; c++) {
+            if (!out[c]) continue;
+            const int64_t m = pyr_field_count(out[c]);
+            for (int64_t i = 0; i < m; i++) {
+                const double a = p->precision == PYR_DOUBLE ? ((double *)out[c]->data)[i] : ((float *)out[c]->data)[i];
+                const double b = p->precision == PYR_DOUBLE ? ((double *)comp[c]->data)[i] : ((float *)comp[c]->data)[i];
+                if (fabs(a - b) > diff) diff = fabs(a - b);
+                if (fabs(b) > top) top = fabs(b);
+            }
+        }
+        printf("%-18s %7s %6s %5s %10.3g %10.3g   pyrgrid naive steady / peer = %.2fx; fields differ by %.2g of their largest value\n",
+               "peer (H, E kernels)", "all", "1", "1", cells / all * 1e-9, cells / loop * 1e-9, pyr_steady / (cells / loop * 1e-9),
+               top > 0 ? diff / top : diff);
+    }
+    fflush(stdout);
+    for (int c = 0; c < 6; c++) pyr_field_destroy(&out[c]);
+    pyr_field_destroy(&cb);
+    free(aux);
+    free(amp);
+}
+#endif
+
 static int parse_list(const char *s, int64_t *out, int max)
 {
     int n = 0;
@@ -160,6 +241,7 @@ int main(int argc, char **argv)
     pyr_backend_kind_t backend = PYR_BACKEND_CUDA;
     pyr_precision_t prec = PYR_FLOAT;
     const char *methods = "naive,pyramid", *kernels = NULL;
+    int peer = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--grid")) {
@@ -173,6 +255,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--precision")) prec = !strcmp(argv[++i], "double") ? PYR_DOUBLE : PYR_FLOAT;
         else if (!strcmp(a, "--cpml")) cpml = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel")) kernels = argv[++i];
+        else if (!strcmp(a, "--peer")) peer = 1;
         else {
             fprintf(stderr, "unknown option %s\n", a);
             return 2;
@@ -198,7 +281,7 @@ int main(int argc, char **argv)
         }
     printf("%-10s %-8s %7s %6s %5s %10s %10s %12s %12s %s\n", "method", "decomp", "budget", "height", "slots", "e2e G/s", "steady G/s",
            "uploaded", "downloaded", "probe(last)");
-    double incore = 0;
+    double incore = 0, best_naive = 0;
     if (strstr(methods, "naive")) {
         pyr_options_t o;
         pyr_options_default(&o);
@@ -207,7 +290,7 @@ int main(int argc, char **argv)
         o.height = steps / 8 > 0 ? steps / 8 : 1;
         result_t r;
         if (run(&p, &o, comp, &r) == 0) {
-            incore = r.steady;
+            incore = best_naive = r.steady;
             printf("%-10s %-8s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g\n", "naive", "-", "all", (long long)r.height, r.slots, r.e2e,
                    r.steady, (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
             fflush(stdout);
@@ -223,15 +306,21 @@ int main(int argc, char **argv)
             o.method = PYR_METHOD_NAIVE;
             o.height = steps / 8 > 0 ? steps / 8 : 1;
             snprintf(o.kernel, sizeof o.kernel, "%s", k);
-            result_t r;
+            result_t r = {0};
             char name[40];
             snprintf(name, sizeof name, "naive %s", k);
-            if (run(&p, &o, comp, &r) == 0)
+            if (run(&p, &o, comp, &r) == 0 && r.steady > best_naive) best_naive = r.steady;
+            if (r.steady > 0)
                 printf("%-18s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g\n", name, "all", (long long)r.height, r.slots, r.e2e, r.steady,
                        (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
             fflush(stdout);
         }
     }
+#ifdef PYR_BENCH_PEER
+    if (peer && backend == PYR_BACKEND_CUDA) run_peer(&p, comp, best_naive);
+#else
+    if (peer) printf("peer: built without CUDA\n");
+#endif
     if (strstr(methods, "pyramid"))
         for (int f = 0; f < nfractions; f++) {
             for (int h = -1; h < nheights; h++) {

@@ -10,6 +10,12 @@ if(PYR_HAVE_CUDA)
   target_compile_definitions(bench_stages PRIVATE _POSIX_C_SOURCE=200809L)
 endif()
 # bench_maxwell: FDTD (Yee) in core vs the pyramid method out of core.
+# With CUDA it runs the straightforward code (maxwell_peer.cu) beside pyrgrid with --peer.
 add_executable(bench_maxwell bench_maxwell.c)
 target_link_libraries(bench_maxwell PRIVATE pyrgrid_internal)
+target_include_directories(bench_maxwell PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(bench_maxwell PRIVATE _POSIX_C_SOURCE=200809L)
+if(PYR_HAVE_CUDA)
+  target_sources(bench_maxwell PRIVATE maxwell_peer.cu)
+  target_compile_definitions(bench_maxwell PRIVATE PYR_BENCH_PEER=1)
+endif()

@@ -46,8 +46,9 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     o.threads = (int)rng_range(&r, 1, 2);
     if (backend == PYR_BACKEND_CUDA) {
         /* launch shapes: rows per block, planes per thread (tiles narrower and shorter than the boxes too) */
-        static const char *const v[] = {"", "tile:1,1", "tile:2,3", "tile:8,64", "tile:4,16", "tile:8,1"};
-        snprintf(o.kernel, sizeof o.kernel, "%s", v[rng_range(&r, 0, 5)]);
+        /* fused falls back to tile's launches in calls whose boxes change (pyramids) */
+        static const char *const v[] = {"", "tile:1,1", "tile:2,3", "tile:8,64", "tile:4,16", "tile:8,1", "fused", "fused:2,3"};
+        snprintf(o.kernel, sizeof o.kernel, "%s", v[rng_range(&r, 0, 7)]);
     }
     if (o.method != PYR_METHOD_NAIVE) {
         uint64_t grid = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * 6;

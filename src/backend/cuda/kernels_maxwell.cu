@@ -1,16 +1,34 @@
-/* The Maxwell (Yee) scheme's CUDA kernel: the expressions of
+/* The Maxwell (Yee) scheme's CUDA kernels: the expressions of
  * src/schemes/maxwell.c (and of the CPU kernel, bit for bit), with
  * explicitly rounded operations so no FMA contraction changes a bit.
  *
- * The components are updated in place, so a launch may only read what it
- * does not write: each sub-step is its own launch (H from E, then E from H),
- * a thread updating the three components of its node.  A block covers a
- * tile of 32 x 4 nodes (x, y) and walks up a run of planes along z, so the
- * plane above, read for the derivatives along z, is read again from the
- * caches as the plane itself on the next iteration.  Soft sources and
- * probes are a small launch after the sub-step of their component:
- * amplitudes and node offsets travel as launch arguments, probe values are
- * written straight to the caller's pinned host buffer. */
+ * Two variants.  `tile` updates the components in place, so a launch may
+ * only read what it does not write: each sub-step is its own launch (H from
+ * E, then E from H), a thread updating the three components of its node.  A
+ * block covers a tile of 32 x R nodes (x, y) and walks up a run of planes
+ * along z, so the plane above, read for the derivatives along z, is read
+ * again from the caches as the plane itself on the next iteration.
+ *
+ * `fused` computes a whole step (H, then E) in one launch, so each node's six
+ * components are read once and written once per step instead of twice: a
+ * block computes H on its tile and on a one-node rim below it in x and y
+ * (E's backward differences need the neighbours' new H), keeps the new H of
+ * the plane in shared memory and that of the plane below in registers, then
+ * computes E.  The rim is computed again by the block that owns it, from the
+ * same old values, so the step cannot update in place: it reads one set of
+ * buffers and writes another (the piece's and a copy the variant keeps),
+ * the two swapping roles each step.  It covers the part of the grid away from
+ * the CPML layers (their auxiliaries are updated in place, which a
+ * recomputed rim would race with); the layers around it are computed by the
+ * tile kernel reading and writing the same two sets, after it.  Calls whose
+ * boxes change from step to step (pieces of out-of-core plans) and calls
+ * with sources on H run as `tile` does.  The default and calibration's
+ * candidates are tile shapes: fused is asked for by name where its copy fits.
+ *
+ * Soft sources and probes are a small launch after the sub-step of their
+ * component: amplitudes and node offsets travel as launch arguments, probe
+ * values are written straight to the caller's pinned host buffer. */
+#include <algorithm>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +50,7 @@ constexpr int kTX = 32, kMaxRows = 8, kRowsDefault = 4, kZRunDefault = 16;
 /* One sub-step's launch: the three components it updates and what they read. */
 template <typename T> struct SubStep {
     T *F[3];          /* the updated field's components (NULL: not in this grid) */
+    const T *Fin[3];  /* their values before the sub-step, where it does not update in place */
     const T *G[3];    /* the other field's components */
     T *P[3][2];       /* psi of component c along a1 ([0]) and a2 ([1]); NULL where no layer */
     const T *coef[2]; /* E: ca, cb per node; H: dh ([0]); NULL: the constants */
@@ -59,10 +78,11 @@ __device__ __forceinline__ T through_layer(T d, T *P, int64_t i, const double *p
 }
 
 /* One sub-step on a tile: Cpml instantiates the layers' code only for
- * launches whose box meets a layer (pointers are __restrict__: a launch
+ * launches whose box meets a layer, Apart the reading of the old values
+ * from other buffers than the new ones (pointers are __restrict__: a launch
  * writes one field and reads the other, so loads may be reordered and
  * shared across the components). */
-template <typename T, bool Electric, bool Cpml>
+template <typename T, bool Electric, bool Cpml, bool Apart>
 __global__ void __launch_bounds__(kTX *kMaxRows) yee_substep(SubStep<T> s)
 {
     const int x = s.lo[0] + blockIdx.x * kTX + threadIdx.x;
@@ -106,19 +126,156 @@ __global__ void __launch_bounds__(kTX *kMaxRows) yee_substep(SubStep<T> s)
                 if (Cpml && s.P[c][1]) d = through_layer(d, s.P[c][1], i, s.table, s.nmax, a2, half, (int64_t)pos[a2]);
                 c2 = d;
             }
+            const T old = Apart ? ld(s.Fin[c] + i) : F[i];
             if (Electric) {
                 const T ca = CA ? ld(CA + i) : s.k0[0], cb = CB ? ld(CB + i) : s.k0[1];
-                const T f = mul(ca, F[i]);
+                const T f = mul(ca, old);
                 if (has1 && has2) F[i] = add(f, mul(cb, sub(c1, c2)));
                 else if (has1) F[i] = add(f, mul(cb, c1));
                 else F[i] = sub(f, mul(cb, c2));
             } else {
                 const T dh = CA ? ld(CA + i) : s.k0[0];
-                if (has1 && has2) F[i] = sub(F[i], mul(dh, sub(c1, c2)));
-                else if (has1) F[i] = sub(F[i], mul(dh, c1));
-                else F[i] = add(F[i], mul(dh, c2));
+                if (has1 && has2) F[i] = sub(old, mul(dh, sub(c1, c2)));
+                else if (has1) F[i] = sub(old, mul(dh, c1));
+                else F[i] = add(old, mul(dh, c2));
             }
         }
+    }
+}
+
+/* One whole step on the part of the grid away from the layers (the fused
+ * variant): what it reads (in) and what it writes (out) are different
+ * buffers, components NULL where the grid has none. */
+template <typename T> struct Step {
+    const T *Ein[3], *Hin[3];
+    T *Eout[3], *Hout[3];
+    const T *CA, *CB, *DH; /* per-node coefficients; NULL: the constants */
+    T ca0, cb0, dh0;
+    T rh[3];
+    int64_t pitch, plane;
+    int64_t org[3];
+    int lo[3], hi[3]; /* the box it updates (grid coordinates): every component at every node */
+    int dims;
+    int zrun;
+};
+
+/* The new H component c at node i (the expressions of yee_substep's H
+ * sub-step outside the layers). */
+template <typename T>
+__device__ __forceinline__ T h_new(const Step<T> &s, int c, int64_t i, const int64_t st[3])
+{
+    const int a1 = (c + 1) % 3, a2 = (c + 2) % 3;
+    const bool has1 = a1 < s.dims, has2 = a2 < s.dims;
+    T c1 = 0, c2 = 0;
+    if (has1) {
+        const T *__restrict__ G = s.Ein[a2];
+        c1 = mul(sub(ld(G + i + st[a1]), ld(G + i)), s.rh[a1]);
+    }
+    if (has2) {
+        const T *__restrict__ G = s.Ein[a1];
+        c2 = mul(sub(ld(G + i + st[a2]), ld(G + i)), s.rh[a2]);
+    }
+    const T dh = s.DH ? ld(s.DH + i) : s.dh0;
+    const T old = ld(s.Hin[c] + i);
+    if (has1 && has2) return sub(old, mul(dh, sub(c1, c2)));
+    if (has1) return sub(old, mul(dh, c1));
+    return add(old, mul(dh, c2));
+}
+
+/* A block: R warps for 32 x R nodes of a plane and one more for the rim,
+ * walking zrun planes up (the rim's warp computes what E's differences need
+ * there: Hx and Hz on the row y0 - 1, then Hy and Hz on the column x0 - 1,
+ * about as much work as an own warp's three components, so no warp holds
+ * the others up at the barrier).  sh holds the plane's new H on the tile and
+ * its rim ([c][y + 1][x + 1]); below[] the new H of the plane below at the
+ * thread's own node. */
+template <typename T, bool Three>
+__global__ void __launch_bounds__(kTX *(kMaxRows + 1)) yee_step(Step<T> s)
+{
+    __shared__ T sh[3][kMaxRows + 1][kTX + 1];
+    const int tx = threadIdx.x, ty = threadIdx.y, rows = blockDim.y - 1;
+    const int x0 = s.lo[0] + blockIdx.x * kTX, y0 = s.lo[1] + blockIdx.y * rows;
+    const bool rim = ty == rows;
+    const int x = x0 + tx, y = rim ? y0 - 1 : y0 + ty;
+    const bool own = !rim && x < s.hi[0] && y < s.hi[1];
+    const bool rim_row = rim && x < s.hi[0];
+    const int cy = y0 + tx;
+    const bool rim_col = rim && tx < rows && cy < s.hi[1];
+    const int z0 = s.lo[2] + blockIdx.z * s.zrun;
+    const int z1 = min(z0 + s.zrun, s.hi[2]);
+    const int64_t st[3] = {1, s.pitch, s.plane};
+    const int64_t row = (int64_t)(y - s.org[1]) * s.pitch + (x - s.org[0]);
+    const int64_t row_c = (int64_t)(cy - s.org[1]) * s.pitch + (x0 - 1 - s.org[0]);
+    T below[2] = {0, 0};
+    if (Three && own) {
+        const int64_t i = (int64_t)(z0 - 1 - s.org[2]) * s.plane + row;
+#pragma unroll
+        for (int c = 0; c < 2; c++)
+            if (s.Hin[c]) below[c] = h_new(s, c, i, st);
+    }
+    for (int z = z0; z < z1; z++) {
+        const int64_t zo = (int64_t)(z - s.org[2]) * s.plane;
+        const int64_t i = zo + row;
+        if (own) {
+#pragma unroll
+            for (int c = 0; c < 3; c++) {
+                if (!s.Hin[c]) continue;
+                const T h = h_new(s, c, i, st);
+                s.Hout[c][i] = h;
+                sh[c][ty + 1][tx + 1] = h;
+            }
+        } else if (rim) {
+            if (rim_row) {
+                if (s.Hin[0]) sh[0][0][tx + 1] = h_new(s, 0, i, st);
+                if (s.Hin[2]) sh[2][0][tx + 1] = h_new(s, 2, i, st);
+            }
+            if (rim_col) {
+                if (s.Hin[1]) sh[1][tx + 1][0] = h_new(s, 1, zo + row_c, st);
+                if (s.Hin[2]) sh[2][tx + 1][0] = h_new(s, 2, zo + row_c, st);
+            }
+        }
+        __syncthreads();
+        if (own) {
+#pragma unroll
+            for (int c = 0; c < 3; c++) {
+                if (!s.Ein[c]) continue;
+                const int a1 = (c + 1) % 3, a2 = (c + 2) % 3;
+                const bool has1 = a1 < s.dims, has2 = a2 < s.dims;
+                T c1 = 0, c2 = 0;
+                /* the new H component k here and one node down along axis a */
+                auto here = [&](int k) { return sh[k][ty + 1][tx + 1]; };
+                auto down = [&](int k, int a) { return a == 0 ? sh[k][ty + 1][tx] : a == 1 ? sh[k][ty][tx + 1] : below[k]; };
+                if (has1) c1 = mul(sub(here(a2), down(a2, a1)), s.rh[a1]);
+                if (has2) c2 = mul(sub(here(a1), down(a1, a2)), s.rh[a2]);
+                const T ca = s.CA ? ld(s.CA + i) : s.ca0, cb = s.CB ? ld(s.CB + i) : s.cb0;
+                const T f = mul(ca, ld(s.Ein[c] + i));
+                T e;
+                if (has1 && has2) e = add(f, mul(cb, sub(c1, c2)));
+                else if (has1) e = add(f, mul(cb, c1));
+                else e = sub(f, mul(cb, c2));
+                s.Eout[c][i] = e;
+            }
+            if (Three)
+#pragma unroll
+                for (int c = 0; c < 2; c++) below[c] = sh[c][ty + 1][tx + 1];
+        }
+        __syncthreads();
+    }
+}
+
+/* The nodes of a piece's buffer outside box b copied from src to dst: what a
+ * step leaves as it is must be in both sets of buffers. */
+template <typename T>
+__global__ void copy_outside(T *__restrict__ dst, const T *__restrict__ src, int64_t pitch, int nx, int ny, int nz, int bx0, int bx1,
+                             int by0, int by1, int bz0, int bz1)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    const bool inside_xy = x >= bx0 && x < bx1 && y >= by0 && y < by1;
+    for (int z = 0; z < nz; z++) {
+        if (inside_xy && z >= bz0 && z < bz1) continue;
+        const int64_t i = ((int64_t)z * ny + y) * pitch + x;
+        dst[i] = src[i];
     }
 }
 
@@ -146,9 +303,83 @@ template <typename T> __global__ void yee_points(Points<T> p)
     if (i < p.nprobe) *p.out[i] = p.probe[i] ? (double)p.probe[i][p.probe_at[i]] : 0.0;
 }
 
+/* Along axis a, the positions [lo, hi) of the longest run of nodes in no
+ * layer (for E's derivatives nor H's). */
+void free_run(const pyr_coef_t *k, int a, int64_t n, int64_t *lo, int64_t *hi)
+{
+    *lo = 0;
+    *hi = n;
+    if (!k->aux || k->naux < 24) return;
+    const double *in0 = pyr_maxwell_profile(k->aux, k->naux, a, 0, 3), *in1 = pyr_maxwell_profile(k->aux, k->naux, a, 1, 3);
+    int64_t best = 0, start = 0;
+    *hi = 0;
+    for (int64_t i = 0; i <= n; i++) {
+        const int in_layer = i == n || in0[i] != 0 || in1[i] != 0;
+        if (!in_layer) continue;
+        if (i - start > best) {
+            best = i - start;
+            *lo = start;
+            *hi = i;
+        }
+        start = i + 1;
+    }
+}
+
+/* b less the box `in` inside it, as at most six boxes. */
+int minus(const pyr_box_t *b, const pyr_box_t *in, pyr_box_t out[6])
+{
+    int n = 0;
+    pyr_box_t rest = *b;
+    for (int a = 2; a >= 0; a--) {
+        pyr_box_t lo = rest, hi = rest;
+        lo.hi[a] = in->lo[a];
+        hi.lo[a] = in->hi[a];
+        if (lo.hi[a] > lo.lo[a]) out[n++] = lo;
+        if (hi.hi[a] > hi.lo[a]) out[n++] = hi;
+        rest.lo[a] = in->lo[a];
+        rest.hi[a] = in->hi[a];
+    }
+    return n;
+}
+
+/* Where a step reads and writes the six components: the piece's buffers
+ * (in place), or one set of buffers for the old values and another for the
+ * new (the fused variant's steps, also for the layers around its part). */
+template <typename T> struct Sets {
+    const T *in[6];
+    T *out[6];
+};
+
+/* The nodes of `box` where component comp (0-2 E, 3-5 H) is updated
+ * (maxwell.h pyr_maxwell_update_range); 0 where there are none. */
+int update_box(const pyr_kernel_call_t *call, int comp, const pyr_box_t *box, int lo[3], int hi[3])
+{
+    const int dims = call->coef->dims, electric = comp < 3, cc = comp % 3;
+    int ok = 1;
+    for (int a = 0; a < 3; a++) {
+        int64_t l, h;
+        if (a < dims) {
+            const int64_t n = call->grid->n[a];
+            const int along = cc == a;
+            if (electric) l = along ? 0 : 1, h = n - 1;
+            else l = 0, h = along ? n : n - 1;
+        } else {
+            l = 0, h = 1;
+        }
+        if (box->lo[a] > l) l = box->lo[a];
+        if (box->hi[a] < h) h = box->hi[a];
+        if (h <= l) ok = 0;
+        lo[a] = (int)l;
+        hi[a] = (int)h;
+    }
+    return ok;
+}
+
+/* One launch of a sub-step on box; layers = 0: the box meets no layer (the
+ * launch without the layers' code). */
 template <typename T>
-pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int electric,
-                     const pyr_box_t *box)
+pyr_status_t substep_launch(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int electric,
+                            const pyr_box_t *box, const Sets<T> *sets, int layers)
 {
     const pyr_piece_t *pc = call->piece;
     const pyr_coef_t *k = call->coef;
@@ -181,28 +412,13 @@ pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *
     }
     for (int cc = 0; cc < 3; cc++) {
         const int comp = first + cc;
-        s.G[cc] = (const T *)pc->buf[other + cc][0];
-        T *F = (T *)pc->buf[comp][0];
+        /* E reads the new H, H the old E */
+        s.G[cc] = sets ? (electric ? sets->out[other + cc] : sets->in[other + cc]) : (const T *)pc->buf[other + cc][0];
+        T *F = sets ? sets->out[comp] : (T *)pc->buf[comp][0];
         if (!F) continue;
+        s.Fin[cc] = sets ? sets->in[comp] : NULL;
         const int a1 = (cc + 1) % 3, a2 = (cc + 2) % 3;
-        int ok = 1;
-        for (int a = 0; a < 3; a++) {
-            int64_t lo, hi;
-            if (a < dims) {
-                const int64_t n = call->grid->n[a];
-                const int along = cc == a;
-                if (electric) lo = along ? 0 : 1, hi = n - 1;
-                else lo = 0, hi = along ? n : n - 1;
-            } else {
-                lo = 0, hi = 1;
-            }
-            if (box->lo[a] > lo) lo = box->lo[a];
-            if (box->hi[a] < hi) hi = box->hi[a];
-            if (hi <= lo) ok = 0;
-            s.rlo[cc][a] = (int)lo;
-            s.rhi[cc][a] = (int)hi;
-        }
-        if (!ok) continue;
+        if (!update_box(call, comp, box, s.rlo[cc], s.rhi[cc])) continue;
         s.F[cc] = F;
         const int p1 = a1 < dims ? pyr_maxwell_psi_field(comp, a1) : -1, p2 = a2 < dims ? pyr_maxwell_psi_field(comp, a2) : -1;
         s.P[cc][0] = p1 >= 0 ? (T *)pc->buf[p1][0] : NULL;
@@ -216,28 +432,61 @@ pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *
     }
     if (!any) return PYR_OK;
     const int rows = call->variant->p[0] ? call->variant->p[0] : kRowsDefault;
-    s.zrun = call->variant->p[1] ? call->variant->p[1] : kZRunDefault;
+    s.zrun = dims < 3 ? 1 : call->variant->p[1] ? call->variant->p[1] : kZRunDefault;
     dim3 grid((unsigned)((s.hi[0] - s.lo[0] + kTX - 1) / kTX), (unsigned)((s.hi[1] - s.lo[1] + rows - 1) / rows),
               (unsigned)((s.hi[2] - s.lo[2] + s.zrun - 1) / s.zrun));
     int cpml = 0;
-    for (int cc = 0; cc < 3; cc++) cpml |= s.P[cc][0] || s.P[cc][1];
+    for (int cc = 0; cc < 3; cc++) cpml |= layers && (s.P[cc][0] || s.P[cc][1]);
     const dim3 block(kTX, (unsigned)rows);
-    if (electric) {
-        if (cpml) yee_substep<T, true, true><<<grid, block, 0, st>>>(s);
-        else yee_substep<T, true, false><<<grid, block, 0, st>>>(s);
+    if (sets) {
+        if (electric) {
+            if (cpml) yee_substep<T, true, true, true><<<grid, block, 0, st>>>(s);
+            else yee_substep<T, true, false, true><<<grid, block, 0, st>>>(s);
+        } else {
+            if (cpml) yee_substep<T, false, true, true><<<grid, block, 0, st>>>(s);
+            else yee_substep<T, false, false, true><<<grid, block, 0, st>>>(s);
+        }
+    } else if (electric) {
+        if (cpml) yee_substep<T, true, true, false><<<grid, block, 0, st>>>(s);
+        else yee_substep<T, true, false, false><<<grid, block, 0, st>>>(s);
     } else {
-        if (cpml) yee_substep<T, false, true><<<grid, block, 0, st>>>(s);
-        else yee_substep<T, false, false><<<grid, block, 0, st>>>(s);
+        if (cpml) yee_substep<T, false, true, false><<<grid, block, 0, st>>>(s);
+        else yee_substep<T, false, false, false><<<grid, block, 0, st>>>(s);
     }
     PYR_CU(cudaGetLastError());
     pyrcu::count(c->dev->stats.launches);
     return PYR_OK;
 }
 
+/* A sub-step on box: where the grid has layers, the part of the box in none
+ * of them is a launch without the layers' code (their lookups per node and
+ * per derivative), the slabs around it each a launch with it. */
+template <typename T>
+pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int electric,
+                     const pyr_box_t *box, const Sets<T> *sets)
+{
+    const pyr_coef_t *k = call->coef;
+    if (!table || !k->aux) return substep_launch<T>(c, st, call, table, electric, box, sets, 1);
+    pyr_box_t in = *box;
+    for (int a = 0; a < k->dims; a++) {
+        int64_t lo, hi;
+        free_run(k, a, call->grid->n[a], &lo, &hi);
+        in.lo[a] = std::max(in.lo[a], lo);
+        in.hi[a] = std::min(in.hi[a], hi);
+        if (in.hi[a] <= in.lo[a]) return substep_launch<T>(c, st, call, table, electric, box, sets, 1);
+    }
+    PYR_TRY(substep_launch<T>(c, st, call, table, electric, &in, sets, 0));
+    pyr_box_t around[6];
+    const int n = minus(box, &in, around);
+    for (int b = 0; b < n; b++) PYR_TRY(substep_launch<T>(c, st, call, table, electric, &around[b], sets, 1));
+    return PYR_OK;
+}
+
 /* The sources of component kind `electric` at step s of the call (inside
  * box), then (after E) the probes. */
 template <typename T>
-pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, int electric, const pyr_box_t *b, int64_t s)
+pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, int electric, const pyr_box_t *b, int64_t s,
+                    const Sets<T> *sets)
 {
     const pyr_piece_t *pc = call->piece;
     Points<T> p;
@@ -257,7 +506,7 @@ pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *c
         if (nd[0] < b->lo[0] || nd[0] >= b->hi[0] || nd[1] < b->lo[1] || nd[1] >= b->hi[1] || nd[2] < b->lo[2] || nd[2] >= b->hi[2])
             continue;
         if (p.nsrc == kPoints) PYR_TRY(flush());
-        p.src[p.nsrc] = (T *)pc->buf[q->field][0];
+        p.src[p.nsrc] = sets && q->field < 6 ? sets->out[q->field] : (T *)pc->buf[q->field][0];
         p.src_at[p.nsrc] = pyr_piece_index(pc, nd[0], nd[1], nd[2]);
         p.amp[p.nsrc++] = call->amplitudes[s * call->nsources + i];
     }
@@ -265,20 +514,197 @@ pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *c
         for (int i = 0; i < call->nprobes; i++) {
             const pyr_kernel_point_t *q = &call->probes[i];
             if (p.nprobe == kPoints) PYR_TRY(flush());
-            p.probe[p.nprobe] = (const T *)pc->buf[q->field][0];
+            p.probe[p.nprobe] = sets && q->field < 6 ? sets->out[q->field] : (const T *)pc->buf[q->field][0];
             p.probe_at[p.nprobe] = pyr_piece_index(pc, q->node[0], q->node[1], q->node[2]);
             p.out[p.nprobe++] = &call->probes_out[s * call->nprobes + i];
         }
     return flush();
 }
 
+/* A step of the tile variant (in place), or its sub-steps on the given sets. */
+template <typename T>
+pyr_status_t tile_step(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int s, const Sets<T> *sets)
+{
+    for (int l = 2 * s; l < 2 * s + 2 && l < call->nboxes; l++) {
+        const int electric = l % 2; /* a call starts at a step: H, E, H, E ... */
+        PYR_TRY(substep<T>(c, st, call, table, electric, &call->boxes[l], sets));
+        if (call->nsources || (electric && call->nprobes)) PYR_TRY(points<T>(c, st, call, electric, &call->boxes[l], s, sets));
+    }
+    return PYR_OK;
+}
+
+/* The fused variant's second set of buffers, kept in the context (grown,
+ * never shrunk, while the context lives). */
+struct copies_t {
+    void *dev;
+    size_t bytes;
+};
+const char copies_key = 0;
+
+void copies_free(pyrcu::ctx_t *c, void *data)
+{
+    copies_t *t = (copies_t *)data;
+    pyr_device_cuda.dev_free(c, t->dev);
+    free(t);
+}
+
+pyr_status_t copies(pyrcu::ctx_t *c, size_t bytes, void **dev)
+{
+    copies_t *t = (copies_t *)pyrcu::state_of(c, &copies_key);
+    if (!t) {
+        t = (copies_t *)calloc(1, sizeof *t);
+        if (!t) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        pyr_status_t st = pyrcu::state_keep(c, &copies_key, t, copies_free);
+        if (st != PYR_OK) {
+            free(t);
+            return st;
+        }
+    }
+    if (t->bytes < bytes) {
+        if (t->dev) {
+            PYR_CU(cudaDeviceSynchronize()); /* work queued before may still read them */
+            pyr_device_cuda.dev_free(c, t->dev);
+            t->dev = NULL;
+            t->bytes = 0;
+        }
+        PYR_TRY(pyr_device_cuda.dev_alloc(c, bytes, &t->dev));
+        t->bytes = bytes;
+    }
+    *dev = t->dev;
+    return PYR_OK;
+}
+
+int same_box(const pyr_box_t *a, const pyr_box_t *b)
+{
+    for (int d = 0; d < 3; d++)
+        if (a->lo[d] != b->lo[d] || a->hi[d] != b->hi[d]) return 0;
+    return 1;
+}
+
+/* The part of a call the fused kernel takes: every step's H box and every
+ * E box the same, no source on H, and a box inside every component's
+ * update range, out of the layers with a node to spare below it (the rim
+ * its blocks compute again) inside the H box.  0: none (the call runs as
+ * the tile variant does). */
+int fused_box(const pyr_kernel_call_t *call, pyr_box_t *in)
+{
+    if (call->nboxes < 4 || call->nboxes % 2) return 0;
+    for (int l = 2; l < call->nboxes; l++)
+        if (!same_box(&call->boxes[l], &call->boxes[l % 2])) return 0;
+    for (int i = 0; i < call->nsources; i++)
+        if (call->sources[i].field >= 3) return 0;
+    const pyr_box_t *hb = &call->boxes[0], *eb = &call->boxes[1];
+    const pyr_piece_t *pc = call->piece;
+    const int dims = call->coef->dims;
+    for (int a = 0; a < 3; a++) {
+        if (a >= dims) {
+            in->lo[a] = 0;
+            in->hi[a] = 1;
+            if (hb->lo[a] != 0 || hb->hi[a] != 1 || eb->lo[a] != 0 || eb->hi[a] != 1) return 0;
+            continue;
+        }
+        const int64_t n = call->grid->n[a];
+        int64_t flo, fhi;
+        free_run(call->coef, (int)a, n, &flo, &fhi);
+        int64_t lo = 1, hi = n - 1;
+        lo = std::max(lo, std::max(hb->lo[a] + 1, eb->lo[a]));
+        lo = std::max(lo, std::max(flo + 1, pc->box.lo[a] + 1));
+        hi = std::min(hi, std::min(hb->hi[a], eb->hi[a]));
+        hi = std::min(hi, std::min(fhi, pc->box.hi[a] - 1));
+        if (hi <= lo) return 0;
+        in->lo[a] = lo;
+        in->hi[a] = hi;
+    }
+    return 1;
+}
+
+template <typename T>
+pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const pyr_box_t *in)
+{
+    const pyr_piece_t *pc = call->piece;
+    const pyr_coef_t *k = call->coef;
+    const int nsteps = call->nboxes / 2;
+    int s0 = 0;
+    if (nsteps % 2) {
+        /* an odd count: the first step in place, so the last ends in the piece's buffers */
+        PYR_TRY(tile_step<T>(c, st, call, table, 0, (const Sets<T> *)NULL));
+        s0 = 1;
+    }
+    const int64_t ext[3] = {pyr_box_extent(&pc->box, 0), pyr_box_extent(&pc->box, 1), pyr_box_extent(&pc->box, 2)};
+    const size_t layer = (size_t)pc->pitch * (size_t)ext[1] * (size_t)ext[2] * sizeof(T);
+    void *dev = NULL;
+    PYR_TRY(copies(c, 6 * layer, &dev));
+    Sets<T> A, B;
+    for (int f = 0; f < 6; f++) {
+        T *mine = (T *)pc->buf[f][0];
+        A.in[f] = A.out[f] = mine;
+        B.out[f] = mine ? (T *)((char *)dev + f * layer) : NULL;
+        B.in[f] = B.out[f];
+        if (!mine) continue;
+        /* what no step updates, in both sets */
+        int lo[3], hi[3];
+        if (!update_box(call, f, &call->boxes[f < 3 ? 1 : 0], lo, hi))
+            for (int a = 0; a < 3; a++) lo[a] = hi[a] = (int)pc->box.lo[a];
+        const dim3 cb(32, 8), cg((unsigned)((ext[0] + 31) / 32), (unsigned)((ext[1] + 7) / 8));
+        copy_outside<T><<<cg, cb, 0, st>>>(B.out[f], mine, pc->pitch, (int)ext[0], (int)ext[1], (int)ext[2], lo[0] - (int)pc->box.lo[0],
+                                           hi[0] - (int)pc->box.lo[0], lo[1] - (int)pc->box.lo[1], hi[1] - (int)pc->box.lo[1],
+                                           lo[2] - (int)pc->box.lo[2], hi[2] - (int)pc->box.lo[2]);
+        PYR_CU(cudaGetLastError());
+        pyrcu::count(c->dev->stats.launches);
+    }
+    Step<T> fs;
+    memset(&fs, 0, sizeof fs);
+    fs.CA = (const T *)pc->buf[PYR_MAXWELL_CA][0];
+    fs.CB = (const T *)pc->buf[PYR_MAXWELL_CB][0];
+    fs.DH = (const T *)pc->buf[PYR_MAXWELL_DH][0];
+    fs.ca0 = (T)k->c[4];
+    fs.cb0 = (T)k->c[5];
+    fs.dh0 = (T)k->c[6];
+    fs.dims = k->dims;
+    fs.pitch = pc->pitch;
+    fs.plane = pc->pitch * ext[1];
+    for (int a = 0; a < 3; a++) {
+        fs.rh[a] = a < k->dims ? (T)k->c[a] : (T)0;
+        fs.org[a] = pc->box.lo[a];
+        fs.lo[a] = (int)in->lo[a];
+        fs.hi[a] = (int)in->hi[a];
+    }
+    const int rows = call->variant->p[0] ? call->variant->p[0] : kRowsDefault;
+    fs.zrun = k->dims < 3 ? 1 : call->variant->p[1] ? call->variant->p[1] : kZRunDefault;
+    const dim3 block(kTX, (unsigned)rows + 1); /* and the rim's warp */
+    const dim3 grid((unsigned)((in->hi[0] - in->lo[0] + kTX - 1) / kTX), (unsigned)((in->hi[1] - in->lo[1] + rows - 1) / rows),
+                    (unsigned)((in->hi[2] - in->lo[2] + fs.zrun - 1) / fs.zrun));
+    pyr_box_t shell_h[6], shell_e[6];
+    const int nh = minus(&call->boxes[0], in, shell_h), ne = minus(&call->boxes[1], in, shell_e);
+    for (int s = s0; s < nsteps; s++) {
+        const Sets<T> &from = (s - s0) % 2 ? B : A, &to = (s - s0) % 2 ? A : B;
+        Sets<T> io;
+        for (int f = 0; f < 6; f++) {
+            io.in[f] = from.in[f];
+            io.out[f] = to.out[f];
+        }
+        for (int cc = 0; cc < 3; cc++) {
+            fs.Ein[cc] = io.in[cc];
+            fs.Hin[cc] = io.in[3 + cc];
+            fs.Eout[cc] = io.out[cc];
+            fs.Hout[cc] = io.out[3 + cc];
+        }
+        if (k->dims == 3) yee_step<T, true><<<grid, block, 0, st>>>(fs);
+        else yee_step<T, false><<<grid, block, 0, st>>>(fs);
+        PYR_CU(cudaGetLastError());
+        pyrcu::count(c->dev->stats.launches);
+        for (int b = 0; b < nh; b++) PYR_TRY(substep<T>(c, st, call, table, 0, &shell_h[b], &io));
+        for (int b = 0; b < ne; b++) PYR_TRY(substep<T>(c, st, call, table, 1, &shell_e[b], &io));
+        if (call->nsources || call->nprobes) PYR_TRY(points<T>(c, st, call, 1, &call->boxes[1], s, &io));
+    }
+    return PYR_OK;
+}
+
 template <typename T> pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table)
 {
-    for (int l = 0; l < call->nboxes; l++) {
-        const int electric = l % 2; /* a call starts at a step: H, E, H, E ... */
-        PYR_TRY(substep<T>(c, st, call, table, electric, &call->boxes[l]));
-        if (call->nsources || (electric && call->nprobes)) PYR_TRY(points<T>(c, st, call, electric, &call->boxes[l], l / 2));
-    }
+    pyr_box_t in;
+    if (!strcmp(call->variant->name, "fused") && fused_box(call, &in)) return fused_steps<T>(c, st, call, table, &in);
+    for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, call, table, s, (const Sets<T> *)NULL));
     return PYR_OK;
 }
 
@@ -354,14 +780,14 @@ pyr_status_t maxwell_check(const pyr_variant_t *v, int dims, pyr_precision_t pre
 {
     (void)dims;
     (void)precision;
-    if (strcmp(v->name, "tile"))
-        return pyr_fail(PYR_ERR_CONFIG, "no CUDA Maxwell kernel variant '%s'; use tile[:R[,Z]] (R rows of 32 nodes per block: 1, 2, 4 "
-                                        "or 8; Z planes per thread: 1 to 64)",
+    if (strcmp(v->name, "tile") && strcmp(v->name, "fused"))
+        return pyr_fail(PYR_ERR_CONFIG, "no CUDA Maxwell kernel variant '%s'; use tile[:R[,Z]] (a launch per sub-step) or fused[:R[,Z]] (a "
+                                        "launch per step) - R rows of 32 nodes per block: 1, 2, 4 or 8; Z planes per thread: 1 to 64",
                         v->name);
     if (v->p[0] && v->p[0] != 1 && v->p[0] != 2 && v->p[0] != 4 && v->p[0] != 8)
-        return pyr_fail(PYR_ERR_CONFIG, "tile:%d: a block takes 1, 2, 4 or 8 rows of 32 nodes", v->p[0]);
-    if (v->p[1] < 0 || v->p[1] > 64) return pyr_fail(PYR_ERR_CONFIG, "tile:%d,%d: a thread walks 1 to 64 planes", v->p[0], v->p[1]);
-    if (v->p[2]) return pyr_fail(PYR_ERR_CONFIG, "tile takes at most two parameters (R,Z)");
+        return pyr_fail(PYR_ERR_CONFIG, "%s:%d: a block takes 1, 2, 4 or 8 rows of 32 nodes", v->name, v->p[0]);
+    if (v->p[1] < 0 || v->p[1] > 64) return pyr_fail(PYR_ERR_CONFIG, "%s:%d,%d: a thread walks 1 to 64 planes", v->name, v->p[0], v->p[1]);
+    if (v->p[2]) return pyr_fail(PYR_ERR_CONFIG, "%s takes at most two parameters (R,Z)", v->name);
     return PYR_OK;
 }
 
@@ -376,6 +802,8 @@ void maxwell_default(int dims, pyr_precision_t precision, pyr_variant_t *v)
 
 int maxwell_candidates(int dims, pyr_precision_t precision, pyr_variant_t *v, int max)
 {
+    /* tile shapes only: fused needs six more layers of device memory, which a
+     * record in the wisdom would then ask of plans that fit without them */
     static const int shapes3[][2] = {{4, 16}, {8, 8}, {2, 16}, {4, 1}, {8, 32}, {4, 4}};
     static const int rows2[] = {4, 8, 2, 1};
     const int count = dims == 3 ? 6 : 4;
@@ -390,12 +818,20 @@ int maxwell_candidates(int dims, pyr_precision_t precision, pyr_variant_t *v, in
     return n;
 }
 
+/* fused keeps a second buffer of each of the six components. */
+uint64_t maxwell_scratch_bytes(const pyr_variant_t *v, uint64_t layer_bytes)
+{
+    return strcmp(v->name, "fused") ? 0 : 6 * layer_bytes;
+}
+
 } // namespace
 
 extern "C" const pyr_kernel_t pyr_kernel_cuda_maxwell = {
-    PYR_EQ_MAXWELL, PYR_BACKEND_CUDA, "tile[:R[,Z]] (R rows of 32 nodes per block: 1, 2, 4, 8; Z planes per thread: 1-64)",
+    PYR_EQ_MAXWELL, PYR_BACKEND_CUDA,
+    "tile[:R[,Z]] (a launch per sub-step, in place) or fused[:R[,Z]] (a launch per step, a second copy of the components) - R rows of "
+    "32 nodes per block: 1, 2, 4, 8; Z planes per thread: 1-64",
     maxwell_check, maxwell_default, maxwell_candidates, maxwell_run,
-    NULL, /* no work memory */
+    maxwell_scratch_bytes,
     NULL, /* launch steps: not run skewed (several fields) */
     NULL, /* last box only: likewise */
     NULL, /* halo: likewise */
