@@ -28,6 +28,7 @@ void pyr_cli_mpi_describe(FILE *out);
 #define PYR_EXIT_ERROR 1
 #define PYR_EXIT_USAGE 2
 #define PYR_EXIT_NOT_CONVERGED 3 /* solve: the iteration stopped before the tolerance was met */
+#define PYR_EXIT_INTERRUPTED 130 /* run: Ctrl-C stopped it (the shell's status of a SIGINT) */
 
 /* Propagate a failing status unchanged. */
 #define CLI_TRY(expr)                                                        \

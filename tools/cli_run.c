@@ -264,6 +264,7 @@ typedef struct {
     pyr_result_t *result; /* an HDF5 output.field */
     double *series;       /* the probes' series, nseries steps */
     int64_t nseries, cap;
+    int64_t stopped_at;   /* steps done when Ctrl-C stopped the run; -1 before */
     /* the files it names, checked before it runs */
     char outs[PYR_CLI_FIELDS][PYR_PATH_MAX + 96], indexes[PYR_CLI_FIELDS][PYR_PATH_MAX + 96], ins[PYR_CLI_FIELDS][PYR_PATH_MAX + 16];
     char prefixes[PYR_CLI_FIELDS][PYR_PATH_MAX + 16], sidecar[PYR_PATH_MAX + 8], sidecar_name[PYR_PATH_MAX + 64];
@@ -273,6 +274,17 @@ static int on_progress(void *user, int64_t done, int64_t total)
 {
     pyr_cli_progress_draw(&((run_t *)user)->bar, done, total);
     return 0;
+}
+
+/* Ctrl-C during a run with an HDF5 result (pyr_interrupt_catch): stop at the
+ * next step the fields hold whole, so that the result keeps what the run has. */
+static int on_cancel(void *user, int64_t done, int64_t total)
+{
+    (void)total;
+    run_t *r = user;
+    if (!pyr_interrupt_requested()) return 0;
+    r->stopped_at = done;
+    return 1;
 }
 
 /* The state fields before they are written: none diverged.  origin: where
@@ -391,6 +403,22 @@ static pyr_backend_kind_t backend_of(const pyr_options_t *o)
     return pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
 }
 
+/* A run Ctrl-C stopped after r->stopped_at steps: its HDF5 result closed with
+ * what it has, marked incomplete, and committed in a stage; the line saying
+ * where to restart from on stderr.  Returns the exit status. */
+static int interrupted(run_t *r)
+{
+    char note[PYR_PATH_MAX + 256] = "";
+    pyr_output_stage_t *stage = NULL;
+    pyr_status_t st = pyr_output_stage_begin(&stage);
+    if (st == PYR_OK && (st = pyr_result_interrupted(r->result, r->stopped_at, note, sizeof note)) != PYR_OK)
+        pyr_fail_context(st, "output.field: ");
+    if (st == PYR_OK) st = pyr_output_stage_commit(&stage);
+    pyr_output_stage_abort(&stage);
+    if (note[0]) fprintf(stderr, "pyrgrid: %s\n", note);
+    return st == PYR_OK ? PYR_EXIT_INTERRUPTED : pyr_cli_fail(NULL);
+}
+
 /* Run cfg's problem and write what its scheme writes; one process (ranks =
  * 0), or this rank's part over MPI ranks (every rank calls it: the failures
  * are agreed, so all go on or stop together).  unsupported: NULL, or why the
@@ -403,6 +431,7 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     r->cfg = cfg;
     r->rank = rank;
     r->ranks = ranks;
+    r->stopped_at = -1;
     quiet |= rank != 0; /* one voice: rank 0's (failures are agreed, so it has every rank's) */
     pyr_status_t st = pyr_problem_validate(p);
     if (st == PYR_OK && unsupported) st = pyr_fail(PYR_ERR_UNSUPPORTED, "%s", unsupported);
@@ -412,6 +441,8 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     if (st == PYR_OK && cfg->out.every > 0 && !cfg->field[0])
         st = pyr_fail(PYR_ERR_CONFIG, "output.every = %lld writes snapshots named after output.field, which is empty; set output.field = "
                       "NAME.npy (or NAME.h5)", (long long)cfg->out.every);
+    /* a name whose suffix the program does not write (out.xyz, a.jpg), before anything is computed */
+    if (st == PYR_OK) st = pyr_result_check_names(p, &cfg->out);
     if (st == PYR_OK && r->o.nprobes && !cfg->probes[0] && !quiet)
         fprintf(stderr, "pyrgrid: note: [probe] is set but output.probes is not: the probes' series are not written\n");
     if (st == PYR_OK) {
@@ -474,15 +505,22 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     memset(&ri, 0, sizeof ri);
     int64_t origin[3] = {0, 0, 0};
     double secs = 0;
+    int interrupted_rc = 0; /* Ctrl-C stopped the run: the exit status after closing its result */
     if (st == PYR_OK) {
         pyr_hooks_t hooks = {.progress = on_progress,
                              .user = r,
                              .snapshot_fields = cfg->out.every > 0 ? on_snapshot : NULL,
-                             .probe = r->o.nprobes && rank == 0 ? on_probe : NULL};
+                             .probe = r->o.nprobes && rank == 0 ? on_probe : NULL,
+                             .cancel = r->result ? on_cancel : NULL};
         pyr_cli_progress_begin(&r->bar, quiet);
+        /* one process with an HDF5 result: the first Ctrl-C stops the run and the result keeps what it has (a second one ends
+         * the program as before); ranks are ended by their launcher */
+        if (r->result) pyr_interrupt_catch();
         st = ranks == 0 ? pyr_execute_fields(plan, fields, nf, &hooks, &ri) : pyr_cli_mpi_execute(p, &cfg->options, &hooks, fields, nf, &ri, origin);
+        if (r->result) pyr_interrupt_release();
         secs = pyr_cli_progress_end(&r->bar);
         seconds[2] = secs;
+        if (st == PYR_ERR_CANCELLED && r->stopped_at >= 0 && r->result) interrupted_rc = interrupted(r);
         /* no output of diverged values (a grid near the precision's largest number, an oversized source) */
         if (st == PYR_OK) st = pyr_cli_mpi_agree(ranks, check_states(r, fields, origin, pyr_result_step_of(&cfg->out, ri.steps), "the end of the run"));
     }
@@ -538,6 +576,10 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     pyr_plan_destroy(&plan);
     for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
     free(r->series);
+    if (interrupted_rc) {
+        free(r);
+        return interrupted_rc;
+    }
     if (st != PYR_OK) {
         if (rank == 0) pyr_cli_fail(NULL);
         free(r);
