@@ -135,6 +135,13 @@ typedef enum {
     PYR_RHS_FILE      /* a .npy array of the grid's shape and dtype */
 } pyr_rhs_kind_t;
 
+/* How the Poisson sweeps iterate (docs/poisson.md). */
+typedef enum {
+    PYR_ITER_JACOBI = 0, /* plain (or damped, omega != 1) Jacobi: O(N^2) sweeps on N nodes per axis; every method runs it */
+    PYR_ITER_CHEBYSHEV   /* Chebyshev-accelerated Jacobi: O(N) sweeps; reads the layer two sweeps back, so only the
+                            in-core plan (method = naive, one device, no restart) runs it, and only with omega = 1 */
+} pyr_iteration_t;
+
 /* Parameters of the Poisson equation -laplace(u) = f, solved by Jacobi
  * sweeps u' = (sum_d (u[d-] + u[d+]) / h_d^2 + f) / (sum_d 2 / h_d^2),
  * damped as u' = u + omega (u' - u) when omega != 1.  The most sweeps is
@@ -144,6 +151,7 @@ typedef struct {
                             0 = run all the sweeps (the change is still reported) */
     int64_t check_every; /* sweeps between checks (>= 1) */
     double omega;        /* damping, in (0, 2); 1 = plain Jacobi */
+    pyr_iteration_t iteration; /* PYR_ITER_JACOBI (default) or PYR_ITER_CHEBYSHEV */
     pyr_rhs_kind_t rhs;
     char rhs_file[PYR_PATH_MAX]; /* for PYR_RHS_FILE */
 } pyr_poisson_params_t;

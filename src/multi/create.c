@@ -232,6 +232,20 @@ static pyr_status_t refuse_longvector(const pyr_parts_t *P, int n)
                     parts, where);
 }
 
+/* Chebyshev's sweeps read the layer two sweeps back, and a part gets its
+ * halo from its neighbours as one layer (docs/poisson.md).  n: the devices
+ * of each rank (-1: "all", not yet counted). */
+static pyr_status_t refuse_chebyshev(const pyr_parts_t *P, int n)
+{
+    char parts[48] = "several parts";
+    if (n >= 0) snprintf(parts, sizeof parts, "%d parts", (n > 0 ? n : 1) * P->ranks);
+    return pyr_fail(PYR_ERR_UNSUPPORTED,
+                    "scheme.iteration = chebyshev over several devices or MPI ranks (this run cuts the grid into %s): the parts "
+                    "exchange one layer of u, and Chebyshev's sweeps read the layer two sweeps back; chebyshev needs the in-core plan "
+                    "(run.method = naive) on one device in one process (leave run.devices out), or use scheme.iteration = jacobi",
+                    parts);
+}
+
 pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t *options, pyr_transport_t *t, pyr_parts_t **out)
 {
     *out = NULL;
@@ -288,6 +302,15 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
             pyr_clear_error(); /* the list's own message comes below */
         }
     }
+    const int chebyshev = problem->equation == PYR_EQ_POISSON && problem->poisson.iteration == PYR_ITER_CHEBYSHEV;
+    if (st == PYR_OK && chebyshev) {
+        int devs[PYR_PARTS_MAX_DEVICES], n = 0;
+        if (pyr_parts_parse_devices(P->options.devices, devs, PYR_PARTS_MAX_DEVICES, &n) == PYR_OK) {
+            if (n > 1 || P->ranks > 1) st = refuse_chebyshev(P, n);
+        } else {
+            pyr_clear_error(); /* the list's own message comes below */
+        }
+    }
     /* the backend, and the devices of each rank */
     if (st == PYR_OK) {
         P->kind = P->options.backend;
@@ -310,6 +333,7 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
         }
         /* "all" on several GPUs (a list of several is refused above) */
         if (st == PYR_OK && P->options.method == PYR_METHOD_LONGVECTOR && n * P->ranks > 1) st = refuse_longvector(P, n);
+        if (st == PYR_OK && chebyshev && n * P->ranks > 1) st = refuse_chebyshev(P, n);
         const int gpus = P->kind == PYR_BACKEND_CUDA ? pyr_gpu_count() : 1;
         for (int i = 0; i < n && st == PYR_OK; i++)
             if (P->devices[i] >= gpus) {

@@ -15,7 +15,7 @@
 static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe"};
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
 static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision",
-                                          "iterations", "tolerance", "check_every", "omega", "courant", "mode"};
+                                          "iterations", "tolerance", "check_every", "omega", "iteration", "courant", "mode"};
 static const char *const keys_initial[] = {"kind", "file", "seed", "step", "t"};
 static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel",
@@ -155,6 +155,13 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
         }
         if (!strcmp(key, "check_every")) return cfg->given |= PYR_GIVEN_POISSON, parse_int(sec, key, v, 1, &p->poisson.check_every);
         if (!strcmp(key, "omega")) return cfg->given |= PYR_GIVEN_POISSON, parse_real(sec, key, v, &p->poisson.omega);
+        if (!strcmp(key, "iteration")) {
+            static const char *const it[] = {"jacobi", "chebyshev"};
+            cfg->given |= PYR_GIVEN_POISSON;
+            PYR_TRY(parse_choice(sec, key, v, it, 2, &choice));
+            p->poisson.iteration = choice ? PYR_ITER_CHEBYSHEV : PYR_ITER_JACOBI;
+            return PYR_OK;
+        }
         if (!strcmp(key, "precision")) {
             static const char *const pr[] = {"float", "double"};
             PYR_TRY(parse_choice(sec, key, v, pr, 2, &choice));
@@ -411,11 +418,11 @@ pyr_status_t pyr_config_finish(pyr_config_t *cfg)
     /* keys of another scheme are mistakes, not settings to ignore */
     if (p->equation == PYR_EQ_POISSON && (cfg->given & (PYR_GIVEN_HEAT | PYR_GIVEN_DT | PYR_GIVEN_STEPS)))
         return pyr_fail(PYR_ERR_CONFIG,
-                        "scheme.equation = poisson takes iterations, tolerance, check_every and omega (and [rhs]), not the heat "
+                        "scheme.equation = poisson takes iterations, tolerance, check_every, omega and iteration (and [rhs]), not the heat "
                         "equation's alpha, dt or steps; remove those keys (the most sweeps is iterations = N)");
     if (p->equation != PYR_EQ_POISSON && (cfg->given & PYR_GIVEN_POISSON))
         return pyr_fail(PYR_ERR_CONFIG,
-                        "iterations, tolerance, check_every, omega and [rhs] belong to scheme.equation = poisson; "
+                        "iterations, tolerance, check_every, omega, iteration and [rhs] belong to scheme.equation = poisson; "
                         "the %s equation takes %s (or set equation = poisson)",
                         pyr_equation_name(p->equation), p->equation == PYR_EQ_HEAT ? "alpha, dt and steps" : "courant or dt, and steps");
     if (p->equation != PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_MAXWELL))

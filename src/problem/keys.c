@@ -162,6 +162,7 @@ static int problem_value(const pyr_problem_t *p, const char *full, char *out, si
     if (!strcmp(full, "scheme.equation")) return fmt_text(out, size, pyr_equation_name(p->equation));
     if (!strcmp(full, "scheme.precision")) return fmt_text(out, size, pyr_precision_name(p->precision));
     if (!strcmp(full, "scheme.mode")) return fmt_text(out, size, p->maxwell.te ? "te" : "tm");
+    if (!strcmp(full, "scheme.iteration")) return fmt_text(out, size, p->poisson.iteration == PYR_ITER_CHEBYSHEV ? "chebyshev" : "jacobi");
     if (!strcmp(full, "initial.kind"))
         return fmt_text(out, size, p->init >= PYR_INIT_SINE && p->init <= PYR_INIT_ZERO ? init_names[p->init] : "?");
     if (!strcmp(full, "initial.file")) return fmt_text(out, size, p->init_file);
@@ -203,7 +204,7 @@ static int options_value(const pyr_options_t *o, const char *full, char *out, si
 const char *const pyr_problem_keys[] = {"grid.dims", "grid.nx", "grid.ny", "grid.nz", "grid.lx", "grid.ly", "grid.lz",
                                         "scheme.equation", "scheme.precision", "scheme.alpha", "scheme.dt", "scheme.courant", "scheme.mode",
                                         "scheme.steps",
-                                        "scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega",
+                                        "scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega", "scheme.iteration",
                                         "initial.kind", "initial.file", "initial.seed", "rhs.kind", "rhs.file", NULL};
 const char *const pyr_options_keys[] = {"run.backend", "run.device", "run.method", "run.decomposition", "run.height", "run.memory",
                                         "run.rows", "run.block", "run.threads", "run.plan", "run.slots", "run.kernel",
@@ -216,8 +217,8 @@ int pyr_problem_key_applies(const pyr_problem_t *p, const char *full)
     if (!strcmp(full, "scheme.dt") || !strcmp(full, "scheme.steps")) return p->equation != PYR_EQ_POISSON;
     for (size_t i = 0; i < sizeof maxwell_only / sizeof *maxwell_only; i++)
         if (!strcmp(full, maxwell_only[i])) return p->equation == PYR_EQ_MAXWELL && (strcmp(full, "scheme.mode") || p->dims == 2);
-    static const char *const poisson_only[] = {"scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega", "rhs.kind",
-                                               "rhs.file"};
+    static const char *const poisson_only[] = {"scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega",
+                                               "scheme.iteration", "rhs.kind", "rhs.file"};
     for (size_t i = 0; i < sizeof heat_only / sizeof *heat_only; i++)
         if (!strcmp(full, heat_only[i])) return p->equation == PYR_EQ_HEAT;
     for (size_t i = 0; i < sizeof poisson_only / sizeof *poisson_only; i++)

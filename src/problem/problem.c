@@ -26,6 +26,7 @@ void pyr_problem_default(pyr_problem_t *p)
     p->poisson.tolerance = 0;
     p->poisson.check_every = 20;
     p->poisson.omega = 1.0;
+    p->poisson.iteration = PYR_ITER_JACOBI; /* every method runs it, so the result does not depend on the plan */
     p->poisson.rhs = PYR_RHS_ZERO;
     p->maxwell.courant = 0.5;
     p->maxwell.eps_r = 1.0;

@@ -169,6 +169,12 @@ pyr_status_t pyr_config_finish_inputs(pyr_config_t *cfg)
     cfg->start_step = step;
     cfg->start_t = t;
     if (step == 0) return PYR_OK;
+    /* the file holds one layer, and Chebyshev's next sweep reads the one before it too */
+    if (p->equation == PYR_EQ_POISSON && p->poisson.iteration == PYR_ITER_CHEBYSHEV)
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "a restart from sweep %lld with scheme.iteration = chebyshev: %s holds one layer of u, and "
+                        "Chebyshev's sweeps read the layer two sweeps back (and take their weights from the sweep index); continue with "
+                        "scheme.iteration = jacobi, or start from it as a fresh initial guess (initial.step = 0)",
+                        (long long)step, p->init_file);
     const char *what = p->equation == PYR_EQ_POISSON ? "scheme.iterations" : "scheme.steps";
     if (step > p->steps)
         return pyr_fail(PYR_ERR_CONFIG, "initial.file %s holds step %lld, past %s = %lld, the step this run ends at: set %s to the step to "

@@ -91,17 +91,12 @@ pyr_status_t pyr_poisson_chebyshev_weights(double rho, double **w, int64_t *n)
     return PYR_OK;
 }
 
-/* Whether the problem's sweeps are Chebyshev's.  They need the layer two
- * sweeps back in the output buffer at every sweep, which only the in-core
- * plan (one resident piece over the whole run) keeps, and no problem key
- * chooses them while the methods that stream pieces cannot refuse them:
- * they run where a caller sets the plan's coefficients for them (the
- * tests, docs/poisson.md). */
-static int poisson_chebyshev(const pyr_problem_t *p)
-{
-    (void)p;
-    return 0;
-}
+/* Whether the problem's sweeps are Chebyshev's (scheme.iteration).  They
+ * need the layer two sweeps back in the output buffer at every sweep, which
+ * only the in-core plan (one resident piece over the whole run) keeps: the
+ * streaming methods, the parts of several devices and a restart refuse them
+ * (docs/poisson.md). */
+static int poisson_chebyshev(const pyr_problem_t *p) { return p->poisson.iteration == PYR_ITER_CHEBYSHEV; }
 
 /* Damped Jacobi u + omega (J - u) has the eigenvalues 1 - omega (1 - mu) for
  * mu in [-rho, rho]: it converges for every 0 < omega <= 1 and above 1 only
