@@ -441,14 +441,15 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     if (st == PYR_OK && cfg->out.every > 0 && !cfg->field[0])
         st = pyr_fail(PYR_ERR_CONFIG, "output.every = %lld writes snapshots named after output.field, which is empty; set output.field = "
                       "NAME.npy (or NAME.h5)", (long long)cfg->out.every);
-    /* a name whose suffix the program does not write (out.xyz, a.jpg), before anything is computed */
-    if (st == PYR_OK) st = pyr_result_check_names(p, &cfg->out);
     if (st == PYR_OK && r->o.nprobes && !cfg->probes[0] && !quiet)
         fprintf(stderr, "pyrgrid: note: [probe] is set but output.probes is not: the probes' series are not written\n");
     if (st == PYR_OK) {
         pyr_result_sidecar(p, &cfg->out, r->sidecar, sizeof r->sidecar);
         st = check_files(r, report);
     }
+    /* a name whose suffix the program does not write (out.xyz, a.jpg), before anything is computed (after the path checks: an
+     * output that is an input is said as such) */
+    if (st == PYR_OK) st = pyr_result_check_names(p, &cfg->out);
     st = pyr_cli_mpi_agree(ranks, st);
     if (st == PYR_OK && ranks > 0 && !quiet && cfg->image[0])
         fprintf(stderr, "pyrgrid: output.image is not written by a run over %d ranks (no rank holds the whole grid); %s\n", ranks,
