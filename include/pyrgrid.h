@@ -214,6 +214,38 @@ typedef struct {
     int64_t node[3];
 } pyr_probe_t;
 
+#define PYR_MAXWELL_MAX_MONITORS 8 /* of each kind: dft1 .. dft8, flux1 .. flux8 */
+#define PYR_MAXWELL_MAX_FREQS 64   /* a list of frequencies; a range (fmin:fmax:n) takes up to 100000 */
+
+typedef enum { PYR_REGION_POINT = 0, PYR_REGION_BOX, PYR_REGION_PLANE } pyr_region_kind_t;
+
+/* A frequency-domain monitor: the running discrete Fourier transform
+ *     F(node, f) = sum over the run's steps n of F(node, t_n) exp(-i 2 pi f t_n) dt
+ * of components at nodes, each at its own time (E after step n at t_n = (n+1) dt, H at
+ * (n+1/2) dt), summed in double step by step, so that it is the same whatever the plan.
+ *   dft:  the components (bit c for pyr_component_t c) at the nodes lo .. hi (inclusive): a
+ *         point (lo = hi), a box, or a plane (lo[axis] = hi[axis]).
+ *   flux: the plane normal to `axis` at node lo[axis] = hi[axis], over the cells between
+ *         the nodes lo .. hi of the other axes; its power spectrum P(f) = Re sum over the
+ *         cells of (E x H*) . n dA, the tangential components averaged to the cells'
+ *         centres on the plane (as MEEP does), n along +axis.
+ * A plane without limits (limits = 0) spans the grid less the CPML layers along the other
+ * axes.  Frequencies: the list freq[0 .. nfreq - 1] (range = 0), or nfreq evenly spaced
+ * from freq[0] to freq[1] (range = 1); each in [1 / (steps dt), 1 / (2 dt)], the run's
+ * resolution and the grid's Nyquist frequency. */
+typedef struct {
+    pyr_region_kind_t region;
+    unsigned components;
+    int axis;   /* a plane's normal (0 x, 1 y, 2 z) */
+    int limits; /* a plane: whether lo and hi along the other axes were given */
+    int64_t lo[3], hi[3];
+    int nfreq, range;
+    double freq[PYR_MAXWELL_MAX_FREQS];
+} pyr_monitor_t;
+
+/* Where a run puts its monitors' transforms (pyr_spectra_create). */
+typedef struct pyr_spectra pyr_spectra_t;
+
 typedef struct {
     double courant;      /* dt = courant / sqrt(sum_d 1/h_d^2) when dt is 0; stable up to 1 (vacuum) */
     double dt;
@@ -234,6 +266,9 @@ typedef struct {
     int nsources, nprobes;
     pyr_source_t sources[PYR_MAXWELL_MAX_SOURCES];
     pyr_probe_t probes[PYR_MAXWELL_MAX_PROBES];
+    int ndft, nflux;
+    pyr_monitor_t dft[PYR_MAXWELL_MAX_MONITORS], flux[PYR_MAXWELL_MAX_MONITORS];
+    pyr_spectra_t *spectra; /* where a run of the problem puts its monitors' transforms (pyr_spectra_attach); NULL: nowhere */
 } pyr_maxwell_params_t;
 
 /* What to solve: a grid, a scheme with its parameters, an initial field.
@@ -479,6 +514,7 @@ typedef struct {
     double start_t;            /* the time initial.file holds */
     int64_t end_step;          /* the step the run ends at (scheme.steps) */
     const char *start_dataset; /* HDF5 initial.file: the dataset read ("u", or a snapshot's) */
+    const char *spectra;       /* output.spectra: Maxwell's monitors' spectra (CSV, pyr_spectra_write_csv) */
 } pyr_problem_outputs_t;
 PYR_API pyr_status_t pyr_problem_file_outputs(const pyr_problem_file_t *file, pyr_problem_outputs_t *outputs);
 
@@ -804,6 +840,45 @@ PYR_API pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fi
 /* What a run did as a JSON object ({"steps": ..., "counts": {...}, "checked":
  * ..., "change": ..., "converged": ...}), snprintf-style. */
 PYR_API size_t pyr_run_info_json(const pyr_run_info_t *run, char *text, size_t size);
+
+/* ------------------------------------------------ Maxwell's monitors' spectra */
+
+/* The transforms of a Maxwell problem's monitors (pyr_monitor_t): create them
+ * for the problem, attach them to it (or to the problem a plan is made from:
+ * the plan's copy points at the same spectra), run, then read them.  Every
+ * node's sums come from the one run (device, part) that owns it; a run over
+ * MPI ranks holds in each rank's spectra only the nodes the rank owns, zero
+ * elsewhere (sum the ranks' values: exactly one term of each is nonzero).
+ * Monitors are numbered dft1 .. dftN, then flux1 .. fluxM: m = 0 .. count - 1. */
+PYR_API pyr_status_t pyr_spectra_create(const pyr_problem_t *problem, pyr_spectra_t **spectra);
+PYR_API void pyr_spectra_destroy(pyr_spectra_t **spectra);
+/* Attach spectra made for this problem's monitors (NULL detaches). */
+PYR_API pyr_status_t pyr_spectra_attach(pyr_problem_t *problem, pyr_spectra_t *spectra);
+PYR_API int pyr_spectra_count(const pyr_spectra_t *spectra);
+
+typedef struct {
+    char name[16];         /* "dft1", "flux2" */
+    int flux;              /* 1: a flux monitor */
+    int ncomponents;       /* the components transformed, in pyr_component_t order (a flux: the plane's tangential ones) */
+    int components[6];
+    int axis;              /* a plane's normal; -1 for a point or a box */
+    int64_t lo[3], hi[3];  /* the nodes transformed (a flux: lo[axis] - 1 .. lo[axis], for H's averages) */
+    int64_t nnodes;        /* prod (hi - lo + 1) */
+    int nfreq;
+    int64_t steps;         /* steps summed (0: no run has finished) */
+} pyr_monitor_info_t;
+PYR_API pyr_status_t pyr_spectra_info(const pyr_spectra_t *spectra, int m, pyr_monitor_info_t *info);
+/* Monitor m's frequencies (nfreq values). */
+PYR_API pyr_status_t pyr_spectra_freqs(const pyr_spectra_t *spectra, int m, double *freqs);
+/* Monitor m's transforms, re and im each ncomponents x nfreq x nnodes values (nodes x
+ * fastest, as the grid: NumPy's (ncomponents, nfreq, nz, ny, nx) in 3D). */
+PYR_API pyr_status_t pyr_spectra_dft(const pyr_spectra_t *spectra, int m, double *re, double *im);
+/* A flux monitor's power spectrum P(f) (nfreq values), summed over its cells in the grid's order. */
+PYR_API pyr_status_t pyr_spectra_flux(const pyr_spectra_t *spectra, int m, double *power);
+/* The spectra as CSV: monitor,frequency,flux,re,im - a line per flux monitor and frequency
+ * (flux), and per point monitor, component and frequency (re, im; monitor "dft1.Ez");
+ * boxes and planes of a dft monitor are left to the HDF5 result and the arrays. */
+PYR_API pyr_status_t pyr_spectra_write_csv(const pyr_spectra_t *spectra, const char *path);
 
 /* -------------------------------------------------------------- discovery */
 

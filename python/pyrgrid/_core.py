@@ -21,6 +21,29 @@ from ._errors import (ArgumentError, CancelledError, ConfigError, DeviceArrayErr
 from ._interrupt import Interrupts as _Interrupts
 from ._lib import lib
 
+# Maxwell's monitors' spectra (pyr_spectra_*): opaque handles and a plain info struct
+
+
+class _MonitorInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 16), ("flux", ctypes.c_int), ("ncomponents", ctypes.c_int),
+                ("components", ctypes.c_int * 6), ("axis", ctypes.c_int), ("lo", ctypes.c_int64 * 3),
+                ("hi", ctypes.c_int64 * 3), ("nnodes", ctypes.c_int64), ("nfreq", ctypes.c_int), ("steps", ctypes.c_int64)]
+
+
+_DOUBLES = ctypes.POINTER(ctypes.c_double)
+for _name, _args in (("pyr_spectra_create", (ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))),
+                     ("pyr_spectra_destroy", (ctypes.POINTER(ctypes.c_void_p),)),
+                     ("pyr_spectra_attach", (ctypes.c_void_p, ctypes.c_void_p)),
+                     ("pyr_spectra_count", (ctypes.c_void_p,)),
+                     ("pyr_spectra_info", (ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_MonitorInfo))),
+                     ("pyr_spectra_freqs", (ctypes.c_void_p, ctypes.c_int, _DOUBLES)),
+                     ("pyr_spectra_dft", (ctypes.c_void_p, ctypes.c_int, _DOUBLES, _DOUBLES)),
+                     ("pyr_spectra_flux", (ctypes.c_void_p, ctypes.c_int, _DOUBLES)),
+                     ("pyr_spectra_write_csv", (ctypes.c_void_p, ctypes.c_char_p))):
+    _f = getattr(lib, _name)
+    _f.argtypes = list(_args)
+    _f.restype = None if _name == "pyr_spectra_destroy" else ctypes.c_int
+
 _STATUS = _lib.status_names()
 _CANCELLED = next(code for code, name in _STATUS.items() if name == "PYR_ERR_CANCELLED")
 
@@ -675,6 +698,52 @@ _UNUSED_INPUT = {
 # ------------------------------------------------------------------ runs
 
 @dataclass
+class Monitor:
+    """A frequency-domain monitor's result (problem keys monitor.dftN and
+    monitor.fluxN): ``freqs``; ``fields`` {component: complex array of shape
+    (nfreq,) + the region's shape in NumPy order ((ny, nx) in 2D, (nz, ny, nx)
+    in 3D)}, the sums of F(t_n) exp(-i 2 pi f t_n) dt over the run's steps;
+    a flux monitor's ``flux``, the power P(f) through its plane along +axis
+    (None for a dft monitor).  ``lo``, ``hi``: the nodes of the fields (x, y,
+    z; a flux monitor's reach one node below its plane, for H's averages)."""
+    name: str
+    freqs: npt.NDArray[np.float64]
+    fields: Dict[str, np.ndarray]
+    flux: Optional[npt.NDArray[np.float64]] = None
+    lo: Tuple[int, ...] = ()
+    hi: Tuple[int, ...] = ()
+    axis: Optional[str] = None
+    steps: int = 0
+
+
+_COMPONENTS = ("Ex", "Ey", "Ez", "Hx", "Hy", "Hz")
+
+
+def _read_spectra(spectra: ctypes.c_void_p, dims: int) -> Dict[str, Monitor]:
+    """Every monitor of the spectra as a Monitor."""
+    out: Dict[str, Monitor] = {}
+    for m in range(lib.pyr_spectra_count(spectra)):
+        info = _MonitorInfo()
+        check(lib.pyr_spectra_info(spectra, m, ctypes.byref(info)))
+        freqs = np.zeros(info.nfreq)
+        check(lib.pyr_spectra_freqs(spectra, m, freqs.ctypes.data_as(_DOUBLES)))
+        n = info.ncomponents * info.nfreq * info.nnodes
+        re, im = np.zeros(n), np.zeros(n)
+        check(lib.pyr_spectra_dft(spectra, m, re.ctypes.data_as(_DOUBLES), im.ctypes.data_as(_DOUBLES)))
+        shape = tuple(int(info.hi[a] - info.lo[a] + 1) for a in reversed(range(dims)))
+        values = (re + 1j * im).reshape((info.ncomponents, info.nfreq) + shape)
+        fields = {_COMPONENTS[info.components[c]]: values[c] for c in range(info.ncomponents)}
+        flux = None
+        if info.flux:
+            flux = np.zeros(info.nfreq)
+            check(lib.pyr_spectra_flux(spectra, m, flux.ctypes.data_as(_DOUBLES)))
+        name = info.name.decode()
+        out[name] = Monitor(name=name, freqs=freqs, fields=fields, flux=flux, lo=tuple(info.lo[:dims]), hi=tuple(info.hi[:dims]),
+                            axis=None if info.axis < 0 else "xyz"[info.axis], steps=int(info.steps))
+    return out
+
+
+@dataclass
 class RunInfo:
     """What a run did: steps (sweeps for Poisson) done, whether the scheme
     measured its change (Poisson) and the max-norm change of the last sweep,
@@ -692,6 +761,8 @@ class RunInfo:
     halo_sent: int = 0
     halo_received: int = 0
     probes: Optional[npt.NDArray[np.float64]] = None  # Maxwell's probes: row k holds each probe's value after step k + 1
+    # Maxwell's frequency-domain monitors by name ("dft1", "flux1"): a Monitor each
+    monitors: Dict[str, "Monitor"] = dc_field(default_factory=dict)
     # how the host arrays were reached by a GPU's copies: "pinned", "staged" (host_note says why) or
     # "none" (the CPU backend); the seconds registering and releasing them took
     host_memory: str = "none"
@@ -889,7 +960,23 @@ class Plan:
             options = self.problem.options
         self.options = _options_of(options)
         self._h = ctypes.c_void_p()
-        check(lib.pyr_plan_create(self.problem._h, self.options._h, ctypes.byref(self._h)))
+        # Maxwell's monitors: the plan's copy of the problem points at spectra the plan object keeps
+        self._spectra = ctypes.c_void_p()
+        if self.problem.equation == "maxwell":
+            check(lib.pyr_spectra_create(self.problem._h, ctypes.byref(self._spectra)))
+            if lib.pyr_spectra_count(self._spectra) == 0:
+                lib.pyr_spectra_destroy(ctypes.byref(self._spectra))
+        try:
+            if self._spectra:
+                check(lib.pyr_spectra_attach(self.problem._h, self._spectra))
+            check(lib.pyr_plan_create(self.problem._h, self.options._h, ctypes.byref(self._h)))
+        except BaseException:
+            if self._spectra:
+                lib.pyr_spectra_destroy(ctypes.byref(self._spectra))
+            raise
+        finally:
+            if self._spectra:
+                lib.pyr_spectra_attach(self.problem._h, None)
         # the plan copied what it needs; shape and dtype are fixed from here
         self.shape = self.problem.shape
         self.dtype = self.problem.dtype
@@ -908,6 +995,8 @@ class Plan:
         """Release the plan (also done when it is collected, or by a with block)."""
         if getattr(self, "_h", None):
             lib.pyr_plan_destroy(ctypes.byref(self._h))
+        if getattr(self, "_spectra", None):
+            lib.pyr_spectra_destroy(ctypes.byref(self._spectra))
 
     def __del__(self) -> None:
         try:
@@ -1082,6 +1171,7 @@ class Plan:
                        converged=info.get("converged", False), counts=info["counts"], parts=info["parts"],
                        exchange_height=info["exchange_height"], exchanges=info["exchanges"], halo_sent=info["halo_sent"],
                        halo_received=info["halo_received"], probes=hooks.probes(),
+                       monitors=_read_spectra(self._spectra, len(self.shape)) if self._spectra else {},
                        host_memory=info.get("host_memory", "none"), pin_seconds=info.get("pin_seconds", 0.0),
                        unpin_seconds=info.get("unpin_seconds", 0.0), host_note=info.get("host_note", ""))
 
@@ -1196,6 +1286,8 @@ class MaxwellResult(Dict[str, np.ndarray]):
     - ``probes``: the probes' series, shape (steps, probes): row k holds each
       probe's value after step k + 1 (None without probes);
     - ``t``: the times of those rows, (k + 1) dt (E's; H is half a step earlier);
+    - ``monitors``: the frequency-domain monitors by name ("dft1", "flux1"),
+      each a :class:`Monitor` (freqs, fields, flux);
     - ``dt`` and ``info`` (a :class:`RunInfo`)."""
 
     def __init__(self, fields: Mapping[str, np.ndarray], info: RunInfo, dt: float) -> None:
@@ -1203,6 +1295,7 @@ class MaxwellResult(Dict[str, np.ndarray]):
         self.info = info
         self.dt = dt
         self.probes = info.probes
+        self.monitors = info.monitors
         self.t = None if info.probes is None else (np.arange(len(info.probes), dtype=np.float64) + 1.0) * dt
 
 
@@ -1211,7 +1304,7 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
             lengths: Optional[Sequence[float]] = None, dtype: DTypeLike = None, boundary: Optional[str] = None,
             cpml_cells: Optional[int] = None, eps_r: Optional[float] = None, sigma: Optional[float] = None,
             mu_r: Optional[float] = None, shapes: Sequence[str] = (), sources: Sequence[str] = (), probes: Sequence[str] = (),
-            keys: Optional[Keys] = None, initial: Optional[Mapping[str, ArrayLike]] = None,
+            monitors: Optional[Mapping[str, str]] = None, keys: Optional[Keys] = None, initial: Optional[Mapping[str, ArrayLike]] = None,
             memory: Union[str, int, None] = None, backend: Optional[str] = None, progress: Progress = None,
             **options: Optional[Value]) -> MaxwellResult:
     """Maxwell's equations on the Yee grid (FDTD, MEEP's units: c = eps0 =
@@ -1228,7 +1321,9 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
     background ``eps_r``, ``sigma``, ``mu_r``; ``shapes``, ``sources`` and
     ``probes`` as lists of the problem file's values ("box 0.8 1.2 0.5 1.0
     eps_r=4", "Ez point 10 15 ricker frequency=2 delay=0.6", "Ez 30 15");
-    ``keys`` any other problem-file keys.  ``initial``: {component: array}
+    ``monitors`` as {name: value} of the [monitor] section ({"flux1": "plane
+    x 120 freqs=0.05:0.15:50", "dft1": "Ez point 40 30 freqs=0.1"}), their
+    results in ``.monitors``; ``keys`` any other problem-file keys.  ``initial``: {component: array}
     to start from (copied; None: the problem's initial fields, zero by
     default; host buffers as :meth:`Plan.execute` takes them).  ``memory``,
     ``backend`` and other keywords are [run] keys.  ``progress``: a
@@ -1268,6 +1363,8 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
             raise ArgumentError(f"{key}s must be a list of {section} values, not one string: [{values!r}]")
         for i, value in enumerate(values):
             settings[f"{section}.{key}{i + 1}"] = value
+    for name, value in dict(monitors or {}).items():
+        settings[f"monitor.{name}"] = value
     settings.update(keys or {})
     for k, v in settings.items():
         if v is not None:

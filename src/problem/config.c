@@ -12,7 +12,7 @@
 #include "io/ini.h"
 #include "problem/devices.h"
 
-static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe"};
+static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe", "monitor"};
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
 static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision",
                                           "iterations", "tolerance", "check_every", "omega", "iteration", "courant", "mode"};
@@ -20,7 +20,7 @@ static const char *const keys_initial[] = {"kind", "file", "seed", "step", "t"};
 static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel",
                                        "devices", "partition", "exchange", "host_memory"};
-static const char *const keys_output[] = {"field", "image", "every", "probes", "component", "compression"};
+static const char *const keys_output[] = {"field", "image", "every", "probes", "spectra", "component", "compression"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -327,7 +327,7 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
     if (near) return pyr_fail(PYR_ERR_CONFIG, "unknown section [%s]; did you mean [%s]?", sec, near);
     return pyr_fail(PYR_ERR_CONFIG,
                     "unknown section [%s]; the sections are [grid], [scheme], [initial], [rhs], [run], [output], and Maxwell's "
-                    "[boundary], [material], [source], [probe]",
+                    "[boundary], [material], [source], [probe], [monitor]",
                     sec);
 }
 
@@ -427,7 +427,7 @@ pyr_status_t pyr_config_finish(pyr_config_t *cfg)
                         pyr_equation_name(p->equation), p->equation == PYR_EQ_HEAT ? "alpha, dt and steps" : "courant or dt, and steps");
     if (p->equation != PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_MAXWELL))
         return pyr_fail(PYR_ERR_CONFIG,
-                        "courant, mode, [boundary], [material], [source], [probe], output.probes and output.component belong to "
+                        "courant, mode, [boundary], [material], [source], [probe], [monitor], output.probes, output.spectra and output.component belong to "
                         "scheme.equation = maxwell; remove them or set equation = maxwell");
     if (p->equation == PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_HEAT))
         return pyr_fail(PYR_ERR_CONFIG, "scheme.alpha belongs to the heat equation; scheme.equation = maxwell takes courant (or dt) and steps");

@@ -17,6 +17,7 @@ typedef struct {
     unsigned given;            /* PYR_GIVEN_*: which schemes' keys were given */
     double dt;                 /* [scheme] dt: the heat equation's or Maxwell's, by the equation */
     char probes[PYR_PATH_MAX]; /* [output] probes: Maxwell's probe series (CSV) */
+    char spectra[PYR_PATH_MAX]; /* [output] spectra: Maxwell's monitors' spectra (CSV) */
     int image_component;       /* [output] component: Maxwell's field in the image (-1: the mode's default) */
     int compression;           /* [output] compression: gzip level of HDF5 outputs (0 = none) */
     /* restarts (problem/restart.h): the step and time initial.file holds */
@@ -32,7 +33,7 @@ enum {
     PYR_GIVEN_HEAT = 1,       /* alpha */
     PYR_GIVEN_POISSON = 2,    /* iterations, tolerance, check_every, omega, [rhs] */
     PYR_GIVEN_ITERATIONS = 4,
-    PYR_GIVEN_MAXWELL = 8,    /* courant, mode, [boundary], [material], [source], [probe], output.probes, output.component */
+    PYR_GIVEN_MAXWELL = 8,    /* courant, mode, [boundary], [material], [source], [probe], [monitor], output.probes, output.spectra, output.component */
     PYR_GIVEN_DT = 16,
     PYR_GIVEN_STEPS = 32,
     PYR_GIVEN_INIT = 64,      /* initial.kind */

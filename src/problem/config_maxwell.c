@@ -11,7 +11,11 @@
  *              WAVEFORM gaussian (width, delay) | ricker (frequency, delay) | sine (frequency, width: the ramp),
  *              and amplitude (1)
  *   [probe]    probe1 .. probe32 = COMPONENT I J [K]        (node indices)
- *   [output]   probes = probes.csv, component = Ez (the field of the image)
+ *   [monitor]  dft1 .. dft8 = COMPONENTS point I J [K] | box I0 J0 [K0] I1 J1 [K1]
+ *                             | plane AXIS INDEX [LO HI [LO HI]]   freqs=F1,F2,... | freqs=FMIN:FMAX:N
+ *              flux1 .. flux8 = plane AXIS INDEX [LO HI [LO HI]] freqs=...
+ *              (COMPONENTS: Ez or Ey,Hz; node indices; a plane's limits along the other axes in order)
+ *   [output]   probes = probes.csv, spectra = spectra.csv, component = Ez (the field of the image)
  *
  * Numbered keys, as a key may be given once in a section. */
 #include <ctype.h>
@@ -229,6 +233,112 @@ static pyr_status_t parse_probe(const char *key, const char *value, pyr_probe_t 
     return PYR_OK;
 }
 
+/* freqs=F1,F2,... (a list) or freqs=FMIN:FMAX:N (N evenly spaced). */
+static pyr_status_t parse_freqs(const char *where, char *v, pyr_monitor_t *d)
+{
+    const char *usage = "write freqs=F1,F2,... (at most 64) or freqs=FMIN:FMAX:N";
+    if (strchr(v, ':')) {
+        char *a = v, *b = strchr(a, ':'), *c = b ? strchr(b + 1, ':') : NULL;
+        if (!b || !c || strchr(c + 1, ':')) return pyr_fail(PYR_ERR_CONFIG, "%s: freqs=%s: %s", where, v, usage);
+        *b++ = 0;
+        *c++ = 0;
+        PYR_TRY(real_of(where, a, &d->freq[0]));
+        PYR_TRY(real_of(where, b, &d->freq[1]));
+        char *end;
+        errno = 0;
+        long n = strtol(c, &end, 10);
+        if (end == c || *end || errno || n < 1 || n > 100000)
+            return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' frequencies: give N from 1 to 100000 in FMIN:FMAX:N", where, c);
+        d->nfreq = (int)n;
+        d->range = 1;
+        return PYR_OK;
+    }
+    for (char *f = strtok(v, ","); f; f = strtok(NULL, ",")) {
+        if (d->nfreq == PYR_MAXWELL_MAX_FREQS)
+            return pyr_fail(PYR_ERR_CONFIG, "%s: more than %d frequencies in the list; use a range FMIN:FMAX:N for more", where, PYR_MAXWELL_MAX_FREQS);
+        PYR_TRY(real_of(where, f, &d->freq[d->nfreq++]));
+    }
+    if (!d->nfreq) return pyr_fail(PYR_ERR_CONFIG, "%s: no frequencies; %s", where, usage);
+    return PYR_OK;
+}
+
+/* A monitor's line (flux: no components, a plane only). */
+static pyr_status_t parse_monitor(const char *key, const char *value, int flux, pyr_monitor_t *d)
+{
+    char buf[2048], where[96];
+    snprintf(where, sizeof where, "monitor.%s", key);
+    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
+    strcpy(buf, value);
+    char *tok[MAXTOK];
+    int n = 0;
+    for (char *t = strtok(buf, " \t"); t && n < MAXTOK; t = strtok(NULL, " \t")) tok[n++] = t;
+    memset(d, 0, sizeof *d);
+    const char *usage = flux ? "write plane AXIS INDEX [LO HI [LO HI]] freqs=... (e.g. plane x 120 freqs=0.05:0.15:50)"
+                             : "write COMPONENTS point I J [K] | box I0 J0 [K0] I1 J1 [K1] | plane AXIS INDEX [LO HI [LO HI]], then freqs=... "
+                               "(e.g. Ez,Hy point 40 30 freqs=0.1,0.2)";
+    int at = 0;
+    if (!flux) {
+        if (n < 1) return pyr_fail(PYR_ERR_CONFIG, "%s: %s", where, usage);
+        char comps[256];
+        snprintf(comps, sizeof comps, "%s", tok[0]);
+        for (char *c = strtok(comps, ","); c; c = strtok(NULL, ",")) {
+            pyr_component_t cc;
+            PYR_TRY(component_of(where, c, &cc));
+            d->components |= 1u << cc;
+        }
+        at = 1;
+    }
+    if (at >= n) return pyr_fail(PYR_ERR_CONFIG, "%s: %s", where, usage);
+    const char *region = tok[at++];
+    const int k = count_numbers(tok, at, n);
+    if (!strcmp(region, "point") && !flux) {
+        if (k != 2 && k != 3) return pyr_fail(PYR_ERR_CONFIG, "%s: a point takes I J (2D) or I J K (3D)", where);
+        d->region = PYR_REGION_POINT;
+        for (int a = 0; a < k; a++) PYR_TRY(index_of(where, tok[at + a], &d->lo[a]));
+        memcpy(d->hi, d->lo, sizeof d->hi);
+    } else if (!strcmp(region, "box") && !flux) {
+        if (k != 4 && k != 6) return pyr_fail(PYR_ERR_CONFIG, "%s: a box takes I0 J0 I1 J1 (2D) or I0 J0 K0 I1 J1 K1 (3D)", where);
+        d->region = PYR_REGION_BOX;
+        for (int a = 0; a < k / 2; a++) {
+            PYR_TRY(index_of(where, tok[at + a], &d->lo[a]));
+            PYR_TRY(index_of(where, tok[at + k / 2 + a], &d->hi[a]));
+        }
+    } else if (!strcmp(region, "plane")) {
+        const char *ax = at < n ? tok[at] : "";
+        if (strlen(ax) != 1 || !strchr("xyz", ax[0])) return pyr_fail(PYR_ERR_CONFIG, "%s: a plane takes AXIS (x, y or z: its normal) INDEX", where);
+        d->region = PYR_REGION_PLANE;
+        d->axis = ax[0] - 'x';
+        at++;
+        const int kk = count_numbers(tok, at, n);
+        if (kk != 1 && kk != 3 && kk != 5)
+            return pyr_fail(PYR_ERR_CONFIG, "%s: a plane takes AXIS INDEX, then LO HI along each other axis (in order) or nothing (the grid less "
+                                            "the CPML)",
+                            where);
+        PYR_TRY(index_of(where, tok[at], &d->lo[d->axis]));
+        d->hi[d->axis] = d->lo[d->axis];
+        d->limits = kk > 1;
+        for (int j = 0, a = 0; j < (kk - 1) / 2; j++, a++) {
+            if (a == d->axis) a++;
+            PYR_TRY(index_of(where, tok[at + 1 + 2 * j], &d->lo[a]));
+            PYR_TRY(index_of(where, tok[at + 2 + 2 * j], &d->hi[a]));
+        }
+        at += kk;
+        goto options;
+    } else {
+        return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a region; %s", where, region, usage);
+    }
+    at += k;
+options:
+    for (; at < n; at++) {
+        if (strncmp(tok[at], "freqs=", 6))
+            return pyr_fail(PYR_ERR_CONFIG, "%s: '%s': the option is freqs=F1,F2,... or freqs=FMIN:FMAX:N", where, tok[at]);
+        if (d->nfreq) return pyr_fail(PYR_ERR_CONFIG, "%s: freqs is given twice", where);
+        PYR_TRY(parse_freqs(where, tok[at] + 6, d));
+    }
+    if (!d->nfreq) return pyr_fail(PYR_ERR_CONFIG, "%s: no frequencies; add freqs=F1,F2,... or freqs=FMIN:FMAX:N", where);
+    return PYR_OK;
+}
+
 static pyr_status_t parse_faces(const char *value, unsigned *faces)
 {
     if (!strcmp(value, "all")) {
@@ -343,7 +453,25 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
             return PYR_OK;
         }
         return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [probe]; write probe1 .. probe%d", key, PYR_MAXWELL_MAX_PROBES);
+    } else if (!strcmp(sec, "monitor")) {
+        if ((k = numbered(key, "dft", PYR_MAXWELL_MAX_MONITORS)) > 0) {
+            PYR_TRY(parse_monitor(key, v, 0, &m->dft[k - 1]));
+            if (k > m->ndft) m->ndft = k;
+            return PYR_OK;
+        }
+        if ((k = numbered(key, "flux", PYR_MAXWELL_MAX_MONITORS)) > 0) {
+            PYR_TRY(parse_monitor(key, v, 1, &m->flux[k - 1]));
+            if (k > m->nflux) m->nflux = k;
+            return PYR_OK;
+        }
+        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [monitor]; write dft1 .. dft%d or flux1 .. flux%d", key, PYR_MAXWELL_MAX_MONITORS,
+                        PYR_MAXWELL_MAX_MONITORS);
     } else if (!strcmp(sec, "output")) {
+        if (!strcmp(key, "spectra")) {
+            if (strlen(v) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_CONFIG, "output.spectra: path too long");
+            strcpy(cfg->spectra, v);
+            return PYR_OK;
+        }
         if (!strcmp(key, "probes")) {
             if (strlen(v) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_CONFIG, "output.probes: path too long");
             strcpy(cfg->probes, v);

@@ -1,5 +1,5 @@
 /* The getters' side of Maxwell's sections ([boundary], [material], [source],
- * [probe]): each value formatted as a problem file writes it, so that
+ * [probe], [monitor]): each value formatted as a problem file writes it, so that
  * setting the text back (pyr_problem_set) gives the same problem. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,6 +80,34 @@ static int probe_text(const pyr_problem_t *p, const pyr_probe_t *pr, char *out, 
     return n;
 }
 
+static int monitor_text(const pyr_problem_t *p, const pyr_monitor_t *d, int flux, char *out, size_t size)
+{
+    int n = 0;
+    const int dims = p->dims == 3 ? 3 : 2;
+    if (!flux)
+        for (int c = 0; c < 6; c++)
+            if ((d->components >> c) & 1) put(out, size, &n, "%s%s", n ? "," : "", component_names[c]);
+    if (n) put(out, size, &n, " ");
+    if (d->region == PYR_REGION_PLANE) {
+        put(out, size, &n, "plane %c %lld", (unsigned)d->axis < 3 ? "xyz"[d->axis] : '?', (long long)d->lo[(unsigned)d->axis < 3 ? d->axis : 0]);
+        if (d->limits)
+            for (int a = 0; a < dims; a++)
+                if (a != d->axis) put(out, size, &n, " %lld %lld", (long long)d->lo[a], (long long)d->hi[a]);
+    } else {
+        put(out, size, &n, "%s", d->region == PYR_REGION_POINT ? "point" : "box");
+        for (int a = 0; a < dims; a++) put(out, size, &n, " %lld", (long long)d->lo[a]);
+        if (d->region == PYR_REGION_BOX)
+            for (int a = 0; a < dims; a++) put(out, size, &n, " %lld", (long long)d->hi[a]);
+    }
+    if (d->range) {
+        put(out, size, &n, " freqs=%.17g:%.17g:%d", d->freq[0], d->freq[1], d->nfreq);
+    } else {
+        put(out, size, &n, " freqs=");
+        for (int f = 0; f < d->nfreq && f < PYR_MAXWELL_MAX_FREQS; f++) put(out, size, &n, "%s%.17g", f ? "," : "", d->freq[f]);
+    }
+    return n;
+}
+
 static int faces_text(unsigned faces, char *out, size_t size)
 {
     if ((faces & 0x3f) == 0x3f) return snprintf(out, size, "all");
@@ -127,5 +155,9 @@ int pyr_problem_maxwell_value(const pyr_problem_t *p, const char *full, char *ou
         return k <= m->nsources ? source_text(p, &m->sources[k - 1], out, size) : snprintf(out, size, "%s", "");
     if (ls == 5 && !strncmp(full, "probe", ls) && (k = numbered(key, "probe", PYR_MAXWELL_MAX_PROBES)) > 0)
         return k <= m->nprobes ? probe_text(p, &m->probes[k - 1], out, size) : snprintf(out, size, "%s", "");
+    if (ls == 7 && !strncmp(full, "monitor", ls) && (k = numbered(key, "dft", PYR_MAXWELL_MAX_MONITORS)) > 0)
+        return k <= m->ndft ? monitor_text(p, &m->dft[k - 1], 0, out, size) : snprintf(out, size, "%s", "");
+    if (ls == 7 && !strncmp(full, "monitor", ls) && (k = numbered(key, "flux", PYR_MAXWELL_MAX_MONITORS)) > 0)
+        return k <= m->nflux ? monitor_text(p, &m->flux[k - 1], 1, out, size) : snprintf(out, size, "%s", "");
     return -1;
 }

@@ -244,6 +244,7 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
         PYR_TRY(check_node(p, "probe", i, pr->node));
         PYR_TRY(check_updated(p, "probe", i, pr->component, pr->node, pr->node));
     }
+    PYR_TRY(pyr_maxwell_monitors_check(p));
     if (p->init != PYR_INIT_ZERO && p->init != PYR_INIT_RANDOM && p->init != PYR_INIT_FILE)
         return pyr_fail(PYR_ERR_CONFIG, "initial.kind: the Maxwell scheme starts from zero, random or file fields (file = PREFIX: PREFIX_Ex.npy ...)");
     return PYR_OK;
@@ -671,6 +672,7 @@ const pyr_scheme_t pyr_scheme_maxwell = {
     .init_state = maxwell_init_state,
     .points = pyr_maxwell_points,
     .amplitudes = pyr_maxwell_amplitudes,
+    .record = pyr_maxwell_record,
     .points_free = pyr_maxwell_points_free,
     .windowed = 1,
 };

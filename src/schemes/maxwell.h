@@ -44,6 +44,33 @@ double pyr_maxwell_waveform(const pyr_source_t *s, double t);
  * the sources' nodes and waveforms, the probes. */
 pyr_status_t pyr_maxwell_points(const pyr_problem_t *p, pyr_scheme_points_t *out);
 pyr_status_t pyr_maxwell_amplitudes(const pyr_problem_t *p, pyr_scheme_points_t *pts, int64_t first, int64_t count, double *amp);
+pyr_status_t pyr_maxwell_record(const pyr_problem_t *p, pyr_scheme_points_t *pts, int64_t first, int64_t count, const double *values,
+                                const unsigned char *owned, int last);
 void pyr_maxwell_points_free(pyr_scheme_points_t *pts);
+
+/* The monitors (maxwell_monitors.c; pyr_monitor_t): monitor m of the whole
+ * grid (dft1 .. dftN, then flux1 .. fluxM) as the nodes and components its
+ * transforms are kept for, and its frequencies. */
+typedef struct {
+    char name[16];
+    int flux, ncomp, comp[6], axis;
+    int64_t lo[3], hi[3], nnodes;
+    int nfreq;
+    double *freq; /* owned: pyr_maxwell_monitor_clear */
+} pyr_maxwell_monitor_t;
+
+int pyr_maxwell_monitor_count(const pyr_problem_t *p);
+pyr_status_t pyr_maxwell_monitor_layout(const pyr_problem_t *p, int m, pyr_maxwell_monitor_t *out);
+void pyr_maxwell_monitor_clear(pyr_maxwell_monitor_t *mon);
+/* The monitors' refusals (called by the scheme's validate): regions off the
+ * grid or in the CPML, components not of the grid's mode, frequencies the run
+ * cannot resolve. */
+pyr_status_t pyr_maxwell_monitors_check(const pyr_problem_t *p);
+/* The nodes of axis a outside the CPML layers: lo .. hi. */
+void pyr_maxwell_free_range(const pyr_problem_t *p, int a, int64_t *lo, int64_t *hi);
+/* A run's sums of monitor m (layout as pyr_spectra_dft's, times nothing: the caller's dt
+ * is applied here) into the spectra, for the nodes with own[k] != 0 (k = component *
+ * nnodes + node). */
+void pyr_maxwell_spectra_store(pyr_spectra_t *s, int m, const double *re, const double *im, const unsigned char *own, double dt, int64_t steps);
 
 #endif
