@@ -259,6 +259,29 @@ pyr_status_t pyr_h5_link(pyr_h5_file_t *file, const char *target, const char *na
     (void)file, (void)target, (void)name, (void)what;
     return no_hdf5(NULL);
 }
+int pyr_h5_has_scales(void) { return 0; }
+pyr_status_t pyr_h5_write_vector(pyr_h5_file_t *file, const char *name, int64_t n, const double *values, const int64_t *ivalues,
+                                 const pyr_h5_attr_t *attrs, int nattrs)
+{
+    (void)file, (void)name, (void)n, (void)values, (void)ivalues, (void)attrs, (void)nattrs;
+    return no_hdf5(NULL);
+}
+pyr_status_t pyr_h5_make_scale(pyr_h5_file_t *file, const char *name)
+{
+    (void)file, (void)name;
+    return no_hdf5(NULL);
+}
+pyr_status_t pyr_h5_attach_scales(pyr_h5_file_t *file, const char *name, int rank, const char *const *scales)
+{
+    (void)file, (void)name, (void)rank, (void)scales;
+    return no_hdf5(NULL);
+}
+pyr_status_t pyr_h5_write_stack(pyr_h5_file_t *file, const char *name, int n, const char *const *sources, const pyr_h5_attr_t *attrs,
+                                int nattrs)
+{
+    (void)file, (void)name, (void)n, (void)sources, (void)attrs, (void)nattrs;
+    return no_hdf5(NULL);
+}
 pyr_status_t pyr_h5_flush(pyr_h5_file_t *file, const char *what)
 {
     (void)file, (void)what;
@@ -597,6 +620,124 @@ pyr_status_t pyr_h5_link(pyr_h5_file_t *w, const char *target, const char *name,
     quiet_t q;
     quiet_begin(&q);
     pyr_status_t st = H5Lcreate_hard(w->file, target, w->file, name, H5P_DEFAULT, H5P_DEFAULT) < 0 ? h5_fail(w, what) : PYR_OK;
+    quiet_end(&q);
+    return st;
+}
+
+pyr_status_t pyr_h5_write_vector(pyr_h5_file_t *w, const char *name, int64_t n, const double *values, const int64_t *ivalues,
+                                 const pyr_h5_attr_t *attrs, int nattrs)
+{
+    if (n < 1 || (!values && !ivalues)) return pyr_fail(PYR_ERR_ARG, "pyr_h5_write_vector: %s needs n >= 1 values", name);
+    const hsize_t dim = (hsize_t)n;
+    quiet_t q;
+    quiet_begin(&q);
+    pyr_status_t st = PYR_OK;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    if (space < 0) st = h5_fail(w, "creating a dataspace");
+    if (st == PYR_OK) {
+        hid_t ds = H5Dcreate2(w->file, name, values ? H5T_IEEE_F64LE : H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (ds < 0) st = h5_fail(w, "creating a coordinate");
+        else {
+            const herr_t r = values ? H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values)
+                                    : H5Dwrite(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ivalues);
+            if (r < 0) st = h5_fail(w, "writing a coordinate");
+            for (int k = 0; k < nattrs && st == PYR_OK; k++)
+                if (attr_one(ds, &attrs[k]) != PYR_OK) st = h5_fail(w, "writing attributes");
+            H5Dclose(ds);
+        }
+    }
+    if (space >= 0) H5Sclose(space);
+    quiet_end(&q);
+    return st;
+}
+
+#ifdef PYR_HAVE_HDF5_HL
+#include <hdf5_hl.h>
+
+int pyr_h5_has_scales(void) { return 1; }
+
+pyr_status_t pyr_h5_make_scale(pyr_h5_file_t *w, const char *name)
+{
+    quiet_t q;
+    quiet_begin(&q);
+    pyr_status_t st = PYR_OK;
+    hid_t ds = H5Dopen2(w->file, name, H5P_DEFAULT);
+    if (ds < 0 || H5DSset_scale(ds, name) < 0) st = h5_fail(w, "making a dimension scale");
+    if (ds >= 0) H5Dclose(ds);
+    quiet_end(&q);
+    return st;
+}
+
+pyr_status_t pyr_h5_attach_scales(pyr_h5_file_t *w, const char *name, int rank, const char *const *scales)
+{
+    quiet_t q;
+    quiet_begin(&q);
+    pyr_status_t st = PYR_OK;
+    hid_t ds = H5Dopen2(w->file, name, H5P_DEFAULT);
+    if (ds < 0) st = h5_fail(w, "attaching dimension scales");
+    for (int i = 0; i < rank && st == PYR_OK; i++) {
+        if (!scales[i]) continue;
+        hid_t sc = H5Dopen2(w->file, scales[i], H5P_DEFAULT);
+        if (sc < 0 || H5DSattach_scale(ds, sc, (unsigned)i) < 0) st = h5_fail(w, "attaching dimension scales");
+        if (sc >= 0) H5Dclose(sc);
+    }
+    if (ds >= 0) H5Dclose(ds);
+    quiet_end(&q);
+    return st;
+}
+#else
+int pyr_h5_has_scales(void) { return 0; }
+pyr_status_t pyr_h5_make_scale(pyr_h5_file_t *w, const char *name)
+{
+    (void)w, (void)name;
+    return PYR_OK;
+}
+pyr_status_t pyr_h5_attach_scales(pyr_h5_file_t *w, const char *name, int rank, const char *const *scales)
+{
+    (void)w, (void)name, (void)rank, (void)scales;
+    return PYR_OK;
+}
+#endif
+
+pyr_status_t pyr_h5_write_stack(pyr_h5_file_t *w, const char *name, int n, const char *const *sources, const pyr_h5_attr_t *attrs,
+                                int nattrs)
+{
+    if (n < 1 || !sources) return pyr_fail(PYR_ERR_ARG, "pyr_h5_write_stack: %s needs 1 or more sources", name);
+    quiet_t q;
+    quiet_begin(&q);
+    pyr_status_t st = PYR_OK;
+    hid_t first = H5Dopen2(w->file, sources[0], H5P_DEFAULT);
+    hid_t type = first >= 0 ? H5Dget_type(first) : -1, src_space = first >= 0 ? H5Dget_space(first) : -1;
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = -1;
+    int rank = src_space >= 0 ? H5Sget_simple_extent_ndims(src_space) : -1;
+    hsize_t dims[4] = {(hsize_t)n, 0, 0, 0}, start[4] = {0}, count[4] = {1, 0, 0, 0};
+    if (type < 0 || rank < 1 || rank > 3 || dcpl < 0) st = h5_fail(w, "opening a snapshot for the time series");
+    if (st == PYR_OK) {
+        H5Sget_simple_extent_dims(src_space, dims + 1, NULL);
+        for (int i = 1; i <= rank; i++) count[i] = dims[i];
+        space = H5Screate_simple(rank + 1, dims, NULL);
+        if (space < 0) st = h5_fail(w, "creating a dataspace");
+    }
+    for (int k = 0; k < n && st == PYR_OK; k++) {
+        start[0] = (hsize_t)k;
+        /* "." is this very file, whatever name it ends up with */
+        if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Pset_virtual(dcpl, space, ".", sources[k], src_space) < 0)
+            st = h5_fail(w, "mapping the time series");
+    }
+    if (st == PYR_OK) {
+        H5Sselect_all(space);
+        hid_t ds = H5Dcreate2(w->file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        if (ds < 0) st = h5_fail(w, "creating the time series");
+        for (int k = 0; k < nattrs && st == PYR_OK; k++)
+            if (attr_one(ds, &attrs[k]) != PYR_OK) st = h5_fail(w, "writing attributes");
+        if (ds >= 0) H5Dclose(ds);
+    }
+    if (space >= 0) H5Sclose(space);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (src_space >= 0) H5Sclose(src_space);
+    if (type >= 0) H5Tclose(type);
+    if (first >= 0) H5Dclose(first);
     quiet_end(&q);
     return st;
 }

@@ -107,6 +107,28 @@ pyr_status_t pyr_h5_write_field(pyr_h5_file_t *file, const char *name, const pyr
                                 const pyr_h5_attr_t *attrs, int nattrs);
 /* A hard link `name` to the object `target`. */
 pyr_status_t pyr_h5_link(pyr_h5_file_t *file, const char *target, const char *name, const char *what);
+/* 1 when this pyrgrid writes dimension scales (HDF5's high-level library,
+ * hdf5_hl, was found at build time): pyr_h5_make_scale and
+ * pyr_h5_attach_scales do nothing without it. */
+int pyr_h5_has_scales(void);
+/* A one-dimensional dataset `name` of n float64 (values) or int64 (ivalues,
+ * when values is NULL), then its attributes: a coordinate or a per-step
+ * quantity. */
+pyr_status_t pyr_h5_write_vector(pyr_h5_file_t *file, const char *name, int64_t n, const double *values, const int64_t *ivalues,
+                                 const pyr_h5_attr_t *attrs, int nattrs);
+/* Mark the one-dimensional dataset `name` as a dimension scale (H5DS) of the
+ * dimension of that name: netCDF-4 readers (xarray, ncdump) take it as the
+ * coordinate variable of the dimension. */
+pyr_status_t pyr_h5_make_scale(pyr_h5_file_t *file, const char *name);
+/* Attach the scales scales[0..rank-1] (datasets made scales, NULL: none) to
+ * the dimensions of dataset `name`, slowest first. */
+pyr_status_t pyr_h5_attach_scales(pyr_h5_file_t *file, const char *name, int rank, const char *const *scales);
+/* A virtual dataset `name` that stacks the datasets sources[0..n-1] of this
+ * file (one shape and type, that of sources[0]) along a new leading axis,
+ * without copying them, then its attributes.  Readers of HDF5 1.10 or later
+ * see an ordinary dataset. */
+pyr_status_t pyr_h5_write_stack(pyr_h5_file_t *file, const char *name, int n, const char *const *sources, const pyr_h5_attr_t *attrs,
+                                int nattrs);
 /* Put what is written so far on disk (a reader of the temporary, or a
  * crash, finds it whole). */
 pyr_status_t pyr_h5_flush(pyr_h5_file_t *file, const char *what);

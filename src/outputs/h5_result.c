@@ -23,18 +23,92 @@ struct pyr_h5_writer {
     int final_linked;
 };
 
-/* A field's dataset with, for an updated one, its step and time, and its
- * offset on a staggered grid. */
+static const char *const axis_name[3] = {"x", "y", "z"};
+
+/* The coordinate (dimension scale) of axis a for field i: the nodes ("x"),
+ * or the nodes half a cell on ("x_half", a Yee grid's staggered
+ * components); NULL for another offset, which gets none. */
+static const char *scale_of(const pyr_h5_writer_t *w, int i, int a)
+{
+    static const char *const half[3] = {"x_half", "y_half", "z_half"};
+    const double o = w->d.staggered ? w->d.offset[i][a] : 0.0;
+    return o == 0.0 ? axis_name[a] : o == 0.5 ? half[a] : NULL;
+}
+
+/* What a reader shows of field i: its name, what it is, and its unit
+ * (pyrgrid's problems are in units of their own: lengths and fields are
+ * numbers, "1" in CF's notation). */
+static void field_labels(const pyr_h5_writer_t *w, int i, char *long_name, size_t size)
+{
+    const char *n = w->names[i];
+    const pyr_equation_t eq = w->problem.equation;
+    if (eq == PYR_EQ_MAXWELL && (n[0] == 'E' || n[0] == 'H') && n[1] >= 'x' && n[1] <= 'z' && !n[2])
+        snprintf(long_name, size, "%s field, %c component (c = eps0 = mu0 = 1)", n[0] == 'E' ? "electric" : "magnetic", n[1]);
+    else if (eq == PYR_EQ_MAXWELL && !strcmp(n, "ca")) snprintf(long_name, size, "E update coefficient ca (E = ca E + cb curl H)");
+    else if (eq == PYR_EQ_MAXWELL && !strcmp(n, "cb")) snprintf(long_name, size, "E update coefficient cb (E = ca E + cb curl H)");
+    else if (eq == PYR_EQ_MAXWELL && !strcmp(n, "dh")) snprintf(long_name, size, "H update coefficient dh (H -= dh curl E)");
+    else if (eq == PYR_EQ_POISSON && !strcmp(n, "f")) snprintf(long_name, size, "right-hand side f of -laplace(u) = f");
+    else if (eq == PYR_EQ_POISSON && !strcmp(n, "u")) snprintf(long_name, size, "solution u of -laplace(u) = f");
+    else if (eq == PYR_EQ_HEAT && !strcmp(n, "u")) snprintf(long_name, size, "temperature u of u_t = alpha^2 laplace(u)");
+    else snprintf(long_name, size, "%s", n);
+}
+
+/* Attach field i's coordinates to dataset `name`, NumPy order (a leading
+ * time axis for a time series). */
+static pyr_status_t attach(pyr_h5_writer_t *w, int i, const char *name, int with_time)
+{
+    const char *sc[4];
+    int r = 0;
+    if (with_time) sc[r++] = "time";
+    for (int a = w->problem.dims - 1; a >= 0; a--) sc[r++] = scale_of(w, i, a);
+    return pyr_h5_attach_scales(w->file, name, r, sc);
+}
+
+/* A field's dataset with its labels, for an updated one its step and time,
+ * and its offset on a staggered grid. */
 static pyr_status_t write_field(pyr_h5_writer_t *w, int i, const char *name, const pyr_field_t *f, int with_time, int64_t step, double t)
 {
-    pyr_h5_attr_t a[3];
+    char long_name[96];
+    field_labels(w, i, long_name, sizeof long_name);
+    pyr_h5_attr_t a[5];
     int n = 0;
+    a[n++] = pyr_h5_attr_str("long_name", long_name);
+    a[n++] = pyr_h5_attr_str("units", "1");
     if (with_time) {
         a[n++] = pyr_h5_attr_i64("step", step);
         a[n++] = pyr_h5_attr_f64("t", t + (w->d.staggered ? w->d.time_offset[i] : 0.0));
     }
     if (w->d.staggered) a[n++] = pyr_h5_attr_f64v("offset", 3, w->d.offset[i]);
     return pyr_h5_write_field(w->file, name, f, w->d.compression, a, n);
+}
+
+/* The coordinates x, y, z of the nodes (i h, as the XDMF sidecar's grid)
+ * and those half a cell on that staggered fields use, as dimension scales. */
+static pyr_status_t write_coordinates(pyr_h5_writer_t *w)
+{
+    const pyr_problem_t *p = &w->problem;
+    pyr_status_t st = PYR_OK;
+    for (int a = 0; a < p->dims && st == PYR_OK; a++) {
+        for (int half = 0; half < 2 && st == PYR_OK; half++) {
+            int used = !half;
+            for (int i = 0; i < w->d.nfields && half; i++)
+                if (w->d.staggered && w->d.offset[i][a] == 0.5) used = 1;
+            if (!used) continue;
+            const double h = pyr_problem_h(p, a);
+            double *v = malloc((size_t)p->n[a] * sizeof *v);
+            if (!v) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+            for (int64_t k = 0; k < p->n[a]; k++) v[k] = ((double)k + 0.5 * half) * h;
+            char name[16], long_name[64];
+            snprintf(name, sizeof name, "%s%s", axis_name[a], half ? "_half" : "");
+            snprintf(long_name, sizeof long_name, "%s%s", axis_name[a], half ? " half a cell on from the nodes" : "");
+            const pyr_h5_attr_t at[3] = {pyr_h5_attr_str("long_name", long_name), pyr_h5_attr_str("units", "1"),
+                                         pyr_h5_attr_str("axis", a == 0 ? "X" : a == 1 ? "Y" : "Z")};
+            st = pyr_h5_write_vector(w->file, name, p->n[a], v, NULL, at, 3);
+            free(v);
+            if (st == PYR_OK) st = pyr_h5_make_scale(w->file, name);
+        }
+    }
+    return st;
 }
 
 static const char *rhs_name(pyr_rhs_kind_t k)
@@ -148,6 +222,7 @@ pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr
     }
     pyr_status_t st = pyr_h5_create(path, &w->file);
     if (st == PYR_OK) st = root_attributes(w, desc->plan_json, desc->initial);
+    if (st == PYR_OK) st = write_coordinates(w);
     if (st != PYR_OK) {
         pyr_h5_writer_abort(&w);
         return st;
@@ -171,6 +246,7 @@ pyr_status_t pyr_h5_writer_input(pyr_h5_writer_t *w, int i, const pyr_field_t *f
     PYR_TRY(check_field(w, field, w->names[i]));
     if (w->inputs_written & (1 << i)) return PYR_OK;
     pyr_status_t st = write_field(w, i, w->names[i], field, 0, 0, 0);
+    if (st == PYR_OK) st = attach(w, i, w->names[i], 0);
     if (st == PYR_OK) w->inputs_written |= 1 << i;
     return st;
 }
@@ -214,6 +290,66 @@ pyr_status_t pyr_h5_writer_snapshot(pyr_h5_writer_t *w, const pyr_field_t *const
     return st;
 }
 
+/* The steps written as a time axis ("time", its values the t of each step;
+ * Poisson's the sweep count, as in the sidecar; "step" along it) and each
+ * updated field's steps stacked along it (NAME_series, a virtual dataset of
+ * the snapshots and the final field, no copy): what netCDF-4 readers such
+ * as xarray open as NAME(time, z, y, x). */
+static pyr_status_t write_series(pyr_h5_writer_t *w)
+{
+    const int n = w->nentries;
+    double *tv = malloc((size_t)n * sizeof *tv);
+    int64_t *sv = malloc((size_t)n * sizeof *sv);
+    char(*src)[128] = malloc((size_t)n * sizeof *src);
+    const char **srcp = malloc((size_t)n * sizeof *srcp);
+    pyr_status_t st = PYR_OK;
+    if (!tv || !sv || !src || !srcp) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    const int poisson = w->problem.equation == PYR_EQ_POISSON;
+    for (int e = 0; e < n && st == PYR_OK; e++) {
+        tv[e] = poisson ? (double)w->entries[e].step : w->entries[e].t;
+        sv[e] = w->entries[e].step;
+    }
+    if (st == PYR_OK) {
+        const pyr_h5_attr_t at[3] = {pyr_h5_attr_str("long_name", poisson ? "sweeps" : "time t"), pyr_h5_attr_str("units", "1"),
+                                     pyr_h5_attr_str("axis", "T")};
+        st = pyr_h5_write_vector(w->file, "time", n, tv, NULL, at, 3);
+    }
+    if (st == PYR_OK) st = pyr_h5_make_scale(w->file, "time");
+    if (st == PYR_OK) {
+        const pyr_h5_attr_t at[2] = {pyr_h5_attr_str("long_name", "step"), pyr_h5_attr_str("units", "1")};
+        st = pyr_h5_write_vector(w->file, "step", n, NULL, sv, at, 2);
+    }
+    if (st == PYR_OK) {
+        const char *sc[1] = {"time"};
+        st = pyr_h5_attach_scales(w->file, "step", 1, sc);
+    }
+    for (int i = 0; i < w->d.nfields && st == PYR_OK; i++) {
+        if (!w->d.updated[i]) continue;
+        for (int e = 0; e < n; e++) {
+            if (w->entries[e].group[0]) pyr_h5_snapshot_name(w->entries[e].step, w->names[i], src[e], sizeof src[e]);
+            else snprintf(src[e], sizeof src[e], "%s", w->names[i]);
+            srcp[e] = src[e];
+        }
+        char name[48], long_name[96];
+        snprintf(name, sizeof name, "%s_series", w->names[i]);
+        field_labels(w, i, long_name, sizeof long_name);
+        pyr_h5_attr_t at[4];
+        int na = 0;
+        at[na++] = pyr_h5_attr_str("long_name", long_name);
+        at[na++] = pyr_h5_attr_str("units", "1");
+        /* H lags E by half a step: its values are at time + time_offset */
+        if (w->d.staggered) at[na++] = pyr_h5_attr_f64("time_offset", w->d.time_offset[i]);
+        if (w->d.staggered) at[na++] = pyr_h5_attr_f64v("offset", 3, w->d.offset[i]);
+        st = pyr_h5_write_stack(w->file, name, n, srcp, at, na);
+        if (st == PYR_OK) st = attach(w, i, name, 1);
+    }
+    free(srcp);
+    free(src);
+    free(sv);
+    free(tv);
+    return st;
+}
+
 pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *fields, int64_t step, double t, const char *run_json)
 {
     if (!w || !fields) return pyr_fail(PYR_ERR_ARG, "pyr_h5_writer_final: writer and fields are required");
@@ -240,6 +376,9 @@ pyr_status_t pyr_h5_writer_final(pyr_h5_writer_t *w, const pyr_field_t *const *f
     }
     if (st == PYR_OK && !link) st = add_entry(w, step, t, "");
     w->final_linked = link;
+    for (int i = 0; i < w->d.nfields && st == PYR_OK; i++)
+        if (w->d.updated[i]) st = attach(w, i, w->names[i], 0);
+    if (st == PYR_OK) st = write_series(w);
     return st;
 }
 
