@@ -68,6 +68,11 @@ typedef enum { PYR_FRAMES_REF_FIRST = 0, PYR_FRAMES_REF_ROLLING } pyr_frames_ref
  * moves more than one pixel or does not converge in 6 steps (the GPU always
  * runs it: it costs little there). */
 typedef enum { PYR_FRAMES_COARSE_ALWAYS = 0, PYR_FRAMES_COARSE_NEVER, PYR_FRAMES_COARSE_AUTO } pyr_frames_coarse_t;
+/* The detection's noise: auto: a frame's variance plane where one is given
+ * (pyr_frames_set_variance), else the fitted model; model: the photon + read
+ * noise model fitted to the residuals, sigma^2 = A * K^2 * (prediction +
+ * background) + C; variance: the variance planes (every frame needs one). */
+typedef enum { PYR_FRAMES_NOISE_AUTO = 0, PYR_FRAMES_NOISE_MODEL, PYR_FRAMES_NOISE_VARIANCE } pyr_frames_noise_t;
 /* Pixel types a frame can be pushed as. */
 typedef enum { PYR_FRAMES_F32 = 0, PYR_FRAMES_U16, PYR_FRAMES_I16 } pyr_frames_dtype_t;
 
@@ -98,6 +103,7 @@ typedef struct {
     int threads;          /* CPU threads, 0 = all */
     double saturation;    /* pixels at or above this level (input units) are masked; 0: none (0) */
     int badpixels;        /* 1 (auto): mask hot, dead and stuck pixels found in the first 5 frames; 0 (none) (0) */
+    pyr_frames_noise_t noise; /* the detection's noise: auto (variance planes where given) | model | variance (auto) */
 } pyr_frames_options_t;
 
 PYR_API void pyr_frames_options_default(pyr_frames_options_t *options);
@@ -141,7 +147,9 @@ typedef struct {
     int64_t masked;         /* masked pixels of the frame (non-finite, saturated, in a mask) */
     int64_t cleaned;        /* history pixels replaced by the prediction */
     int detecting;          /* 0 during the warm-up */
-    double noise_a, noise_c; /* noise model of the matched filter: var = a * x + c */
+    double noise_a, noise_c; /* noise of the matched filter: var = a * x + c, x = K^2 * (prediction + background) (input
+                              * units), or with variance planes x = K^2 * variance (a then a pure number: 1 plus the
+                              * history's share, and what the planes miss) */
     const float *residual;  /* ny*nx; the caller's buffer when one was pushed with the frame */
     const pyr_frames_candidate_t *candidates; /* sorted by y, then x */
     int ncandidates;
@@ -179,6 +187,22 @@ PYR_API pyr_status_t pyr_frames_finish(pyr_frames_t *frames);
  * masked).  Masked pixels are left out of the shift sums, the whitening fits
  * and detection; see the top of this file. */
 PYR_API pyr_status_t pyr_frames_set_mask(pyr_frames_t *frames, const uint8_t *mask);
+/* The variance of each pixel of the frames pushed after the call (nx*ny
+ * floats, the input's units squared, in the frames' own pixel coordinates,
+ * as a calibrated exposure's VARIANCE plane); it is copied, so give each
+ * frame's before pushing it.  With frames.noise = auto or variance it is the
+ * detection's noise model: the matched filter's variance at a pixel is
+ * a * K^2 * variance + c, the variance moved with the frame as its image is
+ * (to the nearest pixel), a and c fitted over the frames as the model's are
+ * (a takes the history's share of the residual's noise, about 1 + sum of
+ * the weights squared, and c what the planes miss).  So the SNR follows the
+ * noise wherever it changes: bright sky, a star's photon noise, a chip's
+ * amplifiers.  A pixel whose variance is not a positive finite number is
+ * masked.  NULL: no variance for the frames pushed next.  The first frame
+ * decides: a sequence whose first frame had a variance plane needs one for
+ * every frame, and one whose first frame had none takes none later
+ * (PYR_ERR_ARG from pyr_frames_push, the frame not taken). */
+PYR_API pyr_status_t pyr_frames_set_variance(pyr_frames_t *frames, const float *variance);
 /* Register host memory (input frames or residual buffers) for direct
  * transfers on the GPU; a no-op on the CPU.  Unregistered on destroy. */
 PYR_API pyr_status_t pyr_frames_pin(pyr_frames_t *frames, void *host, size_t bytes);

@@ -348,7 +348,7 @@ class FramesResult:
 
 
 def frames(stack: npt.ArrayLike, *, progress: FramesProgress = None, mask: Optional[npt.ArrayLike] = None,
-           **options: Any) -> FramesResult:
+           variance: Optional[npt.ArrayLike] = None, **options: Any) -> FramesResult:
     """Shifts, temporal whitening and detection of faint movers over a
     sequence of frames (include/pyrgrid_frames.h): ``stack`` is (T, ny, nx)
     of float32, uint16 or int16 (others are converted to float32 with a
@@ -357,6 +357,11 @@ def frames(stack: npt.ArrayLike, *, progress: FramesProgress = None, mask: Optio
     ``mask`` (ny, nx), nonzero = bad pixel: left out of the shifts, the
     whitening and detection in every frame (with frames.badpixels = auto,
     frames.saturation and NaN pixels; docs/frames.md#masks).
+    ``variance`` (T, ny, nx), one plane per frame, or (ny, nx) for every
+    frame: each pixel's variance in the stack's units squared (a calibrated
+    exposure's VARIANCE plane), the detection's noise model with
+    noise = auto (the default) or variance; pixels whose variance is not
+    positive and finite are masked (docs/frames.md#noise).
     ``progress(frame, frames)`` is called per frame; returning False cancels;
     ``progress=True`` draws a :class:`ProgressBar` of the frames on stderr.
     Ctrl-C stops the sequence after the frame in hand (KeyboardInterrupt;
@@ -373,14 +378,14 @@ def frames(stack: npt.ArrayLike, *, progress: FramesProgress = None, mask: Optio
         raise ArgumentError(f"progress = {progress!r}: give a function progress(frame, frames), True (a progress bar on "
                             f"stderr), or None")
     try:
-        return _frames(stack, hook, mask, options)
+        return _frames(stack, hook, mask, variance, options)
     finally:
         if bar is not None:
             bar.close()
 
 
 def _frames(stack: npt.ArrayLike, progress: Optional[Callable[[int, int], Optional[bool]]], mask: Optional[npt.ArrayLike],
-            options: Dict[str, Any]) -> FramesResult:
+            variance: Optional[npt.ArrayLike], options: Dict[str, Any]) -> FramesResult:
     if not hasattr(lib, "pyr_frames_create"):
         from ._errors import Error
         raise Error(f"{_lib.path} was built without the frames pipeline (PYR_WITH_FRAMES=OFF): rebuild it with "
@@ -402,6 +407,15 @@ def _frames(stack: npt.ArrayLike, progress: Optional[Callable[[int, int], Option
         if m.shape != (ny, nx):
             raise ArgumentError(f"mask has shape {m.shape}; it must be one frame's, ({ny}, {nx}), nonzero for bad pixels")
         mask_u8 = np.ascontiguousarray(m != 0, dtype=np.uint8)
+    var_f32: Optional[npt.NDArray[np.float32]] = None
+    if variance is not None:
+        v = np.asarray(variance)
+        if v.shape not in ((t, ny, nx), (ny, nx)):
+            raise ArgumentError(f"variance has shape {v.shape}; it must be the stack's, ({t}, {ny}, {nx}), or one frame's, "
+                                f"({ny}, {nx}), in the stack's units squared")
+        if not np.issubdtype(v.dtype, np.number) or np.iscomplexobj(v):
+            raise ArgumentError(f"variance has dtype {v.dtype}; it must be real numbers")
+        var_f32 = np.ascontiguousarray(v, dtype=np.float32)
     for name in ("pyr_frames_result_t", "pyr_frames_candidate_t", "pyr_frames_stats_t"):
         _lib.check_struct(name)
     opts = ctypes.c_void_p()
@@ -447,6 +461,12 @@ def _frames(stack: npt.ArrayLike, progress: Optional[Callable[[int, int], Option
             set_mask = lib.pyr_frames_set_mask
             set_mask.restype, set_mask.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]
             check(set_mask(handle, ctypes.c_void_p(mask_u8.ctypes.data)))
+        set_variance = None
+        if var_f32 is not None:
+            set_variance = lib.pyr_frames_set_variance
+            set_variance.restype, set_variance.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]
+            if var_f32.ndim == 2:
+                check(set_variance(handle, ctypes.c_void_p(var_f32.ctypes.data)))
         status = 0
         pushed = 0
         # Ctrl-C stops the sequence between frames (seen by the sink, or between pushes)
@@ -454,6 +474,8 @@ def _frames(stack: npt.ArrayLike, progress: Optional[Callable[[int, int], Option
             for i in range(t):
                 if interrupts.stop:
                     break
+                if set_variance is not None and var_f32 is not None and var_f32.ndim == 3:
+                    check(set_variance(handle, ctypes.c_void_p(var_f32[i].ctypes.data)))
                 # the residual goes straight into its slice of the result (no copy)
                 status = lib.pyr_frames_push(handle, ctypes.c_void_p(a[i].ctypes.data), _FRAME_TYPES[a.dtype],
                                              ctypes.c_void_p(residual[i].ctypes.data))

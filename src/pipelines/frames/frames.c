@@ -2,6 +2,7 @@
  * of implementation, results delivered in order, statistics.  The work is
  * done by an implementation registered below (frames_internal.h fr_impl_t):
  * frames_cpu.c or, on a GPU, cuda/frames_cuda.cu. */
+#include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -48,6 +49,9 @@ struct pyr_frames {
     uint8_t *mask;    /* nx*ny, or NULL while nothing is masked */
     int64_t nmask;    /* pixels the mask marks */
     uint8_t *user_mask; /* the caller's (pyr_frames_set_mask), or NULL */
+    float *var;       /* the caller's variance plane (pyr_frames_set_variance), or NULL */
+    int var_set;      /* var holds one for the frames pushed next */
+    int var_mode;     /* -1 until frame 0 decides; 1: the variance planes are the noise model, 0: the fitted model */
     float *conv;      /* the frame as float with its masked pixels NaN */
     float *prev;      /* the previous frame, for the stuck-pixel test */
     uint8_t *same;    /* frames in a row a pixel kept its value */
@@ -88,6 +92,7 @@ void pyr_frames_options_default(pyr_frames_options_t *o)
     o->threads = 0;
     o->saturation = 0;
     o->badpixels = 0;
+    o->noise = PYR_FRAMES_NOISE_AUTO;
 }
 
 const char *pyr_frames_weights_name(pyr_frames_weights_t w)
@@ -150,6 +155,8 @@ pyr_status_t pyr_frames_options_validate(const pyr_frames_options_t *o)
                         o->saturation);
     if (o->badpixels != 0 && o->badpixels != 1)
         return pyr_fail(PYR_ERR_CONFIG, "frames.badpixels = %d must be 1 (auto) or 0 (none)", o->badpixels);
+    if ((int)o->noise < 0 || o->noise > PYR_FRAMES_NOISE_VARIANCE)
+        return pyr_fail(PYR_ERR_CONFIG, "frames.noise = %d must be auto, model or variance", (int)o->noise);
     return PYR_OK;
 }
 
@@ -234,6 +241,7 @@ pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_
     s->threads = o.threads > 0 ? o.threads : omp_get_max_threads();
     f->sink = sink;
     f->user = user;
+    f->var_mode = -1;
 
     pyr_backend_kind_t b = o.backend;
     if (b == PYR_BACKEND_AUTO) b = pyr_gpu_count() > 0 ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
@@ -364,14 +372,56 @@ pyr_status_t pyr_frames_set_mask(pyr_frames_t *f, const uint8_t *mask)
     return PYR_OK;
 }
 
+pyr_status_t pyr_frames_set_variance(pyr_frames_t *f, const float *variance)
+{
+    if (!f) return pyr_fail(PYR_ERR_ARG, "pyr_frames_set_variance: frames is NULL");
+    if (!variance) {
+        f->var_set = 0;
+        return PYR_OK;
+    }
+    int64_t np = f->s.nx * f->s.ny;
+    if (!f->var && !(f->var = malloc((size_t)np * sizeof(float))))
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for a variance plane of %lld pixels", (long long)np);
+    memcpy(f->var, variance, (size_t)np * sizeof(float));
+    f->var_set = 1;
+    return PYR_OK;
+}
+
+/* Whether frame t takes the variance plane as its noise model: the first
+ * frame decides (noise = auto: variance when it has a plane), and every
+ * later frame must be the same, since the model's fit runs over frames. */
+static pyr_status_t variance_mode(pyr_frames_t *f)
+{
+    pyr_frames_noise_t n = f->s.o.noise;
+    if (n == PYR_FRAMES_NOISE_MODEL) {
+        f->var_mode = 0;
+        return PYR_OK;
+    }
+    if (n == PYR_FRAMES_NOISE_VARIANCE && !f->var_set)
+        return pyr_fail(PYR_ERR_ARG, "frame %lld: frames.noise = variance, but no variance plane was given for it: give one "
+                                     "per frame (pyr_frames_set_variance, variance= in Python, the VARIANCE plane of a "
+                                     "calibrated exposure), or use noise = model (the fitted photon + read noise)",
+                        (long long)f->t);
+    if (f->var_mode < 0) f->var_mode = f->var_set;
+    if (f->var_mode != f->var_set)
+        return pyr_fail(PYR_ERR_ARG, "frame %lld %s a variance plane and the frames before it %s: the noise model is "
+                                     "fitted over frames, so give every frame's variance (pyr_frames_set_variance before "
+                                     "the first frame) or none (frames.noise = model ignores them)",
+                        (long long)f->t, f->var_set ? "has" : "has no", f->var_set ? "had none" : "had one");
+    return PYR_OK;
+}
+
 /* The frame the implementation gets: the caller's, or (when pixels are
- * masked, saturated or searched for) a float copy with those pixels NaN. */
+ * masked, saturated or searched for, or a variance plane is the noise
+ * model) a float copy with those pixels NaN.  A pixel whose variance is not
+ * a positive finite number is masked: it has no noise to weigh it by. */
 static pyr_status_t mask_frame(pyr_frames_t *f, const void **frame, pyr_frames_dtype_t *type)
 {
     int64_t np = f->s.nx * f->s.ny;
     int search = f->s.o.badpixels && f->t < FR_AUTO_FRAMES;
     double sat = f->s.o.saturation;
-    if (!search && !f->nmask && !f->user_mask && !(sat > 0)) return PYR_OK;
+    const float *var = f->var_mode == 1 ? f->var : NULL;
+    if (!search && !f->nmask && !f->user_mask && !(sat > 0) && !var) return PYR_OK;
     if (!f->conv) {
         f->conv = malloc((size_t)np * sizeof(float));
         f->mask = calloc((size_t)np, 1);
@@ -389,7 +439,8 @@ static pyr_status_t mask_frame(pyr_frames_t *f, const void **frame, pyr_frames_d
     const uint8_t *um = f->user_mask, *fl = f->nflag ? f->flag : NULL;
     float nan = NAN;
     for (int64_t i = 0; i < np; i++)
-        if (f->mask[i] || (fl && fl[i]) || (um && um[i]) || (sat > 0 && v[i] >= sat)) v[i] = nan;
+        if (f->mask[i] || (fl && fl[i]) || (um && um[i]) || (sat > 0 && v[i] >= sat) || (var && !(var[i] > 0 && var[i] <= FLT_MAX)))
+            v[i] = nan;
     *frame = v;
     *type = PYR_FRAMES_F32;
     return PYR_OK;
@@ -400,9 +451,12 @@ pyr_status_t pyr_frames_push(pyr_frames_t *f, const void *frame, pyr_frames_dtyp
     if (!f || !frame) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: NULL argument");
     if (f->failed) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: an earlier frame failed; create a new pipeline");
     if ((int)type < 0 || type > PYR_FRAMES_I16) return pyr_fail(PYR_ERR_ARG, "pyr_frames_push: unknown pixel type %d", (int)type);
+    /* a frame without the variance its sequence needs is refused before it is taken */
+    pyr_status_t st = variance_mode(f);
+    if (st != PYR_OK) return st;
     double t0 = pyr_now_s();
-    pyr_status_t st = mask_frame(f, &frame, &type);
-    if (st == PYR_OK) st = f->impl->push(f->run, frame, type, residual_out, deliver, f);
+    st = mask_frame(f, &frame, &type);
+    if (st == PYR_OK) st = f->impl->push(f->run, frame, type, f->var_mode == 1 ? f->var : NULL, residual_out, deliver, f);
     f->t++;
     f->st.seconds += pyr_now_s() - t0;
     if (st != PYR_OK) f->failed = 1;
@@ -454,6 +508,7 @@ void pyr_frames_destroy(pyr_frames_t **frames)
     f->impl->destroy(f->run);
     free(f->mask);
     free(f->user_mask);
+    free(f->var);
     free(f->conv);
     free(f->prev);
     free(f->same);

@@ -17,7 +17,7 @@ static const char *const keys[] = {"history", "epsilon", "weights", "poly_degree
                                    "reference_every", "coarse", "max_iterations", "tolerance", "border", "threshold",
                                    "psf_fwhm", "clean", "clean_radius", "clean_threshold", "noise_frames", "warmup", "max_candidates",
                                    "saturation", "badpixels", "backend", "device", "threads", "input", "residual", "shifts", "candidates",
-                                   "snr_image", "max_snr", "mask_bits"};
+                                   "snr_image", "max_snr", "mask_bits", "noise"};
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 void fr_config_default(fr_config_t *c)
@@ -142,6 +142,12 @@ static pyr_status_t set_key(fr_config_t *c, const char *key, const char *v)
     if (IS("badpixels")) {
         static const char *const b[] = {"none", "auto"};
         return as_choice(key, v, b, 2, &o->badpixels);
+    }
+    if (IS("noise")) {
+        static const char *const b[] = {"auto", "model", "variance"};
+        PYR_TRY(as_choice(key, v, b, 3, &i));
+        o->noise = (pyr_frames_noise_t)i;
+        return PYR_OK;
     }
     if (IS("backend")) {
         static const char *const b[] = {"auto", "cpu", "cuda"};

@@ -88,6 +88,10 @@ struct fr_cpu {
     int unit_set;
     double rms;     /* the current frame's RMS in the unit */
     int64_t over;   /* its finite pixels beyond float's range in the unit */
+    /* variance planes as the noise model (decided by frame 0): the pending
+     * frame's, registered as its image, in the unit squared */
+    int var_mode;
+    float *pvar;
 };
 
 static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -111,6 +115,7 @@ static void fr_cpu_destroy(fr_cpu_t **cpu)
     fftwf_free(c->rgx);
     fftwf_free(c->rgy);
     free(c->wgx);
+    free(c->pvar);
     free(c->wgy);
     void *ptrs[] = {c->bad0, c->refbad, c->sv, c->xt, c->yt, c->bad, c->cx, c->sx_, c->cy, c->sy_, c->wx, c->wy, c->sm, c->ring, c->D, c->shx, c->shy,
                     c->e, c->bh, c->t2, c->m, c->xv, c->z, c->maxz, c->valid, c->part, c->work, c->cand, c->cand_idx, c->chg_idx, c->chg_old, c->pend.bad};
@@ -858,7 +863,8 @@ static void valid_map(fr_cpu_t *c, double sx, double sy)
 
 /* Matched filter over the frame less its border: m = K * e and
  * x = K^2 * (prediction + background) (the noise model's argument: the
- * photon noise follows the sky that remove_background took out). */
+ * photon noise follows the sky that remove_background took out), or with
+ * variance planes x = K^2 * variance (registered as the frame). */
 static void matched_filter(fr_cpu_t *c)
 {
     int64_t nx = c->s.nx, ny = c->s.ny, b = c->s.o.border;
@@ -867,7 +873,7 @@ static void matched_filter(fr_cpu_t *c)
     int th = c->s.threads;
 #pragma omp parallel for num_threads(th) schedule(static)
     for (int64_t y = b - r; y < ny - b + r; y++) {
-        const float *e = c->e + y * nx, *p = c->bh + y * nx;
+        const float *e = c->e + y * nx, *p = (c->var_mode ? c->pvar : c->bh) + y * nx;
         float *o1 = c->t1 + y * nx, *o2 = c->t2 + y * nx;
         /* taps outermost so that x vectorises; each sum still adds its taps in order */
         for (int64_t x = b; x < nx - b; x++) {
@@ -902,16 +908,17 @@ static void matched_filter(fr_cpu_t *c)
                 o2[x] += k2j * i2[x];
             }
         }
-        for (int64_t x = b; x < nx - b; x++) o2[x] += fr_noise_bg(k2sum, base, bg[1], xt[x]);
+        if (!c->var_mode)
+            for (int64_t x = b; x < nx - b; x++) o2[x] += fr_noise_bg(k2sum, base, bg[1], xt[x]);
     }
 }
 
 /* Noise-model sums of one row's valid pixels (|z| < 5 under (A, C) when
  * clip): n, sum x, sum x^2, sum y, sum x y with y = m^2, and n, sum x, sum y
  * of those where no source is predicted (fr_noise_sky; the background is
- * base + slope * xt over the row), in 8 lanes. */
+ * base + slope * xt over the row; with variance planes, all), in 8 lanes. */
 static void noise_row(const float *m, const float *xv, const uint8_t *valid, int64_t x0, int64_t x1, double A, double C, double F, int clip,
-                      float k2sum, float base, float slope, const float *xt, double acc[FR_NOISE_SUMS])
+                      int var_mode, float k2sum, float base, float slope, const float *xt, double acc[FR_NOISE_SUMS])
 {
     double l[FR_NOISE_SUMS][8];
     memset(l, 0, sizeof l);
@@ -922,7 +929,7 @@ static void noise_row(const float *m, const float *xv, const uint8_t *valid, int
             float xx = xv[x + j] > 0 ? xv[x + j] : 0.0f;
             double y2 = (double)m[x + j] * (double)m[x + j];
             double w = valid[x + j] && !(clip && y2 > 25.0 * (double)fr_noise_var(A, C, F, xx)) ? 1.0 : 0.0;
-            double w0 = valid[x + j] && fr_noise_sky(xv[x + j], fr_noise_bg(k2sum, base, slope, xt[x + j])) ? 1.0 : 0.0;
+            double w0 = valid[x + j] && (var_mode || fr_noise_sky(xv[x + j], fr_noise_bg(k2sum, base, slope, xt[x + j]))) ? 1.0 : 0.0;
             l[0][j] += w;
             l[1][j] += w * xx;
             l[2][j] += w * ((double)xx * xx);
@@ -943,7 +950,7 @@ static void noise_row_y(fr_cpu_t *c, int64_t y, double A, double C, double F, in
 {
     int64_t nx = c->s.nx, b = c->s.o.border;
     const float *bg = c->pend.bg;
-    noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, F, clip, (float)c->s.sum_k2,
+    noise_row(c->m + y * nx, c->xv + y * nx, c->valid + y * nx, b, nx - b, A, C, F, clip, c->var_mode, (float)c->s.sum_k2,
               bg[0] + bg[2] * c->yt[y], bg[1], c->xt, acc);
 }
 
@@ -1216,7 +1223,7 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
         c->noise_ready = 1;
     }
     fr_noise_fit(c->noise, &A, &C, &F);
-    out->noise_a = A * c->unit;
+    out->noise_a = c->var_mode ? A : A * c->unit; /* with variance planes A is a pure number */
     out->noise_c = C * c->unit * c->unit;
     int ncand = detect(c, A, C, F, out->detecting, &out->dropped, c->whitened > 1 ? S : NULL);
     if (c->whitened > 1) {
@@ -1297,7 +1304,7 @@ static pyr_status_t finish_frame(fr_cpu_t *c, int64_t t, fr_deliver_t deliver, v
     return deliver(driver, out);
 }
 
-static pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type, float *residual_out,
+static pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype_t type, const float *var, float *residual_out,
                          fr_deliver_t deliver, void *driver)
 {
     const fr_setup_t *s = &c->s;
@@ -1307,6 +1314,10 @@ static pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype
     memset(&out, 0, sizeof out);
     out.frame = t;
     double t0 = pyr_now_s();
+    if (t == 0) c->var_mode = var != NULL;
+    if (c->var_mode && !c->pvar && !(c->pvar = malloc((size_t)c->np * sizeof(float))))
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the variance plane of frames of %lld x %lld", (long long)s->nx,
+                        (long long)s->ny);
     ingest(c, frame, type);
     out.masked = c->nbad;
     out.rms = c->rms;
@@ -1394,6 +1405,15 @@ static pyr_status_t fr_cpu_push(fr_cpu_t *c, const void *frame, pyr_frames_dtype
     pd->sx = sx;
     pd->sy = sy;
     memcpy(pd->bg, c->bg, sizeof pd->bg);
+    if (c->var_mode) { /* in the sequence's unit, where the frame went (its residual's coordinates) */
+        int64_t nx = s->nx, ny = s->ny;
+        int64_t ox = s->align ? fr_pixel_shift(sx) : 0, oy = s->align ? fr_pixel_shift(sy) : 0;
+        float scale = c->inv_unit * c->inv_unit;
+        int th = s->threads;
+#pragma omp parallel for num_threads(th) schedule(static)
+        for (int64_t y = 0; y < ny; y++)
+            for (int64_t x = 0; x < nx; x++) c->pvar[y * nx + x] = fr_var_at(var, nx, ny, x, y, ox, oy, scale);
+    }
     int64_t *tmp = pd->bad;
     pd->bad = c->bad;
     pd->nbad = c->nbad;
@@ -1432,10 +1452,10 @@ static pyr_status_t cpu_create(const fr_setup_t *s, void **impl)
     return st;
 }
 
-static pyr_status_t cpu_push(void *impl, const void *frame, pyr_frames_dtype_t type, float *residual_out, fr_deliver_t deliver,
-                             void *driver)
+static pyr_status_t cpu_push(void *impl, const void *frame, pyr_frames_dtype_t type, const float *var, float *residual_out,
+                             fr_deliver_t deliver, void *driver)
 {
-    return fr_cpu_push(impl, frame, type, residual_out, deliver, driver);
+    return fr_cpu_push(impl, frame, type, var, residual_out, deliver, driver);
 }
 
 static pyr_status_t cpu_finish(void *impl, fr_deliver_t deliver, void *driver) { return fr_cpu_finish(impl, deliver, driver); }

@@ -67,9 +67,12 @@ typedef struct fr_impl {
      * or a device feature missing), where backend = auto takes the CPU. */
     pyr_status_t (*create)(const fr_setup_t *s, void **impl);
     /* Take the frame (the caller may reuse it on return) and deliver, in
-     * order, the frames that have finished. */
-    pyr_status_t (*push)(void *impl, const void *frame, pyr_frames_dtype_t type, float *residual_out, fr_deliver_t deliver,
-                         void *driver);
+     * order, the frames that have finished.  var: the frame's variance plane
+     * (nx*ny, the input's units squared, positive where the frame is not
+     * NaN) as the noise model, or NULL for the fitted model; every frame of
+     * a sequence has one or none. */
+    pyr_status_t (*push)(void *impl, const void *frame, pyr_frames_dtype_t type, const float *var, float *residual_out,
+                         fr_deliver_t deliver, void *driver);
     /* Deliver every frame still held. */
     pyr_status_t (*finish)(void *impl, fr_deliver_t deliver, void *driver);
     /* (optional, NULL: nothing to gain) Make a host range fast to copy. */

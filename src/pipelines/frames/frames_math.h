@@ -411,6 +411,20 @@ FR_HD void fr_noise_fit(const double *S, double *A, double *C, double *F)
     *F = floor_;
 }
 
+/* A variance plane's value (var, the frame's own pixels, nx*ny) at pixel
+ * (x, y) of the frame registered by the whole-pixel shift (ox, oy)
+ * (fr_pixel_shift: the frame's pixel q lands at q - o), the edge's pixel
+ * beyond the frame, times scale (the sequence's unit's inverse squared).  To
+ * the nearest pixel: a Fourier shift would ring around a star's variance and
+ * turn it negative. */
+FR_HD float fr_var_at(const float *var, int64_t nx, int64_t ny, int64_t x, int64_t y, int64_t ox, int64_t oy, float scale)
+{
+    int64_t qx = x + ox, qy = y + oy;
+    qx = qx < 0 ? 0 : qx >= nx ? nx - 1 : qx;
+    qy = qy < 0 ? 0 : qy >= ny ? ny - 1 : qy;
+    return var[qy * nx + qx] * scale;
+}
+
 /* The model's variance at x, in float (a per-pixel expression: float keeps
  * it vectorised on the CPU; both backends evaluate exactly this), never below
  * the floor F. */

@@ -108,6 +108,12 @@ struct fr_cuda {
     float *d_rref, *d_rgx, *d_rgy, *d_xt, *d_yt; /* the reference in pixels; the background basis */
     uint8_t *d_refbad, *d_sv, *d_bad0;
     int masked0; /* frame 0 had masked pixels (repaired from frame 1) */
+    /* variance planes as the noise model (decided by frame 0): the frame's
+     * as given, and registered as its image in the unit squared */
+    int var_mode;
+    float *d_var, *d_vreg;
+    float *h_var;       /* pinned staging of the plane, free again at ev_var */
+    cudaEvent_t ev_var;
     double bg_n, bg_sxx, bg_syy;
     cufftComplex *d_F, *d_X, *d_G;
     double *d_D, *d_shx, *d_shy, *d_part, *d_dpart, *d_work, *d_wx, *d_wy;
@@ -766,9 +772,10 @@ __global__ void k_mfh(const float *e, const float *bh, float *t1, float *t2, int
 }
 
 /* x of the noise model: K^2 * (prediction + background); the background is a
- * plane, which the symmetric filter gives back times its sum k2sum. */
+ * plane, which the symmetric filter gives back times its sum k2sum.  With
+ * variance planes (var_mode) t2 holds the variance's rows: x = K^2 * variance. */
 __global__ void k_mfv(const float *t1, const float *t2, float *m, float *xv, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp,
-                      const fstate_t *st, const float *xt, const float *yt, float k2sum)
+                      const fstate_t *st, const float *xt, const float *yt, float k2sum, int var_mode)
 {
     int64_t w = nx - 2 * b, rows = ny - 2 * b;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -781,14 +788,26 @@ __global__ void k_mfv(const float *t1, const float *t2, float *m, float *xv, int
     }
     m[y * nx + x] = s1;
     float base = st->bg[0] + st->bg[2] * yt[y];
-    xv[y * nx + x] = s2 + fr_noise_bg(k2sum, base, st->bg[1], xt[x]);
+    xv[y * nx + x] = var_mode ? s2 : s2 + fr_noise_bg(k2sum, base, st->bg[1], xt[x]);
+}
+
+/* The frame's variance plane registered as its image, in the unit squared
+ * (frames_cpu.c, where the frame becomes pending). */
+__global__ void k_varreg(const float *var, float *vreg, int64_t nx, int64_t ny, const fstate_t *st, int align)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx * ny) return;
+    int64_t ox = align ? fr_pixel_shift(st->sx) : 0, oy = align ? fr_pixel_shift(st->sy) : 0;
+    vreg[i] = fr_var_at(var, nx, ny, i % nx, i / nx, ox, oy, st->inv_unit * st->inv_unit);
 }
 
 /* Noise-model sums per tile (frames_cpu.c noise_sums): the sums of the
  * fit over the valid pixels not clipped, and those over the valid pixels
- * where no source is predicted (fr_noise_sky), clipped or not. */
+ * where no source is predicted (fr_noise_sky; with variance planes, all),
+ * clipped or not. */
 __global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b,
-                              const fstate_t *st, int clip, const float *xt, const float *yt, float k2sum, double *part)
+                              const fstate_t *st, int clip, int var_mode, const float *xt, const float *yt, float k2sum,
+                              double *part)
 {
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
@@ -801,7 +820,7 @@ __global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *va
         double mm = m[i], x = xv[i] > 0 ? xv[i] : 0.0f;
         double y2 = mm * mm;
         float base = st->bg[0] + st->bg[2] * yt[y];
-        if (fr_noise_sky(xv[i], fr_noise_bg(k2sum, base, st->bg[1], xt[b + j % w]))) {
+        if (var_mode || fr_noise_sky(xv[i], fr_noise_bg(k2sum, base, st->bg[1], xt[b + j % w]))) {
             acc[5] += 1;
             acc[6] += x;
             acc[7] += y2;
@@ -946,13 +965,13 @@ __global__ void k_zero_masked(float *res, const uint8_t *valid, int64_t nx, int6
     if (y >= b && y < ny - b && x >= b && x < nx - b && !valid[i]) res[i] = 0;
 }
 
-__global__ void k_record(const fstate_t *st, frec_t *rec, int64_t t)
+__global__ void k_record(const fstate_t *st, frec_t *rec, int64_t t, int var_mode)
 {
     if (threadIdx.x) return;
     rec->sx = t ? st->sx : 0;
     rec->sy = t ? st->sy : 0;
     rec->eps_used = st->eps_used;
-    rec->noise_a = st->A * st->unit;
+    rec->noise_a = var_mode ? st->A : st->A * st->unit; /* with variance planes A is a pure number */
     rec->noise_c = st->C * st->unit * st->unit;
     rec->rms = st->rms;
     rec->nonfinite = st->nonfinite;
@@ -983,7 +1002,7 @@ static void fr_cuda_destroy(fr_cuda_t **gpu)
         void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
                        g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
                        g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty,
-                       g->d_rref, g->d_rgx, g->d_rgy, g->d_xt, g->d_yt, g->d_refbad, g->d_sv, g->d_bad0};
+                       g->d_rref, g->d_rgx, g->d_rgy, g->d_xt, g->d_yt, g->d_refbad, g->d_sv, g->d_bad0, g->d_var, g->d_vreg};
         for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) rt->dev_free(g->rt, dev[i]);
         for (int k = 0; k < SLOTS; k++) {
             rt->dev_free(g->rt, g->d_raw[k]);
@@ -998,6 +1017,8 @@ static void fr_cuda_destroy(fr_cuda_t **gpu)
             if (g->ev_done[k]) cudaEventDestroy(g->ev_done[k]);
             if (g->ev_down[k]) cudaEventDestroy(g->ev_down[k]);
         }
+        if (g->h_var) rt->host_free(g->rt, g->h_var);
+        if (g->ev_var) cudaEventDestroy(g->ev_var);
         (void)cudaGetLastError();
         rt->destroy(g->rt); /* back to the context cache; the ranges pinned through it unregistered */
     }
@@ -1305,14 +1326,22 @@ static pyr_status_t ref_images(fr_cuda_t *g, const uint8_t *bad, int shifted)
     return PYR_OK;
 }
 
-static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, float *residual_out,
-                                     fr_deliver_t deliver, void *driver)
+static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, const float *var,
+                                 float *residual_out, fr_deliver_t deliver, void *driver)
 {
     const fr_setup_t *s = &g->s;
     const pyr_frames_options_t *o = &s->o;
     int64_t t = g->t, nx = s->nx, ny = s->ny, np = g->np, b = o->border;
     int k = (int)(t % SLOTS);
     CU(cudaSetDevice(g->device));
+    if (t == 0) g->var_mode = var != NULL;
+    if (g->var_mode && !g->d_var) {
+        double need = 2.0 * (double)np * sizeof(float) / 1048576.0;
+        PYR_TRY(dalloc(g, (void **)&g->d_var, (size_t)np * sizeof(float), need));
+        PYR_TRY(dalloc(g, (void **)&g->d_vreg, (size_t)np * sizeof(float), need));
+        PYR_TRY(pyr_device_cuda.host_alloc(g->rt, (size_t)np * sizeof(float), (void **)&g->h_var));
+        CU(cudaEventCreateWithFlags(&g->ev_var, cudaEventDisableTiming));
+    }
     /* deliver finished frames in order; the out slot k must be free */
     for (int64_t d = g->delivered; d < t; d++) {
         int j = (int)(d % SLOTS);
@@ -1472,22 +1501,31 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         CU(cudaMemsetAsync(res, 0, (size_t)np * sizeof(float), cs));
     } else {
         k_whiten<<<gp, TPB, 0, cs>>>(g->d_ring, np, sl, g->d_st, res, g->d_bh);
+        if (g->var_mode) {
+            /* through pinned staging, once the previous frame's plane has left it */
+            CU(cudaEventSynchronize(g->ev_var));
+            memcpy(g->h_var, var, (size_t)np * sizeof(float));
+            CU(cudaMemcpyAsync(g->d_var, g->h_var, (size_t)np * sizeof(float), cudaMemcpyHostToDevice, cs));
+            CU(cudaEventRecord(g->ev_var, cs));
+            k_varreg<<<gp, TPB, 0, cs>>>(g->d_var, g->d_vreg, nx, ny, g->d_st, s->align);
+            LAUNCHED();
+        }
         k_valid<<<gp, TPB, 0, cs>>>(g->d_bad, g->d_valid, nx, ny, b, g->d_st, s->align, g->d_refbad);
         taps_t tp;
         memcpy(tp.k, s->taps, sizeof tp.k);
         memcpy(tp.k2, s->taps2, sizeof tp.k2);
         int r = s->radius;
-        k_mfh<<<grid_for((nx - 2 * b) * (ny - 2 * b + 2 * r)), TPB, 0, cs>>>(res, g->d_bh, g->d_t1, g->d_t2, nx, ny, b, r, tp,
-                                                                          g->d_st);
+        k_mfh<<<grid_for((nx - 2 * b) * (ny - 2 * b + 2 * r)), TPB, 0, cs>>>(res, g->var_mode ? g->d_vreg : g->d_bh, g->d_t1,
+                                                                          g->d_t2, nx, ny, b, r, tp, g->d_st);
         k_mfv<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_t1, g->d_t2, g->d_m, g->d_xv, nx, ny, b, r, tp, g->d_st,
-                                                                 g->d_xt, g->d_yt, (float)s->sum_k2);
+                                                                 g->d_xt, g->d_yt, (float)s->sum_k2, g->var_mode);
         LAUNCHED();
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
         unsigned nt = (unsigned)g->ntiles;
         if (t == 1) {
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 0, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 0, g->var_mode, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
             k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 0, lam);
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
             k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 1, lam);
         }
         k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 2, lam);
@@ -1498,7 +1536,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         k_peaks<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2, g->d_cand,
                                                                      g->d_st);
         if (t > 1) {
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
             k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 3, lam);
         }
         LAUNCHED();
@@ -1512,7 +1550,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         k_zero_masked<<<gp, TPB, 0, cs>>>(res, g->d_valid, nx, ny, b, g->d_st);
         LAUNCHED();
     }
-    k_record<<<1, 32, 0, cs>>>(g->d_st, g->d_rec[k], t);
+    k_record<<<1, 32, 0, cs>>>(g->d_st, g->d_rec[k], t, g->var_mode);
     LAUNCHED();
     /* the candidate list is overwritten by the next frame: copy it now, in stream order */
     CU(cudaMemcpyAsync(g->h_cand[k], g->d_cand, REC_CANDS * sizeof(fcand_t), cudaMemcpyDeviceToHost, cs));
@@ -1560,10 +1598,10 @@ static pyr_status_t cuda_create(const fr_setup_t *s, void **impl)
     return st;
 }
 
-static pyr_status_t cuda_push(void *impl, const void *frame, pyr_frames_dtype_t type, float *residual_out, fr_deliver_t deliver,
-                              void *driver)
+static pyr_status_t cuda_push(void *impl, const void *frame, pyr_frames_dtype_t type, const float *var, float *residual_out,
+                              fr_deliver_t deliver, void *driver)
 {
-    return fr_cuda_push((fr_cuda_t *)impl, frame, type, residual_out, deliver, driver);
+    return fr_cuda_push((fr_cuda_t *)impl, frame, type, var, residual_out, deliver, driver);
 }
 
 static pyr_status_t cuda_finish(void *impl, fr_deliver_t deliver, void *driver) { return fr_cuda_finish((fr_cuda_t *)impl, deliver, driver); }
