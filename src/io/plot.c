@@ -10,7 +10,6 @@
 #include "io/canvas.h"
 #include "io/font.h"
 
-#define TS 2 /* text scale */
 #define MAX_TICKS 64
 #define MAX_MINOR 160
 #define TICK_LEN 6
@@ -50,7 +49,17 @@ typedef struct {
     double minor[MAX_MINOR]; /* grid lines without labels */
     int nminor;
     int label_w; /* widest tick label */
+    int ts;      /* text scale of its labels */
 } axis_t;
+
+/* Text grows with the image so that a plot shown full-screen (1920 pixels
+ * across on a projector) stays as readable as the 900-pixel default on a
+ * desk: scale 2 up to 1279 pixels, 3 at 1920, 4 at 2560 ... */
+static int text_scale(int width)
+{
+    int s = width / 640;
+    return s < 2 ? 2 : s > 8 ? 8 : s;
+}
 
 static int point_ok(double v, int log) { return isfinite(v) && (!log || v > 0); }
 static double to_axis(double v, int log) { return log ? log10(v) : v; }
@@ -61,7 +70,7 @@ static void add_tick(axis_t *a, double v, const char *text)
     tick_t *t = &a->ticks[a->nticks++];
     t->v = v;
     snprintf(t->text, sizeof t->text, "%s", text);
-    int w = pyr_font_text_width(t->text, TS);
+    int w = pyr_font_text_width(t->text, a->ts);
     if (w > a->label_w) a->label_w = w;
 }
 
@@ -172,7 +181,7 @@ static void build_axis(axis_t *a, int log, double dmin, double dmax, int have, i
         dmin -= d;
         dmax += d;
     }
-    int per = is_x ? 110 : 60; /* pixels per interval to aim for */
+    int per = (is_x ? 110 : 60) * a->ts / 2; /* pixels per interval to aim for */
     for (int target = pixels / per > 1 ? pixels / per : 2; target >= 1; target--) {
         int max_labels = target + 1;
         if (log) build_log(a, dmin, dmax, max_labels, pixels);
@@ -184,7 +193,7 @@ static void build_axis(axis_t *a, int log, double dmin, double dmax, int have, i
             double d = (a->ticks[i].v - a->ticks[i - 1].v) / span * pixels;
             if (d < closest) closest = d;
         }
-        int need = is_x ? a->label_w + 16 : pyr_font_text_height(TS) + 8;
+        int need = is_x ? a->label_w + 16 : pyr_font_text_height(a->ts) + 8;
         if (a->nticks < 2 || closest >= need || target == 1) break;
     }
 }
@@ -301,7 +310,8 @@ static int box_score(const frame_t *f, const pyr_plot_series_t *series, int nser
 
 static void draw_legend(pyr_canvas_t *c, const frame_t *f, const pyr_plot_series_t *series, int nseries)
 {
-    int th = pyr_font_text_height(TS), sample = 34, pad = 10, row_h = th + 8;
+    const int TS = f->x->ts;
+    int th = pyr_font_text_height(TS), sample = 17 * TS, pad = 5 * TS, row_h = th + 4 * TS;
     int n = 0, text_w = 0;
     for (int k = 0; k < nseries; k++)
         if (series[k].label && *series[k].label) {
@@ -339,7 +349,7 @@ static void draw_legend(pyr_canvas_t *c, const frame_t *f, const pyr_plot_series
 }
 
 /* Draw text centred on cx, shortened with "..." to fit max_w. */
-static void draw_centered(pyr_canvas_t *c, int cx, int y, const char *text, int max_w, int bold)
+static void draw_centered(pyr_canvas_t *c, int cx, int y, const char *text, int max_w, int bold, int TS)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", text);
@@ -350,7 +360,7 @@ static void draw_centered(pyr_canvas_t *c, int cx, int y, const char *text, int 
     }
     int w = pyr_font_text_width(buf, TS);
     pyr_font_draw(c, cx - w / 2, y, buf, TS, INK);
-    if (bold) pyr_font_draw(c, cx - w / 2 + 1, y, buf, TS, INK);
+    for (int b = 1; bold && b <= TS / 2; b++) pyr_font_draw(c, cx - w / 2 + b, y, buf, TS, INK); /* bold: strokes as wide as the text is large */
 }
 
 pyr_status_t pyr_plot_write_png(const char *path, const pyr_plot_series_t *series, int nseries,
@@ -397,6 +407,7 @@ pyr_status_t pyr_plot_write_png(const char *path, const pyr_plot_series_t *serie
 
     /* Layout: vertical first (independent of the ticks), then the y ticks
      * decide the left margin, then the x ticks. */
+    const int TS = text_scale(width);
     int th = pyr_font_text_height(TS);
     int top = title ? 16 + th + 16 : 24;
     int bottom = TICK_LEN + 8 + th + (xlabel ? 14 + th : 0) + 14;
@@ -407,6 +418,7 @@ pyr_status_t pyr_plot_write_png(const char *path, const pyr_plot_series_t *serie
         free(ya);
         return pyr_fail(PYR_ERR_NOMEM, "plot %s: out of memory", path);
     }
+    xa->ts = ya->ts = TS;
     build_axis(ya, log_y, ymin, ymax, have, ph, 0);
     int left = 14 + (ylabel ? th + 14 : 0) + ya->label_w + 8 + TICK_LEN;
     int right = 30;
@@ -456,8 +468,8 @@ pyr_status_t pyr_plot_write_png(const char *path, const pyr_plot_series_t *serie
     draw_legend(&c, &f, series, nseries);
 
     /* Titles. */
-    if (title) draw_centered(&c, width / 2, 16, title, width - 20, 1);
-    if (xlabel) draw_centered(&c, left + pw / 2, top + ph + 1 + TICK_LEN + 6 + th + 14, xlabel, width - 20, 0);
+    if (title) draw_centered(&c, width / 2, 16, title, width - 20, 1, TS);
+    if (xlabel) draw_centered(&c, left + pw / 2, top + ph + 1 + TICK_LEN + 6 + th + 14, xlabel, width - 20, 0, TS);
     if (ylabel) {
         char buf[256];
         snprintf(buf, sizeof buf, "%s", ylabel);

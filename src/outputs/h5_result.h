@@ -22,6 +22,10 @@
  *                         before E's)
  *   /snapshots/000200/u   output.every: the updated fields at step 200 (group attributes step, t);
  *                         the final field is a hard link to the last snapshot when they coincide
+ *   /x /y /z              the nodes' coordinates (i h), dimension scales of every field's axes
+ *                         (x_half ..: half a cell on, a staggered field's); units, long_name on all
+ *   /time /step, /u_series  the steps written as a time axis, and each updated field's steps
+ *                         stacked along it (a virtual dataset of the datasets above: no copy)
  *
  * The file is written to a temporary and renamed into place by
  * pyr_h5_writer_commit (inside a stage: with the other outputs). */
