@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "io/hdf5.h"
 #include "io/json.h"
+#include "outputs/h5_monitors.h"
 #include "outputs/h5_result.h"
 #include "outputs/report.h"
 #include "plan/plan.h"
@@ -111,6 +112,8 @@ pyr_status_t pyr_result_check_names(const pyr_problem_t *p, const pyr_problem_ou
                          ".npy"));
     PYR_TRY(check_suffix("output.image", o->image, png, 1, ".png (a heat map, or a plot of u(x) in 1D)", ".png"));
     PYR_TRY(check_suffix("output.probes", o->probes, csv, 1, ".csv (one line per step: step, t and each probe's value)", ".csv"));
+    PYR_TRY(check_suffix("output.spectra", o->spectra, csv, 1, ".csv (a line per monitor and frequency: monitor, frequency, flux, re, im)",
+                         ".csv"));
     return PYR_OK;
 }
 
@@ -370,6 +373,10 @@ static pyr_status_t h5_finish(pyr_result_t *r, const pyr_run_info_t *run, int co
     const int64_t step = pyr_result_step_of(&r->out, run->steps);
     pyr_status_t st = pyr_h5_writer_final(r->writer, ff, step, pyr_result_time_of(r->problem, &r->out, run->steps), run_json);
     pyr_json_free(&j);
+    /* a finished Maxwell run's monitors (the spectra attached to its problem) */
+    const pyr_problem_t *p = r->problem;
+    if (st == PYR_OK && complete && p->equation == PYR_EQ_MAXWELL && p->maxwell.spectra)
+        st = pyr_h5_write_monitors(pyr_h5_writer_file(r->writer), p->maxwell.spectra, p->dims, r->out.compression);
     if (st == PYR_OK && !complete) st = pyr_h5_writer_incomplete(r->writer, step);
     if (st == PYR_OK) st = pyr_h5_writer_commit(&r->writer);
     else pyr_h5_writer_abort(&r->writer);

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "io/hdf5.h"
+#include "outputs/h5_monitors.h"
 #include "outputs/xdmf.h"
 #include "schemes/maxwell.h"
 
@@ -411,3 +412,5 @@ pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **wp)
     *wp = NULL;
     return st;
 }
+
+pyr_h5_file_t *pyr_h5_writer_file(pyr_h5_writer_t *w) { return w ? w->file : NULL; }

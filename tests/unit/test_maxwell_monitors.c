@@ -11,7 +11,9 @@
  *     the Nyquist frequency or below what the run resolves, a component not of
  *     the grid's mode, a flux plane spanning no cell, spectra of another problem;
  *   - pyr_problem_get gives every monitor back as a line that sets the same
- *     monitor (round trip), and the CSV of the spectra.
+ *     monitor (round trip); the CSV of the spectra; output.spectra's suffix.
+ * usage: test_maxwell_monitors h5 DIR   writes DIR/r2.h5, r3.h5 (HDF5 results with
+ *     the monitors' groups) and r2.csv, r3.csv for test_maxwell_monitors_h5.py.
  * usage: test_maxwell_monitors [cpu|cuda]   (cuda: skipped, 77, without a GPU) */
 #include <complex.h>
 #include <math.h>
@@ -22,6 +24,8 @@
 
 #include "check.h"
 #include "maxwell_util.h"
+#include "pyrgrid_output.h"
+#include "schemes/maxwell.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -359,8 +363,67 @@ static void check_csv(void)
     pyr_spectra_destroy(&s);
 }
 
+/* The HDF5 result of a run with spectra attached, and the spectra as CSV,
+ * into DIR/rDIMS.h5 and DIR/rDIMS.csv (test_maxwell_monitors_h5.py compares
+ * them with h5py). */
+static void write_h5(const char *dir, int dims)
+{
+    pyr_problem_t p;
+    if (dims == 3) make_3d(&p);
+    else make_2d(&p, 0);
+    pyr_spectra_t *s = NULL;
+    CHECK_OK(pyr_spectra_create(&p, &s));
+    CHECK_OK(pyr_spectra_attach(&p, s));
+    char file[512], csv[512];
+    snprintf(file, sizeof file, "%s/r%d.h5", dir, dims);
+    snprintf(csv, sizeof csv, "%s/r%d.csv", dir, dims);
+    pyr_problem_outputs_t out;
+    memset(&out, 0, sizeof out);
+    out.field = file;
+    out.end_step = p.steps;
+    out.image_component = -1;
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = backend;
+    pyr_plan_t *plan = NULL;
+    CHECK_OK(pyr_plan_create(&p, &o, &plan));
+    pyr_field_t *fields[MX_FIELDS] = {NULL};
+    for (int c = 0; c < 6; c++)
+        if (mx_used(&p, c)) {
+            CHECK_OK(pyr_field_create(&p, &fields[c]));
+            CHECK_OK(pyr_field_init_state(fields[c], &p, c));
+        }
+    pyr_result_t *res = NULL;
+    CHECK_OK(pyr_result_open(&res, &p, &out, plan, fields, MX_FIELDS));
+    pyr_run_info_t run;
+    CHECK_OK(pyr_execute_fields(plan, fields, MX_FIELDS, NULL, &run));
+    CHECK_OK(pyr_result_final(res, &run));
+    pyr_result_abort(&res);
+    CHECK_OK(pyr_spectra_write_csv(s, csv));
+    for (int c = 0; c < 6; c++) pyr_field_destroy(&fields[c]);
+    pyr_plan_destroy(&plan);
+    pyr_spectra_destroy(&s);
+}
+
+static void check_names(void)
+{
+    pyr_problem_t p;
+    make_2d(&p, 0);
+    pyr_problem_outputs_t out;
+    memset(&out, 0, sizeof out);
+    out.spectra = "spectra.txt";
+    CHECK_FAILS(pyr_result_check_names(&p, &out), PYR_ERR_CONFIG, ".csv");
+    out.spectra = "spectra.csv";
+    CHECK_OK(pyr_result_check_names(&p, &out));
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && !strcmp(argv[1], "h5")) {
+        write_h5(argv[2], 2);
+        write_h5(argv[2], 3);
+        return check_report();
+    }
     if (argc > 1 && !strcmp(argv[1], "cuda")) {
         if (pyr_gpu_count() < 1) {
             printf("no GPU: skipped\n");
@@ -374,6 +437,7 @@ int main(int argc, char **argv)
     check_against_probes(1);
     check_flux_conserved();
     check_csv();
+    check_names();
     pyr_problem_t p;
     make_2d(&p, 0);
     compare_plans("2D TM", &p);
