@@ -154,6 +154,9 @@ pyr_status_t pyr_maxwell_monitors_check(const pyr_problem_t *p)
         const pyr_monitor_t *d = monitor_of(p, m, &flux, &number);
         char name[16];
         snprintf(name, sizeof name, "%s%d", flux ? "flux" : "dft", number);
+        if (d->nfreq == 0)
+            return pyr_fail(PYR_ERR_CONFIG, "monitor.%s is not given, but a later %s monitor is; number them from 1 without gaps", name,
+                            flux ? "flux" : "dft");
         if ((unsigned)d->region > PYR_REGION_PLANE || (flux && d->region != PYR_REGION_PLANE))
             return pyr_fail(PYR_ERR_CONFIG, "monitor.%s: a %s monitor's region is %s", name, flux ? "flux" : "dft",
                             flux ? "a plane (plane AXIS INDEX)" : "a point, a box or a plane");
@@ -250,8 +253,11 @@ pyr_status_t pyr_spectra_attach(pyr_problem_t *problem, pyr_spectra_t *spectra)
         int same = problem->equation == PYR_EQ_MAXWELL && problem->dims == spectra->problem.dims && a->ndft == b->ndft && a->nflux == b->nflux &&
                    !memcmp(a->dft, b->dft, sizeof a->dft) && !memcmp(a->flux, b->flux, sizeof a->flux) && problem->steps == spectra->problem.steps;
         for (int x = 0; x < 3; x++) same &= pyr_problem_whole(problem, x) == spectra->problem.n[x];
+        double dta = 0, dtb = 0;
+        if (same && (pyr_maxwell_dt(problem, &dta) != PYR_OK || pyr_maxwell_dt(&spectra->problem, &dtb) != PYR_OK)) pyr_clear_error();
+        same &= dta == dtb;
         if (!same)
-            return pyr_fail(PYR_ERR_ARG, "pyr_spectra_attach: the spectra were made for another grid, step count or set of monitors; "
+            return pyr_fail(PYR_ERR_ARG, "pyr_spectra_attach: the spectra were made for another grid, time step, step count or set of monitors; "
                                          "make them with pyr_spectra_create for this problem");
     }
     problem->maxwell.spectra = spectra;
