@@ -33,7 +33,9 @@
  *  4. detection: a matched filter (Gaussian PSF of `psf_fwhm`) of e_t divided
  *     by its noise, sigma^2 = A * (K^2 * (b_t + background)) + C (photon + read
  *     noise, A and C fitted over the last `noise_frames` frames, C of any sign
- *     so that a bias is absorbed); local maxima above
+ *     so that a bias is absorbed), or with variance planes
+ *     (pyr_frames_set_variance, `noise`) sigma^2 = A * K^2 * variance + C,
+ *     the variance moved with the frame; local maxima above
  *     `threshold` are candidates.  Their pixels (within `clean_radius`) are
  *     replaced in the history by the prediction b_t, so that a slow mover does
  *     not subtract itself from the frames after it.

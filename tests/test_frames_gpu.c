@@ -11,7 +11,8 @@
  * saturated hot pixels, badpixels = auto, non-periodic frames): the refined
  * shifts, the refill of masked pixels, the background term and the noise
  * model's free offset agree, and no candidate lies near a bad pixel on
- * either backend.  Exits 77 without a GPU.
+ * either backend.  And variance planes as the noise model: the same
+ * candidates and SNRs.  Exits 77 without a GPU.
  *   test_frames_gpu [--probe]   (--probe: only exit 0 with a GPU, 77 without) */
 #include <math.h>
 #include <stdint.h>
@@ -78,6 +79,7 @@ static int mapped(const char *name)
 static const uint8_t *run_mask;
 static double run_saturation;
 static int run_badpixels;
+static const float *run_var; /* a variance plane for every frame (pyr_frames_set_variance) */
 
 static void run(pyr_backend_kind_t b, pyr_frames_weights_t w, const void *seq, pyr_frames_dtype_t type, collect_t *c, double *secs)
 {
@@ -92,6 +94,7 @@ static void run(pyr_backend_kind_t b, pyr_frames_weights_t w, const void *seq, p
     CHECK_OK(pyr_frames_create(NX, NY, &o, collect, c, &f));
     if (!f) return;
     if (run_mask) CHECK_OK(pyr_frames_set_mask(f, run_mask));
+    if (run_var) CHECK_OK(pyr_frames_set_variance(f, run_var));
     size_t frame = (size_t)NX * NY * (type == PYR_FRAMES_F32 ? sizeof(float) : sizeof(uint16_t));
     for (int t = 0; t < T; t++) CHECK_OK(pyr_frames_push(f, (const char *)seq + (size_t)t * frame, type, NULL));
     CHECK_OK(pyr_frames_finish(f));
@@ -258,6 +261,52 @@ static void real_paths(const uint16_t *seq)
     free(s2);
 }
 
+/* Variance planes as the noise model (a plane whose right half is twice
+ * the left's, and a few pixels of no variance, masked): CPU and GPU agree on
+ * shifts, residuals and candidates, SNRs included. */
+static void variance_paths(const uint16_t *seq, double fmx)
+{
+    size_t n = (size_t)T * NX * NY;
+    static float var[NX * NY];
+    for (int y = 0; y < NY; y++)
+        for (int x = 0; x < NX; x++) var[y * NX + x] = (float)((seq[(size_t)y * NX + x] + 25.0) * (x < NX / 2 ? 1 : 2));
+    var[100 * NX + 100] = 0;
+    var[120 * NX + 200] = NAN;
+    static collect_t a, b;
+    a.res = malloc(n * sizeof(float));
+    b.res = malloc(n * sizeof(float));
+    double ta, tb;
+    run_var = var;
+    run(PYR_BACKEND_CPU, PYR_FRAMES_ALIGN, seq, PYR_FRAMES_U16, &a, &ta);
+    run(PYR_BACKEND_CUDA, PYR_FRAMES_ALIGN, seq, PYR_FRAMES_U16, &b, &tb);
+    run_var = NULL;
+    double dshift = 0, dres = 0, dsnr = 0;
+    int cand_cpu = 0, cand_gpu = 0, cand_match = 0;
+    for (int t = 0; t < T; t++) {
+        dshift = fmax(dshift, fmax(fabs(a.dx[t] - b.dx[t]), fabs(a.dy[t] - b.dy[t])));
+        for (size_t i = (size_t)t * NX * NY; i < (size_t)(t + 1) * NX * NY; i++) dres = fmax(dres, fabs(a.res[i] - b.res[i]));
+        cand_cpu += a.ncand[t];
+        cand_gpu += b.ncand[t];
+        for (int i = 0; i < a.ncand[t] && i < 64; i++)
+            for (int j = 0; j < b.ncand[t] && j < 64; j++)
+                if (fabs(a.cand[t][i].x - b.cand[t][j].x) < 0.05 && fabs(a.cand[t][i].y - b.cand[t][j].y) < 0.05) {
+                    cand_match++;
+                    dsnr = fmax(dsnr, fabs(a.cand[t][i].snr - b.cand[t][j].snr) / a.cand[t][i].snr);
+                    break;
+                }
+    }
+    printf("variance planes: max |shift diff| %.2e px, max |residual diff| %.3g (%.2e of the frames' max), candidates CPU %d "
+           "GPU %d matched %d, SNRs within %.2e\n",
+           dshift, dres, dres / fmx, cand_cpu, cand_gpu, cand_match, dsnr);
+    CHECK(dshift < 1e-3, "variance planes: shifts differ by %.3g px", dshift);
+    CHECK(dres < 1e-4 * fmx, "variance planes: residuals differ by %.3g (> 1e-4 of %.0f)", dres, fmx);
+    CHECK(cand_cpu > 0 && abs(cand_cpu - cand_gpu) <= 1 + cand_cpu / 50 && cand_match >= cand_cpu - 1 - cand_cpu / 50,
+          "variance planes: candidates CPU %d GPU %d matched %d", cand_cpu, cand_gpu, cand_match);
+    CHECK(dsnr < 1e-3, "variance planes: SNRs differ by %.3g of the CPU's", dsnr);
+    free(a.res);
+    free(b.res);
+}
+
 int main(int argc, char **argv)
 {
     if (pyr_gpu_count() == 0) {
@@ -340,6 +389,7 @@ int main(int argc, char **argv)
     }
     scales(seq, fmx);
     real_paths(seq);
+    variance_paths(seq, fmx);
     free(seq);
     return check_report();
 }
