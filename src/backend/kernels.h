@@ -92,6 +92,10 @@ typedef struct pyr_kernel {
     /* (optional, NULL = no) Whether run(call) takes the call's halo (save_to / fill_from, those set)
      * itself: the skewed executor then makes no copy of them. */
     int (*halo)(void *ctx, const pyr_kernel_call_t *call);
+    /* (optional, 0 = every plan) 1: the variant uses its work memory only on
+     * a piece that is the whole grid (a resident plan's: its calls on other
+     * pieces run without it), so plans in pieces do not count it. */
+    int scratch_resident_only;
 } pyr_kernel_t;
 
 /* A variant of a scheme's kernel that a method above the backend computes

@@ -81,7 +81,8 @@ static uint64_t pieces_bytes(const pyr_plan_t *plan, uint64_t layer_bytes, int k
 /* Device memory the kernel variant keeps beside the pieces (kernels.h). */
 static uint64_t scratch_of(const pyr_plan_t *plan, uint64_t layer_bytes)
 {
-    return plan->kernel && plan->kernel->scratch_bytes ? plan->kernel->scratch_bytes(&plan->variant, layer_bytes) : 0;
+    if (!plan->kernel || !plan->kernel->scratch_bytes || (!plan->resident && plan->kernel->scratch_resident_only)) return 0;
+    return plan->kernel->scratch_bytes(&plan->variant, layer_bytes);
 }
 
 static void size_for_counts(const pyr_plan_t *plan, int64_t h, const int64_t count[3], sizing_t *sz)

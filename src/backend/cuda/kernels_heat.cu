@@ -53,4 +53,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_heat = {
     stencil_launch_steps,
     heat_last_box_only,
     heat_halo,
+    0, /* its work memory (longvector's) on every plan */
 };

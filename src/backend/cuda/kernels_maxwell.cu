@@ -20,9 +20,9 @@
  * the two swapping roles each step.  It covers the part of the grid away from
  * the CPML layers (their auxiliaries are updated in place, which a
  * recomputed rim would race with); the layers around it are computed by the
- * tile kernel reading and writing the same two sets, after it.  Calls whose
- * boxes change from step to step (pieces of out-of-core plans) and calls
- * with sources on H run as `tile` does.  The default and calibration's
+ * tile kernel reading and writing the same two sets, after it.  Calls on
+ * pieces of the grid (out-of-core plans, parts), calls whose boxes change
+ * from step to step and calls with sources on H run as `tile` does.  The default and calibration's
  * candidates are tile shapes: fused is asked for by name where its copy fits.
  *
  * Soft sources and probes are a small launch after the sub-step of their
@@ -186,13 +186,16 @@ __device__ __forceinline__ T h_new(const Step<T> &s, int c, int64_t i, const int
  * walking zrun planes up (the rim's warp computes what E's differences need
  * there: Hx and Hz on the row y0 - 1, then Hy and Hz on the column x0 - 1,
  * about as much work as an own warp's three components, so no warp holds
- * the others up at the barrier).  sh holds the plane's new H on the tile and
- * its rim ([c][y + 1][x + 1]); below[] the new H of the plane below at the
- * thread's own node. */
+ * the others up at the barrier).  The new H of a plane goes to shared memory
+ * (sh[b][c][y + 1][x + 1], the rim at index 0), two planes' worth used in
+ * turn: while E of plane z is computed from one, H of plane z + 1 is written
+ * to the other, so the loads of the two are in flight together and one
+ * barrier per plane suffices.  below[] holds the new H of the plane under
+ * the one whose E is computed, at the thread's own node. */
 template <typename T, bool Three>
 __global__ void __launch_bounds__(kTX *(kMaxRows + 1)) yee_step(Step<T> s)
 {
-    __shared__ T sh[3][kMaxRows + 1][kTX + 1];
+    __shared__ T sh[2][3][kMaxRows + 1][kTX + 1];
     const int tx = threadIdx.x, ty = threadIdx.y, rows = blockDim.y - 1;
     const int x0 = s.lo[0] + blockIdx.x * kTX, y0 = s.lo[1] + blockIdx.y * rows;
     const bool rim = ty == rows;
@@ -206,14 +209,8 @@ __global__ void __launch_bounds__(kTX *(kMaxRows + 1)) yee_step(Step<T> s)
     const int64_t st[3] = {1, s.pitch, s.plane};
     const int64_t row = (int64_t)(y - s.org[1]) * s.pitch + (x - s.org[0]);
     const int64_t row_c = (int64_t)(cy - s.org[1]) * s.pitch + (x0 - 1 - s.org[0]);
-    T below[2] = {0, 0};
-    if (Three && own) {
-        const int64_t i = (int64_t)(z0 - 1 - s.org[2]) * s.plane + row;
-#pragma unroll
-        for (int c = 0; c < 2; c++)
-            if (s.Hin[c]) below[c] = h_new(s, c, i, st);
-    }
-    for (int z = z0; z < z1; z++) {
+    /* the new H of plane z into buffer b: the thread's own node, or its rim nodes */
+    auto h_plane = [&](int z, int b) {
         const int64_t zo = (int64_t)(z - s.org[2]) * s.plane;
         const int64_t i = zo + row;
         if (own) {
@@ -222,20 +219,33 @@ __global__ void __launch_bounds__(kTX *(kMaxRows + 1)) yee_step(Step<T> s)
                 if (!s.Hin[c]) continue;
                 const T h = h_new(s, c, i, st);
                 s.Hout[c][i] = h;
-                sh[c][ty + 1][tx + 1] = h;
+                sh[b][c][ty + 1][tx + 1] = h;
             }
         } else if (rim) {
             if (rim_row) {
-                if (s.Hin[0]) sh[0][0][tx + 1] = h_new(s, 0, i, st);
-                if (s.Hin[2]) sh[2][0][tx + 1] = h_new(s, 2, i, st);
+                if (s.Hin[0]) sh[b][0][0][tx + 1] = h_new(s, 0, i, st);
+                if (s.Hin[2]) sh[b][2][0][tx + 1] = h_new(s, 2, i, st);
             }
             if (rim_col) {
-                if (s.Hin[1]) sh[1][tx + 1][0] = h_new(s, 1, zo + row_c, st);
-                if (s.Hin[2]) sh[2][tx + 1][0] = h_new(s, 2, zo + row_c, st);
+                if (s.Hin[1]) sh[b][1][tx + 1][0] = h_new(s, 1, zo + row_c, st);
+                if (s.Hin[2]) sh[b][2][tx + 1][0] = h_new(s, 2, zo + row_c, st);
             }
         }
-        __syncthreads();
+    };
+    T below[2] = {0, 0};
+    if (Three && own) {
+        const int64_t i = (int64_t)(z0 - 1 - s.org[2]) * s.plane + row;
+#pragma unroll
+        for (int c = 0; c < 2; c++)
+            if (s.Hin[c]) below[c] = h_new(s, c, i, st);
+    }
+    h_plane(z0, 0);
+    __syncthreads();
+    for (int z = z0; z < z1; z++) {
+        const int b = (z - z0) & 1;
+        if (z + 1 < z1) h_plane(z + 1, b ^ 1);
         if (own) {
+            const int64_t i = (int64_t)(z - s.org[2]) * s.plane + row;
 #pragma unroll
             for (int c = 0; c < 3; c++) {
                 if (!s.Ein[c]) continue;
@@ -243,8 +253,8 @@ __global__ void __launch_bounds__(kTX *(kMaxRows + 1)) yee_step(Step<T> s)
                 const bool has1 = a1 < s.dims, has2 = a2 < s.dims;
                 T c1 = 0, c2 = 0;
                 /* the new H component k here and one node down along axis a */
-                auto here = [&](int k) { return sh[k][ty + 1][tx + 1]; };
-                auto down = [&](int k, int a) { return a == 0 ? sh[k][ty + 1][tx] : a == 1 ? sh[k][ty][tx + 1] : below[k]; };
+                auto here = [&](int k) { return sh[b][k][ty + 1][tx + 1]; };
+                auto down = [&](int k, int a) { return a == 0 ? sh[b][k][ty + 1][tx] : a == 1 ? sh[b][k][ty][tx + 1] : below[k]; };
                 if (has1) c1 = mul(sub(here(a2), down(a2, a1)), s.rh[a1]);
                 if (has2) c2 = mul(sub(here(a1), down(a1, a2)), s.rh[a2]);
                 const T ca = s.CA ? ld(s.CA + i) : s.ca0, cb = s.CB ? ld(s.CB + i) : s.cb0;
@@ -257,7 +267,7 @@ __global__ void __launch_bounds__(kTX *(kMaxRows + 1)) yee_step(Step<T> s)
             }
             if (Three)
 #pragma unroll
-                for (int c = 0; c < 2; c++) below[c] = sh[c][ty + 1][tx + 1];
+                for (int c = 0; c < 2; c++) below[c] = sh[b][c][ty + 1][tx + 1];
         }
         __syncthreads();
     }
@@ -596,6 +606,9 @@ int fused_box(const pyr_kernel_call_t *call, pyr_box_t *in)
     const pyr_box_t *hb = &call->boxes[0], *eb = &call->boxes[1];
     const pyr_piece_t *pc = call->piece;
     const int dims = call->coef->dims;
+    /* the whole grid (a resident plan's piece): plans in pieces do not count the copy */
+    for (int a = 0; a < dims; a++)
+        if (pc->box.lo[a] != 0 || pc->box.hi[a] != call->grid->n[a]) return 0;
     for (int a = 0; a < 3; a++) {
         if (a >= dims) {
             in->lo[a] = 0;
@@ -835,4 +848,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_maxwell = {
     NULL, /* launch steps: not run skewed (several fields) */
     NULL, /* last box only: likewise */
     NULL, /* halo: likewise */
+    1,    /* fused's copy: only on the whole grid */
 };

@@ -175,4 +175,5 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_poisson = {
     stencil_launch_steps,
     NULL, /* last box only: Poisson is not run skewed (its sweeps report a change) */
     NULL, /* halo: likewise */
+    0,
 };
