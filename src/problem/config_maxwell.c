@@ -282,7 +282,7 @@ static pyr_status_t parse_monitor(const char *key, const char *value, int flux, 
         char comps[256];
         snprintf(comps, sizeof comps, "%s", tok[0]);
         for (char *c = strtok(comps, ","); c; c = strtok(NULL, ",")) {
-            pyr_component_t cc;
+            pyr_component_t cc = PYR_EX;
             PYR_TRY(component_of(where, c, &cc));
             d->components |= 1u << cc;
         }
