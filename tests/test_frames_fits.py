@@ -254,10 +254,11 @@ def part_calexp():
     up = np.corrcoef(g.ravel(), np.flipud(m).ravel())[0, 1]
     down = np.corrcoef(g.ravel(), m.ravel())[0, 1]
     check(up > 0.5 and up > down + 0.2, f"SNR PNG is y up: correlation {up:.2f} with the flipped map, {down:.2f} unflipped")
-    # weights = plain: positions in each frame's own grid, each frame's own WCS (a threshold of 3: the
-    # frames are not registered, so the noise model takes in each star's misprediction and few peaks pass 5)
+    # weights = plain: positions in each frame's own grid, each frame's own WCS (a threshold of 3 and the
+    # fitted noise model: the frames are not registered, so the noise takes in each star's misprediction
+    # and few peaks pass 5; scaled from the VARIANCE planes, it takes in all of it and none pass 3)
     r = run(*paths, "--history", "6", "--weights", "plain", "--set", "frames.warmup=1", "--set", "frames.border=8",
-            "--set", "frames.threshold=3",
+            "--set", "frames.threshold=3", "--set", "frames.noise=model",
             "--candidates", "plain.ecsv", "-o", "", "--shifts", "", "--snr-png", "", "--mask-bits", "BAD,SAT")
     check(r.returncode == 0, "weights = plain run")
     if r.returncode == 0:

@@ -321,7 +321,9 @@ int pyr_cli_frames(int argc, char **argv)
         fprintf(stderr, "pyrgrid: %s: the %s%s%s plane%s read beside the science plane%s\n", info.kind, info.has_mask ? "MASK" : "",
                 info.has_mask && info.has_variance ? " and " : "", info.has_variance ? "VARIANCE" : "",
                 info.has_mask && info.has_variance ? "s are" : " is",
-                info.has_variance ? "; the detection's noise model is still fitted (the pipeline takes no variance yet)" : "");
+                !info.has_variance ? ""
+                : o->noise == PYR_FRAMES_NOISE_MODEL ? "; the detection's noise is fitted (frames.noise = model), the VARIANCE planes unused"
+                                                      : "; the VARIANCE planes are the detection's noise (frames.noise = model fits one instead)");
     if (!quiet && info.nframes <= o->history)
         fprintf(stderr, "pyrgrid: the sequence has %lld frames, not more than frames.history = %d: each frame is predicted from "
                         "the frames before it (frame t from t frames)\n",
@@ -340,6 +342,7 @@ int pyr_cli_frames(int argc, char **argv)
     void *buf = NULL;
     float *snr = NULL;
     uint8_t *mask = NULL;
+    float *variance = NULL;
     double *mjd = NULL;
     s.src = src;
     s.wcs_frame = -1;
@@ -356,6 +359,8 @@ int pyr_cli_frames(int argc, char **argv)
         buf = malloc(npix * pyr_frames_dtype_size(info.type));
         snr = malloc(npix * sizeof(float));
         if (info.has_mask && !(mask = malloc(npix))) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for a mask");
+        if (st == PYR_OK && info.has_variance && o->noise != PYR_FRAMES_NOISE_MODEL && !(variance = malloc(npix * sizeof *variance)))
+            st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for a variance plane");
         if (!s.dx || !s.dy || !s.iters || !buf || !snr)
             st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld frames of %lld x %lld pixels (about %.0f MiB of buffers)",
                           (long long)info.nframes, (long long)info.nx, (long long)info.ny,
@@ -431,6 +436,10 @@ int pyr_cli_frames(int argc, char **argv)
         if (st == PYR_OK && mask) { /* this frame's bad pixels, for the frame pushed next */
             st = pyr_frames_source_read_mask(src, i, mask);
             if (st == PYR_OK) st = pyr_frames_set_mask(fr, mask);
+        }
+        if (st == PYR_OK && variance) { /* and its variance, the detection's noise */
+            st = pyr_frames_source_read_variance(src, i, variance);
+            if (st == PYR_OK) st = pyr_frames_set_variance(fr, variance);
         }
         if (st == PYR_OK) st = pyr_frames_push(fr, buf, info.type, NULL);
     }
@@ -525,6 +534,7 @@ int pyr_cli_frames(int argc, char **argv)
     free(buf);
     free(snr);
     free(mask);
+    free(variance);
     free(mjd);
     pyr_frames_wcs_destroy(&s.wcs);
 out:
