@@ -115,11 +115,13 @@ pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const 
         snprintf(cfg->field, sizeof cfg->field, "%s", cfg->out.field);
         snprintf(cfg->image, sizeof cfg->image, "%s", cfg->out.image);
         snprintf(cfg->probes, sizeof cfg->probes, "%s", cfg->out.probes);
+        snprintf(cfg->spectra, sizeof cfg->spectra, "%s", cfg->out.spectra ? cfg->out.spectra : "");
         snprintf(cfg->source, sizeof cfg->source, "%s", cfg->out.source);
         snprintf(cfg->start_dataset, sizeof cfg->start_dataset, "%s", cfg->out.start_dataset);
         cfg->out.field = cfg->field;
         cfg->out.image = cfg->image;
         cfg->out.probes = cfg->probes;
+        cfg->out.spectra = cfg->spectra;
         cfg->out.source = cfg->source;
         cfg->out.start_dataset = cfg->start_dataset;
     }
@@ -354,7 +356,7 @@ static pyr_status_t check_files(run_t *r, const char *report)
 {
     const pyr_cli_config_t *cfg = r->cfg;
     const pyr_problem_t *p = &cfg->problem;
-    pyr_named_path_t outs[2 * PYR_CLI_FIELDS + 5], ins[PYR_CLI_FIELDS + 5];
+    pyr_named_path_t outs[2 * PYR_CLI_FIELDS + 6], ins[PYR_CLI_FIELDS + 5];
     int nout = 0, nin = 0;
     for (int k = 0; k < r->o.nstate && cfg->field[0] && !r->o.h5; k++) {
         char *path = r->outs[k];
@@ -374,6 +376,7 @@ static pyr_status_t check_files(run_t *r, const char *report)
         outs[nout++] = (pyr_named_path_t){r->sidecar_name, r->sidecar};
     }
     if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.probes", cfg->probes};
+    if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.spectra", cfg->spectra};
     outs[nout++] = (pyr_named_path_t){"--report", report};
     if (p->init == PYR_INIT_FILE)
         for (int k = 0; k < r->o.nstate; k++) {
@@ -443,6 +446,17 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
                       "NAME.npy (or NAME.h5)", (long long)cfg->out.every);
     if (st == PYR_OK && r->o.nprobes && !cfg->probes[0] && !quiet)
         fprintf(stderr, "pyrgrid: note: [probe] is set but output.probes is not: the probes' series are not written\n");
+    const int monitors = p->equation == PYR_EQ_MAXWELL && p->maxwell.ndft + p->maxwell.nflux > 0;
+    /* each rank's spectra hold the nodes it owns; their sum over the ranks is not made yet */
+    if (st == PYR_OK && monitors && ranks > 0)
+        st = pyr_fail(PYR_ERR_UNSUPPORTED, "[monitor] (DFT and flux monitors) is not supported in runs over several MPI ranks yet; run "
+                                           "in one process (several GPUs there are fine) or leave [monitor] out");
+    if (st == PYR_OK && monitors && !cfg->spectra[0] && !r->o.h5 && !quiet)
+        fprintf(stderr, "pyrgrid: note: [monitor] is set but neither output.spectra nor an HDF5 output.field is: the spectra are not "
+                        "written\n");
+    if (st == PYR_OK && !monitors && cfg->spectra[0])
+        st = pyr_fail(PYR_ERR_CONFIG, "output.spectra = %s: the problem has no [monitor] (dft1 = ..., flux1 = ...) to take spectra of; "
+                                      "add one or leave output.spectra out", cfg->spectra);
     if (st == PYR_OK) {
         pyr_result_sidecar(p, &cfg->out, r->sidecar, sizeof r->sidecar);
         st = check_files(r, report);
@@ -462,6 +476,12 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     pyr_plan_t *plan = NULL;
     pyr_plan_info_t info;
     memset(&info, 0, sizeof info);
+    /* one process: where the run puts its monitors' transforms (written as output.spectra, and into an HDF5 result) */
+    pyr_spectra_t *spectra = NULL;
+    if (st == PYR_OK && monitors && ranks == 0) {
+        st = pyr_spectra_create(p, &spectra);
+        if (st == PYR_OK) st = pyr_spectra_attach(p, spectra);
+    }
     if (st == PYR_OK && ranks == 0) {
         const unsigned long wisdom_before = pyr_wisdom_store_generation();
         st = pyr_plan_create(p, &cfg->options, &plan);
@@ -550,6 +570,8 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
         if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
         if (st == PYR_OK && cfg->probes[0] && r->o.nprobes && (st = pyr_cli_write_probes(cfg->probes, p, r->series, r->nseries, dt)) != PYR_OK)
             pyr_fail_context(st, "output.probes: ");
+        if (st == PYR_OK && cfg->spectra[0] && spectra && (st = pyr_spectra_write_csv(spectra, cfg->spectra)) != PYR_OK)
+            pyr_fail_context(st, "output.spectra: ");
         if (st == PYR_OK && report) {
             seconds[3] = pyr_seconds_now() - t_out;
             if ((st = pyr_run_report_write(report, p, &cfg->out, &cfg->options, plan, &ri, seconds, gcells, r->sidecar,
@@ -575,6 +597,10 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     }
     pyr_result_abort(&r->result);
     pyr_plan_destroy(&plan);
+    if (spectra) {
+        pyr_spectra_attach(p, NULL);
+        pyr_spectra_destroy(&spectra);
+    }
     for (int i = 0; i < PYR_CLI_FIELDS; i++) pyr_field_destroy(&fields[i]);
     free(r->series);
     if (interrupted_rc) {

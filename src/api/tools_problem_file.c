@@ -58,6 +58,7 @@ pyr_status_t pyr_problem_file_outputs(const pyr_problem_file_t *file, pyr_proble
     out->field = c->field;
     out->image = c->image;
     out->probes = c->probes;
+    out->spectra = c->spectra;
     out->every = c->every;
     out->image_component = c->image_component;
     out->compression = c->compression;

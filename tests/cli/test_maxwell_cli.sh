@@ -142,5 +142,37 @@ done
 o=$("$bin" run np.ini "${cpu[@]}" --set scheme.precision=double --set output.every=20 2>&1)
 [ $? -eq 0 ] && [ -s np_Ez.npy ] && [ -s np_Ez_000040.npy ] && ok || bad "np.ini in double precision: $o"
 
+# monitors through the program: output.spectra is written (the flux lines equal the HDF5 result's /monitors
+# datasets), the same bytes from a pyramid plan, refused as another suffix, refused without a [monitor]
+slab=("$src/examples/maxwell_slab_spectrum.ini" "${cpu[@]}")
+out=$("$bin" run "${slab[@]}" --set output.spectra=m.csv --set output.field= --set output.image= --set run.method=naive 2>&1)
+rc=$?
+[ $rc -eq 0 ] && head -1 m.csv | grep -q "^monitor,frequency,flux,re,im$" && grep -q "^flux2," m.csv && ok || bad "spectra: rc=$rc $out"
+out=$("$bin" run "${slab[@]}" --set output.spectra=n.csv --set output.field= --set output.image= --set run.method=pyramid \
+  --set run.memory=64K --set run.height=7 2>&1)
+echo "$out" | grep -q "method=pyramid" && cmp -s m.csv n.csv && ok || bad "spectra from a pyramid plan differ: $out"
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import h5py" 2>/dev/null \
+   && "$bin" run "${slab[@]}" --set output.spectra= --set output.field=m.h5 --set output.image= >/dev/null 2>&1; then
+  /usr/bin/python3 - m.h5 m.csv <<'PY' && ok || bad "spectra CSV and HDF5 /monitors disagree"
+import csv, sys, h5py
+f = h5py.File(sys.argv[1], "r")
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["monitor"] == "flux2"]
+flux = f["monitors/flux2/flux"][:]
+freqs = f["monitors/flux2/freqs"][:]
+assert len(rows) == len(flux) > 0
+for r, p, q in zip(rows, flux, freqs):
+    assert float(r["flux"]) == p and float(r["frequency"]) == q, (r, p, q)
+PY
+fi
+expect_spectra() { # name, text, args...
+  local name=$1 text=$2
+  shift 2
+  out=$("$bin" run "$@" 2>&1)
+  rc=$?
+  [ $rc -ne 0 ] && echo "$out" | grep -q -- "$text" && ok || bad "$name: rc=$rc $out"
+}
+expect_spectra spectra-suffix "writes .csv" "${slab[@]}" --set output.spectra=m.txt
+expect_spectra spectra-no-monitor "has no \[monitor\]" "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" --set output.spectra=w.csv
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
