@@ -68,6 +68,9 @@ void pyr_maxwell_monitor_clear(pyr_maxwell_monitor_t *mon);
 pyr_status_t pyr_maxwell_monitors_check(const pyr_problem_t *p);
 /* The nodes of axis a outside the CPML layers: lo .. hi. */
 void pyr_maxwell_free_range(const pyr_problem_t *p, int a, int64_t *lo, int64_t *hi);
+/* The spectra of a valid Maxwell problem's monitors, zero (pyr_spectra_create
+ * checks the arguments and validates the problem, then calls it). */
+pyr_status_t pyr_maxwell_spectra_create(const pyr_problem_t *problem, pyr_spectra_t **spectra);
 /* A run's sums of monitor m (layout as pyr_spectra_dft's, times nothing: the caller's dt
  * is applied here) into the spectra, for the nodes with own[k] != 0 (k = component *
  * nnodes + node). */

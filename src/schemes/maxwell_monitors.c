@@ -210,13 +210,9 @@ void pyr_spectra_destroy(pyr_spectra_t **spectra)
     *spectra = NULL;
 }
 
-pyr_status_t pyr_spectra_create(const pyr_problem_t *problem, pyr_spectra_t **spectra)
+pyr_status_t pyr_maxwell_spectra_create(const pyr_problem_t *problem, pyr_spectra_t **spectra)
 {
-    if (!problem || !spectra) return pyr_fail(PYR_ERR_ARG, "pyr_spectra_create: problem and spectra are required");
     *spectra = NULL;
-    if (problem->equation != PYR_EQ_MAXWELL) return pyr_fail(PYR_ERR_ARG, "pyr_spectra_create: monitors are the Maxwell scheme's; the problem is %s's",
-                                                             pyr_equation_name(problem->equation));
-    PYR_TRY(pyr_problem_validate(problem));
     pyr_spectra_t *s = calloc(1, sizeof *s);
     if (!s) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the spectra");
     s->problem = *problem;
