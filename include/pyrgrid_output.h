@@ -106,13 +106,32 @@ PYR_API pyr_status_t pyr_npy_write(const char *path, int ndim, const int64_t *sh
  * the end, and zero keeps the default. */
 typedef struct {
     const char *title; /* optional line above the map; NULL for none */
-    int max_pixels;    /* longest side of the map itself; 0 -> 1024 */
+    int max_pixels;    /* longest side of the map itself; 0 -> 1024 (ignored when image_width is given) */
+    int image_width;   /* the whole image's width in pixels (300..8192), the map filling what the axes and the colour
+                          bar leave, text growing with it as a line plot's does; 0: as wide as the map needs */
+    int colormap;      /* pyr_colormap_t; 0: viridis */
+    /* Physical extents: the first and the last column's x, the first and the last row's y.  Axes with ticks and
+     * labels are drawn around the map when x0 != x1 or y0 != y1 (all 0: none), and the map keeps the extents'
+     * aspect ratio (square cells for equal spacings). */
+    double x0, x1, y0, y1;
+    const char *xlabel, *ylabel; /* the axes' names; NULL: "x", "y" */
+    const char *units;           /* the extents' unit, shown beside each axis's name ("x [m]"); NULL: none */
+    const char *bar_label;       /* the colour bar's name (the field's, and its unit), above the bar; NULL: none */
+    int y_up;                    /* row 0 at the bottom, y rising upward (a plot's, a FITS viewer's way); 0: row 0 on top */
 } pyr_heatmap_opts_t;
 
-/* A colour heat map (PNG) of a width x height field (row 0 at the top, x
- * fastest in memory: a NumPy (height, width) array) with a labelled colour
- * bar.  Big fields are box-averaged down to max_pixels on the longer side,
- * small ones enlarged; NaN is grey, +-inf the end colours.  opts may be NULL. */
+/* The heat map's colour maps. */
+typedef enum {
+    PYR_COLORMAP_VIRIDIS = 0, /* sequential: dark purple, blue, teal, green, yellow (lightness rising) */
+    PYR_COLORMAP_AUTO,        /* diverging for a field with both signs, else viridis */
+    PYR_COLORMAP_GRAY,        /* sequential: black to white */
+    PYR_COLORMAP_DIVERGING    /* blue, white at 0, red, over the symmetric range +-max|v| */
+} pyr_colormap_t;
+
+/* A colour heat map (PNG) of a width x height field (row 0 at the top unless
+ * y_up, x fastest in memory: a NumPy (height, width) array) with a labelled
+ * colour bar.  Big fields are box-averaged down to the map's pixels, small
+ * ones enlarged; NaN is grey, +-inf the end colours.  opts may be NULL. */
 PYR_API pyr_status_t pyr_png_write_heatmap(const char *path, const void *data, pyr_precision_t p, int64_t width, int64_t height,
                                            const pyr_heatmap_opts_t *opts);
 

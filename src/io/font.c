@@ -250,3 +250,9 @@ double pyr_nice_step(double range, int target)
     double nice = m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10;
     return nice * p;
 }
+
+int pyr_text_scale(int width)
+{
+    int s = width / 640;
+    return s < 2 ? 2 : s > 8 ? 8 : s;
+}

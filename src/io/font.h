@@ -33,6 +33,12 @@ void pyr_format_sig(char *buf, size_t cap, double v, int sig);
  * digits that tell the ticks apart ("0.2", "1000", "2.5e-4"). */
 void pyr_format_tick(char *buf, size_t cap, double v, double step);
 
+/* The text scale of an image `width` pixels across, shared by the plots and
+ * the heat maps: text grows with the image so that one shown full-screen
+ * (1920 pixels across on a projector) stays as readable as the 900-pixel
+ * default on a desk: 2 up to 1279 pixels, 3 at 1920, 4 at 2560 ... 8. */
+int pyr_text_scale(int width);
+
 /* A "nice" step (1, 2 or 5 times a power of ten) giving about `target`
  * intervals over `range` (> 0). */
 double pyr_nice_step(double range, int target);

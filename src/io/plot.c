@@ -52,15 +52,6 @@ typedef struct {
     int ts;      /* text scale of its labels */
 } axis_t;
 
-/* Text grows with the image so that a plot shown full-screen (1920 pixels
- * across on a projector) stays as readable as the 900-pixel default on a
- * desk: scale 2 up to 1279 pixels, 3 at 1920, 4 at 2560 ... */
-static int text_scale(int width)
-{
-    int s = width / 640;
-    return s < 2 ? 2 : s > 8 ? 8 : s;
-}
-
 static int point_ok(double v, int log) { return isfinite(v) && (!log || v > 0); }
 static double to_axis(double v, int log) { return log ? log10(v) : v; }
 
@@ -407,7 +398,7 @@ pyr_status_t pyr_plot_write_png(const char *path, const pyr_plot_series_t *serie
 
     /* Layout: vertical first (independent of the ticks), then the y ticks
      * decide the left margin, then the x ticks. */
-    const int TS = text_scale(width);
+    const int TS = pyr_text_scale(width); /* text grows with the image (font.h) */
     int th = pyr_font_text_height(TS);
     int top = title ? 16 + th + 16 : 24;
     int bottom = TICK_LEN + 8 + th + (xlabel ? 14 + th : 0) + 14;

@@ -18,4 +18,10 @@
  * [0, 1] is clamped; NaN gives grey. */
 void pyr_colormap(double t, uint8_t rgb[3]);
 
+/* The colour of t in [0, 1] in colour map `map` (pyr_colormap_t; auto is
+ * viridis here: the heat map resolves it from the field's signs).  The
+ * diverging map's middle, t = 0.5, is its neutral near-white (247, 247,
+ * 247); gray runs from black to white.  NaN gives grey. */
+void pyr_colormap_of(int map, double t, uint8_t rgb[3]);
+
 #endif

@@ -121,7 +121,7 @@ static void test_heatmaps(void)
             double x = (double)i / nx - 0.35, y = (double)j / ny - 0.5;
             f[j * nx + i] = 100.0 * exp(-(x * x + y * y) * 12.0) + 10.0 * sin(6.0 * x);
         }
-    pyr_heatmap_opts_t o = {"heat, t = 0.25 (300 x 200)", 0};
+    pyr_heatmap_opts_t o = {.title = "heat, t = 0.25 (300 x 200)"};
     CHECK_OK(pyr_png_write_heatmap(opath("heat_double.png"), f, PYR_DOUBLE, nx, ny, &o));
     px = check_png("heat_double.png", 300, 600, 200, 400, 60, &w, &h);
     if (px) {
@@ -144,7 +144,7 @@ static void test_heatmaps(void)
     CHECK_OK(pyr_png_write_heatmap(opath("heat_big.png"), g, PYR_FLOAT, nx, ny, NULL));
     px = check_png("heat_big.png", 1024, 1024 + 300, 341, 341 + 200, 60, &w, &h);
     free(px);
-    pyr_heatmap_opts_t small = {NULL, 200};
+    pyr_heatmap_opts_t small = {.max_pixels = 200};
     CHECK_OK(pyr_png_write_heatmap(opath("heat_big_200.png"), g, PYR_FLOAT, nx, ny, &small));
     px = check_png("heat_big_200.png", 200, 200 + 300, 66, 66 + 300, 50, &w, &h);
     free(px);
@@ -165,7 +165,7 @@ static void test_heatmaps(void)
     free(px);
     for (int j = 0; j < 64; j++)
         for (int i = 0; i < 64; i++) cst[j * 64 + i] = (i > 20 && i < 40 && j > 10 && j < 30) ? NAN : i + j;
-    pyr_heatmap_opts_t nt = {"with NaN", 0};
+    pyr_heatmap_opts_t nt = {.title = "with NaN"};
     CHECK_OK(pyr_png_write_heatmap(opath("heat_nan.png"), cst, PYR_DOUBLE, 64, 64, &nt));
     px = check_png("heat_nan.png", 256, 600, 256, 600, 50, &w, &h);
     if (px) {
@@ -191,7 +191,7 @@ static void test_heatmaps(void)
     char long_title[400];
     memset(long_title, 'x', sizeof long_title - 1);
     long_title[sizeof long_title - 1] = '\0';
-    pyr_heatmap_opts_t lt = {long_title, 0};
+    pyr_heatmap_opts_t lt = {.title = long_title};
     CHECK_OK(pyr_png_write_heatmap(opath("heat_long_title.png"), tiny, PYR_DOUBLE, 5, 4, &lt));
     px = check_png("heat_long_title.png", 256, 1600, 204, 600, 20, &w, &h);
     free(px);
