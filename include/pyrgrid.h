@@ -208,6 +208,27 @@ typedef struct {
     double amplitude, frequency, width, delay;
 } pyr_source_t;
 
+/* A plane wave by total-field / scattered-field (TF/SF): the box of nodes
+ * lo .. hi (inclusive; axes beyond dims 0 .. 0) is the total-field region,
+ * where the incident wave adds to the fields; outside it only what is
+ * scattered travels.  The incident wave runs through the background medium
+ * along +axis (dir = +1) or -axis (dir = -1), its E along `component` (an E
+ * component of the grid's mode, transverse to `axis`) and H = k x E / eta.
+ * Its E one cell before the box's entry face (at lo - 1 along the axis for
+ * dir = +1, hi + 1 for -1) is amplitude * w(t), w the waveform of a source
+ * (pyr_source_t) at E's time.  The incident field is that of a 1D Yee grid
+ * of the same h (along the axis), dt and background, so its numerical
+ * dispersion is the 3D grid's along an axis.  The box's faces and the node
+ * outside them lie in the background medium, off the CPML and the PEC walls. */
+#define PYR_MAXWELL_MAX_PLANEWAVES 4
+typedef struct {
+    pyr_component_t component;
+    int axis, dir;
+    int64_t lo[3], hi[3];
+    pyr_waveform_t waveform;
+    double amplitude, frequency, width, delay;
+} pyr_planewave_t;
+
 /* A probe: the component's value at the node after every step. */
 typedef struct {
     pyr_component_t component;
@@ -269,6 +290,8 @@ typedef struct {
     int ndft, nflux;
     pyr_monitor_t dft[PYR_MAXWELL_MAX_MONITORS], flux[PYR_MAXWELL_MAX_MONITORS];
     pyr_spectra_t *spectra; /* where a run of the problem puts its monitors' transforms (pyr_spectra_attach); NULL: nowhere */
+    int nplanewaves;
+    pyr_planewave_t planewaves[PYR_MAXWELL_MAX_PLANEWAVES]; /* [source] planewave1 .. planewave4 */
 } pyr_maxwell_params_t;
 
 /* What to solve: a grid, a scheme with its parameters, an initial field.

@@ -10,6 +10,8 @@
  *                                  | COMPONENT line I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
  *              WAVEFORM gaussian (width, delay) | ricker (frequency, delay) | sine (frequency, width: the ramp),
  *              and amplitude (1)
+ *              planewave1 .. planewave4 = COMPONENT along [+-]AXIS box I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
+ *                                  (total-field / scattered-field: the box of nodes is the total-field region)
  *   [probe]    probe1 .. probe32 = COMPONENT I J [K]        (node indices)
  *   [monitor]  dft1 .. dft8 = COMPONENTS point I J [K] | box I0 J0 [K0] I1 J1 [K1]
  *                             | plane AXIS INDEX [LO HI [LO HI]]   freqs=F1,F2,... | freqs=FMIN:FMAX:N
@@ -183,6 +185,20 @@ static pyr_status_t parse_shape(const char *key, const char *value, pyr_shape_t 
     return options(where, tok, at, n, keys, dst, 3);
 }
 
+/* The waveform word and its options, from tok[w] (a source's or a plane wave's). */
+static pyr_status_t parse_waveform(const char *where, char **tok, int w, int n, pyr_waveform_t *wave, double *amplitude, double *frequency,
+                                   double *width, double *delay)
+{
+    if (w >= n) return pyr_fail(PYR_ERR_CONFIG, "%s: the waveform is missing; use gaussian, ricker or sine", where);
+    if (!strcmp(tok[w], "gaussian")) *wave = PYR_WAVE_GAUSSIAN;
+    else if (!strcmp(tok[w], "ricker")) *wave = PYR_WAVE_RICKER;
+    else if (!strcmp(tok[w], "sine")) *wave = PYR_WAVE_SINE;
+    else return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a waveform; use gaussian, ricker or sine", where, tok[w]);
+    static const char *const keys[] = {"amplitude", "frequency", "width", "delay"};
+    double *dst[] = {amplitude, frequency, width, delay};
+    return options(where, tok, w + 1, n, keys, dst, 4);
+}
+
 static pyr_status_t parse_source(const char *key, const char *value, pyr_source_t *s)
 {
     char buf[1024], where[96];
@@ -207,15 +223,37 @@ static pyr_status_t parse_source(const char *key, const char *value, pyr_source_
         s->node_end[a] = s->node[a];
         if (line) PYR_TRY(index_of(where, tok[2 + per + a], &s->node_end[a]));
     }
-    const int w = 2 + k;
-    if (w >= n) return pyr_fail(PYR_ERR_CONFIG, "%s: the waveform is missing; use gaussian, ricker or sine", where);
-    if (!strcmp(tok[w], "gaussian")) s->waveform = PYR_WAVE_GAUSSIAN;
-    else if (!strcmp(tok[w], "ricker")) s->waveform = PYR_WAVE_RICKER;
-    else if (!strcmp(tok[w], "sine")) s->waveform = PYR_WAVE_SINE;
-    else return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a waveform; use gaussian, ricker or sine", where, tok[w]);
-    static const char *const keys[] = {"amplitude", "frequency", "width", "delay"};
-    double *dst[] = {&s->amplitude, &s->frequency, &s->width, &s->delay};
-    return options(where, tok, w + 1, n, keys, dst, 4);
+    return parse_waveform(where, tok, 2 + k, n, &s->waveform, &s->amplitude, &s->frequency, &s->width, &s->delay);
+}
+
+/* planewaveN = COMPONENT along [+-]AXIS box I0 J0 [K0] I1 J1 [K1] WAVEFORM options */
+static pyr_status_t parse_planewave(const char *key, const char *value, pyr_planewave_t *pw)
+{
+    char buf[1024], where[96];
+    snprintf(where, sizeof where, "source.%s", key);
+    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
+    strcpy(buf, value);
+    char *tok[MAXTOK];
+    const int n = tokens(buf, tok);
+    memset(pw, 0, sizeof *pw);
+    pw->amplitude = 1;
+    pw->dir = 1;
+    const char *usage = "write COMPONENT along [+-]AXIS box I0 J0 [K0] I1 J1 [K1] WAVEFORM options (e.g. Ez along +x box 20 20 80 80 gaussian "
+                        "width=0.5 delay=2)";
+    if (n < 5 || strcmp(tok[1], "along") || strcmp(tok[3], "box")) return pyr_fail(PYR_ERR_CONFIG, "%s: %s", where, usage);
+    PYR_TRY(component_of(where, tok[0], &pw->component));
+    const char *ax = tok[2];
+    if (*ax == '+' || *ax == '-') pw->dir = *ax++ == '-' ? -1 : 1;
+    if (strlen(ax) != 1 || !strchr("xyz", ax[0]))
+        return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a direction; write +x, -x, +y, -y, +z or -z", where, tok[2]);
+    pw->axis = ax[0] - 'x';
+    const int k = count_numbers(tok, 4, n);
+    if (k != 4 && k != 6) return pyr_fail(PYR_ERR_CONFIG, "%s: the box takes I0 J0 I1 J1 (2D) or I0 J0 K0 I1 J1 K1 (3D) node indices", where);
+    for (int a = 0; a < k / 2; a++) {
+        PYR_TRY(index_of(where, tok[4 + a], &pw->lo[a]));
+        PYR_TRY(index_of(where, tok[4 + k / 2 + a], &pw->hi[a]));
+    }
+    return parse_waveform(where, tok, 4 + k, n, &pw->waveform, &pw->amplitude, &pw->frequency, &pw->width, &pw->delay);
 }
 
 static pyr_status_t parse_probe(const char *key, const char *value, pyr_probe_t *pr)
@@ -445,7 +483,13 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
             if (k > m->nsources) m->nsources = k;
             return PYR_OK;
         }
-        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [source]; write source1 .. source%d", key, PYR_MAXWELL_MAX_SOURCES);
+        if ((k = numbered(key, "planewave", PYR_MAXWELL_MAX_PLANEWAVES)) > 0) {
+            PYR_TRY(parse_planewave(key, v, &m->planewaves[k - 1]));
+            if (k > m->nplanewaves) m->nplanewaves = k;
+            return PYR_OK;
+        }
+        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [source]; write source1 .. source%d or planewave1 .. planewave%d", key,
+                        PYR_MAXWELL_MAX_SOURCES, PYR_MAXWELL_MAX_PLANEWAVES);
     } else if (!strcmp(sec, "probe")) {
         if ((k = numbered(key, "probe", PYR_MAXWELL_MAX_PROBES)) > 0) {
             PYR_TRY(parse_probe(key, v, &m->probes[k - 1]));

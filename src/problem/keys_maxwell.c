@@ -72,6 +72,18 @@ static int source_text(const pyr_problem_t *p, const pyr_source_t *s, char *out,
     return n;
 }
 
+static int planewave_text(const pyr_problem_t *p, const pyr_planewave_t *w, char *out, size_t size)
+{
+    int n = 0;
+    const int dims = p->dims == 3 ? 3 : 2;
+    put(out, size, &n, "%s along %c%c box", component_name(w->component), w->dir < 0 ? '-' : '+', (unsigned)w->axis < 3 ? "xyz"[w->axis] : '?');
+    for (int a = 0; a < dims; a++) put(out, size, &n, " %lld", (long long)w->lo[a]);
+    for (int a = 0; a < dims; a++) put(out, size, &n, " %lld", (long long)w->hi[a]);
+    put(out, size, &n, " %s amplitude=%.17g frequency=%.17g width=%.17g delay=%.17g",
+        (unsigned)w->waveform < 3 ? wave_names[w->waveform] : "?", w->amplitude, w->frequency, w->width, w->delay);
+    return n;
+}
+
 static int probe_text(const pyr_problem_t *p, const pyr_probe_t *pr, char *out, size_t size)
 {
     int n = 0;
@@ -153,6 +165,8 @@ int pyr_problem_maxwell_value(const pyr_problem_t *p, const char *full, char *ou
     }
     if (ls == 6 && !strncmp(full, "source", ls) && (k = numbered(key, "source", PYR_MAXWELL_MAX_SOURCES)) > 0)
         return k <= m->nsources ? source_text(p, &m->sources[k - 1], out, size) : snprintf(out, size, "%s", "");
+    if (ls == 6 && !strncmp(full, "source", ls) && (k = numbered(key, "planewave", PYR_MAXWELL_MAX_PLANEWAVES)) > 0)
+        return k <= m->nplanewaves ? planewave_text(p, &m->planewaves[k - 1], out, size) : snprintf(out, size, "%s", "");
     if (ls == 5 && !strncmp(full, "probe", ls) && (k = numbered(key, "probe", PYR_MAXWELL_MAX_PROBES)) > 0)
         return k <= m->nprobes ? probe_text(p, &m->probes[k - 1], out, size) : snprintf(out, size, "%s", "");
     if (ls == 7 && !strncmp(full, "monitor", ls) && (k = numbered(key, "dft", PYR_MAXWELL_MAX_MONITORS)) > 0)

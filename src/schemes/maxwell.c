@@ -245,6 +245,7 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
         PYR_TRY(check_updated(p, "probe", i, pr->component, pr->node, pr->node));
     }
     PYR_TRY(pyr_maxwell_monitors_check(p));
+    PYR_TRY(pyr_maxwell_planewaves_check(p));
     if (p->init != PYR_INIT_ZERO && p->init != PYR_INIT_RANDOM && p->init != PYR_INIT_FILE)
         return pyr_fail(PYR_ERR_CONFIG, "initial.kind: the Maxwell scheme starts from zero, random or file fields (file = PREFIX: PREFIX_Ex.npy ...)");
     return PYR_OK;
@@ -523,6 +524,11 @@ static double material_at(const pyr_problem_t *p, int which, const pyr_field_t *
     for (int s = 0; s < m->nshapes; s++)
         if (inside(p, &m->shapes[s], x, y, z)) v = which == 0 ? m->shapes[s].eps_r : which == 1 ? m->shapes[s].sigma : m->shapes[s].mu_r;
     return v;
+}
+
+double pyr_maxwell_shapes_material(const pyr_problem_t *p, int which, const int64_t g[3])
+{
+    return material_at(p, which, NULL, g[0], g[1], g[2], 0);
 }
 
 /* The per-node coefficients (inputs of the scheme): ca and cb of E from

@@ -48,6 +48,21 @@ pyr_status_t pyr_maxwell_record(const pyr_problem_t *p, pyr_scheme_points_t *pts
                                 const unsigned char *owned, int last);
 void pyr_maxwell_points_free(pyr_scheme_points_t *pts);
 
+/* The plane waves (maxwell_planewave.c; pyr_planewave_t): their refusals
+ * (called by validate); their face corrections appended to out's sources,
+ * with the state that gives their amplitudes (NULL without plane waves);
+ * the amplitudes of sources from .. nsources - 1 (those points appended),
+ * for consecutive ranges of steps as the amplitudes hook is called. */
+typedef struct pyr_maxwell_planewaves pyr_maxwell_planewaves_t;
+pyr_status_t pyr_maxwell_planewaves_check(const pyr_problem_t *p);
+pyr_status_t pyr_maxwell_planewaves_points(const pyr_problem_t *p, pyr_scheme_points_t *out, pyr_maxwell_planewaves_t **state);
+pyr_status_t pyr_maxwell_planewaves_amplitudes(const pyr_problem_t *p, pyr_maxwell_planewaves_t *st, const pyr_scheme_point_t *src, int from,
+                                               int nsources, int64_t first, int64_t count, double *amp);
+void pyr_maxwell_planewaves_free(pyr_maxwell_planewaves_t *st);
+/* Material `which` (0 eps_r, 1 sigma, 2 mu_r) of whole-grid node g from the
+ * background and the shapes (not the files). */
+double pyr_maxwell_shapes_material(const pyr_problem_t *p, int which, const int64_t g[3]);
+
 /* The monitors (maxwell_monitors.c; pyr_monitor_t): monitor m of the whole
  * grid (dft1 .. dftN, then flux1 .. fluxM) as the nodes and components its
  * transforms are kept for, and its frequencies. */

@@ -1,5 +1,6 @@
 /* The Maxwell scheme's point terms (schemes/scheme.h, the points hooks):
- * its point and line sources, with their waveforms, its probes, and its
+ * its point and line sources, with their waveforms, its plane waves' face
+ * corrections (maxwell_planewave.c), its probes, and its
  * frequency-domain monitors: a probe per node and component beyond the
  * caller's, whose running Fourier sums the record hook adds up. */
 #include <math.h>
@@ -26,6 +27,8 @@ typedef struct {
     int64_t first[MAX_MON];
     double *re[MAX_MON], *im[MAX_MON];
     double *phase; /* cos, sin of each frequency at E's and H's time: 4 per frequency */
+    int npoint;    /* the sources before the plane waves' face corrections */
+    pyr_maxwell_planewaves_t *pw;
 } mx_state_t;
 
 /* Whether whole-grid node g lies on this problem's grid (a part's window, or the whole). */
@@ -66,6 +69,7 @@ static void state_free(mx_state_t *st)
         free(st->im[m]);
     }
     free(st->phase);
+    pyr_maxwell_planewaves_free(st->pw);
     free(st);
 }
 
@@ -158,7 +162,9 @@ pyr_status_t pyr_maxwell_points(const pyr_problem_t *p, pyr_scheme_points_t *out
         }
         out->nprobes = out->nshown = m->nprobes;
     }
-    pyr_status_t s = monitor_points(p, st, out);
+    st->npoint = out->nsources;
+    pyr_status_t s = pyr_maxwell_planewaves_points(p, out, &st->pw);
+    if (s == PYR_OK) s = monitor_points(p, st, out);
     if (s != PYR_OK) {
         pyr_maxwell_points_free(out);
         return s;
@@ -171,13 +177,14 @@ pyr_status_t pyr_maxwell_amplitudes(const pyr_problem_t *p, pyr_scheme_points_t 
 {
     double dt = 0;
     PYR_TRY(pyr_maxwell_dt(p, &dt));
-    const int *of = ((const mx_state_t *)pts->state)->of;
+    mx_state_t *st = pts->state;
+    const int *of = st->of;
     for (int64_t s = 0; s < count; s++)
-        for (int i = 0; i < pts->nsources; i++) {
+        for (int i = 0; i < st->npoint; i++) {
             const double t = (double)(first + s) + (pts->sources[i].field < 3 ? 1.0 : 0.5);
             amp[s * pts->nsources + i] = pyr_maxwell_waveform(&p->maxwell.sources[of[i]], t * dt);
         }
-    return PYR_OK;
+    return pyr_maxwell_planewaves_amplitudes(p, st->pw, pts->sources, st->npoint, pts->nsources, first, count, amp);
 }
 
 /* Each owned monitor probe's sums, step by step in order: re += v cos(2 pi f t),
