@@ -538,6 +538,10 @@ typedef struct {
     int64_t end_step;          /* the step the run ends at (scheme.steps) */
     const char *start_dataset; /* HDF5 initial.file: the dataset read ("u", or a snapshot's) */
     const char *spectra;       /* output.spectra: Maxwell's monitors' spectra (CSV, pyr_spectra_write_csv) */
+    int image_width;           /* output.image_width: pixels across the images (0: each image's default) */
+    int colormap;              /* output.colormap: the heat map's pyr_colormap_t (pyrgrid_output.h; PYR_COLORMAP_AUTO
+                                  when not given) */
+    const char *probes_png;    /* output.probes_png: a plot of Maxwell's probe series (PNG) */
 } pyr_problem_outputs_t;
 PYR_API pyr_status_t pyr_problem_file_outputs(const pyr_problem_file_t *file, pyr_problem_outputs_t *outputs);
 

@@ -160,20 +160,32 @@ double pyr_cli_cells(const pyr_problem_t *p)
     return cells;
 }
 
-pyr_status_t pyr_cli_write_image(const char *path, const pyr_field_t *f, const pyr_problem_t *p, int i, int64_t step, double t)
+/* The staggered offset, in cells along axis a, of state field i's nodes:
+ * half a cell for Yee's components (as result.c lays them out), none for
+ * another scheme's. */
+static double field_offset(const pyr_problem_t *p, int i, int a)
+{
+    if (p->equation != PYR_EQ_MAXWELL || i >= 6 || a >= p->dims) return 0.0;
+    return (i < 3) == (a == i % 3) ? 0.5 : 0.0;
+}
+
+pyr_status_t pyr_cli_write_image_with(const pyr_problem_outputs_t *o, const char *path, const pyr_field_t *f, const pyr_problem_t *p, int i,
+                                      int64_t step, double t)
 {
     const char *name = pyr_scheme_field_name(p->equation, i);
+    const int image_width = o ? o->image_width : 0;
     char title[256], plane[64] = "", when[96];
     double dt = 0;
     if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
-    if (f->dims == 3) snprintf(plane, sizeof plane, ", plane z = %lld,", (long long)(f->n[2] / 2));
+    if (f->dims == 3) snprintf(plane, sizeof plane, ", plane z = %.4g,", ((double)(f->n[2] / 2) + field_offset(p, i, 2)) * pyr_problem_h(p, 2));
     if (dt > 0) snprintf(when, sizeof when, " after %lld steps (t = %.4g)", (long long)step, t);
+    else if (p->equation == PYR_EQ_POISSON) snprintf(when, sizeof when, " Poisson, after %lld sweeps", (long long)step);
     else {
         /* a scheme without time: its name ("u, Poisson") */
         snprintf(when, sizeof when, " %s", pyr_equation_name(p->equation));
         when[1] = (char)toupper((unsigned char)when[1]);
-        if (!plane[0]) snprintf(plane, sizeof plane, ",");
     }
+    if (dt <= 0 && !plane[0]) snprintf(plane, sizeof plane, ",");
     snprintf(title, sizeof title, "%s%s%s%s", name, f->dims == 1 ? "(x)" : "", plane, when);
     if (f->dims == 1) {
         const int64_t n = f->n[0];
@@ -188,16 +200,73 @@ pyr_status_t pyr_cli_write_image(const char *path, const pyr_field_t *f, const p
             y[k] = f->precision == PYR_DOUBLE ? ((const double *)f->data)[k] : ((const float *)f->data)[k];
         }
         pyr_plot_series_t s = {.label = name, .x = x, .y = y, .n = (int)(n < 2147483647 ? n : 2147483647)};
-        pyr_plot_opts_t o = {.title = title, .xlabel = "x", .ylabel = name};
-        const pyr_status_t st = pyr_plot_write_png(path, &s, 1, &o);
+        pyr_plot_opts_t po = {.title = title, .xlabel = "x", .ylabel = name, .width = image_width, .height = image_width * 2 / 3};
+        const pyr_status_t st = pyr_plot_write_png(path, &s, 1, &po);
         free(x);
         free(y);
         return st;
     }
     const char *data = f->data;
     if (f->dims == 3) data += (size_t)(f->n[2] / 2) * (size_t)(f->n[0] * f->n[1]) * pyr_precision_size(f->precision);
-    pyr_heatmap_opts_t o = {.title = title};
-    return pyr_png_write_heatmap(path, data, f->precision, f->n[0], f->n[1], &o);
+    /* in the grid's coordinates (node k at k h, a staggered component's half a cell on), y upward as in a plot */
+    const double hx = pyr_problem_h(p, 0), hy = pyr_problem_h(p, 1);
+    pyr_heatmap_opts_t ho = {.title = title,
+                             .image_width = image_width,
+                             .colormap = o ? o->colormap : PYR_COLORMAP_AUTO,
+                             .x0 = field_offset(p, i, 0) * hx,
+                             .x1 = ((double)(f->n[0] - 1) + field_offset(p, i, 0)) * hx,
+                             .y0 = field_offset(p, i, 1) * hy,
+                             .y1 = ((double)(f->n[1] - 1) + field_offset(p, i, 1)) * hy,
+                             .bar_label = name,
+                             .y_up = 1};
+    if (!(ho.x1 > ho.x0)) ho.x0 = ho.x1 = 0; /* one node across: no axis there */
+    if (!(ho.y1 > ho.y0)) ho.y0 = ho.y1 = 0;
+    return pyr_png_write_heatmap(path, data, f->precision, f->n[0], f->n[1], &ho);
+}
+
+pyr_status_t pyr_cli_write_image(const char *path, const pyr_field_t *f, const pyr_problem_t *p, int i, int64_t step, double t)
+{
+    return pyr_cli_write_image_with(NULL, path, f, p, i, step, t);
+}
+
+pyr_status_t pyr_cli_write_probes_png(const pyr_problem_outputs_t *o, const char *path, const pyr_problem_t *p, const double *series,
+                                      int64_t nseries, double dt)
+{
+    const int nprobes = p->maxwell.nprobes;
+    const int n = (int)(nseries < 2147483647 ? nseries : 2147483647);
+    double *t = malloc(((size_t)n + 1) * sizeof *t), *y = malloc(((size_t)n * (size_t)nprobes + 1) * sizeof *y);
+    pyr_plot_series_t *s = calloc((size_t)nprobes + 1, sizeof *s);
+    char(*labels)[96] = calloc((size_t)nprobes + 1, sizeof *labels);
+    if (!t || !y || !s || !labels) {
+        free(t);
+        free(y);
+        free(s);
+        free(labels);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the plot of the probes");
+    }
+    /* after step k + 1: E at t = (k + 1) dt, as the CSV says */
+    for (int k = 0; k < n; k++) t[k] = (double)(k + 1) * dt;
+    for (int j = 0; j < nprobes; j++) {
+        const pyr_probe_t *pr = &p->maxwell.probes[j];
+        for (int k = 0; k < n; k++) y[(size_t)j * (size_t)n + (size_t)k] = series[(size_t)k * (size_t)nprobes + (size_t)j];
+        if (p->dims == 3)
+            snprintf(labels[j], sizeof labels[j], "probe %d: %s at %lld, %lld, %lld", j + 1, pyr_scheme_field_name(p->equation, pr->component),
+                     (long long)pr->node[0], (long long)pr->node[1], (long long)pr->node[2]);
+        else
+            snprintf(labels[j], sizeof labels[j], "probe %d: %s at %lld, %lld", j + 1, pyr_scheme_field_name(p->equation, pr->component),
+                     (long long)pr->node[0], (long long)pr->node[1]);
+        s[j] = (pyr_plot_series_t){.label = labels[j], .x = t, .y = y + (size_t)j * (size_t)n, .n = n};
+    }
+    char title[96];
+    snprintf(title, sizeof title, "probes over %lld steps", (long long)nseries);
+    const int w = o ? o->image_width : 0;
+    const pyr_plot_opts_t po = {.title = title, .xlabel = "time t", .ylabel = "field at the probe", .width = w, .height = w * 2 / 3};
+    const pyr_status_t st = pyr_plot_write_png(path, s, nprobes, &po);
+    free(t);
+    free(y);
+    free(s);
+    free(labels);
+    return st;
 }
 
 pyr_status_t pyr_cli_write_probes(const char *path, const pyr_problem_t *p, const double *series, int64_t nseries, double dt)

@@ -11,6 +11,7 @@
 #include "core/suggest.h"
 #include "io/ini.h"
 #include "problem/devices.h"
+#include "pyrgrid_output.h"
 
 static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe", "monitor"};
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
@@ -20,7 +21,8 @@ static const char *const keys_initial[] = {"kind", "file", "seed", "step", "t"};
 static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel",
                                        "devices", "partition", "exchange", "host_memory"};
-static const char *const keys_output[] = {"field", "image", "every", "probes", "spectra", "component", "compression"};
+static const char *const keys_output[] = {"field", "image", "every", "probes", "spectra", "component", "compression",
+                                          "image_width", "colormap", "probes_png"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -31,6 +33,7 @@ void pyr_config_default(pyr_config_t *cfg)
     pyr_options_default(&cfg->options);
     cfg->dt = cfg->problem.heat.dt;
     cfg->image_component = -1;
+    cfg->colormap = PYR_COLORMAP_AUTO;
 }
 
 typedef struct {
@@ -321,6 +324,25 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             cfg->compression = (int)i64;
             return PYR_OK;
         }
+        if (!strcmp(key, "image_width")) {
+            PYR_TRY(parse_int(sec, key, v, 0, &i64));
+            if (i64 != 0 && (i64 < 300 || i64 > 8192))
+                return pyr_fail(PYR_ERR_CONFIG, "output.image_width = %lld pixels: use 300..8192 (1920 fills a projector), or 0 for the "
+                                "default size", (long long)i64);
+            cfg->image_width = (int)i64;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "colormap")) {
+            /* in pyr_colormap_t's order */
+            static const char *const maps[] = {"viridis", "auto", "gray", "diverging"};
+            PYR_TRY(parse_choice(sec, key, v, maps, COUNT(maps), &choice));
+            cfg->colormap = choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "probes_png")) {
+            cfg->given |= PYR_GIVEN_MAXWELL; /* a plot of the probes' series */
+            return copy_path(sec, key, v, cfg->probes_png);
+        }
         return unknown_key(sec, key, keys_output, COUNT(keys_output));
     }
     const char *near = pyr_suggest(sec, sections, COUNT(sections));
@@ -427,7 +449,7 @@ pyr_status_t pyr_config_finish(pyr_config_t *cfg)
                         pyr_equation_name(p->equation), p->equation == PYR_EQ_HEAT ? "alpha, dt and steps" : "courant or dt, and steps");
     if (p->equation != PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_MAXWELL))
         return pyr_fail(PYR_ERR_CONFIG,
-                        "courant, mode, [boundary], [material], [source], [probe], [monitor], output.probes, output.spectra and output.component belong to "
+                        "courant, mode, [boundary], [material], [source], [probe], [monitor], output.probes, output.probes_png, output.spectra and output.component belong to "
                         "scheme.equation = maxwell; remove them or set equation = maxwell");
     if (p->equation == PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_HEAT))
         return pyr_fail(PYR_ERR_CONFIG, "scheme.alpha belongs to the heat equation; scheme.equation = maxwell takes courant (or dt) and steps");

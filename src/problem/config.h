@@ -27,13 +27,16 @@ typedef struct {
     int64_t end_step;          /* the run ends at this step: scheme.steps (pyr_config_finish_inputs sets it;
                                   problem.steps becomes the steps that remain) */
     char start_dataset[128];   /* HDF5 initial.file: the dataset read ("u", or a snapshot's) */
+    int image_width;           /* [output] image_width: pixels across the images (0: each image's default) */
+    int colormap;              /* [output] colormap: pyr_colormap_t of the heat map (default auto) */
+    char probes_png[PYR_PATH_MAX]; /* [output] probes_png: a plot of Maxwell's probe series (PNG) */
 } pyr_config_t;
 
 enum {
     PYR_GIVEN_HEAT = 1,       /* alpha */
     PYR_GIVEN_POISSON = 2,    /* iterations, tolerance, check_every, omega, [rhs] */
     PYR_GIVEN_ITERATIONS = 4,
-    PYR_GIVEN_MAXWELL = 8,    /* courant, mode, [boundary], [material], [source], [probe], [monitor], output.probes, output.spectra, output.component */
+    PYR_GIVEN_MAXWELL = 8,    /* courant, mode, [boundary], [material], [source], [probe], [monitor], output.probes, output.probes_png, output.spectra, output.component */
     PYR_GIVEN_DT = 16,
     PYR_GIVEN_STEPS = 32,
     PYR_GIVEN_INIT = 64,      /* initial.kind */
