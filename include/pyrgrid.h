@@ -906,6 +906,25 @@ PYR_API pyr_status_t pyr_spectra_flux(const pyr_spectra_t *spectra, int m, doubl
  * (flux), and per point monitor, component and frequency (re, im; monitor "dft1.Ez");
  * boxes and planes of a dft monitor are left to the HDF5 result and the arrays. */
 PYR_API pyr_status_t pyr_spectra_write_csv(const pyr_spectra_t *spectra, const char *path);
+/* The far field of a closed surface (near-to-far-field transform, the surface
+ * equivalence principle): surface[0 .. nsurface - 1] are flux monitors (m) that are
+ * the faces of one box (3D: six planes, 2D: four lines; a pair per axis, each spanning
+ * the box along the other axes), with the same frequencies, after a run of `problem`
+ * (the problem the spectra were made for).  The surface and all outside it are taken
+ * to be the background medium (eps_r, mu_r; sigma = 0).  Each face's tangential E and H,
+ * averaged to its cells' centres as the flux is, give J = n x H and M = -n x E (n the
+ * outward normal); for each frequency f and direction d (3D: theta[d] from +z, phi[d]
+ * from +x towards +y, radians; 2D: theta NULL, phi[d] in the grid's plane):
+ *   power[f * ndir + d]   the power radiated per unit solid angle (2D: per unit angle
+ *                         and unit depth), normalised as the flux monitors' P(f), so
+ *                         that its integral over the directions is the flux out of the box;
+ *   re, im[(f * ndir + d) * 6 + c]   E and H (c: Ex Ey Ez Hx Hy Hz) of the far field at
+ *                         distance r > 0 from the grid's node 0, as exp(i omega t)
+ *                         phasors of the monitors' transforms.
+ * Any of power, re, im may be NULL.  Summed over the faces in the order given and their
+ * cells in the grid's order: the same bits whenever the spectra are. */
+PYR_API pyr_status_t pyr_spectra_farfield(const pyr_problem_t *problem, const pyr_spectra_t *spectra, int nsurface, const int *surface,
+                                          int ndir, const double *theta, const double *phi, double r, double *power, double *re, double *im);
 
 /* -------------------------------------------------------------- discovery */
 
