@@ -39,7 +39,9 @@ for _name, _args in (("pyr_spectra_create", (ctypes.c_void_p, ctypes.POINTER(cty
                      ("pyr_spectra_freqs", (ctypes.c_void_p, ctypes.c_int, _DOUBLES)),
                      ("pyr_spectra_dft", (ctypes.c_void_p, ctypes.c_int, _DOUBLES, _DOUBLES)),
                      ("pyr_spectra_flux", (ctypes.c_void_p, ctypes.c_int, _DOUBLES)),
-                     ("pyr_spectra_write_csv", (ctypes.c_void_p, ctypes.c_char_p))):
+                     ("pyr_spectra_write_csv", (ctypes.c_void_p, ctypes.c_char_p)),
+                     ("pyr_spectra_farfield", (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.c_int,
+                                               _DOUBLES, _DOUBLES, ctypes.c_double, _DOUBLES, _DOUBLES, _DOUBLES))):
     _f = getattr(lib, _name)
     _f.argtypes = list(_args)
     _f.restype = None if _name == "pyr_spectra_destroy" else ctypes.c_int
@@ -1279,6 +1281,57 @@ def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: 
     return u, info
 
 
+@dataclass
+class FarField:
+    """The far field of a closed surface of flux monitors
+    (:meth:`MaxwellResult.farfield`): ``freqs`` (nfreq,); the directions
+    ``theta``, ``phi`` (ndir,; 2D: theta None); ``power`` (nfreq, ndir), the
+    power per unit solid angle (2D: per unit angle and depth), normalised as
+    the flux monitors' P(f) so that its integral over the directions is the
+    power out of the surface; with a distance r, ``E`` and ``H`` (nfreq, ndir,
+    3) complex, the far fields' x, y, z components at r from node 0."""
+    freqs: npt.NDArray[np.float64]
+    theta: Optional[npt.NDArray[np.float64]]
+    phi: npt.NDArray[np.float64]
+    power: npt.NDArray[np.float64]
+    E: Optional[np.ndarray] = None
+    H: Optional[np.ndarray] = None
+
+
+def _half_along(c: int, x: int) -> bool:
+    return x == c if c < 3 else x != c - 3
+
+
+def _face_currents(m: Monitor, dims: int, sign: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A flux monitor's cells' centres (ncells, 3) and currents J = n x H, M = -n x E
+    (nfreq, ncells, 3), its components averaged to the centres as its flux averages them."""
+    a = "xyz".index(m.axis)
+    nf = len(m.freqs)
+    e = np.zeros((3, nf) + tuple(m.hi[b] - m.lo[b] for b in reversed(range(dims)) if b != a), dtype=np.complex128)
+    h = np.zeros_like(e)
+    for name, v in m.fields.items():
+        c = _COMPONENTS.index(name)
+        v = np.asarray(v)  # (nfreq, [nz,] ny, nx): NumPy axis 1 + dims - 1 - b is grid axis b
+        for b in range(dims):
+            ax = 1 + dims - 1 - b
+            n = v.shape[ax]
+            if b == a:
+                v = 0.5 * (v.take([0], axis=ax) + v.take([1], axis=ax)) if _half_along(c, b) else v.take([1], axis=ax)
+            elif not _half_along(c, b):
+                v = 0.5 * (v.take(range(n - 1), axis=ax) + v.take(range(1, n), axis=ax))
+            else:
+                v = v.take(range(n - 1), axis=ax)
+        v = v.squeeze(axis=1 + dims - 1 - a)
+        (e if c < 3 else h)[c % 3] = v
+    nrm = np.zeros(3)
+    nrm[a] = sign
+    e = e.reshape(3, nf, -1).transpose(1, 2, 0)
+    h = h.reshape(3, nf, -1).transpose(1, 2, 0)
+    j = np.cross(nrm, h)
+    mm = -np.cross(nrm, e)
+    return j, mm, a, nrm
+
+
 class MaxwellResult(Dict[str, np.ndarray]):
     """The fields after a Maxwell run, {component: array} (the components of
     the grid's mode: 2D TM Ez, Hx, Hy; TE Ex, Ey, Hz; 3D all six), with
@@ -1290,13 +1343,118 @@ class MaxwellResult(Dict[str, np.ndarray]):
       each a :class:`Monitor` (freqs, fields, flux);
     - ``dt`` and ``info`` (a :class:`RunInfo`)."""
 
-    def __init__(self, fields: Mapping[str, np.ndarray], info: RunInfo, dt: float) -> None:
+    def __init__(self, fields: Mapping[str, np.ndarray], info: RunInfo, dt: float, h: Tuple[float, ...] = (),
+                 medium: Tuple[float, float, float] = (1.0, 1.0, 0.0)) -> None:
         super().__init__(fields)
         self.info = info
         self.dt = dt
         self.probes = info.probes
         self.monitors = info.monitors
         self.t = None if info.probes is None else (np.arange(len(info.probes), dtype=np.float64) + 1.0) * dt
+        self.h = tuple(h)  # the grid's spacing along x, y (, z)
+        self.medium = tuple(medium)  # the background's eps_r, mu_r, sigma
+
+    def farfield(self, surface: Sequence[str], phi: ArrayLike, theta: Optional[ArrayLike] = None, r: Optional[float] = None) -> FarField:
+        """The far field of the closed surface made of the flux monitors named in
+        ``surface`` (the faces of one box: 3D six planes, 2D four lines, each
+        spanning the box along its other axes, with the same frequencies) at the
+        directions phi (from +x towards +y) and, in 3D, theta (from +z), radians;
+        with ``r``, the fields E and H at that distance too.  As the library's
+        pyr_spectra_farfield (docs/maxwell.md), in NumPy: the same values to
+        rounding.  Returns a :class:`FarField`."""
+        dims = len(self.h)
+        if dims not in (2, 3):
+            raise ArgumentError("farfield: the result has no grid spacing; it is made by pyrgrid.maxwell")
+        names = list(surface)
+        missing = [n for n in names if n not in self.monitors]
+        if missing:
+            raise ArgumentError(f"farfield: {missing} are not monitors of this run ({sorted(self.monitors)})")
+        mons = [self.monitors[n] for n in names]
+        if len(mons) != 2 * dims or len(set(names)) != len(names):
+            raise ArgumentError(f"farfield: {len(names)} monitors for the surface; a closed surface of a {dims}D grid is {2 * dims} flux "
+                                "monitors, the faces of a box (a pair of planes per axis)")
+        for m in mons:
+            if m.flux is None or m.axis is None:
+                raise ArgumentError(f"farfield: {m.name} is not a flux monitor; the surface's faces are flux monitors (monitor.fluxN = plane ...)")
+            if m.steps <= 0:
+                raise ArgumentError(f"farfield: {m.name} holds no run's transforms")
+            if len(m.freqs) != len(mons[0].freqs) or np.any(m.freqs != mons[0].freqs):
+                raise ArgumentError(f"farfield: {m.name}'s frequencies differ from {mons[0].name}'s; give every face the same freqs=")
+        planes: Dict[int, List[int]] = {}
+        for m in mons:
+            a = "xyz".index(m.axis)
+            planes.setdefault(a, []).append(m.hi[a])
+        if sorted(planes) != list(range(dims)) or any(len(v) != 2 or v[0] == v[1] for v in planes.values()):
+            raise ArgumentError(f"farfield: the faces {names} are not two different planes per axis; a box has two per axis")
+        box = {a: (min(v), max(v)) for a, v in planes.items()}
+        for m in mons:
+            a = "xyz".index(m.axis)
+            for b in range(dims):
+                if b != a and (m.lo[b], m.hi[b]) != box[b]:
+                    raise ArgumentError(f"farfield: {m.name} spans nodes {m.lo[b]} .. {m.hi[b]} along {'xyz'[b]}, but the faces normal to "
+                                        f"{'xyz'[b]} lie at nodes {box[b][0]} and {box[b][1]}; give each face the limits of the box so that "
+                                        "the surface is closed")
+        eps, mu, sigma = self.medium
+        if sigma != 0 or eps <= 0 or mu <= 0:
+            raise ArgumentError(f"farfield: the background is eps_r = {eps}, mu_r = {mu}, sigma = {sigma}; the far field is that of a "
+                                "lossless background (sigma = 0, eps_r and mu_r > 0) around the surface")
+        if (theta is None) != (dims == 2):
+            raise ArgumentError("farfield: give theta for a 3D grid, and none for a 2D one (its far field lies in the grid's plane)")
+        ph = np.atleast_1d(np.asarray(phi, dtype=np.float64))
+        th = np.full_like(ph, np.pi / 2) if theta is None else np.broadcast_to(np.asarray(theta, dtype=np.float64), ph.shape)
+        if ph.ndim != 1 or ph.size == 0 or not np.all(np.isfinite(ph)) or not np.all(np.isfinite(th)):
+            raise ArgumentError("farfield: give one or more finite directions, in radians, as 1D arrays")
+        if r is not None and not (np.isfinite(r) and r > 0):
+            raise ArgumentError(f"farfield: the fields' distance r = {r}; give a finite r > 0 (or none for the power only)")
+        freqs = mons[0].freqs
+        index, eta = np.sqrt(eps * mu), np.sqrt(mu / eps)
+        k = 2 * np.pi * freqs * index
+        rhat = np.stack([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), np.cos(th)], axis=1)
+        that = np.stack([np.cos(th) * np.cos(ph), np.cos(th) * np.sin(ph), -np.sin(th)], axis=1)
+        phat = np.stack([-np.sin(ph), np.cos(ph), np.zeros_like(ph)], axis=1)
+        N = np.zeros((len(freqs), len(ph), 3), dtype=np.complex128)
+        L = np.zeros_like(N)
+        for m in mons:
+            a = "xyz".index(m.axis)
+            j, mm, _, _ = _face_currents(m, dims, -1.0 if m.hi[a] == box[a][0] else 1.0)
+            # the cells' centres in the grid's order (x fastest)
+            axes = []
+            dA = 1.0
+            for b in range(dims):
+                if b == a:
+                    axes.append(np.array([m.hi[b] * self.h[b]]))
+                else:
+                    axes.append((np.arange(m.lo[b], m.hi[b]) + 0.5) * self.h[b])
+                    dA *= self.h[b]
+            grids = np.meshgrid(*axes, indexing="ij")
+            pos = np.zeros((grids[0].size, 3))
+            for b in range(dims):
+                pos[:, b] = grids[b].transpose(tuple(reversed(range(dims)))).reshape(-1)
+            w = np.exp(1j * k[:, None, None] * (pos @ rhat.T)[None]) * dA  # (nfreq, ncells, ndir)
+            N += np.einsum("fcd,fca->fda", w, j)
+            L += np.einsum("fcd,fca->fda", w, mm)
+        Nt, Np = np.einsum("fda,da->fd", N, that), np.einsum("fda,da->fd", N, phat)
+        Lt, Lp = np.einsum("fda,da->fd", L, that), np.einsum("fda,da->fd", L, phat)
+        kk = k[:, None]
+        E = H = None
+        if dims == 3:
+            power = kk ** 2 / (16 * np.pi ** 2 * eta) * (np.abs(Lp + eta * Nt) ** 2 + np.abs(Lt - eta * Np) ** 2)
+            if r is not None:
+                g = 1j * kk * np.exp(-1j * kk * r) / (4 * np.pi * r)
+                et, ep = -g * (Lp + eta * Nt), g * (Lt - eta * Np)
+                ht, hp = g * (Np - Lt / eta), -g * (Nt + Lp / eta)
+                E = et[..., None] * that[None] + ep[..., None] * phat[None]
+                H = ht[..., None] * that[None] + hp[..., None] * phat[None]
+        else:
+            A, B = eta * N[..., 2] - Lp, L[..., 2] + eta * Np
+            power = kk / (8 * np.pi * eta) * (np.abs(A) ** 2 + np.abs(B) ** 2)
+            if r is not None:
+                c = np.sqrt(2 / (np.pi * kk * r)) * np.exp(-1j * (kk * r - np.pi / 4)) / 4j
+                ez, hz = -1j * kk * c * A, -1j * kk * c * B / eta
+                E = eta * hz[..., None] * phat[None]
+                H = -(ez / eta)[..., None] * phat[None]
+                E[..., 2], H[..., 2] = ez, hz
+        return FarField(freqs=freqs.copy(), theta=None if dims == 2 else np.array(th), phi=ph, power=power, E=E, H=H)
 
 
 def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, steps: Optional[int] = None,
@@ -1392,4 +1550,7 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
             fields[name][...] = a
     with Plan(p, opts) as plan:
         info = plan.execute(fields, progress=progress)
-    return MaxwellResult(fields, info, p.dt)
+    dims = len(p.shape)
+    spacing = tuple(float(p.get("grid.l" + "xyz"[a])) / (p.shape[dims - 1 - a] - 1) for a in range(dims))
+    medium = tuple(float(p.get("material." + k)) for k in ("eps_r", "mu_r", "sigma"))
+    return MaxwellResult(fields, info, p.dt, spacing, medium)  # type: ignore[arg-type]

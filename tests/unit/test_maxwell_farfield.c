@@ -288,9 +288,7 @@ static void check_refusals(void)
     pyr_spectra_destroy(&s);
     CHECK_OK(run(&p, &o, &s));
     CHECK_OK(pyr_spectra_farfield(&p, s, 4, good, 1, NULL, phi, 0, u, NULL, NULL));
-    const int with_dft[4] = {0, 2, 3, 4}, open[4] = {1, 2, 3, 5}, twice[4] = {1, 1, 3, 4}, three[4] = {1, 2, 3, 6}, freqs[4] = {1, 2, 3, 6};
-    const int same_side[4] = {1, 1, 3, 4}, off[4] = {1, 2, 3, 9};
-    (void)same_side;
+    const int with_dft[4] = {0, 2, 3, 4}, open[4] = {1, 2, 3, 5}, twice[4] = {1, 1, 3, 4}, freqs[4] = {1, 2, 3, 6}, off[4] = {1, 2, 3, 9};
     CHECK_FAILS(pyr_spectra_farfield(&p, s, 3, good, 1, NULL, phi, 0, u, NULL, NULL), PYR_ERR_ARG, "a pair of planes per axis");
     CHECK_FAILS(pyr_spectra_farfield(&p, s, 4, with_dft, 1, NULL, phi, 0, u, NULL, NULL), PYR_ERR_ARG, "not a flux monitor");
     CHECK_FAILS(pyr_spectra_farfield(&p, s, 4, open, 1, NULL, phi, 0, u, NULL, NULL), PYR_ERR_ARG, "closed");
@@ -298,7 +296,6 @@ static void check_refusals(void)
     CHECK_FAILS(pyr_spectra_farfield(&p, s, 4, off, 1, NULL, phi, 0, u, NULL, NULL), PYR_ERR_ARG, "the spectra hold");
     const int three_y[4] = {1, 3, 4, 6};
     CHECK_FAILS(pyr_spectra_farfield(&p, s, 4, three_y, 1, NULL, phi, 0, u, NULL, NULL), PYR_ERR_ARG, "two per axis");
-    (void)three;
     /* flux6 closes the box as flux4 does, at another frequency */
     CHECK_FAILS(pyr_spectra_farfield(&p, s, 4, freqs, 1, NULL, phi, 0, u, NULL, NULL), PYR_ERR_ARG, "same freqs=");
     CHECK_FAILS(pyr_spectra_farfield(&p, s, 4, good, 1, theta, phi, 0, u, NULL, NULL), PYR_ERR_ARG, "theta = NULL");
