@@ -27,6 +27,7 @@ typedef struct {
 typedef struct {
     int buffer;          /* index into the staging pool */
     int field;
+    int older;           /* the field's older layer (exec_t.prev), not its newest */
     pyr_box_t box;
     int64_t last_reader; /* task index */
 } pending_band_t;
@@ -68,6 +69,11 @@ typedef struct {
     pyr_box_t *layer_boxes;
     pyr_counters_t count;
     pyr_host_region_t grid[PYR_MAX_FIELDS];
+    /* The layer before grid[f] of a ping-pong field whose sub-steps read it
+     * too (plan->previous), for streamed pieces: the host's own copy, data
+     * NULL where not kept.  Pieces upload it into the buffer their first
+     * sub-step writes and download it back from the one their last read. */
+    pyr_host_region_t prev[PYR_MAX_FIELDS];
     flusher_t fl; /* fl.running: band writes go to the worker */
     int64_t steps_done;
     int checked, converged;

@@ -42,6 +42,18 @@
  * one field of the heat scheme is (bands included); an input field is
  * uploaded over the nodes the first sub-step updates and never downloaded.
  *
+ * A layer back (plan->previous: Chebyshev's sweeps read u two sweeps back
+ * where they write): the host keeps that layer of each ping-pong field
+ * beside the caller's (exec_t.prev).  A task uploads it over the same nodes
+ * as the newest into the buffer its first sub-step writes, once the spare
+ * is free, and downloads the last two layers over its result (the newest
+ * from buf[cur], the one before from buf[cur ^ 1], the input of its last
+ * sub-step), bands of both held back alike.  The older layer sits in the
+ * buffer handed on as the spare, so the mark that hands it on follows those
+ * downloads, and no band goes straight into the grid.  The stencil's reach
+ * is unchanged (the older layer is read only at the updated node), so
+ * pieces, halos and layers are those of one layer.
+ *
  * Stopping tests (Poisson): a pass that ends at a check, or the run's last,
  * reduces the change of its last sub-step over each task's result
  * (reduce_change), the partial results are combined in task order, and the
@@ -62,6 +74,9 @@ static int is_state(const exec_t *e, int f)
 {
     return e->role[f] == PYR_FIELD_PINGPONG || e->role[f] == PYR_FIELD_INPLACE || e->role[f] == PYR_FIELD_AUX;
 }
+
+/* The host array a band of field f goes to: the field's grid, or its older layer. */
+static pyr_host_region_t *band_host(exec_t *e, int f, int older) { return older ? &e->prev[f] : &e->grid[f]; }
 
 static void lock(exec_t *e)
 {
@@ -164,7 +179,7 @@ static void *flusher_main(void *arg)
         pyr_host_region_t src = {e->pool[b.buffer].data, b.box};
         f->busy = 1;
         pthread_mutex_unlock(&f->mu);
-        pyr_host_copy_box(&e->grid[b.field], &src, &b.box, e->elem);
+        pyr_host_copy_box(band_host(e, b.field, b.older), &src, &b.box, e->elem);
         pthread_mutex_lock(&f->mu);
         pool_release(e, b.buffer);
         f->busy = 0;
@@ -245,7 +260,7 @@ static pyr_status_t flush_bands(exec_t *e, int64_t done_through, int all)
             handed = 1;
         } else {
             pyr_host_region_t src = {e->pool[b->buffer].data, b->box};
-            pyr_host_copy_box(&e->grid[b->field], &src, &b->box, e->elem);
+            pyr_host_copy_box(band_host(e, b->field, b->older), &src, &b->box, e->elem);
             pool_release(e, b->buffer);
         }
     }
@@ -350,6 +365,52 @@ static pyr_status_t upload_fields(exec_t *e, int slot, const pyr_piece_t *piece,
         for (int k = 0; k < np; k++) {
             PYR_TRY(e->ops->upload(e->ctx, slot, piece, f, &e->grid[f], &parts[k]));
             e->count.uploaded += (uint64_t)pyr_box_volume(&parts[k]);
+        }
+    }
+    return PYR_OK;
+}
+
+/* The older layer of the fields that keep one (exec_t.prev) over `box`,
+ * into the buffer the piece's first sub-step writes (buf[f][cur ^ 1]): the
+ * layer before the one upload_fields brought, which that sub-step reads
+ * where it writes. */
+static pyr_status_t upload_previous(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *box)
+{
+    pyr_piece_t other = *piece;
+    for (int f = 0; f < e->nf; f++) other.buf[f][0] = piece->buf[f][1] ? piece->buf[f][piece->cur ^ 1] : piece->buf[f][0];
+    for (int f = 0; f < e->nf; f++) {
+        if (!e->prev[f].data) continue;
+        pyr_box_t parts[2];
+        const int np = pyr_plan_field_boxes(e->plan, f, box, parts);
+        for (int k = 0; k < np; k++) {
+            PYR_TRY(e->ops->upload(e->ctx, slot, &other, f, &e->prev[f], &parts[k]));
+            e->count.uploaded += (uint64_t)pyr_box_volume(&parts[k]);
+        }
+    }
+    return PYR_OK;
+}
+
+/* The piece as seen with its older layer current: its download moves the
+ * layer before the newest (the input of the last sub-step computed). */
+static pyr_piece_t older_view(const pyr_piece_t *piece)
+{
+    pyr_piece_t v = *piece;
+    v.cur = piece->cur ^ 1;
+    return v;
+}
+
+/* Download the older layer of the fields that keep one over `box` into it. */
+static pyr_status_t download_previous(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *box)
+{
+    if (pyr_box_empty(box)) return PYR_OK;
+    const pyr_piece_t older = older_view(piece);
+    for (int f = 0; f < e->nf; f++) {
+        if (!e->prev[f].data) continue;
+        pyr_box_t parts[2];
+        const int np = pyr_plan_field_boxes(e->plan, f, box, parts);
+        for (int k = 0; k < np; k++) {
+            PYR_TRY(e->ops->download(e->ctx, slot, &older, f, &e->prev[f], &parts[k]));
+            e->count.downloaded += (uint64_t)pyr_box_volume(&parts[k]);
         }
     }
     return PYR_OK;
@@ -503,6 +564,9 @@ static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
     int slots = plan->slots;
     const int64_t layers = pyr_plan_layers(plan, h);
     const int mf = measured_field(e);
+    /* both layers of a field read a layer back: the older goes down from the buffer the next task
+     * computes in (the spare handed on), so the hand-over waits for its downloads too */
+    const int carry = plan->previous;
     /* bands of the previous task that go straight into the grid after this task's upload */
     pyr_box_t direct[3];
     int ndirect = 0;
@@ -536,6 +600,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
         /* the spare was task t - spares' (another slot's, as a rule) until its compute ended */
         if (t >= plan->spares && slots > 1 && e->ops->after_mark)
             PYR_TRY(e->ops->after_mark(e->ctx, slot, (int)((t - plan->spares) % slots), PYR_MARK_COMPUTE));
+        if (carry) PYR_TRY(upload_previous(e, slot, piece, &task.upload));
         PYR_TRY(pyr_exec_prepare_boundary(e, slot, piece));
         for (int64_t l = 1; l <= layers; l++) {
             e->layer_boxes[l - 1] = pyr_plan_layer_box(plan, &task, h, l);
@@ -546,7 +611,7 @@ static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
         PYR_TRY(compute(e, slot, piece, (int)layers, reduce, step, np, np ? e->slot_probe_out[slot] : NULL));
         /* the change reads the spare too: before the mark that hands the spare on */
         if (reduce) PYR_TRY(reduce_over(e, slot, piece, mf, &task.result, &e->partial[t]));
-        if (slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
+        if (!carry && slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         e->slot_next[slot] = bundle[piece->cur];
         if (plan->spares == 2) e->spare[0] = e->spare[1];
         e->spare[plan->spares - 1] = bundle[piece->cur ^ 1];
@@ -555,6 +620,8 @@ static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
         int64_t last[3];
         int nb = pyr_plan_bands(plan, &task, h, &main_box, bands, last);
         PYR_TRY(download_fields(e, slot, piece, &main_box));
+        if (carry) PYR_TRY(download_previous(e, slot, piece, &main_box));
+        const pyr_piece_t older = older_view(piece);
         for (int b = 0; b < nb; b++) {
             if (pyr_plan_band_direct(plan, &task, &bands[b], t, last[b])) {
                 direct[ndirect++] = bands[b];
@@ -564,17 +631,19 @@ static pyr_status_t run_pass(exec_t *e, int64_t step, int64_t h, int reduce)
                 if (!is_state(e, f)) continue;
                 pyr_box_t parts[2];
                 const int nparts = pyr_plan_field_boxes(e->plan, f, &bands[b], parts);
-                for (int k = 0; k < nparts; k++) {
-                    int buf = -1;
-                    PYR_TRY(pool_acquire(e, (size_t)pyr_box_volume(&parts[k]) * e->elem, &buf));
-                    pyr_host_region_t dst = {e->pool[buf].data, parts[k]};
-                    PYR_TRY(e->ops->download(e->ctx, slot, piece, f, &dst, &parts[k]));
-                    e->count.downloaded += (uint64_t)pyr_box_volume(&parts[k]);
-                    pending_band_t pb = {buf, f, parts[k], last[b]};
-                    PYR_TRY(push_pending(e, pb));
-                }
+                for (int o = 0; o < (e->prev[f].data ? 2 : 1); o++)
+                    for (int k = 0; k < nparts; k++) {
+                        int buf = -1;
+                        PYR_TRY(pool_acquire(e, (size_t)pyr_box_volume(&parts[k]) * e->elem, &buf));
+                        pyr_host_region_t dst = {e->pool[buf].data, parts[k]};
+                        PYR_TRY(e->ops->download(e->ctx, slot, o ? &older : piece, f, &dst, &parts[k]));
+                        e->count.downloaded += (uint64_t)pyr_box_volume(&parts[k]);
+                        pending_band_t pb = {buf, f, o, parts[k], last[b]};
+                        PYR_TRY(push_pending(e, pb));
+                    }
             }
         }
+        if (carry && slots > 1 && e->ops->mark) PYR_TRY(e->ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
     }
     if (ndirect > 0) return pyr_fail(PYR_ERR_INTERNAL, "executor: the last task of a pass left %d bands for a next task", ndirect);
     for (int s = 0; s < slots; s++) {
@@ -1010,9 +1079,35 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
     size_t grid_bytes = 0;
     for (int f = 0; f < e.nf; f++)
         if (fields[f]) { grid_bytes = (size_t)pyr_field_count(fields[f]) * e.elem; break; }
+    /* streamed pieces of a scheme that reads a layer back: the host keeps that layer, starting as the
+     * initial field (the first sub-step does not read it: Chebyshev's first sweep is plain Jacobi) */
+    if (plan->previous && !plan->resident) {
+        if (plan->decomp == PYR_DECOMP_SKEWED)
+            st = pyr_fail(PYR_ERR_INTERNAL, "a skewed plan of the %s scheme: its pieces carry one layer of a field read a layer back",
+                          scheme->name);
+        for (int f = 0; f < e.nf && st == PYR_OK; f++) {
+            if (e.role[f] != PYR_FIELD_PINGPONG) continue;
+            void *copy = malloc(grid_bytes);
+            if (!copy) {
+                st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the layer before field %s's (%.3g GiB)", scheme->field[f].name,
+                              (double)grid_bytes / 1073741824.0);
+                break;
+            }
+            memcpy(copy, fields[f]->data, grid_bytes);
+            e.prev[f].data = copy;
+            e.prev[f].box = pyr_plan_grid(plan);
+        }
+    }
+    if (st != PYR_OK) {
+        for (int f = 0; f < e.nf; f++) {
+            free(e.prev[f].data);
+            pyr_field_destroy(&made[f]);
+        }
+        return st;
+    }
     /* The host fields: registered (pinned) as planned, or left pageable, every copy then staged
      * through the backend's pinned buffers: planned so, or registering failed (said in the run info). */
-    int registered[PYR_MAX_FIELDS] = {0};
+    int registered[PYR_MAX_FIELDS] = {0}, registered_prev[PYR_MAX_FIELDS] = {0};
     pyr_host_memory_t host = e.ops->host_register ? (plan->host_memory == PYR_HOST_STAGE ? PYR_HOST_STAGE : PYR_HOST_PIN) : PYR_HOST_AUTO;
     char host_note[192] = "";
     double pin_s = 0, unpin_s = 0;
@@ -1024,13 +1119,19 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
             if (e.role[f] < 0 || e.role[f] == PYR_FIELD_AUX) continue;
             if (e.ops->host_register(e.ctx, fields[f]->data, grid_bytes) == PYR_OK) {
                 registered[f] = 1;
-                continue;
+                if (!e.prev[f].data) continue;
+                if (e.ops->host_register(e.ctx, e.prev[f].data, grid_bytes) == PYR_OK) {
+                    registered_prev[f] = 1;
+                    continue;
+                }
             }
             snprintf(host_note, sizeof host_note, "registering %.1f GiB of host memory failed (%s): copies staged through pinned buffers",
                      (double)grid_bytes / 1073741824.0, pyr_last_error());
             pyr_clear_error();
-            for (int g = 0; g < f; g++)
+            for (int g = 0; g <= f; g++) {
                 if (registered[g]) e.ops->host_unregister(e.ctx, fields[g]->data), registered[g] = 0;
+                if (registered_prev[g]) e.ops->host_unregister(e.ctx, e.prev[g].data), registered_prev[g] = 0;
+            }
             host = PYR_HOST_STAGE;
         }
         pin_s = pyr_now_s() - t0;
@@ -1046,10 +1147,15 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
     }
     exec_release(&e);
     const double t1 = pyr_now_s();
-    for (int f = 0; f < e.nf; f++)
+    for (int f = 0; f < e.nf; f++) {
         if (registered[f]) e.ops->host_unregister(e.ctx, fields[f]->data);
+        if (registered_prev[f]) e.ops->host_unregister(e.ctx, e.prev[f].data);
+    }
     unpin_s = pyr_now_s() - t1;
-    for (int f = 0; f < e.nf; f++) pyr_field_destroy(&made[f]);
+    for (int f = 0; f < e.nf; f++) {
+        free(e.prev[f].data);
+        pyr_field_destroy(&made[f]);
+    }
     if (run && st == PYR_OK) {
         run->host_memory = host;
         run->pin_seconds = pin_s;

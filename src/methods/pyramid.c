@@ -21,31 +21,10 @@ static int take_known(pyr_plan_t *plan, pyr_method_ctx_t *ctx, const pyr_method_
            (o->decomposition == PYR_DECOMP_AUTO || o->decomposition == k->decomp);
 }
 
-static int chebyshev(const pyr_problem_t *p) { return p->equation == PYR_EQ_POISSON && p->poisson.iteration == PYR_ITER_CHEBYSHEV; }
-
-/* Chebyshev's sweeps read the layer two sweeps back, and the pieces of every
- * decomposition bring one layer of u through the device (docs/poisson.md):
- * refused when asked for by name here, for method = auto in the choice. */
-static pyr_status_t pyramid_check(const pyr_problem_t *p, pyr_options_t *o)
-{
-    if (o->method == PYR_METHOD_PYRAMID && chebyshev(p))
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "scheme.iteration = chebyshev with run.method = pyramid: the method streams one layer of u "
-                        "through its pieces (any decomposition), and Chebyshev's sweeps read the layer two sweeps back; chebyshev needs "
-                        "the in-core plan (run.method = naive) or scheme.iteration = jacobi");
-    return PYR_OK;
-}
-
 static pyr_status_t pyramid_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_method_choice_t *c)
 {
     const pyr_problem_t *problem = &plan->problem;
     const pyr_options_t *opt = &plan->options;
-    /* method = auto comes here only where the whole grid does not fit in core */
-    if (chebyshev(problem))
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "scheme.iteration = chebyshev: the grid does not fit in core (the in-core plan, run.method = "
-                        "naive, needs more than the memory budget of %llu bytes), so method = auto would stream it through pieces, "
-                        "which carry one layer of u where Chebyshev's sweeps read two; chebyshev needs the in-core plan (run.method = "
-                        "naive, with a larger run.memory or a smaller grid) or scheme.iteration = jacobi",
-                        (unsigned long long)ctx->budget);
     const uint64_t budget = ctx->budget;
     int64_t h = opt->height;
     pyr_decomp_t decomp = ctx->cands[0];
@@ -142,7 +121,7 @@ const pyr_method_entry_t pyr_method_pyramid = {
     .id = PYR_METHOD_PYRAMID,
     .name = "pyramid",
     .automatic = 1,
-    .check = pyramid_check,
+    .check = NULL,
     .device = NULL,
     .fits = NULL,
     .choose = pyramid_choose,

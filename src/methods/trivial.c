@@ -30,17 +30,6 @@ static pyr_status_t trivial_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_
     return PYR_OK;
 }
 
-/* Chebyshev's sweeps read the layer two sweeps back, and a streamed piece
- * brings only one layer of u through the device (docs/poisson.md). */
-static pyr_status_t trivial_check(const pyr_problem_t *p, pyr_options_t *o)
-{
-    if (o->method == PYR_METHOD_TRIVIAL && p->equation == PYR_EQ_POISSON && p->poisson.iteration == PYR_ITER_CHEBYSHEV)
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "scheme.iteration = chebyshev with run.method = trivial: the method streams one layer of u "
-                        "through its pieces, and Chebyshev's sweeps read the layer two sweeps back; chebyshev needs the in-core plan "
-                        "(run.method = naive) or scheme.iteration = jacobi");
-    return PYR_OK;
-}
-
 static pyr_status_t trivial_build(pyr_plan_t *plan, pyr_method_ctx_t *ctx, const pyr_method_choice_t *c)
 {
     return pyr_plan_build(plan, PYR_METHOD_TRIVIAL, c->decomp, 1, ctx->budget);
@@ -50,7 +39,7 @@ const pyr_method_entry_t pyr_method_trivial = {
     .id = PYR_METHOD_TRIVIAL,
     .name = "trivial",
     .automatic = 0,
-    .check = trivial_check,
+    .check = NULL,
     .device = NULL,
     .fits = NULL,
     .choose = trivial_choose,

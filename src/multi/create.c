@@ -241,8 +241,8 @@ static pyr_status_t refuse_chebyshev(const pyr_parts_t *P, int n)
     if (n >= 0) snprintf(parts, sizeof parts, "%d parts", (n > 0 ? n : 1) * P->ranks);
     return pyr_fail(PYR_ERR_UNSUPPORTED,
                     "scheme.iteration = chebyshev over several devices or MPI ranks (this run cuts the grid into %s): the parts "
-                    "exchange one layer of u, and Chebyshev's sweeps read the layer two sweeps back; chebyshev needs the in-core plan "
-                    "(run.method = naive) on one device in one process (leave run.devices out), or use scheme.iteration = jacobi",
+                    "exchange one layer of u, and Chebyshev's sweeps read the layer two sweeps back; chebyshev needs one device in one "
+                    "process (leave run.devices out; any run.method, out of core too), or use scheme.iteration = jacobi",
                     parts);
 }
 

@@ -34,6 +34,7 @@ pyr_status_t pyr_plan_set_scheme(pyr_plan_t *plan)
             plan->fixed[a][side] = a < p->dims ? pyr_scheme_fixed(s, a, side) : 0;
         }
     plan->check_every = s->tolerance(p) > 0 ? s->check_every(p) : 0;
+    plan->previous = s->reads_previous ? s->reads_previous(p) != 0 : 0;
     s->coefficients(p, &plan->coef);
     for (int f = 0; f < s->nfields; f++) plan->nsupport[f] = s->support ? s->support(p, f, plan->support[f], 2) : -1;
     if (s->aux_coefficients) {
@@ -238,7 +239,8 @@ int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, py
 int pyr_plan_band_direct(const pyr_plan_t *plan, const pyr_task_t *task, const pyr_box_t *band, int64_t t, int64_t last)
 {
     const int whole_rows = plan->problem.dims == 1 || pyr_box_extent(band, 0) == pyr_box_extent(&task->result, 0);
-    return last == t + 1 && whole_rows && plan->slots > 1 && plan->ops && plan->ops->concurrent && plan->ops->mark && plan->ops->after_mark;
+    /* a task's older layer (plan->previous) sits in the buffer the next task computes in */
+    return !plan->previous && last == t + 1 && whole_rows && plan->slots > 1 && plan->ops && plan->ops->concurrent && plan->ops->mark && plan->ops->after_mark;
 }
 
 void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max)
@@ -261,8 +263,10 @@ void pyr_plan_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
             if (s->field[f].role == PYR_FIELD_INPUT) {
                 up += pyr_plan_field_volume(plan, f, &task.input);
             } else {
-                up += pyr_plan_field_volume(plan, f, &task.upload);
-                down += pyr_plan_field_volume(plan, f, &task.result);
+                /* a ping-pong field read a layer back moves both layers */
+                const uint64_t layers = plan->previous && s->field[f].role == PYR_FIELD_PINGPONG ? 2 : 1;
+                up += layers * pyr_plan_field_volume(plan, f, &task.upload);
+                down += layers * pyr_plan_field_volume(plan, f, &task.result);
             }
         }
         uint64_t comp = 0;

@@ -192,6 +192,13 @@ static double compute_time(const pyr_plan_t *plan, const pyr_model_constants_t *
     return plan->ops->concurrent ? fmax(launches, work) : launches + work;
 }
 
+/* Layers of field f a streamed piece moves each way: both of a ping-pong
+ * field whose layer before is read too (plan->previous), else one. */
+static double field_layers(const pyr_plan_t *plan, int f)
+{
+    return plan->previous && plan->scheme->field[f].role == PYR_FIELD_PINGPONG ? 2.0 : 1.0;
+}
+
 /* Stage times of every task of a pass of height h. */
 static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, stage_t *st, pyr_model_prediction_t *sum)
 {
@@ -213,10 +220,11 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
             if (!((plan->fields >> f) & 1)) continue;
             pyr_box_t parts[2];
             const int np = pyr_plan_field_boxes(plan, f, plan->scheme->field[f].role == PYR_FIELD_INPUT ? &task.input : &task.upload, parts);
+            const double times = field_layers(plan, f);
             for (int q = 0; q < np; q++) {
-                u += transfer_cost(k, &parts[q], p->n[0], elem, 1, &x);
-                ux += x;
-                uboth += k->up_row_both * part_rows(&parts[q], p->n[0]);
+                u += times * transfer_cost(k, &parts[q], p->n[0], elem, 1, &x);
+                ux += times * x;
+                uboth += times * k->up_row_both * part_rows(&parts[q], p->n[0]);
             }
         }
 
@@ -242,24 +250,25 @@ static void task_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         for (int f = 0; f < plan->scheme->nfields; f++) {
             if (!((plan->fields >> f) & 1) || plan->scheme->field[f].role == PYR_FIELD_INPUT) continue;
             pyr_box_t parts[2];
+            const double times = field_layers(plan, f);
             int np = pyr_plan_field_boxes(plan, f, &main_box, parts);
             for (int q = 0; q < np; q++) {
-                d += transfer_cost(k, &parts[q], p->n[0], elem, 0, &x);
-                dx += x;
+                d += times * transfer_cost(k, &parts[q], p->n[0], elem, 0, &x);
+                dx += times * x;
             }
             for (int b = 0; b < nb; b++) {
                 np = pyr_plan_field_boxes(plan, f, &bands[b], parts);
                 for (int q = 0; q < np; q++) {
                     if (pyr_plan_band_direct(plan, &task, &bands[b], t, last[b])) {
                         /* straight into the grid once the next task has uploaded */
-                        d += transfer_cost(k, &parts[q], p->n[0], elem, 0, &x);
-                        dx += x;
+                        d += times * transfer_cost(k, &parts[q], p->n[0], elem, 0, &x);
+                        dx += times * x;
                         continue;
                     }
                     /* into a staging buffer of the band's own width: one contiguous run on the host side */
-                    d += transfer_cost(k, &parts[q], pyr_box_extent(&parts[q], 0), elem, 0, &x);
-                    dx += x;
-                    hc += k->host * (double)pyr_box_volume(&parts[q]);
+                    d += times * transfer_cost(k, &parts[q], pyr_box_extent(&parts[q], 0), elem, 0, &x);
+                    dx += times * x;
+                    hc += times * k->host * (double)pyr_box_volume(&parts[q]);
                 }
             }
         }

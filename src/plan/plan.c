@@ -110,7 +110,11 @@ void pyr_plan_host_memory(pyr_plan_t *plan)
     plan->host_bytes = 0;
     /* the fields the executor registers: every field the problem uses but the library's auxiliaries */
     for (int f = 0; f < scheme->nfields; f++)
-        if (((plan->fields >> f) & 1) && scheme->field[f].role != PYR_FIELD_AUX) plan->host_bytes += nodes * elem;
+        if (((plan->fields >> f) & 1) && scheme->field[f].role != PYR_FIELD_AUX) {
+            plan->host_bytes += nodes * elem;
+            /* streamed pieces of a scheme that reads a layer back: the host's copy of the older layer */
+            if (plan->previous && !plan->resident && scheme->field[f].role == PYR_FIELD_PINGPONG) plan->host_bytes += nodes * elem;
+        }
     if (!plan->ops->host_register) {
         plan->host_memory = PYR_HOST_AUTO;
         return;

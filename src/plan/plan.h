@@ -27,6 +27,9 @@ struct pyr_plan {
     const pyr_scheme_t *scheme;
     unsigned fields;          /* fields of the scheme this problem uses (bit i: field i) */
     int npp, nfixed;          /* of which ping-pong (time-layer buffers) and one-buffer fields */
+    int previous;             /* the sub-steps also read the ping-pong fields' layer before their input (the scheme's
+                                 reads_previous): streamed pieces carry both layers up and down, and the host keeps the
+                                 older one beside each ping-pong field */
     int reach[3][2];          /* per axis: reach of one step below ([0]) and above ([1]) */
     int fixed[3][2];          /* per axis: nodes at the low / high end no sub-step updates */
     int64_t check_every;      /* passes end at multiples of this step for the stopping test (0 = none) */
@@ -136,7 +139,9 @@ int pyr_plan_bands(const pyr_plan_t *plan, const pyr_task_t *task, int64_t h, py
  * the grid: downloaded on t's slot once task t + 1 (then its only reader) has
  * uploaded, ordered by the backend's mark / after_mark, instead of through a
  * staging buffer and a host copy.  Needs several slots (task t + 1 must not
- * reuse t's buffers), a backend with marks, and a band of whole result rows
+ * reuse t's buffers), a backend with marks, one layer moved per field (with
+ * plan->previous a task's older layer sits in the spare the next task
+ * computes in), and a band of whole result rows
  * (strips, slabs, segments: a block's x band is rows of a few hundred bytes,
  * which the copy engine moves slowly one by one, so it keeps its staging
  * buffer).  The executor and the model both ask this. */

@@ -18,6 +18,7 @@ int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
     else if (plan->reach[a][0] > 1 || plan->reach[a][1] > 1) no = "it leans one node per step, and this scheme reaches further";
     else if (plan->check_every > 0 || plan->scheme->reduction != PYR_REDUCE_NONE)
         no = "it does not measure the change of a sweep (the stopping test and the run's reported change)";
+    else if (plan->previous) no = "its pieces carry one layer of the state, and this problem's sub-steps read the layer before too";
     if (no && why) snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s", plan->scheme->name, no);
     return no == NULL;
 }

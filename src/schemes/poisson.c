@@ -264,6 +264,7 @@ const pyr_scheme_t pyr_scheme_poisson = {
     .nsub = 1,
     .sub = {{.reach_lo = {1, 1, 1}, .reach_hi = {1, 1, 1}, .margin_lo = {1, 1, 1}, .margin_hi = {1, 1, 1}}},
     .reduction = PYR_REDUCE_MAX_CHANGE,
+    .reads_previous = poisson_chebyshev,
     .validate = poisson_validate,
     .fields_used = poisson_fields,
     .coefficients = poisson_coefficients,

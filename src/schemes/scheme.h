@@ -103,6 +103,12 @@ typedef struct pyr_scheme {
     int nsub; /* sub-steps per step */
     pyr_substep_t sub[PYR_MAX_SUBSTEPS];
     pyr_reduction_t reduction;
+    /* (optional, NULL = never) Whether this problem's sub-steps also read the
+     * ping-pong fields' layer before their input, at the updated node only
+     * (Chebyshev's sweeps read u two sweeps back, where they write): the
+     * kernel finds it in the output buffer.  Pieces streamed through a
+     * device then carry both layers, and the host keeps the older one. */
+    int (*reads_previous)(const pyr_problem_t *p);
 
     /* The scheme's parameters (the grid is checked already); the message
      * names the value, the limit and what would work. */
