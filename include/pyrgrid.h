@@ -406,8 +406,17 @@ typedef enum {
 /* How the planner makes automatic choices (height, decomposition), as in
  * FFTW: ESTIMATE from the performance model and this machine's calibration
  * (the wisdom, see pyr_wisdom_import_file); MEASURE times the few best
- * candidates briefly, keeps the fastest and records it in the wisdom. */
-typedef enum { PYR_PLAN_ESTIMATE = 0, PYR_PLAN_MEASURE } pyr_plan_mode_t;
+ * candidates briefly, keeps the fastest and records it in the wisdom.
+ * REFINE (a plan of one device) makes the model's choice and names the
+ * model's best few candidates; the run then computes its first passes with
+ * each of them in turn (real steps of the run: no step is repeated),
+ * timing each one's steady rate, runs the remaining steps with the fastest
+ * and records it in the wisdom, where the next plan of the same shape finds
+ * it and tries nothing.  A run too short for the trials, or whose scheme
+ * carries state a change of plan would restart (point sources, monitors,
+ * absorbing layers' auxiliaries), runs the model's choice; the plan's
+ * notice says which and why. */
+typedef enum { PYR_PLAN_ESTIMATE = 0, PYR_PLAN_MEASURE, PYR_PLAN_REFINE } pyr_plan_mode_t;
 
 /* How the host grid is reached by the device's copies.  PIN registers it
  * (page-locked: copies at full PCIe speed, docs/model-and-wisdom.md#host-memory);

@@ -1,10 +1,12 @@
-/* The public runs: a plan of one device goes to the executor (exec/), a
- * multi plan to its parts (multi/). */
+/* The public runs: a plan of one device goes to the executor (exec/), or
+ * for plan = refine to the trials above it (tune/), a multi plan to its
+ * parts (multi/). */
 #include <string.h>
 
 #include "core/error.h"
 #include "exec/exec.h"
 #include "multi/multi.h"
+#include "tune/tune.h"
 
 pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
@@ -12,6 +14,8 @@ pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, in
     if (!plan || !fields) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
     pyr_multi_t *m = pyr_multi_of(plan);
     if (m) return pyr_multi_execute(m, fields, nfields, hooks, run);
+    /* plan = refine: its first passes try the model's best candidates (tune/refine.c) */
+    if (plan->options.plan_mode == PYR_PLAN_REFINE) return pyr_tune_refine_execute(plan, fields, nfields, hooks, run);
     return pyr_exec_fields(plan, fields, nfields, hooks, run);
 }
 

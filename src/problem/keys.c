@@ -178,7 +178,9 @@ static int options_value(const pyr_options_t *o, const char *full, char *out, si
     if (!strcmp(full, "run.backend")) return fmt_text(out, size, pyr_backend_name(o->backend));
     if (!strcmp(full, "run.method")) return fmt_text(out, size, pyr_method_name(o->method));
     if (!strcmp(full, "run.decomposition")) return fmt_text(out, size, pyr_decomp_name(o->decomposition));
-    if (!strcmp(full, "run.plan")) return fmt_text(out, size, o->plan_mode == PYR_PLAN_MEASURE ? "measure" : "estimate");
+    if (!strcmp(full, "run.plan")) return fmt_text(out, size, o->plan_mode == PYR_PLAN_MEASURE  ? "measure"
+                                                          : o->plan_mode == PYR_PLAN_REFINE ? "refine"
+                                                                                            : "estimate");
     if (!strcmp(full, "run.kernel")) return fmt_text(out, size, o->kernel[0] ? o->kernel : "auto");
     if (!strcmp(full, "run.height") && o->height == 0) return fmt_text(out, size, "auto");
     if (!strcmp(full, "run.memory") && o->memory == 0) return fmt_text(out, size, "auto");

@@ -319,6 +319,36 @@ static int known_choice(pyr_method_ctx_t *ctx, const pyr_plan_t *plan, pyr_metho
     return 1;
 }
 
+/* The model source of a plan made with the caller's constants: its measured choices are not recorded. */
+static const char given_source[] = "given constants";
+
+/* A measured choice (decomposition, height, slots, the plan's variant) into the process's wisdom under
+ * the plan's problem and budget; a program exports it (pyr_wisdom_export_file).  0 where nothing was
+ * recorded: constants given by the caller, no device key, or the store refused (*why says which). */
+static int record_choice(const pyr_plan_t *plan, pyr_backend_kind_t kind, const char *device, uint64_t budget, pyr_decomp_t decomp,
+                         int64_t h, int slots, char *why, size_t wsize)
+{
+    why[0] = 0;
+    if (!strcmp(plan->model_source, given_source)) return snprintf(why, wsize, "the plan's constants were given"), 0;
+    if (!device[0]) return 0;
+    char key[PYR_WISDOM_KEY];
+    pyr_wisdom_problem_key(&plan->problem, &plan->options, budget, key, sizeof key);
+    pyr_wisdom_choice_t ch;
+    memset(&ch, 0, sizeof ch);
+    ch.backend = kind;
+    snprintf(ch.device, sizeof ch.device, "%s", device);
+    snprintf(ch.version, sizeof ch.version, "%s", PYR_VERSION_STRING);
+    snprintf(ch.problem, sizeof ch.problem, "%s", key);
+    ch.decomp = decomp;
+    ch.height = h;
+    ch.slots = slots;
+    pyr_variant_format(&plan->variant, ch.kernel, sizeof ch.kernel);
+    const int ok = pyr_wisdom_store_put_choice(&ch) == PYR_OK;
+    if (!ok) snprintf(why, wsize, "%s", pyr_last_error());
+    pyr_clear_error();
+    return ok;
+}
+
 /* plan = measure: time the model's best candidates (tune/measure.c) and record the winner in the process's wisdom. */
 static pyr_status_t measure_choice(pyr_method_ctx_t *ctx, pyr_plan_t *plan, pyr_decomp_t *decomp, int64_t *h, int *slots)
 {
@@ -326,26 +356,76 @@ static pyr_status_t measure_choice(pyr_method_ctx_t *ctx, pyr_plan_t *plan, pyr_
     PYR_TRY(pyr_tune_measure_best(plan, &ctx->seen, ctx->budget, decomp, h, slots));
     plan->try_slots = *slots;
     if (cs->given || !cs->device[0]) return PYR_OK;
-    char key[PYR_WISDOM_KEY];
-    pyr_wisdom_problem_key(&plan->problem, &plan->options, ctx->budget, key, sizeof key);
-    pyr_wisdom_choice_t ch;
-    memset(&ch, 0, sizeof ch);
-    ch.backend = cs->kind;
-    snprintf(ch.device, sizeof ch.device, "%s", cs->device);
-    snprintf(ch.version, sizeof ch.version, "%s", PYR_VERSION_STRING);
-    snprintf(ch.problem, sizeof ch.problem, "%s", key);
-    ch.decomp = *decomp;
-    ch.height = *h;
-    ch.slots = plan->try_slots;
-    pyr_variant_format(&plan->variant, ch.kernel, sizeof ch.kernel);
-    /* into the process's wisdom; a program exports it (pyr_wisdom_export_file) */
-    if (pyr_wisdom_store_put_choice(&ch) == PYR_OK)
+    char why[1024];
+    if (record_choice(plan, cs->kind, cs->device, ctx->budget, *decomp, *h, plan->try_slots, why, sizeof why))
         pyr_plan_add_notice(plan, "measured: %s, height %lld (recorded in the wisdom)", pyr_decomp_name(*decomp), (long long)*h);
     else
-        pyr_plan_add_notice(plan, "measured: %s, height %lld (not recorded: %s)", pyr_decomp_name(*decomp), (long long)*h,
-                            pyr_last_error());
-    pyr_clear_error();
+        pyr_plan_add_notice(plan, "measured: %s, height %lld (not recorded: %s)", pyr_decomp_name(*decomp), (long long)*h, why);
     return PYR_OK;
+}
+
+pyr_status_t pyr_tune_record_choice(const pyr_plan_t *plan, pyr_decomp_t decomp, int64_t h, int slots, char *why, size_t size)
+{
+    char device[PYR_WISDOM_KEY];
+    if (pyr_wisdom_device(plan->ops->kind, plan->options.device, plan->options.threads, device, sizeof device) != PYR_OK) {
+        snprintf(why, size, "%s", pyr_last_error());
+        pyr_clear_error();
+        return PYR_ERR_UNSUPPORTED;
+    }
+    if (!record_choice(plan, plan->ops->kind, device, plan->budget, decomp, h, slots, why, size))
+        return why[0] ? PYR_ERR_UNSUPPORTED : (snprintf(why, size, "no device key for the wisdom"), PYR_ERR_UNSUPPORTED);
+    return PYR_OK;
+}
+
+/* The decompositions a method weighs for a plan: the one asked for, or those that apply, and skewed pieces where the scheme allows. */
+static void weigh_decomps(pyr_plan_t *plan, pyr_method_ctx_t *mc)
+{
+    mc->ncand = pyr_plan_decomp_candidates(&plan->problem, plan->options.decomposition, mc->cands);
+    if (plan->options.decomposition == PYR_DECOMP_AUTO && pyr_skew_eligible(plan, NULL, 0)) mc->cands[mc->ncand++] = PYR_DECOMP_SKEWED;
+}
+
+pyr_status_t pyr_tune_refine_candidates(const pyr_plan_t *plan, candidate_t *pick, int max, int *n)
+{
+    *n = 0;
+    pyr_plan_t d;
+    PYR_TRY(pyr_plan_copy_description(plan, &d));
+    d.options.plan_mode = PYR_PLAN_REFINE;
+    pyr_method_ctx_t mc;
+    memset(&mc, 0, sizeof mc);
+    mc.budget = plan->budget;
+    weigh_decomps(&d, &mc);
+    pyr_method_choice_t choice;
+    memset(&choice, 0, sizeof choice);
+    pyr_status_t st = pyr_method_pyramid.choose(&d, &mc, &choice);
+    if (st == PYR_OK) *n = pyr_tune_refine_pick(&mc.seen, pick, max);
+    free(mc.seen.c);
+    pyr_plan_release(&d);
+    return st;
+}
+
+/* plan = refine: the model's best few candidates, named in the notice for the run to try, where the
+ * model chose a pyramid plan; otherwise (the wisdom's choice, the options fixed it, another method) the
+ * plan keeps the mode estimate: its run tries nothing. */
+static void refine_names(pyr_plan_t *plan, const pyr_method_entry_t *m, const pyr_method_choice_t *choice, pyr_method_ctx_t *mc)
+{
+    candidate_t pick[PYR_REFINE_MAX];
+    const int n = m->id == PYR_METHOD_PYRAMID && choice->modelled ? pyr_tune_refine_pick(&mc->seen, pick, PYR_REFINE_MAX) : 0;
+    if (n < 2) {
+        plan->options.plan_mode = PYR_PLAN_ESTIMATE;
+        if (m->id == PYR_METHOD_PYRAMID && choice->modelled)
+            pyr_plan_add_notice(plan, "refine: the model sees one candidate only, so the run tries nothing");
+        return;
+    }
+    int64_t len[PYR_REFINE_MAX];
+    int k = n;
+    char list[400] = "", why[1024];
+    if (!pyr_tune_refine_layout(plan, pick, &k, len, why, sizeof why)) {
+        plan->options.plan_mode = PYR_PLAN_ESTIMATE;
+        pyr_plan_add_notice(plan, "refine: %.400s; the run keeps the model's choice", why);
+        return;
+    }
+    pyr_tune_refine_list(pick, k, list, sizeof list);
+    pyr_plan_add_notice(plan, "refine: candidates %s (the run's first passes try each, then the fastest runs the rest)", list);
 }
 
 /* runtime: the device runtime to plan on (NULL: the backend's own, by kind). */
@@ -361,8 +441,13 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (opt.piece < 0) return pyr_fail(PYR_ERR_CONFIG, "piece size %lld: use a positive size (or auto)", (long long)opt.piece);
     if (opt.snapshot_every < 0) return pyr_fail(PYR_ERR_CONFIG, "output.every must be >= 0");
     if (opt.threads < 0) return pyr_fail(PYR_ERR_CONFIG, "run.threads = %d: use 0 (all cores) or a positive count", opt.threads);
-    if (opt.plan_mode != PYR_PLAN_ESTIMATE && opt.plan_mode != PYR_PLAN_MEASURE)
-        return pyr_fail(PYR_ERR_CONFIG, "plan mode %d: use estimate or measure", (int)opt.plan_mode);
+    if (opt.plan_mode != PYR_PLAN_ESTIMATE && opt.plan_mode != PYR_PLAN_MEASURE && opt.plan_mode != PYR_PLAN_REFINE)
+        return pyr_fail(PYR_ERR_CONFIG, "plan mode %d: use estimate, measure or refine", (int)opt.plan_mode);
+    if (opt.plan_mode == PYR_PLAN_REFINE && (problem->whole[0] > 0 || problem->whole[1] > 0 || problem->whole[2] > 0))
+        return pyr_fail(PYR_ERR_UNSUPPORTED,
+                        "run.plan = refine changes the plan between the passes of a run on one device; over several devices or MPI "
+                        "ranks the parts' passes meet at every halo exchange, and no part may change its plan alone: use run.plan = "
+                        "estimate or measure there (or one device)");
     if (opt.decomposition != PYR_DECOMP_AUTO) PYR_TRY(pyr_plan_check_decomp(problem, opt.decomposition));
     /* the method asked for (NULL: auto); every method's own refusals, and what a method implies (the long-vector variant) */
     const pyr_method_entry_t *forced = pyr_method_find(opt.method);
@@ -461,7 +546,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (given) {
         plan->model = *given;
         plan->model_form = form;
-        snprintf(plan->model_source, sizeof plan->model_source, "given constants");
+        snprintf(plan->model_source, sizeof plan->model_source, "%s", given_source);
         pyr_wisdom_init(wisdom);
     } else {
         load_model(plan, wisdom, &have_wisdom, device, sizeof device, why, sizeof why, wise_kernel, sizeof wise_kernel);
@@ -477,9 +562,8 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     /* Method: the entry asked for, or for method = auto the first automatic entry of the registry that
      * fits the budget (naive where the whole grid fits, else pyramid); the entry chooses its decomposition
      * and height and builds the plan (methods/method.h). */
-    mc.ncand = pyr_plan_decomp_candidates(problem, opt.decomposition, mc.cands);
     /* pieces leaning back in time where the scheme allows (plan/skewed.h): the model weighs them beside the others */
-    if (opt.decomposition == PYR_DECOMP_AUTO && pyr_skew_eligible(plan, NULL, 0)) mc.cands[mc.ncand++] = PYR_DECOMP_SKEWED;
+    weigh_decomps(plan, &mc);
     mc.budget = budget;
     create_state_t cs = {wisdom, kind, have_wisdom, device, given != NULL};
     mc.known = known_choice;
@@ -527,6 +611,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     }
     const int modelled = choice.modelled;
     if (st != PYR_OK) goto fail;
+    if (opt.plan_mode == PYR_PLAN_REFINE) refine_names(plan, m, &choice, &mc);
     pyr_plan_host_memory(plan);
     if (modelled && why[0] && opt.plan_mode == PYR_PLAN_ESTIMATE)
         pyr_plan_add_notice(plan, "%s; the model uses default constants, so the choice of %s may be off: run 'pyrgrid calibrate'", why,
