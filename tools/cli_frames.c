@@ -462,7 +462,7 @@ int pyr_cli_frames(int argc, char **argv)
         char title[160];
         snprintf(title, sizeof title, "maximum matched-filter SNR over %lld frames (threshold %.3g)", (long long)info.nframes,
                  o->threshold);
-        pyr_heatmap_opts_t ho = {title, 0};
+        pyr_heatmap_opts_t ho = {.title = title};
         /* y up, as FITS viewers show an image (FITS's first row at the
          * bottom): the PNG's top row is the last row */
         float *up = malloc((size_t)(info.nx * info.ny) * sizeof *up);

@@ -178,7 +178,7 @@ int pyr_cli_solve(int argc, char **argv)
     snprintf(title, sizeof title, "%s %lld x %lld, line GS %s, omega = %g", sys->description, (long long)sys->n,
              (long long)sys->m, pyr_lgs_ordering_name(res->ordering), opt.omega);
     if (image) {
-        pyr_heatmap_opts_t ho = {title, 0};
+        pyr_heatmap_opts_t ho = {.title = title};
         if ((st = pyr_png_write_heatmap(image, y, PYR_DOUBLE, sys->m, sys->n, &ho)) != PYR_OK) goto out;
     }
     if (hist_png) {
