@@ -35,11 +35,13 @@ static pyr_status_t pyramid_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_
      * by measurement (plan = measure), and for skewed pieces by the model as well.  For the other
      * decompositions the model's pipeline of two slots has run slower than predicted, ranking two slots
      * above three where the measurement ranks them the other way round, so their estimates keep three;
-     * for skewed pieces the model ranks the two as measured (docs/performance.md#pieces-in-flight). */
-    const int measuring = opt->plan_mode == PYR_PLAN_MEASURE;
+     * for skewed pieces the model ranks the two as measured (docs/performance.md#pieces-in-flight).
+     * plan = refine notes the two-slot candidates of every decomposition for its run to try, and
+     * keeps the model's choice as estimate makes it. */
+    const int measuring = opt->plan_mode == PYR_PLAN_MEASURE, refining = opt->plan_mode == PYR_PLAN_REFINE;
     int skew_cand = 0;
     for (int i = 0; i < ctx->ncand; i++) skew_cand |= ctx->cands[i] == PYR_DECOMP_SKEWED;
-    const int weigh_slots = opt->slots == 0 && plan->ops->default_slots > 2 && (measuring || skew_cand);
+    const int weigh_slots = opt->slots == 0 && plan->ops->default_slots > 2 && (measuring || refining || skew_cand);
     pyr_method_known_t known;
     const int have_known = h == 0 && ctx->known && ctx->known(ctx, plan, &known);
     if (have_known && opt->slots == 0 && known.slots > 0 && known.slots <= plan->ops->slots) plan->try_slots = known.slots;
@@ -67,7 +69,8 @@ static pyr_status_t pyramid_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_
             plan->try_slots = slot_cands[si_];
             for (int i = 0; i < ctx->ncand; i++) {
                 const pyr_decomp_t d = ctx->cands[i];
-                if (si_ > 0 && !measuring && d != PYR_DECOMP_SKEWED) continue;
+                if (si_ > 0 && !measuring && !refining && d != PYR_DECOMP_SKEWED) continue;
+                const int pickable = si_ == 0 || measuring || d == PYR_DECOMP_SKEWED;
                 int64_t hh = h;
                 double s = INFINITY;
                 pyr_status_t si;
@@ -80,7 +83,7 @@ static pyr_status_t pyramid_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_
                     continue;
                 }
                 if (h != 0) PYR_TRY(pyr_plan_note_candidate(&ctx->seen, d, hh, plan->try_slots, s));
-                if (s < best) {
+                if (s < best && pickable) {
                     best = s;
                     best_h = hh;
                     best_slots = plan->try_slots;

@@ -397,7 +397,8 @@ pyr_status_t pyr_tune_refine_candidates(const pyr_plan_t *plan, candidate_t *pic
     pyr_method_choice_t choice;
     memset(&choice, 0, sizeof choice);
     pyr_status_t st = pyr_method_pyramid.choose(&d, &mc, &choice);
-    if (st == PYR_OK) *n = pyr_tune_refine_pick(&mc.seen, pick, max);
+    const candidate_t first = {choice.decomp, choice.height, d.try_slots, choice.seconds};
+    if (st == PYR_OK && choice.modelled) *n = pyr_tune_refine_pick(&mc.seen, &first, pick, max);
     free(mc.seen.c);
     pyr_plan_release(&d);
     return st;
@@ -409,7 +410,8 @@ pyr_status_t pyr_tune_refine_candidates(const pyr_plan_t *plan, candidate_t *pic
 static void refine_names(pyr_plan_t *plan, const pyr_method_entry_t *m, const pyr_method_choice_t *choice, pyr_method_ctx_t *mc)
 {
     candidate_t pick[PYR_REFINE_MAX];
-    const int n = m->id == PYR_METHOD_PYRAMID && choice->modelled ? pyr_tune_refine_pick(&mc->seen, pick, PYR_REFINE_MAX) : 0;
+    const candidate_t first = {plan->decomp, plan->height, plan->slots, choice->seconds};
+    const int n = m->id == PYR_METHOD_PYRAMID && choice->modelled ? pyr_tune_refine_pick(&mc->seen, &first, pick, PYR_REFINE_MAX) : 0;
     if (n < 2) {
         plan->options.plan_mode = PYR_PLAN_ESTIMATE;
         if (m->id == PYR_METHOD_PYRAMID && choice->modelled)

@@ -35,15 +35,18 @@ static int cmp_seconds(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int pyr_tune_refine_pick(candidates_t *cs, candidate_t *pick, int max)
+int pyr_tune_refine_pick(candidates_t *cs, const candidate_t *first, candidate_t *pick, int max)
 {
-    if (!cs->n) return 0;
-    qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_seconds);
+    if (max < 1) return 0;
     int n = 0;
+    pick[n++] = *first;
+    if (!cs->n) return n;
+    qsort(cs->c, (size_t)cs->n, sizeof *cs->c, cmp_seconds);
+    const double best = cs->c[0].seconds;
     for (int i = 0; i < cs->n && n < max; i++) {
         const candidate_t *c = &cs->c[i];
         if (!isfinite(c->seconds) || c->height < 1) continue;
-        if (n > 0 && c->seconds > REFINE_SPREAD * pick[0].seconds) break;
+        if (c->seconds > REFINE_SPREAD * best) break;
         int distinct = 1;
         for (int j = 0; j < n && distinct; j++) {
             if (pick[j].decomp != c->decomp || pick[j].slots != c->slots) continue;

@@ -26,10 +26,10 @@ pyr_status_t pyr_tune_measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t 
 
 /* plan = refine (tune/refine.c): the most candidates a run tries. */
 #define PYR_REFINE_MAX 3
-/* The candidates worth trying among those a model search saw (sorted by it): the model's best, then
- * the next best predicted within a factor of it whose height is well apart from those of the same
- * decomposition and slots already taken; at most max.  Returns how many. */
-int pyr_tune_refine_pick(candidates_t *cs, candidate_t *pick, int max);
+/* The candidates worth trying among those a model search saw (sorted by it): `first` (the model's
+ * choice), then the cheapest predicted within a factor of the cheapest whose height is well apart from
+ * those of the same decomposition and slots already taken; at most max.  Returns how many. */
+int pyr_tune_refine_pick(candidates_t *cs, const candidate_t *first, candidate_t *pick, int max);
 /* "strips h=12 slots=3, blocks h=8 slots=3" */
 void pyr_tune_refine_list(const candidate_t *pick, int n, char *out, size_t size);
 /* The candidates a refine plan's run tries, as plan creation named them: the model's search again

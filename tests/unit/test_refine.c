@@ -12,6 +12,7 @@
 
 #include "maxwell_util.h"
 #include "plan/plan.h"
+#include "plan/model.h"
 #include "poisson_util.h"
 #include "tune/tune.h"
 #include "tune/wisdom.h"
@@ -283,6 +284,81 @@ static void test_maxwell(void)
     }
 }
 
+/* A runtime that keeps three pieces in flight (the CPU runtime with its default raised, as the CUDA
+ * runtime's): refine's candidates weigh two slots for every decomposition, while the plan stays the
+ * model's choice as estimate makes it; a run of such a plan gives the bits and records nothing (its
+ * constants were given). */
+static void test_slots(void)
+{
+    pyr_wisdom_forget();
+    pyr_device_ops_t three = pyr_device_cpu;
+    three.default_slots = 3;
+    const double scale[][2] = {{1, 1}, {4, 1}, {0.25, 1}};
+    int two_slots = 0;
+    for (size_t ki = 0; ki < sizeof scale / sizeof scale[0]; ki++) {
+        pyr_problem_t p;
+        const int64_t n[3] = {1025, 1025, 1};
+        make_problem(&p, 2, n, PYR_FLOAT, 2000, PYR_INIT_SINE, 0);
+        pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 2, PYR_FLOAT);
+        k.up *= scale[ki][0], k.down *= scale[ki][0], k.up_both *= scale[ki][0], k.down_both *= scale[ki][0];
+        for (int i = 0; i < PYR_MODEL_NLAYERS; i++) k.compute[i] *= scale[ki][1];
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CPU;
+        o.method = PYR_METHOD_PYRAMID;
+        o.memory = (uint64_t)(n[0] * n[1]) * 4 / 4;
+        pyr_plan_t *est = NULL, *ref = NULL;
+        CHECK_OK(pyr_plan_create_on(&p, &o, &three, &k, PYR_MODEL_OVERLAPPED, &est));
+        o.plan_mode = PYR_PLAN_REFINE;
+        CHECK_OK(pyr_plan_create_on(&p, &o, &three, &k, PYR_MODEL_OVERLAPPED, &ref));
+        if (est && ref) {
+            CHECK(est->decomp == ref->decomp && est->height == ref->height && est->slots == ref->slots,
+                  "case %zu: refine's plan %s h=%lld slots=%d is not estimate's %s h=%lld slots=%d", ki, pyr_decomp_name(ref->decomp),
+                  (long long)ref->height, ref->slots, pyr_decomp_name(est->decomp), (long long)est->height, est->slots);
+            candidate_t pick[PYR_REFINE_MAX];
+            int np = 0;
+            CHECK_OK(pyr_tune_refine_candidates(ref, pick, PYR_REFINE_MAX, &np));
+            CHECK(np >= 1 && pick[0].decomp == ref->decomp && pick[0].height == ref->height && pick[0].slots == ref->slots,
+                  "case %zu: the first candidate is not the plan's choice", ki);
+            for (int i = 0; i < np; i++) two_slots += pick[i].slots == 2 && pick[i].decomp != PYR_DECOMP_SKEWED;
+        }
+        pyr_plan_destroy(&est);
+        pyr_plan_destroy(&ref);
+    }
+    CHECK(two_slots > 0, "no case tries two slots of strips or blocks");
+
+    /* a small run on that runtime: the bits, and the winner not recorded */
+    pyr_problem_t p;
+    const int64_t n[3] = {257, 257, 1};
+    make_problem(&p, 2, n, PYR_FLOAT, 200, PYR_INIT_RANDOM, 9);
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_PYRAMID;
+    o.memory = 64 << 10;
+    o.plan_mode = PYR_PLAN_REFINE;
+    const pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CPU, 2, PYR_FLOAT);
+    pyr_plan_t *plan = NULL;
+    pyr_field_t *u = NULL;
+    pyr_status_t st;
+    pyr_field_t *ref = naive_reference(&p, &st);
+    CHECK_OK(pyr_plan_create_on(&p, &o, &three, &k, PYR_MODEL_SERIAL, &plan));
+    if (plan && plan->options.plan_mode == PYR_PLAN_REFINE) {
+        CHECK_OK(pyr_field_create(&p, &u));
+        CHECK_OK(pyr_field_init(u, &p));
+        pyr_run_info_t run;
+        CHECK_OK(pyr_execute(plan, u, NULL, &run.counts));
+        CHECK(u && ref && first_difference(u, ref) < 0, "refine on three slots: not the naive bits");
+        CHECK(strstr(plan->notice, "; chose ") && strstr(plan->notice, "not recorded: the plan's constants were given"),
+              "refine with given constants: '%s'", plan->notice);
+    } else {
+        CHECK(0, "the small run on three slots tries nothing: '%s'", plan ? plan->notice : "");
+    }
+    pyr_field_destroy(&u);
+    pyr_field_destroy(&ref);
+    pyr_plan_destroy(&plan);
+}
+
 /* Over several devices (parts) refine is refused, saying what works. */
 static void test_refused(void)
 {
@@ -330,6 +406,7 @@ int main(void)
     TIMED(test_short());
     TIMED(test_poisson());
     TIMED(test_maxwell());
+    TIMED(test_slots());
     TIMED(test_refused());
     pyr_wisdom_forget();
     unlink(path);
