@@ -57,7 +57,7 @@ expect_error() { # name, text the message must contain, args...
 cheb=(--set scheme.iteration=chebyshev)
 expect_error "misspelt" "did you mean 'chebyshev'" --set scheme.iteration=chebishev
 expect_error "omega" "leave omega = 1" "${cheb[@]}" --set scheme.omega=0.9
-# streamed plans (reliability of issue 48: they were refused): the same sweeps and the in-core run's bytes
+# streamed plans (issue 48; they refused it before): the same sweeps and the in-core run's bytes
 expect_same() { # name, method the report must name, args...
   local name=$1 method=$2
   shift 2
