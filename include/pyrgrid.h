@@ -219,7 +219,16 @@ typedef struct {
  * (pyr_source_t) at E's time.  The incident field is that of a 1D Yee grid
  * of the same h (along the axis), dt and background, so its numerical
  * dispersion is the 3D grid's along an axis.  The box's faces and the node
- * outside them lie in the background medium, off the CPML and the PEC walls. */
+ * outside them lie in the background medium, off the CPML and the PEC walls.
+ * Oblique incidence (angle != 0): k turns by `angle` degrees (|angle| < 90)
+ * from the axis towards +tilt (another axis of the grid); E is `component`
+ * when that is normal to the plane of axis and tilt, else (component = tilt)
+ * it turns with k in that plane.  The incident field is then interpolated
+ * from a 1D grid along k whose numerical dispersion is matched to the
+ * grid's in that direction at one frequency (the waveform's; a Gaussian's
+ * 1 / (2 pi width) unless frequency is given), so the box leaks a little;
+ * the waveform is then given on the plane normal to k through the corner of
+ * the box, grown by a node, that the wave reaches first. */
 #define PYR_MAXWELL_MAX_PLANEWAVES 4
 typedef struct {
     pyr_component_t component;
@@ -227,6 +236,8 @@ typedef struct {
     int64_t lo[3], hi[3];
     pyr_waveform_t waveform;
     double amplitude, frequency, width, delay;
+    int tilt;     /* the axis k turns towards (angle != 0) */
+    double angle; /* degrees; 0: along the axis */
 } pyr_planewave_t;
 
 /* A probe: the component's value at the node after every step. */

@@ -10,7 +10,7 @@
  *                                  | COMPONENT line I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
  *              WAVEFORM gaussian (width, delay) | ricker (frequency, delay) | sine (frequency, width: the ramp),
  *              and amplitude (1)
- *              planewave1 .. planewave4 = COMPONENT along [+-]AXIS box I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
+ *              planewave1 .. planewave4 = COMPONENT along [+-]AXIS [tilt DEGREES AXIS2] box I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
  *                                  (total-field / scattered-field: the box of nodes is the total-field region)
  *   [probe]    probe1 .. probe32 = COMPONENT I J [K]        (node indices)
  *   [monitor]  dft1 .. dft8 = COMPONENTS point I J [K] | box I0 J0 [K0] I1 J1 [K1]
@@ -238,22 +238,31 @@ static pyr_status_t parse_planewave(const char *key, const char *value, pyr_plan
     memset(pw, 0, sizeof *pw);
     pw->amplitude = 1;
     pw->dir = 1;
-    const char *usage = "write COMPONENT along [+-]AXIS box I0 J0 [K0] I1 J1 [K1] WAVEFORM options (e.g. Ez along +x box 20 20 80 80 gaussian "
-                        "width=0.5 delay=2)";
-    if (n < 5 || strcmp(tok[1], "along") || strcmp(tok[3], "box")) return pyr_fail(PYR_ERR_CONFIG, "%s: %s", where, usage);
+    const char *usage = "write COMPONENT along [+-]AXIS [tilt DEGREES AXIS2] box I0 J0 [K0] I1 J1 [K1] WAVEFORM options (e.g. Ez along +x "
+                        "box 20 20 80 80 gaussian width=0.5 delay=2)";
+    int at = 3;
+    if (n > 6 && !strcmp(tok[3], "tilt")) {
+        PYR_TRY(real_of(where, tok[4], &pw->angle));
+        if (strlen(tok[5]) != 1 || !strchr("xyz", tok[5][0]))
+            return pyr_fail(PYR_ERR_CONFIG, "%s: tilt %s '%s': name the axis k turns towards (x, y or z)", where, tok[4], tok[5]);
+        pw->tilt = tok[5][0] - 'x';
+        at = 6;
+    }
+    if (n < at + 2 || strcmp(tok[1], "along") || strcmp(tok[at], "box")) return pyr_fail(PYR_ERR_CONFIG, "%s: %s", where, usage);
     PYR_TRY(component_of(where, tok[0], &pw->component));
     const char *ax = tok[2];
     if (*ax == '+' || *ax == '-') pw->dir = *ax++ == '-' ? -1 : 1;
     if (strlen(ax) != 1 || !strchr("xyz", ax[0]))
         return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a direction; write +x, -x, +y, -y, +z or -z", where, tok[2]);
     pw->axis = ax[0] - 'x';
-    const int k = count_numbers(tok, 4, n);
+    at++;
+    const int k = count_numbers(tok, at, n);
     if (k != 4 && k != 6) return pyr_fail(PYR_ERR_CONFIG, "%s: the box takes I0 J0 I1 J1 (2D) or I0 J0 K0 I1 J1 K1 (3D) node indices", where);
     for (int a = 0; a < k / 2; a++) {
-        PYR_TRY(index_of(where, tok[4 + a], &pw->lo[a]));
-        PYR_TRY(index_of(where, tok[4 + k / 2 + a], &pw->hi[a]));
+        PYR_TRY(index_of(where, tok[at + a], &pw->lo[a]));
+        PYR_TRY(index_of(where, tok[at + k / 2 + a], &pw->hi[a]));
     }
-    return parse_waveform(where, tok, 4 + k, n, &pw->waveform, &pw->amplitude, &pw->frequency, &pw->width, &pw->delay);
+    return parse_waveform(where, tok, at + k, n, &pw->waveform, &pw->amplitude, &pw->frequency, &pw->width, &pw->delay);
 }
 
 static pyr_status_t parse_probe(const char *key, const char *value, pyr_probe_t *pr)

@@ -76,7 +76,9 @@ static int planewave_text(const pyr_problem_t *p, const pyr_planewave_t *w, char
 {
     int n = 0;
     const int dims = p->dims == 3 ? 3 : 2;
-    put(out, size, &n, "%s along %c%c box", component_name(w->component), w->dir < 0 ? '-' : '+', (unsigned)w->axis < 3 ? "xyz"[w->axis] : '?');
+    put(out, size, &n, "%s along %c%c", component_name(w->component), w->dir < 0 ? '-' : '+', (unsigned)w->axis < 3 ? "xyz"[w->axis] : '?');
+    if (w->angle != 0) put(out, size, &n, " tilt %.17g %c", w->angle, (unsigned)w->tilt < 3 ? "xyz"[w->tilt] : '?');
+    put(out, size, &n, " box");
     for (int a = 0; a < dims; a++) put(out, size, &n, " %lld", (long long)w->lo[a]);
     for (int a = 0; a < dims; a++) put(out, size, &n, " %lld", (long long)w->hi[a]);
     put(out, size, &n, " %s amplitude=%.17g frequency=%.17g width=%.17g delay=%.17g",

@@ -16,7 +16,14 @@
  * exactly this 1D scheme, so the correction cancels what the box's faces
  * would radiate up to rounding.  The 1D grid is driven at its first node (a
  * hard source, one cell before the entry face) and ends in a graded matched
- * absorber, so that nothing of the run comes back from its end. */
+ * absorber, so that nothing of the run comes back from its end.
+ *
+ * Tilted (oblique incidence in the plane of two axes), no 1D grid is exact:
+ * its spacing is chosen so that its dispersion agrees with the grid's along
+ * k to fourth order, its eps and mu are scaled so that they agree exactly at
+ * one frequency, the polarisation and H follow the grid's discrete wave
+ * vector, and the values at the face nodes are interpolated (cubic) along k;
+ * what leaks is then the small drift of a pulse's other frequencies. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +42,7 @@ typedef struct {
     double *e, *h, *ca, *cb, *da, *db;
     double inv_h;
     pyr_source_t wave;
+    double lead; /* the waveform's time at the first node runs ahead of the grid's by this */
     int64_t step; /* e holds time layer `step`, h layer step - 1/2 */
 } pw_grid_t;
 
@@ -44,10 +52,23 @@ typedef struct {
     int pw;
     int64_t k;
     double coef;
+    double w[4]; /* oblique: the value is sum w[j] v[k + j], cubic interpolation over 4 nodes */
+    int lerp;
 } pw_term_t;
+
+/* A plane wave's direction, polarisation and 1D grid: unit k, E's and H's
+ * directions (H = k x E); oblique: the 1D grid's spacing h1, the position
+ * along k of its first node xi0 and the factor on its eps and mu that
+ * matches its dispersion to the grid's along k. */
+typedef struct {
+    double k[3], e[3], h[3];
+    int oblique;
+    double h1, xi0, xi1, scale;
+} pw_geom_t;
 
 struct pyr_maxwell_planewaves {
     int npw;
+    pw_geom_t geom[PYR_MAXWELL_MAX_PLANEWAVES];
     pw_grid_t grid[PYR_MAXWELL_MAX_PLANEWAVES];
     int64_t nterms;
     pw_term_t *term; /* one per source, in the sources' order */
@@ -73,13 +94,110 @@ static int in_box(const pyr_problem_t *p, const pyr_planewave_t *w, int c, const
     return 1;
 }
 
-/* The incident field's factor on component c: E = p e, H = (k x p) h. */
-static double incident_factor(const pyr_planewave_t *w, int c)
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* The frequency the 1D grid's dispersion is matched at (oblique incidence). */
+static double match_frequency(const pyr_planewave_t *w)
 {
-    if (c < 3) return c == (int)w->component ? 1.0 : 0.0;
-    const int b = c - 3, cp = (int)w->component;
-    return (double)(w->dir * levi(w->axis, cp, b));
+    return w->frequency > 0 ? w->frequency : 1.0 / (2 * M_PI * w->width);
 }
+
+/* The numerical wavenumber of the grid along unit vector k at angular
+ * frequency om (the Yee scheme's dispersion relation in the background,
+ * by Newton's method from the exact one); 0 when the grid carries no such
+ * wave (past its cut-off in that direction). */
+static double grid_wavenumber(const pyr_problem_t *p, const double k[3], double om, double dt)
+{
+    const double v = 1.0 / sqrt(p->maxwell.eps_r * p->maxwell.mu_r), rhs = sin(om * dt / 2) / (v * dt);
+    double kap = om / v;
+    for (int it = 0; it < 100; it++) {
+        double f = -rhs * rhs, df = 0;
+        for (int a = 0; a < p->dims; a++) {
+            const double h = pyr_problem_h(p, a), x = kap * k[a] * h / 2;
+            f += (sin(x) / h) * (sin(x) / h);
+            df += sin(2 * x) * k[a] / (2 * h);
+        }
+        if (!(df > 0)) return 0;
+        const double step = f / df;
+        kap -= step;
+        if (!(kap > 0)) return 0;
+        if (fabs(step) <= 1e-15 * kap) return kap;
+    }
+    return 0;
+}
+
+/* Plane wave w's direction, polarisation and, oblique, its 1D grid's placing
+ * (dt the grid's); fails when the grid carries no wave of the matching
+ * frequency along k. */
+static pyr_status_t geometry(const pyr_problem_t *p, const pyr_planewave_t *w, int i, double dt, pw_geom_t *g)
+{
+    memset(g, 0, sizeof *g);
+    const int ax = w->axis, cp = (int)w->component;
+    g->scale = 1;
+    g->h1 = pyr_problem_h(p, ax);
+    if (w->angle == 0) {
+        g->k[ax] = w->dir;
+        g->e[cp] = 1;
+    } else {
+        const double th = w->angle * M_PI / 180, c = cos(th), s = sin(th);
+        g->oblique = 1;
+        g->k[ax] = w->dir * c;
+        g->k[w->tilt] = s;
+        if (cp == w->tilt) {
+            g->e[w->tilt] = c;
+            g->e[ax] = -w->dir * s;
+        } else {
+            g->e[cp] = 1;
+        }
+    }
+    for (int b = 0; b < 3; b++) g->h[b] = g->k[(b + 1) % 3] * g->e[(b + 2) % 3] - g->k[(b + 2) % 3] * g->e[(b + 1) % 3];
+    if (!g->oblique) return PYR_OK;
+    /* the spacing whose 1D dispersion agrees with the grid's along k to fourth order in k h (the grid's
+     * sum_a sin^2(k k_a h_a / 2) / h_a^2 and the 1D sin^2(k h1 / 2) / h1^2 expand alike when
+     * h1^2 = sum_a h_a^2 k_a^4), so that a pulse's frequencies away from the matched one drift apart
+     * slowly; within the 1D grid's own Courant limit */
+    const double v = 1.0 / sqrt(p->maxwell.eps_r * p->maxwell.mu_r);
+    double h2 = 0;
+    for (int a = 0; a < p->dims; a++) h2 += pyr_problem_h(p, a) * pyr_problem_h(p, a) * pow(g->k[a], 4);
+    g->h1 = fmax(sqrt(h2), v * dt / 0.9);
+    const double om = 2 * M_PI * match_frequency(w), kap = grid_wavenumber(p, g->k, om, dt);
+    if (!(kap > 0) || !(kap * g->h1 < M_PI))
+        return pyr_fail(PYR_ERR_CONFIG,
+                        "planewave%d: the grid carries no wave of frequency %g along the tilted direction (past its cut-off); use a lower "
+                        "frequency or a finer grid",
+                        i + 1, match_frequency(w));
+    g->scale = v * dt * sin(kap * g->h1 / 2) / (g->h1 * sin(om * dt / 2));
+    /* the grid's own plane wave has E normal to, and H along K x E for, the discrete wave vector
+     * K_a = 2 sin(k_a h_a / 2) / h_a rather than k: with k's, the face terms would leak O((k h)^2) */
+    double K[3] = {0, 0, 0}, norm = 0;
+    for (int a = 0; a < p->dims; a++) {
+        const double h = pyr_problem_h(p, a);
+        K[a] = 2 * sin(kap * g->k[a] * h / 2) / h;
+        norm += K[a] * K[a];
+    }
+    for (int a = 0; a < 3; a++) K[a] /= sqrt(norm);
+    if (cp == w->tilt) {
+        g->e[ax] = -w->dir * K[w->tilt];
+        g->e[w->tilt] = w->dir * K[ax];
+    }
+    for (int b = 0; b < 3; b++) g->h[b] = K[(b + 1) % 3] * g->e[(b + 2) % 3] - K[(b + 2) % 3] * g->e[(b + 1) % 3];
+    /* the first node two 1D cells before the box (grown by a cell) begins along k */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int corner = 0; corner < 8; corner++) {
+        double xi = 0;
+        for (int a = 0; a < p->dims; a++) xi += g->k[a] * (double)((corner >> a) & 1 ? w->hi[a] + 1 : w->lo[a] - 1) * pyr_problem_h(p, a);
+        lo = fmin(lo, xi);
+        hi = fmax(hi, xi);
+    }
+    g->xi0 = lo - 2 * g->h1;
+    g->xi1 = hi;
+    return PYR_OK;
+}
+
+/* The incident field's factor on component c: E = e(xi) g.e, H = h(xi) g.h. */
+static double incident_factor(const pw_geom_t *g, int c) { return c < 3 ? g->e[c] : g->h[c - 3]; }
 
 /* The 1D index of component c at whole-grid node index x along the propagation axis. */
 static int64_t grid_index(const pyr_planewave_t *w, int c, int64_t x)
@@ -94,7 +212,7 @@ static int64_t grid_index(const pyr_planewave_t *w, int c, int64_t x)
  * line's), and that face has no outside to correct. */
 static int on_wall(const pyr_problem_t *p, const pyr_planewave_t *w, int a, int side)
 {
-    if (a != (int)w->component || a == w->axis || a >= p->dims) return 0;
+    if (a != (int)w->component || a == w->axis || a >= p->dims || w->angle != 0) return 0;
     const int cpml = p->maxwell.cpml_cells > 0 && (p->maxwell.cpml_faces >> (2 * a + side)) & 1;
     return !cpml && (side ? w->hi[a] == pyr_problem_whole(p, a) - 1 : w->lo[a] == 0);
 }
@@ -121,6 +239,22 @@ pyr_status_t pyr_maxwell_planewaves_check(const pyr_problem_t *p)
                             "of the grid's %s transverse to the direction; use %s%s",
                             i + 1, pyr_maxwell_component_name(c), "xyz"[w->axis], p->dims == 3 ? "3D fields" : m->te ? "TE mode" : "TM mode",
                             ok[0] ? ok : "another direction", ok[0] ? "" : " (TM: Ez along x or y; TE: Ey along x, Ex along y)");
+        }
+        if (w->angle != 0) {
+            if (!isfinite(w->angle) || !(fabs(w->angle) < 90))
+                return pyr_fail(PYR_ERR_CONFIG, "planewave%d: tilt %g: use an angle between -90 and 90 degrees", i + 1, w->angle);
+            if (w->tilt < 0 || w->tilt >= p->dims || w->tilt == w->axis)
+                return pyr_fail(PYR_ERR_CONFIG, "planewave%d: k tilts from %c towards %c, not another axis of this %dD grid", i + 1, "xyz"[w->axis],
+                                w->tilt >= 0 && w->tilt < 3 ? "xyz"[w->tilt] : '?', p->dims);
+            if (c != w->tilt && c != 3 - w->axis - w->tilt)
+                return pyr_fail(PYR_ERR_CONFIG,
+                                "planewave%d: tilted in the %c%c plane, E is either normal to it (%s) or in it (%s, turned with k); not %s",
+                                i + 1, "xyz"[w->axis], "xyz"[w->tilt], pyr_maxwell_component_name(3 - w->axis - w->tilt),
+                                pyr_maxwell_component_name(w->tilt), pyr_maxwell_component_name(c));
+            double dt = 0;
+            pw_geom_t geo;
+            PYR_TRY(pyr_maxwell_dt(p, &dt));
+            PYR_TRY(geometry(p, w, i, dt, &geo));
         }
         for (int a = 0; a < 3; a++) {
             if (a >= p->dims) {
@@ -190,7 +324,8 @@ static int on_grid(const pyr_problem_t *p, const int64_t g[3])
 
 /* The corrections of plane wave i on this grid, appended to src/term (when
  * not NULL) from index *k on; counts them in *k. */
-static void corrections(const pyr_problem_t *p, int i, const pyr_coef_t *co, pyr_scheme_point_t *src, pw_term_t *term, int64_t *k)
+static void corrections(const pyr_problem_t *p, int i, const pyr_coef_t *co, const pw_geom_t *geo, pyr_scheme_point_t *src, pw_term_t *term,
+                        int64_t *k)
 {
     const pyr_planewave_t *w = &p->maxwell.planewaves[i];
     for (int c = 0; c < 6; c++) {
@@ -200,7 +335,7 @@ static void corrections(const pyr_problem_t *p, int i, const pyr_coef_t *co, pyr
             if (a == own) continue;
             const int other = 3 - a - own; /* the neighbour's component: H_other for E_own, E_other for H_own */
             const int nb = electric ? other + 3 : other;
-            const double fac = incident_factor(w, nb);
+            const double fac = incident_factor(geo, nb);
             if (fac == 0) continue;
             const double sig = (double)levi(own, a, other), coef = (electric ? co->c[5] : co->c[6]) * sig * fac * co->c[a];
             for (int side = 0; side < 2; side++) {
@@ -230,8 +365,26 @@ static void corrections(const pyr_problem_t *p, int i, const pyr_coef_t *co, pyr
                                 src[*k].field = c;
                                 for (int t = 0; t < 3; t++) src[*k].node[t] = g[t] - p->origin[t];
                                 term[*k].pw = i;
-                                term[*k].k = grid_index(w, nb, x);
                                 term[*k].coef = sign * coef;
+                                term[*k].lerp = geo->oblique;
+                                if (!geo->oblique) {
+                                    term[*k].k = grid_index(w, nb, x);
+                                } else {
+                                    /* the neighbour's position along k, in 1D cells from the first node (H: from h[0]);
+                                     * cubic interpolation, as linear's error (k h1)^2 / 8 would leak about -50 dB */
+                                    int64_t m[3] = {g[0], g[1], g[2]};
+                                    if (electric && !side) m[a]--;
+                                    if (!electric && !side) m[a]++;
+                                    double xi = 0;
+                                    for (int t = 0; t < p->dims; t++)
+                                        xi += geo->k[t] * ((double)m[t] + (half_along(nb, t) ? 0.5 : 0.0)) * pyr_problem_h(p, t);
+                                    const double u = (xi - geo->xi0) / geo->h1 - (nb >= 3 ? 0.5 : 0.0), j = floor(u), t = u - j;
+                                    term[*k].k = (int64_t)j - 1;
+                                    term[*k].w[0] = -t * (t - 1) * (t - 2) / 6;
+                                    term[*k].w[1] = (t + 1) * (t - 1) * (t - 2) / 2;
+                                    term[*k].w[2] = -(t + 1) * t * (t - 2) / 2;
+                                    term[*k].w[3] = (t + 1) * t * (t - 1) / 6;
+                                }
                             }
                             (*k)++;
                         }
@@ -260,11 +413,12 @@ void pyr_maxwell_planewaves_free(pyr_maxwell_planewaves_t *st)
 }
 
 /* Plane wave i's 1D grid at step 0 (all zero but the hard source). */
-static pyr_status_t grid_make(const pyr_problem_t *p, int i, const pyr_coef_t *co, pw_grid_t *g)
+static pyr_status_t grid_make(const pyr_problem_t *p, int i, const pyr_coef_t *co, const pw_geom_t *geo, pw_grid_t *g)
 {
     const pyr_maxwell_params_t *m = &p->maxwell;
     const pyr_planewave_t *w = &m->planewaves[i];
-    const int64_t inner = w->hi[w->axis] - w->lo[w->axis] + 3 + MARGIN, n = inner + ABSORBER + 1;
+    const int64_t inner = geo->oblique ? (int64_t)ceil((geo->xi1 - geo->xi0) / geo->h1) + 2 + MARGIN : w->hi[w->axis] - w->lo[w->axis] + 3 + MARGIN;
+    const int64_t n = inner + ABSORBER + 1;
     g->n = n;
     g->e = calloc((size_t)n, sizeof(double));
     g->h = calloc((size_t)n, sizeof(double));
@@ -273,27 +427,36 @@ static pyr_status_t grid_make(const pyr_problem_t *p, int i, const pyr_coef_t *c
     g->da = malloc((size_t)n * sizeof(double));
     g->db = malloc((size_t)n * sizeof(double));
     if (!g->e || !g->h || !g->ca || !g->cb || !g->da || !g->db) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for plane wave %d's 1D grid", i + 1);
-    g->inv_h = co->c[w->axis];
-    const double dt = co->c[3], h = 1.0 / co->c[w->axis], eta = sqrt(m->mu_r / m->eps_r);
+    g->inv_h = geo->oblique ? 1.0 / geo->h1 : co->c[w->axis];
+    const double dt = co->c[3], h = geo->oblique ? geo->h1 : 1.0 / co->c[w->axis], eta = sqrt(m->mu_r / m->eps_r);
+    /* oblique: eps, mu and sigma scaled alike (the same impedance and loss per time) to match the dispersion */
+    const double eps = m->eps_r * geo->scale, mu = m->mu_r * geo->scale, sig = m->sigma * geo->scale;
+    double ca0 = co->c[4], cb0 = co->c[5], db0 = co->c[6];
+    if (geo->oblique) {
+        const double s0 = sig * dt / (2 * eps);
+        ca0 = (1 - s0) / (1 + s0);
+        cb0 = (dt / eps) / (1 + s0);
+        db0 = dt / mu;
+    }
     /* a polynomial grading of order 3 whose round trip attenuates by e^-40 */
     const double order = 3, smax = 40.0 * (order + 1) / (2.0 * eta * ABSORBER * h);
     for (int64_t k = 0; k < n; k++) {
         const double de = (double)(k - inner) / ABSORBER, dm = ((double)(k - inner) + 0.5) / ABSORBER;
         if (de > 0) {
-            const double s = (m->sigma + smax * pow(de, order)) * dt / (2 * m->eps_r);
+            const double s = (sig + smax * eps / m->eps_r * pow(de, order)) * dt / (2 * eps);
             g->ca[k] = (1 - s) / (1 + s);
-            g->cb[k] = (dt / m->eps_r) / (1 + s);
+            g->cb[k] = (dt / eps) / (1 + s);
         } else {
-            g->ca[k] = co->c[4];
-            g->cb[k] = co->c[5];
+            g->ca[k] = ca0;
+            g->cb[k] = cb0;
         }
         if (dm > 0) {
             const double s = smax * pow(dm, order) / m->eps_r * dt / 2; /* sigma_m / mu dt / 2, sigma_m = sigma mu / eps */
             g->da[k] = (1 - s) / (1 + s);
-            g->db[k] = (dt / m->mu_r) / (1 + s);
+            g->db[k] = (dt / mu) / (1 + s);
         } else {
             g->da[k] = 1;
-            g->db[k] = co->c[6];
+            g->db[k] = db0;
         }
     }
     memset(&g->wave, 0, sizeof g->wave);
@@ -302,7 +465,9 @@ static pyr_status_t grid_make(const pyr_problem_t *p, int i, const pyr_coef_t *c
     g->wave.frequency = w->frequency;
     g->wave.width = w->width;
     g->wave.delay = w->delay;
-    g->e[0] = pyr_maxwell_waveform(&g->wave, 0);
+    /* tilted, the first node lies two 1D cells before the plane the waveform is given on */
+    g->lead = geo->oblique ? 2 * geo->h1 * sqrt(m->eps_r * m->mu_r) : 0;
+    g->e[0] = pyr_maxwell_waveform(&g->wave, g->lead);
     g->step = 0;
     return PYR_OK;
 }
@@ -316,8 +481,15 @@ pyr_status_t pyr_maxwell_planewaves_points(const pyr_problem_t *p, pyr_scheme_po
     pyr_scheme_maxwell.coefficients(p, &co);
     pyr_maxwell_planewaves_t *st = calloc(1, sizeof *st);
     if (!st) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the plane waves");
+    for (int i = 0; i < m->nplanewaves; i++) {
+        pyr_status_t s = geometry(p, &m->planewaves[i], i, co.c[3], &st->geom[i]);
+        if (s != PYR_OK) {
+            free(st);
+            return s;
+        }
+    }
     int64_t total = 0;
-    for (int i = 0; i < m->nplanewaves; i++) corrections(p, i, &co, NULL, NULL, &total);
+    for (int i = 0; i < m->nplanewaves; i++) corrections(p, i, &co, &st->geom[i], NULL, NULL, &total);
     if (out->nsources + total > (1 << 24)) {
         free(st);
         return pyr_fail(PYR_ERR_CONFIG, "the plane waves' boxes have %lld face nodes on this grid; at most 16777216 sources in all", (long long)total);
@@ -330,11 +502,11 @@ pyr_status_t pyr_maxwell_planewaves_points(const pyr_problem_t *p, pyr_scheme_po
         return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the plane waves' sources");
     }
     int64_t k = out->nsources;
-    for (int i = 0; i < m->nplanewaves; i++) corrections(p, i, &co, all, st->term, &k);
+    for (int i = 0; i < m->nplanewaves; i++) corrections(p, i, &co, &st->geom[i], all, st->term, &k);
     st->nterms = k;
     st->npw = m->nplanewaves;
     for (int i = 0; i < st->npw; i++) {
-        pyr_status_t s = grid_make(p, i, &co, &st->grid[i]);
+        pyr_status_t s = grid_make(p, i, &co, &st->geom[i], &st->grid[i]);
         if (s != PYR_OK) {
             pyr_maxwell_planewaves_free(st);
             return s;
@@ -355,7 +527,14 @@ static void grid_e(pw_grid_t *g, double dt)
 {
     for (int64_t k = 1; k < g->n - 1; k++) g->e[k] = g->ca[k] * g->e[k] - g->cb[k] * ((g->h[k] - g->h[k - 1]) * g->inv_h);
     g->step++;
-    g->e[0] = pyr_maxwell_waveform(&g->wave, (double)g->step * dt);
+    g->e[0] = pyr_maxwell_waveform(&g->wave, (double)g->step * dt + g->lead);
+}
+
+static inline double term_value(const pw_term_t *t, const double *v)
+{
+    if (!t->lerp) return t->coef * v[t->k];
+    const double *x = v + t->k;
+    return t->coef * (t->w[0] * x[0] + t->w[1] * x[1] + t->w[2] * x[2] + t->w[3] * x[3]);
 }
 
 pyr_status_t pyr_maxwell_planewaves_amplitudes(const pyr_problem_t *p, pyr_maxwell_planewaves_t *st, const pyr_scheme_point_t *src, int from,
@@ -375,10 +554,10 @@ pyr_status_t pyr_maxwell_planewaves_amplitudes(const pyr_problem_t *p, pyr_maxwe
     for (int64_t s = 0; s < count; s++) {
         /* H's corrections of step first + s read E at that time layer, E's read H half a step later */
         for (int i = from; i < nsources; i++)
-            if (src[i].field >= 3) amp[s * nsources + i] = st->term[i].coef * st->grid[st->term[i].pw].e[st->term[i].k];
+            if (src[i].field >= 3) amp[s * nsources + i] = term_value(&st->term[i], st->grid[st->term[i].pw].e);
         for (int w = 0; w < st->npw; w++) grid_h(&st->grid[w]);
         for (int i = from; i < nsources; i++)
-            if (src[i].field < 3) amp[s * nsources + i] = st->term[i].coef * st->grid[st->term[i].pw].h[st->term[i].k];
+            if (src[i].field < 3) amp[s * nsources + i] = term_value(&st->term[i], st->grid[st->term[i].pw].h);
         for (int w = 0; w < st->npw; w++) grid_e(&st->grid[w], dt);
     }
     return PYR_OK;

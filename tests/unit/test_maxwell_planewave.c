@@ -3,8 +3,10 @@
  *   - leakage: with nothing in the box, the fields outside it stay at
  *     rounding level (double: <= 1e-12 of the amplitude; float: <= -60 dB)
  *     while the wave crosses the box, for 2D TM and TE, 3D, every direction
- *     sign and propagation axes x, y and z;
- *   - the incident field inside the box against the analytic plane wave: a
+ *     sign and propagation axes x, y and z; tilted (oblique incidence in a
+ *     plane of two axes): <= -60 dB;
+ *   - the incident field inside the box against the analytic plane wave (along
+ *     an axis and tilted): a
  *     Gaussian pulse's series at a node inside matches
  *     A exp(-((t - delay - d / c) / w)^2), d the distance from the driven node,
  *     to 1% of A; a sine's amplitude after its ramp matches A to 1%;
@@ -22,6 +24,10 @@
 
 #include "check.h"
 #include "maxwell_util.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 static pyr_backend_kind_t backend = PYR_BACKEND_CPU;
 
@@ -83,10 +89,17 @@ static void check_leakage(void)
         {3, 0, "Ey along +x box 9 11 10 30 27 28 gaussian width=0.4 delay=1.6"},
         {3, 0, "Ex along -z box 9 11 10 30 27 28 gaussian width=0.4 delay=1.6"},
         {3, 0, "Ez along +y box 9 11 10 30 27 28 gaussian width=0.4 delay=1.6"},
+        /* oblique incidence: -60 dB */
+        {2, 0, "Ez along +x tilt 30 y box 30 25 90 60 gaussian width=0.4 delay=1.6"},
+        {2, 0, "Ez along -y tilt 60 x box 30 25 90 60 sine frequency=0.8 width=2"},
+        {2, 1, "Ey along -x tilt -30 y box 30 25 90 60 gaussian width=0.4 delay=1.6"},
+        {2, 1, "Ex along +y tilt 20 x box 30 25 90 60 ricker frequency=0.8 delay=1.6"},
+        {3, 0, "Ey along +x tilt 25 z box 9 11 10 30 27 28 gaussian width=0.4 delay=1.6"},
+        {3, 0, "Ez along +x tilt -35 y box 9 11 10 30 27 28 gaussian width=0.4 delay=1.6"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int prec = 0; prec < 2; prec++) {
-            if (prec && cases[i].dims == 3) continue;
+            if (prec && (cases[i].dims == 3 || strstr(cases[i].pw, "tilt"))) continue;
             pyr_problem_t p;
             const int64_t n2[3] = {121, 86, 1}, n3[3] = {40, 38, 39};
             const int three = cases[i].dims == 3;
@@ -97,14 +110,17 @@ static void check_leakage(void)
             set_ok(&p, "source.planewave1", cases[i].pw);
             char label[160];
             snprintf(label, sizeof label, "%s %s %s", three ? "3D" : cases[i].te ? "TE" : "TM", prec ? "float" : "double", cases[i].pw);
-            leak_case(label, &p, prec ? 1e-3 : 1e-12);
+            leak_case(label, &p, prec || strstr(cases[i].pw, "tilt") ? 1e-3 : 1e-12);
         }
 }
 
-/* The incident field in the box against the analytic plane wave, at 40 cells per wavelength. */
+/* The incident field in the box against the analytic plane wave, at 40 cells per wavelength, along x and
+ * tilted 30 degrees towards y (the waveform given on the plane normal to k through the corner of the box,
+ * grown by a node, that the wave reaches first: node (39, 11)). */
 static void check_analytic(void)
 {
-    for (int wave = 0; wave < 2; wave++) {
+    for (int c = 0; c < 4; c++) {
+        const int wave = c % 2, tilt = c / 2;
         pyr_problem_t p;
         const int64_t n[3] = {241, 41, 1};
         const double h = 0.025;
@@ -113,8 +129,10 @@ static void check_analytic(void)
         p.length[1] = 40 * h;
         set_ok(&p, "boundary.kind", "cpml");
         set_ok(&p, "boundary.cpml_cells", "10");
-        set_ok(&p, "source.planewave1", wave ? "Ez along +x box 40 12 200 28 sine frequency=1 width=3 amplitude=0.5"
-                                             : "Ez along +x box 40 12 200 28 gaussian width=0.6 delay=2.4 amplitude=0.5");
+        char line[160];
+        snprintf(line, sizeof line, "Ez along +x %s box 40 12 200 28 %s amplitude=0.5", tilt ? "tilt 30 y" : "",
+                 wave ? "sine frequency=1 width=3" : "gaussian width=0.6 delay=2.4");
+        set_ok(&p, "source.planewave1", line);
         set_ok(&p, "probe.probe1", "Ez 120 20");
         pyr_options_t o;
         pyr_options_default(&o);
@@ -124,7 +142,7 @@ static void check_analytic(void)
         CHECK_OK(mx_run(&p, &o, NULL, &r));
         double dt = 0;
         CHECK_OK(pyr_problem_time_step(&p, &dt));
-        const double d = (120 - 39) * h; /* from the driven node, one cell before the box */
+        const double d = tilt ? ((120 - 39) * cos(M_PI / 6) + (20 - 11) * 0.5) * h : (120 - 39) * h;
         double worst = 0, top = 0;
         for (int64_t s = 0; s < r.nseries; s++) {
             const double t = (double)(s + 1) * dt, v = r.probes[s];
@@ -138,10 +156,10 @@ static void check_analytic(void)
         }
         CHECK(r.nseries == p.steps, "%lld steps of series", (long long)r.nseries);
         if (!wave) {
-            printf("pulse: peak %.6g, largest difference from the analytic pulse %.3g\n", top, worst);
+            printf("%s pulse: peak %.6g, largest difference from the analytic pulse %.3g\n", tilt ? "tilted" : "", top, worst);
             CHECK(worst <= 0.01 * 0.5 && top > 0.49, "the pulse in the box differs from the analytic plane wave by %.3g (peak %.6g; amplitude 0.5)", worst, top);
         } else {
-            printf("sine: amplitude %.6g\n", top);
+            printf("%s sine: amplitude %.6g\n", tilt ? "tilted" : "", top);
             CHECK(fabs(top - 0.5) <= 0.01 * 0.5, "the sine's amplitude in the box is %.6g, the plane wave's 0.5", top);
         }
         mx_free(&r);
@@ -222,8 +240,8 @@ static void check_plans(void)
         set_ok(&p, "boundary.faces", "x-,x+,y+");
         set_ok(&p, "source.planewave1", te ? "Ey along +x box 15 12 55 40 ricker frequency=0.6 delay=1.8"
                                            : "Ez along -y box 15 12 55 40 ricker frequency=0.6 delay=1.8");
-        set_ok(&p, "source.planewave2", te ? "Ex along -y box 20 5 50 30 gaussian width=0.5 delay=1.5"
-                                           : "Ez along +x box 20 5 50 30 gaussian width=0.5 delay=1.5");
+        set_ok(&p, "source.planewave2", te ? "Ex along -y tilt -20 x box 20 5 50 30 gaussian width=0.5 delay=1.5"
+                                           : "Ez along +x tilt 30 y box 20 5 50 30 gaussian width=0.5 delay=1.5");
         set_ok(&p, "material.shape1", "sphere 3.5 2.0 0.5 eps_r=3 sigma=0.1");
         set_ok(&p, "probe.probe1", te ? "Hz 10 10" : "Ez 10 10");
         set_ok(&p, "probe.probe2", te ? "Ey 30 20" : "Ez 30 20");
@@ -235,6 +253,7 @@ static void check_plans(void)
     set_ok(&p, "boundary.cpml_cells", "4");
     set_ok(&p, "boundary.faces", "x-,x+");
     set_ok(&p, "source.planewave1", "Ey along +x box 6 4 4 22 17 14 ricker frequency=4 delay=0.25");
+    set_ok(&p, "source.planewave2", "Ez along +y tilt 40 x box 6 4 4 22 17 14 ricker frequency=4 delay=0.25");
     set_ok(&p, "material.shape1", "box 0.45 0.6 0.3 0.55 0.3 0.5 eps_r=4");
     set_ok(&p, "probe.probe1", "Ey 5 11 9");
     compare_plans("3D", &p);
@@ -293,6 +312,24 @@ static void check_refusals(void)
     CHECK_FAILS(pyr_problem_validate(&q), PYR_ERR_CONFIG, "transverse");
     set_ok(&q, "source.planewave1", "Hz along -x box 6 4 4 22 17 14 gaussian width=0.5");
     CHECK_FAILS(pyr_problem_validate(&q), PYR_ERR_CONFIG, "name the incident E");
+    /* tilted */
+    q = p;
+    set_ok(&q, "source.planewave1", "Ez along +x tilt 95 y box 15 12 55 40 gaussian width=0.5");
+    CHECK_FAILS(pyr_problem_validate(&q), PYR_ERR_CONFIG, "between -90 and 90");
+    set_ok(&q, "source.planewave1", "Ez along +x tilt 30 x box 15 12 55 40 gaussian width=0.5");
+    CHECK_FAILS(pyr_problem_validate(&q), PYR_ERR_CONFIG, "not another axis");
+    set_ok(&q, "source.planewave1", "Ez along +x tilt 30 z box 15 12 55 40 gaussian width=0.5");
+    CHECK_FAILS(pyr_problem_validate(&q), PYR_ERR_CONFIG, "not another axis");
+    set_ok(&q, "source.planewave1", "Ez along +x tilt 30 y box 15 12 55 40 sine frequency=40");
+    CHECK_FAILS(pyr_problem_validate(&q), PYR_ERR_CONFIG, "cut-off");
+    set_ok(&q, "source.planewave1", "Ez along +x tilt 30 y box 15 12 55 40 sine frequency=1");
+    CHECK_OK(pyr_problem_validate(&q));
+    make_maxwell(&q, 2, n, len, 1, PYR_DOUBLE, 50, 0.6);
+    set_ok(&q, "boundary.kind", "cpml");
+    set_ok(&q, "boundary.cpml_cells", "8");
+    set_ok(&q, "boundary.faces", "x-,x+");
+    set_ok(&q, "source.planewave1", "Ey along +x tilt 10 y box 15 0 55 52 gaussian width=0.5 delay=1.5"); /* the wall is no longer the wave's */
+    CHECK_FAILS(pyr_problem_validate(&q), PYR_ERR_CONFIG, "edge");
     /* malformed lines */
     static const struct {
         const char *line, *needle;
@@ -303,6 +340,8 @@ static void check_refusals(void)
         {"Ez along +x box 15 12 55 40", "waveform is missing"},
         {"Ez along +x box 15 12 55 40 gaussian speed=2", "unknown option"},
         {"Qz along +x box 15 12 55 40 gaussian width=1", "not a component"},
+        {"Ez along +x tilt 30 w box 15 12 55 40 gaussian width=1", "the axis k turns towards"},
+        {"Ez along +x tilt up y box 15 12 55 40 gaussian width=1", "not a number"},
     };
     for (size_t i = 0; i < sizeof syntax / sizeof *syntax; i++) {
         q = p;
@@ -318,7 +357,7 @@ static void check_round_trip(void)
     make_maxwell(&p, 3, n3, NULL, 0, PYR_DOUBLE, 40, 0.5);
     make_maxwell(&q, 3, n3, NULL, 0, PYR_DOUBLE, 40, 0.5);
     set_ok(&p, "source.planewave1", "Ey along -x box 6 4 4 22 17 14 sine frequency=0.3 width=2.5 amplitude=0.1");
-    set_ok(&p, "source.planewave2", "Ex along z box 6 4 4 22 17 14 gaussian width=0.7 delay=2");
+    set_ok(&p, "source.planewave2", "Ex along z tilt -12.5 y box 6 4 4 22 17 14 gaussian width=0.7 delay=2");
     char a[1024], b[1024];
     for (int k = 1; k <= 2; k++) {
         char key[32];
@@ -331,7 +370,8 @@ static void check_round_trip(void)
     CHECK_OK(pyr_problem_get(&p, "source.planewave3", a, sizeof a));
     CHECK(a[0] == 0, "planewave3 (not given) reads '%s'", a);
     CHECK_OK(pyr_problem_get(&p, "source.planewave2", a, sizeof a));
-    CHECK(!strcmp(a, "Ex along +z box 6 4 4 22 17 14 gaussian amplitude=1 frequency=0 width=0.69999999999999996 delay=2"), "planewave2 reads '%s'", a);
+    CHECK(!strcmp(a, "Ex along +z tilt -12.5 y box 6 4 4 22 17 14 gaussian amplitude=1 frequency=0 width=0.69999999999999996 delay=2"),
+          "planewave2 reads '%s'", a);
     CHECK(q.maxwell.nplanewaves == 2 && !memcmp(q.maxwell.planewaves, p.maxwell.planewaves, sizeof p.maxwell.planewaves),
           "the plane waves set back from their text differ");
 }
