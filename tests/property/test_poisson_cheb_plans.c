@@ -80,16 +80,14 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     }
     const uint64_t grid = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec);
     uint64_t lo = smallest_budget(&p, o, 4 * grid + (1u << 20));
-    if (o.method == PYR_METHOD_AUTO) {
-        /* below what the in-core plan needs, so that auto streams the grid */
-        pyr_options_t naive = o;
-        naive.method = PYR_METHOD_NAIVE;
-        const uint64_t in_core = smallest_budget(&p, naive, 8 * grid + (1u << 20));
+    pyr_options_t naive = o;
+    naive.method = PYR_METHOD_NAIVE;
+    const uint64_t in_core = smallest_budget(&p, naive, 8 * grid + (1u << 20));
+    if (o.method == PYR_METHOD_AUTO) /* below what the in-core plan needs, so that auto streams the grid */
         o.memory = lo + (in_core > lo + 1 ? (uint64_t)rng_range(&r, 0, (int64_t)(in_core - lo - 1)) : 0);
-    } else {
-        o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(3 * grid));
-    }
+    else o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(3 * grid));
     if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
+    if (o.method == PYR_METHOD_AUTO && o.memory >= in_core) o.method = PYR_METHOD_PYRAMID; /* the GPU's smallest budget holds the grid */
     char label[320];
     snprintf(label, sizeof label,
              "case %d seed %llu: %dD %lldx%lldx%lld %s f=%s iterations=%lld tolerance=%g check_every=%lld | %s %s height=%lld "
