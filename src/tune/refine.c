@@ -24,7 +24,8 @@
 #define REFINE_SPREAD 1.5
 /* Two candidates of one decomposition and slots are both tried only when their heights are this far apart. */
 #define REFINE_HEIGHT_RATIO 1.4
-/* The trials take at most this share of the run's steps; a shorter run keeps the model's choice. */
+/* Trials of two passes each (the second's rate is steady) take at most this share of the run's steps;
+ * trials of one pass each may take all of them (no step is wasted: the winner is at least recorded). */
 #define REFINE_SHARE 0.5
 /* Pass ends the clock of a trial keeps. */
 #define REFINE_CLOCK 64
@@ -138,10 +139,11 @@ int pyr_tune_refine_layout(const pyr_plan_t *plan, candidate_t *pick, int *n, in
     why[0] = 0;
     if (*n < 2) return snprintf(why, size, "the model sees one candidate only"), 0;
     if (!state_in_fields(plan, why, size)) return 0;
-    const int64_t steps = plan->problem.steps, align = refine_align(plan), room = (int64_t)(REFINE_SHARE * (double)steps);
-    /* two passes of each (the second's rate is steady), else one; else fewer candidates */
+    const int64_t steps = plan->problem.steps, align = refine_align(plan);
+    /* two passes of each, else one; else fewer candidates */
     for (int passes = 2; passes >= 1; passes--)
         for (int k = *n; k >= 2; k--) {
+            const int64_t room = passes == 2 ? (int64_t)(REFINE_SHARE * (double)steps) : steps;
             int64_t total = 0;
             for (int i = 0; i < k; i++) {
                 const int64_t want = passes * pick[i].height;
@@ -157,9 +159,8 @@ int pyr_tune_refine_layout(const pyr_plan_t *plan, candidate_t *pick, int *n, in
     pyr_tune_refine_list(pick, *n, list, sizeof list);
     int64_t least = 0;
     for (int i = 0; i < 2; i++) least += align >= steps ? steps : (pick[i].height + align - 1) / align * align;
-    snprintf(why, size, "the run's %lld steps are too short to try %s (one pass of the first two takes %lld steps%s, more than %d%% of "
-             "the run)", (long long)steps, list, (long long)least, align > 1 ? ", at whole checks and snapshots" : "",
-             (int)(100 * REFINE_SHARE));
+    snprintf(why, size, "the run's %lld steps are too short to try %s (one pass of the first two takes %lld steps%s)", (long long)steps,
+             list, (long long)least, align > 1 ? ", ending at checks and snapshots" : "");
     return 0;
 }
 
