@@ -101,8 +101,8 @@ static int state_in_fields(const pyr_plan_t *plan, char *why, size_t size)
     }
     int ok = 1;
     if (pts.nsources > 0)
-        ok = 0, snprintf(why, size, "the %s scheme's %d source%s follow the step count of one run, which each plan would restart", s->name,
-                         pts.nsources, pts.nsources == 1 ? "" : "s");
+        ok = 0, snprintf(why, size, "the %s scheme's point source%s follow%s the step count of one run, which each plan would restart",
+                         s->name, pts.nsources == 1 ? "" : "s", pts.nsources == 1 ? "s" : "");
     else if (pts.nprobes > pts.nshown)
         ok = 0, snprintf(why, size, "the %s scheme's monitors sum over the steps of one run, which each plan would restart", s->name);
     if (s->points_free) s->points_free(&pts);
