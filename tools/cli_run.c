@@ -116,12 +116,14 @@ pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const 
         snprintf(cfg->image, sizeof cfg->image, "%s", cfg->out.image);
         snprintf(cfg->probes, sizeof cfg->probes, "%s", cfg->out.probes);
         snprintf(cfg->spectra, sizeof cfg->spectra, "%s", cfg->out.spectra ? cfg->out.spectra : "");
+        snprintf(cfg->probes_png, sizeof cfg->probes_png, "%s", cfg->out.probes_png ? cfg->out.probes_png : "");
         snprintf(cfg->source, sizeof cfg->source, "%s", cfg->out.source);
         snprintf(cfg->start_dataset, sizeof cfg->start_dataset, "%s", cfg->out.start_dataset);
         cfg->out.field = cfg->field;
         cfg->out.image = cfg->image;
         cfg->out.probes = cfg->probes;
         cfg->out.spectra = cfg->spectra;
+        cfg->out.probes_png = cfg->probes_png;
         cfg->out.source = cfg->source;
         cfg->out.start_dataset = cfg->start_dataset;
     }
@@ -356,7 +358,7 @@ static pyr_status_t check_files(run_t *r, const char *report)
 {
     const pyr_cli_config_t *cfg = r->cfg;
     const pyr_problem_t *p = &cfg->problem;
-    pyr_named_path_t outs[2 * PYR_CLI_FIELDS + 6], ins[PYR_CLI_FIELDS + 5];
+    pyr_named_path_t outs[2 * PYR_CLI_FIELDS + 7], ins[PYR_CLI_FIELDS + 5];
     int nout = 0, nin = 0;
     for (int k = 0; k < r->o.nstate && cfg->field[0] && !r->o.h5; k++) {
         char *path = r->outs[k];
@@ -376,6 +378,7 @@ static pyr_status_t check_files(run_t *r, const char *report)
         outs[nout++] = (pyr_named_path_t){r->sidecar_name, r->sidecar};
     }
     if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.probes", cfg->probes};
+    if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.probes_png", cfg->probes_png};
     if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.spectra", cfg->spectra};
     outs[nout++] = (pyr_named_path_t){"--report", report};
     if (p->init == PYR_INIT_FILE)
@@ -444,8 +447,11 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     if (st == PYR_OK && cfg->out.every > 0 && !cfg->field[0])
         st = pyr_fail(PYR_ERR_CONFIG, "output.every = %lld writes snapshots named after output.field, which is empty; set output.field = "
                       "NAME.npy (or NAME.h5)", (long long)cfg->out.every);
-    if (st == PYR_OK && r->o.nprobes && !cfg->probes[0] && !quiet)
+    if (st == PYR_OK && r->o.nprobes && !cfg->probes[0] && !cfg->probes_png[0] && !quiet)
         fprintf(stderr, "pyrgrid: note: [probe] is set but output.probes is not: the probes' series are not written\n");
+    if (st == PYR_OK && !r->o.nprobes && cfg->probes_png[0])
+        st = pyr_fail(PYR_ERR_CONFIG, "output.probes_png = %s: the problem has no [probe] (probe1 = Ez 10 20, ...) to plot; add one or "
+                                      "leave output.probes_png out", cfg->probes_png);
     const int monitors = p->equation == PYR_EQ_MAXWELL && p->maxwell.ndft + p->maxwell.nflux > 0;
     /* each rank's spectra hold the nodes it owns; their sum over the ranks is not made yet */
     if (st == PYR_OK && monitors && ranks > 0)
@@ -564,12 +570,16 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
             if ((st = write_npy(path, fields[i])) != PYR_OK) pyr_fail_context(st, "output.field: ");
         }
         if (st == PYR_OK && cfg->image[0] &&
-            (st = pyr_cli_write_image(cfg->image, fields[r->o.image], p, r->o.image, step, pyr_result_time_of(p, &cfg->out, ri.steps))) != PYR_OK)
+            (st = pyr_cli_write_image_with(&cfg->out, cfg->image, fields[r->o.image], p, r->o.image, step,
+                                          pyr_result_time_of(p, &cfg->out, ri.steps))) != PYR_OK)
             pyr_fail_context(st, "output.image: ");
         double dt = 0;
         if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
         if (st == PYR_OK && cfg->probes[0] && r->o.nprobes && (st = pyr_cli_write_probes(cfg->probes, p, r->series, r->nseries, dt)) != PYR_OK)
             pyr_fail_context(st, "output.probes: ");
+        if (st == PYR_OK && cfg->probes_png[0] && r->o.nprobes &&
+            (st = pyr_cli_write_probes_png(&cfg->out, cfg->probes_png, p, r->series, r->nseries, dt)) != PYR_OK)
+            pyr_fail_context(st, "output.probes_png: ");
         if (st == PYR_OK && cfg->spectra[0] && spectra && (st = pyr_spectra_write_csv(spectra, cfg->spectra)) != PYR_OK)
             pyr_fail_context(st, "output.spectra: ");
         if (st == PYR_OK && report) {
@@ -593,6 +603,8 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
         if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
         pyr_status_t wp = PYR_OK;
         if (st == PYR_OK && rank == 0 && cfg->probes[0] && r->o.nprobes) wp = pyr_cli_write_probes(cfg->probes, p, r->series, r->nseries, dt);
+        if (st == PYR_OK && wp == PYR_OK && rank == 0 && cfg->probes_png[0] && r->o.nprobes)
+            wp = pyr_cli_write_probes_png(&cfg->out, cfg->probes_png, p, r->series, r->nseries, dt);
         if (st == PYR_OK) st = pyr_cli_mpi_agree(ranks, wp);
     }
     pyr_result_abort(&r->result);

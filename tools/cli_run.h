@@ -19,6 +19,7 @@ typedef struct {
     pyr_problem_t problem;
     pyr_options_t options;
     char field[PYR_PATH_MAX], image[PYR_PATH_MAX], probes[PYR_PATH_MAX], spectra[PYR_PATH_MAX], source[PYR_PATH_MAX];
+    char probes_png[PYR_PATH_MAX];
     char start_dataset[128];
     pyr_problem_outputs_t out; /* strings pointing at the arrays above */
 } pyr_cli_config_t;
@@ -90,9 +91,17 @@ double pyr_cli_cells(const pyr_problem_t *p);
  * plot of 1D), titled with its name and the step and time t it holds (a
  * scheme without time, Poisson's: its name instead). */
 pyr_status_t pyr_cli_write_image(const char *path, const pyr_field_t *f, const pyr_problem_t *p, int i, int64_t step, double t);
+/* The same drawn as the outputs say (output.image_width, output.colormap;
+ * o NULL: the defaults): a heat map in the grid's coordinates, y upward. */
+pyr_status_t pyr_cli_write_image_with(const pyr_problem_outputs_t *o, const char *path, const pyr_field_t *f, const pyr_problem_t *p, int i,
+                                      int64_t step, double t);
 /* The probes' series as CSV (step,t,then a column per probe;
  * series[k * nprobes + i] after step k + 1). */
 pyr_status_t pyr_cli_write_probes(const char *path, const pyr_problem_t *p, const double *series, int64_t nseries, double dt);
+/* output.probes_png: a line plot of the same series, one line per probe
+ * against t, with a legend (output.image_width wide). */
+pyr_status_t pyr_cli_write_probes_png(const pyr_problem_outputs_t *o, const char *path, const pyr_problem_t *p, const double *series,
+                                      int64_t nseries, double dt);
 
 /* A run's field before it is written (at a snapshot, at the end):
  * PYR_ERR_NUMERIC, "the fields diverged (non-finite) by step `step`

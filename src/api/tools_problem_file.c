@@ -66,5 +66,8 @@ pyr_status_t pyr_problem_file_outputs(const pyr_problem_file_t *file, pyr_proble
     out->start_t = c->start_t;
     out->end_step = c->end_step;
     out->start_dataset = c->start_dataset;
+    out->image_width = c->image_width;
+    out->colormap = c->colormap;
+    out->probes_png = c->probes_png;
     return PYR_OK;
 }
