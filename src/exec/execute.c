@@ -23,9 +23,10 @@
  *
  * Device buffers: with k slots (pieces in flight) the executor keeps k + s
  * buffers of one time layer (s spares: 2 with several slots in 1D and 2D,
- * else 1; see the planner's build()) and lends each task two of them: it
- * uploads into the buffer that held the result of the slot's previous task
- * (downloaded by then, on the same slot) and computes with the oldest spare,
+ * and in 3D for a plan that carries a layer back, else 1; see the planner's
+ * build()) and lends each task two of them: it uploads into the buffer
+ * that held the result of the slot's previous task (downloaded by then, on
+ * the same slot) and computes with the oldest spare,
  * the buffer that held the next-to-last layer of the task s back.  A task
  * holds two buffers only while it computes: with three slots the pieces are
  * 1/4 or 1/5 of the budget instead of 1/6 for three pairs.  A spare passes

@@ -458,8 +458,11 @@ pyr_status_t pyr_plan_build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t 
      * the buffer freed two tasks back, so its kernels may start while the
      * previous task's last ones finish, which measured faster.  In 3D the
      * larger pieces of one spare weigh more: volume over surface, and cubes
-     * ran faster with one (docs/architecture.md#inside-the-executor). */
-    plan->spares = plan->slots >= 2 && plan->problem.dims < 3 && decomp != PYR_DECOMP_SKEWED ? 2 : 1;
+     * ran faster with one (docs/architecture.md#inside-the-executor).  A
+     * plan that carries a layer back keeps two in 3D too: the spare then
+     * holds the previous task's older layer until its download, and with one
+     * every task's sweeps would wait for the previous task's downloads. */
+    plan->spares = plan->slots >= 2 && (plan->problem.dims < 3 || plan->previous) && decomp != PYR_DECOMP_SKEWED ? 2 : 1;
     set_split(plan);
     plan->faces_bytes = 0;
     PYR_TRY(fit_pieces(plan, h, budget));
