@@ -488,8 +488,10 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
         st = pyr_spectra_create(p, &spectra);
         if (st == PYR_OK) st = pyr_spectra_attach(p, spectra);
     }
+    unsigned long wisdom_gen = 0; /* the wisdom as the plan found it: a plan = refine run records its choice as it runs */
     if (st == PYR_OK && ranks == 0) {
         const unsigned long wisdom_before = pyr_wisdom_store_generation();
+        wisdom_gen = wisdom_before;
         st = pyr_plan_create(p, &cfg->options, &plan);
         if (st == PYR_OK) st = pyr_plan_get_info(plan, &info);
         if (st == PYR_OK) {
@@ -548,6 +550,12 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
         secs = pyr_cli_progress_end(&r->bar);
         seconds[2] = secs;
         if (st == PYR_ERR_CANCELLED && r->stopped_at >= 0 && r->result) interrupted_rc = interrupted(r);
+        /* plan = refine: the run tried candidates and kept the fastest; what it chose (the plan's notice now) and its
+         * record in the wisdom */
+        if (st == PYR_OK && ranks == 0 && cfg->options.plan_mode == PYR_PLAN_REFINE && pyr_plan_get_info(plan, &info) == PYR_OK) {
+            if (info.notice && info.notice[0] && !quiet) fprintf(stderr, "pyrgrid: %s\n", info.notice);
+            pyr_cli_wisdom_export_if_changed(wisdom_gen);
+        }
         /* no output of diverged values (a grid near the precision's largest number, an oversized source) */
         if (st == PYR_OK) st = pyr_cli_mpi_agree(ranks, check_states(r, fields, origin, pyr_result_step_of(&cfg->out, ri.steps), "the end of the run"));
     }

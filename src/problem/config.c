@@ -259,9 +259,9 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             return PYR_OK;
         }
         if (!strcmp(key, "plan")) {
-            static const char *const modes[] = {"estimate", "measure"};
-            PYR_TRY(parse_choice(sec, key, v, modes, 2, &choice));
-            o->plan_mode = choice ? PYR_PLAN_MEASURE : PYR_PLAN_ESTIMATE;
+            static const char *const modes[] = {"estimate", "measure", "refine"};
+            PYR_TRY(parse_choice(sec, key, v, modes, 3, &choice));
+            o->plan_mode = choice == 2 ? PYR_PLAN_REFINE : choice ? PYR_PLAN_MEASURE : PYR_PLAN_ESTIMATE;
             return PYR_OK;
         }
         if (!strcmp(key, "slots")) {
