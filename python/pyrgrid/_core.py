@@ -1250,8 +1250,8 @@ def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: 
     needed.  Not converging is no error: ``info.converged`` says so.
     ``iteration``: "jacobi" (plain, or damped by ``omega``) or "chebyshev"
     (Chebyshev-accelerated Jacobi: O(N) sweeps instead of O(N^2) on N
-    nodes per axis; only the in-core plan runs it, so a grid that does not
-    fit the memory budget is refused, and it takes omega = 1).
+    nodes per axis; in core and streamed through a memory budget alike, on
+    one device: several devices refuse it; it takes omega = 1).
     ``u0`` and ``f`` must be finite (host buffers as :meth:`Plan.execute`
     takes them; ``f`` is used in place).  ``progress``: a callable(sweeps
     done, most sweeps), or True for a progress bar on stderr.  Ctrl-C stops

@@ -91,6 +91,9 @@ static int state_in_fields(const pyr_plan_t *plan, char *why, size_t size)
         if (((plan->fields >> f) & 1) && s->field[f].role == PYR_FIELD_AUX)
             return snprintf(why, size, "the %s scheme's auxiliary field %s (kept by the library within one run) would restart with "
                             "each plan", s->name, s->field[f].name), 0;
+    if (plan->previous)
+        return snprintf(why, size, "the %s scheme's sweeps here read the layer before the fields' and take their weights from the sweep "
+                        "index, both of one run, which each plan would restart", s->name), 0;
     if (!s->points) return 1;
     pyr_scheme_points_t pts;
     memset(&pts, 0, sizeof pts);
