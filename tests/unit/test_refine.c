@@ -223,6 +223,40 @@ static void test_poisson(void)
     }
 }
 
+/* Chebyshev sweeps (weights from the sweep index, the layer two sweeps back carried by the pieces of
+ * one run): refine keeps the model's choice and says why, and the run gives the naive bits (trials in
+ * runs of their own restarted both and gave other bits). */
+static void test_chebyshev(void)
+{
+    pyr_wisdom_forget();
+    const int64_t n[3] = {129, 129, 1};
+    const double len[3] = {1, 1, 1};
+    pyr_problem_t p;
+    pyr_run_info_t rr, ri;
+    pyr_status_t st;
+    make_poisson(&p, 2, n, len, PYR_DOUBLE, 3000, 0, 50, PYR_RHS_SINE, PYR_INIT_ZERO, 1);
+    p.poisson.iteration = PYR_ITER_CHEBYSHEV;
+    pyr_field_t *ref = poisson_reference(&p, NULL, &rr, &st);
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_PYRAMID;
+    o.memory = 48 << 10;
+    o.plan_mode = PYR_PLAN_REFINE;
+    pyr_plan_t *plan = NULL;
+    CHECK_OK(pyr_plan_create(&p, &o, &plan));
+    if (plan) CHECK(strstr(plan->notice, "sweep index"), "chebyshev refine: the notice does not say why it keeps the model's choice: '%s'",
+                    plan->notice);
+    pyr_plan_destroy(&plan);
+    pyr_field_t *u = solve_poisson(&p, &o, NULL, &ri, &st);
+    CHECK_OK(st);
+    CHECK(u && ref && first_difference(u, ref) < 0, "chebyshev refine: not the naive bits");
+    CHECK(ri.steps == rr.steps && ri.change == rr.change, "chebyshev refine: %lld sweeps (change %g), naive %lld (%g)", (long long)ri.steps,
+          ri.change, (long long)rr.steps, rr.change);
+    pyr_field_destroy(&u);
+    pyr_field_destroy(&ref);
+}
+
 /* Maxwell in a PEC box from a random field, with probes: the series continuous across the changes of
  * plan and the same bits as the naive method; with a source the run keeps the model's choice. */
 static void test_maxwell(void)
@@ -406,6 +440,7 @@ int main(void)
     TIMED(test_heat(3, n3, 100, 96 << 10, 0));
     TIMED(test_short());
     TIMED(test_poisson());
+    TIMED(test_chebyshev());
     TIMED(test_maxwell());
     TIMED(test_slots());
     TIMED(test_refused());
