@@ -1302,10 +1302,17 @@ def _half_along(c: int, x: int) -> bool:
     return x == c if c < 3 else x != c - 3
 
 
-def _face_currents(m: Monitor, dims: int, sign: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def _axis_of(m: Monitor) -> int:
+    """The axis (0, 1, 2) of a plane monitor."""
+    if m.axis is None:
+        raise ArgumentError(f"monitor {m.name} is not a plane: a far-field surface is made of flux planes")
+    return "xyz".index(m.axis)
+
+
+def _face_currents(m: Monitor, dims: int, sign: float) -> Tuple[np.ndarray, np.ndarray, int, np.ndarray]:
     """A flux monitor's cells' centres (ncells, 3) and currents J = n x H, M = -n x E
     (nfreq, ncells, 3), its components averaged to the centres as its flux averages them."""
-    a = "xyz".index(m.axis)
+    a = _axis_of(m)
     nf = len(m.freqs)
     e = np.zeros((3, nf) + tuple(m.hi[b] - m.lo[b] for b in reversed(range(dims)) if b != a), dtype=np.complex128)
     h = np.zeros_like(e)
@@ -1382,13 +1389,13 @@ class MaxwellResult(Dict[str, np.ndarray]):
                 raise ArgumentError(f"farfield: {m.name}'s frequencies differ from {mons[0].name}'s; give every face the same freqs=")
         planes: Dict[int, List[int]] = {}
         for m in mons:
-            a = "xyz".index(m.axis)
+            a = _axis_of(m)
             planes.setdefault(a, []).append(m.hi[a])
         if sorted(planes) != list(range(dims)) or any(len(v) != 2 or v[0] == v[1] for v in planes.values()):
             raise ArgumentError(f"farfield: the faces {names} are not two different planes per axis; a box has two per axis")
         box = {a: (min(v), max(v)) for a, v in planes.items()}
         for m in mons:
-            a = "xyz".index(m.axis)
+            a = _axis_of(m)
             for b in range(dims):
                 if b != a and (m.lo[b], m.hi[b]) != box[b]:
                     raise ArgumentError(f"farfield: {m.name} spans nodes {m.lo[b]} .. {m.hi[b]} along {'xyz'[b]}, but the faces normal to "
@@ -1415,7 +1422,7 @@ class MaxwellResult(Dict[str, np.ndarray]):
         N = np.zeros((len(freqs), len(ph), 3), dtype=np.complex128)
         L = np.zeros_like(N)
         for m in mons:
-            a = "xyz".index(m.axis)
+            a = _axis_of(m)
             j, mm, _, _ = _face_currents(m, dims, -1.0 if m.hi[a] == box[a][0] else 1.0)
             # the cells' centres in the grid's order (x fastest)
             axes = []
