@@ -66,6 +66,7 @@
 #include "plan/plan.h"
 #include "plan/skewed.h"
 #include "poisson_util.h"
+#include "schemes/poisson.h"
 
 #define NQ 4         /* queues tracked: the CPU runtime's three slots and its lane */
 #define GRAIN 4      /* bytes per shadow cell */
@@ -341,6 +342,8 @@ static void note_copy(int q, const vclock_t *v, const pyr_piece_t *dst, int f, i
  * grown by the reach (every axis at once: the corners too) and writes the
  * other over its box; an input field is read at the nodes updated; an
  * in-place field is read around and written. */
+static long g_previous_reads; /* sub-steps that read the layer before their input (Chebyshev's) */
+
 static void note_kernel(int q, const vclock_t *v, const pyr_kernel_call_t *call)
 {
     const pyr_piece_t *p = call->piece;
@@ -360,11 +363,15 @@ static void note_kernel(int q, const vclock_t *v, const pyr_kernel_call_t *call)
             around.hi[a] += sub->reach_hi[a];
         }
         const int in = (p->cur + i) & 1;
+        /* Chebyshev's sweeps also read, at each node, the layer before their input: the buffer they write */
+        const int previous = call->coef->equation == PYR_EQ_POISSON && call->coef->c[PYR_POISSON_CHEBYSHEV_COEF] != 0;
+        g_previous_reads += previous;
         for (int f = 0; f < p->nfields && f < s->nfields; f++) {
             if (!p->buf[f][0]) continue;
             switch (s->field[f].role) {
             case PYR_FIELD_PINGPONG:
                 access_box(q, v, p, p->buf[f][in], &around, 0, "compute (read)");
+                if (previous) access_box(q, v, p, p->buf[f][in ^ 1], b, 0, "compute (read the layer before)");
                 access_box(q, v, p, p->buf[f][in ^ 1], b, 1, "compute (write)");
                 break;
             case PYR_FIELD_INPUT: access_box(q, v, p, p->buf[f][0], b, 0, "compute (read input)"); break;
@@ -770,6 +777,8 @@ static int run_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
     if (poisson) {
         make_poisson(&p, dims, n, NULL, prec, steps, 0, rng_range(&r, 1, 8), PYR_RHS_SINE, PYR_INIT_RANDOM, (uint64_t)c);
         if (rng_range(&r, 0, 1)) p.poisson.tolerance = 1e-30; /* checks at every interval, no stop */
+        /* Chebyshev: pieces carry the layer two sweeps back up and down beside u */
+        if (rng_range(&r, 0, 1)) p.poisson.iteration = PYR_ITER_CHEBYSHEV;
     } else {
         make_problem(&p, dims, n, prec, steps, PYR_INIT_SINE, 0);
     }
@@ -789,8 +798,8 @@ static int run_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
     o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(pyr_problem_nodes(&p) * pyr_precision_size(prec)));
 
     char label[256];
-    snprintf(label, sizeof label, "case %d seed %llu: %s %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d memory=%llu", c,
-             (unsigned long long)seed, poisson ? "poisson" : "heat", dims, (long long)n[0], (long long)n[1], (long long)n[2],
+    snprintf(label, sizeof label, "case %d seed %llu: %s%s %dD %lldx%lldx%lld %s steps=%lld %s %s height=%lld slots=%d memory=%llu", c,
+             (unsigned long long)seed, poisson ? "poisson" : "heat", p.poisson.iteration == PYR_ITER_CHEBYSHEV ? " (chebyshev)" : "", dims, (long long)n[0], (long long)n[1], (long long)n[2],
              pyr_precision_name(prec),
              (long long)steps, pyr_method_name(o.method), pyr_decomp_name(o.decomposition), (long long)o.height, o.slots,
              (unsigned long long)o.memory);
@@ -931,6 +940,8 @@ int main(int argc, char **argv)
     pyr_device_ops_t ops = hazard_ops();
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, &ops);
+    printf("%ld sub-steps read the layer before their input (Chebyshev's sweeps through streamed pieces)\n", g_previous_reads);
+    if (cases >= 20 && !failed) CHECK(g_previous_reads > 0, "no Chebyshev case ran");
     const long one0 = g_kernels_one, several0 = g_kernels_several;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_skewed_case(seed, c, &ops);
     const long one = g_kernels_one - one0, several = g_kernels_several - several0;
