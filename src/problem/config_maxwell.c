@@ -42,6 +42,17 @@ static int tokens(char *buf, char **tok)
     return n;
 }
 
+/* SECTION.KEY's value copied into buf (1024 bytes) and cut into its tokens;
+ * where (96 bytes) names the key for messages. */
+static pyr_status_t split_line(const char *section, const char *key, const char *value, char *buf, char *where, char **tok, int *n)
+{
+    snprintf(where, 96, "%s.%s", section, key);
+    if (strlen(value) >= 1024) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
+    strcpy(buf, value);
+    *n = tokens(buf, tok);
+    return PYR_OK;
+}
+
 /* Written as a number (its range is real_of's to judge, with a message). */
 static int is_number(const char *s)
 {
@@ -134,12 +145,9 @@ static int numbered(const char *key, const char *stem, int max)
 
 static pyr_status_t parse_shape(const char *key, const char *value, pyr_shape_t *s)
 {
-    char buf[1024], where[96];
-    snprintf(where, sizeof where, "material.%s", key);
-    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
-    strcpy(buf, value);
-    char *tok[MAXTOK];
-    const int n = tokens(buf, tok);
+    char buf[1024], where[96], *tok[MAXTOK];
+    int n = 0;
+    PYR_TRY(split_line("material", key, value, buf, where, tok, &n));
     memset(s, 0, sizeof *s);
     s->eps_r = 1;
     s->mu_r = 1;
@@ -201,12 +209,9 @@ static pyr_status_t parse_waveform(const char *where, char **tok, int w, int n, 
 
 static pyr_status_t parse_source(const char *key, const char *value, pyr_source_t *s)
 {
-    char buf[1024], where[96];
-    snprintf(where, sizeof where, "source.%s", key);
-    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
-    strcpy(buf, value);
-    char *tok[MAXTOK];
-    const int n = tokens(buf, tok);
+    char buf[1024], where[96], *tok[MAXTOK];
+    int n = 0;
+    PYR_TRY(split_line("source", key, value, buf, where, tok, &n));
     memset(s, 0, sizeof *s);
     s->amplitude = 1;
     if (n < 3) return pyr_fail(PYR_ERR_CONFIG, "%s: write COMPONENT point I J [K] WAVEFORM options (e.g. Ez point 40 40 ricker frequency=0.05)", where);
@@ -229,12 +234,9 @@ static pyr_status_t parse_source(const char *key, const char *value, pyr_source_
 /* planewaveN = COMPONENT along [+-]AXIS box I0 J0 [K0] I1 J1 [K1] WAVEFORM options */
 static pyr_status_t parse_planewave(const char *key, const char *value, pyr_planewave_t *pw)
 {
-    char buf[1024], where[96];
-    snprintf(where, sizeof where, "source.%s", key);
-    if (strlen(value) >= sizeof buf) return pyr_fail(PYR_ERR_CONFIG, "%s: too long", where);
-    strcpy(buf, value);
-    char *tok[MAXTOK];
-    const int n = tokens(buf, tok);
+    char buf[1024], where[96], *tok[MAXTOK];
+    int n = 0;
+    PYR_TRY(split_line("source", key, value, buf, where, tok, &n));
     memset(pw, 0, sizeof *pw);
     pw->amplitude = 1;
     pw->dir = 1;
