@@ -156,7 +156,8 @@ static int integer_key(const char *name)
 
 /* cfitsio reads the next HDU's header as it moves there and trusts some of
  * its cards: (before 4.6) it divides by a compressed image's tile sizes
- * (ZTILEn) and RICE_1 block size (ZVAL1) unchecked, so that a 0 there, a
+ * (ZTILEn, or the first axis length ZNAXIS1 where ZTILE1 is missing) and
+ * RICE_1 block size (ZVAL1) unchecked, so that a 0 there, a
  * fraction read as 0, a value that is no number (read as 0) or one past a
  * 32-bit integer ends the program with SIGFPE; and it copies a table's column name (TTYPEn) into 70
  * bytes, which an unquoted value of 70 characters overflows (the C library
@@ -169,7 +170,7 @@ static pyr_status_t check_next_header(fitsfile *fp, const char *path)
     int status = 0;
     if (fits_get_hduaddrll(fp, &head, &data, &end, &status) || ffmbyt(fp, end, 0 /* report the end of the file */, &status))
         return PYR_OK; /* no next header: cfitsio says so on moving */
-    int zimage = 0, rice = 0, zero_tile = 0, zero_block = 0, long_name = 0;
+    int zimage = 0, rice = 0, zero_tile = 0, zero_block = 0, long_name = 0, empty_axis = 0;
     char card[81], name[75], long_int[75] = "";
     card[80] = 0;
     for (long k = 0; k < (1L << 24) && !ffgbyt(fp, 80, card, &status); k++) {
@@ -181,6 +182,8 @@ static pyr_status_t check_next_header(fitsfile *fp, const char *path)
         split_card(card, name, &v, &len, &quoted);
         if (!strcmp(name, "ZIMAGE")) zimage = v && *v == 'T';
         else if (!strcmp(name, "ZCMPTYPE")) rice |= v && strstr(v, "RICE") != NULL;
+        else if (!strncmp(name, "ZNAXIS", 6) && name[6] >= '1' && name[6] <= '9')
+            empty_axis |= !token_number(v, len, &x) || !(x >= 1 && x <= 9.2e18);
         else if (!strncmp(name, "ZTILE", 5)) zero_tile |= !token_number(v, len, &x) || !(x >= 1 && x <= INT_MAX);
         else if (!strcmp(name, "ZVAL1")) zero_block |= !token_number(v, len, &x) || !(fabs(x) >= 1 && fabs(x) <= INT_MAX);
         else if (!strncmp(name, "TTYPE", 5)) long_name |= v && !quoted && len >= 70;
@@ -193,6 +196,10 @@ static pyr_status_t check_next_header(fitsfile *fp, const char *path)
     if (long_name)
         return pyr_fail(PYR_ERR_FORMAT, "%s: the table after byte %lld names a column with an unquoted value of 70 characters "
                                         "(TTYPEn), which FITS does not allow: the file is damaged",
+                        path, (long long)end);
+    if (zimage && empty_axis)
+        return pyr_fail(PYR_ERR_FORMAT, "%s: the compressed image after byte %lld has an axis length ZNAXISn that is not a "
+                                        "number from 1 to 2^63 - 1: the file is damaged",
                         path, (long long)end);
     if (zimage && (zero_tile || (rice && zero_block)))
         return pyr_fail(PYR_ERR_FORMAT, "%s: the compressed image after byte %lld has %s that is not a number from 1 to 2^31 - 1: "

@@ -136,6 +136,16 @@ d[i:i + 80] = (b'ZNAXIS2 = ' + b'X' * 40).ljust(80)
 open('rice_longint.fits', 'wb').write(bytes(d))"
   o=$(timeout 20 "$bin" "${fr[@]}" -o rice_out4.fits rice_longint.fits 2>&1)
   [ $? -eq 1 ] && [ ! -e rice_out4.fits ] && echo "$o" | grep -q "gives ZNAXIS2 a value of 29 characters or more" && ok || bad "ZNAXIS2 of 40 characters: $o"
+  # a compressed image with no ZTILE1 and a first axis of length 0: refused (cfitsio took the axis as the tile size and divided by it: SIGFPE)
+  $py -c "
+d = bytearray(open('rice.fits', 'rb').read())
+i = d.find(b'ZTILE1  =')
+d[i:i + 80] = b'COMMENT'.ljust(80)
+i = d.find(b'ZNAXIS1 =')
+d[i:i + 30] = ('ZNAXIS1 = %20d' % 0).encode()
+open('rice_axis0.fits', 'wb').write(bytes(d))"
+  o=$(timeout 20 "$bin" "${fr[@]}" -o rice_out5.fits rice_axis0.fits 2>&1)
+  [ $? -eq 1 ] && [ ! -e rice_out5.fits ] && echo "$o" | grep -q "an axis length ZNAXISn that is not a number from 1" && ok || bad "ZNAXIS1 = 0 without ZTILE1: $o"
   # L11: 100000 HISTORY cards are read (and copied) in linear time; a quadratic de-duplication took minutes
   $py - <<'PYEOF'
 import numpy as np
