@@ -142,6 +142,12 @@ typedef enum {
                             in-core plan (method = naive, one device, no restart) runs it, and only with omega = 1 */
 } pyr_iteration_t;
 
+/* A face of a Poisson problem's grid. */
+typedef enum {
+    PYR_FACE_DIRICHLET = 0, /* the boundary nodes keep the initial field's values */
+    PYR_FACE_NEUMANN        /* du/dn = flux: the face's nodes are unknowns, closed by a ghost node reflected through them */
+} pyr_face_kind_t;
+
 /* Parameters of the Poisson equation -laplace(u) = f, solved by Jacobi
  * sweeps u' = (sum_d (u[d-] + u[d+]) / h_d^2 + f) / (sum_d 2 / h_d^2),
  * damped as u' = u + omega (u' - u) when omega != 1.  The most sweeps is
@@ -154,6 +160,8 @@ typedef struct {
     pyr_iteration_t iteration; /* PYR_ITER_JACOBI (default) or PYR_ITER_CHEBYSHEV */
     pyr_rhs_kind_t rhs;
     char rhs_file[PYR_PATH_MAX]; /* for PYR_RHS_FILE */
+    pyr_face_kind_t face[6];     /* [boundary] x-, x+, y-, y+, z-, z+ (docs/poisson.md#neumann-and-mixed-boundaries) */
+    double flux[6];              /* Neumann faces: du/dn, the outward normal derivative (0: zero flux) */
 } pyr_poisson_params_t;
 
 /* Maxwell's equations on the Yee grid (FDTD), in MEEP's units: c = 1,

@@ -11,6 +11,7 @@
 #include "core/suggest.h"
 #include "io/ini.h"
 #include "problem/devices.h"
+#include "schemes/poisson.h"
 #include "pyrgrid_output.h"
 
 static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe", "monitor"};
@@ -118,6 +119,9 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
     int64_t i64;
     int choice = 0;
     int handled = 0;
+    /* [boundary] x- .. z+: the Poisson problem's faces (Maxwell's [boundary] has other keys) */
+    if (!strcmp(sec, "boundary") && pyr_poisson_face_index(key) >= 0)
+        return cfg->given |= PYR_GIVEN_POISSON, pyr_poisson_parse_face(&p->poisson, pyr_poisson_face_index(key), v);
     pyr_status_t mst = pyr_config_apply_maxwell(cfg, sec, key, v, &handled);
     if (handled) return mst;
     if (!strcmp(sec, "grid")) {
@@ -444,7 +448,7 @@ pyr_status_t pyr_config_finish(pyr_config_t *cfg)
                         "equation's alpha, dt or steps; remove those keys (the most sweeps is iterations = N)");
     if (p->equation != PYR_EQ_POISSON && (cfg->given & PYR_GIVEN_POISSON))
         return pyr_fail(PYR_ERR_CONFIG,
-                        "iterations, tolerance, check_every, omega, iteration and [rhs] belong to scheme.equation = poisson; "
+                        "iterations, tolerance, check_every, omega, iteration, [rhs] and [boundary] x- .. z+ belong to scheme.equation = poisson; "
                         "the %s equation takes %s (or set equation = poisson)",
                         pyr_equation_name(p->equation), p->equation == PYR_EQ_HEAT ? "alpha, dt and steps" : "courant or dt, and steps");
     if (p->equation != PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_MAXWELL))

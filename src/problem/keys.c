@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "problem/config.h"
 #include "problem/restart.h"
+#include "schemes/poisson.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
 #include "pyrgrid_frames_io.h"
@@ -169,6 +170,8 @@ static int problem_value(const pyr_problem_t *p, const char *full, char *out, si
     if (!strcmp(full, "rhs.kind"))
         return fmt_text(out, size, p->poisson.rhs >= PYR_RHS_ZERO && p->poisson.rhs <= PYR_RHS_FILE ? rhs_names[p->poisson.rhs] : "?");
     if (!strcmp(full, "rhs.file")) return fmt_text(out, size, p->poisson.rhs_file);
+    if (!strncmp(full, "boundary.", 9) && pyr_poisson_face_index(full + 9) >= 0)
+        return pyr_poisson_face_text(&p->poisson, pyr_poisson_face_index(full + 9), out, size);
     return pyr_problem_maxwell_value(p, full, out, size, kind);
 }
 
@@ -207,7 +210,8 @@ const char *const pyr_problem_keys[] = {"grid.dims", "grid.nx", "grid.ny", "grid
                                         "scheme.equation", "scheme.precision", "scheme.alpha", "scheme.dt", "scheme.courant", "scheme.mode",
                                         "scheme.steps",
                                         "scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega", "scheme.iteration",
-                                        "initial.kind", "initial.file", "initial.seed", "rhs.kind", "rhs.file", NULL};
+                                        "initial.kind", "initial.file", "initial.seed", "rhs.kind", "rhs.file",
+                                        "boundary.x-", "boundary.x+", "boundary.y-", "boundary.y+", "boundary.z-", "boundary.z+", NULL};
 const char *const pyr_options_keys[] = {"run.backend", "run.device", "run.method", "run.decomposition", "run.height", "run.memory",
                                         "run.rows", "run.block", "run.threads", "run.plan", "run.slots", "run.kernel",
                                         "run.devices", "run.partition", "run.exchange", "run.host_memory", NULL};
@@ -225,6 +229,9 @@ int pyr_problem_key_applies(const pyr_problem_t *p, const char *full)
         if (!strcmp(full, heat_only[i])) return p->equation == PYR_EQ_HEAT;
     for (size_t i = 0; i < sizeof poisson_only / sizeof *poisson_only; i++)
         if (!strcmp(full, poisson_only[i])) return p->equation == PYR_EQ_POISSON && (strcmp(full, "rhs.file") || p->poisson.rhs == PYR_RHS_FILE);
+    /* a Poisson problem's faces, shown where one is Neumann (all Dirichlet: the problem as it always was) */
+    if (!strncmp(full, "boundary.", 9) && pyr_poisson_face_index(full + 9) >= 0)
+        return p->equation == PYR_EQ_POISSON && pyr_poisson_has_neumann(p) && pyr_poisson_face_index(full + 9) / 2 < p->dims;
     if (!strcmp(full, "initial.file")) return p->init == PYR_INIT_FILE;
     if (!strcmp(full, "initial.seed")) return p->init == PYR_INIT_RANDOM;
     return 1;

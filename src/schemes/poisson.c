@@ -13,6 +13,17 @@
  * agree bit for bit across methods, plans and backends.  With equal spacings
  * this is the paper's (1/6)(six neighbours + h^2 f).
  *
+ * Neumann faces ([boundary] x- = neumann G; docs/poisson.md): the face's
+ * nodes are unknowns, and where a node's neighbour along the face's axis
+ * lies outside the grid the kernel reads a ghost reflected through the node,
+ *
+ *     ghost = inner + t         (inner the neighbour inside, t = 2 h_a G rounded once)
+ *
+ * for du/dn = G (the outward normal derivative), in place of that
+ * neighbour in s; the rest of the expression is the same.  Pure Neumann
+ * problems (every face Neumann) run the sweeps damped by a fixed gamma
+ * (schemes/poisson.h), Chebyshev's as u' = p + w*((u + gamma*(J - u)) - p).
+ *
  * Stopping: every check_every sweeps the max-norm of the last sweep's change
  * max |u' - u| is reduced over the grid (exactly: a maximum does not depend
  * on the order of its terms); the run stops at the first check below the
@@ -35,24 +46,83 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* The spectral radius of the plain Jacobi iteration for the Dirichlet
- * Laplacian on the whole grid: its eigenvalues are
- * sum_a c_a cos(k_a pi / (N_a - 1)) / sum_a c_a with c_a = 1/h_a^2, k_a = 1
- * .. N_a - 2 (N_a nodes along axis a, boundary included), so the largest in
- * magnitude is rho = sum_a c_a cos(pi / (N_a - 1)) / sum_a c_a. */
+/* The spectral radius of the plain Jacobi iteration on the whole grid: its
+ * eigenvalues are sum_a c_a m_a / sum_a c_a with c_a = 1/h_a^2 and m_a an
+ * eigenvalue of the 1D Jacobi matrix along axis a (N_a nodes, boundary
+ * included): cos(k pi / (N_a - 1)), k = 1 .. N_a - 2, between two Dirichlet
+ * faces; cos((2k + 1) pi / (2 (N_a - 1))), k = 0 .. N_a - 2, between a
+ * Dirichlet and a Neumann face (the ghost reflection makes the node's
+ * neighbour its mirror); cos(k pi / (N_a - 1)), k = 0 .. N_a - 1, between
+ * two Neumann faces.  The spectrum is symmetric (the grid is bipartite), so
+ * rho = sum_a c_a r_a / sum_a c_a with r_a the largest m_a: 1 on an axis
+ * between two Neumann faces, and rho = 1 exactly when every face is one. */
+static int face_neumann(const pyr_problem_t *p, int a, int high)
+{
+    return a < p->dims && p->poisson.face[2 * a + high] == PYR_FACE_NEUMANN;
+}
+
+static double axis_radius(const pyr_problem_t *p, int a)
+{
+    const int64_t n = pyr_problem_whole(p, a);
+    const int k = face_neumann(p, a, 0) + face_neumann(p, a, 1);
+    if (k == 2) return 1.0;
+    if (k == 1) return cos(M_PI / (2.0 * (double)(n - 1)));
+    return n > 2 ? cos(M_PI / (double)(n - 1)) : 0.0;
+}
+
 double pyr_poisson_jacobi_radius(const pyr_problem_t *p)
 {
     double num = 0, den = 0;
     for (int d = 0; d < p->dims; d++) {
         const double h = pyr_problem_h(p, d), c = 1.0 / (h * h);
-        const int64_t n = pyr_problem_whole(p, d);
-        num += c * (n > 2 ? cos(M_PI / (double)(n - 1)) : 0.0);
+        num += c * axis_radius(p, d);
         den += c;
     }
     return den > 0 ? num / den : 0;
 }
 
+int pyr_poisson_pure_neumann(const pyr_problem_t *p)
+{
+    for (int a = 0; a < p->dims; a++)
+        if (!face_neumann(p, a, 0) || !face_neumann(p, a, 1)) return 0;
+    return 1;
+}
+
+int pyr_poisson_has_neumann(const pyr_problem_t *p)
+{
+    for (int a = 0; a < p->dims; a++)
+        if (face_neumann(p, a, 0) || face_neumann(p, a, 1)) return 1;
+    return 0;
+}
+
+/* Pure Neumann: the eigenvalues 1 (constants) and -1 (the checkerboard)
+ * aside, the largest is one axis's k = 1 with every other k = 0: rho' =
+ * 1 - min_b c_b (1 - cos(pi / (N_b - 1))) / sum_a c_a. */
+static double neumann_inner_radius(const pyr_problem_t *p)
+{
+    double den = 0, least = -1;
+    for (int d = 0; d < p->dims; d++) {
+        const double h = pyr_problem_h(p, d), c = 1.0 / (h * h);
+        const double gap = c * (1.0 - cos(M_PI / (double)(pyr_problem_whole(p, d) - 1)));
+        if (least < 0 || gap < least) least = gap;
+        den += c;
+    }
+    return den > 0 ? 1.0 - least / den : 0;
+}
+
+double pyr_poisson_neumann_gamma(const pyr_problem_t *p) { return 2.0 / (3.0 - neumann_inner_radius(p)); }
+
 static double jacobi_radius(const pyr_problem_t *p) { return pyr_poisson_jacobi_radius(p); }
+
+/* The radius the Chebyshev weights are made for: plain Jacobi's, or for a
+ * pure Neumann problem the damped iteration's on the compatible subspace:
+ * gamma maps [-1, rho'] onto [-sigma, sigma], sigma = (1 + rho') / (3 - rho'). */
+static double chebyshev_radius(const pyr_problem_t *p)
+{
+    if (!pyr_poisson_pure_neumann(p)) return jacobi_radius(p);
+    const double r = neumann_inner_radius(p);
+    return (1.0 + r) / (3.0 - r);
+}
 
 /* Chebyshev's weights (schemes/poisson.h): they fall from w_2 towards
  * 2 / (1 + sqrt(1 - rho^2)), reached in double after about 6 (N - 1)
@@ -103,6 +173,166 @@ static int poisson_chebyshev(const pyr_problem_t *p) { return p->poisson.iterati
  * while omega < 2 / (1 + rho), which is barely above 1 on a fine grid. */
 double pyr_poisson_omega_limit(const pyr_problem_t *p) { return 2.0 / (1.0 + jacobi_radius(p)); }
 
+static const char *const face_names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+
+/* Whether the planner asks the scheme which boundary nodes its sweeps
+ * update (pyr_poisson_fixed): without that it takes every face as fixed,
+ * and a Neumann face's nodes would never move nor come back. */
+static const int planner_updates_faces = 0;
+
+
+/* The trapezoid-weighted sum of f over the whole grid (weights prod_a h_a,
+ * halved at each end of every axis): the discrete integral that the ghost
+ * reflection's equations add up to.  *size gets the sum of |f| alike.  f:
+ * the field (rhs file), or NULL for the analytic right-hand sides. */
+static void weighted_sum(const pyr_problem_t *p, const pyr_field_t *f, double *sum, double *size)
+{
+    *sum = *size = 0;
+    if (!f && p->poisson.rhs == PYR_RHS_SINE) {
+        /* separable: prod_a (sum_i w_i sin(pi i / (N_a - 1))), all terms >= 0 */
+        double prod = 1, k2 = 0;
+        for (int a = 0; a < p->dims; a++) {
+            const int64_t n = p->n[a];
+            const double h = pyr_problem_h(p, a);
+            double t = 0;
+            for (int64_t i = 0; i < n; i++) t += (i == 0 || i == n - 1 ? 0.5 * h : h) * sin(M_PI * (double)i / (double)(n - 1));
+            prod *= t;
+            k2 += (M_PI / p->length[a]) * (M_PI / p->length[a]);
+        }
+        *sum = *size = k2 * prod;
+        return;
+    }
+    if (!f) return;
+    const int64_t nx = p->n[0], ny = p->n[1], nz = p->n[2];
+    const double hx = pyr_problem_h(p, 0), hy = p->dims > 1 ? pyr_problem_h(p, 1) : 1, hz = p->dims > 2 ? pyr_problem_h(p, 2) : 1;
+    for (int64_t z = 0; z < nz; z++)
+        for (int64_t y = 0; y < ny; y++) {
+            const double wyz = (p->dims > 2 && (z == 0 || z == nz - 1) ? 0.5 * hz : hz) * (p->dims > 1 && (y == 0 || y == ny - 1) ? 0.5 * hy : hy);
+            double row = 0, arow = 0;
+            for (int64_t x = 0; x < nx; x++) {
+                const int64_t i = (z * ny + y) * nx + x;
+                const double v = f->precision == PYR_DOUBLE ? ((const double *)f->data)[i] : (double)((const float *)f->data)[i];
+                const double w = x == 0 || x == nx - 1 ? 0.5 * hx : hx;
+                row += w * v;
+                arow += w * fabs(v);
+            }
+            *sum += wyz * row;
+            *size += wyz * arow;
+        }
+}
+
+/* A pure Neumann problem has a solution only where the sources balance the
+ * fluxes: sum_i W_i f_i + sum_faces G A = 0 (W the trapezoid weights, A a
+ * face's area), exactly the sum of the discrete equations.  f: the whole
+ * grid's right-hand side as read from its file, or NULL (zero, sine). */
+static pyr_status_t check_compatible(const pyr_problem_t *p, const pyr_field_t *f)
+{
+    double fs = 0, fsize = 0, gs = 0, gsize = 0, volume = 1;
+    weighted_sum(p, f, &fs, &fsize);
+    for (int a = 0; a < p->dims; a++) {
+        double area = 1;
+        for (int b = 0; b < p->dims; b++)
+            if (b != a) area *= p->length[b];
+        for (int side = 0; side < 2; side++) {
+            gs += p->poisson.flux[2 * a + side] * area;
+            gsize += fabs(p->poisson.flux[2 * a + side]) * area;
+        }
+        volume *= p->length[a];
+    }
+    const double mismatch = fs + gs, size = fsize + gsize, rel = p->precision == PYR_DOUBLE ? 1e-10 : 1e-5;
+    if (!(fabs(mismatch) <= rel * size))
+        return pyr_fail(PYR_ERR_CONFIG,
+                        "every face is neumann, and then -laplace(u) = f has a solution only if the sources balance the fluxes: "
+                        "sum of f (trapezoid weights) + sum of flux x face area must be 0, but it is %.6g + %.6g = %.6g "
+                        "(%.2g of their size; at most %.0e allowed). Subtract %.6g (the mismatch over the volume %.6g) from f "
+                        "everywhere, change a face's flux, or make a face dirichlet",
+                        fs, gs, mismatch, size > 0 ? fabs(mismatch) / size : 0.0, rel, mismatch / volume, volume);
+    return PYR_OK;
+}
+
+int pyr_poisson_face_index(const char *key)
+{
+    for (int k = 0; k < 6; k++)
+        if (key && !strcmp(key, face_names[k])) return k;
+    return -1;
+}
+
+pyr_status_t pyr_poisson_parse_face(pyr_poisson_params_t *q, int k, const char *value)
+{
+    char word[16];
+    int used = 0;
+    const char *v = value;
+    while (*v == ' ' || *v == '\t') v++;
+    if (sscanf(v, "%15s%n", word, &used) != 1)
+        return pyr_fail(PYR_ERR_CONFIG, "boundary.%s is empty; write dirichlet, neumann (zero flux) or neumann FLUX (du/dn, outward)", face_names[k]);
+    const char *rest = v + used;
+    while (*rest == ' ' || *rest == '\t') rest++;
+    if (!strcmp(word, "dirichlet")) {
+        if (*rest)
+            return pyr_fail(PYR_ERR_CONFIG, "boundary.%s = '%s': a dirichlet face takes no value (its nodes keep the initial field's); "
+                                            "write dirichlet, or neumann %s for a flux",
+                            face_names[k], value, rest);
+        q->face[k] = PYR_FACE_DIRICHLET;
+        q->flux[k] = 0;
+        return PYR_OK;
+    }
+    if (strcmp(word, "neumann"))
+        return pyr_fail(PYR_ERR_CONFIG, "boundary.%s = '%s': unknown kind '%s'; write dirichlet, neumann (zero flux) or neumann FLUX "
+                                        "(du/dn, the outward normal derivative)",
+                        face_names[k], value, word);
+    double g = 0;
+    if (*rest) {
+        char *end;
+        g = strtod(rest, &end);
+        while (*end == ' ' || *end == '\t') end++;
+        if (end == rest || *end || !isfinite(g))
+            return pyr_fail(PYR_ERR_CONFIG, "boundary.%s = '%s': the flux '%s' is not a finite number; write neumann FLUX, e.g. neumann 0.5",
+                            face_names[k], value, rest);
+    }
+    q->face[k] = PYR_FACE_NEUMANN;
+    q->flux[k] = g;
+    return PYR_OK;
+}
+
+int pyr_poisson_face_text(const pyr_poisson_params_t *q, int k, char *out, size_t size)
+{
+    if (q->face[k] != PYR_FACE_NEUMANN) return snprintf(out, size, "dirichlet");
+    return q->flux[k] == 0 ? snprintf(out, size, "neumann") : snprintf(out, size, "neumann %.17g", q->flux[k]);
+}
+
+static pyr_status_t faces_validate(const pyr_problem_t *p)
+{
+    const pyr_poisson_params_t *q = &p->poisson;
+    for (int k = 0; k < 6; k++) {
+        if (q->face[k] != PYR_FACE_DIRICHLET && q->face[k] != PYR_FACE_NEUMANN)
+            return pyr_fail(PYR_ERR_CONFIG, "boundary.%s: unknown kind %d; use dirichlet or neumann [FLUX]", face_names[k], (int)q->face[k]);
+        if (!isfinite(q->flux[k])) return pyr_fail(PYR_ERR_CONFIG, "boundary.%s: the flux %g is not finite", face_names[k], q->flux[k]);
+        if (k / 2 >= p->dims && (q->face[k] != PYR_FACE_DIRICHLET || q->flux[k] != 0))
+            return pyr_fail(PYR_ERR_CONFIG, "boundary.%s = neumann on a %dD grid, which has no %c faces; leave it out", face_names[k], p->dims,
+                            "xyz"[k / 2]);
+        if (q->face[k] == PYR_FACE_DIRICHLET && q->flux[k] != 0)
+            return pyr_fail(PYR_ERR_CONFIG, "boundary.%s: a flux (%g) on a dirichlet face; the face's values are the initial field's, "
+                                            "so write neumann %g to prescribe the flux",
+                            face_names[k], q->flux[k], q->flux[k]);
+    }
+    if (!pyr_poisson_has_neumann(p)) return PYR_OK;
+    if (q->iteration != PYR_ITER_JACOBI && q->iteration != PYR_ITER_CHEBYSHEV)
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "neumann faces are solved by Jacobi or Chebyshev sweeps only; use scheme.iteration = "
+                                             "chebyshev (or jacobi), or make every face dirichlet");
+    if (pyr_poisson_pure_neumann(p)) {
+        if (q->iteration == PYR_ITER_JACOBI && !(q->omega < 1))
+            return pyr_fail(PYR_ERR_CONFIG, "scheme.omega = %g with every face neumann: plain Jacobi's sweeps never damp the checkerboard "
+                                            "mode (eigenvalue -1) there; use omega < 1 (e.g. 0.8), or iteration = chebyshev",
+                            q->omega);
+        /* a right-hand side from a file is checked as it is read (poisson_init_input) */
+        if (q->rhs != PYR_RHS_FILE) PYR_TRY(check_compatible(p, NULL));
+    }
+    if (!planner_updates_faces)
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "neumann faces need the planner to update the nodes of a face (the scheme's per-problem "
+                                             "margins), which this build does not have yet; make every face dirichlet");
+    return PYR_OK;
+}
+
 static pyr_status_t poisson_validate(const pyr_problem_t *p)
 {
     const pyr_poisson_params_t *q = &p->poisson;
@@ -147,7 +377,7 @@ static pyr_status_t poisson_validate(const pyr_problem_t *p)
                         "(plain Jacobi) or below 1 to damp",
                         q->omega, grid, limit, jacobi_radius(p));
     }
-    return PYR_OK;
+    return faces_validate(p);
 }
 
 static unsigned poisson_fields(const pyr_problem_t *p) { return p->poisson.rhs == PYR_RHS_ZERO ? 1u : 3u; }
@@ -168,13 +398,51 @@ static void poisson_coefficients(const pyr_problem_t *p, pyr_coef_t *c)
     c->c[4] = p->poisson.omega;
     c->c[5] = p->poisson.rhs != PYR_RHS_ZERO;
     c->c[PYR_POISSON_CHEBYSHEV_COEF] = poisson_chebyshev(p);
+    c->c[PYR_POISSON_FACES_COEF] = pyr_poisson_has_neumann(p) ? PYR_POISSON_FACES_AUX : 0;
+    if (pyr_poisson_pure_neumann(p) && poisson_chebyshev(p)) c->c[4] = pyr_poisson_neumann_gamma(p);
 }
 
+int pyr_poisson_fixed(const pyr_problem_t *p, int axis, int high)
+{
+    if (axis >= p->dims || !face_neumann(p, axis, high)) return 1;
+    /* a part of a larger grid holds the face only where its window reaches the grid's end */
+    const int64_t whole = pyr_problem_whole(p, axis);
+    const int holds = high ? p->origin[axis] + p->n[axis] == whole : p->origin[axis] == 0;
+    return holds ? 0 : 1;
+}
+
+/* aux: the faces' table (schemes/poisson.h) when a face of this problem's
+ * grid is Neumann, then Chebyshev's weights. */
 static pyr_status_t poisson_aux_coefficients(const pyr_problem_t *p, double **aux, int64_t *naux)
 {
     *aux = NULL;
     *naux = 0;
-    return poisson_chebyshev(p) ? pyr_poisson_chebyshev_weights(jacobi_radius(p), aux, naux) : PYR_OK;
+    double *w = NULL;
+    int64_t nw = 0;
+    if (poisson_chebyshev(p)) PYR_TRY(pyr_poisson_chebyshev_weights(chebyshev_radius(p), &w, &nw));
+    if (!pyr_poisson_has_neumann(p)) {
+        *aux = w;
+        *naux = nw;
+        return PYR_OK;
+    }
+    const int64_t head = PYR_POISSON_FACES_AUX;
+    double *t = malloc((size_t)(head + nw) * sizeof *t);
+    if (!t) {
+        free(w);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    }
+    for (int k = 0; k < 6; k++) {
+        const int a = k / 2, high = k % 2;
+        const int on = a < p->dims && face_neumann(p, a, high) && pyr_poisson_fixed(p, a, high) == 0;
+        t[3 * k] = on;
+        t[3 * k + 1] = on ? (high ? (double)(p->n[a] - 1) : 0.0) : -1.0;
+        t[3 * k + 2] = on ? 2.0 * pyr_problem_h(p, a) * p->poisson.flux[k] : 0.0;
+    }
+    if (nw) memcpy(t + head, w, (size_t)nw * sizeof *w);
+    free(w);
+    *aux = t;
+    *naux = head + nw;
+    return PYR_OK;
 }
 
 static pyr_status_t check_finite(const pyr_field_t *f, const char *what, const int64_t origin[3])
@@ -210,7 +478,13 @@ static pyr_status_t poisson_init_input_part(const pyr_problem_t *p, int i, const
         if (st != PYR_OK) return pyr_fail_context(st, "rhs.file: ");
         char what[PYR_PATH_MAX + 16];
         snprintf(what, sizeof what, "rhs.file %s", p->poisson.rhs_file);
-        return check_finite(f, what, origin);
+        PYR_TRY(check_finite(f, what, origin));
+        /* the whole grid's f (a part's slice cannot say; nor can a caller's own array, which is never read here) */
+        if (whole && pyr_poisson_pure_neumann(p) && p->origin[0] == 0 && p->origin[1] == 0 && p->origin[2] == 0) {
+            st = check_compatible(p, f);
+            if (st != PYR_OK) return pyr_fail_context(st, "rhs.file %s: ", p->poisson.rhs_file);
+        }
+        return PYR_OK;
     }
     /* zero, or the sine mode's right-hand side: separable, one sin per node and axis */
     double *sx[3] = {NULL, NULL, NULL};
@@ -253,7 +527,7 @@ static double poisson_tolerance(const pyr_problem_t *p) { return p->poisson.tole
 
 static void poisson_key(const pyr_problem_t *p, char *out, size_t size)
 {
-    snprintf(out, size, "%s", p->poisson.rhs == PYR_RHS_ZERO ? "f=0" : "f");
+    snprintf(out, size, "%s%s", p->poisson.rhs == PYR_RHS_ZERO ? "f=0" : "f", pyr_poisson_has_neumann(p) ? ",neumann" : "");
 }
 
 const pyr_scheme_t pyr_scheme_poisson = {

@@ -18,18 +18,57 @@
  * coef.aux then holds the weights w_1, w_2, ... in double up to where they
  * stop changing (the last one then serves every later sweep); a kernel
  * rounds a sweep's weight once to its precision.  c[6] = 0: plain or damped
- * Jacobi, no weights. */
+ * Jacobi, no weights.
+ *
+ * Neumann faces (src/schemes/poisson.c): c[7] = PYR_POISSON_FACES_AUX when
+ * a face of the problem's grid is Neumann (else 0), and coef.aux then
+ * starts with that many values, three per face x-, x+, y-, y+, z-, z+:
+ * 1 when the face is Neumann and on this problem's grid (else 0), the
+ * coordinate of its nodes along its axis, and t = 2 h G (the ghost is the
+ * node's inner neighbour + t, rounded once to the precision); the weights
+ * follow.  On such a problem a sweep's box reaches the Neumann faces, and
+ * c[4] holds the damping gamma of a pure Neumann problem's Chebyshev sweeps
+ * (u' = p + w*((u + gamma*(J - u)) - p); with w = 1, u + gamma*(J - u)). */
 #ifndef PYR_SCHEMES_POISSON_H
 #define PYR_SCHEMES_POISSON_H
 
 #include <stdint.h>
 
 #include "pyrgrid.h"
+#include "schemes/scheme.h"
 
 #define PYR_POISSON_CHEBYSHEV_COEF 6
+#define PYR_POISSON_FACES_COEF 7
+#define PYR_POISSON_FACES_AUX 18
+
+/* Chebyshev's weights in coef.aux (after the faces' table, if any). */
+static inline const double *pyr_poisson_weights(const pyr_coef_t *c, int64_t *n)
+{
+    const int64_t head = (int64_t)c->c[PYR_POISSON_FACES_COEF];
+    *n = c->aux ? c->naux - head : 0;
+    return c->aux ? c->aux + head : NULL;
+}
+
+/* Whether some face / every face of the problem's grid is Neumann. */
+int pyr_poisson_has_neumann(const pyr_problem_t *p);
+int pyr_poisson_pure_neumann(const pyr_problem_t *p);
+/* The damping of a pure Neumann problem's Chebyshev sweeps: 2 / (3 - rho'),
+ * rho' the plain Jacobi radius without the eigenvalues 1 and -1. */
+double pyr_poisson_neumann_gamma(const pyr_problem_t *p);
+/* Nodes at the low (high = 0) or high end of an axis that no sweep updates:
+ * 1, or 0 on a Neumann face of the problem's grid (a part of a larger grid
+ * holds a face only where its window reaches it). */
+int pyr_poisson_fixed(const pyr_problem_t *p, int axis, int high);
+
+/* [boundary] keys x- .. z+: the face's index 0 .. 5 (-1: not a face);
+ * "dirichlet" | "neumann" | "neumann FLUX" into q; and the value's text. */
+int pyr_poisson_face_index(const char *key);
+pyr_status_t pyr_poisson_parse_face(pyr_poisson_params_t *q, int k, const char *value);
+int pyr_poisson_face_text(const pyr_poisson_params_t *q, int k, char *out, size_t size);
 
 /* The spectral radius of the plain Jacobi iteration on the problem's whole
- * grid (Dirichlet boundary, anisotropic spacings included). */
+ * grid (its faces' kinds and anisotropic spacings included; 1 when every
+ * face is Neumann). */
 double pyr_poisson_jacobi_radius(const pyr_problem_t *p);
 
 /* The weights w_1 .. w_n for the radius rho (0 <= rho < 1) into a new

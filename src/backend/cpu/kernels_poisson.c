@@ -48,6 +48,112 @@ DEFINE_JACOBI_ROW(jacobi_row_f64, double)
 
 PYR_CPU_KERNEL(jacobi, jacobi_row_f32, jacobi_row_f64, 7)
 
+/* Problems with a Neumann face (schemes/poisson.h): a sweep per layer, each
+ * row with its coordinates, so that a node on a Neumann face reads the ghost
+ * (inner neighbour + t) where its neighbour would be outside the grid.  The
+ * node's expression is the one of src/schemes/poisson.c, term for term. */
+typedef struct {
+    int on[6];
+    int64_t at[6];
+    double t[6];
+} faces_t;
+
+#define DEFINE_NEUMANN_SWEEP(NAME, T)                                                                          \
+    static void NAME(const pyr_cpu_ctx_t *c, const pyr_piece_t *piece, const T *in, T *out, const T *fbase,     \
+                     const pyr_box_t *box, int dims, const T *cf, T w, const faces_t *fc)                       \
+    {                                                                                                          \
+        const T cx = cf[0], cy = cf[1], cz = cf[2], dv = cf[3], om = cf[4];                                    \
+        const T t[6] = {(T)fc->t[0], (T)fc->t[1], (T)fc->t[2], (T)fc->t[3], (T)fc->t[4], (T)fc->t[5]};         \
+        const int damp = om != (T)1, cheb = w != (T)1;                                                         \
+        const int64_t pitch = piece->pitch, plane = piece->pitch * pyr_cpu_rows_of(&piece->box);               \
+        const int64_t ny = pyr_box_extent(box, 1), nz = pyr_box_extent(box, 2), rows = ny * nz;                \
+        _Pragma("omp parallel for schedule(static) num_threads(c->threads) if (rows * pyr_box_extent(box, 0) > 8192)") \
+        for (int64_t r = 0; r < rows; r++) {                                                                   \
+            const int64_t y = box->lo[1] + r % ny, z = box->lo[2] + r / ny;                                    \
+            const int ylo = dims > 1 && fc->on[2] && y == fc->at[2], yhi = dims > 1 && fc->on[3] && y == fc->at[3]; \
+            const int zlo = dims > 2 && fc->on[4] && z == fc->at[4], zhi = dims > 2 && fc->on[5] && z == fc->at[5]; \
+            const int64_t base = pyr_piece_index(piece, box->lo[0], y, z);                                     \
+            for (int64_t x = box->lo[0]; x < box->hi[0]; x++) {                                                \
+                const int64_t i = base + (x - box->lo[0]);                                                     \
+                T xm, xp;                                                                                      \
+                if (fc->on[0] && x == fc->at[0]) xp = in[i + 1], xm = xp + t[0];                               \
+                else if (fc->on[1] && x == fc->at[1]) xm = in[i - 1], xp = xm + t[1];                          \
+                else xm = in[i - 1], xp = in[i + 1];                                                           \
+                T s = cx * (xm + xp);                                                                          \
+                if (dims > 1) {                                                                                \
+                    T ym, yp;                                                                                  \
+                    if (ylo) yp = in[i + pitch], ym = yp + t[2];                                               \
+                    else if (yhi) ym = in[i - pitch], yp = ym + t[3];                                          \
+                    else ym = in[i - pitch], yp = in[i + pitch];                                               \
+                    s = s + cy * (ym + yp);                                                                    \
+                }                                                                                              \
+                if (dims > 2) {                                                                                \
+                    T zm, zp;                                                                                  \
+                    if (zlo) zp = in[i + plane], zm = zp + t[4];                                               \
+                    else if (zhi) zm = in[i - plane], zp = zm + t[5];                                          \
+                    else zm = in[i - plane], zp = in[i + plane];                                               \
+                    s = s + cz * (zm + zp);                                                                    \
+                }                                                                                              \
+                const T j = fbase ? (s + fbase[i]) * dv : s * dv;                                              \
+                const T u = in[i];                                                                             \
+                const T d = damp ? u + om * (j - u) : j;                                                       \
+                if (cheb) {                                                                                    \
+                    const T p = out[i];                                                                        \
+                    out[i] = p + w * (d - p);                                                                  \
+                } else {                                                                                       \
+                    out[i] = d;                                                                                \
+                }                                                                                              \
+            }                                                                                                  \
+        }                                                                                                      \
+    }
+
+DEFINE_NEUMANN_SWEEP(neumann_sweep_f32, float)
+DEFINE_NEUMANN_SWEEP(neumann_sweep_f64, double)
+
+static pyr_status_t neumann_run(const pyr_cpu_ctx_t *c, const pyr_kernel_call_t *call)
+{
+    const pyr_coef_t *coef = call->coef;
+    const pyr_piece_t *piece = call->piece;
+    const int dims = coef->dims;
+    if (!coef->aux || coef->naux < PYR_POISSON_FACES_AUX)
+        return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Neumann faces without their table");
+    faces_t fc;
+    for (int k = 0; k < 6; k++) {
+        fc.on[k] = coef->aux[3 * k] != 0;
+        fc.at[k] = (int64_t)coef->aux[3 * k + 1];
+        fc.t[k] = coef->aux[3 * k + 2];
+    }
+    /* every node a box holds must have its neighbours in the piece, or be a face's node that reads a ghost instead */
+    for (int l = 0; l < call->nboxes; l++) {
+        const pyr_box_t *b = &call->boxes[l];
+        if (pyr_box_empty(b)) continue;
+        for (int a = 0; a < dims; a++)
+            if ((b->lo[a] < piece->box.lo[a] + 1 && !(fc.on[2 * a] && b->lo[a] == fc.at[2 * a] && b->lo[a] >= piece->box.lo[a])) ||
+                (b->hi[a] > piece->box.hi[a] - 1 && !(fc.on[2 * a + 1] && b->hi[a] - 1 == fc.at[2 * a + 1] && b->hi[a] <= piece->box.hi[a])))
+                return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: layer %d's box leaves its piece", l);
+    }
+    int64_t nw = 0;
+    const double *wt = pyr_poisson_weights(coef, &nw);
+    const int cheb = coef->c[PYR_POISSON_CHEBYSHEV_COEF] != 0;
+    if (cheb && nw < 1) return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Chebyshev sweeps without their weights");
+    float cf32[5];
+    double cf64[5];
+    for (int i = 0; i < 5; i++) cf32[i] = (float)coef->c[i], cf64[i] = coef->c[i];
+    const void *fbase = piece->nfields > 1 ? piece->buf[1][0] : NULL;
+    int cur = piece->cur;
+    for (int l = 0; l < call->nboxes; l++) {
+        const double w = cheb ? pyr_poisson_weight(wt, nw, call->step + l) : 1.0;
+        const void *in = piece->buf[0][cur];
+        void *out = piece->buf[0][cur ^ 1];
+        if (!pyr_box_empty(&call->boxes[l])) {
+            if (c->precision == PYR_DOUBLE) neumann_sweep_f64(c, piece, in, out, fbase, &call->boxes[l], dims, cf64, w, &fc);
+            else neumann_sweep_f32(c, piece, in, out, fbase, &call->boxes[l], dims, cf32, (float)w, &fc);
+        }
+        cur ^= 1;
+    }
+    return PYR_OK;
+}
+
 /* The call with every layer's coefficient 6 set to its weight: plain and
  * damped Jacobi in one call (weight 1), Chebyshev's sweeps in runs of
  * layers of one weight (each run one call of the common machinery, its
@@ -55,6 +161,7 @@ PYR_CPU_KERNEL(jacobi, jacobi_row_f32, jacobi_row_f64, 7)
  * first few thousand sweeps, and from there a call is one run). */
 static pyr_status_t poisson_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
+    if (call->coef->c[PYR_POISSON_FACES_COEF] != 0) return neumann_run(ctx, call);
     pyr_coef_t coef = *call->coef;
     pyr_kernel_call_t sub = *call;
     sub.coef = &coef;
@@ -62,17 +169,18 @@ static pyr_status_t poisson_run(void *ctx, int slot, const pyr_kernel_call_t *ca
         coef.c[PYR_POISSON_CHEBYSHEV_COEF] = 1;
         return jacobi_run(ctx, slot, &sub);
     }
-    if (!call->coef->aux || call->coef->naux < 1)
-        return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Chebyshev sweeps without their weights");
+    int64_t nw = 0;
+    const double *wt = pyr_poisson_weights(call->coef, &nw);
+    if (!wt || nw < 1) return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Chebyshev sweeps without their weights");
     const int is_double = ((const pyr_cpu_ctx_t *)ctx)->precision == PYR_DOUBLE;
     pyr_piece_t piece = *call->piece;
     sub.piece = &piece;
     for (int l = 0; l < call->nboxes;) {
-        const double w = pyr_poisson_weight(call->coef->aux, call->coef->naux, call->step + l);
+        const double w = pyr_poisson_weight(wt, nw, call->step + l);
         int k = 1;
         /* layers whose weights round to the same value in the run's precision */
         while (l + k < call->nboxes) {
-            const double v = pyr_poisson_weight(call->coef->aux, call->coef->naux, call->step + l + k);
+            const double v = pyr_poisson_weight(wt, nw, call->step + l + k);
             if (is_double ? v != w : (float)v != (float)w) break;
             k++;
         }

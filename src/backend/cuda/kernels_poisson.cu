@@ -117,7 +117,9 @@ template <typename T> pyr_status_t chebyshev_run(pyrcu::ctx_t *c, int slot, cons
     const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
     for (int l = 0; l < call->nboxes; l++) {
         const pyr_kbox_t b = local_box(piece, &call->boxes[l]);
-        const T w = (T)pyr_poisson_weight(call->coef->aux, call->coef->naux, call->step + l);
+        int64_t nw = 0;
+        const double *wt = pyr_poisson_weights(call->coef, &nw);
+        const T w = (T)pyr_poisson_weight(wt, nw, call->step + l);
         const T *src = (const T *)piece->buf[0][cur];
         T *dst = (T *)piece->buf[0][cur ^ 1];
         if (f) PYR_CU((chebyshev_launch<T, true>(dims, src, dst, f, &L, &b, call->coef, w, s)));
@@ -129,15 +131,145 @@ template <typename T> pyr_status_t chebyshev_run(pyrcu::ctx_t *c, int slot, cons
     return pyrcu::serial_end(c, slot, t0, &stats.compute_ns);
 }
 
+/* Problems with a Neumann face (schemes/poisson.h): one launch per sweep,
+ * a thread per node along x, with the CPU kernel's expression term for term:
+ * a node on a Neumann face reads the ghost (inner neighbour + t) where its
+ * neighbour would be outside the grid; then J, the damping u + om*(J - u)
+ * where om != 1, and Chebyshev's p + w*(D - p) where w != 1. */
+struct faces_t {
+    int on[6];
+    int at[6];
+};
+
+template <typename T, int DIMS, bool HasF>
+__global__ void k_neumann(const T *__restrict__ src, T *__restrict__ dst, const T *__restrict__ f, int64_t pitch, int64_t plane,
+                          pyr_kbox_t b, faces_t fc, T t0, T t1, T t2, T t3, T t4, T t5, T cx, T cy, T cz, T dv, T om, T w)
+{
+    const int x = b.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (x >= b.hi[0]) return;
+    const bool cheb = w != T(1), damp = om != T(1);
+    for (int z = b.lo[2] + (int)blockIdx.z; z < b.hi[2]; z += (int)gridDim.z)
+        for (int y = b.lo[1] + (int)blockIdx.y; y < b.hi[1]; y += (int)gridDim.y) {
+            const int64_t i = (int64_t)z * plane + (int64_t)y * pitch + x;
+            T xm, xp;
+            if (fc.on[0] && x == fc.at[0]) xp = src[i + 1], xm = add(xp, t0);
+            else if (fc.on[1] && x == fc.at[1]) xm = src[i - 1], xp = add(xm, t1);
+            else xm = src[i - 1], xp = src[i + 1];
+            T s = mul(cx, add(xm, xp));
+            if (DIMS >= 2) {
+                T ym, yp;
+                if (fc.on[2] && y == fc.at[2]) yp = src[i + pitch], ym = add(yp, t2);
+                else if (fc.on[3] && y == fc.at[3]) ym = src[i - pitch], yp = add(ym, t3);
+                else ym = src[i - pitch], yp = src[i + pitch];
+                s = add(s, mul(cy, add(ym, yp)));
+            }
+            if (DIMS == 3) {
+                T zm, zp;
+                if (fc.on[4] && z == fc.at[4]) zp = src[i + plane], zm = add(zp, t4);
+                else if (fc.on[5] && z == fc.at[5]) zm = src[i - plane], zp = add(zm, t5);
+                else zm = src[i - plane], zp = src[i + plane];
+                s = add(s, mul(cz, add(zm, zp)));
+            }
+            const T j = HasF ? mul(add(s, __ldg(f + i)), dv) : mul(s, dv);
+            const T u = src[i];
+            const T d = damp ? add(u, mul(om, sub(j, u))) : j;
+            if (cheb) {
+                const T p = dst[i];
+                dst[i] = add(p, mul(w, sub(d, p)));
+            } else {
+                dst[i] = d;
+            }
+        }
+}
+
+template <typename T> pyr_status_t neumann_run(pyrcu::ctx_t *c, int slot, const pyr_kernel_call_t *call)
+{
+    const pyr_piece_t *piece = call->piece;
+    const pyr_coef_t *coef = call->coef;
+    const int dims = coef->dims;
+    if (!coef->aux || coef->naux < PYR_POISSON_FACES_AUX)
+        return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Neumann faces without their table");
+    faces_t fc;
+    T t[6];
+    for (int k = 0; k < 6; k++) {
+        fc.on[k] = coef->aux[3 * k] != 0;
+        t[k] = (T)coef->aux[3 * k + 2];
+    }
+    for (int l = 0; l < call->nboxes; l++) {
+        const pyr_box_t *b = &call->boxes[l];
+        if (pyr_box_empty(b)) continue;
+        for (int a = 0; a < dims; a++) {
+            const int64_t lo = (int64_t)coef->aux[6 * a + 1], hi = (int64_t)coef->aux[6 * a + 4];
+            if ((b->lo[a] < piece->box.lo[a] + 1 && !(fc.on[2 * a] && b->lo[a] == lo && b->lo[a] >= piece->box.lo[a])) ||
+                (b->hi[a] > piece->box.hi[a] - 1 && !(fc.on[2 * a + 1] && b->hi[a] - 1 == hi && b->hi[a] <= piece->box.hi[a])))
+                return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: layer %d box outside its piece", l);
+        }
+    }
+    if (call->save_to || call->fill_from) return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a halo the kernel does not take (kernels.h halo)");
+    int64_t nw = 0;
+    const double *wt = pyr_poisson_weights(coef, &nw);
+    const bool cheb = coef->c[PYR_POISSON_CHEBYSHEV_COEF] != 0;
+    if (cheb && nw < 1) return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Chebyshev sweeps without their weights");
+    const T *f = piece->nfields > 1 ? (const T *)piece->buf[1][0] : nullptr;
+    pyrcu::stats_t &stats = c->dev->stats;
+    const double t0 = pyrcu::serial(c) ? pyrcu::now_s() : 0;
+    PYR_CU(cudaSetDevice(c->device));
+    cudaStream_t s = c->stream[slot];
+    const pyr_klayout_t L = layout_of(piece);
+    const int64_t plane = L.pitch * L.rows;
+    const T cx = (T)coef->c[0], cy = (T)coef->c[1], cz = (T)coef->c[2], dv = (T)coef->c[3], om = (T)coef->c[4];
+    int cur = piece->cur;
+    const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
+    for (int l = 0; l < call->nboxes; l++) {
+        const T w = cheb ? (T)pyr_poisson_weight(wt, nw, call->step + l) : T(1);
+        const T *src = (const T *)piece->buf[0][cur];
+        T *dst = (T *)piece->buf[0][cur ^ 1];
+        cur ^= 1;
+        if (pyr_box_empty(&call->boxes[l])) continue;
+        const pyr_kbox_t b = local_box(piece, &call->boxes[l]);
+        /* the faces' coordinates in the piece's, as local_box places the box */
+        faces_t lf = fc;
+        for (int k = 0; k < 6; k++) lf.at[k] = (int)((int64_t)coef->aux[3 * k + 1] - piece->box.lo[k / 2]);
+        const int nx = b.hi[0] - b.lo[0], ny = b.hi[1] - b.lo[1], nz = b.hi[2] - b.lo[2];
+        if (nx <= 0 || ny <= 0 || nz <= 0) continue;
+        const int threads = 256;
+        dim3 grid((unsigned)ceil_div(nx, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
+#define NEUMANN_LAUNCH(D, F)                                                                                                      \
+    k_neumann<T, D, F><<<grid, threads, 0, s>>>(src, dst, f, L.pitch, plane, b, lf, t[0], t[1], t[2], t[3], t[4], t[5], cx, cy, cz, dv, \
+                                                om, w)
+        if (f) {
+            if (dims == 1) NEUMANN_LAUNCH(1, true);
+            else if (dims == 2) NEUMANN_LAUNCH(2, true);
+            else NEUMANN_LAUNCH(3, true);
+        } else {
+            if (dims == 1) NEUMANN_LAUNCH(1, false);
+            else if (dims == 2) NEUMANN_LAUNCH(2, false);
+            else NEUMANN_LAUNCH(3, false);
+        }
+#undef NEUMANN_LAUNCH
+        PYR_CU(cudaGetLastError());
+        pyrcu::count(stats.launches);
+    }
+    pyrcu::span_end(c, span, slot);
+    return pyrcu::serial_end(c, slot, t0, &stats.compute_ns);
+}
+
 /* Fused launches of up to 7 steps in 2D (of 15 for heat): each takes the
  * f rows of its steps from the caches, and fewer instantiations keep the
  * build short. */
 pyr_status_t jacobi_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
+    if (call->coef->c[PYR_POISSON_FACES_COEF] != 0) {
+        pyrcu::ctx_t *c = (pyrcu::ctx_t *)ctx;
+        PYR_TRY(pyrcu::check_slot(c, slot));
+        if (call->nboxes <= 0) return PYR_OK;
+        return c->elem == 8 ? neumann_run<double>(c, slot, call) : neumann_run<float>(c, slot, call);
+    }
     if (call->coef->c[PYR_POISSON_CHEBYSHEV_COEF] != 0) {
         pyrcu::ctx_t *c = (pyrcu::ctx_t *)ctx;
         PYR_TRY(pyrcu::check_slot(c, slot));
-        if (!call->coef->aux || call->coef->naux < 1)
+        int64_t nw = 0;
+        if (!pyr_poisson_weights(call->coef, &nw) || nw < 1)
             return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Chebyshev sweeps without their weights");
         if (call->nboxes <= 0) return PYR_OK;
         return c->elem == 8 ? chebyshev_run<double>(c, slot, call) : chebyshev_run<float>(c, slot, call);
