@@ -180,7 +180,6 @@ static const char *const face_names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
  * and a Neumann face's nodes would never move nor come back. */
 static const int planner_updates_faces = 0;
 
-
 /* The trapezoid-weighted sum of f over the whole grid (weights prod_a h_a,
  * halved at each end of every axis): the discrete integral that the ghost
  * reflection's equations add up to.  *size gets the sum of |f| alike.  f:

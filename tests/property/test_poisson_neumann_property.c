@@ -169,6 +169,10 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     pyr_run_info_t ra, rb;
     pyr_status_t sa = PYR_OK, sb = PYR_OK;
     pyr_field_t *a = solve_poisson(&p, &o, f, &ra, &sa);
+    if (sa != PYR_OK && nparts && strstr(pyr_last_error(), "too many parts")) { /* a grid too small to cut: said so */
+        pyr_field_destroy(&f);
+        return 0;
+    }
     CHECK(sa == PYR_OK, "%s: run failed: %s", label, pyr_last_error());
     pyr_field_t *b = sa == PYR_OK ? poisson_reference(&p, f, &rb, &sb) : NULL;
     if (sa == PYR_OK) CHECK(sb == PYR_OK, "%s: the naive run failed: %s", label, pyr_last_error());

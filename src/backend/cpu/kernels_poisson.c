@@ -58,6 +58,26 @@ typedef struct {
     double t[6];
 } faces_t;
 
+/* One node: xm .. zp its neighbours (a ghost already in place of one
+ * outside the grid), the expression of src/schemes/poisson.c. */
+#define NEUMANN_NODE(T, XM, XP, YM, YP, ZM, ZP)                                                                \
+    do {                                                                                                       \
+        T s = cx * ((XM) + (XP));                                                                              \
+        if (dims > 1) s = s + cy * ((YM) + (YP));                                                              \
+        if (dims > 2) s = s + cz * ((ZM) + (ZP));                                                              \
+        const T j = f ? (s + f[x]) * dv : s * dv;                                                              \
+        const T u = c0[x];                                                                                     \
+        const T d = damp ? u + om * (j - u) : j;                                                               \
+        if (cheb) {                                                                                            \
+            const T p = o[x];                                                                                  \
+            o[x] = p + w * (d - p);                                                                            \
+        } else {                                                                                               \
+            o[x] = d;                                                                                          \
+        }                                                                                                      \
+    } while (0)
+
+/* A row: the y and z neighbours' rows chosen once (a face row reads its
+ * inner neighbour's row twice, once plus t), the x faces' nodes peeled. */
 #define DEFINE_NEUMANN_SWEEP(NAME, T)                                                                          \
     static void NAME(const pyr_cpu_ctx_t *c, const pyr_piece_t *piece, const T *in, T *out, const T *fbase,     \
                      const pyr_box_t *box, int dims, const T *cf, T w, const faces_t *fc)                       \
@@ -67,43 +87,57 @@ typedef struct {
         const int damp = om != (T)1, cheb = w != (T)1;                                                         \
         const int64_t pitch = piece->pitch, plane = piece->pitch * pyr_cpu_rows_of(&piece->box);               \
         const int64_t ny = pyr_box_extent(box, 1), nz = pyr_box_extent(box, 2), rows = ny * nz;                \
-        _Pragma("omp parallel for schedule(static) num_threads(c->threads) if (rows * pyr_box_extent(box, 0) > 8192)") \
+        const int64_t x0 = box->lo[0], x1 = box->hi[0];                                                        \
+        const int xlo = fc->on[0] && x0 == fc->at[0], xhi = fc->on[1] && x1 - 1 == fc->at[1];                  \
+        _Pragma("omp parallel for schedule(static) num_threads(c->threads) if (rows * (x1 - x0) > 8192)")      \
         for (int64_t r = 0; r < rows; r++) {                                                                   \
             const int64_t y = box->lo[1] + r % ny, z = box->lo[2] + r / ny;                                    \
+            const int64_t base = pyr_piece_index(piece, 0, y, z); /* + x: node x of the row */                           \
+            const T *c0 = in + base, *f = fbase ? fbase + base : NULL;                                         \
+            T *o = out + base;                                                                                 \
+            /* the neighbours' rows, and what each adds (t on a face's ghost, else nothing is added) */      \
             const int ylo = dims > 1 && fc->on[2] && y == fc->at[2], yhi = dims > 1 && fc->on[3] && y == fc->at[3]; \
             const int zlo = dims > 2 && fc->on[4] && z == fc->at[4], zhi = dims > 2 && fc->on[5] && z == fc->at[5]; \
-            const int64_t base = pyr_piece_index(piece, box->lo[0], y, z);                                     \
-            for (int64_t x = box->lo[0]; x < box->hi[0]; x++) {                                                \
-                const int64_t i = base + (x - box->lo[0]);                                                     \
-                T xm, xp;                                                                                      \
-                if (fc->on[0] && x == fc->at[0]) xp = in[i + 1], xm = xp + t[0];                               \
-                else if (fc->on[1] && x == fc->at[1]) xm = in[i - 1], xp = xm + t[1];                          \
-                else xm = in[i - 1], xp = in[i + 1];                                                           \
-                T s = cx * (xm + xp);                                                                          \
-                if (dims > 1) {                                                                                \
-                    T ym, yp;                                                                                  \
-                    if (ylo) yp = in[i + pitch], ym = yp + t[2];                                               \
-                    else if (yhi) ym = in[i - pitch], yp = ym + t[3];                                          \
-                    else ym = in[i - pitch], yp = in[i + pitch];                                               \
-                    s = s + cy * (ym + yp);                                                                    \
+            const T *ym = dims > 1 ? c0 + (ylo ? pitch : -pitch) : c0, *yp = dims > 1 ? c0 + (yhi ? -pitch : pitch) : c0; \
+            const T *zm = dims > 2 ? c0 + (zlo ? plane : -plane) : c0, *zp = dims > 2 ? c0 + (zhi ? -plane : plane) : c0; \
+            const int yg = ylo ? 2 : yhi ? 3 : -1, zg = zlo ? 4 : zhi ? 5 : -1;                                \
+            int64_t a = x0, e = x1;                                                                            \
+            if (xlo) {                                                                                         \
+                const int64_t x = x0;                                                                          \
+                const T xg = c0[x + 1] + t[0];                                                                 \
+                if (yg < 0 && zg < 0) NEUMANN_NODE(T, xg, c0[x + 1], ym[x], yp[x], zm[x], zp[x]);              \
+                else {                                                                                         \
+                    const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];           \
+                    const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];           \
+                    NEUMANN_NODE(T, xg, c0[x + 1], ya, yb, za, zb);                                            \
                 }                                                                                              \
-                if (dims > 2) {                                                                                \
-                    T zm, zp;                                                                                  \
-                    if (zlo) zp = in[i + plane], zm = zp + t[4];                                               \
-                    else if (zhi) zm = in[i - plane], zp = zm + t[5];                                          \
-                    else zm = in[i - plane], zp = in[i + plane];                                               \
-                    s = s + cz * (zm + zp);                                                                    \
-                }                                                                                              \
-                const T j = fbase ? (s + fbase[i]) * dv : s * dv;                                              \
-                const T u = in[i];                                                                             \
-                const T d = damp ? u + om * (j - u) : j;                                                       \
-                if (cheb) {                                                                                    \
-                    const T p = out[i];                                                                        \
-                    out[i] = p + w * (d - p);                                                                  \
-                } else {                                                                                       \
-                    out[i] = d;                                                                                \
-                }                                                                                              \
+                a++;                                                                                           \
             }                                                                                                  \
+            if (xhi && e > a) {                                                                                \
+                const int64_t x = x1 - 1;                                                                      \
+                const T xg = c0[x - 1] + t[1];                                                                 \
+                if (yg < 0 && zg < 0) NEUMANN_NODE(T, c0[x - 1], xg, ym[x], yp[x], zm[x], zp[x]);              \
+                else {                                                                                         \
+                    const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];           \
+                    const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];           \
+                    NEUMANN_NODE(T, c0[x - 1], xg, ya, yb, za, zb);                                            \
+                }                                                                                              \
+                e--;                                                                                           \
+            }                                                                                                  \
+            if (yg < 0 && zg < 0)                                                                              \
+                for (int64_t x = a; x < e; x++) NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ym[x], yp[x], zm[x], zp[x]); \
+            else if (zg < 0)                                                                                   \
+                for (int64_t x = a; x < e; x++) {                                                              \
+                    const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];           \
+                    NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ya, yb, zm[x], zp[x]);                               \
+                }                                                                                              \
+            else                                                                                               \
+                for (int64_t x = a; x < e; x++) {                                                              \
+                    const T ya = yg == 2 ? yp[x] + t[2] : ym[x];                              \
+                    const T yb = yg == 3 ? ym[x] + t[3] : yp[x];                                               \
+                    const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];           \
+                    NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ya, yb, za, zb);                                     \
+                }                                                                                              \
         }                                                                                                      \
     }
 
