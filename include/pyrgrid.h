@@ -187,16 +187,30 @@ typedef enum { PYR_EX = 0, PYR_EY, PYR_EZ, PYR_HX, PYR_HY, PYR_HZ } pyr_componen
 
 typedef enum { PYR_SHAPE_BOX = 0, PYR_SHAPE_SPHERE, PYR_SHAPE_CYLINDER } pyr_shape_kind_t;
 
+/* A dispersive term of a material's permittivity (eps_r is then eps_inf), frequencies f in the
+ * units of the monitors' (omega = 2 pi f), by an auxiliary differential equation per term:
+ *   drude    p = {f_p, gamma}:            eps += -f_p^2 / (f^2 + i f gamma)
+ *   lorentz  p = {delta_eps, f_0, gamma}: eps += delta_eps f_0^2 / (f_0^2 - f^2 - i f gamma)
+ *   debye    p = {delta_eps, tau}:        eps += delta_eps / (1 - i 2 pi f tau) */
+#define PYR_MAXWELL_MAX_POLES 4
+typedef enum { PYR_POLE_DRUDE = 1, PYR_POLE_LORENTZ, PYR_POLE_DEBYE } pyr_pole_kind_t;
+typedef struct {
+    pyr_pole_kind_t kind;
+    double p[3];
+} pyr_pole_t;
+
 /* A shape of another material, rasterised at the nodes inside it (the
  * later shapes over the earlier ones).  Coordinates are physical (node i at
  * x = i * h_x).  box: lo[3]..hi[3]; sphere: centre lo[3], radius r;
  * cylinder: axis `axis` (0 x, 1 y, 2 z) through the centre lo[3], radius r,
- * from lo[axis] to hi[axis]. */
+ * from lo[axis] to hi[axis]; its dispersive terms poles[0 .. npoles - 1]. */
 typedef struct {
     pyr_shape_kind_t kind;
     double lo[3], hi[3], r;
     int axis;
     double eps_r, sigma, mu_r;
+    int npoles;
+    pyr_pole_t poles[PYR_MAXWELL_MAX_POLES];
 } pyr_shape_t;
 
 typedef enum { PYR_WAVE_GAUSSIAN = 0, PYR_WAVE_RICKER, PYR_WAVE_SINE } pyr_waveform_t;
@@ -311,6 +325,8 @@ typedef struct {
     pyr_spectra_t *spectra; /* where a run of the problem puts its monitors' transforms (pyr_spectra_attach); NULL: nowhere */
     int nplanewaves;
     pyr_planewave_t planewaves[PYR_MAXWELL_MAX_PLANEWAVES]; /* [source] planewave1 .. planewave4 */
+    int npoles;                                             /* the background's dispersive terms */
+    pyr_pole_t poles[PYR_MAXWELL_MAX_POLES];
 } pyr_maxwell_params_t;
 
 /* What to solve: a grid, a scheme with its parameters, an initial field.

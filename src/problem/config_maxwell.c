@@ -6,6 +6,9 @@
  *   [material] eps_r, sigma, mu_r (background), eps_file, sigma_file, mu_file (.npy per node),
  *              shape1 .. shape16 = box X0 X1 Y0 Y1 [Z0 Z1] | sphere CX CY [CZ] R | cylinder AXIS C1 C2 R LO HI,
  *                                  then eps_r=.. sigma=.. mu_r=.. (physical coordinates)
+ *                                  and dispersive terms drude=FP GAMMA, lorentz=DEPS F0 GAMMA, debye=DEPS TAU
+ *                                  (each may repeat; eps_r is then eps_inf),
+ *              drude = FP GAMMA[, FP GAMMA ...], lorentz = DEPS F0 GAMMA[, ...], debye = DEPS TAU[, ...] (background)
  *   [source]   source1 .. source16 = COMPONENT point I J [K] WAVEFORM key=value ...
  *                                  | COMPONENT line I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
  *              WAVEFORM gaussian (width, delay) | ricker (frequency, delay) | sine (frequency, width: the ramp),
@@ -143,6 +146,58 @@ static int numbered(const char *key, const char *stem, int max)
     return v >= 1 && v <= max ? (int)v : 0;
 }
 
+static const char *const pole_names[4] = {"", "drude", "lorentz", "debye"};
+
+static int pole_arity(pyr_pole_kind_t kind) { return kind == PYR_POLE_LORENTZ ? 3 : 2; }
+
+/* One dispersive term of kind `kind` from the numbers tok[0 .. arity - 1] appended to
+ * poles (at most PYR_MAXWELL_MAX_POLES per material). */
+static pyr_status_t add_pole(const char *where, pyr_pole_kind_t kind, char **tok, int ntok, pyr_pole_t *poles, int *npoles)
+{
+    static const char *const usage[4] = {"", "drude FP GAMMA (plasma frequency, damping)",
+                                         "lorentz DEPS F0 GAMMA (strength, resonance frequency, damping)",
+                                         "debye DEPS TAU (strength, relaxation time)"};
+    const int k = pole_arity(kind);
+    if (ntok < k) return pyr_fail(PYR_ERR_CONFIG, "%s: a %s term takes %d numbers: %s", where, pole_names[kind], k, usage[kind]);
+    if (*npoles >= PYR_MAXWELL_MAX_POLES)
+        return pyr_fail(PYR_ERR_CONFIG, "%s: more than %d dispersive terms in one material; give at most %d", where, PYR_MAXWELL_MAX_POLES,
+                        PYR_MAXWELL_MAX_POLES);
+    pyr_pole_t *q = &poles[(*npoles)++];
+    memset(q, 0, sizeof *q);
+    q->kind = kind;
+    for (int i = 0; i < k; i++) PYR_TRY(real_of(where, tok[i], &q->p[i]));
+    return PYR_OK;
+}
+
+static pyr_pole_kind_t pole_kind(const char *name)
+{
+    for (int k = PYR_POLE_DRUDE; k <= PYR_POLE_DEBYE; k++)
+        if (!strcmp(name, pole_names[k])) return (pyr_pole_kind_t)k;
+    return (pyr_pole_kind_t)0;
+}
+
+/* The background's terms of one kind (the key's value: groups of numbers, several terms
+ * separated by commas), replacing those of that kind given before. */
+static pyr_status_t parse_background_poles(const char *key, const char *value, pyr_maxwell_params_t *m)
+{
+    char buf[1024], where[96], *tok[MAXTOK];
+    int n = 0;
+    PYR_TRY(split_line("material", key, value, buf, where, tok, &n));
+    const pyr_pole_kind_t kind = pole_kind(key);
+    const int k = pole_arity(kind);
+    if (n == 0 || n % k)
+        return pyr_fail(PYR_ERR_CONFIG, "%s: give %d numbers per term (%s), several terms separated by commas", where, k,
+                        kind == PYR_POLE_LORENTZ ? "DEPS F0 GAMMA" : kind == PYR_POLE_DRUDE ? "FP GAMMA" : "DEPS TAU");
+    pyr_pole_t kept[PYR_MAXWELL_MAX_POLES];
+    int nkept = 0;
+    for (int i = 0; i < m->npoles; i++)
+        if (m->poles[i].kind != kind) kept[nkept++] = m->poles[i];
+    for (int i = 0; i < n; i += k) PYR_TRY(add_pole(where, kind, tok + i, n - i, kept, &nkept));
+    memcpy(m->poles, kept, sizeof kept);
+    m->npoles = nkept;
+    return PYR_OK;
+}
+
 static pyr_status_t parse_shape(const char *key, const char *value, pyr_shape_t *s)
 {
     char buf[1024], where[96], *tok[MAXTOK];
@@ -188,9 +243,29 @@ static pyr_status_t parse_shape(const char *key, const char *value, pyr_shape_t 
     } else {
         return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a shape; use box, sphere or cylinder", where, tok[0]);
     }
+    /* the dispersive terms (drude=FP GAMMA ...: the numbers after the first follow as tokens) out of the options */
+    int kept = at;
+    for (int i = at; i < n; i++) {
+        char *eq = strchr(tok[i], '=');
+        pyr_pole_kind_t kind = (pyr_pole_kind_t)0;
+        if (eq) {
+            *eq = 0;
+            kind = pole_kind(tok[i]);
+            if (!kind) *eq = '=';
+        }
+        if (!kind) {
+            tok[kept++] = tok[i];
+            continue;
+        }
+        char *nums[3];
+        int k = 0;
+        nums[k++] = eq + 1;
+        while (k < pole_arity(kind) && i + 1 < n && is_number(tok[i + 1])) nums[k++] = tok[++i];
+        PYR_TRY(add_pole(where, kind, nums, k, s->poles, &s->npoles));
+    }
     static const char *const keys[] = {"eps_r", "sigma", "mu_r"};
     double *dst[] = {&s->eps_r, &s->sigma, &s->mu_r};
-    return options(where, tok, at, n, keys, dst, 3);
+    return options(where, tok, at, kept, keys, dst, 3);
 }
 
 /* The waveform word and its options, from tok[w] (a source's or a plane wave's). */
@@ -480,13 +555,14 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
             strcpy(file, v);
             return PYR_OK;
         }
+        if (pole_kind(key)) return parse_background_poles(key, v, m);
         if ((k = numbered(key, "shape", PYR_MAXWELL_MAX_SHAPES)) > 0) {
             PYR_TRY(parse_shape(key, v, &m->shapes[k - 1]));
             if (k > m->nshapes) m->nshapes = k;
             return PYR_OK;
         }
-        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [material]; the keys are eps_r, sigma, mu_r, eps_file, sigma_file, mu_file "
-                                        "and shape1 .. shape%d",
+        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [material]; the keys are eps_r, sigma, mu_r, eps_file, sigma_file, mu_file, "
+                                        "drude, lorentz, debye and shape1 .. shape%d",
                         key, PYR_MAXWELL_MAX_SHAPES);
     } else if (!strcmp(sec, "source")) {
         if ((k = numbered(key, "source", PYR_MAXWELL_MAX_SOURCES)) > 0) {

@@ -35,6 +35,25 @@ static int numbered(const char *key, const char *stem, int max)
 
 static const char *component_name(pyr_component_t c) { return (unsigned)c < 6 ? component_names[c] : "?"; }
 
+static const char *const pole_words[4] = {"?", "drude", "lorentz", "debye"};
+
+static int pole_numbers(const pyr_pole_t *q) { return q->kind == PYR_POLE_LORENTZ ? 3 : 2; }
+
+/* The background's terms of one kind as its key takes them: "FP GAMMA, FP GAMMA" ... */
+static int poles_text(const pyr_maxwell_params_t *m, pyr_pole_kind_t kind, char *out, size_t size)
+{
+    int n = 0, first = 1;
+    if (size) out[0] = 0;
+    for (int i = 0; i < m->npoles; i++) {
+        const pyr_pole_t *q = &m->poles[i];
+        if (q->kind != kind) continue;
+        if (!first) put(out, size, &n, ", ");
+        first = 0;
+        for (int j = 0; j < pole_numbers(q); j++) put(out, size, &n, j ? " %.17g" : "%.17g", q->p[j]);
+    }
+    return n;
+}
+
 static int shape_text(const pyr_problem_t *p, const pyr_shape_t *s, char *out, size_t size)
 {
     int n = 0;
@@ -54,6 +73,11 @@ static int shape_text(const pyr_problem_t *p, const pyr_shape_t *s, char *out, s
         put(out, size, &n, " %.17g %.17g %.17g", s->r, s->lo[ax], s->hi[ax]);
     }
     put(out, size, &n, " eps_r=%.17g sigma=%.17g mu_r=%.17g", s->eps_r, s->sigma, s->mu_r);
+    for (int i = 0; i < s->npoles && i < PYR_MAXWELL_MAX_POLES; i++) {
+        const pyr_pole_t *q = &s->poles[i];
+        put(out, size, &n, " %s=", (unsigned)q->kind < 4 ? pole_words[q->kind] : "?");
+        for (int j = 0; j < pole_numbers(q); j++) put(out, size, &n, j ? " %.17g" : "%.17g", q->p[j]);
+    }
     return n;
 }
 
@@ -156,6 +180,9 @@ int pyr_problem_maxwell_value(const pyr_problem_t *p, const char *full, char *ou
         if (!strcmp(key, "eps_file")) return snprintf(out, size, "%s", m->eps_file);
         if (!strcmp(key, "sigma_file")) return snprintf(out, size, "%s", m->sigma_file);
         if (!strcmp(key, "mu_file")) return snprintf(out, size, "%s", m->mu_file);
+        if (!strcmp(key, "drude")) return poles_text(m, PYR_POLE_DRUDE, out, size);
+        if (!strcmp(key, "lorentz")) return poles_text(m, PYR_POLE_LORENTZ, out, size);
+        if (!strcmp(key, "debye")) return poles_text(m, PYR_POLE_DEBYE, out, size);
         /* a shape not given is empty, as a file not given is */
         if ((k = numbered(key, "shape", PYR_MAXWELL_MAX_SHAPES)) > 0)
             return k <= m->nshapes ? shape_text(p, &m->shapes[k - 1], out, size) : snprintf(out, size, "%s", "");

@@ -246,6 +246,7 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
     }
     PYR_TRY(pyr_maxwell_monitors_check(p));
     PYR_TRY(pyr_maxwell_planewaves_check(p));
+    PYR_TRY(pyr_maxwell_disp_check(p));
     if (p->init != PYR_INIT_ZERO && p->init != PYR_INIT_RANDOM && p->init != PYR_INIT_FILE)
         return pyr_fail(PYR_ERR_CONFIG, "initial.kind: the Maxwell scheme starts from zero, random or file fields (file = PREFIX: PREFIX_Ex.npy ...)");
     return PYR_OK;
@@ -280,6 +281,16 @@ static int material_varies(const pyr_problem_t *p, int which)
     return 0;
 }
 
+/* Whether the conductivity that Debye terms add to E's coefficients differs between nodes. */
+static int disp_sigma_varies(const pyr_problem_t *p)
+{
+    if (!pyr_maxwell_dispersive(p)) return 0;
+    const double bg = p->maxwell.sigma + pyr_maxwell_disp_sigma(p, 1);
+    for (int i = 0; i < p->maxwell.nshapes; i++)
+        if (p->maxwell.shapes[i].sigma + pyr_maxwell_disp_sigma(p, 2 + i) != bg) return 1;
+    return 0;
+}
+
 /* E's coefficients at a node of eps_r and sigma, H's of mu_r, in double
  * (stored per node in the grid's precision, or passed as constants). */
 static void e_coefficients(double eps, double sigma, double dt, double *ca, double *cb)
@@ -296,20 +307,12 @@ static unsigned maxwell_fields(const pyr_problem_t *p)
         if (pyr_maxwell_component_used(p, c)) used |= 1u << c;
     /* per-node coefficients only where the materials vary: ca with sigma (1 without loss), cb with
      * eps_r or sigma, dh with mu_r; uniform ones are constants of the kernel (pyr_coef_t.c[4..6]) */
-    const int eps = material_varies(p, 0), sigma = material_varies(p, 1), mu = material_varies(p, 2);
-    if (sigma || (eps && p->maxwell.sigma != 0)) used |= 1u << PYR_MAXWELL_CA;
+    const int eps = material_varies(p, 0), sigma = material_varies(p, 1) || disp_sigma_varies(p), mu = material_varies(p, 2);
+    if (sigma || (eps && p->maxwell.sigma + pyr_maxwell_disp_sigma(p, 1) != 0)) used |= 1u << PYR_MAXWELL_CA;
     if (eps || sigma) used |= 1u << PYR_MAXWELL_CB;
     if (mu) used |= 1u << PYR_MAXWELL_DH;
-    if (p->maxwell.cpml_cells > 0 && p->maxwell.cpml_faces)
-        for (int c = 0; c < 6; c++) {
-            if (!pyr_maxwell_component_used(p, c)) continue;
-            for (int a = 0; a < p->dims; a++) {
-                if (a == c % 3) continue;
-                const int faces = (p->maxwell.cpml_faces >> (2 * a)) & 3;
-                if (faces) used |= 1u << pyr_maxwell_psi_field(c, a);
-            }
-        }
-    return used;
+    /* the dispersive terms' states take psi slots no layer uses */
+    return used | pyr_maxwell_psi_used(p) | pyr_maxwell_disp_fields(p);
 }
 
 static void maxwell_coefficients(const pyr_problem_t *p, pyr_coef_t *c)
@@ -323,8 +326,10 @@ static void maxwell_coefficients(const pyr_problem_t *p, pyr_coef_t *c)
     (void)pyr_maxwell_dt(p, &dt);
     c->c[3] = dt;
     /* the background's coefficients (used where no per-node field is kept) */
-    e_coefficients(p->maxwell.eps_r, p->maxwell.sigma, dt, &c->c[4], &c->c[5]);
+    e_coefficients(p->maxwell.eps_r, p->maxwell.sigma + pyr_maxwell_disp_sigma(p, 1), dt, &c->c[4], &c->c[5]);
     c->c[6] = dt / p->maxwell.mu_r;
+    /* the dispersive table follows the CPML profiles in aux (maxwell_aux) */
+    c->c[7] = pyr_maxwell_dispersive(p) ? 1 : 0;
 }
 
 /* The CPML profiles: per axis a, for integer positions (E's derivatives) and
@@ -367,14 +372,24 @@ static pyr_status_t maxwell_aux(const pyr_problem_t *p, double **out, int64_t *n
                 in[i] = 1;
             }
     }
+    int64_t total = n;
+    pyr_status_t st = pyr_maxwell_disp_table_append(p, &aux, &total);
+    if (st != PYR_OK) {
+        free(aux);
+        return st;
+    }
     *out = aux;
-    *naux = n;
+    *naux = total;
     return PYR_OK;
 }
 
 static int maxwell_support(const pyr_problem_t *p, int f, pyr_box_t *boxes, int max)
 {
     if (f < PYR_MAXWELL_PSI0) return -1;
+    if (max >= 1) {
+        const int d = pyr_maxwell_disp_support(p, f, boxes);
+        if (d) return d;
+    }
     const int k = f - PYR_MAXWELL_PSI0, c = k / 2, which = k % 2;
     int axis = -1, seen = 0;
     for (int a = 0; a < 3; a++) {
@@ -526,6 +541,13 @@ static double material_at(const pyr_problem_t *p, int which, const pyr_field_t *
     return v;
 }
 
+int pyr_maxwell_shape_at(const pyr_problem_t *p, const int64_t g[3])
+{
+    for (int s = p->maxwell.nshapes - 1; s >= 0; s--)
+        if (inside(p, &p->maxwell.shapes[s], g[0], g[1], g[2])) return s;
+    return -1;
+}
+
 double pyr_maxwell_shapes_material(const pyr_problem_t *p, int which, const int64_t g[3])
 {
     return material_at(p, which, NULL, g[0], g[1], g[2], 0);
@@ -541,7 +563,7 @@ static pyr_status_t maxwell_init_input(const pyr_problem_t *p, int i, pyr_field_
     PYR_TRY(pyr_maxwell_dt(p, &dt));
     for (int d = 0; d < p->dims; d++) s += 1.0 / (pyr_problem_h(p, d) * pyr_problem_h(p, d));
     /* the materials this coefficient needs, and eps_r with mu_r for the stability limit */
-    const int need_e = i != PYR_MAXWELL_DH, stability = i != PYR_MAXWELL_CA;
+    const int need_e = i != PYR_MAXWELL_DH, stability = i != PYR_MAXWELL_CA, dispersive = pyr_maxwell_dispersive(p);
     pyr_field_t *file[3] = {NULL, NULL, NULL};
     pyr_status_t st = PYR_OK;
     for (int w = 0; w < 3 && st == PYR_OK; w++)
@@ -561,7 +583,13 @@ static pyr_status_t maxwell_init_input(const pyr_problem_t *p, int i, pyr_field_
                     v = dt / mu;
                 } else {
                     double ca, cb;
-                    e_coefficients(eps, material_at(p, 1, file[1], gx, gy, gz, k), dt, &ca, &cb);
+                    double sigma = material_at(p, 1, file[1], gx, gy, gz, k);
+                    /* Debye terms' share of the conductivity (semi-implicit in E: maxwell_dispersive.c) */
+                    if (dispersive) {
+                        const int64_t g[3] = {gx, gy, gz};
+                        sigma += pyr_maxwell_disp_sigma(p, pyr_maxwell_disp_material(p, g));
+                    }
+                    e_coefficients(eps, sigma, dt, &ca, &cb);
                     v = i == PYR_MAXWELL_CA ? ca : cb;
                 }
                 store(f, k, v);

@@ -28,6 +28,49 @@ static inline const double *pyr_maxwell_profile(const double *aux, int64_t naux,
     return aux + ((axis * 2 + half) * 4 + k) * nmax;
 }
 
+/* With dispersive materials (c[7] = 1) their table follows the CPML profiles
+ * in aux, its length L (itself included) in aux's last element: the profiles'
+ * length, to pass to pyr_maxwell_profile, is then naux - L.  (The length
+ * travels with aux, as a part of a larger grid keeps its own aux.) */
+static inline int64_t pyr_maxwell_disp_length(const pyr_coef_t *k)
+{
+    return k->c[7] > 0 && k->aux && k->naux > 0 ? (int64_t)k->aux[k->naux - 1] : 0;
+}
+static inline int64_t pyr_maxwell_cpml_naux(const pyr_coef_t *k) { return k->naux - pyr_maxwell_disp_length(k); }
+static inline const double *pyr_maxwell_disp_table(const pyr_coef_t *k)
+{
+    return pyr_maxwell_disp_length(k) > 0 ? k->aux + (k->naux - pyr_maxwell_disp_length(k)) : 0;
+}
+
+/* Layout of the dispersive table D (maxwell_dispersive.c; all numbers exact in a double; its last element L):
+ *   D[0] poles per material (slots), D[1] materials (0: none), D[2] dt, D[3] rows (n[1] n[2]),
+ *   D[4] n[1], D[5] the offset of the rows' starts, D[6] the offset of the runs
+ *   D[8 + (q * 3 + c) * 2 + w]  the field of slot q's J (w = 0) or P (w = 1) for E component c, -1: none
+ *   D[32 + (m * slots + q) * 4 + k]  material m's slot q: its form (0 none, 1 J, 2 Debye), then cj, cp, ce
+ *   D[D[5] + r] .. D[D[5] + r + 1]  row r = z n[1] + y's runs (of the problem's grid), each
+ *   D[D[6] + 3 j ..]  x0, x1, m: the nodes x0 <= x < x1 of the row are of material m >= 1.
+ * Per E node of material m, before E's update, for each slot q in order:
+ *   form 1:  J = (cj * J + cp * P) + ce * E      (without a P field: J = cj * J + ce * E)
+ *            P = P + dt * J
+ *   form 2:  J = cp * P;  P = cj * P + ce * E
+ *   form 0:  nothing (J stays 0)
+ * and after E's update (before the sources): E = E - cb * ((J_0 + J_1) + ...), then for each
+ * slot q of form 2: P = P + ce * E. */
+enum { PYR_MAXWELL_DISP_FIELDS = 8, PYR_MAXWELL_DISP_COEF = 32 };
+static inline int pyr_maxwell_disp_field(const double *D, int q, int c, int w) { return (int)D[PYR_MAXWELL_DISP_FIELDS + (q * 3 + c) * 2 + w]; }
+static inline const double *pyr_maxwell_disp_coef(const double *D, int m, int q)
+{
+    return D + PYR_MAXWELL_DISP_COEF + ((int64_t)m * (int64_t)D[0] + q) * 4;
+}
+/* Whether field f holds a dispersive state (it then is no CPML auxiliary: the slot is shared). */
+static inline int pyr_maxwell_disp_owns(const double *D, int f)
+{
+    if (!D || f < 0) return 0;
+    for (int i = 0; i < 24; i++)
+        if ((int)D[PYR_MAXWELL_DISP_FIELDS + i] == f) return 1;
+    return 0;
+}
+
 const char *pyr_maxwell_component_name(int c);
 /* Whether component c is part of the problem's grid (2D: its mode's). */
 int pyr_maxwell_component_used(const pyr_problem_t *p, int c);
@@ -62,6 +105,27 @@ void pyr_maxwell_planewaves_free(pyr_maxwell_planewaves_t *st);
 /* Material `which` (0 eps_r, 1 sigma, 2 mu_r) of whole-grid node g from the
  * background and the shapes (not the files). */
 double pyr_maxwell_shapes_material(const pyr_problem_t *p, int which, const int64_t g[3]);
+
+/* Dispersive materials (maxwell_dispersive.c): whether the problem has any;
+ * their refusals (called by validate: the terms' parameters, the stability of
+ * each material's scheme at dt, the fields they need); the fields they use
+ * (bits); field f's support (-1 everywhere, or 1 box, when f is theirs; 0 when
+ * not theirs); their table (appended to the CPML profiles of *aux, whose
+ * length grows). */
+int pyr_maxwell_dispersive(const pyr_problem_t *p);
+pyr_status_t pyr_maxwell_disp_check(const pyr_problem_t *p);
+unsigned pyr_maxwell_disp_fields(const pyr_problem_t *p);
+int pyr_maxwell_disp_support(const pyr_problem_t *p, int f, pyr_box_t *box);
+pyr_status_t pyr_maxwell_disp_table_append(const pyr_problem_t *p, double **aux, int64_t *naux);
+/* The dispersive material (0 none, 1 the background, 1 + k shape k's ... as numbered by the table)
+ * at whole-grid node g. */
+int pyr_maxwell_disp_material(const pyr_problem_t *p, const int64_t g[3]);
+/* The conductivity that material m's Debye terms add to sigma in E's coefficients ca and cb. */
+double pyr_maxwell_disp_sigma(const pyr_problem_t *p, int m);
+/* The index of the last shape that holds whole-grid node g, or -1. */
+int pyr_maxwell_shape_at(const pyr_problem_t *p, const int64_t g[3]);
+/* The CPML psi fields the problem uses (bits), without the dispersive states. */
+unsigned pyr_maxwell_psi_used(const pyr_problem_t *p);
 
 /* The monitors (maxwell_monitors.c; pyr_monitor_t): monitor m of the whole
  * grid (dft1 .. dftN, then flux1 .. fluxM) as the nodes and components its

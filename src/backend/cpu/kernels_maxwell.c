@@ -122,8 +122,12 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
         T *F = pc->buf[c][0];                                                                                                  \
         const T *G1 = has1 ? pc->buf[other + a2][0] : NULL; /* differenced along a1 */                                         \
         const T *G2 = has2 ? pc->buf[other + a1][0] : NULL; /* differenced along a2 */                                         \
-        T *P1 = has1 && pyr_maxwell_psi_field(c, a1) >= 0 ? pc->buf[pyr_maxwell_psi_field(c, a1)][0] : NULL;                   \
-        T *P2 = has2 && pyr_maxwell_psi_field(c, a2) >= 0 ? pc->buf[pyr_maxwell_psi_field(c, a2)][0] : NULL;                   \
+        /* (a psi slot that holds a dispersive state is no layer's) */                                                        \
+        const double *Dt = pyr_maxwell_disp_table(k);                                                                          \
+        const int f1 = has1 ? pyr_maxwell_psi_field(c, a1) : -1, f2 = has2 ? pyr_maxwell_psi_field(c, a2) : -1;               \
+        T *P1 = f1 >= 0 && !pyr_maxwell_disp_owns(Dt, f1) ? pc->buf[f1][0] : NULL;                                             \
+        T *P2 = f2 >= 0 && !pyr_maxwell_disp_owns(Dt, f2) ? pc->buf[f2][0] : NULL;                                             \
+        const int64_t naux = pyr_maxwell_cpml_naux(k);                                                                         \
         const T *CA = electric ? pc->buf[PYR_MAXWELL_CA][0] : NULL, *CB = electric ? pc->buf[PYR_MAXWELL_CB][0] : NULL;        \
         const T *DH = electric ? NULL : pc->buf[PYR_MAXWELL_DH][0];                                                            \
         const T rh1 = has1 ? (T)k->c[a1] : 0, rh2 = has2 ? (T)k->c[a2] : 0;                                                    \
@@ -134,16 +138,16 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
         const int64_t s1 = has1 ? step[a1] : 0, s2 = has2 ? step[a2] : 0;                                                      \
         const double *in1 = NULL, *b1 = NULL, *ca1 = NULL, *kv1 = NULL, *in2 = NULL, *b2 = NULL, *ca2 = NULL, *kv2 = NULL;     \
         if (P1) {                                                                                                              \
-            kv1 = pyr_maxwell_profile(k->aux, k->naux, a1, half, 0);                                                           \
-            b1 = pyr_maxwell_profile(k->aux, k->naux, a1, half, 1);                                                            \
-            ca1 = pyr_maxwell_profile(k->aux, k->naux, a1, half, 2);                                                           \
-            in1 = pyr_maxwell_profile(k->aux, k->naux, a1, half, 3);                                                           \
+            kv1 = pyr_maxwell_profile(k->aux, naux, a1, half, 0);                                                           \
+            b1 = pyr_maxwell_profile(k->aux, naux, a1, half, 1);                                                            \
+            ca1 = pyr_maxwell_profile(k->aux, naux, a1, half, 2);                                                           \
+            in1 = pyr_maxwell_profile(k->aux, naux, a1, half, 3);                                                           \
         }                                                                                                                      \
         if (P2) {                                                                                                              \
-            kv2 = pyr_maxwell_profile(k->aux, k->naux, a2, half, 0);                                                           \
-            b2 = pyr_maxwell_profile(k->aux, k->naux, a2, half, 1);                                                            \
-            ca2 = pyr_maxwell_profile(k->aux, k->naux, a2, half, 2);                                                           \
-            in2 = pyr_maxwell_profile(k->aux, k->naux, a2, half, 3);                                                           \
+            kv2 = pyr_maxwell_profile(k->aux, naux, a2, half, 0);                                                           \
+            b2 = pyr_maxwell_profile(k->aux, naux, a2, half, 1);                                                            \
+            ca2 = pyr_maxwell_profile(k->aux, naux, a2, half, 2);                                                           \
+            in2 = pyr_maxwell_profile(k->aux, naux, a2, half, 3);                                                           \
         }                                                                                                                      \
         /* the x-range where no derivative along x passes through a layer */                                                  \
         int64_t xa = 0, xb = call->grid->n[0];                                                                                 \
@@ -227,6 +231,79 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
 DEFINE_MAXWELL(f32, float)
 DEFINE_MAXWELL(f64, double)
 
+/* The dispersive terms of E component c over r (maxwell.h's table D): post = 0
+ * advances the terms' states from E before E's update, post = 1 takes their
+ * currents from the updated E.  Only the nodes of the runs of a material. */
+#define DEFINE_DISP(SUFFIX, T)                                                                                                 \
+    static void disp_##SUFFIX(const pyr_cpu_ctx_t *cx, const pyr_kernel_call_t *call, int c, const range_t *r, const double *D,  \
+                              int post)                                                                                      \
+    {                                                                                                                          \
+        const pyr_piece_t *pc = call->piece;                                                                                   \
+        const int ns = (int)D[0];                                                                                              \
+        T *E = pc->buf[c][0], *J[PYR_MAXWELL_MAX_POLES] = {NULL}, *P[PYR_MAXWELL_MAX_POLES] = {NULL};                          \
+        for (int q = 0; q < ns; q++) {                                                                                         \
+            const int fj = pyr_maxwell_disp_field(D, q, c, 0), fp = pyr_maxwell_disp_field(D, q, c, 1);                        \
+            J[q] = fj >= 0 ? pc->buf[fj][0] : NULL;                                                                            \
+            P[q] = fp >= 0 ? pc->buf[fp][0] : NULL;                                                                            \
+            if (!J[q]) return; /* (validate refuses a problem without the fields) */                                          \
+        }                                                                                                                      \
+        const T *CB = pc->buf[PYR_MAXWELL_CB][0];                                                                              \
+        const T cb0 = (T)call->coef->c[5], dt = (T)D[2];                                                                       \
+        const int64_t n1 = (int64_t)D[4], starts = (int64_t)D[5], runs = (int64_t)D[6];                                        \
+        const int64_t ny = r->hi[1] - r->lo[1], nz = r->hi[2] - r->lo[2];                                                      \
+        _Pragma("omp parallel for collapse(2) schedule(static) num_threads(cx->threads) if (ny * nz * (r->hi[0] - r->lo[0]) > 16384)") \
+        for (int64_t z = r->lo[2]; z < r->hi[2]; z++)                                                                         \
+            for (int64_t y = r->lo[1]; y < r->hi[1]; y++) {                                                                   \
+                const int64_t row = z * n1 + y;                                                                               \
+                for (int64_t j = (int64_t)D[starts + row]; j < (int64_t)D[starts + row + 1]; j++) {                           \
+                    const double *run = D + runs + 3 * j;                                                                      \
+                    const int64_t x0 = (int64_t)run[0] > r->lo[0] ? (int64_t)run[0] : r->lo[0];                               \
+                    const int64_t x1 = (int64_t)run[1] < r->hi[0] ? (int64_t)run[1] : r->hi[0];                               \
+                    if (x1 <= x0) continue;                                                                                    \
+                    const int m = (int)run[2];                                                                                 \
+                    const int64_t i0 = pyr_piece_index(pc, x0, y, z);                                                         \
+                    const int64_t i1 = i0 + (x1 - x0);                                                                         \
+                    if (post) {                                                                                                \
+                        for (int64_t i = i0; i < i1; i++) {                                                                    \
+                            T sum = J[0][i];                                                                                   \
+                            for (int q = 1; q < ns; q++) sum = sum + J[q][i];                                                  \
+                            const T cb = CB ? CB[i] : cb0;                                                                     \
+                            E[i] = E[i] - cb * sum;                                                                            \
+                        }                                                                                                      \
+                        for (int q = 0; q < ns; q++) {                                                                         \
+                            const double *kq = pyr_maxwell_disp_coef(D, m, q);                                                 \
+                            const T ce = (T)kq[3];                                                                             \
+                            T *Pq = P[q];                                                                                      \
+                            if (kq[0] == 2 && Pq)                                                                              \
+                                for (int64_t i = i0; i < i1; i++) Pq[i] = Pq[i] + ce * E[i];                                   \
+                        }                                                                                                      \
+                        continue;                                                                                              \
+                    }                                                                                                          \
+                    for (int q = 0; q < ns; q++) {                                                                             \
+                        const double *kq = pyr_maxwell_disp_coef(D, m, q);                                                     \
+                        const T cj = (T)kq[1], cp = (T)kq[2], ce = (T)kq[3];                                                   \
+                        T *Jq = J[q], *Pq = P[q];                                                                              \
+                        if (kq[0] == 2 && Pq) {                                                                                \
+                            for (int64_t i = i0; i < i1; i++) {                                                                \
+                                Jq[i] = cp * Pq[i];                                                                            \
+                                Pq[i] = cj * Pq[i] + ce * E[i];                                                                \
+                            }                                                                                                  \
+                        } else if (kq[0] == 1 && Pq) {                                                                         \
+                            for (int64_t i = i0; i < i1; i++) {                                                                \
+                                Jq[i] = (cj * Jq[i] + cp * Pq[i]) + ce * E[i];                                                 \
+                                Pq[i] = Pq[i] + dt * Jq[i];                                                                    \
+                            }                                                                                                  \
+                        } else if (kq[0] == 1) {                                                                               \
+                            for (int64_t i = i0; i < i1; i++) Jq[i] = cj * Jq[i] + ce * E[i];                                  \
+                        }                                                                                                      \
+                    }                                                                                                          \
+                }                                                                                                              \
+            }                                                                                                                  \
+    }
+
+DEFINE_DISP(f32, float)
+DEFINE_DISP(f64, double)
+
 static pyr_status_t maxwell_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
     (void)slot;
@@ -235,12 +312,21 @@ static pyr_status_t maxwell_run(void *ctx, int slot, const pyr_kernel_call_t *ca
     for (int l = 0; l < call->nboxes; l++) {
         const int electric = l % 2; /* a call starts at a step: H, E, H, E ... */
         const int64_t s = l / 2;
+        const double *D = electric ? pyr_maxwell_disp_table(call->coef) : NULL;
         for (int c = electric ? 0 : 3; c < (electric ? 3 : 6); c++) {
             if (!call->piece->buf[c][0]) continue;
             range_t r;
             if (!component_range(call, c, &call->boxes[l], &r)) continue;
+            if (D) {
+                if (cx->precision == PYR_DOUBLE) disp_f64(cx, call, c, &r, D, 0);
+                else disp_f32(cx, call, c, &r, D, 0);
+            }
             if (cx->precision == PYR_DOUBLE) update_f64(cx, call, c, &r);
             else update_f32(cx, call, c, &r);
+            if (D) {
+                if (cx->precision == PYR_DOUBLE) disp_f64(cx, call, c, &r, D, 1);
+                else disp_f32(cx, call, c, &r, D, 1);
+            }
         }
         if (call->nsources || (electric && call->nprobes)) {
             if (cx->precision == PYR_DOUBLE) points_f64(call, electric, &call->boxes[l], s);

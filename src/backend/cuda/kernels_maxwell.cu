@@ -319,8 +319,9 @@ void free_run(const pyr_coef_t *k, int a, int64_t n, int64_t *lo, int64_t *hi)
 {
     *lo = 0;
     *hi = n;
-    if (!k->aux || k->naux < 24) return;
-    const double *in0 = pyr_maxwell_profile(k->aux, k->naux, a, 0, 3), *in1 = pyr_maxwell_profile(k->aux, k->naux, a, 1, 3);
+    const int64_t naux = pyr_maxwell_cpml_naux(k);
+    if (!k->aux || naux < 24) return;
+    const double *in0 = pyr_maxwell_profile(k->aux, naux, a, 0, 3), *in1 = pyr_maxwell_profile(k->aux, naux, a, 1, 3);
     int64_t best = 0, start = 0;
     *hi = 0;
     for (int64_t i = 0; i <= n; i++) {
@@ -398,7 +399,8 @@ pyr_status_t substep_launch(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_c
     memset(&s, 0, sizeof s);
     s.dims = dims;
     s.table = table;
-    s.nmax = k->naux / 24;
+    s.nmax = pyr_maxwell_cpml_naux(k) / 24;
+    const double *D = pyr_maxwell_disp_table(k); /* (host: which psi slots hold dispersive states) */
     s.pitch = pc->pitch;
     s.plane = pc->pitch * (pc->box.hi[1] - pc->box.lo[1]);
     for (int a = 0; a < 3; a++) {
@@ -431,8 +433,8 @@ pyr_status_t substep_launch(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_c
         if (!update_box(call, comp, box, s.rlo[cc], s.rhi[cc])) continue;
         s.F[cc] = F;
         const int p1 = a1 < dims ? pyr_maxwell_psi_field(comp, a1) : -1, p2 = a2 < dims ? pyr_maxwell_psi_field(comp, a2) : -1;
-        s.P[cc][0] = p1 >= 0 ? (T *)pc->buf[p1][0] : NULL;
-        s.P[cc][1] = p2 >= 0 ? (T *)pc->buf[p2][0] : NULL;
+        s.P[cc][0] = p1 >= 0 && !pyr_maxwell_disp_owns(D, p1) ? (T *)pc->buf[p1][0] : NULL;
+        s.P[cc][1] = p2 >= 0 && !pyr_maxwell_disp_owns(D, p2) ? (T *)pc->buf[p2][0] : NULL;
         if ((s.P[cc][0] || s.P[cc][1]) && !table) return pyr_fail(PYR_ERR_INTERNAL, "CUDA Maxwell kernel: CPML fields without profiles");
         for (int a = 0; a < 3; a++) {
             if (s.rlo[cc][a] < s.lo[a]) s.lo[a] = s.rlo[cc][a];
@@ -531,13 +533,128 @@ pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *c
     return flush();
 }
 
+/* The dispersive terms of E component c over a box (maxwell.h's table D, on
+ * the device): Post = false advances the states from E before E's update,
+ * true takes their currents from the updated E; a thread per node, which
+ * finds its material in its row's runs. */
+template <typename T> struct Disp {
+    T *E;
+    T *J[PYR_MAXWELL_MAX_POLES], *P[PYR_MAXWELL_MAX_POLES];
+    const T *CB;
+    T cb0, dt;
+    const double *D; /* the table (device) */
+    int ns;
+    int64_t n1, starts, runs;
+    int64_t pitch, plane, org[3];
+    int lo[3], hi[3];
+};
+
+template <typename T, bool Post> __device__ __forceinline__ void disp_node(const Disp<T> &d, int x, int y, int z)
+{
+    const int64_t row = (int64_t)z * d.n1 + y;
+    const int64_t j0 = (int64_t)d.D[d.starts + row], j1 = (int64_t)d.D[d.starts + row + 1];
+    int m = 0;
+    for (int64_t j = j0; j < j1; j++) {
+        const double *run = d.D + d.runs + 3 * j;
+        if (x >= (int64_t)run[0] && x < (int64_t)run[1]) {
+            m = (int)run[2];
+            break;
+        }
+    }
+    if (!m) return;
+    const int64_t i = (int64_t)(z - d.org[2]) * d.plane + (int64_t)(y - d.org[1]) * d.pitch + (x - d.org[0]);
+    if (Post) {
+        T sum = d.J[0][i];
+        for (int q = 1; q < d.ns; q++) sum = add(sum, d.J[q][i]);
+        const T cb = d.CB ? d.CB[i] : d.cb0;
+        const T e = sub(d.E[i], mul(cb, sum));
+        d.E[i] = e;
+        for (int q = 0; q < d.ns; q++) {
+            const double *kq = d.D + PYR_MAXWELL_DISP_COEF + ((int64_t)m * d.ns + q) * 4;
+            if (kq[0] == 2 && d.P[q]) d.P[q][i] = add(d.P[q][i], mul((T)kq[3], e));
+        }
+        return;
+    }
+    const T e = d.E[i];
+    for (int q = 0; q < d.ns; q++) {
+        const double *kq = d.D + PYR_MAXWELL_DISP_COEF + ((int64_t)m * d.ns + q) * 4;
+        const T cj = (T)kq[1], cp = (T)kq[2], ce = (T)kq[3];
+        T *J = d.J[q], *P = d.P[q];
+        if (kq[0] == 2 && P) {
+            const T p = P[i];
+            J[i] = mul(cp, p);
+            P[i] = add(mul(cj, p), mul(ce, e));
+        } else if (kq[0] == 1 && P) {
+            const T v = add(add(mul(cj, J[i]), mul(cp, P[i])), mul(ce, e));
+            J[i] = v;
+            P[i] = add(P[i], mul(d.dt, v));
+        } else if (kq[0] == 1) {
+            J[i] = add(mul(cj, J[i]), mul(ce, e));
+        }
+    }
+}
+
+/* (rows and planes by grid-stride loops: a launch's y and z extents are limited) */
+template <typename T, bool Post> __global__ void yee_disp(Disp<T> d)
+{
+    const int x = d.lo[0] + blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= d.hi[0]) return;
+    for (int z = d.lo[2] + (int)blockIdx.z; z < d.hi[2]; z += (int)gridDim.z)
+        for (int y = d.lo[1] + (int)blockIdx.y; y < d.hi[1]; y += (int)gridDim.y) disp_node<T, Post>(d, x, y, z);
+}
+
+/* The dispersive terms of the E sub-step on box (before: post = 0; after: 1), for each E component. */
+template <typename T>
+pyr_status_t disp_launch(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const pyr_box_t *box, int post)
+{
+    const pyr_coef_t *k = call->coef;
+    const double *D = pyr_maxwell_disp_table(k);
+    if (!D) return PYR_OK;
+    if (!table) return pyr_fail(PYR_ERR_INTERNAL, "CUDA Maxwell kernel: dispersive terms without their table on the device");
+    const pyr_piece_t *pc = call->piece;
+    for (int comp = 0; comp < 3; comp++) {
+        if (!pc->buf[comp][0]) continue;
+        Disp<T> d;
+        memset(&d, 0, sizeof d);
+        if (!update_box(call, comp, box, d.lo, d.hi)) continue;
+        d.E = (T *)pc->buf[comp][0];
+        d.ns = (int)D[0];
+        for (int q = 0; q < d.ns; q++) {
+            const int fj = pyr_maxwell_disp_field(D, q, comp, 0), fp = pyr_maxwell_disp_field(D, q, comp, 1);
+            d.J[q] = fj >= 0 ? (T *)pc->buf[fj][0] : NULL;
+            d.P[q] = fp >= 0 ? (T *)pc->buf[fp][0] : NULL;
+            if (!d.J[q]) return pyr_fail(PYR_ERR_INTERNAL, "CUDA Maxwell kernel: a dispersive term without its field");
+        }
+        d.CB = (const T *)pc->buf[PYR_MAXWELL_CB][0];
+        d.cb0 = (T)k->c[5];
+        d.dt = (T)D[2];
+        d.D = table + (k->naux - pyr_maxwell_disp_length(k));
+        d.n1 = (int64_t)D[4];
+        d.starts = (int64_t)D[5];
+        d.runs = (int64_t)D[6];
+        d.pitch = pc->pitch;
+        d.plane = pc->pitch * (pc->box.hi[1] - pc->box.lo[1]);
+        for (int a = 0; a < 3; a++) d.org[a] = pc->box.lo[a];
+        const dim3 grid((unsigned)((d.hi[0] - d.lo[0] + 127) / 128), (unsigned)std::min(d.hi[1] - d.lo[1], 65535),
+                        (unsigned)std::min(d.hi[2] - d.lo[2], 65535));
+        if (post) yee_disp<T, true><<<grid, 128, 0, st>>>(d);
+        else yee_disp<T, false><<<grid, 128, 0, st>>>(d);
+        PYR_CU(cudaGetLastError());
+        pyrcu::count(c->dev->stats.launches);
+    }
+    return PYR_OK;
+}
+
 /* A step of the tile variant (in place), or its sub-steps on the given sets. */
 template <typename T>
 pyr_status_t tile_step(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int s, const Sets<T> *sets)
 {
     for (int l = 2 * s; l < 2 * s + 2 && l < call->nboxes; l++) {
         const int electric = l % 2; /* a call starts at a step: H, E, H, E ... */
+        /* (no sets with dispersive terms: fused_box declines them) */
+        if (electric && !sets) PYR_TRY(disp_launch<T>(c, st, call, table, &call->boxes[l], 0));
         PYR_TRY(substep<T>(c, st, call, table, electric, &call->boxes[l], sets));
+        if (electric && !sets) PYR_TRY(disp_launch<T>(c, st, call, table, &call->boxes[l], 1));
         if (call->nsources || (electric && call->nprobes)) PYR_TRY(points<T>(c, st, call, electric, &call->boxes[l], s, sets));
     }
     return PYR_OK;
@@ -599,6 +716,8 @@ int same_box(const pyr_box_t *a, const pyr_box_t *b)
 int fused_box(const pyr_kernel_call_t *call, pyr_box_t *in)
 {
     if (call->nboxes < 4 || call->nboxes % 2) return 0;
+    /* the dispersive terms' states are updated in place, which a recomputed rim would apply twice */
+    if (pyr_maxwell_disp_table(call->coef)) return 0;
     for (int l = 2; l < call->nboxes; l++)
         if (!same_box(&call->boxes[l], &call->boxes[l % 2])) return 0;
     for (int i = 0; i < call->nsources; i++)
