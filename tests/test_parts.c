@@ -127,8 +127,8 @@ static int check_counters(const pyr_plan_t *plan, const pyr_problem_t *p, const 
     pyr_box_t interior = {{0, 0, 0}, {1, 1, 1}};
     int f0[3] = {0, 0, 0}, f1[3] = {0, 0, 0};
     for (int a = 0; a < p->dims; a++) {
-        f0[a] = pyr_scheme_fixed(s, a, 0);
-        f1[a] = pyr_scheme_fixed(s, a, 1);
+        f0[a] = pyr_scheme_fixed(s, p, a, 0);
+        f1[a] = pyr_scheme_fixed(s, p, a, 1);
         interior.lo[a] = f0[a];
         interior.hi[a] = p->n[a] - f1[a];
     }

@@ -280,7 +280,7 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
         for (int a = 0; a < 3; a++) {
             P->changing.lo[a] = 0;
             P->changing.hi[a] = problem->n[a];
-            for (int side = 0; side < 2; side++) P->fixed[a][side] = a < problem->dims ? pyr_scheme_fixed(s, a, side) : 0;
+            for (int side = 0; side < 2; side++) P->fixed[a][side] = a < problem->dims ? pyr_scheme_fixed(s, problem, a, side) : 0;
             if (a < problem->dims) {
                 P->changing.lo[a] = P->fixed[a][0];
                 P->changing.hi[a] = problem->n[a] - P->fixed[a][1];

@@ -117,8 +117,8 @@ uint64_t pyr_multi_useful_owned(const pyr_parts_t *P, int64_t steps)
         for (int k = 0; k < P->scheme->nsub; k++) {
             pyr_box_t u = P->part[i].own;
             for (int a = 0; a < P->problem.dims; a++) {
-                u.lo[a] = pyr_multi_imax(u.lo[a], P->scheme->sub[k].margin_lo[a]);
-                u.hi[a] = pyr_multi_imin(u.hi[a], P->problem.n[a] - P->scheme->sub[k].margin_hi[a]);
+                u.lo[a] = pyr_multi_imax(u.lo[a], pyr_scheme_margin(P->scheme, &P->problem, k, a, 0));
+                u.hi[a] = pyr_multi_imin(u.hi[a], P->problem.n[a] - pyr_scheme_margin(P->scheme, &P->problem, k, a, 1));
             }
             v += (uint64_t)pyr_box_volume(&u);
         }

@@ -31,7 +31,7 @@ pyr_status_t pyr_plan_set_scheme(pyr_plan_t *plan)
     for (int a = 0; a < 3; a++)
         for (int side = 0; side < 2; side++) {
             plan->reach[a][side] = a < p->dims ? pyr_scheme_step_reach(s, a, side) : 0;
-            plan->fixed[a][side] = a < p->dims ? pyr_scheme_fixed(s, a, side) : 0;
+            plan->fixed[a][side] = a < p->dims ? pyr_scheme_fixed(s, p, a, side) : 0;
         }
     plan->check_every = s->tolerance(p) > 0 ? s->check_every(p) : 0;
     plan->previous = s->reads_previous ? s->reads_previous(p) != 0 : 0;
@@ -85,10 +85,9 @@ pyr_box_t pyr_plan_interior(const pyr_plan_t *plan)
 static pyr_box_t update_box(const pyr_plan_t *plan, int k)
 {
     pyr_box_t b = pyr_plan_grid(plan);
-    const pyr_substep_t *sub = &plan->scheme->sub[k];
     for (int a = 0; a < plan->problem.dims; a++) {
-        b.lo[a] = sub->margin_lo[a];
-        b.hi[a] = plan->problem.n[a] - sub->margin_hi[a];
+        b.lo[a] = pyr_scheme_margin(plan->scheme, &plan->problem, k, a, 0);
+        b.hi[a] = plan->problem.n[a] - pyr_scheme_margin(plan->scheme, &plan->problem, k, a, 1);
     }
     return b;
 }

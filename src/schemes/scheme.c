@@ -49,11 +49,17 @@ int pyr_scheme_step_reach(const pyr_scheme_t *s, int axis, int high)
     return r;
 }
 
-int pyr_scheme_fixed(const pyr_scheme_t *s, int axis, int high)
+int pyr_scheme_margin(const pyr_scheme_t *s, const pyr_problem_t *p, int k, int axis, int high)
+{
+    if (s->margin) return s->margin(p, k, axis, high);
+    return high ? s->sub[k].margin_hi[axis] : s->sub[k].margin_lo[axis];
+}
+
+int pyr_scheme_fixed(const pyr_scheme_t *s, const pyr_problem_t *p, int axis, int high)
 {
     int m = -1;
     for (int k = 0; k < s->nsub; k++) {
-        int v = high ? s->sub[k].margin_hi[axis] : s->sub[k].margin_lo[axis];
+        int v = pyr_scheme_margin(s, p, k, axis, high);
         if (m < 0 || v < m) m = v;
     }
     return m < 0 ? 0 : m;

@@ -109,6 +109,11 @@ typedef struct pyr_scheme {
      * kernel finds it in the output buffer.  Pieces streamed through a
      * device then carry both layers, and the host keeps the older one. */
     int (*reads_previous)(const pyr_problem_t *p);
+    /* (optional, NULL = the table's margins) The margin of sub-step k at
+     * one end of an axis for this problem, where boundary conditions decide
+     * it (a face whose nodes the sweeps update: 0).  A part's cut edges keep
+     * the table's margins: only the whole grid's faces change. */
+    int (*margin)(const pyr_problem_t *p, int k, int axis, int high);
 
     /* The scheme's parameters (the grid is checked already); the message
      * names the value, the limit and what would work. */
@@ -204,9 +209,15 @@ const pyr_scheme_t *pyr_scheme_at(int i);
 /* Reach of one step (the sum over sub-steps) along an axis, below and above. */
 int pyr_scheme_step_reach(const pyr_scheme_t *s, int axis, int high);
 
-/* Nodes at the low / high end of an axis that no sub-step updates (the
- * boundary a piece keeps resident or mirrors). */
-int pyr_scheme_fixed(const pyr_scheme_t *s, int axis, int high);
+/* Nodes at the low / high end of the whole grid's axis that sub-step k
+ * does not update for this problem (the table's margin, or the scheme's
+ * margin hook where boundary conditions decide it). */
+int pyr_scheme_margin(const pyr_scheme_t *s, const pyr_problem_t *p, int k, int axis, int high);
+
+/* Nodes at the low / high end of the whole grid's axis that no sub-step
+ * updates for this problem (the boundary a piece keeps resident or
+ * mirrors). */
+int pyr_scheme_fixed(const pyr_scheme_t *s, const pyr_problem_t *p, int axis, int high);
 
 /* Bytes of one node of the fields this problem uses, counting a ping-pong
  * field once (the executor's time-layer buffers), and the values moved per
