@@ -78,11 +78,12 @@ typedef struct {
 
 /* A row: the y and z neighbours' rows chosen once (a face row reads its
  * inner neighbour's row twice, once plus t), the x faces' nodes peeled. */
-#define DEFINE_NEUMANN_SWEEP(NAME, T)                                                                          \
+#define DEFINE_NEUMANN_SWEEP(NAME, T, ROW)                                                                     \
     static void NAME(const pyr_cpu_ctx_t *c, const pyr_piece_t *piece, const T *in, T *out, const T *fbase,     \
                      const pyr_box_t *box, int dims, const T *cf, T w, const faces_t *fc)                       \
     {                                                                                                          \
         const T cx = cf[0], cy = cf[1], cz = cf[2], dv = cf[3], om = cf[4];                                    \
+        const T cfw[7] = {cx, cy, cz, dv, om, (T)0, w}; /* the interior rows' coefficients (ROW's) */          \
         const T t[6] = {(T)fc->t[0], (T)fc->t[1], (T)fc->t[2], (T)fc->t[3], (T)fc->t[4], (T)fc->t[5]};         \
         const int damp = om != (T)1, cheb = w != (T)1;                                                         \
         const int64_t pitch = piece->pitch, plane = piece->pitch * pyr_cpu_rows_of(&piece->box);               \
@@ -124,7 +125,10 @@ typedef struct {
                 }                                                                                              \
                 e--;                                                                                           \
             }                                                                                                  \
-            if (yg < 0 && zg < 0)                                                                              \
+            if (yg < 0 && zg < 0 && !(cheb && damp)) {                                                         \
+                /* no ghost between the peeled ends: the interior's row, the same expression */                \
+                if (e > a) ROW(c0 + a, o + a, f ? f + a : NULL, e - a, dims, cfw, pitch, plane);               \
+            } else if (yg < 0 && zg < 0)                                                                       \
                 for (int64_t x = a; x < e; x++) NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ym[x], yp[x], zm[x], zp[x]); \
             else if (zg < 0)                                                                                   \
                 for (int64_t x = a; x < e; x++) {                                                              \
@@ -141,8 +145,8 @@ typedef struct {
         }                                                                                                      \
     }
 
-DEFINE_NEUMANN_SWEEP(neumann_sweep_f32, float)
-DEFINE_NEUMANN_SWEEP(neumann_sweep_f64, double)
+DEFINE_NEUMANN_SWEEP(neumann_sweep_f32, float, jacobi_row_f32)
+DEFINE_NEUMANN_SWEEP(neumann_sweep_f64, double, jacobi_row_f64)
 
 static pyr_status_t neumann_run(const pyr_cpu_ctx_t *c, const pyr_kernel_call_t *call)
 {
