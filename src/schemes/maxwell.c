@@ -431,7 +431,9 @@ static double maxwell_tolerance(const pyr_problem_t *p)
 
 static void maxwell_key(const pyr_problem_t *p, char *out, size_t size)
 {
-    snprintf(out, size, "%s fields=%x", p->dims == 2 ? (p->maxwell.te ? "te" : "tm") : "3d", maxwell_fields(p));
+    /* (dispersive terms' states share the psi slots' bits: their problems say so apart) */
+    snprintf(out, size, "%s fields=%x%s", p->dims == 2 ? (p->maxwell.te ? "te" : "tm") : "3d", maxwell_fields(p),
+             pyr_maxwell_dispersive(p) ? " dispersive" : "");
 }
 
 /* ----------------------------------------------------------------- inputs */

@@ -6,7 +6,8 @@
  * budgets from the smallest that fits to above the grid; 1 to 3 slots; 1 or
  * 2 threads; several parts of the grid: run.devices = 0,0,...) give the CPU
  * naive method's components and probe series bit for bit, and the terms do
- * change the fields (a run without them differs).
+ * change the fields (a run without them differs); a plane wave (TF/SF) on
+ * dispersive shapes likewise.
  *
  *   test_maxwell_dispersive_property [cases] [seed] [backend]   (defaults: 80 1 cpu) */
 #include <stdio.h>
@@ -202,6 +203,50 @@ static void terms_act(void)
     mx_free(&b);
 }
 
+/* A plane wave (TF/SF) on a Drude disk with a Lorentz shell inside CPML, and probes: every
+ * decomposition, several heights and budgets, and two parts, equal the naive method. */
+static void tfsf_case(pyr_backend_kind_t backend)
+{
+    pyr_problem_t p;
+    const int64_t n[3] = {64, 56, 1};
+    const double len[3] = {0.63, 0.55, 1};
+    make_maxwell(&p, 2, n, len, 0, PYR_FLOAT, 90, 0.7);
+    CHECK_OK(pyr_problem_set(&p, "boundary.kind", "cpml"));
+    CHECK_OK(pyr_problem_set(&p, "boundary.cpml_cells", "8"));
+    CHECK_OK(pyr_problem_set(&p, "material.shape1", "sphere 0.31 0.27 0.1 eps_r=2 lorentz=1.5 3 0.5 debye=1 0.02"));
+    CHECK_OK(pyr_problem_set(&p, "material.shape2", "sphere 0.31 0.27 0.06 eps_r=1 drude=4 0.3"));
+    CHECK_OK(pyr_problem_set(&p, "source.planewave1", "Ez along +x box 14 12 50 44 gaussian width=0.05 delay=0.15"));
+    CHECK_OK(pyr_problem_set(&p, "probe.probe1", "Ez 31 27"));
+    CHECK_OK(pyr_problem_set(&p, "probe.probe2", "Ez 10 10"));
+    mx_result_t ref = {0};
+    CHECK_OK(mx_reference(&p, NULL, &ref));
+    for (int k = 0; k < 6; k++) {
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = backend;
+        o.method = k == 0 ? PYR_METHOD_TRIVIAL : PYR_METHOD_PYRAMID;
+        o.decomposition = k % 2 ? PYR_DECOMP_STRIPS : PYR_DECOMP_BLOCKS;
+        o.height = k > 0 && k < 3 ? 7 : 0;
+        o.memory = k == 4 ? 200000 : 0;
+        if (k == 5) snprintf(o.devices, sizeof o.devices, "0,0");
+        mx_result_t a = {0};
+        const pyr_status_t st = mx_run(&p, &o, NULL, &a);
+        CHECK(st == PYR_OK, "TF/SF case %d: %s", k, pyr_last_error());
+        if (st == PYR_OK && ref.c[PYR_EZ]) {
+            for (int c = 0; c < 6; c++)
+                if (a.c[c]) CHECK(first_difference(a.c[c], ref.c[c]) < 0, "TF/SF case %d: component %d differs from the naive method", k, c);
+            CHECK(a.nseries == ref.nseries && !memcmp(a.probes, ref.probes, (size_t)(a.nseries * 2) * sizeof(double)),
+                  "TF/SF case %d: probe series differ", k);
+        }
+        mx_free(&a);
+    }
+    /* the scattered field reaches the probe outside the box */
+    double peak = 0;
+    for (int64_t s = 0; s < ref.nseries; s++) peak = fmax(peak, fabs(ref.probes[s * 2 + 1]));
+    CHECK(peak > 1e-4, "no scattered field outside the TF/SF box: %g", peak);
+    mx_free(&ref);
+}
+
 int main(int argc, char **argv)
 {
     int cases = argc > 1 ? atoi(argv[1]) : 80;
@@ -212,6 +257,7 @@ int main(int argc, char **argv)
         return 77;
     }
     terms_act();
+    tfsf_case(backend);
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random dispersive Maxwell plans on the %s backend bit-identical to the naive method (seed %llu): %d pyramids of "

@@ -4,8 +4,9 @@
  *     pyr_problem_get and read again to the same terms; malformed lines
  *     refused with the form that works;
  *   - refusals of non-positive parameters, of terms with per-node material
- *     files, of a plane wave through a dispersive background, of a grid
- *     without room for the terms' fields;
+ *     files, of a plane wave through a dispersive background or whose TF/SF
+ *     faces cross a dispersive shape, of a grid without room for the terms'
+ *     fields;
  *   - the stability limit: a lossless Drude medium's coupled scheme is stable
  *     exactly for dt <= 1 / sqrt(sum 1/h^2 + wp^2/4) (the characteristic
  *     polynomial z^2 - (2 - (K^2 dt^2 + wp^2 dt^2)/eps) z + 1), a Lorentz term
@@ -96,6 +97,14 @@ static void refusals(void)
     CHECK_OK(pyr_problem_set(&p, "material.drude", "1 0.1"));
     CHECK_OK(pyr_problem_set(&p, "source.planewave1", "Ez along +x box 10 10 30 30 gaussian width=0.05 delay=0.2"));
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "give the dispersive terms to shapes");
+
+    /* a Drude disk inside the TF/SF box runs; a box whose face crosses it is refused */
+    tm_problem(&p, 60, 60, 0.5);
+    CHECK_OK(pyr_problem_set(&p, "material.shape1", "sphere 0.3 0.3 0.05 drude=1 0.1"));
+    CHECK_OK(pyr_problem_set(&p, "source.planewave1", "Ez along +x box 15 15 45 45 gaussian width=0.05 delay=0.2"));
+    CHECK_OK(pyr_problem_validate(&p));
+    CHECK_OK(pyr_problem_set(&p, "source.planewave1", "Ez along +x box 30 15 45 45 gaussian width=0.05 delay=0.2"));
+    CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "lies in a dispersive material");
 
     /* 3D with the CPML on every axis leaves no psi slot: refused, and the message says what frees one */
     const int64_t n3[3] = {16, 16, 16};
