@@ -44,7 +44,8 @@ static inline const double *pyr_maxwell_disp_table(const pyr_coef_t *k)
 
 /* Layout of the dispersive table D (maxwell_dispersive.c; all numbers exact in a double; its last element L):
  *   D[0] poles per material (slots), D[1] materials (0: none), D[2] dt, D[3] rows (n[1] n[2]),
- *   D[4] n[1], D[5] the offset of the rows' starts, D[6] the offset of the runs
+ *   D[4] n[1], D[5] the offset of the rows' starts, D[6] the offset of the runs, D[7] the bits of
+ *   the fields below that a layer's psi uses too (at other nodes: the layer's, apart from the runs')
  *   D[8 + (q * 3 + c) * 2 + w]  the field of slot q's J (w = 0) or P (w = 1) for E component c, -1: none
  *   D[32 + (m * slots + q) * 4 + k]  material m's slot q: its form (0 none, 1 J, 2 Debye), then cj, cp, ce
  *   D[D[5] + r] .. D[D[5] + r + 1]  row r = z n[1] + y's runs (of the problem's grid), each
@@ -62,10 +63,10 @@ static inline const double *pyr_maxwell_disp_coef(const double *D, int m, int q)
 {
     return D + PYR_MAXWELL_DISP_COEF + ((int64_t)m * (int64_t)D[0] + q) * 4;
 }
-/* Whether field f holds a dispersive state (it then is no CPML auxiliary: the slot is shared). */
+/* Whether field f holds a dispersive state and no layer's psi (a slot no layer uses). */
 static inline int pyr_maxwell_disp_owns(const double *D, int f)
 {
-    if (!D || f < 0) return 0;
+    if (!D || f < 0 || (((unsigned)D[7] >> f) & 1u)) return 0;
     for (int i = 0; i < 24; i++)
         if ((int)D[PYR_MAXWELL_DISP_FIELDS + i] == f) return 1;
     return 0;

@@ -115,47 +115,6 @@ unsigned pyr_maxwell_psi_used(const pyr_problem_t *p)
     return used;
 }
 
-/* The fields of the terms' states: f[(q * 3 + c) * 2 + w] (-1 none); returns how
- * many are needed, *free how many slots the problem leaves (more needed than
- * free: the caller refuses). */
-static int layout(const pyr_problem_t *p, int f[24], int *nfree)
-{
-    for (int i = 0; i < 24; i++) f[i] = -1;
-    int need_p[PYR_MAXWELL_MAX_POLES];
-    const int ns = slots(p, need_p);
-    /* the unused slots: first those of components the grid's mode lacks, then those of axes without a layer */
-    int cand[12], nc = 0;
-    const unsigned used = pyr_maxwell_psi_used(p);
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = PYR_MAXWELL_PSI0; i < PYR_MAXWELL_PSI0 + 12; i++) {
-            const int comp = (i - PYR_MAXWELL_PSI0) / 2;
-            if (used & (1u << i)) continue;
-            if ((pass == 0) == !pyr_maxwell_component_used(p, comp)) cand[nc++] = i;
-        }
-    *nfree = nc;
-    int k = 0;
-    for (int q = 0; q < ns; q++)
-        for (int c = 0; c < 3; c++) {
-            if (!pyr_maxwell_component_used(p, c)) continue;
-            for (int w = 0; w < 1 + need_p[q]; w++) {
-                if (k < nc) f[(q * 3 + c) * 2 + w] = cand[k];
-                k++;
-            }
-        }
-    return k;
-}
-
-unsigned pyr_maxwell_disp_fields(const pyr_problem_t *p)
-{
-    if (!pyr_maxwell_dispersive(p)) return 0;
-    int f[24], nfree = 0;
-    if (layout(p, f, &nfree) > nfree) return 0;
-    unsigned bits = 0;
-    for (int i = 0; i < 24; i++)
-        if (f[i] >= 0) bits |= 1u << f[i];
-    return bits;
-}
-
 /* The nodes of axis a (whole grid) whose positions i h lie in [lo, hi], widened by a node. */
 static void node_span(const pyr_problem_t *p, int a, double lo, double hi, int64_t *i0, int64_t *i1)
 {
@@ -166,12 +125,12 @@ static void node_span(const pyr_problem_t *p, int a, double lo, double hi, int64
     *i1 = a1 < 0 ? 0 : a1 > n ? (int64_t)n : (int64_t)a1;
 }
 
-int pyr_maxwell_disp_support(const pyr_problem_t *p, int f, pyr_box_t *box)
+/* The whole-grid nodes [lo, hi) that hold every dispersive node: the union of the dispersive
+ * shapes' bounding boxes, widened by a node; 0 when the background is dispersive (everywhere). */
+static int disp_bbox(const pyr_problem_t *p, int64_t lo[3], int64_t hi[3])
 {
-    if (!((pyr_maxwell_disp_fields(p) >> f) & 1)) return 0;
-    if (p->maxwell.npoles > 0) return -1;
-    /* the union of the dispersive shapes' bounding boxes (whole grid), in the window's coordinates */
-    int64_t lo[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, hi[3] = {INT64_MIN, INT64_MIN, INT64_MIN};
+    if (p->maxwell.npoles > 0) return 0;
+    for (int a = 0; a < 3; a++) lo[a] = INT64_MAX, hi[a] = INT64_MIN;
     for (int k = 0; k < p->maxwell.nshapes; k++) {
         const pyr_shape_t *s = &p->maxwell.shapes[k];
         if (s->npoles == 0) continue;
@@ -186,6 +145,92 @@ int pyr_maxwell_disp_support(const pyr_problem_t *p, int f, pyr_box_t *box)
             if (i1 > hi[a]) hi[a] = i1;
         }
     }
+    return 1;
+}
+
+/* Whether psi field i, used by a layer, can hold a dispersive state too: the layer's nodes
+ * (those its psi moves over) and the dispersive nodes are apart along the layer's axis. */
+static int shareable(const pyr_problem_t *p, int i)
+{
+    const int k = i - PYR_MAXWELL_PSI0, c = k / 2, which = k % 2;
+    int axis = -1, seen = 0;
+    for (int a = 0; a < 3; a++) {
+        if (a == c % 3) continue;
+        if (seen++ == which) axis = a;
+    }
+    int64_t lo[3], hi[3];
+    if (axis < 0 || axis >= p->dims || !disp_bbox(p, lo, hi)) return 0;
+    const int64_t L = p->maxwell.cpml_cells, n = pyr_problem_whole(p, axis);
+    /* the layers' nodes, as maxwell.c's support: below L + 1 on the low side, from n - 2 - L on the high side */
+    if ((p->maxwell.cpml_faces >> (2 * axis)) & 1 && lo[axis] < L + 1) return 0;
+    if ((p->maxwell.cpml_faces >> (2 * axis + 1)) & 1 && hi[axis] > n - 2 - L) return 0;
+    return 1;
+}
+
+/* The fields of the terms' states: f[(q * 3 + c) * 2 + w] (-1 none); returns how
+ * many are needed, *free how many slots the problem offers (more needed: the
+ * caller refuses), *shared the bits of those assigned that a layer's psi also
+ * uses (apart in space). */
+static int layout(const pyr_problem_t *p, int f[24], int *nfree, unsigned *shared)
+{
+    for (int i = 0; i < 24; i++) f[i] = -1;
+    *shared = 0;
+    int need_p[PYR_MAXWELL_MAX_POLES];
+    const int ns = slots(p, need_p);
+    /* the slots: first those no layer uses (of components the grid's mode lacks, then of axes without a
+     * layer), then those of layers that keep clear of the dispersive shapes */
+    int cand[12], nc = 0;
+    unsigned share = 0;
+    const unsigned used = pyr_maxwell_psi_used(p);
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = PYR_MAXWELL_PSI0; i < PYR_MAXWELL_PSI0 + 12; i++) {
+            const int comp = (i - PYR_MAXWELL_PSI0) / 2;
+            if (pass == 2) {
+                if ((used & (1u << i)) && shareable(p, i)) cand[nc++] = i, share |= 1u << i;
+                continue;
+            }
+            if (used & (1u << i)) continue;
+            if ((pass == 0) == !pyr_maxwell_component_used(p, comp)) cand[nc++] = i;
+        }
+    *nfree = nc;
+    int k = 0;
+    for (int q = 0; q < ns; q++)
+        for (int c = 0; c < 3; c++) {
+            if (!pyr_maxwell_component_used(p, c)) continue;
+            for (int w = 0; w < 1 + need_p[q]; w++) {
+                if (k < nc) {
+                    f[(q * 3 + c) * 2 + w] = cand[k];
+                    *shared |= share & (1u << cand[k]);
+                }
+                k++;
+            }
+        }
+    return k;
+}
+
+unsigned pyr_maxwell_disp_fields(const pyr_problem_t *p)
+{
+    if (!pyr_maxwell_dispersive(p)) return 0;
+    int f[24], nfree = 0;
+    unsigned shared = 0;
+    if (layout(p, f, &nfree, &shared) > nfree) return 0;
+    unsigned bits = 0;
+    for (int i = 0; i < 24; i++)
+        if (f[i] >= 0) bits |= 1u << f[i];
+    return bits;
+}
+
+int pyr_maxwell_disp_support(const pyr_problem_t *p, int f, pyr_box_t *box)
+{
+    int fl[24], nfree = 0;
+    unsigned shared = 0;
+    if (!pyr_maxwell_dispersive(p) || layout(p, fl, &nfree, &shared) > nfree) return 0;
+    int mine = 0;
+    for (int i = 0; i < 24; i++) mine |= fl[i] == f;
+    if (!mine) return 0;
+    int64_t lo[3], hi[3];
+    /* a slot shared with a layer's psi holds both: everywhere */
+    if (((shared >> f) & 1) || !disp_bbox(p, lo, hi)) return -1;
     for (int a = 0; a < 3; a++) {
         box->lo[a] = lo[a] - p->origin[a] > 0 ? lo[a] - p->origin[a] : 0;
         box->hi[a] = hi[a] - p->origin[a] < p->n[a] ? hi[a] - p->origin[a] : p->n[a];
@@ -436,13 +481,15 @@ pyr_status_t pyr_maxwell_disp_check(const pyr_problem_t *p)
                                         "the dispersive terms to shapes and keep the background plain");
     PYR_TRY(planewave_faces(p));
     int f[24], nfree = 0;
-    const int need = layout(p, f, &nfree);
+    unsigned shared = 0;
+    const int need = layout(p, f, &nfree, &shared);
     if (need > nfree)
         return pyr_fail(PYR_ERR_CONFIG,
                         "the dispersive terms need %d auxiliary fields here (per term one per E component, two for lorentz and debye), "
-                        "and this grid leaves %d (the CPML auxiliaries of axes without a layer%s); use fewer terms%s",
-                        need, nfree, p->dims == 2 ? " and of the components the 2D mode lacks" : "",
-                        p->dims == 3 ? ", or keep the CPML off one axis (boundary.faces)" : "");
+                        "and this grid offers %d (the CPML auxiliaries of axes without a layer%s, and those of layers that the "
+                        "dispersive shapes keep clear of); use fewer terms, keep the dispersive shapes a node off the CPML layers "
+                        "(the background without terms), or keep the CPML off an axis (boundary.faces)",
+                        need, nfree, p->dims == 2 ? ", of the components the 2D mode lacks" : "");
     double dt = 0, s = 0;
     PYR_TRY(pyr_maxwell_dt(p, &dt));
     for (int d = 0; d < p->dims; d++) s += 1.0 / (pyr_problem_h(p, d) * pyr_problem_h(p, d));
@@ -474,7 +521,8 @@ pyr_status_t pyr_maxwell_disp_table_append(const pyr_problem_t *p, double **aux,
 {
     if (!pyr_maxwell_dispersive(p)) return PYR_OK;
     int f[24], nfree = 0;
-    if (layout(p, f, &nfree) > nfree) return pyr_fail(PYR_ERR_INTERNAL, "dispersive terms without their fields (validate refuses them)");
+    unsigned shared = 0;
+    if (layout(p, f, &nfree, &shared) > nfree) return pyr_fail(PYR_ERR_INTERNAL, "dispersive terms without their fields (validate refuses them)");
     int need_p[PYR_MAXWELL_MAX_POLES];
     const int ns = slots(p, need_p), nmat = 2 + p->maxwell.nshapes;
     double dt = 0;
@@ -515,6 +563,7 @@ pyr_status_t pyr_maxwell_disp_table_append(const pyr_problem_t *p, double **aux,
         memset(D, 0, (size_t)len * sizeof *D);
         D[len - 1] = (double)len;
         D[0] = ns, D[1] = nmat, D[2] = dt, D[3] = (double)rows, D[4] = (double)n1, D[5] = (double)starts, D[6] = (double)runs;
+        D[7] = (double)shared;
         for (int i = 0; i < 24; i++) D[PYR_MAXWELL_DISP_FIELDS + i] = f[i];
         for (int m = 1; m < nmat; m++) {
             int np = 0;

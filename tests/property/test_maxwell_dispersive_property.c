@@ -7,7 +7,8 @@
  * 2 threads; several parts of the grid: run.devices = 0,0,...) give the CPU
  * naive method's components and probe series bit for bit, and the terms do
  * change the fields (a run without them differs); a plane wave (TF/SF) on
- * dispersive shapes likewise.
+ * dispersive shapes likewise, and a 3D grid with CPML on every face whose
+ * terms share the layers' slots.
  *
  *   test_maxwell_dispersive_property [cases] [seed] [backend]   (defaults: 80 1 cpu) */
 #include <stdio.h>
@@ -16,7 +17,7 @@
 #include "maxwell_util.h"
 #include "schemes/maxwell.h"
 
-static int pyramids, parts, lorentz, debye, drude, on_shapes, refused_fields;
+static int pyramids, parts, lorentz, debye, drude, on_shapes, refused_fields, shared_slots;
 
 static void random_poles(rng_t *r, double dt, pyr_pole_t *pl, int *np, int max)
 {
@@ -107,14 +108,16 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     int drawn[3];
     mx_random_problem(&r, dims, n, len, prec, &p, drawn);
     if (dims == 3 && p.maxwell.cpml_cells > 0) {
-        /* room for the terms' fields: the CPML on one axis at most (else refused, below) */
-        if (rng_range(&r, 0, 4)) p.maxwell.cpml_faces &= 3u << (2 * rng_range(&r, 0, 2));
+        /* room for the terms' fields: often the CPML on one axis only; else the terms share the layers'
+         * slots where the shapes keep clear of them (or are refused, below) */
+        if (rng_range(&r, 0, 2)) p.maxwell.cpml_faces &= 3u << (2 * rng_range(&r, 0, 2));
         if (!p.maxwell.cpml_faces) p.maxwell.cpml_cells = 0;
     }
     if (!add_poles(&r, &p)) {
         refused_fields++;
         return 0;
     }
+    shared_slots += (pyr_maxwell_disp_fields(&p) & pyr_maxwell_psi_used(&p)) != 0;
     pyr_options_t o;
     pyr_options_default(&o);
     o.backend = backend;
@@ -247,6 +250,61 @@ static void tfsf_case(pyr_backend_kind_t backend)
     mx_free(&ref);
 }
 
+/* 3D with CPML on every face: the terms' states share the layers' psi slots (the sphere keeps
+ * clear of the layers); every decomposition, heights, budgets and two parts equal the naive
+ * method. */
+static void shared_case(pyr_backend_kind_t backend)
+{
+    pyr_problem_t p;
+    const int64_t n[3] = {22, 20, 20};
+    const double len[3] = {0.21, 0.19, 0.19};
+    make_maxwell(&p, 3, n, len, 0, PYR_DOUBLE, 40, 0.6);
+    CHECK_OK(pyr_problem_set(&p, "boundary.kind", "cpml"));
+    CHECK_OK(pyr_problem_set(&p, "boundary.cpml_cells", "4"));
+    CHECK_OK(pyr_problem_set(&p, "material.shape1", "sphere 0.1 0.09 0.09 0.025 eps_r=2 lorentz=1.5 4 0.5 drude=3 0.2"));
+    CHECK_OK(pyr_problem_set(&p, "source.source1", "Ez point 10 9 9 gaussian width=0.02 delay=0.06"));
+    CHECK_OK(pyr_problem_set(&p, "source.source2", "Ex point 8 9 10 ricker frequency=5 delay=0.05"));
+    CHECK_OK(pyr_problem_set(&p, "probe.probe1", "Ez 11 9 9"));
+    CHECK_OK(pyr_problem_set(&p, "probe.probe2", "Ey 5 9 9"));
+    CHECK_OK(pyr_problem_validate(&p));
+    const unsigned shared = pyr_maxwell_disp_fields(&p) & pyr_maxwell_psi_used(&p);
+    CHECK(shared != 0, "the terms take no layer's slot");
+    mx_result_t ref = {0};
+    CHECK_OK(mx_reference(&p, NULL, &ref));
+    for (int k = 0; k < 5; k++) {
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = backend;
+        o.method = k == 0 ? PYR_METHOD_TRIVIAL : PYR_METHOD_PYRAMID;
+        o.decomposition = k % 2 ? PYR_DECOMP_SLABS : PYR_DECOMP_BLOCKS;
+        o.height = k == 1 || k == 2 ? 5 : 0;
+        o.memory = k == 3 ? 300000 : 0;
+        if (k == 4) snprintf(o.devices, sizeof o.devices, "0,0");
+        mx_result_t a = {0};
+        const pyr_status_t st = mx_run(&p, &o, NULL, &a);
+        CHECK(st == PYR_OK, "shared slots, case %d: %s", k, pyr_last_error());
+        if (st == PYR_OK)
+            for (int c = 0; c < 6; c++)
+                if (a.c[c]) CHECK(first_difference(a.c[c], ref.c[c]) < 0, "shared slots, case %d: component %d differs from the naive method", k, c);
+        if (st == PYR_OK) CHECK(a.nseries == ref.nseries && !memcmp(a.probes, ref.probes, (size_t)(a.nseries * 2) * sizeof(double)),
+                                "shared slots, case %d: probe series differ", k);
+        mx_free(&a);
+    }
+    /* the terms act (the sphere's probe differs from a run without them), and the field by the layer stays bounded */
+    pyr_problem_t q = p;
+    q.maxwell.shapes[0].npoles = 0;
+    mx_result_t b = {0};
+    CHECK_OK(mx_reference(&q, NULL, &b));
+    int differs = 0;
+    for (int64_t s = 0; s < ref.nseries && s < b.nseries; s++) differs |= ref.probes[2 * s] != b.probes[2 * s];
+    CHECK(differs, "the sphere's terms changed nothing at its probe");
+    double e = 0;
+    for (int64_t s = 0; s < ref.nseries; s++) e = fmax(e, fabs(ref.probes[2 * s + 1]));
+    CHECK(isfinite(e) && e < 1e3, "the field by the layer: %g", e);
+    mx_free(&b);
+    mx_free(&ref);
+}
+
 int main(int argc, char **argv)
 {
     int cases = argc > 1 ? atoi(argv[1]) : 80;
@@ -258,13 +316,14 @@ int main(int argc, char **argv)
     }
     terms_act();
     tfsf_case(backend);
+    shared_case(backend);
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random dispersive Maxwell plans on the %s backend bit-identical to the naive method (seed %llu): %d pyramids of "
-           "height > 1, %d over parts, terms: %d drude, %d lorentz, %d debye, %d cases with them on shapes; %d refused for want of "
-           "fields\n",
+           "height > 1, %d over parts, terms: %d drude, %d lorentz, %d debye, %d cases with them on shapes, %d sharing the layers' "
+           "slots; %d refused for want of fields\n",
            cases - failed, cases, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long)seed, pyramids, parts, drude, lorentz,
-           debye, on_shapes, refused_fields);
+           debye, on_shapes, shared_slots, refused_fields);
     CHECK(failed > 0 || cases < 20 || (pyramids >= cases / 5 && parts >= cases / 20 && lorentz > 0 && debye > 0 && drude > 0 &&
                                        refused_fields <= cases / 5),
           "too few cases exercised pyramids (%d), parts (%d) or each kind of term to mean much", pyramids, parts);

@@ -6,7 +6,8 @@
  *   - refusals of non-positive parameters, of terms with per-node material
  *     files, of a plane wave through a dispersive background or whose TF/SF
  *     faces cross a dispersive shape, of a grid without room for the terms'
- *     fields;
+ *     fields (3D with CPML on every axis takes the layers' slots where the
+ *     shapes keep clear of the layers);
  *   - the stability limit: a lossless Drude medium's coupled scheme is stable
  *     exactly for dt <= 1 / sqrt(sum 1/h^2 + wp^2/4) (the characteristic
  *     polynomial z^2 - (2 - (K^2 dt^2 + wp^2 dt^2)/eps) z + 1), a Lorentz term
@@ -106,13 +107,18 @@ static void refusals(void)
     CHECK_OK(pyr_problem_set(&p, "source.planewave1", "Ez along +x box 30 15 45 45 gaussian width=0.05 delay=0.2"));
     CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "lies in a dispersive material");
 
-    /* 3D with the CPML on every axis leaves no psi slot: refused, and the message says what frees one */
+    /* 3D with the CPML on every axis: the layers' psi slots hold the terms' states too where the
+     * dispersive shapes keep clear of the layers; a shape reaching into them is refused, and the
+     * message says what frees a slot */
     const int64_t n3[3] = {16, 16, 16};
     make_maxwell(&p, 3, n3, NULL, 0, PYR_DOUBLE, 5, 0.5);
     p.maxwell.cpml_cells = 3;
     p.maxwell.cpml_faces = 0x3f;
+    CHECK_OK(pyr_problem_set(&p, "material.shape1", "sphere 0.5 0.5 0.5 0.1 lorentz=1 2 0.1"));
+    CHECK_OK(pyr_problem_validate(&p));
+    CHECK(pyr_maxwell_disp_fields(&p) & pyr_maxwell_psi_used(&p), "no shared slot");
     CHECK_OK(pyr_problem_set(&p, "material.shape1", "sphere 0.5 0.5 0.5 0.2 drude=1 0.1"));
-    CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "keep the CPML off one axis");
+    CHECK_FAILS(pyr_problem_validate(&p), PYR_ERR_CONFIG, "keep the dispersive shapes a node off the CPML layers");
     p.maxwell.cpml_faces = 0x30; /* z only: x and y free four slots each */
     CHECK_OK(pyr_problem_validate(&p));
 }
@@ -180,7 +186,7 @@ static void unchanged(void)
     const unsigned disp = pyr_scheme_maxwell.fields_used(&p);
     CHECK((disp & plain) == plain && (disp & ~plain) == pyr_maxwell_disp_fields(&p) && pyr_maxwell_disp_fields(&p) != 0,
           "fields: plain %#x, dispersive %#x", plain, disp);
-    CHECK(!(pyr_maxwell_disp_fields(&p) & pyr_maxwell_psi_used(&p)), "a term's field is a layer's");
+    CHECK(!(pyr_maxwell_disp_fields(&p) & pyr_maxwell_psi_used(&p)), "a term's field is a layer's, with slots free");
     pyr_coef_t k;
     pyr_scheme_maxwell.coefficients(&p, &k);
     CHECK(k.c[7] == 1, "the dispersive flag");
