@@ -138,9 +138,18 @@ typedef enum {
 /* How the Poisson sweeps iterate (docs/poisson.md). */
 typedef enum {
     PYR_ITER_JACOBI = 0, /* plain (or damped, omega != 1) Jacobi: O(N^2) sweeps on N nodes per axis; every method runs it */
-    PYR_ITER_CHEBYSHEV   /* Chebyshev-accelerated Jacobi: O(N) sweeps; reads the layer two sweeps back, so only the
+    PYR_ITER_CHEBYSHEV,  /* Chebyshev-accelerated Jacobi: O(N) sweeps; reads the layer two sweeps back, so only the
                             in-core plan (method = naive, one device, no restart) runs it, and only with omega = 1 */
+    PYR_ITER_MULTIGRID   /* geometric multigrid cycles (method = multigrid, in core, one device): O(1) cycles per digit;
+                            steps counts cycles and tolerance bounds the relative residual (docs/poisson.md#multigrid) */
 } pyr_iteration_t;
+
+/* Multigrid's cycle (scheme.cycle) and smoother (scheme.smoother). */
+typedef enum { PYR_CYCLE_V = 0, PYR_CYCLE_F } pyr_cycle_t;
+typedef enum {
+    PYR_SMOOTH_CHEBYSHEV = 0, /* Chebyshev-accelerated Jacobi over the upper part of each level's spectrum */
+    PYR_SMOOTH_JACOBI         /* weighted Jacobi, weight 2d / (2d + 1) on a d-dimensional grid */
+} pyr_smoother_t;
 
 /* A face of a Poisson problem's grid. */
 typedef enum {
@@ -157,7 +166,10 @@ typedef struct {
                             0 = run all the sweeps (the change is still reported) */
     int64_t check_every; /* sweeps between checks (>= 1) */
     double omega;        /* damping, in (0, 2); 1 = plain Jacobi */
-    pyr_iteration_t iteration; /* PYR_ITER_JACOBI (default) or PYR_ITER_CHEBYSHEV */
+    pyr_iteration_t iteration; /* PYR_ITER_JACOBI (default), PYR_ITER_CHEBYSHEV or PYR_ITER_MULTIGRID */
+    pyr_cycle_t cycle;         /* multigrid: V (default) or F */
+    int pre_smooth, post_smooth; /* multigrid: smoothing sweeps before and after each coarse correction (3 and 3) */
+    pyr_smoother_t smoother;     /* multigrid: Chebyshev (default) or weighted Jacobi */
     pyr_rhs_kind_t rhs;
     char rhs_file[PYR_PATH_MAX]; /* for PYR_RHS_FILE */
     pyr_face_kind_t face[6];     /* [boundary] x-, x+, y-, y+, z-, z+ (docs/poisson.md#neumann-and-mixed-boundaries) */
@@ -425,8 +437,10 @@ typedef enum { PYR_BACKEND_AUTO = 0, PYR_BACKEND_CPU, PYR_BACKEND_CUDA } pyr_bac
  * ranks): the naive method's resident grid stepped by
  * whole-vector cuBLAS operations, the paper's long-vector algorithm
  * (docs/theory.md#the-long-vector-method; slow by design: for the model and
- * comparison).  auto picks naive or pyramid. */
-typedef enum { PYR_METHOD_AUTO = 0, PYR_METHOD_NAIVE, PYR_METHOD_TRIVIAL, PYR_METHOD_PYRAMID, PYR_METHOD_LONGVECTOR } pyr_method_t;
+ * comparison); multigrid (Poisson with scheme.iteration = multigrid, in
+ * core on one device): the level loop of src/solvers/multigrid/.  auto picks
+ * multigrid for that iteration, else naive or pyramid. */
+typedef enum { PYR_METHOD_AUTO = 0, PYR_METHOD_NAIVE, PYR_METHOD_TRIVIAL, PYR_METHOD_PYRAMID, PYR_METHOD_LONGVECTOR, PYR_METHOD_MULTIGRID } pyr_method_t;
 typedef enum {
     PYR_DECOMP_AUTO = 0,
     PYR_DECOMP_SEGMENTS, /* 1D grids: segments of x */
@@ -862,6 +876,11 @@ typedef struct {
     pyr_host_memory_t host_memory;
     double pin_seconds, unpin_seconds;
     char host_note[192];
+    /* method = multigrid (0 otherwise): the cycles (steps counts them too, change is the relative residual) and their
+     * cost in sweeps of the finest grid (smoothing, residuals, transfers and the coarsest level's sweeps, each level's
+     * weighted by its interior nodes over the finest's) */
+    int64_t mg_cycles;
+    double mg_sweeps;
 } pyr_run_info_t;
 
 /* The fields of a scheme, in its order: heat "u"; Poisson "u", "f";

@@ -1,12 +1,14 @@
 /* The registry of methods (method.h): one table, in the order method = auto
  * asks its automatic entries (naive where the grid fits, else pyramid). */
 #include "methods/method.h"
+#include "methods/multigrid.h"
 
 static const pyr_method_entry_t *const registry[] = {
     &pyr_method_naive,
     &pyr_method_trivial,
     &pyr_method_pyramid,
     &pyr_method_longvector,
+    &pyr_method_multigrid,
 };
 
 int pyr_method_count(void) { return (int)(sizeof registry / sizeof registry[0]); }

@@ -17,7 +17,8 @@
 static const char *const sections[] = {"grid", "scheme", "initial", "rhs", "run", "output", "boundary", "material", "source", "probe", "monitor"};
 static const char *const keys_grid[] = {"dims", "nx", "ny", "nz", "lx", "ly", "lz"};
 static const char *const keys_scheme[] = {"equation", "alpha", "dt", "steps", "precision",
-                                          "iterations", "tolerance", "check_every", "omega", "iteration", "courant", "mode"};
+                                          "iterations", "tolerance", "check_every", "omega", "iteration", "courant", "mode",
+                                          "cycle", "pre_smooth", "post_smooth", "smoother"};
 static const char *const keys_initial[] = {"kind", "file", "seed", "step", "t"};
 static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel",
@@ -163,10 +164,32 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
         if (!strcmp(key, "check_every")) return cfg->given |= PYR_GIVEN_POISSON, parse_int(sec, key, v, 1, &p->poisson.check_every);
         if (!strcmp(key, "omega")) return cfg->given |= PYR_GIVEN_POISSON, parse_real(sec, key, v, &p->poisson.omega);
         if (!strcmp(key, "iteration")) {
-            static const char *const it[] = {"jacobi", "chebyshev"};
+            static const char *const it[] = {"jacobi", "chebyshev", "multigrid"}; /* pyr_iteration_t's order */
             cfg->given |= PYR_GIVEN_POISSON;
-            PYR_TRY(parse_choice(sec, key, v, it, 2, &choice));
-            p->poisson.iteration = choice ? PYR_ITER_CHEBYSHEV : PYR_ITER_JACOBI;
+            PYR_TRY(parse_choice(sec, key, v, it, 3, &choice));
+            p->poisson.iteration = (pyr_iteration_t)choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "cycle")) {
+            static const char *const cy[] = {"v", "f"}; /* pyr_cycle_t's order */
+            cfg->given |= PYR_GIVEN_POISSON;
+            PYR_TRY(parse_choice(sec, key, v, cy, 2, &choice));
+            p->poisson.cycle = (pyr_cycle_t)choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "smoother")) {
+            static const char *const sm[] = {"chebyshev", "jacobi"}; /* pyr_smoother_t's order */
+            cfg->given |= PYR_GIVEN_POISSON;
+            PYR_TRY(parse_choice(sec, key, v, sm, 2, &choice));
+            p->poisson.smoother = (pyr_smoother_t)choice;
+            return PYR_OK;
+        }
+        if (!strcmp(key, "pre_smooth") || !strcmp(key, "post_smooth")) {
+            int64_t k = 0;
+            cfg->given |= PYR_GIVEN_POISSON;
+            PYR_TRY(parse_int(sec, key, v, 0, &k));
+            if (k > 64) return pyr_fail(PYR_ERR_CONFIG, "scheme.%s = %s: use 0 to 64 smoothing sweeps per level (3 is the default)", key, v);
+            *(key[1] == 'r' ? &p->poisson.pre_smooth : &p->poisson.post_smooth) = (int)k;
             return PYR_OK;
         }
         if (!strcmp(key, "precision")) {
@@ -220,8 +243,8 @@ static pyr_status_t apply(pyr_config_t *cfg, const char *sec, const char *key, c
             return PYR_OK;
         }
         if (!strcmp(key, "method")) {
-            static const char *const m[] = {"auto", "naive", "trivial", "pyramid", "longvector"}; /* pyr_method_t's order */
-            PYR_TRY(parse_choice(sec, key, v, m, 5, &choice));
+            static const char *const m[] = {"auto", "naive", "trivial", "pyramid", "longvector", "multigrid"}; /* pyr_method_t's order */
+            PYR_TRY(parse_choice(sec, key, v, m, 6, &choice));
             o->method = (pyr_method_t)choice;
             return PYR_OK;
         }
@@ -470,6 +493,8 @@ pyr_status_t pyr_config_finish(pyr_config_t *cfg)
                             "less than EPS) and/or iterations = N (the most sweeps)");
         p->steps = PYR_CONFIG_POISSON_ITERATIONS;
     }
+    /* multigrid's cycles run only as method = multigrid: auto means it there */
+    if (p->equation == PYR_EQ_POISSON && p->poisson.iteration == PYR_ITER_MULTIGRID && o->method == PYR_METHOD_AUTO) o->method = PYR_METHOD_MULTIGRID;
     /* axes beyond dims that the file does not mention have one node */
     for (int d = p->dims; d < 3; d++)
         if (!(cfg->n_given & (1 << d))) p->n[d] = 1;

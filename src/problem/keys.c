@@ -152,6 +152,8 @@ static int problem_value(const pyr_problem_t *p, const char *full, char *out, si
     }
     if (!strcmp(full, "scheme.steps") || !strcmp(full, "scheme.iterations")) return fmt_int(out, size, p->steps);
     if (!strcmp(full, "scheme.check_every")) return fmt_int(out, size, p->poisson.check_every);
+    if (!strcmp(full, "scheme.pre_smooth")) return fmt_int(out, size, p->poisson.pre_smooth);
+    if (!strcmp(full, "scheme.post_smooth")) return fmt_int(out, size, p->poisson.post_smooth);
     if (!strcmp(full, "initial.seed")) return fmt_int(out, size, (int64_t)p->seed);
     *kind = PYR_KEY_REAL;
     if (!strcmp(full, "scheme.alpha")) return fmt_real(out, size, p->heat.alpha);
@@ -163,7 +165,10 @@ static int problem_value(const pyr_problem_t *p, const char *full, char *out, si
     if (!strcmp(full, "scheme.equation")) return fmt_text(out, size, pyr_equation_name(p->equation));
     if (!strcmp(full, "scheme.precision")) return fmt_text(out, size, pyr_precision_name(p->precision));
     if (!strcmp(full, "scheme.mode")) return fmt_text(out, size, p->maxwell.te ? "te" : "tm");
-    if (!strcmp(full, "scheme.iteration")) return fmt_text(out, size, p->poisson.iteration == PYR_ITER_CHEBYSHEV ? "chebyshev" : "jacobi");
+    if (!strcmp(full, "scheme.iteration"))
+        return fmt_text(out, size, p->poisson.iteration == PYR_ITER_MULTIGRID ? "multigrid" : p->poisson.iteration == PYR_ITER_CHEBYSHEV ? "chebyshev" : "jacobi");
+    if (!strcmp(full, "scheme.cycle")) return fmt_text(out, size, p->poisson.cycle == PYR_CYCLE_F ? "f" : "v");
+    if (!strcmp(full, "scheme.smoother")) return fmt_text(out, size, p->poisson.smoother == PYR_SMOOTH_JACOBI ? "jacobi" : "chebyshev");
     if (!strcmp(full, "initial.kind"))
         return fmt_text(out, size, p->init >= PYR_INIT_SINE && p->init <= PYR_INIT_ZERO ? init_names[p->init] : "?");
     if (!strcmp(full, "initial.file")) return fmt_text(out, size, p->init_file);
@@ -210,6 +215,7 @@ const char *const pyr_problem_keys[] = {"grid.dims", "grid.nx", "grid.ny", "grid
                                         "scheme.equation", "scheme.precision", "scheme.alpha", "scheme.dt", "scheme.courant", "scheme.mode",
                                         "scheme.steps",
                                         "scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega", "scheme.iteration",
+                                        "scheme.cycle", "scheme.pre_smooth", "scheme.post_smooth", "scheme.smoother",
                                         "initial.kind", "initial.file", "initial.seed", "rhs.kind", "rhs.file",
                                         "boundary.x-", "boundary.x+", "boundary.y-", "boundary.y+", "boundary.z-", "boundary.z+", NULL};
 const char *const pyr_options_keys[] = {"run.backend", "run.device", "run.method", "run.decomposition", "run.height", "run.memory",
@@ -225,6 +231,9 @@ int pyr_problem_key_applies(const pyr_problem_t *p, const char *full)
         if (!strcmp(full, maxwell_only[i])) return p->equation == PYR_EQ_MAXWELL && (strcmp(full, "scheme.mode") || p->dims == 2);
     static const char *const poisson_only[] = {"scheme.iterations", "scheme.tolerance", "scheme.check_every", "scheme.omega",
                                                "scheme.iteration", "rhs.kind", "rhs.file"};
+    static const char *const multigrid_only[] = {"scheme.cycle", "scheme.pre_smooth", "scheme.post_smooth", "scheme.smoother"};
+    for (size_t i = 0; i < sizeof multigrid_only / sizeof *multigrid_only; i++)
+        if (!strcmp(full, multigrid_only[i])) return p->equation == PYR_EQ_POISSON && p->poisson.iteration == PYR_ITER_MULTIGRID;
     for (size_t i = 0; i < sizeof heat_only / sizeof *heat_only; i++)
         if (!strcmp(full, heat_only[i])) return p->equation == PYR_EQ_HEAT;
     for (size_t i = 0; i < sizeof poisson_only / sizeof *poisson_only; i++)

@@ -27,6 +27,9 @@ void pyr_problem_default(pyr_problem_t *p)
     p->poisson.check_every = 20;
     p->poisson.omega = 1.0;
     p->poisson.iteration = PYR_ITER_JACOBI; /* every method runs it, so the result does not depend on the plan */
+    p->poisson.cycle = PYR_CYCLE_V;
+    p->poisson.pre_smooth = p->poisson.post_smooth = 3;
+    p->poisson.smoother = PYR_SMOOTH_CHEBYSHEV;
     p->poisson.rhs = PYR_RHS_ZERO;
     p->maxwell.courant = 0.5;
     p->maxwell.eps_r = 1.0;
@@ -101,6 +104,7 @@ const char *pyr_method_name(pyr_method_t m)
     case PYR_METHOD_TRIVIAL: return "trivial";
     case PYR_METHOD_PYRAMID: return "pyramid";
     case PYR_METHOD_LONGVECTOR: return "longvector";
+    case PYR_METHOD_MULTIGRID: return "multigrid";
     default: return "auto";
     }
 }

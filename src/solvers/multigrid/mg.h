@@ -1,0 +1,76 @@
+/* Geometric multigrid for the Poisson equation -laplace(u) = f with
+ * Dirichlet boundary (the boundary nodes keep the initial field's values),
+ * in core on one device: V- or F-cycles over a hierarchy of vertex-centred
+ * grids, weighted-Jacobi smoothing, full weighting, (bi/tri)linear
+ * interpolation, the coarsest level solved by Chebyshev-accelerated Jacobi
+ * sweeps (exactly where it has one unknown).  The operator of every level is
+ * the scheme's 5/7-point Laplacian at that level's spacings, evaluated in
+ * schemes/poisson.c's order without FMA contraction, and every reduction is a
+ * maximum (exact in any order): the cycle count and every bit of the result
+ * are the same for every thread count and backend.
+ *
+ * Coarsening: an axis is coarsened by 2 (n -> (n - 1) / 2 + 1) where its
+ * coupling 1/h^2 is within a factor of 2 of the strongest axis's (so that
+ * anisotropic spacings are coarsened along their fine axes first,
+ * semi-coarsening), it has an odd node count and the coarse axis keeps at
+ * least 3 nodes; an axis of 3 nodes (one unknown) never needs it.  The
+ * hierarchy stops at the first level where a strongly coupled axis cannot
+ * be coarsened; a grid whose coarsest level keeps more than
+ * PYR_MG_COARSEST_MAX nodes along an axis is refused, naming sizes that
+ * work (m * 2^k + 1 nodes, m <= 32). */
+#ifndef PYR_SOLVERS_MULTIGRID_MG_H
+#define PYR_SOLVERS_MULTIGRID_MG_H
+
+#include <stdint.h>
+
+#include "pyrgrid.h"
+
+#define PYR_MG_MAX_LEVELS 40
+#define PYR_MG_COARSEST_MAX 33
+
+/* One level of the hierarchy (0 = the finest). */
+typedef struct {
+    int64_t n[3];  /* nodes per axis, boundary included (1 on unused axes) */
+    double h[3];   /* spacings */
+    int coarsen[3]; /* the axes coarsened on the way to the next level */
+    /* the smoother's sweeps u + gamma (J u - u), combined by Chebyshev's weights for sigma (sigma = 0: weighted
+     * Jacobi, every sweep a sequence's first) */
+    double gamma, sigma;
+} pyr_mg_level_t;
+
+typedef struct {
+    int dims, nlevels;
+    pyr_mg_level_t level[PYR_MG_MAX_LEVELS];
+    pyr_smoother_t smoother;
+    int64_t coarse_sweeps; /* sweeps of the coarsest level's solve */
+    double coarse_rho;     /* the plain Jacobi iteration's spectral radius there */
+    int pre, post;        /* smoothing sweeps */
+    pyr_cycle_t cycle;
+} pyr_mg_hierarchy_t;
+
+/* The hierarchy of the problem, or a refusal saying which sizes work. */
+pyr_status_t pyr_mg_hierarchy(const pyr_problem_t *p, pyr_mg_hierarchy_t *hy);
+
+/* Bytes the solve keeps on its device (every level's arrays). */
+uint64_t pyr_mg_bytes(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy);
+
+/* What a solve did. */
+typedef struct {
+    int64_t cycles;
+    double residual;       /* the relative residual max|f + lap u| / max|f| (f = 0: over the initial residual's) */
+    double initial;        /* that norm's denominator */
+    int converged;         /* residual < tolerance */
+    double sweeps;         /* the cost in fine-grid sweep equivalents (smoothing, residuals, transfers, coarse sweeps) */
+    uint64_t node_updates; /* every node written by a kernel */
+} pyr_mg_result_t;
+
+/* Solve the problem on the backend: u holds the initial guess and the boundary values on entry and the result on
+ * return, f the right-hand side (NULL: zero).  At most p->steps cycles; stops at the first whose relative residual is
+ * below the tolerance (0: every cycle).  device: the GPU's index; threads: CPU threads (0: all). */
+pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, int device, int threads, pyr_field_t *u,
+                          const pyr_field_t *f, pyr_mg_result_t *res);
+
+/* Whether the backend's multigrid kernels are compiled in. */
+int pyr_mg_backend_built(pyr_backend_kind_t backend);
+
+#endif

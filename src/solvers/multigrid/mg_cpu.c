@@ -1,0 +1,222 @@
+/* The multigrid kernels on the CPU (mg_internal.h): OpenMP over the rows of
+ * a level, each node's value by the expressions of mg_internal.h in the
+ * same order on every thread, so the thread count changes no bit.  Arrays
+ * live in host memory; upload and download are copies. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "solvers/multigrid/mg_internal.h"
+
+typedef struct {
+    int threads;
+    pyr_precision_t precision;
+} cpu_ctx_t;
+
+/* Rows worth sharing among threads: below this a level runs on one. */
+#define PAR_NODES 32768
+
+static pyr_status_t cpu_create(int device, int threads, pyr_precision_t precision, void **out)
+{
+    (void)device;
+    cpu_ctx_t *c = malloc(sizeof *c);
+    if (!c) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    c->threads = threads > 0 ? threads : omp_get_max_threads();
+    c->precision = precision;
+    *out = c;
+    return PYR_OK;
+}
+
+static void cpu_destroy(void *ctx) { free(ctx); }
+
+static pyr_status_t cpu_alloc(void *ctx, size_t bytes, void **buf)
+{
+    (void)ctx;
+    *buf = calloc(1, bytes ? bytes : 1);
+    if (!*buf) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for a multigrid level (%.3g GiB)", (double)bytes / 1073741824.0);
+    return PYR_OK;
+}
+
+static void cpu_release(void *ctx, void *buf)
+{
+    (void)ctx;
+    free(buf);
+}
+
+static pyr_status_t cpu_copy(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    (void)ctx;
+    memcpy(dst, src, bytes);
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_zero(void *ctx, void *buf, size_t bytes)
+{
+    (void)ctx;
+    memset(buf, 0, bytes);
+    return PYR_OK;
+}
+
+/* The interior of a level along each axis: nodes 1 .. n - 2 of a used axis, node 0 of an unused one. */
+#define RANGE(g, a, lo, hi)                                                                                                          \
+    const int64_t lo = (g)->used[a] ? 1 : 0, hi = (g)->used[a] ? (g)->n[a] - 1 : 1
+
+/* s of mg_internal.h at node i of u (strides 1, sy, sz), the unused axes' terms left out. */
+#define STENCIL(T, u, i, sy, sz)                                                                                                     \
+    (dims == 1   ? cx * (u[i - 1] + u[i + 1])                                                                                        \
+     : dims == 2 ? cx * (u[i - 1] + u[i + 1]) + cy * (u[i - sy] + u[i + sy])                                                         \
+                 : (cx * (u[i - 1] + u[i + 1]) + cy * (u[i - sy] + u[i + sy])) + cz * (u[i - sz] + u[i + sz]))
+
+#define DEFINE_KERNELS(T, SFX)                                                                                                       \
+    static void smooth_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *g, const T *u, const T *f, T *out, double g_, double w_,      \
+                             int first)                                                                                              \
+    {                                                                                                                                \
+        const int dims = g->used[2] ? 3 : g->used[1] ? 2 : 1;                                                                       \
+        const T cx = (T)g->c[0], cy = (T)g->c[1], cz = (T)g->c[2], d = (T)g->d, gm = (T)g_, w = (T)w_;                            \
+        const int64_t nx = g->n[0], sy = nx, sz = nx * g->n[1];                                                                     \
+        RANGE(g, 0, x0, x1);                                                                                                         \
+        RANGE(g, 1, y0, y1);                                                                                                         \
+        RANGE(g, 2, z0, z1);                                                                                                         \
+        const int plain = g_ == 1.0;                                                                                                 \
+        _Pragma("omp parallel for collapse(2) schedule(static) num_threads(c->threads) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)") \
+        for (int64_t z = z0; z < z1; z++)                                                                                            \
+            for (int64_t y = y0; y < y1; y++) {                                                                                      \
+                const int64_t row = z * sz + y * sy;                                                                                 \
+                for (int64_t i = row + x0; i < row + x1; i++) {                                                                      \
+                    const T s = STENCIL(T, u, i, sy, sz);                                                                            \
+                    const T J = f ? (s + f[i]) * d : s * d;                                                                          \
+                    const T y = plain ? J : u[i] + gm * (J - u[i]);                                                                  \
+                    out[i] = first ? y : out[i] + w * (y - out[i]);                                                                  \
+                }                                                                                                                    \
+            }                                                                                                                        \
+    }                                                                                                                                \
+    static double residual_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *g, const T *u, const T *f, T *r)                          \
+    {                                                                                                                                \
+        const int dims = g->used[2] ? 3 : g->used[1] ? 2 : 1;                                                                       \
+        const T cx = (T)g->c[0], cy = (T)g->c[1], cz = (T)g->c[2], D = (T)g->D;                                                     \
+        const int64_t nx = g->n[0], sy = nx, sz = nx * g->n[1];                                                                     \
+        RANGE(g, 0, x0, x1);                                                                                                         \
+        RANGE(g, 1, y0, y1);                                                                                                         \
+        RANGE(g, 2, z0, z1);                                                                                                         \
+        double m = 0;                                                                                                                \
+        int nan = 0;                                                                                                                 \
+        _Pragma("omp parallel for collapse(2) schedule(static) num_threads(c->threads) reduction(max : m) reduction(| : nan) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)") \
+        for (int64_t z = z0; z < z1; z++)                                                                                            \
+            for (int64_t y = y0; y < y1; y++) {                                                                                      \
+                const int64_t row = z * sz + y * sy;                                                                                 \
+                for (int64_t i = row + x0; i < row + x1; i++) {                                                                      \
+                    const T s = STENCIL(T, u, i, sy, sz);                                                                            \
+                    const T v = (f ? s + f[i] : s) - D * u[i];                                                                       \
+                    r[i] = v;                                                                                                        \
+                    const double a = fabs((double)v);                                                                                \
+                    if (isnan(a)) nan = 1;                                                                                           \
+                    else if (a > m) m = a;                                                                                           \
+                }                                                                                                                    \
+            }                                                                                                                        \
+        return nan ? NAN : m;                                                                                                        \
+    }                                                                                                                                \
+    static void restrict_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *fg, const int k[3], const T *rf, const pyr_mg_geom_t *cg,  \
+                               T *fc)                                                                                                \
+    {                                                                                                                                \
+        const T q = (T)0.25, hf = (T)0.5;                                                                                            \
+        const int64_t fsy = fg->n[0], fsz = fg->n[0] * fg->n[1], csy = cg->n[0], csz = cg->n[0] * cg->n[1];                          \
+        RANGE(cg, 0, x0, x1);                                                                                                        \
+        RANGE(cg, 1, y0, y1);                                                                                                        \
+        RANGE(cg, 2, z0, z1);                                                                                                        \
+        _Pragma("omp parallel for collapse(2) schedule(static) num_threads(c->threads) if ((y1 - y0) * (z1 - z0) * cg->n[0] > PAR_NODES)") \
+        for (int64_t Z = z0; Z < z1; Z++)                                                                                            \
+            for (int64_t Y = y0; Y < y1; Y++)                                                                                        \
+                for (int64_t X = x0; X < x1; X++) {                                                                                  \
+                    const int64_t fx = k[0] ? 2 * X : X, fy = k[1] ? 2 * Y : Y, fz = k[2] ? 2 * Z : Z;                               \
+                    T ty[3];                                                                                                         \
+                    for (int oz = k[2] ? -1 : 0; oz <= (k[2] ? 1 : 0); oz++) {                                                       \
+                        T tx[3];                                                                                                     \
+                        for (int oy = k[1] ? -1 : 0; oy <= (k[1] ? 1 : 0); oy++) {                                                   \
+                            const T *p = rf + (fz + oz) * fsz + (fy + oy) * fsy + fx;                                                \
+                            tx[oy + 1] = k[0] ? q * (p[-1] + p[1]) + hf * p[0] : p[0];                                               \
+                        }                                                                                                            \
+                        ty[oz + 1] = k[1] ? q * (tx[0] + tx[2]) + hf * tx[1] : tx[1];                                                \
+                    }                                                                                                                \
+                    fc[Z * csz + Y * csy + X] = k[2] ? q * (ty[0] + ty[2]) + hf * ty[1] : ty[1];                                     \
+                }                                                                                                                    \
+    }                                                                                                                                \
+    static void prolong_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *cg, const int k[3], const T *ec, const pyr_mg_geom_t *fg,    \
+                              T *uf)                                                                                                 \
+    {                                                                                                                                \
+        const T hf = (T)0.5;                                                                                                         \
+        const int64_t fsy = fg->n[0], fsz = fg->n[0] * fg->n[1], csy = cg->n[0], csz = cg->n[0] * cg->n[1];                          \
+        RANGE(fg, 0, x0, x1);                                                                                                        \
+        RANGE(fg, 1, y0, y1);                                                                                                        \
+        RANGE(fg, 2, z0, z1);                                                                                                        \
+        _Pragma("omp parallel for collapse(2) schedule(static) num_threads(c->threads) if ((y1 - y0) * (z1 - z0) * fg->n[0] > PAR_NODES)") \
+        for (int64_t z = z0; z < z1; z++)                                                                                            \
+            for (int64_t y = y0; y < y1; y++)                                                                                        \
+                for (int64_t x = x0; x < x1; x++) {                                                                                  \
+                    const int64_t X = k[0] ? x / 2 : x, Y = k[1] ? y / 2 : y, Z = k[2] ? z / 2 : z;                                  \
+                    const int two_x = k[0] && (x & 1), two_y = k[1] && (y & 1), two_z = k[2] && (z & 1);                             \
+                    T ty[2];                                                                                                         \
+                    for (int jz = 0; jz <= two_z; jz++) {                                                                            \
+                        T tx[2];                                                                                                     \
+                        for (int jy = 0; jy <= two_y; jy++) {                                                                        \
+                            const T *p = ec + (Z + jz) * csz + (Y + jy) * csy + X;                                                   \
+                            tx[jy] = two_x ? hf * (p[0] + p[1]) : p[0];                                                              \
+                        }                                                                                                            \
+                        ty[jz] = two_y ? hf * (tx[0] + tx[1]) : tx[0];                                                               \
+                    }                                                                                                                \
+                    const int64_t i = z * fsz + y * fsy + x;                                                                         \
+                    uf[i] = uf[i] + (two_z ? hf * (ty[0] + ty[1]) : ty[0]);                                                          \
+                }                                                                                                                    \
+    }
+
+DEFINE_KERNELS(double, d)
+DEFINE_KERNELS(float, f)
+
+static pyr_status_t cpu_smooth(void *ctx, const pyr_mg_geom_t *geom, const void *u, const void *f, void *out, double g, double w, int first)
+{
+    const cpu_ctx_t *c = ctx;
+    if (c->precision == PYR_DOUBLE) smooth_d(c, geom, u, f, out, g, w, first);
+    else smooth_f(c, geom, u, f, out, g, w, first);
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_residual(void *ctx, const pyr_mg_geom_t *g, const void *u, const void *f, void *r, double *maxabs)
+{
+    const cpu_ctx_t *c = ctx;
+    const double m = c->precision == PYR_DOUBLE ? residual_d(c, g, u, f, r) : residual_f(c, g, u, f, r);
+    if (maxabs) *maxabs = m;
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_restrict(void *ctx, const pyr_mg_geom_t *fine, const int k[3], const void *rf, const pyr_mg_geom_t *coarse, void *fc)
+{
+    const cpu_ctx_t *c = ctx;
+    if (c->precision == PYR_DOUBLE) restrict_d(c, fine, k, rf, coarse, fc);
+    else restrict_f(c, fine, k, rf, coarse, fc);
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_prolong(void *ctx, const pyr_mg_geom_t *coarse, const int k[3], const void *ec, const pyr_mg_geom_t *fine, void *uf)
+{
+    const cpu_ctx_t *c = ctx;
+    if (c->precision == PYR_DOUBLE) prolong_d(c, coarse, k, ec, fine, uf);
+    else prolong_f(c, coarse, k, ec, fine, uf);
+    return PYR_OK;
+}
+
+const pyr_mg_ops_t pyr_mg_ops_cpu = {
+    .backend = PYR_BACKEND_CPU,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .copy = cpu_copy,
+    .zero = cpu_zero,
+    .smooth = cpu_smooth,
+    .residual = cpu_residual,
+    .restrict_fw = cpu_restrict,
+    .prolong_add = cpu_prolong,
+};
