@@ -175,11 +175,6 @@ double pyr_poisson_omega_limit(const pyr_problem_t *p) { return 2.0 / (1.0 + jac
 
 static const char *const face_names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
 
-/* Whether the planner asks the scheme which boundary nodes its sweeps
- * update (pyr_poisson_fixed): without that it takes every face as fixed,
- * and a Neumann face's nodes would never move nor come back. */
-static const int planner_updates_faces = 0;
-
 /* The trapezoid-weighted sum of f over the whole grid (weights prod_a h_a,
  * halved at each end of every axis): the discrete integral that the ghost
  * reflection's equations add up to.  *size gets the sum of |f| alike.  f:
@@ -326,9 +321,6 @@ static pyr_status_t faces_validate(const pyr_problem_t *p)
         /* a right-hand side from a file is checked as it is read (poisson_init_input) */
         if (q->rhs != PYR_RHS_FILE) PYR_TRY(check_compatible(p, NULL));
     }
-    if (!planner_updates_faces)
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "neumann faces need the planner to update the nodes of a face (the scheme's per-problem "
-                                             "margins), which this build does not have yet; make every face dirichlet");
     return PYR_OK;
 }
 
@@ -408,6 +400,14 @@ int pyr_poisson_fixed(const pyr_problem_t *p, int axis, int high)
     const int64_t whole = pyr_problem_whole(p, axis);
     const int holds = high ? p->origin[axis] + p->n[axis] == whole : p->origin[axis] == 0;
     return holds ? 0 : 1;
+}
+
+/* The scheme's margin hook: a Neumann face's nodes are updated (0), every
+ * other face's and a part's cut edges are not (1). */
+static int poisson_margin(const pyr_problem_t *p, int k, int axis, int high)
+{
+    (void)k;
+    return pyr_poisson_fixed(p, axis, high);
 }
 
 /* aux: the faces' table (schemes/poisson.h) when a face of this problem's
@@ -538,6 +538,7 @@ const pyr_scheme_t pyr_scheme_poisson = {
     .sub = {{.reach_lo = {1, 1, 1}, .reach_hi = {1, 1, 1}, .margin_lo = {1, 1, 1}, .margin_hi = {1, 1, 1}}},
     .reduction = PYR_REDUCE_MAX_CHANGE,
     .reads_previous = poisson_chebyshev,
+    .margin = poisson_margin,
     .validate = poisson_validate,
     .fields_used = poisson_fields,
     .coefficients = poisson_coefficients,

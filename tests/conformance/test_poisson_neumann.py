@@ -217,12 +217,6 @@ if __name__ == "__main__":
     PYRGRID, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(48)
-    # a library whose planner takes every face as fixed refuses Neumann faces, saying so: skipped (77)
-    rc, _, err = run(work, "probe", [5, 5], [1.0, 1.0], ["neumann", "dirichlet", "dirichlet", "dirichlet"], [0.0] * 4, np.zeros(25),
-                     np.zeros(25), iterations=1)
-    if rc != 0 and "does not have yet" in err:
-        print("skipped: " + err.strip())
-        sys.exit(77)
     random_cases(work, rng)
     manufactured(work)
     pure_neumann(work, rng)

@@ -226,17 +226,6 @@ int main(int argc, char **argv)
         printf("no usable GPU: skipped\n");
         return 77;
     }
-    {
-        /* a library whose planner takes every face as fixed refuses Neumann faces, saying so */
-        pyr_problem_t p;
-        const int64_t n[3] = {9, 9, 1};
-        make_poisson(&p, 2, n, NULL, PYR_DOUBLE, 10, 0, 5, PYR_RHS_ZERO, PYR_INIT_ZERO, 1);
-        p.poisson.face[0] = PYR_FACE_NEUMANN;
-        if (pyr_problem_validate(&p) != PYR_OK && strstr(pyr_last_error(), "does not have yet")) {
-            printf("skipped: %s\n", pyr_last_error());
-            return 77;
-        }
-    }
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random Neumann / mixed problems on the %s backend bit-identical to the naive method (seed %llu): %d pure Neumann, "
