@@ -3,7 +3,10 @@
  * the single-device machinery on its box grown by H steps' reach and swaps
  * those halos with its neighbours every H steps (non-blocking MPI), and the
  * result is the same bits as on one device, whatever the rank count.
- * Apart from pyrgrid.h so that programs without MPI never see mpi.h.
+ * Apart from pyrgrid.h so that programs without MPI never see mpi.h, and
+ * in a library of its own, libpyrgrid_mpi, so that libpyrgrid links no MPI:
+ * programs that use this header link both (mpicc ... -lpyrgrid_mpi -lpyrgrid;
+ * pkg-config pyrgrid_mpi; CMake: pyrgrid::pyrgrid_mpi).
  *
  *     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
  *     pyr_field_t *part = NULL;

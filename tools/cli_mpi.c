@@ -2,7 +2,20 @@
  * include/pyrgrid_mpi.h): starting it, agreeing, the run of the ranks'
  * parts, writing them and summing the counters (the run itself is
  * cli_run.c's), and pyrgrid assemble (one .npy from the parts such a run
- * writes). */
+ * writes).
+ *
+ * The program links no MPI, so that a run in one process (and --version)
+ * maps none of it: this file is built twice.  In the program it finds out
+ * whether an MPI launcher started the process and, only then, loads the MPI
+ * glue: this same file built with PYR_CLI_MPI_GLUE as a module
+ * (pyrgrid_mpi_cli.so, linking libpyrgrid_mpi and MPI) from beside the
+ * program (the build tree) or from LIBDIR/pyrgrid (installed), and calls it
+ * through the table below. */
+#ifdef PYR_CLI_MPI_GLUE
+#include <mpi.h>
+#endif
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +26,98 @@
 #include "cli_run.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
-#ifdef PYR_HAVE_MPI
+#ifdef PYR_CLI_MPI_GLUE
 #include "pyrgrid_mpi.h"
 #endif
+
+/* The glue's table: every call is collective over MPI_COMM_WORLD except
+ * begin's failure, version and library. */
+typedef struct {
+    const char *version; /* PYR_VERSION_STRING the glue was built with: the program's */
+    /* MPI_Init_thread (serialized): 0 and the rank and size of MPI_COMM_WORLD, or -1 */
+    int (*begin)(int *rank, int *ranks);
+    void (*end)(void);
+    pyr_status_t (*agree)(pyr_status_t mine);
+    pyr_status_t (*execute)(const pyr_problem_t *p, const pyr_options_t *o, const pyr_hooks_t *hooks, pyr_field_t **parts, int nfields,
+                            pyr_run_info_t *run, int64_t origin[3]);
+    pyr_status_t (*write_part)(const char *path, const pyr_field_t *part);
+    /* the counters of every rank summed, the slowest rank's seconds, on rank 0 */
+    void (*sum)(pyr_cli_summary_t *sum, double *seconds);
+    const char *(*partition)(void);
+    void (*library)(char *text, size_t size); /* the MPI library's name and version */
+} cli_mpi_glue_t;
+
+#define GLUE_SYMBOL "pyrgrid_cli_mpi_glue"
+
+#ifdef PYR_CLI_MPI_GLUE
+/* ------------------------------------------------------------ the module */
+
+static pyr_mpi_info_t last; /* what the last execute did on this rank (one run per process) */
+
+static int glue_begin(int *rank, int *ranks)
+{
+    int provided = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) return -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, ranks);
+    return 0;
+}
+
+static void glue_end(void) { MPI_Finalize(); }
+
+static pyr_status_t glue_agree(pyr_status_t mine) { return pyr_mpi_agree(MPI_COMM_WORLD, mine); }
+
+static pyr_status_t glue_execute(const pyr_problem_t *p, const pyr_options_t *o, const pyr_hooks_t *hooks, pyr_field_t **parts, int nfields,
+                                 pyr_run_info_t *run, int64_t origin[3])
+{
+    memset(&last, 0, sizeof last);
+    const pyr_status_t st = pyr_execute_mpi_fields(p, o, MPI_COMM_WORLD, hooks, parts, nfields, &last);
+    *run = last.run;
+    for (int a = 0; a < 3; a++) origin[a] = last.lo[a];
+    return st;
+}
+
+static pyr_status_t glue_write_part(const char *path, const pyr_field_t *part) { return pyr_write_parts_mpi(path, part, &last, MPI_COMM_WORLD); }
+
+static void glue_sum(pyr_cli_summary_t *sum, double *seconds)
+{
+    const pyr_run_info_t *ri = &last.run;
+    unsigned long long mine[6] = {ri->counts.uploaded, ri->counts.downloaded, ri->counts.computed, ri->counts.redundant, ri->halo_sent,
+                                  ri->halo_received},
+                       all[6] = {0, 0, 0, 0, 0, 0};
+    MPI_Reduce(mine, all, 6, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    double slowest = 0;
+    MPI_Reduce(seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    *seconds = slowest;
+    sum->ranks = last.ranks;
+    sum->counts.uploaded = all[0];
+    sum->counts.downloaded = all[1];
+    sum->counts.computed = all[2];
+    sum->counts.redundant = all[3];
+    sum->halo_sent = all[4];
+    sum->halo_received = all[5];
+}
+
+static const char *glue_partition(void) { return last.partition; }
+
+static void glue_library(char *text, size_t size)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(v, &len);
+    char *nl = strchr(v, '\n');
+    if (nl) *nl = 0;
+    char *comma = strchr(v, ',');
+    if (comma) *comma = 0;
+    snprintf(text, size, "%s", v);
+}
+
+__attribute__((visibility("default"))) const cli_mpi_glue_t pyrgrid_cli_mpi_glue = {
+    PYR_VERSION_STRING, glue_begin, glue_end, glue_agree, glue_execute, glue_write_part, glue_sum, glue_partition, glue_library,
+};
+
+#else
+/* ----------------------------------------------------------- the program */
 
 /* The process count an MPI launcher (mpirun, mpiexec, srun with PMI) said
  * in the environment before MPI_Init; 0 when none started this process. */
@@ -29,17 +131,57 @@ int pyr_cli_mpi_launched(void)
     return getenv("PMIX_RANK") || getenv("PMI_RANK") ? 1 : 0;
 }
 
+#ifdef PYR_HAVE_MPI
+static const cli_mpi_glue_t *glue;
+
+/* Load the glue once (RTLD_GLOBAL: Open MPI's own plug-ins look for MPI's
+ * symbols in the global scope); NULL with the reason in why. */
+static const cli_mpi_glue_t *load_glue(char *why, size_t size)
+{
+    if (glue) return glue;
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(why, size, "the program's own path is unknown (/proc/self/exe)");
+        return NULL;
+    }
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) slash[1] = 0;
+    /* the build tree (the module beside the program), then the installed layout */
+    const char *const rel[] = {"pyrgrid_mpi_cli.so", PYR_CLI_MPI_MODULE};
+    int len = 0;
+    why[0] = 0;
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s%s", exe, rel[i]);
+        if (access(path, F_OK) != 0) {
+            if (len >= 0 && (size_t)len < size) len += snprintf(why + len, size - (size_t)len, "%s%s: not found", len ? "; " : "", path);
+            continue;
+        }
+        void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+        const cli_mpi_glue_t *g = h ? (const cli_mpi_glue_t *)dlsym(h, GLUE_SYMBOL) : NULL;
+        if (g && !strcmp(g->version, PYR_VERSION_STRING)) return glue = g;
+        if (len >= 0 && (size_t)len < size)
+            len += snprintf(why + len, size - (size_t)len, "%s%s: %s", len ? "; " : "", path,
+                            !h ? dlerror() : !g ? "not pyrgrid's MPI module" : "of another pyrgrid version (install the program and its module together)");
+        if (h) dlclose(h);
+    }
+    return NULL;
+}
+#endif
+
 void pyr_cli_mpi_describe(FILE *out)
 {
 #ifdef PYR_HAVE_MPI
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(v, &len);
-    char *nl = strchr(v, '\n');
-    if (nl) *nl = 0;
-    char *comma = strchr(v, ',');
-    if (comma) *comma = 0;
-    fprintf(out, "mpi: compiled in (%s): mpirun -np P pyrgrid run FILE\n", v);
+    char why[2 * PATH_MAX + 256], v[256];
+    const cli_mpi_glue_t *g = load_glue(why, sizeof why);
+    if (g) {
+        g->library(v, sizeof v);
+        fprintf(out, "mpi: compiled in (%s): mpirun -np P pyrgrid run FILE\n", v);
+    } else {
+        fprintf(out, "mpi: compiled in, but the program's MPI module cannot be loaded: %s\n", why);
+    }
 #else
     fprintf(out, "mpi: not compiled in (no MPI at build time; Debian: apt install libopenmpi-dev openmpi-bin, then rebuild)\n");
 #endif
@@ -88,10 +230,6 @@ int pyr_cli_assemble(int argc, char **argv)
 /* The run itself is cli_run.c's, for one process and for ranks alike; here
  * is what MPI adds: starting it, agreeing, the parts and the sums. */
 
-#ifdef PYR_HAVE_MPI
-static pyr_mpi_info_t last; /* what the last execute did on this rank (one run per process) */
-#endif
-
 int pyr_cli_mpi_begin(int *rank, int *ranks)
 {
     *rank = 0;
@@ -104,16 +242,22 @@ int pyr_cli_mpi_begin(int *rank, int *ranks)
     return PYR_EXIT_ERROR;
 #else
     if (!launched) return -1;
-    int provided = 0, r = 0, size = 1;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+    char why[2 * PATH_MAX + 256];
+    if (!load_glue(why, sizeof why)) {
+        if (launched <= 1) return -1; /* one process: the ordinary run needs no MPI */
+        fprintf(stderr, "pyrgrid: error: started by an MPI launcher for %d processes, but the program's MPI module (which links "
+                        "libpyrgrid_mpi and MPI) cannot be loaded: %s; install pyrgrid with cmake --install, or run it without mpirun\n",
+                launched, why);
+        return PYR_EXIT_ERROR;
+    }
+    int r = 0, size = 1;
+    if (glue->begin(&r, &size) != 0) {
         fprintf(stderr, "pyrgrid: error: MPI_Init_thread failed: the MPI runtime could not start this process\n");
         return PYR_EXIT_ERROR;
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size == 1 && launched <= 1) {
         /* mpirun -np 1: the ordinary run (its field and image) */
-        MPI_Finalize();
+        glue->end();
         return -1;
     }
     if (launched > 1 && size != launched) {
@@ -121,7 +265,7 @@ int pyr_cli_mpi_begin(int *rank, int *ranks)
         if (r == 0)
             fprintf(stderr, "pyrgrid: error: an MPI launcher started %d processes, but MPI here sees %d; this pyrgrid was built with another "
                             "MPI than the launcher's: use the mpirun of the MPI it was built with\n", launched, size);
-        MPI_Finalize();
+        glue->end();
         return PYR_EXIT_ERROR;
     }
     if (r != 0) pyr_cli_verbosity = -1; /* one voice: rank 0's */
@@ -134,14 +278,14 @@ int pyr_cli_mpi_begin(int *rank, int *ranks)
 void pyr_cli_mpi_end(void)
 {
 #ifdef PYR_HAVE_MPI
-    MPI_Finalize();
+    if (glue) glue->end();
 #endif
 }
 
 pyr_status_t pyr_cli_mpi_agree(int ranks, pyr_status_t mine)
 {
 #ifdef PYR_HAVE_MPI
-    if (ranks > 0) return pyr_mpi_agree(MPI_COMM_WORLD, mine);
+    if (ranks > 0 && glue) return glue->agree(mine);
 #endif
     (void)ranks;
     return mine;
@@ -151,55 +295,35 @@ pyr_status_t pyr_cli_mpi_execute(const pyr_problem_t *p, const pyr_options_t *o,
                                  pyr_run_info_t *run, int64_t origin[3])
 {
 #ifdef PYR_HAVE_MPI
-    memset(&last, 0, sizeof last);
-    const pyr_status_t st = pyr_execute_mpi_fields(p, o, MPI_COMM_WORLD, hooks, parts, nfields, &last);
-    *run = last.run;
-    for (int a = 0; a < 3; a++) origin[a] = last.lo[a];
-    return st;
-#else
+    if (glue) return glue->execute(p, o, hooks, parts, nfields, run, origin);
+#endif
     (void)p, (void)o, (void)hooks, (void)parts, (void)nfields, (void)run, (void)origin;
     return pyr_fail(PYR_ERR_UNSUPPORTED, "this pyrgrid was built without MPI");
-#endif
 }
 
 pyr_status_t pyr_cli_mpi_write_part(const char *path, const pyr_field_t *part)
 {
 #ifdef PYR_HAVE_MPI
-    return pyr_write_parts_mpi(path, part, &last, MPI_COMM_WORLD);
-#else
+    if (glue) return glue->write_part(path, part);
+#endif
     (void)path, (void)part;
     return pyr_fail(PYR_ERR_UNSUPPORTED, "this pyrgrid was built without MPI");
-#endif
 }
 
 void pyr_cli_mpi_sum(pyr_cli_summary_t *sum, double *seconds)
 {
 #ifdef PYR_HAVE_MPI
-    const pyr_run_info_t *ri = &last.run;
-    unsigned long long mine[6] = {ri->counts.uploaded, ri->counts.downloaded, ri->counts.computed, ri->counts.redundant, ri->halo_sent,
-                                  ri->halo_received},
-                       all[6] = {0, 0, 0, 0, 0, 0};
-    MPI_Reduce(mine, all, 6, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    double slowest = 0;
-    MPI_Reduce(seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    *seconds = slowest;
-    sum->ranks = last.ranks;
-    sum->counts.uploaded = all[0];
-    sum->counts.downloaded = all[1];
-    sum->counts.computed = all[2];
-    sum->counts.redundant = all[3];
-    sum->halo_sent = all[4];
-    sum->halo_received = all[5];
-#else
-    (void)sum, (void)seconds;
+    if (glue) glue->sum(sum, seconds);
 #endif
+    (void)sum, (void)seconds;
 }
 
 const char *pyr_cli_mpi_partition(void)
 {
 #ifdef PYR_HAVE_MPI
-    return last.partition;
-#else
-    return "";
+    if (glue) return glue->partition();
 #endif
+    return "";
 }
+
+#endif

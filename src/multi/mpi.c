@@ -1,6 +1,10 @@
 /* MPI ranks (include/pyrgrid_mpi.h): the transport of multi/parts.h over a
- * communicator, pyr_execute_mpi and the parts writer.  Built only with MPI
- * (PYR_HAVE_MPI); the rest of the library never includes mpi.h.
+ * communicator, and the public functions that take one.  This file is
+ * libpyrgrid_mpi (built only with MPI, PYR_HAVE_MPI): libpyrgrid never
+ * includes mpi.h nor links MPI, so that one-process programs and Python map
+ * none of it.  What an MPI run does besides MPI calls (the parts, the result's
+ * boxes, the parts files) is the core's, reached through pyr_private_ranks
+ * (multi/ranks.h): this library links only the public library and MPI.
  *
  * Everything is collective and every collective step agrees on failures
  * first (parts.h): a rank that failed says so where the others would
@@ -11,19 +15,14 @@
 #ifdef PYR_HAVE_MPI
 #include <limits.h>
 #include <mpi.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "core/field.h"
 #include "multi/mpi_internal.h"
 #include "multi/parts.h"
-#include "schemes/scheme.h"
-#include "io/atomic.h"
-#include "io/npy.h"
-#include "io/npy_part.h"
+#include "multi/ranks.h"
 #include "pyrgrid_mpi.h"
 
 #define CHUNK ((size_t)1 << 30) /* MPI counts are ints: larger messages go in pieces of 1 GiB */
@@ -33,6 +32,22 @@ typedef struct {
     MPI_Request *req;
     int nreq, cap;
 } mpi_impl_t;
+
+/* The core's table (multi/ranks.h), checked once: both libraries must come
+ * from one build. */
+static const pyr_ranks_core_t *core;
+
+static pyr_status_t check_core(void)
+{
+    if (core) return PYR_OK;
+    const pyr_ranks_core_t *c = pyr_private_ranks();
+    if (!c || c->size != sizeof *c || strcmp(c->version, PYR_VERSION_STRING)) {
+        return pyr_fail(PYR_ERR_INTERNAL, "libpyrgrid_mpi %s was loaded with a libpyrgrid of another build (%s); install the two from one build",
+                        PYR_VERSION_STRING, c && c->version ? c->version : "?");
+    }
+    core = c;
+    return PYR_OK;
+}
 
 static pyr_status_t mpi_failed(int rc, const char *what)
 {
@@ -205,6 +220,41 @@ static int local_rank(MPI_Comm comm, int *local_size)
     return r;
 }
 
+/* The transport over a duplicate of comm (its messages never meet the caller's). */
+static pyr_status_t transport_open(MPI_Comm comm, mpi_impl_t *impl, pyr_transport_t *t)
+{
+    memset(impl, 0, sizeof *impl);
+    impl->comm = MPI_COMM_NULL;
+    memset(t, 0, sizeof *t);
+    PYR_TRY(check_core());
+    MPI_TRY(MPI_Comm_dup(comm, &impl->comm), "MPI_Comm_dup");
+    t->impl = impl;
+    MPI_Comm_rank(impl->comm, &t->rank);
+    MPI_Comm_size(impl->comm, &t->size);
+    t->agree = t_agree;
+    t->reduce_u64 = t_reduce_u64;
+    t->broadcast = t_broadcast;
+    t->start = t_start;
+    t->finish = t_finish;
+    return PYR_OK;
+}
+
+static void transport_close(mpi_impl_t *impl)
+{
+    free(impl->req);
+    impl->req = NULL;
+    if (impl->comm != MPI_COMM_NULL) MPI_Comm_free(&impl->comm);
+}
+
+static pyr_status_t running(const char *who)
+{
+    int inited = 0, finalized = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (!inited || finalized) return pyr_fail(PYR_ERR_ARG, "%s: MPI is not running; call MPI_Init_thread first", who);
+    return PYR_OK;
+}
+
 pyr_status_t pyr_execute_mpi(const pyr_problem_t *problem, const pyr_options_t *options, MPI_Comm comm, const pyr_hooks_t *hooks,
                              pyr_field_t **part, pyr_mpi_info_t *info)
 {
@@ -228,149 +278,47 @@ pyr_status_t pyr_execute_mpi_fields(const pyr_problem_t *problem, const pyr_opti
 {
     if (info) memset(info, 0, sizeof *info);
     for (int f = 0; parts && f < nfields; f++) parts[f] = NULL;
-    int inited = 0, finalized = 0;
-    MPI_Initialized(&inited);
-    MPI_Finalized(&finalized);
-    if (!inited || finalized) return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi: MPI is not running; call MPI_Init_thread first");
+    PYR_TRY(running("pyr_execute_mpi"));
     if (!problem || !parts) return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi: a problem and a place for the parts are required");
-    const pyr_scheme_t *scheme = pyr_scheme_of(problem->equation);
-    if (scheme && nfields < scheme->nfields)
-        return pyr_fail(PYR_ERR_ARG, "pyr_execute_mpi_fields: the %s scheme has %d fields; room for %d given", scheme->name, scheme->nfields, nfields);
-    mpi_impl_t impl = {MPI_COMM_NULL, NULL, 0, 0};
-    MPI_TRY(MPI_Comm_dup(comm, &impl.comm), "MPI_Comm_dup");
+    mpi_impl_t impl;
     pyr_transport_t t;
-    memset(&t, 0, sizeof t);
-    t.impl = &impl;
-    MPI_Comm_rank(impl.comm, &t.rank);
-    MPI_Comm_size(impl.comm, &t.size);
-    t.agree = t_agree;
-    t.reduce_u64 = t_reduce_u64;
-    t.broadcast = t_broadcast;
-    t.start = t_start;
-    t.finish = t_finish;
-    pyr_options_t opt;
-    if (options) opt = *options;
-    else pyr_options_default(&opt);
-    pyr_status_t st = calibrate(&t);
-    /* one GPU per rank of a host, unless the options name them; the ranks of
-     * a host share its cores (OpenMP threads of several ranks on the same
-     * cores, spinning while MPI polls, run many times slower) */
-    int ln = 1;
-    const int lr = local_rank(impl.comm, &ln);
-    if (!opt.devices[0] && opt.device == 0 && opt.backend != PYR_BACKEND_CPU && pyr_gpu_count() > 0) opt.device = lr % pyr_gpu_count();
-    if (opt.threads == 0 && ln > 1) opt.threads = omp_get_max_threads() / ln > 1 ? omp_get_max_threads() / ln : 1;
-    if (st == PYR_OK && opt.devices[0]) {
-        int devs[PYR_PARTS_MAX_DEVICES], n = 0, level = MPI_THREAD_SINGLE;
-        st = pyr_parts_parse_devices(opt.devices, devs, PYR_PARTS_MAX_DEVICES, &n);
-        MPI_Query_thread(&level);
-        if (st == PYR_OK && (n > 1 || n == -1) && level < MPI_THREAD_SERIALIZED)
-            st = pyr_fail(PYR_ERR_CONFIG, "run.devices = %s: several devices per rank need MPI_THREAD_SERIALIZED (MPI was initialised with "
-                          "less); use MPI_Init_thread with MPI_THREAD_SERIALIZED, or one device per rank", opt.devices);
+    pyr_status_t st = transport_open(comm, &impl, &t);
+    if (st != PYR_OK) {
+        transport_close(&impl);
+        return st;
     }
+    pyr_ranks_env_t env = {0, 1, 0};
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    env.serialized = level >= MPI_THREAD_SERIALIZED;
+    env.local_rank = local_rank(impl.comm, &env.local_size);
+    st = calibrate(&t);
     st = pyr_mpi_agree(impl.comm, st);
-    pyr_parts_t *P = NULL;
-    pyr_run_info_t run;
-    memset(&run, 0, sizeof run);
-    if (st == PYR_OK) st = pyr_parts_create(problem, &opt, &t, &P);
-    if (st == PYR_OK) st = pyr_parts_init(P);
-    if (st == PYR_OK) st = pyr_parts_run(P, hooks, &run);
-    /* every rank returns the same status (a stop asked for on one rank stops all of them) */
-    if (P) st = pyr_mpi_agree(impl.comm, st);
-    pyr_field_t *out[PYR_MAX_FIELDS] = {NULL};
-    pyr_box_t box = {{0, 0, 0}, {0, 0, 0}};
-    if (st == PYR_OK) {
-        box = pyr_parts_process_box(P);
-        const unsigned used = scheme->fields_used(problem);
-        int64_t n[3];
-        for (int a = 0; a < 3; a++) n[a] = pyr_box_extent(&box, a);
-        for (int i = 0; i < scheme->nfields && st == PYR_OK; i++) {
-            /* the caller's state fields (not inputs, not the library's own auxiliaries), through the
-             * field allocator: pyr_field_destroy frees what its header says it owns */
-            const pyr_field_role_t role = scheme->field[i].role;
-            if (!((used >> i) & 1) || (role != PYR_FIELD_PINGPONG && role != PYR_FIELD_INPLACE)) continue;
-            if (pyr_field_alloc(problem->dims, n, problem->precision, &out[i]) != PYR_OK)
-                st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for this rank's part of the result");
-            if (st == PYR_OK) st = pyr_parts_copy_out(P, i, &box, out[i]->data);
-        }
-        st = pyr_mpi_agree(impl.comm, st);
+    pyr_ranks_info_t ri;
+    if (st == PYR_OK) st = core->execute(problem, options, &t, &env, hooks, parts, nfields, &ri);
+    if (st == PYR_OK && info) {
+        info->rank = ri.rank;
+        info->ranks = ri.ranks;
+        for (int a = 0; a < 3; a++) info->lo[a] = ri.lo[a], info->hi[a] = ri.hi[a], info->parts_per_axis[a] = ri.parts_per_axis[a];
+        info->run = ri.run;
+        snprintf(info->partition, sizeof info->partition, "%s", ri.partition);
     }
-    if (st == PYR_OK) {
-        for (int i = 0; i < scheme->nfields; i++) { /* (nfields >= the scheme's, checked above) */
-            parts[i] = out[i];
-            out[i] = NULL;
-        }
-        if (info) {
-            info->rank = t.rank;
-            info->ranks = t.size;
-            for (int a = 0; a < 3; a++) info->lo[a] = box.lo[a], info->hi[a] = box.hi[a];
-            info->run = run;
-            pyr_parts_describe(P, info->partition, sizeof info->partition);
-            pyr_parts_info_t pi;
-            pyr_parts_get_info(P, &pi);
-            for (int a = 0; a < 3; a++) info->parts_per_axis[a] = pi.count[a];
-        }
-    }
-    for (int i = 0; i < PYR_MAX_FIELDS; i++) pyr_field_destroy(&out[i]);
-    pyr_parts_destroy(&P);
-    free(impl.req);
-    MPI_Comm_free(&impl.comm);
+    transport_close(&impl);
     return st;
 }
 
 pyr_status_t pyr_write_parts_mpi(const char *path, const pyr_field_t *part, const pyr_mpi_info_t *info, MPI_Comm comm)
 {
-    pyr_status_t st = PYR_OK;
-    if (!path || !part || !info || !part->data) st = pyr_fail(PYR_ERR_ARG, "pyr_write_parts_mpi: a path, a part and its info are required");
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    char ppath[PYR_PATH_MAX + 32], ipath[PYR_PATH_MAX + 32];
-    if (st == PYR_OK) pyr_npy_part_names(path, rank, ppath, sizeof ppath, ipath, sizeof ipath);
-    /* every part under a temporary name first, renamed once all are written */
-    pyr_atomic_stage_t stage;
-    pyr_atomic_stage_begin(&stage);
+    PYR_TRY(running("pyr_write_parts_mpi"));
+    mpi_impl_t impl;
+    pyr_transport_t t;
+    pyr_status_t st = transport_open(comm, &impl, &t);
     if (st == PYR_OK) {
-        int64_t shape[3];
-        for (int d = 0; d < part->dims; d++) shape[d] = part->n[part->dims - 1 - d];
-        st = pyr_npy_write(ppath, part->dims, shape, part->precision, part->data);
+        /* without info the core refuses, on every rank */
+        st = core->write_parts(path, part, info ? info->lo : NULL, info ? info->hi : NULL, &t);
     }
-    st = pyr_mpi_agree(comm, st);
-    if (st == PYR_OK) st = pyr_atomic_stage_commit(&stage);
-    pyr_atomic_stage_abort(&stage);
-    st = pyr_mpi_agree(comm, st);
-    if (st != PYR_OK) return st;
-    /* the index: every rank's box, in NumPy order, gathered on rank 0 */
-    int64_t mine[6], *all = rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
-    for (int a = 0; a < 3; a++) mine[a] = info->lo[a], mine[3 + a] = info->hi[a];
-    if (rank == 0 && !all) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-    MPI_Gather(mine, 6, MPI_INT64_T, all, 6, MPI_INT64_T, 0, comm);
-    if (rank == 0 && st == PYR_OK) {
-        pyr_npy_index_t x;
-        memset(&x, 0, sizeof x);
-        x.dims = part->dims;
-        x.precision = part->precision;
-        x.nparts = size;
-        x.parts = calloc((size_t)size, sizeof *x.parts);
-        int64_t n[3] = {0, 0, 0};
-        if (!x.parts) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-        for (int r = 0; r < size && st == PYR_OK; r++) {
-            char pr[PYR_PATH_MAX + 32];
-            pyr_npy_part_names(path, r, pr, sizeof pr, NULL, 0);
-            const char *slash = strrchr(pr, '/');
-            snprintf(x.parts[r].file, sizeof x.parts[r].file, "%.4000s", slash ? slash + 1 : pr);
-            for (int d = 0; d < x.dims; d++) {
-                const int a = x.dims - 1 - d; /* NumPy order: slowest axis first */
-                x.parts[r].offset[d] = all[r * 6 + a];
-                x.parts[r].shape[d] = all[r * 6 + 3 + a] - all[r * 6 + a];
-                if (all[r * 6 + 3 + a] > n[a]) n[a] = all[r * 6 + 3 + a];
-            }
-        }
-        for (int d = 0; d < x.dims; d++) x.shape[d] = n[x.dims - 1 - d];
-        if (st == PYR_OK) st = pyr_npy_index_write(ipath, &x);
-        free(x.parts);
-    }
-    free(all);
-    return pyr_mpi_agree(comm, st);
+    transport_close(&impl);
+    return st;
 }
 
 #endif

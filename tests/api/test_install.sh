@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `cmake --install` puts the library, header, pkg-config file and CMake
-# package in place; a program builds against them with pkg-config and with
+# package in place (and, built with MPI, libpyrgrid_mpi with its own); a program builds against them with pkg-config and with
 # find_package(pyrgrid), and runs a small problem; the installed program runs
 # from whatever prefix the tree is moved to.
 # usage: test_install.sh BUILD_DIR [EXTRA_CFLAGS...]
@@ -81,4 +81,53 @@ cmake -S "$top/consumer" -B "$top/consumer/build" -DCMAKE_PREFIX_PATH="$moved" -
   -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$top/consumer/build" >/dev/null
 "$top/consumer/build/use"
+
+# A build with MPI installs it as a library of its own (libpyrgrid_mpi, pyrgrid_mpi.h, pyrgrid_mpi.pc,
+# pyrgrid::pyrgrid_mpi) and the program's MPI module under LIBDIR/pyrgrid; the moved program runs under
+# mpirun, and so does a program built against the installed pyrgrid_mpi.h.
+mlibdir=${libdir/#$prefix/$moved}
+if [ -e "$mlibdir/libpyrgrid_mpi.so" ]; then
+  test -s "$moved/include/pyrgrid_mpi.h"
+  test -s "$mlibdir/pkgconfig/pyrgrid_mpi.pc"
+  test -s "$mlibdir/pyrgrid/pyrgrid_mpi_cli.so"
+  if ldd "$mlibdir/pyrgrid/pyrgrid_mpi_cli.so" | grep -q "not found"; then
+    echo "FAIL: the moved program's MPI module misses libraries:"; ldd "$mlibdir/pyrgrid/pyrgrid_mpi_cli.so"; exit 1
+  fi
+  if command -v mpirun >/dev/null; then
+    mpi=(mpirun -np 2)
+    mpirun --version 2>&1 | grep -q "Open MPI" && mpi+=(--oversubscribe --allow-run-as-root --bind-to none)
+    (cd "$top" && OMP_NUM_THREADS=1 "${mpi[@]}" "$moved/bin/pyrgrid" run "$src/examples/heat2d.ini" --quiet --set grid.nx=33 \
+      --set grid.ny=33 --set scheme.steps=5 --set run.backend=cpu --set output.field=ranks.npy --set output.image= >/dev/null)
+    test -s "$top/ranks.parts.json"
+    cat > "$top/consumer/use_mpi.c" <<'C'
+#include <pyrgrid_mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+    pyr_problem_t p;
+    pyr_problem_default(&p);
+    p.n[0] = p.n[1] = 33;
+    p.steps = 5;
+    pyr_field_t *part = NULL;
+    pyr_mpi_info_t info;
+    const pyr_status_t st = pyr_execute_mpi(&p, NULL, MPI_COMM_WORLD, NULL, &part, &info);
+    if (st != PYR_OK) fprintf(stderr, "%s\n", pyr_last_error());
+    else if (info.rank == 0) printf("installed pyrgrid_mpi: %d ranks, %s\n", info.ranks, info.partition);
+    pyr_field_destroy(&part);
+    MPI_Finalize();
+    return st != PYR_OK;
+}
+C
+    cat >> "$top/consumer/CMakeLists.txt" <<'CM'
+add_executable(use_mpi use_mpi.c)
+target_link_libraries(use_mpi PRIVATE pyrgrid::pyrgrid_mpi)
+CM
+    cmake -S "$top/consumer" -B "$top/consumer/build" >/dev/null
+    cmake --build "$top/consumer/build" >/dev/null
+    OMP_NUM_THREADS=1 "${mpi[@]}" "$top/consumer/build/use_mpi" | grep -q "installed pyrgrid_mpi: 2 ranks"
+    echo "installed libpyrgrid_mpi: the moved program and a program on pyrgrid_mpi.h ran under mpirun -np 2"
+  fi
+fi
 echo "install test passed: pkg-config, find_package, moved prefix"
