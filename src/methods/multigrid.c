@@ -159,7 +159,6 @@ const pyr_method_entry_t pyr_method_multigrid = {
 pyr_status_t pyr_method_multigrid_execute(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks,
                                           pyr_run_info_t *run)
 {
-    (void)hooks;
     if (run) memset(run, 0, sizeof *run);
     if (!plan || !fields || !fields[0]) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and the field u are required");
     const pyr_problem_t *p = &plan->problem;
@@ -189,9 +188,8 @@ pyr_status_t pyr_method_multigrid_execute(pyr_plan_t *plan, pyr_field_t *const *
         }
     }
     pyr_mg_result_t res;
-    const pyr_status_t st = pyr_mg_solve(p, plan->ops->kind, plan->options.device, plan->options.threads, u, f, &res);
+    const pyr_status_t st = pyr_mg_solve(p, plan->ops->kind, plan->options.device, plan->options.threads, u, f, hooks, &res);
     pyr_field_destroy(&made);
-    if (st == PYR_OK && hooks && hooks->progress) hooks->progress(hooks->user, res.cycles, p->steps);
     if (run && st == PYR_OK) {
         const uint64_t values = (uint64_t)p->n[0] * (uint64_t)p->n[1] * (uint64_t)p->n[2];
         run->counts.uploaded = values * (f ? 2 : 1);

@@ -208,6 +208,45 @@ static void test_float_floor(void)
     pyr_field_destroy(&f);
 }
 
+/* The hooks: progress after every cycle, and a cancel that stops the run after its second cycle. */
+static int64_t progressed;
+static int on_progress(void *user, int64_t done, int64_t total)
+{
+    (void)user, (void)total;
+    progressed = done;
+    return 0;
+}
+static int on_cancel(void *user, int64_t done, int64_t total)
+{
+    (void)user, (void)total;
+    return done >= 2;
+}
+
+static void test_hooks(void)
+{
+    pyr_problem_t p;
+    make_mg(&p, 2, 65, 65, 1, NULL, PYR_DOUBLE, 1e-12, 40);
+    pyr_field_t *f = random_f(&p, 61), *u = NULL;
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_MULTIGRID;
+    pyr_plan_t *plan = NULL;
+    CHECK_OK(pyr_plan_create(&p, &o, &plan));
+    CHECK_OK(pyr_field_create(&p, &u));
+    CHECK_OK(pyr_field_init(u, &p));
+    pyr_field_t *fields[2] = {u, f};
+    pyr_hooks_t hooks = {.progress = on_progress, .cancel = on_cancel};
+    pyr_run_info_t run;
+    const pyr_status_t st = pyr_method_multigrid_execute(plan, fields, 2, &hooks, &run);
+    CHECK(st == PYR_ERR_CANCELLED && strstr(pyr_last_error(), "after 2 of 40 cycles") && progressed == 2, "cancel after 2 cycles: %s: %s (progress %lld)",
+          pyr_status_name(st), pyr_last_error(), (long long)progressed);
+    pyr_clear_error();
+    pyr_plan_destroy(&plan);
+    pyr_field_destroy(&u);
+    pyr_field_destroy(&f);
+}
+
 static void expect_refusal(const pyr_problem_t *p, const pyr_options_t *o, pyr_status_t want, const char *needle, const char *what)
 {
     pyr_plan_t *plan = NULL;
@@ -340,6 +379,7 @@ int main(int argc, char **argv)
     test_threads();
     test_awkward();
     test_float_floor();
+    test_hooks();
     test_refusals();
     return check_report();
 }

@@ -66,9 +66,11 @@ typedef struct {
 
 /* Solve the problem on the backend: u holds the initial guess and the boundary values on entry and the result on
  * return, f the right-hand side (NULL: zero).  At most p->steps cycles; stops at the first whose relative residual is
- * below the tolerance (0: every cycle).  device: the GPU's index; threads: CPU threads (0: all). */
+ * below the tolerance (0: every cycle).  device: the GPU's index; threads: CPU threads (0: all).  hooks (may be
+ * NULL): progress after every cycle (cycles done, the most), and cancel, which stops the run after a cycle with
+ * PYR_ERR_CANCELLED, u holding that cycle's result. */
 pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, int device, int threads, pyr_field_t *u,
-                          const pyr_field_t *f, pyr_mg_result_t *res);
+                          const pyr_field_t *f, const pyr_hooks_t *hooks, pyr_mg_result_t *res);
 
 /* Whether the backend's multigrid kernels are compiled in. */
 int pyr_mg_backend_built(pyr_backend_kind_t backend);

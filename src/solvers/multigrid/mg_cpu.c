@@ -69,52 +69,85 @@ static pyr_status_t cpu_zero(void *ctx, void *buf, size_t bytes)
      : dims == 2 ? cx * (u[i - 1] + u[i + 1]) + cy * (u[i - sy] + u[i + sy])                                                         \
                  : (cx * (u[i - 1] + u[i + 1]) + cy * (u[i - sy] + u[i + sy])) + cz * (u[i - sz] + u[i + sz]))
 
+/* One sweep over the interior (mg_internal.h's smooth), specialised by the call below on the dimensions, f's
+ * presence and the update's form (0: out = J, 1: out = u + g (J - u), 2: out = p + w (J - p), 3: out = p + w (y - p)),
+ * so that each inner loop is branch-free; every form evaluates the expressions of mg_internal.h. */
+#define SMOOTH_BODY(T, D, F, M)                                                                                                      \
+    _Pragma("omp parallel for collapse(2) schedule(static) num_threads(threads) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)")     \
+    for (int64_t z = z0; z < z1; z++)                                                                                                \
+        for (int64_t y = y0; y < y1; y++) {                                                                                          \
+            const int64_t row = z * sz + y * sy;                                                                                     \
+            for (int64_t i = row + x0; i < row + x1; i++) {                                                                          \
+                const int dims = (D);                                                                                                \
+                const T s = STENCIL(T, u, i, sy, sz);                                                                                \
+                const T J = (F) ? (s + f[i]) * d : s * d;                                                                            \
+                const T yv = ((M) & 1) ? u[i] + gm * (J - u[i]) : J;                                                                 \
+                out[i] = ((M) & 2) ? out[i] + w * (yv - out[i]) : yv;                                                                \
+            }                                                                                                                        \
+        }
+
+#define SMOOTH_CASE(T, D, F, M)                                                                                                      \
+    case (D) * 8 + (F) * 4 + (M):                                                                                                    \
+        SMOOTH_BODY(T, D, F, M)                                                                                                      \
+        break;
+
+#define RESIDUAL_BODY(T, D, F)                                                                                                       \
+    _Pragma("omp parallel for collapse(2) schedule(static) num_threads(threads) reduction(max : m) reduction(| : nan) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)") \
+    for (int64_t z = z0; z < z1; z++)                                                                                                \
+        for (int64_t y = y0; y < y1; y++) {                                                                                          \
+            const int64_t row = z * sz + y * sy;                                                                                     \
+            for (int64_t i = row + x0; i < row + x1; i++) {                                                                          \
+                const int dims = (D);                                                                                                \
+                const T s = STENCIL(T, u, i, sy, sz);                                                                                \
+                const T v = ((F) ? s + f[i] : s) - Dg * u[i];                                                                        \
+                r[i] = v;                                                                                                            \
+                const double a = fabs((double)v);                                                                                    \
+                nan |= a != a;                                                                                                       \
+                m = a > m ? a : m;                                                                                                   \
+            }                                                                                                                        \
+        }
+
+#define RESIDUAL_CASE(T, D, F)                                                                                                       \
+    case (D) * 2 + (F):                                                                                                              \
+        RESIDUAL_BODY(T, D, F)                                                                                                       \
+        break;
+
 #define DEFINE_KERNELS(T, SFX)                                                                                                       \
     static void smooth_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *g, const T *u, const T *f, T *out, double g_, double w_,      \
                              int first)                                                                                              \
     {                                                                                                                                \
-        const int dims = g->used[2] ? 3 : g->used[1] ? 2 : 1;                                                                       \
+        const int nd = g->used[2] ? 3 : g->used[1] ? 2 : 1, threads = c->threads;                                                    \
         const T cx = (T)g->c[0], cy = (T)g->c[1], cz = (T)g->c[2], d = (T)g->d, gm = (T)g_, w = (T)w_;                            \
         const int64_t nx = g->n[0], sy = nx, sz = nx * g->n[1];                                                                     \
         RANGE(g, 0, x0, x1);                                                                                                         \
         RANGE(g, 1, y0, y1);                                                                                                         \
         RANGE(g, 2, z0, z1);                                                                                                         \
-        const int plain = g_ == 1.0;                                                                                                 \
-        _Pragma("omp parallel for collapse(2) schedule(static) num_threads(c->threads) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)") \
-        for (int64_t z = z0; z < z1; z++)                                                                                            \
-            for (int64_t y = y0; y < y1; y++) {                                                                                      \
-                const int64_t row = z * sz + y * sy;                                                                                 \
-                for (int64_t i = row + x0; i < row + x1; i++) {                                                                      \
-                    const T s = STENCIL(T, u, i, sy, sz);                                                                            \
-                    const T J = f ? (s + f[i]) * d : s * d;                                                                          \
-                    const T y = plain ? J : u[i] + gm * (J - u[i]);                                                                  \
-                    out[i] = first ? y : out[i] + w * (y - out[i]);                                                                  \
-                }                                                                                                                    \
-            }                                                                                                                        \
+        const int form = (g_ == 1.0 ? 0 : 1) + (first ? 0 : 2);                                                                      \
+        switch (nd * 8 + (f ? 4 : 0) + form) {                                                                                       \
+            SMOOTH_CASE(T, 1, 0, 0) SMOOTH_CASE(T, 1, 0, 1) SMOOTH_CASE(T, 1, 0, 2) SMOOTH_CASE(T, 1, 0, 3)                          \
+            SMOOTH_CASE(T, 1, 1, 0) SMOOTH_CASE(T, 1, 1, 1) SMOOTH_CASE(T, 1, 1, 2) SMOOTH_CASE(T, 1, 1, 3)                          \
+            SMOOTH_CASE(T, 2, 0, 0) SMOOTH_CASE(T, 2, 0, 1) SMOOTH_CASE(T, 2, 0, 2) SMOOTH_CASE(T, 2, 0, 3)                          \
+            SMOOTH_CASE(T, 2, 1, 0) SMOOTH_CASE(T, 2, 1, 1) SMOOTH_CASE(T, 2, 1, 2) SMOOTH_CASE(T, 2, 1, 3)                          \
+            SMOOTH_CASE(T, 3, 0, 0) SMOOTH_CASE(T, 3, 0, 1) SMOOTH_CASE(T, 3, 0, 2) SMOOTH_CASE(T, 3, 0, 3)                          \
+            SMOOTH_CASE(T, 3, 1, 0) SMOOTH_CASE(T, 3, 1, 1) SMOOTH_CASE(T, 3, 1, 2) SMOOTH_CASE(T, 3, 1, 3)                          \
+        default: break;                                                                                                              \
+        }                                                                                                                            \
     }                                                                                                                                \
     static double residual_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *g, const T *u, const T *f, T *r)                          \
     {                                                                                                                                \
-        const int dims = g->used[2] ? 3 : g->used[1] ? 2 : 1;                                                                       \
-        const T cx = (T)g->c[0], cy = (T)g->c[1], cz = (T)g->c[2], D = (T)g->D;                                                     \
+        const int nd = g->used[2] ? 3 : g->used[1] ? 2 : 1, threads = c->threads;                                                   \
+        const T cx = (T)g->c[0], cy = (T)g->c[1], cz = (T)g->c[2], Dg = (T)g->D;                                                    \
         const int64_t nx = g->n[0], sy = nx, sz = nx * g->n[1];                                                                     \
         RANGE(g, 0, x0, x1);                                                                                                         \
         RANGE(g, 1, y0, y1);                                                                                                         \
         RANGE(g, 2, z0, z1);                                                                                                         \
         double m = 0;                                                                                                                \
         int nan = 0;                                                                                                                 \
-        _Pragma("omp parallel for collapse(2) schedule(static) num_threads(c->threads) reduction(max : m) reduction(| : nan) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)") \
-        for (int64_t z = z0; z < z1; z++)                                                                                            \
-            for (int64_t y = y0; y < y1; y++) {                                                                                      \
-                const int64_t row = z * sz + y * sy;                                                                                 \
-                for (int64_t i = row + x0; i < row + x1; i++) {                                                                      \
-                    const T s = STENCIL(T, u, i, sy, sz);                                                                            \
-                    const T v = (f ? s + f[i] : s) - D * u[i];                                                                       \
-                    r[i] = v;                                                                                                        \
-                    const double a = fabs((double)v);                                                                                \
-                    if (isnan(a)) nan = 1;                                                                                           \
-                    else if (a > m) m = a;                                                                                           \
-                }                                                                                                                    \
-            }                                                                                                                        \
+        switch (nd * 2 + (f ? 1 : 0)) {                                                                                              \
+            RESIDUAL_CASE(T, 1, 0) RESIDUAL_CASE(T, 1, 1) RESIDUAL_CASE(T, 2, 0) RESIDUAL_CASE(T, 2, 1) RESIDUAL_CASE(T, 3, 0)        \
+            RESIDUAL_CASE(T, 3, 1)                                                                                                   \
+        default: break;                                                                                                              \
+        }                                                                                                                            \
         return nan ? NAN : m;                                                                                                        \
     }                                                                                                                                \
     static void restrict_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *fg, const int k[3], const T *rf, const pyr_mg_geom_t *cg,  \

@@ -273,7 +273,7 @@ static double max_abs(const pyr_field_t *f)
     return m;
 }
 
-static pyr_status_t run_cycles(mg_t *m, const pyr_problem_t *p, pyr_mg_result_t *res)
+static pyr_status_t run_cycles(mg_t *m, const pyr_problem_t *p, const pyr_hooks_t *hooks, pyr_mg_result_t *res)
 {
     const double tol = p->poisson.tolerance;
     double r = 0;
@@ -300,13 +300,18 @@ static pyr_status_t run_cycles(mg_t *m, const pyr_problem_t *p, pyr_mg_result_t 
                             "%.0f%% of the residual): that is the rounding floor of %s on this grid; use tolerance >= %.1g%s",
                             res->residual, (long long)res->cycles, STALL_CYCLES, 100 * STALL_FACTOR, pyr_precision_name(p->precision),
                             3 * res->residual, p->precision == PYR_FLOAT ? ", or precision = double" : "");
+        const int done = tol > 0 && res->residual < tol;
+        if (hooks && hooks->progress && hooks->progress(hooks->user, res->cycles, p->steps) && !done)
+            return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld cycles", (long long)res->cycles, (long long)p->steps);
+        if (hooks && hooks->cancel && !done && res->cycles < p->steps && hooks->cancel(hooks->user, res->cycles, p->steps))
+            return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld cycles", (long long)res->cycles, (long long)p->steps);
     }
     res->converged = tol > 0 && res->residual < tol;
     return PYR_OK;
 }
 
 pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, int device, int threads, pyr_field_t *u, const pyr_field_t *f,
-                          pyr_mg_result_t *res)
+                          const pyr_hooks_t *hooks, pyr_mg_result_t *res)
 {
     memset(res, 0, sizeof *res);
     pyr_mg_hierarchy_t hy;
@@ -349,7 +354,7 @@ pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, in
     if (st == PYR_OK && f) st = ops->upload(m.ctx, m.f[0], f->data, fine_bytes);
     if (st == PYR_OK) {
         res->initial = f ? max_abs(f) : 0;
-        st = run_cycles(&m, p, res);
+        st = run_cycles(&m, p, hooks, res);
         /* the field holds the last cycle's result, also when the run stopped with an error after a cycle */
         pyr_status_t down = ops->download(m.ctx, u->data, m.u[0], fine_bytes);
         if (st == PYR_OK) st = down;
