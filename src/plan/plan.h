@@ -55,6 +55,9 @@ struct pyr_plan {
     uint64_t faces_bytes;     /* resident boundary faces of unsplit axes (every state field) */
     uint64_t scratch_bytes;   /* the kernel variant's work memory (kernels.h scratch_bytes; longvector: 2 vectors) */
     uint64_t device_bytes;    /* everything the executor (and the kernel's scratch) keeps on the device */
+    uint64_t refused_bytes;   /* a build refused for the budget: the least budget that builds it (what its message
+                                 names as "use memory >= "); 0 after a build that fits or one refused for another
+                                 reason (pyr_refusal_note keeps the least of an automatic choice's candidates) */
     uint64_t budget;
     const pyr_device_ops_t *ops;
     void *ctx;                /* the runtime's context (ops->create): this plan's queues on a device the context

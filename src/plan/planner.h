@@ -36,4 +36,21 @@ pyr_status_t pyr_plan_search_height(pyr_plan_t *plan, pyr_decomp_t decomp, uint6
 int pyr_plan_decomp_candidates(const pyr_problem_t *p, pyr_decomp_t requested, pyr_decomp_t out[2]);
 void pyr_plan_add_notice(pyr_plan_t *plan, const char *fmt, ...) PYR_PRINTF(2, 3);
 
+/* The refusal an automatic choice (of decomposition, height, pieces in
+ * flight) reports when none of its candidates builds: of the candidates
+ * refused for the budget, the one that needs the least memory, so that its
+ * "use memory >= N" names the least budget at which the choice plans; a
+ * refusal for another reason only where no candidate was refused for its
+ * memory.  Zero-initialise, note every refused candidate the choice could
+ * have taken right after its build fails (its message is pyr_last_error(),
+ * its need plan->refused_bytes), then raise: it returns the kept status with
+ * its message and sets plan->refused_bytes to its need. */
+typedef struct {
+    pyr_status_t status; /* PYR_OK: nothing noted */
+    uint64_t need;       /* 0: refused for another reason than the budget */
+    char message[1024];
+} pyr_refusal_t;
+void pyr_refusal_note(pyr_refusal_t *r, const pyr_plan_t *plan, pyr_status_t status);
+pyr_status_t pyr_refusal_raise(const pyr_refusal_t *r, pyr_plan_t *plan);
+
 #endif

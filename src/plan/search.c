@@ -126,3 +126,21 @@ void pyr_plan_add_notice(pyr_plan_t *plan, const char *fmt, ...)
     vsnprintf(plan->notice + len, sizeof plan->notice - len, fmt, ap);
     va_end(ap);
 }
+
+void pyr_refusal_note(pyr_refusal_t *r, const pyr_plan_t *plan, pyr_status_t status)
+{
+    if (status == PYR_OK) return;
+    const uint64_t need = status == PYR_ERR_BUDGET ? plan->refused_bytes : 0;
+    /* the first refusal, else one that names less memory than the kept one (or any, where the kept names none) */
+    if (r->status != PYR_OK && (need == 0 || (r->need != 0 && need >= r->need))) return;
+    r->status = status;
+    r->need = need;
+    snprintf(r->message, sizeof r->message, "%s", pyr_last_error());
+}
+
+pyr_status_t pyr_refusal_raise(const pyr_refusal_t *r, pyr_plan_t *plan)
+{
+    plan->refused_bytes = r->need;
+    if (r->status == PYR_OK) return pyr_fail(PYR_ERR_INTERNAL, "an automatic choice found no candidate and noted no refusal");
+    return pyr_fail(r->status, "%s", r->message);
+}

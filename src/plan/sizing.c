@@ -219,6 +219,7 @@ static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
         S = plan->options.piece;
         uint64_t need = skewed_bytes(plan, S, k, h, &L);
         if (need > budget) {
+            plan->refused_bytes = need;
             char nb[32], hb[32];
             pyr_format_bytes(need, nb, sizeof nb);
             pyr_format_bytes(budget, hb, sizeof hb);
@@ -234,7 +235,8 @@ static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
         }
         if (lo < 1) {
             char nb[32], hb[32];
-            pyr_format_bytes(skewed_bytes(plan, 1, k, h, &L), nb, sizeof nb);
+            plan->refused_bytes = skewed_bytes(plan, 1, k, h, &L);
+            pyr_format_bytes(plan->refused_bytes, nb, sizeof nb);
             pyr_format_bytes(budget, hb, sizeof hb);
             return pyr_fail(PYR_ERR_BUDGET,
                             "memory budget %s is too small for skewed pieces of height %lld: one plane per piece (three buffers of "
@@ -281,6 +283,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
         sz.bytes = pieces_bytes(plan, L.layer_bytes, 1, 1) + scratch_of(plan, L.layer_bytes);
         if (sz.bytes > budget) {
             char need[32], have[32];
+            plan->refused_bytes = sz.bytes;
             pyr_format_bytes(sz.bytes, need, sizeof need);
             pyr_format_bytes(budget, have, sizeof have);
             return pyr_fail(PYR_ERR_BUDGET,
@@ -301,6 +304,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
         size_for_counts(plan, h, count, &sz);
         if (sz.bytes > budget) {
             char need[32], have[32];
+            plan->refused_bytes = sz.bytes;
             pyr_format_bytes(sz.bytes, need, sizeof need);
             pyr_format_bytes(budget, have, sizeof have);
             return pyr_fail(PYR_ERR_BUDGET, "%s = %lld with height %lld needs %s of device memory, more than the budget of %s; "
@@ -312,6 +316,7 @@ static pyr_status_t fit_pieces(pyr_plan_t *plan, int64_t h, uint64_t budget)
         if (side < 1) {
             counts_for_side(plan, 1, count);
             size_for_counts(plan, h, count, &sz);
+            plan->refused_bytes = sz.bytes;
             char need[32], have[32], need1[32];
             pyr_format_bytes(sz.bytes, need, sizeof need);
             pyr_format_bytes(budget, have, sizeof have);
@@ -465,6 +470,7 @@ pyr_status_t pyr_plan_build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t 
     plan->spares = plan->slots >= 2 && (plan->problem.dims < 3 || plan->previous) && decomp != PYR_DECOMP_SKEWED ? 2 : 1;
     set_split(plan);
     plan->faces_bytes = 0;
+    plan->refused_bytes = 0;
     PYR_TRY(fit_pieces(plan, h, budget));
     predict_counts(plan);
     return PYR_OK;
