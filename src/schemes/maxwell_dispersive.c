@@ -36,7 +36,6 @@
  * layer), so the scheme keeps its field count; the material of each node is
  * a run-length map along x of the problem's grid in the coefficient table
  * (maxwell.h), so no per-node input is moved. */
-#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,34 +291,53 @@ static int poly_mul(const double *a, int n, const double *b, int m, double *r)
     return n + m;
 }
 
-/* The largest |root| of c[0..n] (c[n] != 0), by Durand-Kerner. */
+/* The largest |root| of c[0..n] (c[n] != 0), by Durand-Kerner (complex arithmetic written out:
+ * validate runs this for every dispersive material at a few dozen wave numbers). */
 static double largest_root(const double *c, int n)
 {
     while (n > 0 && c[n] == 0) n--;
     if (n < 1) return 0;
-    double complex z[16];
-    const double complex seed = 0.4 + 0.9 * I;
-    double scale = 1;
-    for (int i = 0; i < n; i++) scale = fmax(scale, fabs(c[i] / c[n]));
-    z[0] = 1;
-    for (int i = 0; i < n; i++) z[i] = (i ? z[i - 1] : 1) * seed;
-    for (int it = 0; it < 2000; it++) {
+    double zr[16], zi[16];
+    /* starting points on a circle of the roots' scale, off the axes */
+    double scale = 0;
+    for (int i = 0; i < n; i++) scale = fmax(scale, pow(fabs(c[i] / c[n]), 1.0 / (n - i)));
+    if (!(scale > 0) || !isfinite(scale)) scale = 1;
+    for (int i = 0; i < n; i++) {
+        const double a = 2 * M_PI * i / n + 0.4;
+        zr[i] = scale * cos(a), zi[i] = scale * sin(a);
+    }
+    for (int it = 0; it < 600; it++) {
         double change = 0;
         for (int i = 0; i < n; i++) {
-            double complex v = c[n];
-            for (int k = n - 1; k >= 0; k--) v = v * z[i] + c[k];
-            double complex d = c[n];
-            for (int j = 0; j < n; j++)
-                if (j != i) d *= z[i] - z[j];
-            if (d == 0) d = 1e-300;
-            const double complex step = v / d;
-            z[i] -= step;
-            change = fmax(change, cabs(step));
+            /* v = p(z_i) / c[n] by Horner; d = prod_{j != i} (z_i - z_j) */
+            double vr = 1, vi = 0;
+            for (int k = n - 1; k >= 0; k--) {
+                const double t = vr * zr[i] - vi * zi[i] + c[k] / c[n];
+                vi = vr * zi[i] + vi * zr[i];
+                vr = t;
+            }
+            double dr = 1, di = 0;
+            for (int j = 0; j < n; j++) {
+                if (j == i) continue;
+                const double er = zr[i] - zr[j], ei = zi[i] - zi[j];
+                const double t = dr * er - di * ei;
+                di = dr * ei + di * er;
+                dr = t;
+            }
+            const double m = dr * dr + di * di;
+            if (!(m > 0)) {
+                zr[i] += 1e-8 * scale, zi[i] += 1e-8 * scale;
+                change = INFINITY;
+                continue;
+            }
+            const double sr = (vr * dr + vi * di) / m, si = (vi * dr - vr * di) / m;
+            zr[i] -= sr, zi[i] -= si;
+            change = fmax(change, fabs(sr) + fabs(si));
         }
-        if (change < 1e-15 * scale) break;
+        if (change < 1e-14 * scale) break;
     }
     double r = 0;
-    for (int i = 0; i < n; i++) r = fmax(r, cabs(z[i]));
+    for (int i = 0; i < n; i++) r = fmax(r, sqrt(zr[i] * zr[i] + zi[i] * zi[i]));
     return r;
 }
 
@@ -343,7 +361,7 @@ static int stable_at(double eps, double sigma, double mu, const pyr_pole_t *pl, 
             N[q][0] = 0, N[q][1] = k[2] * dt, N[q][2] = -2 * k[2] * dt, N[q][3] = k[2] * dt, dn[q] = 3;
         }
     }
-    const int samples = 48;
+    const int samples = 32;
     for (int j = 1; j <= samples; j++) {
         const double kappa = 4 * s * dt * dt / mu * (double)j / samples;
         double A[3] = {eps - sigma * dt / 2, -2 * eps + kappa, eps + sigma * dt / 2};

@@ -213,7 +213,7 @@ static void tfsf_case(pyr_backend_kind_t backend)
     pyr_problem_t p;
     const int64_t n[3] = {64, 56, 1};
     const double len[3] = {0.63, 0.55, 1};
-    make_maxwell(&p, 2, n, len, 0, PYR_FLOAT, 90, 0.7);
+    make_maxwell(&p, 2, n, len, 0, PYR_FLOAT, 60, 0.7);
     CHECK_OK(pyr_problem_set(&p, "boundary.kind", "cpml"));
     CHECK_OK(pyr_problem_set(&p, "boundary.cpml_cells", "8"));
     CHECK_OK(pyr_problem_set(&p, "material.shape1", "sphere 0.31 0.27 0.1 eps_r=2 lorentz=1.5 3 0.5 debye=1 0.02"));
@@ -258,7 +258,7 @@ static void shared_case(pyr_backend_kind_t backend)
     pyr_problem_t p;
     const int64_t n[3] = {22, 20, 20};
     const double len[3] = {0.21, 0.19, 0.19};
-    make_maxwell(&p, 3, n, len, 0, PYR_DOUBLE, 40, 0.6);
+    make_maxwell(&p, 3, n, len, 0, PYR_DOUBLE, 24, 0.6);
     CHECK_OK(pyr_problem_set(&p, "boundary.kind", "cpml"));
     CHECK_OK(pyr_problem_set(&p, "boundary.cpml_cells", "4"));
     CHECK_OK(pyr_problem_set(&p, "material.shape1", "sphere 0.1 0.09 0.09 0.025 eps_r=2 lorentz=1.5 4 0.5 drude=3 0.2"));
