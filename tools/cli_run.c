@@ -241,12 +241,15 @@ void pyr_cli_print_summary(const pyr_cli_summary_t *s)
     if (p->dims == 1) add(line, sizeof line, "grid=%lld", (long long)p->n[0]);
     else if (p->dims == 2) add(line, sizeof line, "grid=%lldx%lld", (long long)p->n[1], (long long)p->n[0]);
     else add(line, sizeof line, "grid=%lldx%lldx%lld", (long long)p->n[2], (long long)p->n[1], (long long)p->n[0]);
-    add(line, sizeof line, "%s %s=%lld", pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri->steps);
+    if (ri->mg_sweeps > 0)
+        add(line, sizeof line, "%s cycles=%lld sweep_equivalents=%.1f", pyr_precision_name(p->precision), (long long)ri->steps, ri->mg_sweeps);
+    else
+        add(line, sizeof line, "%s %s=%lld", pyr_precision_name(p->precision), p->equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)ri->steps);
     if (s->from > 0) add(line, sizeof line, "from=%lld", (long long)s->from);
     double dt = 0;
     if (p->equation == PYR_EQ_MAXWELL && pyr_problem_time_step(p, &dt) == PYR_OK) add(line, sizeof line, "dt=%.6g", dt);
     if (ri->checked)
-        add(line, sizeof line, "change=%.6g%s", ri->change, p->poisson.tolerance > 0 ? (ri->converged ? " converged=yes" : " converged=no") : "");
+        add(line, sizeof line, "%s=%.6g%s", ri->mg_sweeps > 0 ? "residual" : "change", ri->change, p->poisson.tolerance > 0 ? (ri->converged ? " converged=yes" : " converged=no") : "");
     /* how the host grid was reached */
     if (ri->host_memory == PYR_HOST_PIN) add(line, sizeof line, "host=pinned(%.1fs+%.1fs)", ri->pin_seconds, ri->unpin_seconds);
     else if (ri->host_memory == PYR_HOST_STAGE) add(line, sizeof line, "host=staged");

@@ -771,6 +771,14 @@ class RunInfo:
     pin_seconds: float = 0.0
     unpin_seconds: float = 0.0
     host_note: str = ""
+    # method = multigrid: steps are its cycles, change the relative residual, and this the cost in sweeps of
+    # the finest grid (0 for other methods)
+    sweep_equivalents: float = 0.0
+
+    @property
+    def cycles(self) -> int:
+        """Multigrid's name for steps."""
+        return self.steps
 
     @property
     def sweeps(self) -> int:
@@ -1175,7 +1183,8 @@ class Plan:
                        halo_received=info["halo_received"], probes=hooks.probes(),
                        monitors=_read_spectra(self._spectra, len(self.shape)) if self._spectra else {},
                        host_memory=info.get("host_memory", "none"), pin_seconds=info.get("pin_seconds", 0.0),
-                       unpin_seconds=info.get("unpin_seconds", 0.0), host_note=info.get("host_note", ""))
+                       unpin_seconds=info.get("unpin_seconds", 0.0), host_note=info.get("host_note", ""),
+                       sweep_equivalents=info.get("sweep_equivalents", 0.0))
 
 
 def _float_array(u0: ArrayLike, name: str) -> np.ndarray:

@@ -1,10 +1,11 @@
 /* The public runs: a plan of one device goes to the executor (exec/), or
  * for plan = refine to the trials above it (tune/), a multi plan to its
- * parts (multi/). */
+ * parts (multi/), a method with a loop of its own (multigrid) to it. */
 #include <string.h>
 
 #include "core/error.h"
 #include "exec/exec.h"
+#include "methods/method.h"
 #include "multi/multi.h"
 #include "tune/tune.h"
 
@@ -12,6 +13,8 @@ pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, in
 {
     if (run) memset(run, 0, sizeof *run);
     if (!plan || !fields) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
+    const pyr_method_entry_t *method = pyr_method_find(plan->method);
+    if (method && method->execute) return method->execute(plan, fields, nfields, hooks, run);
     pyr_multi_t *m = pyr_multi_of(plan);
     if (m) return pyr_multi_execute(m, fields, nfields, hooks, run);
     /* plan = refine: its first passes try the model's best candidates (tune/refine.c) */

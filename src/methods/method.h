@@ -76,6 +76,9 @@ typedef struct pyr_method_entry {
     /* Fill the plan with the choice: pieces, passes, buffers, counts, and what the method adds to the
      * plan's model (the long-vector constants). */
     pyr_status_t (*build)(pyr_plan_t *plan, pyr_method_ctx_t *ctx, const pyr_method_choice_t *choice);
+    /* (optional, NULL = the executor's passes) Run the plan by the method's
+     * own loop (multigrid: cycles over its levels), as pyr_execute_fields. */
+    pyr_status_t (*execute)(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run);
 } pyr_method_entry_t;
 
 /* The registry: entries in the order method = auto asks them (methods/registry.c). */

@@ -154,6 +154,7 @@ const pyr_method_entry_t pyr_method_multigrid = {
     .fits = NULL,
     .choose = mg_choose,
     .build = mg_build,
+    .execute = pyr_method_multigrid_execute,
 };
 
 pyr_status_t pyr_method_multigrid_execute(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks,

@@ -124,6 +124,11 @@ void pyr_report_run(pyr_json_t *j, const char *key, const pyr_run_info_t *run)
         pyr_json_real(j, "change", run->change);
         pyr_json_bool(j, "converged", run->converged);
     }
+    /* method = multigrid: steps are its cycles, change its relative residual */
+    if (run->mg_sweeps > 0) {
+        pyr_json_int(j, "cycles", run->mg_cycles);
+        pyr_json_real(j, "sweep_equivalents", run->mg_sweeps);
+    }
     /* several devices or MPI ranks: the parts and their halo traffic (one part: 1 and zeros) */
     pyr_json_int(j, "parts", run->parts);
     pyr_json_int(j, "ranks", run->ranks);

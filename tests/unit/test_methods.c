@@ -27,8 +27,8 @@ static pyr_status_t plan_of(const pyr_problem_t *p, pyr_method_t m, uint64_t mem
 
 static void test_registry(void)
 {
-    const pyr_method_t ids[] = {PYR_METHOD_NAIVE, PYR_METHOD_TRIVIAL, PYR_METHOD_PYRAMID, PYR_METHOD_LONGVECTOR};
-    CHECK(pyr_method_count() == 4, "%d entries", pyr_method_count());
+    const pyr_method_t ids[] = {PYR_METHOD_NAIVE, PYR_METHOD_TRIVIAL, PYR_METHOD_PYRAMID, PYR_METHOD_LONGVECTOR, PYR_METHOD_MULTIGRID};
+    CHECK(pyr_method_count() == 5, "%d entries", pyr_method_count());
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         const pyr_method_entry_t *e = pyr_method_find(ids[i]);
         CHECK(e && e->id == ids[i] && !strcmp(e->name, pyr_method_name(ids[i])), "entry of %s", pyr_method_name(ids[i]));
