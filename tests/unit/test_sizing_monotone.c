@@ -12,6 +12,8 @@
  *     plans (and N itself plans).
  * The smallest budget T that plans is found by bisection; budgets close
  * above T (alignment steps), far above it and below it are then tried.
+ * Where a GPU is usable, the cases of the CUDA layout also plan on the CUDA
+ * runtime itself (its layout and its kernels' work memory).
  *
  *   test_sizing_monotone [cases] [seed]   (defaults: 100 1)
  *
@@ -36,7 +38,7 @@ typedef struct {
 static pyr_status_t plan_at(const pyr_problem_t *p, pyr_options_t o, const layout_t *L, uint64_t budget, pyr_plan_t **out)
 {
     o.memory = budget;
-    o.backend = PYR_BACKEND_CPU;
+    o.backend = L->ops->kind;
     pyr_model_constants_t k = pyr_model_default(L->model_kind, p->dims, p->precision);
     return pyr_plan_create_on(p, &o, L->ops, &k, PYR_MODEL_AUTO, out);
 }
@@ -260,6 +262,9 @@ int main(int argc, char **argv)
     cuda_layout.pitch_skew_bytes = 0;
     cuda_layout.slots = cuda_layout.default_slots = 3;
     const layout_t layouts[2] = {{pyr_device_get(PYR_BACKEND_CPU), PYR_BACKEND_CPU}, {&cuda_layout, PYR_BACKEND_CUDA}};
+    const pyr_device_ops_t *gpu = pyr_gpu_count() > 0 ? pyr_device_get(PYR_BACKEND_CUDA) : NULL;
+    const layout_t on_gpu = {gpu, PYR_BACKEND_CUDA};
+    int gpu_cases = 0;
     reported_case(&layouts[1]);
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) {
@@ -276,10 +281,16 @@ int main(int argc, char **argv)
         if (o.height > 0) g_fixed_h++;
         else g_auto_h++;
         failed += check_case(&p, &o, &layouts[l], full, &r);
+        if (l == 1 && gpu) {
+            rng_t again = r;
+            failed += check_case(&p, &o, &on_gpu, full, &again);
+            gpu_cases++;
+        }
     }
     printf("%d cases (%d on the CPU layout, %d on the CUDA layout; %d with a fixed height): %d planned, %d refusals named a need, "
            "%d skipped (refused for their settings)\n",
            cases, g_cases_on[0], g_cases_on[1], g_fixed_h, g_planned, g_refused_named, g_skipped);
+    printf("%d of them also on the CUDA runtime (%s)\n", gpu_cases, gpu ? "a GPU is usable" : "no usable GPU");
     if (!AUTO_CHOICES_NAME_LEAST)
         printf("%d refusals of an automatic method or decomposition named more than the least budget that plans\n", g_auto_named_more);
     CHECK(failed > 0 || cases < 50 || (g_planned >= cases / 2 && g_refused_named >= cases / 2),
