@@ -11,15 +11,19 @@
  *              drude = FP GAMMA[, FP GAMMA ...], lorentz = DEPS F0 GAMMA[, ...], debye = DEPS TAU[, ...] (background)
  *   [source]   source1 .. source16 = COMPONENT point I J [K] WAVEFORM key=value ...
  *                                  | COMPONENT line I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
+ *                                  (or `at X Y [Z]`, `point at X Y [Z]`, `line at X0 Y0 [Z0] X1 Y1 [Z1]`:
+ *                                  physical coordinates, see place() below)
  *              WAVEFORM gaussian (width, delay) | ricker (frequency, delay) | sine (frequency, width: the ramp),
  *              and amplitude (1)
  *              planewave1 .. planewave4 = COMPONENT along [+-]AXIS [tilt DEGREES AXIS2] box I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
  *                                  (total-field / scattered-field: the box of nodes is the total-field region)
- *   [probe]    probe1 .. probe32 = COMPONENT I J [K]        (node indices)
+ *   [probe]    probe1 .. probe32 = COMPONENT I J [K]        (node indices) | COMPONENT at X Y [Z] (physical)
  *   [monitor]  dft1 .. dft8 = COMPONENTS point I J [K] | box I0 J0 [K0] I1 J1 [K1]
  *                             | plane AXIS INDEX [LO HI [LO HI]]   freqs=F1,F2,... | freqs=FMIN:FMAX:N
  *              flux1 .. flux8 = plane AXIS INDEX [LO HI [LO HI]] freqs=...
- *              (COMPONENTS: Ez or Ey,Hz; node indices; a plane's limits along the other axes in order)
+ *              (COMPONENTS: Ez or Ey,Hz; node indices; a plane's limits along the other axes in order;
+ *              `at` before a region's numbers (point at, box at, plane AXIS at, a plane wave's box at):
+ *              physical coordinates)
  *   [output]   probes = probes.csv, spectra = spectra.csv, component = Ez (the field of the image)
  *
  * Numbered keys, as a key may be given once in a section. */
@@ -98,6 +102,62 @@ static pyr_status_t index_of(const char *where, const char *s, int64_t *out)
     long long v = strtoll(s, &end, 10);
     if (end == s || *end || errno || v < 0) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a node index (an integer >= 0)", where, s);
     *out = v;
+    return PYR_OK;
+}
+
+/* Whether component c is stored half a cell past its node along axis a (the Yee offsets). */
+static int staggered(int c, int a) { return c < 3 ? a == c : a != c - 3; }
+
+/* The one rule that turns a physical coordinate into a node index: along axis a
+ * the quantity sits at x = (i + s/2) h (s = 1 for a component staggered along a,
+ * s = 0 for the nodes), and x goes to the nearest such position, a position
+ * within 1e-9 of a cell of halfway between two going to the upper one (so
+ * that a decimal written for the half-way point rounds one way whatever its
+ * last bit).  x must lie on the grid, 0 <= x <= L (within 1e-9 of a cell);
+ * a staggered component's first and last half-cells go to its first and
+ * last position (i = 0 and n - 2).  comp < 0: the nodes along every axis. */
+static pyr_status_t place(const char *where, const pyr_problem_t *p, int a, const char *text, int comp, int64_t *out)
+{
+    double x = 0;
+    PYR_TRY(real_of(where, text, &x));
+    const int64_t n = pyr_problem_whole(p, a);
+    const double h = pyr_problem_h(p, a);
+    if (!(h > 0) || !isfinite(h))
+        return pyr_fail(PYR_ERR_CONFIG, "%s: %s along %c: the grid has %lld node(s) and length %g along %c, so a position has no node; give "
+                                        "[grid] (n%c >= 2, l%c > 0) before the key, or write node indices",
+                        where, text, 'x' + a, (long long)n, p->length[a], 'x' + a, 'x' + a, 'x' + a);
+    const double len = h * (double)(n - 1), tol = 1e-9;
+    if (x < -tol * h || x > len + tol * h)
+        return pyr_fail(PYR_ERR_CONFIG, "%s: %c = %s lies off the grid, which spans %c = 0 .. %.17g (nodes 0 .. %lld, h = %.17g); give a "
+                                        "position inside it",
+                        where, 'x' + a, text, 'x' + a, len, (long long)(n - 1), h);
+    const int s = comp >= 0 && staggered(comp, a);
+    const double u = x / h - 0.5 * s;
+    int64_t i = (int64_t)floor(u + 0.5 + tol);
+    const int64_t top = n - 1 - s;
+    if (i > top) i = top;
+    if (i < 0) i = 0;
+    *out = i;
+    return PYR_OK;
+}
+
+/* k physical coordinates tok[0 .. k - 1] (one point, or two corners: lo's then
+ * hi's) into lo (and hi), each axis by place(); the count must be the grid's dims. */
+static pyr_status_t place_points(const char *where, const pyr_problem_t *p, char **tok, int k, int corners, int comp, int64_t *lo, int64_t *hi)
+{
+    const int dims = p->dims == 3 ? 3 : 2;
+    if (k != corners * dims)
+        return pyr_fail(PYR_ERR_CONFIG, "%s: 'at' takes %s on this %dD grid (physical coordinates); %d number(s) given", where,
+                        corners == 1 ? (dims == 3 ? "X Y Z" : "X Y") : dims == 3 ? "X0 Y0 Z0 X1 Y1 Z1" : "X0 Y0 X1 Y1", dims, k);
+    for (int a = 0; a < dims; a++) {
+        PYR_TRY(place(where, p, a, tok[a], comp, &lo[a]));
+        if (corners == 2) PYR_TRY(place(where, p, a, tok[dims + a], comp, &hi[a]));
+    }
+    if (corners == 2)
+        for (int a = 0; a < dims; a++)
+            if (lo[a] > hi[a])
+                return pyr_fail(PYR_ERR_CONFIG, "%s: the corners' %c (%s, %s) run backwards; give the lower corner first", where, 'x' + a,
+                                tok[a], tok[dims + a]);
     return PYR_OK;
 }
 
@@ -282,7 +342,7 @@ static pyr_status_t parse_waveform(const char *where, char **tok, int w, int n, 
     return options(where, tok, w + 1, n, keys, dst, 4);
 }
 
-static pyr_status_t parse_source(const char *key, const char *value, pyr_source_t *s)
+static pyr_status_t parse_source(const pyr_problem_t *p, const char *key, const char *value, pyr_source_t *s)
 {
     char buf[1024], where[96], *tok[MAXTOK];
     int n = 0;
@@ -291,8 +351,20 @@ static pyr_status_t parse_source(const char *key, const char *value, pyr_source_
     s->amplitude = 1;
     if (n < 3) return pyr_fail(PYR_ERR_CONFIG, "%s: write COMPONENT point I J [K] WAVEFORM options (e.g. Ez point 40 40 ricker frequency=0.05)", where);
     PYR_TRY(component_of(where, tok[0], &s->component));
+    if (!strcmp(tok[1], "at")) { /* COMPONENT at X Y [Z]: a point in physical coordinates */
+        const int k = count_numbers(tok, 2, n);
+        PYR_TRY(place_points(where, p, tok + 2, k, 1, (int)s->component, s->node, NULL));
+        memcpy(s->node_end, s->node, sizeof s->node);
+        return parse_waveform(where, tok, 2 + k, n, &s->waveform, &s->amplitude, &s->frequency, &s->width, &s->delay);
+    }
     const int line = !strcmp(tok[1], "line");
-    if (!line && strcmp(tok[1], "point")) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s': write point or line", where, tok[1]);
+    if (!line && strcmp(tok[1], "point")) return pyr_fail(PYR_ERR_CONFIG, "%s: '%s': write point, line or at", where, tok[1]);
+    if (n > 2 && !strcmp(tok[2], "at")) {
+        const int k = count_numbers(tok, 3, n);
+        PYR_TRY(place_points(where, p, tok + 3, k, line ? 2 : 1, (int)s->component, s->node, s->node_end));
+        if (!line) memcpy(s->node_end, s->node, sizeof s->node);
+        return parse_waveform(where, tok, 3 + k, n, &s->waveform, &s->amplitude, &s->frequency, &s->width, &s->delay);
+    }
     const int k = count_numbers(tok, 2, n);
     const int per = line ? k / 2 : k;
     if ((line && k != 4 && k != 6) || (!line && k != 2 && k != 3))
@@ -307,7 +379,7 @@ static pyr_status_t parse_source(const char *key, const char *value, pyr_source_
 }
 
 /* planewaveN = COMPONENT along [+-]AXIS box I0 J0 [K0] I1 J1 [K1] WAVEFORM options */
-static pyr_status_t parse_planewave(const char *key, const char *value, pyr_planewave_t *pw)
+static pyr_status_t parse_planewave(const pyr_problem_t *p, const char *key, const char *value, pyr_planewave_t *pw)
 {
     char buf[1024], where[96], *tok[MAXTOK];
     int n = 0;
@@ -333,6 +405,11 @@ static pyr_status_t parse_planewave(const char *key, const char *value, pyr_plan
         return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a direction; write +x, -x, +y, -y, +z or -z", where, tok[2]);
     pw->axis = ax[0] - 'x';
     at++;
+    if (at < n && !strcmp(tok[at], "at")) { /* box at X0 Y0 [Z0] X1 Y1 [Z1]: the nodes nearest the corners */
+        const int k = count_numbers(tok, at + 1, n);
+        PYR_TRY(place_points(where, p, tok + at + 1, k, 2, -1, pw->lo, pw->hi));
+        return parse_waveform(where, tok, at + 1 + k, n, &pw->waveform, &pw->amplitude, &pw->frequency, &pw->width, &pw->delay);
+    }
     const int k = count_numbers(tok, at, n);
     if (k != 4 && k != 6) return pyr_fail(PYR_ERR_CONFIG, "%s: the box takes I0 J0 I1 J1 (2D) or I0 J0 K0 I1 J1 K1 (3D) node indices", where);
     for (int a = 0; a < k / 2; a++) {
@@ -342,7 +419,7 @@ static pyr_status_t parse_planewave(const char *key, const char *value, pyr_plan
     return parse_waveform(where, tok, at + k, n, &pw->waveform, &pw->amplitude, &pw->frequency, &pw->width, &pw->delay);
 }
 
-static pyr_status_t parse_probe(const char *key, const char *value, pyr_probe_t *pr)
+static pyr_status_t parse_probe(const pyr_problem_t *p, const char *key, const char *value, pyr_probe_t *pr)
 {
     char buf[512], where[96];
     snprintf(where, sizeof where, "probe.%s", key);
@@ -351,6 +428,11 @@ static pyr_status_t parse_probe(const char *key, const char *value, pyr_probe_t 
     char *tok[MAXTOK];
     const int n = tokens(buf, tok);
     memset(pr, 0, sizeof *pr);
+    if (n >= 2 && !strcmp(tok[1], "at")) {
+        PYR_TRY(component_of(where, tok[0], &pr->component));
+        if (count_numbers(tok, 2, n) != n - 2) return pyr_fail(PYR_ERR_CONFIG, "%s: write COMPONENT at X Y (2D) or COMPONENT at X Y Z (3D)", where);
+        return place_points(where, p, tok + 2, n - 2, 1, (int)pr->component, pr->node, NULL);
+    }
     if (n != 3 && n != 4) return pyr_fail(PYR_ERR_CONFIG, "%s: write COMPONENT I J (2D) or COMPONENT I J K (3D)", where);
     PYR_TRY(component_of(where, tok[0], &pr->component));
     for (int a = 0; a < n - 1; a++) PYR_TRY(index_of(where, tok[1 + a], &pr->node[a]));
@@ -387,7 +469,7 @@ static pyr_status_t parse_freqs(const char *where, char *v, pyr_monitor_t *d)
 }
 
 /* A monitor's line (flux: no components, a plane only). */
-static pyr_status_t parse_monitor(const char *key, const char *value, int flux, pyr_monitor_t *d)
+static pyr_status_t parse_monitor(const pyr_problem_t *p, const char *key, const char *value, int flux, pyr_monitor_t *d)
 {
     char buf[2048], where[96];
     snprintf(where, sizeof where, "monitor.%s", key);
@@ -414,6 +496,18 @@ static pyr_status_t parse_monitor(const char *key, const char *value, int flux, 
     }
     if (at >= n) return pyr_fail(PYR_ERR_CONFIG, "%s: %s", where, usage);
     const char *region = tok[at++];
+    /* `at`: physical coordinates; a point of one component goes to that component's position, the rest to the nodes */
+    int comp = -1;
+    for (int c = 0; c < 6; c++)
+        if (d->components == 1u << c) comp = c;
+    if (at < n && !strcmp(tok[at], "at") && (!strcmp(region, "point") || !strcmp(region, "box")) && !flux) {
+        const int point = !strcmp(region, "point"), k = count_numbers(tok, at + 1, n);
+        d->region = point ? PYR_REGION_POINT : PYR_REGION_BOX;
+        PYR_TRY(place_points(where, p, tok + at + 1, k, point ? 1 : 2, point ? comp : -1, d->lo, d->hi));
+        if (point) memcpy(d->hi, d->lo, sizeof d->hi);
+        at += 1 + k;
+        goto options;
+    }
     const int k = count_numbers(tok, at, n);
     if (!strcmp(region, "point") && !flux) {
         if (k != 2 && k != 3) return pyr_fail(PYR_ERR_CONFIG, "%s: a point takes I J (2D) or I J K (3D)", where);
@@ -433,18 +527,30 @@ static pyr_status_t parse_monitor(const char *key, const char *value, int flux, 
         d->region = PYR_REGION_PLANE;
         d->axis = ax[0] - 'x';
         at++;
+        const int phys = at < n && !strcmp(tok[at], "at");
+        at += phys;
         const int kk = count_numbers(tok, at, n);
         if (kk != 1 && kk != 3 && kk != 5)
             return pyr_fail(PYR_ERR_CONFIG, "%s: a plane takes AXIS INDEX, then LO HI along each other axis (in order) or nothing (the grid less "
                                             "the CPML)",
                             where);
-        PYR_TRY(index_of(where, tok[at], &d->lo[d->axis]));
+        if (phys && kk > 1 && kk != 2 * (p->dims == 3 ? 3 : 2) - 1)
+            return pyr_fail(PYR_ERR_CONFIG, "%s: a plane at a position takes AXIS at X, then LO HI along each other axis of this %dD grid (in "
+                                            "order) or nothing",
+                            where, p->dims == 3 ? 3 : 2);
+        if (phys) PYR_TRY(place(where, p, d->axis, tok[at], -1, &d->lo[d->axis]));
+        else PYR_TRY(index_of(where, tok[at], &d->lo[d->axis]));
         d->hi[d->axis] = d->lo[d->axis];
         d->limits = kk > 1;
         for (int j = 0, a = 0; j < (kk - 1) / 2; j++, a++) {
             if (a == d->axis) a++;
-            PYR_TRY(index_of(where, tok[at + 1 + 2 * j], &d->lo[a]));
-            PYR_TRY(index_of(where, tok[at + 2 + 2 * j], &d->hi[a]));
+            if (phys) {
+                PYR_TRY(place(where, p, a, tok[at + 1 + 2 * j], -1, &d->lo[a]));
+                PYR_TRY(place(where, p, a, tok[at + 2 + 2 * j], -1, &d->hi[a]));
+            } else {
+                PYR_TRY(index_of(where, tok[at + 1 + 2 * j], &d->lo[a]));
+                PYR_TRY(index_of(where, tok[at + 2 + 2 * j], &d->hi[a]));
+            }
         }
         at += kk;
         goto options;
@@ -566,12 +672,12 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
                         key, PYR_MAXWELL_MAX_SHAPES);
     } else if (!strcmp(sec, "source")) {
         if ((k = numbered(key, "source", PYR_MAXWELL_MAX_SOURCES)) > 0) {
-            PYR_TRY(parse_source(key, v, &m->sources[k - 1]));
+            PYR_TRY(parse_source(&cfg->problem, key, v, &m->sources[k - 1]));
             if (k > m->nsources) m->nsources = k;
             return PYR_OK;
         }
         if ((k = numbered(key, "planewave", PYR_MAXWELL_MAX_PLANEWAVES)) > 0) {
-            PYR_TRY(parse_planewave(key, v, &m->planewaves[k - 1]));
+            PYR_TRY(parse_planewave(&cfg->problem, key, v, &m->planewaves[k - 1]));
             if (k > m->nplanewaves) m->nplanewaves = k;
             return PYR_OK;
         }
@@ -579,19 +685,19 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
                         PYR_MAXWELL_MAX_SOURCES, PYR_MAXWELL_MAX_PLANEWAVES);
     } else if (!strcmp(sec, "probe")) {
         if ((k = numbered(key, "probe", PYR_MAXWELL_MAX_PROBES)) > 0) {
-            PYR_TRY(parse_probe(key, v, &m->probes[k - 1]));
+            PYR_TRY(parse_probe(&cfg->problem, key, v, &m->probes[k - 1]));
             if (k > m->nprobes) m->nprobes = k;
             return PYR_OK;
         }
         return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [probe]; write probe1 .. probe%d", key, PYR_MAXWELL_MAX_PROBES);
     } else if (!strcmp(sec, "monitor")) {
         if ((k = numbered(key, "dft", PYR_MAXWELL_MAX_MONITORS)) > 0) {
-            PYR_TRY(parse_monitor(key, v, 0, &m->dft[k - 1]));
+            PYR_TRY(parse_monitor(&cfg->problem, key, v, 0, &m->dft[k - 1]));
             if (k > m->ndft) m->ndft = k;
             return PYR_OK;
         }
         if ((k = numbered(key, "flux", PYR_MAXWELL_MAX_MONITORS)) > 0) {
-            PYR_TRY(parse_monitor(key, v, 1, &m->flux[k - 1]));
+            PYR_TRY(parse_monitor(&cfg->problem, key, v, 1, &m->flux[k - 1]));
             if (k > m->nflux) m->nflux = k;
             return PYR_OK;
         }
