@@ -48,14 +48,18 @@ DEFINE_JACOBI_ROW(jacobi_row_f64, double)
 
 PYR_CPU_KERNEL(jacobi, jacobi_row_f32, jacobi_row_f64, 7)
 
-/* Problems with a Neumann face (schemes/poisson.h): a sweep per layer, each
- * row with its coordinates, so that a node on a Neumann face reads the ghost
- * (inner neighbour + t) where its neighbour would be outside the grid.  The
- * node's expression is the one of src/schemes/poisson.c, term for term. */
+/* Problems with a Neumann face (schemes/poisson.h): the rows of the common
+ * sweep and wavefront, each told where it lies, so that a node on a Neumann
+ * face reads the ghost (inner neighbour + t) where its neighbour would be
+ * outside the grid.  The node's expression is the one of
+ * src/schemes/poisson.c, term for term; a row with no ghost runs the
+ * interior's row function (the same expression).  Neighbours stay within one
+ * node along every axis, which is all the wavefront's order needs. */
 typedef struct {
     int on[6];
     int64_t at[6];
-    double t[6];
+    float t32[6]; /* t = 2 h G rounded once to each precision */
+    double t64[6];
 } faces_t;
 
 /* One node: xm .. zp its neighbours (a ghost already in place of one
@@ -76,120 +80,99 @@ typedef struct {
         }                                                                                                      \
     } while (0)
 
-/* A row: the y and z neighbours' rows chosen once (a face row reads its
- * inner neighbour's row twice, once plus t), the x faces' nodes peeled. */
-#define DEFINE_NEUMANN_SWEEP(NAME, T, ROW)                                                                     \
-    static void NAME(const pyr_cpu_ctx_t *c, const pyr_piece_t *piece, const T *in, T *out, const T *fbase,     \
-                     const pyr_box_t *box, int dims, const T *cf, T w, const faces_t *fc)                       \
+/* A row segment of n nodes from (x0, y, z): the y and z neighbours' rows
+ * chosen once (a face row reads its inner neighbour's row twice, once plus
+ * t), the x faces' nodes peeled. */
+#define DEFINE_NEUMANN_ROW(NAME, T, ROW, TF)                                                                   \
+    static inline void NAME(const T *c0, T *o, const T *f, int64_t n, int dims, const T *cf, int64_t pitch,    \
+                            int64_t plane, int64_t x0, int64_t y, int64_t z, const void *ext)                  \
     {                                                                                                          \
-        const T cx = cf[0], cy = cf[1], cz = cf[2], dv = cf[3], om = cf[4];                                    \
-        const T cfw[7] = {cx, cy, cz, dv, om, (T)0, w}; /* the interior rows' coefficients (ROW's) */          \
-        const T t[6] = {(T)fc->t[0], (T)fc->t[1], (T)fc->t[2], (T)fc->t[3], (T)fc->t[4], (T)fc->t[5]};         \
+        const faces_t *fc = ext;                                                                               \
+        const T cx = cf[0], cy = cf[1], cz = cf[2], dv = cf[3], om = cf[4], w = cf[6];                         \
+        const T *t = fc->TF;                                                                                   \
         const int damp = om != (T)1, cheb = w != (T)1;                                                         \
-        const int64_t pitch = piece->pitch, plane = piece->pitch * pyr_cpu_rows_of(&piece->box);               \
-        const int64_t ny = pyr_box_extent(box, 1), nz = pyr_box_extent(box, 2), rows = ny * nz;                \
-        const int64_t x0 = box->lo[0], x1 = box->hi[0];                                                        \
-        const int xlo = fc->on[0] && x0 == fc->at[0], xhi = fc->on[1] && x1 - 1 == fc->at[1];                  \
-        _Pragma("omp parallel for schedule(static) num_threads(c->threads) if (rows * (x1 - x0) > 8192)")      \
-        for (int64_t r = 0; r < rows; r++) {                                                                   \
-            const int64_t y = box->lo[1] + r % ny, z = box->lo[2] + r / ny;                                    \
-            const int64_t base = pyr_piece_index(piece, 0, y, z); /* + x: node x of the row */                           \
-            const T *c0 = in + base, *f = fbase ? fbase + base : NULL;                                         \
-            T *o = out + base;                                                                                 \
-            /* the neighbours' rows, and what each adds (t on a face's ghost, else nothing is added) */      \
-            const int ylo = dims > 1 && fc->on[2] && y == fc->at[2], yhi = dims > 1 && fc->on[3] && y == fc->at[3]; \
-            const int zlo = dims > 2 && fc->on[4] && z == fc->at[4], zhi = dims > 2 && fc->on[5] && z == fc->at[5]; \
-            const T *ym = dims > 1 ? c0 + (ylo ? pitch : -pitch) : c0, *yp = dims > 1 ? c0 + (yhi ? -pitch : pitch) : c0; \
-            const T *zm = dims > 2 ? c0 + (zlo ? plane : -plane) : c0, *zp = dims > 2 ? c0 + (zhi ? -plane : plane) : c0; \
-            const int yg = ylo ? 2 : yhi ? 3 : -1, zg = zlo ? 4 : zhi ? 5 : -1;                                \
-            int64_t a = x0, e = x1;                                                                            \
-            if (xlo) {                                                                                         \
-                const int64_t x = x0;                                                                          \
-                const T xg = c0[x + 1] + t[0];                                                                 \
-                if (yg < 0 && zg < 0) NEUMANN_NODE(T, xg, c0[x + 1], ym[x], yp[x], zm[x], zp[x]);              \
-                else {                                                                                         \
-                    const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];           \
-                    const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];           \
-                    NEUMANN_NODE(T, xg, c0[x + 1], ya, yb, za, zb);                                            \
-                }                                                                                              \
-                a++;                                                                                           \
-            }                                                                                                  \
-            if (xhi && e > a) {                                                                                \
-                const int64_t x = x1 - 1;                                                                      \
-                const T xg = c0[x - 1] + t[1];                                                                 \
-                if (yg < 0 && zg < 0) NEUMANN_NODE(T, c0[x - 1], xg, ym[x], yp[x], zm[x], zp[x]);              \
-                else {                                                                                         \
-                    const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];           \
-                    const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];           \
-                    NEUMANN_NODE(T, c0[x - 1], xg, ya, yb, za, zb);                                            \
-                }                                                                                              \
-                e--;                                                                                           \
-            }                                                                                                  \
-            if (yg < 0 && zg < 0 && !(cheb && damp)) {                                                         \
-                /* no ghost between the peeled ends: the interior's row, the same expression */                \
-                if (e > a) ROW(c0 + a, o + a, f ? f + a : NULL, e - a, dims, cfw, pitch, plane);               \
-            } else if (yg < 0 && zg < 0)                                                                       \
-                for (int64_t x = a; x < e; x++) NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ym[x], yp[x], zm[x], zp[x]); \
-            else if (zg < 0)                                                                                   \
-                for (int64_t x = a; x < e; x++) {                                                              \
-                    const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];           \
-                    NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ya, yb, zm[x], zp[x]);                               \
-                }                                                                                              \
-            else                                                                                               \
-                for (int64_t x = a; x < e; x++) {                                                              \
-                    const T ya = yg == 2 ? yp[x] + t[2] : ym[x];                              \
-                    const T yb = yg == 3 ? ym[x] + t[3] : yp[x];                                               \
-                    const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];           \
-                    NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ya, yb, za, zb);                                     \
-                }                                                                                              \
+        const int xlo = fc->on[0] && x0 == fc->at[0], xhi = fc->on[1] && x0 + n - 1 == fc->at[1];              \
+        const int ylo = dims > 1 && fc->on[2] && y == fc->at[2], yhi = dims > 1 && fc->on[3] && y == fc->at[3]; \
+        const int zlo = dims > 2 && fc->on[4] && z == fc->at[4], zhi = dims > 2 && fc->on[5] && z == fc->at[5]; \
+        const int yg = ylo ? 2 : yhi ? 3 : -1, zg = zlo ? 4 : zhi ? 5 : -1;                                    \
+        if (!xlo && !xhi && yg < 0 && zg < 0 && !(cheb && damp)) {                                             \
+            ROW(c0, o, f, n, dims, cf, pitch, plane);                                                          \
+            return;                                                                                            \
         }                                                                                                      \
+        const T *ym = dims > 1 ? c0 + (ylo ? pitch : -pitch) : c0, *yp = dims > 1 ? c0 + (yhi ? -pitch : pitch) : c0; \
+        const T *zm = dims > 2 ? c0 + (zlo ? plane : -plane) : c0, *zp = dims > 2 ? c0 + (zhi ? -plane : plane) : c0; \
+        int64_t a = 0, e = n;                                                                                  \
+        if (xlo) {                                                                                             \
+            const int64_t x = 0;                                                                               \
+            const T xg = c0[x + 1] + t[0];                                                                     \
+            const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];                   \
+            const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];                   \
+            NEUMANN_NODE(T, xg, c0[x + 1], ya, yb, za, zb);                                                    \
+            a++;                                                                                               \
+        }                                                                                                      \
+        if (xhi && e > a) {                                                                                    \
+            const int64_t x = n - 1;                                                                           \
+            const T xg = c0[x - 1] + t[1];                                                                     \
+            const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];                   \
+            const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];                   \
+            NEUMANN_NODE(T, c0[x - 1], xg, ya, yb, za, zb);                                                    \
+            e--;                                                                                               \
+        }                                                                                                      \
+        if (yg < 0 && zg < 0 && !(cheb && damp)) {                                                             \
+            /* no ghost between the peeled ends: the interior's row, the same expression */                    \
+            if (e > a) ROW(c0 + a, o + a, f ? f + a : NULL, e - a, dims, cf, pitch, plane);                    \
+        } else if (yg < 0 && zg < 0)                                                                           \
+            for (int64_t x = a; x < e; x++) NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ym[x], yp[x], zm[x], zp[x]); \
+        else if (zg < 0)                                                                                       \
+            for (int64_t x = a; x < e; x++) {                                                                  \
+                const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];               \
+                NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ya, yb, zm[x], zp[x]);                                   \
+            }                                                                                                  \
+        else                                                                                                   \
+            for (int64_t x = a; x < e; x++) {                                                                  \
+                const T ya = yg == 2 ? yp[x] + t[2] : ym[x], yb = yg == 3 ? ym[x] + t[3] : yp[x];               \
+                const T za = zg == 4 ? zp[x] + t[4] : zm[x], zb = zg == 5 ? zm[x] + t[5] : zp[x];               \
+                NEUMANN_NODE(T, c0[x - 1], c0[x + 1], ya, yb, za, zb);                                         \
+            }                                                                                                  \
     }
 
-DEFINE_NEUMANN_SWEEP(neumann_sweep_f32, float, jacobi_row_f32)
-DEFINE_NEUMANN_SWEEP(neumann_sweep_f64, double, jacobi_row_f64)
+DEFINE_NEUMANN_ROW(neumann_row_f32, float, jacobi_row_f32, t32)
+DEFINE_NEUMANN_ROW(neumann_row_f64, double, jacobi_row_f64, t64)
 
-static pyr_status_t neumann_run(const pyr_cpu_ctx_t *c, const pyr_kernel_call_t *call)
+PYR_CPU_KERNEL_X(neumann, neumann_row_f32, neumann_row_f64, 7)
+
+/* The faces' table of a problem with a Neumann face, after checking that
+ * every node a box holds has its neighbours in the piece, or is a face's
+ * node that reads a ghost instead. */
+static pyr_status_t neumann_faces(const pyr_kernel_call_t *call, faces_t *fc)
 {
     const pyr_coef_t *coef = call->coef;
     const pyr_piece_t *piece = call->piece;
     const int dims = coef->dims;
     if (!coef->aux || coef->naux < PYR_POISSON_FACES_AUX)
         return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Neumann faces without their table");
-    faces_t fc;
     for (int k = 0; k < 6; k++) {
-        fc.on[k] = coef->aux[3 * k] != 0;
-        fc.at[k] = (int64_t)coef->aux[3 * k + 1];
-        fc.t[k] = coef->aux[3 * k + 2];
+        fc->on[k] = coef->aux[3 * k] != 0;
+        fc->at[k] = (int64_t)coef->aux[3 * k + 1];
+        fc->t64[k] = coef->aux[3 * k + 2];
+        fc->t32[k] = (float)coef->aux[3 * k + 2];
     }
-    /* every node a box holds must have its neighbours in the piece, or be a face's node that reads a ghost instead */
     for (int l = 0; l < call->nboxes; l++) {
         const pyr_box_t *b = &call->boxes[l];
         if (pyr_box_empty(b)) continue;
         for (int a = 0; a < dims; a++)
-            if ((b->lo[a] < piece->box.lo[a] + 1 && !(fc.on[2 * a] && b->lo[a] == fc.at[2 * a] && b->lo[a] >= piece->box.lo[a])) ||
-                (b->hi[a] > piece->box.hi[a] - 1 && !(fc.on[2 * a + 1] && b->hi[a] - 1 == fc.at[2 * a + 1] && b->hi[a] <= piece->box.hi[a])))
+            if ((b->lo[a] < piece->box.lo[a] + 1 && !(fc->on[2 * a] && b->lo[a] == fc->at[2 * a] && b->lo[a] >= piece->box.lo[a])) ||
+                (b->hi[a] > piece->box.hi[a] - 1 && !(fc->on[2 * a + 1] && b->hi[a] - 1 == fc->at[2 * a + 1] && b->hi[a] <= piece->box.hi[a])))
                 return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: layer %d's box leaves its piece", l);
     }
-    int64_t nw = 0;
-    const double *wt = pyr_poisson_weights(coef, &nw);
-    const int cheb = coef->c[PYR_POISSON_CHEBYSHEV_COEF] != 0;
-    if (cheb && nw < 1) return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Chebyshev sweeps without their weights");
-    float cf32[5];
-    double cf64[5];
-    for (int i = 0; i < 5; i++) cf32[i] = (float)coef->c[i], cf64[i] = coef->c[i];
-    const void *fbase = piece->nfields > 1 ? piece->buf[1][0] : NULL;
-    int cur = piece->cur;
-    for (int l = 0; l < call->nboxes; l++) {
-        const double w = cheb ? pyr_poisson_weight(wt, nw, call->step + l) : 1.0;
-        const void *in = piece->buf[0][cur];
-        void *out = piece->buf[0][cur ^ 1];
-        if (!pyr_box_empty(&call->boxes[l])) {
-            if (c->precision == PYR_DOUBLE) neumann_sweep_f64(c, piece, in, out, fbase, &call->boxes[l], dims, cf64, w, &fc);
-            else neumann_sweep_f32(c, piece, in, out, fbase, &call->boxes[l], dims, cf32, (float)w, &fc);
-        }
-        cur ^= 1;
-    }
     return PYR_OK;
+}
+
+/* The layers of a call of one weight: the Dirichlet kernel, or the Neumann
+ * one with the faces' table. */
+static pyr_status_t run_layers(void *ctx, int slot, const pyr_kernel_call_t *call, const faces_t *fc)
+{
+    return fc ? neumann_run_x(ctx, slot, call, fc) : jacobi_run(ctx, slot, call);
 }
 
 /* The call with every layer's coefficient 6 set to its weight: plain and
@@ -199,13 +182,17 @@ static pyr_status_t neumann_run(const pyr_cpu_ctx_t *c, const pyr_kernel_call_t 
  * first few thousand sweeps, and from there a call is one run). */
 static pyr_status_t poisson_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
-    if (call->coef->c[PYR_POISSON_FACES_COEF] != 0) return neumann_run(ctx, call);
+    faces_t faces, *fc = NULL;
+    if (call->coef->c[PYR_POISSON_FACES_COEF] != 0) {
+        PYR_TRY(neumann_faces(call, &faces));
+        fc = &faces;
+    }
     pyr_coef_t coef = *call->coef;
     pyr_kernel_call_t sub = *call;
     sub.coef = &coef;
     if (call->coef->c[PYR_POISSON_CHEBYSHEV_COEF] == 0) {
         coef.c[PYR_POISSON_CHEBYSHEV_COEF] = 1;
-        return jacobi_run(ctx, slot, &sub);
+        return run_layers(ctx, slot, &sub, fc);
     }
     int64_t nw = 0;
     const double *wt = pyr_poisson_weights(call->coef, &nw);
@@ -225,7 +212,7 @@ static pyr_status_t poisson_run(void *ctx, int slot, const pyr_kernel_call_t *ca
         coef.c[PYR_POISSON_CHEBYSHEV_COEF] = w;
         sub.boxes = call->boxes + l;
         sub.nboxes = k;
-        PYR_TRY(jacobi_run(ctx, slot, &sub));
+        PYR_TRY(run_layers(ctx, slot, &sub, fc));
         piece.cur = (piece.cur + k) & 1;
         l += k;
     }

@@ -16,7 +16,13 @@
  *     static inline void NAME(const T *s, T *d, const T *f, int64_t n, int dims, const T *cf, int64_t pitch, int64_t plane)
  * (s and d point at the segment's first node in the layer read and the layer
  * written, f at the same node of the scheme's input field or NULL, cf at
- * the coefficients rounded to T) and instantiates PYR_CPU_KERNEL. */
+ * the coefficients rounded to T) and instantiates PYR_CPU_KERNEL.  A scheme
+ * whose rows depend on where they lie (Poisson's Neumann faces) defines ROWX
+ * functions instead, ROW's arguments followed by the segment's first node
+ *     int64_t x, int64_t y, int64_t z, const void *ext
+ * (ext: the scheme's own table, handed through unchanged), and instantiates
+ * PYR_CPU_KERNEL_X, whose PREFIX##_run_x takes ext; every path (sweep and
+ * wavefront) then calls them, so the peeled rows take the fast paths too. */
 #ifndef PYR_BACKEND_CPU_STENCIL_H
 #define PYR_BACKEND_CPU_STENCIL_H
 
@@ -56,7 +62,7 @@ static inline int64_t pyr_cpu_rows_of(const pyr_box_t *b) { return b->hi[1] - b-
  * whole rows (or, for a single long row, chunks of it). */
 #define PYR_CPU_DEFINE_STEP(NAME, ROW, T)                                                                      \
     static void NAME(const pyr_cpu_ctx_t *c, const pyr_piece_t *piece, const T *in, T *out, const T *fbase,   \
-                     const pyr_box_t *box, int dims, const T *cf)                                               \
+                     const pyr_box_t *box, int dims, const T *cf, const void *ext)                              \
     {                                                                                                          \
         const int64_t pitch = piece->pitch, plane = piece->pitch * pyr_cpu_rows_of(&piece->box);               \
         const int64_t ny = pyr_box_extent(box, 1), nz = pyr_box_extent(box, 2);                                \
@@ -70,7 +76,7 @@ static inline int64_t pyr_cpu_rows_of(const pyr_box_t *b) { return b->hi[1] - b-
             int64_t y = box->lo[1] + row % ny, z = box->lo[2] + row / ny;                                      \
             int64_t x0 = box->lo[0] + w * ch / chunks, x1 = box->lo[0] + w * (ch + 1) / chunks;                \
             const int64_t base = pyr_piece_index(piece, x0, y, z);                                             \
-            ROW(in + base, out + base, fbase ? fbase + base : NULL, x1 - x0, dims, cf, pitch, plane);          \
+            ROW(in + base, out + base, fbase ? fbase + base : NULL, x1 - x0, dims, cf, pitch, plane, x0, y, z, ext); \
         }                                                                                                      \
     }
 
@@ -166,7 +172,8 @@ static inline void progress_set(progress_t *p, int v)
 
 #define PYR_CPU_DEFINE_WAVE(NAME, ROW, T)                                                                      \
     static int NAME(const pyr_cpu_ctx_t *c, const pyr_cpu_wave_t *wv, const pyr_piece_t *piece, const T *fbase, \
-                    int dims, const T *cf, const pyr_box_t *boxes, int nlayers, int64_t tile, int64_t slab)    \
+                    int dims, const T *cf, const pyr_box_t *boxes, int nlayers, int64_t tile, int64_t slab,     \
+                    const void *ext)                                                                           \
     {                                                                                                          \
         const int a = dims - 1, b = dims - 2;                                                                  \
         const int64_t pitch = piece->pitch, plane = piece->pitch * pyr_cpu_rows_of(&piece->box);               \
@@ -210,11 +217,13 @@ static inline void progress_set(progress_t *p, int v)
                                 const int64_t w = bx->hi[0] - bx->lo[0];                                       \
                                 for (int64_t y = ya; y < yb; y++) {                                            \
                                     const int64_t at = pyr_piece_index(piece, bx->lo[0], y, z);                \
-                                    ROW(in + at, out + at, fbase ? fbase + at : NULL, w, 3, cf, pitch, plane); \
+                                    ROW(in + at, out + at, fbase ? fbase + at : NULL, w, 3, cf, pitch, plane,  \
+                                        bx->lo[0], y, z, ext);                                                 \
                                 }                                                                              \
                             } else {                                                                           \
                                 const int64_t at = pyr_piece_index(piece, ya, z, bx->lo[2]);                   \
-                                ROW(in + at, out + at, fbase ? fbase + at : NULL, yb - ya, 2, cf, pitch, plane); \
+                                ROW(in + at, out + at, fbase ? fbase + at : NULL, yb - ya, 2, cf, pitch,     \
+                                    plane, ya, z, bx->lo[2], ext);                                             \
                             }                                                                                  \
                         }                                                                                      \
                     }                                                                                          \
@@ -325,14 +334,15 @@ static inline pyr_cpu_wave_t pyr_cpu_wave_of(const pyr_variant_t *v)
     return w;
 }
 
-/* The kernel of a scheme: the compute entry point over the ROW functions of
- * both precisions, with the coefficients (NCOEF of them) rounded once. */
-#define PYR_CPU_KERNEL(PREFIX, ROW32, ROW64, NCOEF)                                                            \
+/* The kernel of a scheme: the compute entry point over the ROWX functions of
+ * both precisions, with the coefficients (NCOEF of them) rounded once, and
+ * ext handed to every row. */
+#define PYR_CPU_KERNEL_X(PREFIX, ROW32, ROW64, NCOEF)                                                          \
     PYR_CPU_DEFINE_STEP(PREFIX##_step_f32, ROW32, float)                                                       \
     PYR_CPU_DEFINE_STEP(PREFIX##_step_f64, ROW64, double)                                                      \
     PYR_CPU_DEFINE_WAVE(PREFIX##_wave_f32, ROW32, float)                                                       \
     PYR_CPU_DEFINE_WAVE(PREFIX##_wave_f64, ROW64, double)                                                      \
-    static pyr_status_t PREFIX##_run(void *ctx, int slot, const pyr_kernel_call_t *call)                       \
+    static pyr_status_t PREFIX##_run_x(void *ctx, int slot, const pyr_kernel_call_t *call, const void *ext)    \
     {                                                                                                          \
         (void)slot;                                                                                            \
         const pyr_cpu_ctx_t *c = ctx;                                                                          \
@@ -355,8 +365,8 @@ static inline pyr_cpu_wave_t pyr_cpu_wave_of(const pyr_variant_t *v)
                 int k = nlayers - l < m ? nlayers - l : m;                                                     \
                 pc.cur = cur;                                                                                  \
                 int ok = c->precision == PYR_DOUBLE                                                            \
-                             ? PREFIX##_wave_f64(c, &wv, &pc, fbase, dims, cf64, boxes + l, k, tile, slab)     \
-                             : PREFIX##_wave_f32(c, &wv, &pc, fbase, dims, cf32, boxes + l, k, tile, slab);    \
+                             ? PREFIX##_wave_f64(c, &wv, &pc, fbase, dims, cf64, boxes + l, k, tile, slab, ext) \
+                             : PREFIX##_wave_f32(c, &wv, &pc, fbase, dims, cf32, boxes + l, k, tile, slab, ext); \
                 if (!ok) break; /* no memory for the progress counters: the rest layer by layer */            \
                 cur = (cur + k) & 1;                                                                           \
             }                                                                                                  \
@@ -364,11 +374,30 @@ static inline pyr_cpu_wave_t pyr_cpu_wave_of(const pyr_variant_t *v)
         for (; l < nlayers; l++) {                                                                             \
             const void *in = piece->buf[0][cur];                                                               \
             void *out = piece->buf[0][cur ^ 1];                                                                \
-            if (c->precision == PYR_DOUBLE) PREFIX##_step_f64(c, piece, in, out, fbase, &boxes[l], dims, cf64);  \
-            else PREFIX##_step_f32(c, piece, in, out, fbase, &boxes[l], dims, cf32);                           \
+            if (c->precision == PYR_DOUBLE) PREFIX##_step_f64(c, piece, in, out, fbase, &boxes[l], dims, cf64, ext); \
+            else PREFIX##_step_f32(c, piece, in, out, fbase, &boxes[l], dims, cf32, ext);                      \
             cur ^= 1;                                                                                          \
         }                                                                                                      \
         return PYR_OK;                                                                                         \
+    }
+
+/* A ROW function as a ROWX one (the position and ext unused), and the
+ * kernel of ROW functions: PREFIX##_run. */
+#define PYR_CPU_DEFINE_ROWX(NAME, ROW, T)                                                                      \
+    static inline void NAME(const T *s, T *d, const T *f, int64_t n, int dims, const T *cf, int64_t pitch,     \
+                            int64_t plane, int64_t x, int64_t y, int64_t z, const void *ext)                   \
+    {                                                                                                          \
+        (void)x, (void)y, (void)z, (void)ext;                                                                  \
+        ROW(s, d, f, n, dims, cf, pitch, plane);                                                               \
+    }
+
+#define PYR_CPU_KERNEL(PREFIX, ROW32, ROW64, NCOEF)                                                            \
+    PYR_CPU_DEFINE_ROWX(PREFIX##_rowx_f32, ROW32, float)                                                       \
+    PYR_CPU_DEFINE_ROWX(PREFIX##_rowx_f64, ROW64, double)                                                      \
+    PYR_CPU_KERNEL_X(PREFIX, PREFIX##_rowx_f32, PREFIX##_rowx_f64, NCOEF)                                      \
+    static pyr_status_t PREFIX##_run(void *ctx, int slot, const pyr_kernel_call_t *call)                       \
+    {                                                                                                          \
+        return PREFIX##_run_x(ctx, slot, call, NULL);                                                          \
     }
 
 #endif
