@@ -1245,10 +1245,12 @@ def heat(u0: ArrayLike, *, dt: float, steps: int, alpha: float = 1.0, lengths: O
 
 def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: Optional[float] = None,
             iterations: Optional[int] = None, check_every: int = 20, omega: float = 1.0,
-            iteration: str = "jacobi", lengths: Optional[Sequence[float]] = None, memory: Union[str, int] = "auto", backend: str = "auto",
+            iteration: str = "jacobi", lengths: Optional[Sequence[float]] = None, boundary: Optional[Mapping[str, str]] = None,
+            memory: Union[str, int] = "auto", backend: str = "auto",
             progress: Progress = None, **options: Optional[Value]) -> Tuple[npt.NDArray[np.floating], RunInfo]:
     """Jacobi sweeps for -laplace(u) = f from the initial guess ``u0``, whose
-    boundary values stay (Dirichlet).  Returns ``(u, info)``: a new array and
+    boundary values stay (Dirichlet) on the faces ``boundary`` does not make
+    Neumann.  Returns ``(u, info)``: a new array and
     a :class:`RunInfo` (``info.sweeps``, ``info.change``, ``info.converged``).
 
     ``f``: an array of u0's shape (None: Laplace's equation, f = 0; "sine":
@@ -1261,6 +1263,10 @@ def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: 
     (Chebyshev-accelerated Jacobi: O(N) sweeps instead of O(N^2) on N
     nodes per axis; in core and streamed through a memory budget alike, on
     one device: several devices refuse it; it takes omega = 1).
+    ``boundary``: {face: kind} of the [boundary] section, faces "x-", "x+",
+    "y-", "y+", "z-", "z+", kinds "dirichlet" (the default), "neumann" (zero
+    flux) or "neumann G" (outward flux du/dn = G), e.g. {"x-": "neumann",
+    "x+": "neumann 0.5"} (docs/poisson.md#neumann-and-mixed-boundaries).
     ``u0`` and ``f`` must be finite (host buffers as :meth:`Plan.execute`
     takes them; ``f`` is used in place).  ``progress``: a callable(sweeps
     done, most sweeps), or True for a progress bar on stderr.  Ctrl-C stops
@@ -1275,6 +1281,12 @@ def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: 
     p.set("scheme.check_every", check_every).set("scheme.omega", omega).set("scheme.iteration", iteration)
     if tolerance is not None:
         p.set("scheme.tolerance", tolerance)
+    if boundary is not None:
+        if not isinstance(boundary, Mapping):
+            raise ArgumentError(f"boundary must be a dict {{face: kind}}, e.g. {{'x-': 'neumann', 'x+': 'neumann 0.5'}}, "
+                                f"not {type(boundary).__name__} ({boundary!r})")
+        for face, kind in boundary.items():
+            p.set(f"boundary.{face}", kind)
     given = None
     if f is None:
         p.set("rhs.kind", "zero")

@@ -1071,6 +1071,13 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
             e.grid[f].box = pyr_plan_grid(plan);
         }
     }
+    /* the caller's own inputs, over the whole grid (a part's slice cannot say) */
+    if (st == PYR_OK && scheme->check_inputs && !plan->exchange) {
+        const pyr_field_t *caller[PYR_MAX_FIELDS] = {NULL};
+        for (int f = 0; f < e.nf; f++)
+            if (e.role[f] == PYR_FIELD_INPUT && !made[f]) caller[f] = fields[f];
+        st = scheme->check_inputs(&plan->problem, caller);
+    }
     e.fields = fields;
     if (st != PYR_OK || plan->problem.steps == 0) {
         for (int f = 0; f < e.nf; f++) pyr_field_destroy(&made[f]);

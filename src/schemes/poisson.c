@@ -521,6 +521,17 @@ static pyr_status_t poisson_init_input(const pyr_problem_t *p, int i, pyr_field_
     return poisson_init_input_part(p, i, zero, f);
 }
 
+/* A caller's own f (pyr_execute_fields, Python arrays), never read by
+ * init_input: the same compatibility check as a file's. */
+static pyr_status_t poisson_check_inputs(const pyr_problem_t *p, const pyr_field_t *const *given)
+{
+    if (!given[1] || !pyr_poisson_pure_neumann(p) || p->origin[0] != 0 || p->origin[1] != 0 || p->origin[2] != 0) return PYR_OK;
+    for (int d = 0; d < 3; d++)
+        if (given[1]->n[d] != p->n[d]) return PYR_OK; /* not the whole grid's: the field checks say so */
+    const pyr_status_t st = check_compatible(p, given[1]);
+    return st == PYR_OK ? st : pyr_fail_context(st, "f (the caller's array): ");
+}
+
 static int64_t poisson_check_every(const pyr_problem_t *p) { return p->poisson.check_every; }
 static double poisson_tolerance(const pyr_problem_t *p) { return p->poisson.tolerance; }
 
@@ -545,6 +556,7 @@ const pyr_scheme_t pyr_scheme_poisson = {
     .aux_coefficients = poisson_aux_coefficients,
     .init_input = poisson_init_input,
     .init_input_part = poisson_init_input_part,
+    .check_inputs = poisson_check_inputs,
     .check_every = poisson_check_every,
     .tolerance = poisson_tolerance,
     .key = poisson_key,

@@ -128,6 +128,11 @@ typedef struct pyr_scheme {
      * holds the nodes origin .. origin + out->n - 1, with the values those
      * nodes have in init_input's field, made without the rest of the grid. */
     pyr_status_t (*init_input_part)(const pyr_problem_t *p, int i, const int64_t origin[3], pyr_field_t *out);
+    /* (optional) Check the input fields a caller gave for the whole grid
+     * (given[i]: field i as the caller passed it, NULL where the library
+     * made it with init_input, which checks its own): data with which the
+     * problem has no solution are refused, saying what would work. */
+    pyr_status_t (*check_inputs)(const pyr_problem_t *p, const pyr_field_t *const *given);
     /* Steps between stopping checks (passes end there), 0 = none; and the
      * tolerance the check compares the reduction with (0 = run every step). */
     int64_t (*check_every)(const pyr_problem_t *p);
