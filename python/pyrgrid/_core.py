@@ -79,6 +79,8 @@ def _text(value: Any) -> str:
         return os.fspath(value)
     if isinstance(value, str):
         return value
+    if getattr(value, "_pyrgrid_key", False):  # pyrgrid.Source, Probe, PlaneWave, DftRegion, FluxRegion: their key's text
+        return str(value.text())
     raise ArgumentError(f"a setting must be a number or a string, not {type(value).__name__} ({value!r})")
 
 
@@ -1484,13 +1486,22 @@ class MaxwellResult(Dict[str, np.ndarray]):
                 E[..., 2], H[..., 2] = ez, hz
         return FarField(freqs=freqs.copy(), theta=None if dims == 2 else np.array(th), phi=ph, power=power, E=E, H=H)
 
+    def plot_spectra(self, path: PathLike, monitors: Optional[Sequence[str]] = None, *, reference: Optional[MaxwellResult] = None,
+                     title: Optional[str] = None, width: int = 0) -> None:
+        """A PNG line plot of the flux monitors' power spectra P(f) (all of them, or those named in
+        ``monitors``), one line per monitor with a legend, frequency on x; with ``reference`` (the empty
+        run of the two-run recipe, docs/maxwell.md), each monitor's P / P0 of the reference's monitor of
+        the same name (transmittance).  Drawn by the library's line plots (pyr_plot_write_png)."""
+        from ._extra import _plot_spectra
+        _plot_spectra(self, path, monitors, reference, title, width)
+
 
 def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, steps: Optional[int] = None,
             courant: Optional[float] = None, dt: Optional[float] = None, mode: Optional[str] = None,
             lengths: Optional[Sequence[float]] = None, dtype: DTypeLike = None, boundary: Optional[str] = None,
             cpml_cells: Optional[int] = None, eps_r: Optional[float] = None, sigma: Optional[float] = None,
-            mu_r: Optional[float] = None, shapes: Sequence[str] = (), sources: Sequence[str] = (), probes: Sequence[str] = (),
-            monitors: Optional[Mapping[str, str]] = None, keys: Optional[Keys] = None, initial: Optional[Mapping[str, ArrayLike]] = None,
+            mu_r: Optional[float] = None, shapes: Sequence[str] = (), sources: Sequence[Any] = (), probes: Sequence[Any] = (),
+            monitors: Union[Mapping[str, Any], Sequence[Any], None] = None, keys: Optional[Keys] = None, initial: Optional[Mapping[str, ArrayLike]] = None,
             memory: Union[str, int, None] = None, backend: Optional[str] = None, progress: Progress = None,
             **options: Optional[Value]) -> MaxwellResult:
     """Maxwell's equations on the Yee grid (FDTD, MEEP's units: c = eps0 =
@@ -1509,7 +1520,11 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
     eps_r=4", "Ez point 10 15 ricker frequency=2 delay=0.6", "Ez 30 15");
     ``monitors`` as {name: value} of the [monitor] section ({"flux1": "plane
     x 120 freqs=0.05:0.15:50", "dft1": "Ez point 40 30 freqs=0.1"}), their
-    results in ``.monitors``; ``keys`` any other problem-file keys.  ``initial``: {component: array}
+    results in ``.monitors``; in place of the strings, objects:
+    :class:`Source` and :class:`PlaneWave` in ``sources``, :class:`Probe` in
+    ``probes``, :class:`DftRegion` and :class:`FluxRegion` in ``monitors``
+    (a dict by name, or a list named dft1.., flux1.. in order), which make
+    the same keys; ``keys`` any other problem-file keys.  ``initial``: {component: array}
     to start from (copied; None: the problem's initial fields, zero by
     default; host buffers as :meth:`Plan.execute` takes them).  ``memory``,
     ``backend`` and other keywords are [run] keys.  ``progress``: a
@@ -1544,13 +1559,12 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
         p.set("scheme.precision", _PRECISION[dt_])
     settings: Dict[str, Any] = {"scheme.steps": steps, "scheme.courant": courant, "scheme.dt": dt, "scheme.mode": mode, "boundary.kind": boundary,
                 "boundary.cpml_cells": cpml_cells, "material.eps_r": eps_r, "material.sigma": sigma, "material.mu_r": mu_r}
-    for section, key, values in (("material", "shape", shapes), ("source", "source", sources), ("probe", "probe", probes)):
-        if isinstance(values, str):
-            raise ArgumentError(f"{key}s must be a list of {section} values, not one string: [{values!r}]")
-        for i, value in enumerate(values):
-            settings[f"{section}.{key}{i + 1}"] = value
-    for name, value in dict(monitors or {}).items():
-        settings[f"monitor.{name}"] = value
+    if isinstance(shapes, str):
+        raise ArgumentError(f"shapes must be a list of material values, not one string: [{shapes!r}]")
+    for i, value in enumerate(shapes):
+        settings[f"material.shape{i + 1}"] = value
+    from ._extra import _maxwell_keys  # the objects (Source, Probe, PlaneWave, DftRegion, FluxRegion) live there
+    settings.update(_maxwell_keys(sources, probes, monitors))
     settings.update(keys or {})
     for k, v in settings.items():
         if v is not None:

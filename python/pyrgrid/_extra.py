@@ -7,7 +7,7 @@ import ctypes
 import json
 import os
 from dataclasses import dataclass, field as dc_field
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -504,3 +504,320 @@ def _frames(stack: npt.ArrayLike, progress: Optional[Callable[[int, int], Option
                                   ("snr", np.float32)])
     return FramesResult(residual=residual, shifts=shifts, iterations=iterations, flags=flags, candidates=cand,
                         max_snr=max_snr, stats=stats, notice=notice)
+
+
+# ---------------------------------------------------------------- Maxwell's sources, probes and monitors as objects
+
+def _coord_text(values: Any, what: str, integer: bool) -> List[str]:
+    """A point's coordinates as key text: node indices (integers >= 0) or physical positions (finite reals)."""
+    try:
+        items = [v for v in values]
+    except TypeError:
+        raise ArgumentError(f"{what}: give a point as a sequence of 2 or 3 numbers (x, y[, z]), not {values!r}") from None
+    if len(items) not in (2, 3):
+        raise ArgumentError(f"{what}: {tuple(items)} has {len(items)} coordinate(s); a point of a 2D or 3D grid has 2 or 3 (x, y[, z])")
+    out = []
+    for v in items:
+        if integer:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or int(v) < 0:
+                raise ArgumentError(f"{what}: node indices are integers >= 0; {tuple(items)} is not (physical positions go to at=)")
+            out.append(str(int(v)))
+        else:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(float(v)):
+                raise ArgumentError(f"{what}: positions are finite numbers; {tuple(items)} is not")
+            out.append(_text(float(v)))
+    return out
+
+
+def _is_corners(values: Any) -> bool:
+    """Whether a geometry is two corners ((x0, y0), (x1, y1)) rather than one point."""
+    try:
+        return len(values) == 2 and all(hasattr(c, "__len__") for c in values)
+    except TypeError:
+        return False
+
+
+def _where(what: str, at: Any, node: Any, corners: Optional[bool]) -> str:
+    """The geometry's key text: 'at X Y' / 'I J' (a point) or two corners, from exactly one of at= and node=."""
+    if (at is None) == (node is None):
+        raise ArgumentError(f"{what}: give the place as at= (physical coordinates) or node= (node indices), one of them")
+    given = at if at is not None else node
+    two = _is_corners(given)
+    if corners is not None and two != corners:
+        raise ArgumentError(f"{what}: {'two corners ((x0, y0), (x1, y1))' if corners else 'one point (x, y[, z])'} expected, not {given!r}")
+    pts = list(given) if two else [given]
+    nums = [_coord_text(p, what, node is not None) for p in pts]
+    if two and len(nums[0]) != len(nums[1]):
+        raise ArgumentError(f"{what}: the corners {tuple(given)} have different numbers of coordinates")
+    return ("at " if at is not None else "") + " ".join(x for p in nums for x in p)
+
+
+def _component(what: str, c: Any) -> str:
+    if c not in ("Ex", "Ey", "Ez", "Hx", "Hy", "Hz"):
+        raise ArgumentError(f"{what}: component {c!r}; use 'Ex', 'Ey', 'Ez', 'Hx', 'Hy' or 'Hz'")
+    return str(c)
+
+
+def _waveform(what: str, waveform: str, amplitude: Optional[float], frequency: Optional[float], width: Optional[float],
+              delay: Optional[float]) -> str:
+    if waveform not in ("gaussian", "ricker", "sine"):
+        raise ArgumentError(f"{what}: waveform {waveform!r}; use 'gaussian', 'ricker' or 'sine'")
+    opts = [f"{k}={_text(float(v))}" for k, v in (("amplitude", amplitude), ("frequency", frequency), ("width", width),
+                                                  ("delay", delay)) if v is not None]
+    return " ".join([waveform] + opts)
+
+
+def _freqs_text(what: str, freqs: Any, freq_range: Optional[Tuple[float, float, int]]) -> str:
+    if (freqs is None) == (freq_range is None):
+        raise ArgumentError(f"{what}: give the frequencies as freqs=[f1, f2, ...] (at most 64) or freq_range=(fmin, fmax, n), one of them")
+    if freq_range is not None:
+        try:
+            fmin, fmax, n = freq_range
+        except (TypeError, ValueError):
+            raise ArgumentError(f"{what}: freq_range={freq_range!r}; give (fmin, fmax, n)") from None
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+            raise ArgumentError(f"{what}: freq_range's n = {n!r}; give an integer count")
+        return f"freqs={_text(float(fmin))}:{_text(float(fmax))}:{int(n)}"
+    fs = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+    if fs.ndim != 1 or fs.size == 0:
+        raise ArgumentError(f"{what}: freqs={freqs!r}; give one or more frequencies")
+    return "freqs=" + ",".join(_text(float(f)) for f in fs)
+
+
+class _KeySpec:
+    """A value of a Maxwell problem-file key, made from Python arguments: ``text()`` (also ``str()``) is the
+    key's value exactly as a problem file writes it, so a run given the object is a run of that file's line."""
+
+    kind = ""  # "source", "planewave", "probe", "dft" or "flux": the key's stem
+    section = ""
+    _pyrgrid_key = True  # Problem.set takes it as its text
+    _text_value = ""
+
+    def text(self) -> str:
+        return self._text_value
+
+    def __str__(self) -> str:
+        return self._text_value
+
+    def __repr__(self) -> str:
+        return f"pyrgrid.{type(self).__name__}({self._text_value!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._text_value == self._text_value  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._text_value))
+
+
+class Source(_KeySpec):
+    """A soft source of [source] (``source.sourceN``): ``Source("Ez", at=(1.0, 0.75), width=0.1, delay=0.4)``
+    (a point in physical coordinates), ``node=(20, 15)`` (node indices), or a line between two corners,
+    ``at=((0.4, 0.0), (0.4, 0.3))``; ``waveform`` "gaussian" (width, delay), "ricker" (frequency, delay) or
+    "sine" (frequency, width: the ramp), and ``amplitude``.  Options left None are left out of the line (the
+    library's defaults).  Positions go to the nearest of the component's Yee positions (docs/maxwell.md)."""
+
+    kind, section = "source", "source"
+
+    def __init__(self, component: str, *, at: Any = None, node: Any = None, waveform: str = "gaussian",
+                 amplitude: Optional[float] = None, frequency: Optional[float] = None, width: Optional[float] = None,
+                 delay: Optional[float] = None) -> None:
+        what = "Source"
+        comp = _component(what, component)
+        where = _where(what, at, node, None)
+        line = _is_corners(at if at is not None else node)
+        self._text_value = f"{comp} {'line' if line else 'point'} {where} " + _waveform(what, waveform, amplitude, frequency, width, delay)
+
+
+class Probe(_KeySpec):
+    """A probe of [probe] (``probe.probeN``): ``Probe("Ez", at=(1.5, 0.75))`` or ``Probe("Ez", node=(30, 15))``;
+    its series is in ``MaxwellResult.probes``."""
+
+    kind, section = "probe", "probe"
+
+    def __init__(self, component: str, *, at: Any = None, node: Any = None) -> None:
+        self._text_value = f"{_component('Probe', component)} {_where('Probe', at, node, False)}"
+
+
+class PlaneWave(_KeySpec):
+    """A total-field / scattered-field plane wave of [source] (``source.planewaveN``):
+    ``PlaneWave("Ez", along="+x", at=((2, 2), (8, 8)), width=0.3, delay=1.2)``: the box of the total field
+    between two corners in physical coordinates (or ``node=`` in node indices); ``tilt=(degrees, "y")`` for
+    oblique incidence; the waveform as :class:`Source`'s."""
+
+    kind, section = "planewave", "source"
+
+    def __init__(self, component: str, *, along: str, at: Any = None, node: Any = None, tilt: Optional[Tuple[float, str]] = None,
+                 waveform: str = "gaussian", amplitude: Optional[float] = None, frequency: Optional[float] = None,
+                 width: Optional[float] = None, delay: Optional[float] = None) -> None:
+        what = "PlaneWave"
+        comp = _component(what, component)
+        if along not in ("+x", "-x", "+y", "-y", "+z", "-z", "x", "y", "z"):
+            raise ArgumentError(f"{what}: along={along!r}; give '+x', '-x', '+y', '-y', '+z' or '-z'")
+        direction = along if along[0] in "+-" else "+" + along
+        tilt_text = ""
+        if tilt is not None:
+            try:
+                degrees, axis = tilt
+            except (TypeError, ValueError):
+                raise ArgumentError(f"{what}: tilt={tilt!r}; give (degrees, axis), e.g. (30, 'y')") from None
+            if axis not in ("x", "y", "z"):
+                raise ArgumentError(f"{what}: tilt's axis {axis!r}; give 'x', 'y' or 'z'")
+            tilt_text = f" tilt {_text(float(degrees))} {axis}"
+        box = _where(what, at, node, True)
+        self._text_value = (f"{comp} along {direction}{tilt_text} box {box} "
+                            + _waveform(what, waveform, amplitude, frequency, width, delay))
+
+
+class DftRegion(_KeySpec):
+    """A frequency-domain monitor of [monitor] (``monitor.dftN``): the running Fourier transforms of
+    ``components`` ("Ez" or ("Ey", "Hz")) at a point (``at=(x, y)`` or ``node=(i, j)``), over a box (two
+    corners), or over a plane (``plane="x"`` with ``at=X`` or ``node=I``, and optional ``span``, the
+    (lo, hi) limits along each other axis in order, in the same units); ``freqs=[...]`` or
+    ``freq_range=(fmin, fmax, n)``.  Its result is ``MaxwellResult.monitors[name]``."""
+
+    kind, section = "dft", "monitor"
+
+    def __init__(self, components: Union[str, Sequence[str]], *, at: Any = None, node: Any = None, plane: Optional[str] = None,
+                 span: Any = None, freqs: Any = None, freq_range: Optional[Tuple[float, float, int]] = None) -> None:
+        what = "DftRegion"
+        comps = [components] if isinstance(components, str) else list(components)
+        if not comps:
+            raise ArgumentError(f"{what}: give one or more components")
+        text = ",".join(_component(what, c) for c in comps)
+        region = _plane_text(what, plane, at, node, span) if plane is not None else (
+            ("box " if _is_corners(at if at is not None else node) else "point ") + _where(what, at, node, None))
+        if plane is None and span is not None:
+            raise ArgumentError(f"{what}: span= goes with plane=")
+        self._text_value = f"{text} {region} {_freqs_text(what, freqs, freq_range)}"
+
+
+class FluxRegion(_KeySpec):
+    """A flux monitor of [monitor] (``monitor.fluxN``): the power through the plane normal to ``axis`` at
+    ``at=X`` (physical) or ``node=I`` (node index), over ``span``, the (lo, hi) limits along each other axis in
+    order in the same units (None: the grid less the CPML); ``freqs=[...]`` or ``freq_range=(fmin, fmax,
+    n)``.  Its power spectrum is ``MaxwellResult.monitors[name].flux``."""
+
+    kind, section = "flux", "monitor"
+
+    def __init__(self, axis: str, *, at: Optional[float] = None, node: Optional[int] = None, span: Any = None, freqs: Any = None,
+                 freq_range: Optional[Tuple[float, float, int]] = None) -> None:
+        what = "FluxRegion"
+        self._text_value = f"{_plane_text(what, axis, at, node, span)} {_freqs_text(what, freqs, freq_range)}"
+
+
+
+def _plane_text(what: str, axis: Any, at: Any, node: Any, span: Any) -> str:
+    if axis not in ("x", "y", "z"):
+        raise ArgumentError(f"{what}: the plane's axis (its normal) {axis!r}; give 'x', 'y' or 'z'")
+    if (at is None) == (node is None):
+        raise ArgumentError(f"{what}: give the plane's place as at= (a physical position) or node= (a node index), one of them")
+    integer = node is not None
+    where = _coord_text([at if at is not None else node] * 2, what, integer)[0]
+    limits: List[str] = []
+    if span is not None:
+        try:
+            pairs = [tuple(p) for p in span]
+        except TypeError:
+            raise ArgumentError(f"{what}: span={span!r}; give (lo, hi) along each other axis, e.g. ((0.2, 1.8),)") from None
+        if len(pairs) not in (1, 2) or any(len(p) != 2 for p in pairs):
+            raise ArgumentError(f"{what}: span={span!r}; give (lo, hi) along each other axis of the grid (one in 2D, two in 3D)")
+        for p in pairs:
+            limits += _coord_text(list(p), what, integer)
+    return " ".join(["plane", axis] + (["at"] if not integer else []) + [where] + limits)
+
+
+def _maxwell_keys(sources: Sequence[Any], probes: Sequence[Any], monitors: Any) -> Dict[str, str]:
+    """pyrgrid.maxwell's sources=, probes= and monitors= as problem-file keys: strings as they are (the
+    problem file's values), objects by their text; a list of monitor objects is named dft1.., flux1.. in order."""
+    keys: Dict[str, str] = {}
+    counts = {"source": 0, "planewave": 0, "probe": 0, "dft": 0, "flux": 0}
+    for arg, values, allowed in (("sources", sources, ("source", "planewave")), ("probes", probes, ("probe",))):
+        if isinstance(values, str):
+            raise ArgumentError(f"{arg} must be a list of {'source' if arg == 'sources' else 'probe'} values, not one string: [{values!r}]")
+        if isinstance(values, _KeySpec):
+            raise ArgumentError(f"{arg} must be a list, not one object: [{values!r}]")
+        for v in values:
+            kind = "source" if arg == "sources" else "probe"
+            if isinstance(v, _KeySpec):
+                if v.kind not in allowed:
+                    raise ArgumentError(f"{arg}: a {type(v).__name__} is not one of {arg}; give it to "
+                                        f"{'monitors' if v.kind in ('dft', 'flux') else 'sources' if arg == 'probes' else 'probes'}=")
+                kind = v.kind
+            elif not isinstance(v, str):
+                raise ArgumentError(f"{arg}: {v!r} is neither a problem file's value (a string) nor a pyrgrid object")
+            counts[kind] += 1
+            keys[f"{'source' if kind == 'planewave' else kind}.{kind}{counts[kind]}"] = str(v)
+    if monitors is None:
+        return keys
+    if isinstance(monitors, Mapping):
+        for name, v in monitors.items():
+            if v is None:
+                continue
+            if isinstance(v, _KeySpec) and v.kind not in ("dft", "flux"):
+                raise ArgumentError(f"monitors[{name!r}]: a {type(v).__name__} is not a monitor")
+            if isinstance(v, _KeySpec) and not str(name).startswith(v.kind):
+                raise ArgumentError(f"monitors[{name!r}]: a {type(v).__name__} is named {v.kind}1, {v.kind}2, ...")
+            keys[f"monitor.{name}"] = str(v)
+        return keys
+    if isinstance(monitors, (str, _KeySpec)):
+        raise ArgumentError(f"monitors must be a dict {{name: value}} or a list of DftRegion/FluxRegion, not one value: [{monitors!r}]")
+    for v in monitors:
+        if not isinstance(v, _KeySpec) or v.kind not in ("dft", "flux"):
+            raise ArgumentError(f"monitors: {v!r}; a list of monitors holds DftRegion and FluxRegion objects (strings go in a dict "
+                                "{'flux1': '...'})")
+        counts[v.kind] += 1
+        keys[f"monitor.{v.kind}{counts[v.kind]}"] = str(v)
+    return keys
+
+
+
+class _PlotSeries(ctypes.Structure):
+    _fields_ = [("label", ctypes.c_char_p), ("x", ctypes.POINTER(ctypes.c_double)), ("y", ctypes.POINTER(ctypes.c_double)),
+                ("n", ctypes.c_int), ("markers", ctypes.c_int)]
+
+
+class _PlotOpts(ctypes.Structure):
+    _fields_ = [("title", ctypes.c_char_p), ("xlabel", ctypes.c_char_p), ("ylabel", ctypes.c_char_p), ("log_y", ctypes.c_int),
+                ("width", ctypes.c_int), ("height", ctypes.c_int), ("log_x", ctypes.c_int)]
+
+
+lib.pyr_plot_write_png.argtypes = [ctypes.c_char_p, ctypes.POINTER(_PlotSeries), ctypes.c_int, ctypes.POINTER(_PlotOpts)]
+lib.pyr_plot_write_png.restype = ctypes.c_int
+
+
+def _plot_spectra(result: Any, path: Any, monitors: Optional[Sequence[str]], reference: Any, title: Optional[str], width: int) -> None:
+    """MaxwellResult.plot_spectra: the flux monitors' spectra as one pyr_plot_write_png line plot."""
+    fluxes = {name: m for name, m in result.monitors.items() if m.flux is not None}
+    names = sorted(fluxes, key=lambda n: (len(n), n)) if monitors is None else list(monitors)
+    if isinstance(monitors, str):
+        raise ArgumentError(f"plot_spectra: monitors must be a list of names, not one string: [{monitors!r}]")
+    if not names:
+        raise ArgumentError("plot_spectra: the run has no flux monitor (monitor.fluxN = plane ...) to plot")
+    for n in names:
+        if n not in fluxes:
+            raise ArgumentError(f"plot_spectra: {n!r} is not a flux monitor of this run (its flux monitors: {sorted(fluxes)})")
+    if isinstance(width, (bool, np.bool_)) or not isinstance(width, (int, np.integer)) or not (width == 0 or 200 <= width <= 8000):
+        raise ArgumentError(f"plot_spectra: width={width!r}; give the image's width in pixels (200 .. 8000), or 0 for 900")
+    arrays = []
+    for n in names:
+        m = fluxes[n]
+        y = np.asarray(m.flux, dtype=np.float64)
+        if reference is not None:
+            ref = getattr(reference, "monitors", {}).get(n)
+            if ref is None or ref.flux is None:
+                raise ArgumentError(f"plot_spectra: the reference run has no flux monitor {n!r} to divide by")
+            if len(ref.freqs) != len(m.freqs) or np.any(ref.freqs != m.freqs):
+                raise ArgumentError(f"plot_spectra: {n}'s frequencies differ from the reference's; give both runs the same freqs=")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                y = y / np.asarray(ref.flux, dtype=np.float64)
+        arrays.append((n, np.ascontiguousarray(m.freqs, dtype=np.float64), np.ascontiguousarray(y)))
+    series = (_PlotSeries * len(arrays))()
+    labels = []
+    for i, (n, x, y) in enumerate(arrays):
+        labels.append(n.encode())
+        series[i] = _PlotSeries(labels[-1], x.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), y.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                                len(x), 2 if len(x) <= 40 else 0)
+    ylabel = "transmittance P / P0" if reference is not None else "power P(f)"
+    head = title if title is not None else ("flux spectra over the reference run's" if reference is not None else "flux spectra")
+    opts = _PlotOpts(head.encode(), b"frequency f (c = 1)", ylabel.encode(), 0, int(width), int(width) * 2 // 3, 0)
+    check(lib.pyr_plot_write_png(os.fsencode(os.fspath(path)), series, len(arrays), ctypes.byref(opts)))

@@ -128,7 +128,7 @@ static pyr_status_t place(const char *where, const pyr_problem_t *p, int a, cons
                         where, text, 'x' + a, (long long)n, p->length[a], 'x' + a, 'x' + a, 'x' + a);
     const double len = h * (double)(n - 1), tol = 1e-9;
     if (x < -tol * h || x > len + tol * h)
-        return pyr_fail(PYR_ERR_CONFIG, "%s: %c = %s lies off the grid, which spans %c = 0 .. %.17g (nodes 0 .. %lld, h = %.17g); give a "
+        return pyr_fail(PYR_ERR_CONFIG, "%s: %c = %s lies off the grid, which spans %c = 0 .. %.12g (nodes 0 .. %lld, h = %.12g); give a "
                                         "position inside it",
                         where, 'x' + a, text, 'x' + a, len, (long long)(n - 1), h);
     const int s = comp >= 0 && staggered(comp, a);
