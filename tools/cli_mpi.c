@@ -28,6 +28,8 @@
 #include "pyrgrid_output.h"
 #ifdef PYR_CLI_MPI_GLUE
 #include "pyrgrid_mpi.h"
+/* one file from every rank's part: what libpyrgrid_mpi hands the core beyond pyrgrid_mpi.h */
+#include "../src/multi/ranks.h"
 #endif
 
 /* The glue's table: every call is collective over MPI_COMM_WORLD except
@@ -41,6 +43,8 @@ typedef struct {
     pyr_status_t (*execute)(const pyr_problem_t *p, const pyr_options_t *o, const pyr_hooks_t *hooks, pyr_field_t **parts, int nfields,
                             pyr_run_info_t *run, int64_t origin[3]);
     pyr_status_t (*write_part)(const char *path, const pyr_field_t *part);
+    /* one file at path (a .npy) from every rank's part of the last execute */
+    pyr_status_t (*write_one)(const char *path, const pyr_field_t *part);
     /* the counters of every rank summed, the slowest rank's seconds, on rank 0 */
     void (*sum)(pyr_cli_summary_t *sum, double *seconds);
     const char *(*partition)(void);
@@ -79,6 +83,18 @@ static pyr_status_t glue_execute(const pyr_problem_t *p, const pyr_options_t *o,
 
 static pyr_status_t glue_write_part(const char *path, const pyr_field_t *part) { return pyr_write_parts_mpi(path, part, &last, MPI_COMM_WORLD); }
 
+static pyr_status_t glue_write_one(const char *path, const pyr_field_t *part)
+{
+    const pyr_ranks_core_t *c = pyr_private_ranks();
+    const pyr_ranks_mpi_t *m = c && c->size == sizeof *c ? c->mpi() : NULL;
+    pyr_status_t st = PYR_OK;
+    if (!m) st = pyr_fail(PYR_ERR_INTERNAL, "libpyrgrid_mpi did not attach to libpyrgrid (two builds mixed?); write the parts (pyrgrid run --parts)");
+    st = pyr_mpi_agree(MPI_COMM_WORLD, st);
+    if (st != PYR_OK) return st;
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    return m->write_one(path, part, last.lo, last.hi, &comm);
+}
+
 static void glue_sum(pyr_cli_summary_t *sum, double *seconds)
 {
     const pyr_run_info_t *ri = &last.run;
@@ -113,7 +129,7 @@ static void glue_library(char *text, size_t size)
 }
 
 __attribute__((visibility("default"))) const cli_mpi_glue_t pyrgrid_cli_mpi_glue = {
-    PYR_VERSION_STRING, glue_begin, glue_end, glue_agree, glue_execute, glue_write_part, glue_sum, glue_partition, glue_library,
+    PYR_VERSION_STRING, glue_begin, glue_end, glue_agree, glue_execute, glue_write_part, glue_write_one, glue_sum, glue_partition, glue_library,
 };
 
 #else
@@ -305,6 +321,15 @@ pyr_status_t pyr_cli_mpi_write_part(const char *path, const pyr_field_t *part)
 {
 #ifdef PYR_HAVE_MPI
     if (glue) return glue->write_part(path, part);
+#endif
+    (void)path, (void)part;
+    return pyr_fail(PYR_ERR_UNSUPPORTED, "this pyrgrid was built without MPI");
+}
+
+pyr_status_t pyr_cli_mpi_write_one(const char *path, const pyr_field_t *part)
+{
+#ifdef PYR_HAVE_MPI
+    if (glue) return glue->write_one(path, part);
 #endif
     (void)path, (void)part;
     return pyr_fail(PYR_ERR_UNSUPPORTED, "this pyrgrid was built without MPI");

@@ -22,7 +22,11 @@ static void usage(FILE *out, const char *cmd)
                      "  when it is a terminal and the run takes over a second.\n"
                      "  -s, --set section.key=value  override a key of the file (repeatable, applied in order)\n"
                      "  --report FILE.json           also write a report: problem, plan, counters, timings per stage,\n"
-                     "                               Gcell/s, versions, machine and GPU\n");
+                     "                               Gcell/s, versions, machine and GPU\n"
+                     "  --parts                      under mpirun: each rank writes its part NAME.rankNNNN.npy and rank 0\n"
+                     "                               their index NAME.parts.json (pyrgrid assemble joins them), for ranks\n"
+                     "                               that share no file system; without it the ranks write output.field\n"
+                     "                               as one file\n");
     else
         fprintf(out, "usage: pyrgrid plan FILE [--set section.key=value]... [-v|-q]\n"
                      "  Print the plan for FILE (method, pieces, passes, device memory, values moved and\n"
@@ -36,6 +40,7 @@ static void usage(FILE *out, const char *cmd)
 typedef struct {
     const char *report; /* run --report FILE */
     int json;           /* plan --json */
+    int parts;          /* run --parts: over MPI ranks, each rank's part and an index instead of one file */
 } run_flags_t;
 
 /* Parse FILE [--set k=v]... [-v|-q] into a config.  Returns an exit status,
@@ -60,6 +65,8 @@ static int parse_args(int argc, char **argv, const char *cmd, pyr_cli_config_t *
             flags->report = argv[++i];
         } else if (run && !strncmp(argv[i], "--report=", 9)) {
             flags->report = argv[i] + 9;
+        } else if (run && !strcmp(argv[i], "--parts")) {
+            flags->parts = 1;
         } else if (!run && !strcmp(argv[i], "--json")) {
             flags->json = 1;
         }
@@ -267,6 +274,7 @@ typedef struct {
     pyr_cli_config_t *cfg;
     pyr_cli_outputs_t o;
     int rank, ranks;      /* ranks 0: one process */
+    int parts;            /* over ranks: each rank's part and an index (--parts), not one file */
     pyr_cli_progress_t bar;
     pyr_result_t *result; /* an HDF5 output.field */
     double *series;       /* the probes' series, nseries steps */
@@ -276,6 +284,9 @@ typedef struct {
     char outs[PYR_CLI_FIELDS][PYR_PATH_MAX + 96], indexes[PYR_CLI_FIELDS][PYR_PATH_MAX + 96], ins[PYR_CLI_FIELDS][PYR_PATH_MAX + 16];
     char prefixes[PYR_CLI_FIELDS][PYR_PATH_MAX + 16], sidecar[PYR_PATH_MAX + 8], sidecar_name[PYR_PATH_MAX + 64];
 } run_t;
+
+/* cli_mpi.c: one file at path from every rank's part of the last run (collective) */
+pyr_status_t pyr_cli_mpi_write_one(const char *path, const pyr_field_t *part);
 
 static int on_progress(void *user, int64_t done, int64_t total)
 {
@@ -366,6 +377,11 @@ static pyr_status_t check_files(run_t *r, const char *report)
     for (int k = 0; k < r->o.nstate && cfg->field[0] && !r->o.h5; k++) {
         char *path = r->outs[k];
         pyr_cli_state_path(&r->o, p, cfg->field, r->o.base, r->o.state[k], -1, path, sizeof r->outs[k]);
+        if (r->ranks > 0 && !r->parts) {
+            /* one file, which rank 0 makes (under a temporary) and renames */
+            outs[nout++] = (pyr_named_path_t){"output.field", r->rank == 0 ? path : NULL};
+            continue;
+        }
         if (r->ranks > 0) {
             char whole[PYR_PATH_MAX + 96];
             snprintf(whole, sizeof whole, "%s", path);
@@ -432,7 +448,7 @@ static int interrupted(run_t *r)
  * 0), or this rank's part over MPI ranks (every rank calls it: the failures
  * are agreed, so all go on or stop together).  unsupported: NULL, or why the
  * run cannot go over the ranks.  Returns the exit status. */
-static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, const char *unsupported, int rank, int ranks)
+static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, const char *unsupported, int rank, int ranks, int parts)
 {
     pyr_problem_t *p = &cfg->problem;
     run_t *r = calloc(1, sizeof *r);
@@ -440,6 +456,7 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     r->cfg = cfg;
     r->rank = rank;
     r->ranks = ranks;
+    r->parts = parts;
     r->stopped_at = -1;
     quiet |= rank != 0; /* one voice: rank 0's (failures are agreed, so it has every rank's) */
     pyr_status_t st = pyr_problem_validate(p);
@@ -608,7 +625,7 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
             const int i = r->o.state[k];
             char path[PYR_PATH_MAX + 96];
             pyr_cli_state_path(&r->o, p, cfg->field, r->o.base, i, -1, path, sizeof path);
-            st = pyr_cli_mpi_write_part(path, fields[i]);
+            st = parts ? pyr_cli_mpi_write_part(path, fields[i]) : pyr_cli_mpi_write_one(path, fields[i]);
         }
         double dt = 0;
         if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
@@ -651,7 +668,12 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     if (rank == 0) {
         pyr_cli_print_summary(&sum);
         if (ranks > 0 && pyr_cli_verbosity > 0) fprintf(stderr, "pyrgrid: %s\n", pyr_cli_mpi_partition());
-        if (ranks > 0 && cfg->field[0] && !quiet) {
+        if (ranks > 0 && cfg->field[0] && !quiet && !parts) {
+            if (r->o.several)
+                fprintf(stderr, "pyrgrid: wrote %s_*.npy, one file per component, from %d ranks\n", r->o.base, ranks);
+            else
+                fprintf(stderr, "pyrgrid: wrote %s from %d ranks\n", r->outs[0], ranks);
+        } else if (ranks > 0 && cfg->field[0] && !quiet) {
             if (r->o.several)
                 fprintf(stderr, "pyrgrid: wrote %d parts of each component and their indexes %s_*.parts.json (one .npy: pyrgrid assemble)\n",
                         ranks, r->o.base);
@@ -698,8 +720,8 @@ int pyr_cli_run(int argc, char **argv)
     int rank = 0, ranks = 0;
     const int mpi = pyr_cli_mpi_begin(&rank, &ranks);
     if (mpi > 0) return mpi;
-    if (mpi < 0) return run_problem(&cfg, quiet, flags.report, NULL, 0, 0);
-    rc = run_problem(&cfg, quiet, flags.report, unsupported_over_ranks(&cfg, flags.report), rank, ranks);
+    if (mpi < 0) return run_problem(&cfg, quiet, flags.report, NULL, 0, 0, 0);
+    rc = run_problem(&cfg, quiet, flags.report, unsupported_over_ranks(&cfg, flags.report), rank, ranks, flags.parts);
     pyr_cli_mpi_end();
     return rc;
 }

@@ -165,6 +165,71 @@ static pyr_status_t t_finish(pyr_transport_t *t)
     return PYR_OK;
 }
 
+/* Every rank's box of one array into one file at once: a subarray file view
+ * of the whole array after the header, and one collective write. */
+static pyr_status_t t_write_box(pyr_transport_t *t, const char *path, int64_t offset, int dims, const int64_t whole[3], const int64_t lo[3],
+                                const int64_t hi[3], size_t elem, const void *data)
+{
+    MPI_Comm c = comm_of(t);
+    int sizes[3], subs[3], starts[3];
+    int64_t count = 1;
+    for (int d = 0; d < dims; d++) {
+        const int a = dims - 1 - d; /* C order: the slowest axis first */
+        if (whole[a] > INT_MAX) return pyr_fail(PYR_ERR_UNSUPPORTED, "%lld nodes along an axis are more than MPI-IO's counts hold; write the parts (--parts)", (long long)whole[a]);
+        sizes[d] = (int)whole[a];
+        subs[d] = (int)(hi[a] - lo[a]);
+        starts[d] = (int)lo[a];
+        count *= hi[a] - lo[a];
+    }
+    /* one plane of the slowest axis per write unit where the box has more values than an int counts */
+    const int64_t plane = count / subs[0];
+    if (plane > INT_MAX) return pyr_fail(PYR_ERR_UNSUPPORTED, "a part of %lld values per plane is more than MPI-IO's counts hold; write the parts (--parts)", (long long)plane);
+    MPI_Datatype value = MPI_DATATYPE_NULL, view = MPI_DATATYPE_NULL, unit = MPI_DATATYPE_NULL;
+    MPI_TRY(MPI_Type_contiguous((int)elem, MPI_BYTE, &value), "MPI_Type_contiguous");
+    MPI_Type_commit(&value);
+    int rc = MPI_Type_create_subarray(dims, sizes, subs, starts, MPI_ORDER_C, value, &view);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&view);
+    const int big = count > INT_MAX;
+    if (rc == MPI_SUCCESS && big) rc = MPI_Type_contiguous((int)plane, value, &unit);
+    if (rc == MPI_SUCCESS && big) rc = MPI_Type_commit(&unit);
+    if (rc != MPI_SUCCESS) {
+        MPI_Type_free(&value);
+        if (view != MPI_DATATYPE_NULL) MPI_Type_free(&view);
+        return mpi_failed(rc, "MPI_Type_create_subarray");
+    }
+    /* the open is collective: the ranks agree on it before the collective steps that follow */
+    MPI_File fh = MPI_FILE_NULL;
+    rc = MPI_File_open(c, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    int opened = rc == MPI_SUCCESS, all = 0;
+    char why[MPI_MAX_ERROR_STRING] = "";
+    if (!opened) {
+        int len = 0;
+        if (MPI_Error_string(rc, why, &len) != MPI_SUCCESS) snprintf(why, sizeof why, "error %d", rc);
+    }
+    pyr_status_t st = PYR_OK;
+    if (MPI_Allreduce(&opened, &all, 1, MPI_INT, MPI_MIN, c) != MPI_SUCCESS) all = 0;
+    if (!opened)
+        st = pyr_fail(PYR_ERR_IO, "this rank cannot open the temporary %s that rank 0 made (MPI_File_open: %s); every rank must see the "
+                      "output's directory on a shared file system; without one, write the parts (pyrgrid run --parts) and join them "
+                      "with pyrgrid assemble", path, why);
+    else if (!all)
+        st = pyr_fail(PYR_ERR_IO, "another rank cannot open %s", path);
+    if (all) {
+        rc = MPI_File_set_view(fh, (MPI_Offset)offset, value, view, "native", MPI_INFO_NULL);
+        if (rc == MPI_SUCCESS) rc = big ? MPI_File_write_all(fh, data, subs[0], unit, MPI_STATUS_IGNORE)
+                                        : MPI_File_write_all(fh, data, (int)count, value, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) st = mpi_failed(rc, "MPI_File_write_all");
+    }
+    if (opened) {
+        rc = MPI_File_close(&fh);
+        if (rc != MPI_SUCCESS && st == PYR_OK) st = mpi_failed(rc, "MPI_File_close");
+    }
+    if (unit != MPI_DATATYPE_NULL) MPI_Type_free(&unit);
+    MPI_Type_free(&view);
+    MPI_Type_free(&value);
+    return st;
+}
+
 /* The link between ranks 0 and 1 (the model's latency and bandwidth):
  * ping-pongs of 8 bytes and of 1 MiB, a few milliseconds. */
 static pyr_status_t calibrate(pyr_transport_t *t)
@@ -305,6 +370,28 @@ pyr_status_t pyr_execute_mpi_fields(const pyr_problem_t *problem, const pyr_opti
     }
     transport_close(&impl);
     return st;
+}
+
+/* One file from every rank's part, for the program's glue (multi/ranks.h:
+ * pyr_ranks_mpi_t, handed to the core when this library is loaded). */
+static pyr_status_t mpi_write_one(const char *path, const pyr_field_t *part, const int64_t lo[3], const int64_t hi[3], const void *comm)
+{
+    PYR_TRY(running("writing one file over the ranks"));
+    if (!comm) return pyr_fail(PYR_ERR_ARG, "writing one file over the ranks: no communicator");
+    mpi_impl_t impl;
+    pyr_transport_t t;
+    pyr_status_t st = transport_open(*(const MPI_Comm *)comm, &impl, &t);
+    if (st == PYR_OK) st = core->write_one(path, part, lo, hi, &t, t_write_box);
+    transport_close(&impl);
+    return st;
+}
+
+static const pyr_ranks_mpi_t mpi_table = {sizeof(pyr_ranks_mpi_t), mpi_write_one};
+
+__attribute__((constructor)) static void attach_to_core(void)
+{
+    if (check_core() == PYR_OK) core->attach_mpi(&mpi_table);
+    else pyr_clear_error();
 }
 
 pyr_status_t pyr_write_parts_mpi(const char *path, const pyr_field_t *part, const pyr_mpi_info_t *info, MPI_Comm comm)

@@ -19,7 +19,7 @@
 
 /* Every rank's status agreed: PYR_OK, or the lowest failing rank's status
  * with its message ("rank 2: ..."), as pyr_mpi_agree. */
-static pyr_status_t agree(pyr_transport_t *t, pyr_status_t mine)
+pyr_status_t pyr_ranks_agree(pyr_transport_t *t, pyr_status_t mine)
 {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", mine != PYR_OK ? pyr_last_error() : "");
@@ -30,6 +30,8 @@ static pyr_status_t agree(pyr_transport_t *t, pyr_status_t mine)
     if (t->size > 1 && strncmp(msg, "rank ", 5)) return pyr_fail(st, "rank %d: %s", who, msg);
     return pyr_fail(st, "%s", msg);
 }
+
+static pyr_status_t agree(pyr_transport_t *t, pyr_status_t mine) { return pyr_ranks_agree(t, mine); }
 
 static pyr_status_t ranks_execute(const pyr_problem_t *problem, const pyr_options_t *options, pyr_transport_t *t, const pyr_ranks_env_t *env,
                                   const pyr_hooks_t *hooks, pyr_field_t **parts, int nfields, pyr_ranks_info_t *info)
@@ -183,8 +185,14 @@ static pyr_status_t ranks_write_parts(const char *path, const pyr_field_t *part,
     return agree(t, st);
 }
 
+/* libpyrgrid_mpi's table, handed over when that library is loaded (one per process) */
+static const pyr_ranks_mpi_t *attached;
+
+static void attach_mpi(const pyr_ranks_mpi_t *m) { attached = m && m->size == sizeof *m ? m : NULL; }
+static const pyr_ranks_mpi_t *mpi_table(void) { return attached; }
+
 static const pyr_ranks_core_t core = {
-    sizeof(pyr_ranks_core_t), PYR_VERSION_STRING, ranks_execute, ranks_write_parts,
+    sizeof(pyr_ranks_core_t), PYR_VERSION_STRING, ranks_execute, ranks_write_parts, pyr_ranks_write_one, attach_mpi, mpi_table,
 };
 
 const pyr_ranks_core_t *pyr_private_ranks(void) { return &core; }

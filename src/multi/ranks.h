@@ -7,15 +7,34 @@
  * their plans, the result's boxes, the parts files) is the core's.  pyr_private_ranks is the one
  * symbol libpyrgrid exports beyond the public API: the two libraries come from one build and the
  * table is checked (size and version) before use, so that a libpyrgrid_mpi of another build is
- * refused instead of misread. */
+ * refused instead of misread.
+ *
+ * The program's MPI glue (tools/cli_mpi.c's module) links libpyrgrid_mpi, whose exports are exactly
+ * pyrgrid_mpi.h's functions; what it needs beyond them (one output file written by every rank) the
+ * MPI library hands the core when it is loaded (attach_mpi), and the glue finds it here (mpi).  This
+ * header is therefore complete without the core's headers: the transport is named, not defined. */
 #ifndef PYR_MULTI_RANKS_H
 #define PYR_MULTI_RANKS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "multi/parts.h"
 #include "pyrgrid.h"
+
+struct pyr_transport; /* multi/parts.h */
+
+/* Every rank's box [lo, hi) (x fastest) of a C-order array whole[] (x, y, z) of `elem`-byte values,
+ * written at `offset` bytes into `path` by all ranks at once (MPI-IO; the file exists: rank 0 made
+ * it).  Collective; each rank returns its own status, and the caller agrees. */
+typedef pyr_status_t (*pyr_ranks_write_box_fn)(struct pyr_transport *t, const char *path, int64_t offset, int dims, const int64_t whole[3],
+                                               const int64_t lo[3], const int64_t hi[3], size_t elem, const void *data);
+
+/* What libpyrgrid_mpi hands the core for the program's glue: collective over *(const MPI_Comm *)comm. */
+typedef struct {
+    size_t size; /* sizeof(pyr_ranks_mpi_t) */
+    /* one file at path from every rank's part (its box [lo, hi) of the whole array): a .npy */
+    pyr_status_t (*write_one)(const char *path, const pyr_field_t *part, const int64_t lo[3], const int64_t hi[3], const void *comm);
+} pyr_ranks_mpi_t;
 
 /* What the communicator knows that the transport does not carry. */
 typedef struct {
@@ -36,12 +55,25 @@ typedef struct {
     size_t size;         /* sizeof(pyr_ranks_core_t) in the core */
     const char *version; /* PYR_VERSION_STRING of the core */
     /* pyr_execute_mpi_fields over t (collective; every rank returns the same status) */
-    pyr_status_t (*execute)(const pyr_problem_t *problem, const pyr_options_t *options, pyr_transport_t *t, const pyr_ranks_env_t *env,
+    pyr_status_t (*execute)(const pyr_problem_t *problem, const pyr_options_t *options, struct pyr_transport *t, const pyr_ranks_env_t *env,
                             const pyr_hooks_t *hooks, pyr_field_t **parts, int nfields, pyr_ranks_info_t *info);
     /* pyr_write_parts_mpi over t: the rank's box [lo, hi) of the whole array */
-    pyr_status_t (*write_parts)(const char *path, const pyr_field_t *part, const int64_t lo[3], const int64_t hi[3], pyr_transport_t *t);
+    pyr_status_t (*write_parts)(const char *path, const pyr_field_t *part, const int64_t lo[3], const int64_t hi[3], struct pyr_transport *t);
+    /* one file over t: path (a .npy) from every rank's part, rank 0 its header, each rank its box
+     * through write_box, into a temporary that rank 0 renames over path once every rank wrote */
+    pyr_status_t (*write_one)(const char *path, const pyr_field_t *part, const int64_t lo[3], const int64_t hi[3], struct pyr_transport *t,
+                              pyr_ranks_write_box_fn write_box);
+    /* libpyrgrid_mpi's table for the program's glue: set when it is loaded (NULL before) */
+    void (*attach_mpi)(const pyr_ranks_mpi_t *m);
+    const pyr_ranks_mpi_t *(*mpi)(void);
 } pyr_ranks_core_t;
 
 PYR_API const pyr_ranks_core_t *pyr_private_ranks(void);
+
+/* Every rank's status agreed over t (ranks.c; PYR_OK or the lowest failing rank's, "rank 2: ..."). */
+pyr_status_t pyr_ranks_agree(struct pyr_transport *t, pyr_status_t mine);
+/* core->write_one (ranks_output.c) */
+pyr_status_t pyr_ranks_write_one(const char *path, const pyr_field_t *part, const int64_t lo[3], const int64_t hi[3], struct pyr_transport *t,
+                                 pyr_ranks_write_box_fn write_box);
 
 #endif
