@@ -442,3 +442,62 @@ pyr_status_t pyr_spectra_write_csv(const pyr_spectra_t *spectra, const char *pat
     }
     return pyr_output_file_commit(&file);
 }
+
+/* The flux monitors' power spectra as one line plot (the library's, as the
+ * probes' plot): a line per flux monitor, frequency on x, P(f) on y, or with
+ * reference (the spectra of the empty run of the two-run recipe: the same
+ * monitors and frequencies) P / P0, the transmittance.  width: the image's
+ * pixels across (0: 900), its height two thirds of it.  Hidden: a
+ * declaration with PYR_API in include/pyrgrid.h is what would export it to
+ * the program (an output key) and to Python. */
+pyr_status_t pyr_spectra_write_png(const pyr_spectra_t *spectra, const char *path, const pyr_spectra_t *reference, int width);
+pyr_status_t pyr_spectra_write_png(const pyr_spectra_t *spectra, const char *path, const pyr_spectra_t *reference, int width)
+{
+    if (!spectra || !path || !path[0]) return pyr_fail(PYR_ERR_ARG, "pyr_spectra_write_png: spectra and a path are required");
+    if (width != 0 && (width < 200 || width > 8000))
+        return pyr_fail(PYR_ERR_ARG, "pyr_spectra_write_png: width %d; give 200 .. 8000 pixels, or 0 for 900", width);
+    int nflux = 0;
+    for (int m = 0; m < spectra->count; m++) {
+        const pyr_maxwell_monitor_t *mon = &spectra->mon[m];
+        if (!mon->flux) continue;
+        nflux++;
+        if (!spectra->steps[m]) return pyr_fail(PYR_ERR_ARG, "pyr_spectra_write_png: %s holds no run's transforms; plot after a run", mon->name);
+        if (!reference) continue;
+        const pyr_maxwell_monitor_t *ref = m < reference->count ? &reference->mon[m] : NULL;
+        if (!ref || !ref->flux || strcmp(ref->name, mon->name) || ref->nfreq != mon->nfreq ||
+            memcmp(ref->freq, mon->freq, (size_t)mon->nfreq * sizeof *mon->freq))
+            return pyr_fail(PYR_ERR_ARG, "pyr_spectra_write_png: the reference has no %s of the same frequencies; give the spectra of the same "
+                                         "problem's run without the scatterer (the same monitors)",
+                            mon->name);
+        if (!reference->steps[m]) return pyr_fail(PYR_ERR_ARG, "pyr_spectra_write_png: the reference's %s holds no run's transforms", mon->name);
+    }
+    if (!nflux) return pyr_fail(PYR_ERR_ARG, "pyr_spectra_write_png: the problem has no flux monitor (monitor.fluxN = plane ...) to plot");
+    pyr_plot_series_t series[MAX_MON];
+    double *y[MAX_MON] = {NULL};
+    int k = 0;
+    pyr_status_t st = PYR_OK;
+    for (int m = 0; m < spectra->count && st == PYR_OK; m++) {
+        const pyr_maxwell_monitor_t *mon = &spectra->mon[m];
+        if (!mon->flux) continue;
+        double *p0 = NULL;
+        y[k] = malloc((size_t)mon->nfreq * sizeof(double));
+        if (reference) p0 = malloc((size_t)mon->nfreq * sizeof(double));
+        if (!y[k] || (reference && !p0)) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the plot of %s", mon->name);
+        if (st == PYR_OK) st = pyr_spectra_flux(spectra, m, y[k]);
+        if (st == PYR_OK && reference) st = pyr_spectra_flux(reference, m, p0);
+        for (int f = 0; st == PYR_OK && reference && f < mon->nfreq; f++) y[k][f] = p0[f] != 0 ? y[k][f] / p0[f] : NAN;
+        free(p0);
+        series[k] = (pyr_plot_series_t){.label = mon->name, .x = mon->freq, .y = y[k], .n = mon->nfreq, .markers = mon->nfreq <= 40 ? 2 : 0};
+        k++;
+    }
+    if (st == PYR_OK) {
+        const pyr_plot_opts_t po = {.title = reference ? "flux spectra over the reference run's" : "flux spectra",
+                                    .xlabel = "frequency f (c = 1)",
+                                    .ylabel = reference ? "transmittance P / P0" : "power P(f)",
+                                    .width = width,
+                                    .height = width * 2 / 3};
+        st = pyr_plot_write_png(path, series, k, &po);
+    }
+    for (int i = 0; i < k; i++) free(y[i]);
+    return st;
+}
