@@ -25,13 +25,41 @@
  * piece may read planes a last piece still writes (on a grid of few pieces),
  * so before a piece's upload and download the host waits for any other slot
  * whose download in flight writes planes that box touches.  Within a pass
- * that never happens (result planes lie below later pieces' input). */
+ * that never happens (result planes lie below later pieces' input).
+ *
+ * Read-only inputs (role INPUT, read only at the updated node: Poisson's f)
+ * live in the slot's one-buffer bundle (S + 3k planes), at the mapping of the
+ * call's input layer: the planes of a call's first layer box, which holds
+ * every node its sub-steps update.  As the window slides down c planes per
+ * call, the planes the previous call held move up c planes in the buffer
+ * (device copies of at most c planes each, from the top: none reads what an
+ * earlier one wrote) and only the c or so planes new below come from the
+ * host; so a piece uploads its own planes and about h below them.
+ *
+ * A pass that measures the change (the stopping test, the run's reported
+ * change: max |u' - u| of its last sub-step) runs the last sub-step of each
+ * piece's last call as a kernel call of its own, so the two buffers hold its
+ * input and its output, and reduces over the piece's planes of the last
+ * layer (its result): each interior node in one piece's.  The pieces' maxima
+ * are combined in piece order; a maximum is exact, so the change and the
+ * stopping sweep are every plan's. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "exec/exec_internal.h"
+#include "exec/part_io.h"
 #include "plan/skewed.h"
+
+/* Whether the pass of steps [step, step + h) measures the change: at a check
+ * or at the run's end, as the executor's loop decides (exec/execute.c). */
+static int pass_reduces(const exec_t *e, int64_t step, int64_t h)
+{
+    const pyr_plan_t *plan = e->plan;
+    if (plan->scheme->reduction != PYR_REDUCE_MAX_CHANGE || !e->ops->reduce_change) return 0;
+    const int64_t every = plan->check_every;
+    return (every > 0 && (step + h) % every == 0) || step + h == plan->problem.steps;
+}
 
 /* The one ping-pong field of a skewed plan. */
 static int state_field(const exec_t *e)
@@ -100,6 +128,8 @@ typedef struct {
     pyr_box_t interior;
     unsigned char *only; /* only[j]: call j's kernel writes nothing but its result (last_box_only) */
     unsigned char *kin;  /* kin[j]: call j's kernel takes its halo itself, save and fill (kernels.h halo) */
+    void *fixed;         /* the slot's bundle of the one-buffer fields (the inputs) */
+    int64_t in_lo, in_hi, in_base; /* planes of the inputs in it, plane z at buffer plane z - in_base */
 } piece_calls_t;
 
 static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v)
@@ -164,6 +194,103 @@ static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *
             kc->fill_from = hf;
             kc->fill = pyr_skew_kernel_fill(plan, call);
         }
+    }
+    return PYR_OK;
+}
+
+/* A view of input field fi of the slot's one-buffer bundle over the whole planes of `box` (the buffers'
+ * layout), plane z at buffer plane z - base. */
+static pyr_status_t input_view(const piece_calls_t *P, int fi, const pyr_box_t *box, int64_t base, pyr_piece_t *w)
+{
+    exec_t *e = P->e;
+    const pyr_plan_t *plan = e->plan;
+    const int a = pyr_skew_axis(plan);
+    const int64_t first = box->lo[a] - base;
+    pyr_box_t whole = pyr_plan_grid(plan);
+    whole.lo[a] = box->lo[a];
+    whole.hi[a] = box->hi[a];
+    pyr_skew_view_shape(plan, &whole, w);
+    if (first < 0 || first + pyr_box_extent(box, a) > P->planes)
+        return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: input planes [%lld, %lld) outside a buffer of %lld", (long long)first,
+                        (long long)(first + pyr_box_extent(box, a)), (long long)P->planes);
+    w->buf[fi][0] = (char *)P->fixed + e->fixed_off[fi] + first * pyr_skew_plane_elems(plan) * (int64_t)e->elem;
+    return PYR_OK;
+}
+
+/* Upload planes [lo, hi) of `need` of the inputs from the host, at buffer base `base`. */
+static pyr_status_t input_upload(piece_calls_t *P, int q, const pyr_box_t *need, int64_t lo, int64_t hi, int64_t base)
+{
+    exec_t *e = P->e;
+    const int a = pyr_skew_axis(e->plan);
+    if (hi <= lo) return PYR_OK;
+    pyr_box_t b = *need;
+    b.lo[a] = lo;
+    b.hi[a] = hi;
+    for (int fi = 0; fi < e->nf; fi++) {
+        if (e->role[fi] != PYR_FIELD_INPUT) continue;
+        pyr_box_t parts[2];
+        const int n = pyr_plan_field_boxes(e->plan, fi, &b, parts);
+        for (int k = 0; k < n; k++) {
+            pyr_piece_t w;
+            PYR_TRY(input_view(P, fi, &parts[k], base, &w));
+            PYR_TRY(e->ops->upload(e->ctx, q, &w, fi, &e->grid[fi], &parts[k]));
+            e->count.uploaded += (uint64_t)pyr_box_volume(&parts[k]);
+        }
+    }
+    return PYR_OK;
+}
+
+/* Call j's inputs, on queue q before its kernel (the previous call's kernel read them before): over the
+ * planes of its first layer box at the mapping of its input layer (base A - s - G, as the state's), and
+ * pointed to by its view v.  The planes the previous call held move within the buffer, the rest come
+ * from the host. */
+static pyr_status_t input_window(piece_calls_t *P, int q, int j, const pyr_skew_call_t *call, pyr_piece_t *v)
+{
+    exec_t *e = P->e;
+    const pyr_plan_t *plan = e->plan;
+    if (plan->nfixed == 0) return PYR_OK;
+    const int a = pyr_skew_axis(plan);
+    const int64_t base = P->A - P->sj[j] - P->G;
+    const pyr_box_t need = pyr_skew_layer_box(plan, call, 1);
+    const int64_t lo = need.lo[a], hi = need.hi[a];
+    if (!pyr_box_empty(&need)) {
+        const int64_t klo = lo > P->in_lo ? lo : P->in_lo, khi = hi < P->in_hi ? hi : P->in_hi; /* kept */
+        if (klo < khi && P->in_base != base) {
+            /* move [klo, khi) from in_base to base in chunks of at most |d| planes, the far end first */
+            const int64_t d = P->in_base - base, step = d > 0 ? d : -d;
+            for (int64_t done = 0; done < khi - klo; done += step) {
+                const int64_t len = khi - klo - done < step ? khi - klo - done : step;
+                pyr_box_t b = need;
+                b.lo[a] = d > 0 ? khi - done - len : klo + done;
+                b.hi[a] = b.lo[a] + len;
+                for (int fi = 0; fi < e->nf; fi++) {
+                    if (e->role[fi] != PYR_FIELD_INPUT) continue;
+                    pyr_box_t parts[2];
+                    const int n = pyr_plan_field_boxes(plan, fi, &b, parts);
+                    for (int k = 0; k < n; k++) {
+                        pyr_piece_t src, dst;
+                        PYR_TRY(input_view(P, fi, &parts[k], P->in_base, &src));
+                        PYR_TRY(input_view(P, fi, &parts[k], base, &dst));
+                        PYR_TRY(e->ops->copy(e->ctx, q, &dst, fi, 1, &src, 0, &parts[k]));
+                    }
+                }
+            }
+        }
+        if (klo < khi) {
+            PYR_TRY(input_upload(P, q, &need, lo, klo, base));
+            PYR_TRY(input_upload(P, q, &need, khi, hi, base));
+        } else {
+            PYR_TRY(input_upload(P, q, &need, lo, hi, base));
+        }
+        P->in_lo = lo;
+        P->in_hi = hi;
+        P->in_base = base;
+    }
+    for (int fi = 0; fi < e->nf; fi++) {
+        if (e->role[fi] != PYR_FIELD_INPUT) continue;
+        pyr_piece_t w;
+        PYR_TRY(input_view(P, fi, &v->box, base, &w));
+        v->buf[fi][0] = w.buf[fi][0];
     }
     return PYR_OK;
 }
@@ -280,6 +407,34 @@ static pyr_status_t host_order(exec_t *e, int slot, const pyr_box_t *box)
     return PYR_OK;
 }
 
+/* The last sub-step of call j (a piece's last) as a kernel call of its own, the one before in another: the
+ * buffers then hold the layer before the last and the last (c odd: the first part leaves its layer in the
+ * input buffer), and the change of the piece's result goes into *out. */
+static pyr_status_t run_measured(const piece_calls_t *P, int slot, const pyr_skew_call_t *call, pyr_piece_t *v,
+                                 const pyr_kernel_call_t *kc, double *out)
+{
+    exec_t *e = P->e;
+    const int first = kc->nboxes - 1;
+    if (first & 1) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a measured call of %d steps", kc->nboxes);
+    if (first > 0) {
+        pyr_kernel_call_t k1 = *kc;
+        k1.nboxes = first;
+        PYR_TRY(e->plan->kernel->run(e->ctx, slot, &k1));
+    }
+    pyr_kernel_call_t k2 = *kc;
+    k2.boxes = kc->boxes + first;
+    k2.nboxes = 1;
+    k2.step = kc->step + first;
+    PYR_TRY(e->plan->kernel->run(e->ctx, slot, &k2));
+    pyr_box_t b = call->result;
+    if (e->plan->exchange) b = pyr_box_intersect(&b, &e->plan->exchange->reduce_box);
+    *out = 0;
+    if (pyr_box_empty(&b)) return PYR_OK;
+    pyr_piece_t newest = *v;
+    newest.cur = 1; /* the output buffer */
+    return e->ops->reduce_change(e->ctx, slot, &newest, P->f, &b, out);
+}
+
 pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
 {
     pyr_plan_t *plan = e->plan;
@@ -287,6 +442,13 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
     const int f = state_field(e), slots = plan->slots;
     if (f < 0 || plan->spares != 1 || slots < 1 || slots > PYR_EXEC_SKEW_SLOTS)
         return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a plan it cannot run");
+    /* the change: one partial per piece (e->partial holds the pieces of the plan's height, the most) */
+    const int reduce = pass_reduces(e, step, h);
+    const int64_t ntasks = pyr_plan_tasks(plan);
+    if (reduce) drain = 1;
+    if (reduce && pyr_skew_pieces(plan, h) > ntasks)
+        return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %lld pieces, %lld partial changes", (long long)pyr_skew_pieces(plan, h),
+                        (long long)ntasks);
     if (!e->halo) PYR_TRY(alloc_halo(e));
     int steps[PYR_SKEW_MAX_CALLS];
     int64_t sj[PYR_SKEW_MAX_CALLS];
@@ -330,7 +492,8 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
                            .step = step,
                            .grid = grid,
                            .only = only,
-                           .kin = kin};
+                           .kin = kin,
+                           .fixed = e->fixed ? e->fixed[slot] : NULL};
         pyr_piece_t v, hs, hf;
         pyr_kernel_call_t kc;
         const pyr_box_t ub = pyr_skew_upload(plan, t);
@@ -346,6 +509,9 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
             only[j] = (unsigned char)last_box_only(&P, j);
             kin[j] = (unsigned char)halo_in_kernel(&P, j);
         }
+        /* a measured last call is two kernel calls, writing its middle layers into both buffers */
+        if (reduce) only[ncalls - 1] = kin[ncalls - 1] = 0;
+        if (reduce) e->partial[t] = 0;
         PYR_TRY(fill_input(&P, slot, 0));
         for (int j = -1; j < ncalls; j++) {
             if (j >= 0) {
@@ -354,8 +520,10 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
                 PYR_TRY(kernel_call(&P, j, &call, &v, &hs, &hf, &kc, &computes));
                 if (computes) {
                     for (int i = 0; i < kc.nboxes; i++) e->count.computed += (uint64_t)pyr_box_volume(&kc.boxes[i]);
+                    PYR_TRY(input_window(&P, slot, j, &call, &v));
                     PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));
-                    PYR_TRY(plan->kernel->run(e->ctx, slot, &kc));
+                    if (reduce && j == ncalls - 1) PYR_TRY(run_measured(&P, slot, &call, &v, &kc, &e->partial[t]));
+                    else PYR_TRY(plan->kernel->run(e->ctx, slot, &kc));
                 }
                 /* call j + 1 computes once the lane's copies before it (call j's save, its fill) are done */
                 if (lane >= 0) PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_LANE));
@@ -388,5 +556,12 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
     e->skew_issued += np;
     if (drain)
         for (int q = 0; q < slots; q++) PYR_TRY(wait_slot(e, q));
+    if (reduce) {
+        /* the pieces' changes in piece order, into every partial the executor combines (execute.c) */
+        double m = 0;
+        for (int64_t t = 0; t < np && m == m; t++) /* a NaN stays */
+            if (!(e->partial[t] <= m)) m = e->partial[t];
+        for (int64_t t = 0; t < ntasks; t++) e->partial[t] = m;
+    }
     return PYR_OK;
 }

@@ -7,17 +7,29 @@
 #include "backend/kernels.h"
 #include "schemes/scheme.h"
 
+/* The read-only inputs (role INPUT) this problem uses: each read only at
+ * the updated node, so a piece streams the planes of its calls' windows. */
+static int inputs_used(const pyr_plan_t *plan)
+{
+    int n = 0;
+    for (int f = 0; f < plan->scheme->nfields; f++)
+        if (((plan->fields >> f) & 1) && plan->scheme->field[f].role == PYR_FIELD_INPUT) n++;
+    return n;
+}
+
 int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
 {
     const pyr_problem_t *p = &plan->problem;
     const int a = p->dims - 1;
     const char *no = NULL;
     if (p->dims < 2) no = "it applies to 2D and 3D grids";
-    else if (plan->npp != 1 || plan->nfixed != 0) no = "it moves one ping-pong field, and this scheme has input or several fields";
+    else if (plan->npp != 1) no = "it moves one ping-pong field, and this scheme has several";
+    else if (plan->nfixed != inputs_used(plan))
+        no = "it streams read-only inputs beside its one ping-pong field, and this scheme keeps other state in place";
     else if (plan->scheme->nsub != 1) no = "it takes schemes of one sub-step per step";
     else if (plan->reach[a][0] > 1 || plan->reach[a][1] > 1) no = "it leans one node per step, and this scheme reaches further";
-    else if (plan->check_every > 0 || plan->scheme->reduction != PYR_REDUCE_NONE)
-        no = "it does not measure the change of a sweep (the stopping test and the run's reported change)";
+    else if (plan->scheme->reduction != PYR_REDUCE_NONE && plan->scheme->reduction != PYR_REDUCE_MAX_CHANGE)
+        no = "it measures only the largest change of a sweep";
     else if (plan->previous) no = "its pieces carry one layer of the state, and this problem's sub-steps read the layer before too";
     if (no && why) snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s", plan->scheme->name, no);
     return no == NULL;

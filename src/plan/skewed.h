@@ -31,9 +31,18 @@
  * output buffer starts G - c planes in, so its result lands at [G, G + S)
  * for the next call (exec/skewed.c).
  *
- * Only schemes of one ping-pong field, one sub-step per step and a reach of
- * at most one node along the last axis qualify (heat); pyr_skew_eligible
- * says why another does not. */
+ * Read-only inputs (role INPUT: Poisson's f) sit in the slot's one-buffer
+ * bundle (S + 3k planes) at the mapping of each call's input layer, over
+ * the planes of its first layer box; between calls the planes kept move up
+ * in the buffer and the few new below come from the host (exec/skewed.c).
+ * A measured change (max |u' - u| of a pass's last sub-step) is reduced per
+ * piece over its result and combined in piece order: a maximum is exact, so
+ * the stopping sweep and the change are every plan's.
+ *
+ * Schemes of one ping-pong field, read-only inputs, one sub-step per step,
+ * a reach of at most one node along the last axis and no layer read a
+ * step back qualify (heat, Poisson's Jacobi sweeps); pyr_skew_eligible says
+ * why another does not. */
 #ifndef PYR_PLAN_SKEWED_H
 #define PYR_PLAN_SKEWED_H
 

@@ -1,0 +1,184 @@
+/* Property test of skewed pieces for the Poisson scheme: its input field f
+ * streamed beside the state and its change measured per piece.  Random 2D
+ * and 3D problems (float and double, f zero, a sine or random values, damped
+ * or not, some Neumann faces, fixed sweep counts and tolerance stops at
+ * random check intervals, awkward sizes) under decomposition = skewed at
+ * every height, budgets from the smallest that plans up to a few grids (so
+ * one plane per piece, several pieces and several passes), 1 to 3 slots and
+ * the kernel variants, give the CPU naive method's field bit for bit, the
+ * same sweep count and the same final change.  Also: a 1D problem and
+ * Chebyshev's sweeps are refused with the reason, and a skewed plan with its
+ * input streamed reads f planes the host gave (not a copy made at planning).
+ *
+ *   test_skewed_poisson [cases] [seed] [backend]     (defaults: 200 1 cpu) */
+#include <stdio.h>
+#include <string.h>
+
+#include "plan/skewed.h"
+#include "poisson_util.h"
+#include "schemes/poisson.h"
+#include "schemes/scheme.h"
+
+static int stopped_early, several_pieces, several_passes, with_f; /* what the cases exercised */
+
+static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
+{
+    rng_t r = {seed * 15485863u + (uint64_t)c * 32452843u};
+    const int dims = (int)rng_range(&r, 2, 3);
+    int64_t n[3] = {1, 1, 1};
+    double len[3] = {1, 1, 1};
+    for (int a = 0; a < dims; a++) {
+        n[a] = rng_range(&r, 3, dims == 2 ? 60 : 19);
+        len[a] = 0.5 + (double)rng_range(&r, 0, 100) / 100.0;
+    }
+    const pyr_precision_t prec = rng_range(&r, 0, 1) ? PYR_DOUBLE : PYR_FLOAT;
+    const int rhs_kind = (int)rng_range(&r, 0, 2); /* 0 zero, 1 sine, 2 random values given */
+    pyr_problem_t p;
+    make_poisson(&p, dims, n, len, prec, rng_range(&r, 1, 60), 0, rng_range(&r, 1, 25), rhs_kind == 0 ? PYR_RHS_ZERO : PYR_RHS_SINE,
+                 rng_range(&r, 0, 1) ? PYR_INIT_RANDOM : PYR_INIT_ZERO, rng_next(&r));
+    if (rng_range(&r, 0, 3) == 0) p.poisson.omega = 0.2 + (pyr_poisson_omega_limit(&p) - 0.2) * (double)rng_range(&r, 0, 160) / 161.0;
+    /* some Neumann faces (never all: a pure Neumann problem needs balanced data), the skewed axis's included */
+    int neumann = 0;
+    if (rng_range(&r, 0, 3) == 0)
+        for (int k = 0; k < 2 * dims - 1; k++)
+            if (rng_range(&r, 0, 1)) {
+                const int face = k == 0 ? 2 * dims - 1 - (int)rng_range(&r, 0, 1) : k - 1; /* often one of the last axis */
+                if (p.poisson.face[face] == PYR_FACE_NEUMANN) continue;
+                p.poisson.face[face] = PYR_FACE_NEUMANN;
+                p.poisson.flux[face] = rng_range(&r, 0, 1) ? (double)(rng_range(&r, 0, 400) - 200) / 100.0 : 0.0;
+                neumann++;
+            }
+    if (neumann && pyr_poisson_pure_neumann(&p)) p.poisson.face[0] = PYR_FACE_DIRICHLET;
+    pyr_field_t *f = NULL;
+    if (rhs_kind == 2) {
+        if (pyr_field_create(&p, &f) != PYR_OK) return 1;
+        for (int64_t i = 0; i < pyr_field_count(f); i++) {
+            double v = (double)(rng_next(&r) % 2001) / 100.0 - 10.0;
+            if (prec == PYR_DOUBLE) ((double *)f->data)[i] = v;
+            else ((float *)f->data)[i] = (float)v;
+        }
+    }
+    /* a tolerance that stops the run at some check (a fraction of the change a few sweeps in) */
+    if (rng_range(&r, 0, 2) == 0) {
+        pyr_problem_t q = p;
+        q.steps = rng_range(&r, 1, p.steps);
+        pyr_run_info_t qr;
+        pyr_field_t *qu = poisson_reference(&q, f, &qr, NULL);
+        pyr_field_destroy(&qu);
+        if (qr.change > 0) p.poisson.tolerance = qr.change * (0.5 + (double)rng_range(&r, 0, 100) / 100.0);
+    }
+
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = backend;
+    o.method = PYR_METHOD_PYRAMID;
+    o.decomposition = PYR_DECOMP_SKEWED;
+    o.height = rng_range(&r, 0, 4) == 0 ? 0 : rng_range(&r, 1, p.steps);
+    o.slots = (int)rng_range(&r, 1, 3);
+    o.threads = (int)rng_range(&r, 1, 2);
+    if (backend == PYR_BACKEND_CPU) {
+        static const char *const v[] = {"", "auto", "sweep", "wave", "wave:3,1,2"};
+        snprintf(o.kernel, sizeof o.kernel, "%s", v[rng_range(&r, 0, 4)]);
+    } else {
+        static const char *const v[] = {"", "plain", "fused:1", "fused:3", "fused:5"};
+        snprintf(o.kernel, sizeof o.kernel, "%s", v[rng_range(&r, 0, 4)]);
+    }
+    const uint64_t grid = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec);
+    const uint64_t lo = smallest_budget(&p, o, 16 * grid + (4u << 20));
+    /* mostly small budgets: one plane per piece up to a few */
+    o.memory = lo + (rng_range(&r, 0, 2) ? (uint64_t)rng_range(&r, 0, (int64_t)(grid / 4)) : (uint64_t)rng_range(&r, 0, (int64_t)(3 * grid)));
+    if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
+    char label[400];
+    snprintf(label, sizeof label,
+             "case %d seed %llu: %dD %lldx%lldx%lld %s f=%s omega=%g neumann=%d iterations=%lld tolerance=%g check_every=%lld | "
+             "skewed height=%lld slots=%d memory=%llu kernel=%s",
+             c, (unsigned long long)seed, dims, (long long)n[0], (long long)n[1], (long long)n[2], pyr_precision_name(prec),
+             rhs_kind == 0 ? "0" : rhs_kind == 1 ? "sine" : "random", p.poisson.omega, neumann, (long long)p.steps, p.poisson.tolerance,
+             (long long)p.poisson.check_every, (long long)o.height, o.slots, (unsigned long long)o.memory, o.kernel);
+
+    pyr_plan_t *plan = NULL;
+    pyr_status_t st = pyr_plan_create(&p, &o, &plan);
+    CHECK(st == PYR_OK, "%s: no plan: %s", label, pyr_last_error());
+    if (st != PYR_OK) {
+        pyr_field_destroy(&f);
+        return 1;
+    }
+    CHECK(plan->decomp == PYR_DECOMP_SKEWED && !plan->resident, "%s: not a skewed plan", label);
+    const int64_t pieces = pyr_skew_pieces(plan, plan->height), height = plan->height;
+    pyr_plan_destroy(&plan);
+
+    pyr_run_info_t ra, rb;
+    pyr_status_t sa, sb;
+    pyr_field_t *a = solve_poisson(&p, &o, f, &ra, &sa);
+    pyr_field_t *b = poisson_reference(&p, f, &rb, &sb);
+    int bad = 0;
+    CHECK(a && b, "%s: run failed: %s", label, pyr_last_error());
+    if (a && b) {
+        int64_t i = first_difference(a, b);
+        CHECK(i < 0, "%s: differs from the naive method at node %lld (%.17g, naive %.17g)", label, (long long)i, i >= 0 ? field_get(a, i) : 0,
+              i >= 0 ? field_get(b, i) : 0);
+        CHECK(ra.steps == rb.steps, "%s: %lld sweeps, the naive method %lld", label, (long long)ra.steps, (long long)rb.steps);
+        CHECK(ra.change == rb.change && ra.converged == rb.converged && ra.checked == rb.checked,
+              "%s: change %.17g (converged %d), the naive method %.17g (%d)", label, ra.change, ra.converged, rb.change, rb.converged);
+        bad = i >= 0 || ra.steps != rb.steps || ra.change != rb.change || ra.converged != rb.converged;
+        stopped_early += rb.converged && rb.steps < p.steps;
+        several_pieces += pieces > 2;
+        several_passes += ra.steps > height;
+        with_f += rhs_kind != 0;
+    } else {
+        bad = 1;
+    }
+    pyr_field_destroy(&a);
+    pyr_field_destroy(&b);
+    pyr_field_destroy(&f);
+    return bad;
+}
+
+/* Refusals that stay: a 1D grid and Chebyshev's sweeps (they read u two sweeps back). */
+static void refusals(void)
+{
+    int64_t n[3] = {40, 30, 1};
+    pyr_problem_t p;
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.method = PYR_METHOD_PYRAMID;
+    o.decomposition = PYR_DECOMP_SKEWED;
+    o.memory = 1u << 20;
+    pyr_plan_t *plan = NULL;
+    make_poisson(&p, 1, n, NULL, PYR_DOUBLE, 10, 0, 5, PYR_RHS_SINE, PYR_INIT_ZERO, 1);
+    CHECK(pyr_plan_create(&p, &o, &plan) == PYR_ERR_CONFIG && strstr(pyr_last_error(), "1D grid"), "1D skewed Poisson: %s",
+          pyr_last_error());
+    pyr_plan_destroy(&plan);
+    make_poisson(&p, 2, n, NULL, PYR_DOUBLE, 10, 0, 5, PYR_RHS_SINE, PYR_INIT_ZERO, 1);
+    p.poisson.iteration = PYR_ITER_CHEBYSHEV;
+    CHECK(pyr_plan_create(&p, &o, &plan) == PYR_ERR_CONFIG && strstr(pyr_last_error(), "layer before"), "Chebyshev skewed: %s",
+          pyr_last_error());
+    pyr_plan_destroy(&plan);
+    /* Jacobi plans, f and its change included */
+    p.poisson.iteration = PYR_ITER_JACOBI;
+    CHECK(pyr_plan_create(&p, &o, &plan) == PYR_OK, "Jacobi skewed: %s", pyr_last_error());
+    pyr_plan_destroy(&plan);
+}
+
+int main(int argc, char **argv)
+{
+    int cases = argc > 1 ? atoi(argv[1]) : 200;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    pyr_backend_kind_t backend = argc > 3 && !strcmp(argv[3], "cuda") ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
+    if (backend == PYR_BACKEND_CUDA && pyr_gpu_count() == 0) {
+        printf("no usable GPU: skipped\n");
+        return 77;
+    }
+    refusals();
+    int failed = 0;
+    for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
+    printf("%d of %d random skewed Poisson plans on the %s backend bit-identical to the naive method (seed %llu); %d stopped at a "
+           "check before their last sweep, %d had more than two pieces a pass, %d several passes, %d an f\n",
+           cases - failed, cases, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long)seed, stopped_early, several_pieces,
+           several_passes, with_f);
+    CHECK(failed > 0 || cases < 20 ||
+              (stopped_early >= cases / 10 && several_pieces >= cases / 2 && several_passes >= cases / 3 && with_f >= cases / 2),
+          "too few cases exercised stops (%d), several pieces (%d), several passes (%d) or an f (%d) to mean much", stopped_early,
+          several_pieces, several_passes, with_f);
+    return check_report();
+}
