@@ -11,6 +11,7 @@
 #include "outputs/h5_monitors.h"
 #include "outputs/xdmf.h"
 #include "schemes/maxwell.h"
+#include "schemes/poisson.h"
 
 struct pyr_h5_writer {
     pyr_h5_file_t *file;
@@ -140,7 +141,9 @@ static pyr_status_t root_attributes(pyr_h5_writer_t *w, const char *plan_json, c
     at[n++] = pyr_h5_attr_f64v("h", 3, h);
     at[n++] = pyr_h5_attr_str("precision", pyr_precision_name(p->precision));
     at[n++] = pyr_h5_attr_i64("steps", w->d.end_step);
-    char faces[64] = "";
+    char faces[64] = "", poisson_faces[512];
+    int64_t neumann[6];
+    double flux[6];
     if (p->equation == PYR_EQ_HEAT) {
         at[n++] = pyr_h5_attr_f64("alpha", p->heat.alpha);
         at[n++] = pyr_h5_attr_f64("dt", p->heat.dt);
@@ -151,6 +154,19 @@ static pyr_status_t root_attributes(pyr_h5_writer_t *w, const char *plan_json, c
         at[n++] = pyr_h5_attr_f64("omega", p->poisson.omega);
         at[n++] = pyr_h5_attr_str("rhs", rhs_name(p->poisson.rhs));
         if (p->poisson.rhs == PYR_RHS_FILE) at[n++] = pyr_h5_attr_str("rhs_file", p->poisson.rhs_file);
+        /* the faces: their kinds (problem-file syntax), and per axis (low face, high face) 1 where Neumann and the outward flux du/dn */
+        static const char *const neumann_name[3] = {"neumann_x", "neumann_y", "neumann_z"}, *const flux_name[3] = {"flux_x", "flux_y", "flux_z"};
+        pyr_poisson_faces_text(p, poisson_faces, sizeof poisson_faces);
+        at[n++] = pyr_h5_attr_str("boundary", !pyr_poisson_has_neumann(p) ? "dirichlet" : pyr_poisson_pure_neumann(p) ? "neumann" : "mixed");
+        at[n++] = pyr_h5_attr_str("faces", poisson_faces);
+        for (int a = 0; a < p->dims; a++) {
+            for (int side = 0; side < 2; side++) {
+                neumann[2 * a + side] = p->poisson.face[2 * a + side] == PYR_FACE_NEUMANN;
+                flux[2 * a + side] = neumann[2 * a + side] ? p->poisson.flux[2 * a + side] : 0;
+            }
+            at[n++] = pyr_h5_attr_i64v(neumann_name[a], 2, neumann + 2 * a);
+            at[n++] = pyr_h5_attr_f64v(flux_name[a], 2, flux + 2 * a);
+        }
     } else if (p->equation == PYR_EQ_MAXWELL) {
         const pyr_maxwell_params_t *m = &p->maxwell;
         double dt = 0;

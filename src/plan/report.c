@@ -6,6 +6,7 @@
 #include "plan/longvector.h"
 #include "plan/plan.h"
 #include "plan/skewed.h"
+#include "schemes/poisson.h"
 
 static const char *piece_noun(const pyr_plan_t *p)
 {
@@ -146,6 +147,11 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
     if (poisson && plan->check_every > 0)
         fprintf(out, ", stop once a sweep changes u by less than %g (checked every %lld sweeps)", pr->poisson.tolerance,
                 (long long)plan->check_every);
+    if (poisson && pyr_poisson_has_neumann(pr)) {
+        char faces[512];
+        pyr_poisson_faces_text(pr, faces, sizeof faces);
+        fprintf(out, "; faces %s", faces);
+    }
     fprintf(out, "\n");
     fprintf(out, "fields       ");
     for (int f = 0, k = 0; f < plan->scheme->nfields; f++) {

@@ -244,6 +244,20 @@ static pyr_status_t check_compatible(const pyr_problem_t *p, const pyr_field_t *
     return PYR_OK;
 }
 
+void pyr_poisson_faces_text(const pyr_problem_t *p, char *out, size_t size)
+{
+    size_t at = 0;
+    if (size) out[0] = 0;
+    for (int k = 0; k < 2 * p->dims && at < size; k++) {
+        const int neumann = p->poisson.face[k] == PYR_FACE_NEUMANN;
+        char flux[40] = "";
+        if (neumann && p->poisson.flux[k] != 0) snprintf(flux, sizeof flux, " %.17g", p->poisson.flux[k]);
+        const int w = snprintf(out + at, size - at, "%s%s = %s%s", k ? ", " : "", face_names[k], neumann ? "neumann" : "dirichlet", flux);
+        if (w < 0) break;
+        at += (size_t)w;
+    }
+}
+
 int pyr_poisson_face_index(const char *key)
 {
     for (int k = 0; k < 6; k++)

@@ -52,6 +52,9 @@ static inline const double *pyr_poisson_weights(const pyr_coef_t *c, int64_t *n)
 /* Whether some face / every face of the problem's grid is Neumann. */
 int pyr_poisson_has_neumann(const pyr_problem_t *p);
 int pyr_poisson_pure_neumann(const pyr_problem_t *p);
+/* The grid's faces as the [boundary] section writes them, one per face of
+ * the problem's axes: "x- = neumann, x+ = neumann 0.5, y- = dirichlet, ...". */
+void pyr_poisson_faces_text(const pyr_problem_t *p, char *out, size_t size);
 /* The damping of a pure Neumann problem's Chebyshev sweeps: 2 / (3 - rho'),
  * rho' the plain Jacobi radius without the eigenvalues 1 and -1. */
 double pyr_poisson_neumann_gamma(const pyr_problem_t *p);

@@ -100,3 +100,27 @@ def test_pure_neumann_caller_f_checked():
     f -= np.sum(np.outer(w, w) * f) / np.sum(np.outer(w, w))
     u, info = pyrgrid.poisson(np.zeros((n, n)), f, iterations=50, iteration="chebyshev", boundary=faces, **CPU)
     assert info.sweeps == 50 and np.all(np.isfinite(u))
+
+
+def test_faces_recorded(cli, tmp_path, examples):
+    # the HDF5 result's attributes and the plan's problem line say which faces are Neumann and their fluxes
+    h5py = pytest.importorskip("h5py")
+    out = tmp_path / "r.h5"
+    cli("run", examples / "poisson_neumann.ini", "--set", f"output.field={out}", "--set", "scheme.iterations=20", "-q", expect=3)
+    with h5py.File(out, "r") as f:
+        a = f.attrs
+        assert a["boundary"] == "mixed"
+        assert a["faces"] == "x- = neumann, x+ = neumann 0.5, y- = dirichlet, y+ = dirichlet"
+        assert list(a["neumann_x"]) == [1, 1] and list(a["neumann_y"]) == [0, 0]
+        assert list(a["flux_x"]) == [0.0, 0.5] and list(a["flux_y"]) == [0.0, 0.0]
+        assert "neumann_z" not in a
+    d = tmp_path / "d.h5"
+    cli("run", examples / "poisson_neumann.ini", "--set", f"output.field={d}", "--set", "scheme.iterations=20", "--set",
+        "boundary.x-=dirichlet", "--set", "boundary.x+=dirichlet", "-q", expect=3)
+    with h5py.File(d, "r") as f:
+        assert f.attrs["boundary"] == "dirichlet" and list(f.attrs["flux_x"]) == [0.0, 0.0]
+    r = cli("plan", examples / "poisson_neumann.ini")
+    line = next(s for s in r.stdout.splitlines() if s.startswith("problem"))
+    assert line.endswith("; faces x- = neumann, x+ = neumann 0.5, y- = dirichlet, y+ = dirichlet"), line
+    r = cli("plan", examples / "poisson_neumann.ini", "--set", "boundary.x-=dirichlet", "--set", "boundary.x+=dirichlet")
+    assert "faces" not in next(s for s in r.stdout.splitlines() if s.startswith("problem"))
