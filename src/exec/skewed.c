@@ -34,7 +34,8 @@
  * call, the planes the previous call held move up c planes in the buffer
  * (device copies of at most c planes each, from the top: none reads what an
  * earlier one wrote) and only the c or so planes new below come from the
- * host; so a piece uploads its own planes and about h below them.
+ * host; so a piece uploads its own planes (beside its state's, before it
+ * waits for the previous piece) and about h below them, call by call.
  *
  * A pass that measures the change (the stopping test, the run's reported
  * change: max |u' - u| of its last sub-step) runs the last sub-step of each
@@ -295,6 +296,26 @@ static pyr_status_t input_window(piece_calls_t *P, int q, int j, const pyr_skew_
     return PYR_OK;
 }
 
+/* The inputs over the piece's own planes (ub, at the first call's mapping, as the state's), beside its
+ * upload before it waits for the previous piece: its calls then move these and upload only the planes
+ * below (the slot's bundle was its piece before's, whose calls are done). */
+static pyr_status_t input_own(piece_calls_t *P, int q, const pyr_box_t *ub)
+{
+    const pyr_plan_t *plan = P->e->plan;
+    if (plan->nfixed == 0) return PYR_OK;
+    const int a = pyr_skew_axis(plan);
+    pyr_box_t own = pyr_plan_interior(plan);
+    own.lo[a] = ub->lo[a];
+    own.hi[a] = ub->hi[a];
+    own = pyr_box_intersect(&own, ub);
+    if (pyr_box_empty(&own)) return PYR_OK;
+    PYR_TRY(input_upload(P, q, &own, own.lo[a], own.hi[a], P->A - P->G));
+    P->in_lo = own.lo[a];
+    P->in_hi = own.hi[a];
+    P->in_base = P->A - P->G;
+    return PYR_OK;
+}
+
 /* Whether call j's kernel takes its halo itself (kernels.h halo): its save
  * (where there is a next piece) and its fill. */
 static int halo_in_kernel(const piece_calls_t *P, int j)
@@ -502,6 +523,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
             PYR_TRY(view(e, &v, &ub, P.b[0], P.A - G, NULL, 0, planes));
             PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->grid[f], &ub));
             e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
+            PYR_TRY(input_own(&P, slot, &ub));
         }
         /* the spare and the halo stores were piece T - 1's (this pass's or the last one's) until its calls ended */
         if (T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_COMPUTE));
