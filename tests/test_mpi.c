@@ -36,6 +36,23 @@ static void make_poisson_case(rng_t *r, pyr_problem_t *p, int dims, const int64_
 {
     make_poisson(p, dims, n, NULL, prec, rng_range(r, 1, 40), 0, rng_range(r, 1, 10), rng_range(r, 0, 1) ? PYR_RHS_SINE : PYR_RHS_ZERO,
                  rng_range(r, 0, 1) ? PYR_INIT_RANDOM : PYR_INIT_ZERO, rng_next(r));
+    /* Neumann faces in half the cases (zero or a given flux), never all of them (pure Neumann: other data) */
+    if (rng_range(r, 0, 1)) {
+        int dirichlet = 0;
+        for (int k = 0; k < 2 * dims; k++) {
+            if (rng_range(r, 0, 1)) {
+                p->poisson.face[k] = PYR_FACE_NEUMANN;
+                p->poisson.flux[k] = rng_range(r, 0, 1) ? (double)(rng_range(r, 0, 400) - 200) / 100.0 : 0.0;
+            } else {
+                dirichlet++;
+            }
+        }
+        if (!dirichlet) {
+            const int k = (int)rng_range(r, 0, 2 * dims - 1);
+            p->poisson.face[k] = PYR_FACE_DIRICHLET;
+            p->poisson.flux[k] = 0; /* a dirichlet face takes none */
+        }
+    }
     if (rng_range(r, 0, 1)) {
         /* a tolerance that stops the run at a check (computed alike on every rank) */
         pyr_problem_t q = *p;
@@ -78,12 +95,13 @@ static pyr_field_t *reference(const pyr_problem_t *p, pyr_run_info_t *run)
     return u;
 }
 
-/* Own range of part k of c along an axis of n nodes (updated nodes [f, n-f): heat and Poisson f = 1, Maxwell 0), as the library cuts it. */
-static void cut(int64_t n, int64_t f, int64_t c, int64_t k, int64_t *lo, int64_t *hi)
+/* Own range of part k of c along an axis of n nodes (updated nodes [f0, n-f1): heat and Poisson 1, 1, but 0 on a
+ * Poisson problem's Neumann face; Maxwell 0, 0), as the library cuts it. */
+static void cut(int64_t n, int64_t f0, int64_t f1, int64_t c, int64_t k, int64_t *lo, int64_t *hi)
 {
-    const int64_t interior = n - 2 * f;
-    *lo = k == 0 ? 0 : f + k * interior / c;
-    *hi = k == c - 1 ? n : f + (k + 1) * interior / c;
+    const int64_t interior = n - f0 - f1;
+    *lo = k == 0 ? 0 : f0 + k * interior / c;
+    *hi = k == c - 1 ? n : f0 + (k + 1) * interior / c;
 }
 
 /* Values every exchange moves over all parts: for each ordered pair, the
@@ -91,7 +109,6 @@ static void cut(int64_t n, int64_t f, int64_t c, int64_t k, int64_t *lo, int64_t
  * within the interior. */
 static uint64_t halo_formula(const pyr_problem_t *p, const int count[3], int64_t H)
 {
-    const int64_t f = p->equation == PYR_EQ_MAXWELL ? 0 : 1;
     /* every exchanged field: the updated ones and the library's auxiliaries */
     const pyr_scheme_t *s = pyr_scheme_of(p->equation);
     const unsigned used = s->fields_used(p);
@@ -108,13 +125,15 @@ static uint64_t halo_formula(const pyr_problem_t *p, const int count[3], int64_t
             for (int a = 0; a < 3 && v; a++) {
                 if (a >= p->dims) continue;
                 int64_t tl, th, fl, fh;
-                cut(p->n[a], f, count[a], it[a], &tl, &th);
-                cut(p->n[a], f, count[a], ifr[a], &fl, &fh);
+                const int64_t f0 = p->equation == PYR_EQ_MAXWELL ? 0 : pyr_scheme_fixed(s, p, a, 0);
+                const int64_t f1 = p->equation == PYR_EQ_MAXWELL ? 0 : pyr_scheme_fixed(s, p, a, 1);
+                cut(p->n[a], f0, f1, count[a], it[a], &tl, &th);
+                cut(p->n[a], f0, f1, count[a], ifr[a], &fl, &fh);
                 if (tl > 0) tl = tl - H > 0 ? tl - H : 0;
                 if (th < p->n[a]) th = th + H < p->n[a] ? th + H : p->n[a];
                 int64_t lo = tl > fl ? tl : fl, hi = th < fh ? th : fh;
-                if (lo < f) lo = f;
-                if (hi > p->n[a] - f) hi = p->n[a] - f;
+                if (lo < f0) lo = f0;
+                if (hi > p->n[a] - f1) hi = p->n[a] - f1;
                 v *= hi > lo ? (uint64_t)(hi - lo) : 0;
             }
             total += v;
@@ -122,7 +141,7 @@ static uint64_t halo_formula(const pyr_problem_t *p, const int count[3], int64_t
     return total * nstate;
 }
 
-static int stopped_early, streamed, two_devices, maxwell_probes;
+static int stopped_early, streamed, two_devices, maxwell_probes, neumann;
 
 /* A Maxwell problem over the ranks: every component of this rank's box and
  * every probe's series (on every rank) against one device, bit for bit. */
@@ -212,10 +231,11 @@ static int run_case(uint64_t seed, int c)
         o.memory = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) / (uint64_t)rng_range(&r, 3, 6) + (dims == 3 ? 32768 : 8192);
         o.slots = (int)rng_range(&r, 1, 3);
     }
-    char label[300];
-    snprintf(label, sizeof label, "np %d case %d seed %llu: %s %dD %lldx%lldx%lld %s steps=%lld tol=%g | devices=%s partition=%s exchange=%lld method=%s memory=%llu",
+    char faces[16] = "", label[320];
+    for (int k = 0; k < 2 * dims && p.equation == PYR_EQ_POISSON; k++) faces[k] = p.poisson.face[k] == PYR_FACE_NEUMANN ? 'N' : 'D';
+    snprintf(label, sizeof label, "np %d case %d seed %llu: %s %dD %lldx%lldx%lld %s steps=%lld tol=%g faces=%s | devices=%s partition=%s exchange=%lld method=%s memory=%llu",
              ranks, c, (unsigned long long)seed, pyr_equation_name(p.equation), dims, (long long)n[0], (long long)n[1], (long long)n[2],
-             pyr_precision_name(prec), (long long)p.steps, p.poisson.tolerance, devs == 2 ? "0,0" : "-", o.partition[0] ? o.partition : "auto",
+             pyr_precision_name(prec), (long long)p.steps, p.poisson.tolerance, faces[0] ? faces : "-", devs == 2 ? "0,0" : "-", o.partition[0] ? o.partition : "auto",
              (long long)o.exchange, pyr_method_name(o.method), (unsigned long long)o.memory);
     if (p.equation == PYR_EQ_MAXWELL) return maxwell_case(&p, &o, label, devs);
     pyr_field_t *part = NULL;
@@ -260,6 +280,7 @@ static int run_case(uint64_t seed, int c)
               (unsigned long long)per, (long long)info.run.exchanges);
         CHECK(info.run.parts == ranks * devs && info.ranks == ranks, "%s: %d parts over %d ranks", label, info.run.parts, info.ranks);
         stopped_early += rr.converged && rr.steps < p.steps;
+        neumann += strchr(faces, 'N') != NULL;
         two_devices += devs == 2;
         streamed += o.method == PYR_METHOD_PYRAMID || o.method == PYR_METHOD_TRIVIAL;
     }
@@ -370,8 +391,9 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         printf("%d of %d random problems over %d rank%s bit-identical to one device (seed %llu); %d stopped at a check, %d streamed pieces, "
-               "%d had two devices per rank, %d were Maxwell with probes\n",
-               cases - failed, cases, ranks, ranks == 1 ? "" : "s", (unsigned long long)seed, stopped_early, streamed, two_devices, maxwell_probes);
+               "%d had two devices per rank, %d were Maxwell with probes, %d Poisson with Neumann faces\n",
+               cases - failed, cases, ranks, ranks == 1 ? "" : "s", (unsigned long long)seed, stopped_early, streamed, two_devices, maxwell_probes,
+               neumann);
     int mine = check_report(), worst = 0;
     MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
