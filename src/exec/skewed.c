@@ -29,8 +29,8 @@
  *
  * Read-only inputs (role INPUT, read only at the updated node: Poisson's f)
  * live in the slot's one-buffer bundle (S + 3k planes), at the mapping of the
- * call's input layer: the planes of a call's first layer box, which holds
- * every node its sub-steps update.  As the window slides down c planes per
+ * call's input layer: the whole planes of a call's first layer box, which
+ * holds every node its sub-steps update.  As the window slides down c planes per
  * call, the planes the previous call held move up c planes in the buffer
  * (device copies of at most c planes each, from the top: none reads what an
  * earlier one wrote) and only the c or so planes new below come from the
@@ -252,9 +252,13 @@ static pyr_status_t input_window(piece_calls_t *P, int q, int j, const pyr_skew_
     if (plan->nfixed == 0) return PYR_OK;
     const int a = pyr_skew_axis(plan);
     const int64_t base = P->A - P->sj[j] - P->G;
-    const pyr_box_t need = pyr_skew_layer_box(plan, call, 1);
+    /* whole planes (one contiguous run each way) over the planes of the first layer box */
+    const pyr_box_t first = pyr_skew_layer_box(plan, call, 1);
+    pyr_box_t need = pyr_plan_grid(plan);
+    need.lo[a] = first.lo[a];
+    need.hi[a] = first.hi[a];
     const int64_t lo = need.lo[a], hi = need.hi[a];
-    if (!pyr_box_empty(&need)) {
+    if (!pyr_box_empty(&first)) {
         const int64_t klo = lo > P->in_lo ? lo : P->in_lo, khi = hi < P->in_hi ? hi : P->in_hi; /* kept */
         if (klo < khi && P->in_base != base) {
             /* move [klo, khi) from in_base to base in chunks of at most |d| planes, the far end first */
@@ -304,14 +308,10 @@ static pyr_status_t input_own(piece_calls_t *P, int q, const pyr_box_t *ub)
     const pyr_plan_t *plan = P->e->plan;
     if (plan->nfixed == 0) return PYR_OK;
     const int a = pyr_skew_axis(plan);
-    pyr_box_t own = pyr_plan_interior(plan);
-    own.lo[a] = ub->lo[a];
-    own.hi[a] = ub->hi[a];
-    own = pyr_box_intersect(&own, ub);
-    if (pyr_box_empty(&own)) return PYR_OK;
-    PYR_TRY(input_upload(P, q, &own, own.lo[a], own.hi[a], P->A - P->G));
-    P->in_lo = own.lo[a];
-    P->in_hi = own.hi[a];
+    if (pyr_box_empty(ub)) return PYR_OK;
+    PYR_TRY(input_upload(P, q, ub, ub->lo[a], ub->hi[a], P->A - P->G));
+    P->in_lo = ub->lo[a];
+    P->in_hi = ub->hi[a];
     P->in_base = P->A - P->G;
     return PYR_OK;
 }
