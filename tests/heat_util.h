@@ -82,10 +82,21 @@ static inline pyr_field_t *naive_reference(const pyr_problem_t *p, pyr_status_t 
 }
 
 /* Index of the first differing node, or -1 when bitwise equal. */
-/* The smallest memory budget (bytes, below `hi`) for which problem p plans
- * with options o (bisection; a failed try leaves its error set). */
+/* The smallest memory budget (bytes) for which problem p plans with options
+ * o (bisection; a failed try leaves its error set).  `hi` is a first guess:
+ * while it is refused for the budget it is doubled (up to 2^40 bytes), so
+ * the bisection starts from a budget that plans; a bound below every plan's
+ * need would otherwise come back unchecked, as if it planned. */
 static inline uint64_t smallest_budget(const pyr_problem_t *p, pyr_options_t o, uint64_t hi)
 {
+    for (;;) {
+        o.memory = hi;
+        pyr_plan_t *pl = NULL;
+        const pyr_status_t st = pyr_plan_create(p, &o, &pl);
+        pyr_plan_destroy(&pl);
+        if (st != PYR_ERR_BUDGET || hi >= (1ull << 40)) break;
+        hi *= 2;
+    }
     uint64_t lo = 1;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;

@@ -55,13 +55,12 @@ static pyr_status_t pyramid_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_
         snprintf(c->why, sizeof c->why, "%s, height %lld: measured earlier on this machine (wisdom)", pyr_decomp_name(decomp),
                  (long long)h);
     } else if (h == 0 || ctx->ncand > 1 || weigh_slots) {
-        pyr_status_t st = PYR_OK;
         pyr_clear_error();
         plan->try_slots = pyr_plan_requested_slots(plan);
         double best = INFINITY;
         int64_t best_h = 0;
         int best_slots = plan->try_slots;
-        char first_error[1024] = "";
+        pyr_refusal_t refusal = {PYR_OK, 0, ""};
         /* slots = auto: the backend's most, or two (larger pieces, less
          * overlap) when the model predicts that faster */
         int slot_cands[2] = {plan->try_slots, 2}, nslot = weigh_slots ? 2 : 1;
@@ -77,9 +76,8 @@ static pyr_status_t pyramid_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_
                 if (h == 0) si = pyr_plan_search_height(plan, d, budget, &hh, &s, &ctx->seen);
                 else si = pyr_plan_predict_with(plan, PYR_METHOD_PYRAMID, d, h, budget, &s);
                 if (si != PYR_OK) {
-                    /* keep the message of the smallest pieces tried (two slots when auto) */
-                    if (!first_error[0] || (i == 0 && si_ == nslot - 1)) snprintf(first_error, sizeof first_error, "%s", pyr_last_error());
-                    if (i == 0) st = si;
+                    /* of the candidates it could take, the one that needs the least memory (planner.h) */
+                    if (pickable) pyr_refusal_note(&refusal, plan, si);
                     continue;
                 }
                 if (h != 0) PYR_TRY(pyr_plan_note_candidate(&ctx->seen, d, hh, plan->try_slots, s));
@@ -92,7 +90,7 @@ static pyr_status_t pyramid_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_
             }
         }
         plan->try_slots = best_slots;
-        if (best_h == 0) return pyr_fail(st != PYR_OK ? st : PYR_ERR_BUDGET, "%s", first_error);
+        if (best_h == 0) return pyr_refusal_raise(&refusal, plan);
         pyr_clear_error();
         h = best_h;
         c->modelled = 1;

@@ -12,14 +12,21 @@ static pyr_status_t trivial_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_
         return pyr_fail(PYR_ERR_CONFIG, "method = trivial streams every step (height 1); height = %lld asks for the pyramid method",
                         (long long)plan->options.height);
     double best = INFINITY;
+    int built = 0;
+    pyr_refusal_t refusal = {PYR_OK, 0, ""};
     c->decomp = ctx->cands[0];
     for (int i = 0; i < ctx->ncand; i++) {
         double s;
-        if (pyr_plan_predict_with(plan, PYR_METHOD_TRIVIAL, ctx->cands[i], 1, ctx->budget, &s) == PYR_OK && s < best) {
+        const pyr_status_t st = pyr_plan_predict_with(plan, PYR_METHOD_TRIVIAL, ctx->cands[i], 1, ctx->budget, &s);
+        pyr_refusal_note(&refusal, plan, st); /* none fits: the one that needs the least memory (planner.h) */
+        if (st != PYR_OK) continue;
+        built = 1;
+        if (s < best) {
             best = s;
             c->decomp = ctx->cands[i];
         }
     }
+    if (!built) return pyr_refusal_raise(&refusal, plan);
     pyr_clear_error();
     c->height = 1;
     c->seconds = isfinite(best) ? best : NAN;

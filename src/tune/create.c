@@ -573,6 +573,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     mc.user = &cs;
     const pyr_method_entry_t *m = forced;
     char passed[512] = ""; /* method = auto: the automatic entries passed over, and why */
+    pyr_refusal_t passed_least = {PYR_OK, 0, ""}; /* and of those refused for the budget, the least need */
     for (int i = 0; !m && i < pyr_method_count(); i++) {
         const pyr_method_entry_t *e = pyr_method_at(i);
         if (!e->automatic) continue;
@@ -593,6 +594,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
             m = e;
             break;
         }
+        pyr_refusal_note(&passed_least, plan, st);
         const size_t n = strlen(passed);
         snprintf(passed + n, sizeof passed - n, "%snot %s: %s", n ? "; " : "", e->name, pyr_last_error());
         pyr_clear_error();
@@ -606,6 +608,12 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     }
     st = m->choose(plan, &mc, &choice);
     if (st == PYR_OK) st = m->build(plan, &mc, &choice);
+    if (st == PYR_ERR_BUDGET && passed_least.need && (!plan->refused_bytes || passed_least.need < plan->refused_bytes)) {
+        /* an entry passed over needs less memory than the one taken: name both, so the least budget that plans is named */
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", pyr_last_error());
+        st = pyr_fail(st, "no method fits the budget: %s; not %s: %s", passed, m->name, msg);
+    }
     if (st == PYR_OK) {
         const char *asked = forced ? "asked for" : "auto";
         if (passed[0]) snprintf(plan->method_why, sizeof plan->method_why, "%s (%s; %.400s): %.255s", m->name, asked, passed, choice.why);
