@@ -346,6 +346,54 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
     }
 }
 
+/* The read-only inputs of skewed piece t, as the executor moves them (exec/skewed.c): its own planes up
+ * beside its state's (*up), and on its slot before each computing call (*comp) the planes the last one held
+ * moved within the buffer (copies of at most the shift's planes each) and the rest uploaded, whole planes. */
+static void skew_inputs(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t t, const int *steps, int ncalls, double *up,
+                        double *comp)
+{
+    const pyr_problem_t *p = &plan->problem;
+    const int a = pyr_skew_axis(plan);
+    const int64_t elem = (int64_t)pyr_precision_size(p->precision);
+    const double nin = plan->nfixed;
+    *up = *comp = 0;
+    if (plan->nfixed == 0) return;
+    const pyr_box_t ub = pyr_skew_upload(plan, t);
+    const pyr_box_t grid = pyr_plan_grid(plan);
+    const double plane = (double)pyr_box_volume(&grid) / (double)pyr_box_extent(&grid, a);
+    int64_t in_lo = 0, in_hi = 0, in_base = 0, s = 0;
+    const int64_t A = plan->fixed[a][0] + t * plan->skew_size, G = 2 * (int64_t)plan->skew_k;
+    if (!pyr_box_empty(&ub)) {
+        *up = nin * transfer_cost(k, &ub, p->n[0], elem, 1, NULL);
+        in_lo = ub.lo[a];
+        in_hi = ub.hi[a];
+        in_base = A - G;
+    }
+    for (int j = 0; j < ncalls; s += steps[j], j++) {
+        pyr_skew_call_t call;
+        pyr_skew_call(plan, t, s, steps[j], &call);
+        const pyr_box_t first = pyr_skew_layer_box(plan, &call, 1);
+        if (pyr_box_empty(&call.result) || pyr_box_empty(&first)) continue;
+        const int64_t lo = first.lo[a], hi = first.hi[a], base = A - s - G;
+        const int64_t klo = lo > in_lo ? lo : in_lo, khi = hi < in_hi ? hi : in_hi;
+        pyr_box_t b = grid;
+        if (klo < khi && base != in_base) {
+            const int64_t d = in_base > base ? in_base - base : base - in_base;
+            *comp += nin * (k->call * (double)((khi - klo + d - 1) / d) + k->compute[0] * plane * (double)(khi - klo));
+        }
+        const int64_t parts[2][2] = {{lo, klo < khi ? klo : hi}, {klo < khi ? khi : hi, hi}};
+        for (int q = 0; q < 2; q++) {
+            if (parts[q][1] <= parts[q][0]) continue;
+            b.lo[a] = parts[q][0];
+            b.hi[a] = parts[q][1];
+            *comp += nin * transfer_cost(k, &b, p->n[0], elem, 1, NULL);
+        }
+        in_lo = lo;
+        in_hi = hi;
+        in_base = base;
+    }
+}
+
 /* Stage times of the pieces of a skewed pass (plan/skewed.h): whole planes up
  * and down, one contiguous run each; the calls of each piece in the
  * executor's order (exec/skewed.c): where the runtime has a lane and call j's
@@ -365,7 +413,8 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     for (int64_t t = 0; t < np; t++) {
         pyr_box_t ub = pyr_skew_upload(plan, t), db = pyr_skew_download(plan, t, h);
         double x = 0;
-        const double u = transfer_cost(k, &ub, p->n[0], elem, 1, &x), d = transfer_cost(k, &db, p->n[0], elem, 0, &x);
+        double u = transfer_cost(k, &ub, p->n[0], elem, 1, &x);
+        const double d = transfer_cost(k, &db, p->n[0], elem, 0, &x);
         skew_call_cost_t cur = {0}, next = {0};
         double c = 0, last_faces = 0;
         if (ncalls > 0) {
@@ -390,6 +439,10 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
             cur = next;
         }
         c += last_faces;
+        double iu, ic;
+        skew_inputs(plan, k, t, steps, ncalls, &iu, &ic);
+        u += iu;
+        c += ic;
         st[t].u = u;
         st[t].c = c;
         st[t].d = d;

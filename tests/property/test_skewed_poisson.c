@@ -7,13 +7,14 @@
  * one plane per piece, several pieces and several passes), 1 to 3 slots and
  * the kernel variants, give the CPU naive method's field bit for bit, the
  * same sweep count and the same final change.  Also: a 1D problem and
- * Chebyshev's sweeps are refused with the reason, and a skewed plan with its
- * input streamed reads f planes the host gave (not a copy made at planning).
+ * Chebyshev's sweeps are refused with the reason, and the model prices f's
+ * planes (the auto plans weigh skewed pieces for Poisson beside the others).
  *
  *   test_skewed_poisson [cases] [seed] [backend]     (defaults: 200 1 cpu) */
 #include <stdio.h>
 #include <string.h>
 
+#include "plan/model.h"
 #include "plan/skewed.h"
 #include "poisson_util.h"
 #include "schemes/poisson.h"
@@ -160,6 +161,33 @@ static void refusals(void)
     pyr_plan_destroy(&plan);
 }
 
+/* The model prices f's planes: the same pieces with an f upload more and compute no less than without. */
+static void model_prices_f(void)
+{
+    int64_t n[3] = {24, 20, 60};
+    pyr_problem_t p;
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.method = PYR_METHOD_PYRAMID;
+    o.decomposition = PYR_DECOMP_SKEWED;
+    o.memory = 64u << 20;
+    o.piece = 8;
+    o.height = 9;
+    o.slots = 2;
+    pyr_model_prediction_t with = {0}, without = {0};
+    const pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 3, PYR_DOUBLE);
+    for (int rhs = 0; rhs < 2; rhs++) {
+        make_poisson(&p, 3, n, NULL, PYR_DOUBLE, 18, 0, 9, rhs ? PYR_RHS_SINE : PYR_RHS_ZERO, PYR_INIT_ZERO, 1);
+        pyr_plan_t *plan = NULL;
+        CHECK(pyr_plan_create(&p, &o, &plan) == PYR_OK, "skewed plan for the model: %s", pyr_last_error());
+        if (plan) CHECK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 9, rhs ? &with : &without) == PYR_OK, "model: %s", pyr_last_error());
+        pyr_plan_destroy(&plan);
+    }
+    CHECK(with.upload > 1.4 * without.upload && with.compute > without.compute,
+          "the model prices f: upload %g s (without f %g s), compute %g s (%g s)", with.upload, without.upload, with.compute,
+          without.compute);
+}
+
 int main(int argc, char **argv)
 {
     int cases = argc > 1 ? atoi(argv[1]) : 200;
@@ -170,6 +198,7 @@ int main(int argc, char **argv)
         return 77;
     }
     refusals();
+    model_prices_f();
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random skewed Poisson plans on the %s backend bit-identical to the naive method (seed %llu); %d stopped at a "
