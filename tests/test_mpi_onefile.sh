@@ -193,6 +193,21 @@ rc=$?
 grep -q "error: rank 2: initial.file: .*NaN at index \[45, 30\]" f.err || fail "a failing rank's message: $(cat f.err)"
 [ "$(cat x.npy)" = "old result" ] || fail "a failing rank changed the old x.npy"
 [ -z "$(temps)" ] || fail "a failing rank left temporaries: $(temps)"
+# a rank that cannot reach rank 0's temporary (as without a shared file system: rank 1 runs in
+# another directory, Open MPI's --wdir): every rank stops with rank 1's message, naming --parts,
+# rather than waiting in a collective open; the old file stays and the temporary goes
+if "$mpiexec" --version 2>&1 | grep -q "Open MPI"; then
+  mkdir -p A B && cp heat2.ini A/ && cp heat2.ini B/ && printf 'old result' > A/x.npy
+  timeout 120 "$mpiexec" "${flags[@]}" "$npflag" 1 --wdir "$work/A" "$pyr" run heat2.ini --set output.field=x.npy : \
+    "$npflag" 1 --wdir "$work/B" "$pyr" run heat2.ini --set output.field=x.npy > f.txt 2> f.err
+  rc=$?
+  [ $rc = 1 ] || fail "a rank without the temporary: exit $rc, expected 1 (124: it hung)"
+  grep -q "error: rank 1: cannot write x.npy: this rank cannot open the temporary .* that rank 0 made .*pyrgrid run --parts" f.err ||
+    fail "a rank without the temporary: $(cat f.err)"
+  [ "$(cat A/x.npy)" = "old result" ] || fail "a rank without the temporary changed the old x.npy"
+  [ -z "$(cd A && temps)$(cd B && temps)" ] || fail "a rank without the temporary left temporaries: $(ls -A A B)"
+  [ ! -e B/x.npy ] || fail "a rank without the temporary wrote B/x.npy"
+fi
 # the target is a directory
 mkdir d.npy
 run_np 2 run heat2.ini --set output.field=d.npy > f.txt 2> f.err

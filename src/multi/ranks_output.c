@@ -7,9 +7,12 @@
  * own.  Each step agrees on failures first, so a failure on any rank leaves
  * the old file as it was, removes the temporary and is reported by every
  * rank with that rank's message. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/field.h"
@@ -89,6 +92,17 @@ pyr_status_t pyr_ranks_write_one(const char *path, const pyr_field_t *part, cons
     }
     st = pyr_ranks_agree(t, st);
     if (st == PYR_OK) st = pyr_ranks_agree(t, t->broadcast(t, &one, sizeof one, 0));
+    /* every rank must reach the temporary before the collective open: an MPI-IO open that fails on
+     * some ranks only can leave the others waiting in it */
+    if (st == PYR_OK) {
+        const int fd = open(one.tmp, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+            st = pyr_fail(PYR_ERR_IO, "cannot write %s: this rank cannot open the temporary %s that rank 0 made (%s); every rank must see "
+                          "the output's directory on a shared file system; without one, write the parts (pyrgrid run --parts) and join "
+                          "them with pyrgrid assemble", path, one.tmp, strerror(errno));
+        else close(fd);
+        st = pyr_ranks_agree(t, st);
+    }
     /* every rank its box, at once */
     if (st == PYR_OK) {
         const size_t elem = part->precision == PYR_DOUBLE ? sizeof(double) : sizeof(float);
