@@ -493,8 +493,9 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     st = pyr_cli_mpi_agree(ranks, st);
     if (st == PYR_OK && ranks > 0 && !quiet && cfg->image[0])
         fprintf(stderr, "pyrgrid: output.image is not written by a run over %d ranks (no rank holds the whole grid); %s\n", ranks,
-                r->o.several ? "assemble a component's parts (pyrgrid assemble) to look at it"
-                             : "assemble the parts (pyrgrid assemble) to look at the field");
+                r->parts ? (r->o.several ? "assemble a component's parts (pyrgrid assemble) to look at it"
+                                         : "assemble the parts (pyrgrid assemble) to look at the field")
+                         : "draw it from output.field's .npy afterwards");
     if (st == PYR_OK) pyr_cli_wisdom_import(); /* (it clears the last error: not after a failure, whose message is printed below) */
 
     /* one process: the plan (MPI ranks plan their parts themselves) */
@@ -700,8 +701,8 @@ static const char *unsupported_over_ranks(const pyr_cli_config_t *cfg, const cha
 {
     const char *state = pyr_scheme_field_name(cfg->problem.equation, 0);
     if (pyr_result_is_h5(&cfg->out))
-        return "output.field = NAME.h5: HDF5 results are not written by runs over several MPI ranks (each rank writes its part as .npy); "
-               "use output.field = NAME.npy and pyrgrid assemble";
+        return "output.field = NAME.h5: HDF5 results are not written by runs over several MPI ranks yet; use output.field = NAME.npy "
+               "(the ranks write it as one file)";
     if (report) return "--report is not written by runs over several MPI ranks yet; leave it out (rank 0 prints the summary line)";
     if (cfg->start_dataset[0] && state && strcmp(cfg->start_dataset, state) != 0)
         return "initial.step picks a snapshot of an HDF5 result, which runs over several MPI ranks do not read; restart from its final "
