@@ -600,6 +600,7 @@ typedef struct {
     int colormap;              /* output.colormap: the heat map's pyr_colormap_t (pyrgrid_output.h; PYR_COLORMAP_AUTO
                                   when not given) */
     const char *probes_png;    /* output.probes_png: a plot of Maxwell's probe series (PNG) */
+    const char *spectra_png;   /* output.spectra_png: a plot of Maxwell's flux spectra (PNG, pyr_spectra_write_png) */
 } pyr_problem_outputs_t;
 PYR_API pyr_status_t pyr_problem_file_outputs(const pyr_problem_file_t *file, pyr_problem_outputs_t *outputs);
 
@@ -969,6 +970,10 @@ PYR_API pyr_status_t pyr_spectra_flux(const pyr_spectra_t *spectra, int m, doubl
  * (flux), and per point monitor, component and frequency (re, im; monitor "dft1.Ez");
  * boxes and planes of a dft monitor are left to the HDF5 result and the arrays. */
 PYR_API pyr_status_t pyr_spectra_write_csv(const pyr_spectra_t *spectra, const char *path);
+/* The flux monitors' power spectra as a line plot with labelled axes (PNG, output.spectra_png): a line per
+ * flux monitor, P(f); with reference (the empty run of the two-run recipe: the same monitors and
+ * frequencies) P / P0, the transmittance.  width: pixels across (0: 900; 200 .. 8000). */
+PYR_API pyr_status_t pyr_spectra_write_png(const pyr_spectra_t *spectra, const char *path, const pyr_spectra_t *reference, int width);
 /* The far field of a closed surface (near-to-far-field transform, the surface
  * equivalence principle): surface[0 .. nsurface - 1] are flux monitors (m) that are
  * the faces of one box (3D: six planes, 2D: four lines; a pair per axis, each spanning

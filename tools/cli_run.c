@@ -124,6 +124,7 @@ pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const 
         snprintf(cfg->probes, sizeof cfg->probes, "%s", cfg->out.probes);
         snprintf(cfg->spectra, sizeof cfg->spectra, "%s", cfg->out.spectra ? cfg->out.spectra : "");
         snprintf(cfg->probes_png, sizeof cfg->probes_png, "%s", cfg->out.probes_png ? cfg->out.probes_png : "");
+        snprintf(cfg->spectra_png, sizeof cfg->spectra_png, "%s", cfg->out.spectra_png ? cfg->out.spectra_png : "");
         snprintf(cfg->source, sizeof cfg->source, "%s", cfg->out.source);
         snprintf(cfg->start_dataset, sizeof cfg->start_dataset, "%s", cfg->out.start_dataset);
         cfg->out.field = cfg->field;
@@ -131,6 +132,7 @@ pyr_status_t pyr_cli_config_load(pyr_cli_config_t *cfg, const char *path, const 
         cfg->out.probes = cfg->probes;
         cfg->out.spectra = cfg->spectra;
         cfg->out.probes_png = cfg->probes_png;
+        cfg->out.spectra_png = cfg->spectra_png;
         cfg->out.source = cfg->source;
         cfg->out.start_dataset = cfg->start_dataset;
     }
@@ -399,6 +401,7 @@ static pyr_status_t check_files(run_t *r, const char *report)
     if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.probes", cfg->probes};
     if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.probes_png", cfg->probes_png};
     if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.spectra", cfg->spectra};
+    if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.spectra_png", cfg->spectra_png};
     outs[nout++] = (pyr_named_path_t){"--report", report};
     if (p->init == PYR_INIT_FILE)
         for (int k = 0; k < r->o.nstate; k++) {
@@ -483,6 +486,10 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     if (st == PYR_OK && !monitors && cfg->spectra[0])
         st = pyr_fail(PYR_ERR_CONFIG, "output.spectra = %s: the problem has no [monitor] (dft1 = ..., flux1 = ...) to take spectra of; "
                                       "add one or leave output.spectra out", cfg->spectra);
+    if (st == PYR_OK && cfg->spectra_png[0] && p->maxwell.nflux == 0)
+        st = pyr_fail(PYR_ERR_CONFIG, "output.spectra_png = %s: the problem has no flux monitor (flux1 = plane x 40 freqs=...) to plot; "
+                                      "add one or leave output.spectra_png out",
+                      cfg->spectra_png);
     if (st == PYR_OK) {
         pyr_result_sidecar(p, &cfg->out, r->sidecar, sizeof r->sidecar);
         st = check_files(r, report);
@@ -611,6 +618,9 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
             pyr_fail_context(st, "output.probes_png: ");
         if (st == PYR_OK && cfg->spectra[0] && spectra && (st = pyr_spectra_write_csv(spectra, cfg->spectra)) != PYR_OK)
             pyr_fail_context(st, "output.spectra: ");
+        if (st == PYR_OK && cfg->spectra_png[0] && spectra &&
+            (st = pyr_spectra_write_png(spectra, cfg->spectra_png, NULL, cfg->out.image_width)) != PYR_OK)
+            pyr_fail_context(st, "output.spectra_png: ");
         if (st == PYR_OK && report) {
             seconds[3] = pyr_seconds_now() - t_out;
             if ((st = pyr_run_report_write(report, p, &cfg->out, &cfg->options, plan, &ri, seconds, gcells, r->sidecar,

@@ -19,7 +19,7 @@ typedef struct {
     pyr_problem_t problem;
     pyr_options_t options;
     char field[PYR_PATH_MAX], image[PYR_PATH_MAX], probes[PYR_PATH_MAX], spectra[PYR_PATH_MAX], source[PYR_PATH_MAX];
-    char probes_png[PYR_PATH_MAX];
+    char probes_png[PYR_PATH_MAX], spectra_png[PYR_PATH_MAX];
     char start_dataset[128];
     pyr_problem_outputs_t out; /* strings pointing at the arrays above */
 } pyr_cli_config_t;

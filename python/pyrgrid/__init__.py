@@ -30,7 +30,7 @@ from ._errors import (ArgumentError, BudgetError, CancelledError, ConfigError, C
                       DeviceMemoryError, DivergedError, Error, FileError, FormatError, InternalError, NoDeviceError,
                       NotConvergedWarning, NumericError, OutOfMemoryError, SizeError, UnstableError, UnsupportedError)
 from ._core import FarField, MaxwellResult, Monitor, Options, Plan, Problem, ProgressBar, RunInfo, heat, maxwell, poisson
-from ._extra import (FramesResult, LgsInfo, backends, calibrate, cpu_threads, frames, gpus, lgs_omega_laplace, lgs_system, solve_lgs,
+from ._extra import (DftRegion, FluxRegion, FramesResult, LgsInfo, PlaneWave, Probe, Source, backends, calibrate, cpu_threads, frames, gpus, lgs_omega_laplace, lgs_system, solve_lgs,
                      version, wisdom_export, wisdom_forget, wisdom_import, wisdom_path)
 from ._lib import path as library_path
 
@@ -39,6 +39,7 @@ __version__: str = version()  # the library's: one version for the header, CMake
 __all__ = ["Error", "ArgumentError", "ConfigError", "SizeError", "UnstableError", "FileError", "FormatError",
            "OutOfMemoryError", "BudgetError", "NoDeviceError", "DeviceError", "DeviceMemoryError", "UnsupportedError", "DeviceArrayError",
            "NumericError", "DivergedError", "CancelledError", "InternalError", "CopyWarning", "NotConvergedWarning",
-           "Problem", "Options", "Plan", "RunInfo", "ProgressBar", "heat", "poisson", "maxwell", "MaxwellResult", "Monitor", "FarField", "solve_lgs", "lgs_system", "lgs_omega_laplace", "LgsInfo", "frames",
+           "Problem", "Options", "Plan", "RunInfo", "ProgressBar", "heat", "poisson", "maxwell", "MaxwellResult", "Monitor", "FarField",
+           "Source", "Probe", "PlaneWave", "DftRegion", "FluxRegion", "solve_lgs", "lgs_system", "lgs_omega_laplace", "LgsInfo", "frames",
            "FramesResult", "calibrate", "wisdom_import", "wisdom_export", "wisdom_forget", "wisdom_path", "gpus",
            "backends", "cpu_threads", "version", "library_path", "__version__"]

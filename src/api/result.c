@@ -112,6 +112,7 @@ pyr_status_t pyr_result_check_names(const pyr_problem_t *p, const pyr_problem_ou
                          ".npy"));
     PYR_TRY(check_suffix("output.image", o->image, png, 1, ".png (a heat map, or a plot of u(x) in 1D)", ".png"));
     PYR_TRY(check_suffix("output.probes_png", o->probes_png, png, 1, ".png (a plot of the probes' series)", ".png"));
+    PYR_TRY(check_suffix("output.spectra_png", o->spectra_png, png, 1, ".png (a plot of the flux monitors' spectra)", ".png"));
     PYR_TRY(check_suffix("output.probes", o->probes, csv, 1, ".csv (one line per step: step, t and each probe's value)", ".csv"));
     PYR_TRY(check_suffix("output.spectra", o->spectra, csv, 1, ".csv (a line per monitor and frequency: monitor, frequency, flux, re, im)",
                          ".csv"));

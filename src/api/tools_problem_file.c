@@ -69,5 +69,6 @@ pyr_status_t pyr_problem_file_outputs(const pyr_problem_file_t *file, pyr_proble
     out->image_width = c->image_width;
     out->colormap = c->colormap;
     out->probes_png = c->probes_png;
+    out->spectra_png = c->spectra_png;
     return PYR_OK;
 }

@@ -24,7 +24,7 @@ static const char *const keys_rhs[] = {"kind", "file"};
 static const char *const keys_run[] = {"backend", "method", "decomposition", "height", "memory", "rows", "block", "threads", "device", "plan", "slots", "kernel",
                                        "devices", "partition", "exchange", "host_memory"};
 static const char *const keys_output[] = {"field", "image", "every", "probes", "spectra", "component", "compression",
-                                          "image_width", "colormap", "probes_png"};
+                                          "image_width", "colormap", "probes_png", "spectra_png"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -476,7 +476,7 @@ pyr_status_t pyr_config_finish(pyr_config_t *cfg)
                         pyr_equation_name(p->equation), p->equation == PYR_EQ_HEAT ? "alpha, dt and steps" : "courant or dt, and steps");
     if (p->equation != PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_MAXWELL))
         return pyr_fail(PYR_ERR_CONFIG,
-                        "courant, mode, [boundary], [material], [source], [probe], [monitor], output.probes, output.probes_png, output.spectra and output.component belong to "
+                        "courant, mode, [boundary], [material], [source], [probe], [monitor], output.probes, output.probes_png, output.spectra, output.spectra_png and output.component belong to "
                         "scheme.equation = maxwell; remove them or set equation = maxwell");
     if (p->equation == PYR_EQ_MAXWELL && (cfg->given & PYR_GIVEN_HEAT))
         return pyr_fail(PYR_ERR_CONFIG, "scheme.alpha belongs to the heat equation; scheme.equation = maxwell takes courant (or dt) and steps");

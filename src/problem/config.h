@@ -18,6 +18,7 @@ typedef struct {
     double dt;                 /* [scheme] dt: the heat equation's or Maxwell's, by the equation */
     char probes[PYR_PATH_MAX]; /* [output] probes: Maxwell's probe series (CSV) */
     char spectra[PYR_PATH_MAX]; /* [output] spectra: Maxwell's monitors' spectra (CSV) */
+    char spectra_png[PYR_PATH_MAX]; /* [output] spectra_png: a plot of Maxwell's flux spectra (PNG) */
     int image_component;       /* [output] component: Maxwell's field in the image (-1: the mode's default) */
     int compression;           /* [output] compression: gzip level of HDF5 outputs (0 = none) */
     /* restarts (problem/restart.h): the step and time initial.file holds */

@@ -709,6 +709,11 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
             strcpy(cfg->spectra, v);
             return PYR_OK;
         }
+        if (!strcmp(key, "spectra_png")) {
+            if (strlen(v) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_CONFIG, "output.spectra_png: path too long");
+            strcpy(cfg->spectra_png, v);
+            return PYR_OK;
+        }
         if (!strcmp(key, "probes")) {
             if (strlen(v) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_CONFIG, "output.probes: path too long");
             strcpy(cfg->probes, v);

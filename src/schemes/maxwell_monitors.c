@@ -447,10 +447,7 @@ pyr_status_t pyr_spectra_write_csv(const pyr_spectra_t *spectra, const char *pat
  * probes' plot): a line per flux monitor, frequency on x, P(f) on y, or with
  * reference (the spectra of the empty run of the two-run recipe: the same
  * monitors and frequencies) P / P0, the transmittance.  width: the image's
- * pixels across (0: 900), its height two thirds of it.  Hidden: a
- * declaration with PYR_API in include/pyrgrid.h is what would export it to
- * the program (an output key) and to Python. */
-pyr_status_t pyr_spectra_write_png(const pyr_spectra_t *spectra, const char *path, const pyr_spectra_t *reference, int width);
+ * pixels across (0: 900), its height two thirds of it. */
 pyr_status_t pyr_spectra_write_png(const pyr_spectra_t *spectra, const char *path, const pyr_spectra_t *reference, int width)
 {
     if (!spectra || !path || !path[0]) return pyr_fail(PYR_ERR_ARG, "pyr_spectra_write_png: spectra and a path are required");

@@ -173,6 +173,16 @@ expect_spectra() { # name, text, args...
 }
 expect_spectra spectra-suffix "writes .csv" "${slab[@]}" --set output.spectra=m.txt
 expect_spectra spectra-no-monitor "has no \[monitor\]" "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" --set output.spectra=w.csv
+# output.spectra_png: the flux spectra as a plot (a PNG of the width asked, written beside the CSV)
+out=$("$bin" run "${slab[@]}" --set output.spectra_png=m.png --set output.image_width=640 --set output.field= --set output.image= \
+  --set run.method=naive 2>&1)
+rc=$?
+[ $rc -eq 0 ] && [ "$(head -c 8 m.png | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] \
+  && [ "$(od -An -tu1 -j16 -N4 m.png | awk '{print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4}')" = 640 ] && ok \
+  || bad "spectra_png: rc=$rc $out"
+expect_spectra spectra-png-suffix "writes .png" "${slab[@]}" --set output.spectra_png=m.jpg
+expect_spectra spectra-png-no-flux "has no flux monitor" "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" \
+  --set output.spectra_png=w.png
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
