@@ -24,9 +24,11 @@ static pyr_status_t mg_check(const pyr_problem_t *p, pyr_options_t *o)
         return pyr_fail(PYR_ERR_CONFIG, "run.method = multigrid solves the Poisson equation with scheme.iteration = multigrid; set "
                         "equation = poisson and iteration = multigrid, or use another method");
     if (!mg) return PYR_OK;
+    /* iteration = multigrid implies the method: method = auto takes it */
+    if (o->method == PYR_METHOD_AUTO) o->method = PYR_METHOD_MULTIGRID;
     if (o->method != PYR_METHOD_MULTIGRID)
         return pyr_fail(PYR_ERR_CONFIG, "scheme.iteration = multigrid runs its cycles with run.method = multigrid, not %s (which sweeps "
-                        "Jacobi); set method = multigrid (a configuration file's method = auto does), or iteration = chebyshev to sweep",
+                        "Jacobi); set method = multigrid (or auto), or iteration = chebyshev to sweep",
                         pyr_method_name(o->method));
     if (p->whole[0] > 0 || p->whole[1] > 0 || p->whole[2] > 0 || (o->devices[0] && strcmp(o->devices, "0") != 0))
         return pyr_fail(PYR_ERR_UNSUPPORTED, "method = multigrid runs in core on one device, not over several devices or MPI ranks; leave "

@@ -493,8 +493,6 @@ pyr_status_t pyr_config_finish(pyr_config_t *cfg)
                             "less than EPS) and/or iterations = N (the most sweeps)");
         p->steps = PYR_CONFIG_POISSON_ITERATIONS;
     }
-    /* multigrid's cycles run only as method = multigrid: auto means it there */
-    if (p->equation == PYR_EQ_POISSON && p->poisson.iteration == PYR_ITER_MULTIGRID && o->method == PYR_METHOD_AUTO) o->method = PYR_METHOD_MULTIGRID;
     /* axes beyond dims that the file does not mention have one node */
     for (int d = p->dims; d < 3; d++)
         if (!(cfg->n_given & (1 << d))) p->n[d] = 1;

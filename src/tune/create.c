@@ -453,8 +453,10 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (opt.decomposition != PYR_DECOMP_AUTO) PYR_TRY(pyr_plan_check_decomp(problem, opt.decomposition));
     /* the method asked for (NULL: auto); every method's own refusals, and what a method implies (the long-vector variant) */
     const pyr_method_entry_t *forced = pyr_method_find(opt.method);
-    if (opt.method != PYR_METHOD_AUTO && !forced) return pyr_fail(PYR_ERR_CONFIG, "method %d: use auto, naive, trivial, pyramid or longvector", (int)opt.method);
+    if (opt.method != PYR_METHOD_AUTO && !forced)
+        return pyr_fail(PYR_ERR_CONFIG, "method %d: use auto, naive, trivial, pyramid, longvector or multigrid", (int)opt.method);
     PYR_TRY(pyr_methods_check(problem, &opt));
+    forced = pyr_method_find(opt.method); /* a check may set what the problem implies (iteration = multigrid) */
 
     pyr_plan_t *plan = calloc(1, sizeof *plan);
     pyr_wisdom_t *wisdom = malloc(sizeof *wisdom);

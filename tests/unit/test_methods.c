@@ -110,7 +110,7 @@ static void test_refusals(void)
     make_problem(&p, 2, n, PYR_DOUBLE, 10, PYR_INIT_RANDOM, 1);
     pyr_plan_t *plan = NULL;
     /* a method the registry does not know: refused, where it was planned as pyramid before */
-    CHECK_FAILS(plan_of(&p, (pyr_method_t)17, 0, &plan), PYR_ERR_CONFIG, "use auto, naive, trivial, pyramid or longvector");
+    CHECK_FAILS(plan_of(&p, (pyr_method_t)17, 0, &plan), PYR_ERR_CONFIG, "use auto, naive, trivial, pyramid, longvector or multigrid");
     CHECK(plan == NULL, "no plan");
     /* every entry's check runs whatever the method: the long-vector variant without its method */
     pyr_options_t o;

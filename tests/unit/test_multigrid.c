@@ -284,8 +284,16 @@ static void test_refusals(void)
     /* the other methods' settings, and iteration = multigrid with another method */
     o.method = PYR_METHOD_PYRAMID;
     expect_refusal(&p, &o, PYR_ERR_CONFIG, "runs its cycles with run.method = multigrid", "method = pyramid");
+    /* method = auto through the API takes the method iteration = multigrid implies */
     o.method = PYR_METHOD_AUTO;
-    expect_refusal(&p, &o, PYR_ERR_CONFIG, "runs its cycles with run.method = multigrid", "method = auto through the API");
+    {
+        pyr_plan_t *plan = NULL;
+        const pyr_status_t st = pyr_plan_create(&p, &o, &plan);
+        CHECK(st == PYR_OK && plan && plan->method == PYR_METHOD_MULTIGRID, "method = auto through the API: %s \"%s\", method %s",
+              pyr_status_name(st), pyr_last_error(), plan ? pyr_method_name(plan->method) : "(no plan)");
+        pyr_clear_error();
+        pyr_plan_destroy(&plan);
+    }
     o.method = PYR_METHOD_MULTIGRID;
     o.height = 10;
     expect_refusal(&p, &o, PYR_ERR_CONFIG, "no pieces, no passes", "height");
