@@ -21,10 +21,11 @@ fail() {
   echo "FAIL: $*"
   fails=$((fails + 1))
 }
-run_np() { # NP ARGS...: pyrgrid under mpirun
+run_np() { # NP ARGS...: pyrgrid under mpirun, writing the parts and their index (run --parts;
+  # one output file, the default, is test_mpi_onefile.sh's)
   local np=$1
   shift
-  "$mpiexec" "$npflag" "$np" "${flags[@]}" "$pyr" "$@"
+  "$mpiexec" "$npflag" "$np" "${flags[@]}" "$pyr" "$@" --parts
 }
 
 cat > heat.ini <<'EOF'
