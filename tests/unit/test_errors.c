@@ -122,7 +122,7 @@ static void test_plans(void)
     o.slots = 9;
     CHECK_FAILS(pyr_plan_create(&p, &o, &plan), PYR_ERR_CONFIG, "keeps 1 to 3 pieces in flight");
     o.slots = 0;
-    /* skewed pieces: one plane per piece at the least; only schemes of one field and no measured change */
+    /* skewed pieces: one plane per piece at the least; only schemes of one ping-pong field and no layer read a sweep back */
     o.decomposition = PYR_DECOMP_SKEWED;
     o.memory = 1024;
     CHECK_FAILS(pyr_plan_create(&p, &o, &plan), PYR_ERR_BUDGET, "one plane per piece");
@@ -130,6 +130,7 @@ static void test_plans(void)
     pyr_problem_t q = p;
     q.equation = PYR_EQ_POISSON;
     q.steps = 10;
+    q.poisson.iteration = PYR_ITER_CHEBYSHEV;
     CHECK_FAILS(pyr_plan_create(&q, &o, &plan), PYR_ERR_CONFIG, "does not fit the poisson scheme");
     o.decomposition = PYR_DECOMP_STRIPS;
 #ifndef PYR_HAVE_CUDA
