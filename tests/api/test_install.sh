@@ -94,8 +94,9 @@ if [ -e "$mlibdir/libpyrgrid_mpi.so" ]; then
     echo "FAIL: the moved program's MPI module misses libraries:"; ldd "$mlibdir/pyrgrid/pyrgrid_mpi_cli.so"; exit 1
   fi
   if command -v mpirun >/dev/null; then
-    # as tests/mpi.cmake: Open MPI's allocations are not leak-checked in sanitizer builds
-    mpi=(env OMP_NUM_THREADS=1 ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} mpirun -np 2)
+    # as tests/mpi.cmake: Open MPI's allocations are not leak-checked in sanitizer builds (last: a later
+    # option wins, and the suite's ASAN_OPTIONS asks for leak checks)
+    mpi=(env OMP_NUM_THREADS=1 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 mpirun -np 2)
     mpirun --version 2>&1 | grep -q "Open MPI" && mpi+=(--oversubscribe --allow-run-as-root --bind-to none)
     (cd "$top" && "${mpi[@]}" "$moved/bin/pyrgrid" run "$src/examples/heat2d.ini" --quiet --set grid.nx=33 \
       --set grid.ny=33 --set scheme.steps=5 --set run.backend=cpu --set output.field=ranks.npy --set output.image= >/dev/null)
