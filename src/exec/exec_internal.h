@@ -116,8 +116,10 @@ pyr_status_t pyr_exec_prepare_fixed(exec_t *e, int slot, const pyr_piece_t *piec
 pyr_status_t pyr_exec_copies(exec_t *e, int slot, int f, const pyr_copy_op_t *c, int n);
 /* One pass of a skewed plan (exec/skewed.c); its halo stores are allocated on
  * the first.  With drain 0 it returns with its last pieces in flight, and the
- * next pass's first pieces queue behind them. */
-pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain);
+ * next pass's first pieces queue behind them.  reduce: the pass measures the
+ * change (the executor's loop decides where, as for every decomposition; a
+ * measuring pass drains). */
+pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain, int reduce);
 void pyr_exec_skewed_release(exec_t *e);
 
 #endif

@@ -958,7 +958,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
             const int64_t next = step + h;
             const int drain = next >= p->steps || reduce || e->nprobes || plan->exchange ||
                               (plan->options.snapshot_every > 0 && next % plan->options.snapshot_every == 0);
-            PYR_TRY(pyr_exec_skewed_pass(e, step, h, drain));
+            PYR_TRY(pyr_exec_skewed_pass(e, step, h, drain, reduce));
         } else {
             PYR_TRY(run_pass(e, step, h, reduce));
         }

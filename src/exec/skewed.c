@@ -52,16 +52,6 @@
 #include "exec/part_io.h"
 #include "plan/skewed.h"
 
-/* Whether the pass of steps [step, step + h) measures the change: at a check
- * or at the run's end, as the executor's loop decides (exec/execute.c). */
-static int pass_reduces(const exec_t *e, int64_t step, int64_t h)
-{
-    const pyr_plan_t *plan = e->plan;
-    if (plan->scheme->reduction != PYR_REDUCE_MAX_CHANGE || !e->ops->reduce_change) return 0;
-    const int64_t every = plan->check_every;
-    return (every > 0 && (step + h) % every == 0) || step + h == plan->problem.steps;
-}
-
 /* The one ping-pong field of a skewed plan. */
 static int state_field(const exec_t *e)
 {
@@ -456,7 +446,7 @@ static pyr_status_t run_measured(const piece_calls_t *P, int slot, const pyr_ske
     return e->ops->reduce_change(e->ctx, slot, &newest, P->f, &b, out);
 }
 
-pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
+pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain, int reduce)
 {
     pyr_plan_t *plan = e->plan;
     const pyr_device_ops_t *ops = e->ops;
@@ -464,9 +454,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain)
     if (f < 0 || plan->spares != 1 || slots < 1 || slots > PYR_EXEC_SKEW_SLOTS)
         return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a plan it cannot run");
     /* the change: one partial per piece (e->partial holds the pieces of the plan's height, the most) */
-    const int reduce = pass_reduces(e, step, h);
     const int64_t ntasks = pyr_plan_tasks(plan);
-    if (reduce) drain = 1;
     if (reduce && pyr_skew_pieces(plan, h) > ntasks)
         return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %lld pieces, %lld partial changes", (long long)pyr_skew_pieces(plan, h),
                         (long long)ntasks);

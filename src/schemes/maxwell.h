@@ -99,6 +99,10 @@ void pyr_maxwell_points_free(pyr_scheme_points_t *pts);
  * for consecutive ranges of steps as the amplitudes hook is called. */
 typedef struct pyr_maxwell_planewaves pyr_maxwell_planewaves_t;
 pyr_status_t pyr_maxwell_planewaves_check(const pyr_problem_t *p);
+/* The first node g of plane wave i's box faces (and the nodes just outside
+ * them; faces on a wall the polarisation allows are none) for which bad(p, g)
+ * holds: 1 and g, or 0. */
+int pyr_maxwell_planewave_face_find(const pyr_problem_t *p, int i, int (*bad)(const pyr_problem_t *p, const int64_t g[3]), int64_t g[3]);
 pyr_status_t pyr_maxwell_planewaves_points(const pyr_problem_t *p, pyr_scheme_points_t *out, pyr_maxwell_planewaves_t **state);
 pyr_status_t pyr_maxwell_planewaves_amplitudes(const pyr_problem_t *p, pyr_maxwell_planewaves_t *st, const pyr_scheme_point_t *src, int from,
                                                int nsources, int64_t first, int64_t count, double *amp);

@@ -439,40 +439,17 @@ static pyr_status_t check_poles(const char *what, const pyr_pole_t *pl, int n)
 
 /* A plane wave's box faces (and the node outside them) lie in the background, which the
  * incident wave is of (maxwell_planewave.c checks eps_r, sigma and mu_r): a dispersive
- * shape there would radiate too.  (Faces on a PEC wall that the polarisation allows are
- * no faces: the same test as the plane waves'.) */
+ * shape there would radiate too. */
 static pyr_status_t planewave_faces(const pyr_problem_t *p)
 {
-    const pyr_maxwell_params_t *m = &p->maxwell;
-    for (int i = 0; i < m->nplanewaves; i++) {
-        const pyr_planewave_t *w = &m->planewaves[i];
-        int64_t lo[3], hi[3], g[3];
-        for (int a = 0; a < 3; a++) {
-            lo[a] = a < p->dims ? w->lo[a] - 1 : 0;
-            hi[a] = a < p->dims ? w->hi[a] + 1 : 0;
-            if (lo[a] < 0) lo[a] = 0;
-            if (a < p->dims && hi[a] > pyr_problem_whole(p, a) - 1) hi[a] = pyr_problem_whole(p, a) - 1;
-        }
-        for (int a = 0; a < p->dims; a++)
-            for (int side = 0; side < 4; side++) {
-                const int s2 = side / 2, cpml = m->cpml_cells > 0 && (m->cpml_faces >> (2 * a + s2)) & 1;
-                const int wall = a == (int)w->component && a != w->axis && w->angle == 0 && !cpml &&
-                                 (s2 ? w->hi[a] == pyr_problem_whole(p, a) - 1 : w->lo[a] == 0);
-                if (wall) continue;
-                const int64_t at = side == 0 ? lo[a] : side == 1 ? w->lo[a] : side == 2 ? w->hi[a] : hi[a];
-                int64_t flo[3], fhi[3]; /* the face: axis a at `at` only */
-                for (int b = 0; b < 3; b++) flo[b] = b == a ? at : lo[b], fhi[b] = b == a ? at : hi[b];
-                for (g[2] = flo[2]; g[2] <= fhi[2]; g[2]++)
-                    for (g[1] = flo[1]; g[1] <= fhi[1]; g[1]++)
-                        for (g[0] = flo[0]; g[0] <= fhi[0]; g[0]++) {
-                            if (pyr_maxwell_disp_material(p, g))
-                                return pyr_fail(PYR_ERR_CONFIG,
-                                                "planewave%d: node (%lld, %lld, %lld) of the box's faces (or the node outside them) lies in "
-                                                "a dispersive material; the incident wave is the background's, so make the box enclose "
-                                                "the shapes with a node of background around them",
-                                                i + 1, (long long)g[0], (long long)g[1], (long long)g[2]);
-                        }
-            }
+    for (int i = 0; i < p->maxwell.nplanewaves; i++) {
+        int64_t g[3];
+        if (pyr_maxwell_planewave_face_find(p, i, pyr_maxwell_disp_material, g))
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "planewave%d: node (%lld, %lld, %lld) of the box's faces (or the node outside them) lies in "
+                            "a dispersive material; the incident wave is the background's, so make the box enclose "
+                            "the shapes with a node of background around them",
+                            i + 1, (long long)g[0], (long long)g[1], (long long)g[2]);
     }
     return PYR_OK;
 }

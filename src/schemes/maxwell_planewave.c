@@ -217,6 +217,39 @@ static int on_wall(const pyr_problem_t *p, const pyr_planewave_t *w, int a, int 
     return !cpml && (side ? w->hi[a] == pyr_problem_whole(p, a) - 1 : w->lo[a] == 0);
 }
 
+/* Whether whole-grid node g's eps_r, sigma or mu_r is not the background's. */
+static int not_background(const pyr_problem_t *p, const int64_t g[3])
+{
+    const pyr_maxwell_params_t *m = &p->maxwell;
+    for (int which = 0; which < 3; which++)
+        if (pyr_maxwell_shapes_material(p, which, g) != (which == 0 ? m->eps_r : which == 1 ? m->sigma : m->mu_r)) return 1;
+    return 0;
+}
+
+int pyr_maxwell_planewave_face_find(const pyr_problem_t *p, int i, int (*bad)(const pyr_problem_t *p, const int64_t g[3]), int64_t g[3])
+{
+    const pyr_planewave_t *w = &p->maxwell.planewaves[i];
+    int64_t lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        lo[a] = a < p->dims ? w->lo[a] - 1 : 0;
+        hi[a] = a < p->dims ? w->hi[a] + 1 : 0;
+    }
+    for (int a = 0; a < p->dims; a++) {
+        if (lo[a] < 0) lo[a] = 0;
+        if (hi[a] > pyr_problem_whole(p, a) - 1) hi[a] = pyr_problem_whole(p, a) - 1;
+    }
+    for (int a = 0; a < p->dims; a++)
+        for (int side = 0; side < 4; side++) {
+            if (on_wall(p, w, a, side / 2)) continue;
+            const int64_t at = side == 0 ? lo[a] : side == 1 ? w->lo[a] : side == 2 ? w->hi[a] : hi[a];
+            for (g[2] = lo[2]; g[2] <= hi[2]; g[2]++)
+                for (g[1] = lo[1]; g[1] <= hi[1]; g[1]++)
+                    for (g[0] = lo[0]; g[0] <= hi[0]; g[0]++)
+                        if (g[a] == at && bad(p, g)) return 1;
+        }
+    return 0;
+}
+
 pyr_status_t pyr_maxwell_planewaves_check(const pyr_problem_t *p)
 {
     const pyr_maxwell_params_t *m = &p->maxwell;
@@ -282,34 +315,13 @@ pyr_status_t pyr_maxwell_planewaves_check(const pyr_problem_t *p)
         if ((w->waveform == PYR_WAVE_RICKER || w->waveform == PYR_WAVE_SINE) && !(w->frequency > 0))
             return pyr_fail(PYR_ERR_CONFIG, "planewave%d: this waveform needs frequency > 0", i + 1);
         /* the incident wave is the background's: a face in another material would radiate */
-        int64_t g[3], lo[3], hi[3];
-        for (int a = 0; a < 3; a++) {
-            lo[a] = a < p->dims ? w->lo[a] - 1 : 0;
-            hi[a] = a < p->dims ? w->hi[a] + 1 : 0;
-        }
-        for (int a = 0; a < p->dims; a++) {
-            if (lo[a] < 0) lo[a] = 0;
-            if (hi[a] > pyr_problem_whole(p, a) - 1) hi[a] = pyr_problem_whole(p, a) - 1;
-        }
-        for (int a = 0; a < p->dims && m->nshapes; a++)
-            for (int side = 0; side < 4; side++) {
-                if (on_wall(p, w, a, side / 2)) continue;
-                const int64_t at = side == 0 ? lo[a] : side == 1 ? w->lo[a] : side == 2 ? w->hi[a] : hi[a];
-                for (g[2] = lo[2]; g[2] <= hi[2]; g[2]++)
-                    for (g[1] = lo[1]; g[1] <= hi[1]; g[1]++)
-                        for (g[0] = lo[0]; g[0] <= hi[0]; g[0]++) {
-                            if (g[a] != at) continue;
-                            for (int which = 0; which < 3; which++) {
-                                const double bg = which == 0 ? m->eps_r : which == 1 ? m->sigma : m->mu_r;
-                                if (pyr_maxwell_shapes_material(p, which, g) != bg)
-                                    return pyr_fail(PYR_ERR_CONFIG,
-                                                    "planewave%d: node (%lld, %lld, %lld) of the box's faces (or the node outside them) is not "
-                                                    "in the background medium (a material shape covers it); the incident wave is the "
-                                                    "background's, so make the box enclose the shapes with a node of background around them",
-                                                    i + 1, (long long)g[0], (long long)g[1], (long long)g[2]);
-                            }
-                        }
-            }
+        int64_t g[3];
+        if (m->nshapes && pyr_maxwell_planewave_face_find(p, i, not_background, g))
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "planewave%d: node (%lld, %lld, %lld) of the box's faces (or the node outside them) is not "
+                            "in the background medium (a material shape covers it); the incident wave is the "
+                            "background's, so make the box enclose the shapes with a node of background around them",
+                            i + 1, (long long)g[0], (long long)g[1], (long long)g[2]);
     }
     return PYR_OK;
 }
