@@ -71,7 +71,7 @@ for s in heat poisson maxwell; do
   rc=$?
   { [ $rc -eq 0 ] || [ $rc -eq 3 ]; } || fail "$s: exit $rc: $(cat $s.err)"
   [ "$(wc -l < $s.out)" -eq 1 ] || fail "$s: not one summary line: $(cat $s.out)"
-  grep -Eq '^pyrgrid: (equation=[a-z]+ )?(mode=t[em] )?method=[a-z]+ .*backend=cpu grid=[0-9x]+ double (steps|sweeps)=[0-9]+ .*seconds=[0-9.]+ Gcell/s=[0-9.]+ uploaded=[0-9]+ downloaded=[0-9]+ computed=[0-9]+ redundant=[0-9]+$' $s.out ||
+  grep -Eq '^pyrgrid: (equation=[a-z]+ )?(mode=t[em] )?method=[a-z]+ .*backend=(cpu|cuda) grid=[0-9x]+ double (steps|sweeps)=[0-9]+ .*seconds=[0-9.]+ Gcell/s=[0-9.]+ uploaded=[0-9]+ downloaded=[0-9]+ computed=[0-9]+ redundant=[0-9]+$' $s.out ||
     fail "$s: the summary line is not the one format: $(cat $s.out)"
 done
 [ -s heat.npy ] && [ -s poisson.npy ] && [ -s maxwell_Ez.npy ] && [ -s maxwell_Hx.npy ] && [ ! -e maxwell_Ex.npy ] ||

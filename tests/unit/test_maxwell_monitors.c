@@ -111,7 +111,7 @@ static void compare_plans(const char *label, const pyr_problem_t *p)
         spectra_t got;
         memset(&r, 0, sizeof r);
         pyr_status_t st = run_spectra(p, &o, &got, &r);
-        for (int tries = 0; st == PYR_ERR_BUDGET && o.memory && tries < 6; tries++) {
+        for (int tries = 0; st == PYR_ERR_BUDGET && o.memory && tries < 10; tries++) {
             o.memory *= 2;
             mx_free(&r);
             free(got.v);

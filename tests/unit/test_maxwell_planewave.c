@@ -206,7 +206,7 @@ static void compare_plans(const char *label, const pyr_problem_t *p)
         mx_result_t got;
         memset(&got, 0, sizeof got);
         pyr_status_t st = mx_run(p, &o, NULL, &got);
-        for (int tries = 0; st == PYR_ERR_BUDGET && o.memory && tries < 6; tries++) {
+        for (int tries = 0; st == PYR_ERR_BUDGET && o.memory && tries < 10; tries++) {
             o.memory *= 2;
             mx_free(&got);
             st = mx_run(p, &o, NULL, &got);
