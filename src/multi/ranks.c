@@ -15,6 +15,7 @@
 #include "multi/parts.h"
 #include "multi/ranks.h"
 #include "pyrgrid_output.h"
+#include "schemes/maxwell.h"
 #include "schemes/scheme.h"
 
 /* Every rank's status agreed: PYR_OK, or the lowest failing rank's status
@@ -32,6 +33,82 @@ pyr_status_t pyr_ranks_agree(pyr_transport_t *t, pyr_status_t mine)
 }
 
 static pyr_status_t agree(pyr_transport_t *t, pyr_status_t mine) { return pyr_ranks_agree(t, mine); }
+
+/* The monitors' transforms of a run over the ranks, made whole on every rank.  Each node's are
+ * summed over the steps by the one part that owns it (the record hook), in the order one process
+ * sums them, and stored into that rank's spectra only; so no sum over the ranks is made (it would
+ * depend on their order, and turn a -0 into +0): each rank sends the values of the nodes its parts
+ * own, as they are, and every rank puts them in place.  The result is one process's bits. */
+static pyr_status_t share_spectra(pyr_parts_t *P, pyr_transport_t *t, pyr_spectra_t *s)
+{
+    pyr_parts_info_t pi;
+    pyr_parts_get_info(P, &pi);
+    pyr_status_t st = PYR_OK;
+    for (int m = 0; m < pyr_spectra_count(s) && st == PYR_OK; m++) {
+        pyr_monitor_info_t mi;
+        st = pyr_spectra_info(s, m, &mi);
+        if (st != PYR_OK) break;
+        const int64_t nn = mi.nnodes, per = (int64_t)mi.ncomponents * mi.nfreq; /* values of a node, (component, frequency) */
+        const int64_t nx = mi.hi[0] - mi.lo[0] + 1, ny = mi.hi[1] - mi.lo[1] + 1;
+        double *re = malloc((size_t)(per * nn + 1) * sizeof *re), *im = malloc((size_t)(per * nn + 1) * sizeof *im);
+        double *buf = malloc((size_t)(2 * per * nn + 1) * sizeof *buf);
+        int *owner = malloc((size_t)(nn + 1) * sizeof *owner);
+        unsigned char *all = malloc((size_t)(mi.ncomponents * nn + 1));
+        int64_t *count = calloc((size_t)t->size, sizeof *count);
+        if (!re || !im || !buf || !owner || !all || !count) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for monitor %s over the ranks", mi.name);
+        /* each node's rank: that of the part whose box holds it (every rank finds the same) */
+        for (int64_t k = 0; k < nn && st == PYR_OK; k++) {
+            const int64_t at[3] = {mi.lo[0] + k % nx, mi.lo[1] + k / nx % ny, mi.lo[2] + k / (nx * ny)};
+            owner[k] = -1;
+            for (int q = 0; q < pi.nparts && owner[k] < 0; q++) {
+                pyr_box_t own;
+                int r = -1;
+                pyr_parts_part(P, q, &own, NULL, &r);
+                int in = 1;
+                for (int a = 0; a < 3; a++) in &= at[a] >= own.lo[a] && at[a] < own.hi[a];
+                if (in) owner[k] = r;
+            }
+            if (owner[k] < 0 || owner[k] >= t->size)
+                st = pyr_fail(PYR_ERR_INTERNAL, "monitor %s: node (%lld, %lld, %lld) lies on no rank's part", mi.name, (long long)at[0],
+                              (long long)at[1], (long long)at[2]);
+            else count[owner[k]]++;
+        }
+        if (st == PYR_OK) st = pyr_spectra_dft(s, m, re, im);
+        st = agree(t, st);
+        /* rank r's nodes, in the monitor's order, each with its values of every component and frequency */
+        for (int r = 0; r < t->size && st == PYR_OK; r++) {
+            if (!count[r]) continue;
+            int64_t j = 0;
+            if (r == t->rank)
+                for (int64_t k = 0; k < nn; k++) {
+                    if (owner[k] != r) continue;
+                    for (int64_t v = 0; v < per; v++) buf[j++] = re[v * nn + k], buf[j++] = im[v * nn + k];
+                }
+            st = agree(t, t->broadcast(t, buf, (size_t)(2 * per * count[r]) * sizeof *buf, r));
+            if (st != PYR_OK || r == t->rank) continue;
+            j = 0;
+            for (int64_t k = 0; k < nn; k++) {
+                if (owner[k] != r) continue;
+                for (int64_t v = 0; v < per; v++) re[v * nn + k] = buf[j++], im[v * nn + k] = buf[j++];
+            }
+        }
+        /* the steps summed: every rank that ran the monitor's nodes says the same count */
+        uint64_t steps = (uint64_t)(mi.steps > 0 ? mi.steps : 0);
+        if (st == PYR_OK) st = agree(t, t->reduce_u64(t, &steps, 1));
+        /* back into the spectra as they are (x 1: the store scales by dt, which the values hold already) */
+        if (st == PYR_OK) {
+            memset(all, 1, (size_t)(mi.ncomponents * nn));
+            pyr_maxwell_spectra_store(s, m, re, im, all, 1.0, (int64_t)steps);
+        }
+        free(re);
+        free(im);
+        free(buf);
+        free(owner);
+        free(all);
+        free(count);
+    }
+    return st;
+}
 
 static pyr_status_t ranks_execute(const pyr_problem_t *problem, const pyr_options_t *options, pyr_transport_t *t, const pyr_ranks_env_t *env,
                                   const pyr_hooks_t *hooks, pyr_field_t **parts, int nfields, pyr_ranks_info_t *info)
@@ -69,6 +146,8 @@ static pyr_status_t ranks_execute(const pyr_problem_t *problem, const pyr_option
     if (st == PYR_OK) st = pyr_parts_run(P, hooks, &run);
     /* every rank returns the same status (a stop asked for on one rank stops all of them) */
     if (P) st = agree(t, st);
+    if (st == PYR_OK && t->size > 1 && problem->equation == PYR_EQ_MAXWELL && problem->maxwell.spectra)
+        st = share_spectra(P, t, problem->maxwell.spectra);
     pyr_field_t *out[PYR_MAX_FIELDS] = {NULL};
     pyr_box_t box = {{0, 0, 0}, {0, 0, 0}};
     if (st == PYR_OK) {
