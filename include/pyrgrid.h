@@ -339,6 +339,9 @@ typedef struct {
     pyr_planewave_t planewaves[PYR_MAXWELL_MAX_PLANEWAVES]; /* [source] planewave1 .. planewave4 */
     int npoles;                                             /* the background's dispersive terms */
     pyr_pole_t poles[PYR_MAXWELL_MAX_POLES];
+    /* periodic axes (bit a: axis a; [boundary] periodic = y): the fields wrap around, the node
+     * past the last is the first, so the period is n[a] cells; no CPML or PEC wall on them */
+    unsigned periodic;
 } pyr_maxwell_params_t;
 
 /* What to solve: a grid, a scheme with its parameters, an initial field.

@@ -436,6 +436,24 @@ static void set_split(pyr_plan_t *plan)
     case PYR_DECOMP_SLABS: plan->split[2] = 1; break;
     default: break; /* skewed: no axis carries halos; every boundary face stays on the device */
     }
+    /* a periodic axis is never cut: a piece spans it whole and wraps within itself */
+    for (int a = 0; a < 3; a++)
+        if ((plan->coef.periodic >> a) & 1) plan->split[a] = 0;
+}
+
+/* A decomposition that cuts only periodic axes has no pieces: refused, naming one that cuts another axis. */
+static pyr_status_t check_periodic_split(const pyr_plan_t *plan)
+{
+    const pyr_problem_t *p = &plan->problem;
+    if (plan->resident || !plan->coef.periodic || plan->decomp == PYR_DECOMP_SKEWED) return PYR_OK;
+    for (int a = 0; a < p->dims; a++)
+        if (plan->split[a]) return PYR_OK;
+    const int all = plan->coef.periodic == (1u << p->dims) - 1;
+    return pyr_fail(PYR_ERR_CONFIG,
+                    "decomposition = %s cuts only the periodic axes of this grid, which are never cut (a piece spans a periodic axis "
+                    "whole, as its ends join); use %s",
+                    pyr_decomp_name(plan->decomp),
+                    all ? "method = naive (every axis is periodic)" : "decomposition = blocks (it cuts the axes that are not periodic) or auto");
 }
 
 /* Pieces in flight when nothing else decides: the user's run.slots, else the backend's default. */
@@ -469,6 +487,7 @@ pyr_status_t pyr_plan_build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t 
      * every task's sweeps would wait for the previous task's downloads. */
     plan->spares = plan->slots >= 2 && (plan->problem.dims < 3 || plan->previous) && decomp != PYR_DECOMP_SKEWED ? 2 : 1;
     set_split(plan);
+    PYR_TRY(check_periodic_split(plan));
     plan->faces_bytes = 0;
     plan->refused_bytes = 0;
     PYR_TRY(fit_pieces(plan, h, budget));

@@ -590,6 +590,35 @@ static pyr_status_t parse_faces(const char *value, unsigned *faces)
     return PYR_OK;
 }
 
+/* The faces of the periodic axes (bits of cpml_faces). */
+static unsigned periodic_faces(unsigned periodic)
+{
+    unsigned f = 0;
+    for (int a = 0; a < 3; a++)
+        if ((periodic >> a) & 1) f |= 3u << (2 * a);
+    return f;
+}
+
+/* boundary.periodic = none, or axes (x, y, z; "x y" or "xy"): the default
+ * CPML faces (all) then leave those axes out; faces named explicitly on them
+ * are refused by the scheme's validation. */
+static pyr_status_t parse_periodic(const char *value, pyr_maxwell_params_t *m)
+{
+    unsigned axes = 0;
+    if (strcmp(value, "none")) {
+        for (const char *c = value; *c; c++) {
+            if (*c == ' ' || *c == ',' || *c == '\t') continue;
+            if (!strchr("xyz", *c) || ((axes >> (*c - 'x')) & 1))
+                return pyr_fail(PYR_ERR_CONFIG, "boundary.periodic = '%s': name each periodic axis once, e.g. y, or x y (or none)", value);
+            axes |= 1u << (*c - 'x');
+        }
+        if (!axes) return pyr_fail(PYR_ERR_CONFIG, "boundary.periodic is empty; name the periodic axes, e.g. y, or x y (or none)");
+    }
+    if (m->cpml_faces == 0x3f) m->cpml_faces &= ~periodic_faces(axes);
+    m->periodic = axes;
+    return PYR_OK;
+}
+
 static pyr_status_t real_key(const char *sec, const char *key, const char *v, double *out)
 {
     char where[96];
@@ -629,7 +658,7 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
             }
             if (strcmp(v, "cpml")) return pyr_fail(PYR_ERR_CONFIG, "boundary.kind = '%s': use pec or cpml", v);
             if (m->cpml_cells == 0) m->cpml_cells = 10;
-            if (!m->cpml_faces) m->cpml_faces = 0x3f;
+            if (!m->cpml_faces) m->cpml_faces = 0x3f & ~periodic_faces(m->periodic);
             return PYR_OK;
         }
         if (!strcmp(key, "cpml_cells")) {
@@ -640,16 +669,17 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
                                                 "below -40 dB)",
                                 v);
             m->cpml_cells = (int)c;
-            if (!m->cpml_faces) m->cpml_faces = 0x3f;
+            if (!m->cpml_faces) m->cpml_faces = 0x3f & ~periodic_faces(m->periodic);
             return PYR_OK;
         }
         if (!strcmp(key, "faces")) return parse_faces(v, &m->cpml_faces);
+        if (!strcmp(key, "periodic")) return parse_periodic(v, m);
         if (!strcmp(key, "cpml_order")) return real_key(sec, key, v, &m->cpml_order);
         if (!strcmp(key, "cpml_sigma_max")) return real_key(sec, key, v, &m->cpml_sigma_max);
         if (!strcmp(key, "cpml_kappa_max")) return real_key(sec, key, v, &m->cpml_kappa_max);
         if (!strcmp(key, "cpml_alpha_max")) return real_key(sec, key, v, &m->cpml_alpha_max);
-        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [boundary]; the keys are kind, cpml_cells, faces, cpml_order, cpml_sigma_max, "
-                                        "cpml_kappa_max, cpml_alpha_max",
+        return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [boundary]; the keys are kind, cpml_cells, faces, periodic, cpml_order, "
+                                        "cpml_sigma_max, cpml_kappa_max, cpml_alpha_max",
                         key);
     } else if (!strcmp(sec, "material")) {
         if (!strcmp(key, "eps_r")) return real_key(sec, key, v, &m->eps_r);

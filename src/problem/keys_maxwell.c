@@ -167,6 +167,13 @@ int pyr_problem_maxwell_value(const pyr_problem_t *p, const char *full, char *ou
     if (ls == 8 && !strncmp(full, "boundary", ls)) {
         if (!strcmp(key, "kind")) return snprintf(out, size, "%s", m->cpml_cells > 0 && m->cpml_faces ? "cpml" : "pec");
         if (!strcmp(key, "faces")) return faces_text(m->cpml_faces, out, size);
+        if (!strcmp(key, "periodic")) {
+            if (!m->periodic) return snprintf(out, size, "none");
+            char axes[4] = "";
+            for (int a = 0, k = 0; a < 3; a++)
+                if ((m->periodic >> a) & 1) axes[k++] = "xyz"[a];
+            return snprintf(out, size, "%s", axes);
+        }
         *kind = PYR_KEY_INT;
         if (!strcmp(key, "cpml_cells")) return snprintf(out, size, "%d", m->cpml_cells);
         *kind = PYR_KEY_REAL;

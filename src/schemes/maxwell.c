@@ -62,6 +62,10 @@ void pyr_maxwell_update_range(const pyr_problem_t *p, int c, int axis, int64_t *
     if (axis >= p->dims) {
         *lo = 0;
         *hi = 1;
+    } else if ((p->maxwell.periodic >> axis) & 1) {
+        /* periodic: no wall and no unused half-cell, every node is updated (the one past the last is the first) */
+        *lo = 0;
+        *hi = n;
     } else if (electric) {
         /* E: along its own axis the last half-cell is unused; across, the faces are PEC (tangential E fixed) */
         *lo = along ? 0 : 1;
@@ -151,6 +155,33 @@ static pyr_status_t check_updated(const pyr_problem_t *p, const char *what, int 
     return PYR_OK;
 }
 
+/* Periodic axes: axes of the grid, no CPML on their faces, long enough to
+ * wrap, and never cut between parts of a larger grid (a part's window would
+ * need the halo of the part at the other end). */
+static pyr_status_t check_periodic(const pyr_problem_t *p)
+{
+    const pyr_maxwell_params_t *m = &p->maxwell;
+    if (m->periodic & ~((1u << p->dims) - 1) || m->periodic > 7)
+        return pyr_fail(PYR_ERR_CONFIG, "boundary.periodic names an axis this %dD grid does not have; use %s", p->dims, p->dims == 2 ? "x or y" : "x, y or z");
+    for (int a = 0; a < p->dims; a++) {
+        if (!((m->periodic >> a) & 1)) continue;
+        if (m->cpml_cells > 0 && (m->cpml_faces >> (2 * a)) & 3)
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "boundary: axis %c is periodic, but boundary.faces puts a CPML on %c%s; a periodic axis has no faces: list the "
+                            "faces of the other axes only (e.g. faces = %s)",
+                            "xyz"[a], "xyz"[a], (m->cpml_faces >> (2 * a)) & 1 ? "-" : "+", a == 0 ? "y- y+" : "x- x+");
+        if (pyr_problem_whole(p, a) < 3)
+            return pyr_fail(PYR_ERR_CONFIG, "boundary.periodic: axis %c has %lld nodes; a periodic axis needs at least 3", "xyz"[a],
+                            (long long)pyr_problem_whole(p, a));
+        if (p->n[a] != pyr_problem_whole(p, a))
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "boundary.periodic: this part of the grid cuts the periodic axis %c (nodes %lld .. %lld of %lld), whose ends "
+                            "join; cut the grid between devices or ranks along an axis that is not periodic",
+                            "xyz"[a], (long long)p->origin[a], (long long)(p->origin[a] + p->n[a] - 1), (long long)pyr_problem_whole(p, a));
+    }
+    return PYR_OK;
+}
+
 static pyr_status_t maxwell_validate(const pyr_problem_t *p)
 {
     const pyr_maxwell_params_t *m = &p->maxwell;
@@ -213,6 +244,7 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
             return pyr_fail(PYR_ERR_CONFIG, "boundary: cpml_order >= 0, cpml_kappa_max >= 1, cpml_alpha_max >= 0 and cpml_sigma_max >= 0 "
                                             "(0: the optimum) are required");
     }
+    PYR_TRY(check_periodic(p));
     for (int i = 0; i < m->nsources; i++) {
         const pyr_source_t *src = &m->sources[i];
         if (src->component < PYR_EX || src->component > PYR_HZ || !pyr_maxwell_component_used(p, src->component))
@@ -330,6 +362,7 @@ static void maxwell_coefficients(const pyr_problem_t *p, pyr_coef_t *c)
     c->c[6] = dt / p->maxwell.mu_r;
     /* the dispersive table follows the CPML profiles in aux (maxwell_aux) */
     c->c[7] = pyr_maxwell_dispersive(p) ? 1 : 0;
+    c->periodic = p->maxwell.periodic & ((1u << p->dims) - 1);
 }
 
 /* The CPML profiles: per axis a, for integer positions (E's derivatives) and
@@ -417,6 +450,13 @@ static int maxwell_support(const pyr_problem_t *p, int f, pyr_box_t *boxes, int 
     return nb;
 }
 
+/* A periodic axis has no boundary nodes: both sub-steps update it from end to end. */
+static int maxwell_margin(const pyr_problem_t *p, int k, int axis, int high)
+{
+    if (axis < p->dims && ((p->maxwell.periodic >> axis) & 1)) return 0;
+    return high ? pyr_scheme_maxwell.sub[k].margin_hi[axis] : pyr_scheme_maxwell.sub[k].margin_lo[axis];
+}
+
 static int64_t maxwell_check_every(const pyr_problem_t *p)
 {
     (void)p;
@@ -432,8 +472,8 @@ static double maxwell_tolerance(const pyr_problem_t *p)
 static void maxwell_key(const pyr_problem_t *p, char *out, size_t size)
 {
     /* (dispersive terms' states share the psi slots' bits: their problems say so apart) */
-    snprintf(out, size, "%s fields=%x%s", p->dims == 2 ? (p->maxwell.te ? "te" : "tm") : "3d", maxwell_fields(p),
-             pyr_maxwell_dispersive(p) ? " dispersive" : "");
+    snprintf(out, size, "%s fields=%x%s%s", p->dims == 2 ? (p->maxwell.te ? "te" : "tm") : "3d", maxwell_fields(p),
+             pyr_maxwell_dispersive(p) ? " dispersive" : "", p->maxwell.periodic ? " periodic" : "");
 }
 
 /* ----------------------------------------------------------------- inputs */
@@ -696,6 +736,7 @@ const pyr_scheme_t pyr_scheme_maxwell = {
     .sub = {{.reach_lo = {0, 0, 0}, .reach_hi = {1, 1, 1}, .margin_lo = {0, 0, 0}, .margin_hi = {0, 0, 0}, .edge_hi = {1, 1, 1}},
             {.reach_lo = {1, 1, 1}, .reach_hi = {0, 0, 0}, .margin_lo = {0, 0, 0}, .margin_hi = {1, 1, 1}, .edge_lo = {1, 1, 1}}},
     .reduction = PYR_REDUCE_NONE,
+    .margin = maxwell_margin,
     .validate = maxwell_validate,
     .fields_used = maxwell_fields,
     .coefficients = maxwell_coefficients,

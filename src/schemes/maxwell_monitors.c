@@ -48,6 +48,13 @@ void pyr_maxwell_free_range(const pyr_problem_t *p, int a, int64_t *lo, int64_t 
 /* Whether component c lies half a cell above its node along axis x. */
 static int half_along(int c, int x) { return c < 3 ? x == c : x != c - 3; }
 
+/* Whether a monitor's nodes lo .. hi span periodic axis a whole: its cells
+ * then go round, the last one's upper end the first node. */
+static int wraps(const pyr_problem_t *p, int a, int64_t lo, int64_t hi)
+{
+    return a < p->dims && ((p->maxwell.periodic >> a) & 1) && lo == 0 && hi == pyr_problem_whole(p, a) - 1;
+}
+
 static void monitor_freqs(const pyr_monitor_t *d, double *out)
 {
     for (int f = 0; f < d->nfreq; f++)
@@ -343,6 +350,7 @@ static void cell_value(const pyr_spectra_t *s, int m, int ci, int f, const int64
             if (half_along(c, a)) span[a][0] = span[a][1] - 1, cnt[a] = 2;
         } else if (!half_along(c, a)) {
             span[a][1] = span[a][0] + 1, cnt[a] = 2;
+            if (span[a][1] > mon->hi[a] - mon->lo[a] && wraps(&s->problem, a, mon->lo[a], mon->hi[a])) span[a][1] = 0;
         }
     }
     const double *re = s->re + s->offset[m] + ((int64_t)ci * mon->nfreq + f) * mon->nnodes;
@@ -383,7 +391,7 @@ pyr_status_t pyr_spectra_flux(const pyr_spectra_t *spectra, int m, double *power
         cells[x][1] = mon->hi[x];
         if (x == a) cells[x][0] = mon->hi[x];
         else if (x < p->dims) {
-            cells[x][1] = mon->hi[x] - 1;
+            cells[x][1] = wraps(p, x, mon->lo[x], mon->hi[x]) ? mon->hi[x] : mon->hi[x] - 1;
             dA *= pyr_problem_h(p, x);
         }
     }

@@ -84,10 +84,18 @@ static int levi(int i, int j, int k)
 /* Whether component c lies half a cell above its node along axis t. */
 static int half_along(int c, int t) { return c < 3 ? t == c : t != c - 3; }
 
+/* Whether the box spans periodic axis a whole (nodes 0 .. n - 1): it then
+ * has no faces along a, the wave's own continuing across the wrap. */
+static int spans_periodic(const pyr_problem_t *p, const pyr_planewave_t *w, int a)
+{
+    return a < p->dims && ((p->maxwell.periodic >> a) & 1) && w->lo[a] == 0 && w->hi[a] == pyr_problem_whole(p, a) - 1;
+}
+
 /* Whether component c at whole-grid node g lies in the box (closed, in positions). */
 static int in_box(const pyr_problem_t *p, const pyr_planewave_t *w, int c, const int64_t g[3])
 {
     for (int t = 0; t < p->dims; t++) {
+        if (spans_periodic(p, w, t)) continue;
         const int64_t top = half_along(c, t) ? w->hi[t] - 1 : w->hi[t];
         if (g[t] < w->lo[t] || g[t] > top) return 0;
     }
@@ -212,6 +220,7 @@ static int64_t grid_index(const pyr_planewave_t *w, int c, int64_t x)
  * line's), and that face has no outside to correct. */
 static int on_wall(const pyr_problem_t *p, const pyr_planewave_t *w, int a, int side)
 {
+    if (spans_periodic(p, w, a)) return 1; /* (no face: nothing outside to correct) */
     if (a != (int)w->component || a == w->axis || a >= p->dims || w->angle != 0) return 0;
     const int cpml = p->maxwell.cpml_cells > 0 && (p->maxwell.cpml_faces >> (2 * a + side)) & 1;
     return !cpml && (side ? w->hi[a] == pyr_problem_whole(p, a) - 1 : w->lo[a] == 0);
@@ -273,6 +282,22 @@ pyr_status_t pyr_maxwell_planewaves_check(const pyr_problem_t *p)
                             i + 1, pyr_maxwell_component_name(c), "xyz"[w->axis], p->dims == 3 ? "3D fields" : m->te ? "TE mode" : "TM mode",
                             ok[0] ? ok : "another direction", ok[0] ? "" : " (TM: Ez along x or y; TE: Ey along x, Ex along y)");
         }
+        if (w->angle != 0 && m->periodic)
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "planewave%d: oblique incidence (angle %g) on a grid with periodic axes needs Bloch-periodic boundaries (a phase "
+                            "shift across the period), which are not supported; use angle 0 (normal incidence) or no periodic axes",
+                            i + 1, w->angle);
+        if ((m->periodic >> w->axis) & 1)
+            return pyr_fail(PYR_ERR_CONFIG,
+                            "planewave%d: it travels along %c, which is periodic (a wave along it never leaves); send it along an axis "
+                            "that is not periodic, across the periodic ones",
+                            i + 1, "xyz"[w->axis]);
+        for (int a = 0; a < p->dims; a++)
+            if (((m->periodic >> a) & 1) && !spans_periodic(p, w, a))
+                return pyr_fail(PYR_ERR_CONFIG,
+                                "planewave%d: the box runs from node %lld to %lld along the periodic axis %c; a box face on a periodic "
+                                "axis is not supported: span it whole (nodes 0 to %lld), so that the wave continues across the wrap",
+                                i + 1, (long long)w->lo[a], (long long)w->hi[a], "xyz"[a], (long long)(pyr_problem_whole(p, a) - 1));
         if (w->angle != 0) {
             if (!isfinite(w->angle) || !(fabs(w->angle) < 90))
                 return pyr_fail(PYR_ERR_CONFIG, "planewave%d: tilt %g: use an angle between -90 and 90 degrees", i + 1, w->angle);

@@ -61,6 +61,11 @@ typedef struct {
     double c[8];
     const double *aux; /* more coefficients, scheme-specific (Maxwell: the CPML profiles), owned by the plan */
     int64_t naux;
+    /* Axes along which the grid wraps around (bit a): the node past the last
+     * is the first, so a sub-step at one end reads the other.  The planner
+     * never cuts such an axis (a piece spans it whole and wraps within
+     * itself); a kernel wraps where this says. */
+    unsigned periodic;
 } pyr_coef_t;
 
 /* A node of one of the scheme's fields: a point source or a probe, in the

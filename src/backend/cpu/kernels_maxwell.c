@@ -28,7 +28,8 @@ static int component_range(const pyr_kernel_call_t *call, int c, const pyr_box_t
         if (a < dims) {
             const int64_t n = call->grid->n[a];
             const int along = c % 3 == a;
-            if (c < 3) lo = along ? 0 : 1, hi = n - 1;
+            if ((call->coef->periodic >> a) & 1) lo = 0, hi = n; /* the node past the last is the first */
+            else if (c < 3) lo = along ? 0 : 1, hi = n - 1;
             else lo = 0, hi = along ? n : n - 1;
         }
         r->lo[a] = b->lo[a] > lo ? b->lo[a] : lo;
@@ -136,6 +137,11 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
         const int64_t pitch = pc->pitch, plane = pc->pitch * (pc->box.hi[1] - pc->box.lo[1]);                                  \
         const int64_t step[3] = {1, pitch, plane};                                                                             \
         const int64_t s1 = has1 ? step[a1] : 0, s2 = has2 ? step[a2] : 0;                                                      \
+        /* a periodic axis (spanned whole by the piece): the difference at its end reads the other end, wrap away */          \
+        const int64_t n1 = has1 ? call->grid->n[a1] : 1, n2 = has2 ? call->grid->n[a2] : 1;                                    \
+        const int64_t wrap1 = has1 && ((k->periodic >> a1) & 1) ? (n1 - 1) * s1 : 0;                                            \
+        const int64_t wrap2 = has2 && ((k->periodic >> a2) & 1) ? (n2 - 1) * s2 : 0;                                            \
+        const int64_t end1 = electric ? 0 : n1 - 1, end2 = electric ? 0 : n2 - 1;                                               \
         const double *in1 = NULL, *b1 = NULL, *ca1 = NULL, *kv1 = NULL, *in2 = NULL, *b2 = NULL, *ca2 = NULL, *kv2 = NULL;     \
         if (P1) {                                                                                                              \
             kv1 = pyr_maxwell_profile(k->aux, naux, a1, half, 0);                                                           \
@@ -161,21 +167,31 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
                 const int64_t base = pyr_piece_index(pc, r->lo[0], y, z);                                                     \
                 /* a layer along y or z covers the whole row or none of it */                                                 \
                 const int row1 = P1 && a1 != 0 && in1[pos[a1]] != 0, row2 = P2 && a2 != 0 && in2[pos[a2]] != 0;               \
+                const int64_t r1 = wrap1 && a1 != 0 && pos[a1] == end1 ? -wrap1 : s1;                                          \
+                const int64_t r2 = wrap2 && a2 != 0 && pos[a2] == end2 ? -wrap2 : s2;                                          \
                 int64_t pa = r->lo[0] > xa ? r->lo[0] : xa, pb = r->hi[0] < xb ? r->hi[0] : xb;                               \
+                /* the row's wrapping node along a periodic x takes the general loop */                                         \
+                if ((wrap1 && a1 == 0) || (wrap2 && a2 == 0)) {                                                                \
+                    const int64_t e = electric ? 0 : call->grid->n[0] - 1;                                                     \
+                    if (electric && pa <= e) pa = e + 1;                                                                       \
+                    if (!electric && pb > e) pb = e;                                                                           \
+                }                                                                                                              \
                 if (row1 || row2 || pb < pa) pa = pb = r->hi[0];                                                             \
                 if (pb > pa) {                                                                                                 \
                     const int64_t o = base + (pa - r->lo[0]);                                                                 \
                     plain_row_##SUFFIX(F + o, G1 ? G1 + o : NULL, G2 ? G2 + o : NULL, CA ? CA + o : NULL, CB ? CB + o : NULL,     \
-                                       DH ? DH + o : NULL, s1, s2, rh1, rh2, ca0, cb0, dh0, pb - pa, electric, has1, has2);  \
+                                       DH ? DH + o : NULL, r1, r2, rh1, rh2, ca0, cb0, dh0, pb - pa, electric, has1, has2);  \
                 }                                                                                                              \
                 for (int64_t x = r->lo[0]; x < r->hi[0]; x++) {                                                                \
                     if (x == pa) x = pb;                                                                                       \
                     if (x >= r->hi[0]) break;                                                                                  \
                     const int64_t i = base + (x - r->lo[0]);                                                                   \
                     const int64_t p1 = a1 == 0 ? x : pos[a1], p2 = a2 == 0 ? x : pos[a2];                                     \
+                    const int64_t t1 = wrap1 && a1 == 0 && x == end1 ? -wrap1 : r1;                                            \
+                    const int64_t t2 = wrap2 && a2 == 0 && x == end2 ? -wrap2 : r2;                                            \
                     T c1 = 0, c2 = 0;                                                                                          \
                     if (has1) {                                                                                                \
-                        const T d = electric ? (G1[i] - G1[i - s1]) * rh1 : (G1[i + s1] - G1[i]) * rh1;                         \
+                        const T d = electric ? (G1[i] - G1[i - t1]) * rh1 : (G1[i + t1] - G1[i]) * rh1;                         \
                         if (P1 && in1[p1] != 0) {                                                                              \
                             P1[i] = (T)b1[p1] * P1[i] + (T)ca1[p1] * d;                                                        \
                             c1 = d * (T)kv1[p1] + P1[i];                                                                       \
@@ -184,7 +200,7 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
                         }                                                                                                      \
                     }                                                                                                          \
                     if (has2) {                                                                                                \
-                        const T d = electric ? (G2[i] - G2[i - s2]) * rh2 : (G2[i + s2] - G2[i]) * rh2;                         \
+                        const T d = electric ? (G2[i] - G2[i - t2]) * rh2 : (G2[i + t2] - G2[i]) * rh2;                         \
                         if (P2 && in2[p2] != 0) {                                                                              \
                             P2[i] = (T)b2[p2] * P2[i] + (T)ca2[p2] * d;                                                        \
                             c2 = d * (T)kv2[p2] + P2[i];                                                                       \
