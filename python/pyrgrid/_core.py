@@ -1499,7 +1499,7 @@ class MaxwellResult(Dict[str, np.ndarray]):
 def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, steps: Optional[int] = None,
             courant: Optional[float] = None, dt: Optional[float] = None, mode: Optional[str] = None,
             lengths: Optional[Sequence[float]] = None, dtype: DTypeLike = None, boundary: Optional[str] = None,
-            cpml_cells: Optional[int] = None, eps_r: Optional[float] = None, sigma: Optional[float] = None,
+            cpml_cells: Optional[int] = None, periodic: Optional[str] = None, eps_r: Optional[float] = None, sigma: Optional[float] = None,
             mu_r: Optional[float] = None, shapes: Sequence[str] = (), sources: Sequence[Any] = (), probes: Sequence[Any] = (),
             monitors: Union[Mapping[str, Any], Sequence[Any], None] = None, keys: Optional[Keys] = None, initial: Optional[Mapping[str, ArrayLike]] = None,
             memory: Union[str, int, None] = None, backend: Optional[str] = None, progress: Progress = None,
@@ -1514,7 +1514,9 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
     problem-file keys.  Keywords set keys on top of it (a :class:`Problem`
     given is changed by them, as by ``problem.set``): ``steps``,
     ``courant`` (or ``dt``), ``mode`` ("tm" or "te", 2D), ``lengths``,
-    ``dtype``; ``boundary`` ("pec" or "cpml") and ``cpml_cells``; the
+    ``dtype``; ``boundary`` ("pec" or "cpml") and ``cpml_cells``;
+    ``periodic`` the periodic axes ("y", "x y"; boundary.periodic: the
+    fields wrap, the period is n h along such an axis, no CPML there); the
     background ``eps_r``, ``sigma``, ``mu_r``; ``shapes``, ``sources`` and
     ``probes`` as lists of the problem file's values ("box 0.8 1.2 0.5 1.0
     eps_r=4", "Ez point 10 15 ricker frequency=2 delay=0.6", "Ez 30 15");
@@ -1558,7 +1560,7 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
             raise ArgumentError(f"dtype {dt_}: pyrgrid computes in float32 or float64")
         p.set("scheme.precision", _PRECISION[dt_])
     settings: Dict[str, Any] = {"scheme.steps": steps, "scheme.courant": courant, "scheme.dt": dt, "scheme.mode": mode, "boundary.kind": boundary,
-                "boundary.cpml_cells": cpml_cells, "material.eps_r": eps_r, "material.sigma": sigma, "material.mu_r": mu_r}
+                "boundary.cpml_cells": cpml_cells, "boundary.periodic": periodic, "material.eps_r": eps_r, "material.sigma": sigma, "material.mu_r": mu_r}
     if isinstance(shapes, str):
         raise ArgumentError(f"shapes must be a list of material values, not one string: [{shapes!r}]")
     for i, value in enumerate(shapes):
