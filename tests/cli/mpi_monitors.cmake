@@ -21,3 +21,10 @@ foreach(np 2 3 4)
     $<TARGET_FILE:test_mpi_monitors>)
   set_tests_properties(test_mpi_monitors_np${np} PROPERTIES LABELS "mpi;parts;slow" ENVIRONMENT "${pyr_mpimon_env}" TIMEOUT 300 PROCESSORS 2)
 endforeach()
+# The program (test_mpi_monitors.sh): mpirun -np 1..4 pyrgrid run with [monitor] writes the spectra CSV
+# and plot of a one-process run, byte for byte; a failing rank keeps the old spectra.  About 25 s on
+# two cores: slow.
+add_test(NAME test_mpi_monitors_cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_mpi_monitors.sh $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR}
+  ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${pyr_mpimon_flags})
+set_tests_properties(test_mpi_monitors_cli PROPERTIES LABELS "mpi;cli;slow" SKIP_RETURN_CODE 77 ENVIRONMENT "${pyr_mpimon_env}" TIMEOUT 300
+  PROCESSORS 2)
