@@ -11,6 +11,8 @@
  *     leaks outside the box (<= 1e-12 of the amplitude, double) in 2D TM and
  *     TE periodic in y and 3D periodic in x and y, the wave crossing the
  *     wrap; the incident field inside is uniform across the periodic axes;
+ *   - parts over several devices cut along x give the naive bits; a
+ *     partition cutting the periodic y is refused;
  *   - the keys: boundary.periodic's spellings and round trip, the default
  *     CPML faces leaving the periodic axes out;
  *   - the refusals: CPML on a periodic axis, a box face on one, a plane wave
@@ -174,6 +176,49 @@ static void check_translation(void)
         mx_free(&r1);
         mx_free(&r2);
     }
+}
+
+/* ------------------------------------------------------------------ parts */
+
+/* Parts over several devices: cut along x only (each spans the periodic y
+ * whole) they give the naive bits; a partition cutting y is refused. */
+static void check_parts(void)
+{
+    const int64_t n[3] = {48, 10, 1};
+    const double len[3] = {1.2, 0.5, 1};
+    pyr_problem_t p;
+    make_maxwell(&p, 2, n, len, 0, PYR_DOUBLE, 30, 0.8);
+    p.init = PYR_INIT_RANDOM;
+    p.seed = 5;
+    set_ok(&p, "boundary.periodic", "y");
+    set_ok(&p, "boundary.cpml_cells", "4");
+    set_ok(&p, "material.shape1", "box 0.4 0.7 0.1 0.3 eps_r=2.5");
+    set_ok(&p, "source.planewave1", "Ez along -x box 10 0 38 9 gaussian width=0.1 delay=0.2");
+    mx_result_t ref = {0};
+    CHECK_OK(mx_reference(&p, NULL, &ref));
+    const char *const partitions[2] = {"3x1x1", "2x2x1"};
+    for (int k = 0; k < 2; k++) {
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = backend;
+        o.method = k ? PYR_METHOD_NAIVE : PYR_METHOD_PYRAMID;
+        snprintf(o.devices, sizeof o.devices, "%s", k ? "0,0,0,0" : "0,0,0");
+        snprintf(o.partition, sizeof o.partition, "%s", partitions[k]);
+        o.exchange = 4;
+        mx_result_t got = {0};
+        pyr_status_t st = mx_run(&p, &o, NULL, &got);
+        if (k == 0) {
+            CHECK(st == PYR_OK, "parts 3x1 (x cut): %s", pyr_last_error());
+            for (int c = 0; c < 6 && st == PYR_OK; c++)
+                if (ref.c[c]) CHECK(first_difference(got.c[c], ref.c[c]) < 0, "parts 3x1: component %d differs from the naive run's", c);
+        } else {
+            CHECK(st != PYR_OK && strstr(pyr_last_error(), "cuts the periodic axis y"), "parts 2x2 (y cut): %s",
+                  st == PYR_OK ? "accepted" : pyr_last_error());
+            if (st != PYR_OK) printf("parts cutting y: %s\n", pyr_last_error());
+        }
+        mx_free(&got);
+    }
+    mx_free(&ref);
 }
 
 /* ------------------------------------------------------ plane wave, wrap */
@@ -340,6 +385,7 @@ int main(int argc, char **argv)
     }
     check_invariance();
     check_translation();
+    check_parts();
     check_planewave();
     check_keys();
     return check_report();
