@@ -10,6 +10,13 @@
  *                 [--precision float|double] [--cpml CELLS] [--kernel V1/V2/...]
  *
  * --kernel: the naive run again with each kernel variant (e.g. tile:4,16/fused:8,16).
+ * --features plain,dft,flux,disp,tfsf: the runs once per listed variant of the
+ *         problem, each beside the plain one in the same process: dft adds a
+ *         DFT monitor of Ez over the middle z plane at 10 frequencies, flux a
+ *         flux plane there at 10 frequencies, disp makes the sphere a Drude
+ *         metal (one term: its states advance every step), tfsf adds a plane
+ *         wave's TF/SF box around the sphere; each row says its rate over the
+ *         plain problem's with the same method and budget.
  * --peer: the straightforward CUDA code (maxwell_peer.cu: an H and an E
  *         kernel per step, one thread per cell) on the same problem after the
  *         naive runs, with its rates, pyrgrid's steady rate over its own, and
@@ -234,13 +241,44 @@ static int parse_list(const char *s, int64_t *out, int max)
     return n;
 }
 
+/* Problem p turned into the variant `feature` (see --features); 0 when it is not one. */
+static int apply_feature(pyr_problem_t *p, const char *feature)
+{
+    char v[256];
+    const int64_t *n = p->n;
+    if (!strcmp(feature, "plain")) return 1;
+    /* monitors' 10 frequencies: from what the run resolves to a quarter of the time step's rate */
+    double dt = 0;
+    if (pyr_maxwell_dt(p, &dt) != PYR_OK || dt <= 0) return 0;
+    const double f0 = 2.0 / ((double)p->steps * dt), f1 = 0.25 / dt;
+    if (!strcmp(feature, "dft")) {
+        snprintf(v, sizeof v, "Ez plane z %lld freqs=%.6g:%.6g:10", (long long)(n[2] / 2), f0, f1 > f0 ? f1 : 2 * f0);
+        return pyr_problem_set(p, "monitor.dft1", v) == PYR_OK;
+    }
+    if (!strcmp(feature, "flux")) {
+        snprintf(v, sizeof v, "plane z %lld freqs=%.6g:%.6g:10", (long long)(n[2] / 2), f0, f1 > f0 ? f1 : 2 * f0);
+        return pyr_problem_set(p, "monitor.flux1", v) == PYR_OK;
+    }
+    if (!strcmp(feature, "disp")) {
+        snprintf(v, sizeof v, "sphere %g %g %g %g eps_r=1 drude=2 0.1", p->length[0] * 0.6, p->length[1] * 0.6, p->length[2] * 0.6,
+                 p->length[0] * 0.2);
+        return pyr_problem_set(p, "material.shape1", v) == PYR_OK;
+    }
+    if (!strcmp(feature, "tfsf")) {
+        snprintf(v, sizeof v, "Ex along +z box %lld %lld %lld %lld %lld %lld gaussian width=0.3 delay=1.2", (long long)(n[0] / 4),
+                 (long long)(n[1] / 4), (long long)(n[2] / 4), (long long)(n[0] - 4), (long long)(n[1] - 4), (long long)(n[2] - 4));
+        return pyr_problem_set(p, "source.planewave1", v) == PYR_OK;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int64_t n[3] = {1024, 1024, 1024}, steps = 120, heights[16], fractions[8] = {4};
     int nheights = 0, nfractions = 1, cpml = 0;
     pyr_backend_kind_t backend = PYR_BACKEND_CUDA;
     pyr_precision_t prec = PYR_FLOAT;
-    const char *methods = "naive,pyramid", *kernels = NULL;
+    const char *methods = "naive,pyramid", *kernels = NULL, *features = "plain";
     int peer = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
@@ -256,6 +294,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--cpml")) cpml = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel")) kernels = argv[++i];
         else if (!strcmp(a, "--peer")) peer = 1;
+        else if (!strcmp(a, "--features")) features = argv[++i];
         else {
             fprintf(stderr, "unknown option %s\n", a);
             return 2;
@@ -281,68 +320,90 @@ int main(int argc, char **argv)
         }
     printf("%-10s %-8s %7s %6s %5s %10s %10s %12s %12s %s\n", "method", "decomp", "budget", "height", "slots", "e2e G/s", "steady G/s",
            "uploaded", "downloaded", "probe(last)");
-    double incore = 0, best_naive = 0;
-    if (strstr(methods, "naive")) {
-        pyr_options_t o;
-        pyr_options_default(&o);
-        o.backend = backend;
-        o.method = PYR_METHOD_NAIVE;
-        o.height = steps / 8 > 0 ? steps / 8 : 1;
-        result_t r;
-        if (run(&p, &o, comp, &r) == 0) {
-            incore = best_naive = r.steady;
-            printf("%-10s %-8s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g\n", "naive", "-", "all", (long long)r.height, r.slots, r.e2e,
-                   r.steady, (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
-            fflush(stdout);
+    char flist[128];
+    snprintf(flist, sizeof flist, "%s", features);
+    const char *feat[8];
+    int nfeat = 0;
+    for (char *t = strtok(flist, ","); t && nfeat < 8; t = strtok(NULL, ",")) feat[nfeat++] = t;
+    double plain_naive = 0, plain_ooc[160] = {0};
+    for (int fi = 0; fi < nfeat; fi++) {
+        pyr_problem_t q;
+        make(&q, n, prec, steps, cpml);
+        if (!apply_feature(&q, feat[fi])) {
+            fprintf(stderr, "--features: %s: %s (use plain, dft, flux, disp, tfsf)\n", feat[fi], pyr_last_error());
+            return 2;
         }
-    }
-    if (kernels) {
-        char list[256];
-        snprintf(list, sizeof list, "%s", kernels);
-        for (char *k = strtok(list, "/"); k; k = strtok(NULL, "/")) {
+        if (nfeat > 1) printf("== %s%s\n", feat[fi], fi == 0 && strcmp(feat[0], "plain") ? " (the rows below compare with it)" : "");
+        double incore = 0, best_naive = 0;
+        if (strstr(methods, "naive")) {
             pyr_options_t o;
             pyr_options_default(&o);
             o.backend = backend;
             o.method = PYR_METHOD_NAIVE;
             o.height = steps / 8 > 0 ? steps / 8 : 1;
-            snprintf(o.kernel, sizeof o.kernel, "%s", k);
-            result_t r = {0};
-            char name[40];
-            snprintf(name, sizeof name, "naive %s", k);
-            if (run(&p, &o, comp, &r) == 0 && r.steady > best_naive) best_naive = r.steady;
-            if (r.steady > 0)
-                printf("%-18s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g\n", name, "all", (long long)r.height, r.slots, r.e2e, r.steady,
-                       (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
-            fflush(stdout);
+            result_t r;
+            if (run(&q, &o, comp, &r) == 0) {
+                incore = best_naive = r.steady;
+                if (fi == 0) plain_naive = r.steady;
+                printf("%-10s %-8s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g", "naive", "-", "all", (long long)r.height, r.slots, r.e2e,
+                       r.steady, (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
+                if (nfeat > 1 && plain_naive > 0) printf("   %.3fx plain", r.steady / plain_naive);
+                printf("\n");
+                fflush(stdout);
+            }
         }
-    }
-#ifdef PYR_BENCH_PEER
-    if (peer && backend == PYR_BACKEND_CUDA) run_peer(&p, comp, best_naive);
-#else
-    if (peer) printf("peer: built without CUDA\n");
-#endif
-    if (strstr(methods, "pyramid"))
-        for (int f = 0; f < nfractions; f++) {
-            for (int h = -1; h < nheights; h++) {
+        if (kernels) {
+            char list[256];
+            snprintf(list, sizeof list, "%s", kernels);
+            for (char *k = strtok(list, "/"); k; k = strtok(NULL, "/")) {
                 pyr_options_t o;
                 pyr_options_default(&o);
                 o.backend = backend;
-                o.method = PYR_METHOD_PYRAMID;
-                o.memory = fractions[f] > 0 ? (uint64_t)(bytes_fields / (double)fractions[f]) : 0; /* 0: auto, the device's free memory */
-                o.height = h < 0 ? 0 : heights[h];
-                result_t r;
-                char budget[32];
-                if (fractions[f] > 0) snprintf(budget, sizeof budget, "1/%lld", (long long)fractions[f]);
-                else snprintf(budget, sizeof budget, "auto");
-                if (run(&p, &o, comp, &r) == 0) {
-                    printf("%-10s %-8s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g%s", h < 0 ? "pyr(auto)" : "pyramid", r.decomp, budget,
-                           (long long)r.height, r.slots, r.e2e, r.steady, (unsigned long long)r.up, (unsigned long long)r.down,
-                           r.probe_last, incore > 0 ? "" : "\n");
-                    if (incore > 0) printf("   %.2fx in-core\n", r.steady / incore);
-                    fflush(stdout);
-                }
+                o.method = PYR_METHOD_NAIVE;
+                o.height = steps / 8 > 0 ? steps / 8 : 1;
+                snprintf(o.kernel, sizeof o.kernel, "%s", k);
+                result_t r = {0};
+                char name[40];
+                snprintf(name, sizeof name, "naive %s", k);
+                if (run(&q, &o, comp, &r) == 0 && r.steady > best_naive) best_naive = r.steady;
+                if (r.steady > 0)
+                    printf("%-18s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g\n", name, "all", (long long)r.height, r.slots, r.e2e, r.steady,
+                           (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
+                fflush(stdout);
             }
         }
+    #ifdef PYR_BENCH_PEER
+        if (peer && backend == PYR_BACKEND_CUDA) run_peer(&q, comp, best_naive);
+    #else
+        if (peer) printf("peer: built without CUDA\n");
+    #endif
+        if (strstr(methods, "pyramid"))
+            for (int f = 0; f < nfractions; f++) {
+                for (int h = -1; h < nheights; h++) {
+                    pyr_options_t o;
+                    pyr_options_default(&o);
+                    o.backend = backend;
+                    o.method = PYR_METHOD_PYRAMID;
+                    o.memory = fractions[f] > 0 ? (uint64_t)(bytes_fields / (double)fractions[f]) : 0; /* 0: auto, the device's free memory */
+                    o.height = h < 0 ? 0 : heights[h];
+                    result_t r;
+                    char budget[32];
+                    if (fractions[f] > 0) snprintf(budget, sizeof budget, "1/%lld", (long long)fractions[f]);
+                    else snprintf(budget, sizeof budget, "auto");
+                    if (run(&q, &o, comp, &r) == 0) {
+                        printf("%-10s %-8s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g%s", h < 0 ? "pyr(auto)" : "pyramid", r.decomp, budget,
+                               (long long)r.height, r.slots, r.e2e, r.steady, (unsigned long long)r.up, (unsigned long long)r.down,
+                               r.probe_last, incore > 0 ? "" : "\n");
+                        const int slot = f * 17 + h + 1;
+                        if (fi == 0 && slot < 160) plain_ooc[slot] = r.steady;
+                        if (incore > 0) printf("   %.2fx in-core", r.steady / incore);
+                        if (nfeat > 1 && slot < 160 && plain_ooc[slot] > 0) printf("   %.3fx plain", r.steady / plain_ooc[slot]);
+                        if (incore > 0) printf("\n");
+                        fflush(stdout);
+                    }
+                }
+            }
+    }
     for (int c = 0; c < 6; c++) pyr_field_destroy(&comp[c]);
     return 0;
 }
