@@ -121,6 +121,9 @@ static pyr_status_t check_surface(const pyr_problem_t *p, const pyr_spectra_t *s
                                   double *sign)
 {
     const int dims = p->dims, count = pyr_spectra_count(s);
+    if (p->maxwell.periodic)
+        return pyr_fail(PYR_ERR_ARG, WHAT ": the problem has periodic axes, so its fields are those of an infinite array, which no closed "
+                                     "surface encloses; the transform takes a lone scatterer's: run it without boundary.periodic");
     if (nsurface != 2 * dims || !surface)
         return pyr_fail(PYR_ERR_ARG, WHAT ": %d monitors for the surface; a closed surface of a %dD grid is %d flux monitors, the faces of a box "
                                      "(a pair of planes per axis)",

@@ -17,7 +17,7 @@
  *     CPML faces leaving the periodic axes out;
  *   - the refusals: CPML on a periodic axis, a box face on one, a plane wave
  *     along one, oblique incidence, a decomposition cutting only periodic
- *     axes, bad spellings.
+ *     axes, the far-field transform of a periodic cell, bad spellings.
  * usage: test_maxwell_periodic [cpu|cuda]   (cuda: skipped, 77, without a GPU) */
 #include <math.h>
 #include <stdio.h>
@@ -351,6 +351,20 @@ static void check_keys(void)
     refused("oblique incidence", &q, NULL, "needs Bloch-periodic boundaries");
     set_ok(&q, "source.planewave1", "Ez along +y box 10 0 30 11 gaussian width=0.1 delay=0.3");
     refused("a plane wave along the periodic y", &q, NULL, "which is periodic");
+
+    /* the near-to-far-field transform of a periodic cell */
+    make_maxwell(&q, 2, n, NULL, 0, PYR_DOUBLE, 40, 0.5);
+    set_ok(&q, "boundary.periodic", "y");
+    set_ok(&q, "monitor.flux1", "plane x 10 freqs=5");
+    set_ok(&q, "monitor.flux2", "plane x 30 freqs=5");
+    pyr_spectra_t *sp = NULL;
+    CHECK_OK(pyr_spectra_create(&q, &sp));
+    const int surface[4] = {0, 1, 0, 1};
+    const double phi[1] = {0};
+    double power[1];
+    pyr_status_t fst = pyr_spectra_farfield(&q, sp, 4, surface, 1, NULL, phi, 10, power, NULL, NULL);
+    CHECK(fst != PYR_OK && strstr(pyr_last_error(), "periodic axes"), "the far field of a periodic cell: %s", fst == PYR_OK ? "accepted" : pyr_last_error());
+    pyr_spectra_destroy(&sp);
 
     /* plans: strips cut only y */
     make_maxwell(&q, 2, n, NULL, 0, PYR_DOUBLE, 10, 0.5);
