@@ -64,6 +64,8 @@ template <typename T> struct SubStep {
     int rlo[3][3], rhi[3][3]; /* per component: the part of the sub-step's box it updates */
     int dims;
     int zrun;             /* planes per thread */
+    int64_t wrap[3];      /* periodic axis a (the piece spans it whole): (n - 1) * step[a], else 0 */
+    int end[3];           /* the node whose difference along a periodic axis wraps: E's first, H's last */
 };
 
 template <typename T>
@@ -114,14 +116,14 @@ __global__ void __launch_bounds__(kTX *kMaxRows) yee_substep(SubStep<T> s)
             T c1 = 0, c2 = 0;
             if (has1) {
                 const T *__restrict__ G = s.G[a2];
-                const int64_t st = step[a1];
+                const int64_t st = s.wrap[a1] && pos[a1] == s.end[a1] ? -s.wrap[a1] : step[a1];
                 T d = Electric ? mul(sub(ld(G + i), ld(G + i - st)), s.rh[a1]) : mul(sub(ld(G + i + st), ld(G + i)), s.rh[a1]);
                 if (Cpml && s.P[c][0]) d = through_layer(d, s.P[c][0], i, s.table, s.nmax, a1, half, (int64_t)pos[a1]);
                 c1 = d;
             }
             if (has2) {
                 const T *__restrict__ G = s.G[a1];
-                const int64_t st = step[a2];
+                const int64_t st = s.wrap[a2] && pos[a2] == s.end[a2] ? -s.wrap[a2] : step[a2];
                 T d = Electric ? mul(sub(ld(G + i), ld(G + i - st)), s.rh[a2]) : mul(sub(ld(G + i + st), ld(G + i)), s.rh[a2]);
                 if (Cpml && s.P[c][1]) d = through_layer(d, s.P[c][1], i, s.table, s.nmax, a2, half, (int64_t)pos[a2]);
                 c2 = d;
@@ -376,7 +378,8 @@ int update_box(const pyr_kernel_call_t *call, int comp, const pyr_box_t *box, in
         if (a < dims) {
             const int64_t n = call->grid->n[a];
             const int along = cc == a;
-            if (electric) l = along ? 0 : 1, h = n - 1;
+            if ((call->coef->periodic >> a) & 1) l = 0, h = n; /* the node past the last is the first */
+            else if (electric) l = along ? 0 : 1, h = n - 1;
             else l = 0, h = along ? n : n - 1;
         } else {
             l = 0, h = 1;
@@ -410,6 +413,10 @@ pyr_status_t substep_launch(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_c
     for (int a = 0; a < 3; a++) {
         s.org[a] = pc->box.lo[a];
         s.rh[a] = a < dims ? (T)k->c[a] : (T)0;
+        /* a periodic axis: the difference at its end reads the other end (the piece spans the axis whole) */
+        const int64_t stride = a == 0 ? 1 : a == 1 ? s.pitch : s.plane;
+        s.wrap[a] = a < dims && ((k->periodic >> a) & 1) ? (call->grid->n[a] - 1) * stride : 0;
+        s.end[a] = electric ? 0 : (int)(call->grid->n[a] - 1);
     }
     const int first = electric ? 0 : 3, other = electric ? 3 : 0;
     if (electric) {
@@ -722,6 +729,8 @@ int fused_box(const pyr_kernel_call_t *call, pyr_box_t *in)
     if (call->nboxes < 4 || call->nboxes % 2) return 0;
     /* the dispersive terms' states are updated in place, which a recomputed rim would apply twice */
     if (pyr_maxwell_disp_table(call->coef)) return 0;
+    /* (a periodic axis's differences wrap in the tile kernel only) */
+    if (call->coef->periodic) return 0;
     for (int l = 2; l < call->nboxes; l++)
         if (!same_box(&call->boxes[l], &call->boxes[l % 2])) return 0;
     for (int i = 0; i < call->nsources; i++)
