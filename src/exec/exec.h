@@ -12,6 +12,33 @@
  * order. */
 pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run);
 
+/* A run computed in ranges of its steps, each with a plan of its own (any
+ * method, decomposition, height or slots: the same bits as one run, which
+ * lets tune/refine.c change the plan between passes).  The carry holds what
+ * the run keeps beside the caller's fields from one range to the next: the
+ * fields the library makes (its auxiliaries, such as Maxwell's CPML and
+ * dispersive states, and the inputs it initialises), the layer before the
+ * fields' where the sub-steps read it (plan->previous, as host copies), and
+ * the scheme's point terms, opened once for the whole run (sources'
+ * waveforms and plane waves' 1D grids advance over it, monitors sum over
+ * it and store their spectra at its end). */
+typedef struct pyr_exec_carry pyr_exec_carry_t;
+pyr_status_t pyr_exec_carry_create(pyr_exec_carry_t **out);
+void pyr_exec_carry_destroy(pyr_exec_carry_t **carry);
+
+/* Steps [first, last) of the plan's problem, whose steps count the whole
+ * run's: the ranges of one carry run in order from step 0, each from the
+ * step the last one left the fields at, with plans of one problem (one
+ * device; not a part of a larger grid).  The hooks and the kernels see the
+ * run's own steps (waveform times, Chebyshev's weights, snapshots, checks,
+ * probes); the progress hook is also told at the range's end.  A range
+ * whose first step is a multiple of the checks' and snapshots' spacing
+ * counts its full passes from there, as a run of its own would.
+ * run->steps: the step the fields hold (less than last where the stopping
+ * test ended the run). */
+pyr_status_t pyr_exec_fields_range(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, int64_t first, int64_t last,
+                                   pyr_exec_carry_t *carry, const pyr_hooks_t *hooks, pyr_run_info_t *run);
+
 /* Host-to-host copy of `box` between two host regions (held-back bands are
  * written into the grid with this), with all cores for large boxes. */
 void pyr_host_copy_box(pyr_host_region_t *dst, const pyr_host_region_t *src, const pyr_box_t *box, size_t elem);

@@ -75,6 +75,8 @@ typedef struct {
      * sub-step writes and download it back from the one their last read. */
     pyr_host_region_t prev[PYR_MAX_FIELDS];
     flusher_t fl; /* fl.running: band writes go to the worker */
+    int64_t first, last; /* the steps this call runs, [first, last) of the plan's problem (exec.h: a range) */
+    pyr_exec_carry_t *carry; /* a range's carry (NULL: a whole run) */
     int64_t steps_done;
     int checked, converged;
     double change;

@@ -71,6 +71,17 @@
 #include "exec/part_io.h"
 #include "plan/plan.h"
 
+/* pyr_exec_fields_range's carry (exec.h). */
+struct pyr_exec_carry {
+    const pyr_scheme_t *scheme; /* NULL before the first range */
+    pyr_problem_t problem;      /* the run's (every range's plan has it) */
+    int64_t next;               /* the step the fields hold: the next range's first; -1 after a range failed */
+    pyr_field_t *made[PYR_MAX_FIELDS]; /* the fields the library made (auxiliaries, inputs) */
+    void *prev[PYR_MAX_FIELDS];        /* the layer before the fields' (plan->previous), host copies */
+    pyr_scheme_points_t pts;           /* the scheme's point terms, open when points_open */
+    int points_open;
+};
+
 static int is_state(const exec_t *e, int f)
 {
     return e->role[f] == PYR_FIELD_PINGPONG || e->role[f] == PYR_FIELD_INPLACE || e->role[f] == PYR_FIELD_AUX;
@@ -739,12 +750,17 @@ static pyr_status_t setup_points(exec_t *e)
     if (!scheme->points) return PYR_OK;
     if (!scheme->amplitudes || !scheme->points_free)
         return pyr_fail(PYR_ERR_INTERNAL, "the %s scheme has a points hook without amplitudes and points_free", scheme->name);
-    PYR_TRY(scheme->points(&plan->problem, &e->pts));
-    e->points_open = 1;
+    if (e->carry && e->carry->points_open) {
+        e->pts = e->carry->pts; /* the run's, opened by its first range */
+    } else {
+        PYR_TRY(scheme->points(&plan->problem, &e->pts));
+        if (e->carry) e->carry->pts = e->pts, e->carry->points_open = 1;
+        else e->points_open = 1;
+    }
     const pyr_scheme_points_t *pts = &e->pts;
     if (pts->nshown < 0 || pts->nshown > pts->nprobes)
         return pyr_fail(PYR_ERR_INTERNAL, "the %s scheme shows %d of its %d probes", scheme->name, pts->nshown, pts->nprobes);
-    if ((pts->nsources || pts->nprobes) && plan->decomp == PYR_DECOMP_SKEWED)
+    if ((pts->nsources || pts->nprobes) && plan->decomp == PYR_DECOMP_SKEWED && !plan->resident)
         return pyr_fail(PYR_ERR_INTERNAL, "a skewed plan of the %s scheme: its passes take no point sources or probes", scheme->name);
     const int64_t hmax = plan->height;
     e->nsrc = pts->nsources;
@@ -877,6 +893,21 @@ static pyr_status_t wait_all(exec_t *e)
  * (pyr_cancel_fn): a stop is then seen well within a second. */
 #define CANCEL_SLICE_S 0.1
 
+/* The pass from `step` of this call's range: the plan's passes, every one
+ * ending by the range's last step.  A range whose first step is a multiple
+ * of every spacing the passes end at (checks, snapshots, exchanges) counts
+ * its full passes from that step, as a run of its own would: those spacings
+ * fall on the same steps counted from there. */
+static int64_t range_pass_height(const exec_t *e, int64_t step)
+{
+    const pyr_plan_t *plan = e->plan;
+    const int64_t every[3] = {plan->options.snapshot_every, plan->check_every, plan->exchange_every};
+    int aligned = 1;
+    for (int i = 0; i < 3; i++) aligned &= every[i] <= 0 || e->first % every[i] == 0;
+    const int64_t h = pyr_plan_pass_height(plan, aligned ? step - e->first : step);
+    return h < e->last - step ? h : e->last - step;
+}
+
 static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
 {
     pyr_plan_t *plan = e->plan;
@@ -919,6 +950,8 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         pyr_box_t input = pyr_plan_layer_box(plan, &whole, 1, 1);
         PYR_TRY(upload_fields(e, 0, &e->pieces[0], &grid, &input));
         PYR_TRY(pyr_exec_prepare_boundary(e, 0, &e->pieces[0]));
+        /* a later range of a run: the layer before, which its first sub-step reads */
+        if (e->first > 0) PYR_TRY(upload_previous(e, 0, &e->pieces[0], &grid));
     }
     const int64_t every = plan->check_every;
     /* A resident pass may be the whole run (the naive method's height): where the caller asks to be
@@ -927,9 +960,9 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
      * is not sliced: its passes end where the parts meet. */
     const int slicing = plan->resident && hooks && hooks->cancel && !plan->exchange;
     int64_t slice = 1;
-    int64_t step = 0;
-    while (step < p->steps) {
-        const int64_t full = pyr_plan_pass_height(plan, step);
+    int64_t step = e->first;
+    while (step < e->last) {
+        const int64_t full = range_pass_height(e, step);
         int64_t h = slicing && slice < full ? slice : full;
         const double started = slicing ? pyr_now_s() : 0;
         const int at_check = every > 0 && (step + h) % every == 0;
@@ -956,7 +989,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
             /* the next pass's pieces may queue behind this one's unless the host grid is read or
              * written after it: the last pass, a snapshot, a check or a part's halo swap */
             const int64_t next = step + h;
-            const int drain = next >= p->steps || reduce || e->nprobes || plan->exchange ||
+            const int drain = next >= e->last || reduce || e->nprobes || plan->exchange ||
                               (plan->options.snapshot_every > 0 && next % plan->options.snapshot_every == 0);
             PYR_TRY(pyr_exec_skewed_pass(e, step, h, drain, reduce));
         } else {
@@ -974,8 +1007,10 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         if (plan->exchange) PYR_TRY(exchange_at(e, step, reduce));
         if (reduce && tolerance > 0 && e->change < tolerance) e->converged = stop = 1;
         int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
-        const int downloaded = plan->resident && (snap || step == p->steps || stop);
+        const int downloaded = plan->resident && (snap || step == e->last || stop);
         if (downloaded) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
+        /* a range's carry keeps the layer before too, for the next range's plan */
+        if (plan->resident && e->carry && (step == e->last || stop)) PYR_TRY(download_previous(e, 0, &e->pieces[0], &interior));
         if (plan->resident && hooks && (hooks->progress || hooks->cancel)) PYR_TRY(e->ops->wait(e->ctx, 0));
         if (slicing) {
             /* the next slice: CANCEL_SLICE_S at this one's pace, at most twice as many steps */
@@ -995,7 +1030,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
             }
         }
         int cancelled = h == full && hooks && hooks->progress && hooks->progress(hooks->user, step, p->steps);
-        if (!cancelled && !stop && step < p->steps && hooks && hooks->cancel) cancelled = hooks->cancel(hooks->user, step, p->steps);
+        if (!cancelled && !stop && step < e->last && hooks && hooks->cancel) cancelled = hooks->cancel(hooks->user, step, p->steps);
         if (cancelled) {
             /* the caller's fields hold time layer `step`, the count the message states (streamed
              * passes wrote theirs; wait_all lets the last downloads land) */
@@ -1007,7 +1042,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
     }
     PYR_TRY(wait_all(e));
     e->steps_done = step;
-    e->count.redundant = e->count.computed - pyr_plan_useful(plan, step);
+    e->count.redundant = e->count.computed - pyr_plan_useful(plan, step - e->first);
     return PYR_OK;
 }
 
@@ -1025,7 +1060,28 @@ static pyr_status_t check_field(const pyr_plan_t *plan, const pyr_field_t *field
     return PYR_OK;
 }
 
-pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+
+pyr_status_t pyr_exec_carry_create(pyr_exec_carry_t **out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? PYR_OK : pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+}
+
+void pyr_exec_carry_destroy(pyr_exec_carry_t **carry)
+{
+    pyr_exec_carry_t *c = carry ? *carry : NULL;
+    if (!c) return;
+    for (int f = 0; f < PYR_MAX_FIELDS; f++) {
+        pyr_field_destroy(&c->made[f]);
+        free(c->prev[f]);
+    }
+    if (c->points_open) c->scheme->points_free(&c->pts);
+    free(c);
+    *carry = NULL;
+}
+
+static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, int64_t first, int64_t last, pyr_exec_carry_t *carry,
+                               const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
     if (run) memset(run, 0, sizeof *run);
     if (!plan || !given) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
@@ -1036,13 +1092,16 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
     exec_t e;
     memset(&e, 0, sizeof e);
     for (int c = 0; c < STAGING_CLASSES; c++) e.free_head[c] = -1;
+    e.first = first;
+    e.last = last;
+    e.carry = carry;
     e.plan = plan;
     e.ops = plan->ops;
     e.ctx = plan->ctx;
     e.elem = pyr_precision_size(plan->problem.precision);
     e.nf = scheme->nfields;
-    /* fields the library makes (inputs not given), and each field's place in its bundle */
-    pyr_field_t *made[PYR_MAX_FIELDS] = {NULL};
+    /* fields the library makes (inputs not given; a range's, once for the run), and each field's place in its bundle */
+    pyr_field_t *own[PYR_MAX_FIELDS] = {NULL}, **made = carry ? carry->made : own;
     pyr_field_t *fields[PYR_MAX_FIELDS] = {NULL};
     pyr_status_t st = PYR_OK;
     int64_t pp = 0, fx = 0;
@@ -1054,6 +1113,7 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
         else e.fixed_off[f] = fx++ * (int64_t)plan->layout.layer_bytes;
         /* the library's own auxiliaries, except a part's: the parts exchange them (multi/) */
         fields[f] = scheme->field[f].role == PYR_FIELD_AUX && !plan->exchange ? NULL : given[f];
+        if (!fields[f] && made[f]) fields[f] = made[f];
         if (!fields[f]) {
             if (scheme->field[f].role != PYR_FIELD_INPUT && scheme->field[f].role != PYR_FIELD_AUX) {
                 st = pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: field %s of the %s scheme is required", scheme->field[f].name, scheme->name);
@@ -1079,8 +1139,9 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
         st = scheme->check_inputs(&plan->problem, caller);
     }
     e.fields = fields;
-    if (st != PYR_OK || plan->problem.steps == 0) {
-        for (int f = 0; f < e.nf; f++) pyr_field_destroy(&made[f]);
+    if (st != PYR_OK || first >= last) {
+        for (int f = 0; f < e.nf; f++) pyr_field_destroy(&own[f]);
+        if (run && st == PYR_OK) run->steps = first, run->parts = run->ranks = 1;
         return st;
     }
 
@@ -1088,13 +1149,19 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
     for (int f = 0; f < e.nf; f++)
         if (fields[f]) { grid_bytes = (size_t)pyr_field_count(fields[f]) * e.elem; break; }
     /* streamed pieces of a scheme that reads a layer back: the host keeps that layer, starting as the
-     * initial field (the first sub-step does not read it: Chebyshev's first sweep is plain Jacobi) */
-    if (plan->previous && !plan->resident) {
-        if (plan->decomp == PYR_DECOMP_SKEWED)
+     * initial field (the first sub-step does not read it: Chebyshev's first sweep is plain Jacobi);
+     * a range's carry keeps it for every plan, from the run's start to its end */
+    if (plan->previous && (!plan->resident || carry)) {
+        if (plan->decomp == PYR_DECOMP_SKEWED && !plan->resident)
             st = pyr_fail(PYR_ERR_INTERNAL, "a skewed plan of the %s scheme: its pieces carry one layer of a field read a layer back",
                           scheme->name);
         for (int f = 0; f < e.nf && st == PYR_OK; f++) {
             if (e.role[f] != PYR_FIELD_PINGPONG) continue;
+            e.prev[f].box = pyr_plan_grid(plan);
+            if (carry && carry->prev[f]) {
+                e.prev[f].data = carry->prev[f];
+                continue;
+            }
             void *copy = malloc(grid_bytes);
             if (!copy) {
                 st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the layer before field %s's (%.3g GiB)", scheme->field[f].name,
@@ -1103,13 +1170,13 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
             }
             memcpy(copy, fields[f]->data, grid_bytes);
             e.prev[f].data = copy;
-            e.prev[f].box = pyr_plan_grid(plan);
+            if (carry) carry->prev[f] = copy;
         }
     }
     if (st != PYR_OK) {
         for (int f = 0; f < e.nf; f++) {
-            free(e.prev[f].data);
-            pyr_field_destroy(&made[f]);
+            if (!carry) free(e.prev[f].data);
+            pyr_field_destroy(&own[f]);
         }
         return st;
     }
@@ -1161,8 +1228,8 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
     }
     unpin_s = pyr_now_s() - t1;
     for (int f = 0; f < e.nf; f++) {
-        free(e.prev[f].data);
-        pyr_field_destroy(&made[f]);
+        if (!carry) free(e.prev[f].data);
+        pyr_field_destroy(&own[f]);
     }
     if (run && st == PYR_OK) {
         run->host_memory = host;
@@ -1176,5 +1243,37 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
         run->converged = e.converged;
         run->parts = run->ranks = 1;
     }
+    return st;
+}
+
+pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+{
+    return exec_range(plan, given, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
+}
+
+pyr_status_t pyr_exec_fields_range(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, int64_t first, int64_t last,
+                                   pyr_exec_carry_t *carry, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+{
+    if (run) memset(run, 0, sizeof *run);
+    if (!plan || !fields || !carry) return pyr_fail(PYR_ERR_ARG, "pyr_exec_fields_range: plan, fields and carry are required");
+    const pyr_problem_t *p = &plan->problem, *q = &carry->problem;
+    if (plan->exchange) return pyr_fail(PYR_ERR_UNSUPPORTED, "pyr_exec_fields_range: a part of a larger grid runs its steps in one run");
+    if (carry->next < 0)
+        return pyr_fail(PYR_ERR_ARG, "pyr_exec_fields_range: a range of this run failed, so its carried state is lost; run it again from step 0");
+    if (first != carry->next || last < first || last > p->steps)
+        return pyr_fail(PYR_ERR_ARG, "pyr_exec_fields_range: steps %lld .. %lld of a run of %lld; the ranges run in order, this one from step %lld",
+                        (long long)first, (long long)last, (long long)p->steps, (long long)carry->next);
+    if (carry->scheme && (carry->scheme != plan->scheme || q->dims != p->dims || q->precision != p->precision || q->steps != p->steps ||
+                          q->n[0] != p->n[0] || q->n[1] != p->n[1] || q->n[2] != p->n[2]))
+        return pyr_fail(PYR_ERR_ARG, "pyr_exec_fields_range: the plan is of another problem than the run's earlier ranges (scheme, grid, "
+                                     "precision or steps); plan every range for the same problem");
+    if (!carry->scheme) {
+        carry->scheme = plan->scheme;
+        carry->problem = *p;
+    }
+    pyr_run_info_t ri;
+    const pyr_status_t st = exec_range(plan, fields, nfields, first, last, carry, hooks, &ri);
+    carry->next = st == PYR_OK ? ri.steps : -1;
+    if (run) *run = ri;
     return st;
 }

@@ -5,9 +5,12 @@
  * fields the one before left (every method gives the same bits, so a change
  * of plan between passes changes none), times each one's steady rate per
  * step, runs the remaining steps with the fastest and records it in the
- * wisdom.  It sits above the executor: the executor runs whole problems,
- * and a range of steps [s0, s1) is a problem of s1 - s0 steps whose hooks
- * see the steps counted from s0. */
+ * wisdom.  It sits above the executor, whose ranges of a run's steps
+ * (pyr_exec_fields_range) continue one run: the hooks see the run's steps,
+ * and what the run keeps beside the caller's fields (the library's
+ * auxiliary fields, the layer before the fields' of a two-layer iteration,
+ * the point terms' state and monitors' sums) goes from one plan to the
+ * next. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,40 +81,6 @@ void pyr_tune_refine_list(const candidate_t *pick, int n, char *out, size_t size
     }
 }
 
-/* Whether the run's state lies wholly in the fields the caller passes, so
- * that a run of steps [s0, s1) from them continues a run of [0, s0) bit for
- * bit: the scheme's point sources follow the step count of one run (their
- * waveforms' time, a plane wave's own 1D grid), its own probes (monitors)
- * sum over one run, and auxiliary fields (absorbing layers) are the
- * library's own within one run.  0 and *why where not. */
-static int state_in_fields(const pyr_plan_t *plan, char *why, size_t size)
-{
-    const pyr_scheme_t *s = plan->scheme;
-    for (int f = 0; f < s->nfields; f++)
-        if (((plan->fields >> f) & 1) && s->field[f].role == PYR_FIELD_AUX)
-            return snprintf(why, size, "the %s scheme's auxiliary field %s (kept by the library within one run) would restart with "
-                            "each plan", s->name, s->field[f].name), 0;
-    if (plan->previous)
-        return snprintf(why, size, "the %s scheme's sweeps here read the layer before the fields' and take their weights from the sweep "
-                        "index, both of one run, which each plan would restart", s->name), 0;
-    if (!s->points) return 1;
-    pyr_scheme_points_t pts;
-    memset(&pts, 0, sizeof pts);
-    if (s->points(&plan->problem, &pts) != PYR_OK) {
-        snprintf(why, size, "%s", pyr_last_error());
-        pyr_clear_error();
-        return 0;
-    }
-    int ok = 1;
-    if (pts.nsources > 0)
-        ok = 0, snprintf(why, size, "the %s scheme's point source%s follow%s the step count of one run, which each plan would restart",
-                         s->name, pts.nsources == 1 ? "" : "s", pts.nsources == 1 ? "s" : "");
-    else if (pts.nprobes > pts.nshown)
-        ok = 0, snprintf(why, size, "the %s scheme's monitors sum over the steps of one run, which each plan would restart", s->name);
-    if (s->points_free) s->points_free(&pts);
-    return ok;
-}
-
 static int64_t gcd64(int64_t a, int64_t b)
 {
     while (b) {
@@ -141,7 +110,6 @@ int pyr_tune_refine_layout(const pyr_plan_t *plan, candidate_t *pick, int *n, in
 {
     why[0] = 0;
     if (*n < 2) return snprintf(why, size, "the model sees one candidate only"), 0;
-    if (!state_in_fields(plan, why, size)) return 0;
     const int64_t steps = plan->problem.steps, align = refine_align(plan);
     /* two passes of each, else one; else fewer candidates */
     for (int passes = 2; passes >= 1; passes--)
@@ -169,60 +137,55 @@ int pyr_tune_refine_layout(const pyr_plan_t *plan, candidate_t *pick, int *n, in
 
 /* --------------------------------------------------------------- the run */
 
-/* The caller's hooks as a range of steps from `offset` sees them, and the clock of its passes. */
+/* The caller's hooks (the run's steps, as the executor's ranges tell them), and the clock of a range's pass ends. */
 typedef struct {
     const pyr_hooks_t *user;
-    int64_t offset, total;
-    int64_t done;  /* steps of the range the fields hold (the last pass end seen) */
+    int64_t first; /* the range's first step */
     double t[REFINE_CLOCK];
-    int64_t at[REFINE_CLOCK];
+    int64_t at[REFINE_CLOCK]; /* steps into the range */
     int n;
 } range_hooks_t;
 
 static int range_progress(void *u, int64_t done, int64_t total)
 {
-    (void)total;
     range_hooks_t *r = u;
     if (r->n < REFINE_CLOCK) {
         r->t[r->n] = pyr_now_s();
-        r->at[r->n++] = done;
+        r->at[r->n++] = done - r->first;
     }
-    r->done = done;
     const pyr_hooks_t *h = r->user;
-    return h && h->progress ? h->progress(h->user, r->offset + done, r->total) : 0;
+    return h && h->progress ? h->progress(h->user, done, total) : 0;
 }
 
 static int range_cancel(void *u, int64_t done, int64_t total)
 {
-    (void)total;
     range_hooks_t *r = u;
-    r->done = done;
-    return r->user->cancel(r->user->user, r->offset + done, r->total);
+    return r->user->cancel(r->user->user, done, total);
 }
 
 static pyr_status_t range_snapshot(void *u, const pyr_field_t *field, int64_t step)
 {
     range_hooks_t *r = u;
-    return r->user->snapshot(r->user->user, field, r->offset + step);
+    return r->user->snapshot(r->user->user, field, step);
 }
 
 static pyr_status_t range_snapshot_fields(void *u, pyr_field_t *const *fields, int nfields, int64_t step)
 {
     range_hooks_t *r = u;
-    return r->user->snapshot_fields(r->user->user, fields, nfields, r->offset + step);
+    return r->user->snapshot_fields(r->user->user, fields, nfields, step);
 }
 
 static pyr_status_t range_probe(void *u, int64_t first, int64_t count, const double *values, int nprobes)
 {
     range_hooks_t *r = u;
-    return r->user->probe(r->user->user, r->offset + first, count, values, nprobes);
+    return r->user->probe(r->user->user, first, count, values, nprobes);
 }
 
-/* A plan of the candidate for `steps` steps of the plan's problem, on its device, budget, constants and variant. */
+/* A plan of the candidate for the plan's problem (the whole run: its ranges run `steps` steps at most), on its
+ * device, budget, constants and variant. */
 static pyr_status_t candidate_plan(const pyr_plan_t *plan, const candidate_t *c, int64_t steps, pyr_plan_t **out)
 {
-    pyr_problem_t q = plan->problem;
-    q.steps = steps;
+    const pyr_problem_t q = plan->problem;
     pyr_options_t o = plan->options;
     o.method = PYR_METHOD_PYRAMID;
     o.decomposition = c->decomp;
@@ -235,28 +198,26 @@ static pyr_status_t candidate_plan(const pyr_plan_t *plan, const candidate_t *c,
     return pyr_plan_create_on(&q, &o, plan->ops, &plan->model, plan->model_form, out);
 }
 
-/* Steps [s0, s0 + steps) with candidate c; *rate: its seconds per step, from the passes after its first
- * where it made several (the first carries the run's setup), else from its one pass. */
+/* Steps [s0, s0 + steps) with candidate c, continuing the run that `carry` holds; *rate: its seconds per
+ * step, from the passes after its first where it made several (the first carries the range's setup), else
+ * from its one pass. */
 static pyr_status_t run_range(const pyr_plan_t *plan, const candidate_t *c, int64_t s0, int64_t steps, pyr_field_t *const *fields,
-                              int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *ri, double *rate)
+                              int nfields, pyr_exec_carry_t *carry, const pyr_hooks_t *hooks, pyr_run_info_t *ri, double *rate)
 {
     pyr_plan_t *sub = NULL;
     PYR_TRY(candidate_plan(plan, c, steps, &sub));
     range_hooks_t r;
     memset(&r, 0, sizeof r);
     r.user = hooks;
-    r.offset = s0;
-    r.total = plan->problem.steps;
+    r.first = s0;
     pyr_hooks_t h = {.progress = range_progress, .user = &r};
     if (hooks && hooks->cancel) h.cancel = range_cancel;
     if (hooks && hooks->snapshot) h.snapshot = range_snapshot;
     if (hooks && hooks->snapshot_fields) h.snapshot_fields = range_snapshot_fields;
     if (hooks && hooks->probe) h.probe = range_probe;
     const double t0 = pyr_now_s();
-    pyr_status_t st = pyr_exec_fields(sub, fields, nfields, &h, ri);
+    pyr_status_t st = pyr_exec_fields_range(sub, fields, nfields, s0, s0 + steps, carry, &h, ri);
     pyr_plan_free(&sub);
-    if (st == PYR_ERR_CANCELLED)
-        return pyr_fail(st, "run cancelled after %lld of %lld steps", (long long)(s0 + r.done), (long long)plan->problem.steps);
     PYR_TRY(st);
     if (rate) {
         if (r.n >= 2 && r.at[r.n - 1] > r.at[0]) *rate = (r.t[r.n - 1] - r.t[0]) / (double)(r.at[r.n - 1] - r.at[0]);
@@ -267,13 +228,13 @@ static pyr_status_t run_range(const pyr_plan_t *plan, const candidate_t *c, int6
 }
 
 /* A range's run info into the whole run's. */
-static void add_range(pyr_run_info_t *run, const pyr_run_info_t *ri, int64_t s0, int first)
+static void add_range(pyr_run_info_t *run, const pyr_run_info_t *ri, int first)
 {
     run->counts.uploaded += ri->counts.uploaded;
     run->counts.downloaded += ri->counts.downloaded;
     run->counts.computed += ri->counts.computed;
     run->counts.redundant += ri->counts.redundant;
-    run->steps = s0 + ri->steps;
+    run->steps = ri->steps;
     if (ri->checked) {
         run->checked = 1;
         run->change = ri->change;
@@ -324,32 +285,38 @@ pyr_status_t pyr_tune_refine_execute(pyr_plan_t *plan, pyr_field_t *const *field
     }
     double rate[PYR_REFINE_MAX];
     int64_t step = 0;
-    int tried = 0;
-    for (int i = 0; i < n; i++) {
-        PYR_TRY(run_range(plan, &pick[i], step, len[i], fields, nfields, hooks, &ri, &rate[i]));
-        add_range(&whole, &ri, step, i == 0);
+    int tried = 0, stopped = 0;
+    const int64_t steps = plan->problem.steps;
+    /* one run over every range: what it keeps beside the fields goes from each plan to the next */
+    pyr_exec_carry_t *carry = NULL;
+    pyr_status_t st = pyr_exec_carry_create(&carry);
+    for (int i = 0; i < n && st == PYR_OK && !stopped; i++) {
+        st = run_range(plan, &pick[i], step, len[i], fields, nfields, carry, hooks, &ri, &rate[i]);
+        if (st != PYR_OK) break;
+        add_range(&whole, &ri, i == 0);
+        stopped = ri.converged || ri.steps < step + len[i]; /* the stopping test ended the run during the trials */
         step = whole.steps;
         tried++;
-        if (ri.converged || ri.steps < len[i]) break; /* the stopping test ended the run during the trials */
     }
     char list[400], text[1600];
     pyr_tune_refine_list(pick, n, list, sizeof list);
-    if (tried < n || whole.converged) {
+    int best = 0;
+    for (int i = 1; i < tried; i++)
+        if (rate[i] < rate[best]) best = i;
+    if (st == PYR_OK && !stopped && step < steps && hooks && hooks->cancel && hooks->cancel(hooks->user, step, steps))
+        st = pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld steps", (long long)step, (long long)steps);
+    if (st == PYR_OK && !stopped && step < steps) {
+        st = run_range(plan, &pick[best], step, steps - step, fields, nfields, carry, hooks, &ri, NULL);
+        if (st == PYR_OK) add_range(&whole, &ri, 0);
+    }
+    pyr_exec_carry_destroy(&carry);
+    PYR_TRY(st);
+    if (stopped) {
         snprintf(text, sizeof text, "refine: candidates %s; the run stopped at step %lld, within the trials (nothing recorded)", list,
                  (long long)whole.steps);
         set_refine_notice(plan, text);
         if (run) *run = whole;
         return PYR_OK;
-    }
-    int best = 0;
-    for (int i = 1; i < n; i++)
-        if (rate[i] < rate[best]) best = i;
-    const int64_t steps = plan->problem.steps;
-    if (step < steps && hooks && hooks->cancel && hooks->cancel(hooks->user, step, steps))
-        return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld steps", (long long)step, (long long)steps);
-    if (step < steps) {
-        PYR_TRY(run_range(plan, &pick[best], step, steps - step, fields, nfields, hooks, &ri, NULL));
-        add_range(&whole, &ri, step, 0);
     }
     /* the winner: recorded, and the plan is now its plan (its info and a later run's) */
     char rec[1024] = "";

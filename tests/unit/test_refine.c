@@ -1,15 +1,21 @@
 /* plan = refine (issue 51): the run's first passes try the model's best
  * candidates, the rest runs with the fastest, the winner goes into the
  * wisdom.  Every check on the CPU backend: the same bits as a plain run
- * (heat 2D and 3D, Poisson with checks and a tolerance, Maxwell's probe
- * series continuous across the changes of plan), every step run exactly
- * once, the notice naming the candidates and their times, the second run of
- * the shape taking the wisdom's choice without trials, and the refusals. */
+ * (heat 2D and 3D, Poisson with checks and a tolerance, Chebyshev with and
+ * without them, Maxwell with CPML, point sources, TF/SF plane waves, probes
+ * and DFT/flux monitors in 2D and 3D: fields, probe series and spectra),
+ * every step run exactly once, the notice naming the candidates and their
+ * times, the second run of the shape taking the wisdom's choice without
+ * trials, and the refusals.  And the executor's ranges themselves
+ * (pyr_exec_fields_range): a run split into 2 to 5 random ranges, each with
+ * a plan of its own (naive, pyramid heights, decompositions), gives one
+ * run's bits, probes and spectra, and ranges out of order are refused. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "exec/exec.h"
 #include "maxwell_util.h"
 #include "plan/plan.h"
 #include "plan/model.h"
@@ -223,49 +229,183 @@ static void test_poisson(void)
     }
 }
 
-/* Chebyshev sweeps (weights from the sweep index, the layer two sweeps back carried by the pieces of
- * one run): refine keeps the model's choice and says why, and the run gives the naive bits (trials in
- * runs of their own restarted both and gave other bits). */
+/* Chebyshev sweeps (weights from the sweep index, the layer two sweeps back carried from one plan to the
+ * next): refine tries its candidates and gives the naive bits, sweeps and change, with one check at the
+ * end, with checks every 50 sweeps, and with a tolerance the run reaches after its trials. */
 static void test_chebyshev(void)
 {
-    pyr_wisdom_forget();
     const int64_t n[3] = {129, 129, 1};
     const double len[3] = {1, 1, 1};
-    pyr_problem_t p;
-    pyr_run_info_t rr, ri;
-    pyr_status_t st;
-    make_poisson(&p, 2, n, len, PYR_DOUBLE, 3000, 0, 50, PYR_RHS_SINE, PYR_INIT_ZERO, 1);
-    p.poisson.iteration = PYR_ITER_CHEBYSHEV;
-    pyr_field_t *ref = poisson_reference(&p, NULL, &rr, &st);
-    pyr_options_t o;
-    pyr_options_default(&o);
-    o.backend = PYR_BACKEND_CPU;
-    o.method = PYR_METHOD_PYRAMID;
-    o.memory = 48 << 10;
-    o.plan_mode = PYR_PLAN_REFINE;
-    pyr_plan_t *plan = NULL;
-    CHECK_OK(pyr_plan_create(&p, &o, &plan));
-    if (plan) CHECK(strstr(plan->notice, "sweep index"), "chebyshev refine: the notice does not say why it keeps the model's choice: '%s'",
-                    plan->notice);
-    pyr_plan_destroy(&plan);
-    pyr_field_t *u = solve_poisson(&p, &o, NULL, &ri, &st);
-    CHECK_OK(st);
-    CHECK(u && ref && first_difference(u, ref) < 0, "chebyshev refine: not the naive bits");
-    CHECK(ri.steps == rr.steps && ri.change == rr.change, "chebyshev refine: %lld sweeps (change %g), naive %lld (%g)", (long long)ri.steps,
-          ri.change, (long long)rr.steps, rr.change);
-    pyr_field_destroy(&u);
-    pyr_field_destroy(&ref);
+    const struct {
+        int64_t check_every;
+        int tolerance;
+    } cases[] = {{1200, 0}, {50, 0}, {50, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pyr_wisdom_forget();
+        pyr_problem_t p;
+        pyr_run_info_t rr, ri;
+        pyr_status_t st;
+        double tolerance = 0;
+        if (cases[c].tolerance) { /* the change at the check of sweep 700: the run stops there or before, after the trials */
+            make_poisson(&p, 2, n, len, PYR_DOUBLE, 700, 0, cases[c].check_every, PYR_RHS_SINE, PYR_INIT_ZERO, 1);
+            p.poisson.iteration = PYR_ITER_CHEBYSHEV;
+            pyr_field_t *r_half = poisson_reference(&p, NULL, &rr, &st);
+            tolerance = rr.change * 1.000001;
+            pyr_field_destroy(&r_half);
+        }
+        make_poisson(&p, 2, n, len, PYR_DOUBLE, 1200, tolerance, cases[c].check_every, PYR_RHS_SINE, PYR_INIT_ZERO, 1);
+        p.poisson.iteration = PYR_ITER_CHEBYSHEV;
+        pyr_field_t *ref = poisson_reference(&p, NULL, &rr, &st);
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CPU;
+        o.method = PYR_METHOD_PYRAMID;
+        o.memory = 48 << 10;
+        o.plan_mode = PYR_PLAN_REFINE;
+        pyr_plan_t *plan = NULL;
+        pyr_field_t *u = NULL;
+        CHECK_OK(pyr_plan_create(&p, &o, &plan));
+        if (plan) {
+            CHECK(strstr(plan->notice, "refine: candidates ") && plan->options.plan_mode == PYR_PLAN_REFINE,
+                  "chebyshev (check_every %lld): refine tries nothing: '%s'", (long long)cases[c].check_every, plan->notice);
+            CHECK_OK(pyr_field_create(&p, &u));
+            CHECK_OK(pyr_field_init(u, &p));
+            pyr_field_t *fields[2] = {u, NULL};
+            CHECK_OK(pyr_execute_fields(plan, fields, 2, NULL, &ri));
+            CHECK(strstr(plan->notice, "; chose "), "chebyshev (check_every %lld): no candidate chosen: '%s'", (long long)cases[c].check_every,
+                  plan->notice);
+            fprintf(stderr, "chebyshev (check_every %lld, tolerance %g): %s\n", (long long)cases[c].check_every, tolerance, plan->notice);
+        }
+        pyr_plan_destroy(&plan);
+        CHECK(u && ref && first_difference(u, ref) < 0, "chebyshev (check_every %lld, tolerance %g) refine: not the naive bits",
+              (long long)cases[c].check_every, tolerance);
+        CHECK(ri.steps == rr.steps && ri.checked == rr.checked && ri.converged == rr.converged && ri.change == rr.change,
+              "chebyshev refine: %lld sweeps (converged %d, change %g), naive %lld (%d, %g)", (long long)ri.steps, ri.converged, ri.change,
+              (long long)rr.steps, rr.converged, rr.change);
+        if (cases[c].tolerance)
+            CHECK(rr.converged && rr.steps > 300 && rr.steps <= 700, "the tolerance case should converge after the trials, by sweep 700 (%lld)",
+                  (long long)rr.steps);
+        pyr_field_destroy(&u);
+        pyr_field_destroy(&ref);
+    }
 }
 
-/* Maxwell in a PEC box from a random field, with probes: the series continuous across the changes of
- * plan and the same bits as the naive method; with a source the run keeps the model's choice. */
+static void set_ok(pyr_problem_t *p, const char *key, const char *value)
+{
+    const pyr_status_t st = pyr_problem_set(p, key, value);
+    CHECK(st == PYR_OK, "set %s = %s: %s", key, value, pyr_last_error());
+}
+
+/* Maxwell with everything a run keeps beside the caller's fields: CPML (the library's auxiliaries), a point
+ * source and a TF/SF plane wave (waveform times, the wave's 1D grid), probes, DFT and flux monitors (sums over
+ * the run).  kind 0: 2D TM, 1: 2D TE, 2: 3D. */
+static void make_full_maxwell(pyr_problem_t *p, int kind)
+{
+    if (kind < 2) {
+        const int te = kind;
+        const int64_t n[3] = {71, 53, 1};
+        const double len[3] = {7.0, 5.2, 1};
+        make_maxwell(p, 2, n, len, te, PYR_DOUBLE, 160, 0.6);
+        set_ok(p, "boundary.kind", "cpml");
+        set_ok(p, "boundary.cpml_cells", "8");
+        set_ok(p, "boundary.faces", "x-,x+,y+");
+        set_ok(p, "source.source1", te ? "Hz point 30 20 ricker frequency=0.6 delay=1.8" : "Ez point 30 20 ricker frequency=0.6 delay=1.8");
+        set_ok(p, "source.planewave1", te ? "Ey along +x box 15 12 55 40 ricker frequency=0.6 delay=1.8"
+                                          : "Ez along -y box 15 12 55 40 ricker frequency=0.6 delay=1.8");
+        set_ok(p, "probe.probe1", te ? "Hz 10 10" : "Ez 10 10");
+        set_ok(p, "probe.probe2", te ? "Ey 30 20" : "Ez 30 20");
+        set_ok(p, "monitor.dft1", te ? "Ex,Ey,Hz box 20 10 45 35 freqs=0.3,0.55,0.8" : "Ez,Hx,Hy box 20 10 45 35 freqs=0.3,0.55,0.8");
+        set_ok(p, "monitor.dft2", te ? "Hz point 40 30 freqs=0.2:0.9:8" : "Ez point 40 30 freqs=0.2:0.9:8");
+        set_ok(p, "monitor.flux1", "plane x 50 freqs=0.2:0.9:15");
+        set_ok(p, "monitor.flux2", "plane y 40 12 60 freqs=0.3,0.6");
+        return;
+    }
+    const int64_t n[3] = {29, 23, 19};
+    make_maxwell(p, 3, n, NULL, 0, PYR_DOUBLE, 48, 0.5);
+    set_ok(p, "boundary.kind", "cpml");
+    set_ok(p, "boundary.cpml_cells", "4");
+    set_ok(p, "boundary.faces", "x-,x+");
+    set_ok(p, "source.source1", "Ey point 12 11 9 ricker frequency=4 delay=0.25");
+    set_ok(p, "source.planewave1", "Ez along +y tilt 40 x box 6 4 4 22 17 14 ricker frequency=4 delay=0.25");
+    set_ok(p, "probe.probe1", "Ey 5 11 9");
+    set_ok(p, "monitor.dft1", "Ex,Hz box 10 8 6 16 14 12 freqs=2,4,6");
+    set_ok(p, "monitor.flux1", "plane x 18 freqs=2:8:4");
+}
+
+/* Every monitor's transforms (and a flux monitor's power) in one array, *n values. */
+static double *spectra_values(const pyr_spectra_t *s, size_t *n)
+{
+    double *all = NULL;
+    *n = 0;
+    for (int m = 0; m < pyr_spectra_count(s); m++) {
+        pyr_monitor_info_t info;
+        if (pyr_spectra_info(s, m, &info) != PYR_OK) break;
+        const size_t k = (size_t)(info.ncomponents * info.nfreq * info.nnodes);
+        double *g = realloc(all, (*n + 2 * k + (size_t)info.nfreq) * sizeof *g);
+        if (!g) break;
+        all = g;
+        CHECK_OK(pyr_spectra_dft(s, m, all + *n, all + *n + k));
+        *n += 2 * k;
+        if (info.flux) {
+            CHECK_OK(pyr_spectra_flux(s, m, all + *n));
+            *n += (size_t)info.nfreq;
+        }
+    }
+    return all;
+}
+
+/* A Maxwell run of p under o with its spectra: components, probes, run info in r, the spectra's values in *spec. */
+static pyr_status_t mx_run_spectra(const pyr_problem_t *p0, const pyr_options_t *o, mx_result_t *r, double **spec, size_t *nspec, char *notice,
+                                   size_t nsize)
+{
+    pyr_problem_t p = *p0;
+    pyr_spectra_t *s = NULL;
+    *spec = NULL;
+    *nspec = 0;
+    PYR_TRY(pyr_spectra_create(&p, &s));
+    pyr_status_t st = pyr_spectra_attach(&p, s);
+    memset(r, 0, sizeof *r);
+    pyr_plan_t *plan = NULL;
+    if (st == PYR_OK) st = pyr_plan_create(&p, o, &plan);
+    pyr_field_t *fields[MX_FIELDS] = {NULL};
+    for (int c = 0; c < 6 && st == PYR_OK; c++) {
+        if (!mx_used(&p, c)) continue;
+        st = pyr_field_create(&p, &r->c[c]);
+        if (st == PYR_OK) st = pyr_field_init_state(r->c[c], &p, c);
+        fields[c] = r->c[c];
+    }
+    pyr_hooks_t hooks = {.user = r, .probe = mx_probe_cb};
+    if (st == PYR_OK) st = pyr_execute_fields(plan, fields, MX_FIELDS, &hooks, &r->run);
+    if (plan && notice) snprintf(notice, nsize, "%s", plan->notice);
+    pyr_plan_destroy(&plan);
+    if (st == PYR_OK) *spec = spectra_values(s, nspec);
+    pyr_spectra_destroy(&s);
+    return st;
+}
+
+/* Whether two runs' components, probe series and spectra are the same bits. */
+static void mx_compare(const char *label, const pyr_problem_t *p, const mx_result_t *got, const double *gs, size_t ngs, const mx_result_t *ref,
+                       const double *rs, size_t nrs)
+{
+    CHECK(got->run.steps == p->steps, "%s: %lld steps of %lld", label, (long long)got->run.steps, (long long)p->steps);
+    for (int c = 0; c < 6; c++)
+        if (ref->c[c]) CHECK(got->c[c] && first_difference(got->c[c], ref->c[c]) < 0, "%s: component %d differs from the naive run's", label, c);
+    CHECK(got->nseries == p->steps && ref->nseries == p->steps && got->nprobes == ref->nprobes && got->nprobes > 0 &&
+              !memcmp(got->probes, ref->probes, (size_t)(p->steps * got->nprobes) * sizeof *got->probes),
+          "%s: the probe series differ from the naive run's (%lld and %lld steps)", label, (long long)got->nseries, (long long)ref->nseries);
+    CHECK(ngs == nrs && nrs > 0 && gs && rs && !memcmp(gs, rs, nrs * sizeof *gs), "%s: the spectra differ from the naive run's (%zu and %zu values)",
+          label, ngs, nrs);
+}
+
+/* Maxwell: a random field in a PEC box with probes, and the full problems (CPML, sources, plane waves,
+ * monitors) in 2D TM, 2D TE and 3D: refine tries candidates, and its fields, probes and spectra are the naive
+ * method's bits. */
 static void test_maxwell(void)
 {
-    pyr_wisdom_forget();
-    const int64_t n[3] = {97, 97, 1};
-    const double len[3] = {1, 1, 1};
-    for (int with_source = 0; with_source < 2; with_source++) {
+    {
         pyr_wisdom_forget();
+        const int64_t n[3] = {97, 97, 1};
+        const double len[3] = {1, 1, 1};
         pyr_problem_t p;
         make_maxwell(&p, 2, n, len, 0, PYR_DOUBLE, 240, 0.5);
         p.init = PYR_INIT_RANDOM;
@@ -275,18 +415,6 @@ static void test_maxwell(void)
             p.maxwell.probes[i].component = i == 0 ? PYR_EZ : i == 1 ? PYR_HX : PYR_HY;
             p.maxwell.probes[i].node[0] = 15 + 30 * i;
             p.maxwell.probes[i].node[1] = 80 - 25 * i;
-        }
-        if (with_source) {
-            p.maxwell.nsources = 1;
-            pyr_source_t *s = &p.maxwell.sources[0];
-            memset(s, 0, sizeof *s);
-            s->component = PYR_EZ;
-            s->node[0] = s->node_end[0] = 48;
-            s->node[1] = s->node_end[1] = 48;
-            s->waveform = PYR_WAVE_GAUSSIAN;
-            s->amplitude = 1;
-            s->width = 10 * 0.004;
-            s->delay = 30 * 0.004;
         }
         mx_result_t ref, got;
         memset(&ref, 0, sizeof ref);
@@ -298,24 +426,254 @@ static void test_maxwell(void)
         o.method = PYR_METHOD_PYRAMID;
         o.memory = 128 << 10;
         o.plan_mode = PYR_PLAN_REFINE;
-        pyr_plan_t *plan = NULL;
-        CHECK_OK(pyr_plan_create(&p, &o, &plan));
-        if (plan && !with_source) CHECK(strstr(plan->notice, "refine: candidates "), "maxwell: no candidates named: '%s'", plan->notice);
-        if (plan && with_source)
-            CHECK(plan->options.plan_mode == PYR_PLAN_ESTIMATE && strstr(plan->notice, "source") && strstr(plan->notice, "restart"),
-                  "maxwell with a source: refine should say it keeps the model's choice: '%s'", plan->notice);
-        pyr_plan_destroy(&plan);
         CHECK_OK(mx_run(&p, &o, NULL, &got)); /* mx_probe_cb fails unless each pass's series starts where the last ended */
         CHECK(got.nseries == 240 && ref.nseries == 240 && got.nprobes == 3 &&
                   !memcmp(got.probes, ref.probes, (size_t)(240 * 3) * sizeof *got.probes),
-              "maxwell (source %d) refine: the probe series differ from the naive method's (%lld steps)", with_source,
-              (long long)got.nseries);
+              "maxwell refine: the probe series differ from the naive method's (%lld steps)", (long long)got.nseries);
         for (int c = 0; c < 6; c++)
             if (ref.c[c]) CHECK(got.c[c] && first_difference(got.c[c], ref.c[c]) < 0, "maxwell refine: component %d differs", c);
         CHECK(got.run.steps == 240, "maxwell refine: %lld steps", (long long)got.run.steps);
         mx_free(&ref);
         mx_free(&got);
     }
+    static const char *const names[3] = {"2D TM", "2D TE", "3D"};
+    for (int kind = 0; kind < 3; kind++) {
+        pyr_wisdom_forget();
+        pyr_problem_t p;
+        make_full_maxwell(&p, kind);
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CPU;
+        o.method = PYR_METHOD_NAIVE;
+        mx_result_t ref, got;
+        double *rs = NULL, *gs = NULL;
+        size_t nrs = 0, ngs = 0;
+        CHECK_OK(mx_run_spectra(&p, &o, &ref, &rs, &nrs, NULL, 0));
+        o.method = PYR_METHOD_PYRAMID;
+        o.memory = kind < 2 ? 96 << 10 : 640 << 10;
+        o.plan_mode = PYR_PLAN_REFINE;
+        pyr_plan_t *plan = NULL;
+        CHECK_OK(pyr_plan_create(&p, &o, &plan));
+        if (plan)
+            CHECK(strstr(plan->notice, "refine: candidates ") && plan->options.plan_mode == PYR_PLAN_REFINE,
+                  "maxwell %s with CPML, sources and monitors: refine tries nothing: '%s'", names[kind], plan->notice);
+        pyr_plan_destroy(&plan);
+        char notice[1024] = "";
+        CHECK_OK(mx_run_spectra(&p, &o, &got, &gs, &ngs, notice, sizeof notice));
+        CHECK(strstr(notice, "; chose "), "maxwell %s refine: no candidate chosen: '%s'", names[kind], notice);
+        fprintf(stderr, "maxwell %s: %s\n", names[kind], notice);
+        char label[64];
+        snprintf(label, sizeof label, "maxwell %s refine", names[kind]);
+        mx_compare(label, &p, &got, gs, ngs, &ref, rs, nrs);
+        mx_free(&ref);
+        mx_free(&got);
+        free(rs);
+        free(gs);
+    }
+}
+
+/* ------------------------------------------------ the executor's ranges */
+
+/* One scheme's state for a run through ranges: the caller's fields, and what the hooks saw. */
+typedef struct {
+    pyr_problem_t p;
+    pyr_spectra_t *spectra;
+    pyr_field_t *f[MX_FIELDS];
+    int nf;
+    mx_result_t r; /* probes (Maxwell) */
+} range_run_t;
+
+/* kind 0: heat 2D, 1: heat 3D, 2: Chebyshev (checks every 40), 3: Chebyshev with a tolerance, 4: Maxwell 2D TM with
+ * everything (make_full_maxwell), 5: Maxwell 3D. */
+static void range_problem(int kind, pyr_problem_t *p)
+{
+    const int64_t n2[3] = {129, 97, 1}, n3[3] = {30, 26, 22};
+    const double len[3] = {1, 1, 1};
+    switch (kind) {
+    case 0: make_problem(p, 2, n2, PYR_FLOAT, 150, PYR_INIT_RANDOM, 11); break;
+    case 1: make_problem(p, 3, n3, PYR_DOUBLE, 60, PYR_INIT_RANDOM, 12); break;
+    case 2:
+    case 3:
+        make_poisson(p, 2, n2, len, PYR_DOUBLE, 400, kind == 3 ? 1e-3 : 0, 40, PYR_RHS_SINE, PYR_INIT_RANDOM, 13);
+        p->poisson.iteration = PYR_ITER_CHEBYSHEV;
+        break;
+    case 4: make_full_maxwell(p, 0); break;
+    default: make_full_maxwell(p, 2); break;
+    }
+}
+
+static void range_setup(int kind, range_run_t *s)
+{
+    memset(s, 0, sizeof *s);
+    range_problem(kind, &s->p);
+    s->nf = kind < 2 ? 1 : kind < 4 ? 2 : MX_FIELDS;
+    if (kind >= 4) {
+        CHECK_OK(pyr_spectra_create(&s->p, &s->spectra));
+        CHECK_OK(pyr_spectra_attach(&s->p, s->spectra));
+        for (int c = 0; c < 6; c++) {
+            if (!mx_used(&s->p, c)) continue;
+            CHECK_OK(pyr_field_create(&s->p, &s->f[c]));
+            CHECK_OK(pyr_field_init_state(s->f[c], &s->p, c));
+        }
+        return;
+    }
+    CHECK_OK(pyr_field_create(&s->p, &s->f[0]));
+    CHECK_OK(pyr_field_init(s->f[0], &s->p));
+}
+
+static void range_free(range_run_t *s)
+{
+    for (int f = 0; f < MX_FIELDS; f++) pyr_field_destroy(&s->f[f]);
+    free(s->r.probes);
+    pyr_spectra_destroy(&s->spectra);
+}
+
+/* A plan of s's problem: naive, or a pyramid plan of a random height and decomposition (skewed where the
+ * scheme allows it) on a random budget below the grid's, doubled until it plans. */
+static pyr_plan_t *range_plan(const range_run_t *s, rng_t *rng, int64_t steps, char *name, size_t size)
+{
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    const int dims = s->p.dims, skewed = s->nf == 1;
+    const pyr_decomp_t decomps[] = {dims == 2 ? PYR_DECOMP_STRIPS : PYR_DECOMP_SLABS, PYR_DECOMP_BLOCKS, PYR_DECOMP_AUTO, PYR_DECOMP_SKEWED};
+    const int pick = (int)rng_range(rng, 0, skewed ? 4 : 3);
+    pyr_plan_t *plan = NULL;
+    if (pick == (skewed ? 4 : 3)) {
+        o.method = PYR_METHOD_NAIVE; /* (with decomposition = skewed: the option a naive plan ignores) */
+        o.decomposition = PYR_DECOMP_SKEWED;
+    } else {
+        o.method = PYR_METHOD_PYRAMID;
+        o.decomposition = decomps[pick];
+        o.height = rng_range(rng, 1, steps < 16 ? steps : 16);
+        const uint64_t grid = (uint64_t)(s->p.n[0] * s->p.n[1] * s->p.n[2]) * (uint64_t)pyr_precision_size(s->p.precision);
+        o.memory = grid * (uint64_t)(s->nf > 2 ? 10 : s->nf) / (uint64_t)rng_range(rng, 4, 12);
+        for (int k = 0; k < 6 && !plan; k++, o.memory *= 2)
+            if (pyr_plan_create(&s->p, &o, &plan) != PYR_OK) pyr_clear_error();
+    }
+    if (!plan) CHECK_OK(pyr_plan_create(&s->p, &o, &plan));
+    if (plan)
+        snprintf(name, size, "%s h=%lld%s", plan->resident ? "resident" : pyr_decomp_name(plan->decomp), (long long)plan->height,
+                 plan->slots > 1 ? " slots" : "");
+    return plan;
+}
+
+/* A run of each kind split into 2 to 5 random ranges, each with a plan of its own, against one naive run:
+ * fields, steps, change, probe series and spectra the same bits. */
+static void test_ranges(void)
+{
+    rng_t rng = {20261127};
+    static const char *const names[] = {"heat 2D", "heat 3D", "chebyshev", "chebyshev with a tolerance", "maxwell 2D", "maxwell 3D"};
+    for (int kind = 0; kind < 6; kind++) {
+        range_run_t ref, got;
+        range_setup(kind, &ref);
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = PYR_BACKEND_CPU;
+        o.method = PYR_METHOD_NAIVE;
+        pyr_plan_t *plan = NULL;
+        pyr_run_info_t rr, ri;
+        memset(&rr, 0, sizeof rr);
+        CHECK_OK(pyr_plan_create(&ref.p, &o, &plan));
+        pyr_hooks_t hooks = {.user = &ref.r, .probe = kind >= 4 ? mx_probe_cb : NULL};
+        if (plan) CHECK_OK(pyr_execute_fields(plan, ref.f, ref.nf, &hooks, &rr));
+        pyr_plan_destroy(&plan);
+        double *rs = NULL;
+        size_t nrs = 0;
+        if (ref.spectra) rs = spectra_values(ref.spectra, &nrs);
+        const int64_t steps = ref.p.steps;
+        for (int trial = 0; trial < 2; trial++) {
+            range_setup(kind, &got);
+            /* cuts: 1 to 4 distinct steps inside the run, in order */
+            const int ncut = (int)rng_range(&rng, 1, 4);
+            int64_t cut[6];
+            int nc = 0;
+            cut[nc++] = 0;
+            for (int i = 0; i < ncut; i++) {
+                const int64_t c = rng_range(&rng, 1, steps - 1);
+                int seen = 0;
+                for (int j = 0; j < nc; j++) seen |= cut[j] == c;
+                if (!seen) cut[nc++] = c;
+            }
+            cut[nc++] = steps;
+            for (int i = 1; i < nc; i++)
+                for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
+                    const int64_t t = cut[j];
+                    cut[j] = cut[j - 1];
+                    cut[j - 1] = t;
+                }
+            pyr_exec_carry_t *carry = NULL;
+            CHECK_OK(pyr_exec_carry_create(&carry));
+            char line[1024] = "";
+            size_t len = 0;
+            pyr_hooks_t gh = {.user = &got.r, .probe = kind >= 4 ? mx_probe_cb : NULL};
+            memset(&ri, 0, sizeof ri);
+            for (int i = 0; i + 1 < nc && carry; i++) {
+                char name[96] = "";
+                pyr_plan_t *pl = range_plan(&got, &rng, cut[i + 1] - cut[i], name, sizeof name);
+                if (!pl) break;
+                if (len < sizeof line)
+                    len += (size_t)snprintf(line + len, sizeof line - len, "%s[%lld, %lld) %s", i ? ", " : "", (long long)cut[i],
+                                            (long long)cut[i + 1], name);
+                pyr_run_info_t part;
+                const pyr_status_t st = pyr_exec_fields_range(pl, got.f, got.nf, cut[i], cut[i + 1], carry, &gh, &part);
+                pyr_plan_destroy(&pl);
+                CHECK(st == PYR_OK, "%s, ranges %s: %s", names[kind], line, pyr_last_error());
+                if (st != PYR_OK) break;
+                ri = part;
+                if (part.converged) break;
+            }
+            pyr_exec_carry_destroy(&carry);
+            fprintf(stderr, "%s: %s\n", names[kind], line);
+            CHECK(ri.steps == rr.steps && ri.converged == rr.converged && ri.change == rr.change,
+                  "%s, ranges %s: %lld steps (converged %d, change %g), one naive run %lld (%d, %g)", names[kind], line, (long long)ri.steps,
+                  ri.converged, ri.change, (long long)rr.steps, rr.converged, rr.change);
+            for (int f = 0; f < MX_FIELDS; f++)
+                if (ref.f[f])
+                    CHECK(got.f[f] && first_difference(got.f[f], ref.f[f]) < 0, "%s, ranges %s: field %d is not one run's bits", names[kind], line, f);
+            if (kind >= 4) {
+                size_t ngs = 0;
+                double *gs = spectra_values(got.spectra, &ngs);
+                CHECK(got.r.nseries == steps && got.r.nprobes == ref.r.nprobes &&
+                          !memcmp(got.r.probes, ref.r.probes, (size_t)(steps * ref.r.nprobes) * sizeof *ref.r.probes),
+                      "%s, ranges %s: the probe series differ from one run's", names[kind], line);
+                CHECK(ngs == nrs && nrs > 0 && !memcmp(gs, rs, nrs * sizeof *gs), "%s, ranges %s: the spectra differ from one run's", names[kind], line);
+                free(gs);
+            }
+            range_free(&got);
+        }
+        if (kind == 3) CHECK(rr.converged && rr.steps < steps, "chebyshev with a tolerance: the reference does not stop early (%lld sweeps)", (long long)rr.steps);
+        free(rs);
+        range_free(&ref);
+    }
+
+    /* ranges out of order, of another problem, after a failed one: refused, saying what works */
+    range_run_t s;
+    range_setup(0, &s);
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_NAIVE;
+    pyr_plan_t *plan = NULL, *other = NULL;
+    pyr_exec_carry_t *carry = NULL;
+    CHECK_OK(pyr_plan_create(&s.p, &o, &plan));
+    pyr_problem_t q = s.p;
+    q.steps = 100;
+    CHECK_OK(pyr_plan_create(&q, &o, &other));
+    CHECK_OK(pyr_exec_carry_create(&carry));
+    if (plan && other && carry) {
+        CHECK_FAILS(pyr_exec_fields_range(plan, s.f, 1, 10, 20, carry, NULL, NULL), PYR_ERR_ARG, "the ranges run in order, this one from step 0");
+        CHECK_OK(pyr_exec_fields_range(plan, s.f, 1, 0, 20, carry, NULL, NULL));
+        CHECK_FAILS(pyr_exec_fields_range(plan, s.f, 1, 0, 30, carry, NULL, NULL), PYR_ERR_ARG, "this one from step 20");
+        CHECK_FAILS(pyr_exec_fields_range(plan, s.f, 1, 20, 151, carry, NULL, NULL), PYR_ERR_ARG, "of a run of 150");
+        CHECK_FAILS(pyr_exec_fields_range(other, s.f, 1, 20, 30, carry, NULL, NULL), PYR_ERR_ARG, "another problem");
+        CHECK_FAILS(pyr_exec_fields_range(plan, s.f, 2, 20, 30, carry, NULL, NULL), PYR_ERR_ARG, "has 1 field");
+        CHECK_FAILS(pyr_exec_fields_range(plan, s.f, 1, 20, 30, carry, NULL, NULL), PYR_ERR_ARG, "run it again from step 0");
+    }
+    pyr_exec_carry_destroy(&carry);
+    pyr_plan_destroy(&plan);
+    pyr_plan_destroy(&other);
+    range_free(&s);
 }
 
 /* A runtime that keeps three pieces in flight (the CPU runtime with its default raised, as the CUDA
@@ -442,6 +800,7 @@ int main(void)
     TIMED(test_poisson());
     TIMED(test_chebyshev());
     TIMED(test_maxwell());
+    TIMED(test_ranges());
     TIMED(test_slots());
     TIMED(test_refused());
     pyr_wisdom_forget();
