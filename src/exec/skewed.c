@@ -28,14 +28,30 @@
  * that never happens (result planes lie below later pieces' input).
  *
  * Read-only inputs (role INPUT, read only at the updated node: Poisson's f)
- * live in the slot's one-buffer bundle (S + 3k planes), at the mapping of the
- * call's input layer: the whole planes of a call's first layer box, which
- * holds every node its sub-steps update.  As the window slides down c planes per
- * call, the planes the previous call held move up c planes in the buffer
- * (device copies of at most c planes each, from the top: none reads what an
- * earlier one wrote) and only the c or so planes new below come from the
- * host; so a piece uploads its own planes (beside its state's, before it
- * waits for the previous piece) and about h below them, call by call.
+ * go up once per pass, each plane once: a piece uploads its own planes
+ * beside its state's, on its slot, into a ring of planes that the slots
+ * share (one buffer per input, pyr_skew_ring_planes), and its calls read the
+ * planes of their first layer boxes, which reach about h planes below its
+ * own: those the pieces before it uploaded, handed over on the device by
+ * staying in the ring.  A ring rather than per-slot buffers because a
+ * plane is read by the h / S or so pieces after the one that uploads it,
+ * on every slot; one mapping per piece (plane z at ring plane z - base for
+ * all its calls, whose views then point into the ring as into a buffer of
+ * their window) because the kernels take one strided view per field.  A
+ * pass's pieces keep the mapping of the one before while their planes fit;
+ * the first that would run past the ring's end (and a pass's first piece)
+ * takes a new one, and copies the planes it shares with the pieces before
+ * from the old mapping to the new (once per wrap, on its slot after the
+ * previous piece's compute, which follows every earlier upload).  Order:
+ * a piece's reads follow its own upload (its slot) and the earlier pieces'
+ * (through the previous piece's compute, as every compute follows the one
+ * before); a write into the ring follows the reads of the planes it
+ * overwrites: the pieces of its own slot are done (the host waited for it),
+ * and for a piece still in flight on another slot whose planes it touches
+ * the write waits for that piece's compute (its slot's mark).  The new
+ * mappings are placed clear of the pieces in flight where the ring has room
+ * for that, so with the ring the planner sizes no upload waits in a steady
+ * pass.
  *
  * A pass that measures the change (the stopping test, the run's reported
  * change: max |u' - u| of its last sub-step) runs the last sub-step of each
@@ -80,6 +96,45 @@ static pyr_status_t view(exec_t *e, pyr_piece_t *v, const pyr_box_t *box, void *
     return PYR_OK;
 }
 
+/* The inputs' ring and where its planes stand (the top comment), kept past the halo stores, at
+ * e->halo[e->nhalo]: both are the passes' device state, made on the first. */
+typedef struct {
+    void *buf;                 /* the inputs' rings, one after another (NULL: no input) */
+    int64_t planes;            /* of one ring */
+    int64_t field_bytes;       /* bytes of one ring */
+    int index[PYR_MAX_FIELDS]; /* per field: its ring (-1: not an input) */
+    int64_t base;              /* the latest piece's mapping: plane z at ring plane z - base */
+    int64_t prev[2];           /* the ring planes the latest piece's views span */
+    int64_t busy[PYR_EXEC_SKEW_SLOTS][2];       /* per slot: the ring planes its latest piece reads, */
+    unsigned char pending[PYR_EXEC_SKEW_SLOTS]; /* until the host waits for that slot */
+} skew_ring_t;
+
+static skew_ring_t *ring_of(const exec_t *e) { return (skew_ring_t *)e->halo[e->nhalo]; }
+
+/* The host waits for slot q (and forgets its download in flight and its piece's reads of the ring). */
+static pyr_status_t wait_slot(exec_t *e, int q)
+{
+    PYR_TRY(e->ops->wait(e->ctx, q));
+    e->skew_pending[q] = 0;
+    if (e->halo) ring_of(e)->pending[q] = 0;
+    return PYR_OK;
+}
+
+static pyr_status_t alloc_ring(exec_t *e, skew_ring_t *r)
+{
+    const pyr_plan_t *plan = e->plan;
+    const pyr_problem_t *p = &plan->problem;
+    int n = 0;
+    for (int f = 0; f < e->nf; f++) r->index[f] = e->role[f] == PYR_FIELD_INPUT ? n++ : -1;
+    if (n == 0) return PYR_OK;
+    int64_t ext[3] = {p->n[0], p->n[1], p->n[2]};
+    ext[pyr_skew_axis(plan)] = r->planes = pyr_skew_ring_planes(plan, plan->height);
+    const pyr_piece_layout_t L = pyr_piece_layout(e->ops, ext, e->elem);
+    if (L.pitch != plan->layout.pitch) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: the inputs' ring and the buffers differ in pitch");
+    r->field_bytes = (int64_t)L.layer_bytes;
+    return e->ops->dev_alloc(e->ctx, (size_t)n * L.layer_bytes, &r->buf);
+}
+
 static pyr_status_t alloc_halo(exec_t *e)
 {
     pyr_plan_t *plan = e->plan;
@@ -89,11 +144,18 @@ static pyr_status_t alloc_halo(exec_t *e)
     const pyr_piece_layout_t H = pyr_piece_layout(e->ops, ext, e->elem);
     if (H.pitch != plan->layout.pitch) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: halo stores and buffers differ in pitch");
     const int n = pyr_skew_stores(plan, plan->height);
-    e->halo = calloc((size_t)n, sizeof *e->halo);
-    if (!e->halo) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    e->halo = calloc((size_t)n + 1, sizeof *e->halo);
+    skew_ring_t *r = calloc(1, sizeof *r);
+    if (!e->halo || !r) {
+        free(e->halo);
+        e->halo = NULL;
+        free(r);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    }
     e->nhalo = n;
+    e->halo[n] = r;
     for (int j = 0; j < n; j++) PYR_TRY(e->ops->dev_alloc(e->ctx, H.layer_bytes, &e->halo[j]));
-    return PYR_OK;
+    return alloc_ring(e, r);
 }
 
 void pyr_exec_skewed_release(exec_t *e)
@@ -101,6 +163,9 @@ void pyr_exec_skewed_release(exec_t *e)
     if (!e->halo) return;
     for (int j = 0; j < e->nhalo; j++)
         if (e->halo[j]) e->ops->dev_free(e->ctx, e->halo[j]);
+    skew_ring_t *r = ring_of(e);
+    if (r && r->buf) e->ops->dev_free(e->ctx, r->buf);
+    free(r);
     free(e->halo);
     e->halo = NULL;
     e->nhalo = 0;
@@ -119,8 +184,7 @@ typedef struct {
     pyr_box_t interior;
     unsigned char *only; /* only[j]: call j's kernel writes nothing but its result (last_box_only) */
     unsigned char *kin;  /* kin[j]: call j's kernel takes its halo itself, save and fill (kernels.h halo) */
-    void *fixed;         /* the slot's bundle of the one-buffer fields (the inputs) */
-    int64_t in_lo, in_hi, in_base; /* planes of the inputs in it, plane z at buffer plane z - in_base */
+    int64_t base;        /* the inputs' ring: plane z at ring plane z - base */
 } piece_calls_t;
 
 static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v)
@@ -189,32 +253,31 @@ static pyr_status_t kernel_call(const piece_calls_t *P, int j, pyr_skew_call_t *
     return PYR_OK;
 }
 
-/* A view of input field fi of the slot's one-buffer bundle over the whole planes of `box` (the buffers'
- * layout), plane z at buffer plane z - base. */
-static pyr_status_t input_view(const piece_calls_t *P, int fi, const pyr_box_t *box, int64_t base, pyr_piece_t *w)
+/* A view of input field fi's ring over the whole planes of `box` (the buffers'
+ * layout), plane z at ring plane z - base. */
+static pyr_status_t ring_view(exec_t *e, int fi, const pyr_box_t *box, int64_t base, pyr_piece_t *w)
 {
-    exec_t *e = P->e;
     const pyr_plan_t *plan = e->plan;
+    skew_ring_t *r = ring_of(e);
     const int a = pyr_skew_axis(plan);
-    const int64_t first = box->lo[a] - base;
+    const int64_t first = box->lo[a] - base, ext = pyr_box_extent(box, a);
     pyr_box_t whole = pyr_plan_grid(plan);
     whole.lo[a] = box->lo[a];
     whole.hi[a] = box->hi[a];
     pyr_skew_view_shape(plan, &whole, w);
-    if (first < 0 || first + pyr_box_extent(box, a) > P->planes)
-        return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: input planes [%lld, %lld) outside a buffer of %lld", (long long)first,
-                        (long long)(first + pyr_box_extent(box, a)), (long long)P->planes);
-    w->buf[fi][0] = (char *)P->fixed + e->fixed_off[fi] + first * pyr_skew_plane_elems(plan) * (int64_t)e->elem;
+    if (r->index[fi] < 0 || first < 0 || first + ext > r->planes)
+        return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: input planes [%lld, %lld) outside a ring of %lld", (long long)first,
+                        (long long)(first + ext), (long long)r->planes);
+    w->buf[fi][0] = (char *)r->buf + (int64_t)r->index[fi] * r->field_bytes + first * pyr_skew_plane_elems(plan) * (int64_t)e->elem;
     return PYR_OK;
 }
 
-/* Upload planes [lo, hi) of `need` of the inputs from the host, at buffer base `base`. */
-static pyr_status_t input_upload(piece_calls_t *P, int q, const pyr_box_t *need, int64_t lo, int64_t hi, int64_t base)
+/* Planes [lo, hi) of the inputs from the host into the ring at mapping base, on queue q. */
+static pyr_status_t ring_upload(exec_t *e, int q, int64_t lo, int64_t hi, int64_t base)
 {
-    exec_t *e = P->e;
     const int a = pyr_skew_axis(e->plan);
     if (hi <= lo) return PYR_OK;
-    pyr_box_t b = *need;
+    pyr_box_t b = pyr_plan_grid(e->plan);
     b.lo[a] = lo;
     b.hi[a] = hi;
     for (int fi = 0; fi < e->nf; fi++) {
@@ -223,7 +286,7 @@ static pyr_status_t input_upload(piece_calls_t *P, int q, const pyr_box_t *need,
         const int n = pyr_plan_field_boxes(e->plan, fi, &b, parts);
         for (int k = 0; k < n; k++) {
             pyr_piece_t w;
-            PYR_TRY(input_view(P, fi, &parts[k], base, &w));
+            PYR_TRY(ring_view(e, fi, &parts[k], base, &w));
             PYR_TRY(e->ops->upload(e->ctx, q, &w, fi, &e->grid[fi], &parts[k]));
             e->count.uploaded += (uint64_t)pyr_box_volume(&parts[k]);
         }
@@ -231,78 +294,86 @@ static pyr_status_t input_upload(piece_calls_t *P, int q, const pyr_box_t *need,
     return PYR_OK;
 }
 
-/* Call j's inputs, on queue q before its kernel (the previous call's kernel read them before): over the
- * planes of its first layer box at the mapping of its input layer (base A - s - G, as the state's), and
- * pointed to by its view v.  The planes the previous call held move within the buffer, the rest come
- * from the host. */
-static pyr_status_t input_window(piece_calls_t *P, int q, int j, const pyr_skew_call_t *call, pyr_piece_t *v)
+static int overlaps(int64_t lo, int64_t hi, const int64_t r[2]) { return lo < hi && lo < r[1] && r[0] < hi; }
+
+/* Planes [lo, hi) of the inputs from mapping `from` to mapping `to` within the ring, on queue q (the two
+ * places apart: ring_place keeps a new mapping clear of the previous piece's planes). */
+static pyr_status_t ring_move(exec_t *e, int q, int64_t lo, int64_t hi, int64_t from, int64_t to)
 {
-    exec_t *e = P->e;
-    const pyr_plan_t *plan = e->plan;
-    if (plan->nfixed == 0) return PYR_OK;
-    const int a = pyr_skew_axis(plan);
-    const int64_t base = P->A - P->sj[j] - P->G;
-    /* whole planes (one contiguous run each way) over the planes of the first layer box */
-    const pyr_box_t first = pyr_skew_layer_box(plan, call, 1);
-    pyr_box_t need = pyr_plan_grid(plan);
-    need.lo[a] = first.lo[a];
-    need.hi[a] = first.hi[a];
-    const int64_t lo = need.lo[a], hi = need.hi[a];
-    if (!pyr_box_empty(&first)) {
-        const int64_t klo = lo > P->in_lo ? lo : P->in_lo, khi = hi < P->in_hi ? hi : P->in_hi; /* kept */
-        if (klo < khi && P->in_base != base) {
-            /* move [klo, khi) from in_base to base in chunks of at most |d| planes, the far end first */
-            const int64_t d = P->in_base - base, step = d > 0 ? d : -d;
-            for (int64_t done = 0; done < khi - klo; done += step) {
-                const int64_t len = khi - klo - done < step ? khi - klo - done : step;
-                pyr_box_t b = need;
-                b.lo[a] = d > 0 ? khi - done - len : klo + done;
-                b.hi[a] = b.lo[a] + len;
-                for (int fi = 0; fi < e->nf; fi++) {
-                    if (e->role[fi] != PYR_FIELD_INPUT) continue;
-                    pyr_box_t parts[2];
-                    const int n = pyr_plan_field_boxes(plan, fi, &b, parts);
-                    for (int k = 0; k < n; k++) {
-                        pyr_piece_t src, dst;
-                        PYR_TRY(input_view(P, fi, &parts[k], P->in_base, &src));
-                        PYR_TRY(input_view(P, fi, &parts[k], base, &dst));
-                        PYR_TRY(e->ops->copy(e->ctx, q, &dst, fi, 1, &src, 0, &parts[k]));
-                    }
-                }
-            }
-        }
-        if (klo < khi) {
-            PYR_TRY(input_upload(P, q, &need, lo, klo, base));
-            PYR_TRY(input_upload(P, q, &need, khi, hi, base));
-        } else {
-            PYR_TRY(input_upload(P, q, &need, lo, hi, base));
-        }
-        P->in_lo = lo;
-        P->in_hi = hi;
-        P->in_base = base;
-    }
+    const int a = pyr_skew_axis(e->plan);
+    const int64_t src[2] = {lo - from, hi - from};
+    if (hi <= lo) return PYR_OK;
+    if (overlaps(lo - to, hi - to, src))
+        return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: ring planes [%lld, %lld) moved onto [%lld, %lld)", (long long)src[0],
+                        (long long)src[1], (long long)(lo - to), (long long)(hi - to));
+    pyr_box_t b = pyr_plan_grid(e->plan);
+    b.lo[a] = lo;
+    b.hi[a] = hi;
     for (int fi = 0; fi < e->nf; fi++) {
         if (e->role[fi] != PYR_FIELD_INPUT) continue;
-        pyr_piece_t w;
-        PYR_TRY(input_view(P, fi, &v->box, base, &w));
-        v->buf[fi][0] = w.buf[fi][0];
+        pyr_box_t parts[2];
+        const int n = pyr_plan_field_boxes(e->plan, fi, &b, parts);
+        for (int k = 0; k < n; k++) {
+            pyr_piece_t sv, dv;
+            PYR_TRY(ring_view(e, fi, &parts[k], from, &sv));
+            PYR_TRY(ring_view(e, fi, &parts[k], to, &dv));
+            PYR_TRY(e->ops->copy(e->ctx, q, &dv, fi, 1, &sv, 0, &parts[k]));
+        }
     }
     return PYR_OK;
 }
 
-/* The inputs over the piece's own planes (ub, at the first call's mapping, as the state's), beside its
- * upload before it waits for the previous piece: its calls then move these and upload only the planes
- * below (the slot's bundle was its piece before's, whose calls are done). */
-static pyr_status_t input_own(piece_calls_t *P, int q, const pyr_box_t *ub)
+/* Before a write into ring planes [lo, hi) on slot q: it waits for the compute of every piece in flight on
+ * another slot that reads any of them (its slot's last compute mark; without marks, one slot: the host). */
+static pyr_status_t ring_claim(exec_t *e, int q, int64_t lo, int64_t hi)
 {
-    const pyr_plan_t *plan = P->e->plan;
-    if (plan->nfixed == 0) return PYR_OK;
-    const int a = pyr_skew_axis(plan);
-    if (pyr_box_empty(ub)) return PYR_OK;
-    PYR_TRY(input_upload(P, q, ub, ub->lo[a], ub->hi[a], P->A - P->G));
-    P->in_lo = ub->lo[a];
-    P->in_hi = ub->hi[a];
-    P->in_base = P->A - P->G;
+    skew_ring_t *r = ring_of(e);
+    const int marks = e->ops->mark && e->ops->after_mark;
+    for (int o = 0; o < e->plan->slots; o++) {
+        if (o == q || !r->pending[o] || !overlaps(lo, hi, r->busy[o])) continue;
+        if (marks) PYR_TRY(e->ops->after_mark(e->ctx, q, o, PYR_MARK_COMPUTE));
+        else PYR_TRY(wait_slot(e, o));
+    }
+    return PYR_OK;
+}
+
+/* Where a new mapping puts a piece's `size` ring planes: the lowest of the ring's start and the ends of the
+ * planes in flight (and of the previous piece's, where the new mapping copies from them) that keeps clear of
+ * all of them; the ring's start where none does (the writes then wait: ring_claim).  The ring's start is
+ * clear of the previous piece's planes where a pass's piece takes a new mapping (pyr_skew_ring_planes: they
+ * lie in its top part, S + h + k planes above the start at least), so a piece's own upload and its move
+ * never touch the planes it moves. */
+static int64_t ring_place(const exec_t *e, int q, int64_t size, int avoid_prev)
+{
+    skew_ring_t *r = ring_of(e);
+    int64_t cand[PYR_EXEC_SKEW_SLOTS + 2];
+    int nc = 0;
+    cand[nc++] = 0;
+    for (int o = 0; o < e->plan->slots; o++)
+        if (o != q && r->pending[o]) cand[nc++] = r->busy[o][1];
+    if (avoid_prev) cand[nc++] = r->prev[1];
+    int64_t best = -1;
+    for (int i = 0; i < nc; i++) {
+        const int64_t p = cand[i];
+        int clear = p >= 0 && p + size <= r->planes && (best < 0 || p < best);
+        for (int o = 0; o < e->plan->slots && clear; o++)
+            if (o != q && r->pending[o] && overlaps(p, p + size, r->busy[o])) clear = 0;
+        if (clear && avoid_prev && overlaps(p, p + size, r->prev)) clear = 0;
+        if (clear) best = p;
+    }
+    return best >= 0 ? best : 0;
+}
+
+/* Call j's view of the inputs: the ring at the piece's mapping over its window. */
+static pyr_status_t ring_point(const piece_calls_t *P, pyr_piece_t *v)
+{
+    exec_t *e = P->e;
+    for (int fi = 0; fi < e->nf; fi++) {
+        if (e->role[fi] != PYR_FIELD_INPUT) continue;
+        pyr_piece_t w;
+        PYR_TRY(ring_view(e, fi, &v->box, P->base, &w));
+        v->buf[fi][0] = w.buf[fi][0];
+    }
     return PYR_OK;
 }
 
@@ -398,14 +469,6 @@ static pyr_status_t face_result(const piece_calls_t *P, int slot)
     return PYR_OK;
 }
 
-/* The host waits for slot q (and forgets its download in flight). */
-static pyr_status_t wait_slot(exec_t *e, int q)
-{
-    PYR_TRY(e->ops->wait(e->ctx, q));
-    e->skew_pending[q] = 0;
-    return PYR_OK;
-}
-
 /* Before a piece's access of the host grid's `box` on `slot`: wait for every
  * other slot whose download in flight writes planes of it. */
 static pyr_status_t host_order(exec_t *e, int slot, const pyr_box_t *box)
@@ -469,6 +532,8 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
     const int64_t np = pyr_skew_pieces(plan, h);
     const pyr_grid_dims_t grid = {{plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]}};
     const int marks = slots > 1 && ops->mark && ops->after_mark;
+    const int a = pyr_skew_axis(plan);
+    skew_ring_t *ring = ring_of(e);
     /* The copies between calls.  Call j's save reads the top planes of its input, which call j - 1's
      * kernel wrote and call j + 1's overwrites; call j + 1's fill writes the low planes and faces of call
      * j's output, which call j - 1 read.  So where call j's kernel writes nothing but its result (kernels.h
@@ -501,20 +566,47 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
                            .step = step,
                            .grid = grid,
                            .only = only,
-                           .kin = kin,
-                           .fixed = e->fixed ? e->fixed[slot] : NULL};
+                           .kin = kin};
         pyr_piece_t v, hs, hf;
         pyr_kernel_call_t kc;
         const pyr_box_t ub = pyr_skew_upload(plan, t);
+        /* the inputs' mapping: the piece before's while this one's planes fit in the ring, else a new one,
+         * to which the planes below its own that the pieces before uploaded move (the top comment) */
+        int64_t foot[2] = {0, 0}, need[2] = {0, 0}, move[2] = {0, 0}, from = 0;
+        if (ring->buf) {
+            pyr_skew_input_planes(plan, t, h, foot, need);
+            if (t == 0 || foot[0] - ring->base < 0 || foot[1] - ring->base > ring->planes) {
+                if (t > 0) {
+                    move[0] = need[0];
+                    move[1] = need[1] < P.A ? need[1] : P.A;
+                }
+                from = ring->base;
+                ring->base = foot[0] - ring_place(e, slot, foot[1] - foot[0], move[1] > move[0]);
+                const int64_t src[2] = {move[0] - from, move[1] - from};
+                if (move[1] > move[0] && overlaps(ub.lo[a] - ring->base, ub.hi[a] - ring->base, src))
+                    return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: piece %lld's inputs would overwrite the ring planes it moves",
+                                    (long long)t);
+            }
+            P.base = ring->base;
+        }
         if (!pyr_box_empty(&ub)) {
             PYR_TRY(host_order(e, slot, &ub));
             PYR_TRY(view(e, &v, &ub, P.b[0], P.A - G, NULL, 0, planes));
             PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->grid[f], &ub));
             e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
-            PYR_TRY(input_own(&P, slot, &ub));
+            /* the inputs' own planes beside the state's, before the piece waits for the previous one */
+            if (ring->buf) {
+                PYR_TRY(ring_claim(e, slot, ub.lo[a] - P.base, ub.hi[a] - P.base));
+                PYR_TRY(ring_upload(e, slot, ub.lo[a], ub.hi[a], P.base));
+            }
         }
-        /* the spare and the halo stores were piece T - 1's (this pass's or the last one's) until its calls ended */
+        /* the spare and the halo stores were piece T - 1's (this pass's or the last one's) until its calls ended;
+         * its compute followed every earlier piece's, uploads included */
         if (T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_COMPUTE));
+        if (move[1] > move[0]) {
+            PYR_TRY(ring_claim(e, slot, move[0] - P.base, move[1] - P.base));
+            PYR_TRY(ring_move(e, slot, move[0], move[1], from, P.base));
+        }
         for (int j = 0; j < ncalls; j++) {
             only[j] = (unsigned char)last_box_only(&P, j);
             kin[j] = (unsigned char)halo_in_kernel(&P, j);
@@ -530,7 +622,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
                 PYR_TRY(kernel_call(&P, j, &call, &v, &hs, &hf, &kc, &computes));
                 if (computes) {
                     for (int i = 0; i < kc.nboxes; i++) e->count.computed += (uint64_t)pyr_box_volume(&kc.boxes[i]);
-                    PYR_TRY(input_window(&P, slot, j, &call, &v));
+                    if (ring->buf) PYR_TRY(ring_point(&P, &v));
                     PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));
                     if (reduce && j == ncalls - 1) PYR_TRY(run_measured(&P, slot, &call, &v, &kc, &e->partial[t]));
                     else PYR_TRY(plan->kernel->run(e->ctx, slot, &kc));
@@ -550,6 +642,11 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
         }
         PYR_TRY(face_result(&P, slot));
         if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
+        if (ring->buf) { /* the ring planes its views span, read until its compute is done */
+            ring->prev[0] = ring->busy[slot][0] = foot[0] - P.base;
+            ring->prev[1] = ring->busy[slot][1] = foot[1] - P.base;
+            ring->pending[slot] = 1;
+        }
         void *result = P.b[ncalls & 1]; /* the last call's output */
         e->slot_next[slot] = result;
         e->spare[0] = P.b[(ncalls & 1) ^ 1];

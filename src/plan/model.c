@@ -347,10 +347,10 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
 }
 
 /* The read-only inputs of skewed piece t, as the executor moves them (exec/skewed.c): its own planes up
- * beside its state's (*up), and on its slot before each computing call (*comp) the planes the last one held
- * moved within the buffer (copies of at most the shift's planes each) and the rest uploaded, whole planes. */
-static void skew_inputs(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t t, const int *steps, int ncalls, double *up,
-                        double *comp)
+ * beside its state's (*up), and where it takes a new mapping of the inputs' ring of R planes (*base: the
+ * mapping so far) the planes it shares with the pieces before moved within the ring on its slot (*comp). */
+static void skew_inputs(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t t, int64_t h, int64_t R, int64_t *base,
+                        double *up, double *comp)
 {
     const pyr_problem_t *p = &plan->problem;
     const int a = pyr_skew_axis(plan);
@@ -359,38 +359,12 @@ static void skew_inputs(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     *up = *comp = 0;
     if (plan->nfixed == 0) return;
     const pyr_box_t ub = pyr_skew_upload(plan, t);
-    const pyr_box_t grid = pyr_plan_grid(plan);
-    const double plane = (double)pyr_box_volume(&grid) / (double)pyr_box_extent(&grid, a);
-    int64_t in_lo = 0, in_hi = 0, in_base = 0, s = 0;
-    const int64_t A = plan->fixed[a][0] + t * plan->skew_size, G = 2 * (int64_t)plan->skew_k;
-    if (!pyr_box_empty(&ub)) {
-        *up = nin * transfer_cost(k, &ub, p->n[0], elem, 1, NULL);
-        in_lo = ub.lo[a];
-        in_hi = ub.hi[a];
-        in_base = A - G;
-    }
-    for (int j = 0; j < ncalls; s += steps[j], j++) {
-        pyr_skew_call_t call;
-        pyr_skew_call(plan, t, s, steps[j], &call);
-        const pyr_box_t first = pyr_skew_layer_box(plan, &call, 1);
-        if (pyr_box_empty(&call.result) || pyr_box_empty(&first)) continue;
-        const int64_t lo = first.lo[a], hi = first.hi[a], base = A - s - G;
-        const int64_t klo = lo > in_lo ? lo : in_lo, khi = hi < in_hi ? hi : in_hi;
-        pyr_box_t b = grid;
-        if (klo < khi && base != in_base) {
-            const int64_t d = in_base > base ? in_base - base : base - in_base;
-            *comp += nin * (k->call * (double)((khi - klo + d - 1) / d) + k->compute[0] * plane * (double)(khi - klo));
-        }
-        const int64_t parts[2][2] = {{lo, klo < khi ? klo : hi}, {klo < khi ? khi : hi, hi}};
-        for (int q = 0; q < 2; q++) {
-            if (parts[q][1] <= parts[q][0]) continue;
-            b.lo[a] = parts[q][0];
-            b.hi[a] = parts[q][1];
-            *comp += nin * transfer_cost(k, &b, p->n[0], elem, 1, NULL);
-        }
-        in_lo = lo;
-        in_hi = hi;
-        in_base = base;
+    if (!pyr_box_empty(&ub)) *up = nin * transfer_cost(k, &ub, p->n[0], elem, 1, NULL);
+    const int64_t moved = pyr_skew_ring_next(plan, t, h, R, base);
+    if (moved > 0) {
+        const pyr_box_t grid = pyr_plan_grid(plan);
+        const double plane = (double)pyr_box_volume(&grid) / (double)pyr_box_extent(&grid, a);
+        *comp = nin * (k->call + k->compute[0] * plane * (double)moved);
     }
 }
 
@@ -410,6 +384,8 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     const int fused = plan->kernel && plan->kernel->launch_steps && plan->skew_k > 1;
     const pyr_device_ops_t *ops = plan->ops;
     const int lane = ops && ops->lanes > 0 && ops->mark && ops->after_mark;
+    const int64_t ring = pyr_skew_ring_planes(plan, plan->height > 0 ? plan->height : h);
+    int64_t ring_base = 0;
     for (int64_t t = 0; t < np; t++) {
         pyr_box_t ub = pyr_skew_upload(plan, t), db = pyr_skew_download(plan, t, h);
         double x = 0;
@@ -440,7 +416,7 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         }
         c += last_faces;
         double iu, ic;
-        skew_inputs(plan, k, t, steps, ncalls, &iu, &ic);
+        skew_inputs(plan, k, t, h, ring, &ring_base, &iu, &ic);
         u += iu;
         c += ic;
         st[t].u = u;

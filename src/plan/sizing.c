@@ -181,7 +181,7 @@ static const char *piece_word(pyr_decomp_t d)
 
 /* Device bytes of a skewed plan with pieces of S planes and calls of at most
  * k steps, for height h (plan/skewed.h): three bundles of S + 3k planes,
- * the halo stores (2k planes each), every axis's boundary faces. */
+ * the halo stores (2k planes each), the inputs' ring, every axis's boundary faces. */
 static uint64_t skewed_bytes(pyr_plan_t *plan, int64_t S, int k, int64_t h, pyr_piece_layout_t *L)
 {
     const pyr_problem_t *p = &plan->problem;
@@ -194,7 +194,8 @@ static uint64_t skewed_bytes(pyr_plan_t *plan, int64_t S, int k, int64_t h, pyr_
     pyr_piece_layout_t H = pyr_piece_layout(plan->ops, ext, elem);
     plan->skew_size = S;
     plan->skew_k = k;
-    return pieces_bytes(plan, L->layer_bytes, plan->slots, plan->spares) + (uint64_t)pyr_skew_stores(plan, h) * H.layer_bytes +
+    return (uint64_t)(plan->slots + plan->spares) * (uint64_t)plan->npp * L->layer_bytes +
+           (uint64_t)plan->nfixed * pyr_skew_ring_bytes(plan, h) + (uint64_t)pyr_skew_stores(plan, h) * H.layer_bytes +
            faces_bytes(plan, elem) + scratch_of(plan, L->layer_bytes);
 }
 
@@ -234,14 +235,15 @@ static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
             else hi = mid - 1;
         }
         if (lo < 1) {
-            char nb[32], hb[32];
+            char nb[32], hb[32], ring[64] = "";
             plan->refused_bytes = skewed_bytes(plan, 1, k, h, &L);
             pyr_format_bytes(plan->refused_bytes, nb, sizeof nb);
             pyr_format_bytes(budget, hb, sizeof hb);
+            if (plan->nfixed) snprintf(ring, sizeof ring, ", a ring of %lld planes per input", (long long)pyr_skew_ring_planes(plan, h));
             return pyr_fail(PYR_ERR_BUDGET,
                             "memory budget %s is too small for skewed pieces of height %lld: one plane per piece (three buffers of "
-                            "1 + 3 x %d planes, %d halo stores of %d planes, the boundary faces) needs %s; use memory >= %s or a lower height",
-                            hb, (long long)h, k, pyr_skew_stores(plan, h), 2 * k, nb, nb);
+                            "1 + 3 x %d planes, %d halo stores of %d planes%s, the boundary faces) needs %s; use memory >= %s or a lower height",
+                            hb, (long long)h, k, pyr_skew_stores(plan, h), 2 * k, ring, nb, nb);
         }
         /* as many pieces as the most planes need, spread evenly */
         const int64_t count = (interior + lo - 1) / lo;

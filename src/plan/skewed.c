@@ -1,6 +1,7 @@
 /* Geometry of the skewed decomposition (plan/skewed.h). */
 #include "plan/skewed.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -137,6 +138,57 @@ int64_t pyr_skew_plane_elems(const pyr_plan_t *plan)
     return plan->problem.dims == 3 ? plan->layout.pitch * plan->problem.n[1] : plan->layout.pitch;
 }
 
+void pyr_skew_input_planes(const pyr_plan_t *plan, int64_t t, int64_t h, int64_t foot[2], int64_t need[2])
+{
+    const int a = pyr_skew_axis(plan);
+    int steps[PYR_SKEW_MAX_CALLS];
+    const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
+    foot[0] = need[0] = INT64_MAX;
+    foot[1] = need[1] = INT64_MIN;
+    int64_t s = 0;
+    for (int j = 0; j < ncalls; s += steps[j], j++) {
+        pyr_skew_call_t call;
+        pyr_skew_call(plan, t, s, steps[j], &call);
+        if (pyr_box_empty(&call.window)) continue;
+        if (call.window.lo[a] < foot[0]) foot[0] = call.window.lo[a];
+        if (call.window.hi[a] > foot[1]) foot[1] = call.window.hi[a];
+        const pyr_box_t first = pyr_skew_layer_box(plan, &call, 1);
+        if (pyr_box_empty(&call.result) || pyr_box_empty(&first)) continue;
+        if (first.lo[a] < need[0]) need[0] = first.lo[a];
+        if (first.hi[a] > need[1]) need[1] = first.hi[a];
+    }
+    if (foot[0] >= foot[1]) foot[0] = foot[1] = 0;
+    if (need[0] >= need[1]) need[0] = need[1] = foot[0];
+}
+
+int64_t pyr_skew_ring_planes(const pyr_plan_t *plan, int64_t h)
+{
+    const int64_t S = plan->skew_size > 0 ? plan->skew_size : 1, k = plan->skew_k > 0 ? plan->skew_k : 1;
+    const int64_t m = plan->slots > 2 ? plan->slots : 2, n = plan->problem.n[pyr_skew_axis(plan)];
+    const int64_t r = (m + 1) * S + 2 * (h + k);
+    return r < 2 * n ? r : 2 * n;
+}
+
+uint64_t pyr_skew_ring_bytes(const pyr_plan_t *plan, int64_t h)
+{
+    const pyr_problem_t *p = &plan->problem;
+    int64_t ext[3] = {p->n[0], p->n[1], p->n[2]};
+    ext[pyr_skew_axis(plan)] = pyr_skew_ring_planes(plan, h);
+    return pyr_piece_layout(plan->ops, ext, pyr_precision_size(p->precision)).layer_bytes;
+}
+
+int64_t pyr_skew_ring_next(const pyr_plan_t *plan, int64_t t, int64_t h, int64_t R, int64_t *base)
+{
+    int64_t foot[2], need[2], lo, hi;
+    pyr_skew_input_planes(plan, t, h, foot, need);
+    if (t > 0 && foot[0] - *base >= 0 && foot[1] - *base <= R) return 0;
+    *base = foot[0];
+    if (t == 0) return 0;
+    axis_range(plan, &lo, &hi);
+    const int64_t A = lo + t * plan->skew_size, top = need[1] < A ? need[1] : A;
+    return top > need[0] ? top - need[0] : 0;
+}
+
 void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max)
 {
     memset(sum, 0, sizeof *sum);
@@ -147,6 +199,8 @@ void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
     for (int64_t p = 0; p < np; p++) {
         pyr_box_t u = pyr_skew_upload(plan, p), d = pyr_skew_download(plan, p, h);
         uint64_t up = (uint64_t)pyr_box_volume(&u), down = (uint64_t)pyr_box_volume(&d), comp = 0;
+        for (int f = 0; f < plan->scheme->nfields; f++) /* the inputs' own planes, beside the state's */
+            if (((plan->fields >> f) & 1) && plan->scheme->field[f].role == PYR_FIELD_INPUT) up += pyr_plan_field_volume(plan, f, &u);
         int64_t s = 0;
         for (int j = 0; j < ncalls; j++) {
             pyr_skew_call_t call;

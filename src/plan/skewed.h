@@ -21,8 +21,8 @@
  * the c(c - 1) planes of each call's lower trapezoid are computed twice.
  *
  * Device buffers: slots + 1 bundles of S + 3k planes (k the largest call;
- * the slots and a spare, as the executor lends them), the halo stores, and the
- * boundary faces of every axis (resident: every call copies the faces of its
+ * the slots and a spare, as the executor lends them), the halo stores, the
+ * inputs' ring (below: pyr_skew_ring_planes), and the boundary faces of every axis (resident: every call copies the faces of its
  * window into both time layers, because a piece's planes sit at a fixed
  * place in its buffers while the window slides).  A plane of layer s sits at
  * buffer plane G + (z - (A - s)), G = 2k: the piece's own planes always at
@@ -31,10 +31,18 @@
  * output buffer starts G - c planes in, so its result lands at [G, G + S)
  * for the next call (exec/skewed.c).
  *
- * Read-only inputs (role INPUT: Poisson's f) sit in the slot's one-buffer
- * bundle (S + 3k planes) at the mapping of each call's input layer, over
- * the planes of its first layer box; between calls the planes kept move up
- * in the buffer and the few new below come from the host (exec/skewed.c).
+ * Read-only inputs (role INPUT: Poisson's f, read only at the updated node)
+ * cross to the device once per pass, each plane once: a piece uploads its
+ * own planes (those of its state, pyr_skew_upload) beside its state's, into
+ * a ring of planes on the device that the slots share.  Its calls read the
+ * planes of their first layer boxes, which reach h + c - 1 planes below its
+ * own: the pieces' before it uploaded those, and the ring still holds them.
+ * A piece's planes sit at one mapping for all its calls (plane z at ring
+ * plane z - base, as the state's sit at one place in its buffers), so a
+ * kernel reads one strided view; consecutive pieces keep the mapping until a
+ * piece's planes would run past the ring's end, and that piece starts again
+ * at the ring's start, copying the planes it shares with the ones before
+ * there (one device copy of at most h + k planes, once per wrap).
  * A measured change (max |u' - u| of a pass's last sub-step) is reduced per
  * piece over its result and combined in piece order: a maximum is exact, so
  * the stopping sweep and the change are every plan's.
@@ -132,7 +140,29 @@ int pyr_skew_stores(const pyr_plan_t *plan, int64_t h);
 /* Elements between consecutive planes of a piece buffer (rows x pitch in 3D, the pitch in 2D). */
 int64_t pyr_skew_plane_elems(const pyr_plan_t *plan);
 
-/* Counts of one pass of height h, summed over its pieces, and per-piece maxima. */
+/* The planes of the inputs piece t of a pass of height h touches: foot, those its calls' views span (their
+ * windows, clipped to the grid), and need, of those the ones its sub-steps read (its computing calls'
+ * first layer boxes; empty where none computes).  The planes of need below the piece's own are the pieces'
+ * before it. */
+void pyr_skew_input_planes(const pyr_plan_t *plan, int64_t t, int64_t h, int64_t foot[2], int64_t need[2]);
+
+/* Planes of the inputs' ring (one per input field) for a plan of height h: with m = max(slots, 2), the
+ * planes of the m + 1 latest pieces and twice the h + k below a piece's own (its reads; and room to start
+ * again at the ring's start while the pieces still in flight read near its end), so the uploads never
+ * wait for a piece's reads in a steady pass; at most twice the planes of the grid along the axis. */
+int64_t pyr_skew_ring_planes(const pyr_plan_t *plan, int64_t h);
+/* Device bytes of one input field's ring (the pieces' pitch). */
+uint64_t pyr_skew_ring_bytes(const pyr_plan_t *plan, int64_t h);
+
+/* The ring's mapping as the executor keeps it where nothing in flight is in the way (the model's view;
+ * exec/skewed.c may start a mapping elsewhere in the ring to keep clear of pieces still reading): piece t
+ * keeps the mapping of the piece before (plane z at ring plane z - *base) while its foot fits in the ring
+ * of R planes, else, and at a pass's first piece, its foot starts at the ring's start.  Returns the planes
+ * it then copies within the ring (those of its need below its own planes), 0 where it keeps the mapping. */
+int64_t pyr_skew_ring_next(const pyr_plan_t *plan, int64_t t, int64_t h, int64_t R, int64_t *base);
+
+/* Counts of one pass of height h, summed over its pieces, and per-piece maxima (the inputs' planes
+ * counted as they go up: each piece's own, once). */
 void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum, pyr_counters_t *task_max);
 
 #endif

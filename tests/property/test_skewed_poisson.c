@@ -106,6 +106,8 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     }
     CHECK(plan->decomp == PYR_DECOMP_SKEWED && !plan->resident, "%s: not a skewed plan", label);
     const int64_t pieces = pyr_skew_pieces(plan, plan->height), height = plan->height;
+    pyr_plan_info_t info;
+    CHECK_OK(pyr_plan_get_info(plan, &info));
     pyr_plan_destroy(&plan);
 
     pyr_run_info_t ra, rb;
@@ -121,7 +123,12 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
         CHECK(ra.steps == rb.steps, "%s: %lld sweeps, the naive method %lld", label, (long long)ra.steps, (long long)rb.steps);
         CHECK(ra.change == rb.change && ra.converged == rb.converged && ra.checked == rb.checked,
               "%s: change %.17g (converged %d), the naive method %.17g (%d)", label, ra.change, ra.converged, rb.change, rb.converged);
-        bad = i >= 0 || ra.steps != rb.steps || ra.change != rb.change || ra.converged != rb.converged;
+        /* the plan's counts are the run's (f's planes included, each once a pass) where it ran every sweep */
+        CHECK(ra.steps < p.steps || (ra.counts.uploaded == info.counts.uploaded && ra.counts.downloaded == info.counts.downloaded),
+              "%s: moved %llu up and %llu down, the plan said %llu and %llu", label, (unsigned long long)ra.counts.uploaded,
+              (unsigned long long)ra.counts.downloaded, (unsigned long long)info.counts.uploaded, (unsigned long long)info.counts.downloaded);
+        bad = i >= 0 || ra.steps != rb.steps || ra.change != rb.change || ra.converged != rb.converged ||
+              (ra.steps == p.steps && ra.counts.uploaded != info.counts.uploaded);
         stopped_early += rb.converged && rb.steps < p.steps;
         several_pieces += pieces > 2;
         several_passes += ra.steps > height;
@@ -133,6 +140,81 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     pyr_field_destroy(&b);
     pyr_field_destroy(&f);
     return bad;
+}
+
+/* f crosses to the device once per pass, each plane once (its ring hands the planes a piece shares with
+ * the ones before over on the device): a run's upload with f less the same run's without is its passes
+ * times f's interior planes, whatever the slots, the height and the budget; the smallest budgets make
+ * pieces of a plane or two and wrap the ring many times a pass.  Each run also equals the naive method
+ * bit for bit. */
+static void f_once_per_pass(pyr_backend_kind_t backend)
+{
+    static const struct {
+        int dims;
+        int64_t n[3];
+        int64_t h;
+        int slots;
+        pyr_precision_t prec;
+    } cs[] = {
+        {3, {6, 7, 90}, 5, 1, PYR_FLOAT},   {3, {6, 7, 90}, 5, 2, PYR_DOUBLE}, {3, {6, 7, 90}, 5, 3, PYR_FLOAT},
+        {3, {5, 9, 73}, 12, 2, PYR_DOUBLE}, {3, {4, 5, 59}, 1, 3, PYR_FLOAT},  {2, {9, 170, 1}, 3, 3, PYR_DOUBLE},
+        {2, {9, 170, 1}, 20, 1, PYR_FLOAT}, {2, {13, 150, 1}, 7, 2, PYR_FLOAT},
+    };
+    int64_t wraps = 0;
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++)
+        for (int doubled = 0; doubled < 2; doubled++) {
+            pyr_problem_t p;
+            pyr_options_t o;
+            pyr_options_default(&o);
+            o.backend = backend;
+            o.method = PYR_METHOD_PYRAMID;
+            o.decomposition = PYR_DECOMP_SKEWED;
+            o.height = cs[c].h;
+            o.slots = cs[c].slots;
+            make_poisson(&p, cs[c].dims, cs[c].n, NULL, cs[c].prec, 2 * cs[c].h + 3, 0, 2 * cs[c].h, PYR_RHS_SINE, PYR_INIT_RANDOM,
+                         (uint64_t)c + 7);
+            o.memory = smallest_budget(&p, o, 64u << 20) << doubled;
+            if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
+            char label[160];
+            snprintf(label, sizeof label, "f once a pass: %dD %lldx%lldx%lld height %lld slots %d memory %llu", cs[c].dims,
+                     (long long)cs[c].n[0], (long long)cs[c].n[1], (long long)cs[c].n[2], (long long)cs[c].h, cs[c].slots,
+                     (unsigned long long)o.memory);
+            pyr_plan_t *plan = NULL;
+            if (pyr_plan_create(&p, &o, &plan) != PYR_OK) {
+                CHECK(0, "%s: no plan: %s", label, pyr_last_error());
+                continue;
+            }
+            pyr_plan_info_t info;
+            CHECK_OK(pyr_plan_get_info(plan, &info));
+            const int a = pyr_skew_axis(plan);
+            const int64_t planes = p.n[a] - plan->fixed[a][0] - plan->fixed[a][1];
+            const uint64_t f_grid = (uint64_t)(planes * (pyr_problem_nodes(&p) / p.n[a]));
+            /* the ring's new mappings a pass, as the executor takes them in a steady pass */
+            const int64_t R = pyr_skew_ring_planes(plan, plan->height);
+            int64_t base = 0;
+            for (int64_t t = 0; t < pyr_skew_pieces(plan, plan->height); t++) wraps += pyr_skew_ring_next(plan, t, plan->height, R, &base) > 0;
+            pyr_plan_destroy(&plan);
+            pyr_problem_t q = p;
+            q.poisson.rhs = PYR_RHS_ZERO;
+            pyr_run_info_t rf, r0, rn;
+            pyr_status_t sf, s0, sn;
+            pyr_field_t *uf = solve_poisson(&p, &o, NULL, &rf, &sf), *u0 = solve_poisson(&q, &o, NULL, &r0, &s0);
+            pyr_field_t *un = poisson_reference(&p, NULL, &rn, &sn);
+            CHECK(uf && u0 && un, "%s: run failed: %s", label, pyr_last_error());
+            if (uf && u0 && un) {
+                const uint64_t f_up = rf.counts.uploaded - r0.counts.uploaded;
+                CHECK(f_up == (uint64_t)info.passes * f_grid, "%s: f moved %llu values up in %lld passes, %llu a pass (one grid of f: %llu)",
+                      label, (unsigned long long)f_up, (long long)info.passes, (unsigned long long)(f_up / (uint64_t)info.passes),
+                      (unsigned long long)f_grid);
+                const int64_t i = first_difference(uf, un);
+                CHECK(i < 0 && rf.steps == rn.steps && rf.change == rn.change, "%s: differs from the naive method at node %lld", label,
+                      (long long)i);
+            }
+            pyr_field_destroy(&uf);
+            pyr_field_destroy(&u0);
+            pyr_field_destroy(&un);
+        }
+    CHECK(wraps > 50, "the cases took only %lld new mappings of f's ring past a pass's first piece", (long long)wraps);
 }
 
 /* Refusals that stay: a 1D grid and Chebyshev's sweeps (they read u two sweeps back). */
@@ -199,6 +281,7 @@ int main(int argc, char **argv)
     }
     refusals();
     model_prices_f();
+    f_once_per_pass(backend);
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random skewed Poisson plans on the %s backend bit-identical to the naive method (seed %llu); %d stopped at a "
