@@ -272,21 +272,29 @@ static pyr_status_t ring_view(exec_t *e, int fi, const pyr_box_t *box, int64_t b
     return PYR_OK;
 }
 
-/* Planes [lo, hi) of the inputs from the host into the ring at mapping base, on queue q. */
+/* Planes [lo, hi) of the inputs from the host into the ring at mapping base, on queue q.  Through a view
+ * of the whole ring (its buffer the ring's start): a runtime that orders copies after the uploads into
+ * their source buffer (the CUDA runtime's writers, a short table) then notes one buffer per input, not one
+ * per place in the ring. */
 static pyr_status_t ring_upload(exec_t *e, int q, int64_t lo, int64_t hi, int64_t base)
 {
     const int a = pyr_skew_axis(e->plan);
     if (hi <= lo) return PYR_OK;
-    pyr_box_t b = pyr_plan_grid(e->plan);
+    if (lo < base || hi > base + ring_of(e)->planes)
+        return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: input planes [%lld, %lld) outside a ring of %lld", (long long)(lo - base),
+                        (long long)(hi - base), (long long)ring_of(e)->planes);
+    pyr_box_t b = pyr_plan_grid(e->plan), whole = b;
     b.lo[a] = lo;
     b.hi[a] = hi;
+    whole.lo[a] = base;
+    whole.hi[a] = base + ring_of(e)->planes;
     for (int fi = 0; fi < e->nf; fi++) {
         if (e->role[fi] != PYR_FIELD_INPUT) continue;
         pyr_box_t parts[2];
         const int n = pyr_plan_field_boxes(e->plan, fi, &b, parts);
         for (int k = 0; k < n; k++) {
             pyr_piece_t w;
-            PYR_TRY(ring_view(e, fi, &parts[k], base, &w));
+            PYR_TRY(ring_view(e, fi, &whole, base, &w));
             PYR_TRY(e->ops->upload(e->ctx, q, &w, fi, &e->grid[fi], &parts[k]));
             e->count.uploaded += (uint64_t)pyr_box_volume(&parts[k]);
         }
