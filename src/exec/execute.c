@@ -928,7 +928,8 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
     if (pp_bytes > 0)
         for (int b = 0; b < plan->slots + plan->spares; b++) PYR_TRY(e->ops->dev_alloc(e->ctx, pp_bytes, &e->buffers[b]));
-    if (fixed_bytes > 0)
+    /* skewed pieces keep their inputs in a ring the slots share (exec/skewed.c) */
+    if (fixed_bytes > 0 && (plan->resident || plan->decomp != PYR_DECOMP_SKEWED))
         for (int b = 0; b < plan->slots; b++) PYR_TRY(e->ops->dev_alloc(e->ctx, fixed_bytes, &e->fixed[b]));
     for (int s = 0; s < plan->slots; s++) e->slot_next[s] = e->buffers[s];
     for (int b = 0; b < plan->spares; b++) e->spare[b] = e->buffers[plan->slots + b];
