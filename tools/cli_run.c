@@ -476,10 +476,6 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
         st = pyr_fail(PYR_ERR_CONFIG, "output.probes_png = %s: the problem has no [probe] (probe1 = Ez 10 20, ...) to plot; add one or "
                                       "leave output.probes_png out", cfg->probes_png);
     const int monitors = p->equation == PYR_EQ_MAXWELL && p->maxwell.ndft + p->maxwell.nflux > 0;
-    /* each rank's spectra hold the nodes it owns; their sum over the ranks is not made yet */
-    if (st == PYR_OK && monitors && ranks > 0)
-        st = pyr_fail(PYR_ERR_UNSUPPORTED, "[monitor] (DFT and flux monitors) is not supported in runs over several MPI ranks yet; run "
-                                           "in one process (several GPUs there are fine) or leave [monitor] out");
     if (st == PYR_OK && monitors && !cfg->spectra[0] && !r->o.h5 && !quiet)
         fprintf(stderr, "pyrgrid: note: [monitor] is set but neither output.spectra nor an HDF5 output.field is: the spectra are not "
                         "written\n");
@@ -510,11 +506,13 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     pyr_plan_t *plan = NULL;
     pyr_plan_info_t info;
     memset(&info, 0, sizeof info);
-    /* one process: where the run puts its monitors' transforms (written as output.spectra, and into an HDF5 result) */
+    /* where the run puts its monitors' transforms (written as output.spectra, and into an HDF5 result); over ranks, every
+     * rank's spectra are made whole by the run (each node's from the rank that owns it), and rank 0 writes them */
     pyr_spectra_t *spectra = NULL;
-    if (st == PYR_OK && monitors && ranks == 0) {
+    if (st == PYR_OK && monitors) {
         st = pyr_spectra_create(p, &spectra);
         if (st == PYR_OK) st = pyr_spectra_attach(p, spectra);
+        st = pyr_cli_mpi_agree(ranks, st);
     }
     unsigned long wisdom_gen = 0; /* the wisdom as the plan found it: a plan = refine run records its choice as it runs */
     if (st == PYR_OK && ranks == 0) {
@@ -644,6 +642,11 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
         if (st == PYR_OK && rank == 0 && cfg->probes[0] && r->o.nprobes) wp = pyr_cli_write_probes(cfg->probes, p, r->series, r->nseries, dt);
         if (st == PYR_OK && wp == PYR_OK && rank == 0 && cfg->probes_png[0] && r->o.nprobes)
             wp = pyr_cli_write_probes_png(&cfg->out, cfg->probes_png, p, r->series, r->nseries, dt);
+        if (st == PYR_OK && wp == PYR_OK && rank == 0 && cfg->spectra[0] && spectra && (wp = pyr_spectra_write_csv(spectra, cfg->spectra)) != PYR_OK)
+            pyr_fail_context(wp, "output.spectra: ");
+        if (st == PYR_OK && wp == PYR_OK && rank == 0 && cfg->spectra_png[0] && spectra &&
+            (wp = pyr_spectra_write_png(spectra, cfg->spectra_png, NULL, cfg->out.image_width)) != PYR_OK)
+            pyr_fail_context(wp, "output.spectra_png: ");
         if (st == PYR_OK) st = pyr_cli_mpi_agree(ranks, wp);
     }
     pyr_result_abort(&r->result);
