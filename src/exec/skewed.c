@@ -48,7 +48,8 @@
  * before); a write into the ring follows the reads of the planes it
  * overwrites: the pieces of its own slot are done (the host waited for it),
  * and for a piece still in flight on another slot whose planes it touches
- * the write waits for that piece's compute (its slot's mark).  The new
+ * (those its views span, and those its move read) the write waits for that
+ * piece's compute (its slot's mark).  The new
  * mappings are placed clear of the pieces in flight where the ring has room
  * for that, so with the ring the planner sizes no upload waits in a steady
  * pass.
@@ -105,7 +106,8 @@ typedef struct {
     int index[PYR_MAX_FIELDS]; /* per field: its ring (-1: not an input) */
     int64_t base;              /* the latest piece's mapping: plane z at ring plane z - base */
     int64_t prev[2];           /* the ring planes the latest piece's views span */
-    int64_t busy[PYR_EXEC_SKEW_SLOTS][2];       /* per slot: the ring planes its latest piece reads, */
+    int64_t busy[PYR_EXEC_SKEW_SLOTS][2][2];    /* per slot: the ring planes its latest piece reads (its views', and
+                                                   those its move read: two ranges), */
     unsigned char pending[PYR_EXEC_SKEW_SLOTS]; /* until the host waits for that slot */
 } skew_ring_t;
 
@@ -338,7 +340,7 @@ static pyr_status_t ring_claim(exec_t *e, int q, int64_t lo, int64_t hi)
     skew_ring_t *r = ring_of(e);
     const int marks = e->ops->mark && e->ops->after_mark;
     for (int o = 0; o < e->plan->slots; o++) {
-        if (o == q || !r->pending[o] || !overlaps(lo, hi, r->busy[o])) continue;
+        if (o == q || !r->pending[o] || !(overlaps(lo, hi, r->busy[o][0]) || overlaps(lo, hi, r->busy[o][1]))) continue;
         if (marks) PYR_TRY(e->ops->after_mark(e->ctx, q, o, PYR_MARK_COMPUTE));
         else PYR_TRY(wait_slot(e, o));
     }
@@ -358,14 +360,14 @@ static int64_t ring_place(const exec_t *e, int q, int64_t size, int avoid_prev)
     int nc = 0;
     cand[nc++] = 0;
     for (int o = 0; o < e->plan->slots; o++)
-        if (o != q && r->pending[o]) cand[nc++] = r->busy[o][1];
+        if (o != q && r->pending[o]) cand[nc++] = r->busy[o][0][1];
     if (avoid_prev) cand[nc++] = r->prev[1];
     int64_t best = -1;
     for (int i = 0; i < nc; i++) {
         const int64_t p = cand[i];
         int clear = p >= 0 && p + size <= r->planes && (best < 0 || p < best);
         for (int o = 0; o < e->plan->slots && clear; o++)
-            if (o != q && r->pending[o] && overlaps(p, p + size, r->busy[o])) clear = 0;
+            if (o != q && r->pending[o] && (overlaps(p, p + size, r->busy[o][0]) || overlaps(p, p + size, r->busy[o][1]))) clear = 0;
         if (clear && avoid_prev && overlaps(p, p + size, r->prev)) clear = 0;
         if (clear) best = p;
     }
@@ -651,8 +653,10 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
         PYR_TRY(face_result(&P, slot));
         if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         if (ring->buf) { /* the ring planes its views span, read until its compute is done */
-            ring->prev[0] = ring->busy[slot][0] = foot[0] - P.base;
-            ring->prev[1] = ring->busy[slot][1] = foot[1] - P.base;
+            ring->prev[0] = ring->busy[slot][0][0] = foot[0] - P.base;
+            ring->prev[1] = ring->busy[slot][0][1] = foot[1] - P.base;
+            ring->busy[slot][1][0] = move[0] - from; /* empty where it moved nothing */
+            ring->busy[slot][1][1] = move[1] - from;
             ring->pending[slot] = 1;
         }
         void *result = P.b[ncalls & 1]; /* the last call's output */
