@@ -23,6 +23,33 @@
 #include "tune/tune.h"
 #include "tune/wisdom.h"
 
+/* The backend of the Chebyshev, Maxwell and range tests (test_refine cuda: the CUDA runtime's, each
+ * against a naive run on it), and how many of their refine runs chose among candidates there. */
+static pyr_backend_kind_t backend = PYR_BACKEND_CPU;
+static int chose_on_device;
+
+/* On a GPU the pieces need more buffers than on the CPU: the budget doubled until the plan fits. */
+static void fit_budget(const pyr_problem_t *p, pyr_options_t *o)
+{
+    for (int k = 0; k < 12 && backend != PYR_BACKEND_CPU; k++, o->memory *= 2) {
+        pyr_plan_t *pl = NULL;
+        const pyr_status_t st = pyr_plan_create(p, o, &pl);
+        pyr_plan_destroy(&pl);
+        pyr_clear_error();
+        if (st != PYR_ERR_BUDGET) return;
+    }
+}
+
+/* Whether a refine run chose among candidates: required on the CPU; on a GPU (budgets fitted to its pieces)
+ * counted, and main requires one case at least. */
+static void check_chose(const char *what, const char *notice)
+{
+    const int chose = strstr(notice, "; chose ") != NULL;
+    if (backend == PYR_BACKEND_CPU) CHECK(chose, "%s: refine chose no candidate: '%s'", what, notice);
+    else if (chose) chose_on_device++;
+    else fprintf(stderr, "%s: refine tried nothing on this device: '%s'\n", what, notice);
+}
+
 /* What the hooks saw: the pass ends in order, and snapshots. */
 typedef struct {
     int64_t last, passes, regressions, total;
@@ -246,34 +273,35 @@ static void test_chebyshev(void)
         pyr_run_info_t rr, ri;
         pyr_status_t st;
         double tolerance = 0;
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = backend;
+        o.method = PYR_METHOD_NAIVE;
         if (cases[c].tolerance) { /* the change at the check of sweep 700: the run stops there or before, after the trials */
             make_poisson(&p, 2, n, len, PYR_DOUBLE, 700, 0, cases[c].check_every, PYR_RHS_SINE, PYR_INIT_ZERO, 1);
             p.poisson.iteration = PYR_ITER_CHEBYSHEV;
-            pyr_field_t *r_half = poisson_reference(&p, NULL, &rr, &st);
+            pyr_field_t *r_half = solve_poisson(&p, &o, NULL, &rr, &st);
             tolerance = rr.change * 1.000001;
             pyr_field_destroy(&r_half);
         }
         make_poisson(&p, 2, n, len, PYR_DOUBLE, 1200, tolerance, cases[c].check_every, PYR_RHS_SINE, PYR_INIT_ZERO, 1);
         p.poisson.iteration = PYR_ITER_CHEBYSHEV;
-        pyr_field_t *ref = poisson_reference(&p, NULL, &rr, &st);
-        pyr_options_t o;
-        pyr_options_default(&o);
-        o.backend = PYR_BACKEND_CPU;
+        pyr_field_t *ref = solve_poisson(&p, &o, NULL, &rr, &st);
         o.method = PYR_METHOD_PYRAMID;
         o.memory = 48 << 10;
         o.plan_mode = PYR_PLAN_REFINE;
+        fit_budget(&p, &o);
         pyr_plan_t *plan = NULL;
         pyr_field_t *u = NULL;
         CHECK_OK(pyr_plan_create(&p, &o, &plan));
         if (plan) {
-            CHECK(strstr(plan->notice, "refine: candidates ") && plan->options.plan_mode == PYR_PLAN_REFINE,
-                  "chebyshev (check_every %lld): refine tries nothing: '%s'", (long long)cases[c].check_every, plan->notice);
             CHECK_OK(pyr_field_create(&p, &u));
             CHECK_OK(pyr_field_init(u, &p));
             pyr_field_t *fields[2] = {u, NULL};
             CHECK_OK(pyr_execute_fields(plan, fields, 2, NULL, &ri));
-            CHECK(strstr(plan->notice, "; chose "), "chebyshev (check_every %lld): no candidate chosen: '%s'", (long long)cases[c].check_every,
-                  plan->notice);
+            char what[64];
+            snprintf(what, sizeof what, "chebyshev (check_every %lld)", (long long)cases[c].check_every);
+            check_chose(what, plan->notice);
             fprintf(stderr, "chebyshev (check_every %lld, tolerance %g): %s\n", (long long)cases[c].check_every, tolerance, plan->notice);
         }
         pyr_plan_destroy(&plan);
@@ -402,7 +430,7 @@ static void mx_compare(const char *label, const pyr_problem_t *p, const mx_resul
  * method's bits. */
 static void test_maxwell(void)
 {
-    {
+    if (backend == PYR_BACKEND_CPU) {
         pyr_wisdom_forget();
         const int64_t n[3] = {97, 97, 1};
         const double len[3] = {1, 1, 1};
@@ -443,7 +471,7 @@ static void test_maxwell(void)
         make_full_maxwell(&p, kind);
         pyr_options_t o;
         pyr_options_default(&o);
-        o.backend = PYR_BACKEND_CPU;
+        o.backend = backend;
         o.method = PYR_METHOD_NAIVE;
         mx_result_t ref, got;
         double *rs = NULL, *gs = NULL;
@@ -452,17 +480,12 @@ static void test_maxwell(void)
         o.method = PYR_METHOD_PYRAMID;
         o.memory = kind < 2 ? 96 << 10 : 640 << 10;
         o.plan_mode = PYR_PLAN_REFINE;
-        pyr_plan_t *plan = NULL;
-        CHECK_OK(pyr_plan_create(&p, &o, &plan));
-        if (plan)
-            CHECK(strstr(plan->notice, "refine: candidates ") && plan->options.plan_mode == PYR_PLAN_REFINE,
-                  "maxwell %s with CPML, sources and monitors: refine tries nothing: '%s'", names[kind], plan->notice);
-        pyr_plan_destroy(&plan);
-        char notice[1024] = "";
+        fit_budget(&p, &o);
+        char notice[1024] = "", label[64];
         CHECK_OK(mx_run_spectra(&p, &o, &got, &gs, &ngs, notice, sizeof notice));
-        CHECK(strstr(notice, "; chose "), "maxwell %s refine: no candidate chosen: '%s'", names[kind], notice);
+        snprintf(label, sizeof label, "maxwell %s with CPML, sources and monitors", names[kind]);
+        check_chose(label, notice);
         fprintf(stderr, "maxwell %s: %s\n", names[kind], notice);
-        char label[64];
         snprintf(label, sizeof label, "maxwell %s refine", names[kind]);
         mx_compare(label, &p, &got, gs, ngs, &ref, rs, nrs);
         mx_free(&ref);
@@ -536,7 +559,7 @@ static pyr_plan_t *range_plan(const range_run_t *s, rng_t *rng, int64_t steps, c
 {
     pyr_options_t o;
     pyr_options_default(&o);
-    o.backend = PYR_BACKEND_CPU;
+    o.backend = backend;
     const int dims = s->p.dims, skewed = s->nf <= 2 && s->p.poisson.iteration != PYR_ITER_CHEBYSHEV;
     const pyr_decomp_t decomps[] = {dims == 2 ? PYR_DECOMP_STRIPS : PYR_DECOMP_SLABS, PYR_DECOMP_BLOCKS, PYR_DECOMP_AUTO, PYR_DECOMP_SKEWED};
     static int turn; /* the kinds of plan in turn, so that every scheme's ranges meet each */
@@ -552,7 +575,7 @@ static pyr_plan_t *range_plan(const range_run_t *s, rng_t *rng, int64_t steps, c
         o.height = rng_range(rng, 1, steps < hmax ? steps : hmax);
         const uint64_t grid = (uint64_t)(s->p.n[0] * s->p.n[1] * s->p.n[2]) * (uint64_t)pyr_precision_size(s->p.precision);
         o.memory = grid * (uint64_t)(s->nf > 2 ? 10 : s->nf) / (uint64_t)rng_range(rng, 2, dims == 3 ? 3 : 8);
-        for (int k = 0; k < 6 && !plan; k++, o.memory *= 2)
+        for (int k = 0; k < (backend == PYR_BACKEND_CPU ? 6 : 10) && !plan; k++, o.memory *= 2)
             if (pyr_plan_create(&s->p, &o, &plan) != PYR_OK) pyr_clear_error();
     }
     if (!plan) CHECK_OK(pyr_plan_create(&s->p, &o, &plan));
@@ -573,7 +596,7 @@ static void test_ranges(void)
         range_setup(kind, &ref);
         pyr_options_t o;
         pyr_options_default(&o);
-        o.backend = PYR_BACKEND_CPU;
+        o.backend = backend;
         o.method = PYR_METHOD_NAIVE;
         pyr_plan_t *plan = NULL;
         pyr_run_info_t rr, ri;
@@ -789,13 +812,31 @@ static double now_s(void)
         fprintf(stderr, "%-40s %.1f s\n", #call, now_s() - t0_);          \
     } while (0)
 
-int main(void)
+/* usage: test_refine [cpu|cuda]   (cuda: the Chebyshev, Maxwell and range tests on the CUDA runtime, each against
+ * a naive run there; skipped, 77, without a GPU) */
+int main(int argc, char **argv)
 {
     char dir[] = "/tmp/pyr-refine-XXXXXX", path[64];
     if (!mkdtemp(dir)) return 1;
     snprintf(path, sizeof path, "%s/wisdom", dir);
     setenv("PYRGRID_WISDOM", path, 1);
     const int64_t n2[3] = {257, 257, 1}, n3[3] = {34, 34, 34};
+    if (argc > 1 && !strcmp(argv[1], "cuda")) {
+        if (pyr_gpu_count() < 1) {
+            printf("no GPU: skipped\n");
+            rmdir(dir);
+            return 77;
+        }
+        backend = PYR_BACKEND_CUDA;
+        TIMED(test_chebyshev());
+        TIMED(test_maxwell());
+        TIMED(test_ranges());
+        CHECK(chose_on_device > 0, "no refine run chose among candidates on the GPU (every budget fitted to its pieces left one)");
+        pyr_wisdom_forget();
+        unlink(path);
+        rmdir(dir);
+        return check_report();
+    }
     TIMED(test_heat(2, n2, 240, 64 << 10, 0));
     TIMED(test_heat(2, n2, 240, 64 << 10, 40));
     TIMED(test_heat(2, n2, 36, 64 << 10, 0)); /* one pass of each candidate: the trials take most of the run */
