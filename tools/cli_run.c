@@ -11,6 +11,8 @@
 #include "cli_run.h"
 #include "pyrgrid.h"
 #include "pyrgrid_output.h"
+/* an HDF5 result over MPI ranks: the core writes it through the one-file route (multi/ranks.h) */
+#include "../src/multi/ranks.h"
 
 
 static void usage(FILE *out, const char *cmd)
@@ -392,11 +394,12 @@ static pyr_status_t check_files(run_t *r, const char *report)
         outs[nout++] = (pyr_named_path_t){"output.field", path};
         if (r->ranks > 0) outs[nout++] = (pyr_named_path_t){"the parts index", r->rank == 0 ? r->indexes[k] : NULL};
     }
-    if (r->o.h5) outs[nout++] = (pyr_named_path_t){"output.field", cfg->field};
+    /* over ranks, rank 0 writes the HDF5 result and its sidecar */
+    if (r->o.h5) outs[nout++] = (pyr_named_path_t){"output.field", r->rank == 0 ? cfg->field : NULL};
     if (r->ranks == 0) outs[nout++] = (pyr_named_path_t){"output.image", cfg->image};
     if (r->sidecar[0]) {
         snprintf(r->sidecar_name, sizeof r->sidecar_name, "the XDMF sidecar of output.field (%s)", cfg->field);
-        outs[nout++] = (pyr_named_path_t){r->sidecar_name, r->sidecar};
+        outs[nout++] = (pyr_named_path_t){r->sidecar_name, r->rank == 0 ? r->sidecar : NULL};
     }
     if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.probes", cfg->probes};
     if (r->rank == 0) outs[nout++] = (pyr_named_path_t){"output.probes_png", cfg->probes_png};
@@ -467,6 +470,9 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     if (st == PYR_OK) st = pyr_cli_outputs_of(cfg, &r->o);
     if (st == PYR_OK && cfg->out.every > 0 && ranks > 0)
         st = pyr_fail(PYR_ERR_UNSUPPORTED, "output.every (snapshots) is not supported in runs over several MPI ranks yet; leave it out");
+    if (st == PYR_OK && parts && r->o.h5)
+        st = pyr_fail(PYR_ERR_CONFIG, "--parts writes each rank's part as NAME.rankNNNN.npy, but output.field = %s is an HDF5 result, which the "
+                      "ranks write as one file; leave --parts out, or set output.field = NAME.npy", cfg->field);
     if (st == PYR_OK && cfg->out.every > 0 && !cfg->field[0])
         st = pyr_fail(PYR_ERR_CONFIG, "output.every = %lld writes snapshots named after output.field, which is empty; set output.field = "
                       "NAME.npy (or NAME.h5)", (long long)cfg->out.every);
@@ -629,8 +635,16 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
         pyr_output_stage_abort(&stage);
     }
     if (st == PYR_OK && ranks > 0) {
-        /* each rank its part of every state field, rank 0 the indexes and the probes */
-        for (int k = 0; k < r->o.nstate && st == PYR_OK && cfg->field[0]; k++) {
+        /* each rank its part of every state field, rank 0 the indexes and the probes; an HDF5 result in one file, which
+         * rank 0 writes from every rank's boxes */
+        if (r->o.h5) {
+            const pyr_ranks_core_t *c = pyr_private_ranks();
+            const pyr_ranks_h5_t job = {sizeof job, cfg->field, p, &cfg->out, fields, nf, &ri, pyr_cli_mpi_partition()};
+            c->set_h5(&job);
+            st = pyr_cli_mpi_write_one(cfg->field, fields[r->o.state[0]]);
+            c->set_h5(NULL);
+        }
+        for (int k = 0; k < r->o.nstate && st == PYR_OK && cfg->field[0] && !r->o.h5; k++) {
             const int i = r->o.state[k];
             char path[PYR_PATH_MAX + 96];
             pyr_cli_state_path(&r->o, p, cfg->field, r->o.base, i, -1, path, sizeof path);
@@ -683,10 +697,10 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
         pyr_cli_print_summary(&sum);
         if (ranks > 0 && pyr_cli_verbosity > 0) fprintf(stderr, "pyrgrid: %s\n", pyr_cli_mpi_partition());
         if (ranks > 0 && cfg->field[0] && !quiet && !parts) {
-            if (r->o.several)
+            if (r->o.several && !r->o.h5)
                 fprintf(stderr, "pyrgrid: wrote %s_*.npy, one file per component, from %d ranks\n", r->o.base, ranks);
             else
-                fprintf(stderr, "pyrgrid: wrote %s from %d ranks\n", r->outs[0], ranks);
+                fprintf(stderr, "pyrgrid: wrote %s from %d ranks\n", r->o.h5 ? cfg->field : r->outs[0], ranks);
         } else if (ranks > 0 && cfg->field[0] && !quiet) {
             if (r->o.several)
                 fprintf(stderr, "pyrgrid: wrote %d parts of each component and their indexes %s_*.parts.json (one .npy: pyrgrid assemble)\n",
@@ -709,13 +723,10 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
 }
 
 /* Why a run cannot go over MPI ranks (an output or input only a process
- * holding the whole grid handles; HDF5 is not parallel here), or NULL. */
+ * holding the whole grid handles), or NULL. */
 static const char *unsupported_over_ranks(const pyr_cli_config_t *cfg, const char *report)
 {
     const char *state = pyr_scheme_field_name(cfg->problem.equation, 0);
-    if (pyr_result_is_h5(&cfg->out))
-        return "output.field = NAME.h5: HDF5 results are not written by runs over several MPI ranks yet; use output.field = NAME.npy "
-               "(the ranks write it as one file)";
     if (report) return "--report is not written by runs over several MPI ranks yet; leave it out (rank 0 prints the summary line)";
     if (cfg->start_dataset[0] && state && strcmp(cfg->start_dataset, state) != 0)
         return "initial.step picks a snapshot of an HDF5 result, which runs over several MPI ranks do not read; restart from its final "

@@ -119,6 +119,52 @@ pyr_status_t pyr_result_check_names(const pyr_problem_t *p, const pyr_problem_ou
     return PYR_OK;
 }
 
+static pyr_status_t h5_finish(pyr_result_t *r, const pyr_run_info_t *run, int complete);
+
+/* What an HDF5 result of p holds: the fields of fields[] it stores (the
+ * file's field k is the scheme's map[k]), their names and offsets. */
+static pyr_status_t h5_desc(const pyr_problem_t *p, const pyr_problem_outputs_t *o, pyr_field_t *const *fields, int nfields, int map[PYR_H5_MAX_FIELDS],
+                            int *nmap, pyr_h5_desc_t *d)
+{
+    memset(d, 0, sizeof *d);
+    *nmap = 0;
+    d->problem = p;
+    /* heat and Poisson: every field; Maxwell: the components of its grid's mode and the coefficients it
+     * was given (those that vary per node), never its CPML auxiliaries */
+    for (int i = 0; i < nfields; i++) {
+        if (p->equation == PYR_EQ_MAXWELL && (i >= PYR_MAXWELL_PSI0 || !pyr_problem_field_used(p, i) || !fields[i])) continue;
+        if (*nmap == PYR_H5_MAX_FIELDS) return pyr_fail(PYR_ERR_INTERNAL, "output.field: more than %d fields", PYR_H5_MAX_FIELDS);
+        const int k = (*nmap)++;
+        map[k] = i;
+        d->name[k] = pyr_scheme_field_name(p->equation, i);
+        d->updated[k] = pyr_scheme_field_updated(p->equation, i);
+        if (p->equation == PYR_EQ_MAXWELL) {
+            /* the Yee offsets (pyrgrid.h): E_c half a cell along c, H_c half a cell along the other two;
+             * H lags E by half a step; a coefficient applies at its node */
+            d->staggered = 1;
+            for (int a = 0; a < 3 && i < 6; a++) d->offset[k][a] = a < p->dims && ((i < 3) == (a == i % 3)) ? 0.5 : 0.0;
+            if (i >= 3 && i < 6) {
+                double dt = 0;
+                if (pyr_maxwell_dt(p, &dt) != PYR_OK) pyr_clear_error();
+                d->time_offset[k] = -0.5 * dt;
+            }
+        }
+    }
+    d->nfields = *nmap;
+    d->compression = o->compression;
+    d->end_step = o->end_step;
+    d->xdmf = 1;
+    static const char *const kinds[] = {"sine", "gauss", "random", "file", "zero"};
+    d->initial = p->init == PYR_INIT_FILE ? p->init_file : p->init <= PYR_INIT_ZERO ? kinds[p->init] : "";
+    return PYR_OK;
+}
+
+/* The file's field k is an input stored once (the problem uses it and it is there). */
+static int h5_stores_input(const pyr_problem_t *p, const pyr_h5_desc_t *d, pyr_field_t *const *fields, const int *map, int k)
+{
+    return !d->updated[k] && fields[map[k]] && pyr_problem_field_used(p, map[k]);
+}
+
 static pyr_status_t result_open(pyr_result_t *r, const pyr_problem_t *p, const pyr_problem_outputs_t *o, const pyr_plan_t *plan,
                                 pyr_field_t **fields, int nfields)
 {
@@ -130,35 +176,7 @@ static pyr_status_t result_open(pyr_result_t *r, const pyr_problem_t *p, const p
     pyr_result_base(o, r->snap_base, sizeof r->snap_base);
     if (!r->h5) return PYR_OK;
     pyr_h5_desc_t d;
-    memset(&d, 0, sizeof d);
-    d.problem = p;
-    /* heat and Poisson: every field; Maxwell: the components of its grid's mode and the coefficients it
-     * was given (those that vary per node), never its CPML auxiliaries */
-    for (int i = 0; i < nfields; i++) {
-        if (p->equation == PYR_EQ_MAXWELL && (i >= PYR_MAXWELL_PSI0 || !pyr_problem_field_used(p, i) || !fields[i])) continue;
-        if (r->nmap == PYR_H5_MAX_FIELDS) return pyr_fail(PYR_ERR_INTERNAL, "output.field: more than %d fields", PYR_H5_MAX_FIELDS);
-        const int k = r->nmap++;
-        r->map[k] = i;
-        d.name[k] = pyr_scheme_field_name(p->equation, i);
-        d.updated[k] = pyr_scheme_field_updated(p->equation, i);
-        if (p->equation == PYR_EQ_MAXWELL) {
-            /* the Yee offsets (pyrgrid.h): E_c half a cell along c, H_c half a cell along the other two;
-             * H lags E by half a step; a coefficient applies at its node */
-            d.staggered = 1;
-            for (int a = 0; a < 3 && i < 6; a++) d.offset[k][a] = a < p->dims && ((i < 3) == (a == i % 3)) ? 0.5 : 0.0;
-            if (i >= 3 && i < 6) {
-                double dt = 0;
-                if (pyr_maxwell_dt(p, &dt) != PYR_OK) pyr_clear_error();
-                d.time_offset[k] = -0.5 * dt;
-            }
-        }
-    }
-    d.nfields = r->nmap;
-    d.compression = o->compression;
-    d.end_step = o->end_step;
-    d.xdmf = 1;
-    static const char *const kinds[] = {"sine", "gauss", "random", "file", "zero"};
-    d.initial = p->init == PYR_INIT_FILE ? p->init_file : p->init <= PYR_INIT_ZERO ? kinds[p->init] : "";
+    PYR_TRY(h5_desc(p, o, fields, nfields, r->map, &r->nmap, &d));
     pyr_json_t j;
     pyr_json_init(&j, 0);
     pyr_report_plan(&j, NULL, plan);
@@ -168,13 +186,57 @@ static pyr_status_t result_open(pyr_result_t *r, const pyr_problem_t *p, const p
     if (st != PYR_OK) return pyr_fail_context(st, "output.field: ");
     /* inputs (Poisson's f, Maxwell's coefficients) are stored once, when the problem uses them */
     for (int k = 0; k < r->nmap && st == PYR_OK; k++)
-        if (!d.updated[k] && fields[r->map[k]] && pyr_problem_field_used(p, r->map[k]))
-            st = pyr_h5_writer_input(r->writer, k, fields[r->map[k]]);
+        if (h5_stores_input(p, &d, fields, r->map, k)) st = pyr_h5_writer_input(r->writer, k, fields[r->map[k]]);
     if (st != PYR_OK) {
         pyr_h5_writer_abort(&r->writer);
         return pyr_fail_context(st, "output.field: ");
     }
     return PYR_OK;
+}
+
+int pyr_result_h5_order(const pyr_problem_t *p, pyr_field_t *const *fields, int nfields, int order[PYR_H5_MAX_FIELDS], int file_index[PYR_H5_MAX_FIELDS])
+{
+    pyr_problem_outputs_t o;
+    memset(&o, 0, sizeof o);
+    pyr_h5_desc_t d;
+    int map[PYR_H5_MAX_FIELDS], nmap = 0, n = 0;
+    if (h5_desc(p, &o, fields, nfields, map, &nmap, &d) != PYR_OK) {
+        pyr_clear_error();
+        return -1;
+    }
+    /* as result_open and h5_finish write them: the inputs, then the final updated fields */
+    for (int k = 0; k < nmap; k++)
+        if (h5_stores_input(p, &d, fields, map, k)) order[n] = map[k], file_index[n++] = k;
+    for (int k = 0; k < nmap; k++)
+        if (d.updated[k]) order[n] = map[k], file_index[n++] = k;
+    return n;
+}
+
+pyr_status_t pyr_result_write_h5_slabs(const pyr_problem_t *p, const pyr_problem_outputs_t *o, pyr_field_t *const *fields, int nfields,
+                                       const pyr_run_info_t *run, const char *plan_json, pyr_h5_slab_fn slab, void *user)
+{
+    if (!p || !o || !fields || !run || !slab) return pyr_fail(PYR_ERR_ARG, "pyr_result_write_h5_slabs: a problem, its outputs, fields, the run and slabs are required");
+    pyr_result_t r;
+    memset(&r, 0, sizeof r);
+    r.problem = p;
+    r.out = *o;
+    r.fields = (pyr_field_t **)fields;
+    r.nfields = nfields;
+    r.h5 = 1;
+    pyr_h5_desc_t d;
+    PYR_TRY(h5_desc(p, o, fields, nfields, r.map, &r.nmap, &d));
+    d.plan_json = plan_json;
+    pyr_status_t st = pyr_h5_writer_open(o->field, &d, &r.writer);
+    if (st == PYR_OK) pyr_h5_writer_slabs(r.writer, slab, user);
+    for (int k = 0; k < r.nmap && st == PYR_OK; k++)
+        if (h5_stores_input(p, &d, fields, r.map, k)) st = pyr_h5_writer_input(r.writer, k, fields[r.map[k]]);
+    if (st != PYR_OK) {
+        pyr_h5_writer_abort(&r.writer);
+        return pyr_fail_context(st, "output.field: ");
+    }
+    st = h5_finish(&r, run, 1);
+    if (st != PYR_OK) pyr_fail_context(st, "output.field: ");
+    return st;
 }
 
 pyr_status_t pyr_result_open(pyr_result_t **result, const pyr_problem_t *p, const pyr_problem_outputs_t *o, const pyr_plan_t *plan,

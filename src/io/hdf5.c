@@ -254,6 +254,17 @@ pyr_status_t pyr_h5_write_field(pyr_h5_file_t *file, const char *name, const pyr
     (void)file, (void)name, (void)field, (void)compression, (void)attrs, (void)nattrs;
     return no_hdf5(NULL);
 }
+int64_t pyr_h5_slab_rows(int dims, const int64_t n[3], pyr_precision_t p)
+{
+    (void)p;
+    return dims >= 1 && dims <= 3 && n[dims - 1] > 0 ? n[dims - 1] : 1;
+}
+pyr_status_t pyr_h5_write_field_slabs(pyr_h5_file_t *file, const char *name, int dims, const int64_t n[3], pyr_precision_t p, int compression,
+                                      const pyr_h5_attr_t *attrs, int nattrs, pyr_h5_fill_fn fill, void *user)
+{
+    (void)file, (void)name, (void)dims, (void)n, (void)p, (void)compression, (void)attrs, (void)nattrs, (void)fill, (void)user;
+    return no_hdf5(NULL);
+}
 pyr_status_t pyr_h5_link(pyr_h5_file_t *file, const char *target, const char *name, const char *what)
 {
     (void)file, (void)target, (void)name, (void)what;
@@ -562,17 +573,29 @@ static void chunk_dims(int rank, const hsize_t *dims, size_t elem, hsize_t *chun
     }
 }
 
-pyr_status_t pyr_h5_write_field(pyr_h5_file_t *w, const char *name, const pyr_field_t *f, int compression, const pyr_h5_attr_t *attrs,
-                                int nattrs)
+int64_t pyr_h5_slab_rows(int dims, const int64_t n[3], pyr_precision_t p)
 {
-    const int rank = f->dims;
-    hsize_t dims[3], chunk[3];
-    for (int i = 0; i < rank; i++) dims[i] = (hsize_t)f->n[rank - 1 - i];
-    const int dbl = f->precision == PYR_DOUBLE;
-    chunk_dims(rank, dims, dbl ? 8 : 4, chunk);
+    if (dims < 1 || dims > 3) return 1;
+    hsize_t d[3], chunk[3];
+    for (int i = 0; i < dims; i++) d[i] = (hsize_t)(n[dims - 1 - i] > 0 ? n[dims - 1 - i] : 1);
+    chunk_dims(dims, d, p == PYR_DOUBLE ? 8 : 4, chunk);
+    return (int64_t)chunk[0];
+}
+
+/* The dataset of a field of dims, n[] (x, y, z) and p, written whole (data)
+ * or a row of chunks at a time (fill), then its attributes. */
+static pyr_status_t write_field(pyr_h5_file_t *w, const char *name, int dims, const int64_t n[3], pyr_precision_t p, int compression,
+                                const pyr_h5_attr_t *attrs, int nattrs, const void *data, pyr_h5_fill_fn fill, void *user)
+{
+    const int rank = dims;
+    hsize_t fdims[3], chunk[3];
+    for (int i = 0; i < rank; i++) fdims[i] = (hsize_t)n[rank - 1 - i];
+    const int dbl = p == PYR_DOUBLE;
+    const size_t elem = dbl ? 8 : 4;
+    chunk_dims(rank, fdims, elem, chunk);
     quiet_t q;
     quiet_begin(&q);
-    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t space = H5Screate_simple(rank, fdims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
     pyr_status_t st = PYR_OK;
@@ -584,11 +607,33 @@ pyr_status_t pyr_h5_write_field(pyr_h5_file_t *w, const char *name, const pyr_fi
             H5Pset_shuffle(dcpl);
             H5Pset_deflate(dcpl, (unsigned)compression);
         }
+        const hid_t mtype = dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
         hid_t ds = H5Dcreate2(w->file, name, dbl ? H5T_IEEE_F64LE : H5T_IEEE_F32LE, space, lcpl, dcpl, H5P_DEFAULT);
         if (ds < 0) st = h5_fail(w, "creating a dataset");
         else {
-            if (H5Dwrite(ds, dbl ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->data) < 0)
-                st = h5_fail(w, "writing a field");
+            if (!fill) {
+                if (H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) st = h5_fail(w, "writing a field");
+            } else {
+                /* a row of chunks at a time: each chunk whole in one write, as the whole field's */
+                size_t plane = elem;
+                for (int i = 1; i < rank; i++) plane *= (size_t)fdims[i];
+                void *buf = malloc(plane * (size_t)chunk[0]);
+                if (!buf) st = pyr_fail(PYR_ERR_NOMEM, "writing %s: out of host memory for %llu planes of a field", w->path,
+                                        (unsigned long long)chunk[0]);
+                for (hsize_t first = 0; first < fdims[0] && st == PYR_OK; first += chunk[0]) {
+                    const hsize_t count = fdims[0] - first < chunk[0] ? fdims[0] - first : chunk[0];
+                    hsize_t start[3] = {first, 0, 0}, cnt[3] = {count, 0, 0};
+                    for (int i = 1; i < rank; i++) cnt[i] = fdims[i];
+                    st = fill(user, (int64_t)first, (int64_t)count, buf);
+                    if (st != PYR_OK) break;
+                    hid_t mem = H5Screate_simple(rank, cnt, NULL);
+                    if (mem < 0 || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL) < 0 ||
+                        H5Dwrite(ds, mtype, mem, space, H5P_DEFAULT, buf) < 0)
+                        st = h5_fail(w, "writing a field");
+                    if (mem >= 0) H5Sclose(mem);
+                }
+                free(buf);
+            }
             for (int k = 0; k < nattrs && st == PYR_OK; k++)
                 if (attr_one(ds, &attrs[k]) != PYR_OK) st = h5_fail(w, "writing attributes");
             H5Dclose(ds);
@@ -599,6 +644,19 @@ pyr_status_t pyr_h5_write_field(pyr_h5_file_t *w, const char *name, const pyr_fi
     if (space >= 0) H5Sclose(space);
     quiet_end(&q);
     return st;
+}
+
+pyr_status_t pyr_h5_write_field(pyr_h5_file_t *w, const char *name, const pyr_field_t *f, int compression, const pyr_h5_attr_t *attrs,
+                                int nattrs)
+{
+    return write_field(w, name, f->dims, f->n, f->precision, compression, attrs, nattrs, f->data, NULL, NULL);
+}
+
+pyr_status_t pyr_h5_write_field_slabs(pyr_h5_file_t *w, const char *name, int dims, const int64_t n[3], pyr_precision_t p, int compression,
+                                      const pyr_h5_attr_t *attrs, int nattrs, pyr_h5_fill_fn fill, void *user)
+{
+    if (!w || !name || !fill || dims < 1 || dims > 3) return pyr_fail(PYR_ERR_ARG, "pyr_h5_write_field_slabs: a file, a name, a shape and a fill are required");
+    return write_field(w, name, dims, n, p, compression, attrs, nattrs, NULL, fill, user);
 }
 
 pyr_status_t pyr_h5_write_attrs(pyr_h5_file_t *w, const char *group, const pyr_h5_attr_t *attrs, int n, const char *what)

@@ -105,6 +105,18 @@ pyr_status_t pyr_h5_write_attrs(pyr_h5_file_t *file, const char *group, const py
  * 1 MiB, gzip + shuffle at level compression > 0; then its attributes. */
 pyr_status_t pyr_h5_write_field(pyr_h5_file_t *file, const char *name, const pyr_field_t *field, int compression,
                                 const pyr_h5_attr_t *attrs, int nattrs);
+/* Fills planes [first, first + count) of the slowest axis (NumPy's axis 0:
+ * z in 3D, y in 2D, x in 1D) of a field, in C order, into buf. */
+typedef pyr_status_t (*pyr_h5_fill_fn)(void *user, int64_t first, int64_t count, void *buf);
+/* The planes of the slowest axis that pyr_h5_write_field puts in one row of
+ * chunks for a field of dims and n[] (x, y, z) in precision p. */
+int64_t pyr_h5_slab_rows(int dims, const int64_t n[3], pyr_precision_t p);
+/* pyr_h5_write_field's dataset (the same chunks, filters and attributes)
+ * for a field of dims, n[] and p that no one holds whole: written a row of
+ * chunks at a time (pyr_h5_slab_rows planes, the last row what is left),
+ * each filled by fill in order, so that every chunk is written once. */
+pyr_status_t pyr_h5_write_field_slabs(pyr_h5_file_t *file, const char *name, int dims, const int64_t n[3], pyr_precision_t p, int compression,
+                                      const pyr_h5_attr_t *attrs, int nattrs, pyr_h5_fill_fn fill, void *user);
 /* A hard link `name` to the object `target`. */
 pyr_status_t pyr_h5_link(pyr_h5_file_t *file, const char *target, const char *name, const char *what);
 /* 1 when this pyrgrid writes dimension scales (HDF5's high-level library,

@@ -271,7 +271,7 @@ static void attach_mpi(const pyr_ranks_mpi_t *m) { attached = m && m->size == si
 static const pyr_ranks_mpi_t *mpi_table(void) { return attached; }
 
 static const pyr_ranks_core_t core = {
-    sizeof(pyr_ranks_core_t), PYR_VERSION_STRING, ranks_execute, ranks_write_parts, pyr_ranks_write_one, attach_mpi, mpi_table,
+    sizeof(pyr_ranks_core_t), PYR_VERSION_STRING, ranks_execute, ranks_write_parts, pyr_ranks_write_one, attach_mpi, mpi_table, pyr_ranks_set_h5,
 };
 
 const pyr_ranks_core_t *pyr_private_ranks(void) { return &core; }

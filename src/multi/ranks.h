@@ -36,6 +36,22 @@ typedef struct {
     pyr_status_t (*write_one)(const char *path, const pyr_field_t *part, const int64_t lo[3], const int64_t hi[3], const void *comm);
 } pyr_ranks_mpi_t;
 
+/* An HDF5 result (output.field = NAME.h5) of a run over the ranks, which the core's one-file writer
+ * (write_one) writes when it is asked for that very path: rank 0 writes the file (serial HDF5, under
+ * a temporary renamed into place), the other ranks send it their boxes a row of chunks at a time, so
+ * that no rank holds the whole grid.  Each rank makes its own box's inputs (Maxwell's coefficients,
+ * Poisson's f) from the problem, as its parts do. */
+typedef struct {
+    size_t size;                  /* sizeof(pyr_ranks_h5_t) */
+    const char *path;             /* output.field */
+    const pyr_problem_t *problem; /* the whole problem (the monitors' spectra attached whole: rank 0 writes them) */
+    const pyr_problem_outputs_t *outputs;
+    pyr_field_t *const *fields;   /* this rank's parts of the state fields, in the scheme's order (NULL: none) */
+    int nfields;
+    const pyr_run_info_t *run;    /* this rank's (the steps are every rank's) */
+    const char *partition;        /* how the grid is cut over the ranks (the file's plan attribute), may be NULL */
+} pyr_ranks_h5_t;
+
 /* What the communicator knows that the transport does not carry. */
 typedef struct {
     int local_rank, local_size; /* this rank among the ranks of its host (GPUs and cores are shared per host) */
@@ -66,6 +82,9 @@ typedef struct {
     /* libpyrgrid_mpi's table for the program's glue: set when it is loaded (NULL before) */
     void (*attach_mpi)(const pyr_ranks_mpi_t *m);
     const pyr_ranks_mpi_t *(*mpi)(void);
+    /* the HDF5 result that write_one writes for job->path (instead of a .npy of its part) until it is
+     * set again (NULL: none); the job and what it points to must outlive that write */
+    void (*set_h5)(const pyr_ranks_h5_t *job);
 } pyr_ranks_core_t;
 
 PYR_API const pyr_ranks_core_t *pyr_private_ranks(void);
@@ -75,5 +94,8 @@ pyr_status_t pyr_ranks_agree(struct pyr_transport *t, pyr_status_t mine);
 /* core->write_one (ranks_output.c) */
 pyr_status_t pyr_ranks_write_one(const char *path, const pyr_field_t *part, const int64_t lo[3], const int64_t hi[3], struct pyr_transport *t,
                                  pyr_ranks_write_box_fn write_box);
+
+/* core->set_h5 (ranks_output.c) */
+void pyr_ranks_set_h5(const pyr_ranks_h5_t *job);
 
 #endif

@@ -23,7 +23,27 @@ struct pyr_h5_writer {
     pyr_xdmf_step_t *entries; /* the steps written, in order: the sidecar's time series */
     int nentries, cap;
     int final_linked;
+    pyr_h5_slab_fn slab; /* the fields' source when no process holds them whole */
+    void *slab_user;
 };
+
+typedef struct {
+    pyr_h5_writer_t *w;
+    int i;
+} slab_of_t;
+
+static pyr_status_t fill_slab(void *user, int64_t first, int64_t count, void *buf)
+{
+    const slab_of_t *s = user;
+    return s->w->slab(s->w->slab_user, s->i, first, count, buf);
+}
+
+void pyr_h5_writer_slabs(pyr_h5_writer_t *w, pyr_h5_slab_fn slab, void *user)
+{
+    if (!w) return;
+    w->slab = slab;
+    w->slab_user = user;
+}
 
 static const char *const axis_name[3] = {"x", "y", "z"};
 
@@ -81,6 +101,10 @@ static pyr_status_t write_field(pyr_h5_writer_t *w, int i, const char *name, con
         a[n++] = pyr_h5_attr_f64("t", t + (w->d.staggered ? w->d.time_offset[i] : 0.0));
     }
     if (w->d.staggered) a[n++] = pyr_h5_attr_f64v("offset", 3, w->d.offset[i]);
+    if (w->slab) {
+        slab_of_t so = {w, i};
+        return pyr_h5_write_field_slabs(w->file, name, w->problem.dims, w->problem.n, w->problem.precision, w->d.compression, a, n, fill_slab, &so);
+    }
     return pyr_h5_write_field(w->file, name, f, w->d.compression, a, n);
 }
 
@@ -251,6 +275,7 @@ pyr_status_t pyr_h5_writer_open(const char *path, const pyr_h5_desc_t *desc, pyr
 static pyr_status_t check_field(pyr_h5_writer_t *w, const pyr_field_t *f, const char *name)
 {
     if (!f || !f->data) return pyr_fail(PYR_ERR_ARG, "writing %s: field %s is missing", w->path, name);
+    if (w->slab) return PYR_OK; /* a part: its values come from the slabs */
     for (int a = 0; a < 3; a++)
         if (f->n[a] != w->problem.n[a] || f->dims != w->problem.dims || f->precision != w->problem.precision)
             return pyr_fail(PYR_ERR_ARG, "writing %s: field %s does not match the problem's grid", w->path, name);

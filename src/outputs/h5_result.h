@@ -77,4 +77,28 @@ pyr_status_t pyr_h5_writer_incomplete(pyr_h5_writer_t *w, int64_t step);
 pyr_status_t pyr_h5_writer_commit(pyr_h5_writer_t **w);
 void pyr_h5_writer_abort(pyr_h5_writer_t **w);
 
+/* Planes [first, first + count) of the slowest axis of the file's field i,
+ * in C order, into buf (io/hdf5.h: pyr_h5_fill_fn). */
+typedef pyr_status_t (*pyr_h5_slab_fn)(void *user, int i, int64_t first, int64_t count, void *buf);
+/* From now on the writer's fields come from slab, a row of chunks at a time
+ * (pyr_h5_write_field_slabs), for fields no process holds whole (the parts
+ * of a run over MPI ranks): the fields given to the calls above are then
+ * only looked at for being there. */
+void pyr_h5_writer_slabs(pyr_h5_writer_t *w, pyr_h5_slab_fn slab, void *user);
+
+/* An HDF5 result (output.field = NAME.h5) of a run over ranks, written from
+ * slabs on the one process that writes it: the fields the file holds are
+ * those of fields[] (the scheme's, in its order; only looked at for being
+ * there) that pyr_result_h5_order lists, in that order, each a row of
+ * chunks at a time through slab; then the monitors' spectra attached to p
+ * and the commit (under a temporary renamed into place).  plan_json says
+ * how the ranks ran (may be NULL). */
+pyr_status_t pyr_result_write_h5_slabs(const pyr_problem_t *p, const pyr_problem_outputs_t *o, pyr_field_t *const *fields, int nfields,
+                                       const pyr_run_info_t *run, const char *plan_json, pyr_h5_slab_fn slab, void *user);
+/* The scheme's fields (indexes into fields[]) in the order that
+ * pyr_result_write_h5_slabs writes them, the file's index of each in
+ * file_index[]: the count (at most PYR_H5_MAX_FIELDS), -1 when too many. */
+int pyr_result_h5_order(const pyr_problem_t *p, pyr_field_t *const *fields, int nfields, int order[PYR_H5_MAX_FIELDS],
+                        int file_index[PYR_H5_MAX_FIELDS]);
+
 #endif
