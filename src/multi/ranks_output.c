@@ -327,21 +327,28 @@ static pyr_status_t write_h5(const pyr_ranks_h5_t *job, const int64_t lo[3], con
         for (int k = 0; k < h.norder && st == PYR_OK; k++) {
             const pyr_field_t *f = h.box[h.order[k]];
             for (int a = 0; a < 3 && st == PYR_OK; a++)
-                if (!f->data || f->dims != p->dims || f->precision != p->precision || f->n[a] != hi[a] - lo[a])
+                if (!f || !f->data || f->dims != p->dims || f->precision != p->precision || f->n[a] != hi[a] - lo[a])
                     st = pyr_fail(PYR_ERR_ARG, "writing %s: this rank's part of %s does not match its box", job->path,
                                   pyr_scheme_field_name(p->equation, h.order[k]));
         }
     }
-    for (int a = 0; a < 3; a++) h.whole[a] = p->n[a];
-    h.axis = p->dims - 1;
-    h.elem = pyr_precision_size(p->precision);
-    h.rows = pyr_h5_slab_rows(p->dims, p->n, p->precision);
-    h.nslabs = (p->n[h.axis] + h.rows - 1) / h.rows;
-    h.rounds = (int64_t)h.norder * h.nslabs;
     if (st == PYR_OK) {
-        /* a row of this rank's box (rank 0: of every rank's) */
-        const size_t most = (size_t)((hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]));
-        h.pack = malloc(most * h.elem + 1);
+        /* the rows of chunks the file takes each field in, and so the rounds: the same on every rank */
+        for (int a = 0; a < 3; a++) h.whole[a] = p->n[a];
+        h.axis = p->dims - 1;
+        h.elem = pyr_precision_size(p->precision);
+        h.rows = pyr_h5_slab_rows(p->dims, p->n, p->precision);
+        h.nslabs = (p->n[h.axis] + h.rows - 1) / h.rows;
+        h.rounds = (int64_t)h.norder * h.nslabs;
+    }
+    if (st == PYR_OK) {
+        /* room for this rank's part of the largest row (rank 0: of every rank's, below) */
+        int64_t plo[3], phi[3], most = 0;
+        for (int64_t s0 = 0; s0 < p->n[h.axis]; s0 += h.rows) {
+            const int64_t c = piece(&h, lo, hi, s0, s0 + h.rows, plo, phi);
+            if (c > most) most = c;
+        }
+        h.pack = malloc((size_t)most * h.elem + 1);
         if (!h.pack) st = pyr_fail(PYR_ERR_NOMEM, "writing %s: out of host memory", job->path);
         if (st == PYR_OK && t->rank == 0) {
             h.boxes = calloc((size_t)t->size * 6, sizeof *h.boxes);
@@ -350,6 +357,15 @@ static pyr_status_t write_h5(const pyr_ranks_h5_t *job, const int64_t lo[3], con
         }
     }
     st = pyr_ranks_agree(t, st);
+    if (st == PYR_OK) {
+        /* every rank takes part in every round: the same fields and rows everywhere */
+        uint64_t most = (uint64_t)h.rounds, least = most;
+        st = t->reduce_u64(t, &most, 1);
+        if (st == PYR_OK) st = t->reduce_u64(t, &least, 0);
+        if (st == PYR_OK && most != least)
+            st = pyr_fail(PYR_ERR_INTERNAL, "writing %s over the ranks: the ranks' parts hold different fields", job->path);
+        st = pyr_ranks_agree(t, st);
+    }
     if (st == PYR_OK) st = pyr_ranks_agree(t, h5_gather_boxes(&h));
     if (st == PYR_OK && t->rank == 0) {
         /* room for each rank's part of the largest row */
