@@ -6,8 +6,9 @@
 # how the ranks ran instead) and the same XDMF sidecar, for heat 2D/3D, Poisson 2D/3D, Maxwell 2D/3D
 # (coefficients from a material box, a DFT monitor's spectra), float and double, fields of one row of
 # chunks and of several, slabs along each axis and blocks, np 1..4.  A failing rank (a NaN in its
-# part) leaves the old file and its sidecar as they were and no temporary; a new file replaces the old
-# one by a rename (another link to the old one keeps it); --parts with an .h5 output is refused.
+# part) leaves the old file and its sidecar as they were and no temporary; rank 0 failing as it writes
+# stops every rank with its message; a new file replaces the old one by a rename (another link to the
+# old one keeps it); --parts with an .h5 output is refused.
 # usage: test_mpi_h5.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]   (77 without mpirun, HDF5 or h5py)
 set -u
 pyr=$(realpath "$1")
@@ -328,6 +329,15 @@ grep -q "error: rank 2: initial.file: .*NaN at index \[45, 30\]" f.err || fail "
 [ "$(cat x.h5)" = "old result" ] || fail "a failing rank changed the old x.h5"
 [ "$(cat x.xmf)" = "old sidecar" ] || fail "a failing rank changed the old x.xmf"
 [ -z "$(temps)" ] || fail "a failing rank left temporaries: $(temps)"
+# rank 0 failing as it writes (HDF5 takes no device): the ranks waiting to send their rows stop with its message
+if [ -w /dev/full ]; then
+  ln -s /dev/full dev.h5
+  timeout 120 "$mpiexec" "$npflag" 3 "${flags[@]}" "$pyr" run heat2.ini --set output.field=dev.h5 > /dev/null 2> d.err
+  rc=$?
+  [ $rc = 1 ] || fail "rank 0 failing in the write: exit $rc, expected 1 (124: the others hung)"
+  grep -q "error: rank 0: output.field: dev.h5 is not a regular file" d.err || fail "rank 0 failing in the write: $(cat d.err)"
+  [ -z "$(temps)" ] || fail "rank 0 failing in the write left temporaries: $(temps)"
+fi
 # --parts writes .npy parts: with an HDF5 output it is refused, once, before the run
 run_np 2 run heat2.ini --parts --set output.field=x.h5 > /dev/null 2> p.err && fail "np 2 --parts accepted an HDF5 output"
 grep -q "\-\-parts writes each rank's part as NAME.rankNNNN.npy, but output.field = x.h5 is an HDF5 result" p.err ||
