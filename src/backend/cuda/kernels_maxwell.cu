@@ -84,7 +84,9 @@ __device__ __forceinline__ T through_layer(T d, T *P, int64_t i, const double *p
  * from other buffers than the new ones (pointers are __restrict__: a launch
  * writes one field and reads the other, so loads may be reordered and
  * shared across the components). */
-template <typename T, bool Electric, bool Cpml, bool Apart>
+/* Wrap: the call has a periodic axis (its differences at the axis's end read the other end); a
+ * launch without one carries no test of it per node. */
+template <typename T, bool Electric, bool Cpml, bool Apart, bool Wrap>
 __global__ void __launch_bounds__(kTX *kMaxRows) yee_substep(SubStep<T> s)
 {
     const int x = s.lo[0] + blockIdx.x * kTX + threadIdx.x;
@@ -116,14 +118,14 @@ __global__ void __launch_bounds__(kTX *kMaxRows) yee_substep(SubStep<T> s)
             T c1 = 0, c2 = 0;
             if (has1) {
                 const T *__restrict__ G = s.G[a2];
-                const int64_t st = s.wrap[a1] && pos[a1] == s.end[a1] ? -s.wrap[a1] : step[a1];
+                const int64_t st = Wrap && s.wrap[a1] && pos[a1] == s.end[a1] ? -s.wrap[a1] : step[a1];
                 T d = Electric ? mul(sub(ld(G + i), ld(G + i - st)), s.rh[a1]) : mul(sub(ld(G + i + st), ld(G + i)), s.rh[a1]);
                 if (Cpml && s.P[c][0]) d = through_layer(d, s.P[c][0], i, s.table, s.nmax, a1, half, (int64_t)pos[a1]);
                 c1 = d;
             }
             if (has2) {
                 const T *__restrict__ G = s.G[a1];
-                const int64_t st = s.wrap[a2] && pos[a2] == s.end[a2] ? -s.wrap[a2] : step[a2];
+                const int64_t st = Wrap && s.wrap[a2] && pos[a2] == s.end[a2] ? -s.wrap[a2] : step[a2];
                 T d = Electric ? mul(sub(ld(G + i), ld(G + i - st)), s.rh[a2]) : mul(sub(ld(G + i + st), ld(G + i)), s.rh[a2]);
                 if (Cpml && s.P[c][1]) d = through_layer(d, s.P[c][1], i, s.table, s.nmax, a2, half, (int64_t)pos[a2]);
                 c2 = d;
@@ -461,20 +463,30 @@ pyr_status_t substep_launch(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_c
     int cpml = 0;
     for (int cc = 0; cc < 3; cc++) cpml |= layers && (s.P[cc][0] || s.P[cc][1]);
     const dim3 block(kTX, (unsigned)rows);
+    /* (fused calls, the ones with sets, decline periodic axes: fused_box) */
+    if (sets && k->periodic) return pyr_fail(PYR_ERR_INTERNAL, "CUDA Maxwell kernel: a fused call on a periodic grid");
     if (sets) {
         if (electric) {
-            if (cpml) yee_substep<T, true, true, true><<<grid, block, 0, st>>>(s);
-            else yee_substep<T, true, false, true><<<grid, block, 0, st>>>(s);
+            if (cpml) yee_substep<T, true, true, true, false><<<grid, block, 0, st>>>(s);
+            else yee_substep<T, true, false, true, false><<<grid, block, 0, st>>>(s);
         } else {
-            if (cpml) yee_substep<T, false, true, true><<<grid, block, 0, st>>>(s);
-            else yee_substep<T, false, false, true><<<grid, block, 0, st>>>(s);
+            if (cpml) yee_substep<T, false, true, true, false><<<grid, block, 0, st>>>(s);
+            else yee_substep<T, false, false, true, false><<<grid, block, 0, st>>>(s);
+        }
+    } else if (k->periodic) {
+        if (electric) {
+            if (cpml) yee_substep<T, true, true, false, true><<<grid, block, 0, st>>>(s);
+            else yee_substep<T, true, false, false, true><<<grid, block, 0, st>>>(s);
+        } else {
+            if (cpml) yee_substep<T, false, true, false, true><<<grid, block, 0, st>>>(s);
+            else yee_substep<T, false, false, false, true><<<grid, block, 0, st>>>(s);
         }
     } else if (electric) {
-        if (cpml) yee_substep<T, true, true, false><<<grid, block, 0, st>>>(s);
-        else yee_substep<T, true, false, false><<<grid, block, 0, st>>>(s);
+        if (cpml) yee_substep<T, true, true, false, false><<<grid, block, 0, st>>>(s);
+        else yee_substep<T, true, false, false, false><<<grid, block, 0, st>>>(s);
     } else {
-        if (cpml) yee_substep<T, false, true, false><<<grid, block, 0, st>>>(s);
-        else yee_substep<T, false, false, false><<<grid, block, 0, st>>>(s);
+        if (cpml) yee_substep<T, false, true, false, false><<<grid, block, 0, st>>>(s);
+        else yee_substep<T, false, false, false, false><<<grid, block, 0, st>>>(s);
     }
     PYR_CU(cudaGetLastError());
     pyrcu::count(c->dev->stats.launches);
