@@ -26,7 +26,6 @@ typedef struct {
     pyr_maxwell_monitor_t mon[MAX_MON];
     int64_t first[MAX_MON];
     double *re[MAX_MON], *im[MAX_MON];
-    double *phase; /* cos, sin of each frequency at E's and H's time: 4 per frequency */
     int npoint;    /* the sources before the plane waves' face corrections */
     pyr_maxwell_planewaves_t *pw;
 } mx_state_t;
@@ -68,7 +67,6 @@ static void state_free(mx_state_t *st)
         free(st->re[m]);
         free(st->im[m]);
     }
-    free(st->phase);
     pyr_maxwell_planewaves_free(st->pw);
     free(st);
 }
@@ -86,14 +84,12 @@ void pyr_maxwell_points_free(pyr_scheme_points_t *pts)
 static pyr_status_t monitor_points(const pyr_problem_t *p, mx_state_t *st, pyr_scheme_points_t *out)
 {
     int64_t total = 0;
-    int maxf = 0;
     st->nmon = pyr_maxwell_monitor_count(p);
     for (int m = 0; m < st->nmon; m++) {
         PYR_TRY(pyr_maxwell_monitor_layout(p, m, &st->mon[m]));
         const pyr_maxwell_monitor_t *mon = &st->mon[m];
         st->first[m] = out->nprobes + total;
         total += mon->ncomp * mon->nnodes;
-        if (mon->nfreq > maxf) maxf = mon->nfreq;
         const size_t n = (size_t)(mon->ncomp * mon->nfreq * mon->nnodes);
         st->re[m] = calloc(n, sizeof(double));
         st->im[m] = calloc(n, sizeof(double));
@@ -101,9 +97,8 @@ static pyr_status_t monitor_points(const pyr_problem_t *p, mx_state_t *st, pyr_s
     }
     if (!total) return PYR_OK;
     if (out->nprobes + total > (1 << 24)) return pyr_fail(PYR_ERR_CONFIG, "the monitors hold %lld node values; at most 16777216", (long long)total);
-    st->phase = malloc((size_t)(4 * maxf) * sizeof *st->phase);
     pyr_scheme_point_t *all = realloc(out->probes, (size_t)(out->nprobes + total) * sizeof *all);
-    if (!st->phase || !all) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the monitors");
+    if (!all) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the monitors");
     out->probes = all;
     for (int m = 0; m < st->nmon; m++) {
         const pyr_maxwell_monitor_t *mon = &st->mon[m];
@@ -197,34 +192,48 @@ pyr_status_t pyr_maxwell_record(const pyr_problem_t *p, pyr_scheme_points_t *pts
     if (!st || !st->nmon) return PYR_OK;
     double dt = 0;
     PYR_TRY(pyr_maxwell_dt(p, &dt));
-    for (int64_t s = 0; s < count; s++) {
-        const double tE = ((double)(first + s) + 1.0) * dt, tH = ((double)(first + s) + 0.5) * dt;
-        const double *row = values + s * pts->nprobes;
-        for (int m = 0; m < st->nmon; m++) {
-            const pyr_maxwell_monitor_t *mon = &st->mon[m];
-            double *ph = st->phase;
-            for (int f = 0; f < mon->nfreq; f++) {
+    for (int m = 0; m < st->nmon; m++) {
+        const pyr_maxwell_monitor_t *mon = &st->mon[m];
+        const int nf = mon->nfreq;
+        /* the phases of every step of the call: cos, sin at E's time, then at H's */
+        double *ph = malloc((size_t)(count * nf * 4 + 1) * sizeof *ph);
+        if (!ph) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the monitors' phases");
+        for (int64_t s = 0; s < count; s++) {
+            const double tE = ((double)(first + s) + 1.0) * dt, tH = ((double)(first + s) + 0.5) * dt;
+            for (int f = 0; f < nf; f++) {
                 const double w = 2.0 * M_PI * mon->freq[f];
-                ph[4 * f] = cos(w * tE);
-                ph[4 * f + 1] = sin(w * tE);
-                ph[4 * f + 2] = cos(w * tH);
-                ph[4 * f + 3] = sin(w * tH);
+                double *q = ph + (s * nf + f) * 4;
+                q[0] = cos(w * tE);
+                q[1] = sin(w * tE);
+                q[2] = cos(w * tH);
+                q[3] = sin(w * tH);
             }
-            for (int c = 0; c < mon->ncomp; c++) {
-                const int64_t k0 = st->first[m] + (int64_t)c * mon->nnodes;
-                const int h = mon->comp[c] >= 3 ? 2 : 0;
-                for (int f = 0; f < mon->nfreq; f++) {
-                    const double co = ph[4 * f + h], si = ph[4 * f + h + 1];
-                    double *re = st->re[m] + ((int64_t)c * mon->nfreq + f) * mon->nnodes, *im = st->im[m] + ((int64_t)c * mon->nfreq + f) * mon->nnodes;
-                    for (int64_t k = 0; k < mon->nnodes; k++) {
-                        if (!owned[k0 + k]) continue;
-                        const double v = row[k0 + k];
-                        re[k] += v * co;
-                        im[k] -= v * si;
+        }
+        const int64_t nn = mon->nnodes, np = pts->nprobes;
+        for (int c = 0; c < mon->ncomp; c++) {
+            const int64_t k0 = st->first[m] + (int64_t)c * nn;
+            const int h = mon->comp[c] >= 3 ? 2 : 0;
+            double *re0 = st->re[m] + (int64_t)c * nf * nn, *im0 = st->im[m] + (int64_t)c * nf * nn;
+            /* nodes in blocks over the threads; each node's sums step by step in order, as one thread would */
+#pragma omp parallel for schedule(static) if (nn * count * nf > 65536)
+            for (int64_t b = 0; b < nn; b += 512) {
+                const int64_t e = b + 512 < nn ? b + 512 : nn;
+                for (int64_t s = 0; s < count; s++) {
+                    const double *row = values + s * np + k0;
+                    for (int f = 0; f < nf; f++) {
+                        const double co = ph[(s * nf + f) * 4 + h], si = ph[(s * nf + f) * 4 + h + 1];
+                        double *re = re0 + (int64_t)f * nn, *im = im0 + (int64_t)f * nn;
+                        for (int64_t k = b; k < e; k++) {
+                            if (!owned[k0 + k]) continue;
+                            const double v = row[k];
+                            re[k] += v * co;
+                            im[k] -= v * si;
+                        }
                     }
                 }
             }
         }
+        free(ph);
     }
     if (last && p->maxwell.spectra)
         for (int m = 0; m < st->nmon; m++)
