@@ -52,6 +52,21 @@ typedef struct {
     const char *partition;        /* how the grid is cut over the ranks (the file's plan attribute), may be NULL */
 } pyr_ranks_h5_t;
 
+/* The HDF5 result's writer, which lives a floor above (api/result.c) and hands itself to the ranks
+ * when the library is loaded (pyr_ranks_attach_h5).  rows fills planes [first, first + count) of the
+ * slowest axis of the file's field i, in C order, into buf. */
+typedef pyr_status_t (*pyr_ranks_rows_fn)(void *user, int i, int64_t first, int64_t count, void *buf);
+typedef struct {
+    size_t size; /* sizeof(pyr_ranks_h5_writer_t) */
+    /* the fields of fields[] (the scheme's order; only looked at for being there) the file takes, in the
+     * order write takes them, the file's index of each in file_index[]: the count, -1 when too many */
+    int (*order)(const pyr_problem_t *p, pyr_field_t *const *fields, int nfields, int *order, int *file_index);
+    /* the whole file at o->field (a temporary renamed into place), its fields from rows */
+    pyr_status_t (*write)(const pyr_problem_t *p, const pyr_problem_outputs_t *o, pyr_field_t *const *fields, int nfields,
+                          const pyr_run_info_t *run, const char *plan_json, pyr_ranks_rows_fn rows, void *user);
+} pyr_ranks_h5_writer_t;
+void pyr_ranks_attach_h5(const pyr_ranks_h5_writer_t *w);
+
 /* What the communicator knows that the transport does not carry. */
 typedef struct {
     int local_rank, local_size; /* this rank among the ranks of its host (GPUs and cores are shared per host) */

@@ -22,7 +22,6 @@
 #include "io/npy_part.h"
 #include "multi/parts.h"
 #include "multi/ranks.h"
-#include "outputs/h5_result.h"
 #include "schemes/scheme.h"
 
 /* What rank 0 tells the others once the header is written. */
@@ -42,6 +41,9 @@ static int little_endian(void)
 static pyr_status_t write_h5(const pyr_ranks_h5_t *job, const int64_t lo[3], const int64_t hi[3], pyr_transport_t *t);
 
 static const pyr_ranks_h5_t *h5_job; /* the HDF5 result write_one writes (one run per process) */
+static const pyr_ranks_h5_writer_t *h5_writer;
+
+void pyr_ranks_attach_h5(const pyr_ranks_h5_writer_t *w) { h5_writer = w && w->size == sizeof *w ? w : NULL; }
 
 void pyr_ranks_set_h5(const pyr_ranks_h5_t *job) { h5_job = job && job->size == sizeof *job ? job : NULL; }
 
@@ -146,7 +148,7 @@ typedef struct {
     pyr_field_t *box[PYR_MAX_FIELDS]; /* this rank's box of each field the file takes */
     int64_t lo[3], hi[3], whole[3];
     int64_t *boxes; /* rank 0: every rank's box (lo then hi) */
-    int order[PYR_H5_MAX_FIELDS], file_index[PYR_H5_MAX_FIELDS], norder;
+    int order[PYR_MAX_FIELDS], file_index[PYR_MAX_FIELDS], norder;
     int axis;              /* the slowest axis (the file's axis 0) */
     int64_t rows, nslabs;  /* planes a round; rounds a field */
     int64_t round, rounds; /* rounds done; every round */
@@ -303,7 +305,8 @@ static pyr_status_t write_h5(const pyr_ranks_h5_t *job, const int64_t lo[3], con
     h.job = job;
     const pyr_problem_t *p = job->problem;
     pyr_status_t st = PYR_OK;
-    if (!p || !job->outputs || !job->fields || !job->run || !lo || !hi || job->nfields > PYR_MAX_FIELDS)
+    if (!h5_writer) st = pyr_fail(PYR_ERR_INTERNAL, "writing %s over the ranks: this libpyrgrid has no HDF5 result writer", job->path);
+    else if (!p || !job->outputs || !job->fields || !job->run || !lo || !hi || job->nfields > PYR_MAX_FIELDS)
         st = pyr_fail(PYR_ERR_ARG, "writing %s over the ranks: the problem, its outputs, the parts, the run and this rank's box are required",
                       job->path);
     for (int a = 0; a < 3 && st == PYR_OK; a++) {
@@ -322,7 +325,7 @@ static pyr_status_t write_h5(const pyr_ranks_h5_t *job, const int64_t lo[3], con
         }
     }
     if (st == PYR_OK) {
-        h.norder = pyr_result_h5_order(p, h.box, job->nfields, h.order, h.file_index);
+        h.norder = h5_writer->order(p, h.box, job->nfields, h.order, h.file_index);
         if (h.norder < 0) st = pyr_fail(PYR_ERR_INTERNAL, "writing %s: too many fields", job->path);
         for (int k = 0; k < h.norder && st == PYR_OK; k++) {
             const pyr_field_t *f = h.box[h.order[k]];
@@ -391,7 +394,7 @@ static pyr_status_t write_h5(const pyr_ranks_h5_t *job, const int64_t lo[3], con
             pyr_json_end(&j);
             pyr_problem_outputs_t o = *job->outputs;
             o.field = job->path;
-            st = pyr_result_write_h5_slabs(p, &o, h.box, job->nfields, job->run, pyr_json_text(&j), h5_fill, &h);
+            st = h5_writer->write(p, &o, h.box, job->nfields, job->run, pyr_json_text(&j), h5_fill, &h);
             pyr_json_free(&j);
             /* the others wait in the next round: tell them */
             if (st == PYR_OK && h.round != h.rounds)
