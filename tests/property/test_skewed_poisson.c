@@ -94,7 +94,6 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     const uint64_t lo = smallest_budget(&p, o, 16 * grid + (4u << 20));
     /* mostly small budgets: one plane per piece up to a few */
     o.memory = lo + (rng_range(&r, 0, 2) ? (uint64_t)rng_range(&r, 0, (int64_t)(grid / 4)) : (uint64_t)rng_range(&r, 0, (int64_t)(3 * grid)));
-    if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
     char label[400];
     snprintf(label, sizeof label,
              "case %d seed %llu: %dD %lldx%lldx%lld %s f=%s omega=%g neumann=%d iterations=%lld tolerance=%g check_every=%lld | "
@@ -180,7 +179,6 @@ static void f_once_per_pass(pyr_backend_kind_t backend)
             make_poisson(&p, cs[c].dims, cs[c].n, NULL, cs[c].prec, 2 * cs[c].h + 3, 0, 2 * cs[c].h, PYR_RHS_SINE, PYR_INIT_RANDOM,
                          (uint64_t)c + 7);
             o.memory = smallest_budget(&p, o, 64u << 20) << doubled;
-            if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
             char label[160];
             snprintf(label, sizeof label, "f once a pass: %dD %lldx%lldx%lld height %lld slots %d memory %llu", cs[c].dims,
                      (long long)cs[c].n[0], (long long)cs[c].n[1], (long long)cs[c].n[2], (long long)cs[c].h, cs[c].slots,
