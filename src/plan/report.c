@@ -199,9 +199,15 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
     if (plan->resident)
         fprintf(out, "device       %s of budget %s: the grid in 2 time layers%s%s", used, budget, plan->nfixed ? " and its inputs" : "",
                 plan->scratch_bytes ? " and 2 work vectors of its size (cuBLAS operands)" : "");
-    else
-        fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight%s", used, budget,
-                info.slots + plan->spares, info.slots, info.slots > 1 ? "s" : "", plan->nfixed ? ", with an input buffer each" : "");
+    else {
+        fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight", used, budget,
+                info.slots + plan->spares, info.slots, info.slots > 1 ? "s" : "");
+        /* skewed pieces share one ring of each input's planes; the other decompositions give each piece an input buffer */
+        if (plan->nfixed && plan->decomp == PYR_DECOMP_SKEWED)
+            fprintf(out, ", and a ring of %lld planes per input", (long long)pyr_skew_ring_planes(plan, plan->height));
+        else if (plan->nfixed)
+            fprintf(out, ", with an input buffer each");
+    }
     if (plan->faces_bytes) {
         char fb[32];
         pyr_format_bytes(plan->faces_bytes, fb, sizeof fb);
