@@ -47,12 +47,7 @@ static pyr_status_t mg_check(const pyr_problem_t *p, pyr_options_t *o)
     if (p->poisson.omega != 1)
         return pyr_fail(PYR_ERR_CONFIG, "scheme.omega = %g with iteration = multigrid: its smoother takes the weight 2d/(2d + 1) of a "
                         "d-dimensional grid itself; leave omega = 1", p->poisson.omega);
-    static const char *const face_name[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
-    for (int i = 0; i < 2 * p->dims; i++)
-        if (p->poisson.face[i] != PYR_FACE_DIRICHLET)
-            return pyr_fail(PYR_ERR_UNSUPPORTED, "[boundary] %s is not a Dirichlet face: iteration = multigrid solves Dirichlet "
-                            "boundaries only (its coarse levels keep a zero boundary); use iteration = chebyshev for Neumann and "
-                            "mixed faces", face_name[i]);
+    /* Neumann faces (a flux or none, every face included) are the levels' own: nothing to refuse here */
     pyr_mg_hierarchy_t hy;
     return pyr_mg_hierarchy(p, &hy);
 }
@@ -180,6 +175,12 @@ pyr_status_t pyr_method_multigrid_execute(pyr_plan_t *plan, pyr_field_t *const *
             for (int a = 0; a < 3; a++)
                 if (f->n[a] != p->n[a] || f->precision != p->precision || !f->data)
                     return pyr_fail(PYR_ERR_ARG, "field f does not match the plan's grid and precision");
+            /* the caller's own f (every face Neumann: its compatibility), as the executor checks it for the sweeps */
+            if (plan->scheme->check_inputs) {
+                const pyr_field_t *given[PYR_MAX_FIELDS] = {NULL};
+                given[1] = f;
+                PYR_TRY(plan->scheme->check_inputs(p, given));
+            }
         } else {
             PYR_TRY(pyr_field_create(p, &made));
             pyr_status_t st = plan->scheme->init_input(p, 1, made);

@@ -11,7 +11,8 @@ pyrgrid (the program, through problem files) must converge to the same field:
   2. OMP_NUM_THREADS = 1 and 2: the same cycles and the same bits;
   3. the result through HDF5 (output.field = u.h5) and through the Python module (pyrgrid.poisson);
   4. refusals, with their messages: sizes that cannot be coarsened (naming sizes that work), a memory budget
-     below the levels' (no out-of-core multigrid), Neumann faces, snapshots.
+     below the levels' (no out-of-core multigrid), snapshots.  Neumann and mixed faces:
+     test_poisson_multigrid_neumann.py.
 
   test_poisson_multigrid.py PYRGRID WORKDIR
 """
@@ -201,7 +202,6 @@ def main():
     refused((100, 100), (1.0, 1.0), {"scheme.tolerance": 1e-8}, "use ny = 97 or 101", "100 x 100")
     refused((65, 65, 70), (1.0, 1.0, 1.0), {"scheme.tolerance": 1e-8}, "use nz = 69 or 73", "65 x 65 x 70")
     refused((257, 257), (1.0, 1.0), {"scheme.tolerance": 1e-8, "run.memory": "1MiB"}, "keeps every level in core", "a budget of 1 MiB")
-    refused((65, 65), (1.0, 1.0), {"scheme.tolerance": 1e-8, "boundary.x-": "neumann"}, "neumann", "a Neumann face")
     refused((65, 65), (1.0, 1.0), {"scheme.tolerance": 1e-8, "output.every": 2}, "output.every", "snapshots")
     refused((65, 65), (1.0, 1.0), {"scheme.tolerance": 1e-8, "run.method": "pyramid"}, "run.method = multigrid", "method = pyramid")
 

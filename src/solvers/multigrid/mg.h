@@ -1,6 +1,7 @@
 /* Geometric multigrid for the Poisson equation -laplace(u) = f with
- * Dirichlet boundary (the boundary nodes keep the initial field's values),
- * in core on one device: V- or F-cycles over a hierarchy of vertex-centred
+ * Dirichlet faces (their nodes keep the initial field's values) and Neumann
+ * faces (their nodes are unknowns closed by schemes/poisson.c's reflected
+ * ghost, on every level), in core on one device: V- or F-cycles over a hierarchy of vertex-centred
  * grids, weighted-Jacobi smoothing, full weighting, (bi/tri)linear
  * interpolation, the coarsest level solved by Chebyshev-accelerated Jacobi
  * sweeps (exactly where it has one unknown).  The operator of every level is
@@ -8,6 +9,13 @@
  * schemes/poisson.c's order without FMA contraction, and every reduction is a
  * maximum (exact in any order): the cycle count and every bit of the result
  * are the same for every thread count and backend.
+ *
+ * Every face Neumann: the problem is singular (constants are its null space).
+ * The coarsest level's right-hand side is made compatible (its trapezoid-
+ * weighted mean removed, on the host) before its damped Chebyshev sweeps
+ * (schemes/poisson.c's gamma and weights for that level), and the result
+ * takes the initial field's trapezoid-weighted mean, the constant the Jacobi
+ * and Chebyshev sweeps keep.
  *
  * Coarsening: an axis is coarsened by 2 (n -> (n - 1) / 2 + 1) where its
  * coupling 1/h^2 is within a factor of 2 of the strongest axis's (so that
@@ -42,8 +50,11 @@ typedef struct {
     int dims, nlevels;
     pyr_mg_level_t level[PYR_MG_MAX_LEVELS];
     pyr_smoother_t smoother;
+    int neumann[6];        /* faces x-, x+, y-, y+, z-, z+ that are Neumann */
+    int pure;              /* every face Neumann */
     int64_t coarse_sweeps; /* sweeps of the coarsest level's solve */
-    double coarse_rho;     /* the plain Jacobi iteration's spectral radius there */
+    double coarse_rho;     /* the radius its Chebyshev weights are made for: plain Jacobi's there, or (pure) the damped one's */
+    double coarse_gamma;   /* its sweeps' damping u + gamma (J u - u): 1, or pure Neumann's */
     int pre, post;        /* smoothing sweeps */
     pyr_cycle_t cycle;
 } pyr_mg_hierarchy_t;

@@ -59,9 +59,8 @@ static pyr_status_t cpu_zero(void *ctx, void *buf, size_t bytes)
     return PYR_OK;
 }
 
-/* The interior of a level along each axis: nodes 1 .. n - 2 of a used axis, node 0 of an unused one. */
-#define RANGE(g, a, lo, hi)                                                                                                          \
-    const int64_t lo = (g)->used[a] ? 1 : 0, hi = (g)->used[a] ? (g)->n[a] - 1 : 1
+/* The unknowns of a level along each axis (mg_internal.h). */
+#define RANGE(g, a, lo, hi) const int64_t lo = pyr_mg_lo(g, a), hi = pyr_mg_hi(g, a)
 
 /* s of mg_internal.h at node i of u (strides 1, sy, sz), the unused axes' terms left out. */
 #define STENCIL(T, u, i, sy, sz)                                                                                                     \
@@ -69,59 +68,105 @@ static pyr_status_t cpu_zero(void *ctx, void *buf, size_t bytes)
      : dims == 2 ? cx * (u[i - 1] + u[i + 1]) + cy * (u[i - sy] + u[i + sy])                                                         \
                  : (cx * (u[i - 1] + u[i + 1]) + cy * (u[i - sy] + u[i + sy])) + cz * (u[i - sz] + u[i + sz]))
 
-/* One sweep over the interior (mg_internal.h's smooth), specialised by the call below on the dimensions, f's
+/* s at node i = (x, y, z) on a Neumann face: the ghost inner + t in place of each neighbour outside the grid
+ * (only a Neumann face's nodes are unknowns at an axis's ends), the same expression as STENCIL. */
+#define DEFINE_FACE_STENCIL(T, SFX)                                                                                                  \
+    static inline T face_stencil_##SFX(int dims, const T *u, int64_t i, int64_t x, int64_t y, int64_t z, int64_t nx, int64_t ny,     \
+                                       int64_t nz, int64_t sy, int64_t sz, T cx, T cy, T cz, const T *tt)                            \
+    {                                                                                                                                \
+        const T xm = x == 0 ? u[i + 1] + tt[0] : u[i - 1], xp = x == nx - 1 ? u[i - 1] + tt[1] : u[i + 1];                           \
+        if (dims == 1) return cx * (xm + xp);                                                                                        \
+        const T ym = y == 0 ? u[i + sy] + tt[2] : u[i - sy], yp = y == ny - 1 ? u[i - sy] + tt[3] : u[i + sy];                       \
+        if (dims == 2) return cx * (xm + xp) + cy * (ym + yp);                                                                       \
+        const T zm = z == 0 ? u[i + sz] + tt[4] : u[i - sz], zp = z == nz - 1 ? u[i - sz] + tt[5] : u[i + sz];                       \
+        return (cx * (xm + xp) + cy * (ym + yp)) + cz * (zm + zp);                                                                   \
+    }
+
+DEFINE_FACE_STENCIL(double, d)
+DEFINE_FACE_STENCIL(float, f)
+
+#define STENCIL_FACE(T, u, i, sy, sz)                                                                                                \
+    _Generic((u), const double *: face_stencil_d, double *: face_stencil_d, const float *: face_stencil_f, float *: face_stencil_f)(   \
+        dims, u, i, x, y, z, nx, ny, nz, sy, sz, cx, cy, cz, tt)
+
+/* The unknowns of a level row by row: a row on a Neumann face of y or z, and the x faces' nodes of the other rows,
+ * through STENCIL_FACE; the rest of a row through STENCIL, branch-free.  NODE(S) writes node i from its s. */
+#define FOR_UNKNOWNS(T, NODE, REDUCTION)                                                                                             \
+    _Pragma(REDUCTION)                                                                                                               \
+    for (int64_t z = z0; z < z1; z++)                                                                                                \
+        for (int64_t y = y0; y < y1; y++) {                                                                                          \
+            const int64_t row = z * sz + y * sy;                                                                                     \
+            const int face_row = (dims > 1 && (y == 0 || y == ny - 1)) || (dims > 2 && (z == 0 || z == nz - 1));                     \
+            const int64_t a = face_row ? x1 : x0 > 0 ? x0 : 1, e = face_row ? x1 : x1 < nx ? x1 : nx - 1;                          \
+            for (int64_t x = x0; x < a; x++) {                                                                                       \
+                const int64_t i = row + x;                                                                                           \
+                NODE(STENCIL_FACE(T, u, i, sy, sz));                                                                                 \
+            }                                                                                                                        \
+            for (int64_t i = row + a; i < row + e; i++) NODE(STENCIL(T, u, i, sy, sz));                                              \
+            for (int64_t x = e > a ? e : a; x < x1; x++) {                                                                           \
+                const int64_t i = row + x;                                                                                           \
+                NODE(STENCIL_FACE(T, u, i, sy, sz));                                                                                 \
+            }                                                                                                                        \
+        }
+
+/* One sweep over the unknowns (mg_internal.h's smooth), specialised by the call below on the dimensions, f's
  * presence and the update's form (0: out = J, 1: out = u + g (J - u), 2: out = p + w (J - p), 3: out = p + w (y - p)),
  * so that each inner loop is branch-free; every form evaluates the expressions of mg_internal.h. */
-#define SMOOTH_BODY(T, D, F, M)                                                                                                      \
-    _Pragma("omp parallel for collapse(2) schedule(static) num_threads(threads) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)")     \
-    for (int64_t z = z0; z < z1; z++)                                                                                                \
-        for (int64_t y = y0; y < y1; y++) {                                                                                          \
-            const int64_t row = z * sz + y * sy;                                                                                     \
-            for (int64_t i = row + x0; i < row + x1; i++) {                                                                          \
-                const int dims = (D);                                                                                                \
-                const T s = STENCIL(T, u, i, sy, sz);                                                                                \
-                const T J = (F) ? (s + f[i]) * d : s * d;                                                                            \
-                const T yv = ((M) & 1) ? u[i] + gm * (J - u[i]) : J;                                                                 \
-                out[i] = ((M) & 2) ? out[i] + w * (yv - out[i]) : yv;                                                                \
-            }                                                                                                                        \
-        }
+#define SMOOTH_NODE(S)                                                                                                               \
+    do {                                                                                                                             \
+        const T s = (S);                                                                                                             \
+        const T J = (F) ? (s + f[i]) * d : s * d;                                                                                    \
+        const T yv = ((M) & 1) ? u[i] + gm * (J - u[i]) : J;                                                                         \
+        out[i] = ((M) & 2) ? out[i] + w * (yv - out[i]) : yv;                                                                        \
+    } while (0)
 
-#define SMOOTH_CASE(T, D, F, M)                                                                                                      \
-    case (D) * 8 + (F) * 4 + (M):                                                                                                    \
-        SMOOTH_BODY(T, D, F, M)                                                                                                      \
-        break;
+#define SMOOTH_CASE(T_, D, F_, M_)                                                                                                   \
+    case (D) * 8 + (F_) * 4 + (M_): {                                                                                                \
+        typedef T_ T;                                                                                                                \
+        enum { F = (F_), M = (M_), dims = (D) };                                                                                     \
+        FOR_UNKNOWNS(T, SMOOTH_NODE, "omp parallel for collapse(2) schedule(static) num_threads(threads) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)") \
+        break;                                                                                                                       \
+    }
 
-#define RESIDUAL_BODY(T, D, F)                                                                                                       \
-    _Pragma("omp parallel for collapse(2) schedule(static) num_threads(threads) reduction(max : m) reduction(| : nan) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)") \
-    for (int64_t z = z0; z < z1; z++)                                                                                                \
-        for (int64_t y = y0; y < y1; y++) {                                                                                          \
-            const int64_t row = z * sz + y * sy;                                                                                     \
-            for (int64_t i = row + x0; i < row + x1; i++) {                                                                          \
-                const int dims = (D);                                                                                                \
-                const T s = STENCIL(T, u, i, sy, sz);                                                                                \
-                const T v = ((F) ? s + f[i] : s) - Dg * u[i];                                                                        \
-                r[i] = v;                                                                                                            \
-                const double a = fabs((double)v);                                                                                    \
-                nan |= a != a;                                                                                                       \
-                m = a > m ? a : m;                                                                                                   \
-            }                                                                                                                        \
-        }
+#define RESIDUAL_NODE(S)                                                                                                             \
+    do {                                                                                                                             \
+        const T s = (S);                                                                                                             \
+        const T v = ((F) ? s + f[i] : s) - Dg * u[i];                                                                                \
+        r[i] = v;                                                                                                                    \
+        const double av = fabs((double)v);                                                                                           \
+        nan |= av != av;                                                                                                             \
+        m = av > m ? av : m;                                                                                                         \
+    } while (0)
 
-#define RESIDUAL_CASE(T, D, F)                                                                                                       \
-    case (D) * 2 + (F):                                                                                                              \
-        RESIDUAL_BODY(T, D, F)                                                                                                       \
-        break;
+#define RESIDUAL_CASE(T_, D, F_)                                                                                                     \
+    case (D) * 2 + (F_): {                                                                                                           \
+        typedef T_ T;                                                                                                                \
+        enum { F = (F_), dims = (D) };                                                                                               \
+        FOR_UNKNOWNS(T, RESIDUAL_NODE, "omp parallel for collapse(2) schedule(static) num_threads(threads) reduction(max : m) reduction(| : nan) if ((y1 - y0) * (z1 - z0) * nx > PAR_NODES)") \
+        break;                                                                                                                       \
+    }
+
+/* The geometry every kernel of a level reads. */
+#define LEVEL(T, g)                                                                                                                  \
+    const T cx = (T)(g)->c[0], cy = (T)(g)->c[1], cz = (T)(g)->c[2];                                                                 \
+    const T tt[6] = {(T)(g)->t[0], (T)(g)->t[1], (T)(g)->t[2], (T)(g)->t[3], (T)(g)->t[4], (T)(g)->t[5]};                         \
+    const int64_t nx = (g)->n[0], ny = (g)->n[1], nz = (g)->n[2], sy = nx, sz = nx * ny;                                            \
+    RANGE(g, 0, x0, x1);                                                                                                             \
+    RANGE(g, 1, y0, y1);                                                                                                             \
+    RANGE(g, 2, z0, z1);                                                                                                             \
+    (void)tt, (void)nz
+
+/* The fine node that full weighting reads at offset o from fine node i along an axis of n nodes: the reflection
+ * through a face (the neighbour inside) where i + o lies outside the grid. */
+#define REFLECT(i, o, n) ((i) + (o) < 0 || (i) + (o) >= (n) ? (i) - (o) : (i) + (o))
 
 #define DEFINE_KERNELS(T, SFX)                                                                                                       \
     static void smooth_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *g, const T *u, const T *f, T *out, double g_, double w_,      \
                              int first)                                                                                              \
     {                                                                                                                                \
         const int nd = g->used[2] ? 3 : g->used[1] ? 2 : 1, threads = c->threads;                                                    \
-        const T cx = (T)g->c[0], cy = (T)g->c[1], cz = (T)g->c[2], d = (T)g->d, gm = (T)g_, w = (T)w_;                            \
-        const int64_t nx = g->n[0], sy = nx, sz = nx * g->n[1];                                                                     \
-        RANGE(g, 0, x0, x1);                                                                                                         \
-        RANGE(g, 1, y0, y1);                                                                                                         \
-        RANGE(g, 2, z0, z1);                                                                                                         \
+        LEVEL(T, g);                                                                                                                 \
+        const T d = (T)g->d, gm = (T)g_, w = (T)w_;                                                                                  \
         const int form = (g_ == 1.0 ? 0 : 1) + (first ? 0 : 2);                                                                      \
         switch (nd * 8 + (f ? 4 : 0) + form) {                                                                                       \
             SMOOTH_CASE(T, 1, 0, 0) SMOOTH_CASE(T, 1, 0, 1) SMOOTH_CASE(T, 1, 0, 2) SMOOTH_CASE(T, 1, 0, 3)                          \
@@ -136,11 +181,8 @@ static pyr_status_t cpu_zero(void *ctx, void *buf, size_t bytes)
     static double residual_##SFX(const cpu_ctx_t *c, const pyr_mg_geom_t *g, const T *u, const T *f, T *r)                          \
     {                                                                                                                                \
         const int nd = g->used[2] ? 3 : g->used[1] ? 2 : 1, threads = c->threads;                                                   \
-        const T cx = (T)g->c[0], cy = (T)g->c[1], cz = (T)g->c[2], Dg = (T)g->D;                                                    \
-        const int64_t nx = g->n[0], sy = nx, sz = nx * g->n[1];                                                                     \
-        RANGE(g, 0, x0, x1);                                                                                                         \
-        RANGE(g, 1, y0, y1);                                                                                                         \
-        RANGE(g, 2, z0, z1);                                                                                                         \
+        LEVEL(T, g);                                                                                                                 \
+        const T Dg = (T)g->D;                                                                                                        \
         double m = 0;                                                                                                                \
         int nan = 0;                                                                                                                 \
         switch (nd * 2 + (f ? 1 : 0)) {                                                                                              \
@@ -163,12 +205,13 @@ static pyr_status_t cpu_zero(void *ctx, void *buf, size_t bytes)
             for (int64_t Y = y0; Y < y1; Y++)                                                                                        \
                 for (int64_t X = x0; X < x1; X++) {                                                                                  \
                     const int64_t fx = k[0] ? 2 * X : X, fy = k[1] ? 2 * Y : Y, fz = k[2] ? 2 * Z : Z;                               \
+                    const int64_t xm = REFLECT(fx, -1, fg->n[0]) - fx, xp = REFLECT(fx, 1, fg->n[0]) - fx;                           \
                     T ty[3];                                                                                                         \
                     for (int oz = k[2] ? -1 : 0; oz <= (k[2] ? 1 : 0); oz++) {                                                       \
                         T tx[3];                                                                                                     \
                         for (int oy = k[1] ? -1 : 0; oy <= (k[1] ? 1 : 0); oy++) {                                                   \
-                            const T *p = rf + (fz + oz) * fsz + (fy + oy) * fsy + fx;                                                \
-                            tx[oy + 1] = k[0] ? q * (p[-1] + p[1]) + hf * p[0] : p[0];                                               \
+                            const T *p = rf + REFLECT(fz, oz, fg->n[2]) * fsz + REFLECT(fy, oy, fg->n[1]) * fsy + fx;                \
+                            tx[oy + 1] = k[0] ? q * (p[xm] + p[xp]) + hf * p[0] : p[0];                                              \
                         }                                                                                                            \
                         ty[oz + 1] = k[1] ? q * (tx[0] + tx[2]) + hf * tx[1] : tx[1];                                                \
                     }                                                                                                                \

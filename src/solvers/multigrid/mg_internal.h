@@ -1,9 +1,11 @@
 /* The multigrid kernels of one backend (mg_cpu.c, cuda/mg_cuda.cu), as the
  * level loop (mg_solve.c) calls them.  Every array is a level's whole grid,
- * x fastest, of the problem's precision; a kernel writes interior nodes only
- * (the boundary keeps what it holds: the fine level's Dirichlet values, zero
- * on the coarser levels' corrections).  Coefficients arrive in double and
- * each kernel rounds them once to the precision, as the Poisson kernels do.
+ * x fastest, of the problem's precision; a kernel writes the unknowns only:
+ * the interior and the nodes of Neumann faces (a Dirichlet face keeps what it
+ * holds: the fine level's values, zero on the coarser levels' corrections;
+ * where a Dirichlet face meets a Neumann one the edge is Dirichlet).
+ * Coefficients arrive in double and each kernel rounds them once to the
+ * precision, as the Poisson kernels do.
  *
  * Every kernel evaluates (terms of unused axes left out)
  *     s  = (cx*(xm + xp) + cy*(ym + yp)) + cz*(zm + zp)
@@ -12,6 +14,13 @@
  *     smooth:    out = y on a sequence's first sweep, else out = p + w*(y - p)
  *                (p = out before the sweep: the layer two sweeps back, Chebyshev's recurrence)
  *     residual:  r = (s + f) - D*u          (D = 2 (cx + cy + cz), rounded)
+ * A Neumann face's node reads, in place of its neighbour outside the grid, the
+ * ghost reflected through it, ghost = inner + t (inner its neighbour inside
+ * along that axis, t rounded once: 2 h G on the finest level, 0 on the
+ * coarser levels, whose corrections have zero flux), as schemes/poisson.c's
+ * sweeps do.  Full weighting reads, at a coarse face node, the fine neighbour
+ * inside in place of the one outside (the reflection with zero flux), so the
+ * coarse problem has the same faces; interpolation covers the face nodes.
  * full weighting nests [1/4 1/2 1/4] as t = 0.25*(a + c) + 0.5*b along x, then y, then z (the coarsened
  * axes only), linear interpolation as t = 0.5*(a + b) between two coarse nodes in that order too. */
 #ifndef PYR_SOLVERS_MULTIGRID_MG_INTERNAL_H
@@ -32,7 +41,16 @@ typedef struct {
     int used[3];    /* the axis has more than one node (the scheme's dims) */
     double c[3];    /* 1 / h^2 (0 on unused axes) */
     double d, D;    /* 1 / sum 2 c, and sum 2 c */
+    int neumann[6]; /* faces x-, x+, y-, y+, z-, z+ whose nodes are unknowns */
+    double t[6];    /* their ghosts' offsets (0 on the other faces) */
 } pyr_mg_geom_t;
+
+/* The unknowns along axis a: [lo, hi) (node 0 of an unused axis). */
+static inline int64_t pyr_mg_lo(const pyr_mg_geom_t *g, int a) { return g->used[a] && !g->neumann[2 * a] ? 1 : 0; }
+static inline int64_t pyr_mg_hi(const pyr_mg_geom_t *g, int a)
+{
+    return g->used[a] ? (g->neumann[2 * a + 1] ? g->n[a] : g->n[a] - 1) : 1;
+}
 
 typedef struct pyr_mg_ops {
     pyr_backend_kind_t backend;

@@ -25,6 +25,19 @@
 
 static const char axis_name[3] = {'x', 'y', 'z'};
 
+/* The Neumann faces (0, 1 or 2) of axis a. */
+static int neumann_faces(const pyr_mg_hierarchy_t *hy, int a) { return hy->neumann[2 * a] + hy->neumann[2 * a + 1]; }
+
+/* The largest eigenvalue of the 1D Jacobi matrix along an axis of n nodes with k Neumann faces (schemes/poisson.c):
+ * cos(pi / (n - 1)) between two Dirichlet faces, cos(pi / (2 (n - 1))) between one of each, 1 between two Neumann
+ * faces; the spectrum is symmetric, so D^-1 A's largest eigenvalue is 1 + sum_a c_a r_a / sum_a c_a. */
+static double axis_radius(int64_t n, int k)
+{
+    if (k == 2) return 1.0;
+    if (k == 1) return cos(M_PI / (2.0 * (double)(n - 1)));
+    return n > 2 ? cos(M_PI / (double)(n - 1)) : 0.0;
+}
+
 /* The sizes of m * 2^k + 1 nodes (2 <= m <= PYR_MG_COARSEST_MAX - 1) nearest to n, below and above. */
 static void nearest_sizes(int64_t n, int64_t *below, int64_t *above)
 {
@@ -51,6 +64,12 @@ pyr_status_t pyr_mg_hierarchy(const pyr_problem_t *p, pyr_mg_hierarchy_t *hy)
                         "level (the default is 3 and 3)", hy->pre, hy->post);
     if (hy->cycle != PYR_CYCLE_V && hy->cycle != PYR_CYCLE_F) return pyr_fail(PYR_ERR_CONFIG, "scheme.cycle: use v or f");
     hy->smoother = p->poisson.smoother;
+    hy->pure = 1;
+    for (int a = 0; a < p->dims; a++)
+        for (int side = 0; side < 2; side++) {
+            hy->neumann[2 * a + side] = p->poisson.face[2 * a + side] == PYR_FACE_NEUMANN;
+            hy->pure &= hy->neumann[2 * a + side];
+        }
     if (hy->smoother != PYR_SMOOTH_CHEBYSHEV && hy->smoother != PYR_SMOOTH_JACOBI) return pyr_fail(PYR_ERR_CONFIG, "scheme.smoother: use chebyshev or jacobi");
     pyr_mg_level_t *L = &hy->level[0];
     for (int a = 0; a < 3; a++) {
@@ -90,6 +109,7 @@ pyr_status_t pyr_mg_hierarchy(const pyr_problem_t *p, pyr_mg_hierarchy_t *hy)
     /* The smoother of each level but the coarsest.  D^-1 A (A the level's operator, D its diagonal) has the
      * eigenvalues 1 - sum_a c_a cos(k_a pi / (n_a - 1)) / sum_a c_a, the largest 1 + rho; the modes the coarser level
      * cannot hold (k_a beyond the middle along a coarsened axis) lie above min over those axes of c_a / sum c.
+     * With Neumann faces rho is the faces' (axis_radius: 2 exactly when every face is Neumann, the checkerboard).
      * Chebyshev's sweeps damp the interval [lo, 1 + rho] uniformly, lo 3/4 of that bound: the modes just below
      * it are among those the coarse correction restores worst, and a cycle converged fastest, from smooth and
      * from rough initial errors, on square and cubic grids, with the interval reaching a little below it (much
@@ -106,7 +126,7 @@ pyr_status_t pyr_mg_hierarchy(const pyr_problem_t *p, pyr_mg_hierarchy_t *hy)
         for (int a = 0; a < p->dims; a++) {
             const double c = 1.0 / (V->h[a] * V->h[a]);
             sum += c;
-            cosines += c * cos(M_PI / (double)(V->n[a] - 1));
+            cosines += c * axis_radius(V->n[a], neumann_faces(hy, a));
         }
         for (int a = 0; a < p->dims; a++)
             if (V->coarsen[a] && 1.0 / (V->h[a] * V->h[a]) / sum < lo) lo = 1.0 / (V->h[a] * V->h[a]) / sum;
@@ -129,14 +149,23 @@ pyr_status_t pyr_mg_hierarchy(const pyr_problem_t *p, pyr_mg_hierarchy_t *hy)
                             (long long)p->n[b], axis_name[b], axis_name[b], (long long)hy->level[hy->nlevels - 1].n[b], (long long)L->n[a],
                             axis_name[a], PYR_MG_COARSEST_MAX, axis_name[b], (long long)lo, (long long)hi, PYR_MG_COARSEST_MAX - 1);
         }
-    /* the coarsest solve: Chebyshev's bound 1 / T_K(1 / rho) below COARSE_REDUCTION; one unknown per axis: one exact sweep */
-    double num = 0, den = 0;
+    /* the coarsest solve: Chebyshev's bound 1 / T_K(1 / rho) below COARSE_REDUCTION; one unknown per axis: one exact sweep.
+     * Every face Neumann: schemes/poisson.c's damped sweeps, gamma = 2 / (3 - rho') with rho' the radius without the
+     * eigenvalues 1 and -1, and the weights for sigma = (1 + rho') / (3 - rho'), on the compatible subspace. */
+    double num = 0, den = 0, least = -1;
     for (int a = 0; a < p->dims; a++) {
-        const double c = 1.0 / (L->h[a] * L->h[a]);
-        num += c * cos(M_PI / (double)(L->n[a] - 1));
+        const double c = 1.0 / (L->h[a] * L->h[a]), gap = c * (1.0 - cos(M_PI / (double)(L->n[a] - 1)));
+        num += c * axis_radius(L->n[a], neumann_faces(hy, a));
         den += c;
+        if (least < 0 || gap < least) least = gap;
     }
-    const double rho = num / den > 0 ? num / den : 0;
+    double rho = num / den > 0 ? num / den : 0;
+    hy->coarse_gamma = 1;
+    if (hy->pure) {
+        const double inner = 1.0 - least / den;
+        hy->coarse_gamma = 2.0 / (3.0 - inner);
+        rho = (1.0 + inner) / (3.0 - inner);
+    }
     hy->coarse_rho = rho;
     hy->coarse_sweeps = rho < 1e-12 ? 1 : (int64_t)ceil(acosh(1.0 / COARSE_REDUCTION) / acosh(1.0 / rho));
     if (hy->coarse_sweeps < 1) hy->coarse_sweeps = 1;
@@ -145,10 +174,11 @@ pyr_status_t pyr_mg_hierarchy(const pyr_problem_t *p, pyr_mg_hierarchy_t *hy)
 
 static int64_t nodes(const pyr_mg_level_t *L) { return L->n[0] * L->n[1] * L->n[2]; }
 
-static double interior(const pyr_mg_level_t *L, int dims)
+/* A level's unknowns: its interior and its Neumann faces' nodes. */
+static double interior(const pyr_mg_hierarchy_t *hy, const pyr_mg_level_t *L)
 {
     double v = 1;
-    for (int a = 0; a < dims; a++) v *= (double)(L->n[a] - 2);
+    for (int a = 0; a < hy->dims; a++) v *= (double)(L->n[a] - 2 + neumann_faces(hy, a));
     return v;
 }
 
@@ -180,6 +210,7 @@ typedef struct {
     pyr_mg_geom_t g[PYR_MG_MAX_LEVELS];
     void *u[PYR_MG_MAX_LEVELS], *t[PYR_MG_MAX_LEVELS], *f[PYR_MG_MAX_LEVELS];
     double *cheb;          /* the coarsest solve's weights */
+    void *host;            /* every face Neumann: the coarsest level's right-hand side on the host */
     int64_t ncheb;
     double inner[PYR_MG_MAX_LEVELS]; /* a level's interior nodes */
     size_t elem;
@@ -217,11 +248,55 @@ static pyr_status_t smooth(mg_t *m, int l, int sweeps)
     return PYR_OK;
 }
 
+/* The trapezoid weight (halved at each end of every used axis) of node i of a level: the left null vector of the
+ * operator with every face Neumann (the sum of a face node's equation counts half). */
+static double trapezoid(const pyr_mg_geom_t *g, int64_t i)
+{
+    const int64_t x = i % g->n[0], y = (i / g->n[0]) % g->n[1], z = i / (g->n[0] * g->n[1]);
+    const int64_t at[3] = {x, y, z};
+    double w = 1;
+    for (int a = 0; a < 3; a++)
+        if (g->used[a] && (at[a] == 0 || at[a] == g->n[a] - 1)) w *= 0.5;
+    return w;
+}
+
+/* The trapezoid-weighted mean of a level's values, summed in index order (on the host, so every backend's
+ * result moves by the same constant). */
+static double weighted_mean(const pyr_mg_geom_t *g, const void *v, pyr_precision_t precision)
+{
+    const int64_t n = g->n[0] * g->n[1] * g->n[2];
+    double sum = 0, weights = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double w = trapezoid(g, i), x = precision == PYR_DOUBLE ? ((const double *)v)[i] : (double)((const float *)v)[i];
+        sum += w * x;
+        weights += w;
+    }
+    return sum / weights;
+}
+
+static void add_constant(int64_t n, void *v, pyr_precision_t precision, double c)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (precision == PYR_DOUBLE) ((double *)v)[i] = ((double *)v)[i] + c;
+        else ((float *)v)[i] = (float)((double)((float *)v)[i] + c);
+    }
+}
+
 static pyr_status_t coarse_solve(mg_t *m, int l)
 {
+    if (m->hy->pure) {
+        /* the singular level has a solution only for a right-hand side of zero weighted sum: the restricted residual
+         * has one up to rounding (full weighting with the reflection keeps the sum), which is removed here */
+        const pyr_precision_t prec = m->elem == sizeof(double) ? PYR_DOUBLE : PYR_FLOAT;
+        const int64_t n = m->g[l].n[0] * m->g[l].n[1] * m->g[l].n[2];
+        PYR_TRY(m->ops->download(m->ctx, m->host, m->f[l], (size_t)n * m->elem));
+        add_constant(n, m->host, prec, -weighted_mean(&m->g[l], m->host, prec));
+        PYR_TRY(m->ops->upload(m->ctx, m->f[l], m->host, (size_t)n * m->elem));
+    }
     for (int64_t k = 0; k < m->hy->coarse_sweeps; k++) {
         /* t holds the layer two sweeps back (zero, as u, before the first) */
-        PYR_TRY(m->ops->smooth(m->ctx, &m->g[l], m->u[l], m->f[l], m->t[l], 1.0, pyr_poisson_weight(m->cheb, m->ncheb, k), k == 0));
+        PYR_TRY(m->ops->smooth(m->ctx, &m->g[l], m->u[l], m->f[l], m->t[l], m->hy->coarse_gamma, pyr_poisson_weight(m->cheb, m->ncheb, k),
+                               k == 0));
         swap(&m->u[l], &m->t[l]);
     }
     count(m, l, (double)m->hy->coarse_sweeps);
@@ -335,9 +410,14 @@ pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, in
             g->c[a] = a < p->dims ? 1.0 / (L->h[a] * L->h[a]) : 0;
             s += a < p->dims ? 2.0 / (L->h[a] * L->h[a]) : 0;
         }
+        /* the faces of every level; the flux's ghost offset (schemes/poisson.c's t = 2 h G) on the finest only */
+        for (int k = 0; k < 6; k++) {
+            g->neumann[k] = hy.neumann[k];
+            g->t[k] = l == 0 && hy.neumann[k] ? 2.0 * pyr_problem_h(p, k / 2) * p->poisson.flux[k] : 0.0;
+        }
         g->d = 1.0 / s;
         g->D = s;
-        m.inner[l] = interior(L, p->dims);
+        m.inner[l] = interior(&hy, L);
     }
     pyr_status_t st = ops->create(device, threads, p->precision, &m.ctx);
     if (st != PYR_OK) return st;
@@ -349,6 +429,12 @@ pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, in
         if (st == PYR_OK) st = ops->alloc(m.ctx, b, &m.t[l]);
         if (st == PYR_OK && (l > 0 || f)) st = ops->alloc(m.ctx, b, &m.f[l]);
     }
+    if (st == PYR_OK && hy.pure) {
+        m.host = malloc((size_t)nodes(&hy.level[hy.nlevels - 1]) * e);
+        if (!m.host) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    }
+    /* every face Neumann: the solution the sweeps converge to keeps the initial field's weighted mean */
+    const double mean = hy.pure ? weighted_mean(&m.g[0], u->data, p->precision) : 0;
     if (st == PYR_OK) st = ops->upload(m.ctx, m.u[0], u->data, fine_bytes);
     if (st == PYR_OK) st = ops->copy(m.ctx, m.t[0], m.u[0], fine_bytes); /* the boundary in both buffers */
     if (st == PYR_OK && f) st = ops->upload(m.ctx, m.f[0], f->data, fine_bytes);
@@ -357,6 +443,7 @@ pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, in
         st = run_cycles(&m, p, hooks, res);
         /* the field holds the last cycle's result, also when the run stopped with an error after a cycle */
         pyr_status_t down = ops->download(m.ctx, u->data, m.u[0], fine_bytes);
+        if (down == PYR_OK && hy.pure) add_constant(nodes(&hy.level[0]), u->data, p->precision, mean - weighted_mean(&m.g[0], u->data, p->precision));
         if (st == PYR_OK) st = down;
     }
     res->sweeps = m.sweeps;
@@ -367,6 +454,7 @@ pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, in
         if (m.f[l]) ops->release(m.ctx, m.f[l]);
     }
     free(m.cheb);
+    free(m.host);
     ops->destroy(m.ctx);
     return st;
 }
