@@ -1,5 +1,5 @@
 /* The multigrid kernels on the GPU (solvers/multigrid/mg_internal.h): one
- * thread per interior node, each evaluating mg_internal.h's expressions in
+ * thread per unknown (interior and Neumann face nodes), each evaluating mg_internal.h's expressions in
  * mg_cpu.c's order (nvcc --fmad=false: no contraction), so every level holds
  * the CPU's bits.  The residual's maximum is an atomicMax over the bit
  * patterns of |r| as doubles (non-negative doubles order as their bits, and
@@ -32,10 +32,11 @@ struct mg_ctx {
 
 constexpr int BX = 128;
 
-/* The interior as the kernels take it: lo/hi per axis, strides. */
+/* The unknowns as the kernels take them: lo/hi per axis, strides, the Neumann ghosts' offsets. */
 struct geo_t {
-    int64_t nx, sy, sz;
+    int64_t nx, ny, nz, sy, sz;
     int64_t lo[3], hi[3];
+    double t[6];
     int dims;
 };
 
@@ -43,36 +44,49 @@ geo_t geo_of(const pyr_mg_geom_t *g)
 {
     geo_t r;
     r.nx = g->n[0];
+    r.ny = g->n[1];
+    r.nz = g->n[2];
     r.sy = g->n[0];
     r.sz = g->n[0] * g->n[1];
     for (int a = 0; a < 3; a++) {
-        r.lo[a] = g->used[a] ? 1 : 0;
-        r.hi[a] = g->used[a] ? g->n[a] - 1 : 1;
+        r.lo[a] = pyr_mg_lo(g, a);
+        r.hi[a] = pyr_mg_hi(g, a);
     }
+    for (int k = 0; k < 6; k++) r.t[k] = g->t[k];
     r.dims = g->used[2] ? 3 : g->used[1] ? 2 : 1;
     return r;
 }
 
 dim3 grid_of(const geo_t &q) { return dim3((unsigned)((q.hi[0] - q.lo[0] + BX - 1) / BX), (unsigned)(q.hi[1] - q.lo[1]), (unsigned)(q.hi[2] - q.lo[2])); }
 
+/* s at node i = (x, y, z): a node at an axis's end is on a Neumann face (the only unknowns there) and reads the ghost
+ * inner + t in place of its neighbour outside, as mg_cpu.c's face_stencil; elsewhere its plain stencil, the same
+ * expression. */
 template <typename T>
-__device__ __forceinline__ T stencil(const T *u, int64_t i, int64_t sy, int64_t sz, int dims, T cx, T cy, T cz)
+__device__ __forceinline__ T stencil(const geo_t &q, const T *u, int64_t i, int64_t x, int64_t y, int64_t z, T cx, T cy, T cz)
 {
-    if (dims == 1) return cx * (u[i - 1] + u[i + 1]);
-    if (dims == 2) return cx * (u[i - 1] + u[i + 1]) + cy * (u[i - sy] + u[i + sy]);
-    return (cx * (u[i - 1] + u[i + 1]) + cy * (u[i - sy] + u[i + sy])) + cz * (u[i - sz] + u[i + sz]);
+    const T xm = x == 0 ? u[i + 1] + (T)q.t[0] : u[i - 1], xp = x == q.nx - 1 ? u[i - 1] + (T)q.t[1] : u[i + 1];
+    if (q.dims == 1) return cx * (xm + xp);
+    const T ym = y == 0 ? u[i + q.sy] + (T)q.t[2] : u[i - q.sy], yp = y == q.ny - 1 ? u[i - q.sy] + (T)q.t[3] : u[i + q.sy];
+    if (q.dims == 2) return cx * (xm + xp) + cy * (ym + yp);
+    const T zm = z == 0 ? u[i + q.sz] + (T)q.t[4] : u[i - q.sz], zp = z == q.nz - 1 ? u[i - q.sz] + (T)q.t[5] : u[i + q.sz];
+    return (cx * (xm + xp) + cy * (ym + yp)) + cz * (zm + zp);
 }
+
+/* The fine node full weighting reads at offset o from node i of an axis of n nodes: the reflection through a face
+ * where i + o lies outside. */
+__device__ __forceinline__ int64_t reflect(int64_t i, int o, int64_t n) { return i + o < 0 || i + o >= n ? i - o : i + o; }
 
 template <typename T>
 __global__ void smooth_k(geo_t q, const T *u, const T *f, T *out, T cx, T cy, T cz, T d, T gm, T w, int plain, int first)
 {
     const int64_t x = q.lo[0] + (int64_t)blockIdx.x * BX + threadIdx.x;
     if (x >= q.hi[0]) return;
-    const int64_t i = (q.lo[2] + blockIdx.z) * q.sz + (q.lo[1] + blockIdx.y) * q.sy + x;
-    const T s = stencil(u, i, q.sy, q.sz, q.dims, cx, cy, cz);
+    const int64_t y = q.lo[1] + blockIdx.y, z = q.lo[2] + blockIdx.z, i = z * q.sz + y * q.sy + x;
+    const T s = stencil(q, u, i, x, y, z, cx, cy, cz);
     const T J = f ? (s + f[i]) * d : s * d;
-    const T y = plain ? J : u[i] + gm * (J - u[i]);
-    out[i] = first ? y : out[i] + w * (y - out[i]);
+    const T yv = plain ? J : u[i] + gm * (J - u[i]);
+    out[i] = first ? yv : out[i] + w * (yv - out[i]);
 }
 
 __device__ __forceinline__ void max_bits(unsigned long long *m, double v)
@@ -93,8 +107,8 @@ __global__ void residual_k(geo_t q, const T *u, const T *f, T *r, T cx, T cy, T 
     const int64_t x = q.lo[0] + (int64_t)blockIdx.x * BX + threadIdx.x;
     double v = 0;
     if (x < q.hi[0]) {
-        const int64_t i = (q.lo[2] + blockIdx.z) * q.sz + (q.lo[1] + blockIdx.y) * q.sy + x;
-        const T s = stencil(u, i, q.sy, q.sz, q.dims, cx, cy, cz);
+        const int64_t y = q.lo[1] + blockIdx.y, z = q.lo[2] + blockIdx.z, i = z * q.sz + y * q.sy + x;
+        const T s = stencil(q, u, i, x, y, z, cx, cy, cz);
         const T val = (f ? s + f[i] : s) - D * u[i];
         r[i] = val;
         v = (double)val;
@@ -110,12 +124,13 @@ __global__ void restrict_k(geo_t fq, geo_t cq, int kx, int ky, int kz, const T *
     const int64_t Y = cq.lo[1] + blockIdx.y, Z = cq.lo[2] + blockIdx.z;
     const T qq = (T)0.25, hf = (T)0.5;
     const int64_t fx = kx ? 2 * X : X, fy = ky ? 2 * Y : Y, fz = kz ? 2 * Z : Z;
+    const int64_t xm = reflect(fx, -1, fq.nx) - fx, xp = reflect(fx, 1, fq.nx) - fx;
     T ty[3];
     for (int oz = kz ? -1 : 0; oz <= (kz ? 1 : 0); oz++) {
         T tx[3];
         for (int oy = ky ? -1 : 0; oy <= (ky ? 1 : 0); oy++) {
-            const T *p = rf + (fz + oz) * fq.sz + (fy + oy) * fq.sy + fx;
-            tx[oy + 1] = kx ? qq * (p[-1] + p[1]) + hf * p[0] : p[0];
+            const T *p = rf + reflect(fz, oz, fq.nz) * fq.sz + reflect(fy, oy, fq.ny) * fq.sy + fx;
+            tx[oy + 1] = kx ? qq * (p[xm] + p[xp]) + hf * p[0] : p[0];
         }
         ty[oz + 1] = ky ? qq * (tx[0] + tx[2]) + hf * tx[1] : tx[1];
     }
