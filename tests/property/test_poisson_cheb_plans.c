@@ -86,8 +86,14 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     if (o.method == PYR_METHOD_AUTO) /* below what the in-core plan needs, so that auto streams the grid */
         o.memory = lo + (in_core > lo + 1 ? (uint64_t)rng_range(&r, 0, (int64_t)(in_core - lo - 1)) : 0);
     else o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(3 * grid));
-    if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
-    if (o.method == PYR_METHOD_AUTO && o.memory >= in_core) o.method = PYR_METHOD_PYRAMID; /* the GPU's smallest budget holds the grid */
+    /* both bounds are the backend's own (the CUDA layout's are larger: three pieces in flight, rows padded), so that auto
+     * streams the grid on either; where no streamed plan needs less than the in-core one, auto would hold it whole: a
+     * pyramid then, at no less than its own least budget (auto's was the in-core plan's) */
+    if (o.method == PYR_METHOD_AUTO && o.memory >= in_core) {
+        o.method = PYR_METHOD_PYRAMID;
+        const uint64_t least = smallest_budget(&p, o, 4 * grid + (1u << 20));
+        if (o.memory < least) o.memory = least;
+    }
     char label[320];
     snprintf(label, sizeof label,
              "case %d seed %llu: %dD %lldx%lldx%lld %s f=%s iterations=%lld tolerance=%g check_every=%lld | %s %s height=%lld "
