@@ -321,25 +321,6 @@ template <typename T> __global__ void yee_points(Points<T> p)
     if (i < p.nprobe) *p.out[i] = p.probe[i] ? (double)p.probe[i][p.probe_at[i]] : 0.0;
 }
 
-/* Many probes at once (monitors over planes and boxes are probes, one per
- * node and component): a thread per probe reads its field at its index, both
- * from a table on the device that the context keeps per queue. */
-template <typename T> struct Gather {
-    const T *f[PYR_MAX_FIELDS];
-    const int64_t *at;
-    const unsigned char *field;
-    double *out;
-    int64_t n;
-};
-
-template <typename T> __global__ void yee_gather(Gather<T> g)
-{
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= g.n) return;
-    const T *f = g.f[g.field[i]];
-    g.out[i] = f ? (double)f[g.at[i]] : 0.0;
-}
-
 /* Along axis a, the positions [lo, hi) of the longest run of nodes in no
  * layer (for E's derivatives nor H's). */
 void free_run(const pyr_coef_t *k, int a, int64_t n, int64_t *lo, int64_t *hi)
@@ -536,101 +517,6 @@ pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *
     return PYR_OK;
 }
 
-/* A queue's table of probe indices on the device: rebuilt when a call's
- * probes or its piece differ from the ones it was made for (checked once per
- * call: a call's probes do not change between its steps). */
-struct gather_t {
-    const pyr_kernel_call_t *call; /* the call it last served */
-    pyr_kernel_point_t *points;    /* the probes it was made for */
-    int64_t n, cap;
-    pyr_box_t box;
-    int64_t pitch;
-    void *dev; /* n int64 indices, then n field numbers */
-};
-struct gathers_t {
-    gather_t q[PYR_CUDA_QUEUES];
-};
-const char gathers_key = 0;
-
-void gathers_free(pyrcu::ctx_t *c, void *data)
-{
-    gathers_t *t = (gathers_t *)data;
-    for (int i = 0; i < PYR_CUDA_QUEUES; i++) {
-        if (t->q[i].dev) pyr_device_cuda.dev_free(c, t->q[i].dev);
-        free(t->q[i].points);
-    }
-    free(t);
-}
-
-int same_box(const pyr_box_t *a, const pyr_box_t *b);
-
-pyr_status_t gather_table(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, int64_t s, const void **dev)
-{
-    gathers_t *t = (gathers_t *)pyrcu::state_of(c, &gathers_key);
-    if (!t) {
-        t = (gathers_t *)calloc(1, sizeof *t);
-        if (!t) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-        pyr_status_t r = pyrcu::state_keep(c, &gathers_key, t, gathers_free);
-        if (r != PYR_OK) {
-            free(t);
-            return r;
-        }
-    }
-    int qi = 0;
-    while (qi < PYR_CUDA_QUEUES && c->stream[qi] != st) qi++;
-    if (qi == PYR_CUDA_QUEUES) return pyr_fail(PYR_ERR_INTERNAL, "CUDA Maxwell kernel: probes on a queue the context does not have");
-    gather_t *g = &t->q[qi];
-    const pyr_piece_t *pc = call->piece;
-    const int64_t n = call->nprobes;
-    if (g->call == call && s > 0 && g->n == n) {
-        *dev = g->dev;
-        return PYR_OK;
-    }
-    const size_t pts = (size_t)n * sizeof(pyr_kernel_point_t);
-    if (g->dev && g->n == n && g->pitch == pc->pitch && same_box(&g->box, &pc->box) && !memcmp(g->points, call->probes, pts)) {
-        g->call = call;
-        *dev = g->dev;
-        return PYR_OK;
-    }
-    /* the table may still be read by this queue's earlier launches */
-    PYR_CU(cudaStreamSynchronize(st));
-    const size_t bytes = (size_t)n * (sizeof(int64_t) + 1);
-    int64_t *host = (int64_t *)malloc(bytes);
-    pyr_kernel_point_t *keep = (pyr_kernel_point_t *)malloc(pts);
-    if (!host || !keep) {
-        free(host);
-        free(keep);
-        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld probes", (long long)n);
-    }
-    unsigned char *field = (unsigned char *)(host + n);
-    for (int64_t i = 0; i < n; i++) {
-        const pyr_kernel_point_t *q = &call->probes[i];
-        host[i] = pyr_piece_index(pc, q->node[0], q->node[1], q->node[2]);
-        field[i] = (unsigned char)q->field;
-    }
-    memcpy(keep, call->probes, pts);
-    pyr_status_t r = PYR_OK;
-    if ((int64_t)bytes > g->cap) {
-        if (g->dev) pyr_device_cuda.dev_free(c, g->dev);
-        g->dev = NULL;
-        g->cap = 0;
-        r = pyr_device_cuda.dev_alloc(c, bytes, &g->dev);
-        if (r == PYR_OK) g->cap = (int64_t)bytes;
-    }
-    if (r == PYR_OK && cudaMemcpy(g->dev, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess)
-        r = pyr_fail(PYR_ERR_DEVICE, "CUDA Maxwell kernel: copying the probes' table: %s", cudaGetErrorString(cudaGetLastError()));
-    free(host);
-    free(g->points);
-    g->points = r == PYR_OK ? keep : NULL;
-    if (r != PYR_OK) free(keep);
-    g->n = r == PYR_OK ? n : 0;
-    g->call = r == PYR_OK ? call : NULL;
-    g->box = pc->box;
-    g->pitch = pc->pitch;
-    *dev = g->dev;
-    return r;
-}
-
 /* The sources of component kind `electric` at step s of the call (inside
  * box), then (after E) the probes. */
 template <typename T>
@@ -658,23 +544,6 @@ pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *c
         p.src[p.nsrc] = sets && q->field < 6 ? sets->out[q->field] : (T *)pc->buf[q->field][0];
         p.src_at[p.nsrc] = pyr_piece_index(pc, nd[0], nd[1], nd[2]);
         p.amp[p.nsrc++] = call->amplitudes[s * call->nsources + i];
-    }
-    if (electric && call->nprobes > kPoints) {
-        /* the sources first (their launches), then every probe in one */
-        PYR_TRY(flush());
-        const void *table = NULL;
-        PYR_TRY(gather_table(c, st, call, s, &table));
-        Gather<T> g;
-        memset(&g, 0, sizeof g);
-        for (int f = 0; f < PYR_MAX_FIELDS; f++) g.f[f] = sets && f < 6 ? sets->out[f] : (const T *)pc->buf[f][0];
-        g.at = (const int64_t *)table;
-        g.field = (const unsigned char *)(g.at + call->nprobes);
-        g.out = &call->probes_out[s * call->nprobes];
-        g.n = call->nprobes;
-        yee_gather<T><<<(unsigned)((g.n + 255) / 256), 256, 0, st>>>(g);
-        PYR_CU(cudaGetLastError());
-        pyrcu::count(c->dev->stats.launches);
-        return PYR_OK;
     }
     if (electric)
         for (int i = 0; i < call->nprobes; i++) {
