@@ -184,7 +184,7 @@ for np in 2 3; do
 done
 
 # HDF5 (issue 24): ranks read their hyperslab of an HDF5 result (a restart
-# from its step); HDF5 outputs and --report are refused, once, before the run
+# from its step); HDF5 outputs with --parts and --report are refused, once, before the run
 if "$pyr" run heat.ini -q --set grid.nx=5 --set grid.ny=5 --set output.field=probe.h5 > /dev/null 2>&1; then
   "$pyr" run heat.ini -q --set scheme.steps=10 --set output.field=half.h5 > /dev/null || fail "HDF5 half run"
   "$pyr" run heat.ini -q --set initial.kind=file --set initial.file=half.h5 --set output.field=rest_ref.npy > /dev/null ||
@@ -197,8 +197,9 @@ if "$pyr" run heat.ini -q --set grid.nx=5 --set grid.ny=5 --set output.field=pro
     "$pyr" assemble out.parts.json h5_$np.npy -q && cmp -s h5_$np.npy rest_ref.npy || fail "np $np: HDF5 initial.file in parts differs"
   done
   rm -f out.*
-  run_np 2 run heat.ini --set output.field=out.h5 > h5out.txt 2> h5out.err && fail "np 2 accepted an HDF5 output"
-  grep -q "HDF5 results are not written by runs over several MPI ranks" h5out.err || fail "np 2 HDF5 output: $(cat h5out.err)"
+  run_np 2 run heat.ini --set output.field=out.h5 > h5out.txt 2> h5out.err && fail "np 2 --parts accepted an HDF5 output"
+  grep -q "\-\-parts writes each rank's part as NAME.rankNNNN.npy, but output.field = out.h5 is an HDF5 result" h5out.err ||
+    fail "np 2 --parts with out.h5: $(cat h5out.err)"
   [ "$(grep -c 'error:' h5out.err)" = 1 ] || fail "the HDF5 refusal was printed $(grep -c 'error:' h5out.err) times"
   ls out.* > /dev/null 2>&1 && fail "a refused HDF5 run left outputs: $(ls out.*)"
   run_np 2 run heat.ini --report r.json > rep.txt 2> rep.err && fail "np 2 accepted --report"
