@@ -324,9 +324,9 @@ static pyr_status_t faces_validate(const pyr_problem_t *p)
                             face_names[k], q->flux[k], q->flux[k]);
     }
     if (!pyr_poisson_has_neumann(p)) return PYR_OK;
-    if (q->iteration != PYR_ITER_JACOBI && q->iteration != PYR_ITER_CHEBYSHEV)
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "neumann faces are solved by Jacobi or Chebyshev sweeps only; use scheme.iteration = "
-                                             "chebyshev (or jacobi), or make every face dirichlet");
+    if (q->iteration != PYR_ITER_JACOBI && q->iteration != PYR_ITER_CHEBYSHEV && q->iteration != PYR_ITER_MULTIGRID)
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "neumann faces are solved by Jacobi or Chebyshev sweeps or multigrid only; use "
+                                             "scheme.iteration = chebyshev, multigrid or jacobi, or make every face dirichlet");
     if (pyr_poisson_pure_neumann(p)) {
         if (q->iteration == PYR_ITER_JACOBI && !(q->omega < 1))
             return pyr_fail(PYR_ERR_CONFIG, "scheme.omega = %g with every face neumann: plain Jacobi's sweeps never damp the checkerboard "

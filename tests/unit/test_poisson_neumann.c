@@ -117,7 +117,7 @@ static void refusals(void)
     CHECK(pyr_problem_validate(&b) == PYR_ERR_CONFIG && strstr(pyr_last_error(), "unknown kind 7"), "kind 7: %s", pyr_last_error());
     b = p;
     b.poisson.face[0] = PYR_FACE_NEUMANN;
-    b.poisson.iteration = (pyr_iteration_t)(PYR_ITER_CHEBYSHEV + 1); /* an iteration other than the sweeps' (multigrid) */
+    b.poisson.iteration = (pyr_iteration_t)(PYR_ITER_MULTIGRID + 1); /* an unknown iteration */
     CHECK(pyr_problem_validate(&b) != PYR_OK, "neumann faces with another iteration refused: %s", pyr_last_error());
 
     /* pure Neumann: plain Jacobi refused (the checkerboard mode), incompatible data refused naming the mismatch */
