@@ -321,6 +321,25 @@ template <typename T> __global__ void yee_points(Points<T> p)
     if (i < p.nprobe) *p.out[i] = p.probe[i] ? (double)p.probe[i][p.probe_at[i]] : 0.0;
 }
 
+/* Many probes at once (monitors over planes and boxes are probes, one per
+ * node and component): a thread per probe reads its field at its index, both
+ * from a table on the device that the context keeps per queue. */
+template <typename T> struct Gather {
+    const T *f[PYR_MAX_FIELDS];
+    const int64_t *at;
+    const unsigned char *field;
+    double *out;
+    int64_t n;
+};
+
+template <typename T> __global__ void yee_gather(Gather<T> g)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= g.n) return;
+    const T *f = g.f[g.field[i]];
+    g.out[i] = f ? (double)f[g.at[i]] : 0.0;
+}
+
 /* Along axis a, the positions [lo, hi) of the longest run of nodes in no
  * layer (for E's derivatives nor H's). */
 void free_run(const pyr_coef_t *k, int a, int64_t n, int64_t *lo, int64_t *hi)
@@ -517,11 +536,41 @@ pyr_status_t substep(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *
     return PYR_OK;
 }
 
+/* A call's table of probe indices on the device (n int64 indices into the
+ * piece's buffers, then n field numbers), made for the call alone on its
+ * queue (stream-ordered allocation, freed after the call's launches), so
+ * nothing of it outlives the call or is shared between queues or threads. */
+pyr_status_t gather_make(cudaStream_t st, const pyr_kernel_call_t *call, void **dev)
+{
+    *dev = NULL;
+    const int64_t n = call->nprobes;
+    const size_t bytes = (size_t)n * (sizeof(int64_t) + 1);
+    int64_t *host = (int64_t *)malloc(bytes);
+    if (!host) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld probes", (long long)n);
+    unsigned char *field = (unsigned char *)(host + n);
+    for (int64_t i = 0; i < n; i++) {
+        const pyr_kernel_point_t *q = &call->probes[i];
+        host[i] = pyr_piece_index(call->piece, q->node[0], q->node[1], q->node[2]);
+        field[i] = (unsigned char)q->field;
+    }
+    cudaError_t e = cudaMallocAsync(dev, bytes, st);
+    /* from pageable memory the copy has taken the host's bytes when it returns */
+    if (e == cudaSuccess) e = cudaMemcpyAsync(*dev, host, bytes, cudaMemcpyHostToDevice, st);
+    free(host);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (*dev) (void)cudaFreeAsync(*dev, st);
+        *dev = NULL;
+        return pyr_fail(PYR_ERR_DEVICE, "CUDA Maxwell kernel: the table of %lld probes: %s", (long long)n, cudaGetErrorString(e));
+    }
+    return PYR_OK;
+}
+
 /* The sources of component kind `electric` at step s of the call (inside
  * box), then (after E) the probes. */
 template <typename T>
 pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, int electric, const pyr_box_t *b, int64_t s,
-                    const Sets<T> *sets)
+                    const Sets<T> *sets, const void *gather)
 {
     const pyr_piece_t *pc = call->piece;
     Points<T> p;
@@ -544,6 +593,22 @@ pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *c
         p.src[p.nsrc] = sets && q->field < 6 ? sets->out[q->field] : (T *)pc->buf[q->field][0];
         p.src_at[p.nsrc] = pyr_piece_index(pc, nd[0], nd[1], nd[2]);
         p.amp[p.nsrc++] = call->amplitudes[s * call->nsources + i];
+    }
+    if (electric && gather) {
+        /* the sources first (their launches), then every probe in one */
+        PYR_TRY(flush());
+        const void *table = gather;
+        Gather<T> g;
+        memset(&g, 0, sizeof g);
+        for (int f = 0; f < PYR_MAX_FIELDS; f++) g.f[f] = sets && f < 6 ? sets->out[f] : (const T *)pc->buf[f][0];
+        g.at = (const int64_t *)table;
+        g.field = (const unsigned char *)(g.at + call->nprobes);
+        g.out = &call->probes_out[s * call->nprobes];
+        g.n = call->nprobes;
+        yee_gather<T><<<(unsigned)((g.n + 255) / 256), 256, 0, st>>>(g);
+        PYR_CU(cudaGetLastError());
+        pyrcu::count(c->dev->stats.launches);
+        return PYR_OK;
     }
     if (electric)
         for (int i = 0; i < call->nprobes; i++) {
@@ -670,7 +735,8 @@ pyr_status_t disp_launch(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call
 
 /* A step of the tile variant (in place), or its sub-steps on the given sets. */
 template <typename T>
-pyr_status_t tile_step(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int s, const Sets<T> *sets)
+pyr_status_t tile_step(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int s, const Sets<T> *sets,
+                       const void *gather)
 {
     for (int l = 2 * s; l < 2 * s + 2 && l < call->nboxes; l++) {
         const int electric = l % 2; /* a call starts at a step: H, E, H, E ... */
@@ -678,7 +744,7 @@ pyr_status_t tile_step(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t
         if (electric && !sets) PYR_TRY(disp_launch<T>(c, st, call, table, &call->boxes[l], 0));
         PYR_TRY(substep<T>(c, st, call, table, electric, &call->boxes[l], sets));
         if (electric && !sets) PYR_TRY(disp_launch<T>(c, st, call, table, &call->boxes[l], 1));
-        if (call->nsources || (electric && call->nprobes)) PYR_TRY(points<T>(c, st, call, electric, &call->boxes[l], s, sets));
+        if (call->nsources || (electric && call->nprobes)) PYR_TRY(points<T>(c, st, call, electric, &call->boxes[l], s, sets, gather));
     }
     return PYR_OK;
 }
@@ -776,7 +842,8 @@ int fused_box(const pyr_kernel_call_t *call, pyr_box_t *in)
 }
 
 template <typename T>
-pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const pyr_box_t *in)
+pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const pyr_box_t *in,
+                         const void *gather)
 {
     const pyr_piece_t *pc = call->piece;
     const pyr_coef_t *k = call->coef;
@@ -784,7 +851,7 @@ pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call
     int s0 = 0;
     if (nsteps % 2) {
         /* an odd count: the first step in place, so the last ends in the piece's buffers */
-        PYR_TRY(tile_step<T>(c, st, call, table, 0, (const Sets<T> *)NULL));
+        PYR_TRY(tile_step<T>(c, st, call, table, 0, (const Sets<T> *)NULL, gather));
         s0 = 1;
     }
     const int64_t ext[3] = {pyr_box_extent(&pc->box, 0), pyr_box_extent(&pc->box, 1), pyr_box_extent(&pc->box, 2)};
@@ -852,16 +919,17 @@ pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call
         pyrcu::count(c->dev->stats.launches);
         for (int b = 0; b < nh; b++) PYR_TRY(substep<T>(c, st, call, table, 0, &shell_h[b], &io));
         for (int b = 0; b < ne; b++) PYR_TRY(substep<T>(c, st, call, table, 1, &shell_e[b], &io));
-        if (call->nsources || call->nprobes) PYR_TRY(points<T>(c, st, call, 1, &call->boxes[1], s, &io));
+        if (call->nsources || call->nprobes) PYR_TRY(points<T>(c, st, call, 1, &call->boxes[1], s, &io, gather));
     }
     return PYR_OK;
 }
 
-template <typename T> pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table)
+template <typename T>
+pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const void *gather)
 {
     pyr_box_t in;
-    if (!strcmp(call->variant->name, "fused") && fused_box(call, &in)) return fused_steps<T>(c, st, call, table, &in);
-    for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, call, table, s, (const Sets<T> *)NULL));
+    if (!strcmp(call->variant->name, "fused") && fused_box(call, &in)) return fused_steps<T>(c, st, call, table, &in, gather);
+    for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, call, table, s, (const Sets<T> *)NULL, gather));
     return PYR_OK;
 }
 
@@ -927,7 +995,12 @@ pyr_status_t maxwell_run(void *ctx, int slot, const pyr_kernel_call_t *call)
     PYR_TRY(device_profiles(c, call->coef->aux, call->coef->naux, &table));
     const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
     cudaStream_t st = c->stream[slot];
-    pyr_status_t r = c->elem == 8 ? run_calls<double>(c, st, call, table) : run_calls<float>(c, st, call, table);
+    /* many probes (monitors' nodes): gathered in one launch a step from a table made for this call */
+    void *gather = NULL;
+    pyr_status_t r = call->nprobes > kPoints ? gather_make(st, call, &gather) : PYR_OK;
+    if (r == PYR_OK) r = c->elem == 8 ? run_calls<double>(c, st, call, table, gather) : run_calls<float>(c, st, call, table, gather);
+    if (gather && cudaFreeAsync(gather, st) != cudaSuccess && r == PYR_OK)
+        r = pyr_fail(PYR_ERR_DEVICE, "CUDA Maxwell kernel: freeing the probes' table: %s", cudaGetErrorString(cudaGetLastError()));
     pyrcu::span_end(c, span, slot);
     PYR_TRY(r);
     return pyrcu::serial_end(c, slot, t0, &c->dev->stats.compute_ns);
