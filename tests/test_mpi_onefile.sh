@@ -8,30 +8,7 @@
 # parts route (run --parts, then pyrgrid assemble) still gives the same bytes.
 # usage: test_mpi_onefile.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]   (77 without mpirun)
 set -u
-pyr=$(realpath "$1")
-mpiexec=${2:-}
-npflag=${3:--np}
-shift 3 2> /dev/null || shift $#
-flags=("$@")
-if [ -z "$mpiexec" ] || ! command -v "$mpiexec" > /dev/null 2>&1; then
-  echo "no mpirun: skipped"
-  exit 77
-fi
-"$pyr" info 2>&1 | grep -q "^mpi: compiled in (" || { echo "this pyrgrid has no MPI: skipped"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-run_np() { # NP ARGS...: pyrgrid under mpirun
-  local np=$1
-  shift
-  "$mpiexec" "$npflag" "$np" "${flags[@]}" "$pyr" "$@"
-}
-temps() { ls -A | grep -E '\.tmp\.' ; } # the atomic machinery's temporaries (.NAME.tmp.PID@HOST.XXXXXX)
+. "$(dirname "${BASH_SOURCE[0]}")/mpi_launch.sh" "$@"
 
 cat > heat2.ini << 'EOF'
 [grid]

@@ -11,32 +11,9 @@
 # old one keeps it); --parts with an .h5 output is refused.
 # usage: test_mpi_h5.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]   (77 without mpirun, HDF5 or h5py)
 set -u
-pyr=$(realpath "$1")
-mpiexec=${2:-}
-npflag=${3:--np}
-shift 3 2> /dev/null || shift $#
-flags=("$@")
 py=/usr/bin/python3
-if [ -z "$mpiexec" ] || ! command -v "$mpiexec" > /dev/null 2>&1; then
-  echo "no mpirun: skipped"
-  exit 77
-fi
-"$pyr" info 2>&1 | grep -q "^mpi: compiled in (" || { echo "this pyrgrid has no MPI: skipped"; exit 77; }
 [ -x $py ] && $py -c "import h5py, numpy" 2> /dev/null || { echo "no h5py for $py: skipped"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-run_np() { # NP ARGS...: pyrgrid under mpirun
-  local np=$1
-  shift
-  "$mpiexec" "$npflag" "$np" "${flags[@]}" "$pyr" "$@"
-}
-temps() { ls -A | grep -E '\.tmp\.' ; } # the atomic machinery's temporaries (.NAME.tmp.PID@HOST.XXXXXX)
+. "$(dirname "${BASH_SOURCE[0]}")/../mpi_launch.sh" "$@"
 
 # Every object of A in B and no other; datasets: shape, type, chunks, filters, virtual or not, the
 # values' bytes; attributes of every object equal (references by the names they point to), except

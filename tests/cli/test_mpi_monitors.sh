@@ -9,31 +9,8 @@
 # ranks through the C API.)
 # usage: test_mpi_monitors.sh PYRGRID SRC MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]   (77 without mpirun)
 set -u
-pyr=$(realpath "$1")
 src=$(realpath "$2")
-mpiexec=${3:-}
-npflag=${4:--np}
-shift 4 2> /dev/null || shift $#
-flags=("$@")
-if [ -z "$mpiexec" ] || ! command -v "$mpiexec" > /dev/null 2>&1; then
-  echo "no mpirun: skipped"
-  exit 77
-fi
-"$pyr" info 2>&1 | grep -q "^mpi: compiled in (" || { echo "this pyrgrid has no MPI: skipped"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
-run_np() { # NP ARGS...: pyrgrid under mpirun
-  local np=$1
-  shift
-  "$mpiexec" "$npflag" "$np" "${flags[@]}" "$pyr" "$@"
-}
-temps() { ls -A | grep -E '\.tmp\.' ; } # the atomic machinery's temporaries (.NAME.tmp.PID@HOST.XXXXXX)
+. "$(dirname "${BASH_SOURCE[0]}")/../mpi_launch.sh" "$1" "${@:3}"
 
 cp "$src/examples/maxwell_slab_spectrum.ini" slab.ini
 # the program's run refused [monitor] under mpirun before the library made the ranks' spectra whole;
