@@ -96,6 +96,7 @@ typedef struct {
     pyr_kernel_point_t *task_probes; /* scratch */
     void **halo;                 /* skewed plans: the halo stores, one per call of a pass */
     int nhalo;
+    void *skew_ring;             /* skewed plans: their inputs' ring of planes and its state (exec/skewed.c) */
     int64_t skew_issued;         /* skewed plans: pieces issued in earlier passes (slot of piece T: T mod slots) */
     pyr_box_t skew_written[PYR_EXEC_SKEW_SLOTS]; /* per slot: the grid box its last piece's download writes, */
     unsigned char skew_pending[PYR_EXEC_SKEW_SLOTS]; /* until the host waits for that slot */

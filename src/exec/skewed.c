@@ -97,8 +97,8 @@ static pyr_status_t view(exec_t *e, pyr_piece_t *v, const pyr_box_t *box, void *
     return PYR_OK;
 }
 
-/* The inputs' ring and where its planes stand (the top comment), kept past the halo stores, at
- * e->halo[e->nhalo]: both are the passes' device state, made on the first. */
+/* The inputs' ring and where its planes stand (the top comment), at e->skew_ring: with the halo
+ * stores, the passes' device state, made on the first. */
 typedef struct {
     void *buf;                 /* the inputs' rings, one after another (NULL: no input) */
     int64_t planes;            /* of one ring */
@@ -111,14 +111,14 @@ typedef struct {
     unsigned char pending[PYR_EXEC_SKEW_SLOTS]; /* until the host waits for that slot */
 } skew_ring_t;
 
-static skew_ring_t *ring_of(const exec_t *e) { return (skew_ring_t *)e->halo[e->nhalo]; }
+static skew_ring_t *ring_of(const exec_t *e) { return (skew_ring_t *)e->skew_ring; }
 
 /* The host waits for slot q (and forgets its download in flight and its piece's reads of the ring). */
 static pyr_status_t wait_slot(exec_t *e, int q)
 {
     PYR_TRY(e->ops->wait(e->ctx, q));
     e->skew_pending[q] = 0;
-    if (e->halo) ring_of(e)->pending[q] = 0;
+    if (e->skew_ring) ring_of(e)->pending[q] = 0;
     return PYR_OK;
 }
 
@@ -146,7 +146,7 @@ static pyr_status_t alloc_halo(exec_t *e)
     const pyr_piece_layout_t H = pyr_piece_layout(e->ops, ext, e->elem);
     if (H.pitch != plan->layout.pitch) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: halo stores and buffers differ in pitch");
     const int n = pyr_skew_stores(plan, plan->height);
-    e->halo = calloc((size_t)n + 1, sizeof *e->halo);
+    e->halo = calloc(n > 0 ? (size_t)n : 1, sizeof *e->halo);
     skew_ring_t *r = calloc(1, sizeof *r);
     if (!e->halo || !r) {
         free(e->halo);
@@ -155,7 +155,7 @@ static pyr_status_t alloc_halo(exec_t *e)
         return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
     }
     e->nhalo = n;
-    e->halo[n] = r;
+    e->skew_ring = r;
     for (int j = 0; j < n; j++) PYR_TRY(e->ops->dev_alloc(e->ctx, H.layer_bytes, &e->halo[j]));
     return alloc_ring(e, r);
 }
@@ -168,6 +168,7 @@ void pyr_exec_skewed_release(exec_t *e)
     skew_ring_t *r = ring_of(e);
     if (r && r->buf) e->ops->dev_free(e->ctx, r->buf);
     free(r);
+    e->skew_ring = NULL;
     free(e->halo);
     e->halo = NULL;
     e->nhalo = 0;
