@@ -144,7 +144,6 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
         uint64_t grid = (uint64_t)pyr_problem_nodes(&p) * pyr_precision_size(prec) * 8;
         uint64_t lo = smallest_budget(&p, o, 8 * grid + (1u << 20));
         o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(2 * grid));
-        if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
     }
     const pyr_maxwell_params_t *m = &p.maxwell;
     int terms = m->npoles;

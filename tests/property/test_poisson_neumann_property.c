@@ -145,7 +145,6 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     if (!nparts && o.method != PYR_METHOD_NAIVE) {
         uint64_t lo = smallest_budget(&p, o, 8 * grid + (1u << 20));
         o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(2 * grid));
-        if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
     }
     char faces[64] = "";
     for (int k = 0; k < 2 * dims; k++) {

@@ -74,7 +74,6 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
         pyr_options_t lo_o = o;
         uint64_t lo = smallest_budget(&p, lo_o, 4 * grid + (1u << 20));
         o.memory = lo + (uint64_t)rng_range(&r, 0, (int64_t)(3 * grid));
-        if (backend == PYR_BACKEND_CUDA && o.memory < (1u << 20)) o.memory = 1u << 20;
     }
     char label[320];
     snprintf(label, sizeof label,
