@@ -6,7 +6,7 @@
  *   bench_heat [--cases 2f,2d,3f,3d] [--steps N] [--trivial-steps N]
  *              [--heights 32,64,128] [--heights3 4,8] [--decomp auto|strips|blocks|slabs]
  *              [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid]
- *              [--slots auto,2,3] [--equation heat|poisson] [--fractions 4,16] [--kernel V1/V2/...]
+ *              [--slots auto,2,3] [--equation heat|poisson] [--fractions 4,16] [--kernel V1/V2/...] [--refine]
  *
  * --kernel: the naive run again with each variant (e.g. fused:1/fused:3,16).
  * --equation poisson: -laplace(u) = f with a sine f (u and f on the device:
@@ -79,6 +79,8 @@ static pyr_equation_t g_equation = PYR_EQ_HEAT;
 static char g_kernels[256] = ""; /* --kernel: the naive run once per listed variant */
 static int g_fractions[4] = {4, 16};
 static int g_nfractions = 2;
+static pyr_plan_mode_t g_plan_mode = PYR_PLAN_ESTIMATE; /* of the next run_kernel call */
+static int g_refine = 0;                               /* --refine: a plan = refine row per budget */
 
 static result_t run_kernel(const pyr_problem_t *prob, pyr_field_t *f, pyr_method_t method, uint64_t memory, int64_t height, int slots,
                            const char *kernel)
@@ -93,6 +95,7 @@ static result_t run_kernel(const pyr_problem_t *prob, pyr_field_t *f, pyr_method
     o.memory = memory;
     o.height = height;
     o.slots = slots;
+    o.plan_mode = g_plan_mode;
     if (method != PYR_METHOD_NAIVE) o.decomposition = g_decomp;
     pyr_plan_t *plan = NULL;
     if (pyr_plan_create(prob, &o, &plan) != PYR_OK) {
@@ -210,6 +213,15 @@ static void bench_grid(const char *name, int dims, const int64_t n[3], pyr_preci
         snprintf(what, sizeof what, "pyramid 1/%d, auto height", frac);
         print_row(what, &a, naive.steady, triv.steady);
         best = a;
+        if (g_refine) {
+            /* the automatic choice refined by timing its best candidates on the run's first steps (no step wasted):
+             * compare its end-to-end rate with the best fixed height's */
+            g_plan_mode = PYR_PLAN_REFINE;
+            result_t rr = run(&p, f, PYR_METHOD_PYRAMID, budget, 0, 0);
+            g_plan_mode = PYR_PLAN_ESTIMATE;
+            snprintf(what, sizeof what, "pyramid 1/%d, plan = refine", frac);
+            print_row(what, &rr, naive.steady, triv.steady);
+        }
         for (int i = 0; i < nheights; i++)
             for (int k = 0; k < g_nslots; k++) {
                 result_t b = run(&p, f, PYR_METHOD_PYRAMID, budget, heights[i], g_slots[k]);
@@ -250,6 +262,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--scale") && v) scale = atoll(argv[++i]);
         else if (!strcmp(a, "--methods") && v) g_methods = argv[++i];
         else if (!strcmp(a, "--kernel") && v) snprintf(g_kernels, sizeof g_kernels, "%s", argv[++i]);
+        else if (!strcmp(a, "--refine")) g_refine = 1;
         else if (!strcmp(a, "--grids") && v) grids = argv[++i];
         else if (!strcmp(a, "--equation") && v) {
             if (!pyr_equation_from_name(argv[++i], &g_equation)) {
