@@ -5,10 +5,14 @@
  *     same size (the shift part only; bench/frames_skimage.py, when
  *     python3-skimage is installed);
  *   - 4096^2 frames, history 20, streamed from (pinned) host memory to host
- *     memory on the GPU: frames per second end to end, uint16 and float input.
+ *     memory on the GPU: frames per second end to end, uint16 and float input;
+ *   - beside pyrgrid GPU, a batched CuPy pipeline on the same frames
+ *     (bench/frames_cupy.py, run by $PYR_PYTHON or python3 where cupy is
+ *     installed; the frames go to it through a .npy file).
+ * The GPU's stage times (events per stage) are printed after its line.
  *
  * usage: bench_frames [--size 512] [--frames 200] [--history 20] [--backends cpu,cuda]
- *                     [--stream 4096] [--stream-frames 300] [--no-skimage] [--threads N]
+ *                     [--stream 4096] [--stream-frames 300] [--no-skimage] [--no-cupy] [--threads N]
  * Frames are a synthetic star field (Gaussian stars, photon-like noise) moved by
  * random sub-pixel jitter of +-2 px; a few distinct frames are cycled. */
 #include <math.h>
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
@@ -120,6 +125,56 @@ static int run_small(pyr_backend_kind_t b, int n, int T, int history, int thread
     return 0;
 }
 
+/* The nd frames as a .npy file (float32, C order) for the CuPy peer. */
+static int write_npy(const char *path, const float *f, int nd, int n)
+{
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return 1;
+    char hdr[128];
+    int len = snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d, %d), }", nd, n, n);
+    int total = (10 + len + 1 + 63) / 64 * 64; /* magic, version, length, header, '\n': a multiple of 64 */
+    int pad = total - 10 - len - 1;
+    unsigned short hl = (unsigned short)(total - 10);
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 255), (unsigned char)(hl >> 8)};
+    int bad = fwrite(pre, 1, 10, fp) != 10 || fwrite(hdr, 1, (size_t)len, fp) != (size_t)len;
+    for (int i = 0; i < pad && !bad; i++) bad = fputc(' ', fp) == EOF;
+    if (!bad) bad = fputc('\n', fp) == EOF;
+    if (!bad) bad = fwrite(f, sizeof(float), (size_t)nd * n * n, fp) != (size_t)nd * n * n;
+    return fclose(fp) != 0 || bad;
+}
+
+/* The CuPy peer on the same frames in the same order: ms per frame, or < 0
+ * (the line saying why is printed). */
+static double run_cupy(const float *frames, int nd, int n, int T, int history)
+{
+    char path[] = "/tmp/bench_frames_XXXXXX"; /* np.load reads the format, whatever the name */
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        printf("CuPy batched: not measured (no temporary file)\n");
+        return -1;
+    }
+    close(fd);
+    double ms = -1;
+    if (write_npy(path, frames, nd, n)) {
+        printf("CuPy batched: not measured (could not write %s)\n", path);
+    } else {
+        const char *py = getenv("PYR_PYTHON");
+        char cmd[4096], line[1024];
+        snprintf(cmd, sizeof cmd, "%s %s/bench/frames_cupy.py %s %d %d 2>&1", py && *py ? py : "python3", PYR_SOURCE_DIR, path, T,
+                 history);
+        fflush(stdout);
+        FILE *p = popen(cmd, "r");
+        while (p && fgets(line, sizeof line, p)) {
+            if (!strncmp(line, "cupy_ms_per_frame=", 18)) ms = atof(line + 18);
+            else fputs(line, stdout); /* why not, or what went wrong */
+        }
+        int rc = p ? pclose(p) : -1;
+        if (ms <= 0 && rc != 0) printf("CuPy batched: not measured (%s failed)\n", cmd);
+    }
+    remove(path);
+    return ms;
+}
+
 static void run_stream(int n, int T, int history, int use_u16)
 {
     int nd = 6;
@@ -184,7 +239,7 @@ done:
 
 int main(int argc, char **argv)
 {
-    int n = 512, T = 200, history = 20, stream = 4096, sT = 300, skimage = 1, threads = 0;
+    int n = 512, T = 200, history = 20, stream = 4096, sT = 300, skimage = 1, cupy = 1, threads = 0;
     const char *backends = "cpu,cuda";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc) n = atoi(argv[++i]);
@@ -195,9 +250,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--stream-frames") && i + 1 < argc) sT = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-skimage")) skimage = 0;
+        else if (!strcmp(argv[i], "--no-cupy")) cupy = 0;
         else {
             fprintf(stderr, "usage: bench_frames [--size N] [--frames T] [--history H] [--backends cpu,cuda] [--stream N (0: none)] "
-                            "[--stream-frames T] [--threads N] [--no-skimage]\n");
+                            "[--stream-frames T] [--threads N] [--no-skimage] [--no-cupy]\n");
             return 2;
         }
     }
@@ -211,9 +267,22 @@ int main(int argc, char **argv)
         double ms;
         pyr_frames_stats_t st;
         if (gpus == 0) printf("pyrgrid GPU: no usable GPU\n");
-        else if (!run_small(PYR_BACKEND_CUDA, n, T, history, 0, frames, nd, &ms, &st))
-            printf("pyrgrid GPU (%s): %.4f ms/frame (%.0f frames/s; target <= 0.05 ms; the article: 1.43 ms on a GTX Titan)\n",
+        else if (!run_small(PYR_BACKEND_CUDA, n, T, history, 0, frames, nd, &ms, &st)) {
+            printf("pyrgrid GPU (%s): %.4f ms/frame (%.0f frames/s; target <= 0.035 ms; the article: 1.43 ms on a GTX Titan)\n",
                    st.device, ms, 1e3 / ms);
+            double tot = st.shift_s + st.weights_s + st.whiten_s + st.detect_s;
+            if (tot > 0)
+                printf("pyrgrid GPU stages (device time per frame, from events): shifts %.4f ms, weights %.4f ms, whitening %.4f ms, "
+                       "detection + cleaning %.4f ms; the rest of the %.4f ms is the host's (launches, copies, waits)\n",
+                       1e3 * st.shift_s / st.frames, 1e3 * st.weights_s / st.frames, 1e3 * st.whiten_s / st.frames,
+                       1e3 * st.detect_s / st.frames, ms);
+            if (cupy) {
+                double cms = run_cupy(frames, nd, n, T, history);
+                if (cms > 0)
+                    printf("pyrgrid GPU %.4f ms/frame | CuPy batched %.4f ms/frame | ratio (CuPy / pyrgrid) %.2f\n", ms, cms,
+                           cms / ms);
+            }
+        }
     }
     if (strstr(backends, "cpu")) {
         double ms;

@@ -44,7 +44,7 @@ def shifts(F, iters=3):
     wy = (2 * xp.pi * xp.fft.fftfreq(ny))[:, None]
     hw = xp.full(nh, 2.0)  # the half spectrum stands for both halves
     hw[0] = hw[-1] = 1.0
-    GX, GY = 1j * wx * G, 1j * wy * G  # spectra of the reference's gradient
+    GX, GY = (1j * wx * G).astype(G.dtype), (1j * wy * G).astype(G.dtype)  # the reference's gradient
     u = float((hw * xp.abs(GX) ** 2).sum())
     v = float((hw * (GX * GY.conj()).real).sum())
     w = float((hw * xp.abs(GY) ** 2).sum())

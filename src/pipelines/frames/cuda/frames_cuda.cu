@@ -47,6 +47,12 @@ namespace cg = cooperative_groups;
 #define SLOTS 3
 #define TPB 256
 #define REC_CANDS 1024 /* candidates copied with every record; more are fetched on demand */
+/* Stage times: events around the stages of one frame in STAGE_EVERY, read
+ * when the frame is delivered (its events have passed by then); the sets
+ * are a ring twice the slots long, as a slot's frame is delivered only
+ * after the next frame in that slot has recorded its first stages. */
+#define STAGE_EVERY 8
+#define STAGE_SETS (2 * SLOTS)
 
 namespace {
 
@@ -142,6 +148,11 @@ struct fr_cuda {
     int npinned;
     int coop_blocks;
     pyr_frames_candidate_t *cand_host;
+    /* stage times (fr_impl_t stage_times): shift, weights, whitening, detection */
+    cudaEvent_t ev_stage[STAGE_SETS][5];
+    int stage_timed[STAGE_SETS];
+    double stage_ms[4];
+    int64_t stage_frames;
 };
 typedef struct fr_cuda fr_cuda_t;
 
@@ -1017,6 +1028,9 @@ static void fr_cuda_destroy(fr_cuda_t **gpu)
             if (g->ev_done[k]) cudaEventDestroy(g->ev_done[k]);
             if (g->ev_down[k]) cudaEventDestroy(g->ev_down[k]);
         }
+        for (int q = 0; q < STAGE_SETS; q++)
+            for (int e = 0; e < 5; e++)
+                if (g->ev_stage[q][e]) cudaEventDestroy(g->ev_stage[q][e]);
         if (g->h_var) rt->host_free(g->rt, g->h_var);
         if (g->ev_var) cudaEventDestroy(g->ev_var);
         (void)cudaGetLastError();
@@ -1150,6 +1164,8 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
         CUT(cudaEventCreateWithFlags(&g->ev_done[k], cudaEventDisableTiming));
         CUT(cudaEventCreateWithFlags(&g->ev_down[k], cudaEventDisableTiming));
     }
+    for (int q = 0; q < STAGE_SETS; q++)
+        for (int e = 0; e < 5; e++) CUT(cudaEventCreate(&g->ev_stage[q][e]));
     CUT(cudaMemset(g->d_ring, 0, fb * (size_t)s->pix_ring));
     CUT(cudaMemset(g->d_maxz, 0, fb));
     CUT(cudaMemset(g->d_z, 0, fb));
@@ -1250,6 +1266,16 @@ static pyr_status_t deliver_slot(fr_cuda_t *g, int j, fr_deliver_t deliver, void
     fr_out_t out;
     memset(&out, 0, sizeof out);
     int64_t t = g->pend_t[j];
+    int q = (int)(t % STAGE_SETS);
+    if (g->stage_timed[q]) { /* recorded on cs before ev_done, which the download waited for */
+        for (int e = 0; e < 4; e++) {
+            float ms = 0;
+            CU(cudaEventElapsedTime(&ms, g->ev_stage[q][e], g->ev_stage[q][e + 1]));
+            g->stage_ms[e] += ms;
+        }
+        g->stage_frames++;
+        g->stage_timed[q] = 0;
+    }
     out.frame = t;
     out.dx = r->sx;
     out.dy = r->sy;
@@ -1366,6 +1392,9 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     CU(cudaStreamWaitEvent(g->cs, g->ev_up[k], 0));
     cudaStream_t cs = g->cs;
     unsigned gp = grid_for(np), gc = grid_for(g->nch);
+    const int timed = t % STAGE_EVERY == 0;
+    cudaEvent_t *evs = g->ev_stage[t % STAGE_SETS];
+    if (timed) CU(cudaEventRecord(evs[0], cs));
     /* 1. ingest */
     k_ingest<<<gp, TPB, 0, cs>>>(g->d_raw[k], (int)type, np, g->d_in, g->d_bad, g->d_iblk, g->d_st);
     k_fill_value<<<1, TPB, 0, cs>>>(g->d_iblk, (int)gp, np, g->d_st);
@@ -1483,6 +1512,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     k_bg_final<<<1, 1, 0, cs>>>(g->d_part, g->ntiles, g->d_st, g->bg_n, g->bg_sxx, g->bg_syy, t == 0);
     k_bg_sub<<<gp, TPB, 0, cs>>>(h, g->d_xt, g->d_yt, nx, np, g->d_st);
     LAUNCHED();
+    if (timed) CU(cudaEventRecord(evs[1], cs));
     /* 3. dots row, weights */
     int n = (int)(t < o->history ? t : o->history);
     frame_slots_t sl;
@@ -1494,13 +1524,16 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     k_solve<<<1, 1, use_shared ? wbytes : 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
                                                    s->window, o->epsilon, g->d_work, g->d_st, use_shared);
     LAUNCHED();
+    if (timed) CU(cudaEventRecord(evs[2], cs));
     /* out slot k: its previous frame must be delivered */
     if (g->pending[k]) PYR_TRY(deliver_slot(g, k, deliver, driver));
     float *res = g->d_res[k];
     if (t == 0) {
         CU(cudaMemsetAsync(res, 0, (size_t)np * sizeof(float), cs));
+        if (timed) CU(cudaEventRecord(evs[3], cs));
     } else {
         k_whiten<<<gp, TPB, 0, cs>>>(g->d_ring, np, sl, g->d_st, res, g->d_bh);
+        if (timed) CU(cudaEventRecord(evs[3], cs));
         if (g->var_mode) {
             /* through pinned staging, once the previous frame's plane has left it */
             CU(cudaEventSynchronize(g->ev_var));
@@ -1554,6 +1587,8 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     LAUNCHED();
     /* the candidate list is overwritten by the next frame: copy it now, in stream order */
     CU(cudaMemcpyAsync(g->h_cand[k], g->d_cand, REC_CANDS * sizeof(fcand_t), cudaMemcpyDeviceToHost, cs));
+    if (timed) CU(cudaEventRecord(evs[4], cs));
+    g->stage_timed[t % STAGE_SETS] = timed;
     CU(cudaEventRecord(g->ev_done[k], cs));
     /* 4. download on its own stream */
     CU(cudaStreamWaitEvent(g->down, g->ev_done[k], 0));
@@ -1578,6 +1613,13 @@ static pyr_status_t fr_cuda_finish(fr_cuda_t *g, fr_deliver_t deliver, void *dri
     }
     CU(cudaStreamSynchronize(g->cs));
     return PYR_OK;
+}
+
+/* Device time per stage, from the frames timed, scaled to every frame delivered. */
+static void fr_cuda_stage_times(const fr_cuda_t *g, double t[4])
+{
+    double f = g->stage_frames ? (double)g->delivered / (double)g->stage_frames : 0.0;
+    for (int e = 0; e < 4; e++) t[e] = 1e-3 * g->stage_ms[e] * f;
 }
 
 static pyr_status_t fr_cuda_max_snr(fr_cuda_t *g, float *out)
@@ -1608,6 +1650,7 @@ static pyr_status_t cuda_finish(void *impl, fr_deliver_t deliver, void *driver) 
 static pyr_status_t cuda_pin(void *impl, void *host, size_t bytes) { return fr_cuda_pin((fr_cuda_t *)impl, host, bytes); }
 static pyr_status_t cuda_max_snr(void *impl, float *out) { return fr_cuda_max_snr((fr_cuda_t *)impl, out); }
 static void cuda_describe(const void *impl, char *text, size_t size) { fr_cuda_describe((const fr_cuda_t *)impl, text, size); }
+static void cuda_stage_times(const void *impl, double t[4]) { fr_cuda_stage_times((const fr_cuda_t *)impl, t); }
 
 static void cuda_destroy(void *impl)
 {
@@ -1617,6 +1660,6 @@ static void cuda_destroy(void *impl)
 
 extern "C" const fr_impl_t fr_impl_cuda = {
     PYR_BACKEND_CUDA, "cuda", cuda_create, cuda_push, cuda_finish, cuda_pin, cuda_max_snr, cuda_describe,
-    NULL, /* stage times: not measured on the GPU */
+    cuda_stage_times,
     cuda_destroy,
 };
