@@ -760,7 +760,7 @@ static pyr_status_t setup_points(exec_t *e)
     const pyr_scheme_points_t *pts = &e->pts;
     if (pts->nshown < 0 || pts->nshown > pts->nprobes)
         return pyr_fail(PYR_ERR_INTERNAL, "the %s scheme shows %d of its %d probes", scheme->name, pts->nshown, pts->nprobes);
-    if ((pts->nsources || pts->nprobes) && plan->decomp == PYR_DECOMP_SKEWED && !plan->resident)
+    if ((pts->nsources || pts->nprobes) && plan->decomp == PYR_DECOMP_SKEWED && !plan->resident && plan->npp > 0)
         return pyr_fail(PYR_ERR_INTERNAL, "a skewed plan of the %s scheme: its passes take no point sources or probes", scheme->name);
     const int64_t hmax = plan->height;
     e->nsrc = pts->nsources;

@@ -60,7 +60,19 @@
  * input and its output, and reduces over the piece's planes of the last
  * layer (its result): each interior node in one piece's.  The pieces' maxima
  * are combined in piece order; a maximum is exact, so the change and the
- * stopping sweep are every plan's. */
+ * stopping sweep are every plan's.
+ *
+ * In-place state (plan/skewed.h pyr_skew_inplace: Maxwell's E and H, its
+ * auxiliaries beside them) has no two layers to lean between: every field,
+ * state and inputs alike, lives in the ring, a piece uploads its own planes
+ * there, sweeps its plane ranges of every step in one kernel call (sub-steps
+ * in order) over a view of the ring from h + 1 planes below its own, and
+ * downloads its planes of the last layer; what it leaves below its planes is
+ * the next piece's input, in place.  Its sources are the kernel's (each node
+ * in one piece's range at each step); its probes are recorded after every
+ * step of the call and kept for the steps whose range held their node
+ * (inplace_probes).  A ring write waits for the pieces in flight that read
+ * those planes until their downloads are done (a mark after each). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +121,7 @@ typedef struct {
     int64_t busy[PYR_EXEC_SKEW_SLOTS][2][2];    /* per slot: the ring planes its latest piece reads (its views', and
                                                    those its move read: two ranges), */
     unsigned char pending[PYR_EXEC_SKEW_SLOTS]; /* until the host waits for that slot */
+    int64_t probe_ab[PYR_EXEC_SKEW_SLOTS][2];   /* in-place state: per slot, its latest piece's [A, B) (its probes') */
 } skew_ring_t;
 
 static skew_ring_t *ring_of(const exec_t *e) { return (skew_ring_t *)e->skew_ring; }
@@ -127,7 +140,7 @@ static pyr_status_t alloc_ring(exec_t *e, skew_ring_t *r)
     const pyr_plan_t *plan = e->plan;
     const pyr_problem_t *p = &plan->problem;
     int n = 0;
-    for (int f = 0; f < e->nf; f++) r->index[f] = e->role[f] == PYR_FIELD_INPUT ? n++ : -1;
+    for (int f = 0; f < e->nf; f++) r->index[f] = pyr_skew_in_ring(e->plan, f) ? n++ : -1;
     if (n == 0) return PYR_OK;
     int64_t ext[3] = {p->n[0], p->n[1], p->n[2]};
     ext[pyr_skew_axis(plan)] = r->planes = pyr_skew_ring_planes(plan, plan->height);
@@ -292,7 +305,7 @@ static pyr_status_t ring_upload(exec_t *e, int q, int64_t lo, int64_t hi, int64_
     whole.lo[a] = base;
     whole.hi[a] = base + ring_of(e)->planes;
     for (int fi = 0; fi < e->nf; fi++) {
-        if (e->role[fi] != PYR_FIELD_INPUT) continue;
+        if (!pyr_skew_in_ring(e->plan, fi)) continue;
         pyr_box_t parts[2];
         const int n = pyr_plan_field_boxes(e->plan, fi, &b, parts);
         for (int k = 0; k < n; k++) {
@@ -321,7 +334,7 @@ static pyr_status_t ring_move(exec_t *e, int q, int64_t lo, int64_t hi, int64_t 
     b.lo[a] = lo;
     b.hi[a] = hi;
     for (int fi = 0; fi < e->nf; fi++) {
-        if (e->role[fi] != PYR_FIELD_INPUT) continue;
+        if (!pyr_skew_in_ring(e->plan, fi)) continue;
         pyr_box_t parts[2];
         const int n = pyr_plan_field_boxes(e->plan, fi, &b, parts);
         for (int k = 0; k < n; k++) {
@@ -335,14 +348,17 @@ static pyr_status_t ring_move(exec_t *e, int q, int64_t lo, int64_t hi, int64_t 
 }
 
 /* Before a write into ring planes [lo, hi) on slot q: it waits for the compute of every piece in flight on
- * another slot that reads any of them (its slot's last compute mark; without marks, one slot: the host). */
+ * another slot that reads any of them (its slot's last compute mark; without marks, one slot: the host).
+ * In-place state is read until the piece's download is done: then that mark (PYR_MARK_UPLOAD, which the
+ * skewed passes use for nothing else). */
 static pyr_status_t ring_claim(exec_t *e, int q, int64_t lo, int64_t hi)
 {
     skew_ring_t *r = ring_of(e);
     const int marks = e->ops->mark && e->ops->after_mark;
+    const int which = pyr_skew_inplace(e->plan) ? PYR_MARK_UPLOAD : PYR_MARK_COMPUTE;
     for (int o = 0; o < e->plan->slots; o++) {
         if (o == q || !r->pending[o] || !(overlaps(lo, hi, r->busy[o][0]) || overlaps(lo, hi, r->busy[o][1]))) continue;
-        if (marks) PYR_TRY(e->ops->after_mark(e->ctx, q, o, PYR_MARK_COMPUTE));
+        if (marks) PYR_TRY(e->ops->after_mark(e->ctx, q, o, which));
         else PYR_TRY(wait_slot(e, o));
     }
     return PYR_OK;
@@ -380,7 +396,7 @@ static pyr_status_t ring_point(const piece_calls_t *P, pyr_piece_t *v)
 {
     exec_t *e = P->e;
     for (int fi = 0; fi < e->nf; fi++) {
-        if (e->role[fi] != PYR_FIELD_INPUT) continue;
+        if (!pyr_skew_in_ring(e->plan, fi)) continue;
         pyr_piece_t w;
         PYR_TRY(ring_view(e, fi, &v->box, P->base, &w));
         v->buf[fi][0] = w.buf[fi][0];
@@ -520,9 +536,191 @@ static pyr_status_t run_measured(const piece_calls_t *P, int slot, const pyr_ske
     return e->ops->reduce_change(e->ctx, slot, &newest, P->f, &b, out);
 }
 
+/* ------------------------------------------------------------ in-place state (plan/skewed.h) */
+
+/* Planes [lo, hi) of the ring's state fields (not the inputs) at mapping base into the host grid, on slot q. */
+static pyr_status_t ring_download(exec_t *e, int q, const pyr_box_t *box, int64_t base)
+{
+    const int a = pyr_skew_axis(e->plan);
+    pyr_box_t whole = pyr_plan_grid(e->plan);
+    whole.lo[a] = base;
+    whole.hi[a] = base + ring_of(e)->planes;
+    for (int fi = 0; fi < e->nf; fi++) {
+        if (!pyr_skew_in_ring(e->plan, fi) || e->role[fi] == PYR_FIELD_INPUT) continue;
+        pyr_box_t parts[2];
+        const int n = pyr_plan_field_boxes(e->plan, fi, box, parts);
+        for (int k = 0; k < n; k++) {
+            pyr_piece_t w;
+            PYR_TRY(ring_view(e, fi, &whole, base, &w));
+            PYR_TRY(e->ops->download(e->ctx, q, &w, fi, &e->grid[fi], &parts[k]));
+            e->count.downloaded += (uint64_t)pyr_box_volume(&parts[k]);
+        }
+    }
+    return PYR_OK;
+}
+
+/* The probes of slot q's last piece (planes [A, B) at the pass's first layer; valid after the host waited
+ * for q) into the pass's table: probe j's row s only where its node lay in the piece's planes of step
+ * s + 1, [A - s - 1, B - s - 1) (the kernel records every probe of its call after every step). */
+static void inplace_probes(exec_t *e, int q, int64_t h)
+{
+    const int k = e->slot_probe_n[q], a = pyr_skew_axis(e->plan);
+    const int64_t A = ring_of(e)->probe_ab[q][0], B = ring_of(e)->probe_ab[q][1];
+    for (int j = 0; j < k; j++) {
+        const int i = e->slot_probe_idx[q][j];
+        const int64_t z = e->probes[i].node[a];
+        for (int64_t s = 0; s < h; s++)
+            if (z >= A - s - 1 && z < B - s - 1) e->probe_pass[s * e->nprobes + i] = e->slot_probe_out[q][s * k + j];
+    }
+    e->slot_probe_n[q] = 0;
+}
+
+/* The host waits for slot q, then takes its piece's probes. */
+static pyr_status_t inplace_wait(exec_t *e, int q, int64_t h)
+{
+    PYR_TRY(wait_slot(e, q));
+    if (e->nprobes) inplace_probes(e, q, h);
+    return PYR_OK;
+}
+
+/* A pass of in-place state: piece t uploads its planes of every ring field into the ring on its slot, sweeps
+ * steps 1..h over its plane ranges in one kernel call once the piece before has computed (what that piece
+ * left below A is in the ring, at the same mapping or moved to this piece's new one), and downloads its
+ * planes of layer h.  The ring's writes wait for the pieces in flight on other slots that read the planes
+ * (until their downloads are done: ring_claim); the host grid's order is the ping-pong pass's. */
+static pyr_status_t inplace_pass(exec_t *e, int64_t step, int64_t h, int drain)
+{
+    pyr_plan_t *plan = e->plan;
+    const pyr_device_ops_t *ops = e->ops;
+    const int slots = plan->slots, a = pyr_skew_axis(plan), nsub = plan->scheme->nsub;
+    if (slots < 1 || slots > PYR_EXEC_SKEW_SLOTS) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a plan it cannot run");
+    if (!e->halo) PYR_TRY(alloc_halo(e));
+    skew_ring_t *ring = ring_of(e);
+    if (!ring->buf) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: in-place state without a ring");
+    const int64_t np = pyr_skew_pieces(plan, h);
+    const pyr_grid_dims_t grid = {{plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]}};
+    const int marks = slots > 1 && ops->mark && ops->after_mark;
+    const pyr_box_t interior = pyr_plan_interior(plan);
+    for (int64_t t = 0; t < np; t++) {
+        const int64_t T = e->skew_issued + t;
+        const int slot = (int)(T % slots);
+        if (T >= slots) PYR_TRY(inplace_wait(e, slot, h));
+        int64_t foot[2], need[2], move[2] = {0, 0}, from = 0;
+        pyr_skew_input_planes(plan, t, h, foot, need);
+        const pyr_box_t ub = pyr_skew_upload(plan, t);
+        if (t == 0 || foot[0] - ring->base < 0 || foot[1] - ring->base > ring->planes) {
+            if (t > 0) {
+                move[0] = need[0];
+                move[1] = need[1];
+            }
+            from = ring->base;
+            ring->base = foot[0] - ring_place(e, slot, foot[1] - foot[0], move[1] > move[0]);
+            const int64_t src[2] = {move[0] - from, move[1] - from};
+            if (move[1] > move[0] && overlaps(ub.lo[a] - ring->base, ub.hi[a] - ring->base, src))
+                return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: piece %lld's planes would overwrite the ring planes it moves", (long long)t);
+        }
+        const int64_t base = ring->base;
+        if (!pyr_box_empty(&ub)) {
+            PYR_TRY(host_order(e, slot, &ub));
+            PYR_TRY(ring_claim(e, slot, ub.lo[a] - base, ub.hi[a] - base));
+            PYR_TRY(ring_upload(e, slot, ub.lo[a], ub.hi[a], base));
+        }
+        /* what the pieces before left below A: theirs to write until the piece before has computed */
+        if (T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_COMPUTE));
+        if (move[1] > move[0]) {
+            PYR_TRY(ring_claim(e, slot, move[0] - base, move[1] - base));
+            PYR_TRY(ring_move(e, slot, move[0], move[1], from, base));
+        }
+        /* its steps, without those where its planes lie off the grid (at a pass's ends) */
+        int64_t s0 = 0, s1 = 0;
+        for (int64_t s = 1; s <= h; s++) {
+            int any = 0;
+            for (int k = 0; k < nsub && !any; k++) {
+                const pyr_box_t b = pyr_skew_inplace_box(plan, t, s, k);
+                any = !pyr_box_empty(&b);
+            }
+            if (!any) continue;
+            if (!s0) s0 = s;
+            s1 = s;
+        }
+        if (s0 > 0 && foot[1] > foot[0]) {
+            for (int64_t s = s0; s <= s1; s++)
+                for (int k = 0; k < nsub; k++) {
+                    pyr_box_t *b = &e->layer_boxes[(s - s0) * nsub + k];
+                    *b = pyr_skew_inplace_box(plan, t, s, k);
+                    e->count.computed += (uint64_t)pyr_box_volume(b);
+                }
+            pyr_box_t win = pyr_plan_grid(plan);
+            win.lo[a] = foot[0];
+            win.hi[a] = foot[1];
+            pyr_piece_t v;
+            pyr_skew_view_shape(plan, &win, &v);
+            for (int fi = 0; fi < e->nf; fi++) {
+                if (!pyr_skew_in_ring(plan, fi)) continue;
+                pyr_piece_t w;
+                PYR_TRY(ring_view(e, fi, &win, base, &w));
+                v.buf[fi][0] = w.buf[fi][0];
+            }
+            pyr_kernel_call_t kc = {.piece = &v,
+                                    .coef = &plan->coef,
+                                    .boxes = e->layer_boxes,
+                                    .nboxes = (int)((s1 - s0 + 1) * nsub),
+                                    .variant = &plan->variant,
+                                    .step = step + s0 - 1,
+                                    .grid = &grid,
+                                    .nsources = e->nsrc,
+                                    .sources = e->src,
+                                    .amplitudes = e->nsrc ? e->amp + (s0 - 1) * e->nsrc : NULL};
+            if (e->nprobes) {
+                /* the probes on the planes it sweeps, recorded after each of its steps (inplace_probes keeps
+                 * the rows where the node was its own) */
+                int k = 0;
+                for (int i = 0; i < e->nprobes; i++) {
+                    const int64_t *nd = e->probes[i].node;
+                    int in = nd[a] >= foot[0] && nd[a] < foot[1];
+                    for (int d = 0; d < 3 && in; d++) in = nd[d] >= interior.lo[d] && nd[d] < interior.hi[d];
+                    if (!in) continue;
+                    e->task_probes[k] = e->probes[i];
+                    e->slot_probe_idx[slot][k++] = i;
+                }
+                e->slot_probe_n[slot] = k;
+                ring_of(e)->probe_ab[slot][0] = interior.lo[a] + t * plan->skew_size;
+                ring_of(e)->probe_ab[slot][1] = ring_of(e)->probe_ab[slot][0] + plan->skew_size;
+                kc.nprobes = k;
+                kc.probes = e->task_probes;
+                kc.probes_out = e->slot_probe_out[slot] + (s0 - 1) * k;
+            }
+            PYR_TRY(plan->kernel->run(e->ctx, slot, &kc));
+        }
+        if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
+        const pyr_box_t db = pyr_skew_download(plan, t, h);
+        if (!pyr_box_empty(&db)) {
+            PYR_TRY(host_order(e, slot, &db));
+            PYR_TRY(ring_download(e, slot, &db, base));
+            e->skew_written[slot] = db;
+            e->skew_pending[slot] = 1;
+        }
+        if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_UPLOAD));
+        /* the ring planes it reads and writes, busy until its download is done (and those its move read) */
+        ring->prev[0] = ring->busy[slot][0][0] = foot[0] - base;
+        ring->prev[1] = ring->busy[slot][0][1] = foot[1] - base;
+        ring->busy[slot][1][0] = move[0] - from;
+        ring->busy[slot][1][1] = move[1] - from;
+        ring->pending[slot] = 1;
+    }
+    e->skew_issued += np;
+    if (drain || e->nprobes)
+        for (int q = 0; q < slots; q++) PYR_TRY(inplace_wait(e, q, h));
+    return PYR_OK;
+}
+
 pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain, int reduce)
 {
     pyr_plan_t *plan = e->plan;
+    if (pyr_skew_inplace(plan)) {
+        if (reduce) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: in-place state measures no change");
+        return inplace_pass(e, step, h, drain);
+    }
     const pyr_device_ops_t *ops = e->ops;
     const int f = state_field(e), slots = plan->slots;
     if (f < 0 || plan->spares != 1 || slots < 1 || slots > PYR_EXEC_SKEW_SLOTS)

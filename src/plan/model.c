@@ -368,6 +368,53 @@ static void skew_inputs(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     }
 }
 
+/* Stage times of the pieces of a skewed pass of in-place state (plan/skewed.h): every field's planes up
+ * (each over its support, as the ring takes them), one kernel call of the piece's steps over its plane
+ * ranges, the state's planes down; where a piece takes a new mapping of the ring, the planes it shares with
+ * the pieces before moved within it on its slot. */
+static void skew_inplace_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, int64_t h, stage_t *st, pyr_model_prediction_t *sum)
+{
+    const pyr_problem_t *p = &plan->problem;
+    const int64_t elem = (int64_t)pyr_precision_size(p->precision), np = pyr_skew_pieces(plan, h), layers = pyr_plan_layers(plan, h);
+    const int nsub = plan->scheme->nsub, a = pyr_skew_axis(plan);
+    const double ccost = pyr_model_compute_cost(k, layers);
+    const int64_t ring = pyr_skew_ring_planes(plan, plan->height > 0 ? plan->height : h);
+    const pyr_box_t grid = pyr_plan_grid(plan);
+    const double plane = (double)pyr_box_volume(&grid) / (double)pyr_box_extent(&grid, a);
+    int64_t ring_base = 0;
+    for (int64_t t = 0; t < np; t++) {
+        const pyr_box_t ub = pyr_skew_upload(plan, t), db = pyr_skew_download(plan, t, h);
+        double u = 0, d = 0, c = 0, comp = 0, rows = 0, nring = 0;
+        for (int f = 0; f < plan->scheme->nfields; f++) {
+            if (!pyr_skew_in_ring(plan, f)) continue;
+            nring++;
+            pyr_box_t parts[2];
+            int n = pyr_plan_field_boxes(plan, f, &ub, parts);
+            for (int q = 0; q < n; q++) u += transfer_cost(k, &parts[q], p->n[0], elem, 1, NULL);
+            if (plan->scheme->field[f].role == PYR_FIELD_INPUT) continue;
+            n = pyr_plan_field_boxes(plan, f, &db, parts);
+            for (int q = 0; q < n; q++) d += transfer_cost(k, &parts[q], p->n[0], elem, 0, NULL);
+        }
+        for (int64_t s = 1; s <= h; s++)
+            for (int q = 0; q < nsub; q++) {
+                const pyr_box_t b = pyr_skew_inplace_box(plan, t, s, q);
+                comp += (double)pyr_box_volume(&b);
+                rows += (double)rows_of(&b);
+            }
+        if (comp > 0) c = compute_time(plan, k, layers, ccost * comp + k->compute_row * rows);
+        const int64_t moved = pyr_skew_ring_next(plan, t, h, ring, &ring_base);
+        if (moved > 0) c += nring * (k->call + k->compute[0] * plane * (double)moved);
+        st[t].u = u;
+        st[t].c = c;
+        st[t].d = d;
+        st[t].host = 0;
+        st[t].ub = st[t].db = st[t].ud = 1.0;
+        sum->upload += u;
+        sum->compute += c;
+        sum->download += d;
+    }
+}
+
 /* Stage times of the pieces of a skewed pass (plan/skewed.h): whole planes up
  * and down, one contiguous run each; the calls of each piece in the
  * executor's order (exec/skewed.c): where the runtime has a lane and call j's
@@ -518,7 +565,8 @@ pyr_status_t pyr_model_predict_pass(const pyr_plan_t *plan, const pyr_model_cons
     int64_t nt = skewed ? pyr_skew_pieces(plan, h) : pyr_plan_tasks(plan);
     stage_t *st = malloc((size_t)nt * sizeof *st);
     if (!st) return pyr_fail(PYR_ERR_NOMEM, "out of host memory modelling %lld tasks", (long long)nt);
-    if (skewed) skew_stages(plan, k, h, st, out);
+    if (skewed && pyr_skew_inplace(plan)) skew_inplace_stages(plan, k, h, st, out);
+    else if (skewed) skew_stages(plan, k, h, st, out);
     else task_stages(plan, k, h, st, out);
     out->serial = out->upload + out->compute + out->download + out->host;
     if (pyr_model_resolve(plan, form) == PYR_MODEL_SERIAL || plan->slots <= 1) {

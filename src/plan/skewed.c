@@ -18,12 +18,44 @@ static int inputs_used(const pyr_plan_t *plan)
     return n;
 }
 
+int pyr_skew_inplace(const pyr_plan_t *plan)
+{
+    if (plan->npp != 0) return 0;
+    for (int f = 0; f < plan->scheme->nfields; f++)
+        if (((plan->fields >> f) & 1) && plan->scheme->field[f].role == PYR_FIELD_INPLACE) return 1;
+    return 0;
+}
+
+int pyr_skew_in_ring(const pyr_plan_t *plan, int f)
+{
+    if (!((plan->fields >> f) & 1)) return 0;
+    const pyr_field_role_t r = plan->scheme->field[f].role;
+    return r == PYR_FIELD_INPUT || (pyr_skew_inplace(plan) && (r == PYR_FIELD_INPLACE || r == PYR_FIELD_AUX));
+}
+
+/* Why in-place state cannot be swept skewed here (NULL: it can): plan/skewed.h's order holds for a step of
+ * two sub-steps along the axis, the first reading only its own plane and the one above, the second only its
+ * own and the one below, with no plane fixed at the axis's ends and no wrap across them. */
+static const char *inplace_refusal(const pyr_plan_t *plan)
+{
+    const pyr_scheme_t *s = plan->scheme;
+    const int a = pyr_skew_axis(plan);
+    if (s->nsub != 2 || s->sub[0].reach_lo[a] != 0 || s->sub[0].reach_hi[a] > 1 || s->sub[1].reach_lo[a] > 1 || s->sub[1].reach_hi[a] != 0)
+        return "it sweeps in-place state in two sub-steps, the first reading one plane ahead, the second one behind";
+    if ((plan->coef.periodic >> a) & 1) return "the last axis is periodic here; make another axis the periodic one, or use blocks";
+    if (plan->fixed[a][0] || plan->fixed[a][1]) return "its in-place sweep updates every plane of the last axis, and this problem fixes some";
+    if (s->reduction != PYR_REDUCE_NONE) return "its in-place sweep measures no change";
+    if (plan->previous) return "its in-place sweep carries one layer of the state";
+    return NULL;
+}
+
 int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
 {
     const pyr_problem_t *p = &plan->problem;
     const int a = p->dims - 1;
     const char *no = NULL;
     if (p->dims < 2) no = "it applies to 2D and 3D grids";
+    else if (pyr_skew_inplace(plan)) no = inplace_refusal(plan);
     else if (plan->npp != 1) no = "it moves one ping-pong field, and this scheme has several";
     else if (plan->nfixed != inputs_used(plan))
         no = "it streams read-only inputs beside its one ping-pong field, and this scheme keeps other state in place";
@@ -32,7 +64,8 @@ int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
     else if (plan->scheme->reduction != PYR_REDUCE_NONE && plan->scheme->reduction != PYR_REDUCE_MAX_CHANGE)
         no = "it measures only the largest change of a sweep";
     else if (plan->previous) no = "its pieces carry one layer of the state, and this problem's sub-steps read the layer before too";
-    if (no && why) snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s", plan->scheme->name, no);
+    if (no && why)
+        snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s; blocks or slabs take it", plan->scheme->name, no);
     return no == NULL;
 }
 
@@ -124,6 +157,7 @@ int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan) { return plan->skew_size 
 
 int pyr_skew_stores(const pyr_plan_t *plan, int64_t h)
 {
+    if (pyr_skew_inplace(plan)) return 0; /* the ring hands every plane over */
     int most = 0, steps[PYR_SKEW_MAX_CALLS];
     /* a pass's calls: k steps each, then an odd rest (and one step after an even one) */
     for (int64_t g = h; g >= 1 && g > h - 2 * plan->skew_k - 2; g--) {
@@ -138,9 +172,40 @@ int64_t pyr_skew_plane_elems(const pyr_plan_t *plan)
     return plan->problem.dims == 3 ? plan->layout.pitch * plan->problem.n[1] : plan->layout.pitch;
 }
 
+pyr_box_t pyr_skew_inplace_box(const pyr_plan_t *plan, int64_t t, int64_t s, int k)
+{
+    const pyr_problem_t *p = &plan->problem;
+    const int a = pyr_skew_axis(plan);
+    int64_t lo, hi;
+    axis_range(plan, &lo, &hi);
+    const int64_t A = lo + t * plan->skew_size;
+    pyr_box_t b = planes(plan, A - s, A + plan->skew_size - s, lo, hi);
+    for (int d = 0; d < p->dims; d++) { /* the nodes sub-step k updates */
+        const int64_t m0 = pyr_scheme_margin(plan->scheme, p, k, d, 0), m1 = p->n[d] - pyr_scheme_margin(plan->scheme, p, k, d, 1);
+        if (b.lo[d] < m0) b.lo[d] = m0;
+        if (b.hi[d] > m1) b.hi[d] = m1;
+        if (b.hi[d] < b.lo[d]) b.hi[d] = b.lo[d];
+    }
+    (void)a;
+    return b;
+}
+
 void pyr_skew_input_planes(const pyr_plan_t *plan, int64_t t, int64_t h, int64_t foot[2], int64_t need[2])
 {
     const int a = pyr_skew_axis(plan);
+    if (pyr_skew_inplace(plan)) {
+        /* step s updates [A - s, B - s) and reads one plane either side: [A - h - 1, B) over the pass, of which
+         * the planes below A the pieces before left there */
+        int64_t lo, hi;
+        axis_range(plan, &lo, &hi);
+        const int64_t n = plan->problem.n[a], A = lo + t * plan->skew_size, B = A + plan->skew_size;
+        foot[0] = need[0] = A - h - 1 > 0 ? A - h - 1 : 0;
+        foot[1] = B < n ? B : n;
+        need[1] = A < n ? A : n;
+        if (foot[0] >= foot[1]) foot[0] = foot[1] = need[0] = need[1] = 0;
+        if (need[1] < need[0]) need[1] = need[0];
+        return;
+    }
     int steps[PYR_SKEW_MAX_CALLS];
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     foot[0] = need[0] = INT64_MAX;
@@ -199,6 +264,21 @@ void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
     for (int64_t p = 0; p < np; p++) {
         pyr_box_t u = pyr_skew_upload(plan, p), d = pyr_skew_download(plan, p, h);
         uint64_t up = (uint64_t)pyr_box_volume(&u), down = (uint64_t)pyr_box_volume(&d), comp = 0;
+        if (pyr_skew_inplace(plan)) { /* every field's planes up once (each over its support), the state's down once */
+            up = down = 0;
+            for (int f = 0; f < plan->scheme->nfields; f++) {
+                if (!pyr_skew_in_ring(plan, f)) continue;
+                up += pyr_plan_field_volume(plan, f, &u);
+                if (plan->scheme->field[f].role != PYR_FIELD_INPUT) down += pyr_plan_field_volume(plan, f, &d);
+            }
+            for (int64_t s = 1; s <= h; s++)
+                for (int k = 0; k < plan->scheme->nsub; k++) {
+                    const pyr_box_t b = pyr_skew_inplace_box(plan, p, s, k);
+                    comp += (uint64_t)pyr_box_volume(&b);
+                }
+            pyr_plan_count_task(sum, task_max, up, down, comp);
+            continue;
+        }
         for (int f = 0; f < plan->scheme->nfields; f++) /* the inputs' own planes, beside the state's */
             if (((plan->fields >> f) & 1) && plan->scheme->field[f].role == PYR_FIELD_INPUT) up += pyr_plan_field_volume(plan, f, &u);
         int64_t s = 0;

@@ -49,8 +49,10 @@
  *
  * Schemes of one ping-pong field, read-only inputs, one sub-step per step,
  * a reach of at most one node along the last axis and no layer read a
- * step back qualify (heat, Poisson's Jacobi sweeps); pyr_skew_eligible says
- * why another does not. */
+ * step back qualify (heat, Poisson's Jacobi sweeps), and schemes of in-place
+ * state in two sub-steps, one reading a plane ahead and one a plane behind
+ * (Maxwell: pyr_skew_inplace below); pyr_skew_eligible says why another does
+ * not. */
 #ifndef PYR_PLAN_SKEWED_H
 #define PYR_PLAN_SKEWED_H
 
@@ -62,6 +64,24 @@
 /* Whether a plan's scheme and problem can be solved skewed; when not, a
  * message into why (may be NULL). */
 int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n);
+
+/* Whether the plan's state is updated in place (no ping-pong field: Maxwell's E and H, its auxiliaries in
+ * place beside them).  Then a piece sweeps its planes [A - s, B - s) at step s, every sub-step over the
+ * whole range in order, in one copy of each plane: the fields of every piece live in one ring of planes on
+ * the device that the slots share (the inputs' ring, pyr_skew_ring_planes), and what a piece leaves below
+ * A is the next piece's to read there.  With the sub-steps of pyr_skew_eligible (the first reads the plane
+ * above, the second the plane below) every read finds its time layer: at step s, the first sub-step at
+ * B - s - 1 reads B - s at layer s - 1 (this piece's step s - 1), at A - s it reads A - s as the piece
+ * before left it (its last update there was step s - 1); the second at A - s reads A - s - 1 at layer s
+ * (the piece before's step s), and no piece updates a plane the piece before will read again.  So there
+ * are no halo stores and nothing is computed twice; a piece uploads its planes [A, B) at layer 0 and
+ * downloads [A - h, B - h), which no later piece updates, at layer h. */
+int pyr_skew_inplace(const pyr_plan_t *plan);
+/* Whether field f lives in the ring: the inputs, and with in-place state its state and auxiliaries. */
+int pyr_skew_in_ring(const pyr_plan_t *plan, int f);
+/* In-place state: the nodes sub-step k (0-based) of step s (1..h) of piece t updates (its plane range
+ * clipped to the sub-step's update box). */
+pyr_box_t pyr_skew_inplace_box(const pyr_plan_t *plan, int64_t t, int64_t s, int k);
 
 /* The axis the pieces follow: the grid's last. */
 static inline int pyr_skew_axis(const pyr_plan_t *plan) { return plan->problem.dims - 1; }
