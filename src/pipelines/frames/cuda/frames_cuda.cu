@@ -34,6 +34,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <float.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,8 +341,15 @@ __global__ void k_rsums(const float *h, const float *r, const float *gx, const f
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
     double acc[5] = {0, 0, 0, 0, 0};
+    int64_t sy = blockDim.x / w, sx = blockDim.x % w, y = ya + threadIdx.x / w, x = b + threadIdx.x % w; /* j's (y, x), walked */
     for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
-        int64_t i = (ya + j / w) * nx + b + j % w;
+        int64_t i = y * nx + x;
+        y += sy;
+        x += sx;
+        if (x >= b + w) {
+            x -= w;
+            y++;
+        }
         if (!sv[i]) continue;
         double d = (double)fr_smooth5(h, i, nx) - r[i], ax = gx[i], ay = gy[i];
         acc[0] += ay * d;
@@ -391,12 +399,18 @@ __global__ void k_bg_tiles(const float *h, const float *xt, const float *yt, int
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
     double acc[3] = {0, 0, 0};
+    int64_t sy = blockDim.x / w, sx = blockDim.x % w, y = ya + threadIdx.x / w, x = b + threadIdx.x % w; /* j's (y, x), walked */
     for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
-        int64_t y = ya + j / w, x = b + j % w;
         double v = h[y * nx + x];
         acc[0] += v;
         acc[1] += (double)xt[x] * v;
         acc[2] += (double)yt[y] * v;
+        y += sy;
+        x += sx;
+        if (x >= b + w) {
+            x -= w;
+            y++;
+        }
     }
     for (int k = 0; k < 3; k++) {
         double v = block_sum(acc[k], sh);
@@ -529,16 +543,38 @@ __global__ void k_argmax(const float *c, int64_t np, double2 *blk, long long *bl
     }
 }
 
+/* The blocks' maxima (never NaN) reduced by one block: the largest value
+ * and, among its blocks, the lowest index - what a scan in block order
+ * finds, whatever the order of the reduction; none above -inf: index 0, as
+ * that scan leaves it. */
 __global__ void k_argmax_final(const double2 *blk, const long long *blkidx, int nblk, int64_t nx, int64_t ny, fstate_t *st)
 {
-    if (threadIdx.x) return;
+    __shared__ double sv[TPB];
+    __shared__ long long si[TPB];
     double best = -INFINITY;
-    long long bi = 0;
-    for (int b = 0; b < nblk; b++)
+    long long bi = LLONG_MAX;
+    for (int b = threadIdx.x; b < nblk; b += blockDim.x)
         if (blk[b].x > best || (blk[b].x == best && blkidx[b] < bi)) {
             best = blk[b].x;
             bi = blkidx[b];
         }
+    sv[threadIdx.x] = best;
+    si[threadIdx.x] = bi;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            double o = sv[threadIdx.x + s];
+            long long oi = si[threadIdx.x + s];
+            if (o > sv[threadIdx.x] || (o == sv[threadIdx.x] && oi < si[threadIdx.x])) {
+                sv[threadIdx.x] = o;
+                si[threadIdx.x] = oi;
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x) return;
+    best = sv[0];
+    bi = best > -INFINITY ? si[0] : 0;
     long long ix = bi % nx, iy = bi / nx;
     if (ix > nx / 2) ix -= nx;
     if (iy > ny / 2) iy -= ny;
@@ -677,28 +713,38 @@ __global__ void k_store_shift(fstate_t *st, double *shx, double *shy, int ring, 
 }
 
 /* Dot products of h_t with h_{t-k}, k = 0..n, over the frame less its
- * border: one block per tile into part[tile * (n+1) + k] (kept in their own
- * buffer); `only_if_cleaned`: again for the tiles whose pixels of h_t were
- * replaced, so the row equals a full recomputation. */
+ * border: one block per tile and k (block tile * (n+1) + k: the blocks of a
+ * tile run together and share its pixels of h_t in the cache) into
+ * part[tile * (n+1) + k] (kept in their own buffer); every thread adds its
+ * pixels j = thread, thread + blockDim, ... of the tile in that order, and the
+ * block adds the threads' sums in block_sum's order, whatever the grid.
+ * `only_if_cleaned`: again for the tiles whose pixels of h_t were replaced,
+ * so the row equals a full recomputation. */
 __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, int64_t nx, int64_t ny, int64_t b, double *part,
                        const fstate_t *st, int only_if_cleaned, int *dirty)
 {
-    if (only_if_cleaned && (st->cleaned == 0 || !dirty[blockIdx.x])) return;
-    if (!only_if_cleaned && threadIdx.x == 0) dirty[blockIdx.x] = 0;
+    int64_t tile = blockIdx.x / (n + 1);
+    int k = (int)(blockIdx.x % (n + 1));
+    if (only_if_cleaned && (st->cleaned == 0 || !dirty[tile])) return;
+    if (!only_if_cleaned && k == 0 && threadIdx.x == 0) dirty[tile] = 0;
     __shared__ double sh[TPB];
-    int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+    int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
-    const float *ht = ring + (int64_t)sl.slot[0] * np;
-    for (int k = 0; k <= n; k++) {
-        const float *hk = ring + (int64_t)sl.slot[k] * np;
-        double acc = 0;
-        for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
-            int64_t y = ya + j / w, x = b + j % w;
-            acc += (double)ht[y * nx + x] * (double)hk[y * nx + x];
+    const float *ht = ring + (int64_t)sl.slot[0] * np, *hk = ring + (int64_t)sl.slot[k] * np;
+    /* (y, x) of j walked by steps of blockDim.x: no division per pixel */
+    int64_t sy = blockDim.x / w, sx = blockDim.x % w, y = ya + threadIdx.x / w, x = b + threadIdx.x % w;
+    double acc = 0;
+    for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
+        acc += (double)ht[y * nx + x] * (double)hk[y * nx + x];
+        y += sy;
+        x += sx;
+        if (x >= b + w) {
+            x -= w;
+            y++;
         }
-        acc = block_sum(acc, sh);
-        if (threadIdx.x == 0) part[tile * (n + 1) + k] = acc;
     }
+    acc = block_sum(acc, sh);
+    if (threadIdx.x == 0) part[tile * (n + 1) + k] = acc;
 }
 
 __global__ void k_dots_final(const double *part, int64_t ntiles, int n, double *D, int dot_ring, int span, int64_t t,
@@ -825,13 +871,20 @@ __global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *va
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
     double acc[FR_NOISE_SUMS] = {0};
     double A = st->A, C = st->C, F = st->F;
+    int64_t sy = blockDim.x / w, sx = blockDim.x % w, py = ya + threadIdx.x / w, px = b + threadIdx.x % w; /* j's (y, x), walked */
     for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
-        int64_t y = ya + j / w, i = y * nx + b + j % w;
+        const int64_t y = py, i = y * nx + px, col = px;
+        py += sy;
+        px += sx;
+        if (px >= b + w) {
+            px -= w;
+            py++;
+        }
         if (!valid[i]) continue;
         double mm = m[i], x = xv[i] > 0 ? xv[i] : 0.0f;
         double y2 = mm * mm;
         float base = st->bg[0] + st->bg[2] * yt[y];
-        if (var_mode || fr_noise_sky(xv[i], fr_noise_bg(k2sum, base, st->bg[1], xt[b + j % w]))) {
+        if (var_mode || fr_noise_sky(xv[i], fr_noise_bg(k2sum, base, st->bg[1], xt[col]))) {
             acc[5] += 1;
             acc[6] += x;
             acc[7] += y2;
@@ -1378,11 +1431,12 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     }
     /* input: the slot's previous frame must have been converted */
     size_t bytes = (size_t)np * (type == PYR_FRAMES_F32 ? 4u : 2u);
+    int wait_up = 0;
     if (g->in_use[k]) CU(cudaEventSynchronize(g->ev_used[k]));
     if (is_pinned(g, frame, bytes)) {
         CU(cudaMemcpyAsync(g->d_raw[k], frame, bytes, cudaMemcpyHostToDevice, g->up));
         CU(cudaEventRecord(g->ev_up[k], g->up));
-        CU(cudaEventSynchronize(g->ev_up[k])); /* the caller may reuse the frame when we return */
+        wait_up = 1; /* the caller may reuse the frame when we return: waited for once the frame's work is queued */
     } else {
         memcpy(g->h_raw[k], frame, bytes);
         CU(cudaMemcpyAsync(g->d_raw[k], g->h_raw[k], bytes, cudaMemcpyHostToDevice, g->up));
@@ -1402,7 +1456,11 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     k_fill_bad<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, nx, ny, g->d_st);
     LAUNCHED();
     CU(cudaEventRecord(g->ev_used[k], cs));
-    if (t == 0) {
+    /* integer pixels are finite, and stay so in the unit (at least the RMS of
+     * a frame of integers not all 0): only float frames can have masked
+     * pixels (the driver's masks come as NaN in float frames) */
+    const int may_mask = type == PYR_FRAMES_F32;
+    if (t == 0 && may_mask) {
         /* frame 0's masked pixels are repaired from frame 1 (the one time the
          * host waits on the device before a frame's delivery) */
         unsigned long long m0 = 0;
@@ -1441,7 +1499,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
             FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
             unsigned nb = gp < 1024 ? gp : 1024;
             k_argmax<<<nb, TPB, 0, cs>>>(g->d_t1, np, g->d_blk, g->d_blkidx);
-            k_argmax_final<<<1, 32, 0, cs>>>(g->d_blk, g->d_blkidx, (int)nb, nx, ny, g->d_st);
+            k_argmax_final<<<1, TPB, 0, cs>>>(g->d_blk, g->d_blkidx, (int)nb, nx, ny, g->d_st);
         }
         k_pprod<<<gc, TPB, 0, cs>>>(g->d_F, g->d_G, g->d_sm, g->d_X, g->nch);
         LAUNCHED();
@@ -1452,15 +1510,19 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         CU(cudaLaunchCooperativeKernel((void *)k_iterate, dim3((unsigned)g->coop_blocks), dim3(TPB), args, 0, cs));
         /* masked pixels: the reference moved to the frame, then the spectrum
          * again (frames_cpu.c refill_masked; the kernels do nothing for a
-         * frame without masked pixels, whose spectrum comes out the same) */
-        k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt, -1.0);
-        k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_G, g->d_X, (cufftComplex *)NULL, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
-        LAUNCHED();
-        FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
-        k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, g->d_t2, np, 1.0f / (float)np);
-        k_refill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_t2, g->d_bad, nx, ny, g->d_st);
-        LAUNCHED();
-        FFT(g->fft->ExecR2C(g->r2c, g->d_in, g->d_F));
+         * frame without masked pixels, whose spectrum comes out the same, so
+         * a frame that cannot have any skips them: the buffers written here
+         * are written again before they are read) */
+        if (may_mask) {
+            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt, -1.0);
+            k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_G, g->d_X, (cufftComplex *)NULL, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+            LAUNCHED();
+            FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
+            k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, g->d_t2, np, 1.0f / (float)np);
+            k_refill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_t2, g->d_bad, nx, ny, g->d_st);
+            LAUNCHED();
+            FFT(g->fft->ExecR2C(g->r2c, g->d_in, g->d_F));
+        }
         /* the refinement over the interior (frames_cpu.c refine_shift): a
          * fixed number of registrations; those after the step fell below the
          * tolerance repeat the last one */
@@ -1517,7 +1579,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     int n = (int)(t < o->history ? t : o->history);
     frame_slots_t sl;
     for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % s->pix_ring);
-    k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty);
+    k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty);
     k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 0);
     size_t wbytes = (size_t)fr_weights_work(o->history, s->deg < 0 ? 1 : fr_poly_terms(s->deg)) * sizeof(double);
     int use_shared = wbytes <= 40 * 1024;
@@ -1578,7 +1640,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         if (o->clean)
             k_clean<<<128, 128, 0, cs>>>(h, g->d_bh, g->d_cand, g->d_st, nx, ny, s->clean_radius,
                                                           (float)o->clean_threshold, dt);
-        k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty);
+        k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty);
         k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 1);
         k_zero_masked<<<gp, TPB, 0, cs>>>(res, g->d_valid, nx, ny, b, g->d_st);
         LAUNCHED();
@@ -1601,6 +1663,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     g->pend_direct[k] = direct;
     g->pending[k] = 1;
     g->t++;
+    if (wait_up) CU(cudaEventSynchronize(g->ev_up[k]));
     return PYR_OK;
 }
 
