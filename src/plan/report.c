@@ -179,7 +179,11 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
             print_extent(out, plan, info.pieces);
             fprintf(out, ")");
         }
-        if (plan->decomp == PYR_DECOMP_SKEWED)
+        if (plan->decomp == PYR_DECOMP_SKEWED && pyr_skew_inplace(plan))
+            fprintf(out, "\nskewed       %lld planes per piece at a pass's first layer, leaning back one per step; each piece sweeps its "
+                         "planes of every step in place (one kernel call), the planes below them handed to the next in the ring",
+                    (long long)plan->skew_size);
+        else if (plan->decomp == PYR_DECOMP_SKEWED)
             fprintf(out, "\nskewed       %lld planes per piece at a pass's first layer, leaning back one per step; calls of %d steps "
                          "(the kernel's launch), %d halo stores of %d planes",
                     (long long)plan->skew_size, plan->skew_k, pyr_skew_stores(plan, plan->height), 2 * plan->skew_k);
@@ -199,7 +203,10 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
     if (plan->resident)
         fprintf(out, "device       %s of budget %s: the grid in 2 time layers%s%s", used, budget, plan->nfixed ? " and its inputs" : "",
                 plan->scratch_bytes ? " and 2 work vectors of its size (cuBLAS operands)" : "");
-    else {
+    else if (plan->decomp == PYR_DECOMP_SKEWED && pyr_skew_inplace(plan)) {
+        fprintf(out, "device       %s of budget %s: a ring of %lld planes per field (state, auxiliaries, inputs) for %d piece%s in flight", used,
+                budget, (long long)pyr_skew_ring_planes(plan, plan->height), info.slots, info.slots > 1 ? "s" : "");
+    } else {
         fprintf(out, "device       %s of budget %s: %d buffers of one time layer for %d piece%s in flight", used, budget,
                 info.slots + plan->spares, info.slots, info.slots > 1 ? "s" : "");
         /* skewed pieces share one ring of each input's planes; the other decompositions give each piece an input buffer */
