@@ -130,7 +130,7 @@ struct fr_cuda {
     long long *d_blkidx;
     fstate_t *d_st;
     frec_t *d_rec[SLOTS];
-    fcand_t *d_cand;
+    fcand_t *d_cand[SLOTS]; /* per out slot: copied on `down` while the next frames find theirs */
     /* host */
     void *h_raw[SLOTS];
     float *h_res[SLOTS];
@@ -1065,13 +1065,14 @@ static void fr_cuda_destroy(fr_cuda_t **gpu)
         if (g->plans & 2) g->fft->Destroy(g->c2r);
         void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
                        g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
-                       g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_cand, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty,
+                       g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty,
                        g->d_rref, g->d_rgx, g->d_rgy, g->d_xt, g->d_yt, g->d_refbad, g->d_sv, g->d_bad0, g->d_var, g->d_vreg};
         for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) rt->dev_free(g->rt, dev[i]);
         for (int k = 0; k < SLOTS; k++) {
             rt->dev_free(g->rt, g->d_raw[k]);
             rt->dev_free(g->rt, g->d_res[k]);
             rt->dev_free(g->rt, g->d_rec[k]);
+            rt->dev_free(g->rt, g->d_cand[k]);
             if (g->h_raw[k]) rt->host_free(g->rt, g->h_raw[k]);
             if (g->h_res[k]) rt->host_free(g->rt, g->h_res[k]);
             if (g->h_rec[k]) rt->host_free(g->rt, g->h_rec[k]);
@@ -1202,12 +1203,12 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     TRY(dalloc(g, (void **)&g->d_iblk, (size_t)nblk * 4 * sizeof(double), need));
     TRY(dalloc(g, (void **)&g->d_blkidx, (size_t)nblk * sizeof(long long), need));
     TRY(dalloc(g, (void **)&g->d_st, sizeof(fstate_t), need));
-    TRY(dalloc(g, (void **)&g->d_cand, FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
     const pyr_device_ops_t *ops = &pyr_device_cuda;
     for (int k = 0; k < SLOTS; k++) {
         TRY(dalloc(g, &g->d_raw[k], fb, need));
         TRY(dalloc(g, (void **)&g->d_res[k], fb, need));
         TRY(dalloc(g, (void **)&g->d_rec[k], sizeof(frec_t), need));
+        TRY(dalloc(g, (void **)&g->d_cand[k], FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
         TRY(ops->host_alloc(g->rt, fb, &g->h_raw[k]));
         TRY(ops->host_alloc(g->rt, fb, (void **)&g->h_res[k]));
         TRY(ops->host_alloc(g->rt, sizeof(frec_t), (void **)&g->h_rec[k]));
@@ -1628,7 +1629,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         k_snr<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, g->d_z, g->d_maxz, nx, ny, b,
                                                                    g->d_st, detecting);
         float kmin = (float)(o->threshold < o->clean_threshold ? o->threshold : o->clean_threshold);
-        k_peaks<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2, g->d_cand,
+        k_peaks<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2, g->d_cand[k],
                                                                      g->d_st);
         if (t > 1) {
             k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
@@ -1638,7 +1639,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         dirty_t dt = {g->d_dirty, nx, ny, b};
         k_clean_bad<<<gp, TPB, 0, cs>>>(h, g->d_bh, g->d_bad, nx, ny, g->d_st, s->align, dt);
         if (o->clean)
-            k_clean<<<128, 128, 0, cs>>>(h, g->d_bh, g->d_cand, g->d_st, nx, ny, s->clean_radius,
+            k_clean<<<128, 128, 0, cs>>>(h, g->d_bh, g->d_cand[k], g->d_st, nx, ny, s->clean_radius,
                                                           (float)o->clean_threshold, dt);
         k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty);
         k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 1);
@@ -1647,8 +1648,6 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     }
     k_record<<<1, 32, 0, cs>>>(g->d_st, g->d_rec[k], t, g->var_mode);
     LAUNCHED();
-    /* the candidate list is overwritten by the next frame: copy it now, in stream order */
-    CU(cudaMemcpyAsync(g->h_cand[k], g->d_cand, REC_CANDS * sizeof(fcand_t), cudaMemcpyDeviceToHost, cs));
     if (timed) CU(cudaEventRecord(evs[4], cs));
     g->stage_timed[t % STAGE_SETS] = timed;
     CU(cudaEventRecord(g->ev_done[k], cs));
@@ -1657,6 +1656,9 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     int direct = residual_out && is_pinned(g, residual_out, (size_t)np * sizeof(float));
     CU(cudaMemcpyAsync(direct ? residual_out : g->h_res[k], res, (size_t)np * sizeof(float), cudaMemcpyDeviceToHost, g->down));
     CU(cudaMemcpyAsync(g->h_rec[k], g->d_rec[k], sizeof(frec_t), cudaMemcpyDeviceToHost, g->down));
+    /* the slot's list is written again by the next frame in this slot, whose
+     * detection is queued only after deliver_slot has waited for this copy */
+    CU(cudaMemcpyAsync(g->h_cand[k], g->d_cand[k], REC_CANDS * sizeof(fcand_t), cudaMemcpyDeviceToHost, g->down));
     CU(cudaEventRecord(g->ev_down[k], g->down));
     g->pend_t[k] = t;
     g->pend_out[k] = residual_out;
