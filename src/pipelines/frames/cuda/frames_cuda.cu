@@ -1450,17 +1450,18 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     const int timed = t % STAGE_EVERY == 0;
     cudaEvent_t *evs = g->ev_stage[t % STAGE_SETS];
     if (timed) CU(cudaEventRecord(evs[0], cs));
+    /* integer pixels are finite: only float frames can have masked pixels
+     * (the driver's masks come as NaN in float frames); an integer pixel
+     * beyond float's range in the unit gets the frame refused (nonfinite)
+     * whatever is done with it */
+    const int may_mask = type == PYR_FRAMES_F32;
     /* 1. ingest */
     k_ingest<<<gp, TPB, 0, cs>>>(g->d_raw[k], (int)type, np, g->d_in, g->d_bad, g->d_iblk, g->d_st);
     k_fill_value<<<1, TPB, 0, cs>>>(g->d_iblk, (int)gp, np, g->d_st);
     k_fill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, np, g->d_st);
-    k_fill_bad<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, nx, ny, g->d_st);
+    if (may_mask) k_fill_bad<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, nx, ny, g->d_st);
     LAUNCHED();
     CU(cudaEventRecord(g->ev_used[k], cs));
-    /* integer pixels are finite, and stay so in the unit (at least the RMS of
-     * a frame of integers not all 0): only float frames can have masked
-     * pixels (the driver's masks come as NaN in float frames) */
-    const int may_mask = type == PYR_FRAMES_F32;
     if (t == 0 && may_mask) {
         /* frame 0's masked pixels are repaired from frame 1 (the one time the
          * host waits on the device before a frame's delivery) */
