@@ -24,6 +24,8 @@
  * pieces of the grid (out-of-core plans, parts), calls whose boxes change
  * from step to step and calls with sources on H run as `tile` does.  The default and calibration's
  * candidates are tile shapes: fused is asked for by name where its copy fits.
+ * `wave` (maxwell_wave.cuh) takes K steps of a 2D grid per launch, the
+ * stencil kernels' temporal blocking; likewise asked for by name.
  *
  * Soft sources and probes are a small launch after the sub-step of their
  * component: amplitudes and node offsets travel as launch arguments, probe
@@ -924,10 +926,20 @@ pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call
     return PYR_OK;
 }
 
+} // namespace
+
+#include "backend/cuda/maxwell_wave.cuh"
+
+namespace {
+
 template <typename T>
 pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const void *gather)
 {
     pyr_box_t in;
+    if (!strcmp(call->variant->name, "wave")) {
+        const int te = wave_mode(call);
+        if (te >= 0) return wave_steps<T>(c, st, call, table, te, gather);
+    }
     if (!strcmp(call->variant->name, "fused") && fused_box(call, &in)) return fused_steps<T>(c, st, call, table, &in, gather);
     for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, call, table, s, (const Sets<T> *)NULL, gather));
     return PYR_OK;
@@ -1010,9 +1022,18 @@ pyr_status_t maxwell_check(const pyr_variant_t *v, int dims, pyr_precision_t pre
 {
     (void)dims;
     (void)precision;
+    if (!strcmp(v->name, "wave")) {
+        if (v->p[0] < 0 || v->p[0] > kWaveMaxK) return pyr_fail(PYR_ERR_CONFIG, "wave:%d: 1 to %d steps per launch", v->p[0], kWaveMaxK);
+        const int k = v->p[0] ? v->p[0] : kWaveKDefault;
+        if (v->p[1] && (v->p[1] % 32 || v->p[1] > kWaveMaxThreads || v->p[1] <= 2 * k))
+            return pyr_fail(PYR_ERR_CONFIG, "wave:%d,%d: a block of a multiple of 32 threads, at most %d and more than twice the steps", k,
+                            v->p[1], kWaveMaxThreads);
+        if (v->p[2] < 0 || v->p[2] > 65536) return pyr_fail(PYR_ERR_CONFIG, "wave:%d,%d,%d: 1 to 65536 rows per block", k, v->p[1], v->p[2]);
+        return PYR_OK;
+    }
     if (strcmp(v->name, "tile") && strcmp(v->name, "fused"))
-        return pyr_fail(PYR_ERR_CONFIG, "no CUDA Maxwell kernel variant '%s'; use tile[:R[,Z]] (a launch per sub-step) or fused[:R[,Z]] (a "
-                                        "launch per step) - R rows of 32 nodes per block: 1, 2, 4 or 8; Z planes per thread: 1 to 64",
+        return pyr_fail(PYR_ERR_CONFIG, "no CUDA Maxwell kernel variant '%s'; use tile[:R[,Z]] (a launch per sub-step), fused[:R[,Z]] (a "
+                                        "launch per step) or wave[:K[,B[,S]]] (K steps a launch, 2D) - R rows of 32 nodes per block: 1, 2, 4 or 8; Z planes per thread: 1 to 64",
                         v->name);
     if (v->p[0] && v->p[0] != 1 && v->p[0] != 2 && v->p[0] != 4 && v->p[0] != 8)
         return pyr_fail(PYR_ERR_CONFIG, "%s:%d: a block takes 1, 2, 4 or 8 rows of 32 nodes", v->name, v->p[0]);
@@ -1048,9 +1069,11 @@ int maxwell_candidates(int dims, pyr_precision_t precision, pyr_variant_t *v, in
     return n;
 }
 
-/* fused keeps a second buffer of each of the six components. */
+/* fused keeps a second buffer of each of the six components, wave of its
+ * mode's components and CPML auxiliaries. */
 uint64_t maxwell_scratch_bytes(const pyr_variant_t *v, uint64_t layer_bytes)
 {
+    if (!strcmp(v->name, "wave")) return 7 * layer_bytes; /* 2D: the mode's three components and four psi */
     return strcmp(v->name, "fused") ? 0 : 6 * layer_bytes;
 }
 
@@ -1058,8 +1081,9 @@ uint64_t maxwell_scratch_bytes(const pyr_variant_t *v, uint64_t layer_bytes)
 
 extern "C" const pyr_kernel_t pyr_kernel_cuda_maxwell = {
     PYR_EQ_MAXWELL, PYR_BACKEND_CUDA,
-    "tile[:R[,Z]] (a launch per sub-step, in place) or fused[:R[,Z]] (a launch per step, a second copy of the components) - R rows of "
-    "32 nodes per block: 1, 2, 4, 8; Z planes per thread: 1-64",
+    "tile[:R[,Z]] (a launch per sub-step, in place), fused[:R[,Z]] (a launch per step, a second copy of the components) - R rows of "
+    "32 nodes per block: 1, 2, 4, 8; Z planes per thread: 1-64 - or wave[:K[,B[,S]]] (2D: K steps per launch, 1-8; B threads per "
+    "block; S rows per block)",
     maxwell_check, maxwell_default, maxwell_candidates, maxwell_run,
     maxwell_scratch_bytes,
     NULL, /* launch steps: not run skewed (several fields) */
