@@ -769,6 +769,27 @@ __global__ void k_solve(const double *D, const double *shx, const double *shy, i
     st->flags |= fr_weights_solve(&d, t, N, deg, window, eps, use_shared ? swork : work, st->a, &st->used, &st->eps_used);
 }
 
+/* The same with the dot products' and shifts' rings copied into shared
+ * memory first by the whole block (after the work space, which is in shared
+ * memory too): the one thread's solve then reads them there rather than
+ * from global memory, the same values in the same order. */
+__global__ void k_solve_shared(const double *D, const double *shx, const double *shy, int dot_ring, int span, int64_t t, int N,
+                               int deg, int window, double eps, int64_t wwords, fstate_t *st)
+{
+    extern __shared__ double swork[];
+    int64_t nd = (int64_t)dot_ring * (span + 1);
+    double *sD = swork + wwords, *sx = sD + nd, *sy = sx + dot_ring;
+    for (int64_t i = threadIdx.x; i < nd; i += blockDim.x) sD[i] = D[i];
+    for (int64_t i = threadIdx.x; i < dot_ring; i += blockDim.x) {
+        sx[i] = shx[i];
+        sy[i] = shy[i];
+    }
+    __syncthreads();
+    if (threadIdx.x) return;
+    fr_dots_t d = {sD, sx, sy, dot_ring, span};
+    st->flags |= fr_weights_solve(&d, t, N, deg, window, eps, swork, st->a, &st->used, &st->eps_used);
+}
+
 /* e = h_t - sum_k a_k h_{t-k} into e in the data's units (the unit is a
  * power of two: k_mfh divides it out again without a rounding), the
  * prediction into bh in the sequence's unit; a value of e that is not finite
@@ -1585,8 +1606,13 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 0);
     size_t wbytes = (size_t)fr_weights_work(o->history, s->deg < 0 ? 1 : fr_poly_terms(s->deg)) * sizeof(double);
     int use_shared = wbytes <= 40 * 1024;
-    k_solve<<<1, 1, use_shared ? wbytes : 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
-                                                   s->window, o->epsilon, g->d_work, g->d_st, use_shared);
+    size_t rbytes = ((size_t)s->dot_ring * (size_t)(o->history + 1) + 2 * (size_t)s->dot_ring) * sizeof(double);
+    if (use_shared && wbytes + rbytes <= 40 * 1024)
+        k_solve_shared<<<1, 128, wbytes + rbytes, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
+                                                        s->window, o->epsilon, (int64_t)(wbytes / sizeof(double)), g->d_st);
+    else
+        k_solve<<<1, 1, use_shared ? wbytes : 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
+                                                       s->window, o->epsilon, g->d_work, g->d_st, use_shared);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[2], cs));
     /* out slot k: its previous frame must be delivered */
