@@ -4,7 +4,8 @@
  *
  *  - a configuration: the [frames] section of an INI file and its
  *    "frames.key=value" overrides, the pipeline's options and the files
- *    (input, residual, shifts, candidates, snr_image, max_snr, mask_bits);
+ *    (input, residual, shifts, candidates, snr_image, max_snr, mask_bits,
+ *    tracks) and the linking's link_* keys;
  *  - a source: a FITS cube (NAXIS3 = frames), a list of 2D FITS files, a
  *    survey's calibrated exposures (extensions IMAGE, MASK, VARIANCE: one per
  *    file, or cubes of the three planes) or a .npy stack (T, ny, nx) of
@@ -14,7 +15,9 @@
  *    a FITS cube that keeps the source's header cards and gains a FRAMES
  *    table of the shifts, or as a float32 .npy stack;
  *  - a table: the candidates as CSV, astropy's ECSV or a FITS binary table,
- *    with units, times (MJD) and sky positions (RA, Dec).
+ *    with units, times (MJD) and sky positions (RA, Dec);
+ *  - tracks: the candidates linked into straight lines at constant velocity,
+ *    as a table of the same kinds.
  *
  * Every output is written as pyrgrid_output.h describes: under a temporary
  * name, renamed over its path on commit (or handed to the stage active on
@@ -56,10 +59,14 @@ PYR_API pyr_status_t pyr_frames_config_set(pyr_frames_config_t *config, const ch
 /* The pipeline's options it holds; valid while config is. */
 PYR_API const pyr_frames_options_t *pyr_frames_config_options(const pyr_frames_config_t *config);
 /* A file key's text: "input" (paths or glob patterns separated by spaces),
- * "residual", "shifts", "candidates", "snr_image", "max_snr" ("" for none)
- * or "mask_bits"; NULL for any other key.  Valid while config is and until
- * it is next changed. */
+ * "residual", "shifts", "candidates", "snr_image", "max_snr", "tracks" (""
+ * for none) or "mask_bits"; NULL for any other key.  Valid while config is
+ * and until it is next changed. */
 PYR_API const char *pyr_frames_config_text(const pyr_frames_config_t *config, const char *key);
+/* The linking's options (the link_* keys; pyr_frames_link); valid while
+ * config is. */
+typedef struct pyr_frames_link_options_s pyr_frames_link_options_t;
+PYR_API const pyr_frames_link_options_t *pyr_frames_config_link_options(const pyr_frames_config_t *config);
 
 /* ------------------------------------------------------------------ source */
 
@@ -167,6 +174,7 @@ typedef struct {
     double x, y;    /* pixels, 0-based: the centre of the first pixel is (0, 0) */
     double ra, dec; /* degrees (tables with sky) */
     double flux, snr;
+    int64_t track;  /* the track it belongs to (pyr_frames_link), -1: none; written where opts.track is set */
 } pyr_frames_table_row_t;
 
 /* What a rich table holds.  Zero-initialise: members are only ever added at
@@ -176,6 +184,7 @@ typedef struct {
     int mjd;               /* an mjd column */
     const char *wcs;       /* the WCS's axes and frame, for the descriptions (pyr_frames_wcs_describe) */
     const char *positions; /* whose pixel grid x, y are in, for the description */
+    int track;             /* a track column (the rows' track: pyr_frames_link) */
 } pyr_frames_table_opts_t;
 
 /* The candidates, by the output's name: .ecsv (astropy's Enhanced CSV: types,
@@ -195,6 +204,62 @@ PYR_API pyr_status_t pyr_frames_table_add(pyr_frames_table_t *table, const pyr_f
 PYR_API pyr_status_t pyr_frames_table_commit(pyr_frames_table_t **table);
 /* Drop it; safe on NULL. */
 PYR_API void pyr_frames_table_abort(pyr_frames_table_t **table);
+
+/* ----------------------------------------------------------------- linking */
+
+/* Detections of one mover in successive frames joined into a track that
+ * moves in a straight line at constant velocity (docs/frames.md#tracks).
+ * Zero-initialise: members are only ever added at the end. */
+struct pyr_frames_link_options_s {
+    int min_detections; /* detections a track needs (3), >= 3 */
+    int max_gap;        /* frames a track may skip between two detections (2), 0..1000 */
+    double max_speed;   /* pixels per frame (10) */
+    double min_speed;   /* pixels per frame (0.1): slower tracks are stationary objects, not movers */
+    double max_residual; /* pixels (1): every detection within this of the fitted line */
+};
+
+PYR_API void pyr_frames_link_options_default(pyr_frames_link_options_t *options);
+/* By the [frames] keys link_min_detections, link_max_gap, link_max_speed,
+ * link_min_speed and link_max_residual ("frames." may lead), checked as a
+ * configuration file's line is. */
+PYR_API pyr_status_t pyr_frames_link_options_set(pyr_frames_link_options_t *options, const char *key, const char *value);
+/* Checks ranges; the message names the key and what would work. */
+PYR_API pyr_status_t pyr_frames_link_options_validate(const pyr_frames_link_options_t *options);
+
+/* A track: a least-squares line through its detections' positions against
+ * frame index (and against MJD, where every detection has one). */
+typedef struct {
+    int64_t id;                     /* 0, 1, ...: by first frame, then y0, then x0 */
+    int64_t n;                      /* detections */
+    int64_t first_frame, last_frame;
+    double first_mjd, last_mjd;     /* NAN: unknown */
+    double x0, y0;                  /* the fitted position at first_frame, 0-based pixels as the rows' */
+    double vx, vy;                  /* pixels per frame */
+    double vx_day, vy_day;          /* pixels per day (NAN without every MJD) */
+    double ra, dec;                 /* degrees at (x0, y0) by the WCS (NAN without) */
+    double rate, pa;                /* arcsec per hour and position angle (degrees east of north) on the sky,
+                                     * between the fitted positions at the first and last frames (NAN
+                                     * without a WCS and the two MJDs) */
+    double rms;                     /* root mean square distance of the detections from the line, pixels */
+    double snr_mean;                /* mean SNR of the detections */
+} pyr_frames_track_t;
+
+/* Link the candidates rows[0..n) (any order: frame, x, y, mjd and snr are
+ * read; x, y in one pixel grid for the whole run): track_of[i] (n values,
+ * may be NULL) gets row i's track id or -1, *tracks (freed with
+ * pyr_frames_tracks_free; NULL when none) and *ntracks the tracks.  wcs (may
+ * be NULL) gives ra, dec, rate and pa.  The result does not depend on the
+ * rows' order (docs/frames.md#tracks gives the rule that breaks ties). */
+PYR_API pyr_status_t pyr_frames_link(const pyr_frames_table_row_t *rows, int64_t n, const pyr_frames_link_options_t *options,
+                                     pyr_frames_wcs_t *wcs, int64_t *track_of, pyr_frames_track_t **tracks, int64_t *ntracks);
+PYR_API void pyr_frames_tracks_free(pyr_frames_track_t **tracks);
+/* The tracks as a table, chosen by the name as the candidates' (.ecsv, .fits
+ * / .fit: a binary table TRACKS; anything else a plain CSV), one row per
+ * track; opts (may be NULL) as the candidates': mjd adds first_mjd,
+ * last_mjd, vx_day and vy_day, sky ra and dec, both rate and pa.  Written
+ * whole and atomically (handed to an active stage). */
+PYR_API pyr_status_t pyr_frames_tracks_write(const char *path, const pyr_frames_track_t *tracks, int64_t ntracks,
+                                             const pyr_frames_table_opts_t *opts);
 
 /* ------------------------------------------------------------------ report */
 

@@ -33,6 +33,9 @@ static void usage(FILE *out)
             "                        with units, mjd and ra, dec from the frames' WCS (x, y 0-based)\n"
             "  --snr-png FILE        maximum matched-filter SNR over the sequence (default max_snr.png)\n"
             "  --max-snr FILE        the same map as .fits or .npy\n"
+            "  --tracks FILE         the candidates linked into tracks (straight lines, constant velocity): .ecsv,\n"
+            "                        .fits or .csv, one row per track; the candidates gain a track column\n"
+            "                        (frames.link_* keys: docs/frames.md#tracks)\n"
             "  --mask-bits BITS      bits of a MASK plane that mark bad pixels: all | 0x2f | BAD,SAT,CR (names\n"
             "                        from the MASK header's MP_ cards)\n"
             "  --history N           frames predicting each frame (20)\n"
@@ -56,6 +59,10 @@ typedef struct {
     pyr_frames_wcs_t *wcs; /* of frame wcs_frame (0: every frame's positions are in frame 0's grid) */
     int64_t wcs_frame;
     int wcs_each;  /* positions in each frame's own grid: its own WCS */
+    /* linking: every candidate kept (the table's rows are added once their tracks are known) */
+    int linking;
+    pyr_frames_table_row_t *rows;
+    int64_t nrows, caprows;
     float *dx, *dy;
     int *iters;
     /* progress */
@@ -85,11 +92,27 @@ static pyr_status_t on_result(void *user, const pyr_frames_result_t *r)
             st = pyr_fail(PYR_ERR_FORMAT, "frame %lld's header no longer has a WCS", (long long)r->frame);
         s->wcs_frame = r->frame;
     }
-    for (int i = 0; s->table && st == PYR_OK && i < r->ncandidates; i++) {
+    for (int i = 0; s->table && !s->linking && st == PYR_OK && i < r->ncandidates; i++) {
         const pyr_frames_candidate_t *c = &r->candidates[i];
-        pyr_frames_table_row_t row = {r->frame, s->mjd ? s->mjd[r->frame] : NAN, c->x, c->y, NAN, NAN, c->flux, c->snr};
+        pyr_frames_table_row_t row = {r->frame, s->mjd ? s->mjd[r->frame] : NAN, c->x, c->y, NAN, NAN, c->flux, c->snr, -1};
         if (s->wcs) st = pyr_frames_wcs_sky(s->wcs, c->x, c->y, &row.ra, &row.dec);
         if (st == PYR_OK) st = pyr_frames_table_add(s->table, &row);
+    }
+    for (int i = 0; s->linking && st == PYR_OK && i < r->ncandidates; i++) {
+        if (s->nrows == s->caprows) {
+            int64_t cap = s->caprows ? 2 * s->caprows : 1024;
+            pyr_frames_table_row_t *nr = realloc(s->rows, (size_t)cap * sizeof *nr);
+            if (!nr) {
+                s->failed = "frames.tracks: ";
+                return pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld candidates to link", (long long)cap);
+            }
+            s->rows = nr;
+            s->caprows = cap;
+        }
+        const pyr_frames_candidate_t *c = &r->candidates[i];
+        pyr_frames_table_row_t row = {r->frame, s->mjd ? s->mjd[r->frame] : NAN, c->x, c->y, NAN, NAN, c->flux, c->snr, -1};
+        if (s->table && s->wcs) st = pyr_frames_wcs_sky(s->wcs, c->x, c->y, &row.ra, &row.dec);
+        s->rows[s->nrows++] = row;
     }
     if (st != PYR_OK) {
         s->failed = "frames.candidates: ";
@@ -150,6 +173,13 @@ static int add_input(char ***list, int *n, int *cap, const char *word)
     return 0;
 }
 
+static int64_t linked_count(const int64_t *track_of, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; track_of && i < n; i++) k += track_of[i] >= 0;
+    return k;
+}
+
 static int fail(const char *what)
 {
     fprintf(stderr, "pyrgrid: error: %s%s\n", what ? what : "", pyr_last_error());
@@ -187,7 +217,7 @@ int pyr_cli_frames(int argc, char **argv)
     } map[] = {{"-o", "residual", 1},         {"--residual", "residual", 1}, {"--shifts", "shifts", 1},
                {"--candidates", "candidates", 1}, {"--snr-png", "snr_image", 1}, {"--max-snr", "max_snr", 1},
                {"--history", "history", 1},   {"--weights", "weights", 1},   {"--threshold", "threshold", 1},
-               {"--mask-bits", "mask_bits", 1},
+               {"--mask-bits", "mask_bits", 1}, {"--tracks", "tracks", 1},
                {"--backend", "backend", 1},   {"--no-clean", "clean", 0}};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -247,7 +277,8 @@ int pyr_cli_frames(int argc, char **argv)
     const pyr_frames_options_t *o = pyr_frames_config_options(cfg);
     const char *input = pyr_frames_config_text(cfg, "input"), *residual = pyr_frames_config_text(cfg, "residual"),
                *shifts = pyr_frames_config_text(cfg, "shifts"), *candidates = pyr_frames_config_text(cfg, "candidates"),
-               *snr_image = pyr_frames_config_text(cfg, "snr_image"), *max_snr = pyr_frames_config_text(cfg, "max_snr");
+               *snr_image = pyr_frames_config_text(cfg, "snr_image"), *max_snr = pyr_frames_config_text(cfg, "max_snr"),
+               *tracks = pyr_frames_config_text(cfg, "tracks");
     if (ninputs == 0 && input[0]) {
         char *copy = strdup(input), *save = NULL;
         for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
@@ -263,7 +294,7 @@ int pyr_cli_frames(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    if (pyr_frames_options_validate(o) != PYR_OK) {
+    if (pyr_frames_options_validate(o) != PYR_OK || (tracks[0] && pyr_frames_link_options_validate(pyr_frames_config_link_options(cfg)) != PYR_OK)) {
         rc = fail(NULL);
         goto out;
     }
@@ -282,9 +313,10 @@ int pyr_cli_frames(int argc, char **argv)
      * configuration) */
     const char *outs[] = {residual, shifts, candidates, snr_image, max_snr, report ? report : ""};
     {
-        pyr_named_path_t named[6] = {{"frames.residual", residual},   {"frames.shifts", shifts},
+        pyr_named_path_t named[7] = {{"frames.residual", residual},   {"frames.shifts", shifts},
                                      {"frames.candidates", candidates}, {"frames.snr_image", snr_image},
-                                     {"frames.max_snr", max_snr},       {"--report", report}};
+                                     {"frames.max_snr", max_snr},       {"--report", report},
+                                     {"frames.tracks", tracks}};
         pyr_named_path_t *ins = calloc((size_t)ninputs + 1, sizeof *ins);
         if (!ins) {
             fprintf(stderr, "pyrgrid: error: out of memory\n");
@@ -292,12 +324,15 @@ int pyr_cli_frames(int argc, char **argv)
         }
         for (int i = 0; i < ninputs; i++) ins[i] = (pyr_named_path_t){"frames.input", inputs[i]};
         ins[ninputs] = (pyr_named_path_t){"--config", config};
-        pyr_status_t cs = pyr_check_outputs(named, 6, ins, ninputs + 1);
+        pyr_status_t cs = pyr_check_outputs(named, 7, ins, ninputs + 1);
         free(ins);
         if (cs == PYR_OK && residual[0] && pyr_frames_cube_check_output(residual) != PYR_OK)
             cs = pyr_fail_context(PYR_ERR_IO, "frames.residual: ");
         if (cs == PYR_OK && max_snr[0] && pyr_frames_cube_check_output(max_snr) != PYR_OK)
             cs = pyr_fail_context(PYR_ERR_IO, "frames.max_snr: ");
+        if (cs == PYR_OK && tracks[0] && (ends_with(tracks, ".fits") || ends_with(tracks, ".fit")) &&
+            pyr_frames_cube_check_output(tracks) != PYR_OK)
+            cs = pyr_fail_context(PYR_ERR_IO, "frames.tracks: ");
         if (cs != PYR_OK) {
             rc = fail(NULL);
             goto out;
@@ -388,9 +423,10 @@ int pyr_cli_frames(int argc, char **argv)
             where = "frames.shifts: ";
         }
     }
-    if (st == PYR_OK && candidates[0]) {
-        pyr_frames_table_opts_t to = {0, 0, "", ""};
-        if (pyr_frames_table_is_rich(candidates)) {
+    s.linking = tracks[0] != 0;
+    pyr_frames_table_opts_t to = {0, 0, "", "", s.linking};
+    if (st == PYR_OK && (candidates[0] || s.linking)) {
+        if ((candidates[0] && pyr_frames_table_is_rich(candidates)) || (s.linking && pyr_frames_table_is_rich(tracks))) {
             /* times and sky positions from the headers, each checked now
              * rather than after the run */
             where = "frames.candidates: ";
@@ -424,10 +460,11 @@ int pyr_cli_frames(int argc, char **argv)
             to.sky = s.wcs != NULL;
             to.wcs = pyr_frames_wcs_describe(s.wcs);
             if (st == PYR_OK && !quiet && !s.wcs)
-                fprintf(stderr, "pyrgrid: %s: the frames' header has no celestial WCS: the candidates have no ra, dec\n",
-                        candidates);
+                fprintf(stderr, "pyrgrid: %s: the frames' header has no celestial WCS: the %s no ra, dec\n",
+                        candidates[0] && pyr_frames_table_is_rich(candidates) ? candidates : tracks,
+                        candidates[0] && pyr_frames_table_is_rich(candidates) ? "candidates have" : "tracks have");
         }
-        if (st == PYR_OK) st = pyr_frames_table_open(candidates, &to, &s.table);
+        if (st == PYR_OK && candidates[0]) st = pyr_frames_table_open(candidates, &to, &s.table);
         if (st != PYR_OK) where = "frames.candidates: ";
     }
     s.start = pyr_seconds_now();
@@ -453,6 +490,30 @@ int pyr_cli_frames(int argc, char **argv)
         if (st != PYR_OK) where = "frames.residual: ";
     }
     if (st == PYR_OK && (snr_image[0] || max_snr[0])) st = pyr_frames_max_snr(fr, snr);
+    /* the candidates linked into tracks: positions in frame 0's grid (a frame's own grid moved back by its
+     * shift, frame_t(x) = reference(x - s_t)), its WCS for the sky */
+    pyr_frames_track_t *trk = NULL;
+    int64_t ntrk = 0, *track_of = NULL;
+    pyr_frames_wcs_t *wcs0 = NULL;
+    if (st == PYR_OK && s.linking) {
+        where = "frames.tracks: ";
+        pyr_frames_table_row_t *ref = malloc((size_t)(s.nrows > 0 ? s.nrows : 1) * sizeof *ref);
+        track_of = malloc((size_t)(s.nrows > 0 ? s.nrows : 1) * sizeof *track_of);
+        if (!ref || !track_of) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory linking %lld candidates", (long long)s.nrows);
+        for (int64_t i = 0; st == PYR_OK && i < s.nrows; i++) {
+            ref[i] = s.rows[i];
+            if (o->weights != PYR_FRAMES_ALIGN) {
+                ref[i].x -= s.dx[ref[i].frame];
+                ref[i].y -= s.dy[ref[i].frame];
+            }
+        }
+        if (st == PYR_OK && to.sky) st = pyr_frames_source_frame_wcs(src, 0, &wcs0);
+        if (st == PYR_OK) st = pyr_frames_link(ref, s.nrows, pyr_frames_config_link_options(cfg), wcs0, track_of, &trk, &ntrk);
+        free(ref);
+        for (int64_t i = 0; st == PYR_OK && i < s.nrows; i++) s.rows[i].track = track_of[i];
+        where = "frames.candidates: ";
+        for (int64_t i = 0; st == PYR_OK && s.table && i < s.nrows; i++) st = pyr_frames_table_add(s.table, &s.rows[i]);
+    }
     /* Every output is committed together: the files are staged as they are
      * finished and renamed only when all are; a failure removes the new
      * temporaries and leaves every old output (and any device) as it was. */
@@ -490,6 +551,12 @@ int pyr_cli_frames(int argc, char **argv)
         where = "frames.candidates: ";
         st = pyr_frames_table_commit(&s.table);
     }
+    if (st == PYR_OK && s.linking) {
+        where = "frames.tracks: ";
+        pyr_frames_table_opts_t tt = to;
+        tt.positions = "frame 0's (the reference's)";
+        st = pyr_frames_tracks_write(tracks, trk, ntrk, &tt);
+    }
     if (st == PYR_OK && report) {
         pyr_frames_stats_t fs;
         pyr_frames_get_stats(fr, &fs);
@@ -516,6 +583,8 @@ int pyr_cli_frames(int argc, char **argv)
                pyr_frames_weights_name(o->weights), fs.backend, fs.device, secs, 1e3 * secs / (double)info.nframes,
                (long long)fs.candidates, (long long)fs.masked_pixels, (long long)fs.ill_conditioned, (long long)fs.regularised,
                (long long)fs.reduced, (long long)fs.not_converged);
+        if (s.linking) printf("pyrgrid: tracks=%lld linked=%lld of %lld candidates (%s)\n", (long long)ntrk,
+                              (long long)linked_count(track_of, s.nrows), (long long)s.nrows, tracks);
         if (!quiet && fs.masked_pixels)
             fprintf(stderr, "pyrgrid: %lld pixels were masked (not finite, saturated, found bad%s) and left out of detection\n",
                     (long long)fs.masked_pixels, info.has_mask ? " or bad in the MASK planes" : "");
@@ -536,6 +605,10 @@ int pyr_cli_frames(int argc, char **argv)
     free(mask);
     free(variance);
     free(mjd);
+    free(s.rows);
+    free(track_of);
+    pyr_frames_tracks_free(&trk);
+    pyr_frames_wcs_destroy(&wcs0);
     pyr_frames_wcs_destroy(&s.wcs);
 out:
     pyr_frames_config_destroy(&cfg);

@@ -345,10 +345,15 @@ class FramesResult:
     max_snr: npt.NDArray[np.float32]     # (ny, nx) float32
     stats: Dict[str, Any] = dc_field(default_factory=dict)
     notice: str = ""
+    # with tracks=True: one row per track (id, n, first_frame, last_frame, first_mjd, last_mjd, x0, y0, vx, vy,
+    # vx_day, vy_day, ra, dec, rate, pa, rms, snr_mean; docs/frames.md#tracks), and candidates gain a
+    # track column (-1: in none)
+    tracks: Optional[npt.NDArray[np.void]] = None
 
 
 def frames(stack: npt.ArrayLike, *, progress: FramesProgress = None, mask: Optional[npt.ArrayLike] = None,
-           variance: Optional[npt.ArrayLike] = None, **options: Any) -> FramesResult:
+           variance: Optional[npt.ArrayLike] = None, tracks: bool = False, mjd: Optional[npt.ArrayLike] = None,
+           **options: Any) -> FramesResult:
     """Shifts, temporal whitening and detection of faint movers over a
     sequence of frames (include/pyrgrid_frames.h): ``stack`` is (T, ny, nx)
     of float32, uint16 or int16 (others are converted to float32 with a
@@ -362,6 +367,12 @@ def frames(stack: npt.ArrayLike, *, progress: FramesProgress = None, mask: Optio
     exposure's VARIANCE plane), the detection's noise model with
     noise = auto (the default) or variance; pixels whose variance is not
     positive and finite are masked (docs/frames.md#noise).
+    ``tracks=True`` links the candidates into tracks (straight lines at
+    constant velocity, docs/frames.md#tracks) with the link_* keys
+    (link_min_detections, link_max_gap, link_max_speed, link_min_speed,
+    link_max_residual): ``result.tracks``, positions in frame 0's pixel grid,
+    and a track column in ``result.candidates``; ``mjd`` (T,) gives the
+    frames' times for the velocities per day.
     ``progress(frame, frames)`` is called per frame; returning False cancels;
     ``progress=True`` draws a :class:`ProgressBar` of the frames on stderr.
     Ctrl-C stops the sequence after the frame in hand (KeyboardInterrupt;
@@ -377,11 +388,81 @@ def frames(stack: npt.ArrayLike, *, progress: FramesProgress = None, mask: Optio
     else:
         raise ArgumentError(f"progress = {progress!r}: give a function progress(frame, frames), True (a progress bar on "
                             f"stderr), or None")
+    link = {k: v for k, v in options.items() if k.lower().removeprefix("frames.").startswith("link_")}
+    if link and not tracks:
+        raise ArgumentError(f"{', '.join(sorted(link))}: the link_* keys set how candidates are linked into tracks; "
+                            f"give tracks=True with them")
+    for k in link:
+        del options[k]
+    lo = _link_options(link) if tracks else None  # refused before the run, not after it
+    if mjd is not None:
+        if not tracks:
+            raise ArgumentError("mjd= gives the frames' times for the tracks' velocities per day: give tracks=True with it")
+        m = np.asarray(mjd, dtype=np.float64)
+        if m.ndim != 1 or m.shape[0] != np.shape(stack)[0]:
+            raise ArgumentError(f"mjd has shape {m.shape}; it must be one time per frame, ({np.shape(stack)[0]},)")
     try:
-        return _frames(stack, hook, mask, variance, options)
+        result = _frames(stack, hook, mask, variance, options)
     finally:
         if bar is not None:
             bar.close()
+    if lo is not None:
+        _link(result, lo, mjd, str(options.get("weights", "align")))
+    return result
+
+
+def _link_options(link: Dict[str, Any]) -> Any:
+    """The link_* keys, checked as the program checks them."""
+    if not hasattr(lib, "pyr_frames_link"):
+        from ._errors import Error
+        raise Error(f"{_lib.path} was built without the frames pipeline (PYR_WITH_FRAMES=OFF): it cannot link tracks")
+    for name in ("pyr_frames_table_row_t", "pyr_frames_link_options_t", "pyr_frames_track_t"):
+        _lib.check_struct(name)
+    lo = _lib.FramesLinkOptions()
+    lib.pyr_frames_link_options_default(ctypes.byref(lo))
+    for k, v in link.items():
+        if isinstance(v, (bool, np.bool_)):
+            v = "yes" if v else "no"
+        check(lib.pyr_frames_link_options_set(ctypes.byref(lo), k.encode(), _text(v).encode()))
+    check(lib.pyr_frames_link_options_validate(ctypes.byref(lo)))
+    return lo
+
+
+def _link(result: FramesResult, lo: Any, mjd: Optional[npt.ArrayLike], weights: str) -> None:
+    """The candidates linked into tracks (pyr_frames_link), in place."""
+    t = len(result.shifts)
+    times = np.full(t, np.nan)
+    if mjd is not None:
+        times = np.asarray(mjd, dtype=np.float64)
+    c = result.candidates
+    n = len(c)
+    rows = (_lib.FramesTableRow * max(n, 1))()
+    # positions in frame 0's grid: align gives them so; poly and plain in each frame's own, moved back by
+    # the frame's shift (frame_t(x) = reference(x - s_t))
+    own = weights.lower() != "align"
+    for i in range(n):
+        f = int(c["frame"][i])
+        x, y = float(c["x"][i]), float(c["y"][i])
+        if own:
+            x -= result.shifts[f, 0]
+            y -= result.shifts[f, 1]
+        rows[i] = _lib.FramesTableRow(f, times[f], x, y, np.nan, np.nan, float(c["flux"][i]), float(c["snr"][i]), -1)
+    track_of = np.full(max(n, 1), -1, dtype=np.int64)
+    out = ctypes.POINTER(_lib.FramesTrack)()
+    ntr = ctypes.c_int64(0)
+    check(lib.pyr_frames_link(rows, n, ctypes.byref(lo), None, track_of.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+                              ctypes.byref(out), ctypes.byref(ntr)))
+    try:
+        names = [f for f, _ in _lib.FramesTrack._fields_]
+        dt = [(f, np.int64 if ty is ctypes.c_int64 else np.float64) for f, ty in _lib.FramesTrack._fields_]
+        result.tracks = np.array([tuple(getattr(out[i], f) for f in names) for i in range(ntr.value)], dtype=dt)
+    finally:
+        lib.pyr_frames_tracks_free(ctypes.byref(out))
+    cand = np.zeros(n, dtype=c.dtype.descr + [("track", np.int64)])
+    for f in c.dtype.names:
+        cand[f] = c[f]
+    cand["track"] = track_of[:n]
+    result.candidates = cand
 
 
 def _frames(stack: npt.ArrayLike, progress: Optional[Callable[[int, int], Optional[bool]]], mask: Optional[npt.ArrayLike],

@@ -128,9 +128,30 @@ class FramesStats(Structure):
 
 FRAMES_SINK = CFUNCTYPE(c_int, c_void_p, POINTER(FramesResult))
 
+
+class FramesTableRow(Structure):
+    _fields_ = [("frame", c_int64), ("mjd", c_double), ("x", c_double), ("y", c_double), ("ra", c_double),
+                ("dec", c_double), ("flux", c_double), ("snr", c_double), ("track", c_int64)]
+
+
+class FramesLinkOptions(Structure):
+    _fields_ = [("min_detections", c_int), ("max_gap", c_int), ("max_speed", c_double), ("min_speed", c_double),
+                ("max_residual", c_double)]
+
+
+class FramesTrack(Structure):
+    _fields_ = [(n, c_int64) for n in ("id", "n", "first_frame", "last_frame")] + \
+               [(n, c_double) for n in ("first_mjd", "last_mjd", "x0", "y0", "vx", "vy", "vx_day", "vy_day", "ra", "dec",
+                                        "rate", "pa", "rms", "snr_mean")]
+
 _STRUCTS = {"pyr_hooks_t": Hooks, "pyr_lgs_system_t": LgsSystem, "pyr_lgs_options_t": LgsOptions,
             "pyr_lgs_result_t": LgsResult, "pyr_frames_candidate_t": FramesCandidate,
-            "pyr_frames_result_t": FramesResult, "pyr_frames_stats_t": FramesStats}
+            "pyr_frames_result_t": FramesResult, "pyr_frames_stats_t": FramesStats,
+            "pyr_frames_table_row_t": FramesTableRow, "pyr_frames_link_options_t": FramesLinkOptions,
+            "pyr_frames_track_t": FramesTrack}
+# structs whose size the library may not report yet (pyr_struct_size gives 0 for them): their layout is
+# checked where it does
+_SIZE_OPTIONAL = {"pyr_frames_link_options_t", "pyr_frames_track_t"}
 _checked = set()
 
 
@@ -141,7 +162,7 @@ def check_struct(name):
         return
     mine = ctypes.sizeof(_STRUCTS[name])
     theirs = lib.pyr_struct_size(name.encode())
-    if theirs != mine:
+    if theirs != mine and not (theirs == 0 and name in _SIZE_OPTIONAL):
         from ._errors import Error
         raise Error(f"{path} lays out {name} in {theirs} bytes, this pyrgrid module in {mine}: the module and the "
                     f"library are of different versions; install them together (cmake --install)")
@@ -232,6 +253,12 @@ for _n, _r, _a in [
     ("pyr_frames_get_stats", None, (_P, POINTER(FramesStats))),
     ("pyr_frames_notice", c_char_p, (_P,)),
     ("pyr_frames_destroy", None, (POINTER(_P),)),
+    ("pyr_frames_link_options_default", None, (POINTER(FramesLinkOptions),)),
+    ("pyr_frames_link_options_set", _status, (POINTER(FramesLinkOptions), c_char_p, c_char_p)),
+    ("pyr_frames_link_options_validate", _status, (POINTER(FramesLinkOptions),)),
+    ("pyr_frames_link", _status, (POINTER(FramesTableRow), c_int64, POINTER(FramesLinkOptions), c_void_p,
+                                  POINTER(c_int64), POINTER(POINTER(FramesTrack)), POINTER(c_int64))),
+    ("pyr_frames_tracks_free", None, (POINTER(POINTER(FramesTrack)),)),
 ]:
     _declare(_n, _r, *_a)
 

@@ -17,7 +17,8 @@ static const char *const keys[] = {"history", "epsilon", "weights", "poly_degree
                                    "reference_every", "coarse", "max_iterations", "tolerance", "border", "threshold",
                                    "psf_fwhm", "clean", "clean_radius", "clean_threshold", "noise_frames", "warmup", "max_candidates",
                                    "saturation", "badpixels", "backend", "device", "threads", "input", "residual", "shifts", "candidates",
-                                   "snr_image", "max_snr", "mask_bits", "noise"};
+                                   "snr_image", "max_snr", "mask_bits", "noise", "tracks", "link_min_detections",
+                                   "link_max_gap", "link_max_speed", "link_min_speed", "link_max_residual"};
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
 void fr_config_default(fr_config_t *c)
@@ -29,6 +30,7 @@ void fr_config_default(fr_config_t *c)
     snprintf(c->candidates, sizeof c->candidates, "candidates.csv");
     snprintf(c->snr_image, sizeof c->snr_image, "max_snr.png");
     snprintf(c->mask_bits, sizeof c->mask_bits, "all");
+    pyr_frames_link_options_default(&c->link);
 }
 
 static pyr_status_t as_int(const char *key, const char *v, int *out)
@@ -163,6 +165,12 @@ static pyr_status_t set_key(fr_config_t *c, const char *key, const char *v)
     if (IS("candidates")) return set_path(c->candidates, key, v);
     if (IS("snr_image")) return set_path(c->snr_image, key, v);
     if (IS("max_snr")) return set_path(c->max_snr, key, v);
+    if (IS("tracks")) return set_path(c->tracks, key, v);
+    if (IS("link_min_detections")) return as_int(key, v, &c->link.min_detections);
+    if (IS("link_max_gap")) return as_int(key, v, &c->link.max_gap);
+    if (IS("link_max_speed")) return as_double(key, v, &c->link.max_speed);
+    if (IS("link_min_speed")) return as_double(key, v, &c->link.min_speed);
+    if (IS("link_max_residual")) return as_double(key, v, &c->link.max_residual);
     if (IS("mask_bits")) {
         if (!*v || strlen(v) >= sizeof c->mask_bits)
             return pyr_fail(PYR_ERR_CONFIG, "frames.mask_bits = \"%s\": give all, bit values (0x2f) or MASK plane names (BAD,SAT,CR)", v);

@@ -33,7 +33,11 @@ pyr_status_t pyr_frames_options_set(pyr_frames_options_t *options, const char *k
     if (!strcasecmp(k, "mask_bits"))
         return pyr_fail(PYR_ERR_CONFIG, "frames.mask_bits chooses the bits of the MASK plane that the pyrgrid program reads from "
                                         "calibrated exposures; the library takes no files (mark bad pixels as NaN in the frames)");
-    static const char *const files[] = {"input", "residual", "shifts", "candidates", "snr_image", "max_snr"};
+    if (!strncasecmp(k, "link_", 5))
+        return pyr_fail(PYR_ERR_CONFIG, "frames.%s is a key of the linking, not of the pipeline: set it with "
+                                        "pyr_frames_link_options_set (pyrgrid_frames_io.h)",
+                        k);
+    static const char *const files[] = {"input", "residual", "shifts", "candidates", "snr_image", "max_snr", "tracks"};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         if (!strcasecmp(k, files[i]))
             return pyr_fail(PYR_ERR_CONFIG,

@@ -67,10 +67,16 @@ const char *pyr_frames_config_text(const pyr_frames_config_t *config, const char
     const struct {
         const char *key, *text;
     } keys[] = {{"input", c->input},       {"residual", c->residual}, {"shifts", c->shifts},       {"candidates", c->candidates},
-                {"snr_image", c->snr_image}, {"max_snr", c->max_snr},   {"mask_bits", c->mask_bits}};
+                {"snr_image", c->snr_image}, {"max_snr", c->max_snr},   {"mask_bits", c->mask_bits},
+                {"tracks", c->tracks}};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (!strcasecmp(k, keys[i].key)) return keys[i].text;
     return NULL;
+}
+
+const pyr_frames_link_options_t *pyr_frames_config_link_options(const pyr_frames_config_t *config)
+{
+    return config ? &config->c.link : NULL;
 }
 
 /* ------------------------------------------------------------------ source */
@@ -362,7 +368,7 @@ pyr_status_t pyr_frames_table_open(const char *path, const pyr_frames_table_opts
     if (!table) return pyr_fail(PYR_ERR_ARG, "pyr_frames_table_open: table is NULL");
     *table = NULL;
     if (!path || !path[0]) return pyr_fail(PYR_ERR_ARG, "pyr_frames_table_open: no path given");
-    const pyr_frames_table_opts_t none = {0, 0, NULL, NULL};
+    const pyr_frames_table_opts_t none = {0, 0, NULL, NULL, 0};
     pyr_frames_table_t *t = calloc(1, sizeof *t);
     if (!t) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
     pyr_status_t st = fr_table_open(path, opts ? opts : &none, &t->t);

@@ -69,6 +69,7 @@ static int columns(const fr_table_opts_t *o, column_t *c)
     }
     c[n++] = (column_t){"flux", NULL, "float64", 'E', "matched-filter flux: the object's sum over pixels in the frames' unit"};
     c[n++] = (column_t){"snr", NULL, "float64", 'E', "matched-filter signal to noise"};
+    if (o->track) c[n++] = (column_t){"track", NULL, "int64", 'J', "the track's id in the tracks table (-1: in none)"};
     return n;
 }
 
@@ -93,7 +94,7 @@ pyr_status_t fr_table_open(const char *path, const fr_table_opts_t *opts, fr_tab
     }
     t->format = format_of(path);
     t->o = *opts;
-    if (t->format == T_CSV) t->o.sky = t->o.mjd = 0; /* today's columns */
+    if (t->format == T_CSV) t->o.sky = t->o.mjd = 0; /* today's columns (and the track's, when linked) */
     snprintf(t->wcs, sizeof t->wcs, "%s", opts->wcs ? opts->wcs : "");
     snprintf(t->positions, sizeof t->positions, "%s", opts->positions ? opts->positions : "the frame's");
     t->o.wcs = t->wcs;
@@ -110,9 +111,9 @@ pyr_status_t fr_table_open(const char *path, const fr_table_opts_t *opts, fr_tab
     }
     FILE *fp = t->af.fp;
     if (t->format == T_CSV) {
-        fprintf(fp, "frame,x,y,flux,snr\n");
+        fprintf(fp, "frame,x,y,flux,snr%s\n", t->o.track ? ",track" : "");
     } else {
-        column_t c[8];
+        column_t c[10];
         int n = columns(&t->o, c);
         fprintf(fp, "# %%ECSV 1.0\n# ---\n# datatype:\n");
         for (int i = 0; i < n; i++) {
@@ -146,7 +147,9 @@ pyr_status_t fr_table_add(fr_table_t *t, const fr_table_row_t *r)
     }
     FILE *fp = t->af.fp;
     if (t->format == T_CSV) {
-        fprintf(fp, "%lld,%.3f,%.3f,%.6g,%.3f\n", (long long)r->frame, r->x, r->y, r->flux, r->snr);
+        fprintf(fp, "%lld,%.3f,%.3f,%.6g,%.3f", (long long)r->frame, r->x, r->y, r->flux, r->snr);
+        if (t->o.track) fprintf(fp, ",%lld", (long long)r->track);
+        fputc('\n', fp);
     } else {
         /* positions as the pipeline gave them (float: 9 digits are exact),
          * sky positions to 1e-12 degrees */
@@ -157,7 +160,9 @@ pyr_status_t fr_table_add(fr_table_t *t, const fr_table_row_t *r)
         }
         fprintf(fp, " %.9g %.9g", r->x, r->y);
         if (t->o.sky) fprintf(fp, " %.12f %.12f", r->ra, r->dec);
-        fprintf(fp, " %.9g %.9g\n", r->flux, r->snr);
+        fprintf(fp, " %.9g %.9g", r->flux, r->snr);
+        if (t->o.track) fprintf(fp, " %lld", (long long)r->track);
+        fputc('\n', fp);
     }
     t->n++;
     return PYR_OK;
@@ -173,7 +178,7 @@ pyr_status_t fr_table_commit(fr_table_t **tp)
         const int64_t n = t->n;
         double *d = malloc((size_t)(n > 0 ? n : 1) * 6 * sizeof *d);
         float *f = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *f);
-        int *frame = malloc((size_t)(n > 0 ? n : 1) * sizeof *frame);
+        int *frame = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *frame);
         if (!d || !f || !frame) {
             st = pyr_fail(PYR_ERR_NOMEM, "out of host memory writing %lld candidates", (long long)n);
         } else {
@@ -182,6 +187,7 @@ pyr_status_t fr_table_commit(fr_table_t **tp)
             for (int64_t i = 0; i < n; i++) {
                 const fr_table_row_t *r = &t->rows[i];
                 frame[i] = (int)r->frame;
+                frame[n + i] = (int)r->track;
                 mjd[i] = r->mjd;
                 x[i] = r->x;
                 y[i] = r->y;
@@ -190,9 +196,9 @@ pyr_status_t fr_table_commit(fr_table_t **tp)
                 flux[i] = (float)r->flux;
                 snr[i] = (float)r->snr;
             }
-            column_t c[8];
-            pyr_fits_column_t fc[8];
-            const void *data[8];
+            column_t c[10];
+            pyr_fits_column_t fc[10];
+            const void *data[10];
             int k = 0, nc = columns(&t->o, c);
             data[k++] = frame;
             if (t->o.mjd) data[k++] = mjd;
@@ -204,6 +210,7 @@ pyr_status_t fr_table_commit(fr_table_t **tp)
             }
             data[k++] = flux;
             data[k++] = snr;
+            if (t->o.track) data[k++] = frame + n;
             for (int i = 0; i < nc; i++) fc[i] = (pyr_fits_column_t){c[i].name, c[i].unit, c[i].description, c[i].fits_type, data[i]};
             char cards[2][81];
             snprintf(cards[0], 81, "%-8s= %20d / %-47s", "PIXORIGN", 0, "x, y count pixels from 0 (FITS counts from 1)");
