@@ -8,8 +8,9 @@
  *   bench_maxwell [--grid N | --grid NXxNYxNZ] [--steps N] [--backend cuda|cpu]
  *                 [--methods naive,pyramid] [--fractions 4] [--heights 8,16,32]   (fraction 0: the automatic budget)
  *                 [--precision float|double] [--cpml CELLS] [--kernel V1/V2/...]
+ *                 [--grid NXxNY --mode tm|te]   (2D: the TM or TE mode on one plane)
  *
- * --kernel: the naive run again with each kernel variant (e.g. tile:4,16/fused:8,16).
+ * --kernel: the naive run again with each kernel variant (e.g. tile:4,16/fused:8,16; in 2D wave:8).
  * --features plain,dft,flux,disp,tfsf: the runs once per listed variant of the
  *         problem, each beside the plain one in the same process: dft adds a
  *         DFT monitor of Ez over the middle z plane at 10 frequencies, flux a
@@ -69,15 +70,18 @@ static int on_progress(void *user, int64_t done, int64_t total)
     return 0;
 }
 
+static int g_te; /* 2D (--grid NXxNY): the TE mode, else TM */
+
 static void make(pyr_problem_t *p, const int64_t n[3], pyr_precision_t prec, int64_t steps, int cpml)
 {
     pyr_problem_default(p);
     p->equation = PYR_EQ_MAXWELL;
-    p->dims = 3;
+    p->dims = n[2] == 1 ? 2 : 3;
     for (int a = 0; a < 3; a++) {
         p->n[a] = n[a];
-        p->length[a] = (double)(n[a] - 1) / 20.0; /* 20 nodes per unit */
+        p->length[a] = a < p->dims ? (double)(n[a] - 1) / 20.0 : 1.0; /* 20 nodes per unit */
     }
+    p->maxwell.te = p->dims == 2 && g_te;
     p->precision = prec;
     p->steps = steps;
     p->init = PYR_INIT_ZERO;
@@ -85,24 +89,24 @@ static void make(pyr_problem_t *p, const int64_t n[3], pyr_precision_t prec, int
     m->courant = 0.5;
     m->nshapes = 1;
     m->shapes[0].kind = PYR_SHAPE_SPHERE;
-    for (int a = 0; a < 3; a++) m->shapes[0].lo[a] = p->length[a] * 0.6;
+    for (int a = 0; a < 3; a++) m->shapes[0].lo[a] = a < p->dims ? p->length[a] * 0.6 : 0; /* (2D: a disc) */
     m->shapes[0].r = p->length[0] * 0.2;
     m->shapes[0].eps_r = 4;
     m->shapes[0].mu_r = 1;
     if (cpml > 0) {
         m->cpml_cells = cpml;
-        m->cpml_faces = 0x3f;
+        m->cpml_faces = p->dims == 2 ? 0xf : 0x3f;
     }
     m->nsources = 1;
     pyr_source_t *s = &m->sources[0];
     for (int a = 0; a < 3; a++) s->node[a] = s->node_end[a] = n[a] / 3;
-    s->component = PYR_EZ;
+    s->component = p->maxwell.te ? PYR_EY : PYR_EZ;
     s->waveform = PYR_WAVE_RICKER;
     s->amplitude = 1;
     s->frequency = 2;
     s->delay = 0.6;
     m->nprobes = 1;
-    m->probes[0].component = PYR_EZ;
+    m->probes[0].component = s->component;
     for (int a = 0; a < 3; a++) m->probes[0].node[a] = n[a] / 3 + (a == 0 ? 6 : 0);
 }
 
@@ -172,6 +176,7 @@ static void run_peer(const pyr_problem_t *p, pyr_field_t **comp, double pyr_stea
         q.n[a] = p->n[a];
         q.rh[a] = k.c[a];
     }
+    q.te = p->maxwell.te;
     q.steps = p->steps;
     q.elem = (int)pyr_precision_size(p->precision);
     q.ca0 = k.c[4];
@@ -283,7 +288,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--grid")) {
-            if (sscanf(v, "%ldx%ldx%ld", (long *)&n[0], (long *)&n[1], (long *)&n[2]) != 3) n[0] = n[1] = n[2] = atoll(v);
+            const int got = sscanf(v, "%ldx%ldx%ld", (long *)&n[0], (long *)&n[1], (long *)&n[2]);
+            if (got == 2) n[2] = 1;
+            else if (got != 3) n[0] = n[1] = n[2] = atoll(v);
             i++;
         } else if (!strcmp(a, "--steps")) steps = atoll(argv[++i]);
         else if (!strcmp(a, "--backend")) backend = !strcmp(argv[++i], "cpu") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA;
@@ -295,6 +302,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--kernel")) kernels = argv[++i];
         else if (!strcmp(a, "--peer")) peer = 1;
         else if (!strcmp(a, "--features")) features = argv[++i];
+        else if (!strcmp(a, "--mode")) g_te = !strcmp(argv[++i], "te");
         else {
             fprintf(stderr, "unknown option %s\n", a);
             return 2;
@@ -308,9 +316,11 @@ int main(int argc, char **argv)
     make(&p, n, prec, steps, cpml);
     char dev[256] = "cpu";
     if (backend == PYR_BACKEND_CUDA) pyr_gpu_describe(0, dev, sizeof dev);
-    const double bytes_fields = (double)pyr_problem_nodes(&p) * (double)pyr_precision_size(prec) * 7; /* six components and cb */
-    printf("Maxwell (Yee) 3D %s %lldx%lldx%lld, %lld steps, eps_r sphere (cb per node)%s, fields + materials %.2f GB, on %s\n",
-           pyr_precision_name(prec), (long long)n[0], (long long)n[1], (long long)n[2], (long long)steps, cpml ? ", CPML" : "",
+    /* the components and cb */
+    const double bytes_fields = (double)pyr_problem_nodes(&p) * (double)pyr_precision_size(prec) * (p.dims == 2 ? 4 : 7);
+    printf("Maxwell (Yee) %s %s %lldx%lldx%lld, %lld steps, eps_r sphere (cb per node)%s, fields + materials %.2f GB, on %s\n",
+           p.dims == 2 ? (p.maxwell.te ? "2D TE" : "2D TM") : "3D", pyr_precision_name(prec), (long long)n[0], (long long)n[1],
+           (long long)n[2], (long long)steps, cpml ? ", CPML" : "",
            bytes_fields / 1e9, dev);
     pyr_field_t *comp[6];
     for (int c = 0; c < 6; c++)

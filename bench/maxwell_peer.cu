@@ -1,7 +1,8 @@
 /* The straightforward FDTD code (bench/maxwell_peer.h): what a user writes
  * first and what gprMax's CUDA kernels do - an H kernel then an E kernel per
  * step, one thread per cell, each reading its neighbours from global memory;
- * CPML auxiliaries updated where a cell lies in a layer. */
+ * CPML auxiliaries updated where a cell lies in a layer.  3D, or 2D TM or TE
+ * where the grid has one plane. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +84,47 @@ __global__ void e_kernel(T *Ex, T *Ey, T *Ez, const T *Hx, const T *Hy, const T 
     }
 }
 
+/* The 2D modes (nz = 1): TM's Hx, Hy from Ez and Ez from them; TE's Hz
+ * from Ex, Ey and they from it (pyrgrid's update ranges: a component is
+ * updated where its differences stay on the grid, and E not on the walls
+ * across it). */
+template <typename T, bool TE>
+__global__ void h_kernel_2d(T *Hx, T *Hy, T *Hz, const T *Ex, const T *Ey, const T *Ez, Grid g, T dh, Psi<T> psi)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= g.nx || y >= g.ny) return;
+    const int64_t i = (int64_t)y * g.nx + x;
+    const T rx = (T)g.rh[0], ry = (T)g.rh[1];
+    if (TE) {
+        if (x < g.nx - 1 && y < g.ny - 1) {
+            const T a = layer((Ey[i + 1] - Ey[i]) * rx, psi.p[2][0], i, g, 0, 1, x);
+            const T b = layer((Ex[i + g.nx] - Ex[i]) * ry, psi.p[2][1], i, g, 1, 1, y);
+            Hz[i] -= dh * (a - b);
+        }
+    } else {
+        if (y < g.ny - 1) Hx[i] -= dh * layer((Ez[i + g.nx] - Ez[i]) * ry, psi.p[0][0], i, g, 1, 1, y);
+        if (x < g.nx - 1) Hy[i] += dh * layer((Ez[i + 1] - Ez[i]) * rx, psi.p[1][1], i, g, 0, 1, x);
+    }
+}
+
+template <typename T, bool TE>
+__global__ void e_kernel_2d(T *Ex, T *Ey, T *Ez, const T *Hx, const T *Hy, const T *Hz, Grid g, T ca, const T *cb_node, T cb0, Psi<T> psi)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= g.nx || y >= g.ny) return;
+    const int64_t i = (int64_t)y * g.nx + x;
+    const T rx = (T)g.rh[0], ry = (T)g.rh[1];
+    const T cb = cb_node ? cb_node[i] : cb0;
+    if (TE) {
+        if (y > 0 && y < g.ny - 1) Ex[i] = ca * Ex[i] + cb * layer((Hz[i] - Hz[i - g.nx]) * ry, psi.p[0][0], i, g, 1, 0, y);
+        if (x > 0 && x < g.nx - 1) Ey[i] = ca * Ey[i] - cb * layer((Hz[i] - Hz[i - 1]) * rx, psi.p[1][1], i, g, 0, 0, x);
+    } else if (x > 0 && y > 0 && x < g.nx - 1 && y < g.ny - 1) {
+        const T a = layer((Hy[i] - Hy[i - 1]) * rx, psi.p[2][0], i, g, 0, 0, x);
+        const T b = layer((Hx[i] - Hx[i - g.nx]) * ry, psi.p[2][1], i, g, 1, 0, y);
+        Ez[i] = ca * Ez[i] + cb * (a - b);
+    }
+}
+
 template <typename T> __global__ void add_source(T *f, int64_t i, double a) { f[i] += (T)a; }
 
 double now_s()
@@ -122,7 +164,9 @@ template <typename T> int run(const peer_problem_t *q, double *loop, double *all
     g.prof = NULL;
     const dim3 block(32, 8), grid((unsigned)((g.nx + 31) / 32), (unsigned)((g.ny + 7) / 8), (unsigned)g.nz);
     double t1 = 0;
+    const bool flat = g.nz == 1; /* 2D: the mode's three components and the four psi they use */
     for (int c = 0; c < 6; c++) {
+        if (flat && (q->te ? c == 2 || c == 3 || c == 4 : c == 0 || c == 1 || c == 5)) continue;
         TRY(cudaMalloc(&f[c], bytes));
         TRY(cudaMemset(f[c], 0, bytes));
     }
@@ -136,6 +180,7 @@ template <typename T> int run(const peer_problem_t *q, double *loop, double *all
         g.prof = prof;
         for (int c = 0; c < 3; c++)
             for (int k = 0; k < 2; k++) {
+                if (flat && c + k == 1) continue; /* (psi.p[0][1], p[1][0]: derivatives along z) */
                 TRY(cudaMalloc(&psi.p[c][k], 2 * bytes)); /* E's and H's */
                 TRY(cudaMemset(psi.p[c][k], 0, 2 * bytes));
             }
@@ -147,15 +192,23 @@ template <typename T> int run(const peer_problem_t *q, double *loop, double *all
         TRY(cudaDeviceSynchronize());
         t1 = now_s();
         for (int64_t s = 0; s < q->steps; s++) {
-            h_kernel<T><<<grid, block>>>(f[3], f[4], f[5], f[0], f[1], f[2], g, (T)q->dh0, ph);
-            e_kernel<T><<<grid, block>>>(f[0], f[1], f[2], f[3], f[4], f[5], g, (T)q->ca0, cb, (T)q->cb0, pe);
-            if (q->amp) add_source<T><<<1, 1>>>(f[q->src_comp], q->src_index, q->amp[s]);
+            if (flat && q->te) {
+                h_kernel_2d<T, true><<<grid, block>>>(f[3], f[4], f[5], f[0], f[1], f[2], g, (T)q->dh0, ph);
+                e_kernel_2d<T, true><<<grid, block>>>(f[0], f[1], f[2], f[3], f[4], f[5], g, (T)q->ca0, cb, (T)q->cb0, pe);
+            } else if (flat) {
+                h_kernel_2d<T, false><<<grid, block>>>(f[3], f[4], f[5], f[0], f[1], f[2], g, (T)q->dh0, ph);
+                e_kernel_2d<T, false><<<grid, block>>>(f[0], f[1], f[2], f[3], f[4], f[5], g, (T)q->ca0, cb, (T)q->cb0, pe);
+            } else {
+                h_kernel<T><<<grid, block>>>(f[3], f[4], f[5], f[0], f[1], f[2], g, (T)q->dh0, ph);
+                e_kernel<T><<<grid, block>>>(f[0], f[1], f[2], f[3], f[4], f[5], g, (T)q->ca0, cb, (T)q->cb0, pe);
+            }
+            if (q->amp && f[q->src_comp]) add_source<T><<<1, 1>>>(f[q->src_comp], q->src_index, q->amp[s]);
         }
         TRY(cudaGetLastError());
         TRY(cudaDeviceSynchronize());
         *loop = now_s() - t1;
         for (int c = 0; c < 6; c++)
-            if (q->out[c]) TRY(cudaMemcpy(q->out[c], f[c], bytes, cudaMemcpyDeviceToHost));
+            if (q->out[c] && f[c]) TRY(cudaMemcpy(q->out[c], f[c], bytes, cudaMemcpyDeviceToHost));
     }
 done:
     for (int c = 0; c < 6; c++) cudaFree(f[c]);

@@ -8,7 +8,8 @@
 #include <stdint.h>
 
 typedef struct {
-    int64_t n[3];
+    int64_t n[3];             /* n[2] == 1: 2D */
+    int te;                   /* 2D: TE (Hz, Ex, Ey), else TM (Ez, Hx, Hy) */
     int64_t steps;
     int elem;                 /* 4: float, 8: double */
     double rh[3];             /* 1/h per axis */
