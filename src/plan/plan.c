@@ -115,19 +115,39 @@ void pyr_plan_host_memory(pyr_plan_t *plan)
             /* streamed pieces of a scheme that reads a layer back: the host's copy of the older layer */
             if (plan->previous && !plan->resident && scheme->field[f].role == PYR_FIELD_PINGPONG) plan->host_bytes += nodes * elem;
         }
+    plan->host_why[0] = 0;
+    plan->host_once = 0;
     if (!plan->ops->host_register) {
         plan->host_memory = PYR_HOST_AUTO;
         return;
     }
     if (plan->options.host_memory == PYR_HOST_PIN || plan->options.host_memory == PYR_HOST_STAGE) {
         plan->host_memory = plan->options.host_memory;
+        snprintf(plan->host_why, sizeof plan->host_why, "%s as asked (run.host_memory)",
+                 plan->host_memory == PYR_HOST_PIN ? "pinned" : "staged");
+        return;
+    }
+    /* Times the host fields' bytes cross the link, from the plan's exact counts.  In core that is at
+     * most 2 (one upload, one download; inputs only up) and a little for the auxiliaries' thin supports,
+     * which are not pinned: registering would cost as much as the copies it speeds up.  Pieces streamed
+     * pass after pass cross 2 per pass. */
+    const double values = elem ? (double)plan->host_bytes / (double)elem : 0;
+    const double crossings = values > 0 ? (double)(plan->predicted.uploaded + plan->predicted.downloaded) / values : 0;
+    if (crossings <= 2.5) {
+        plan->host_memory = PYR_HOST_STAGE;
+        plan->host_once = 1;
+        snprintf(plan->host_why, sizeof plan->host_why,
+                 "staged: the plan moves each byte once each way (%.2f crossings), registering would cost more than it saves; "
+                 "run.host_memory = pin registers anyway", crossings);
         return;
     }
     const uint64_t ram = pyr_host_ram_bytes(), gib = (uint64_t)1 << 30;
     const uint64_t reserve = ram / 8 > 8 * gib ? ram / 8 : 8 * gib;
     plan->host_memory = PYR_HOST_PIN;
+    snprintf(plan->host_why, sizeof plan->host_why, "pinned: the plan moves each byte %.1f times across the link", crossings);
     if (ram && plan->host_bytes > (ram > reserve ? ram - reserve : 0)) {
         plan->host_memory = PYR_HOST_STAGE;
+        snprintf(plan->host_why, sizeof plan->host_why, "staged: pinning would lock most of this machine's RAM");
         pyr_plan_add_notice(plan,
                             "the host fields (%.1f GiB) would lock most of this machine's %.1f GiB of RAM: copies go through pinned "
                             "staging buffers, slower than from a pinned grid; run.host_memory = pin locks them anyway",
@@ -156,6 +176,8 @@ pyr_status_t pyr_plan_sibling(const pyr_plan_t *plan, pyr_method_t method, pyr_d
     s->model_form = plan->model_form;
     s->host_memory = plan->host_memory;
     s->host_bytes = plan->host_bytes;
+    s->host_once = plan->host_once;
+    snprintf(s->host_why, sizeof s->host_why, "%s", plan->host_why);
     snprintf(s->model_source, sizeof s->model_source, "%s", plan->model_source);
     s->try_slots = plan->resident ? pyr_plan_requested_slots(s) : plan->slots;
     pyr_status_t st = pyr_plan_build(s, method, decomp, height, plan->budget);

@@ -68,6 +68,8 @@ struct pyr_plan {
                                  for or method = auto's, the automatic entries passed over, how it chose */
     pyr_host_memory_t host_memory; /* PIN or STAGE (AUTO: no device copies), pyr_plan_host_memory */
     uint64_t host_bytes;      /* bytes of the host fields that device copies read and write */
+    char host_why[192];       /* why host_memory is what it is (the run's host_note when it runs so) */
+    int host_once;            /* staged by auto because each byte crosses once each way */
     pyr_model_constants_t model; /* machine constants of the performance model */
     pyr_model_form_t model_form;
     char model_source[PYR_PATH_MAX + 320]; /* where the constants came from, for reports */
@@ -106,9 +108,13 @@ void pyr_plan_release(pyr_plan_t *plan);
  * pyr_plan_release. */
 pyr_status_t pyr_plan_copy_description(const pyr_plan_t *src, pyr_plan_t *dst);
 
-/* Decide how the executor reaches the host fields (options.host_memory;
- * auto pins unless that would lock most of the host's RAM), with a notice
- * when it stages. */
+/* Decide how the executor reaches the host fields (options.host_memory
+ * overrides), saying why in host_why.  Auto decides from the plan's
+ * predicted copies: registering costs about what a staged copy of the
+ * same bytes does, so it pays only where the bytes cross the link several
+ * times (pieces streamed pass after pass, a part's halos); a plan that
+ * moves each byte once each way (in core: one upload, one download) stages.
+ * Pinning that would lock most of the host's RAM stages too, with a notice. */
 void pyr_plan_host_memory(pyr_plan_t *plan);
 uint64_t pyr_host_ram_bytes(void);
 

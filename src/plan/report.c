@@ -166,9 +166,10 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
         pyr_format_bytes(info.host_bytes, hb, sizeof hb);
         if (info.host_memory == PYR_HOST_PIN)
             fprintf(out, "host memory  the %s of host fields pinned (registered) for full-speed copies; staged through pinned "
-                         "buffers if registering fails (the run says which)\n", hb);
+                         "buffers if registering fails (the run says which)%s%s\n", hb, plan->host_why[0] ? "; " : "", plan->host_why);
         else
-            fprintf(out, "host memory  the %s of host fields stay pageable: every copy staged through pinned buffers\n", hb);
+            fprintf(out, "host memory  the %s of host fields stay pageable: every copy staged through pinned buffers%s%s\n", hb,
+                    plan->host_why[0] ? "; " : "", plan->host_why);
     }
     if (plan->resident) {
         fprintf(out, "pieces       the whole grid stays on the device (%lld steps per chunk)\n", (long long)plan->height);
