@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/device.h"
+#include "backend/host_copy.h"
 #include "check.h"
 #include "heat_util.h"
 #include "maxwell_util.h"
@@ -91,8 +92,37 @@ static void host_case(int streamed, pyr_host_memory_t asked)
     pyr_plan_destroy(&plan);
 }
 
+/* the staged copies' packing: every byte of every row, none beside them, whatever the split over threads */
+static void copy_rows_case(size_t bytes, int64_t rows, size_t sp, size_t dp, int threads)
+{
+    const size_t ssize = sp * (size_t)(rows - 1) + bytes, dsize = dp * (size_t)(rows - 1) + bytes + 64;
+    unsigned char *src = malloc(ssize), *dst = malloc(dsize);
+    if (!src || !dst) {
+        CHECK(0, "out of memory");
+        free(src), free(dst);
+        return;
+    }
+    for (size_t i = 0; i < ssize; i++) src[i] = (unsigned char)(i * 2654435761u >> 13);
+    memset(dst, 0xA5, dsize);
+    pyr_host_copy_rows(dst, dp, src, sp, bytes, rows, threads);
+    size_t bad = 0;
+    for (size_t i = 0; i < dsize; i++) {
+        const size_t r = i / dp, off = i % dp;
+        const int in = r < (size_t)rows && off < bytes;
+        bad += in ? dst[i] != src[r * sp + off] : dst[i] != 0xA5;
+    }
+    CHECK(bad == 0, "rows of %zu bytes x %lld (pitches %zu, %zu), %d threads: %zu bytes wrong", bytes, (long long)rows, sp, dp, threads,
+          bad);
+    free(src), free(dst);
+}
+
 int main(void)
 {
+    copy_rows_case(100, 7, 100, 100, 4);                          /* small: one thread */
+    copy_rows_case(3u << 20, 1, 3u << 20, 3u << 20, 3);           /* one long row split over threads */
+    copy_rows_case(5000, 900, 5008, 5000, 2);                     /* rows pitched apart on one side */
+    copy_rows_case(4099, 1201, 4099, 4160, 0);                    /* odd rows, the default threads */
+    copy_rows_case((1u << 20) + 17, 5, (1u << 20) + 17, (1u << 20) + 17, 8);
     for (int streamed = 0; streamed < 2; streamed++) {
         host_case(streamed, PYR_HOST_AUTO);
         host_case(streamed, PYR_HOST_PIN);

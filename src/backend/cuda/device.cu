@@ -27,6 +27,9 @@
 #include <new>
 
 #include "backend/cuda/cuda_internal.cuh"
+extern "C" {
+#include "backend/host_copy.h"
+}
 
 #define SLOTS PYR_CUDA_SLOTS
 #define MAX_WRITERS PYR_CUDA_MAX_WRITERS
@@ -614,7 +617,8 @@ void cuda_host_unregister(void *ctx, void *ptr)
 /* ------------------------------------------------------------ transfers */
 
 /* Staged copies: a host region in pageable memory moves through two pinned
- * chunks of the slot, rows packed on the host and sent as one 2D copy per
+ * chunks of the slot, rows packed on the host (by several threads: one
+ * thread's memcpy is slower than the link) and sent as one 2D copy per
  * chunk (uploads: packing chunk i+1 overlaps the copy of chunk i; downloads:
  * the copy of chunk i+1 overlaps unpacking chunk i).  Each call returns with
  * its uploads queued (their chunks are waited for before reuse) and its
@@ -677,7 +681,7 @@ static pyr_status_t staged(cuda_ctx_t *c, int slot, char *h, size_t hp, size_t h
             const chunk_t k = chunk_of(i);
             char *buf = c->stage[slot][i & 1];
             CU(cudaEventSynchronize(c->stage_ev[slot][i & 1])); /* its last copy is done */
-            for (int64_t r = 0; r < k.rows; r++) memcpy(buf + (size_t)r * k.bytes, k.h + (size_t)r * hp, k.bytes);
+            pyr_host_copy_rows(buf, k.bytes, k.h, hp, k.bytes, k.rows, 0);
             CU(cudaMemcpy2DAsync(k.d, dp, buf, k.bytes, k.bytes, (size_t)k.rows, cudaMemcpyHostToDevice, s));
             CU(cudaEventRecord(c->stage_ev[slot][i & 1], s));
         }
@@ -695,7 +699,7 @@ static pyr_status_t staged(cuda_ctx_t *c, int slot, char *h, size_t hp, size_t h
             const chunk_t k = chunk_of(i - 1);
             const char *buf = c->stage[slot][(i - 1) & 1];
             CU(cudaEventSynchronize(c->stage_ev[slot][(i - 1) & 1]));
-            for (int64_t r = 0; r < k.rows; r++) memcpy(k.h + (size_t)r * hp, buf + (size_t)r * k.bytes, k.bytes);
+            pyr_host_copy_rows(k.h, hp, buf, k.bytes, k.bytes, k.rows, 0);
         }
     }
     return PYR_OK;
