@@ -937,8 +937,18 @@ pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t
 {
     pyr_box_t in;
     if (!strcmp(call->variant->name, "wave")) {
+        /* what it declines runs as tile's default shape (wave's parameters are not tile's) */
+        pyr_variant_t tv;
+        memset(&tv, 0, sizeof tv);
+        strcpy(tv.name, "tile");
+        tv.p[0] = kRowsDefault;
+        tv.p[1] = call->coef->dims == 3 ? kZRunDefault : 1;
+        pyr_kernel_call_t tc = *call;
+        tc.variant = &tv;
         const int te = wave_mode(call);
-        if (te >= 0) return wave_steps<T>(c, st, call, table, te, gather);
+        if (te >= 0) return wave_steps<T>(c, st, call, &tc, table, te, gather);
+        for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, &tc, table, s, (const Sets<T> *)NULL, gather));
+        return PYR_OK;
     }
     if (!strcmp(call->variant->name, "fused") && fused_box(call, &in)) return fused_steps<T>(c, st, call, table, &in, gather);
     for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, call, table, s, (const Sets<T> *)NULL, gather));

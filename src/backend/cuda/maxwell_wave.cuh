@@ -387,9 +387,11 @@ pyr_status_t wave_launch(pyrcu::ctx_t *c, cudaStream_t st, const Wave<T> &s, int
 
 /* A call's steps by the wave kernel: ceil(h / K) launches (one more where
  * that count is odd, so the last writes the piece's buffers; a lone odd step
- * in place by the tile kernel where no launch could take fewer steps). */
+ * in place by the tile kernel, as_tile the call with tile's variant, where no
+ * launch could take fewer steps). */
 template <typename T>
-pyr_status_t wave_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int te, const void *gather)
+pyr_status_t wave_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const pyr_kernel_call_t *as_tile, const double *table,
+                        int te, const void *gather)
 {
     const pyr_piece_t *pc = call->piece;
     const pyr_coef_t *k = call->coef;
@@ -401,7 +403,7 @@ pyr_status_t wave_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_
     if (L % 2) {
         if (h > L) L++;
         else {
-            PYR_TRY(tile_step<T>(c, st, call, table, 0, (const Sets<T> *)NULL, gather));
+            PYR_TRY(tile_step<T>(c, st, as_tile, table, 0, (const Sets<T> *)NULL, gather));
             s0 = 1;
             h--;
             L = h; /* h == L before: a step per launch, now an even count */
