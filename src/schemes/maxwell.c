@@ -595,6 +595,43 @@ double pyr_maxwell_shapes_material(const pyr_problem_t *p, int which, const int6
     return material_at(p, which, NULL, g[0], g[1], g[2], 0);
 }
 
+/* The nodes x in [0, nx) of the row (y, z) (global: x + x0) inside shape s,
+ * as [*a, *b); empty when *a == *b.  Along a row the test is a monotone
+ * function of the rounded position on each side of the shape's centre (a
+ * box's or an axial cylinder's interval, a distance from a centre), so the
+ * nodes inside are one run: it is found by inside() itself near the centre
+ * and at its ends by bisection, giving exactly the nodes the per-node test
+ * gives. */
+static void row_run(const pyr_problem_t *p, const pyr_shape_t *s, int64_t x0, int64_t nx, int64_t y, int64_t z, int64_t *a, int64_t *b)
+{
+    *a = *b = 0;
+    const double h = pyr_problem_h(p, 0);
+    const int along = s->kind == PYR_SHAPE_BOX || (s->kind != PYR_SHAPE_SPHERE && s->axis == 0);
+    const double centre = (along ? 0.5 * (s->lo[0] + s->hi[0]) : s->lo[0]) / h - (double)x0;
+    int64_t in = -1;
+    if (!(centre == centre)) return;
+    const int64_t c = centre < -2 ? -2 : centre > (double)nx + 1 ? nx + 1 : (int64_t)floor(centre);
+    for (int64_t x = c - 1; x <= c + 2 && in < 0; x++) {
+        const int64_t xc = x < 0 ? 0 : x >= nx ? nx - 1 : x;
+        if (inside(p, s, xc + x0, y, z)) in = xc;
+    }
+    if (in < 0) return;
+    int64_t lo = -1, hi = in; /* inside(hi); lo outside or before the row */
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (inside(p, s, mid + x0, y, z)) hi = mid;
+        else lo = mid;
+    }
+    *a = hi;
+    lo = in, hi = nx; /* inside(lo); hi outside or past the row */
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (inside(p, s, mid + x0, y, z)) lo = mid;
+        else hi = mid;
+    }
+    *b = hi;
+}
+
 /* The per-node coefficients (inputs of the scheme): ca and cb of E from
  * eps_r and sigma, dh = dt / mu_r of H, each computed in double from the
  * node's materials and rounded once to the grid's precision. */
@@ -612,7 +649,64 @@ static pyr_status_t maxwell_init_input(const pyr_problem_t *p, int i, pyr_field_
         if ((w < 2 && need_e) || (w != 1 && stability)) st = material_field(p, w, &file[w]);
     const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
     double fastest = INFINITY; /* the smallest eps_r mu_r */
-    if (st == PYR_OK) {
+    if (st == PYR_OK && !file[0] && !file[1] && !file[2] && !dispersive) {
+        /* Background and shapes only: each node takes the coefficient of the last shape over it (or the
+         * background's), computed once per material from the same values as per node, so the same bits.
+         * Per row, each shape's run of nodes from row_run paints an owner per node. */
+        const pyr_maxwell_params_t *m = &p->maxwell;
+        const int ns = m->nshapes;
+        double coef[PYR_MAXWELL_MAX_SHAPES + 1], speed[PYR_MAXWELL_MAX_SHAPES + 1];
+        for (int o = 0; o <= ns; o++) {
+            const pyr_shape_t *sh = o ? &m->shapes[o - 1] : NULL;
+            const double eps = sh ? sh->eps_r : m->eps_r, sigma = sh ? sh->sigma : m->sigma, mu = sh ? sh->mu_r : m->mu_r;
+            speed[o] = eps * mu;
+            if (i == PYR_MAXWELL_DH) {
+                coef[o] = dt / mu;
+            } else {
+                double ca, cb;
+                e_coefficients(eps, sigma, dt, &ca, &cb);
+                coef[o] = i == PYR_MAXWELL_CA ? ca : cb;
+            }
+        }
+        int alloc_failed = 0;
+#pragma omp parallel reduction(min : fastest) reduction(| : alloc_failed)
+        {
+            unsigned char *owner = ns ? malloc((size_t)nx) : NULL;
+            alloc_failed = ns && !owner;
+#pragma omp for collapse(2) schedule(static)
+            for (int64_t z = 0; z < nz; z++)
+                for (int64_t y = 0; y < ny; y++) {
+                    if (alloc_failed) continue;
+                    const int64_t k0 = (z * ny + y) * nx, gy = y + p->origin[1], gz = z + p->origin[2];
+                    if (owner) {
+                        memset(owner, 0, (size_t)nx);
+                        for (int o = 1; o <= ns; o++) {
+                            int64_t a, b;
+                            row_run(p, &m->shapes[o - 1], p->origin[0], nx, gy, gz, &a, &b);
+                            if (b > a) memset(owner + a, o, (size_t)(b - a));
+                        }
+                    }
+                    int64_t x = 0;
+                    while (x < nx) {
+                        const int o = owner ? owner[x] : 0;
+                        int64_t e = x + 1;
+                        while (e < nx && (owner ? owner[e] : 0) == o) e++;
+                        if (speed[o] < fastest) fastest = speed[o];
+                        if (f->precision == PYR_DOUBLE) {
+                            double *d = (double *)f->data + k0;
+                            for (int64_t q = x; q < e; q++) d[q] = coef[o];
+                        } else {
+                            float *d = (float *)f->data + k0;
+                            const float v = (float)coef[o];
+                            for (int64_t q = x; q < e; q++) d[q] = v;
+                        }
+                        x = e;
+                    }
+                }
+            free(owner);
+        }
+        if (alloc_failed) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    } else if (st == PYR_OK) {
 #pragma omp parallel for collapse(2) schedule(static) reduction(min : fastest)
     for (int64_t z = 0; z < nz; z++)
         for (int64_t y = 0; y < ny; y++)
