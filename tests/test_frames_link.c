@@ -188,6 +188,23 @@ int main(void)
     CHECK_OK(pyr_frames_link(NULL, 0, &o, NULL, NULL, &tr2, &n2));
     CHECK(n2 == 0, "no rows: no tracks");
 
+    /* a tie: two detections as near to the prediction (0.3 pixels either side in y): the first in the
+     * canonical order (frame, y, x) joins, whatever order they came in */
+    for (int order = 0; order < 2; order++) {
+        pyr_frames_table_row_t tie[6];
+        int k = 0;
+        for (int f = 0; f < 5; f++)
+            if (f != 3) tie[k++] = (pyr_frames_table_row_t){f, NAN, 10.0 + f, 100.0, NAN, NAN, 1.0, 6.0, -1};
+        tie[k++] = (pyr_frames_table_row_t){3, NAN, 13.0, order ? 100.3 : 99.7, NAN, NAN, 1.0, 6.0, -1};
+        tie[k++] = (pyr_frames_table_row_t){3, NAN, 13.0, order ? 99.7 : 100.3, NAN, NAN, 1.0, 6.0, -1};
+        int64_t of[6];
+        CHECK_OK(pyr_frames_link(tie, 6, &o, NULL, of, &tr2, &n2));
+        int low = order ? 5 : 4, high = order ? 4 : 5;
+        CHECK(n2 == 1 && tr2[0].n == 5 && of[low] == 0 && of[high] == -1, "tie (order %d): %lld tracks, rows %lld %lld", order,
+              (long long)n2, (long long)of[4], (long long)of[5]);
+        pyr_frames_tracks_free(&tr2);
+    }
+
     /* the keys and their refusals */
     pyr_frames_link_options_t k;
     pyr_frames_link_options_default(&k);

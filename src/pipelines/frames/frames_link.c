@@ -13,10 +13,10 @@
  * a speed within [min_speed, max_speed].  The best of all seeds' tracks is
  * taken (most detections, then the smallest RMS, then the first seed in the
  * canonical order), its detections leave the pool, the seeds whose tracks
- * used them grow again, and so on until no seed gives a track.  A track
- * that used none of the taken detections would grow the same again (each
- * step takes the nearest unused detection, and a detection it did not take
- * changes no step), so only those seeds are grown again. */
+ * (counted or not) used them grow again, and so on until no seed gives a
+ * track.  A seed that used none of the taken detections would grow the same
+ * again (each step takes the nearest unused detection, and a detection it
+ * did not take changes no step), so only those seeds are grown again. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -422,10 +422,11 @@ pyr_status_t pyr_frames_link(const pyr_frames_table_row_t *rows, int64_t n, cons
             owner[b->m[i]] = nout;
         }
         nout++;
-        /* the seeds whose tracks took one of these grow again */
+        /* the seeds whose tracks took one of these grow again (a track that failed may pass without the
+         * detection that led it astray) */
         for (int64_t s = 0; s < nseeds && st == PYR_OK; s++) {
             seed_t *q = &seeds[s];
-            if (!q->valid || used[q->a] || used[q->b]) continue;
+            if (used[q->a] || used[q->b]) continue;
             int touched = 0;
             for (int64_t i = 0; i < q->k && !touched; i++) touched = used[q->m[i]];
             if (touched) st = grow(&L, q);
