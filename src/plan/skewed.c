@@ -41,11 +41,16 @@ static const char *inplace_refusal(const pyr_plan_t *plan)
     const pyr_scheme_t *s = plan->scheme;
     const int a = pyr_skew_axis(plan);
     if (s->nsub != 2 || s->sub[0].reach_lo[a] != 0 || s->sub[0].reach_hi[a] > 1 || s->sub[1].reach_lo[a] > 1 || s->sub[1].reach_hi[a] != 0)
-        return "it sweeps in-place state in two sub-steps, the first reading one plane ahead, the second one behind";
-    if ((plan->coef.periodic >> a) & 1) return "the last axis is periodic here; make another axis the periodic one, or use blocks";
-    if (plan->fixed[a][0] || plan->fixed[a][1]) return "its in-place sweep updates every plane of the last axis, and this problem fixes some";
-    if (s->reduction != PYR_REDUCE_NONE) return "its in-place sweep measures no change";
-    if (plan->previous) return "its in-place sweep carries one layer of the state";
+        return "it sweeps in-place state in two sub-steps, the first reading one plane ahead, the second one behind (blocks or slabs "
+               "take this scheme)";
+    if (plan->coef.periodic == (1u << plan->problem.dims) - 1u) return "every axis is periodic here; use method = naive";
+    if ((plan->coef.periodic >> a) & 1)
+        return "its pieces follow the last axis, which is periodic here; use decomposition = blocks (it cuts the other axes), or make "
+               "another axis the periodic one";
+    if (plan->fixed[a][0] || plan->fixed[a][1])
+        return "its in-place sweep updates every plane of the last axis, and this problem fixes some; use blocks or slabs";
+    if (s->reduction != PYR_REDUCE_NONE) return "its in-place sweep measures no change; use blocks or slabs";
+    if (plan->previous) return "its in-place sweep carries one layer of the state; use blocks or slabs";
     return NULL;
 }
 
@@ -64,8 +69,7 @@ int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
     else if (plan->scheme->reduction != PYR_REDUCE_NONE && plan->scheme->reduction != PYR_REDUCE_MAX_CHANGE)
         no = "it measures only the largest change of a sweep";
     else if (plan->previous) no = "its pieces carry one layer of the state, and this problem's sub-steps read the layer before too";
-    if (no && why)
-        snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s; blocks or slabs take it", plan->scheme->name, no);
+    if (no && why) snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s", plan->scheme->name, no);
     return no == NULL;
 }
 

@@ -2,7 +2,8 @@
  * 2): random problems as test_maxwell_property draws them (2D TM and TE, 3D;
  * float and double; shapes; CPML on random faces; sources; probes) with
  * Drude, Lorentz and Debye terms on the background or on shapes, under
- * random plans (naive, trivial, pyramid; every decomposition; heights;
+ * random plans (naive, trivial, pyramid; every decomposition, skewed pieces
+ * too (the terms' states in place in its ring); heights;
  * budgets from the smallest that fits to above the grid; 1 to 3 slots; 1 or
  * 2 threads; several parts of the grid: run.devices = 0,0,...) give the CPU
  * naive method's components and probe series bit for bit, and the terms do
@@ -17,7 +18,7 @@
 #include "maxwell_util.h"
 #include "schemes/maxwell.h"
 
-static int pyramids, parts, lorentz, debye, drude, on_shapes, refused_fields, shared_slots;
+static int skewed, pyramids, parts, lorentz, debye, drude, on_shapes, refused_fields, shared_slots;
 
 static void random_poles(rng_t *r, double dt, pyr_pole_t *pl, int *np, int max)
 {
@@ -131,6 +132,12 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     if (backend == PYR_BACKEND_CUDA) {
         static const char *const v[] = {"", "tile:1,1", "tile:2,3", "tile:8,64", "fused", "fused:2,3"};
         snprintf(o.kernel, sizeof o.kernel, "%s", v[rng_range(&r, 0, 5)]);
+    }
+    /* skewed pieces a quarter of the pyramids (drawn apart, so the other draws stay as they were) */
+    rng_t rs = {seed * 2654435761u + (uint64_t)c * 97u + 11u};
+    if (o.method == PYR_METHOD_PYRAMID && meth != 6 && rng_range(&rs, 0, 3) == 0) {
+        o.decomposition = PYR_DECOMP_SKEWED;
+        skewed++;
     }
     int nparts = 1;
     if (meth == 6 && n[dims - 1] >= 8) {
@@ -328,12 +335,13 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random dispersive Maxwell plans on the %s backend bit-identical to the naive method (seed %llu): %d pyramids of "
-           "height > 1, %d over parts, terms: %d drude, %d lorentz, %d debye, %d cases with them on shapes, %d sharing the layers' "
+           "height > 1, %d skewed, %d over parts, terms: %d drude, %d lorentz, %d debye, %d cases with them on shapes, %d sharing the layers' "
            "slots; %d refused for want of fields\n",
-           cases - failed, cases, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long)seed, pyramids, parts, drude, lorentz,
+           cases - failed, cases, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long)seed, pyramids, skewed, parts, drude, lorentz,
            debye, on_shapes, shared_slots, refused_fields);
-    CHECK(failed > 0 || cases < 20 || (pyramids >= cases / 5 && parts >= cases / 20 && lorentz > 0 && debye > 0 && drude > 0 &&
+    CHECK(failed > 0 || cases < 20 || (pyramids >= cases / 5 && parts >= cases / 20 && skewed >= cases / 20 && lorentz > 0 && debye > 0 && drude > 0 &&
                                        refused_fields <= cases / 5),
-          "too few cases exercised pyramids (%d), parts (%d) or each kind of term to mean much", pyramids, parts);
+          "too few cases exercised pyramids (%d), skewed pieces (%d), parts (%d) or each kind of term to mean much", pyramids,
+          skewed, parts);
     return check_report();
 }

@@ -3,7 +3,8 @@
  * random or zero initial fields; material shapes; CPML on random faces of the
  * other axes; point and line sources; probes; sometimes a TF/SF plane wave
  * whose box spans the periodic axes whole) with one or more periodic axes,
- * under random plans (naive, trivial, pyramid; every decomposition; heights;
+ * under random plans (naive, trivial, pyramid; every decomposition, skewed
+ * pieces too, refused along a periodic last axis; heights;
  * budgets from the smallest that fits; 1 to 3 slots), give the CPU naive
  * method's six components and probe series bit for bit.  A decomposition
  * that would cut only periodic axes is refused, saying which works.
@@ -14,7 +15,7 @@
 
 #include "maxwell_util.h"
 
-static int pyramids, refused, with_planewave, accepted;
+static int pyramids, refused, with_planewave, accepted, skewed;
 
 static unsigned faces_of(unsigned axes)
 {
@@ -98,6 +99,11 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     if (rng_range(&r, 0, 4) && ((pick == 0 && (m->periodic & one)) || (pick == 1 && m->periodic == (1u << dims) - 1))) pick = 2;
     if (dims == 2) o.decomposition = pick == 0 ? PYR_DECOMP_STRIPS : pick == 1 ? PYR_DECOMP_BLOCKS : PYR_DECOMP_AUTO;
     else o.decomposition = pick == 0 ? PYR_DECOMP_SLABS : pick == 1 ? PYR_DECOMP_BLOCKS : PYR_DECOMP_AUTO;
+    /* skewed pieces a quarter of the pyramids (drawn apart, so the other draws stay as they were): refused where
+     * the last axis, the one they follow, is periodic */
+    rng_t rs = {seed * 2654435761u + (uint64_t)c * 89u + 5u};
+    const int skew = o.method == PYR_METHOD_PYRAMID && rng_range(&rs, 0, 3) == 0;
+    if (skew) o.decomposition = PYR_DECOMP_SKEWED;
     if (o.method == PYR_METHOD_PYRAMID) o.height = rng_range(&r, 0, 3) == 0 ? 0 : rng_range(&r, 1, p.steps);
     o.slots = (int)rng_range(&r, 1, 3);
     o.threads = (int)rng_range(&r, 1, 2);
@@ -109,6 +115,17 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
     const unsigned cuts = o.decomposition == PYR_DECOMP_STRIPS ? 2u : o.decomposition == PYR_DECOMP_SLABS ? 4u : (1u << dims) - 1;
     const int only_periodic = o.method != PYR_METHOD_NAIVE && o.decomposition != PYR_DECOMP_AUTO && !(cuts & ~m->periodic);
     const int all_periodic = m->periodic == (1u << dims) - 1;
+    if (skew && ((m->periodic >> (dims - 1)) & 1)) {
+        pyr_plan_t *pl = NULL;
+        const pyr_status_t st = pyr_plan_create(&p, &o, &pl);
+        pyr_plan_destroy(&pl);
+        CHECK(st == PYR_ERR_CONFIG && strstr(pyr_last_error(), "periodic") &&
+                  strstr(pyr_last_error(), all_periodic ? "method = naive" : "decomposition = blocks"),
+              "case %d seed %llu: skewed pieces along a periodic last axis (periodic=%#x): %s", c, (unsigned long long)seed, m->periodic,
+              st == PYR_OK ? "accepted" : pyr_last_error());
+        refused++;
+        return st == PYR_OK;
+    }
     char label[400];
     snprintf(label, sizeof label,
              "case %d seed %llu: %dD%s %lldx%lldx%lld %s steps=%lld periodic=%#x shapes=%d cpml=%d/%#x sources=%d probes=%d planewave=%d | %s "
@@ -156,6 +173,7 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
             bad = 1;
         }
         pyramids += o.method == PYR_METHOD_PYRAMID && a.info.height > 1 && a.info.tasks_per_pass > 1;
+        skewed += skew && a.info.tasks_per_pass > 1;
     }
     mx_free(&a);
     mx_free(&b);
@@ -174,10 +192,11 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random periodic Maxwell cases on the %s backend right (seed %llu): %d plans bit-identical to naive (%d pyramids of height > 1 "
-           "in several pieces, %d with a plane wave), %d refused as cutting only periodic axes\n",
-           cases - failed, cases, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long)seed, accepted, pyramids, with_planewave,
-           refused);
-    CHECK(failed > 0 || cases < 20 || (pyramids >= cases / 12 && refused >= 1 && with_planewave >= 1),
-          "too few cases exercised pyramids in pieces (%d), refusals (%d) or plane waves (%d) to mean much", pyramids, refused, with_planewave);
+           "in several pieces, %d of them skewed, %d with a plane wave), %d refused as cutting only periodic axes or skewed along one\n",
+           cases - failed, cases, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", (unsigned long long)seed, accepted, pyramids, skewed,
+           with_planewave, refused);
+    CHECK(failed > 0 || cases < 20 || (pyramids >= cases / 12 && refused >= 1 && with_planewave >= 1 && skewed >= 1),
+          "too few cases exercised pyramids in pieces (%d), skewed pieces (%d), refusals (%d) or plane waves (%d) to mean much", pyramids,
+          skewed, refused, with_planewave);
     return check_report();
 }
