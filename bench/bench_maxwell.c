@@ -112,10 +112,11 @@ static void make(pyr_problem_t *p, const int64_t n[3], pyr_precision_t prec, int
 
 typedef struct {
     double e2e, steady, probe_last;
+    double setup_s, pin_s, unpin_s, before_s, steps_s, after_s; /* the phases of a run (print_phases) */
     int64_t height;
     int slots;
     uint64_t up, down;
-    char decomp[16];
+    char decomp[16], host[16];
 } result_t;
 
 static double g_probe_last;
@@ -139,7 +140,10 @@ static int run(const pyr_problem_t *p, const pyr_options_t *o, pyr_field_t **com
     r->height = info.height;
     r->slots = info.slots;
     snprintf(r->decomp, sizeof r->decomp, "%s", pyr_decomp_name(info.decomposition));
+    /* the problem's fields made as the program makes them (initial.kind = zero); the materials' fields the executor makes */
+    const double ts = now_s();
     for (int c = 0; c < 6; c++) memset(comp[c]->data, 0, (size_t)pyr_field_count(comp[c]) * pyr_precision_size(p->precision));
+    r->setup_s = now_s() - ts;
     pyr_field_t *fields[NFIELDS] = {NULL};
     for (int c = 0; c < 6; c++) fields[c] = comp[c];
     progress_t pr;
@@ -160,7 +164,26 @@ static int run(const pyr_problem_t *p, const pyr_options_t *o, pyr_field_t **com
     r->up = ri.counts.uploaded;
     r->down = ri.counts.downloaded;
     r->probe_last = g_probe_last;
+    /* before the first progress report: pinning, the materials' fields made, the upload and the first chunk's steps;
+     * after the last: the download and unpinning */
+    r->pin_s = ri.pin_seconds;
+    r->unpin_s = ri.unpin_seconds;
+    r->steps_s = r->steady > 0 ? cells * (double)p->steps / (r->steady * 1e9) : 0;
+    r->before_s = pr.calls ? pr.t_first - t0 - r->pin_s - cells * (double)pr.s_first / (r->steady * 1e9) : 0;
+    r->after_s = pr.calls ? t1 - pr.t_last - r->unpin_s : 0;
+    snprintf(r->host, sizeof r->host, "%s", pyr_host_memory_name(ri.host_memory));
     return 0;
+}
+
+/* An in-core run's phases, and its end-to-end rate with the set-up of the problem's fields counted (as the program
+ * runs it) over its steady rate. */
+static void print_phases(const pyr_problem_t *p, const result_t *r)
+{
+    const double cells = (double)pyr_problem_nodes(p), total = r->setup_s + cells * (double)p->steps / (r->e2e * 1e9);
+    printf("  phases: set-up %.3f s, host %s (pin %.3f s, unpin %.3f s), materials + upload %.3f s, steps %.3f s, download %.3f s; "
+           "end to end with set-up %.3g G/s = %.2fx steady\n",
+           r->setup_s, r->host, r->pin_s, r->unpin_s, r->before_s, r->steps_s, r->after_s, cells * (double)p->steps / total * 1e-9,
+           r->steady > 0 ? cells * (double)p->steps / total * 1e-9 / r->steady : 0);
 }
 
 #ifdef PYR_BENCH_PEER
@@ -359,6 +382,7 @@ int main(int argc, char **argv)
                        r.steady, (unsigned long long)r.up, (unsigned long long)r.down, r.probe_last);
                 if (nfeat > 1 && plain_naive > 0) printf("   %.3fx plain", r.steady / plain_naive);
                 printf("\n");
+                print_phases(&q, &r);
                 fflush(stdout);
             }
         }
