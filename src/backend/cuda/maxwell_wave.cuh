@@ -153,36 +153,45 @@ __global__ void __launch_bounds__(kWaveMaxThreads) yee_wave(Wave<T> s)
     }
     const int lo_load = Y0 - K - 1, hi_load = Y1 + K + 1; /* rows read (within the grid) */
     const int r0 = Y0 - K - 1, r1 = Y1 - 1 + 2 * K;
+    /* the old values of E (and E's psi) at row r and of H (and H's psi) at row r + 1 */
+    T nE[NE], nH[NH], nP[4] = {0, 0, 0, 0};
+    auto load = [&](int r) {
+        const bool ok = inx && r >= 0 && r < s.n[1] && r >= lo_load && r < hi_load;
+        const int64_t i = (int64_t)r * s.pitch + x;
+#pragma unroll
+        for (int c = 0; c < NE; c++) nE[c] = ok ? ld(s.Fin[c] + i) : (T)0;
+        const int r2 = r + 1;
+        const bool ok2 = inx && r2 >= 0 && r2 < s.n[1] && r2 >= lo_load && r2 < hi_load;
+        const int64_t i2 = (int64_t)r2 * s.pitch + x;
+#pragma unroll
+        for (int c = 0; c < NH; c++) nH[c] = ok2 ? ld(s.Fin[NE + c] + i2) : (T)0;
+        if (Cpml) {
+            nP[0] = ok && fx[0] ? ld(s.Pin[0] + i) : (T)0;
+            nP[1] = ok && s.Pin[1] && s.table[(int64_t)((1 * 2 + 0) * 4 + 3) * s.nmax + r] != 0 ? ld(s.Pin[1] + i) : (T)0;
+            nP[2] = ok2 && s.Pin[2] && s.table[(int64_t)((1 * 2 + 1) * 4 + 3) * s.nmax + r2] != 0 ? ld(s.Pin[2] + i2) : (T)0;
+            nP[3] = ok2 && fx[1] ? ld(s.Pin[3] + i2) : (T)0;
+        }
+    };
+    load(r0);
     for (int r = r0; r <= r1; r++) {
         const int it = r - r0;
         T *wr = shm + (size_t)(it & 1) * 2 * K * ld_row, *rd = shm + (size_t)((it & 1) ^ 1) * 2 * K * ld_row;
-        /* level 0: E (and E's psi) at row r, H (and H's psi) at row r + 1 */
+        /* level 0: E (and E's psi) at row r, H (and H's psi) at row r + 1, loaded the iteration before */
         {
-            const bool ok = inx && r >= 0 && r < s.n[1] && r >= lo_load && r < hi_load;
-            const int64_t i = (int64_t)r * s.pitch + x;
 #pragma unroll
-            for (int c = 0; c < NE; c++) push3(E[0][c], ok ? ld(s.Fin[c] + i) : (T)0);
-            if (Cpml) {
-                T p0 = 0, p1 = 0;
-                if (ok && fx[0]) p0 = ld(s.Pin[0] + i);
-                if (ok && s.Pin[1] && s.table[(int64_t)((1 * 2 + 0) * 4 + 3) * s.nmax + r] != 0) p1 = ld(s.Pin[1] + i);
-                push3(PE[0][0], p0);
-                push3(PE[0][1], p1);
-            }
-            const int r2 = r + 1;
-            const bool ok2 = inx && r2 >= 0 && r2 < s.n[1] && r2 >= lo_load && r2 < hi_load;
-            const int64_t i2 = (int64_t)r2 * s.pitch + x;
+            for (int c = 0; c < NE; c++) push3(E[0][c], nE[c]);
 #pragma unroll
-            for (int c = 0; c < NH; c++) push3(H[0][c], ok2 ? ld(s.Fin[NE + c] + i2) : (T)0);
+            for (int c = 0; c < NH; c++) push3(H[0][c], nH[c]);
             if (Cpml) {
-                T p2 = 0, p3 = 0;
-                if (ok2 && s.Pin[2] && s.table[(int64_t)((1 * 2 + 1) * 4 + 3) * s.nmax + r2] != 0) p2 = ld(s.Pin[2] + i2);
-                if (ok2 && fx[1]) p3 = ld(s.Pin[3] + i2);
-                push3(PH[0][0], p2);
-                push3(PH[0][1], p3);
+                push3(PE[0][0], nP[0]);
+                push3(PE[0][1], nP[1]);
+                push3(PH[0][0], nP[2]);
+                push3(PH[0][1], nP[3]);
             }
             /* the E component H's x-differences read at x + 1 */
             wr[t + 1] = TE ? E[0][1][0] : E[0][0][0];
+            /* the next iteration's rows, in flight while this one computes */
+            load(r + 1);
         }
 #pragma unroll
         for (int k = 1; k <= K; k++) {
