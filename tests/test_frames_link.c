@@ -188,6 +188,39 @@ int main(void)
     CHECK_OK(pyr_frames_link(NULL, 0, &o, NULL, NULL, &tr2, &n2));
     CHECK(n2 == 0, "no rows: no tracks");
 
+    /* dense noise (chance alignments make many tracks, taken in turn and grown again as their detections
+     * go): still the same tracks whatever the order */
+    {
+        enum { DF = 30, DM = 150, DN = DF * DM };
+        pyr_frames_table_row_t *dr = malloc(DN * sizeof *dr), *ds = malloc(DN * sizeof *ds);
+        int *dp = malloc(DN * sizeof *dp);
+        int64_t *o1of = malloc(DN * sizeof *o1of), *o2of = malloc(DN * sizeof *o2of), na = 0, nb = 0;
+        pyr_frames_track_t *ta = NULL, *tb = NULL;
+        for (int i = 0; i < DN; i++) {
+            dr[i] = (pyr_frames_table_row_t){i / DM, NAN, 256 * uniform(), 256 * uniform(), NAN, NAN, 1.0, 5 + uniform(), -1};
+            dp[i] = i;
+        }
+        for (int i = DN - 1; i > 0; i--) {
+            int j = (int)(uniform() * (i + 1)), t = dp[i];
+            dp[i] = dp[j];
+            dp[j] = t;
+        }
+        for (int i = 0; i < DN; i++) ds[i] = dr[dp[i]];
+        CHECK_OK(pyr_frames_link(dr, DN, &o, NULL, o1of, &ta, &na));
+        CHECK_OK(pyr_frames_link(ds, DN, &o, NULL, o2of, &tb, &nb));
+        int differ = 0;
+        for (int i = 0; i < DN; i++) differ += o2of[i] != o1of[dp[i]];
+        CHECK(na > 10 && na == nb && tracks_equal(ta, tb, na) && differ == 0, "dense noise: %lld and %lld tracks, %d rows differ",
+              (long long)na, (long long)nb, differ);
+        pyr_frames_tracks_free(&ta);
+        pyr_frames_tracks_free(&tb);
+        free(dr);
+        free(ds);
+        free(dp);
+        free(o1of);
+        free(o2of);
+    }
+
     /* a tie: two detections as near to the prediction (0.3 pixels either side in y): the first in the
      * canonical order (frame, y, x) joins, whatever order they came in */
     for (int order = 0; order < 2; order++) {

@@ -256,10 +256,93 @@ static pyr_status_t grow(const linker_t *L, seed_t *s)
     return PYR_OK;
 }
 
-static int better(const seed_t *a, const seed_t *b)
+/* The order tracks are taken in: most detections, then the smallest RMS, then the first seed. */
+typedef struct {
+    int64_t k, seed, version;
+    double rms;
+} entry_t;
+
+static int before(const entry_t *a, const entry_t *b)
 {
     if (a->k != b->k) return a->k > b->k;
-    return a->rms < b->rms;
+    if (a->rms != b->rms) return a->rms < b->rms;
+    return a->seed < b->seed;
+}
+
+/* A binary heap of the valid seeds' tracks, the best on top; an entry whose
+ * seed grew again since (version) or whose points were taken is dropped
+ * when it comes up. */
+typedef struct {
+    entry_t *e;
+    int64_t n, cap;
+} heap_t;
+
+static int heap_push(heap_t *h, entry_t x)
+{
+    if (h->n == h->cap) {
+        int64_t cap = h->cap ? 2 * h->cap : 256;
+        entry_t *ne = realloc(h->e, (size_t)cap * sizeof *ne);
+        if (!ne) return -1;
+        h->e = ne;
+        h->cap = cap;
+    }
+    int64_t i = h->n++;
+    while (i > 0 && before(&x, &h->e[(i - 1) / 2])) {
+        h->e[i] = h->e[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->e[i] = x;
+    return 0;
+}
+
+static entry_t heap_pop(heap_t *h)
+{
+    entry_t top = h->e[0], x = h->e[--h->n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && before(&h->e[c + 1], &h->e[c])) c++;
+        if (!before(&h->e[c], &x)) break;
+        h->e[i] = h->e[c];
+        i = c;
+    }
+    if (h->n > 0) h->e[i] = x;
+    return top;
+}
+
+/* Which seeds took each point (seeds listed more than once, or no longer
+ * holding it, only cost a growth that changes nothing). */
+typedef struct {
+    int64_t *head, *next, *seed, n, cap;
+} users_t;
+
+static int users_add(users_t *u, int64_t point, int64_t seed)
+{
+    if (u->n == u->cap) {
+        int64_t cap = u->cap ? 2 * u->cap : 1024;
+        int64_t *nn = realloc(u->next, (size_t)cap * sizeof *nn);
+        if (!nn) return -1;
+        u->next = nn;
+        int64_t *ns = realloc(u->seed, (size_t)cap * sizeof *ns);
+        if (!ns) return -1;
+        u->seed = ns;
+        u->cap = cap;
+    }
+    u->seed[u->n] = seed;
+    u->next[u->n] = u->head[point];
+    u->head[point] = u->n++;
+    return 0;
+}
+
+/* After a seed grew: its track into the heap when it counts, and its points' users. */
+static pyr_status_t enlist(heap_t *h, users_t *u, const seed_t *s, int64_t id, int64_t version)
+{
+    if (s->valid && heap_push(h, (entry_t){s->k, id, version, s->rms}))
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory linking tracks");
+    for (int64_t i = 0; i < s->k; i++)
+        if (users_add(u, s->m[i], id)) return pyr_fail(PYR_ERR_NOMEM, "out of host memory linking tracks");
+    return PYR_OK;
 }
 
 static int cmp_i64(const void *pa, const void *pb)
@@ -364,15 +447,18 @@ pyr_status_t pyr_frames_link(const pyr_frames_table_row_t *rows, int64_t n, cons
     int64_t *owner = malloc((size_t)n * sizeof *owner);
     seed_t *seeds = NULL;
     pyr_frames_track_t *out = NULL;
-    int64_t nseeds = 0, capseeds = 0, nout = 0;
+    int64_t nseeds = 0, capseeds = 0, nout = 0, *version = NULL;
+    heap_t heap = {NULL, 0, 0};
+    users_t users = {malloc((size_t)n * sizeof(int64_t)), NULL, NULL, 0, 0};
     pyr_status_t st = PYR_OK;
-    if (!p || !used || !owner) {
+    if (!p || !used || !owner || !users.head) {
         st = pyr_fail(PYR_ERR_NOMEM, "out of host memory linking %lld candidates", (long long)n);
         goto done;
     }
     for (int64_t i = 0; i < n; i++) {
         p[i] = (point_t){rows[i].frame, i, rows[i].x, rows[i].y, rows[i].mjd, rows[i].snr, rows[i].flux};
         owner[i] = -1;
+        users.head[i] = -1;
     }
     qsort(p, (size_t)n, sizeof *p, cmp_point);
     linker_t L = {p, n, options, used};
@@ -396,16 +482,17 @@ pyr_status_t pyr_frames_link(const pyr_frames_table_row_t *rows, int64_t n, cons
                 }
                 seeds[nseeds++] = (seed_t){a, b, NULL, 0, 0, 0, 0};
                 st = grow(&L, &seeds[nseeds - 1]);
+                if (st == PYR_OK) st = enlist(&heap, &users, &seeds[nseeds - 1], nseeds - 1, 0);
                 if (st != PYR_OK) break;
             }
         }
     }
-    while (st == PYR_OK) {
-        int64_t best = -1;
-        for (int64_t s = 0; s < nseeds; s++)
-            if (seeds[s].valid && !used[seeds[s].a] && !used[seeds[s].b] && (best < 0 || better(&seeds[s], &seeds[best]))) best = s;
-        if (best < 0) break;
-        seed_t *b = &seeds[best];
+    if (st == PYR_OK && !(version = calloc((size_t)(nseeds > 0 ? nseeds : 1), sizeof *version)))
+        st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for %lld pairs of candidates", (long long)nseeds);
+    while (st == PYR_OK && heap.n > 0) {
+        entry_t top = heap_pop(&heap);
+        seed_t *b = &seeds[top.seed];
+        if (top.version != version[top.seed] || used[b->a] || used[b->b]) continue;
         qsort(b->m, (size_t)b->k, sizeof *b->m, cmp_i64); /* by frame: the canonical order */
         pyr_frames_track_t *no = realloc(out, (size_t)(nout + 1) * sizeof *no);
         if (!no) {
@@ -424,12 +511,17 @@ pyr_status_t pyr_frames_link(const pyr_frames_table_row_t *rows, int64_t n, cons
         nout++;
         /* the seeds whose tracks took one of these grow again (a track that failed may pass without the
          * detection that led it astray) */
-        for (int64_t s = 0; s < nseeds && st == PYR_OK; s++) {
-            seed_t *q = &seeds[s];
-            if (used[q->a] || used[q->b]) continue;
-            int touched = 0;
-            for (int64_t i = 0; i < q->k && !touched; i++) touched = used[q->m[i]];
-            if (touched) st = grow(&L, q);
+        for (int64_t i = 0; i < b->k && st == PYR_OK; i++) {
+            for (int64_t e = users.head[b->m[i]]; e >= 0 && st == PYR_OK; e = users.next[e]) {
+                int64_t s = users.seed[e];
+                seed_t *q = &seeds[s];
+                if (q == b || used[q->a] || used[q->b]) continue;
+                int touched = 0;
+                for (int64_t j = 0; j < q->k && !touched; j++) touched = used[q->m[j]];
+                if (!touched) continue;
+                st = grow(&L, q);
+                if (st == PYR_OK) st = enlist(&heap, &users, q, s, ++version[s]);
+            }
         }
     }
     if (st == PYR_OK && nout > 0) {
@@ -449,6 +541,11 @@ pyr_status_t pyr_frames_link(const pyr_frames_table_row_t *rows, int64_t n, cons
 done:
     for (int64_t s = 0; s < nseeds; s++) free(seeds[s].m);
     free(seeds);
+    free(version);
+    free(heap.e);
+    free(users.head);
+    free(users.next);
+    free(users.seed);
     free(p);
     free(used);
     free(owner);
