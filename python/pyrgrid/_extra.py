@@ -453,14 +453,14 @@ def _link(result: FramesResult, lo: Any, mjd: Optional[npt.ArrayLike], weights: 
     check(lib.pyr_frames_link(rows, n, ctypes.byref(lo), None, track_of.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
                               ctypes.byref(out), ctypes.byref(ntr)))
     try:
-        names = [f for f, _ in _lib.FramesTrack._fields_]
-        dt = [(f, np.int64 if ty is ctypes.c_int64 else np.float64) for f, ty in _lib.FramesTrack._fields_]
-        result.tracks = np.array([tuple(getattr(out[i], f) for f in names) for i in range(ntr.value)], dtype=dt)
+        names = [nm for nm, _ in _lib.FramesTrack._fields_]
+        dt = [(nm, np.int64 if ty is ctypes.c_int64 else np.float64) for nm, ty in _lib.FramesTrack._fields_]
+        result.tracks = np.array([tuple(getattr(out[i], nm) for nm in names) for i in range(ntr.value)], dtype=dt)
     finally:
         lib.pyr_frames_tracks_free(ctypes.byref(out))
     cand = np.zeros(n, dtype=c.dtype.descr + [("track", np.int64)])
-    for f in c.dtype.names:
-        cand[f] = c[f]
+    for col in c.dtype.names or ():
+        cand[col] = c[col]
     cand["track"] = track_of[:n]
     result.candidates = cand
 
