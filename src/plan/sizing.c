@@ -240,6 +240,11 @@ static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
             pyr_format_bytes(plan->refused_bytes, nb, sizeof nb);
             pyr_format_bytes(budget, hb, sizeof hb);
             if (plan->nfixed) snprintf(ring, sizeof ring, ", a ring of %lld planes per input", (long long)pyr_skew_ring_planes(plan, h));
+            if (pyr_skew_inplace(plan)) /* no buffers nor stores: every field in the ring */
+                return pyr_fail(PYR_ERR_BUDGET,
+                                "memory budget %s is too small for skewed pieces of height %lld: one plane per piece (a ring of %lld planes "
+                                "per field, the boundary faces) needs %s; use memory >= %s, a lower height, or blocks",
+                                hb, (long long)h, (long long)pyr_skew_ring_planes(plan, h), nb, nb);
             return pyr_fail(PYR_ERR_BUDGET,
                             "memory budget %s is too small for skewed pieces of height %lld: one plane per piece (three buffers of "
                             "1 + 3 x %d planes, %d halo stores of %d planes%s, the boundary faces) needs %s; use memory >= %s or a lower height",

@@ -234,7 +234,8 @@ int64_t pyr_skew_ring_planes(const pyr_plan_t *plan, int64_t h)
 {
     const int64_t S = plan->skew_size > 0 ? plan->skew_size : 1, k = plan->skew_k > 0 ? plan->skew_k : 1;
     const int64_t m = plan->slots > 2 ? plan->slots : 2, n = plan->problem.n[pyr_skew_axis(plan)];
-    const int64_t r = (m + 1) * S + 2 * (h + k);
+    /* in place: a piece spans S + h + 1 planes (no calls' windows), and a new mapping clears the m - 1 pieces in flight */
+    const int64_t r = pyr_skew_inplace(plan) ? (m + 1) * S + 2 * (h + 1) : (m + 1) * S + 2 * (h + k);
     return r < 2 * n ? r : 2 * n;
 }
 
