@@ -7,6 +7,7 @@
  *
  *   bench_maxwell [--grid N | --grid NXxNYxNZ] [--steps N] [--backend cuda|cpu]
  *                 [--methods naive,pyramid] [--fractions 4] [--heights 8,16,32]   (fraction 0: the automatic budget)
+ *                 [--decomp auto,skewed,blocks,slabs]   (the pyramid runs once per listed decomposition; default auto)
  *                 [--precision float|double] [--cpml CELLS] [--kernel V1/V2/...]
  *                 [--grid NXxNY --mode tm|te]   (2D: the TM or TE mode on one plane)
  *
@@ -307,6 +308,8 @@ int main(int argc, char **argv)
     pyr_backend_kind_t backend = PYR_BACKEND_CUDA;
     pyr_precision_t prec = PYR_FLOAT;
     const char *methods = "naive,pyramid", *kernels = NULL, *features = "plain";
+    pyr_decomp_t decomps[8] = {PYR_DECOMP_AUTO};
+    int ndecomps = 1;
     int peer = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
@@ -324,6 +327,16 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--cpml")) cpml = atoi(argv[++i]);
         else if (!strcmp(a, "--kernel")) kernels = argv[++i];
         else if (!strcmp(a, "--peer")) peer = 1;
+        else if (!strcmp(a, "--decomp")) {
+            char list[128];
+            snprintf(list, sizeof list, "%s", argv[++i]);
+            ndecomps = 0;
+            for (char *d = strtok(list, ","); d && ndecomps < 8; d = strtok(NULL, ","))
+                if (!pyr_decomp_from_name(d, 1, &decomps[ndecomps++])) {
+                    fprintf(stderr, "--decomp: no decomposition '%s' (use auto, skewed, blocks, slabs; in 2D strips)\n", d);
+                    return 2;
+                }
+        }
         else if (!strcmp(a, "--features")) features = argv[++i];
         else if (!strcmp(a, "--mode")) g_te = !strcmp(argv[++i], "te");
         else {
@@ -412,12 +425,14 @@ int main(int argc, char **argv)
         if (peer) printf("peer: built without CUDA\n");
     #endif
         if (strstr(methods, "pyramid"))
-            for (int f = 0; f < nfractions; f++) {
+            for (int fd = 0; fd < nfractions * ndecomps; fd++) {
+                const int f = fd % nfractions, d = fd / nfractions;
                 for (int h = -1; h < nheights; h++) {
                     pyr_options_t o;
                     pyr_options_default(&o);
                     o.backend = backend;
                     o.method = PYR_METHOD_PYRAMID;
+                    o.decomposition = decomps[d];
                     o.memory = fractions[f] > 0 ? (uint64_t)(bytes_fields / (double)fractions[f]) : 0; /* 0: auto, the device's free memory */
                     o.height = h < 0 ? 0 : heights[h];
                     result_t r;
@@ -428,7 +443,7 @@ int main(int argc, char **argv)
                         printf("%-10s %-8s %7s %6lld %5d %10.3g %10.3g %12llu %12llu %.9g%s", h < 0 ? "pyr(auto)" : "pyramid", r.decomp, budget,
                                (long long)r.height, r.slots, r.e2e, r.steady, (unsigned long long)r.up, (unsigned long long)r.down,
                                r.probe_last, incore > 0 ? "" : "\n");
-                        const int slot = f * 17 + h + 1;
+                        const int slot = fd * 17 + h + 1;
                         if (fi == 0 && slot < 160) plain_ooc[slot] = r.steady;
                         if (incore > 0) printf("   %.2fx in-core", r.steady / incore);
                         if (nfeat > 1 && slot < 160 && plain_ooc[slot] > 0) printf("   %.3fx plain", r.steady / plain_ooc[slot]);
