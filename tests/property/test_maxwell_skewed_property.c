@@ -7,13 +7,17 @@
  * slots and 1 or 2 threads give the CPU naive method's components and probe series bit for bit; each pass
  * moves every plane of every field once up and the state's once down (the run's counts are the plan's,
  * and those are the fields' grids times the passes); enough cases ran in several pieces and several
- * passes.  Also: a periodic last axis is refused with the reason and what would work.
+ * passes.  Also: a periodic last axis is refused with the reason and what would work, and the model
+ * prices every field's planes as they move (a coefficient field per node goes up beside the six
+ * components; the CPML auxiliaries up and down over their layers), so decomposition = auto weighs them.
  *
  *   test_maxwell_skewed_property [cases] [seed] [backend]     (defaults: 120 1 cpu) */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "maxwell_util.h"
+#include "plan/model.h"
 #include "plan/plan.h"
 #include "plan/skewed.h"
 
@@ -145,6 +149,56 @@ static void refusals(pyr_backend_kind_t backend)
     pyr_plan_destroy(&plan);
 }
 
+/* The model's pass of a skewed Maxwell plan: its upload in proportion to the fields in the ring (six
+ * components, with a dielectric shape a coefficient field more), its download to the state's only; with
+ * CPML along the last axis the auxiliaries move too, up and down. */
+static void model_prices_fields(void)
+{
+    const int64_t n[3] = {20, 16, 48};
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.method = PYR_METHOD_PYRAMID;
+    o.decomposition = PYR_DECOMP_SKEWED;
+    o.memory = 64u << 20;
+    o.piece = 6;
+    o.height = 8;
+    o.slots = 2;
+    const pyr_model_constants_t k = pyr_model_default(PYR_BACKEND_CUDA, 3, PYR_FLOAT);
+    pyr_model_prediction_t pr[3] = {{0}};
+    int nring[3] = {0}, nstate[3] = {0};
+    for (int v = 0; v < 3; v++) {
+        pyr_problem_t p;
+        make_maxwell(&p, 3, n, NULL, 0, PYR_FLOAT, 16, 0.5);
+        if (v >= 1) { /* a dielectric box: eps_r per node */
+            p.maxwell.nshapes = 1;
+            p.maxwell.shapes[0] = (pyr_shape_t){.kind = PYR_SHAPE_BOX, .lo = {0.2, 0.2, 0.2}, .hi = {0.6, 0.7, 0.5}, .eps_r = 4, .mu_r = 1};
+        }
+        if (v == 2) {
+            p.maxwell.cpml_cells = 4;
+            p.maxwell.cpml_faces = 3u << 4; /* z- and z+ */
+        }
+        pyr_plan_t *plan = NULL;
+        CHECK(pyr_plan_create(&p, &o, &plan) == PYR_OK, "skewed Maxwell plan for the model (%d): %s", v, pyr_last_error());
+        if (!plan) continue;
+        for (int f = 0; f < plan->scheme->nfields; f++) {
+            if (!pyr_skew_in_ring(plan, f)) continue;
+            nring[v]++;
+            nstate[v] += plan->scheme->field[f].role != PYR_FIELD_INPUT;
+        }
+        CHECK(pyr_model_predict_pass(plan, &k, PYR_MODEL_SERIAL, 8, &pr[v]) == PYR_OK, "model: %s", pyr_last_error());
+        pyr_plan_destroy(&plan);
+    }
+    CHECK(nring[0] == 6 && nring[1] > 6 && nstate[1] == 6 && nstate[2] > 6, "fields in the ring: %d, %d (%d state), %d (%d state)", nring[0],
+          nring[1], nstate[1], nring[2], nstate[2]);
+    CHECK(pr[0].upload > 0 && fabs(pr[1].upload * nring[0] - pr[0].upload * nring[1]) <= 1e-9 * pr[1].upload &&
+              fabs(pr[1].download - pr[0].download) <= 1e-9 * pr[1].download,
+          "the model prices the coefficient field: upload %g s (without %g s), download %g s (%g s)", pr[1].upload, pr[0].upload,
+          pr[1].download, pr[0].download);
+    CHECK(pr[2].upload > pr[1].upload && pr[2].download > pr[1].download && pr[2].upload < pr[1].upload * nring[2] / nring[1],
+          "the model prices the auxiliaries over their layers: upload %g s (%g s without), download %g s (%g s)", pr[2].upload,
+          pr[1].upload, pr[2].download, pr[1].download);
+}
+
 int main(int argc, char **argv)
 {
     int cases = argc > 1 ? atoi(argv[1]) : 120;
@@ -155,6 +209,7 @@ int main(int argc, char **argv)
         return 77;
     }
     refusals(backend);
+    model_prices_fields();
     int failed = 0;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_case(seed, c, backend);
     printf("%d of %d random skewed Maxwell plans on the %s backend bit-identical to the naive method (seed %llu): %d in more than two "
