@@ -327,6 +327,173 @@ FR_HD int fr_weights_solve(const fr_dots_t *d, int64_t t, int N, int deg, int wi
     return flags | FR_FLAG_FALLBACK;
 }
 
+#ifdef __CUDACC__
+/* fr_cholesky_solve by a block of threads (every thread of the block calls
+ * it; the result is the block's).  Each value is the one-thread solve's
+ * arithmetic in its order, so the bits are the same: column j of the factor
+ * after columns 0..j-1, each of its rows i by the thread i % blockDim.x (a
+ * dot product over k < j in increasing k); the forward substitution by
+ * columns (row i's sum still takes x[0], x[1], ... in turn, each row always
+ * by the same thread); the back substitution, whose sums take x[i+1] first
+ * and so form one chain, by one thread. */
+__device__ static int fr_cholesky_solve_block(int n, const double *A, double reg, const double *b, double *L, double *x,
+                                              double *min_piv2, double *max_piv2)
+{
+    __shared__ int fail;
+    __shared__ double mn, mx;
+    int tid = threadIdx.x, nt = blockDim.x;
+    __syncthreads(); /* the block's last use of fail, mn, mx is over */
+    if (tid == 0) fail = 0;
+    __syncthreads();
+    for (int j = 0; j < n; j++) {
+        for (int i = j + tid; i < n; i += nt) {
+            double s = A[i * n + j] + (i == j ? reg : 0.0);
+            for (int k = 0; k < j; k++) s -= L[i * n + k] * L[j * n + k];
+            L[i * n + j] = s; /* the sum until its pivot is known */
+        }
+        __syncthreads();
+        double s = L[j * n + j];
+        __syncthreads(); /* every thread has read the pivot's sum */
+        if (!(s > 0) || !isfinite(s)) return 1;
+        double p = sqrt(s);
+        if (tid == 0) {
+            if (j == 0 || s < mn) mn = s;
+            if (j == 0 || s > mx) mx = s;
+            L[j * n + j] = p;
+        }
+        for (int i = j + 1 + tid; i < n; i += nt) L[i * n + j] = L[i * n + j] / p;
+        __syncthreads();
+    }
+    for (int i = tid; i < n; i += nt) x[i] = b[i]; /* L y = b */
+    for (int k = 0; k < n; k++) {
+        if (k % nt == tid) x[k] = x[k] / L[k * n + k];
+        __syncthreads();
+        double xk = x[k];
+        for (int i = k + 1 + ((tid - (k + 1) % nt + nt) % nt); i < n; i += nt) x[i] -= L[i * n + k] * xk;
+    }
+    __syncthreads();
+    if (tid == 0) { /* L^T x = y */
+        for (int i = n - 1; i >= 0; i--) {
+            double s = x[i];
+            for (int k = i + 1; k < n; k++) s -= L[k * n + i] * x[k];
+            x[i] = s / L[i * n + i];
+        }
+        for (int i = 0; i < n; i++)
+            if (!isfinite(x[i])) fail = 1;
+    }
+    __syncthreads();
+    if (fail) return 1;
+    *min_piv2 = mn;
+    *max_piv2 = mx;
+    return 0;
+}
+
+/* fr_weights_solve by a block of threads (every thread calls it; all return
+ * the flags, thread 0 writes *used and *eps_used): the same sums in the same
+ * order, so the same bits.  The Gram matrix by pairs of history frames (k, l),
+ * one thread each, its m x m entries summed over the window's frames in
+ * increasing tau; the right-hand side by k; the factor and solves by
+ * fr_cholesky_solve_block; the weights by k. */
+#define FR_POLY_MAX 6
+__device__ static int fr_weights_solve_block(const fr_dots_t *d, int64_t t, int N, int deg, int window, double eps,
+                                             double *work, float *a, int *used, double *eps_used)
+{
+    __shared__ int bad;
+    __shared__ double sscale;
+    int tid = threadIdx.x, nt = blockDim.x;
+    int flags = 0;
+    int nh = (int)(t < N ? t : N);
+    if (tid == 0) {
+        *used = 0;
+        *eps_used = eps;
+    }
+    if (nh == 0) return FR_FLAG_NO_HISTORY;
+    if (nh < N) flags |= FR_FLAG_SHORT_HISTORY;
+    int m = deg < 0 ? 1 : fr_poly_terms(deg);
+    while (nh >= 1) {
+        int n = nh * m;
+        double *A = work, *L = A + (int64_t)n * n, *b = L + (int64_t)n * n, *x = b + n;
+        int64_t lo = deg < 0 ? t : t - window + 1;
+        if (lo < nh) lo = nh; /* frames with a full history of nh */
+        __syncthreads();      /* the block's last use of A, bad, sscale is over */
+        if (tid == 0) bad = 0;
+        for (int pr = tid; pr < nh * nh + nh; pr += nt) {
+            double acc[FR_POLY_MAX * FR_POLY_MAX], phi[8], psi[8];
+            int k = pr < nh * nh ? pr / nh + 1 : pr - nh * nh + 1, l = pr < nh * nh ? pr % nh + 1 : 0;
+            for (int i = 0; i < m * m; i++) acc[i] = 0;
+            /* ring positions of tau, tau - k, tau - l, stepped with tau (no
+             * division per frame); fr_dot's entry is that of the later one */
+            int64_t rt = lo % d->ring, rk = (lo - k) % d->ring, rl = (lo - l) % d->ring;
+            for (int64_t tau = lo; tau <= t; tau++) {
+                if (deg < 0) phi[0] = 1;
+                else fr_poly_eval(deg, d->sx[rk] - d->sx[rt], d->sy[rk] - d->sy[rt], phi);
+                if (l == 0) { /* b's entries of k: fr_dot(d, tau, tau - k) */
+                    double r = d->D[rt * (d->span + 1) + k];
+                    for (int p = 0; p < m; p++) acc[p] += phi[p] * r;
+                } else {
+                    if (deg < 0) psi[0] = 1;
+                    else fr_poly_eval(deg, d->sx[rl] - d->sx[rt], d->sy[rl] - d->sy[rt], psi);
+                    /* fr_dot(d, tau - k, tau - l) */
+                    double r = d->D[(k < l ? rk : rl) * (d->span + 1) + (k < l ? l - k : k - l)];
+                    for (int p = 0; p < m; p++)
+                        for (int q = 0; q < m; q++) acc[p * m + q] += phi[p] * psi[q] * r;
+                }
+                rt = rt + 1 == d->ring ? 0 : rt + 1;
+                rk = rk + 1 == d->ring ? 0 : rk + 1;
+                rl = rl + 1 == d->ring ? 0 : rl + 1;
+            }
+            if (l == 0)
+                for (int p = 0; p < m; p++) b[(k - 1) * m + p] = acc[p];
+            else
+                for (int p = 0; p < m; p++)
+                    for (int q = 0; q < m; q++) A[((k - 1) * m + p) * n + (l - 1) * m + q] = acc[p * m + q];
+        }
+        __syncthreads();
+        for (int i = tid; i < n * n + n; i += nt)
+            if (!isfinite(i < n * n ? A[i] : b[i - n * n])) bad = 1;
+        if (tid == 0) {
+            double s = 0;
+            for (int i = 0; i < n; i++) s += A[i * n + i];
+            sscale = s;
+        }
+        __syncthreads();
+        double scale = sscale / n;
+        if (bad || !(scale > 0)) break;
+        double e = eps;
+        int done = 0;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            double mn, mx;
+            if (!fr_cholesky_solve_block(n, A, e * scale, b, L, x, &mn, &mx)) {
+                if (mn < 10.0 * e * scale) flags |= FR_FLAG_ILL_CONDITIONED;
+                for (int k = 1 + tid; k <= nh; k += nt) {
+                    double phit[8];
+                    if (deg < 0) phit[0] = 1;
+                    else fr_poly_eval(deg, d->sx[(t - k) % d->ring] - d->sx[t % d->ring],
+                                      d->sy[(t - k) % d->ring] - d->sy[t % d->ring], phit);
+                    double s = 0;
+                    for (int p = 0; p < m; p++) s += x[(k - 1) * m + p] * phit[p];
+                    a[k - 1] = (float)s;
+                }
+                if (tid == 0) {
+                    *used = nh;
+                    *eps_used = e;
+                }
+                done = 1;
+                break;
+            }
+            flags |= FR_FLAG_REGULARISED;
+            e *= 100.0;
+        }
+        if (done) return flags;
+        flags |= FR_FLAG_REDUCED;
+        nh /= 2;
+    }
+    for (int k = tid; k < N; k += nt) a[k] = 0;
+    if (tid == 0) *used = 0;
+    return flags | FR_FLAG_FALLBACK;
+}
+#endif
+
 /* ------------------------------------------------------------ matched filter */
 
 /* Taps of the 1D Gaussian of the given FWHM, normalised to sum 1 (the 2D

@@ -17,9 +17,11 @@
  * deliver them, in order, once their download has finished.
  *
  * Sums: per tile (FR_TILE_ROWS rows) or per spectrum row in double, combined
- * in a fixed order (no atomics in any sum), so a run is reproducible; the
- * order inside a tile differs from the CPU's, and cuFFT rounds differently
- * from FFTW: the backends agree to the tolerance in docs/frames.md#backends.
+ * in a fixed order (no atomics in any sum; a counter of the blocks done
+ * only picks the block that combines the partials, last_block), so a run is
+ * reproducible; the order inside a tile differs from the CPU's, and cuFFT
+ * rounds differently from FFTW: the backends agree to the tolerance in
+ * docs/frames.md#backends.
  *
  * Scale: as on the CPU, the frames are divided by the sequence's unit
  * (frames_math.h fr_unit, found by the ingest's reduction on the device) and
@@ -125,6 +127,7 @@ struct fr_cuda {
     cufftComplex *d_F, *d_X, *d_G;
     double *d_D, *d_shx, *d_shy, *d_part, *d_dpart, *d_work, *d_wx, *d_wy;
     int *d_dirty; /* d_wx, d_wy: sin(omega), from the host as on the CPU */
+    unsigned *d_count; /* blocks done, per reduction that its last block finishes (last_block) */
     double2 *d_blk;
     double *d_iblk; /* k_ingest's per-block sums */
     long long *d_blkidx;
@@ -181,11 +184,34 @@ __device__ double block_sum(double v, double *sh)
     return r;
 }
 
+/* Whether this block is the last of its grid to get here; every block's
+ * writes before (its partial sums) are then visible to it.  The blocks count
+ * themselves on `count`, which the last one sets back to 0 for the next
+ * launch.  The last block finishes the reduction from the partials (read
+ * past the SM's cache, __ldcg) in the fixed order of the one-block kernel it
+ * replaces, so the result does not depend on which block comes last, and
+ * the launch of that kernel is saved.  Every thread of every block calls it. */
+#define FR_COUNTERS 4 /* one per reduction: ingest, argmax, refinement and background, dots */
+__device__ int last_block(unsigned *count)
+{
+    __shared__ int last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        last = atomicAdd(count, 1u) == gridDim.x - 1;
+        if (last) *count = 0;
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+
 /* Frame of `type` -> float in the sequence's unit; pixels not finite there
  * flagged in bad; per block the count, sum and sum of squares of the finite
  * input values, and the count of those beyond float's range in the unit,
  * into blk[4 block ..]. */
-__global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8_t *bad, double *blk, const fstate_t *st)
+__device__ void fill_value(const double *blk, int nblk, int64_t np, fstate_t *st);
+__global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8_t *bad, double *blk, unsigned *count, fstate_t *st)
 {
     __shared__ double sh[TPB];
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -211,20 +237,21 @@ __global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8
         blk[4 * blockIdx.x + 2] = bq;
         blk[4 * blockIdx.x + 3] = bo;
     }
+    if (last_block(count)) fill_value(blk, gridDim.x, np, st);
 }
 
 /* The fill value (mean of the finite pixels) and the masked count, from the
  * blocks' partials in order; the sequence's unit from the first frame that
- * is not all zero.  One block. */
-__global__ void k_fill_value(const double *blk, int nblk, int64_t np, fstate_t *st)
+ * is not all zero.  One block of TPB threads (k_ingest's last). */
+__device__ void fill_value(const double *blk, int nblk, int64_t np, fstate_t *st)
 {
     __shared__ double sh[TPB];
     double n = 0, s = 0, q = 0, over = 0;
     for (int b = threadIdx.x; b < nblk; b += blockDim.x) {
-        n += blk[4 * b];
-        s += blk[4 * b + 1];
-        q += blk[4 * b + 2];
-        over += blk[4 * b + 3];
+        n += __ldcg(blk + 4 * b);
+        s += __ldcg(blk + 4 * b + 1);
+        q += __ldcg(blk + 4 * b + 2);
+        over += __ldcg(blk + 4 * b + 3);
     }
     n = block_sum(n, sh);
     s = block_sum(s, sh);
@@ -333,9 +360,38 @@ __global__ void k_rsv(const uint8_t *bad, const uint8_t *refbad, uint8_t *sv, in
     sv[i] = v;
 }
 
-/* The refinement's sums per tile (frames_cpu.c refine_sums). */
+/* One refinement step (frames_cpu.c refine_shift): k of FR_REFINE_MAX, from
+ * the tiles' sums; one thread. */
+__device__ void rstep(const double *part, int64_t ntiles, fstate_t *st, int k, double tol)
+{
+    if (st->rdone) return;
+    double S[5] = {0, 0, 0, 0, 0};
+    for (int q = 0; q < 5; q++)
+        for (int64_t tile = 0; tile < ntiles; tile++) S[q] += __ldcg(part + tile * 5 + q);
+    st->iterations++;
+    double dx, dy;
+    int stop = 1;
+    if (!fr_shift_step(S[0], S[1], S[2], S[3], S[4], &dx, &dy)) {
+    } else if (fabs(dx) < tol && fabs(dy) < tol) {
+        st->flags &= ~FR_FLAG_NOT_CONVERGED;
+    } else if (k == FR_REFINE_MAX - 1) {
+        st->flags |= FR_FLAG_NOT_CONVERGED;
+    } else {
+        st->sx -= dx;
+        st->sy -= dy;
+        stop = 0;
+    }
+    if (stop) {
+        st->rdone = 1;
+        st->prev_sx = st->sx;
+        st->prev_sy = st->sy;
+    }
+}
+
+/* The refinement's sums per tile (frames_cpu.c refine_sums), then its step k
+ * by the last block. */
 __global__ void k_rsums(const float *h, const float *r, const float *gx, const float *gy, const uint8_t *sv, int64_t nx, int64_t ny,
-                        int64_t b, double *part)
+                        int64_t b, double *part, unsigned *count, fstate_t *st, int k, double tol)
 {
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
@@ -358,42 +414,19 @@ __global__ void k_rsums(const float *h, const float *r, const float *gx, const f
         acc[3] += ax * ay;
         acc[4] += ay * ay;
     }
-    for (int k = 0; k < 5; k++) {
-        double v = block_sum(acc[k], sh);
-        if (threadIdx.x == 0) part[tile * 5 + k] = v;
+    for (int q = 0; q < 5; q++) {
+        double v = block_sum(acc[q], sh);
+        if (threadIdx.x == 0) part[tile * 5 + q] = v;
     }
-}
-
-/* One refinement step (frames_cpu.c refine_shift): k of FR_REFINE_MAX. */
-__global__ void k_rstep(const double *part, int64_t ntiles, fstate_t *st, int k, double tol)
-{
-    if (threadIdx.x || blockIdx.x || st->rdone) return;
-    double S[5] = {0, 0, 0, 0, 0};
-    for (int q = 0; q < 5; q++)
-        for (int64_t tile = 0; tile < ntiles; tile++) S[q] += part[tile * 5 + q];
-    st->iterations++;
-    double dx, dy;
-    int stop = 1;
-    if (!fr_shift_step(S[0], S[1], S[2], S[3], S[4], &dx, &dy)) {
-    } else if (fabs(dx) < tol && fabs(dy) < tol) {
-        st->flags &= ~FR_FLAG_NOT_CONVERGED;
-    } else if (k == FR_REFINE_MAX - 1) {
-        st->flags |= FR_FLAG_NOT_CONVERGED;
-    } else {
-        st->sx -= dx;
-        st->sy -= dy;
-        stop = 0;
-    }
-    if (stop) {
-        st->rdone = 1;
-        st->prev_sx = st->sx;
-        st->prev_sy = st->sy;
-    }
+    if (last_block(count) && threadIdx.x == 0) rstep(part, gridDim.x, st, k, tol);
 }
 
 /* The background (1, x, y) over the interior per tile (frames_cpu.c
- * remove_background), then its coefficients, then it leaves the frame. */
-__global__ void k_bg_tiles(const float *h, const float *xt, const float *yt, int64_t nx, int64_t ny, int64_t b, double *part)
+ * remove_background), then its coefficients (the last block), then it leaves
+ * the frame. */
+__device__ void bg_final(const double *part, int64_t ntiles, fstate_t *st, double n, double sxx, double syy, int first);
+__global__ void k_bg_tiles(const float *h, const float *xt, const float *yt, int64_t nx, int64_t ny, int64_t b, double *part,
+                           unsigned *count, fstate_t *st, double n, double sxx, double syy, int first)
 {
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
@@ -416,14 +449,15 @@ __global__ void k_bg_tiles(const float *h, const float *xt, const float *yt, int
         double v = block_sum(acc[k], sh);
         if (threadIdx.x == 0) part[tile * 3 + k] = v;
     }
+    if (last_block(count) && threadIdx.x == 0) bg_final(part, gridDim.x, st, n, sxx, syy, first);
 }
 
-__global__ void k_bg_final(const double *part, int64_t ntiles, fstate_t *st, double n, double sxx, double syy, int first)
+/* One thread. */
+__device__ void bg_final(const double *part, int64_t ntiles, fstate_t *st, double n, double sxx, double syy, int first)
 {
-    if (threadIdx.x || blockIdx.x) return;
     double m[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++)
-        for (int64_t tile = 0; tile < ntiles; tile++) m[k] += part[tile * 3 + k];
+        for (int64_t tile = 0; tile < ntiles; tile++) m[k] += __ldcg(part + tile * 3 + k);
     st->bg[0] = (float)(m[0] / n);
     st->bg[1] = (float)(m[1] / sxx);
     st->bg[2] = (float)(m[2] / syy);
@@ -510,8 +544,11 @@ __global__ void k_xpower(const cufftComplex *F, const cufftComplex *G, cufftComp
     X[i].y = (float)__dmul_rn(im, inv);
 }
 
-/* Per-block maximum (lowest index on ties) of c, then the final one. */
-__global__ void k_argmax(const float *c, int64_t np, double2 *blk, long long *blkidx)
+/* Per-block maximum (lowest index on ties) of c, then the final one (the
+ * last block). */
+__device__ void argmax_final(const double2 *blk, const long long *blkidx, int nblk, int64_t nx, int64_t ny, fstate_t *st);
+__global__ void k_argmax(const float *c, int64_t np, double2 *blk, long long *blkidx, unsigned *count, int64_t nx, int64_t ny,
+                         fstate_t *st)
 {
     __shared__ float sv[TPB];
     __shared__ long long si[TPB];
@@ -541,23 +578,27 @@ __global__ void k_argmax(const float *c, int64_t np, double2 *blk, long long *bl
         blk[blockIdx.x] = make_double2((double)sv[0], 0);
         blkidx[blockIdx.x] = si[0];
     }
+    if (last_block(count)) argmax_final(blk, blkidx, gridDim.x, nx, ny, st);
 }
 
 /* The blocks' maxima (never NaN) reduced by one block: the largest value
  * and, among its blocks, the lowest index - what a scan in block order
  * finds, whatever the order of the reduction; none above -inf: index 0, as
  * that scan leaves it. */
-__global__ void k_argmax_final(const double2 *blk, const long long *blkidx, int nblk, int64_t nx, int64_t ny, fstate_t *st)
+__device__ void argmax_final(const double2 *blk, const long long *blkidx, int nblk, int64_t nx, int64_t ny, fstate_t *st)
 {
     __shared__ double sv[TPB];
     __shared__ long long si[TPB];
     double best = -INFINITY;
     long long bi = LLONG_MAX;
-    for (int b = threadIdx.x; b < nblk; b += blockDim.x)
-        if (blk[b].x > best || (blk[b].x == best && blkidx[b] < bi)) {
-            best = blk[b].x;
-            bi = blkidx[b];
+    for (int b = threadIdx.x; b < nblk; b += blockDim.x) {
+        double v = __ldcg(&blk[b].x);
+        long long vi = __ldcg(blkidx + b);
+        if (v > best || (v == best && vi < bi)) {
+            best = v;
+            bi = vi;
         }
+    }
     sv[threadIdx.x] = best;
     si[threadIdx.x] = bi;
     __syncthreads();
@@ -719,13 +760,27 @@ __global__ void k_store_shift(fstate_t *st, double *shx, double *shy, int ring, 
  * pixels j = thread, thread + blockDim, ... of the tile in that order, and the
  * block adds the threads' sums in block_sum's order, whatever the grid.
  * `only_if_cleaned`: again for the tiles whose pixels of h_t were replaced,
- * so the row equals a full recomputation. */
+ * so the row equals a full recomputation.  The last block adds the tiles'
+ * sums into the row of D (dots_final). */
+__device__ void dots_tile(const float *ring, int64_t np, frame_slots_t sl, int64_t tile, int k, int64_t nx, int64_t ny, int64_t b,
+                          double *part, int n, int only_if_cleaned, int *dirty);
+__device__ void dots_final(const double *part, int64_t ntiles, int n, double *D, int dot_ring, int span, int64_t t,
+                           const fstate_t *st, int only_if_cleaned);
 __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, int64_t nx, int64_t ny, int64_t b, double *part,
-                       const fstate_t *st, int only_if_cleaned, int *dirty)
+                       const fstate_t *st, int only_if_cleaned, int *dirty, unsigned *count, double *D, int dot_ring, int span,
+                       int64_t t)
 {
     int64_t tile = blockIdx.x / (n + 1);
     int k = (int)(blockIdx.x % (n + 1));
-    if (only_if_cleaned && (st->cleaned == 0 || !dirty[tile])) return;
+    if (!(only_if_cleaned && (st->cleaned == 0 || !dirty[tile])))
+        dots_tile(ring, np, sl, tile, k, nx, ny, b, part, n, only_if_cleaned, dirty);
+    if (last_block(count)) dots_final(part, gridDim.x / (n + 1), n, D, dot_ring, span, t, st, only_if_cleaned);
+}
+
+/* The dot product of tile `tile` with h_{t-k}: one block. */
+__device__ void dots_tile(const float *ring, int64_t np, frame_slots_t sl, int64_t tile, int k, int64_t nx, int64_t ny, int64_t b,
+                          double *part, int n, int only_if_cleaned, int *dirty)
+{
     if (!only_if_cleaned && k == 0 && threadIdx.x == 0) dirty[tile] = 0;
     __shared__ double sh[TPB];
     int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
@@ -747,47 +802,28 @@ __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, i
     if (threadIdx.x == 0) part[tile * (n + 1) + k] = acc;
 }
 
-__global__ void k_dots_final(const double *part, int64_t ntiles, int n, double *D, int dot_ring, int span, int64_t t,
-                             const fstate_t *st, int only_if_cleaned)
+/* Thread k of k = 0..n (of the last block). */
+__device__ void dots_final(const double *part, int64_t ntiles, int n, double *D, int dot_ring, int span, int64_t t,
+                           const fstate_t *st, int only_if_cleaned)
 {
     if (only_if_cleaned && st->cleaned == 0) return;
     int k = threadIdx.x;
     if (k > n) return;
     double s = 0;
-    for (int64_t tile = 0; tile < ntiles; tile++) s += part[tile * (n + 1) + k];
+    for (int64_t tile = 0; tile < ntiles; tile++) s += __ldcg(part + tile * (n + 1) + k);
     D[(t % dot_ring) * (span + 1) + k] = s;
 }
 
-/* The weights (frames_math.h), one thread; the work space in shared memory
- * when it fits (use_shared), else in global memory. */
+/* The weights (frames_math.h) by one block: the same arithmetic as the
+ * one-thread solve, its sums spread over the block's threads, the work space
+ * in global memory (the block's own, cached). */
+#define FR_SOLVE_THREADS 256
 __global__ void k_solve(const double *D, const double *shx, const double *shy, int dot_ring, int span, int64_t t, int N, int deg,
-                        int window, double eps, double *work, fstate_t *st, int use_shared)
+                        int window, double eps, double *work, fstate_t *st)
 {
-    extern __shared__ double swork[];
-    if (threadIdx.x || blockIdx.x) return;
     fr_dots_t d = {D, shx, shy, dot_ring, span};
-    st->flags |= fr_weights_solve(&d, t, N, deg, window, eps, use_shared ? swork : work, st->a, &st->used, &st->eps_used);
-}
-
-/* The same with the dot products' and shifts' rings copied into shared
- * memory first by the whole block (after the work space, which is in shared
- * memory too): the one thread's solve then reads them there rather than
- * from global memory, the same values in the same order. */
-__global__ void k_solve_shared(const double *D, const double *shx, const double *shy, int dot_ring, int span, int64_t t, int N,
-                               int deg, int window, double eps, int64_t wwords, fstate_t *st)
-{
-    extern __shared__ double swork[];
-    int64_t nd = (int64_t)dot_ring * (span + 1);
-    double *sD = swork + wwords, *sx = sD + nd, *sy = sx + dot_ring;
-    for (int64_t i = threadIdx.x; i < nd; i += blockDim.x) sD[i] = D[i];
-    for (int64_t i = threadIdx.x; i < dot_ring; i += blockDim.x) {
-        sx[i] = shx[i];
-        sy[i] = shy[i];
-    }
-    __syncthreads();
-    if (threadIdx.x) return;
-    fr_dots_t d = {sD, sx, sy, dot_ring, span};
-    st->flags |= fr_weights_solve(&d, t, N, deg, window, eps, swork, st->a, &st->used, &st->eps_used);
+    int flags = fr_weights_solve_block(&d, t, N, deg, window, eps, work, st->a, &st->used, &st->eps_used);
+    if (threadIdx.x == 0) st->flags |= flags;
 }
 
 /* e = h_t - sum_k a_k h_{t-k} into e in the data's units (the unit is a
@@ -883,9 +919,10 @@ __global__ void k_varreg(const float *var, float *vreg, int64_t nx, int64_t ny, 
  * fit over the valid pixels not clipped, and those over the valid pixels
  * where no source is predicted (fr_noise_sky; with variance planes, all),
  * clipped or not. */
+__device__ void noise_step(const double *part, int64_t ntiles, fstate_t *st, int mode, double lam);
 __global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b,
-                              const fstate_t *st, int clip, int var_mode, const float *xt, const float *yt, float k2sum,
-                              double *part)
+                              fstate_t *st, int clip, int var_mode, const float *xt, const float *yt, float k2sum,
+                              double *part, unsigned *count, int mode, double lam)
 {
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
@@ -922,19 +959,22 @@ __global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *va
         double v = block_sum(acc[s], sh);
         if (threadIdx.x == 0) part[tile * FR_NOISE_SUMS + s] = v;
     }
+    /* the last block takes the noise model's step (every block has read
+     * A, C, F and bg above) */
+    if (last_block(count) && threadIdx.x == 0) noise_step(part, gridDim.x, st, mode, lam);
 }
 
 /* mode 0: S = sums, fit A, C from S alone (first frame, unclipped);
  * mode 1: noise = S (first frame, clipped); mode 2: fit A, C from noise;
- * mode 3: noise = lambda noise + S. */
-__global__ void k_noise(const double *part, int64_t ntiles, fstate_t *st, int mode, double lam)
+ * mode 3: noise = lambda noise + S.  One thread: k_noise_tiles' last block's,
+ * or k_noise's for mode 2. */
+__device__ void noise_step(const double *part, int64_t ntiles, fstate_t *st, int mode, double lam)
 {
-    if (threadIdx.x) return;
     double S[FR_NOISE_SUMS];
     if (mode != 2)
         for (int s = 0; s < FR_NOISE_SUMS; s++) {
             double v = 0;
-            for (int64_t t = 0; t < ntiles; t++) v += part[t * FR_NOISE_SUMS + s];
+            for (int64_t t = 0; t < ntiles; t++) v += __ldcg(part + t * FR_NOISE_SUMS + s);
             S[s] = v;
         }
     if (mode == 0) fr_noise_fit(S, &st->A, &st->C, &st->F);
@@ -943,6 +983,11 @@ __global__ void k_noise(const double *part, int64_t ntiles, fstate_t *st, int mo
     if (mode == 2) fr_noise_fit(st->noise, &st->A, &st->C, &st->F);
     if (mode == 3)
         for (int s = 0; s < FR_NOISE_SUMS; s++) st->noise[s] = lam * st->noise[s] + S[s];
+}
+
+__global__ void k_noise(fstate_t *st, double lam)
+{
+    if (threadIdx.x == 0) noise_step(NULL, 0, st, 2, lam);
 }
 
 __global__ void k_snr(const float *m, const float *xv, const uint8_t *valid, float *z, float *maxz, int64_t nx, int64_t ny,
@@ -1086,7 +1131,7 @@ static void fr_cuda_destroy(fr_cuda_t **gpu)
         if (g->plans & 2) g->fft->Destroy(g->c2r);
         void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
                        g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
-                       g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty,
+                       g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty, g->d_count,
                        g->d_rref, g->d_rgx, g->d_rgy, g->d_xt, g->d_yt, g->d_refbad, g->d_sv, g->d_bad0, g->d_var, g->d_vreg};
         for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) rt->dev_free(g->rt, dev[i]);
         for (int k = 0; k < SLOTS; k++) {
@@ -1219,6 +1264,7 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     TRY(dalloc(g, (void **)&g->d_part, nparts * sizeof(double), need));
     TRY(dalloc(g, (void **)&g->d_dpart, (size_t)g->ntiles * (size_t)(span + 1) * sizeof(double), need));
     TRY(dalloc(g, (void **)&g->d_dirty, (size_t)g->ntiles * sizeof(int), need));
+    TRY(dalloc(g, (void **)&g->d_count, FR_COUNTERS * sizeof(unsigned), need));
     TRY(dalloc(g, (void **)&g->d_work, (size_t)fr_weights_work(span, mterms) * sizeof(double), need));
     TRY(dalloc(g, (void **)&g->d_blk, (size_t)nblk * sizeof(double2), need));
     TRY(dalloc(g, (void **)&g->d_iblk, (size_t)nblk * 4 * sizeof(double), need));
@@ -1249,6 +1295,7 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     CUT(cudaMemset(g->d_D, 0, (size_t)s->dot_ring * (size_t)(span + 1) * sizeof(double)));
     CUT(cudaMemset(g->d_shx, 0, (size_t)s->dot_ring * sizeof(double)));
     CUT(cudaMemset(g->d_shy, 0, (size_t)s->dot_ring * sizeof(double)));
+    CUT(cudaMemset(g->d_count, 0, FR_COUNTERS * sizeof(unsigned)));
     fstate_t st0;
     memset(&st0, 0, sizeof st0);
     st0.unit = 1;
@@ -1477,8 +1524,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
      * whatever is done with it */
     const int may_mask = type == PYR_FRAMES_F32;
     /* 1. ingest */
-    k_ingest<<<gp, TPB, 0, cs>>>(g->d_raw[k], (int)type, np, g->d_in, g->d_bad, g->d_iblk, g->d_st);
-    k_fill_value<<<1, TPB, 0, cs>>>(g->d_iblk, (int)gp, np, g->d_st);
+    k_ingest<<<gp, TPB, 0, cs>>>(g->d_raw[k], (int)type, np, g->d_in, g->d_bad, g->d_iblk, g->d_count, g->d_st);
     k_fill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, np, g->d_st);
     if (may_mask) k_fill_bad<<<gp, TPB, 0, cs>>>(g->d_in, g->d_bad, nx, ny, g->d_st);
     LAUNCHED();
@@ -1521,8 +1567,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
             k_xpower<<<gc, TPB, 0, cs>>>(g->d_F, g->d_G, g->d_X, g->nch);
             FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
             unsigned nb = gp < 1024 ? gp : 1024;
-            k_argmax<<<nb, TPB, 0, cs>>>(g->d_t1, np, g->d_blk, g->d_blkidx);
-            k_argmax_final<<<1, TPB, 0, cs>>>(g->d_blk, g->d_blkidx, (int)nb, nx, ny, g->d_st);
+            k_argmax<<<nb, TPB, 0, cs>>>(g->d_t1, np, g->d_blk, g->d_blkidx, g->d_count + 1, nx, ny, g->d_st);
         }
         k_pprod<<<gc, TPB, 0, cs>>>(g->d_F, g->d_G, g->d_sm, g->d_X, g->nch);
         LAUNCHED();
@@ -1558,8 +1603,8 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
             LAUNCHED();
             FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
             k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, hr, np, 1.0f / (float)np);
-            k_rsums<<<(unsigned)g->ntiles, TPB, 0, cs>>>(hr, g->d_rref, g->d_rgx, g->d_rgy, g->d_sv, nx, ny, b, g->d_part);
-            k_rstep<<<1, 1, 0, cs>>>(g->d_part, g->ntiles, g->d_st, it, tol);
+            k_rsums<<<(unsigned)g->ntiles, TPB, 0, cs>>>(hr, g->d_rref, g->d_rgx, g->d_rgy, g->d_sv, nx, ny, b, g->d_part,
+                                                         g->d_count + 2, g->d_st, it, tol);
             LAUNCHED();
         }
         k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, s->dot_ring, t, 0);
@@ -1587,14 +1632,14 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
             PYR_TRY(ref_images(g, g->d_bad0, 0));
             frame_slots_t s0;
             s0.slot[0] = 0;
-            k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, s0, 0, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty);
-            k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, 0, g->d_D, s->dot_ring, o->history, 0, g->d_st, 0);
+            k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, s0, 0, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty,
+                                                        g->d_count + 3, g->d_D, s->dot_ring, o->history, 0);
             LAUNCHED();
         }
     }
     /* the background leaves the frame (frames_cpu.c remove_background) */
-    k_bg_tiles<<<(unsigned)g->ntiles, TPB, 0, cs>>>(h, g->d_xt, g->d_yt, nx, ny, b, g->d_part);
-    k_bg_final<<<1, 1, 0, cs>>>(g->d_part, g->ntiles, g->d_st, g->bg_n, g->bg_sxx, g->bg_syy, t == 0);
+    k_bg_tiles<<<(unsigned)g->ntiles, TPB, 0, cs>>>(h, g->d_xt, g->d_yt, nx, ny, b, g->d_part, g->d_count + 2, g->d_st, g->bg_n,
+                                                    g->bg_sxx, g->bg_syy, t == 0);
     k_bg_sub<<<gp, TPB, 0, cs>>>(h, g->d_xt, g->d_yt, nx, np, g->d_st);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[1], cs));
@@ -1602,17 +1647,10 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     int n = (int)(t < o->history ? t : o->history);
     frame_slots_t sl;
     for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % s->pix_ring);
-    k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty);
-    k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 0);
-    size_t wbytes = (size_t)fr_weights_work(o->history, s->deg < 0 ? 1 : fr_poly_terms(s->deg)) * sizeof(double);
-    int use_shared = wbytes <= 40 * 1024;
-    size_t rbytes = ((size_t)s->dot_ring * (size_t)(o->history + 1) + 2 * (size_t)s->dot_ring) * sizeof(double);
-    if (use_shared && wbytes + rbytes <= 40 * 1024)
-        k_solve_shared<<<1, 128, wbytes + rbytes, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
-                                                        s->window, o->epsilon, (int64_t)(wbytes / sizeof(double)), g->d_st);
-    else
-        k_solve<<<1, 1, use_shared ? wbytes : 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg,
-                                                       s->window, o->epsilon, g->d_work, g->d_st, use_shared);
+    k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty,
+                                                            g->d_count + 3, g->d_D, s->dot_ring, o->history, t);
+    k_solve<<<1, FR_SOLVE_THREADS, 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg, s->window,
+                                            o->epsilon, g->d_work, g->d_st);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[2], cs));
     /* out slot k: its previous frame must be delivered */
@@ -1646,12 +1684,12 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
         unsigned nt = (unsigned)g->ntiles;
         if (t == 1) {
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 0, g->var_mode, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
-            k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 0, lam);
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
-            k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 1, lam);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 0, g->var_mode, g->d_xt, g->d_yt,
+                                              (float)s->sum_k2, g->d_part, g->d_count + 2, 0, lam);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt,
+                                              (float)s->sum_k2, g->d_part, g->d_count + 2, 1, lam);
         }
-        k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 2, lam);
+        k_noise<<<1, 32, 0, cs>>>(g->d_st, lam);
         int detecting = t > o->warmup;
         k_snr<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, g->d_z, g->d_maxz, nx, ny, b,
                                                                    g->d_st, detecting);
@@ -1659,8 +1697,8 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         k_peaks<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2, g->d_cand[k],
                                                                      g->d_st);
         if (t > 1) {
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt, (float)s->sum_k2, g->d_part);
-            k_noise<<<1, 32, 0, cs>>>(g->d_part, g->ntiles, g->d_st, 3, lam);
+            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt,
+                                              (float)s->sum_k2, g->d_part, g->d_count + 2, 3, lam);
         }
         LAUNCHED();
         dirty_t dt = {g->d_dirty, nx, ny, b};
@@ -1668,8 +1706,8 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         if (o->clean)
             k_clean<<<128, 128, 0, cs>>>(h, g->d_bh, g->d_cand[k], g->d_st, nx, ny, s->clean_radius,
                                                           (float)o->clean_threshold, dt);
-        k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty);
-        k_dots_final<<<1, 128, 0, cs>>>(g->d_dpart, g->ntiles, n, g->d_D, s->dot_ring, o->history, t, g->d_st, 1);
+        k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty,
+                                                                g->d_count + 3, g->d_D, s->dot_ring, o->history, t);
         k_zero_masked<<<gp, TPB, 0, cs>>>(res, g->d_valid, nx, ny, b, g->d_st);
         LAUNCHED();
     }
