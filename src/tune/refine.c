@@ -265,6 +265,38 @@ static void set_refine_notice(pyr_plan_t *plan, const char *text)
     pyr_plan_add_notice(plan, "%s", text);
 }
 
+/* The caller's fields pinned once for all of the run's ranges when its plan pins them: each range's executor
+ * would otherwise register and unregister the whole grid again (a range's executor leaves memory registered
+ * before it as it found it), which for short trials costs as much as their steps.  Returns how many it pinned;
+ * pin[f] says which, for unpin_fields. */
+static int pin_fields(const pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, int pin[PYR_MAX_FIELDS], double *seconds)
+{
+    const double t0 = pyr_now_s();
+    int n = 0;
+    memset(pin, 0, sizeof(int) * PYR_MAX_FIELDS);
+    if (!plan->ctx || !plan->ops->host_register || !plan->ops->host_unregister || plan->host_memory != PYR_HOST_PIN) return 0;
+    for (int f = 0; f < nfields && f < plan->scheme->nfields && f < PYR_MAX_FIELDS; f++) {
+        if (!((plan->fields >> f) & 1) || !fields[f] || !fields[f]->data || plan->scheme->field[f].role == PYR_FIELD_AUX) continue;
+        const size_t bytes = (size_t)pyr_field_count(fields[f]) * pyr_precision_size(fields[f]->precision);
+        if (plan->ops->host_register(plan->ctx, fields[f]->data, bytes) != PYR_OK) {
+            pyr_clear_error(); /* each range decides for itself again, as without refine */
+            continue;
+        }
+        pin[f] = 1;
+        n++;
+    }
+    *seconds = pyr_now_s() - t0;
+    return n;
+}
+
+static double unpin_fields(const pyr_plan_t *plan, pyr_field_t *const *fields, const int pin[PYR_MAX_FIELDS])
+{
+    const double t0 = pyr_now_s();
+    for (int f = 0; f < PYR_MAX_FIELDS; f++)
+        if (pin[f]) plan->ops->host_unregister(plan->ctx, fields[f]->data);
+    return pyr_now_s() - t0;
+}
+
 pyr_status_t pyr_tune_refine_execute(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks,
                                      pyr_run_info_t *run)
 {
@@ -290,6 +322,10 @@ pyr_status_t pyr_tune_refine_execute(pyr_plan_t *plan, pyr_field_t *const *field
     /* one run over every range: what it keeps beside the fields goes from each plan to the next */
     pyr_exec_carry_t *carry = NULL;
     pyr_status_t st = pyr_exec_carry_create(&carry);
+    int pinned[PYR_MAX_FIELDS];
+    double pin_s = 0;
+    if (st == PYR_OK) pin_fields(plan, fields, nfields, pinned, &pin_s);
+    else memset(pinned, 0, sizeof pinned);
     for (int i = 0; i < n && st == PYR_OK && !stopped; i++) {
         st = run_range(plan, &pick[i], step, len[i], fields, nfields, carry, hooks, &ri, &rate[i]);
         if (st != PYR_OK) break;
@@ -310,6 +346,8 @@ pyr_status_t pyr_tune_refine_execute(pyr_plan_t *plan, pyr_field_t *const *field
         if (st == PYR_OK) add_range(&whole, &ri, 0);
     }
     pyr_exec_carry_destroy(&carry);
+    whole.unpin_seconds += unpin_fields(plan, fields, pinned);
+    whole.pin_seconds += pin_s;
     PYR_TRY(st);
     if (stopped) {
         snprintf(text, sizeof text, "refine: candidates %s; the run stopped at step %lld, within the trials (nothing recorded)", list,
