@@ -391,13 +391,16 @@ __device__ void rstep(const double *part, int64_t ntiles, fstate_t *st, int k, d
 /* The refinement's sums per tile (frames_cpu.c refine_sums), then its step k
  * by the last block. */
 __global__ void k_rsums(const float *h, const float *r, const float *gx, const float *gy, const uint8_t *sv, int64_t nx, int64_t ny,
-                        int64_t b, double *part, unsigned *count, fstate_t *st, int k, double tol)
+                        int64_t b, double *part, unsigned *count, fstate_t *st, int k, double tol, double *shx, double *shy,
+                        int ring, int64_t t)
 {
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
     double acc[5] = {0, 0, 0, 0, 0};
     int64_t sy = blockDim.x / w, sx = blockDim.x % w, y = ya + threadIdx.x / w, x = b + threadIdx.x % w; /* j's (y, x), walked */
+    /* once the refinement stopped no step reads the sums (rstep) */
+    if (st->rdone) cnt = 0;
     for (int64_t j = threadIdx.x; j < cnt; j += blockDim.x) {
         int64_t i = y * nx + x;
         y += sy;
@@ -418,7 +421,13 @@ __global__ void k_rsums(const float *h, const float *r, const float *gx, const f
         double v = block_sum(acc[q], sh);
         if (threadIdx.x == 0) part[tile * 5 + q] = v;
     }
-    if (last_block(count) && threadIdx.x == 0) rstep(part, gridDim.x, st, k, tol);
+    if (last_block(count) && threadIdx.x == 0) {
+        rstep(part, gridDim.x, st, k, tol);
+        if (k == FR_REFINE_MAX - 1) {
+            shx[t % ring] = st->sx;
+            shy[t % ring] = st->sy;
+        }
+    }
 }
 
 /* The background (1, x, y) over the interior per tile (frames_cpu.c
@@ -651,10 +660,22 @@ __device__ void phase_tables(int64_t nx, int64_t ny, int64_t nh, double sx, doub
     }
 }
 
+/* Launches whose work the frame may not need, decided on the device (the
+ * host queues them all): FR_UNLESS_DONE, a registration of the refinement
+ * after it stopped (it would repeat the last one: its buffers already hold
+ * the same values); FR_IF_MASKED, the masked pixels' refill of a frame
+ * without any (the spectrum taken after it is the one already there). */
+enum { FR_ALWAYS, FR_UNLESS_DONE, FR_IF_MASKED };
+__device__ int skipped(const fstate_t *st, int when)
+{
+    return when == FR_UNLESS_DONE ? st->rdone != 0 : when == FR_IF_MASKED ? st->masked == 0 : 0;
+}
+
 /* sign -1: the tables of -s (the reference moved to the frame). */
 __global__ void k_tables(int64_t nx, int64_t ny, int64_t nh, const fstate_t *st, float *cx, float *sxt, float *cy, float *syt,
-                         double sign = 1.0)
+                         double sign = 1.0, int when = FR_ALWAYS)
 {
+    if (skipped(st, when)) return;
     phase_tables(nx, ny, nh, sign * st->sx, sign * st->sy, cx, sxt, cy, syt, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
                  (int64_t)gridDim.x * blockDim.x);
 }
@@ -721,8 +742,9 @@ __global__ void k_iterate(const cufftComplex *X, int64_t nx, int64_t ny, int64_t
 
 /* X = F e^{i omega s} (tables already written for st's shift). */
 __global__ void k_shiftmul(const cufftComplex *F, cufftComplex *X, cufftComplex *G2, int64_t nh, int64_t n, const float *cx,
-                           const float *sxt, const float *cy, const float *syt)
+                           const float *sxt, const float *cy, const float *syt, const fstate_t *st = NULL, int when = FR_ALWAYS)
 {
+    if (when != FR_ALWAYS && skipped(st, when)) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     int64_t ky = i / nh, kx = i - ky * nh;
@@ -736,8 +758,9 @@ __global__ void k_shiftmul(const cufftComplex *F, cufftComplex *X, cufftComplex 
     if (G2) G2[i] = r;
 }
 
-__global__ void k_scale(const float *in, float *out, int64_t np, float s)
+__global__ void k_scale(const float *in, float *out, int64_t np, float s, const fstate_t *st = NULL, int when = FR_ALWAYS)
 {
+    if (when != FR_ALWAYS && skipped(st, when)) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < np) out[i] = __fmul_rn(in[i], s);
 }
@@ -1582,11 +1605,12 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
          * a frame that cannot have any skips them: the buffers written here
          * are written again before they are read) */
         if (may_mask) {
-            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt, -1.0);
-            k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_G, g->d_X, (cufftComplex *)NULL, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt, -1.0, FR_IF_MASKED);
+            k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_G, g->d_X, (cufftComplex *)NULL, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt,
+                                           g->d_st, FR_IF_MASKED);
             LAUNCHED();
             FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
-            k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, g->d_t2, np, 1.0f / (float)np);
+            k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, g->d_t2, np, 1.0f / (float)np, g->d_st, FR_IF_MASKED);
             k_refill<<<gp, TPB, 0, cs>>>(g->d_in, g->d_t2, g->d_bad, nx, ny, g->d_st);
             LAUNCHED();
             FFT(g->fft->ExecR2C(g->r2c, g->d_in, g->d_F));
@@ -1597,18 +1621,17 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         float *hr = s->align ? h : g->d_t2;
         k_rsv<<<gp, TPB, 0, cs>>>(g->d_bad, g->d_refbad, g->d_sv, nx, ny, b, g->d_st);
         for (int it = 0; it < FR_REFINE_MAX; it++) {
-            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt, 1.0, FR_UNLESS_DONE);
             k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, (cufftComplex *)NULL, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy,
-                                           g->d_syt);
+                                           g->d_syt, g->d_st, FR_UNLESS_DONE);
             LAUNCHED();
             FFT(g->fft->ExecC2R(g->c2r, g->d_X, g->d_t1));
-            k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, hr, np, 1.0f / (float)np);
+            k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, hr, np, 1.0f / (float)np, g->d_st, FR_UNLESS_DONE);
+            /* the last step also stores the frame's shift (k_store_shift) */
             k_rsums<<<(unsigned)g->ntiles, TPB, 0, cs>>>(hr, g->d_rref, g->d_rgx, g->d_rgy, g->d_sv, nx, ny, b, g->d_part,
-                                                         g->d_count + 2, g->d_st, it, tol);
+                                                         g->d_count + 2, g->d_st, it, tol, g->d_shx, g->d_shy, s->dot_ring, t);
             LAUNCHED();
         }
-        k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, s->dot_ring, t, 0);
-        LAUNCHED();
         if (!s->align) CU(cudaMemcpyAsync(h, g->d_in, (size_t)np * sizeof(float), cudaMemcpyDeviceToDevice, cs));
         if (new_ref) {
             /* the rolling reference: this frame, moved into frame 0's coordinates */
