@@ -1096,8 +1096,8 @@ extern "C" const pyr_kernel_t pyr_kernel_cuda_maxwell = {
     "block; S rows per block)",
     maxwell_check, maxwell_default, maxwell_candidates, maxwell_run,
     maxwell_scratch_bytes,
-    NULL, /* launch steps: not run skewed (several fields) */
-    NULL, /* last box only: likewise */
+    NULL, /* launch steps: skewed pieces of in-place state take a piece's steps in one call (exec/skewed.c) */
+    NULL, /* last box only: in place, the halo stores' questions do not arise */
     NULL, /* halo: likewise */
     1,    /* fused's copy: only on the whole grid */
 };
