@@ -149,9 +149,6 @@ _STRUCTS = {"pyr_hooks_t": Hooks, "pyr_lgs_system_t": LgsSystem, "pyr_lgs_option
             "pyr_frames_result_t": FramesResult, "pyr_frames_stats_t": FramesStats,
             "pyr_frames_table_row_t": FramesTableRow, "pyr_frames_link_options_t": FramesLinkOptions,
             "pyr_frames_track_t": FramesTrack}
-# structs whose size the library may not report yet (pyr_struct_size gives 0 for them): their layout is
-# checked where it does
-_SIZE_OPTIONAL = {"pyr_frames_link_options_t", "pyr_frames_track_t"}
 _checked = set()
 
 
@@ -162,7 +159,7 @@ def check_struct(name):
         return
     mine = ctypes.sizeof(_STRUCTS[name])
     theirs = lib.pyr_struct_size(name.encode())
-    if theirs != mine and not (theirs == 0 and name in _SIZE_OPTIONAL):
+    if theirs != mine:
         from ._errors import Error
         raise Error(f"{path} lays out {name} in {theirs} bytes, this pyrgrid module in {mine}: the module and the "
                     f"library are of different versions; install them together (cmake --install)")

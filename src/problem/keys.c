@@ -332,6 +332,8 @@ size_t pyr_struct_size(const char *name)
     S(pyr_frames_source_info_t);
     S(pyr_frames_table_row_t);
     S(pyr_frames_table_opts_t);
+    S(pyr_frames_link_options_t);
+    S(pyr_frames_track_t);
     S(pyr_problem_outputs_t);
     S(pyr_prediction_t);
     S(pyr_longvector_model_t);

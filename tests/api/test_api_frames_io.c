@@ -147,7 +147,7 @@ static void test_table(void)
     CHECK(pyr_frames_table_is_rich("a.ecsv") && pyr_frames_table_is_rich("a.fits") && !pyr_frames_table_is_rich("a.csv"), "is_rich");
     pyr_frames_table_t *t = NULL;
     CHECK_OK(pyr_frames_table_open(tpath("c.csv"), NULL, &t));
-    pyr_frames_table_row_t row = {2, NAN, 10.5, 11.25, NAN, NAN, 123.0, 7.5};
+    pyr_frames_table_row_t row = {2, NAN, 10.5, 11.25, NAN, NAN, 123.0, 7.5, -1};
     CHECK_OK(pyr_frames_table_add(t, &row));
     CHECK_OK(pyr_frames_table_commit(&t));
     CHECK(t == NULL, "commit clears");
@@ -160,7 +160,7 @@ static void test_table(void)
         fclose(f);
     }
     CHECK(!strncmp(text, "frame,x,y,flux,snr\n2,", 21), "c.csv: %s", text);
-    pyr_frames_table_opts_t o = {1, 1, "RA---TAN DEC--TAN ICRS", "frame 0's"};
+    pyr_frames_table_opts_t o = {1, 1, "RA---TAN DEC--TAN ICRS", "frame 0's", 0};
     CHECK_OK(pyr_frames_table_open(tpath("c.ecsv"), &o, &t));
     row.mjd = 60000.5;
     row.ra = 150.1;
