@@ -215,7 +215,7 @@ PYR_API pyr_status_t pyr_frames_max_snr(pyr_frames_t *frames, float *out);
 typedef struct {
     int64_t frames;
     double seconds;          /* wall time inside push and finish */
-    double shift_s, weights_s, whiten_s, detect_s; /* CPU: time per stage (GPU: 0, it overlaps) */
+    double shift_s, weights_s, whiten_s, detect_s; /* time per stage; GPU: device time from events on one frame in 8, scaled to all */
     int64_t ill_conditioned, regularised, reduced, fallback, not_converged;
     int64_t masked_pixels, candidates, cleaned_pixels;
     char backend[16];        /* "cpu" or "cuda" */
