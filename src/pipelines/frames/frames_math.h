@@ -393,10 +393,14 @@ __device__ static int fr_cholesky_solve_block(int n, const double *A, double reg
  * order, so the same bits.  The Gram matrix by pairs of history frames (k, l),
  * one thread each, its m x m entries summed over the window's frames in
  * increasing tau; the right-hand side by k; the factor and solves by
- * fr_cholesky_solve_block; the weights by k. */
+ * fr_cholesky_solve_block; the weights by k.  `fast` (shared memory, or
+ * NULL) of fast_words doubles takes the factor, b and x in turn when they fit
+ * (the factor's dot products and the back substitution's one thread read
+ * them many times), else they follow A in work, as fr_weights_solve has them. */
 #define FR_POLY_MAX 6
 __device__ static int fr_weights_solve_block(const fr_dots_t *d, int64_t t, int N, int deg, int window, double eps,
-                                             double *work, float *a, int *used, double *eps_used)
+                                             double *work, double *fast, int64_t fast_words, float *a, int *used,
+                                             double *eps_used)
 {
     __shared__ int bad;
     __shared__ double sscale;
@@ -413,6 +417,11 @@ __device__ static int fr_weights_solve_block(const fr_dots_t *d, int64_t t, int 
     while (nh >= 1) {
         int n = nh * m;
         double *A = work, *L = A + (int64_t)n * n, *b = L + (int64_t)n * n, *x = b + n;
+        if (fast && (int64_t)n * n + 2 * n <= fast_words) {
+            L = fast;
+            b = L + (int64_t)n * n;
+            x = b + n;
+        }
         int64_t lo = deg < 0 ? t : t - window + 1;
         if (lo < nh) lo = nh; /* frames with a full history of nh */
         __syncthreads();      /* the block's last use of A, bad, sscale is over */

@@ -838,14 +838,17 @@ __device__ void dots_final(const double *part, int64_t ntiles, int n, double *D,
 }
 
 /* The weights (frames_math.h) by one block: the same arithmetic as the
- * one-thread solve, its sums spread over the block's threads, the work space
- * in global memory (the block's own, cached). */
+ * one-thread solve, its sums spread over the block's threads; the Gram
+ * matrix in global memory (work), the factor and vectors in the dynamic
+ * shared memory (fast_words doubles) where they fit. */
 #define FR_SOLVE_THREADS 256
 __global__ void k_solve(const double *D, const double *shx, const double *shy, int dot_ring, int span, int64_t t, int N, int deg,
-                        int window, double eps, double *work, fstate_t *st)
+                        int window, double eps, double *work, int64_t fast_words, fstate_t *st)
 {
+    extern __shared__ double fast[];
     fr_dots_t d = {D, shx, shy, dot_ring, span};
-    int flags = fr_weights_solve_block(&d, t, N, deg, window, eps, work, st->a, &st->used, &st->eps_used);
+    int flags = fr_weights_solve_block(&d, t, N, deg, window, eps, work, fast_words ? fast : NULL, fast_words, st->a, &st->used,
+                                       &st->eps_used);
     if (threadIdx.x == 0) st->flags |= flags;
 }
 
@@ -1672,8 +1675,11 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % s->pix_ring);
     k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty,
                                                             g->d_count + 3, g->d_D, s->dot_ring, o->history, t);
-    k_solve<<<1, FR_SOLVE_THREADS, 0, cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t, o->history, s->deg, s->window,
-                                            o->epsilon, g->d_work, g->d_st);
+    int64_t nmax = (int64_t)o->history * (s->deg < 0 ? 1 : fr_poly_terms(s->deg)), fast_words = nmax * nmax + 2 * nmax;
+    if (fast_words * (int64_t)sizeof(double) > 40 * 1024) fast_words = 0; /* within the default limit of shared memory */
+    k_solve<<<1, FR_SOLVE_THREADS, (size_t)fast_words * sizeof(double), cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t,
+                                                                              o->history, s->deg, s->window, o->epsilon, g->d_work,
+                                                                              fast_words, g->d_st);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[2], cs));
     /* out slot k: its previous frame must be delivered */
