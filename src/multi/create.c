@@ -169,6 +169,12 @@ static void attach(pyr_parts_t *P)
         pt->xch.at_pass_end = pyr_multi_at_pass_end;
         pt->xch.user = pt;
         pt->plan->exchange = &pt->xch;
+        /* a part's halos may pass through its host grid at every exchange: more than once each way, so the
+         * executor pins it where a plan of the whole grid would stage; the plan says so too */
+        if (pt->plan->host_memory == PYR_HOST_STAGE && pt->plan->host_once) {
+            pt->plan->host_memory = PYR_HOST_PIN;
+            snprintf(pt->plan->host_why, sizeof pt->plan->host_why, "pinned: a part's halos may cross the link at every exchange");
+        }
     }
     /* device to device where both parts keep their grid resident on one runtime that can */
     for (int m = 0; m < P->nmsg; m++) {
