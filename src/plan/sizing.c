@@ -270,7 +270,9 @@ static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
             else plan->axis[b].bounds[q] = plan->fixed[a][0] + (q * S < interior ? q * S : interior);
         }
         int64_t e = b < p->dims ? p->n[b] : 1;
-        plan->alloc_extent[b] = b == a ? pyr_skew_buffer_planes(plan) : e;
+        /* in-place state: a piece's view of the ring spans its planes and the h + 1 below them it reads and sweeps */
+        const int64_t span = pyr_skew_inplace(plan) ? (S + h + 1 < e ? S + h + 1 : e) : pyr_skew_buffer_planes(plan);
+        plan->alloc_extent[b] = b == a ? span : e;
     }
     plan->height = h;
     return PYR_OK;
