@@ -245,3 +245,25 @@ pyr_status_t fr_config_set(fr_config_t *c, const char *assignment)
     if (st != PYR_OK) return pyr_fail_context(st, "--set %s: ", assignment);
     return PYR_OK;
 }
+
+pyr_status_t fr_config_set_one(const char *key, const char *value, pyr_frames_options_t *o, pyr_frames_link_options_t *link)
+{
+    size_t n = strlen(key) + strlen(value) + 16;
+    char *assignment = malloc(n);
+    fr_config_t *c = malloc(sizeof *c);
+    if (!assignment || !c) {
+        free(assignment);
+        free(c);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    }
+    snprintf(assignment, n, "frames.%s=%s", key, value);
+    fr_config_default(c);
+    if (o) c->o = *o;
+    if (link) c->link = *link;
+    pyr_status_t st = fr_config_set(c, assignment);
+    if (st == PYR_OK && o) *o = c->o;
+    if (st == PYR_OK && link) *link = c->link;
+    free(assignment);
+    free(c);
+    return st;
+}

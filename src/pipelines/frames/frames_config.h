@@ -31,5 +31,8 @@ void fr_config_default(fr_config_t *c);
 pyr_status_t fr_config_load(fr_config_t *c, const char *path);
 /* "frames.key=value" (the section may be left out). */
 pyr_status_t fr_config_set(fr_config_t *c, const char *assignment);
+/* One key (without "frames.") set on the pipeline's options `o` or the linking's `link` (the other NULL)
+ * through fr_config_set, with its checks and messages; they change only when it succeeds. */
+pyr_status_t fr_config_set_one(const char *key, const char *value, pyr_frames_options_t *o, pyr_frames_link_options_t *link);
 
 #endif

@@ -44,20 +44,5 @@ pyr_status_t pyr_frames_options_set(pyr_frames_options_t *options, const char *k
                             "frames.%s names a file: these options take none (the pyrgrid program, and in C "
                             "pyr_frames_config_t of pyrgrid_frames_io.h, read a [frames] file with its files)",
                             k);
-    size_t n = strlen(k) + strlen(value) + 16;
-    char *assignment = malloc(n);
-    fr_config_t *c = malloc(sizeof *c);
-    if (!assignment || !c) {
-        free(assignment);
-        free(c);
-        return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-    }
-    snprintf(assignment, n, "frames.%s=%s", k, value);
-    fr_config_default(c);
-    c->o = *options;
-    pyr_status_t st = fr_config_set(c, assignment);
-    if (st == PYR_OK) *options = c->o;
-    free(assignment);
-    free(c);
-    return st;
+    return fr_config_set_one(k, value, options, NULL);
 }

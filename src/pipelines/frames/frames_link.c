@@ -51,22 +51,7 @@ pyr_status_t pyr_frames_link_options_set(pyr_frames_link_options_t *options, con
         return pyr_fail(PYR_ERR_CONFIG, "frames.%s is not a linking key: these options take link_min_detections, link_max_gap, "
                                         "link_max_speed, link_min_speed and link_max_residual",
                         k);
-    size_t n = strlen(k) + strlen(value) + 16;
-    char *assignment = malloc(n);
-    fr_config_t *c = malloc(sizeof *c);
-    if (!assignment || !c) {
-        free(assignment);
-        free(c);
-        return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-    }
-    snprintf(assignment, n, "frames.%s=%s", k, value);
-    fr_config_default(c);
-    c->link = *options;
-    pyr_status_t st = fr_config_set(c, assignment);
-    if (st == PYR_OK) *options = c->link;
-    free(assignment);
-    free(c);
-    return st;
+    return fr_config_set_one(k, value, NULL, options);
 }
 
 pyr_status_t pyr_frames_link_options_validate(const pyr_frames_link_options_t *o)
