@@ -14,6 +14,9 @@
 #include "plan/model.h"
 #include "pyrgrid.h"
 
+/* plan = refine (tune/refine.c): the most candidates a run tries. */
+#define PYR_REFINE_MAX 3
+
 typedef enum { PYR_PLAN_ONE = 0, PYR_PLAN_PARTS } pyr_plan_kind_t;
 
 typedef struct {
@@ -64,6 +67,13 @@ struct pyr_plan {
                                  cache lends (backend/device.h); pyr_plan_destroy gives it back */
     pyr_counters_t predicted; /* exact counts for the whole run */
     char notice[512];         /* a choice to tell the user about */
+    struct {                  /* plan = refine: the candidates plan creation named (the model's choice first),
+                                 which the run tries as named */
+        int n;
+        pyr_decomp_t decomp[PYR_REFINE_MAX];
+        int64_t height[PYR_REFINE_MAX];
+        int slots[PYR_REFINE_MAX];
+    } refine;
     char method_why[768];     /* which method entry made the plan (methods/method.h), and why: the one asked
                                  for or method = auto's, the automatic entries passed over, how it chose */
     pyr_host_memory_t host_memory; /* PIN or STAGE (AUTO: no device copies), pyr_plan_host_memory */

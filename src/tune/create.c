@@ -387,21 +387,11 @@ static void weigh_decomps(pyr_plan_t *plan, pyr_method_ctx_t *mc)
 pyr_status_t pyr_tune_refine_candidates(const pyr_plan_t *plan, candidate_t *pick, int max, int *n)
 {
     *n = 0;
-    pyr_plan_t d;
-    PYR_TRY(pyr_plan_copy_description(plan, &d));
-    d.options.plan_mode = PYR_PLAN_REFINE;
-    pyr_method_ctx_t mc;
-    memset(&mc, 0, sizeof mc);
-    mc.budget = plan->budget;
-    weigh_decomps(&d, &mc);
-    pyr_method_choice_t choice;
-    memset(&choice, 0, sizeof choice);
-    pyr_status_t st = pyr_method_pyramid.choose(&d, &mc, &choice);
-    const candidate_t first = {choice.decomp, choice.height, d.try_slots, choice.seconds};
-    if (st == PYR_OK && choice.modelled) *n = pyr_tune_refine_pick(&mc.seen, &first, pick, max);
-    free(mc.seen.c);
-    pyr_plan_release(&d);
-    return st;
+    for (int i = 0; i < plan->refine.n && i < max; i++) {
+        const candidate_t c = {plan->refine.decomp[i], plan->refine.height[i], plan->refine.slots[i], 0};
+        pick[(*n)++] = c;
+    }
+    return PYR_OK;
 }
 
 /* plan = refine: the model's best few candidates, named in the notice for the run to try, where the
@@ -412,6 +402,12 @@ static void refine_names(pyr_plan_t *plan, const pyr_method_entry_t *m, const py
     candidate_t pick[PYR_REFINE_MAX];
     const candidate_t first = {plan->decomp, plan->height, plan->slots, choice->seconds};
     const int n = m->id == PYR_METHOD_PYRAMID && choice->modelled ? pyr_tune_refine_pick(&mc->seen, &first, pick, PYR_REFINE_MAX) : 0;
+    for (int i = 0; i < n; i++) {
+        plan->refine.decomp[i] = pick[i].decomp;
+        plan->refine.height[i] = pick[i].height;
+        plan->refine.slots[i] = pick[i].slots;
+    }
+    plan->refine.n = n;
     if (n < 2) {
         plan->options.plan_mode = PYR_PLAN_ESTIMATE;
         if (m->id == PYR_METHOD_PYRAMID && choice->modelled)
@@ -428,6 +424,7 @@ static void refine_names(pyr_plan_t *plan, const pyr_method_entry_t *m, const py
     }
     pyr_tune_refine_list(pick, k, list, sizeof list);
     pyr_plan_add_notice(plan, "refine: candidates %s (the run's first passes try each, then the fastest runs the rest)", list);
+    plan->refine.n = k;
 }
 
 /* runtime: the device runtime to plan on (NULL: the backend's own, by kind). */

@@ -24,16 +24,14 @@ pyr_status_t pyr_plan_create_on(const pyr_problem_t *problem, const pyr_options_
  * one) the plan's variant. */
 pyr_status_t pyr_tune_measure_best(pyr_plan_t *plan, candidates_t *cs, uint64_t budget, pyr_decomp_t *decomp, int64_t *h, int *slots);
 
-/* plan = refine (tune/refine.c): the most candidates a run tries. */
-#define PYR_REFINE_MAX 3
 /* The candidates worth trying among those a model search saw (sorted by it): `first` (the model's
  * choice), then the cheapest predicted within a factor of the cheapest whose height is well apart from
  * those of the same decomposition and slots already taken; at most max.  Returns how many. */
 int pyr_tune_refine_pick(candidates_t *cs, const candidate_t *first, candidate_t *pick, int max);
 /* "strips h=12 slots=3, blocks h=8 slots=3" */
 void pyr_tune_refine_list(const candidate_t *pick, int n, char *out, size_t size);
-/* The candidates a refine plan's run tries, as plan creation named them: the model's search again
- * (on a copy of the plan's description, its budget and constants), picked as above. */
+/* The candidates a refine plan's run tries: those plan creation named (plan->refine), not a search
+ * made again, whose choices could differ from the ones the notice names. */
 pyr_status_t pyr_tune_refine_candidates(const pyr_plan_t *plan, candidate_t *pick, int max, int *n);
 /* Whether the run can try the first *n candidates: the steps each trial takes (len[i], whole passes
  * ending at the checks and snapshots), *n lowered where the run is too short for all; 0 and *why

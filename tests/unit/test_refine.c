@@ -741,6 +741,12 @@ static void test_slots(void)
             CHECK_OK(pyr_tune_refine_candidates(ref, pick, PYR_REFINE_MAX, &np));
             CHECK(np >= 1 && pick[0].decomp == ref->decomp && pick[0].height == ref->height && pick[0].slots == ref->slots,
                   "case %zu: the first candidate is not the plan's choice", ki);
+            if (ref->options.plan_mode == PYR_PLAN_REFINE) {
+                char list[400];
+                pyr_tune_refine_list(pick, np, list, sizeof list);
+                CHECK(strstr(ref->notice, list) != NULL, "case %zu: the run would try %s, not the candidates the notice names: %s", ki, list,
+                      ref->notice);
+            }
             for (int i = 0; i < np; i++) two_slots += pick[i].slots == 2 && pick[i].decomp != PYR_DECOMP_SKEWED;
         }
         pyr_plan_destroy(&est);
