@@ -1185,8 +1185,6 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
      * through the backend's pinned buffers: planned so, or registering failed (said in the run info). */
     int registered[PYR_MAX_FIELDS] = {0}, registered_prev[PYR_MAX_FIELDS] = {0};
     pyr_host_memory_t host = e.ops->host_register ? (plan->host_memory == PYR_HOST_STAGE ? PYR_HOST_STAGE : PYR_HOST_PIN) : PYR_HOST_AUTO;
-    /* a part's halos may pass through the host grid at every exchange: more than once each way */
-    if (host == PYR_HOST_STAGE && plan->host_once && plan->exchange) host = PYR_HOST_PIN;
     char host_note[192] = "";
     double pin_s = 0, unpin_s = 0;
     if (host == PYR_HOST_STAGE) snprintf(host_note, sizeof host_note, "%.190s", plan->host_why[0] ? plan->host_why : "staged as planned (run.host_memory)");

@@ -147,6 +147,33 @@ static pyr_status_t plan_parts(pyr_parts_t *P, int64_t height)
     return PYR_OK;
 }
 
+/* A part whose plan stages its host grid (each value crosses the link about once each way) and whose
+ * halos go through that grid (to or from another device's part on the host path, or another rank's) moves
+ * those halos too at every exchange: the same rule as a whole grid's (plan/plan.c pyr_plan_host_memory:
+ * pinned past 2.5 crossings per host value) decides again with them counted.  Halos copied device to
+ * device cross nothing, so resident parts of one runtime keep staging, as one device would. */
+static void host_memory_with_halos(const pyr_parts_t *P, part_t *pt)
+{
+    pyr_plan_t *plan = pt->plan;
+    if (plan->host_memory != PYR_HOST_STAGE || !plan->host_once || !plan->host_bytes) return;
+    int64_t halo = 0; /* nodes of this part's host-path messages, both ways, per exchange */
+    for (int m = 0; m < P->nmsg; m++) {
+        const msg_t *g = &P->msg[m];
+        if (g->mode != MSG_PEER && (g->from == pt->index || g->to == pt->index)) halo += pyr_box_volume(&g->box);
+    }
+    if (!halo) return;
+    const uint64_t elem = pyr_precision_size(P->problem.precision);
+    const double values = (double)plan->host_bytes / (double)elem;
+    const double exchanges = P->H > 0 ? (double)P->problem.steps / (double)P->H : 0;
+    const double crossings = (double)(plan->predicted.uploaded + plan->predicted.downloaded) / values +
+                             (double)halo * (double)P->nstate * exchanges / values;
+    if (crossings <= 2.5) return;
+    plan->host_memory = PYR_HOST_PIN;
+    plan->host_once = 0;
+    snprintf(plan->host_why, sizeof plan->host_why, "pinned: with its halos through the host at every exchange the part moves each "
+             "byte %.1f times across the link", crossings);
+}
+
 /* The parts' plans as parts: the whole grid's coefficients (the local
  * problem's spacings differ), passes ending at the exchanges, the hook. */
 static void attach(pyr_parts_t *P)
@@ -169,12 +196,6 @@ static void attach(pyr_parts_t *P)
         pt->xch.at_pass_end = pyr_multi_at_pass_end;
         pt->xch.user = pt;
         pt->plan->exchange = &pt->xch;
-        /* a part's halos may pass through its host grid at every exchange: more than once each way, so the
-         * executor pins it where a plan of the whole grid would stage; the plan says so too */
-        if (pt->plan->host_memory == PYR_HOST_STAGE && pt->plan->host_once) {
-            pt->plan->host_memory = PYR_HOST_PIN;
-            snprintf(pt->plan->host_why, sizeof pt->plan->host_why, "pinned: a part's halos may cross the link at every exchange");
-        }
     }
     /* device to device where both parts keep their grid resident on one runtime that can */
     for (int m = 0; m < P->nmsg; m++) {
@@ -183,6 +204,7 @@ static void attach(pyr_parts_t *P)
         const pyr_plan_t *a = pyr_multi_local_part(P, g->from)->plan, *b = pyr_multi_local_part(P, g->to)->plan;
         if (a->resident && b->resident && a->ops == b->ops && a->ops->copy_peer) g->mode = MSG_PEER;
     }
+    for (int i = 0; i < P->ndev; i++) host_memory_with_halos(P, &P->part[i]);
 }
 
 /* Buffers of the messages to and from other ranks (every exchanged field, packed). */
