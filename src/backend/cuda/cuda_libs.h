@@ -36,6 +36,7 @@ namespace pyrcu {
 
 #define PYR_CUFFT_FUNCTIONS(X)                                                                                                    \
     X(Plan2d, cufftPlan2d)                                                                                                         \
+    X(PlanMany, cufftPlanMany)                                                                                                     \
     X(SetStream, cufftSetStream)                                                                                                   \
     X(ExecR2C, cufftExecR2C)                                                                                                       \
     X(ExecC2R, cufftExecC2R)                                                                                                       \

@@ -48,6 +48,11 @@
 namespace cg = cooperative_groups;
 
 #define SLOTS 3
+/* Frames whose shift stage runs as one batch (fr_cuda_t B), and the out
+ * slots: two batches' frames and one, so a batch's later stages can be
+ * queued while the batch before is still being delivered. */
+#define FR_BATCH_MAX 32
+#define OUT_SLOTS (2 * FR_BATCH_MAX + 1)
 #define TPB 256
 #define REC_CANDS 1024 /* candidates copied with every record; more are fetched on demand */
 /* Stage times: events around the stages of one frame in STAGE_EVERY, read
@@ -55,14 +60,15 @@ namespace cg = cooperative_groups;
  * are a ring twice the slots long, as a slot's frame is delivered only
  * after the next frame in that slot has recorded its first stages. */
 #define STAGE_EVERY 8
-#define STAGE_SETS (2 * SLOTS)
+#define STAGE_SETS (2 * OUT_SLOTS)
+#define SHIFT_SETS 4 /* batches whose shift stage is timed, in flight */
 
 namespace {
 
 /* What a frame's record carries back to the host. */
 struct frec_t {
     double sx, sy, eps_used, noise_a, noise_c, rms;
-    int iterations, coarse, flags, used, ncand, dropped, nonfinite;
+    int iterations, coarse, flags, used, ncand, dropped, nonfinite, unit_set;
     long long masked, cleaned;
     float weights[FR_MAX_HISTORY];
 };
@@ -111,7 +117,7 @@ struct fr_cuda {
     int plans;
     /* device */
     void *d_raw[SLOTS];
-    float *d_in, *d_ring, *d_bh, *d_t1, *d_t2, *d_m, *d_xv, *d_z, *d_maxz, *d_res[SLOTS], *d_sm;
+    float *d_in, *d_ring, *d_bh, *d_t1, *d_t2, *d_m, *d_xv, *d_z, *d_maxz, *d_res[OUT_SLOTS], *d_sm;
     float *d_cx, *d_sxt, *d_cy, *d_syt;
     uint8_t *d_bad, *d_valid;
     float *d_rref, *d_rgx, *d_rgy, *d_xt, *d_yt; /* the reference in pixels; the background basis */
@@ -132,31 +138,72 @@ struct fr_cuda {
     double *d_iblk; /* k_ingest's per-block sums */
     long long *d_blkidx;
     fstate_t *d_st;
-    frec_t *d_rec[SLOTS];
-    fcand_t *d_cand[SLOTS]; /* per out slot: copied on `down` while the next frames find theirs */
+    frec_t *d_rec[OUT_SLOTS];
+    fcand_t *d_cand[OUT_SLOTS]; /* per out slot: copied on `down` while the next frames find theirs */
     /* host */
     void *h_raw[SLOTS];
-    float *h_res[SLOTS];
-    frec_t *h_rec[SLOTS];
-    fcand_t *h_cand[SLOTS];
-    cudaEvent_t ev_up[SLOTS], ev_used[SLOTS], ev_done[SLOTS], ev_down[SLOTS];
+    float *h_res[OUT_SLOTS];
+    frec_t *h_rec[OUT_SLOTS];
+    fcand_t *h_cand[OUT_SLOTS];
+    cudaEvent_t ev_up[SLOTS], ev_used[SLOTS], ev_done[OUT_SLOTS], ev_down[OUT_SLOTS];
     int in_use[SLOTS];
-    /* frames in flight: out slot j holds frame pend_t[j] */
-    int64_t pend_t[SLOTS];
-    float *pend_out[SLOTS];
-    int pend_direct[SLOTS];
-    int pending[SLOTS];
-    int64_t t, delivered;
+    /* frames in flight: out slot j (of nout) holds frame pend_t[j] */
+    int nout;
+    int64_t pend_t[OUT_SLOTS];
+    float *pend_out[OUT_SLOTS];
+    int pend_direct[OUT_SLOTS];
+    int pending[OUT_SLOTS];
+    /* t: frames taken; queued: frames whose work is queued on the device
+     * (t less those waiting in the batch); delivered */
+    int64_t t, queued, delivered;
+    /* The history ring (ring_n frames) and the rows of dot products and
+     * shifts (dring): the sequence's rings with room for a batch registered
+     * ahead of the frames whose later stages still read them. */
+    int ring_n, dring;
+    /* Frames in batches (B > 1): the shift stage of B frames at once, on
+     * their own buffers (the planes of the arrays below), then every frame's
+     * later stages in order.  The frames wait in a pinned staging buffer
+     * (two, used in turn: one fills while the other uploads) until B are
+     * there or a frame ends a batch (one that makes a new reference), or the
+     * sequence ends.  Frames before the sequence's unit is known on the host
+     * (frame 0, which sets it, delivered), frames 0 and 1 (the reference and
+     * its repair), variance planes and coarse = never (each frame starts
+     * from the previous one's shift) go one at a time. */
+    int B, unit_known;
+    int nq, qtype, cur, q_direct[FR_BATCH_MAX];
+    int64_t q0;
+    float *q_out[FR_BATCH_MAX];
+    void *h_rawb[2], *d_rawb[2];
+    cudaEvent_t ev_upb[2], ev_usedb[2], ev_qup;
+    int upb_pending[2];
+    float *d_inb, *d_t1b, *d_t2b, *d_cxb, *d_sxtb, *d_cyb, *d_sytb;
+    uint8_t *d_badb, *d_svb;
+    cufftComplex *d_Fb, *d_Xb;
+    double *d_partb, *d_iblkb;
+    int64_t pstride;
+    double2 *d_blkb;
+    long long *d_blkidxb;
+    unsigned *d_countb; /* FR_COUNTERS per frame: a frame's reductions count on their own */
+    fstate_t *d_stb;
+    int *d_stop;
+    cufftHandle r2cb, c2rb;
+    int coop_blocks_b, bpf;
+    fr_deliver_t deliver; /* the driver's, for a flush without one (max_snr) */
+    void *driver;
     void *pinned[16];
     size_t pinned_bytes[16];
     int npinned;
     int coop_blocks;
     pyr_frames_candidate_t *cand_host;
-    /* stage times (fr_impl_t stage_times): shift, weights, whitening, detection */
+    /* stage times (fr_impl_t stage_times): shift, weights, whitening, detection;
+     * stage_timed: 1 a frame of its own (all four), 2 a frame of a batch
+     * (the later three: the batch's shift stage is timed as a whole, ev_shift) */
     cudaEvent_t ev_stage[STAGE_SETS][5];
     int stage_timed[STAGE_SETS];
     double stage_ms[4];
-    int64_t stage_frames;
+    int64_t stage_frames, shift_frames;
+    cudaEvent_t ev_shift[SHIFT_SETS][2];
+    int shift_n[SHIFT_SETS], shift_next;
 };
 typedef struct fr_cuda fr_cuda_t;
 
@@ -211,7 +258,8 @@ __device__ int last_block(unsigned *count)
  * input values, and the count of those beyond float's range in the unit,
  * into blk[4 block ..]. */
 __device__ void fill_value(const double *blk, int nblk, int64_t np, fstate_t *st);
-__global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8_t *bad, double *blk, unsigned *count, fstate_t *st)
+__device__ void ingest_body(const void *raw, int type, int64_t np, float *in, uint8_t *bad, double *blk, unsigned *count,
+                            fstate_t *st)
 {
     __shared__ double sh[TPB];
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -238,6 +286,12 @@ __global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8
         blk[4 * blockIdx.x + 3] = bo;
     }
     if (last_block(count)) fill_value(blk, gridDim.x, np, st);
+}
+
+__global__ void k_ingest(const void *raw, int type, int64_t np, float *in, uint8_t *bad, double *blk, unsigned *count,
+                         fstate_t *st)
+{
+    ingest_body(raw, type, np, in, bad, blk, count, st);
 }
 
 /* The fill value (mean of the finite pixels) and the masked count, from the
@@ -289,7 +343,7 @@ __global__ void k_fill(float *in, const uint8_t *bad, int64_t np, const fstate_t
 /* Masked pixels take the mean of their unmasked 4-neighbours
  * (frames_math.h fr_fill_value; they read no masked pixel, so the order of
  * the writes does not matter). */
-__global__ void k_fill_bad(float *in, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *st)
+__device__ void fill_bad_body(float *in, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *st)
 {
     if (st->masked == 0) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -297,14 +351,24 @@ __global__ void k_fill_bad(float *in, const uint8_t *bad, int64_t nx, int64_t ny
     in[i] = fr_fill_value(in, bad, nx, ny, i, st->fill);
 }
 
+__global__ void k_fill_bad(float *in, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *st)
+{
+    fill_bad_body(in, bad, nx, ny, st);
+}
+
 /* Masked pixels of the frame take the reference moved to it (g) plus the
  * local level difference (frames_cpu.c refill_masked). */
-__global__ void k_refill(float *in, const float *g, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *st)
+__device__ void refill_body(float *in, const float *g, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *st)
 {
     if (st->masked == 0) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nx * ny || !bad[i]) return;
     in[i] = fr_refill_value(in, g, bad, nx, ny, i);
+}
+
+__global__ void k_refill(float *in, const float *g, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *st)
+{
+    refill_body(in, g, bad, nx, ny, st);
 }
 
 /* The reference's pixel images' spectra (frames_math.h fr_ref_coef). */
@@ -341,7 +405,7 @@ __global__ void k_nearbad(const uint8_t *bad, uint8_t *out, int64_t nx, int64_t 
 
 /* The refinement's pixels: inside the border, not near the reference's
  * masked pixels nor near the frame's (moved by the spectral estimate). */
-__global__ void k_rsv(const uint8_t *bad, const uint8_t *refbad, uint8_t *sv, int64_t nx, int64_t ny, int64_t b, fstate_t *st)
+__device__ void rsv_body(const uint8_t *bad, const uint8_t *refbad, uint8_t *sv, int64_t nx, int64_t ny, int64_t b, fstate_t *st)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i == 0) st->rdone = 0;
@@ -358,6 +422,11 @@ __global__ void k_rsv(const uint8_t *bad, const uint8_t *refbad, uint8_t *sv, in
                 }
     }
     sv[i] = v;
+}
+
+__global__ void k_rsv(const uint8_t *bad, const uint8_t *refbad, uint8_t *sv, int64_t nx, int64_t ny, int64_t b, fstate_t *st)
+{
+    rsv_body(bad, refbad, sv, nx, ny, b, st);
 }
 
 /* One refinement step (frames_cpu.c refine_shift): k of FR_REFINE_MAX, from
@@ -390,9 +459,9 @@ __device__ void rstep(const double *part, int64_t ntiles, fstate_t *st, int k, d
 
 /* The refinement's sums per tile (frames_cpu.c refine_sums), then its step k
  * by the last block. */
-__global__ void k_rsums(const float *h, const float *r, const float *gx, const float *gy, const uint8_t *sv, int64_t nx, int64_t ny,
-                        int64_t b, double *part, unsigned *count, fstate_t *st, int k, double tol, double *shx, double *shy,
-                        int ring, int64_t t)
+__device__ void rsums_body(const float *h, const float *r, const float *gx, const float *gy, const uint8_t *sv, int64_t nx,
+                           int64_t ny, int64_t b, double *part, unsigned *count, fstate_t *st, int k, double tol, double *shx,
+                           double *shy, int ring, int64_t t)
 {
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
@@ -430,12 +499,19 @@ __global__ void k_rsums(const float *h, const float *r, const float *gx, const f
     }
 }
 
+__global__ void k_rsums(const float *h, const float *r, const float *gx, const float *gy, const uint8_t *sv, int64_t nx,
+                        int64_t ny, int64_t b, double *part, unsigned *count, fstate_t *st, int k, double tol, double *shx,
+                        double *shy, int ring, int64_t t)
+{
+    rsums_body(h, r, gx, gy, sv, nx, ny, b, part, count, st, k, tol, shx, shy, ring, t);
+}
+
 /* The background (1, x, y) over the interior per tile (frames_cpu.c
  * remove_background), then its coefficients (the last block), then it leaves
  * the frame. */
 __device__ void bg_final(const double *part, int64_t ntiles, fstate_t *st, double n, double sxx, double syy, int first);
-__global__ void k_bg_tiles(const float *h, const float *xt, const float *yt, int64_t nx, int64_t ny, int64_t b, double *part,
-                           unsigned *count, fstate_t *st, double n, double sxx, double syy, int first)
+__device__ void bg_tiles_body(const float *h, const float *xt, const float *yt, int64_t nx, int64_t ny, int64_t b, double *part,
+                              unsigned *count, fstate_t *st, double n, double sxx, double syy, int first)
 {
     __shared__ double sh[TPB];
     int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
@@ -461,6 +537,12 @@ __global__ void k_bg_tiles(const float *h, const float *xt, const float *yt, int
     if (last_block(count) && threadIdx.x == 0) bg_final(part, gridDim.x, st, n, sxx, syy, first);
 }
 
+__global__ void k_bg_tiles(const float *h, const float *xt, const float *yt, int64_t nx, int64_t ny, int64_t b, double *part,
+                           unsigned *count, fstate_t *st, double n, double sxx, double syy, int first)
+{
+    bg_tiles_body(h, xt, yt, nx, ny, b, part, count, st, n, sxx, syy, first);
+}
+
 /* One thread. */
 __device__ void bg_final(const double *part, int64_t ntiles, fstate_t *st, double n, double sxx, double syy, int first)
 {
@@ -474,13 +556,18 @@ __device__ void bg_final(const double *part, int64_t ntiles, fstate_t *st, doubl
         for (int k = 0; k < 3; k++) st->bg0[k] = st->bg[k];
 }
 
-__global__ void k_bg_sub(float *h, const float *xt, const float *yt, int64_t nx, int64_t np, const fstate_t *st)
+__device__ void bg_sub_body(float *h, const float *xt, const float *yt, int64_t nx, int64_t np, const fstate_t *st)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= np) return;
     int64_t x = i % nx, y = i / nx;
     float base = __fadd_rn(st->bg[0], __fmul_rn(st->bg[2], yt[y]));
     h[i] = __fsub_rn(h[i], __fadd_rn(base, __fmul_rn(st->bg[1], xt[x])));
+}
+
+__global__ void k_bg_sub(float *h, const float *xt, const float *yt, int64_t nx, int64_t np, const fstate_t *st)
+{
+    bg_sub_body(h, xt, yt, nx, np, st);
 }
 
 /* Frame 0's masked pixels from the registered frame 1 (frames_cpu.c
@@ -540,7 +627,7 @@ __global__ void k_ref_final(const double *part, int64_t ny, fstate_t *st)
 }
 
 /* X = F conj(G) / |F conj(G)| (phase correlation). */
-__global__ void k_xpower(const cufftComplex *F, const cufftComplex *G, cufftComplex *X, int64_t n)
+__device__ void xpower_body(const cufftComplex *F, const cufftComplex *G, cufftComplex *X, int64_t n)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -553,11 +640,16 @@ __global__ void k_xpower(const cufftComplex *F, const cufftComplex *G, cufftComp
     X[i].y = (float)__dmul_rn(im, inv);
 }
 
+__global__ void k_xpower(const cufftComplex *F, const cufftComplex *G, cufftComplex *X, int64_t n)
+{
+    xpower_body(F, G, X, n);
+}
+
 /* Per-block maximum (lowest index on ties) of c, then the final one (the
  * last block). */
 __device__ void argmax_final(const double2 *blk, const long long *blkidx, int nblk, int64_t nx, int64_t ny, fstate_t *st);
-__global__ void k_argmax(const float *c, int64_t np, double2 *blk, long long *blkidx, unsigned *count, int64_t nx, int64_t ny,
-                         fstate_t *st)
+__device__ void argmax_body(const float *c, int64_t np, double2 *blk, long long *blkidx, unsigned *count, int64_t nx, int64_t ny,
+                            fstate_t *st)
 {
     __shared__ float sv[TPB];
     __shared__ long long si[TPB];
@@ -588,6 +680,12 @@ __global__ void k_argmax(const float *c, int64_t np, double2 *blk, long long *bl
         blkidx[blockIdx.x] = si[0];
     }
     if (last_block(count)) argmax_final(blk, blkidx, gridDim.x, nx, ny, st);
+}
+
+__global__ void k_argmax(const float *c, int64_t np, double2 *blk, long long *blkidx, unsigned *count, int64_t nx, int64_t ny,
+                         fstate_t *st)
+{
+    argmax_body(c, np, blk, blkidx, count, nx, ny, st);
 }
 
 /* The blocks' maxima (never NaN) reduced by one block: the largest value
@@ -641,13 +739,18 @@ __global__ void k_start_prev(fstate_t *st)
 }
 
 /* X = sm conj(G) F: the frame's part of the paper's sums. */
-__global__ void k_pprod(const cufftComplex *F, const cufftComplex *G, const float *sm, cufftComplex *X, int64_t n)
+__device__ void pprod_body(const cufftComplex *F, const cufftComplex *G, const float *sm, cufftComplex *X, int64_t n)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     float gr = G[i].x, gi = -G[i].y, fr = F[i].x, fi = F[i].y, s = sm[i];
     X[i].x = __fmul_rn(s, __fsub_rn(__fmul_rn(gr, fr), __fmul_rn(gi, fi)));
     X[i].y = __fmul_rn(s, __fadd_rn(__fmul_rn(gr, fi), __fmul_rn(gi, fr)));
+}
+
+__global__ void k_pprod(const cufftComplex *F, const cufftComplex *G, const float *sm, cufftComplex *X, int64_t n)
+{
+    pprod_body(F, G, sm, X, n);
 }
 
 /* Phase tables of the shift in st: e^{i omega s} per column and row. */
@@ -672,12 +775,18 @@ __device__ int skipped(const fstate_t *st, int when)
 }
 
 /* sign -1: the tables of -s (the reference moved to the frame). */
-__global__ void k_tables(int64_t nx, int64_t ny, int64_t nh, const fstate_t *st, float *cx, float *sxt, float *cy, float *syt,
-                         double sign = 1.0, int when = FR_ALWAYS)
+__device__ void tables_body(int64_t nx, int64_t ny, int64_t nh, const fstate_t *st, float *cx, float *sxt, float *cy, float *syt,
+                            double sign, int when)
 {
     if (skipped(st, when)) return;
     phase_tables(nx, ny, nh, sign * st->sx, sign * st->sy, cx, sxt, cy, syt, (int64_t)blockIdx.x * blockDim.x + threadIdx.x,
                  (int64_t)gridDim.x * blockDim.x);
+}
+
+__global__ void k_tables(int64_t nx, int64_t ny, int64_t nh, const fstate_t *st, float *cx, float *sxt, float *cy, float *syt,
+                         double sign = 1.0, int when = FR_ALWAYS)
+{
+    tables_body(nx, ny, nh, st, cx, sxt, cy, syt, sign, when);
 }
 
 /* The gradient iterations, all in one cooperative launch: every iteration
@@ -741,8 +850,8 @@ __global__ void k_iterate(const cufftComplex *X, int64_t nx, int64_t ny, int64_t
 }
 
 /* X = F e^{i omega s} (tables already written for st's shift). */
-__global__ void k_shiftmul(const cufftComplex *F, cufftComplex *X, cufftComplex *G2, int64_t nh, int64_t n, const float *cx,
-                           const float *sxt, const float *cy, const float *syt, const fstate_t *st = NULL, int when = FR_ALWAYS)
+__device__ void shiftmul_body(const cufftComplex *F, cufftComplex *X, cufftComplex *G2, int64_t nh, int64_t n, const float *cx,
+                              const float *sxt, const float *cy, const float *syt, const fstate_t *st, int when)
 {
     if (when != FR_ALWAYS && skipped(st, when)) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -758,11 +867,22 @@ __global__ void k_shiftmul(const cufftComplex *F, cufftComplex *X, cufftComplex 
     if (G2) G2[i] = r;
 }
 
-__global__ void k_scale(const float *in, float *out, int64_t np, float s, const fstate_t *st = NULL, int when = FR_ALWAYS)
+__global__ void k_shiftmul(const cufftComplex *F, cufftComplex *X, cufftComplex *G2, int64_t nh, int64_t n, const float *cx,
+                           const float *sxt, const float *cy, const float *syt, const fstate_t *st = NULL, int when = FR_ALWAYS)
+{
+    shiftmul_body(F, X, G2, nh, n, cx, sxt, cy, syt, st, when);
+}
+
+__device__ void scale_body(const float *in, float *out, int64_t np, float s, const fstate_t *st, int when)
 {
     if (when != FR_ALWAYS && skipped(st, when)) return;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < np) out[i] = __fmul_rn(in[i], s);
+}
+
+__global__ void k_scale(const float *in, float *out, int64_t np, float s, const fstate_t *st = NULL, int when = FR_ALWAYS)
+{
+    scale_body(in, out, np, s, st, when);
 }
 
 __global__ void k_store_shift(fstate_t *st, double *shx, double *shy, int ring, int64_t t, int zero)
@@ -1131,6 +1251,7 @@ __global__ void k_record(const fstate_t *st, frec_t *rec, int64_t t, int var_mod
     rec->noise_c = st->C * st->unit * st->unit;
     rec->rms = st->rms;
     rec->nonfinite = st->nonfinite;
+    rec->unit_set = st->unit_set;
     rec->iterations = t ? st->iterations : 0;
     rec->coarse = t ? st->coarse : 0;
     rec->flags = st->flags;
@@ -1140,6 +1261,227 @@ __global__ void k_record(const fstate_t *st, frec_t *rec, int64_t t, int var_mod
     rec->masked = (long long)st->masked;
     rec->cleaned = (long long)st->cleaned;
     for (int k = 0; k < FR_MAX_HISTORY; k++) rec->weights[k] = k < st->used ? st->a[k] : 0.0f;
+}
+
+/* ---------------------------------------------------------------- frames in batches
+ * The shift stage of several frames at once (fr_cuda_t's batch): each
+ * kernel below runs the one-frame kernel's body above for frame
+ * blockIdx.y of the batch, on that frame's buffers (planes of the batch's
+ * arrays, its own state in stb, its own block counters), so every frame
+ * gets the one-frame path's values; the ring slots the frames register into
+ * come as a list. */
+struct fptrs_t {
+    float *p[FR_BATCH_MAX];
+};
+
+/* The sequence's state at the start of the batch into every frame's state. */
+__global__ void kb_init(const fstate_t *st, fstate_t *stb, int *stop)
+{
+    if (threadIdx.x) return;
+    stb[blockIdx.x] = *st;
+    stop[blockIdx.x] = 0;
+}
+
+/* The frame's results of the shift stage into the sequence's state, for the
+ * stages after it (which keep their own running values). */
+__global__ void k_adopt(const fstate_t *f, fstate_t *st)
+{
+    if (threadIdx.x) return;
+    st->sx = f->sx;
+    st->sy = f->sy;
+    st->prev_sx = f->prev_sx;
+    st->prev_sy = f->prev_sy;
+    for (int k = 0; k < 3; k++) st->bg[k] = f->bg[k];
+    st->rdone = f->rdone;
+    st->fill = f->fill;
+    st->rms = f->rms;
+    st->rescale = f->rescale;
+    st->nonfinite = f->nonfinite;
+    st->iterations = f->iterations;
+    st->flags = f->flags;
+    st->coarse = f->coarse;
+    st->masked = f->masked;
+    st->cleaned = f->cleaned;
+    st->ncand = f->ncand;
+    st->dropped = f->dropped;
+}
+
+__global__ void kb_ingest(const void *raw, size_t frame_bytes, int type, int64_t np, float *in, uint8_t *bad, double *blk,
+                          unsigned *count, fstate_t *stb)
+{
+    int64_t f = blockIdx.y;
+    ingest_body((const char *)raw + f * (int64_t)frame_bytes, type, np, in + f * np, bad + f * np, blk + f * 4 * (int64_t)gridDim.x,
+                count + f, stb + f);
+}
+
+__global__ void kb_fill_bad(float *in, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *stb)
+{
+    int64_t f = blockIdx.y, np = nx * ny;
+    fill_bad_body(in + f * np, bad + f * np, nx, ny, stb + f);
+}
+
+__global__ void kb_xpower(const cufftComplex *F, const cufftComplex *G, cufftComplex *X, int64_t n)
+{
+    int64_t f = blockIdx.y;
+    xpower_body(F + f * n, G, X + f * n, n);
+}
+
+__global__ void kb_argmax(const float *c, int64_t np, double2 *blk, long long *blkidx, unsigned *count, int64_t nx, int64_t ny,
+                          fstate_t *stb)
+{
+    int64_t f = blockIdx.y, nb = gridDim.x;
+    argmax_body(c + f * np, np, blk + f * nb, blkidx + f * nb, count + f, nx, ny, stb + f);
+}
+
+__global__ void kb_pprod(const cufftComplex *F, const cufftComplex *G, const float *sm, cufftComplex *X, int64_t n)
+{
+    int64_t f = blockIdx.y;
+    pprod_body(F + f * n, G, sm, X + f * n, n);
+}
+
+/* Each frame's phase tables: nh + ny of them per frame. */
+__global__ void kb_tables(int64_t nx, int64_t ny, int64_t nh, const fstate_t *stb, float *cx, float *sxt, float *cy, float *syt,
+                          double sign, int when)
+{
+    int64_t f = blockIdx.y;
+    tables_body(nx, ny, nh, stb + f, cx + f * nh, sxt + f * nh, cy + f * ny, syt + f * ny, sign, when);
+}
+
+/* F_stride: 0 where every frame multiplies the same spectrum (the reference's). */
+__global__ void kb_shiftmul(const cufftComplex *F, int64_t F_stride, cufftComplex *X, int64_t nh, int64_t ny, const float *cx,
+                            const float *sxt, const float *cy, const float *syt, const fstate_t *stb, int when)
+{
+    int64_t f = blockIdx.y, n = nh * ny;
+    shiftmul_body(F + f * F_stride, X + f * n, (cufftComplex *)NULL, nh, n, cx + f * nh, sxt + f * nh, cy + f * ny, syt + f * ny,
+                  stb + f, when);
+}
+
+__global__ void kb_scale(const float *in, fptrs_t out, int64_t np, float s, const fstate_t *stb, int when)
+{
+    int64_t f = blockIdx.y;
+    scale_body(in + f * np, out.p[f], np, s, stb + f, when);
+}
+
+__global__ void kb_refill(float *in, const float *g, const uint8_t *bad, int64_t nx, int64_t ny, const fstate_t *stb)
+{
+    int64_t f = blockIdx.y, np = nx * ny;
+    refill_body(in + f * np, g + f * np, bad + f * np, nx, ny, stb + f);
+}
+
+__global__ void kb_rsv(const uint8_t *bad, const uint8_t *refbad, uint8_t *sv, int64_t nx, int64_t ny, int64_t b, fstate_t *stb)
+{
+    int64_t f = blockIdx.y, np = nx * ny;
+    rsv_body(bad + f * np, refbad, sv + f * np, nx, ny, b, stb + f);
+}
+
+__global__ void kb_rsums(fptrs_t h, const float *r, const float *gx, const float *gy, const uint8_t *sv, int64_t nx, int64_t ny,
+                         int64_t b, double *part, int64_t pstride, unsigned *count, fstate_t *stb, int k, double tol, double *shx,
+                         double *shy, int ring, int64_t t0)
+{
+    int64_t f = blockIdx.y;
+    rsums_body(h.p[f], r, gx, gy, sv + f * nx * ny, nx, ny, b, part + f * pstride, count + f, stb + f, k, tol, shx, shy, ring,
+               t0 + f);
+}
+
+__global__ void kb_copy(const float *in, fptrs_t h, int64_t np)
+{
+    int64_t f = blockIdx.y, i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < np) h.p[f][i] = in[f * np + i];
+}
+
+__global__ void kb_bg_tiles(fptrs_t h, const float *xt, const float *yt, int64_t nx, int64_t ny, int64_t b, double *part,
+                            int64_t pstride, unsigned *count, fstate_t *stb, double n, double sxx, double syy)
+{
+    int64_t f = blockIdx.y;
+    bg_tiles_body(h.p[f], xt, yt, nx, ny, b, part + f * pstride, count + f, stb + f, n, sxx, syy, 0);
+}
+
+__global__ void kb_bg_sub(fptrs_t h, const float *xt, const float *yt, int64_t nx, int64_t np, const fstate_t *stb)
+{
+    int64_t f = blockIdx.y;
+    bg_sub_body(h.p[f], xt, yt, nx, np, stb + f);
+}
+
+/* k_iterate for the frames of a batch in one cooperative launch: frame f
+ * has blocks f bpf .. f bpf + bpf - 1 (blocks past the frames only take
+ * part in the grid's syncs).  Each frame's iterations are those of
+ * k_iterate, whose sums do not depend on the grid (a row is summed by one
+ * block in block_sum's order, the rows in order by every block of the
+ * frame); a frame that stopped waits, and the launch ends when every frame
+ * has stopped (stop[f], read after a sync) or after max_it rounds. */
+__global__ void kb_iterate(const cufftComplex *X, int64_t nx, int64_t ny, int64_t nh, float *cx, float *sxt, float *cy, float *syt,
+                           const double *wxs, const double *wys, double *part, int64_t pstride, fstate_t *stb, int *stop, int nfr,
+                           int bpf, int max_it, double tol)
+{
+    cg::grid_group g = cg::this_grid();
+    __shared__ double sh[TPB];
+    const int f = (int)(blockIdx.x / bpf), lb = (int)(blockIdx.x % bpf);
+    const int mine = f < nfr;
+    const int64_t fi = mine ? f : 0;
+    fstate_t *st = stb + fi;
+    const cufftComplex *Xf = X + fi * nh * ny;
+    float *cxf = cx + fi * nh, *sxf = sxt + fi * nh, *cyf = cy + fi * ny, *syf = syt + fi * ny;
+    double *pf = part + fi * pstride;
+    double x = st->sx, y = st->sy, u = st->u, v = st->v, w = st->w;
+    int it = 0, done = 0, stopped = !mine;
+    int64_t gt = (int64_t)lb * blockDim.x + threadIdx.x, gs = (int64_t)bpf * blockDim.x;
+    for (int round = 0; round < max_it; round++) {
+        if (!stopped) phase_tables(nx, ny, nh, x, y, cxf, sxf, cyf, syf, gt, gs);
+        g.sync();
+        if (round > 0) { /* the frames' stops of the round before, the same for every block */
+            int all = 1;
+            for (int q = 0; q < nfr; q++) all &= __ldcg(stop + q) != 0;
+            if (all) break;
+        }
+        if (!stopped)
+            for (int64_t ky = lb; ky < ny; ky += bpf) {
+                double rp = 0, rq = 0, wy = wys[ky];
+                float cyv = __ldcg(cyf + ky), syv = __ldcg(syf + ky);
+                for (int64_t kx = threadIdx.x; kx < nh; kx += blockDim.x) {
+                    cufftComplex p = Xf[ky * nh + kx];
+                    float cxv = __ldcg(cxf + kx), sxv = __ldcg(sxf + kx);
+                    float phr = __fsub_rn(__fmul_rn(cxv, cyv), __fmul_rn(sxv, syv));
+                    float phi = __fadd_rn(__fmul_rn(cxv, syv), __fmul_rn(sxv, cyv));
+                    double im = (double)p.x * phi + (double)p.y * phr;
+                    rq += wxs[kx] * im;
+                    rp += wy * im;
+                }
+                rp = block_sum(rp, sh);
+                rq = block_sum(rq, sh);
+                if (threadIdx.x == 0) {
+                    pf[2 * ky] = rp;
+                    pf[2 * ky + 1] = rq;
+                }
+            }
+        g.sync();
+        if (!stopped) {
+            double P = 0, Q = 0;
+            for (int64_t ky = threadIdx.x; ky < ny; ky += blockDim.x) {
+                P += __ldcg(pf + 2 * ky);
+                Q += __ldcg(pf + 2 * ky + 1);
+            }
+            P = block_sum(P, sh);
+            Q = block_sum(Q, sh);
+            it++;
+            double dx, dy;
+            if (!fr_shift_step(P, Q, u, v, w, &dx, &dy)) {
+                stopped = 1;
+            } else {
+                x -= dx;
+                y -= dy;
+                if (fabs(dx) < tol && fabs(dy) < tol) done = stopped = 1;
+            }
+            if (stopped && lb == 0 && threadIdx.x == 0) stop[f] = 1;
+        }
+    }
+    if (mine && lb == 0 && threadIdx.x == 0) {
+        st->sx = x;
+        st->sy = y;
+        st->prev_sx = x;
+        st->prev_sy = y;
+        st->iterations = it;
+        if (!done) st->flags |= FR_FLAG_NOT_CONVERGED;
+    }
 }
 
 /* ---------------------------------------------------------------- host */
@@ -1155,25 +1497,41 @@ static void fr_cuda_destroy(fr_cuda_t **gpu)
             if (g->rt->stream[q]) cudaStreamSynchronize(g->rt->stream[q]);
         if (g->plans & 1) g->fft->Destroy(g->r2c);
         if (g->plans & 2) g->fft->Destroy(g->c2r);
+        if (g->plans & 4) g->fft->Destroy(g->r2cb);
+        if (g->plans & 8) g->fft->Destroy(g->c2rb);
         void *dev[] = {g->d_in, g->d_ring, g->d_bh, g->d_t1, g->d_t2, g->d_m, g->d_xv, g->d_z, g->d_maxz, g->d_sm, g->d_cx, g->d_sxt,
                        g->d_cy, g->d_syt, g->d_bad, g->d_valid, g->d_F, g->d_X, g->d_G, g->d_D, g->d_shx, g->d_shy, g->d_part,
                        g->d_work, g->d_blk, g->d_iblk, g->d_blkidx, g->d_st, g->d_wx, g->d_wy, g->d_dpart, g->d_dirty, g->d_count,
-                       g->d_rref, g->d_rgx, g->d_rgy, g->d_xt, g->d_yt, g->d_refbad, g->d_sv, g->d_bad0, g->d_var, g->d_vreg};
+                       g->d_rref, g->d_rgx, g->d_rgy, g->d_xt, g->d_yt, g->d_refbad, g->d_sv, g->d_bad0, g->d_var, g->d_vreg,
+                       g->d_rawb[0], g->d_rawb[1], g->d_inb, g->d_t1b, g->d_t2b, g->d_cxb, g->d_sxtb, g->d_cyb, g->d_sytb,
+                       g->d_badb, g->d_svb, g->d_Fb, g->d_Xb, g->d_partb, g->d_iblkb, g->d_blkb, g->d_blkidxb, g->d_countb,
+                       g->d_stb, g->d_stop};
         for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) rt->dev_free(g->rt, dev[i]);
         for (int k = 0; k < SLOTS; k++) {
             rt->dev_free(g->rt, g->d_raw[k]);
+            if (g->h_raw[k]) rt->host_free(g->rt, g->h_raw[k]);
+            if (g->ev_up[k]) cudaEventDestroy(g->ev_up[k]);
+            if (g->ev_used[k]) cudaEventDestroy(g->ev_used[k]);
+        }
+        for (int k = 0; k < OUT_SLOTS; k++) {
             rt->dev_free(g->rt, g->d_res[k]);
             rt->dev_free(g->rt, g->d_rec[k]);
             rt->dev_free(g->rt, g->d_cand[k]);
-            if (g->h_raw[k]) rt->host_free(g->rt, g->h_raw[k]);
             if (g->h_res[k]) rt->host_free(g->rt, g->h_res[k]);
             if (g->h_rec[k]) rt->host_free(g->rt, g->h_rec[k]);
             if (g->h_cand[k]) rt->host_free(g->rt, g->h_cand[k]);
-            if (g->ev_up[k]) cudaEventDestroy(g->ev_up[k]);
-            if (g->ev_used[k]) cudaEventDestroy(g->ev_used[k]);
             if (g->ev_done[k]) cudaEventDestroy(g->ev_done[k]);
             if (g->ev_down[k]) cudaEventDestroy(g->ev_down[k]);
         }
+        for (int k = 0; k < 2; k++) {
+            if (g->h_rawb[k]) rt->host_free(g->rt, g->h_rawb[k]);
+            if (g->ev_upb[k]) cudaEventDestroy(g->ev_upb[k]);
+            if (g->ev_usedb[k]) cudaEventDestroy(g->ev_usedb[k]);
+        }
+        if (g->ev_qup) cudaEventDestroy(g->ev_qup);
+        for (int q = 0; q < SHIFT_SETS; q++)
+            for (int e = 0; e < 2; e++)
+                if (g->ev_shift[q][e]) cudaEventDestroy(g->ev_shift[q][e]);
         for (int q = 0; q < STAGE_SETS; q++)
             for (int e = 0; e < 5; e++)
                 if (g->ev_stage[q][e]) cudaEventDestroy(g->ev_stage[q][e]);
@@ -1248,12 +1606,41 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     g->cs = g->rt->stream[1];
     g->down = g->rt->stream[2];
     size_t fb = (size_t)g->np * sizeof(float), cb = (size_t)g->nch * sizeof(cufftComplex);
-    double need = ((double)(s->pix_ring + 16) * (double)fb + 3.0 * (double)cb + 5.0 * (double)g->np) / 1048576.0;
+    {
+        /* frames per batch: enough that small frames' launches are shared by
+         * many (the launches, not the pixels, set their time), a few of
+         * large ones, within half the free memory; the batch's blocks of the
+         * shift iterations must all fit on the GPU at once */
+        int per_sm = 0;
+        CUT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kb_iterate, TPB, 0));
+        g->coop_blocks_b = per_sm * dev->sms;
+        int64_t B = (INT64_C(1) << 25) / g->np;
+        if (B > FR_BATCH_MAX) B = FR_BATCH_MAX;
+        if (B > g->coop_blocks_b) B = g->coop_blocks_b;
+        if (s->o.coarse == PYR_FRAMES_COARSE_NEVER) B = 1;
+        /* a smaller batch on request (the tests compare batches with frames one at a time) */
+        const char *cap = getenv("PYR_FRAMES_GPU_BATCH");
+        if (cap && atoi(cap) >= 1 && atoi(cap) < B) B = atoi(cap);
+        size_t fr = 0, tot = 0;
+        if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) (void)cudaGetLastError();
+        double per = 30.0 * (double)g->np + 2.0 * (double)cb + 2.0 * FR_DEVICE_CANDIDATES * sizeof(fcand_t);
+        while (B > 1 && (double)B * per > 0.5 * (double)fr) B--;
+        if (B < 1) B = 1;
+        g->B = (int)B;
+        g->nout = B > 1 ? 2 * (int)B + 1 : SLOTS;
+        g->ring_n = s->pix_ring + (int)B - 1;
+        g->dring = s->dot_ring + (int)B - 1;
+        g->bpf = (int)(g->coop_blocks_b / B);
+        if (g->bpf > s->ny) g->bpf = (int)s->ny;
+        if (g->bpf < 1) g->bpf = 1;
+    }
+    double need = ((double)(g->ring_n + 16 + 8 * (g->B - 1)) * (double)fb + (3.0 + 2.0 * (g->B - 1)) * (double)cb +
+                   5.0 * (double)g->np) / 1048576.0;
     int64_t nblk = grid_for(g->np);
     int span = s->o.history;
     int mterms = s->deg < 0 ? 1 : fr_poly_terms(s->deg);
     TRY(dalloc(g, (void **)&g->d_in, fb, need));
-    TRY(dalloc(g, (void **)&g->d_ring, fb * (size_t)s->pix_ring, need));
+    TRY(dalloc(g, (void **)&g->d_ring, fb * (size_t)g->ring_n, need));
     TRY(dalloc(g, (void **)&g->d_bh, fb, need));
     TRY(dalloc(g, (void **)&g->d_t1, fb, need));
     TRY(dalloc(g, (void **)&g->d_t2, fb, need));
@@ -1279,9 +1666,9 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     TRY(dalloc(g, (void **)&g->d_F, cb, need));
     TRY(dalloc(g, (void **)&g->d_X, cb, need));
     TRY(dalloc(g, (void **)&g->d_G, cb, need));
-    TRY(dalloc(g, (void **)&g->d_D, (size_t)s->dot_ring * (size_t)(span + 1) * sizeof(double), need));
-    TRY(dalloc(g, (void **)&g->d_shx, (size_t)s->dot_ring * sizeof(double), need));
-    TRY(dalloc(g, (void **)&g->d_shy, (size_t)s->dot_ring * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_D, (size_t)g->dring * (size_t)(span + 1) * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_shx, (size_t)g->dring * sizeof(double), need));
+    TRY(dalloc(g, (void **)&g->d_shy, (size_t)g->dring * sizeof(double), need));
     TRY(dalloc(g, (void **)&g->d_wx, (size_t)g->nh * sizeof(double), need));
     TRY(dalloc(g, (void **)&g->d_wy, (size_t)s->ny * sizeof(double), need));
     size_t nparts = (size_t)g->ntiles * (size_t)(span + 2 + FR_NOISE_SUMS);
@@ -1299,28 +1686,67 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     const pyr_device_ops_t *ops = &pyr_device_cuda;
     for (int k = 0; k < SLOTS; k++) {
         TRY(dalloc(g, &g->d_raw[k], fb, need));
+        TRY(ops->host_alloc(g->rt, fb, &g->h_raw[k]));
+        CUT(cudaEventCreateWithFlags(&g->ev_up[k], cudaEventDisableTiming));
+        CUT(cudaEventCreateWithFlags(&g->ev_used[k], cudaEventDisableTiming));
+    }
+    for (int k = 0; k < g->nout; k++) {
         TRY(dalloc(g, (void **)&g->d_res[k], fb, need));
         TRY(dalloc(g, (void **)&g->d_rec[k], sizeof(frec_t), need));
         TRY(dalloc(g, (void **)&g->d_cand[k], FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
-        TRY(ops->host_alloc(g->rt, fb, &g->h_raw[k]));
         TRY(ops->host_alloc(g->rt, fb, (void **)&g->h_res[k]));
         TRY(ops->host_alloc(g->rt, sizeof(frec_t), (void **)&g->h_rec[k]));
         TRY(ops->host_alloc(g->rt, REC_CANDS * sizeof(fcand_t), (void **)&g->h_cand[k]));
-        CUT(cudaEventCreateWithFlags(&g->ev_up[k], cudaEventDisableTiming));
-        CUT(cudaEventCreateWithFlags(&g->ev_used[k], cudaEventDisableTiming));
         CUT(cudaEventCreateWithFlags(&g->ev_done[k], cudaEventDisableTiming));
         CUT(cudaEventCreateWithFlags(&g->ev_down[k], cudaEventDisableTiming));
     }
-    for (int q = 0; q < STAGE_SETS; q++)
+    for (int q = 0; q < 2 * g->nout; q++)
         for (int e = 0; e < 5; e++) CUT(cudaEventCreate(&g->ev_stage[q][e]));
-    CUT(cudaMemset(g->d_ring, 0, fb * (size_t)s->pix_ring));
+    if (g->B > 1) {
+        size_t B = (size_t)g->B, bytes;
+        g->pstride = 5 * g->ntiles > 2 * s->ny ? 5 * g->ntiles : 2 * s->ny;
+        for (int k = 0; k < 2; k++) {
+            TRY(dalloc(g, &g->d_rawb[k], B * fb, need));
+            TRY(ops->host_alloc(g->rt, B * fb, &g->h_rawb[k]));
+            CUT(cudaEventCreateWithFlags(&g->ev_upb[k], cudaEventDisableTiming));
+            CUT(cudaEventCreateWithFlags(&g->ev_usedb[k], cudaEventDisableTiming));
+        }
+        CUT(cudaEventCreateWithFlags(&g->ev_qup, cudaEventDisableTiming));
+        for (int q = 0; q < SHIFT_SETS; q++)
+            for (int e = 0; e < 2; e++) CUT(cudaEventCreate(&g->ev_shift[q][e]));
+        /* every plane written before it is read by a transform of the whole
+         * batch, also those of a batch shorter than B */
+        void **zeroed[] = {(void **)&g->d_inb, (void **)&g->d_t1b, (void **)&g->d_t2b, (void **)&g->d_Fb, (void **)&g->d_Xb};
+        size_t zbytes[] = {B * fb, B * fb, B * fb, B * cb, B * cb};
+        for (int k = 0; k < 5; k++) {
+            TRY(dalloc(g, zeroed[k], zbytes[k], need));
+            CUT(cudaMemset(*zeroed[k], 0, zbytes[k]));
+        }
+        TRY(dalloc(g, (void **)&g->d_badb, B * (size_t)g->np, need));
+        TRY(dalloc(g, (void **)&g->d_svb, B * (size_t)g->np, need));
+        bytes = B * (size_t)g->nh * sizeof(float);
+        TRY(dalloc(g, (void **)&g->d_cxb, bytes, need));
+        TRY(dalloc(g, (void **)&g->d_sxtb, bytes, need));
+        bytes = B * (size_t)s->ny * sizeof(float);
+        TRY(dalloc(g, (void **)&g->d_cyb, bytes, need));
+        TRY(dalloc(g, (void **)&g->d_sytb, bytes, need));
+        TRY(dalloc(g, (void **)&g->d_partb, B * (size_t)g->pstride * sizeof(double), need));
+        TRY(dalloc(g, (void **)&g->d_iblkb, B * (size_t)nblk * 4 * sizeof(double), need));
+        TRY(dalloc(g, (void **)&g->d_blkb, B * 1024 * sizeof(double2), need));
+        TRY(dalloc(g, (void **)&g->d_blkidxb, B * 1024 * sizeof(long long), need));
+        TRY(dalloc(g, (void **)&g->d_countb, B * FR_COUNTERS * sizeof(unsigned), need));
+        CUT(cudaMemset(g->d_countb, 0, B * FR_COUNTERS * sizeof(unsigned)));
+        TRY(dalloc(g, (void **)&g->d_stb, B * sizeof(fstate_t), need));
+        TRY(dalloc(g, (void **)&g->d_stop, B * sizeof(int), need));
+    }
+    CUT(cudaMemset(g->d_ring, 0, fb * (size_t)g->ring_n));
     CUT(cudaMemset(g->d_maxz, 0, fb));
     CUT(cudaMemset(g->d_z, 0, fb));
     CUT(cudaMemset(g->d_m, 0, fb));
     CUT(cudaMemset(g->d_xv, 0, fb));
-    CUT(cudaMemset(g->d_D, 0, (size_t)s->dot_ring * (size_t)(span + 1) * sizeof(double)));
-    CUT(cudaMemset(g->d_shx, 0, (size_t)s->dot_ring * sizeof(double)));
-    CUT(cudaMemset(g->d_shy, 0, (size_t)s->dot_ring * sizeof(double)));
+    CUT(cudaMemset(g->d_D, 0, (size_t)g->dring * (size_t)(span + 1) * sizeof(double)));
+    CUT(cudaMemset(g->d_shx, 0, (size_t)g->dring * sizeof(double)));
+    CUT(cudaMemset(g->d_shy, 0, (size_t)g->dring * sizeof(double)));
     CUT(cudaMemset(g->d_count, 0, FR_COUNTERS * sizeof(unsigned)));
     fstate_t st0;
     memset(&st0, 0, sizeof st0);
@@ -1373,8 +1799,22 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
         TRY(pyr_fail(PYR_ERR_DEVICE_NOMEM, "cuFFT could not plan a %lld x %lld transform (device memory?); use backend = cpu",
                      (long long)s->nx, (long long)s->ny));
     g->plans |= 2;
+    if (g->B > 1) {
+        /* the batch's transforms, one plane after another */
+        int n[2] = {(int)s->ny, (int)s->nx};
+        if (g->fft->PlanMany(&g->r2cb, 2, n, NULL, 1, (int)g->np, NULL, 1, (int)g->nch, CUFFT_R2C, g->B) != CUFFT_SUCCESS)
+            TRY(pyr_fail(PYR_ERR_DEVICE_NOMEM, "cuFFT could not plan %d %lld x %lld transforms (device memory?); use backend = cpu",
+                         g->B, (long long)s->nx, (long long)s->ny));
+        g->plans |= 4;
+        if (g->fft->PlanMany(&g->c2rb, 2, n, NULL, 1, (int)g->nch, NULL, 1, (int)g->np, CUFFT_C2R, g->B) != CUFFT_SUCCESS)
+            TRY(pyr_fail(PYR_ERR_DEVICE_NOMEM, "cuFFT could not plan %d %lld x %lld transforms (device memory?); use backend = cpu",
+                         g->B, (long long)s->nx, (long long)s->ny));
+        g->plans |= 8;
+    }
     cufftResult fs = g->fft->SetStream(g->r2c, g->cs);
     if (fs == CUFFT_SUCCESS) fs = g->fft->SetStream(g->c2r, g->cs);
+    if (fs == CUFFT_SUCCESS && g->B > 1) fs = g->fft->SetStream(g->r2cb, g->cs);
+    if (fs == CUFFT_SUCCESS && g->B > 1) fs = g->fft->SetStream(g->c2rb, g->cs);
     if (fs != CUFFT_SUCCESS) TRY(pyrcu::fail_cufft(fs, "cufftSetStream", g->by));
     int per_sm = 0;
     CUT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_iterate, TPB, 0));
@@ -1387,7 +1827,11 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     return PYR_OK;
 }
 
-static void fr_cuda_describe(const fr_cuda_t *g, char *text, size_t size) { snprintf(text, size, "GPU %d: %.100s", g->device, g->rt->dev->name); }
+static void fr_cuda_describe(const fr_cuda_t *g, char *text, size_t size)
+{
+    if (g->B > 1) snprintf(text, size, "GPU %d: %.80s, shifts in batches of %d", g->device, g->rt->dev->name, g->B);
+    else snprintf(text, size, "GPU %d: %.100s", g->device, g->rt->dev->name);
+}
 
 static int is_pinned(const fr_cuda_t *g, const void *p, size_t bytes)
 {
@@ -1414,16 +1858,18 @@ static pyr_status_t deliver_slot(fr_cuda_t *g, int j, fr_deliver_t deliver, void
     fr_out_t out;
     memset(&out, 0, sizeof out);
     int64_t t = g->pend_t[j];
-    int q = (int)(t % STAGE_SETS);
+    int q = (int)(t % (2 * g->nout));
     if (g->stage_timed[q]) { /* recorded on cs before ev_done, which the download waited for */
-        for (int e = 0; e < 4; e++) {
+        for (int e = g->stage_timed[q] == 1 ? 0 : 1; e < 4; e++) {
             float ms = 0;
             CU(cudaEventElapsedTime(&ms, g->ev_stage[q][e], g->ev_stage[q][e + 1]));
             g->stage_ms[e] += ms;
         }
+        if (g->stage_timed[q] == 1) g->shift_frames++;
         g->stage_frames++;
         g->stage_timed[q] = 0;
     }
+    if (r->unit_set) g->unit_known = 1;
     out.frame = t;
     out.dx = r->sx;
     out.dy = r->sy;
@@ -1500,30 +1946,56 @@ static pyr_status_t ref_images(fr_cuda_t *g, const uint8_t *bad, int shifted)
     return PYR_OK;
 }
 
-static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, const float *var,
-                                 float *residual_out, fr_deliver_t deliver, void *driver)
+/* Deliver the frames up to frame `last` in order, waiting for their downloads. */
+static pyr_status_t deliver_upto(fr_cuda_t *g, int64_t last, fr_deliver_t deliver, void *driver)
+{
+    for (int64_t d = g->delivered; d <= last && d < g->queued; d++) {
+        int j = (int)(d % g->nout);
+        if (g->pending[j]) PYR_TRY(deliver_slot(g, j, deliver, driver));
+    }
+    return PYR_OK;
+}
+
+/* Deliver, in order, the frames whose downloads have finished. */
+static pyr_status_t deliver_ready(fr_cuda_t *g, fr_deliver_t deliver, void *driver)
+{
+    for (int64_t d = g->delivered; d < g->queued; d++) {
+        int j = (int)(d % g->nout);
+        if (!g->pending[j]) continue;
+        if (cudaEventQuery(g->ev_down[j]) == cudaErrorNotReady) break;
+        (void)cudaGetLastError();
+        PYR_TRY(deliver_slot(g, j, deliver, driver));
+    }
+    return PYR_OK;
+}
+
+/* The rolling reference: the frame of spectrum F (its shift in the state),
+ * moved into frame 0's coordinates; bad: its masked pixels. */
+static pyr_status_t new_reference(fr_cuda_t *g, const cufftComplex *F, const uint8_t *bad)
+{
+    const fr_setup_t *s = &g->s;
+    cudaStream_t cs = g->cs;
+    int64_t nx = s->nx, ny = s->ny;
+    k_tables<<<grid_for(g->nh + ny), TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+    k_shiftmul<<<grid_for(g->nch), TPB, 0, cs>>>(F, g->d_X, g->d_G, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
+    k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
+    k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
+    LAUNCHED();
+    return ref_images(g, bad, 1);
+}
+
+static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, const float *var, float *residual_out, int timed,
+                         fr_deliver_t deliver, void *driver);
+
+/* One frame, all its stages (the frames before the batches start, or every
+ * frame where there are no batches). */
+static pyr_status_t push_one(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, const float *var, float *residual_out,
+                             fr_deliver_t deliver, void *driver)
 {
     const fr_setup_t *s = &g->s;
     const pyr_frames_options_t *o = &s->o;
     int64_t t = g->t, nx = s->nx, ny = s->ny, np = g->np, b = o->border;
-    int k = (int)(t % SLOTS);
-    CU(cudaSetDevice(g->device));
-    if (t == 0) g->var_mode = var != NULL;
-    if (g->var_mode && !g->d_var) {
-        double need = 2.0 * (double)np * sizeof(float) / 1048576.0;
-        PYR_TRY(dalloc(g, (void **)&g->d_var, (size_t)np * sizeof(float), need));
-        PYR_TRY(dalloc(g, (void **)&g->d_vreg, (size_t)np * sizeof(float), need));
-        PYR_TRY(pyr_device_cuda.host_alloc(g->rt, (size_t)np * sizeof(float), (void **)&g->h_var));
-        CU(cudaEventCreateWithFlags(&g->ev_var, cudaEventDisableTiming));
-    }
-    /* deliver finished frames in order; the out slot k must be free */
-    for (int64_t d = g->delivered; d < t; d++) {
-        int j = (int)(d % SLOTS);
-        if (!g->pending[j]) continue;
-        if (j != k && cudaEventQuery(g->ev_down[j]) == cudaErrorNotReady) break;
-        (void)cudaGetLastError();
-        PYR_TRY(deliver_slot(g, j, deliver, driver));
-    }
+    int k = (int)(t % SLOTS); /* the input slot */
     /* input: the slot's previous frame must have been converted */
     size_t bytes = (size_t)np * (type == PYR_FRAMES_F32 ? 4u : 2u);
     int wait_up = 0;
@@ -1542,7 +2014,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     cudaStream_t cs = g->cs;
     unsigned gp = grid_for(np), gc = grid_for(g->nch);
     const int timed = t % STAGE_EVERY == 0;
-    cudaEvent_t *evs = g->ev_stage[t % STAGE_SETS];
+    cudaEvent_t *evs = g->ev_stage[t % (2 * g->nout)];
     if (timed) CU(cudaEventRecord(evs[0], cs));
     /* integer pixels are finite: only float frames can have masked pixels
      * (the driver's masks come as NaN in float frames); an integer pixel
@@ -1567,13 +2039,13 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     /* 2. spectrum, shift, registration */
     FFT(g->fft->ExecR2C(g->r2c, g->d_in, g->d_F));
     int new_ref = t == 0 || (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0);
-    float *h = g->d_ring + (t % s->pix_ring) * np;
+    float *h = g->d_ring + (t % g->ring_n) * np;
     unsigned gt = grid_for(g->nh + ny);
     if (t == 0) {
         CU(cudaMemcpyAsync(g->d_G, g->d_F, (size_t)g->nch * sizeof(cufftComplex), cudaMemcpyDeviceToDevice, cs));
         k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
         k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
-        k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, s->dot_ring, t, 1);
+        k_store_shift<<<1, 1, 0, cs>>>(g->d_st, g->d_shx, g->d_shy, g->dring, t, 1);
         LAUNCHED();
         PYR_TRY(ref_images(g, g->d_bad, 1));
         if (s->align) {
@@ -1632,19 +2104,11 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
             k_scale<<<gp, TPB, 0, cs>>>(g->d_t1, hr, np, 1.0f / (float)np, g->d_st, FR_UNLESS_DONE);
             /* the last step also stores the frame's shift (k_store_shift) */
             k_rsums<<<(unsigned)g->ntiles, TPB, 0, cs>>>(hr, g->d_rref, g->d_rgx, g->d_rgy, g->d_sv, nx, ny, b, g->d_part,
-                                                         g->d_count + 2, g->d_st, it, tol, g->d_shx, g->d_shy, s->dot_ring, t);
+                                                         g->d_count + 2, g->d_st, it, tol, g->d_shx, g->d_shy, g->dring, t);
             LAUNCHED();
         }
         if (!s->align) CU(cudaMemcpyAsync(h, g->d_in, (size_t)np * sizeof(float), cudaMemcpyDeviceToDevice, cs));
-        if (new_ref) {
-            /* the rolling reference: this frame, moved into frame 0's coordinates */
-            k_tables<<<gt, TPB, 0, cs>>>(nx, ny, g->nh, g->d_st, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
-            k_shiftmul<<<gc, TPB, 0, cs>>>(g->d_F, g->d_X, g->d_G, g->nh, g->nch, g->d_cx, g->d_sxt, g->d_cy, g->d_syt);
-            k_ref_rows<<<(unsigned)ny, TPB, 0, cs>>>(g->d_G, g->d_sm, g->d_wx, g->d_wy, g->nh, g->d_part);
-            k_ref_final<<<1, 32, 0, cs>>>(g->d_part, ny, g->d_st);
-            LAUNCHED();
-            PYR_TRY(ref_images(g, g->d_bad, 1));
-        }
+        if (new_ref) PYR_TRY(new_reference(g, g->d_F, g->d_bad));
         if (t == 1 && g->masked0) {
             /* frames_cpu.c repair_first */
             float *h0 = g->d_ring;
@@ -1659,7 +2123,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
             frame_slots_t s0;
             s0.slot[0] = 0;
             k_dots<<<(unsigned)g->ntiles, TPB, 0, cs>>>(g->d_ring, np, s0, 0, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty,
-                                                        g->d_count + 3, g->d_D, s->dot_ring, o->history, 0);
+                                                        g->d_count + 3, g->d_D, g->dring, o->history, 0);
             LAUNCHED();
         }
     }
@@ -1669,21 +2133,44 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     k_bg_sub<<<gp, TPB, 0, cs>>>(h, g->d_xt, g->d_yt, nx, np, g->d_st);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[1], cs));
+    PYR_TRY(tail(g, t, h, g->d_bad, var, residual_out, timed, deliver, driver));
+    g->t++;
+    if (wait_up) CU(cudaEventSynchronize(g->ev_up[k]));
+    return PYR_OK;
+}
+
+/* The stages of frame t after its shift (its registered image h, its
+ * masked pixels bad, its shift and the rest in d_st): dot products, weights,
+ * whitening, detection, cleaning, its record and its download through out
+ * slot t % nout.  timed: 1 (a frame of its own, ev_stage's first two
+ * events recorded already) or 2 (a frame of a batch: the later three stages
+ * only). */
+static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, const float *var, float *residual_out, int timed,
+                         fr_deliver_t deliver, void *driver)
+{
+    const fr_setup_t *s = &g->s;
+    const pyr_frames_options_t *o = &s->o;
+    int64_t nx = s->nx, ny = s->ny, np = g->np, b = o->border;
+    int k = (int)(t % g->nout);
+    cudaStream_t cs = g->cs;
+    unsigned gp = grid_for(np);
+    cudaEvent_t *evs = g->ev_stage[t % (2 * g->nout)];
+    if (timed == 2) CU(cudaEventRecord(evs[1], cs));
     /* 3. dots row, weights */
     int n = (int)(t < o->history ? t : o->history);
     frame_slots_t sl;
-    for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % s->pix_ring);
+    for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % g->ring_n);
     k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty,
-                                                            g->d_count + 3, g->d_D, s->dot_ring, o->history, t);
+                                                            g->d_count + 3, g->d_D, g->dring, o->history, t);
     int64_t nmax = (int64_t)o->history * (s->deg < 0 ? 1 : fr_poly_terms(s->deg)), fast_words = nmax * nmax + 2 * nmax;
     if (fast_words * (int64_t)sizeof(double) > 40 * 1024) fast_words = 0; /* within the default limit of shared memory */
-    k_solve<<<1, FR_SOLVE_THREADS, (size_t)fast_words * sizeof(double), cs>>>(g->d_D, g->d_shx, g->d_shy, s->dot_ring, o->history, t,
+    k_solve<<<1, FR_SOLVE_THREADS, (size_t)fast_words * sizeof(double), cs>>>(g->d_D, g->d_shx, g->d_shy, g->dring, o->history, t,
                                                                               o->history, s->deg, s->window, o->epsilon, g->d_work,
                                                                               fast_words, g->d_st);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[2], cs));
-    /* out slot k: its previous frame must be delivered */
-    if (g->pending[k]) PYR_TRY(deliver_slot(g, k, deliver, driver));
+    /* out slot k: its previous frame must be delivered (and those before it, in order) */
+    if (g->pending[k]) PYR_TRY(deliver_upto(g, g->pend_t[k], deliver, driver));
     float *res = g->d_res[k];
     if (t == 0) {
         CU(cudaMemsetAsync(res, 0, (size_t)np * sizeof(float), cs));
@@ -1700,7 +2187,7 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
             k_varreg<<<gp, TPB, 0, cs>>>(g->d_var, g->d_vreg, nx, ny, g->d_st, s->align);
             LAUNCHED();
         }
-        k_valid<<<gp, TPB, 0, cs>>>(g->d_bad, g->d_valid, nx, ny, b, g->d_st, s->align, g->d_refbad);
+        k_valid<<<gp, TPB, 0, cs>>>(bad, g->d_valid, nx, ny, b, g->d_st, s->align, g->d_refbad);
         taps_t tp;
         memcpy(tp.k, s->taps, sizeof tp.k);
         memcpy(tp.k2, s->taps2, sizeof tp.k2);
@@ -1731,19 +2218,19 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
         }
         LAUNCHED();
         dirty_t dt = {g->d_dirty, nx, ny, b};
-        k_clean_bad<<<gp, TPB, 0, cs>>>(h, g->d_bh, g->d_bad, nx, ny, g->d_st, s->align, dt);
+        k_clean_bad<<<gp, TPB, 0, cs>>>(h, g->d_bh, bad, nx, ny, g->d_st, s->align, dt);
         if (o->clean)
             k_clean<<<128, 128, 0, cs>>>(h, g->d_bh, g->d_cand[k], g->d_st, nx, ny, s->clean_radius,
                                                           (float)o->clean_threshold, dt);
         k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty,
-                                                                g->d_count + 3, g->d_D, s->dot_ring, o->history, t);
+                                                                g->d_count + 3, g->d_D, g->dring, o->history, t);
         k_zero_masked<<<gp, TPB, 0, cs>>>(res, g->d_valid, nx, ny, b, g->d_st);
         LAUNCHED();
     }
     k_record<<<1, 32, 0, cs>>>(g->d_st, g->d_rec[k], t, g->var_mode);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[4], cs));
-    g->stage_timed[t % STAGE_SETS] = timed;
+    g->stage_timed[t % (2 * g->nout)] = timed;
     CU(cudaEventRecord(g->ev_done[k], cs));
     /* 4. download on its own stream */
     CU(cudaStreamWaitEvent(g->down, g->ev_done[k], 0));
@@ -1758,32 +2245,239 @@ static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dty
     g->pend_out[k] = residual_out;
     g->pend_direct[k] = direct;
     g->pending[k] = 1;
-    g->t++;
-    if (wait_up) CU(cudaEventSynchronize(g->ev_up[k]));
+    g->queued++;
     return PYR_OK;
+}
+
+/* The batches' shift-stage times whose events have passed (all, waiting
+ * for them, with wait). */
+static pyr_status_t shift_times(fr_cuda_t *g, int wait)
+{
+    for (int q = 0; q < SHIFT_SETS; q++) {
+        if (!g->shift_n[q]) continue;
+        if (wait) CU(cudaEventSynchronize(g->ev_shift[q][1]));
+        else if (cudaEventQuery(g->ev_shift[q][1]) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        float ms = 0;
+        CU(cudaEventElapsedTime(&ms, g->ev_shift[q][0], g->ev_shift[q][1]));
+        g->stage_ms[0] += ms;
+        g->shift_frames += g->shift_n[q];
+        g->shift_n[q] = 0;
+    }
+    return PYR_OK;
+}
+
+/* The frames waiting in the batch: their shift stage at once (the
+ * one-frame path's kernels for each frame, frame index blockIdx.y; one
+ * transform of the whole batch for each of the one-frame path's), then each
+ * frame's later stages in order (tail). */
+static pyr_status_t flush(fr_cuda_t *g, fr_deliver_t deliver, void *driver)
+{
+    const int n = g->nq;
+    if (!n) return PYR_OK;
+    const fr_setup_t *s = &g->s;
+    const pyr_frames_options_t *o = &s->o;
+    int64_t t0 = g->q0, nx = s->nx, ny = s->ny, np = g->np, nch = g->nch, nh = g->nh, b = o->border;
+    const int c = g->cur, B = g->B;
+    const pyr_frames_dtype_t type = (pyr_frames_dtype_t)g->qtype;
+    const size_t fbytes = (size_t)np * (type == PYR_FRAMES_F32 ? 4u : 2u);
+    cudaStream_t cs = g->cs;
+    /* 1. upload: the frames staged in one copy where all are */
+    int staged = 0;
+    for (int j = 0; j < n; j++) staged += !g->q_direct[j];
+    if (staged == n) {
+        CU(cudaMemcpyAsync(g->d_rawb[c], g->h_rawb[c], (size_t)n * fbytes, cudaMemcpyHostToDevice, g->up));
+    } else {
+        for (int j = 0; j < n; j++)
+            if (!g->q_direct[j])
+                CU(cudaMemcpyAsync((char *)g->d_rawb[c] + (size_t)j * fbytes, (const char *)g->h_rawb[c] + (size_t)j * fbytes, fbytes,
+                                   cudaMemcpyHostToDevice, g->up));
+    }
+    CU(cudaEventRecord(g->ev_upb[c], g->up));
+    g->upb_pending[c] = staged > 0;
+    CU(cudaStreamWaitEvent(cs, g->ev_upb[c], 0));
+    g->nq = 0;
+    g->cur = 1 - c;
+    float *q_out[FR_BATCH_MAX];
+    memcpy(q_out, g->q_out, sizeof q_out);
+    /* the batch's shift stage is timed as a whole */
+    PYR_TRY(shift_times(g, 0));
+    const int ts = g->shift_next;
+    if (g->shift_n[ts]) PYR_TRY(shift_times(g, 1));
+    CU(cudaEventRecord(g->ev_shift[ts][0], cs));
+    fstate_t *stb = g->d_stb;
+    unsigned gp = grid_for(np), gc = grid_for(nch), gtb = grid_for(nh + ny), nt = (unsigned)g->ntiles;
+    const unsigned un = (unsigned)n;
+    const int may_mask = type == PYR_FRAMES_F32; /* as in push_one */
+    /* the planes the frames register into: ring slots, or (weights other
+     * than align) the batch's t2 while the frames themselves go to the ring */
+    fptrs_t hp, t2;
+    for (int j = 0; j < n; j++) {
+        hp.p[j] = g->d_ring + ((t0 + j) % g->ring_n) * np;
+        t2.p[j] = g->d_t2b + (int64_t)j * np;
+    }
+    const fptrs_t hr = s->align ? hp : t2;
+    /* 2. ingest (the unit is set: no frame of a batch rescales) */
+    kb_init<<<un, 32, 0, cs>>>(g->d_st, stb, g->d_stop);
+    kb_ingest<<<dim3(gp, un), TPB, 0, cs>>>(g->d_rawb[c], fbytes, (int)type, np, g->d_inb, g->d_badb, g->d_iblkb, g->d_countb, stb);
+    LAUNCHED();
+    CU(cudaEventRecord(g->ev_usedb[c], cs));
+    if (may_mask) kb_fill_bad<<<dim3(gp, un), TPB, 0, cs>>>(g->d_inb, g->d_badb, nx, ny, stb);
+    LAUNCHED();
+    /* 3. spectra, coarse shifts (coarse = never has no batches), iterations */
+    FFT(g->fft->ExecR2C(g->r2cb, g->d_inb, g->d_Fb));
+    kb_xpower<<<dim3(gc, un), TPB, 0, cs>>>(g->d_Fb, g->d_G, g->d_Xb, nch);
+    LAUNCHED();
+    FFT(g->fft->ExecC2R(g->c2rb, g->d_Xb, g->d_t1b));
+    unsigned nb = gp < 1024 ? gp : 1024;
+    kb_argmax<<<dim3(nb, un), TPB, 0, cs>>>(g->d_t1b, np, g->d_blkb, g->d_blkidxb, g->d_countb + B, nx, ny, stb);
+    kb_pprod<<<dim3(gc, un), TPB, 0, cs>>>(g->d_Fb, g->d_G, g->d_sm, g->d_Xb, nch);
+    LAUNCHED();
+    {
+        int max_it = o->max_iterations, nfr = n, bpf = g->coop_blocks_b / n;
+        double tol = o->tolerance;
+        if (bpf > ny) bpf = (int)ny;
+        void *args[] = {&g->d_Xb,   &nx,    &ny,       &nh,        &g->d_cxb, &g->d_sxtb, &g->d_cyb, &g->d_sytb, &g->d_wx,
+                        &g->d_wy,   &g->d_partb, &g->pstride, &stb, &g->d_stop, &nfr, &bpf, &max_it, &tol};
+        CU(cudaLaunchCooperativeKernel((void *)kb_iterate, dim3((unsigned)(bpf * n)), dim3(TPB), args, 0, cs));
+    }
+    /* 4. masked pixels: the reference moved to each frame (push_one) */
+    if (may_mask) {
+        kb_tables<<<dim3(gtb, un), TPB, 0, cs>>>(nx, ny, nh, stb, g->d_cxb, g->d_sxtb, g->d_cyb, g->d_sytb, -1.0, FR_IF_MASKED);
+        kb_shiftmul<<<dim3(gc, un), TPB, 0, cs>>>(g->d_G, 0, g->d_Xb, nh, ny, g->d_cxb, g->d_sxtb, g->d_cyb, g->d_sytb, stb,
+                                                  FR_IF_MASKED);
+        LAUNCHED();
+        FFT(g->fft->ExecC2R(g->c2rb, g->d_Xb, g->d_t1b));
+        kb_scale<<<dim3(gp, un), TPB, 0, cs>>>(g->d_t1b, t2, np, 1.0f / (float)np, stb, FR_IF_MASKED);
+        kb_refill<<<dim3(gp, un), TPB, 0, cs>>>(g->d_inb, g->d_t2b, g->d_badb, nx, ny, stb);
+        LAUNCHED();
+        FFT(g->fft->ExecR2C(g->r2cb, g->d_inb, g->d_Fb));
+    }
+    /* 5. the refinement (push_one) */
+    double tol = o->tolerance;
+    kb_rsv<<<dim3(gp, un), TPB, 0, cs>>>(g->d_badb, g->d_refbad, g->d_svb, nx, ny, b, stb);
+    for (int it = 0; it < FR_REFINE_MAX; it++) {
+        kb_tables<<<dim3(gtb, un), TPB, 0, cs>>>(nx, ny, nh, stb, g->d_cxb, g->d_sxtb, g->d_cyb, g->d_sytb, 1.0, FR_UNLESS_DONE);
+        kb_shiftmul<<<dim3(gc, un), TPB, 0, cs>>>(g->d_Fb, nch, g->d_Xb, nh, ny, g->d_cxb, g->d_sxtb, g->d_cyb, g->d_sytb, stb,
+                                                  FR_UNLESS_DONE);
+        LAUNCHED();
+        FFT(g->fft->ExecC2R(g->c2rb, g->d_Xb, g->d_t1b));
+        kb_scale<<<dim3(gp, un), TPB, 0, cs>>>(g->d_t1b, hr, np, 1.0f / (float)np, stb, FR_UNLESS_DONE);
+        kb_rsums<<<dim3(nt, un), TPB, 0, cs>>>(hr, g->d_rref, g->d_rgx, g->d_rgy, g->d_svb, nx, ny, b, g->d_partb, g->pstride,
+                                               g->d_countb + 2 * B, stb, it, tol, g->d_shx, g->d_shy, g->dring, t0);
+        LAUNCHED();
+    }
+    if (!s->align) kb_copy<<<dim3(gp, un), TPB, 0, cs>>>(g->d_inb, hp, np);
+    /* 6. the background leaves each frame */
+    kb_bg_tiles<<<dim3(nt, un), TPB, 0, cs>>>(hp, g->d_xt, g->d_yt, nx, ny, b, g->d_partb, g->pstride, g->d_countb + 2 * B, stb,
+                                              g->bg_n, g->bg_sxx, g->bg_syy);
+    kb_bg_sub<<<dim3(gp, un), TPB, 0, cs>>>(hp, g->d_xt, g->d_yt, nx, np, stb);
+    LAUNCHED();
+    CU(cudaEventRecord(g->ev_shift[ts][1], cs));
+    g->shift_n[ts] = n;
+    g->shift_next = (ts + 1) % SHIFT_SETS;
+    /* 7. each frame's later stages, in order; a new reference (only the
+     * batch's last frame makes one) after those of the frames before it,
+     * whose detection still looks at the old one's masked pixels */
+    for (int j = 0; j < n; j++) {
+        int64_t t = t0 + j;
+        const uint8_t *bad = g->d_badb + (int64_t)j * np;
+        k_adopt<<<1, 32, 0, cs>>>(stb + j, g->d_st);
+        LAUNCHED();
+        if (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0)
+            PYR_TRY(new_reference(g, g->d_Fb + (int64_t)j * nch, bad));
+        PYR_TRY(tail(g, t, hp.p[j], bad, NULL, q_out[j], t % STAGE_EVERY == 0 ? 2 : 0, deliver, driver));
+    }
+    return PYR_OK;
+}
+
+/* A frame into the batch (the caller may reuse it on return): copied into
+ * the pinned staging, or from the caller's pinned memory straight to the
+ * device; the batch runs when full or when this frame ends it. */
+static pyr_status_t enqueue(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, float *residual_out)
+{
+    const pyr_frames_options_t *o = &g->s.o;
+    int64_t t = g->t;
+    if (g->nq && (int)type != g->qtype) PYR_TRY(flush(g, g->deliver, g->driver)); /* a batch has one pixel type */
+    const size_t fbytes = (size_t)g->np * (type == PYR_FRAMES_F32 ? 4u : 2u);
+    const int c = g->cur, j = g->nq;
+    if (j == 0) {
+        /* the staging buffer's last upload must have read it, and the
+         * device buffer's last batch must have been converted before the
+         * next upload writes it */
+        if (g->upb_pending[c]) CU(cudaEventSynchronize(g->ev_upb[c]));
+        g->upb_pending[c] = 0;
+        CU(cudaStreamWaitEvent(g->up, g->ev_usedb[c], 0));
+        g->q0 = t;
+        g->qtype = (int)type;
+    }
+    if (is_pinned(g, frame, fbytes)) {
+        CU(cudaMemcpyAsync((char *)g->d_rawb[c] + (size_t)j * fbytes, frame, fbytes, cudaMemcpyHostToDevice, g->up));
+        CU(cudaEventRecord(g->ev_qup, g->up));
+        CU(cudaEventSynchronize(g->ev_qup));
+        g->q_direct[j] = 1;
+    } else {
+        memcpy((char *)g->h_rawb[c] + (size_t)j * fbytes, frame, fbytes);
+        g->q_direct[j] = 0;
+    }
+    g->q_out[j] = residual_out;
+    g->nq++;
+    g->t++;
+    if (g->nq == g->B || (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0))
+        PYR_TRY(flush(g, g->deliver, g->driver));
+    return PYR_OK;
+}
+
+static pyr_status_t fr_cuda_push(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t type, const float *var,
+                                 float *residual_out, fr_deliver_t deliver, void *driver)
+{
+    int64_t t = g->t, np = g->np;
+    CU(cudaSetDevice(g->device));
+    g->deliver = deliver;
+    g->driver = driver;
+    if (t == 0) g->var_mode = var != NULL;
+    if (g->var_mode && !g->d_var) {
+        double need = 2.0 * (double)np * sizeof(float) / 1048576.0;
+        PYR_TRY(dalloc(g, (void **)&g->d_var, (size_t)np * sizeof(float), need));
+        PYR_TRY(dalloc(g, (void **)&g->d_vreg, (size_t)np * sizeof(float), need));
+        PYR_TRY(pyr_device_cuda.host_alloc(g->rt, (size_t)np * sizeof(float), (void **)&g->h_var));
+        CU(cudaEventCreateWithFlags(&g->ev_var, cudaEventDisableTiming));
+    }
+    PYR_TRY(deliver_ready(g, deliver, driver));
+    int batch = g->B > 1 && !g->var_mode && t >= 2;
+    if (batch && !g->unit_known) {
+        /* the frames before have set the unit if any could: wait for them once */
+        if (t == 2) PYR_TRY(deliver_upto(g, g->queued - 1, deliver, driver));
+        batch = g->unit_known;
+    }
+    if (batch) return enqueue(g, frame, type, residual_out);
+    PYR_TRY(flush(g, deliver, driver));
+    return push_one(g, frame, type, var, residual_out, deliver, driver);
 }
 
 static pyr_status_t fr_cuda_finish(fr_cuda_t *g, fr_deliver_t deliver, void *driver)
 {
     CU(cudaSetDevice(g->device));
-    for (int64_t d = g->delivered; d < g->t; d++) {
-        int j = (int)(d % SLOTS);
-        if (g->pending[j]) PYR_TRY(deliver_slot(g, j, deliver, driver));
-    }
+    PYR_TRY(flush(g, deliver, driver));
+    PYR_TRY(deliver_upto(g, g->queued - 1, deliver, driver));
     CU(cudaStreamSynchronize(g->cs));
-    return PYR_OK;
+    return shift_times(g, 1);
 }
 
-/* Device time per stage, from the frames timed, scaled to every frame delivered. */
+/* Device time per stage, from the frames (and batches) timed, scaled to every frame delivered. */
 static void fr_cuda_stage_times(const fr_cuda_t *g, double t[4])
 {
     double f = g->stage_frames ? (double)g->delivered / (double)g->stage_frames : 0.0;
-    for (int e = 0; e < 4; e++) t[e] = 1e-3 * g->stage_ms[e] * f;
+    double fs = g->shift_frames ? (double)g->delivered / (double)g->shift_frames : 0.0;
+    for (int e = 0; e < 4; e++) t[e] = 1e-3 * g->stage_ms[e] * (e == 0 ? fs : f);
 }
 
 static pyr_status_t fr_cuda_max_snr(fr_cuda_t *g, float *out)
 {
     CU(cudaSetDevice(g->device));
+    if (g->nq) PYR_TRY(flush(g, g->deliver, g->driver)); /* the frames waiting in a batch count */
     CU(cudaStreamSynchronize(g->cs));
     CU(cudaMemcpy(out, g->d_maxz, (size_t)g->np * sizeof(float), cudaMemcpyDeviceToHost));
     return PYR_OK;
