@@ -17,8 +17,9 @@
  *         DFT monitor of Ez over the middle z plane at 10 frequencies, flux a
  *         flux plane there at 10 frequencies, disp makes the sphere a Drude
  *         metal (one term: its states advance every step), tfsf adds a plane
- *         wave's TF/SF box around the sphere; each row says its rate over the
- *         plain problem's with the same method and budget.
+ *         wave's TF/SF box around the sphere (nodes n/4 to n - 4 on each
+ *         axis; 2D: Ez along x in TM, Ey in TE); each row says its rate over
+ *         the plain problem's with the same method and budget.
  * --peer: the straightforward CUDA code (maxwell_peer.cu: an H and an E
  *         kernel per step, one thread per cell) on the same problem after the
  *         naive runs, with its rates, pyrgrid's steady rate over its own, and
@@ -294,8 +295,12 @@ static int apply_feature(pyr_problem_t *p, const char *feature)
         return pyr_problem_set(p, "material.shape1", v) == PYR_OK;
     }
     if (!strcmp(feature, "tfsf")) {
-        snprintf(v, sizeof v, "Ex along +z box %lld %lld %lld %lld %lld %lld gaussian width=0.3 delay=1.2", (long long)(n[0] / 4),
-                 (long long)(n[1] / 4), (long long)(n[2] / 4), (long long)(n[0] - 4), (long long)(n[1] - 4), (long long)(n[2] - 4));
+        if (p->dims == 2) /* TM: Ez along x; TE: Ey along x */
+            snprintf(v, sizeof v, "%s along +x box %lld %lld %lld %lld gaussian width=0.3 delay=1.2", p->maxwell.te ? "Ey" : "Ez",
+                     (long long)(n[0] / 4), (long long)(n[1] / 4), (long long)(n[0] - 4), (long long)(n[1] - 4));
+        else
+            snprintf(v, sizeof v, "Ex along +z box %lld %lld %lld %lld %lld %lld gaussian width=0.3 delay=1.2", (long long)(n[0] / 4),
+                     (long long)(n[1] / 4), (long long)(n[2] / 4), (long long)(n[0] - 4), (long long)(n[1] - 4), (long long)(n[2] - 4));
         return pyr_problem_set(p, "source.planewave1", v) == PYR_OK;
     }
     return 0;

@@ -50,6 +50,14 @@ typedef struct {
     int nprobes;                         /* after each step, probes_out[s * nprobes + i] = field(node), */
     const pyr_kernel_point_t *probes;    /* valid once wait(slot) has returned */
     double *probes_out;
+    /* (NULL: none) Sources whose amplitudes the kernel computes: where terms[i].k >= 0, source i adds
+     * pyr_scheme_term_value(&terms[i], series + s * nseries) (scheme.h) instead of amplitudes[...].
+     * sources_id: a number the list of sources and terms has alone in the process, for as long as it
+     * lives (a kernel may keep what it derives from them under it); 0: none (derive it per call). */
+    const pyr_scheme_term_t *terms;
+    const double *series;
+    int nseries;
+    uint64_t sources_id;
     /* (skewed passes) The call's halo through the stores, where the kernel's halo() accepted it: run()
      * copies the nodes of `save` of its first layer (the ping-pong field's buffer piece->cur) into save_to
      * as it reads them, and reads the nodes of `fill` from fill_from instead of that buffer.  Both are views

@@ -87,6 +87,8 @@ typedef struct {
     pyr_kernel_point_t *src, *probes;
     unsigned char *probe_owned;  /* per probe: on a node this run owns (the scheme's record hook) */
     double *amp;                 /* [pass step][nsrc], this pass's amplitudes */
+    double *series;              /* [pass step][pts.nseries], the rows of the sources with terms (NULL: none) */
+    uint64_t src_id;             /* the kernels' call's sources_id of src */
     double *probe_pass;          /* [pass step][nprobes], this pass's probe values */
     double *probe_shown;         /* [pass step][nshown], the caller's columns when the scheme keeps probes of its own */
     double **slot_probe_out;     /* per slot: a pinned [pass step][k] buffer of the task's k probes */

@@ -670,7 +670,11 @@ static pyr_status_t inplace_pass(exec_t *e, int64_t step, int64_t h, int drain)
                                     .grid = &grid,
                                     .nsources = e->nsrc,
                                     .sources = e->src,
-                                    .amplitudes = e->nsrc ? e->amp + (s0 - 1) * e->nsrc : NULL};
+                                    .amplitudes = e->nsrc ? e->amp + (s0 - 1) * e->nsrc : NULL,
+                                    .terms = e->series ? e->pts.terms : NULL,
+                                    .series = e->series ? e->series + (s0 - 1) * e->pts.nseries : NULL,
+                                    .nseries = e->pts.nseries,
+                                    .sources_id = e->src_id};
             if (e->nprobes) {
                 /* the probes on the planes it sweeps, recorded after each of its steps (inplace_probes keeps
                  * the rows where the node was its own) */

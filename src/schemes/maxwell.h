@@ -94,9 +94,11 @@ void pyr_maxwell_points_free(pyr_scheme_points_t *pts);
 
 /* The plane waves (maxwell_planewave.c; pyr_planewave_t): their refusals
  * (called by validate); their face corrections appended to out's sources,
- * with the state that gives their amplitudes (NULL without plane waves);
- * the amplitudes of sources from .. nsources - 1 (those points appended),
- * for consecutive ranges of steps as the amplitudes hook is called. */
+ * with the state that gives their amplitudes (NULL without plane waves)
+ * and their terms of out's series (out->terms, nseries); the amplitudes of
+ * sources from .. nsources - 1 (those points appended), for consecutive
+ * ranges of steps as the amplitudes hook is called, or, where series is not
+ * NULL, the series' rows of those steps instead (amp left as it is). */
 typedef struct pyr_maxwell_planewaves pyr_maxwell_planewaves_t;
 pyr_status_t pyr_maxwell_planewaves_check(const pyr_problem_t *p);
 /* The first node g of plane wave i's box faces (and the nodes just outside
@@ -105,7 +107,7 @@ pyr_status_t pyr_maxwell_planewaves_check(const pyr_problem_t *p);
 int pyr_maxwell_planewave_face_find(const pyr_problem_t *p, int i, int (*bad)(const pyr_problem_t *p, const int64_t g[3]), int64_t g[3]);
 pyr_status_t pyr_maxwell_planewaves_points(const pyr_problem_t *p, pyr_scheme_points_t *out, pyr_maxwell_planewaves_t **state);
 pyr_status_t pyr_maxwell_planewaves_amplitudes(const pyr_problem_t *p, pyr_maxwell_planewaves_t *st, const pyr_scheme_point_t *src, int from,
-                                               int nsources, int64_t first, int64_t count, double *amp);
+                                               int nsources, int64_t first, int64_t count, double *amp, double *series);
 void pyr_maxwell_planewaves_free(pyr_maxwell_planewaves_t *st);
 /* Material `which` (0 eps_r, 1 sigma, 2 mu_r) of whole-grid node g from the
  * background and the shapes (not the files). */

@@ -46,15 +46,12 @@ typedef struct {
     int64_t step; /* e holds time layer `step`, h layer step - 1/2 */
 } pw_grid_t;
 
-/* A correction: amplitude = coef * (h or e of grid `pw` at index k): h for an
- * E source, e for an H source. */
-typedef struct {
-    int pw;
-    int64_t k;
-    double coef;
-    double w[4]; /* oblique: the value is sum w[j] v[k + j], cubic interpolation over 4 nodes */
-    int lerp;
-} pw_term_t;
+/* A correction is a term of the points' series (schemes/scheme.h): amplitude =
+ * coef * (h or e of a plane wave's 1D grid at index k; h for an E source, e
+ * for an H source), oblique the sum of w[j] v[k + j], a cubic interpolation
+ * over 4 nodes.  A step's row of the series holds each plane wave's e (at the
+ * step's time layer, what H's corrections read) and then its h (half a step
+ * later, E's), at the offsets `off`. */
 
 /* A plane wave's direction, polarisation and 1D grid: unit k, E's and H's
  * directions (H = k x E); oblique: the 1D grid's spacing h1, the position
@@ -71,7 +68,9 @@ struct pyr_maxwell_planewaves {
     pw_geom_t geom[PYR_MAXWELL_MAX_PLANEWAVES];
     pw_grid_t grid[PYR_MAXWELL_MAX_PLANEWAVES];
     int64_t nterms;
-    pw_term_t *term; /* one per source, in the sources' order */
+    pyr_scheme_term_t *term; /* one per source, in the sources' order (the point sources': k = -1) */
+    int64_t off[PYR_MAXWELL_MAX_PLANEWAVES], nseries;
+    double *row; /* a step's row, where the caller gives no series */
 };
 
 /* The Levi-Civita symbol of three axes. */
@@ -361,8 +360,8 @@ static int on_grid(const pyr_problem_t *p, const int64_t g[3])
 
 /* The corrections of plane wave i on this grid, appended to src/term (when
  * not NULL) from index *k on; counts them in *k. */
-static void corrections(const pyr_problem_t *p, int i, const pyr_coef_t *co, const pw_geom_t *geo, pyr_scheme_point_t *src, pw_term_t *term,
-                        int64_t *k)
+static void corrections(const pyr_problem_t *p, int i, const pyr_coef_t *co, const pw_geom_t *geo, pyr_scheme_point_t *src,
+                        pyr_scheme_term_t *term, const int64_t off[PYR_MAXWELL_MAX_PLANEWAVES], const int64_t *len, int64_t *k)
 {
     const pyr_planewave_t *w = &p->maxwell.planewaves[i];
     for (int c = 0; c < 6; c++) {
@@ -401,11 +400,12 @@ static void corrections(const pyr_problem_t *p, int i, const pyr_coef_t *co, con
                                 if (!electric && !side && a == w->axis) x++;
                                 src[*k].field = c;
                                 for (int t = 0; t < 3; t++) src[*k].node[t] = g[t] - p->origin[t];
-                                term[*k].pw = i;
+                                /* the row's e of this plane wave, or its h after them */
+                                const int64_t base = off[i] + (electric ? len[i] : 0);
                                 term[*k].coef = sign * coef;
-                                term[*k].lerp = geo->oblique;
+                                term[*k].nw = geo->oblique ? 4 : 1;
                                 if (!geo->oblique) {
-                                    term[*k].k = grid_index(w, nb, x);
+                                    term[*k].k = base + grid_index(w, nb, x);
                                 } else {
                                     /* the neighbour's position along k, in 1D cells from the first node (H: from h[0]);
                                      * cubic interpolation, as linear's error (k h1)^2 / 8 would leak about -50 dB */
@@ -416,7 +416,7 @@ static void corrections(const pyr_problem_t *p, int i, const pyr_coef_t *co, con
                                     for (int t = 0; t < p->dims; t++)
                                         xi += geo->k[t] * ((double)m[t] + (half_along(nb, t) ? 0.5 : 0.0)) * pyr_problem_h(p, t);
                                     const double u = (xi - geo->xi0) / geo->h1 - (nb >= 3 ? 0.5 : 0.0), j = floor(u), t = u - j;
-                                    term[*k].k = (int64_t)j - 1;
+                                    term[*k].k = base + (int64_t)j - 1;
                                     term[*k].w[0] = -t * (t - 1) * (t - 2) / 6;
                                     term[*k].w[1] = (t + 1) * (t - 1) * (t - 2) / 2;
                                     term[*k].w[2] = -(t + 1) * t * (t - 2) / 2;
@@ -446,6 +446,7 @@ void pyr_maxwell_planewaves_free(pyr_maxwell_planewaves_t *st)
     if (!st) return;
     for (int i = 0; i < st->npw; i++) grid_free(&st->grid[i]);
     free(st->term);
+    free(st->row);
     free(st);
 }
 
@@ -525,22 +526,12 @@ pyr_status_t pyr_maxwell_planewaves_points(const pyr_problem_t *p, pyr_scheme_po
             return s;
         }
     }
-    int64_t total = 0;
-    for (int i = 0; i < m->nplanewaves; i++) corrections(p, i, &co, &st->geom[i], NULL, NULL, &total);
+    int64_t total = 0, len[PYR_MAXWELL_MAX_PLANEWAVES] = {0};
+    for (int i = 0; i < m->nplanewaves; i++) corrections(p, i, &co, &st->geom[i], NULL, NULL, st->off, len, &total);
     if (out->nsources + total > (1 << 24)) {
         free(st);
         return pyr_fail(PYR_ERR_CONFIG, "the plane waves' boxes have %lld face nodes on this grid; at most 16777216 sources in all", (long long)total);
     }
-    pyr_scheme_point_t *all = realloc(out->sources, (size_t)(out->nsources + total + 1) * sizeof *all);
-    if (all) out->sources = all;
-    st->term = malloc((size_t)(out->nsources + total + 1) * sizeof *st->term);
-    if (!all || !st->term) {
-        pyr_maxwell_planewaves_free(st);
-        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the plane waves' sources");
-    }
-    int64_t k = out->nsources;
-    for (int i = 0; i < m->nplanewaves; i++) corrections(p, i, &co, &st->geom[i], all, st->term, &k);
-    st->nterms = k;
     st->npw = m->nplanewaves;
     for (int i = 0; i < st->npw; i++) {
         pyr_status_t s = grid_make(p, i, &co, &st->geom[i], &st->grid[i]);
@@ -548,8 +539,29 @@ pyr_status_t pyr_maxwell_planewaves_points(const pyr_problem_t *p, pyr_scheme_po
             pyr_maxwell_planewaves_free(st);
             return s;
         }
+        /* the series' row: each plane wave's e, then its h */
+        len[i] = st->grid[i].n;
+        st->off[i] = st->nseries;
+        st->nseries += 2 * len[i];
     }
+    pyr_scheme_point_t *all = realloc(out->sources, (size_t)(out->nsources + total + 1) * sizeof *all);
+    if (all) out->sources = all;
+    st->term = malloc((size_t)(out->nsources + total + 1) * sizeof *st->term);
+    st->row = malloc((size_t)st->nseries * sizeof *st->row);
+    if (!all || !st->term || !st->row) {
+        pyr_maxwell_planewaves_free(st);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the plane waves' sources");
+    }
+    for (int64_t i = 0; i < out->nsources; i++) {
+        memset(&st->term[i], 0, sizeof st->term[i]);
+        st->term[i].k = -1; /* a point source: its amplitude in amp */
+    }
+    int64_t k = out->nsources;
+    for (int i = 0; i < m->nplanewaves; i++) corrections(p, i, &co, &st->geom[i], all, st->term, st->off, len, &k);
+    st->nterms = k;
     out->nsources = (int)k;
+    out->terms = st->term;
+    out->nseries = (int)st->nseries;
     *state = st;
     return PYR_OK;
 }
@@ -567,16 +579,10 @@ static void grid_e(pw_grid_t *g, double dt)
     g->e[0] = pyr_maxwell_waveform(&g->wave, (double)g->step * dt + g->lead);
 }
 
-static inline double term_value(const pw_term_t *t, const double *v)
-{
-    if (!t->lerp) return t->coef * v[t->k];
-    const double *x = v + t->k;
-    return t->coef * (t->w[0] * x[0] + t->w[1] * x[1] + t->w[2] * x[2] + t->w[3] * x[3]);
-}
-
 pyr_status_t pyr_maxwell_planewaves_amplitudes(const pyr_problem_t *p, pyr_maxwell_planewaves_t *st, const pyr_scheme_point_t *src, int from,
-                                               int nsources, int64_t first, int64_t count, double *amp)
+                                               int nsources, int64_t first, int64_t count, double *amp, double *series)
 {
+    (void)src;
     if (!st) return PYR_OK;
     double dt = 0;
     PYR_TRY(pyr_maxwell_dt(p, &dt));
@@ -590,12 +596,16 @@ pyr_status_t pyr_maxwell_planewaves_amplitudes(const pyr_problem_t *p, pyr_maxwe
     }
     for (int64_t s = 0; s < count; s++) {
         /* H's corrections of step first + s read E at that time layer, E's read H half a step later */
-        for (int i = from; i < nsources; i++)
-            if (src[i].field >= 3) amp[s * nsources + i] = term_value(&st->term[i], st->grid[st->term[i].pw].e);
-        for (int w = 0; w < st->npw; w++) grid_h(&st->grid[w]);
-        for (int i = from; i < nsources; i++)
-            if (src[i].field < 3) amp[s * nsources + i] = term_value(&st->term[i], st->grid[st->term[i].pw].h);
-        for (int w = 0; w < st->npw; w++) grid_e(&st->grid[w], dt);
+        double *row = series ? series + s * st->nseries : st->row;
+        for (int w = 0; w < st->npw; w++) {
+            pw_grid_t *g = &st->grid[w];
+            memcpy(row + st->off[w], g->e, (size_t)g->n * sizeof *row);
+            grid_h(g);
+            memcpy(row + st->off[w] + g->n, g->h, (size_t)g->n * sizeof *row);
+            grid_e(g, dt);
+        }
+        if (series) continue; /* the kernels take the terms from the rows */
+        for (int i = from; i < nsources; i++) amp[s * nsources + i] = pyr_scheme_term_value(&st->term[i], row);
     }
     return PYR_OK;
 }

@@ -179,7 +179,7 @@ pyr_status_t pyr_maxwell_amplitudes(const pyr_problem_t *p, pyr_scheme_points_t 
             const double t = (double)(first + s) + (pts->sources[i].field < 3 ? 1.0 : 0.5);
             amp[s * pts->nsources + i] = pyr_maxwell_waveform(&p->maxwell.sources[of[i]], t * dt);
         }
-    return pyr_maxwell_planewaves_amplitudes(p, st->pw, pts->sources, st->npoint, pts->nsources, first, count, amp);
+    return pyr_maxwell_planewaves_amplitudes(p, st->pw, pts->sources, st->npoint, pts->nsources, first, count, amp, pts->series);
 }
 
 /* Each owned monitor probe's sums, step by step in order: re += v cos(2 pi f t),

@@ -76,6 +76,26 @@ typedef struct {
     int64_t node[3];
 } pyr_scheme_point_t;
 
+/* A source whose amplitude in each step is a weighted sum of a few values
+ * of that step's row of a series (the points' `series`): nw = 1: coef *
+ * x[k]; nw = 4: coef * (w[0] x[k] + w[1] x[k + 1] + w[2] x[k + 2] + w[3]
+ * x[k + 3]), summed in that order (pyr_scheme_term_value: a kernel that
+ * computes it elsewhere keeps this expression, so the bits are the same).
+ * k < 0: not such a source (its amplitude is in amp). */
+typedef struct {
+    int64_t k;
+    int nw;
+    double coef;
+    double w[4];
+} pyr_scheme_term_t;
+
+static inline double pyr_scheme_term_value(const pyr_scheme_term_t *t, const double *x)
+{
+    if (t->nw == 1) return t->coef * x[t->k];
+    const double *v = x + t->k;
+    return t->coef * (t->w[0] * v[0] + t->w[1] * v[1] + t->w[2] * v[2] + t->w[3] * v[3]);
+}
+
 /* The point terms of one run of a problem (the scheme's points hook makes
  * them; the executor and the layer of several devices read nothing else):
  *
@@ -98,6 +118,16 @@ typedef struct {
     int nprobes, nshown;
     pyr_scheme_point_t *probes;
     void *state;
+    /* (optional) Sources that are weighted sums of a series (many sources
+     * from a few values per step: a plane wave's face corrections from its
+     * 1D grid): terms[i] for source i (NULL: none), each step's row of
+     * nseries values.  Where the caller sets `series` (room for the call's
+     * steps), the amplitudes hook writes the rows there, series[s * nseries
+     * + j], and leaves amp of the term sources unset: the kernels compute
+     * them from the rows (pyr_kernel_call_t.terms). */
+    int nseries;
+    pyr_scheme_term_t *terms;
+    double *series;
 } pyr_scheme_points_t;
 
 typedef struct pyr_scheme {

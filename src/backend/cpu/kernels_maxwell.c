@@ -234,7 +234,9 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
                 nd[2] >= b->hi[2])                                                                                             \
                 continue;                                                                                                      \
             T *F = pc->buf[q->field][0];                                                                                       \
-            F[pyr_piece_index(pc, nd[0], nd[1], nd[2])] += (T)call->amplitudes[s * call->nsources + i];                         \
+            const pyr_scheme_term_t *tm = call->terms && call->terms[i].k >= 0 ? &call->terms[i] : NULL;                       \
+            const double a = tm ? pyr_scheme_term_value(tm, call->series + s * call->nseries) : call->amplitudes[s * call->nsources + i]; \
+            F[pyr_piece_index(pc, nd[0], nd[1], nd[2])] += (T)a;                                                               \
         }                                                                                                                      \
         if (!electric) return;                                                                                                 \
         for (int i = 0; i < call->nprobes; i++) {                                                                              \

@@ -27,9 +27,13 @@
  * `wave` (maxwell_wave.cuh) takes K steps of a 2D grid per launch, the
  * stencil kernels' temporal blocking; likewise asked for by name.
  *
- * Soft sources and probes are a small launch after the sub-step of their
- * component: amplitudes and node offsets travel as launch arguments, probe
- * values are written straight to the caller's pinned host buffer. */
+ * Sources are a launch after the sub-step of their component, a thread per
+ * node they add to, from a table of their nodes made once per list of
+ * sources; their amplitudes (or, for sources with terms, the series' rows
+ * they are computed from on the device) reach it in one copy per call.
+ * Probes are a small launch after E: node offsets travel as launch
+ * arguments (many probes: a table per call), values are written straight to
+ * the caller's pinned host buffer. */
 #include <algorithm>
 #include <stdint.h>
 #include <stdlib.h>
@@ -299,13 +303,9 @@ __global__ void copy_outside(T *__restrict__ dst, const T *__restrict__ src, int
     }
 }
 
-/* Sources and probes of one sub-step: at most kPoints per launch. */
+/* Probes of one sub-step: at most kPoints per launch. */
 constexpr int kPoints = 48;
 template <typename T> struct Points {
-    T *src[kPoints];
-    int64_t src_at[kPoints];
-    double amp[kPoints];
-    int nsrc;
     const T *probe[kPoints];
     int64_t probe_at[kPoints];
     double *out[kPoints];
@@ -315,12 +315,58 @@ template <typename T> struct Points {
 template <typename T> __global__ void yee_points(Points<T> p)
 {
     const int i = threadIdx.x;
-    /* every source's node is distinct (they are the grid's nodes of distinct
-     * sources, or the same node of two sources): add them in order, in one thread */
-    if (i == 0)
-        for (int k = 0; k < p.nsrc; k++) p.src[k][p.src_at[k]] = add(p.src[k][p.src_at[k]], (T)p.amp[k]);
-    __syncthreads();
     if (i < p.nprobe) *p.out[i] = p.probe[i] ? (double)p.probe[i][p.probe_at[i]] : 0.0;
+}
+
+/* A source on the device: its term of the series' row (k >= 0; schemes/
+ * scheme.h pyr_scheme_term_t) or, k < 0, its column of the call's compact
+ * amplitudes. */
+struct DevTerm {
+    double coef;
+    double w[4];
+    int64_t k;
+    int nw;
+    int col;
+};
+
+/* pyr_scheme_term_value's expression, each operation rounded as the host's. */
+__device__ __forceinline__ double term_value(const DevTerm &t, const double *row, const double *amp)
+{
+    if (t.k < 0) return amp[t.col];
+    if (t.nw == 1) return mul(t.coef, row[t.k]);
+    const double *v = row + t.k;
+    return mul(t.coef, add(add(add(mul(t.w[0], v[0]), mul(t.w[1], v[1])), mul(t.w[2], v[2])), mul(t.w[3], v[3])));
+}
+
+/* The sources of one kind (E or H) at one step of a call, in one launch: a
+ * thread per distinct node (field and position) that they add to, which adds
+ * its node's sources in the order of the call's list, as one thread adding
+ * every source in that order would: the same bits wherever two sources meet
+ * on a node (a plane wave's corrections on the box's edges, point sources). */
+template <typename T> struct SrcLaunch {
+    T *f[PYR_MAX_FIELDS];
+    const int4 *node; /* x, y, z, field */
+    const int *start, *list;
+    const DevTerm *term;
+    const double *row, *amp; /* the step's row of the series and of the compact amplitudes */
+    int n;
+    int lo[3], hi[3];
+    int org[3];
+    int64_t pitch, rows;
+};
+
+template <typename T> __global__ void yee_sources(SrcLaunch<T> a)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.n) return;
+    const int4 q = a.node[i];
+    if (q.x < a.lo[0] || q.x >= a.hi[0] || q.y < a.lo[1] || q.y >= a.hi[1] || q.z < a.lo[2] || q.z >= a.hi[2]) return;
+    T *F = a.f[q.w];
+    if (!F) return;
+    const int64_t at = ((int64_t)(q.z - a.org[2]) * a.rows + (q.y - a.org[1])) * a.pitch + (q.x - a.org[0]);
+    T v = F[at];
+    for (int j = a.start[i]; j < a.start[i + 1]; j++) v = add(v, (T)term_value(a.term[a.list[j]], a.row, a.amp));
+    F[at] = v;
 }
 
 /* Many probes at once (monitors over planes and boxes are probes, one per
@@ -568,37 +614,260 @@ pyr_status_t gather_make(cudaStream_t st, const pyr_kernel_call_t *call, void **
     return PYR_OK;
 }
 
+/* A list of sources on the device (made once per list: kept in the
+ * context under the call's sources_id, a few lists at a time): for each kind
+ * (0: H, 1: E) the distinct nodes its sources add to, each with its sources'
+ * indices in increasing order (start, list), and every source's term. */
+struct SrcTable {
+    uint64_t id, used;
+    int ntarget[2], namp;
+    int *amp_src; /* (host) the source of each column of the compact amplitudes */
+    void *dev;
+    const int4 *node[2];
+    const int *start[2], *list[2];
+    const DevTerm *term;
+};
+constexpr int kSrcTables = 4;
+struct SrcTables {
+    SrcTable t[kSrcTables];
+    uint64_t clock;
+};
+const char srctab_key = 0;
+
+void srctab_clear(pyrcu::ctx_t *c, SrcTable *t)
+{
+    if (t->dev) pyr_device_cuda.dev_free(c, t->dev);
+    free(t->amp_src);
+    memset(t, 0, sizeof *t);
+}
+
+void srctabs_free(pyrcu::ctx_t *c, void *data)
+{
+    SrcTables *ts = (SrcTables *)data;
+    for (int i = 0; i < kSrcTables; i++) srctab_clear(c, &ts->t[i]);
+    free(ts);
+}
+
+size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+/* The table of the call's sources, into t (empty). */
+pyr_status_t srctab_make(pyrcu::ctx_t *c, const pyr_kernel_call_t *call, SrcTable *t)
+{
+    const int n = call->nsources;
+    int *ord = (int *)malloc((size_t)n * sizeof(int));
+    DevTerm *term = (DevTerm *)calloc((size_t)n, sizeof(DevTerm));
+    t->amp_src = (int *)malloc((size_t)n * sizeof(int));
+    if (!ord || !term || !t->amp_src) {
+        free(ord);
+        free(term);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the table of %d sources", n);
+    }
+    for (int i = 0; i < n; i++) {
+        ord[i] = i;
+        const pyr_scheme_term_t *tm = call->terms && call->terms[i].k >= 0 ? &call->terms[i] : NULL;
+        if (tm) {
+            term[i].coef = tm->coef;
+            memcpy(term[i].w, tm->w, sizeof term[i].w);
+            term[i].k = tm->k;
+            term[i].nw = tm->nw;
+        } else {
+            term[i].k = -1;
+            term[i].col = t->namp;
+            t->amp_src[t->namp++] = i;
+        }
+    }
+    /* by kind, node and field; a node's sources in the list's order (a stable sort) */
+    const pyr_kernel_point_t *src = call->sources;
+    std::stable_sort(ord, ord + n, [src](int a, int b) {
+        const pyr_kernel_point_t &p = src[a], &q = src[b];
+        const int ka = p.field < 3, kb = q.field < 3;
+        if (ka != kb) return ka < kb;
+        for (int d = 2; d >= 0; d--)
+            if (p.node[d] != q.node[d]) return p.node[d] < q.node[d];
+        return p.field < q.field;
+    });
+    int nt = 0;
+    for (int j = 0; j < n; j++) {
+        const pyr_kernel_point_t &p = src[ord[j]];
+        const int fresh = j == 0 || p.field != src[ord[j - 1]].field || memcmp(p.node, src[ord[j - 1]].node, sizeof p.node);
+        if (fresh) {
+            nt++;
+            t->ntarget[p.field < 3]++;
+        }
+    }
+    const size_t b_node = align16((size_t)nt * sizeof(int4)), b_start = align16((size_t)(nt + 2) * sizeof(int)),
+                 b_list = align16((size_t)n * sizeof(int)), b_term = (size_t)n * sizeof(DevTerm);
+    const size_t bytes = b_node + b_start + b_list + b_term;
+    char *host = (char *)malloc(bytes);
+    if (!host) {
+        free(ord);
+        free(term);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the table of %d sources", n);
+    }
+    int4 *node = (int4 *)host;
+    int *start = (int *)(host + b_node), *list = (int *)(host + b_node + b_start);
+    memcpy(host + b_node + b_start + b_list, term, b_term);
+    /* H's nodes first, then E's; the starts of H's nodes and its end, then E's and its end */
+    int k = -1;
+    for (int j = 0; j < n; j++) {
+        const pyr_kernel_point_t &p = src[ord[j]];
+        const int fresh = j == 0 || p.field != src[ord[j - 1]].field || memcmp(p.node, src[ord[j - 1]].node, sizeof p.node);
+        if (fresh) {
+            k++;
+            node[k] = make_int4((int)p.node[0], (int)p.node[1], (int)p.node[2], p.field);
+            start[k + (k >= t->ntarget[0])] = j;
+        }
+        list[j] = ord[j];
+    }
+    /* each kind's end: H's at start[ntarget[0]], E's at start[nt + 1] */
+    start[t->ntarget[0]] = t->ntarget[1] ? start[t->ntarget[0] + 1] : n;
+    start[nt + 1] = n;
+    free(ord);
+    free(term);
+    pyr_status_t r = pyr_device_cuda.dev_alloc(c, bytes, &t->dev);
+    if (r == PYR_OK && cudaMemcpy(t->dev, host, bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+        r = pyr_fail(PYR_ERR_DEVICE, "CUDA Maxwell kernel: the table of %d sources: %s", n, cudaGetErrorString(cudaGetLastError()));
+    free(host);
+    if (r != PYR_OK) return r;
+    const char *d = (const char *)t->dev;
+    t->node[0] = (const int4 *)d;
+    t->node[1] = t->node[0] + t->ntarget[0];
+    t->start[0] = (const int *)(d + b_node);
+    t->start[1] = t->start[0] + t->ntarget[0] + 1;
+    t->list[0] = t->list[1] = (const int *)(d + b_node + b_start);
+    t->term = (const DevTerm *)(d + b_node + b_start + b_list);
+    return PYR_OK;
+}
+
+/* The table of the call's sources: the context's under its sources_id, or
+ * made now (the least recently used one making room, once the work that may
+ * read it is done); *mine: made for this call alone (sources_id 0). */
+pyr_status_t srctab_get(pyrcu::ctx_t *c, const pyr_kernel_call_t *call, SrcTable **out, SrcTable *mine)
+{
+    *out = NULL;
+    if (!call->sources_id) {
+        memset(mine, 0, sizeof *mine);
+        PYR_TRY(srctab_make(c, call, mine));
+        *out = mine;
+        return PYR_OK;
+    }
+    SrcTables *ts = (SrcTables *)pyrcu::state_of(c, &srctab_key);
+    if (!ts) {
+        ts = (SrcTables *)calloc(1, sizeof *ts);
+        if (!ts) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+        pyr_status_t r = pyrcu::state_keep(c, &srctab_key, ts, srctabs_free);
+        if (r != PYR_OK) {
+            free(ts);
+            return r;
+        }
+    }
+    SrcTable *t = NULL;
+    for (int i = 0; i < kSrcTables && !t; i++)
+        if (ts->t[i].id == call->sources_id) t = &ts->t[i];
+    if (!t) {
+        t = &ts->t[0];
+        for (int i = 1; i < kSrcTables; i++)
+            if (ts->t[i].used < t->used) t = &ts->t[i];
+        if (t->dev) PYR_CU(cudaDeviceSynchronize()); /* work queued before may still read it */
+        srctab_clear(c, t);
+        pyr_status_t r = srctab_make(c, call, t);
+        if (r != PYR_OK) {
+            srctab_clear(c, t);
+            return r;
+        }
+        t->id = call->sources_id;
+    }
+    t->used = ++ts->clock;
+    *out = t;
+    return PYR_OK;
+}
+
+/* What a call's launches read of its point terms: its sources' table and
+ * their rows (the series' and the compact amplitudes', a step each, in one
+ * upload for the call), the probes' table. */
+struct CallTables {
+    const void *gather;
+    const SrcTable *src;
+    const double *series, *amp; /* (device) step s's rows at + s * nseries, + s * namp */
+    int nseries;
+};
+
+/* The call's rows on the device, in one copy, made for the call alone on its
+ * queue (freed after its launches, as the probes' table). */
+pyr_status_t rows_make(cudaStream_t st, const pyr_kernel_call_t *call, const SrcTable *t, CallTables *ct, void **dev)
+{
+    *dev = NULL;
+    const int64_t steps = (call->nboxes + 1) / 2, ns = call->terms && call->series ? call->nseries : 0;
+    const size_t nv = (size_t)(steps * (ns + t->namp));
+    if (!nv) return PYR_OK;
+    double *host = (double *)malloc(nv * sizeof(double));
+    if (!host) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the sources' amplitudes");
+    if (ns) memcpy(host, call->series, (size_t)(steps * ns) * sizeof(double));
+    double *amp = host + steps * ns;
+    for (int64_t s = 0; s < steps; s++)
+        for (int j = 0; j < t->namp; j++) amp[s * t->namp + j] = call->amplitudes[s * call->nsources + t->amp_src[j]];
+    cudaError_t e = cudaMallocAsync(dev, nv * sizeof(double), st);
+    /* from pageable memory the copy has taken the host's bytes when it returns */
+    if (e == cudaSuccess) e = cudaMemcpyAsync(*dev, host, nv * sizeof(double), cudaMemcpyHostToDevice, st);
+    free(host);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (*dev) (void)cudaFreeAsync(*dev, st);
+        *dev = NULL;
+        return pyr_fail(PYR_ERR_DEVICE, "CUDA Maxwell kernel: the sources' amplitudes: %s", cudaGetErrorString(e));
+    }
+    ct->series = (const double *)*dev;
+    ct->amp = ct->series + steps * ns;
+    ct->nseries = (int)ns;
+    return PYR_OK;
+}
+
 /* The sources of component kind `electric` at step s of the call (inside
- * box), then (after E) the probes. */
+ * box; one launch), then (after E) the probes.  tables: the call's
+ * CallTables. */
 template <typename T>
 pyr_status_t points(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, int electric, const pyr_box_t *b, int64_t s,
-                    const Sets<T> *sets, const void *gather)
+                    const Sets<T> *sets, const void *tables)
 {
     const pyr_piece_t *pc = call->piece;
+    const CallTables *ct = (const CallTables *)tables;
+    const void *gather = ct ? ct->gather : NULL;
+    const SrcTable *t = ct ? ct->src : NULL;
+    if (t && t->ntarget[electric]) {
+        SrcLaunch<T> a;
+        memset(&a, 0, sizeof a);
+        for (int f = 0; f < PYR_MAX_FIELDS; f++)
+            a.f[f] = !pc->buf[f][0] ? NULL : sets && f < 6 ? sets->out[f] : (T *)pc->buf[f][0];
+        a.node = t->node[electric];
+        a.start = t->start[electric];
+        a.list = t->list[electric];
+        a.term = t->term;
+        a.row = ct->series ? ct->series + s * ct->nseries : NULL;
+        a.amp = ct->amp ? ct->amp + s * t->namp : NULL;
+        a.n = t->ntarget[electric];
+        for (int d = 0; d < 3; d++) {
+            a.lo[d] = (int)b->lo[d];
+            a.hi[d] = (int)b->hi[d];
+            a.org[d] = (int)pc->box.lo[d];
+        }
+        a.pitch = pc->pitch;
+        a.rows = pc->box.hi[1] - pc->box.lo[1];
+        yee_sources<T><<<(unsigned)((a.n + 255) / 256), 256, 0, st>>>(a);
+        PYR_CU(cudaGetLastError());
+        pyrcu::count(c->dev->stats.launches);
+    }
     Points<T> p;
     memset(&p, 0, sizeof p);
     auto flush = [&]() -> pyr_status_t {
-        if (!p.nsrc && !p.nprobe) return PYR_OK;
+        if (!p.nprobe) return PYR_OK;
         yee_points<T><<<1, kPoints, 0, st>>>(p);
         PYR_CU(cudaGetLastError());
         pyrcu::count(c->dev->stats.launches);
-        p.nsrc = p.nprobe = 0;
+        p.nprobe = 0;
         return PYR_OK;
     };
-    for (int i = 0; i < call->nsources; i++) {
-        const pyr_kernel_point_t *q = &call->sources[i];
-        if ((q->field < 3) != (electric != 0) || !pc->buf[q->field][0]) continue;
-        const int64_t *nd = q->node;
-        if (nd[0] < b->lo[0] || nd[0] >= b->hi[0] || nd[1] < b->lo[1] || nd[1] >= b->hi[1] || nd[2] < b->lo[2] || nd[2] >= b->hi[2])
-            continue;
-        if (p.nsrc == kPoints) PYR_TRY(flush());
-        p.src[p.nsrc] = sets && q->field < 6 ? sets->out[q->field] : (T *)pc->buf[q->field][0];
-        p.src_at[p.nsrc] = pyr_piece_index(pc, nd[0], nd[1], nd[2]);
-        p.amp[p.nsrc++] = call->amplitudes[s * call->nsources + i];
-    }
     if (electric && gather) {
-        /* the sources first (their launches), then every probe in one */
-        PYR_TRY(flush());
+        /* every probe in one launch */
         const void *table = gather;
         Gather<T> g;
         memset(&g, 0, sizeof g);
@@ -738,7 +1007,7 @@ pyr_status_t disp_launch(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call
 /* A step of the tile variant (in place), or its sub-steps on the given sets. */
 template <typename T>
 pyr_status_t tile_step(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, int s, const Sets<T> *sets,
-                       const void *gather)
+                       const void *tables)
 {
     for (int l = 2 * s; l < 2 * s + 2 && l < call->nboxes; l++) {
         const int electric = l % 2; /* a call starts at a step: H, E, H, E ... */
@@ -746,7 +1015,7 @@ pyr_status_t tile_step(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t
         if (electric && !sets) PYR_TRY(disp_launch<T>(c, st, call, table, &call->boxes[l], 0));
         PYR_TRY(substep<T>(c, st, call, table, electric, &call->boxes[l], sets));
         if (electric && !sets) PYR_TRY(disp_launch<T>(c, st, call, table, &call->boxes[l], 1));
-        if (call->nsources || (electric && call->nprobes)) PYR_TRY(points<T>(c, st, call, electric, &call->boxes[l], s, sets, gather));
+        if (call->nsources || (electric && call->nprobes)) PYR_TRY(points<T>(c, st, call, electric, &call->boxes[l], s, sets, tables));
     }
     return PYR_OK;
 }
@@ -845,7 +1114,7 @@ int fused_box(const pyr_kernel_call_t *call, pyr_box_t *in)
 
 template <typename T>
 pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const pyr_box_t *in,
-                         const void *gather)
+                         const void *tables)
 {
     const pyr_piece_t *pc = call->piece;
     const pyr_coef_t *k = call->coef;
@@ -853,7 +1122,7 @@ pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call
     int s0 = 0;
     if (nsteps % 2) {
         /* an odd count: the first step in place, so the last ends in the piece's buffers */
-        PYR_TRY(tile_step<T>(c, st, call, table, 0, (const Sets<T> *)NULL, gather));
+        PYR_TRY(tile_step<T>(c, st, call, table, 0, (const Sets<T> *)NULL, tables));
         s0 = 1;
     }
     const int64_t ext[3] = {pyr_box_extent(&pc->box, 0), pyr_box_extent(&pc->box, 1), pyr_box_extent(&pc->box, 2)};
@@ -921,7 +1190,7 @@ pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call
         pyrcu::count(c->dev->stats.launches);
         for (int b = 0; b < nh; b++) PYR_TRY(substep<T>(c, st, call, table, 0, &shell_h[b], &io));
         for (int b = 0; b < ne; b++) PYR_TRY(substep<T>(c, st, call, table, 1, &shell_e[b], &io));
-        if (call->nsources || call->nprobes) PYR_TRY(points<T>(c, st, call, 1, &call->boxes[1], s, &io, gather));
+        if (call->nsources || call->nprobes) PYR_TRY(points<T>(c, st, call, 1, &call->boxes[1], s, &io, tables));
     }
     return PYR_OK;
 }
@@ -933,7 +1202,7 @@ pyr_status_t fused_steps(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call
 namespace {
 
 template <typename T>
-pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const void *gather)
+pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t *call, const double *table, const void *tables)
 {
     pyr_box_t in;
     if (!strcmp(call->variant->name, "wave")) {
@@ -946,12 +1215,12 @@ pyr_status_t run_calls(pyrcu::ctx_t *c, cudaStream_t st, const pyr_kernel_call_t
         pyr_kernel_call_t tc = *call;
         tc.variant = &tv;
         const int te = wave_mode(call);
-        if (te >= 0) return wave_steps<T>(c, st, call, &tc, table, te, gather);
-        for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, &tc, table, s, (const Sets<T> *)NULL, gather));
+        if (te >= 0) return wave_steps<T>(c, st, call, &tc, table, te, tables);
+        for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, &tc, table, s, (const Sets<T> *)NULL, tables));
         return PYR_OK;
     }
-    if (!strcmp(call->variant->name, "fused") && fused_box(call, &in)) return fused_steps<T>(c, st, call, table, &in, gather);
-    for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, call, table, s, (const Sets<T> *)NULL, gather));
+    if (!strcmp(call->variant->name, "fused") && fused_box(call, &in)) return fused_steps<T>(c, st, call, table, &in, tables);
+    for (int s = 0; 2 * s < call->nboxes; s++) PYR_TRY(tile_step<T>(c, st, call, table, s, (const Sets<T> *)NULL, tables));
     return PYR_OK;
 }
 
@@ -1018,11 +1287,31 @@ pyr_status_t maxwell_run(void *ctx, int slot, const pyr_kernel_call_t *call)
     const int span = pyrcu::span_begin(c, PYR_SPAN_COMPUTE, slot);
     cudaStream_t st = c->stream[slot];
     /* many probes (monitors' nodes): gathered in one launch a step from a table made for this call */
-    void *gather = NULL;
+    void *gather = NULL, *rows = NULL;
+    CallTables ct;
+    memset(&ct, 0, sizeof ct);
+    SrcTable mine;
+    memset(&mine, 0, sizeof mine);
     pyr_status_t r = call->nprobes > kPoints ? gather_make(st, call, &gather) : PYR_OK;
-    if (r == PYR_OK) r = c->elem == 8 ? run_calls<double>(c, st, call, table, gather) : run_calls<float>(c, st, call, table, gather);
+    ct.gather = gather;
+    /* the sources: their table (once per list), their rows (once per call) */
+    if (r == PYR_OK && call->nsources > 0) {
+        SrcTable *t = NULL;
+        r = srctab_get(c, call, &t, &mine);
+        if (r == PYR_OK) r = rows_make(st, call, t, &ct, &rows);
+        ct.src = t;
+    }
+    if (r == PYR_OK) r = c->elem == 8 ? run_calls<double>(c, st, call, table, &ct) : run_calls<float>(c, st, call, table, &ct);
     if (gather && cudaFreeAsync(gather, st) != cudaSuccess && r == PYR_OK)
         r = pyr_fail(PYR_ERR_DEVICE, "CUDA Maxwell kernel: freeing the probes' table: %s", cudaGetErrorString(cudaGetLastError()));
+    if (rows && cudaFreeAsync(rows, st) != cudaSuccess && r == PYR_OK)
+        r = pyr_fail(PYR_ERR_DEVICE, "CUDA Maxwell kernel: freeing the sources' rows: %s", cudaGetErrorString(cudaGetLastError()));
+    if (mine.dev) {
+        /* a table for this call alone: freed once its launches are done */
+        if (cudaStreamSynchronize(st) != cudaSuccess && r == PYR_OK)
+            r = pyr_fail(PYR_ERR_DEVICE, "CUDA Maxwell kernel: %s", cudaGetErrorString(cudaGetLastError()));
+    }
+    srctab_clear(c, &mine);
     pyrcu::span_end(c, span, slot);
     PYR_TRY(r);
     return pyrcu::serial_end(c, slot, t0, &c->dev->stats.compute_ns);

@@ -48,9 +48,10 @@
  * by the owner of their node when the level of their step reaches it.
  *
  * What it declines (run as tile): 3D, periodic axes, dispersive terms,
- * sources on H (plane waves among them), more than kWaveSrc sources or
- * kWaveProbes probes, probes of other fields than the grid's components,
- * pieces of the grid and calls whose boxes change from step to step. */
+ * sources on H (plane waves among them), sources with terms, more than
+ * kWaveSrc sources or kWaveProbes probes, probes of other fields than the
+ * grid's components, pieces of the grid and calls whose boxes change from
+ * step to step. */
 #ifndef PYR_BACKEND_CUDA_MAXWELL_WAVE_CUH
 #define PYR_BACKEND_CUDA_MAXWELL_WAVE_CUH
 
@@ -345,7 +346,7 @@ int wave_mode(const pyr_kernel_call_t *call)
     const int tm = pc->buf[2][0] && pc->buf[3][0] && pc->buf[4][0] && !pc->buf[0][0] && !pc->buf[1][0] && !pc->buf[5][0];
     const int te = pc->buf[0][0] && pc->buf[1][0] && pc->buf[5][0] && !pc->buf[2][0] && !pc->buf[3][0] && !pc->buf[4][0];
     if (!tm && !te) return -1;
-    if (call->nsources > kWaveSrc || call->nprobes > kWaveProbes) return -1;
+    if (call->nsources > kWaveSrc || call->nprobes > kWaveProbes || call->terms) return -1;
     for (int i = 0; i < call->nsources; i++)
         if (call->sources[i].field >= 3) return -1;
     for (int i = 0; i < call->nprobes; i++) {
