@@ -419,8 +419,29 @@ PYR_API pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t 
  * buffer in place; on a GPU it is registered (pinned) for the length of a
  * run. */
 PYR_API pyr_status_t pyr_field_wrap(int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **field);
+/* A field around a buffer in the memory of CUDA device `device` (-1: the
+ * one CUDA places the pointer in), such as a CuPy array's or a PyTorch
+ * tensor's (the CUDA array interface's or DLPack's pointer), without a copy,
+ * laid out as pyr_field_wrap's.  `stream` is the CUDA stream
+ * the caller queues its writes to the buffer on, numbered as the CUDA array
+ * interface does: 1 (or 0) the legacy default stream, 2 the per-thread
+ * default stream, any other value a cudaStream_t of that device.  A run (or
+ * pyr_field_copy) first waits for the work queued there before it, and
+ * returns with its own writes done.  Runs whose plan takes such fields
+ * (pyr_plan_takes_field: an in-core plan of the CUDA backend on that
+ * device) compute on the device alone: the executor copies the buffer into
+ * its own (rows padded to its pitch) and the result back, device to device;
+ * other plans refuse the field.  Refused by a library without the CUDA
+ * backend, and for a pointer CUDA does not place in that device's memory.
+ * pyr_field_destroy frees the header only. */
+PYR_API pyr_status_t pyr_field_wrap_device(int dims, const int64_t n[3], pyr_precision_t precision, void *data, int device,
+                                           uintptr_t stream, pyr_field_t **field);
+/* Copy the values of src into dst (fields of the same shape and precision,
+ * each in host memory or a GPU's: pyr_field_wrap_device), after the work
+ * queued on a device field's stream; returns once the copy is done. */
+PYR_API pyr_status_t pyr_field_copy(pyr_field_t *dst, const pyr_field_t *src);
 /* Release a field made by pyr_field_create (header and data) or
- * pyr_field_wrap (the header only). */
+ * pyr_field_wrap / pyr_field_wrap_device (the header only). */
 PYR_API void pyr_field_destroy(pyr_field_t **field);
 /* Fill with the problem's initial field (reads the .npy for PYR_INIT_FILE). */
 PYR_API pyr_status_t pyr_field_init(pyr_field_t *field, const pyr_problem_t *problem);
@@ -931,6 +952,13 @@ PYR_API pyr_status_t pyr_field_init_file(pyr_field_t *field, const pyr_problem_t
  * plan.  run (may be NULL) receives what the run did. */
 PYR_API pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks,
                                 pyr_run_info_t *run);
+/* Whether runs of the plan take the field where it lies: PYR_OK for a field
+ * in host memory, and for one in a GPU's (pyr_field_wrap_device) where the
+ * plan computes on it there: a plan of one device that keeps the grid
+ * resident (method naive, not plan = refine) on the CUDA backend's GPU that
+ * holds it.  Otherwise PYR_ERR_UNSUPPORTED with a message saying why and
+ * what would take it; pyr_execute_fields refuses such a field with it. */
+PYR_API pyr_status_t pyr_plan_takes_field(const pyr_plan_t *plan, const pyr_field_t *field);
 /* What a run did as a JSON object ({"steps": ..., "counts": {...}, "checked":
  * ..., "change": ..., "converged": ...}), snprintf-style. */
 PYR_API size_t pyr_run_info_json(const pyr_run_info_t *run, char *text, size_t size);

@@ -480,14 +480,24 @@ def _problem_of(problem: Union[Problem, Mapping[str, Any], PathLike]) -> Problem
 # ------------------------------------------------------------------ fields
 
 class _Wrapped:
-    """A library field around an array's buffer (pyr_field_wrap: no copy)."""
+    """A library field around an array's buffer (pyr_field_wrap: no copy), or around a GPU array's
+    (_Wrapped.device: pyr_field_wrap_device)."""
 
-    def __init__(self, a: np.ndarray, name: str) -> None:
+    def __init__(self, a: Optional[np.ndarray], name: str) -> None:
         self.array = a
-        n = (ctypes.c_int64 * 3)(*(list(reversed(a.shape)) + [1] * (3 - a.ndim)))
         self.handle = ctypes.c_void_p()
+        if a is None:
+            return
+        n = (ctypes.c_int64 * 3)(*(list(reversed(a.shape)) + [1] * (3 - a.ndim)))
         check(lib.pyr_field_wrap(a.ndim, n, 1 if a.dtype == np.float64 else 0, ctypes.c_void_p(a.ctypes.data),
                                  ctypes.byref(self.handle)))
+
+    @classmethod
+    def device(cls, dims: int, n: Sequence[int], precision: int, ptr: int, device: int, stream: int) -> _Wrapped:
+        w = cls(None, "")
+        check(lib.pyr_field_wrap_device(dims, (ctypes.c_int64 * 3)(*n), precision, ctypes.c_void_p(ptr), device, stream,
+                                        ctypes.byref(w.handle)))
+        return w
 
     def __enter__(self) -> _Wrapped:
         return self
@@ -524,14 +534,228 @@ def _device_of(obj: object) -> Optional[Tuple[int, int, str]]:
     return None
 
 
+# DLPack's structs (dlpack.h), as a producer's capsule "dltensor" holds them
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DL_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DL_DELETER)]
+_DL_KINDS = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 5: "complex", 6: "bool"}
+_DL_CUDA, _DL_CUDA_MANAGED = 2, 13
+_CUDA_LEGACY_STREAM = 1  # the CUDA array interface's and DLPack's number of the legacy default stream
+
+
+def _capsule_api() -> Tuple[Any, Any]:
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    rename = ctypes.pythonapi.PyCapsule_SetName
+    rename.restype, rename.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_char_p]
+    return get, rename
+
+
+_HOST_COPIES = "cupy.asnumpy(x), x.cpu().numpy() for PyTorch, numpy.asarray(x) for JAX"
+
+
+class _GpuArray:
+    """An array in a GPU's memory as its producer describes it: the CUDA array interface (pointer, shape,
+    typestr, strides, and in version 3 the stream its writes are queued on), or a DLPack capsule of a CUDA
+    device, asked for with the legacy default stream as the consumer's (DLPack's stream contract: the producer
+    makes that stream wait for its work, which the run then waits for).  The capsule is taken as DLPack says
+    (renamed "used_dltensor"); release() calls its deleter.  Nothing is read from the device here."""
+
+    def __init__(self, obj: object, name: str, where: Tuple[int, int, str]) -> None:
+        self.name, self.where = name, where[2]
+        self._managed: Any = None
+        self.field: Optional[_Wrapped] = None
+        if not lib.pyr_backend_available(2):
+            raise DeviceArrayError(f"{name} lives on {self.where}, and this pyrgrid library cannot reach GPU memory (built "
+                                   f"without CUDA, or no GPU usable here): pass a host copy ({_HOST_COPIES})",
+                                   "PYR_ERR_UNSUPPORTED")
+        # DLPack first where the producer offers it on a CUDA device: its stream contract has the producer order
+        # its own work before the consumer's stream, while a CUDA array interface before version 3 (PyTorch's)
+        # names no stream at all
+        cai = getattr(obj, "__cuda_array_interface__", None)
+        kind = where[0] if cai is None else -1
+        if cai is not None and callable(getattr(obj, "__dlpack__", None)) and callable(getattr(obj, "__dlpack_device__", None)):
+            try:
+                kind = int(obj.__dlpack_device__()[0])  # type: ignore[attr-defined]
+            except Exception:
+                kind = -1
+        if cai is None or kind in (_DL_CUDA, _DL_CUDA_MANAGED):
+            self._from_dlpack(obj, kind)
+        else:
+            self._from_cai(cai)
+        self.ndim = len(self.shape)
+        self.size = math.prod(self.shape)
+
+    def _from_cai(self, cai: Mapping[str, Any]) -> None:
+        name = self.name
+        try:
+            self.shape = tuple(int(n) for n in cai["shape"])
+            self.dtype = np.dtype(cai["typestr"])
+            self.ptr, self.readonly = int(cai["data"][0] or 0), bool(cai["data"][1])
+            strides = cai.get("strides")
+            self.strides = None if strides is None else tuple(int(b) for b in strides)
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise ArgumentError(f"{name}: its __cuda_array_interface__ cannot be read ({e!r}); it needs shape, typestr and "
+                                f"data") from None
+        if cai.get("mask") is not None:
+            raise DeviceArrayError(f"{name} is a masked GPU array; pass one without a mask", "PYR_ERR_UNSUPPORTED")
+        stream = cai.get("stream") if int(cai.get("version", 0)) >= 3 else None
+        # None: the producer needs no synchronisation; waiting for the legacy default stream then is harmless
+        self.stream = _CUDA_LEGACY_STREAM if stream is None else int(stream)
+        if self.stream == 0:
+            raise ArgumentError(f"{name}: its __cuda_array_interface__ names stream 0, which the interface disallows as "
+                                f"ambiguous (1 is the legacy default stream, 2 the per-thread one)")
+        self.device = -1  # the library asks CUDA which GPU holds the pointer
+
+    def _from_dlpack(self, obj: Any, kind: int) -> None:
+        name = self.name
+        if kind not in (_DL_CUDA, _DL_CUDA_MANAGED):
+            raise DeviceArrayError(f"{name} lives on {self.where}; pyrgrid computes on CUDA GPUs and host memory: pass a "
+                                   f"host copy (numpy.asarray, or the library's own copy to the CPU)", "PYR_ERR_UNSUPPORTED")
+        # the producer makes the legacy default stream wait for its work; the run's queue then waits for that stream
+        self.stream = _CUDA_LEGACY_STREAM
+        try:
+            try:
+                capsule = obj.__dlpack__(stream=_CUDA_LEGACY_STREAM)
+            except TypeError:  # a producer without the stream argument: its work is taken as queued on the legacy stream
+                capsule = obj.__dlpack__()
+        except (BufferError, RuntimeError, ValueError, TypeError) as e:
+            raise DeviceArrayError(f"{name}: its producer refuses to export it through DLPack ({e}); pass an array it "
+                                   f"exports (for PyTorch, x.detach())", "PYR_ERR_UNSUPPORTED") from None
+        get, rename = _capsule_api()
+        try:
+            address = get(capsule, b"dltensor")
+        except ValueError:
+            raise ArgumentError(f"{name}: its __dlpack__ returned no \"dltensor\" capsule (a versioned or used one); "
+                                f"pass the array itself, not a capsule") from None
+        managed = ctypes.cast(address, ctypes.POINTER(_DLManagedTensor))
+        rename(capsule, b"used_dltensor")  # ours now: its deleter is ours to call (release)
+        self._managed = managed
+        t = managed.contents.dl_tensor
+        self.device = int(t.device.device_id)
+        self.shape = tuple(int(t.shape[i]) for i in range(t.ndim))
+        code, bits, lanes = int(t.dtype.code), int(t.dtype.bits), int(t.dtype.lanes)
+        if code == 2 and bits in (16, 32, 64) and lanes == 1:
+            self.dtype = np.dtype(f"float{bits}")
+        else:
+            self.dtype = np.dtype(np.void)
+            self.dl_dtype = f"{_DL_KINDS.get(code, f'code {code} ')}{bits}" + (f"x{lanes}" if lanes != 1 else "")
+        item = max(1, bits // 8)
+        self.strides = None if not t.strides else tuple(int(t.strides[i]) * item for i in range(t.ndim))
+        self.ptr = int(t.data or 0) + int(t.byte_offset)
+        self.readonly = False  # DLPack before its versioned form has no read-only flag
+
+    def release(self) -> None:
+        field, self.field = self.field, None
+        if field is not None:
+            field.__exit__()
+        managed, self._managed = self._managed, None
+        if managed is not None and managed.contents.deleter:
+            managed.contents.deleter(managed)
+
+    def dtype_name(self) -> str:
+        return getattr(self, "dl_dtype", None) or str(self.dtype)
+
+    def contiguous(self) -> bool:
+        if self.strides is None:
+            return True
+        want = self.dtype.itemsize
+        for n, b in zip(reversed(self.shape), reversed(self.strides)):
+            if n > 1 and b != want:
+                return False
+            want *= n
+        return True
+
+    def _span(self) -> Tuple[int, int]:
+        """The bytes the array's elements lie in: offsets lo .. hi from its pointer."""
+        item = self.dtype.itemsize
+        if self.strides is None or self.size == 0:
+            return 0, self.size * item
+        lo = sum(min(0, (n - 1) * b) for n, b in zip(self.shape, self.strides))
+        hi = sum(max(0, (n - 1) * b) for n, b in zip(self.shape, self.strides)) + item
+        return lo, hi
+
+    def _precision(self) -> int:
+        return 1 if self.dtype == np.float64 else 0
+
+    def wrap(self, ptr: Optional[int] = None, count: Optional[int] = None) -> _Wrapped:
+        """A library field over the array (pyr_field_wrap_device), or over ``count`` values from ``ptr``."""
+        if count is None:
+            n = list(reversed(self.shape)) + [1] * (3 - self.ndim)
+            dims = self.ndim
+        else:
+            n, dims = [count, 1, 1], 1
+        return _Wrapped.device(dims, n, self._precision(), self.ptr if ptr is None else ptr, self.device, self.stream)
+
+    def _span_fields(self, host: np.ndarray) -> Tuple[_Wrapped, _Wrapped]:
+        lo, hi = self._span()
+        count = (hi - lo) // self.dtype.itemsize
+        return self.wrap(self.ptr + lo, count), _Wrapped(host, "a host copy")
+
+    def to_host(self) -> Tuple[np.ndarray, np.ndarray]:
+        """A host copy: (the bytes the array spans, the array over them in its own strides), read through the
+        library (pyr_field_copy, after the producer's stream)."""
+        lo, hi = self._span()
+        item = self.dtype.itemsize
+        if lo % item or hi % item or (self.strides and any(b % item for b in self.strides)):
+            raise DeviceArrayError(f"{self.name}'s strides {self.strides} are not multiples of its {item}-byte values; pass "
+                                   f"a contiguous array", "PYR_ERR_UNSUPPORTED")
+        span = np.empty(max(1, (hi - lo) // item), dtype=self.dtype)
+        if self.size:
+            dev, host = self._span_fields(span)
+            with dev, host:
+                check(lib.pyr_field_copy(host.handle, dev.handle))
+        strides = self.strides or tuple(int(b) for b in np.empty(self.shape, self.dtype).strides)
+        view = np.lib.stride_tricks.as_strided(span[-lo // item:], self.shape, strides)
+        return span, view
+
+    def from_host(self, span: np.ndarray) -> None:
+        """Write a host copy (to_host's span, changed through its view) back into the array."""
+        if self.size:
+            dev, host = self._span_fields(span)
+            with dev, host:
+                check(lib.pyr_field_copy(dev.handle, host.handle))
+
+    def bounds(self) -> Tuple[int, int]:
+        lo, hi = self._span()
+        return self.ptr + lo, self.ptr + hi
+
+
 def _device_array(obj: object, name: str, where: Tuple[int, int, str], write: bool) -> np.ndarray:
-    """An array off the host, given as a field.  The place for a GPU path: a run that computes on the device's
-    own buffer (the executor taking a device pointer and the producer's stream) would take it from here; until
-    then it is refused with the copies that would work."""
-    back = (f" and copy the result back (cupy: x.set(u); PyTorch: x.copy_(torch.from_numpy(u)))" if write else "")
-    raise DeviceArrayError(f"{name} lives on {where[2]}; pyrgrid does not compute on GPU arrays in place yet: pass a "
-                           f"host copy (cupy.asnumpy(x), x.cpu().numpy() for PyTorch, numpy.asarray(x) for JAX){back}",
-                           "PYR_ERR_UNSUPPORTED")
+    """A host copy of an array off the host, read where its values are only read (an input, or an initial
+    field that is copied anyway), with a CopyWarning; the run's state arrays on a GPU go to Plan.execute's
+    device path instead, which computes on them in place where it can."""
+    g = _GpuArray(obj, name, where)
+    try:
+        if g.dtype not in _PRECISION:
+            raise DeviceArrayError(f"{name} lives on {g.where} as {g.dtype_name()}; pyrgrid reads GPU arrays of float32 or "
+                                   f"float64: convert it there (x.astype(...)) or pass a host copy ({_HOST_COPIES})",
+                                   "PYR_ERR_UNSUPPORTED")
+        if write:
+            raise DeviceArrayError(f"{name} lives on {g.where}, where it cannot be updated from here: pass it to "
+                                   f"Plan.execute, which computes on it in place", "PYR_ERR_UNSUPPORTED")
+        warn_copy(f"{name} lives on {g.where}: it is read into host memory")
+        span, view = g.to_host()
+        return np.array(view, order="C")
+    finally:
+        g.release()
 
 
 def _writable_view(a: np.ndarray) -> np.ndarray:
@@ -685,6 +909,18 @@ def _check_overlaps(given: Mapping[str, np.ndarray], fields: Mapping[str, bool])
                 written = " and ".join(n for n in (a, b) if fields[n])
                 raise ArgumentError(f"{a} and {b} share memory, and the run writes {written}: each field the run updates "
                                     f"needs an array of its own (pass {b}.copy(), or make them with problem.initial_fields())")
+
+
+def _check_gpu_overlaps(given: Mapping[str, _GpuArray], fields: Mapping[str, bool]) -> None:
+    """_check_overlaps for GPU arrays: the bytes they span may not overlap where the run writes either."""
+    names = list(given)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            (alo, ahi), (blo, bhi) = given[a].bounds(), given[b].bounds()
+            if (fields[a] or fields[b]) and alo < bhi and blo < ahi:
+                written = " and ".join(n for n in (a, b) if fields[n])
+                raise ArgumentError(f"{a} and {b} share GPU memory, and the run writes {written}: each field the run updates "
+                                    f"needs an array of its own (pass a copy of {b})")
 
 
 # a Maxwell coefficient the plan has no field for, and where it has one
@@ -1034,7 +1270,7 @@ class Plan:
                 f"shape={self.shape} {self.dtype}>")
 
     def execute(self, u: Union[ArrayLike, Mapping[str, ArrayLike]], f: Optional[ArrayLike] = None, *,
-                progress: Progress = None) -> RunInfo:
+                progress: Progress = None, copy: Optional[bool] = None) -> RunInfo:
         """Advance ``u`` (time layer 0, or the initial guess) in place by the
         problem's steps and return a :class:`RunInfo`.
 
@@ -1047,9 +1283,21 @@ class Plan:
         without a copy (the library works on their memory, which holds the
         result); others are copied with a :class:`CopyWarning` and the result
         written back.  Read-only state arrays are refused (inputs may be
-        read-only).  Arrays on a GPU (``__cuda_array_interface__``, a DLPack
-        device other than the CPU) are refused with
-        :class:`DeviceArrayError` (a ``BufferError``): copy them to the host.  Schemes with several state fields (Maxwell)
+        read-only).  Arrays on a GPU (CuPy, PyTorch, Numba through
+        ``__cuda_array_interface__``; JAX, PyTorch, CuPy through ``__dlpack__``
+        on a CUDA device) are computed on in place, with no copy through the
+        host, by an in-core plan (method naive, one device) of the CUDA
+        backend on their GPU: the run first waits for the work the producer
+        queued on its stream (the interface's ``stream``; DLPack's stream
+        contract) and returns with the result in the array.  They must be
+        float32/float64 as the plan computes (no conversion on the GPU).
+        Where the plan cannot compute on them there (the CPU backend, an
+        out-of-core plan, another GPU, several devices, an array that is not
+        C-contiguous), ``copy=None`` (the default) copies them through host
+        memory and back with a :class:`CopyWarning`, and ``copy=False``
+        raises :class:`DeviceArrayError` (a ``BufferError``) saying why.
+        GPU arrays are not scanned for NaN or infinities (that would need a
+        copy to the host).  Schemes with several state fields (Maxwell)
         take a dict {name: array} of every field in ``problem.state_fields``
         (``problem.initial_fields()`` makes one), each updated in place; the
         dict may also hold inputs (Maxwell's ca, cb, dh; otherwise made from
@@ -1074,14 +1322,56 @@ class Plan:
         execute returns."""
         if not self._h:
             raise ArgumentError("the plan is closed")
+        if copy not in (None, False, True):
+            raise ArgumentError(f"copy = {copy!r}: use None (copy GPU arrays through the host where the plan cannot compute "
+                                f"on them in place) or False (raise BufferError instead)")
         callback = _progress_callable(progress, "sweeps" if self._equation == "poisson" else "steps")
         try:
-            return self._execute(u, f, callback)
+            return self._execute(u, f, callback, copy)
         finally:
             if isinstance(callback, ProgressBar):
                 callback.close()
 
-    def _execute(self, u: Any, f: Any, progress: Optional[Callable[[int, int], Optional[bool]]]) -> RunInfo:
+    def _gpu_field(self, g: _GpuArray, name: str, copy: Optional[bool]) -> Optional[_Wrapped]:
+        """A GPU array given as field ``name``: the library's field over it where this plan computes on it in place,
+        or None where it is to be copied through the host (CopyWarning; copy=False: DeviceArrayError)."""
+        state = self._fields[name]
+        if g.dtype != self.dtype:
+            raise DeviceArrayError(f"{name} lives on {g.where} as {g.dtype_name()}; the plan computes in {self.dtype}: pass "
+                                   f"{name}.astype({self.dtype.name}) (and use the array returned) or make the problem with that "
+                                   f"dtype", "PYR_ERR_UNSUPPORTED")
+        if g.shape != tuple(self.shape):
+            raise ArgumentError(f"{name} is a GPU array of shape {g.shape}; the plan's grid needs shape {tuple(self.shape)}")
+        if state and g.readonly:
+            raise ArgumentError(f"{name} is a read-only GPU array; the run updates it in place: pass a writable one")
+        if not g.contiguous():
+            why = f"it is not C-contiguous (strides {g.strides})"
+        else:
+            w = g.wrap()
+            g.field = w  # released with the array
+            status = lib.pyr_plan_takes_field(self._h, w.handle)
+            if status == 0:
+                return w
+            why = _lib.last_error()
+            w.__exit__()
+        if copy is False:
+            raise DeviceArrayError(f"{name} lives on {g.where}, and {why}; copy=None (the default) copies it through host "
+                                   f"memory instead", "PYR_ERR_UNSUPPORTED")
+        warn_copy(f"{name} lives on {g.where}, and {why}: copied through host memory (device -> host -> run"
+                  + (" -> back)" if state else ")"))
+        return None
+
+    def _execute(self, u: Any, f: Any, progress: Optional[Callable[[int, int], Optional[bool]]],
+                 copy: Optional[bool] = None) -> RunInfo:
+        gpus: List[_GpuArray] = []
+        try:
+            return self._execute_fields(u, f, progress, copy, gpus)
+        finally:
+            for g in gpus:
+                g.release()
+
+    def _execute_fields(self, u: Any, f: Any, progress: Optional[Callable[[int, int], Optional[bool]]],
+                        copy: Optional[bool], gpus: List[_GpuArray]) -> RunInfo:
         names = list(self._fields)
         given: Dict[str, Any]
         state = self._state
@@ -1125,8 +1415,24 @@ class Plan:
         arrays: List[Optional[np.ndarray]] = []
         backs: List[Tuple[np.ndarray, np.ndarray]] = []
         views: Dict[str, np.ndarray] = {}  # each given field as an array over the caller's memory
+        on_gpu: Dict[str, _Wrapped] = {}  # GPU arrays the run computes on in place
+        gpu_backs: List[Tuple[_GpuArray, np.ndarray, np.ndarray, np.ndarray]] = []  # (array, span, view, work)
         for name in names:
-            if name not in given:
+            where = _device_of(given[name]) if name in given else None
+            if where is not None:
+                g = _GpuArray(given[name], name, where)
+                gpus.append(g)
+                w = self._gpu_field(g, name, copy)
+                if w is not None:
+                    on_gpu[name] = w
+                    arrays.append(None)
+                    continue
+                span, view = g.to_host()
+                work = np.array(view, order="C")
+                arrays.append(work)
+                if self._fields[name]:
+                    gpu_backs.append((g, span, view, work))
+            elif name not in given:
                 arrays.append(None)
             elif self._fields[name]:
                 work, back = state_array(given[name], name, self.shape, self.dtype)
@@ -1137,11 +1443,19 @@ class Plan:
             else:
                 views[name] = _host_array(given[name], name, self.shape, write=False)
                 arrays.append(input_array(views[name], name, self.shape, self.dtype))
-        _check_overlaps({n: views[n] for n in given}, self._fields)
+        _check_overlaps({n: views[n] for n in views}, self._fields)
+        _check_gpu_overlaps({g.name: g for g in gpus}, self._fields)
         for a, name in zip(arrays, names):
             if a is not None:
                 check_finite(a, name, "initial data" if self._fields[name] else "the run's inputs")
-        wrapped = [None if a is None else _Wrapped(a, n) for a, n in zip(arrays, names)]
+
+        def write_back() -> None:
+            for work, back in backs:
+                back[...] = work
+            for g, span, view, work in gpu_backs:
+                view[...] = work
+                g.from_host(span)
+        wrapped = [on_gpu.get(n) if a is None else _Wrapped(a, n) for a, n in zip(arrays, names)]
         try:
             with _Interrupts() as interrupts:
                 handles = (ctypes.c_void_p * len(names))(*[None if w is None else w.handle.value for w in wrapped])
@@ -1157,8 +1471,7 @@ class Plan:
                 # written back as at an end
                 done = hooks.stopped_at if stopped else json.loads(_lib.json_of(lib.pyr_run_info_json, run))["steps"]
                 left = f"the arrays hold its time layer {done}"
-                for work, back in backs:
-                    back[...] = work
+                write_back()
                 note = f"pyrgrid: the run stopped after {done} of {done if hooks.total is None else hooks.total} steps; {left}"
                 if hooks.error is not None:
                     raise hooks.error
@@ -1175,10 +1488,10 @@ class Plan:
             for w in wrapped:
                 if w is not None:
                     w.__exit__()
-        for work, back in backs:
-            back[...] = work
-        check_result([views[n] for n in names if n in given and self._fields[n]],
-                     [n for n in names if n in given and self._fields[n]], info["steps"], self.dtype)
+        write_back()
+        checked = {n: views[n] for n in names if n in views and self._fields[n]}
+        checked.update({g.name: work for g, _, _, work in gpu_backs})
+        check_result(list(checked.values()), list(checked), info["steps"], self.dtype)
         return RunInfo(steps=info["steps"], checked=info["checked"], change=info.get("change"),
                        converged=info.get("converged", False), counts=info["counts"], parts=info["parts"],
                        exchange_height=info["exchange_height"], exchanges=info["exchanges"], halo_sent=info["halo_sent"],
@@ -1204,7 +1517,47 @@ def _float_array(u0: ArrayLike, name: str) -> np.ndarray:
         raise ArgumentError(f"{name} cannot be converted to float64 ({e})") from None
 
 
-def _grid_problem(equation: str, a: np.ndarray, lengths: Optional[Sequence[float]]) -> Problem:
+def _gpu_result(u0: Any, name: str, copy: Optional[bool]) -> Any:
+    """A new array for heat's or poisson's result where ``u0`` lives on a GPU: a copy there made by its own
+    library (PyTorch's clone, CuPy's copy), float32 or float64, which the run then updates in place; None
+    where ``u0`` is a host array, or has no such copy (its values are then read into host memory, CopyWarning;
+    copy=False raises DeviceArrayError)."""
+    where = _device_of(u0)
+    if where is None:
+        return None
+    for method in ("clone", "copy"):
+        make = getattr(u0, method, None)
+        if not callable(make):
+            continue
+        try:
+            u = make()
+        except Exception:  # another signature, or no copy there: try the next
+            continue
+        if _device_of(u) is not None and getattr(u, "dtype", None) is not None and str(u.dtype).split(".")[-1] in ("float32", "float64"):
+            return u
+    if copy is False:
+        raise DeviceArrayError(f"{name} lives on {where[2]}, and pyrgrid cannot make a new array there for the result (no "
+                               f"clone() or copy() of its library); copy=None (the default) computes on a host copy instead",
+                               "PYR_ERR_UNSUPPORTED")
+    return None
+
+
+class _Shape:
+    """What _grid_problem reads of an array (a GPU array's shape and dtype)."""
+
+    def __init__(self, g: _GpuArray) -> None:
+        self.ndim, self.shape, self.dtype = g.ndim, g.shape, g.dtype
+
+
+def _gpu_shape(u: Any, name: str) -> _Shape:
+    g = _GpuArray(u, name, _device_of(u))  # type: ignore[arg-type]
+    try:
+        return _Shape(g)
+    finally:
+        g.release()
+
+
+def _grid_problem(equation: str, a: Any, lengths: Optional[Sequence[float]]) -> Problem:
     if not 1 <= a.ndim <= 3:
         raise ArgumentError(f"the initial field has {a.ndim} dimensions, shape {a.shape}; a grid has 1, 2 or 3")
     return Problem(equation, shape=a.shape, dtype=a.dtype, lengths=lengths, initial="zero")
@@ -1220,7 +1573,7 @@ def _split_options(options: Mapping[str, Any]) -> Options:
 
 
 def heat(u0: ArrayLike, *, dt: float, steps: int, alpha: float = 1.0, lengths: Optional[Sequence[float]] = None,
-         memory: Union[str, int] = "auto", backend: str = "auto", progress: Progress = None,
+         memory: Union[str, int] = "auto", backend: str = "auto", progress: Progress = None, copy: Optional[bool] = None,
          **options: Optional[Value]) -> npt.NDArray[np.floating]:
     """The explicit scheme of u_t = alpha^2 laplace(u) from ``u0`` for
     ``steps`` steps of ``dt``; returns a new array (``u0`` is not changed).
@@ -1234,14 +1587,18 @@ def heat(u0: ArrayLike, *, dt: float, steps: int, alpha: float = 1.0, lengths: O
     :meth:`Plan.execute` takes (it is copied: the result is new).
     ``progress``: a callable(steps_done, steps_total), or True for a
     progress bar on stderr.  Ctrl-C stops the run (KeyboardInterrupt; ``u0``
-    is not changed), as in :meth:`Plan.execute`."""
-    u = np.array(_float_array(u0, "u0"), order="C", copy=True)
-    check_finite(u, "u0")
-    p = _grid_problem("heat", u, lengths)
+    is not changed), as in :meth:`Plan.execute`.  A ``u0`` on a GPU (CuPy,
+    PyTorch) gives a new array there (its library's copy), computed on in
+    place as :meth:`Plan.execute` does (``copy`` as there)."""
+    u = _gpu_result(u0, "u0", copy)
+    if u is None:
+        u = np.array(_float_array(u0, "u0"), order="C", copy=True)
+        check_finite(u, "u0")
+    p = _grid_problem("heat", u if isinstance(u, np.ndarray) else _gpu_shape(u, "u0"), lengths)
     p.set("scheme.alpha", alpha).set("scheme.dt", dt).set("scheme.steps", steps)
     opts = _split_options(dict(options, memory=memory, backend=backend))
     with Plan(p, opts) as plan:
-        plan.execute(u, progress=progress)
+        plan.execute(u, progress=progress, copy=copy)
     return u
 
 
@@ -1249,7 +1606,8 @@ def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: 
             iterations: Optional[int] = None, check_every: int = 20, omega: float = 1.0,
             iteration: str = "jacobi", lengths: Optional[Sequence[float]] = None, boundary: Optional[Mapping[str, str]] = None,
             memory: Union[str, int] = "auto", backend: str = "auto",
-            progress: Progress = None, **options: Optional[Value]) -> Tuple[npt.NDArray[np.floating], RunInfo]:
+            progress: Progress = None, copy: Optional[bool] = None,
+            **options: Optional[Value]) -> Tuple[npt.NDArray[np.floating], RunInfo]:
     """Jacobi sweeps for -laplace(u) = f from the initial guess ``u0``, whose
     boundary values stay (Dirichlet) on the faces ``boundary`` does not make
     Neumann.  Returns ``(u, info)``: a new array and
@@ -1272,13 +1630,18 @@ def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: 
     ``u0`` and ``f`` must be finite (host buffers as :meth:`Plan.execute`
     takes them; ``f`` is used in place).  ``progress``: a callable(sweeps
     done, most sweeps), or True for a progress bar on stderr.  Ctrl-C stops
-    the run (KeyboardInterrupt; ``u0`` and ``f`` are not changed)."""
+    the run (KeyboardInterrupt; ``u0`` and ``f`` are not changed).  A ``u0``
+    on a GPU gives a new array there, and ``f`` may live there too, as for
+    :func:`heat` (``copy`` as in :meth:`Plan.execute`)."""
     if tolerance is None and iterations is None:
         raise ArgumentError("poisson needs a way to stop: tolerance=EPS (stop once a sweep changes u by less than EPS) "
                             "and/or iterations=N (the most sweeps)")
-    u = np.array(_float_array(u0, "u0"), order="C", copy=True)
-    check_finite(u, "u0")
-    p = _grid_problem("poisson", u, lengths)
+    u = _gpu_result(u0, "u0", copy)
+    if u is None:
+        u = np.array(_float_array(u0, "u0"), order="C", copy=True)
+        check_finite(u, "u0")
+    shaped: Any = u if isinstance(u, np.ndarray) else _gpu_shape(u, "u0")
+    p = _grid_problem("poisson", shaped, lengths)
     p.set("scheme.iterations", 1000000 if iterations is None else iterations)
     p.set("scheme.check_every", check_every).set("scheme.omega", omega).set("scheme.iteration", iteration)
     if tolerance is not None:
@@ -1295,12 +1658,13 @@ def poisson(u0: ArrayLike, f: Union[ArrayLike, str, None] = None, *, tolerance: 
     elif isinstance(f, str):
         p.set("rhs.kind", f)
     else:
-        given = input_array(f, "f", u.shape, u.dtype)
-        # f is the caller's array: the plan carries it, the library never reads the name
+        # f is the caller's array (on a GPU: Plan.execute takes it there)
+        given = f if _device_of(f) is not None else input_array(f, "f", shaped.shape, shaped.dtype)
+        # the plan carries it, the library never reads the name
         p.set("rhs.kind", "file").set("rhs.file", _ARRAY)
     opts = _split_options(dict(options, memory=memory, backend=backend))
     with Plan(p, opts) as plan:
-        info = plan.execute(u, given, progress=progress)
+        info = plan.execute(u, given, progress=progress, copy=copy)
     return u, info
 
 

@@ -88,10 +88,12 @@ class UnsupportedError(Error, NotImplementedError):
 
 class DeviceArrayError(UnsupportedError, BufferError):
     """An array on a GPU (``__cuda_array_interface__``, or a DLPack device
-    other than the CPU) given where the run needs host memory: runs compute
-    on host arrays only; copy it to the host first (``cupy.asnumpy(x)``,
-    ``x.cpu().numpy()``).  Also a ``BufferError``, as DLPack's consumers
-    raise when they cannot take a buffer without a copy."""
+    other than the CPU) that the run cannot take: ``copy=False`` where the
+    plan cannot compute on it in place (the CPU backend, an out-of-core
+    plan, another GPU), a library that cannot reach GPU memory, a dtype the
+    plan does not compute in.  The message says why and what would work.
+    Also a ``BufferError``, as DLPack's consumers raise when they cannot take
+    a buffer without a copy."""
     status = "PYR_ERR_UNSUPPORTED"
 
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/field.h"
 #include "exec/exec.h"
 #include "methods/method.h"
 #include "multi/multi.h"
@@ -13,6 +14,11 @@ pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, in
 {
     if (run) memset(run, 0, sizeof *run);
     if (!plan || !fields) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
+    /* the caller's fields in GPU memory: only a plan that computes on them there takes them */
+    for (int f = 0; f < nfields && f < PYR_MAX_FIELDS; f++) {
+        const pyr_status_t st = fields[f] ? pyr_plan_takes_field(plan, fields[f]) : PYR_OK;
+        if (st != PYR_OK) return pyr_fail_context(st, "field %s: ", f < plan->scheme->nfields ? plan->scheme->field[f].name : "beyond the scheme's");
+    }
     const pyr_method_entry_t *method = pyr_method_find(plan->method);
     if (method && method->execute) return method->execute(plan, fields, nfields, hooks, run);
     pyr_multi_t *m = pyr_multi_of(plan);

@@ -148,6 +148,21 @@ typedef struct pyr_device_ops {
      * must be idle, and stay unchanged until wait(slot) has returned. */
     pyr_status_t (*copy_peer)(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, void *src_ctx,
                               const pyr_piece_t *src, int src_layer, const pyr_box_t *box);
+
+    /* The caller's fields in a device's memory (pyr_field_wrap_device), optional (NULL = a runtime without
+     * device memory of its own: such fields are refused before they reach it).  upload and download take a
+     * host region whose data lie in the context's device memory as well: the copy then stays on the device.
+     * `stream` names a stream of the caller's as the CUDA array interface numbers them (0 and 1: the legacy
+     * default stream, 2: the per-thread default stream, else the stream's handle).
+     * locate: where ptr lies: 1 and *device in the memory of that device, 0 in host memory (pinned or
+     * not), or a failure for a pointer the runtime cannot place. */
+    pyr_status_t (*locate)(const void *ptr, int *on_device, int *device);
+    /* The slot's operations issued from then on start once the work queued on `stream` so far is done
+     * (the producer's writes into a field are seen by the run). */
+    pyr_status_t (*after_stream)(void *ctx, int slot, uintptr_t stream);
+    /* Outside any context: copy `bytes` from src to dst (host or device `device` memory, either side) once
+     * the work queued on `stream` so far is done; returns with the copy complete for every stream. */
+    pyr_status_t (*copy_linear)(int device, void *dst, const void *src, size_t bytes, uintptr_t stream);
 } pyr_device_ops_t;
 
 /* The executor's marks: a task's compute done (its spare buffer is free for

@@ -1,8 +1,12 @@
-/* Host grid functions: their memory (allocation, wrapping, release). */
+/* Host grid functions: their memory (allocation, wrapping, release), and
+ * the caller's fields in a GPU's memory (pyr_field_wrap_device): their
+ * headers are listed here with the device and stream, since a field's public
+ * struct has no room for them and a caller may declare one itself. */
 /* MADV_HUGEPAGE is not POSIX: glibc declares it under _DEFAULT_SOURCE, which
  * the library's _POSIX_C_SOURCE alone leaves off (and an #ifdef around the
  * advice then drops it without a word: grids were faulted in 4 KiB pages). */
 #define _DEFAULT_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -14,38 +18,45 @@ int64_t pyr_field_count(const pyr_field_t *f) { return f->n[0] * f->n[1] * f->n[
 
 /* The header of a field made here, with what pyr_field_destroy must free
  * (a wrapped field's data belong to the caller). */
-typedef struct {
+typedef struct field_box {
     pyr_field_t field;
     int owns_data;
+    int device;        /* -1: host memory; else the GPU whose memory holds the data */
+    uintptr_t stream;  /* the caller's stream of a device field (pyr_field_wrap_device) */
+    struct field_box *next; /* in the list of device fields */
 } field_box_t;
+
+static pthread_mutex_t device_fields_lock = PTHREAD_MUTEX_INITIALIZER;
+static field_box_t *device_fields;
 
 static pyr_field_t *new_header(int owns_data)
 {
     field_box_t *b = calloc(1, sizeof *b);
     if (!b) return NULL;
     b->owns_data = owns_data;
+    b->device = -1;
     return &b->field;
 }
 
-pyr_status_t pyr_field_wrap(int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **out)
+static pyr_status_t wrap(const char *who, int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **out)
 {
-    if (!out) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: out is NULL");
+    if (!out) return pyr_fail(PYR_ERR_ARG, "%s: out is NULL", who);
     *out = NULL;
-    if (dims < 1 || dims > 3) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: dims = %d; use 1, 2 or 3", dims);
-    if (!n) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: n is NULL");
+    if (dims < 1 || dims > 3) return pyr_fail(PYR_ERR_ARG, "%s: dims = %d; use 1, 2 or 3", who, dims);
+    if (!n) return pyr_fail(PYR_ERR_ARG, "%s: n is NULL", who);
     if (precision != PYR_FLOAT && precision != PYR_DOUBLE)
-        return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: precision %d is neither PYR_FLOAT nor PYR_DOUBLE", (int)precision);
+        return pyr_fail(PYR_ERR_ARG, "%s: precision %d is neither PYR_FLOAT nor PYR_DOUBLE", who, (int)precision);
     uint64_t count = 1;
     for (int d = 0; d < 3; d++) {
-        if (d < dims && n[d] < 1) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: n[%d] = %lld; every axis needs a node", d, (long long)n[d]);
+        if (d < dims && n[d] < 1) return pyr_fail(PYR_ERR_ARG, "%s: n[%d] = %lld; every axis needs a node", who, d, (long long)n[d]);
         if (d >= dims && n[d] != 1)
-            return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: n[%d] = %lld but dims = %d: axes beyond dims have 1 node", d, (long long)n[d], dims);
+            return pyr_fail(PYR_ERR_ARG, "%s: n[%d] = %lld but dims = %d: axes beyond dims have 1 node", who, d, (long long)n[d], dims);
         if ((uint64_t)n[d] > (uint64_t)PTRDIFF_MAX / 8 / count)
-            return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: %lld x %lld x %lld values do not fit in addressable memory", (long long)n[0],
+            return pyr_fail(PYR_ERR_ARG, "%s: %lld x %lld x %lld values do not fit in addressable memory", who, (long long)n[0],
                             (long long)n[1], (long long)n[2]);
         count *= (uint64_t)n[d];
     }
-    if (!data) return pyr_fail(PYR_ERR_ARG, "pyr_field_wrap: data is NULL; give the caller's buffer of %llu values", (unsigned long long)count);
+    if (!data) return pyr_fail(PYR_ERR_ARG, "%s: data is NULL; give the caller's buffer of %llu values", who, (unsigned long long)count);
     pyr_field_t *f = new_header(0);
     if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a field header");
     f->dims = dims;
@@ -54,6 +65,40 @@ pyr_status_t pyr_field_wrap(int dims, const int64_t n[3], pyr_precision_t precis
     f->data = data;
     *out = f;
     return PYR_OK;
+}
+
+pyr_status_t pyr_field_wrap(int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **out)
+{
+    return wrap("pyr_field_wrap", dims, n, precision, data, out);
+}
+
+pyr_status_t pyr_field_wrap_on(int dims, const int64_t n[3], pyr_precision_t precision, void *data, int device, uintptr_t stream,
+                               pyr_field_t **out)
+{
+    PYR_TRY(wrap("pyr_field_wrap_device", dims, n, precision, data, out));
+    field_box_t *b = (field_box_t *)*out;
+    b->device = device;
+    b->stream = stream;
+    pthread_mutex_lock(&device_fields_lock);
+    b->next = device_fields;
+    device_fields = b;
+    pthread_mutex_unlock(&device_fields_lock);
+    return PYR_OK;
+}
+
+int pyr_field_device(const pyr_field_t *field, uintptr_t *stream)
+{
+    int device = -1;
+    if (!field) return device;
+    pthread_mutex_lock(&device_fields_lock);
+    for (const field_box_t *b = device_fields; b; b = b->next)
+        if (&b->field == field) {
+            device = b->device;
+            if (stream) *stream = b->stream;
+            break;
+        }
+    pthread_mutex_unlock(&device_fields_lock);
+    return device;
 }
 
 pyr_status_t pyr_field_alloc(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out)
@@ -118,6 +163,15 @@ void pyr_field_destroy(pyr_field_t **f)
 {
     if (!f || !*f) return;
     field_box_t *b = (field_box_t *)*f; /* the field is the box's first member */
+    if (b->device >= 0) {
+        pthread_mutex_lock(&device_fields_lock);
+        for (field_box_t **at = &device_fields; *at; at = &(*at)->next)
+            if (*at == b) {
+                *at = b->next;
+                break;
+            }
+        pthread_mutex_unlock(&device_fields_lock);
+    }
     if (b->owns_data) free(b->field.data);
     free(b);
     *f = NULL;

@@ -18,6 +18,16 @@ pyr_status_t pyr_field_alloc(int dims, const int64_t n[3], pyr_precision_t preci
  * would make it fit. */
 pyr_status_t pyr_field_alloc_grid(const pyr_problem_t *problem, pyr_field_t **out);
 
+/* pyr_field_wrap_device's field once its device is checked (api/): a field
+ * around data in device `device`'s memory, whose writes the caller queues
+ * on `stream`. */
+pyr_status_t pyr_field_wrap_on(int dims, const int64_t n[3], pyr_precision_t precision, void *data, int device, uintptr_t stream,
+                               pyr_field_t **out);
+/* The GPU whose memory holds a field's data (and its caller's stream), or -1
+ * for host memory: every field but pyr_field_wrap_device's, those a caller
+ * declares itself included. */
+int pyr_field_device(const pyr_field_t *field, uintptr_t *stream);
+
 /* Host memory for a grid or a buffer the size of one (free() releases it):
  * 64-byte aligned, never NULL for 0 bytes; from 64 MiB on, 2 MiB aligned and
  * advised as transparent huge pages.  NULL when out of memory. */

@@ -66,6 +66,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/field.h"
 #include "exec/exec.h"
 #include "exec/exec_internal.h"
 #include "exec/part_io.h"
@@ -1132,12 +1133,41 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
             e.grid[f].box = pyr_plan_grid(plan);
         }
     }
-    /* the caller's own inputs, over the whole grid (a part's slice cannot say) */
+    /* the caller's fields in GPU memory (pyr_field_wrap_device): one resident piece on that GPU copies
+     * them in and out device to device, its queue first waiting for the caller's stream */
+    int on_device[PYR_MAX_FIELDS], any_device = 0;
+    uintptr_t stream[PYR_MAX_FIELDS] = {0};
+    for (int f = 0; f < e.nf; f++) {
+        on_device[f] = fields[f] ? pyr_field_device(fields[f], &stream[f]) >= 0 : 0;
+        if (!on_device[f] || st != PYR_OK) continue;
+        any_device = 1;
+        const int at = pyr_field_device(fields[f], NULL);
+        if (!e.ops->after_stream || !plan->resident || plan->exchange || carry || at != plan->options.device)
+            st = pyr_fail(PYR_ERR_UNSUPPORTED, "field %s lies in GPU %d's memory, which only an in-core plan of one device on the CUDA "
+                                               "backend's GPU %d computes on (pyr_plan_takes_field says why this one does not)",
+                          scheme->field[f].name, at, at);
+        else if (hooks && (hooks->snapshot || hooks->snapshot_fields) && plan->options.snapshot_every > 0)
+            st = pyr_fail(PYR_ERR_UNSUPPORTED, "field %s lies in GPU memory: snapshots are handed over in host memory; copy the field "
+                                               "to the host (pyr_field_copy) for a run with snapshots",
+                          scheme->field[f].name);
+    }
+    /* the caller's own inputs, over the whole grid (a part's slice cannot say); one in GPU memory is
+     * checked in a host copy */
+    pyr_field_t *checked[PYR_MAX_FIELDS] = {NULL};
     if (st == PYR_OK && scheme->check_inputs && !plan->exchange) {
         const pyr_field_t *caller[PYR_MAX_FIELDS] = {NULL};
-        for (int f = 0; f < e.nf; f++)
-            if (e.role[f] == PYR_FIELD_INPUT && !made[f]) caller[f] = fields[f];
-        st = scheme->check_inputs(&plan->problem, caller);
+        for (int f = 0; f < e.nf && st == PYR_OK; f++) {
+            if (e.role[f] != PYR_FIELD_INPUT || made[f]) continue;
+            caller[f] = fields[f];
+            if (!on_device[f]) continue;
+            st = pyr_field_alloc(fields[f]->dims, fields[f]->n, fields[f]->precision, &checked[f]);
+            if (st == PYR_OK)
+                st = e.ops->copy_linear(plan->options.device, checked[f]->data, fields[f]->data,
+                                        (size_t)pyr_field_count(fields[f]) * e.elem, stream[f]);
+            caller[f] = checked[f];
+        }
+        if (st == PYR_OK) st = scheme->check_inputs(&plan->problem, caller);
+        for (int f = 0; f < e.nf; f++) pyr_field_destroy(&checked[f]);
     }
     e.fields = fields;
     if (st != PYR_OK || first >= last) {
@@ -1192,7 +1222,7 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
         const double t0 = pyr_now_s();
         for (int f = 0; f < e.nf && host == PYR_HOST_PIN; f++) {
             /* the library's auxiliaries move over thin supports only: not worth pinning whole */
-            if (e.role[f] < 0 || e.role[f] == PYR_FIELD_AUX) continue;
+            if (e.role[f] < 0 || e.role[f] == PYR_FIELD_AUX || on_device[f]) continue;
             if (e.ops->host_register(e.ctx, fields[f]->data, grid_bytes) == PYR_OK) {
                 registered[f] = 1;
                 if (!e.prev[f].data) continue;
@@ -1211,6 +1241,11 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
             host = PYR_HOST_STAGE;
         }
         pin_s = pyr_now_s() - t0;
+    }
+    if (any_device) {
+        if (!host_note[0]) snprintf(host_note, sizeof host_note, "the caller's fields in GPU memory are copied device to device");
+        for (int f = 0; f < e.nf && st == PYR_OK; f++)
+            if (on_device[f]) st = e.ops->after_stream(e.ctx, 0, stream[f]);
     }
     if (st == PYR_OK) st = execute(&e, hooks);
     if (st != PYR_OK) {

@@ -625,14 +625,19 @@ void cuda_host_unregister(void *ctx, void *ptr)
  * downloads done: the caller's memory is never read or written after. */
 #define STAGE_BYTES ((size_t)16 << 20)
 
-static bool pageable(const void *p)
+/* Where a region's memory lies: pageable host memory (staged), pinned host
+ * memory, or device memory (a caller's field on the GPU, pyr_field_wrap_device:
+ * the copy stays on the device). */
+enum { MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE };
+static int memory_of(const void *p)
 {
     cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
         (void)cudaGetLastError();
-        return true;
+        return MEM_PAGEABLE;
     }
-    return a.type == cudaMemoryTypeUnregistered;
+    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) return MEM_DEVICE;
+    return a.type == cudaMemoryTypeUnregistered ? MEM_PAGEABLE : MEM_PINNED;
 }
 
 static pyr_status_t stage_ready(cuda_ctx_t *c, int slot)
@@ -720,16 +725,19 @@ pyr_status_t transfer(cuda_ctx_t *c, int slot, const pyr_piece_t *piece, void *l
     char *d = (char *)layer + pyr_piece_index(piece, box->lo[0], box->lo[1], box->lo[2]) * (int64_t)elem;
     cudaStream_t s = c->stream[slot];
     const size_t hp = (size_t)hnx * elem, dp = (size_t)piece->pitch * elem, wb = (size_t)w * elem;
-    if (pageable(host->data))
+    const int where = memory_of(host->data);
+    if (where == MEM_PAGEABLE)
         return staged(c, slot, h, hp, hp * (size_t)hny, d, dp, dp * (size_t)prow, wb, ny, nz, to_device);
+    const cudaMemcpyKind up = where == MEM_DEVICE ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+    const cudaMemcpyKind down = where == MEM_DEVICE ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
     if (ny == 1 && nz == 1) {
-        if (to_device) CU(cudaMemcpyAsync(d, h, wb, cudaMemcpyHostToDevice, s));
-        else CU(cudaMemcpyAsync(h, d, wb, cudaMemcpyDeviceToHost, s));
+        if (to_device) CU(cudaMemcpyAsync(d, h, wb, up, s));
+        else CU(cudaMemcpyAsync(h, d, wb, down, s));
     } else if (nz == 1 || (ny == hny && ny == prow)) {
         /* one 2D copy: rows of consecutive planes follow each other on both sides */
         size_t rows = (size_t)(ny * nz);
-        if (to_device) CU(cudaMemcpy2DAsync(d, dp, h, hp, wb, rows, cudaMemcpyHostToDevice, s));
-        else CU(cudaMemcpy2DAsync(h, hp, d, dp, wb, rows, cudaMemcpyDeviceToHost, s));
+        if (to_device) CU(cudaMemcpy2DAsync(d, dp, h, hp, wb, rows, up, s));
+        else CU(cudaMemcpy2DAsync(h, hp, d, dp, wb, rows, down, s));
     } else {
         cudaMemcpy3DParms p;
         memset(&p, 0, sizeof p);
@@ -739,11 +747,11 @@ pyr_status_t transfer(cuda_ctx_t *c, int slot, const pyr_piece_t *piece, void *l
         if (to_device) {
             p.srcPtr = hpp;
             p.dstPtr = dpp;
-            p.kind = cudaMemcpyHostToDevice;
+            p.kind = up;
         } else {
             p.srcPtr = dpp;
             p.dstPtr = hpp;
-            p.kind = cudaMemcpyDeviceToHost;
+            p.kind = down;
         }
         CU(cudaMemcpy3DAsync(&p, s));
     }
@@ -928,6 +936,64 @@ pyr_status_t cuda_after_mark(void *ctx, int slot, int other, int which)
 
 /* ------------------------------------------------------------ C entry points */
 
+/* ------------------------------------------ the caller's fields on the GPU */
+
+namespace {
+
+/* A stream of the caller's as the CUDA array interface numbers them: 1 the
+ * legacy default stream (0 names it too), 2 the per-thread default stream,
+ * else the stream's handle; these are the runtime's own values. */
+static cudaStream_t caller_stream(uintptr_t stream) { return stream == 0 ? cudaStreamLegacy : (cudaStream_t)stream; }
+
+pyr_status_t cuda_locate(const void *ptr, int *on_device, int *device)
+{
+    *on_device = 0;
+    *device = -1;
+    cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return pyr_fail(e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? PYR_ERR_NODEVICE : PYR_ERR_DEVICE,
+                        "CUDA cannot tell where address %p lies (%s)", ptr, cudaGetErrorString(e));
+    }
+    if (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) {
+        *on_device = 1;
+        *device = a.device;
+    }
+    return PYR_OK;
+}
+
+pyr_status_t cuda_after_stream(void *ctx, int slot, uintptr_t stream)
+{
+    cuda_ctx_t *c = (cuda_ctx_t *)ctx;
+    PYR_TRY(check_slot(c, slot));
+    CU(cudaSetDevice(c->device));
+    cudaEvent_t ev;
+    CU(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    cudaError_t e = cudaEventRecord(ev, caller_stream(stream));
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(c->stream[slot], ev, 0);
+    cudaEventDestroy(ev); /* the wait holds what it needs */
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return pyr_fail(PYR_ERR_DEVICE, "waiting for the caller's stream %#llx on GPU %d: %s (a stream of this device, "
+                                        "or 1 for the legacy default stream, was expected)",
+                        (unsigned long long)stream, c->device, cudaGetErrorString(e));
+    }
+    return PYR_OK;
+}
+
+pyr_status_t cuda_copy_linear(int device, void *dst, const void *src, size_t bytes, uintptr_t stream)
+{
+    PYR_CU_BY(device, cudaSetDevice(device));
+    PYR_CU_BY(device, cudaStreamSynchronize(caller_stream(stream)));
+    PYR_CU_BY(device, cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+    /* a copy from pageable host memory may return before it reaches the device */
+    PYR_CU_BY(device, cudaStreamSynchronize(cudaStreamLegacy));
+    return PYR_OK;
+}
+
+} // namespace
+
 extern "C" int pyr_cuda_device_count(void)
 {
     int n = 0;
@@ -1082,6 +1148,9 @@ static pyr_device_ops_t make_ops(void)
     o.mark = cuda_mark;
     o.after_mark = cuda_after_mark;
     o.copy_peer = pyr_cuda_copy_peer; /* peer.cu: several GPUs of one process (exec/parts.c) */
+    o.locate = cuda_locate;
+    o.after_stream = cuda_after_stream;
+    o.copy_linear = cuda_copy_linear;
     return o;
 }
 
