@@ -909,10 +909,20 @@ __device__ void dots_tile(const float *ring, int64_t np, frame_slots_t sl, int64
                           double *part, int n, int only_if_cleaned, int *dirty);
 __device__ void dots_final(const double *part, int64_t ntiles, int n, double *D, int dot_ring, int span, int64_t t,
                            const fstate_t *st, int only_if_cleaned);
+__device__ void adopt_state(const fstate_t *f, fstate_t *st);
+__device__ void write_record(const fstate_t *st, frec_t *rec, int64_t t, int var_mode);
+/* Also, by block 0's first thread, where given: the frame's state from the
+ * shift stage of its batch taken into st (adopt; no block reads st when
+ * only_if_cleaned is 0), or the frame's record written (rec; every kernel
+ * before has finished with the state). */
 __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, int64_t nx, int64_t ny, int64_t b, double *part,
-                       const fstate_t *st, int only_if_cleaned, int *dirty, unsigned *count, double *D, int dot_ring, int span,
-                       int64_t t)
+                       fstate_t *st, int only_if_cleaned, int *dirty, unsigned *count, double *D, int dot_ring, int span,
+                       int64_t t, const fstate_t *adopt = NULL, frec_t *rec = NULL, int var_mode = 0)
 {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (adopt) adopt_state(adopt, st);
+        if (rec) write_record(st, rec, t, var_mode);
+    }
     int64_t tile = blockIdx.x / (n + 1);
     int k = (int)(blockIdx.x % (n + 1));
     if (!(only_if_cleaned && (st->cleaned == 0 || !dirty[tile])))
@@ -972,14 +982,18 @@ __global__ void k_solve(const double *D, const double *shx, const double *shy, i
     if (threadIdx.x == 0) st->flags |= flags;
 }
 
+__device__ uint8_t valid_at(const uint8_t *bad, int64_t i, int64_t nx, int64_t ny, int64_t b, const fstate_t *st, int align,
+                            const uint8_t *refbad);
 /* e = h_t - sum_k a_k h_{t-k} into e in the data's units (the unit is a
  * power of two: k_mfh divides it out again without a rounding), the
  * prediction into bh in the sequence's unit; a value of e that is not finite
- * marks the frame. */
-__global__ void k_whiten(const float *ring, int64_t np, frame_slots_t sl, fstate_t *st, float *e, float *bh)
+ * marks the frame.  And the pixel's valid (valid_at). */
+__global__ void k_whiten(const float *ring, int64_t np, frame_slots_t sl, fstate_t *st, float *e, float *bh, const uint8_t *bad,
+                         uint8_t *valid, int64_t nx, int64_t ny, int64_t b, int align, const uint8_t *refbad)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= np) return;
+    valid[i] = valid_at(bad, i, nx, ny, b, st, align, refbad);
     float h0 = ring[(int64_t)sl.slot[0] * np + i], v = h0;
     int n = st->used;
     for (int k = 1; k <= n; k++) v = __fsub_rn(v, __fmul_rn(st->a[k - 1], ring[(int64_t)sl.slot[k] * np + i]));
@@ -991,11 +1005,9 @@ __global__ void k_whiten(const float *ring, int64_t np, frame_slots_t sl, fstate
 
 /* valid = inside the border, no masked pixel within 2 of where this pixel
  * came from, and not near the reference's masked pixels. */
-__global__ void k_valid(const uint8_t *bad, uint8_t *valid, int64_t nx, int64_t ny, int64_t b, const fstate_t *st, int align,
-                        const uint8_t *refbad)
+__device__ uint8_t valid_at(const uint8_t *bad, int64_t i, int64_t nx, int64_t ny, int64_t b, const fstate_t *st, int align,
+                            const uint8_t *refbad)
 {
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nx * ny) return;
     int64_t x = i % nx, y = i / nx;
     uint8_t v = (y >= b && y < ny - b && x >= b && x < nx - b) && !refbad[i];
     if (v && st->masked) {
@@ -1007,7 +1019,7 @@ __global__ void k_valid(const uint8_t *bad, uint8_t *valid, int64_t nx, int64_t 
                     break;
                 }
     }
-    valid[i] = v;
+    return v;
 }
 
 struct taps_t {
@@ -1034,9 +1046,13 @@ __global__ void k_mfh(const float *e, const float *bh, float *t1, float *t2, int
 /* x of the noise model: K^2 * (prediction + background); the background is a
  * plane, which the symmetric filter gives back times its sum k2sum.  With
  * variance planes (var_mode) t2 holds the variance's rows: x = K^2 * variance. */
+__device__ void noise_step(const double *part, int64_t ntiles, fstate_t *st, int mode, double lam);
+/* fit: also the noise model's fit from its running sums (noise_step mode 2,
+ * block 0's first thread; no thread here reads the model). */
 __global__ void k_mfv(const float *t1, const float *t2, float *m, float *xv, int64_t nx, int64_t ny, int64_t b, int r, taps_t tp,
-                      const fstate_t *st, const float *xt, const float *yt, float k2sum, int var_mode)
+                      fstate_t *st, const float *xt, const float *yt, float k2sum, int var_mode, int fit, double lam)
 {
+    if (fit && blockIdx.x == 0 && threadIdx.x == 0) noise_step(NULL, 0, st, 2, lam);
     int64_t w = nx - 2 * b, rows = ny - 2 * b;
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= w * rows) return;
@@ -1136,14 +1152,17 @@ __global__ void k_noise(fstate_t *st, double lam)
     if (threadIdx.x == 0) noise_step(NULL, 0, st, 2, lam);
 }
 
+/* Also the residual res 0 at the interior's pixels that are not valid
+ * (nothing after reads the residual but its download). */
 __global__ void k_snr(const float *m, const float *xv, const uint8_t *valid, float *z, float *maxz, int64_t nx, int64_t ny,
-                      int64_t b, const fstate_t *st, int detecting)
+                      int64_t b, const fstate_t *st, int detecting, float *res)
 {
     int64_t w = nx - 2 * b, i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i0 >= w * (ny - 2 * b)) return;
     int64_t i = (b + i0 / w) * nx + b + i0 % w;
     float v = 0;
     if (valid[i]) v = m[i] / sqrtf(fr_noise_var(st->A, st->C, st->F, xv[i]));
+    else res[i] = 0;
     z[i] = v;
     if (detecting && v > maxz[i]) maxz[i] = v;
 }
@@ -1198,12 +1217,12 @@ __device__ void clean_pixel(float *h, const float *bh, int64_t j, fstate_t *st, 
 }
 
 /* Disks around the peaks above clean_thr take the prediction in h_t; a
- * block per peak (grid-strided). */
-__global__ void k_clean(float *h, const float *bh, const fcand_t *list, fstate_t *st, int64_t nx, int64_t ny, double r, float thr,
-                        dirty_t dt)
+ * block per peak (blocks first, first + stride, ...). */
+__device__ void clean_disks(float *h, const float *bh, const fcand_t *list, fstate_t *st, int64_t nx, int64_t ny, double r, float thr,
+                            dirty_t dt, int first, int stride)
 {
     int n = min(st->ncand, FR_DEVICE_CANDIDATES);
-    for (int ci = blockIdx.x; ci < n; ci += gridDim.x) {
+    for (int ci = first; ci < n; ci += stride) {
         fcand_t c = list[ci];
         if (!(c.c.snr > thr)) continue;
         int64_t px = c.idx % nx, py = c.idx / nx, ir = (int64_t)floor(r), side = 2 * ir + 1;
@@ -1216,12 +1235,11 @@ __global__ void k_clean(float *h, const float *bh, const fcand_t *list, fstate_t
     }
 }
 
-/* Pixels next to replaced input pixels take the prediction in h_t. */
-__global__ void k_clean_bad(float *h, const float *bh, const uint8_t *bad, int64_t nx, int64_t ny, fstate_t *st, int align,
-                            dirty_t dt)
+/* Pixels next to replaced input pixels take the prediction in h_t: pixel i. */
+__device__ void clean_bad_pixel(float *h, const float *bh, const uint8_t *bad, int64_t nx, int64_t ny, fstate_t *st, int align,
+                                dirty_t dt, int64_t i)
 {
     if (st->masked == 0) return;
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nx * ny) return;
     int64_t x = i % nx, y = i / nx;
     int64_t ox = align ? fr_pixel_shift(st->sx) : 0, oy = align ? fr_pixel_shift(st->sy) : 0;
@@ -1233,17 +1251,27 @@ __global__ void k_clean_bad(float *h, const float *bh, const uint8_t *bad, int64
             }
 }
 
-__global__ void k_zero_masked(float *res, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b, const fstate_t *st)
+/* Both cleanings in one launch: blocks 0 .. pix_blocks - 1 the pixels next
+ * to replaced ones, the blocks after them the disks (none where cleaning is
+ * off).  A pixel takes the same value whichever writes it, and counts once
+ * (clean_pixel), so the order does not matter. */
+__global__ void k_cleans(float *h, const float *bh, const uint8_t *bad, const fcand_t *list, fstate_t *st, int64_t nx, int64_t ny,
+                         int align, unsigned pix_blocks, double r, float thr, dirty_t dt)
 {
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nx * ny) return;
-    int64_t x = i % nx, y = i / nx;
-    if (y >= b && y < ny - b && x >= b && x < nx - b && !valid[i]) res[i] = 0;
+    if (blockIdx.x < pix_blocks) {
+        clean_bad_pixel(h, bh, bad, nx, ny, st, align, dt, (int64_t)blockIdx.x * blockDim.x + threadIdx.x);
+        return;
+    }
+    clean_disks(h, bh, list, st, nx, ny, r, thr, dt, (int)(blockIdx.x - pix_blocks), (int)(gridDim.x - pix_blocks));
 }
 
 __global__ void k_record(const fstate_t *st, frec_t *rec, int64_t t, int var_mode)
 {
-    if (threadIdx.x) return;
+    if (threadIdx.x == 0) write_record(st, rec, t, var_mode);
+}
+
+__device__ void write_record(const fstate_t *st, frec_t *rec, int64_t t, int var_mode)
+{
     rec->sx = t ? st->sx : 0;
     rec->sy = t ? st->sy : 0;
     rec->eps_used = st->eps_used;
@@ -1286,7 +1314,11 @@ __global__ void kb_init(const fstate_t *st, fstate_t *stb, int *stop)
  * stages after it (which keep their own running values). */
 __global__ void k_adopt(const fstate_t *f, fstate_t *st)
 {
-    if (threadIdx.x) return;
+    if (threadIdx.x == 0) adopt_state(f, st);
+}
+
+__device__ void adopt_state(const fstate_t *f, fstate_t *st)
+{
     st->sx = f->sx;
     st->sy = f->sy;
     st->prev_sx = f->prev_sx;
@@ -1984,8 +2016,8 @@ static pyr_status_t new_reference(fr_cuda_t *g, const cufftComplex *F, const uin
     return ref_images(g, bad, 1);
 }
 
-static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, const float *var, float *residual_out, int timed,
-                         fr_deliver_t deliver, void *driver);
+static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, const fstate_t *adopt, const float *var,
+                         float *residual_out, int timed, fr_deliver_t deliver, void *driver);
 
 /* One frame, all its stages (the frames before the batches start, or every
  * frame where there are no batches). */
@@ -2133,7 +2165,7 @@ static pyr_status_t push_one(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t
     k_bg_sub<<<gp, TPB, 0, cs>>>(h, g->d_xt, g->d_yt, nx, np, g->d_st);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[1], cs));
-    PYR_TRY(tail(g, t, h, g->d_bad, var, residual_out, timed, deliver, driver));
+    PYR_TRY(tail(g, t, h, g->d_bad, NULL, var, residual_out, timed, deliver, driver));
     g->t++;
     if (wait_up) CU(cudaEventSynchronize(g->ev_up[k]));
     return PYR_OK;
@@ -2142,11 +2174,12 @@ static pyr_status_t push_one(fr_cuda_t *g, const void *frame, pyr_frames_dtype_t
 /* The stages of frame t after its shift (its registered image h, its
  * masked pixels bad, its shift and the rest in d_st): dot products, weights,
  * whitening, detection, cleaning, its record and its download through out
- * slot t % nout.  timed: 1 (a frame of its own, ev_stage's first two
- * events recorded already) or 2 (a frame of a batch: the later three stages
- * only). */
-static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, const float *var, float *residual_out, int timed,
-                         fr_deliver_t deliver, void *driver)
+ * slot t % nout.  adopt: the frame's state from its batch's shift stage,
+ * taken into d_st by the first kernel here (NULL: d_st has it).  timed: 1 (a
+ * frame of its own, ev_stage's first two events recorded already) or 2 (a
+ * frame of a batch: the later three stages only). */
+static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, const fstate_t *adopt, const float *var,
+                         float *residual_out, int timed, fr_deliver_t deliver, void *driver)
 {
     const fr_setup_t *s = &g->s;
     const pyr_frames_options_t *o = &s->o;
@@ -2161,7 +2194,7 @@ static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, 
     frame_slots_t sl;
     for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % g->ring_n);
     k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty,
-                                                            g->d_count + 3, g->d_D, g->dring, o->history, t);
+                                                            g->d_count + 3, g->d_D, g->dring, o->history, t, adopt);
     int64_t nmax = (int64_t)o->history * (s->deg < 0 ? 1 : fr_poly_terms(s->deg)), fast_words = nmax * nmax + 2 * nmax;
     if (fast_words * (int64_t)sizeof(double) > 40 * 1024) fast_words = 0; /* within the default limit of shared memory */
     k_solve<<<1, FR_SOLVE_THREADS, (size_t)fast_words * sizeof(double), cs>>>(g->d_D, g->d_shx, g->d_shy, g->dring, o->history, t,
@@ -2175,8 +2208,11 @@ static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, 
     if (t == 0) {
         CU(cudaMemsetAsync(res, 0, (size_t)np * sizeof(float), cs));
         if (timed) CU(cudaEventRecord(evs[3], cs));
+        k_record<<<1, 32, 0, cs>>>(g->d_st, g->d_rec[k], t, g->var_mode);
+        LAUNCHED();
     } else {
-        k_whiten<<<gp, TPB, 0, cs>>>(g->d_ring, np, sl, g->d_st, res, g->d_bh);
+        k_whiten<<<gp, TPB, 0, cs>>>(g->d_ring, np, sl, g->d_st, res, g->d_bh, bad, g->d_valid, nx, ny, b, s->align, g->d_refbad);
+        LAUNCHED();
         if (timed) CU(cudaEventRecord(evs[3], cs));
         if (g->var_mode) {
             /* through pinned staging, once the previous frame's plane has left it */
@@ -2187,28 +2223,28 @@ static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, 
             k_varreg<<<gp, TPB, 0, cs>>>(g->d_var, g->d_vreg, nx, ny, g->d_st, s->align);
             LAUNCHED();
         }
-        k_valid<<<gp, TPB, 0, cs>>>(bad, g->d_valid, nx, ny, b, g->d_st, s->align, g->d_refbad);
         taps_t tp;
         memcpy(tp.k, s->taps, sizeof tp.k);
         memcpy(tp.k2, s->taps2, sizeof tp.k2);
         int r = s->radius;
         k_mfh<<<grid_for((nx - 2 * b) * (ny - 2 * b + 2 * r)), TPB, 0, cs>>>(res, g->var_mode ? g->d_vreg : g->d_bh, g->d_t1,
                                                                           g->d_t2, nx, ny, b, r, tp, g->d_st);
-        k_mfv<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_t1, g->d_t2, g->d_m, g->d_xv, nx, ny, b, r, tp, g->d_st,
-                                                                 g->d_xt, g->d_yt, (float)s->sum_k2, g->var_mode);
-        LAUNCHED();
+        /* the noise model's fit (from the frames before) in k_mfv, after frame 1's start below */
         double lam = 1.0 - 1.0 / (double)o->noise_frames;
+        k_mfv<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_t1, g->d_t2, g->d_m, g->d_xv, nx, ny, b, r, tp, g->d_st,
+                                                                 g->d_xt, g->d_yt, (float)s->sum_k2, g->var_mode, t > 1, lam);
+        LAUNCHED();
         unsigned nt = (unsigned)g->ntiles;
         if (t == 1) {
             k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 0, g->var_mode, g->d_xt, g->d_yt,
                                               (float)s->sum_k2, g->d_part, g->d_count + 2, 0, lam);
             k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt,
                                               (float)s->sum_k2, g->d_part, g->d_count + 2, 1, lam);
+            k_noise<<<1, 32, 0, cs>>>(g->d_st, lam);
         }
-        k_noise<<<1, 32, 0, cs>>>(g->d_st, lam);
         int detecting = t > o->warmup;
         k_snr<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, g->d_z, g->d_maxz, nx, ny, b,
-                                                                   g->d_st, detecting);
+                                                                   g->d_st, detecting, res);
         float kmin = (float)(o->threshold < o->clean_threshold ? o->threshold : o->clean_threshold);
         k_peaks<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2, g->d_cand[k],
                                                                      g->d_st);
@@ -2218,17 +2254,14 @@ static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, 
         }
         LAUNCHED();
         dirty_t dt = {g->d_dirty, nx, ny, b};
-        k_clean_bad<<<gp, TPB, 0, cs>>>(h, g->d_bh, bad, nx, ny, g->d_st, s->align, dt);
-        if (o->clean)
-            k_clean<<<128, 128, 0, cs>>>(h, g->d_bh, g->d_cand[k], g->d_st, nx, ny, s->clean_radius,
-                                                          (float)o->clean_threshold, dt);
+        k_cleans<<<gp + (o->clean ? 128u : 0u), TPB, 0, cs>>>(h, g->d_bh, bad, g->d_cand[k], g->d_st, nx, ny, s->align, gp,
+                                                               s->clean_radius, (float)o->clean_threshold, dt);
+        /* the row again over the cleaned tiles, and the frame's record */
         k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 1, g->d_dirty,
-                                                                g->d_count + 3, g->d_D, g->dring, o->history, t);
-        k_zero_masked<<<gp, TPB, 0, cs>>>(res, g->d_valid, nx, ny, b, g->d_st);
+                                                                g->d_count + 3, g->d_D, g->dring, o->history, t, NULL,
+                                                                g->d_rec[k], g->var_mode);
         LAUNCHED();
     }
-    k_record<<<1, 32, 0, cs>>>(g->d_st, g->d_rec[k], t, g->var_mode);
-    LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[4], cs));
     g->stage_timed[t % (2 * g->nout)] = timed;
     CU(cudaEventRecord(g->ev_done[k], cs));
@@ -2384,11 +2417,14 @@ static pyr_status_t flush(fr_cuda_t *g, fr_deliver_t deliver, void *driver)
     for (int j = 0; j < n; j++) {
         int64_t t = t0 + j;
         const uint8_t *bad = g->d_badb + (int64_t)j * np;
-        k_adopt<<<1, 32, 0, cs>>>(stb + j, g->d_st);
-        LAUNCHED();
-        if (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0)
+        const fstate_t *adopt = stb + j; /* taken by the tail's first kernel */
+        if (o->reference == PYR_FRAMES_REF_ROLLING && t % o->reference_every == 0) {
+            k_adopt<<<1, 32, 0, cs>>>(stb + j, g->d_st); /* the new reference reads the frame's shift */
+            LAUNCHED();
             PYR_TRY(new_reference(g, g->d_Fb + (int64_t)j * nch, bad));
-        PYR_TRY(tail(g, t, hp.p[j], bad, NULL, q_out[j], t % STAGE_EVERY == 0 ? 2 : 0, deliver, driver));
+            adopt = NULL;
+        }
+        PYR_TRY(tail(g, t, hp.p[j], bad, adopt, NULL, q_out[j], t % STAGE_EVERY == 0 ? 2 : 0, deliver, driver));
     }
     return PYR_OK;
 }
