@@ -89,7 +89,7 @@ pyr_status_t pyr_plan_takes_field(const pyr_plan_t *plan, const pyr_field_t *fie
     if (plan->options.plan_mode == PYR_PLAN_REFINE)
         return pyr_fail(PYR_ERR_UNSUPPORTED, "an array in GPU memory: plan = refine times its trials over host memory; plan = "
                                              "estimate or measure with an in-core plan computes on the array where it lies");
-    if (plan->ops != ops)
+    if (!plan->ops || plan->ops->kind != PYR_BACKEND_CUDA)
         return pyr_fail(PYR_ERR_UNSUPPORTED, "an array in GPU memory: the plan runs on the %s backend; run.backend = cuda computes on "
                                              "the array where it lies (or pass an array in host memory)",
                         plan->ops ? plan->ops->name : "CPU");
