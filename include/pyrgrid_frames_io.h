@@ -265,11 +265,12 @@ PYR_API pyr_status_t pyr_frames_tracks_write(const char *path, const pyr_frames_
 
 /* `pyrgrid frames`'s JSON report (--report FILE.json; docs/cli.md), written
  * as an output (staged when a stage is active): inputs, sequence, options,
- * seconds, counts, outputs (residual, shifts, candidates, snr_image, max_snr;
- * NULL or "" for none), versions and machine. */
+ * seconds, counts (with the tracks linked: ntracks >= 0; -1 where the
+ * candidates were not linked), outputs (residual, shifts, candidates,
+ * snr_image, max_snr, tracks; NULL or "" for none), versions and machine. */
 PYR_API pyr_status_t pyr_frames_report_write(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx,
                                              int64_t ny, int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs,
-                                             double seconds, const char *const outputs[5]);
+                                             double seconds, const char *const outputs[6], int64_t ntracks);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@ and a faint mover of (3, 2.5) pixels per frame):
 usage: test_frames_link.py PYRGRID LIBPYRGRID WORKDIR   (exit 77 = skipped:
 numpy/skimage/scipy/astropy missing)
 """
+import json
 import os
 import subprocess
 import sys
@@ -59,8 +60,13 @@ mover, v_true = d["mover"], np.array([3.0, 2.5])
 np.save("seq.npy", d["frames"])
 
 # --- the program on a .npy stack: the mover's track, and nothing else
-r = run("seq.npy", "--candidates", "cand.ecsv", "--tracks", "tracks.ecsv")
+r = run("seq.npy", "--candidates", "cand.ecsv", "--tracks", "tracks.ecsv", "--report", "report.json")
 check(r.returncode == 0 and "tracks=1 " in r.stdout, f"npy: run, one track ({r.stdout.strip()[-120:]} {r.stderr.strip()[:300]})")
+if r.returncode == 0:
+    with open("report.json") as f:
+        rep = json.load(f)
+    check(rep["outputs"]["tracks"] == "tracks.ecsv" and rep["counts"]["tracks"] == 1,
+          f"the report names the tracks file and counts the tracks ({rep['outputs']}, {rep['counts']})")
 if r.returncode == 0:
     tt = Table.read("tracks.ecsv", format="ascii.ecsv")
     cand = Table.read("cand.ecsv", format="ascii.ecsv")

@@ -311,7 +311,7 @@ int pyr_cli_frames(int argc, char **argv)
     /* fail before a long run, not after it: every output writable, none the
      * same file as another or as an input (each file a pattern matched, the
      * configuration) */
-    const char *outs[] = {residual, shifts, candidates, snr_image, max_snr, report ? report : ""};
+    const char *outs[] = {residual, shifts, candidates, snr_image, max_snr, tracks};
     {
         pyr_named_path_t named[7] = {{"frames.residual", residual},   {"frames.shifts", shifts},
                                      {"frames.candidates", candidates}, {"frames.snr_image", snr_image},
@@ -562,7 +562,7 @@ int pyr_cli_frames(int argc, char **argv)
         pyr_frames_get_stats(fr, &fs);
         where = "--report: ";
         st = pyr_frames_report_write(report, config, (const char *const *)inputs, ninputs, info.nx, info.ny, info.nframes, o, &fs, secs,
-                                   outs);
+                                   outs, s.linking ? ntrk : -1);
     }
     if (st == PYR_OK) {
         where = "";

@@ -717,7 +717,7 @@ pyr_status_t pyr_solve_report_write(const char *path, const char *problem_file, 
 #ifdef PYR_HAVE_FRAMES /* a build without the frames pipeline has no frames report */
 pyr_status_t pyr_frames_report_write(const char *path, const char *config, const char *const *inputs, int ninputs, int64_t nx, int64_t ny,
                                    int64_t nframes, const pyr_frames_options_t *o, const pyr_frames_stats_t *fs, double seconds,
-                                   const char *const outputs[5])
+                                   const char *const outputs[6], int64_t ntracks)
 {
     static const char *const refs[] = {"first", "rolling"}, *const coarse[] = {"always", "never", "auto"};
     pyr_json_t j;
@@ -772,14 +772,15 @@ pyr_status_t pyr_frames_report_write(const char *path, const char *config, const
     pyr_json_int(&j, "reduced", fs->reduced);
     pyr_json_int(&j, "fallback", fs->fallback);
     pyr_json_int(&j, "not_converged", fs->not_converged);
+    if (ntracks >= 0) pyr_json_int(&j, "tracks", ntracks);
     pyr_json_end(&j);
     pyr_json_object(&j, "run");
     pyr_json_string(&j, "backend", fs->backend);
     pyr_json_string(&j, "device", fs->device);
     pyr_json_end(&j);
-    static const char *const names[5] = {"residual", "shifts", "candidates", "snr_image", "max_snr"};
+    static const char *const names[6] = {"residual", "shifts", "candidates", "snr_image", "max_snr", "tracks"};
     pyr_json_object(&j, "outputs");
-    for (int i = 0; i < 5; i++) pyr_json_string(&j, names[i], outputs[i] && outputs[i][0] ? outputs[i] : NULL);
+    for (int i = 0; i < 6; i++) pyr_json_string(&j, names[i], outputs[i] && outputs[i][0] ? outputs[i] : NULL);
     pyr_json_end(&j);
     pyr_json_int(&j, "exit_status", 0);
     return report_end(&j, path, strcmp(fs->backend, "cuda") ? PYR_BACKEND_CPU : PYR_BACKEND_CUDA, o->device);
