@@ -237,15 +237,17 @@ __device__ double block_sum(double v, double *sh)
  * launch.  The last block finishes the reduction from the partials (read
  * past the SM's cache, __ldcg) in the fixed order of the one-block kernel it
  * replaces, so the result does not depend on which block comes last, and
- * the launch of that kernel is saved.  Every thread of every block calls it. */
+ * the launch of that kernel is saved.  Every thread of every block calls it
+ * (of the grid's first nblocks blocks, where a launch does other work in
+ * the blocks after them). */
 #define FR_COUNTERS 4 /* one per reduction: ingest, argmax, refinement and background, dots */
-__device__ int last_block(unsigned *count)
+__device__ int last_block(unsigned *count, unsigned nblocks = 0)
 {
     __shared__ int last;
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) {
-        last = atomicAdd(count, 1u) == gridDim.x - 1;
+        last = atomicAdd(count, 1u) == (nblocks ? nblocks : gridDim.x) - 1;
         if (last) *count = 0;
     }
     __syncthreads();
@@ -911,14 +913,31 @@ __device__ void dots_final(const double *part, int64_t ntiles, int n, double *D,
                            const fstate_t *st, int only_if_cleaned);
 __device__ void adopt_state(const fstate_t *f, fstate_t *st);
 __device__ void write_record(const fstate_t *st, frec_t *rec, int64_t t, int var_mode);
+/* The weights (frames_math.h) by one block of TPB threads: the same
+ * arithmetic as the one-thread solve, its sums spread over the block's
+ * threads; the Gram matrix in global memory (work), the factor and vectors
+ * in the dynamic shared memory (fast_words doubles) where they fit.  on: run
+ * it (k_dots). */
+struct solve_t {
+    const double *shx, *shy;
+    double *work;
+    double eps;
+    int64_t fast_words;
+    int N, deg, window, on;
+};
+
 /* Also, by block 0's first thread, where given: the frame's state from the
  * shift stage of its batch taken into st (adopt; no block reads st when
  * only_if_cleaned is 0), or the frame's record written (rec; every kernel
- * before has finished with the state). */
+ * before has finished with the state).  And with sv.on, the weights
+ * (solve_t) by the last block once it has written the row of D, in the
+ * launch's dynamic shared memory; every block's writes to the state, the
+ * adopted one's too, are visible to it (last_block). */
 __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, int64_t nx, int64_t ny, int64_t b, double *part,
                        fstate_t *st, int only_if_cleaned, int *dirty, unsigned *count, double *D, int dot_ring, int span,
-                       int64_t t, const fstate_t *adopt = NULL, frec_t *rec = NULL, int var_mode = 0)
+                       int64_t t, const fstate_t *adopt = NULL, frec_t *rec = NULL, int var_mode = 0, solve_t sv = solve_t())
 {
+    extern __shared__ double fast[];
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         if (adopt) adopt_state(adopt, st);
         if (rec) write_record(st, rec, t, var_mode);
@@ -927,7 +946,16 @@ __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, i
     int k = (int)(blockIdx.x % (n + 1));
     if (!(only_if_cleaned && (st->cleaned == 0 || !dirty[tile])))
         dots_tile(ring, np, sl, tile, k, nx, ny, b, part, n, only_if_cleaned, dirty);
-    if (last_block(count)) dots_final(part, gridDim.x / (n + 1), n, D, dot_ring, span, t, st, only_if_cleaned);
+    if (last_block(count)) {
+        dots_final(part, gridDim.x / (n + 1), n, D, dot_ring, span, t, st, only_if_cleaned);
+        if (sv.on) {
+            __syncthreads(); /* the row written above */
+            fr_dots_t d = {D, sv.shx, sv.shy, dot_ring, span};
+            int flags = fr_weights_solve_block(&d, t, sv.N, sv.deg, sv.window, sv.eps, sv.work, sv.fast_words ? fast : NULL,
+                                               sv.fast_words, st->a, &st->used, &st->eps_used);
+            if (threadIdx.x == 0) st->flags |= flags;
+        }
+    }
 }
 
 /* The dot product of tile `tile` with h_{t-k}: one block. */
@@ -967,20 +995,6 @@ __device__ void dots_final(const double *part, int64_t ntiles, int n, double *D,
     D[(t % dot_ring) * (span + 1) + k] = s;
 }
 
-/* The weights (frames_math.h) by one block: the same arithmetic as the
- * one-thread solve, its sums spread over the block's threads; the Gram
- * matrix in global memory (work), the factor and vectors in the dynamic
- * shared memory (fast_words doubles) where they fit. */
-#define FR_SOLVE_THREADS 256
-__global__ void k_solve(const double *D, const double *shx, const double *shy, int dot_ring, int span, int64_t t, int N, int deg,
-                        int window, double eps, double *work, int64_t fast_words, fstate_t *st)
-{
-    extern __shared__ double fast[];
-    fr_dots_t d = {D, shx, shy, dot_ring, span};
-    int flags = fr_weights_solve_block(&d, t, N, deg, window, eps, work, fast_words ? fast : NULL, fast_words, st->a, &st->used,
-                                       &st->eps_used);
-    if (threadIdx.x == 0) st->flags |= flags;
-}
 
 __device__ uint8_t valid_at(const uint8_t *bad, int64_t i, int64_t nx, int64_t ny, int64_t b, const fstate_t *st, int align,
                             const uint8_t *refbad);
@@ -1082,12 +1096,12 @@ __global__ void k_varreg(const float *var, float *vreg, int64_t nx, int64_t ny, 
  * where no source is predicted (fr_noise_sky; with variance planes, all),
  * clipped or not. */
 __device__ void noise_step(const double *part, int64_t ntiles, fstate_t *st, int mode, double lam);
-__global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b,
-                              fstate_t *st, int clip, int var_mode, const float *xt, const float *yt, float k2sum,
-                              double *part, unsigned *count, int mode, double lam)
+__device__ void noise_tile(const float *m, const float *xv, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b, fstate_t *st,
+                           int clip, int var_mode, const float *xt, const float *yt, float k2sum, double *part, unsigned *count,
+                           int mode, double lam, int64_t tile, unsigned ntiles)
 {
     __shared__ double sh[TPB];
-    int64_t tile = blockIdx.x, ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
+    int64_t ya = b + tile * FR_TILE_ROWS, yb = ya + FR_TILE_ROWS < ny - b ? ya + FR_TILE_ROWS : ny - b;
     int64_t w = nx - 2 * b, cnt = (yb - ya) * w;
     double acc[FR_NOISE_SUMS] = {0};
     double A = st->A, C = st->C, F = st->F;
@@ -1123,7 +1137,14 @@ __global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *va
     }
     /* the last block takes the noise model's step (every block has read
      * A, C, F and bg above) */
-    if (last_block(count) && threadIdx.x == 0) noise_step(part, gridDim.x, st, mode, lam);
+    if (last_block(count, ntiles) && threadIdx.x == 0) noise_step(part, ntiles, st, mode, lam);
+}
+
+__global__ void k_noise_tiles(const float *m, const float *xv, const uint8_t *valid, int64_t nx, int64_t ny, int64_t b,
+                              fstate_t *st, int clip, int var_mode, const float *xt, const float *yt, float k2sum,
+                              double *part, unsigned *count, int mode, double lam)
+{
+    noise_tile(m, xv, valid, nx, ny, b, st, clip, var_mode, xt, yt, k2sum, part, count, mode, lam, blockIdx.x, gridDim.x);
 }
 
 /* mode 0: S = sums, fit A, C from S alone (first frame, unclipped);
@@ -1168,10 +1189,10 @@ __global__ void k_snr(const float *m, const float *xv, const uint8_t *valid, flo
 }
 
 /* Local maxima of z above kmin (frames_cpu.c detect) appended to the list. */
-__global__ void k_peaks(const float *z, const float *m, int64_t nx, int64_t ny, int64_t b, float kmin, double sum_k2, fcand_t *list,
-                        fstate_t *st)
+__device__ void peak_at(const float *z, const float *m, int64_t nx, int64_t ny, int64_t b, float kmin, double sum_k2, fcand_t *list,
+                        fstate_t *st, int64_t i0)
 {
-    int64_t w = nx - 2 * b - 2, i0 = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int64_t w = nx - 2 * b - 2;
     if (w <= 0 || i0 >= w * (ny - 2 * b - 2)) return;
     int64_t y = b + 1 + i0 / w, x = b + 1 + i0 % w, i = y * nx + x;
     float zc = z[i];
@@ -1196,6 +1217,20 @@ __global__ void k_peaks(const float *z, const float *m, int64_t nx, int64_t ny, 
     c.c.flux = (float)(m[i] / sum_k2 * st->unit);
     c.c.snr = zc;
     list[slot] = c;
+}
+
+/* The peaks (blocks from ntiles on), and in the first ntiles blocks the
+ * noise model's sums of the frame and its step (k_noise_tiles); neither
+ * reads what the other writes. */
+__global__ void k_peaks(const float *z, const float *m, int64_t nx, int64_t ny, int64_t b, float kmin, double sum_k2, fcand_t *list,
+                        fstate_t *st, unsigned ntiles, const float *xv, const uint8_t *valid, int var_mode, const float *xt,
+                        const float *yt, float k2sum, double *part, unsigned *count, double lam)
+{
+    if (blockIdx.x < ntiles) {
+        noise_tile(m, xv, valid, nx, ny, b, st, 1, var_mode, xt, yt, k2sum, part, count, 3, lam, blockIdx.x, ntiles);
+        return;
+    }
+    peak_at(z, m, nx, ny, b, kmin, sum_k2, list, st, (int64_t)(blockIdx.x - ntiles) * blockDim.x + threadIdx.x);
 }
 
 /* Where the dot products look: the tiles whose pixels changed are summed
@@ -2193,13 +2228,13 @@ static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, 
     int n = (int)(t < o->history ? t : o->history);
     frame_slots_t sl;
     for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % g->ring_n);
-    k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty,
-                                                            g->d_count + 3, g->d_D, g->dring, o->history, t, adopt);
+    /* the row of dot products, then the weights by its last block */
     int64_t nmax = (int64_t)o->history * (s->deg < 0 ? 1 : fr_poly_terms(s->deg)), fast_words = nmax * nmax + 2 * nmax;
     if (fast_words * (int64_t)sizeof(double) > 40 * 1024) fast_words = 0; /* within the default limit of shared memory */
-    k_solve<<<1, FR_SOLVE_THREADS, (size_t)fast_words * sizeof(double), cs>>>(g->d_D, g->d_shx, g->d_shy, g->dring, o->history, t,
-                                                                              o->history, s->deg, s->window, o->epsilon, g->d_work,
-                                                                              fast_words, g->d_st);
+    const solve_t sv = {g->d_shx, g->d_shy, g->d_work, o->epsilon, fast_words, o->history, s->deg, s->window, 1};
+    k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, (size_t)fast_words * sizeof(double), cs>>>(
+        g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty, g->d_count + 3, g->d_D, g->dring, o->history, t, adopt,
+        (frec_t *)NULL, 0, sv);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[2], cs));
     /* out slot k: its previous frame must be delivered (and those before it, in order) */
@@ -2246,12 +2281,12 @@ static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, 
         k_snr<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, g->d_z, g->d_maxz, nx, ny, b,
                                                                    g->d_st, detecting, res);
         float kmin = (float)(o->threshold < o->clean_threshold ? o->threshold : o->clean_threshold);
-        k_peaks<<<grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2, g->d_cand[k],
-                                                                     g->d_st);
-        if (t > 1) {
-            k_noise_tiles<<<nt, TPB, 0, cs>>>(g->d_m, g->d_xv, g->d_valid, nx, ny, b, g->d_st, 1, g->var_mode, g->d_xt, g->d_yt,
-                                              (float)s->sum_k2, g->d_part, g->d_count + 2, 3, lam);
-        }
+        /* the frames after the first add theirs to the noise model's sums in the same launch */
+        unsigned ntb = t > 1 ? nt : 0;
+        k_peaks<<<ntb + grid_for((nx - 2 * b) * (ny - 2 * b)), TPB, 0, cs>>>(g->d_z, g->d_m, nx, ny, b, kmin, s->sum_k2,
+                                                                           g->d_cand[k], g->d_st, ntb, g->d_xv, g->d_valid,
+                                                                           g->var_mode, g->d_xt, g->d_yt, (float)s->sum_k2,
+                                                                           g->d_part, g->d_count + 2, lam);
         LAUNCHED();
         dirty_t dt = {g->d_dirty, nx, ny, b};
         k_cleans<<<gp + (o->clean ? 128u : 0u), TPB, 0, cs>>>(h, g->d_bh, bad, g->d_cand[k], g->d_st, nx, ny, s->align, gp,
