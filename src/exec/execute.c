@@ -60,6 +60,7 @@
  * (reduce_change), the partial results are combined in task order, and the
  * run stops at the first check below the tolerance. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,7 +469,11 @@ static pyr_status_t compute(exec_t *e, int slot, pyr_piece_t *piece, int n, int 
                               .amplitudes = e->amp,
                               .nprobes = nprobes,
                               .probes = e->task_probes,
-                              .probes_out = probes_out};
+                              .probes_out = probes_out,
+                              .terms = e->series ? e->pts.terms : NULL,
+                              .series = e->series,
+                              .nseries = e->pts.nseries,
+                              .sources_id = e->src_id};
     PYR_TRY(e->plan->kernel->run(e->ctx, slot, &call));
     piece->cur = (piece->cur + first) & 1;
     if (first == n) return PYR_OK;
@@ -737,6 +742,7 @@ static void exec_release(exec_t *e)
     free(e->probes);
     free(e->task_probes);
     free(e->amp);
+    free(e->series);
     free(e->probe_pass);
 }
 
@@ -774,6 +780,15 @@ static pyr_status_t setup_points(exec_t *e)
             e->src[i].field = pts->sources[i].field;
             memcpy(e->src[i].node, pts->sources[i].node, sizeof e->src[i].node);
         }
+        /* sources with terms: the amplitudes hook gives their series' rows, the kernels the amplitudes */
+        e->pts.series = NULL;
+        if (pts->terms && pts->nseries > 0) {
+            e->series = malloc((size_t)pts->nseries * (size_t)hmax * sizeof *e->series);
+            if (!e->series) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the sources' series");
+            e->pts.series = e->series;
+        }
+        static atomic_uint_fast64_t ids;
+        e->src_id = atomic_fetch_add(&ids, 1) + 1;
     }
     if (e->nprobes) {
         const int slots = plan->slots;
