@@ -110,6 +110,46 @@ static inline pyr_status_t mx_reference(const pyr_problem_t *p, pyr_field_t *con
     return mx_run(p, &o, given, r);
 }
 
+/* Run a against run b (`what` names b in messages), bit for bit: every component either holds, and the
+ * probe series.  Returns 0 where they agree. */
+static inline int mx_compare(const char *label, const char *what, const pyr_problem_t *p, const mx_result_t *a, const mx_result_t *b)
+{
+    int bad = 0;
+    for (int k = 0; k < 6; k++) {
+        if (!a->c[k] && !b->c[k]) continue;
+        if (!a->c[k] || !b->c[k]) {
+            CHECK(0, "%s: component %d present in one run only", label, k);
+            return 1;
+        }
+        int64_t i = first_difference(a->c[k], b->c[k]);
+        CHECK(i < 0, "%s: component %d differs from %s at node %lld (%.17g vs %.17g)", label, k, what, (long long)i,
+              i >= 0 ? field_get(a->c[k], i) : 0, i >= 0 ? field_get(b->c[k], i) : 0);
+        bad |= i >= 0;
+    }
+    const int64_t np = a->nseries * p->maxwell.nprobes;
+    CHECK(a->nseries == b->nseries, "%s: probe series of %lld and %lld steps", label, (long long)a->nseries, (long long)b->nseries);
+    if (a->nseries == b->nseries && np && memcmp(a->probes, b->probes, (size_t)np * sizeof(double))) {
+        CHECK(0, "%s: probe series differ from %s", label, what);
+        bad = 1;
+    }
+    return bad || a->nseries != b->nseries;
+}
+
+/* p run with options o (into *a) against the CPU's naive method (into *b), compared as mx_compare does, the
+ * probe series also of every step where p has probes.  Returns -1 where a run failed (said), else 0 where
+ * they agree; *a and *b keep the runs for the caller's own checks (mx_free both). */
+static inline int mx_against_naive(const char *label, const pyr_problem_t *p, const pyr_options_t *o, mx_result_t *a, mx_result_t *b)
+{
+    const pyr_status_t sa = mx_run(p, o, NULL, a);
+    CHECK(sa == PYR_OK, "%s: run failed: %s", label, pyr_last_error());
+    const pyr_status_t sb = mx_reference(p, NULL, b);
+    CHECK(sb == PYR_OK, "%s: reference failed: %s", label, pyr_last_error());
+    if (sa != PYR_OK || sb != PYR_OK) return -1;
+    CHECK(a->nseries == (p->maxwell.nprobes ? p->steps : 0), "%s: probe series of %lld steps for a run of %lld", label, (long long)a->nseries,
+          (long long)p->steps);
+    return mx_compare(label, "the naive method", p, a, b);
+}
+
 static inline double mx_get(const pyr_field_t *f, int64_t x, int64_t y, int64_t z)
 {
     return field_get(f, (z * f->n[1] + y) * f->n[0] + x);

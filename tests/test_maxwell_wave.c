@@ -26,29 +26,6 @@ static long long launches(void)
     return st.launches;
 }
 
-static int compare(const char *label, const char *what, const pyr_problem_t *p, const mx_result_t *a, const mx_result_t *b)
-{
-    int bad = 0;
-    for (int k = 0; k < 6; k++) {
-        if (!a->c[k] && !b->c[k]) continue;
-        if (!a->c[k] || !b->c[k]) {
-            CHECK(0, "%s: component %d present in one run only", label, k);
-            return 1;
-        }
-        int64_t i = first_difference(a->c[k], b->c[k]);
-        CHECK(i < 0, "%s: component %d differs from %s at node %lld (%.17g vs %.17g)", label, k, what, (long long)i,
-              i >= 0 ? field_get(a->c[k], i) : 0, i >= 0 ? field_get(b->c[k], i) : 0);
-        bad |= i >= 0;
-    }
-    const int64_t np = a->nseries * p->maxwell.nprobes;
-    CHECK(a->nseries == b->nseries, "%s: probe series of %lld and %lld steps", label, (long long)a->nseries, (long long)b->nseries);
-    if (a->nseries == b->nseries && np && memcmp(a->probes, b->probes, (size_t)np * sizeof(double))) {
-        CHECK(0, "%s: probe series differ from %s", label, what);
-        bad = 1;
-    }
-    return bad || a->nseries != b->nseries;
-}
-
 static int run_case(uint64_t seed, int c)
 {
     rng_t r = {seed * 7919u + (uint64_t)c * 104729u};
@@ -119,8 +96,8 @@ static int run_case(uint64_t seed, int c)
         fewer += l1 - l0 < l2 - l1;
     }
     int bad = sr != PYR_OK || sa != PYR_OK || stl != PYR_OK;
-    if (!bad) bad |= compare(label, "the CPU naive method", &p, &a, &ref);
-    if (!bad) bad |= compare(label, "the tile variant", &p, &a, &t);
+    if (!bad) bad |= mx_compare(label, "the CPU naive method", &p, &a, &ref);
+    if (!bad) bad |= mx_compare(label, "the tile variant", &p, &a, &t);
     /* the same case in passes of a few steps (calls of 1 to 5 steps: a lone step in place, odd launch counts) */
     pyr_options_t o2 = o;
     o2.height = rng_range(&r, 1, 5);
@@ -129,7 +106,7 @@ static int run_case(uint64_t seed, int c)
     if (!bad && s2 == PYR_OK) {
         char l2[460];
         snprintf(l2, sizeof l2, "%s, passes of height %lld", label, (long long)o2.height);
-        bad |= compare(l2, "the CPU naive method", &p, &w2, &ref);
+        bad |= mx_compare(l2, "the CPU naive method", &p, &w2, &ref);
     }
     mx_free(&ref);
     mx_free(&a);

@@ -165,25 +165,9 @@ static int run_case(uint64_t seed, int c, pyr_backend_kind_t backend)
              (unsigned long long)o.memory, o.devices, o.kernel);
 
     mx_result_t a = {0}, b = {0};
-    pyr_status_t sa = mx_run(&p, &o, NULL, &a);
-    CHECK(sa == PYR_OK, "%s: run failed: %s", label, pyr_last_error());
-    pyr_status_t sb = mx_reference(&p, NULL, &b);
-    CHECK(sb == PYR_OK, "%s: reference failed: %s", label, pyr_last_error());
-    int bad = sa != PYR_OK || sb != PYR_OK;
-    if (!bad) {
-        for (int k = 0; k < 6; k++) {
-            if (!a.c[k]) continue;
-            int64_t i = first_difference(a.c[k], b.c[k]);
-            CHECK(i < 0, "%s: component %d differs from the naive method at node %lld (%.17g vs %.17g)", label, k, (long long)i,
-                  i >= 0 ? field_get(a.c[k], i) : 0, i >= 0 ? field_get(b.c[k], i) : 0);
-            bad |= i >= 0;
-        }
-        CHECK(a.nseries == (m->nprobes ? p.steps : 0) && b.nseries == a.nseries, "%s: probe series of %lld and %lld steps", label,
-              (long long)a.nseries, (long long)b.nseries);
-        if (a.nseries == b.nseries && a.nseries && memcmp(a.probes, b.probes, (size_t)(a.nseries * m->nprobes) * sizeof(double))) {
-            CHECK(0, "%s: probe series differ from the naive method", label);
-            bad = 1;
-        }
+    const int differ = mx_against_naive(label, &p, &o, &a, &b);
+    int bad = differ != 0;
+    if (differ >= 0) {
         pyramids += o.method == PYR_METHOD_PYRAMID && a.info.height > 1;
     }
     mx_free(&a);

@@ -16,29 +16,6 @@
 
 static int with_cpml, with_h_source, odd_steps, three_d;
 
-static int compare(const char *label, const pyr_problem_t *p, const mx_result_t *a, const mx_result_t *b)
-{
-    int bad = 0;
-    for (int k = 0; k < 6; k++) {
-        if (!a->c[k] && !b->c[k]) continue;
-        if (!a->c[k] || !b->c[k]) {
-            CHECK(0, "%s: component %d present in one run only", label, k);
-            return 1;
-        }
-        int64_t i = first_difference(a->c[k], b->c[k]);
-        CHECK(i < 0, "%s: component %d differs from the CPU naive method at node %lld (%.17g vs %.17g)", label, k, (long long)i,
-              i >= 0 ? field_get(a->c[k], i) : 0, i >= 0 ? field_get(b->c[k], i) : 0);
-        bad |= i >= 0;
-    }
-    const int64_t np = a->nseries * p->maxwell.nprobes;
-    CHECK(a->nseries == b->nseries, "%s: probe series of %lld and %lld steps", label, (long long)a->nseries, (long long)b->nseries);
-    if (a->nseries == b->nseries && np && memcmp(a->probes, b->probes, (size_t)np * sizeof(double))) {
-        CHECK(0, "%s: probe series differ from the CPU naive method", label);
-        bad = 1;
-    }
-    return bad || a->nseries != b->nseries;
-}
-
 static int run_case(uint64_t seed, int c)
 {
     rng_t r = {seed * 6151u + (uint64_t)c * 92821u};
@@ -81,7 +58,7 @@ static int run_case(uint64_t seed, int c)
     pyr_status_t sa = mx_run(&p, &o, NULL, &a);
     CHECK(sa == PYR_OK, "%s: fused run failed: %s", label, pyr_last_error());
     int bad = sr != PYR_OK || sa != PYR_OK;
-    if (!bad) bad |= compare(label, &p, &a, &ref);
+    if (!bad) bad |= mx_compare(label, "the CPU naive method", &p, &a, &ref);
     /* the same case in passes of a few steps (calls of 1 to 3 steps: the odd first step in place, a lone
      * step that cannot fuse) */
     pyr_options_t o2 = o;
@@ -92,7 +69,7 @@ static int run_case(uint64_t seed, int c)
     if (!bad && st == PYR_OK) {
         char l2[460];
         snprintf(l2, sizeof l2, "%s, passes of height %lld", label, (long long)o2.height);
-        bad |= compare(l2, &p, &t, &ref);
+        bad |= mx_compare(l2, "the CPU naive method", &p, &t, &ref);
     }
     mx_free(&ref);
     mx_free(&a);
