@@ -798,6 +798,8 @@ pyr_status_t rows_make(cudaStream_t st, const pyr_kernel_call_t *call, const Src
 {
     *dev = NULL;
     const int64_t steps = (call->nboxes + 1) / 2, ns = call->terms && call->series ? call->nseries : 0;
+    if (t->namp < call->nsources && !ns)
+        return pyr_fail(PYR_ERR_INTERNAL, "CUDA Maxwell kernel: a call with sources' terms without the series they read");
     const size_t nv = (size_t)(steps * (ns + t->namp));
     if (!nv) return PYR_OK;
     double *host = (double *)malloc(nv * sizeof(double));
