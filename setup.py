@@ -95,7 +95,8 @@ def run(cmd):
 
 
 def build_library():
-    """Configure and build the target pyrgrid; return (the library file, the name to ship it under)."""
+    """Configure and build the target pyrgrid; return (the library file, the name to ship it under, the CUDA
+    plug-in built beside it or None)."""
     folder = Path(os.environ.get("PYRGRID_CMAKE_BUILD_DIR") or scratch() / "cmake").resolve()
     run(["cmake", "-S", str(ROOT), "-B", str(folder)] + cmake_args())
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
@@ -105,7 +106,9 @@ def build_library():
         sys.exit(f"pyrgrid setup.py: the build made no {dev} (a shared library is needed: BUILD_SHARED_LIBS=ON)")
     # libpyrgrid.so -> libpyrgrid.so.MAJOR.MINOR (the soname) -> libpyrgrid.so.MAJOR.MINOR.PATCH
     name = os.readlink(dev) if dev.is_symlink() else dev.name
-    return dev.resolve(), Path(name).name
+    # the CUDA backend, a plug-in that libpyrgrid loads from its own folder when a GPU is asked for
+    plugin = folder / "libpyrgrid_cuda.so"
+    return dev.resolve(), Path(name).name, plugin if plugin.exists() else None
 
 
 class build(_build):
@@ -131,16 +134,18 @@ class build_py(_build_py):
 
     def run(self):
         super().run()
-        lib, name = build_library()
+        lib, name, plugin = build_library()
         target = Path(self.build_lib) / "pyrgrid" / name
         target.parent.mkdir(parents=True, exist_ok=True)
         self.copy_file(str(lib), str(target), preserve_mode=True)
-        self._library = str(target)
+        self._library = [str(target)]
+        if plugin:
+            self.copy_file(str(plugin), str(target.parent / plugin.name), preserve_mode=True)
+            self._library.append(str(target.parent / plugin.name))
 
     def get_outputs(self, include_bytecode=1):
         outputs = super().get_outputs(include_bytecode)
-        lib = getattr(self, "_library", None)
-        return outputs + [lib] if lib else outputs
+        return outputs + getattr(self, "_library", [])
 
 
 cmdclass = {"build": build, "build_py": build_py, "egg_info": egg_info}

@@ -39,3 +39,7 @@ cmake --build "$build" -j"$(nproc)" ${targets[@]+"${targets[@]}"} > "$build/benc
 grep -E "error:|warning:|Error [0-9]" "$build/bench-build.log" || true
 [ $rc -eq 0 ] || { echo "bench/build.sh: the build failed (rc $rc); the end of $build/bench-build.log:"; tail -30 "$build/bench-build.log"; exit 1; }
 [ ${#targets[@]} -gt 0 ] || test -x "$build/pyrgrid"
+# with CUDA, the program reaches the GPU through the plug-in beside its library (built with the library)
+if [ ${#targets[@]} -eq 0 ] && grep -q '^PYR_CUDA_PLUGIN_BUILT:INTERNAL=ON' "$build/CMakeCache.txt"; then
+  test -s "$build/libpyrgrid_cuda.so" || { echo "bench/build.sh: the build made no $build/libpyrgrid_cuda.so"; exit 1; }
+fi

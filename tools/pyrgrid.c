@@ -68,8 +68,12 @@ static int info(int argc, char **argv)
     printf("backend cpu: available, %d threads (OpenMP)\n", pyr_cpu_threads());
 #ifdef PYR_HAVE_CUDA
     int n = pyr_gpu_count();
-    if (n == 0) printf("backend cuda: compiled in; no usable GPU found\n");
-    else printf("backend cuda: %d GPU%s\n", n, n > 1 ? "s" : "");
+    if (n == 0) {
+        /* why: the CUDA plug-in missing, no driver, or no device (describing GPU 0 says which) */
+        char text[256];
+        const int known = pyr_gpu_describe(0, text, sizeof text) != PYR_OK;
+        printf("backend cuda: compiled in; no usable GPU found%s%s\n", known ? ": " : "", known ? pyr_last_error() : "");
+    } else printf("backend cuda: %d GPU%s\n", n, n > 1 ? "s" : "");
     for (int i = 0; i < n; i++) {
         char text[256];
         if (pyr_gpu_describe(i, text, sizeof text) == PYR_OK) printf("  GPU %d: %s\n", i, text);

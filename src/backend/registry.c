@@ -1,4 +1,15 @@
-/* Which runtimes and kernels are compiled in and usable here. */
+/* Which runtimes and kernels are compiled in and usable here.
+ *
+ * The CPU backend is part of the core.  The CUDA backend is reached through
+ * one table (backend/plugin.h): the plug-in libpyrgrid_cuda.so returns it,
+ * loaded at run time by src/api/plugin.c from the folder of the library
+ * holding the core when CUDA is asked for (backend = cuda, frames or line
+ * Gauss-Seidel on cuda) or, for backend = auto, where a GPU may be present;
+ * the static libraries (tests, benchmarks) link the CUDA objects in and take
+ * the table directly.  The plug-in calls the core back through a table the
+ * loader hands it, not by linking libpyrgrid, so the core's state (errors,
+ * wisdom, device contexts) has one copy in a process.  A NULL table is "no
+ * CUDA here", and pyr_cuda_missing() says why and what would work. */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,18 +19,17 @@
 
 #include "backend/device.h"
 #include "backend/kernels.h"
+#include "backend/plugin.h"
 #include "core/error.h"
-#ifdef PYR_HAVE_CUDA
-#include "backend/cuda/cuda_api.h"
-#endif
 
 const pyr_device_ops_t *pyr_device_get(pyr_backend_kind_t kind)
 {
     switch (kind) {
     case PYR_BACKEND_CPU: return &pyr_device_cpu;
-#ifdef PYR_HAVE_CUDA
-    case PYR_BACKEND_CUDA: return &pyr_device_cuda;
-#endif
+    case PYR_BACKEND_CUDA: {
+        const pyr_cuda_plugin_t *cuda = pyr_cuda_plugin(PYR_CUDA_ASK);
+        return cuda ? cuda->device : NULL;
+    }
     default: return NULL;
     }
 }
@@ -27,20 +37,28 @@ const pyr_device_ops_t *pyr_device_get(pyr_backend_kind_t kind)
 /* ----------------------------------------------------------------- kernels */
 
 extern const pyr_kernel_t pyr_kernel_cpu_heat, pyr_kernel_cpu_poisson, pyr_kernel_cpu_maxwell;
-#ifdef PYR_HAVE_CUDA
-extern const pyr_kernel_t pyr_kernel_cuda_heat, pyr_kernel_cuda_poisson, pyr_kernel_cuda_maxwell;
-#endif
 
-static const pyr_kernel_t *const kernels[] = {
+static const pyr_kernel_t *const cpu_kernels[] = {
     &pyr_kernel_cpu_heat,
     &pyr_kernel_cpu_poisson,
     &pyr_kernel_cpu_maxwell,
-#ifdef PYR_HAVE_CUDA
-    &pyr_kernel_cuda_heat,
-    &pyr_kernel_cuda_poisson,
-    &pyr_kernel_cuda_maxwell,
-#endif
 };
+#define N_CPU_KERNELS ((int)(sizeof cpu_kernels / sizeof cpu_kernels[0]))
+
+/* The CPU's kernels followed by the CUDA backend's, once it is loaded. */
+#define PYR_MAX_KERNELS 16
+static const pyr_kernel_t *all_kernels[PYR_MAX_KERNELS];
+static int n_all_kernels;
+static pthread_once_t all_once = PTHREAD_ONCE_INIT;
+
+static void list_all(void)
+{
+    const pyr_cuda_plugin_t *cuda = pyr_cuda_plugin(PYR_CUDA_IF_LOADED);
+    int n = 0;
+    for (int i = 0; i < N_CPU_KERNELS; i++) all_kernels[n++] = cpu_kernels[i];
+    for (int i = 0; cuda && i < cuda->nkernels && n < PYR_MAX_KERNELS; i++) all_kernels[n++] = cuda->kernels[i];
+    n_all_kernels = n;
+}
 
 /* Variants that methods register from their own folders as the library
  * loads (kernels.h pyr_kernel_extra_t): written under the lock, the count
@@ -74,14 +92,26 @@ const pyr_kernel_extra_t *pyr_kernel_extra_find(pyr_equation_t equation, pyr_bac
 
 int pyr_kernel_all(const pyr_kernel_t *const **out)
 {
-    *out = kernels;
-    return (int)(sizeof kernels / sizeof kernels[0]);
+    /* with the CUDA backend's where it is (or may be) usable */
+    if (!pyr_cuda_plugin(PYR_CUDA_PROBE)) {
+        *out = cpu_kernels;
+        return N_CPU_KERNELS;
+    }
+    pthread_once(&all_once, list_all);
+    *out = all_kernels;
+    return n_all_kernels;
 }
 
 const pyr_kernel_t *pyr_kernel_find(pyr_equation_t equation, pyr_backend_kind_t backend)
 {
-    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
-        if (kernels[i]->equation == equation && kernels[i]->backend == backend) return kernels[i];
+    if (backend == PYR_BACKEND_CUDA) {
+        const pyr_cuda_plugin_t *cuda = pyr_cuda_plugin(PYR_CUDA_ASK);
+        for (int i = 0; cuda && i < cuda->nkernels; i++)
+            if (cuda->kernels[i]->equation == equation) return cuda->kernels[i];
+        return NULL;
+    }
+    for (int i = 0; i < N_CPU_KERNELS; i++)
+        if (cpu_kernels[i]->equation == equation && cpu_kernels[i]->backend == backend) return cpu_kernels[i];
     return NULL;
 }
 
@@ -144,20 +174,14 @@ int pyr_backend_available(pyr_backend_kind_t kind)
 
 int pyr_gpu_count(void)
 {
-#ifdef PYR_HAVE_CUDA
-    return pyr_cuda_device_count();
-#else
-    return 0;
-#endif
+    /* backend = auto asks this: where no GPU may be present, the plug-in stays unloaded */
+    const pyr_cuda_plugin_t *cuda = pyr_cuda_plugin(PYR_CUDA_PROBE);
+    return cuda ? cuda->device_count() : 0;
 }
 
 pyr_status_t pyr_gpu_describe(int device, char *text, size_t size)
 {
-#ifdef PYR_HAVE_CUDA
-    return pyr_cuda_describe(device, text, size);
-#else
-    (void)text;
-    (void)size;
-    return pyr_fail(PYR_ERR_NODEVICE, "GPU %d: this pyrgrid was built without CUDA", device);
-#endif
+    const pyr_cuda_plugin_t *cuda = pyr_cuda_plugin(PYR_CUDA_ASK);
+    if (!cuda) return pyr_fail(PYR_ERR_NODEVICE, "GPU %d: %s", device, pyr_cuda_missing());
+    return cuda->describe(device, text, size);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "backend/device.h"
+#include "backend/plugin.h"
 #include "core/error.h"
 
 struct pyr_device {
@@ -27,8 +28,7 @@ pyr_status_t pyr_device_acquire(pyr_backend_kind_t kind, int device, pyr_device_
     *out = NULL;
     const pyr_device_ops_t *ops = pyr_device_get(kind);
     if (!ops && kind == PYR_BACKEND_CUDA)
-        return pyr_fail(PYR_ERR_NODEVICE, "backend = cuda: this pyrgrid was built without CUDA (no CUDA compiler at build time); "
-                                          "rebuild on a machine with nvcc, or use backend = cpu");
+        return pyr_fail(PYR_ERR_NODEVICE, "backend = cuda: %s", pyr_cuda_missing());
     if (!ops) return pyr_fail(PYR_ERR_ARG, "backend %d has no device runtime: use cpu or cuda", (int)kind);
     pthread_mutex_lock(&cache_lock);
     struct pyr_device *d = cache;

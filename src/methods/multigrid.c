@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend/kernels.h"
+#include "backend/plugin.h"
 #include "core/error.h"
 #include "methods/method.h"
 #include "solvers/multigrid/mg.h"
@@ -55,7 +56,7 @@ static pyr_status_t mg_check(const pyr_problem_t *p, pyr_options_t *o)
 static pyr_status_t mg_device(pyr_backend_kind_t kind)
 {
     if (pyr_mg_backend_built(kind)) return PYR_OK;
-    return pyr_fail(PYR_ERR_NODEVICE, "method = multigrid: this pyrgrid was built without its CUDA kernels; use backend = cpu");
+    return pyr_fail(PYR_ERR_NODEVICE, "method = multigrid on backend = cuda: %s", pyr_cuda_missing());
 }
 
 /* The CPU's automatic budget is a cache's, for streamed pieces: the levels live in the host's memory. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/plugin.h"
 #include "core/error.h"
 #include "core/field.h"
 #include "plan/model.h"
@@ -344,7 +345,7 @@ pyr_status_t pyr_parts_create(const pyr_problem_t *problem, const pyr_options_t 
         P->kind = P->options.backend;
         if (P->kind == PYR_BACKEND_AUTO) P->kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
         if (!pyr_device_get(P->kind))
-            st = pyr_fail(PYR_ERR_NODEVICE, "backend = cuda: this pyrgrid was built without CUDA; rebuild with nvcc, or use backend = cpu");
+            st = pyr_fail(PYR_ERR_NODEVICE, "backend = cuda: %s", pyr_cuda_missing());
     }
     if (st == PYR_OK) {
         int n = 0;

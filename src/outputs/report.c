@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/plugin.h"
 #include "core/error.h"
 #include "io/atomic.h"
 #include "io/hdf5.h"
@@ -152,11 +153,7 @@ void pyr_report_versions(pyr_json_t *j, const char *key)
     pyr_json_string(j, "compiler", __VERSION__);
 #endif
     pyr_json_string(j, "hdf5", pyr_h5_available() ? pyr_h5_library_version() : NULL);
-#ifdef PYR_HAVE_CUDA
-    pyr_json_bool(j, "cuda", 1);
-#else
-    pyr_json_bool(j, "cuda", 0);
-#endif
+    pyr_json_bool(j, "cuda", pyr_cuda_built());
     pyr_json_end(j);
 }
 

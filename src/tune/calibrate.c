@@ -12,6 +12,7 @@
 
 #include "backend/device.h"
 #include "backend/kernels.h"
+#include "backend/plugin.h"
 #include "core/error.h"
 #include "exec/exec.h"
 #include "tune/longvector.h"
@@ -559,7 +560,8 @@ pyr_status_t pyr_calibrate_backend(pyr_backend_kind_t backend, pyr_backend_kind_
 {
     *kind = backend == PYR_BACKEND_AUTO ? (pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU) : backend;
     if (!pyr_device_get(*kind))
-        return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend %s: this pyrgrid was built without that backend", pyr_backend_name(*kind));
+        return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend %s: %s", pyr_backend_name(*kind),
+                        *kind == PYR_BACKEND_CUDA ? pyr_cuda_missing() : "this pyrgrid was built without that backend");
     if (*kind == PYR_BACKEND_CUDA && !pyr_backend_available(*kind))
         return pyr_fail(PYR_ERR_NODEVICE, "calibrate --backend cuda: no usable GPU here; use --backend cpu");
     return PYR_OK;

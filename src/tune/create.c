@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "backend/plugin.h"
 #include "methods/method.h"
 #include "plan/model.h"
 #include "plan/planner.h"
@@ -475,7 +476,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     pyr_backend_kind_t kind = opt.backend;
     if (kind == PYR_BACKEND_AUTO) {
         kind = pyr_backend_available(PYR_BACKEND_CUDA) ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
-        if (kind == PYR_BACKEND_CPU && pyr_device_get(PYR_BACKEND_CUDA)) pyr_plan_add_notice(plan, "no usable GPU found; running on the CPU backend");
+        if (kind == PYR_BACKEND_CPU && pyr_cuda_built()) pyr_plan_add_notice(plan, "no usable GPU found; running on the CPU backend");
     }
     if (forced && forced->device && (st = forced->device(kind)) != PYR_OK) {
         free(wisdom);
@@ -491,9 +492,7 @@ static pyr_status_t create_plan(const pyr_problem_t *problem, const pyr_options_
     if (!plan->ops) {
         free(wisdom);
         pyr_plan_free(&plan);
-        return pyr_fail(PYR_ERR_NODEVICE,
-                        "backend = cuda: this pyrgrid was built without CUDA (no CUDA compiler at build time); "
-                        "rebuild on a machine with nvcc, or use backend = cpu");
+        return pyr_fail(PYR_ERR_NODEVICE, "backend = cuda: %s", pyr_cuda_missing());
     }
     plan->kernel = pyr_kernel_find(problem->equation, kind);
     if (!plan->kernel) {

@@ -8,9 +8,7 @@
 
 #include "backend/device.h"
 #include "core/error.h"
-#ifdef PYR_HAVE_CUDA
-#include "methods/longvector/cuda/longvector_api.h"
-#endif
+#include "backend/plugin.h"
 
 /* ------------------------------------------------------------- the fit */
 
@@ -124,7 +122,6 @@ int64_t pyr_lv_knee(const pyr_lv_sample_t *s, int n, double rise)
 
 /* ------------------------------------------------------- calibration */
 
-#ifdef PYR_HAVE_CUDA
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -133,30 +130,24 @@ static int cmp_i64(const void *a, const void *b)
 
 /* Seconds per call of each op at length n: a short pilot, then batches of
  * about `target` seconds. */
-static pyr_status_t time_length(void *ctx, int64_t n, double target, double out[3])
+static pyr_status_t time_length(const pyr_cuda_plugin_t *cuda, void *ctx, int64_t n, double target, double out[3])
 {
     double pilot[3];
-    PYR_TRY(pyr_cuda_lv_time_ops(ctx, n, 3, 1, pilot));
+    PYR_TRY(cuda->lv_time_ops(ctx, n, 3, 1, pilot));
     const double slow = fmax(pilot[0], fmax(pilot[1], pilot[2]));
     int batch = (int)fmin(2000.0, fmax(3.0, target / fmax(slow, 1e-7)));
-    return pyr_cuda_lv_time_ops(ctx, n, batch, 3, out);
+    return cuda->lv_time_ops(ctx, n, batch, 3, out);
 }
-#endif
 
 pyr_status_t pyr_calibrate_longvector(const pyr_calibrate_opts_t *o, pyr_lv_constants_t *k, int64_t *hardware, double *rms)
 {
-#ifndef PYR_HAVE_CUDA
-    (void)o;
-    (void)k;
-    (void)hardware;
-    (void)rms;
-    return pyr_fail(PYR_ERR_NODEVICE, "the long-vector method's calibration needs the CUDA backend; this pyrgrid was built without it");
-#else
-    const pyr_device_ops_t *ops = pyr_device_get(PYR_BACKEND_CUDA);
-    if (!ops || !pyr_backend_available(PYR_BACKEND_CUDA))
+    const pyr_cuda_plugin_t *cuda = pyr_cuda_plugin(PYR_CUDA_ASK);
+    if (!cuda) return pyr_fail(PYR_ERR_NODEVICE, "the long-vector method's calibration needs the CUDA backend: %s", pyr_cuda_missing());
+    const pyr_device_ops_t *ops = cuda->device;
+    if (!pyr_backend_available(PYR_BACKEND_CUDA))
         return pyr_fail(PYR_ERR_NODEVICE, "calibrating the long-vector method needs a usable GPU");
     int64_t hw = 0;
-    PYR_TRY(pyr_cuda_lv_resident_threads(o->device, &hw));
+    PYR_TRY(cuda->lv_resident_threads(o->device, &hw));
     if (hardware) *hardware = hw;
     pyr_options_t opt;
     pyr_options_default(&opt);
@@ -187,7 +178,7 @@ pyr_status_t pyr_calibrate_longvector(const pyr_calibrate_opts_t *o, pyr_lv_cons
     for (int i = nl - 1; i >= 0 && st == PYR_OK; i--) {
         if (ns > 0 && samples[ns - 1].n == lens[i]) continue;
         samples[ns].n = lens[i];
-        st = time_length(ctx, lens[i], target, samples[ns].t);
+        st = time_length(cuda, ctx, lens[i], target, samples[ns].t);
         ns++;
     }
     ops->destroy(ctx);
@@ -203,5 +194,4 @@ pyr_status_t pyr_calibrate_longvector(const pyr_calibrate_opts_t *o, pyr_lv_cons
     const int64_t knee = pyr_lv_knee(samples, ns, PYR_LV_RISE);
     double threads = (double)(knee > 0 ? knee : hw);
     return pyr_lv_fit(samples, ns, &threads, 1, k, rms);
-#endif
 }

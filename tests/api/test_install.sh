@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `cmake --install` puts the library, header, pkg-config file and CMake
-# package in place (and, built with MPI, libpyrgrid_mpi with its own); a program builds against them with pkg-config and with
+# package in place (and, built with MPI, libpyrgrid_mpi with its own; built with CUDA, the plug-in libpyrgrid_cuda.so); a program builds against them with pkg-config and with
 # find_package(pyrgrid), and runs a small problem; the installed program runs
 # from whatever prefix the tree is moved to.
 # usage: test_install.sh BUILD_DIR [EXTRA_CFLAGS...]
@@ -82,10 +82,19 @@ cmake -S "$top/consumer" -B "$top/consumer/build" -DCMAKE_PREFIX_PATH="$moved" -
 cmake --build "$top/consumer/build" >/dev/null
 "$top/consumer/build/use"
 
+# A build with CUDA installs its backend's plug-in beside the library; the moved program loads that one
+# (from the folder of the libpyrgrid it runs with), once.
+mlibdir=${libdir/#$prefix/$moved}
+if [ -e "$build/libpyrgrid_cuda.so" ]; then
+  test -s "$mlibdir/libpyrgrid_cuda.so"
+  inits=$(LD_DEBUG=libs "$moved/bin/pyrgrid" info 2>&1 >/dev/null | grep -cF "calling init: $mlibdir/libpyrgrid_cuda.so" || true)
+  [ "$inits" = 1 ] || { echo "FAIL: the moved program loads $mlibdir/libpyrgrid_cuda.so $inits times (pyrgrid info)"; exit 1; }
+  echo "installed CUDA plug-in: the moved program loads it from $mlibdir"
+fi
+
 # A build with MPI installs it as a library of its own (libpyrgrid_mpi, pyrgrid_mpi.h, pyrgrid_mpi.pc,
 # pyrgrid::pyrgrid_mpi) and the program's MPI module under LIBDIR/pyrgrid; the moved program runs under
 # mpirun, and so does a program built against the installed pyrgrid_mpi.h.
-mlibdir=${libdir/#$prefix/$moved}
 if [ -e "$mlibdir/libpyrgrid_mpi.so" ]; then
   test -s "$moved/include/pyrgrid_mpi.h"
   test -s "$mlibdir/pkgconfig/pyrgrid_mpi.pc"

@@ -8,11 +8,9 @@
 #include <string.h>
 
 #include "backend/device.h"
+#include "backend/plugin.h"
 #include "core/error.h"
 #include "methods/method.h"
-#ifdef PYR_HAVE_CUDA
-#include "methods/longvector/cuda/longvector_api.h"
-#endif
 
 static const char *const other_methods = "use method = naive (the same result with the stencil kernels), pyramid or auto";
 
@@ -72,12 +70,12 @@ void pyr_longvector_constants(pyr_plan_t *plan)
         return;
     }
     int64_t threads = 0;
-#ifdef PYR_HAVE_CUDA
-    if (pyr_cuda_lv_resident_threads(plan->options.device, &threads) != PYR_OK) {
+    /* a plan on the GPU has loaded the CUDA backend already */
+    const pyr_cuda_plugin_t *cuda = pyr_cuda_plugin(PYR_CUDA_IF_LOADED);
+    if (cuda && cuda->lv_resident_threads(plan->options.device, &threads) != PYR_OK) {
         pyr_clear_error();
         threads = 0;
     }
-#endif
     const int known = threads > 0;
     if (!known) threads = 132 * 2048; /* the device is unknown: a fallback of 132 SMs of 2048 resident threads */
     pyr_lv_defaults(&plan->model.lv, pyr_precision_size(plan->problem.precision), (double)threads);
@@ -99,7 +97,7 @@ static pyr_status_t lv_check(const pyr_problem_t *p, pyr_options_t *o)
 static pyr_status_t lv_device(pyr_backend_kind_t kind)
 {
     if (kind == PYR_BACKEND_CUDA && pyr_backend_available(PYR_BACKEND_CUDA)) return PYR_OK;
-    return pyr_longvector_check_backend(pyr_device_get(PYR_BACKEND_CUDA) != NULL);
+    return pyr_longvector_check_backend(pyr_cuda_built());
 }
 
 /* The naive method's resident piece and chunks of steps; the paper's model prices each step. */

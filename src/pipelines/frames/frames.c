@@ -11,27 +11,19 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "backend/plugin.h"
 #include "core/error.h"
 #include "pipelines/frames/frames_internal.h"
 
-/* The implementations compiled in. */
+/* The CPU's implementation; the CUDA one (cuda/frames_cuda.cu) comes with the
+ * CUDA backend's table (backend/plugin.h). */
 extern const fr_impl_t fr_impl_cpu; /* frames_cpu.c */
-#ifdef PYR_HAVE_CUDA
-extern const fr_impl_t fr_impl_cuda; /* cuda/frames_cuda.cu */
-#endif
-
-static const fr_impl_t *const impls[] = {
-    &fr_impl_cpu,
-#ifdef PYR_HAVE_CUDA
-    &fr_impl_cuda,
-#endif
-};
 
 const fr_impl_t *fr_impl_find(pyr_backend_kind_t backend)
 {
-    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
-        if (impls[i]->backend == backend) return impls[i];
-    return NULL;
+    if (backend == PYR_BACKEND_CPU) return &fr_impl_cpu;
+    const pyr_cuda_plugin_t *cuda = backend == PYR_BACKEND_CUDA ? pyr_cuda_plugin(PYR_CUDA_ASK) : NULL;
+    return cuda ? cuda->frames : NULL;
 }
 
 struct pyr_frames {
@@ -249,7 +241,7 @@ pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_options_
         snprintf(f->notice, sizeof f->notice, "no usable GPU: backend = auto runs the frames on the CPU (%d threads)", s->threads);
     const fr_impl_t *impl = fr_impl_find(b == PYR_BACKEND_CUDA ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU);
     pyr_status_t st = impl ? impl->create(s, &f->run)
-                           : pyr_fail(PYR_ERR_NODEVICE, "backend = cuda, but this pyrgrid was built without CUDA; use backend = cpu");
+                           : pyr_fail(PYR_ERR_NODEVICE, "frames on backend = cuda: %s", pyr_cuda_missing());
     if (st == PYR_ERR_UNSUPPORTED && o.backend == PYR_BACKEND_AUTO && b != PYR_BACKEND_CPU) {
         /* a GPU the frames cannot use (cuFFT not installed, no cooperative launches): auto means the CPU then */
         snprintf(f->notice, sizeof f->notice, "backend = auto runs the frames on the CPU (%d threads): %s", s->threads,

@@ -8,28 +8,20 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "backend/plugin.h"
 #include "core/error.h"
 #include "pyrgrid.h"
 #include "solvers/lgs/lgs_cpu.h"
 
-/* The implementations compiled in. */
+/* The CPU's implementation; the CUDA one (cuda/lgs_cuda.cu) comes with the
+ * CUDA backend's table (backend/plugin.h). */
 extern const pyr_lgs_impl_t pyr_lgs_impl_cpu; /* lgs_cpu.c */
-#ifdef PYR_HAVE_CUDA
-extern const pyr_lgs_impl_t pyr_lgs_impl_cuda; /* cuda/lgs_cuda.cu */
-#endif
-
-static const pyr_lgs_impl_t *const impls[] = {
-    &pyr_lgs_impl_cpu,
-#ifdef PYR_HAVE_CUDA
-    &pyr_lgs_impl_cuda,
-#endif
-};
 
 const pyr_lgs_impl_t *pyr_lgs_impl_find(pyr_backend_kind_t backend)
 {
-    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
-        if (impls[i]->backend == backend) return impls[i];
-    return NULL;
+    if (backend == PYR_BACKEND_CPU) return &pyr_lgs_impl_cpu;
+    const pyr_cuda_plugin_t *cuda = backend == PYR_BACKEND_CUDA ? pyr_cuda_plugin(PYR_CUDA_ASK) : NULL;
+    return cuda ? cuda->lgs : NULL;
 }
 
 void pyr_lgs_options_default(pyr_lgs_options_t *o)
@@ -81,8 +73,7 @@ pyr_status_t pyr_lgs_cuda_usable(void)
 {
     const pyr_lgs_impl_t *cuda = pyr_lgs_impl_find(PYR_BACKEND_CUDA);
     if (!cuda)
-        return pyr_fail(PYR_ERR_NODEVICE, "this build of pyrgrid has no CUDA backend (no CUDA compiler was found when "
-                        "it was configured); use backend = cpu, or rebuild with the CUDA toolkit installed");
+        return pyr_fail(PYR_ERR_NODEVICE, "%s", pyr_cuda_missing());
     char name[128];
     return cuda->probe(name, sizeof name);
 }
@@ -272,7 +263,8 @@ pyr_status_t pyr_lgs_solve(const pyr_lgs_system_t *sys, const pyr_lgs_options_t 
     pyr_backend_kind_t backend = o.backend;
     if (backend == PYR_BACKEND_AUTO) {
         backend = PYR_BACKEND_CPU;
-        if (o.ordering == PYR_LGS_REDBLACK && pyr_lgs_cuda_usable() == PYR_OK) backend = PYR_BACKEND_CUDA;
+        /* where no GPU may be present, the CUDA backend is not even loaded */
+        if (o.ordering == PYR_LGS_REDBLACK && pyr_gpu_count() > 0 && pyr_lgs_cuda_usable() == PYR_OK) backend = PYR_BACKEND_CUDA;
         pyr_clear_error();
     }
     const pyr_lgs_impl_t *impl = pyr_lgs_impl_find(backend);

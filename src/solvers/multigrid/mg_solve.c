@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/plugin.h"
 #include "core/error.h"
 #include "schemes/poisson.h"
 #include "solvers/multigrid/mg.h"
@@ -195,9 +196,7 @@ uint64_t pyr_mg_bytes(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy)
 
 int pyr_mg_backend_built(pyr_backend_kind_t backend)
 {
-#ifdef PYR_HAVE_CUDA
-    if (backend == PYR_BACKEND_CUDA) return 1;
-#endif
+    if (backend == PYR_BACKEND_CUDA) return pyr_cuda_plugin(PYR_CUDA_ASK) != NULL;
     return backend == PYR_BACKEND_CPU;
 }
 
@@ -330,9 +329,10 @@ static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type)
 
 static const pyr_mg_ops_t *ops_of(pyr_backend_kind_t backend)
 {
-#ifdef PYR_HAVE_CUDA
-    if (backend == PYR_BACKEND_CUDA) return &pyr_mg_ops_cuda;
-#endif
+    if (backend == PYR_BACKEND_CUDA) {
+        const pyr_cuda_plugin_t *cuda = pyr_cuda_plugin(PYR_CUDA_ASK);
+        return cuda ? cuda->mg : NULL;
+    }
     return backend == PYR_BACKEND_CPU ? &pyr_mg_ops_cpu : NULL;
 }
 
