@@ -175,7 +175,9 @@ PYR_API pyr_status_t pyr_frames_create(int64_t nx, int64_t ny, const pyr_frames_
  * may be NULL) receives the frame's residual before its result is delivered;
  * on a GPU it is written directly when it lies in memory given to
  * pyr_frames_pin.  Results may be delivered during later calls (the GPU keeps
- * a few frames in flight); pyr_frames_finish delivers the rest.
+ * up to two batches of frames in flight, dozens of small frames): give each
+ * frame its own residual_out until its result is delivered;
+ * pyr_frames_finish delivers the rest.
  * Results do not depend on the data's scale: the sequence is computed in one
  * power-of-two unit taken from its first frame that is not all zero, and
  * outputs are given back in the data's unit.  A frame whose values leave

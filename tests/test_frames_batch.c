@@ -1,5 +1,5 @@
 /* Frames on the GPU in batches against the same GPU one frame at a time
- * (PYR_FRAMES_GPU_BATCH=1): the batched shift stage (one transform for the
+ * (fr_cuda_batch_cap(1)): the batched shift stage (one transform for the
  * batch, the frame in blockIdx.y) gives every frame the one-frame path's
  * shifts, weights, residuals and candidates, for frame counts that are not
  * multiples of the batch (1, B - 1, B + 1, 2B + 3, with B = 8 and the
@@ -21,6 +21,7 @@
 #include "check.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
+#include "pipelines/frames/frames_internal.h"
 
 #define NX 160
 #define NY 128
@@ -72,10 +73,7 @@ typedef struct {
  * push (before finish) into maxz. */
 static void run(const config_t *cf, const void *seq, const uint8_t *mask, int n, int batch, collect_t *c, float *maxz)
 {
-    char b[16];
-    snprintf(b, sizeof b, "%d", batch);
-    if (batch) setenv("PYR_FRAMES_GPU_BATCH", b, 1);
-    else unsetenv("PYR_FRAMES_GPU_BATCH");
+    fr_cuda_batch_cap(batch);
     pyr_frames_options_t o;
     pyr_frames_options_default(&o);
     o.backend = PYR_BACKEND_CUDA;
@@ -95,7 +93,7 @@ static void run(const config_t *cf, const void *seq, const uint8_t *mask, int n,
     memset(c->ncand, 0, sizeof c->ncand);
     c->delivered = 0;
     CHECK_OK(pyr_frames_create(NX, NY, &o, collect, c, &f));
-    unsetenv("PYR_FRAMES_GPU_BATCH");
+    fr_cuda_batch_cap(0);
     if (!f) return;
     if (cf->masked) CHECK_OK(pyr_frames_set_mask(f, mask));
     size_t fb = (size_t)NX * NY * (cf->type == PYR_FRAMES_F32 ? sizeof(float) : sizeof(uint16_t));

@@ -87,6 +87,15 @@ typedef struct fr_impl {
 
 /* The implementation on a backend, or NULL when none is compiled in. */
 const fr_impl_t *fr_impl_find(pyr_backend_kind_t backend);
+#ifdef PYR_HAVE_CUDA
+/* For tests (frames_cuda.cu): GPU pipelines created after the call take at most `cap` frames per batch (0:
+ * their own size), so that batched results can be compared with frames taken one at a time. */
+#ifdef __cplusplus
+extern "C" void fr_cuda_batch_cap(int cap);
+#else
+void fr_cuda_batch_cap(int cap);
+#endif
+#endif
 
 /* The candidate at pixel (x, y) of the SNR map z (nx*ny) and the matched
  * filter m: a sub-pixel position from a parabola through the neighbours, the

@@ -47,6 +47,10 @@
 
 namespace cg = cooperative_groups;
 
+/* fr_cuda_batch_cap (frames_internal.h): the tests compare batches with frames one at a time */
+static int batch_cap = 0;
+extern "C" void fr_cuda_batch_cap(int cap) { batch_cap = cap > 0 ? cap : 0; }
+
 #define SLOTS 3
 /* Frames whose shift stage runs as one batch (fr_cuda_t B), and the out
  * slots: two batches' frames and one, so a batch's later stages can be
@@ -1685,9 +1689,7 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
         if (B > FR_BATCH_MAX) B = FR_BATCH_MAX;
         if (B > g->coop_blocks_b) B = g->coop_blocks_b;
         if (s->o.coarse == PYR_FRAMES_COARSE_NEVER) B = 1;
-        /* a smaller batch on request (the tests compare batches with frames one at a time) */
-        const char *cap = getenv("PYR_FRAMES_GPU_BATCH");
-        if (cap && atoi(cap) >= 1 && atoi(cap) < B) B = atoi(cap);
+        if (batch_cap >= 1 && batch_cap < B) B = batch_cap;
         size_t fr = 0, tot = 0;
         if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) (void)cudaGetLastError();
         double per = 30.0 * (double)g->np + 2.0 * (double)cb + 2.0 * FR_DEVICE_CANDIDATES * sizeof(fcand_t);
