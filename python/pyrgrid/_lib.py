@@ -14,6 +14,13 @@ The library is looked for, in order:
 5. the system's loader (``libpyrgrid.so`` on ``LD_LIBRARY_PATH``, or the
    versioned name in ``ldconfig``'s cache).
 
+The CUDA backend is not this module's concern: libpyrgrid loads its plug-in
+``libpyrgrid_cuda.so`` itself, from the folder it lies in (the build tree,
+the install's library folder, a wheel's package folder: each holds the
+plug-in beside the library), and only when a GPU is asked for
+(``backend='cuda'``, or ``'auto'`` where a GPU driver is present), so that
+``import pyrgrid`` and CPU runs map no CUDA code.
+
 Only functions and structs that do not depend on the layout of the
 problem and options structs are declared: those are set and read by their
 problem-file keys (``pyr_problem_set``...).  Structs this module lays out
