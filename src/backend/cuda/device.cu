@@ -982,7 +982,7 @@ pyr_status_t cuda_after_stream(void *ctx, int slot, uintptr_t stream)
     return PYR_OK;
 }
 
-pyr_status_t cuda_copy_linear(int device, void *dst, const void *src, size_t bytes, uintptr_t stream)
+static pyr_status_t copy_linear_on(int device, void *dst, const void *src, size_t bytes, uintptr_t stream)
 {
     PYR_CU_BY(device, cudaSetDevice(device));
     PYR_CU_BY(device, cudaStreamSynchronize(caller_stream(stream)));
@@ -990,6 +990,16 @@ pyr_status_t cuda_copy_linear(int device, void *dst, const void *src, size_t byt
     /* a copy from pageable host memory may return before it reaches the device */
     PYR_CU_BY(device, cudaStreamSynchronize(cudaStreamLegacy));
     return PYR_OK;
+}
+
+/* The caller's thread keeps its current device (CuPy and PyTorch allocate on it). */
+pyr_status_t cuda_copy_linear(int device, void *dst, const void *src, size_t bytes, uintptr_t stream)
+{
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess) (void)cudaGetLastError(), current = -1;
+    const pyr_status_t st = copy_linear_on(device, dst, src, bytes, stream);
+    if (current >= 0 && current != device && cudaSetDevice(current) != cudaSuccess) (void)cudaGetLastError();
+    return st;
 }
 
 } // namespace
