@@ -203,7 +203,7 @@ static int gpu_cases(void)
     make_poisson(&p, 2, (const int64_t[3]){97, 81, 1}, NULL, PYR_DOUBLE, 400, 1e-9, 20, PYR_RHS_SINE, PYR_INIT_RANDOM, 7);
     compare_case(&g, "poisson 2D double, f made", &p, 0);
     compare_case(&g, "poisson 2D double, f on the device", &p, 1);
-    make_poisson(&p, 3, (const int64_t[3]){33, 29, 31}, NULL, PYR_FLOAT, 60, 0, 0, PYR_RHS_SINE, PYR_INIT_RANDOM, 8);
+    make_poisson(&p, 3, (const int64_t[3]){33, 29, 31}, NULL, PYR_FLOAT, 60, 0, 20, PYR_RHS_SINE, PYR_INIT_RANDOM, 8);
     compare_case(&g, "poisson 3D float, f on the device", &p, 1);
     rng_t r = {11};
     for (int i = 0; i < 6; i++) {
