@@ -615,9 +615,12 @@ pyr_status_t gather_make(cudaStream_t st, const pyr_kernel_call_t *call, void **
 }
 
 /* A list of sources on the device (made once per list: kept in the
- * context under the call's sources_id, a few lists at a time): for each kind
- * (0: H, 1: E) the distinct nodes its sources add to, each with its sources'
- * indices in increasing order (start, list), and every source's term. */
+ * context under the call's sources_id): for each kind (0: H, 1: E) the
+ * distinct nodes its sources add to, each with its sources' indices in
+ * increasing order (start, list), and every source's term.  A context runs
+ * one execution at a time and each run has a list of its own, so two tables
+ * suffice; a run's table stays until a later run's replaces it (it takes
+ * some 80 bytes per source, beside the plan's budget). */
 struct SrcTable {
     uint64_t id, used;
     int ntarget[2], namp;
@@ -627,7 +630,7 @@ struct SrcTable {
     const int *start[2], *list[2];
     const DevTerm *term;
 };
-constexpr int kSrcTables = 4;
+constexpr int kSrcTables = 2;
 struct SrcTables {
     SrcTable t[kSrcTables];
     uint64_t clock;
