@@ -136,6 +136,12 @@ print('mapped:', ' '.join(sorted({l.split()[-1] for l in maps.splitlines() if 'l
     echo "python, backend='cuda' twice: $out"
     echo "$out" | grep -qx "mapped: $libdir/libpyrgrid_cuda.so" || bad "python did not map the plug-in beside libpyrgrid once: $out"
   fi
+  # a file named by PYRGRID_CUDA_PLUGIN that is no plug-in: refused, naming it and why
+  echo "not a library" > notplugin.so
+  out=$(PYRGRID_CUDA_PLUGIN=$PWD/notplugin.so "$bin" run "$src/examples/heat2d.ini" --quiet --set run.backend=cuda --set grid.nx=33 \
+    --set grid.ny=33 --set scheme.steps=2 2>&1); rc=$?
+  echo "PYRGRID_CUDA_PLUGIN=notplugin.so -> rc $rc: $out"
+  [ $rc -ne 0 ] && echo "$out" | grep -q "plug-in $PWD/notplugin.so could not be loaded" || bad "a file that is no plug-in: rc $rc, $out"
   # libpyrgrid away from the plug-in
   mkdir away
   soname=$(readelf -d "$lib" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
