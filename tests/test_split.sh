@@ -68,9 +68,13 @@ if [ $gpu_node = 0 ]; then
   [ -s a.npy ] || bad "the auto run wrote no a.npy"
 fi
 
-# Python: the module over this libpyrgrid, a CPU run, then the process's own maps
-if [ -z "${PYR_SANITIZE:-}" ] && [ -x /usr/bin/python3 ]; then
-  out=$(LD_LIBRARY_PATH= PYRGRID_LIBRARY="$lib" PYTHONPATH="$src/python" /usr/bin/python3 -c "
+# Python: the module over this libpyrgrid, a CPU run, then the process's own maps (Debian's
+# interpreter; PYR_TEST_PYTHON names another, e.g. where /usr/bin/python3 has no NumPy)
+py=${PYR_TEST_PYTHON:-/usr/bin/python3}
+pyok=0
+[ -z "${PYR_SANITIZE:-}" ] && command -v "$py" >/dev/null && pyok=1
+if [ $pyok = 1 ]; then
+  out=$(LD_LIBRARY_PATH= PYRGRID_LIBRARY="$lib" PYTHONPATH="$src/python" "$py" -c "
 import re, numpy, pyrgrid
 u = numpy.zeros((33, 33)); u[16, 16] = 1
 v = pyrgrid.heat(u, dt=1e-4, steps=5, backend='cpu')
@@ -84,7 +88,7 @@ print(len(libs), 'libraries mapped; unwanted:', ' '.join(hits) or 'none')
   [ $rc -eq 0 ] || bad "python: rc $rc: $out"
   echo "$out" | grep -q "unwanted: none$" || bad "python maps: $out"
 else
-  echo "python: skipped (sanitizer build or no /usr/bin/python3)"
+  echo "python: skipped (sanitizer build or no $py)"
 fi
 
 if [ "$mpi" = ON ]; then
@@ -121,8 +125,8 @@ if [ -n "$plugin" ]; then
   # asked for twice (info describes the GPUs and lists the kernels): loaded once, the one beside libpyrgrid
   inits=$(LD_DEBUG=libs "$bin" info 2>&1 >/dev/null | grep -c 'calling init: .*libpyrgrid_cuda\.so')
   [ "$inits" = 1 ] && echo "pyrgrid info loads the plug-in once" || bad "pyrgrid info loads the plug-in $inits times"
-  if [ -z "${PYR_SANITIZE:-}" ] && [ -x /usr/bin/python3 ]; then
-    out=$(PYRGRID_LIBRARY="$lib" PYTHONPATH="$src/python" /usr/bin/python3 -c "
+  if [ $pyok = 1 ]; then
+    out=$(PYRGRID_LIBRARY="$lib" PYTHONPATH="$src/python" "$py" -c "
 import numpy, pyrgrid
 u = numpy.zeros((33, 33)); u[16, 16] = 1
 for i in range(2):
@@ -155,8 +159,8 @@ print('mapped:', ' '.join(sorted({l.split()[-1] for l in maps.splitlines() if 'l
   out=$(LD_LIBRARY_PATH=$away "$bin" run "$src/examples/heat2d.ini" --quiet --set run.backend=cpu --set grid.nx=33 --set grid.ny=33 \
     --set scheme.steps=2 --set output.field=away.npy 2>&1); rc=$?
   [ $rc -eq 0 ] && [ -s away.npy ] || bad "backend = cpu without the plug-in: rc $rc, $out"
-  if [ -z "${PYR_SANITIZE:-}" ] && [ -x /usr/bin/python3 ]; then
-    out=$(PYRGRID_LIBRARY="$away/libpyrgrid.so" PYTHONPATH="$src/python" /usr/bin/python3 -c "
+  if [ $pyok = 1 ]; then
+    out=$(PYRGRID_LIBRARY="$away/libpyrgrid.so" PYTHONPATH="$src/python" "$py" -c "
 import numpy, pyrgrid
 u = numpy.zeros((33, 33)); u[16, 16] = 1
 assert pyrgrid.heat(u, dt=1e-4, steps=5, backend='cpu')[16, 16] < 1
