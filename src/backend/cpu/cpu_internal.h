@@ -16,6 +16,9 @@ typedef struct {
     struct pyr_cpu_lane_op *lane_q;
     int lane_n, lane_cap, lane_done;
     int lane_mark[4]; /* per mark kind (PYR_MARKS, checked in device.c): ops issued on the lane at its last mark */
+    /* the Maxwell kernel's order of the last list of sources it ran (kernels_maxwell.c), under its sources_id */
+    uint64_t src_id;
+    int *src_order;
 } pyr_cpu_ctx_t;
 
 #endif

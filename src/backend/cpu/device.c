@@ -60,6 +60,7 @@ static void cpu_destroy(void *ctx)
     cpu_ctx_t *c = ctx;
     if (!c) return;
     free(c->lane_q);
+    free(c->src_order);
     free(c);
 }
 

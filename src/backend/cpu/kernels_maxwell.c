@@ -8,6 +8,7 @@
  * along a2 of its component a1 (E: differences behind, H: ahead), each
  * through the CPML along its axis where the node lies in a layer.  In 2D a
  * term along the missing z axis is left out (see maxwell.c). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
@@ -223,10 +224,13 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
             }                                                                                                                  \
     }                                                                                                                          \
                                                                                                                                \
-    static void points_##SUFFIX(const pyr_kernel_call_t *call, int electric, const pyr_box_t *b, int64_t s)                    \
+    static void points_##SUFFIX(const pyr_kernel_call_t *call, int electric, const pyr_box_t *b, int64_t s, const int *order)  \
     {                                                                                                                          \
         const pyr_piece_t *pc = call->piece;                                                                                   \
-        for (int i = 0; i < call->nsources; i++) {                                                                             \
+        int j0 = 0, j1 = call->nsources;                                                                                       \
+        if (order) source_planes(call, order, b, &j0, &j1);                                                                    \
+        for (int j = j0; j < j1; j++) {                                                                                        \
+            const int i = order ? order[j] : j;                                                                                \
             const pyr_kernel_point_t *q = &call->sources[i];                                                                   \
             if ((q->field < 3) != electric || !pc->buf[q->field][0]) continue;                                                 \
             const int64_t *nd = q->node;                                                                                       \
@@ -245,6 +249,74 @@ static void x_layers(const double *in, int64_t n, int64_t *lo_end, int64_t *hi_s
             call->probes_out[s * call->nprobes + i] = F ? (double)F[pyr_piece_index(pc, q->node[0], q->node[1], q->node[2])] : 0; \
         }                                                                                                                      \
     }
+
+/* A list of sources in order of their nodes (z, y, x, field), a node's in
+ * the list's order: each node's sources are then added in the list's order,
+ * as the kernels' contract asks (backend/kernels.h), and a sub-step visits
+ * only those on its box's planes. */
+typedef struct {
+    int64_t z, y, x;
+    int field, i;
+} src_key_t;
+
+static int src_key_cmp(const void *pa, const void *pb)
+{
+    const src_key_t *a = pa, *b = pb;
+    if (a->z != b->z) return a->z < b->z ? -1 : 1;
+    if (a->y != b->y) return a->y < b->y ? -1 : 1;
+    if (a->x != b->x) return a->x < b->x ? -1 : 1;
+    if (a->field != b->field) return a->field < b->field ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The call's sources' order (the context keeps the last list's under its
+ * sources_id); NULL where there is none to keep or no memory for it (the
+ * sources are then visited in the list's order, all of them). */
+static const int *source_order(pyr_cpu_ctx_t *cx, const pyr_kernel_call_t *call)
+{
+    if (!call->sources_id || call->nsources < 64) return NULL;
+    if (cx->src_order && cx->src_id == call->sources_id) return cx->src_order;
+    free(cx->src_order);
+    cx->src_order = NULL;
+    cx->src_id = 0;
+    const int n = call->nsources;
+    src_key_t *key = malloc((size_t)n * sizeof *key);
+    int *order = malloc((size_t)n * sizeof *order);
+    if (!key || !order) {
+        free(key);
+        free(order);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        const pyr_kernel_point_t *q = &call->sources[i];
+        key[i] = (src_key_t){q->node[2], q->node[1], q->node[0], q->field, i};
+    }
+    qsort(key, (size_t)n, sizeof *key, src_key_cmp);
+    for (int j = 0; j < n; j++) order[j] = key[j].i;
+    free(key);
+    cx->src_order = order;
+    cx->src_id = call->sources_id;
+    return order;
+}
+
+/* The range [*j0, *j1) of order whose sources lie on planes z of box b. */
+static void source_planes(const pyr_kernel_call_t *call, const int *order, const pyr_box_t *b, int *j0, int *j1)
+{
+    int lo = 0, hi = call->nsources;
+    while (lo < hi) {
+        const int m = lo + (hi - lo) / 2;
+        if (call->sources[order[m]].node[2] < b->lo[2]) lo = m + 1;
+        else hi = m;
+    }
+    *j0 = lo;
+    hi = call->nsources;
+    while (lo < hi) {
+        const int m = lo + (hi - lo) / 2;
+        if (call->sources[order[m]].node[2] < b->hi[2]) lo = m + 1;
+        else hi = m;
+    }
+    *j1 = lo;
+}
 
 DEFINE_MAXWELL(f32, float)
 DEFINE_MAXWELL(f64, double)
@@ -325,8 +397,9 @@ DEFINE_DISP(f64, double)
 static pyr_status_t maxwell_run(void *ctx, int slot, const pyr_kernel_call_t *call)
 {
     (void)slot;
-    const pyr_cpu_ctx_t *cx = ctx;
+    pyr_cpu_ctx_t *cx = ctx;
     if (!call->grid) return pyr_fail(PYR_ERR_INTERNAL, "Maxwell kernel: called without the grid's size");
+    const int *order = call->nsources ? source_order(cx, call) : NULL;
     for (int l = 0; l < call->nboxes; l++) {
         const int electric = l % 2; /* a call starts at a step: H, E, H, E ... */
         const int64_t s = l / 2;
@@ -347,8 +420,8 @@ static pyr_status_t maxwell_run(void *ctx, int slot, const pyr_kernel_call_t *ca
             }
         }
         if (call->nsources || (electric && call->nprobes)) {
-            if (cx->precision == PYR_DOUBLE) points_f64(call, electric, &call->boxes[l], s);
-            else points_f32(call, electric, &call->boxes[l], s);
+            if (cx->precision == PYR_DOUBLE) points_f64(call, electric, &call->boxes[l], s, order);
+            else points_f32(call, electric, &call->boxes[l], s, order);
         }
     }
     return PYR_OK;
