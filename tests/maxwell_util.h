@@ -112,7 +112,7 @@ static inline pyr_status_t mx_reference(const pyr_problem_t *p, pyr_field_t *con
 
 /* Run a against run b (`what` names b in messages), bit for bit: every component either holds, and the
  * probe series.  Returns 0 where they agree. */
-static inline int mx_compare(const char *label, const char *what, const pyr_problem_t *p, const mx_result_t *a, const mx_result_t *b)
+static inline int mx_compare(const char *label, const char *what, const mx_result_t *a, const mx_result_t *b)
 {
     int bad = 0;
     for (int k = 0; k < 6; k++) {
@@ -126,13 +126,15 @@ static inline int mx_compare(const char *label, const char *what, const pyr_prob
               i >= 0 ? field_get(a->c[k], i) : 0, i >= 0 ? field_get(b->c[k], i) : 0);
         bad |= i >= 0;
     }
-    const int64_t np = a->nseries * p->maxwell.nprobes;
-    CHECK(a->nseries == b->nseries, "%s: probe series of %lld and %lld steps", label, (long long)a->nseries, (long long)b->nseries);
-    if (a->nseries == b->nseries && np && memcmp(a->probes, b->probes, (size_t)np * sizeof(double))) {
+    const int64_t np = a->nseries * a->nprobes;
+    CHECK(a->nseries == b->nseries && a->nprobes == b->nprobes, "%s: probe series of %lld and %lld steps (%d and %d probes)", label,
+          (long long)a->nseries, (long long)b->nseries, a->nprobes, b->nprobes);
+    const int same_shape = a->nseries == b->nseries && a->nprobes == b->nprobes;
+    if (same_shape && np && memcmp(a->probes, b->probes, (size_t)np * sizeof(double))) {
         CHECK(0, "%s: probe series differ from %s", label, what);
         bad = 1;
     }
-    return bad || a->nseries != b->nseries;
+    return bad || !same_shape;
 }
 
 /* p run with options o (into *a) against the CPU's naive method (into *b), compared as mx_compare does, the
@@ -147,7 +149,7 @@ static inline int mx_against_naive(const char *label, const pyr_problem_t *p, co
     if (sa != PYR_OK || sb != PYR_OK) return -1;
     CHECK(a->nseries == (p->maxwell.nprobes ? p->steps : 0), "%s: probe series of %lld steps for a run of %lld", label, (long long)a->nseries,
           (long long)p->steps);
-    return mx_compare(label, "the naive method", p, a, b);
+    return mx_compare(label, "the naive method", a, b);
 }
 
 static inline double mx_get(const pyr_field_t *f, int64_t x, int64_t y, int64_t z)
