@@ -217,7 +217,7 @@ if cupy is not None:
           "poisson(cupy u0, cupy f): bits and sweeps equal")
     mp = pyrgrid.Problem("maxwell", shape=(121, 97), dtype=np.float64)
     for k, v in {"scheme.steps": 80, "scheme.courant": 0.5, "boundary.kind": "cpml", "material.shape1": "box 0.3 0.6 0.2 0.5 eps_r=4",
-                 "source.1": "Ez point 40 60 ricker frequency=2 delay=0.6"}.items():
+                 "source.source1": "Ez point 40 60 ricker frequency=2 delay=0.6"}.items():
         mp.set(k, v)
     host = mp.initial_fields()
     dev = {k: cupy.asarray(v) for k, v in host.items()}

@@ -634,7 +634,9 @@ class _GpuArray:
         try:
             try:
                 capsule = obj.__dlpack__(stream=_CUDA_LEGACY_STREAM)
-            except TypeError:  # a producer without the stream argument: its work is taken as queued on the legacy stream
+            except (TypeError, ValueError, BufferError, RuntimeError):
+                # a producer without the stream argument, or taking only None: which DLPack defines for CUDA as
+                # the legacy default stream too
                 capsule = obj.__dlpack__()
         except (BufferError, RuntimeError, ValueError, TypeError) as e:
             raise DeviceArrayError(f"{name}: its producer refuses to export it through DLPack ({e}); pass an array it "

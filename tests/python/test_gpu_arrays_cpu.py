@@ -140,6 +140,18 @@ def test_dlpack_producer_asked_with_the_legacy_stream_and_its_capsule_released(g
     assert gpu.wraps[-1] == (mem.ctypes.data, 0, 1)  # DLPack names the device
     assert sys.getrefcount(mem) == before  # the capsule's deleter was called (NumPy's holds a reference)
 
+    class NoneOnly(FakeDLPack):  # a producer that takes only stream=None (DLPack's legacy default stream as well)
+        def __dlpack__(self, stream=None):
+            self.streams.append(stream)
+            if stream is not None:
+                raise RuntimeError("only stream=None")
+            return self.mem.__dlpack__()
+    mem = p.initial()
+    producer = NoneOnly(mem)
+    with pyrgrid.Plan(p, CPU) as plan:
+        plan.execute(producer)
+    assert np.array_equal(mem, want) and producer.streams == [1, None]
+
 
 def test_refused_dtype_shape_and_shared_memory(gpu):
     p = _heat()
