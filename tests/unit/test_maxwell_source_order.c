@@ -139,7 +139,11 @@ static void check_box(void)
         o.height = heights[c];
         if (c) {
             o.decomposition = PYR_DECOMP_BLOCKS;
-            o.memory = (uint64_t)pyr_problem_nodes(&p) * sizeof(float) * MX_FIELDS / (uint64_t)(c + 2);
+            /* a fraction of the fields, or the least budget the backend's layout plans this height in (a GPU's
+             * rows are padded and it keeps more pieces in flight): pieces either way */
+            const uint64_t part = (uint64_t)pyr_problem_nodes(&p) * sizeof(float) * MX_FIELDS / (uint64_t)(c + 2);
+            const uint64_t least = smallest_budget(&p, o, part);
+            o.memory = least > part ? least : part;
         }
         mx_result_t r;
         memset(&r, 0, sizeof r);
