@@ -917,31 +917,17 @@ __device__ void dots_final(const double *part, int64_t ntiles, int n, double *D,
                            const fstate_t *st, int only_if_cleaned);
 __device__ void adopt_state(const fstate_t *f, fstate_t *st);
 __device__ void write_record(const fstate_t *st, frec_t *rec, int64_t t, int var_mode);
-/* The weights (frames_math.h) by one block of TPB threads: the same
- * arithmetic as the one-thread solve, its sums spread over the block's
- * threads; the Gram matrix in global memory (work), the factor and vectors
- * in the dynamic shared memory (fast_words doubles) where they fit.  on: run
- * it (k_dots). */
-struct solve_t {
-    const double *shx, *shy;
-    double *work;
-    double eps;
-    int64_t fast_words;
-    int N, deg, window, on;
-};
-
 /* Also, by block 0's first thread, where given: the frame's state from the
  * shift stage of its batch taken into st (adopt; no block reads st when
  * only_if_cleaned is 0), or the frame's record written (rec; every kernel
- * before has finished with the state).  And with sv.on, the weights
- * (solve_t) by the last block once it has written the row of D, in the
- * launch's dynamic shared memory; every block's writes to the state, the
- * adopted one's too, are visible to it (last_block). */
+ * before has finished with the state).  The weights are solved by a launch
+ * of their own (k_solve): the solve needs far more registers than the dot
+ * products, and a kernel holding both would run every block of the dot
+ * products at the solve's occupancy. */
 __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, int64_t nx, int64_t ny, int64_t b, double *part,
                        fstate_t *st, int only_if_cleaned, int *dirty, unsigned *count, double *D, int dot_ring, int span,
-                       int64_t t, const fstate_t *adopt = NULL, frec_t *rec = NULL, int var_mode = 0, solve_t sv = solve_t())
+                       int64_t t, const fstate_t *adopt = NULL, frec_t *rec = NULL, int var_mode = 0)
 {
-    extern __shared__ double fast[];
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         if (adopt) adopt_state(adopt, st);
         if (rec) write_record(st, rec, t, var_mode);
@@ -950,16 +936,21 @@ __global__ void k_dots(const float *ring, int64_t np, frame_slots_t sl, int n, i
     int k = (int)(blockIdx.x % (n + 1));
     if (!(only_if_cleaned && (st->cleaned == 0 || !dirty[tile])))
         dots_tile(ring, np, sl, tile, k, nx, ny, b, part, n, only_if_cleaned, dirty);
-    if (last_block(count)) {
-        dots_final(part, gridDim.x / (n + 1), n, D, dot_ring, span, t, st, only_if_cleaned);
-        if (sv.on) {
-            __syncthreads(); /* the row written above */
-            fr_dots_t d = {D, sv.shx, sv.shy, dot_ring, span};
-            int flags = fr_weights_solve_block(&d, t, sv.N, sv.deg, sv.window, sv.eps, sv.work, sv.fast_words ? fast : NULL,
-                                               sv.fast_words, st->a, &st->used, &st->eps_used);
-            if (threadIdx.x == 0) st->flags |= flags;
-        }
-    }
+    if (last_block(count)) dots_final(part, gridDim.x / (n + 1), n, D, dot_ring, span, t, st, only_if_cleaned);
+}
+
+/* The weights (frames_math.h) by one block of TPB threads: the same
+ * arithmetic as the one-thread solve, its sums spread over the block's
+ * threads; the Gram matrix in global memory (work), the factor and vectors
+ * in the dynamic shared memory (fast_words doubles) where they fit. */
+__global__ void k_solve(const double *D, const double *shx, const double *shy, int dot_ring, int span, int64_t t, int N, int deg,
+                        int window, double eps, double *work, int64_t fast_words, fstate_t *st)
+{
+    extern __shared__ double fast[];
+    fr_dots_t d = {D, shx, shy, dot_ring, span};
+    int flags = fr_weights_solve_block(&d, t, N, deg, window, eps, work, fast_words ? fast : NULL, fast_words, st->a, &st->used,
+                                       &st->eps_used);
+    if (threadIdx.x == 0) st->flags |= flags;
 }
 
 /* The dot product of tile `tile` with h_{t-k}: one block. */
@@ -2230,13 +2221,13 @@ static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, 
     int n = (int)(t < o->history ? t : o->history);
     frame_slots_t sl;
     for (int q = 0; q <= n; q++) sl.slot[q] = (int)((t - q) % g->ring_n);
-    /* the row of dot products, then the weights by its last block */
+    /* the row of dot products, then the weights */
+    k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, 0, cs>>>(g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty,
+                                                            g->d_count + 3, g->d_D, g->dring, o->history, t, adopt);
     int64_t nmax = (int64_t)o->history * (s->deg < 0 ? 1 : fr_poly_terms(s->deg)), fast_words = nmax * nmax + 2 * nmax;
     if (fast_words * (int64_t)sizeof(double) > 40 * 1024) fast_words = 0; /* within the default limit of shared memory */
-    const solve_t sv = {g->d_shx, g->d_shy, g->d_work, o->epsilon, fast_words, o->history, s->deg, s->window, 1};
-    k_dots<<<(unsigned)(g->ntiles * (n + 1)), TPB, (size_t)fast_words * sizeof(double), cs>>>(
-        g->d_ring, np, sl, n, nx, ny, b, g->d_dpart, g->d_st, 0, g->d_dirty, g->d_count + 3, g->d_D, g->dring, o->history, t, adopt,
-        (frec_t *)NULL, 0, sv);
+    k_solve<<<1, TPB, (size_t)fast_words * sizeof(double), cs>>>(g->d_D, g->d_shx, g->d_shy, g->dring, o->history, t, o->history,
+                                                                 s->deg, s->window, o->epsilon, g->d_work, fast_words, g->d_st);
     LAUNCHED();
     if (timed) CU(cudaEventRecord(evs[2], cs));
     /* out slot k: its previous frame must be delivered (and those before it, in order) */
