@@ -56,6 +56,7 @@ extern "C" void fr_cuda_batch_cap(int cap) { batch_cap = cap > 0 ? cap : 0; }
  * slots: two batches' frames and one, so a batch's later stages can be
  * queued while the batch before is still being delivered. */
 #define FR_BATCH_MAX 32
+#define FR_BATCH_PIXELS (INT64_C(1) << 20) /* larger frames go one at a time */
 #define OUT_SLOTS (2 * FR_BATCH_MAX + 1)
 #define TPB 256
 #define REC_CANDS 1024 /* candidates copied with every record; more are fetched on demand */
@@ -1670,13 +1671,17 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
     size_t fb = (size_t)g->np * sizeof(float), cb = (size_t)g->nch * sizeof(cufftComplex);
     {
         /* frames per batch: enough that small frames' launches are shared by
-         * many (the launches, not the pixels, set their time), a few of
-         * large ones, within half the free memory; the batch's blocks of the
-         * shift iterations must all fit on the GPU at once */
+         * many (the launches, not the pixels, set their time), within half
+         * the free memory; the batch's blocks of the shift iterations must
+         * all fit on the GPU at once.  Frames above FR_BATCH_PIXELS go one
+         * at a time: a frame's work then takes far longer than its launches,
+         * and a batch would only add its costs (its iterations run until
+         * the slowest frame of the batch has stopped, each frame on a part
+         * of the GPU; the host waits on the batch's upload; more out slots) */
         int per_sm = 0;
         CUT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kb_iterate, TPB, 0));
         g->coop_blocks_b = per_sm * dev->sms;
-        int64_t B = (INT64_C(1) << 25) / g->np;
+        int64_t B = g->np > FR_BATCH_PIXELS ? 1 : (INT64_C(1) << 25) / g->np;
         if (B > FR_BATCH_MAX) B = FR_BATCH_MAX;
         if (B > g->coop_blocks_b) B = g->coop_blocks_b;
         if (s->o.coarse == PYR_FRAMES_COARSE_NEVER) B = 1;
