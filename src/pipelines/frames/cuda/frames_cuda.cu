@@ -143,8 +143,13 @@ struct fr_cuda {
     double *d_iblk; /* k_ingest's per-block sums */
     long long *d_blkidx;
     fstate_t *d_st;
+    /* per out slot: copied on `down` while the next frames find theirs; the
+     * residual, record and candidates of a slot lie one after the other
+     * (d_res[k] holds the three, at rec_off and cand_off), as do h_res[k],
+     * h_rec[k] and h_cand[k] on the host, so that one copy takes them */
     frec_t *d_rec[OUT_SLOTS];
-    fcand_t *d_cand[OUT_SLOTS]; /* per out slot: copied on `down` while the next frames find theirs */
+    fcand_t *d_cand[OUT_SLOTS];
+    size_t rec_off, cand_off;
     /* host */
     void *h_raw[SLOTS];
     float *h_res[OUT_SLOTS];
@@ -1577,12 +1582,8 @@ static void fr_cuda_destroy(fr_cuda_t **gpu)
             if (g->ev_used[k]) cudaEventDestroy(g->ev_used[k]);
         }
         for (int k = 0; k < OUT_SLOTS; k++) {
-            rt->dev_free(g->rt, g->d_res[k]);
-            rt->dev_free(g->rt, g->d_rec[k]);
-            rt->dev_free(g->rt, g->d_cand[k]);
+            rt->dev_free(g->rt, g->d_res[k]); /* with the slot's record and candidates */
             if (g->h_res[k]) rt->host_free(g->rt, g->h_res[k]);
-            if (g->h_rec[k]) rt->host_free(g->rt, g->h_rec[k]);
-            if (g->h_cand[k]) rt->host_free(g->rt, g->h_cand[k]);
             if (g->ev_done[k]) cudaEventDestroy(g->ev_done[k]);
             if (g->ev_down[k]) cudaEventDestroy(g->ev_down[k]);
         }
@@ -1756,12 +1757,14 @@ static pyr_status_t fr_cuda_create(const fr_setup_t *s, fr_cuda_t **gpu)
         CUT(cudaEventCreateWithFlags(&g->ev_used[k], cudaEventDisableTiming));
     }
     for (int k = 0; k < g->nout; k++) {
-        TRY(dalloc(g, (void **)&g->d_res[k], fb, need));
-        TRY(dalloc(g, (void **)&g->d_rec[k], sizeof(frec_t), need));
-        TRY(dalloc(g, (void **)&g->d_cand[k], FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
-        TRY(ops->host_alloc(g->rt, fb, (void **)&g->h_res[k]));
-        TRY(ops->host_alloc(g->rt, sizeof(frec_t), (void **)&g->h_rec[k]));
-        TRY(ops->host_alloc(g->rt, REC_CANDS * sizeof(fcand_t), (void **)&g->h_cand[k]));
+        g->rec_off = (fb + 255) & ~(size_t)255;
+        g->cand_off = g->rec_off + ((sizeof(frec_t) + 255) & ~(size_t)255);
+        TRY(dalloc(g, (void **)&g->d_res[k], g->cand_off + FR_DEVICE_CANDIDATES * sizeof(fcand_t), need));
+        g->d_rec[k] = (frec_t *)((char *)g->d_res[k] + g->rec_off);
+        g->d_cand[k] = (fcand_t *)((char *)g->d_res[k] + g->cand_off);
+        TRY(ops->host_alloc(g->rt, g->cand_off + REC_CANDS * sizeof(fcand_t), (void **)&g->h_res[k]));
+        g->h_rec[k] = (frec_t *)((char *)g->h_res[k] + g->rec_off);
+        g->h_cand[k] = (fcand_t *)((char *)g->h_res[k] + g->cand_off);
         CUT(cudaEventCreateWithFlags(&g->ev_done[k], cudaEventDisableTiming));
         CUT(cudaEventCreateWithFlags(&g->ev_down[k], cudaEventDisableTiming));
     }
@@ -2301,11 +2304,17 @@ static pyr_status_t tail(fr_cuda_t *g, int64_t t, float *h, const uint8_t *bad, 
     /* 4. download on its own stream */
     CU(cudaStreamWaitEvent(g->down, g->ev_done[k], 0));
     int direct = residual_out && is_pinned(g, residual_out, (size_t)np * sizeof(float));
-    CU(cudaMemcpyAsync(direct ? residual_out : g->h_res[k], res, (size_t)np * sizeof(float), cudaMemcpyDeviceToHost, g->down));
-    CU(cudaMemcpyAsync(g->h_rec[k], g->d_rec[k], sizeof(frec_t), cudaMemcpyDeviceToHost, g->down));
-    /* the slot's list is written again by the next frame in this slot, whose
-     * detection is queued only after deliver_slot has waited for this copy */
-    CU(cudaMemcpyAsync(g->h_cand[k], g->d_cand[k], REC_CANDS * sizeof(fcand_t), cudaMemcpyDeviceToHost, g->down));
+    /* the record and the first REC_CANDS candidates, with the residual where
+     * it goes to the slot's host buffer: one copy (the slot's list is
+     * written again by the next frame in this slot, whose detection is
+     * queued only after deliver_slot has waited for this copy) */
+    const size_t tail_bytes = g->cand_off + REC_CANDS * sizeof(fcand_t);
+    if (direct) {
+        CU(cudaMemcpyAsync(residual_out, res, (size_t)np * sizeof(float), cudaMemcpyDeviceToHost, g->down));
+        CU(cudaMemcpyAsync(g->h_rec[k], g->d_rec[k], tail_bytes - g->rec_off, cudaMemcpyDeviceToHost, g->down));
+    } else {
+        CU(cudaMemcpyAsync(g->h_res[k], res, tail_bytes, cudaMemcpyDeviceToHost, g->down));
+    }
     CU(cudaEventRecord(g->ev_down[k], g->down));
     g->pend_t[k] = t;
     g->pend_out[k] = residual_out;
