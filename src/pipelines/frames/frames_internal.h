@@ -95,6 +95,13 @@ extern "C" void fr_cuda_batch_cap(int cap);
 #else
 void fr_cuda_batch_cap(int cap);
 #endif
+/* For tests: the threads of the dot products' kernel that one multiprocessor of the current GPU holds at once (-1 on
+ * an error); the kernel reads every pixel of the history, so it needs many in flight. */
+#ifdef __cplusplus
+extern "C" int fr_cuda_dots_occupancy(void);
+#else
+int fr_cuda_dots_occupancy(void);
+#endif
 #endif
 
 /* The candidate at pixel (x, y) of the SNR map z (nx*ny) and the matched

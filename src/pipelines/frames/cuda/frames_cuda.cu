@@ -959,6 +959,17 @@ __global__ void k_solve(const double *D, const double *shx, const double *shy, i
     if (threadIdx.x == 0) st->flags |= flags;
 }
 
+/* fr_cuda_dots_occupancy (frames_internal.h) */
+extern "C" int fr_cuda_dots_occupancy(void)
+{
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_dots, TPB, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return blocks * TPB;
+}
+
 /* The dot product of tile `tile` with h_{t-k}: one block. */
 __device__ void dots_tile(const float *ring, int64_t np, frame_slots_t sl, int64_t tile, int k, int64_t nx, int64_t ny, int64_t b,
                           double *part, int n, int only_if_cleaned, int *dirty)
