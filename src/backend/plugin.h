@@ -12,10 +12,11 @@
  * process holds one copy of the core's state however the core is linked.
  *
  * The loader (src/api/plugin.c) looks for the plug-in in the folder of the
- * file that holds the core (libpyrgrid.so; for a program linking the core
- * statically, the program's folder and its ../lib), then in the install's
- * library folder, then by its plain name (the loader's search path); the
- * environment variable PYRGRID_CUDA_PLUGIN names a file to load instead. */
+ * file that holds the core (libpyrgrid.so), then in the install's library
+ * folder, then by its plain name (the loader's search path); the environment
+ * variable PYRGRID_CUDA_PLUGIN names a file to load instead.  The static
+ * libraries (a static libpyrgrid, and pyrgrid_internal for the tests and
+ * benchmarks) link the CUDA objects in and load nothing. */
 #ifndef PYR_BACKEND_PLUGIN_H
 #define PYR_BACKEND_PLUGIN_H
 
@@ -68,8 +69,8 @@ typedef const pyr_cuda_plugin_t *(*pyr_cuda_plugin_entry_fn)(const struct pyr_cu
 /* How much a caller wants the CUDA backend. */
 typedef enum {
     PYR_CUDA_IF_LOADED = 0, /* only if already loaded: never loads */
-    PYR_CUDA_PROBE = 1,     /* backend = auto: load only where a GPU may be present (a driver's device node or
-                               libcuda.so.1 is there), so that a machine without one never maps the plug-in */
+    PYR_CUDA_PROBE = 1,     /* backend = auto: load only where a GPU may be present (a driver's device node is
+                               there), so that a machine without one never maps the plug-in */
     PYR_CUDA_ASK = 2,       /* CUDA was asked for: load */
 } pyr_cuda_want_t;
 
