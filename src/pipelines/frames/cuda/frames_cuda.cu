@@ -801,6 +801,35 @@ __global__ void k_tables(int64_t nx, int64_t ny, int64_t nh, const fstate_t *st,
     tables_body(nx, ny, nh, st, cx, sxt, cy, syt, sign, when);
 }
 
+/* One gradient iteration's row sums: rows ky = first, first + step, ... of
+ * the spectrum X shifted by the phase tables, each summed by this block in
+ * block_sum's order into part[2 ky] and part[2 ky + 1] (the tables are read
+ * past L1: other blocks of the launch wrote them before the grid's sync). */
+__device__ void iterate_rows(const cufftComplex *X, int64_t ny, int64_t nh, const float *cx, const float *sxt, const float *cy,
+                             const float *syt, const double *wxs, const double *wys, double *part, int64_t first, int64_t step,
+                             double *sh)
+{
+    for (int64_t ky = first; ky < ny; ky += step) {
+        double rp = 0, rq = 0, wy = wys[ky];
+        float cyv = __ldcg(cy + ky), syv = __ldcg(syt + ky);
+        for (int64_t kx = threadIdx.x; kx < nh; kx += blockDim.x) {
+            cufftComplex p = X[ky * nh + kx];
+            float cxv = __ldcg(cx + kx), sxv = __ldcg(sxt + kx);
+            float phr = __fsub_rn(__fmul_rn(cxv, cyv), __fmul_rn(sxv, syv));
+            float phi = __fadd_rn(__fmul_rn(cxv, syv), __fmul_rn(sxv, cyv));
+            double im = (double)p.x * phi + (double)p.y * phr;
+            rq += wxs[kx] * im;
+            rp += wy * im;
+        }
+        rp = block_sum(rp, sh);
+        rq = block_sum(rq, sh);
+        if (threadIdx.x == 0) {
+            part[2 * ky] = rp;
+            part[2 * ky + 1] = rq;
+        }
+    }
+}
+
 /* The gradient iterations, all in one cooperative launch: every iteration
  * writes the phase tables, sums each spectrum row (part[2 ky], [2 ky + 1]),
  * then every block adds the rows in the same order and takes the same step. */
@@ -815,24 +844,7 @@ __global__ void k_iterate(const cufftComplex *X, int64_t nx, int64_t ny, int64_t
     while (it < max_it) {
         phase_tables(nx, ny, nh, x, y, cx, sxt, cy, syt, gt, gs);
         g.sync();
-        for (int64_t ky = blockIdx.x; ky < ny; ky += gridDim.x) {
-            double rp = 0, rq = 0, wy = wys[ky];
-            float cyv = cy[ky], syv = syt[ky];
-            for (int64_t kx = threadIdx.x; kx < nh; kx += blockDim.x) {
-                cufftComplex p = X[ky * nh + kx];
-                float phr = __fsub_rn(__fmul_rn(cx[kx], cyv), __fmul_rn(sxt[kx], syv));
-                float phi = __fadd_rn(__fmul_rn(cx[kx], syv), __fmul_rn(sxt[kx], cyv));
-                double im = (double)p.x * phi + (double)p.y * phr;
-                rq += wxs[kx] * im;
-                rp += wy * im;
-            }
-            rp = block_sum(rp, sh);
-            rq = block_sum(rq, sh);
-            if (threadIdx.x == 0) {
-                part[2 * ky] = rp;
-                part[2 * ky + 1] = rq;
-            }
-        }
+        iterate_rows(X, ny, nh, cx, sxt, cy, syt, wxs, wys, part, blockIdx.x, gridDim.x, sh);
         g.sync();
         double P = 0, Q = 0;
         for (int64_t ky = threadIdx.x; ky < ny; ky += blockDim.x) {
@@ -1512,26 +1524,7 @@ __global__ void kb_iterate(const cufftComplex *X, int64_t nx, int64_t ny, int64_
             for (int q = 0; q < nfr; q++) all &= __ldcg(stop + q) != 0;
             if (all) break;
         }
-        if (!stopped)
-            for (int64_t ky = lb; ky < ny; ky += bpf) {
-                double rp = 0, rq = 0, wy = wys[ky];
-                float cyv = __ldcg(cyf + ky), syv = __ldcg(syf + ky);
-                for (int64_t kx = threadIdx.x; kx < nh; kx += blockDim.x) {
-                    cufftComplex p = Xf[ky * nh + kx];
-                    float cxv = __ldcg(cxf + kx), sxv = __ldcg(sxf + kx);
-                    float phr = __fsub_rn(__fmul_rn(cxv, cyv), __fmul_rn(sxv, syv));
-                    float phi = __fadd_rn(__fmul_rn(cxv, syv), __fmul_rn(sxv, cyv));
-                    double im = (double)p.x * phi + (double)p.y * phr;
-                    rq += wxs[kx] * im;
-                    rp += wy * im;
-                }
-                rp = block_sum(rp, sh);
-                rq = block_sum(rq, sh);
-                if (threadIdx.x == 0) {
-                    pf[2 * ky] = rp;
-                    pf[2 * ky + 1] = rq;
-                }
-            }
+        if (!stopped) iterate_rows(Xf, ny, nh, cxf, sxf, cyf, syf, wxs, wys, pf, lb, bpf, sh);
         g.sync();
         if (!stopped) {
             double P = 0, Q = 0;
