@@ -22,6 +22,7 @@
 #    GPU the "two GPU" rows run devices = 0,0 (two contexts of one GPU): they
 #    check the path, they are not scaling figures.
 set -uo pipefail
+. "$(dirname "$0")/multigpu_common.sh"
 out=${1:?usage: bench/multigpu.sh OUT [BUILD_DIR]}
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -88,55 +89,14 @@ fi
 echo "== scaling" | tee -a "$out/summary.txt"
 two=0,1
 [ "$ngpu" -lt 2 ] && two=0,0
-# run NAME LAUNCH FILE S1 S2 SETS...: prints the marginal and end-to-end Gcell/s
-run() {
-  local name=$1 launch=$2 file=$3 s1=$4 s2=$5
-  shift 5
-  local t=() line=""
-  for s in $s1 $s2; do
-    if [ "$launch" = mpi ]; then
-      line=$(timeout 150 "${mpi[@]}" $pyr run "$file" -q --set scheme.steps=$s --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | tail -1)
-    else
-      line=$(timeout 150 $pyr run "$file" -q --set scheme.steps=$s --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | tail -1)
-    fi
-    echo "$name steps=$s: $line" >>"$out/scaling.log"
-    t+=("$(echo "$line" | grep -o 'seconds=[0-9.]*' | cut -d= -f2)")
-  done
-  local cells
-  cells=$(echo "$line" | grep -o 'grid=[0-9x]*' | cut -d= -f2 | awk -F x '{p = 1; for (i = 1; i <= NF; i++) p *= ($i - 2); print p}')
-  awk -v n="$name" -v c="$cells" -v a="${t[0]:-0}" -v b="${t[1]:-0}" -v s1=$s1 -v s2=$s2 'BEGIN {
-    m = (b > a) ? c * (s2 - s1) / (b - a) / 1e9 : 0; e = b > 0 ? c * s2 / b / 1e9 : 0;
+# the problem files and run() (bench/multigpu_common.sh): each row the steady and end-to-end Gcell/s
+run_limit=150
+run_opts=(-q)
+run_row() {
+  awk -v n="$1" -v m="$2" -v e="$3" -v a="$4" -v b="$5" 'BEGIN {
     printf "%-44s %10.1f %10.1f   (t %.3f / %.3f s)\n", n, m, e, a, b }' | tee -a "$out/scaling.txt"
 }
-cat >"$work/s2.ini" <<'EOF'
-[grid]
-dims = 2
-nx = 32769
-ny = 32769
-[scheme]
-dt = 5e-11
-steps = 100
-precision = float
-[initial]
-kind = gauss
-[run]
-backend = cuda
-EOF
-cat >"$work/s3.ini" <<'EOF'
-[grid]
-dims = 3
-nx = 1025
-ny = 1025
-nz = 1025
-[scheme]
-dt = 5e-8
-steps = 100
-precision = float
-[initial]
-kind = gauss
-[run]
-backend = cuda
-EOF
+problems "$work"
 printf "%-44s %10s %10s\n" "configuration (devices $two)" "Gcell/s" "end-to-end" | tee -a "$out/scaling.txt"
 # 2D float 32768^2 per GPU; weak: 32768 x 65536 interior (ny = 65538)
 run "2D in core, 1 GPU" one "$work/s2.ini" 200 2200

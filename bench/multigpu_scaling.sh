@@ -7,6 +7,7 @@
 #
 #   bash bench/multigpu_scaling.sh OUT [BUILD_DIR]
 set -u
+. "$(dirname "$0")/multigpu_common.sh"
 out=${1:?usage: bench/multigpu_scaling.sh OUT [BUILD_DIR]}; mkdir -p $out
 root=$PWD/.deps/root
 start=$(date +%s); st(){ echo "[$(( $(date +%s)-start )) s] $*" | tee -a $out/summary.txt; }
@@ -21,74 +22,37 @@ st "tests: label parts (GPU ones on every GPU)"
 grep -E "random problems|tests passed|Failed|\*\*\*" $out/ctest_parts.txt | head -12 | tee -a $out/summary.txt
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat >"$work/s2.ini" <<'EOI'
-[grid]
-dims = 2
-nx = 32769
-ny = 32769
-[scheme]
-dt = 5e-11
-steps = 100
-precision = float
-[initial]
-kind = gauss
-[run]
-backend = cuda
-EOI
-cat >"$work/s3.ini" <<'EOI'
-[grid]
-dims = 3
-nx = 1025
-ny = 1025
-nz = 1025
-[scheme]
-dt = 5e-8
-steps = 100
-precision = float
-[initial]
-kind = gauss
-[run]
-backend = cuda
-EOI
-run() {
-  local name=$1 file=$2 s1=$3 s2=$4
-  shift 4
-  local t=() line=""
-  for s in $s1 $s2; do
-    line=$(timeout 120 $pyr run "$file" --set scheme.steps=$s --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | grep "method=" | tail -1)
-    echo "$name steps=$s: $line" >>"$out/scaling.log"
-    t+=("$(echo "$line" | grep -o 'seconds=[0-9.]*' | cut -d= -f2)")
-  done
-  local cells host
-  host=$(echo "$line" | grep -o 'host=[^ ]*' | head -1)
-  cells=$(echo "$line" | grep -o 'grid=[0-9x]*' | cut -d= -f2 | awk -F x '{p = 1; for (i = 1; i <= NF; i++) p *= ($i - 2); print p}')
-  awk -v n="$name" -v c="$cells" -v a="${t[0]:-0}" -v b="${t[1]:-0}" -v s1=$s1 -v s2=$s2 -v h="$host" 'BEGIN {
-    m = (b > a) ? c * (s2 - s1) / (b - a) / 1e9 : 0; e = b > 0 ? c * s2 / b / 1e9 : 0;
+# the problem files and run() (bench/multigpu_common.sh)
+problems "$work"
+run_limit=120
+run_opts=()
+run_row() {
+  awk -v n="$1" -v m="$2" -v e="$3" -v a="$4" -v b="$5" -v h="$6" 'BEGIN {
     printf "%-46s %9.1f %9.1f  e2e/steady %.2f (t %.3f / %.3f s) %s\n", n, m, e, (m > 0 ? e / m : 0), a, b, h }' | tee -a "$out/scaling.txt"
 }
 st scaling
 printf "%-46s %9s %9s\n" "configuration" "steady" "e2e" | tee -a "$out/scaling.txt"
-run "2D in core, 1 GPU" "$work/s2.ini" 200 1200
-run "2D in core, 2 GPUs (strong)" "$work/s2.ini" 200 1200 --set run.devices=0,1
-run "2D in core, 2 GPUs (strong), pinned" "$work/s2.ini" 200 1200 --set run.devices=0,1 --set run.host_memory=pin
-run "2D in core, 4 GPUs (strong)" "$work/s2.ini" 200 1200 --set run.devices=0,1,2,3
-run "2D in core, 4 GPUs (weak, 4x the grid)" "$work/s2.ini" 200 1200 --set run.devices=0,1,2,3 --set grid.ny=131074 --set scheme.dt=1e-11
-run "3D in core, 1 GPU" "$work/s3.ini" 50 1050
-run "3D in core, 2 GPUs (strong)" "$work/s3.ini" 50 1050 --set run.devices=0,1
-run "3D in core, 2 GPUs (strong), pinned" "$work/s3.ini" 50 1050 --set run.devices=0,1 --set run.host_memory=pin
-run "3D in core, 4 GPUs (strong)" "$work/s3.ini" 50 1050 --set run.devices=0,1,2,3
-run "3D in core, 4 GPUs (weak, 4x the grid)" "$work/s3.ini" 50 1050 --set run.devices=0,1,2,3 --set grid.nz=4098 --set scheme.dt=2e-8
+run "2D in core, 1 GPU" one "$work/s2.ini" 200 1200
+run "2D in core, 2 GPUs (strong)" one "$work/s2.ini" 200 1200 --set run.devices=0,1
+run "2D in core, 2 GPUs (strong), pinned" one "$work/s2.ini" 200 1200 --set run.devices=0,1 --set run.host_memory=pin
+run "2D in core, 4 GPUs (strong)" one "$work/s2.ini" 200 1200 --set run.devices=0,1,2,3
+run "2D in core, 4 GPUs (weak, 4x the grid)" one "$work/s2.ini" 200 1200 --set run.devices=0,1,2,3 --set grid.ny=131074 --set scheme.dt=1e-11
+run "3D in core, 1 GPU" one "$work/s3.ini" 50 1050
+run "3D in core, 2 GPUs (strong)" one "$work/s3.ini" 50 1050 --set run.devices=0,1
+run "3D in core, 2 GPUs (strong), pinned" one "$work/s3.ini" 50 1050 --set run.devices=0,1 --set run.host_memory=pin
+run "3D in core, 4 GPUs (strong)" one "$work/s3.ini" 50 1050 --set run.devices=0,1,2,3
+run "3D in core, 4 GPUs (weak, 4x the grid)" one "$work/s3.ini" 50 1050 --set run.devices=0,1,2,3 --set grid.nz=4098 --set scheme.dt=2e-8
 mx=(--set grid.nx=641 --set grid.ny=641 --set grid.nz=641 --set scheme.precision=float --set output.every=0 --set output.probes=)
-run "Maxwell 3D 641^3 in core, 1 GPU" examples/maxwell_cavity.ini 40 440 "${mx[@]}" --set run.backend=cuda
-run "Maxwell 3D 641^3 in core, 2 GPUs" examples/maxwell_cavity.ini 40 440 "${mx[@]}" --set run.devices=0,1 --set run.backend=cuda
-run "Maxwell 3D 641^3 in core, 4 GPUs" examples/maxwell_cavity.ini 40 440 "${mx[@]}" --set run.devices=0,1,2,3 --set run.backend=cuda
+run "Maxwell 3D 641^3 in core, 1 GPU" one examples/maxwell_cavity.ini 40 440 "${mx[@]}" --set run.backend=cuda
+run "Maxwell 3D 641^3 in core, 2 GPUs" one examples/maxwell_cavity.ini 40 440 "${mx[@]}" --set run.devices=0,1 --set run.backend=cuda
+run "Maxwell 3D 641^3 in core, 4 GPUs" one examples/maxwell_cavity.ini 40 440 "${mx[@]}" --set run.devices=0,1,2,3 --set run.backend=cuda
 st "out of core"
-run "2D out of core 1 GiB/GPU, 1 GPU" "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB
-run "2D out of core 1 GiB/GPU, 2 GPUs" "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB --set run.devices=0,1
-run "2D out of core 1 GiB/GPU, 4 GPUs" "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB --set run.devices=0,1,2,3
-run "3D out of core 1 GiB/GPU, 1 GPU" "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB
-run "3D out of core 1 GiB/GPU, 2 GPUs" "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB --set run.devices=0,1
-run "3D out of core 1 GiB/GPU, 4 GPUs" "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB --set run.devices=0,1,2,3
+run "2D out of core 1 GiB/GPU, 1 GPU" one "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB
+run "2D out of core 1 GiB/GPU, 2 GPUs" one "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB --set run.devices=0,1
+run "2D out of core 1 GiB/GPU, 4 GPUs" one "$work/s2.ini" 256 2304 --set run.method=pyramid --set run.memory=1GiB --set run.devices=0,1,2,3
+run "3D out of core 1 GiB/GPU, 1 GPU" one "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB
+run "3D out of core 1 GiB/GPU, 2 GPUs" one "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB --set run.devices=0,1
+run "3D out of core 1 GiB/GPU, 4 GPUs" one "$work/s3.ini" 64 576 --set run.method=pyramid --set run.memory=1GiB --set run.devices=0,1,2,3
 for f in s2 s3; do for d in 0,1 0,1,2,3; do $pyr plan "$work/$f.ini" --set run.devices=$d | grep -E "^parts:|host" | sed "s/^/$f $d: /"; done; done | tee -a "$out/scaling.txt"
 tail -5 $out/scaling.err | tee -a $out/summary.txt
 st done
