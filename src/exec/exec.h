@@ -12,6 +12,16 @@
  * order. */
 pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run);
 
+/* The same for a resident part of a larger grid (plan->exchange) whose host
+ * grid of some fields is memory another owns: where regions[f].data is set,
+ * field f is that region (indexed in the part's local coordinates; fields[f]
+ * is not read) instead of fields[f].  The executor writes back only the
+ * part's own box (the exchange's reduce box), so parts sharing one grid
+ * never write the same nodes; its copies to and from a region are staged.
+ * Any other plan refuses regions (an internal error). */
+pyr_status_t pyr_exec_fields_in(pyr_plan_t *plan, pyr_field_t *const *fields, const pyr_host_region_t *regions, int nfields,
+                                const pyr_hooks_t *hooks, pyr_run_info_t *run);
+
 /* A run computed in ranges of its steps, each with a plan of its own (any
  * method, decomposition, height or slots: the same bits as one run, which
  * lets tune/refine.c change the plan between passes).  The carry holds what

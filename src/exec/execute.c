@@ -954,6 +954,10 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
     if (!plan->resident && plan->slots > 1 && plan->decomp != PYR_DECOMP_SKEWED) PYR_TRY(flusher_start(e));
 
     pyr_box_t interior = pyr_plan_interior(plan);
+    /* what a resident piece hands back: a part of a larger grid its own box only (its halo is another
+     * part's, and the host grid may be the caller's, which every part writes into) */
+    pyr_box_t written = interior;
+    if (plan->exchange) written = pyr_box_intersect(&interior, &plan->exchange->reduce_box);
     void *res[2] = {e->buffers[0], e->buffers[1]};
     if (plan->resident) {
         /* one piece for the whole run, in the two bundles (one slot, one spare) */
@@ -1025,7 +1029,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         if (reduce && tolerance > 0 && e->change < tolerance) e->converged = stop = 1;
         int snap = plan->options.snapshot_every > 0 && step % plan->options.snapshot_every == 0;
         const int downloaded = plan->resident && (snap || step == e->last || stop);
-        if (downloaded) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
+        if (downloaded) PYR_TRY(download_fields(e, 0, &e->pieces[0], &written));
         /* a range's carry keeps the layer before too, for the next range's plan */
         if (plan->resident && e->carry && (step == e->last || stop)) PYR_TRY(download_previous(e, 0, &e->pieces[0], &interior));
         if (plan->resident && hooks && (hooks->progress || hooks->cancel)) PYR_TRY(e->ops->wait(e->ctx, 0));
@@ -1051,7 +1055,7 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         if (cancelled) {
             /* the caller's fields hold time layer `step`, the count the message states (streamed
              * passes wrote theirs; wait_all lets the last downloads land) */
-            if (plan->resident && !downloaded) PYR_TRY(download_fields(e, 0, &e->pieces[0], &interior));
+            if (plan->resident && !downloaded) PYR_TRY(download_fields(e, 0, &e->pieces[0], &written));
             PYR_TRY(wait_all(e));
             return pyr_fail(PYR_ERR_CANCELLED, "run cancelled after %lld of %lld steps", (long long)step, (long long)p->steps);
         }
@@ -1097,8 +1101,8 @@ void pyr_exec_carry_destroy(pyr_exec_carry_t **carry)
     *carry = NULL;
 }
 
-static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, int64_t first, int64_t last, pyr_exec_carry_t *carry,
-                               const pyr_hooks_t *hooks, pyr_run_info_t *run)
+static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, const pyr_host_region_t *regions, int nfields, int64_t first,
+                               int64_t last, pyr_exec_carry_t *carry, const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
     if (run) memset(run, 0, sizeof *run);
     if (!plan || !given) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
@@ -1120,6 +1124,7 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
     /* fields the library makes (inputs not given; a range's, once for the run), and each field's place in its bundle */
     pyr_field_t *own[PYR_MAX_FIELDS] = {NULL}, **made = carry ? carry->made : own;
     pyr_field_t *fields[PYR_MAX_FIELDS] = {NULL};
+    int region[PYR_MAX_FIELDS] = {0}; /* fields given as regions of host memory another owns (exec.h) */
     pyr_status_t st = PYR_OK;
     int64_t pp = 0, fx = 0;
     for (int f = 0; f < e.nf && st == PYR_OK; f++) {
@@ -1128,6 +1133,21 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
         e.role[f] = (int)scheme->field[f].role;
         if (e.role[f] == PYR_FIELD_PINGPONG) e.pp_off[f] = pp++ * (int64_t)plan->layout.layer_bytes;
         else e.fixed_off[f] = fx++ * (int64_t)plan->layout.layer_bytes;
+        if (regions && regions[f].data) {
+            /* only a resident part reads and writes such a region: just its own box goes back into it, and
+             * nothing else (layers before, snapshots, pinning) assumes a field's array there */
+            const pyr_box_t g = pyr_plan_grid(plan);
+            if (!plan->exchange || !plan->resident || carry || (hooks && (hooks->snapshot || hooks->snapshot_fields)) ||
+                !pyr_box_contains(&regions[f].box, &g)) {
+                st = pyr_fail(PYR_ERR_INTERNAL, "field %s given as a region of another's host grid to a plan that is not a resident part "
+                                                "of a larger grid inside it",
+                              scheme->field[f].name);
+                break;
+            }
+            e.grid[f] = regions[f];
+            region[f] = 1;
+            continue;
+        }
         /* the library's own auxiliaries, except a part's: the parts exchange them (multi/) */
         fields[f] = scheme->field[f].role == PYR_FIELD_AUX && !plan->exchange ? NULL : given[f];
         if (!fields[f] && made[f]) fields[f] = made[f];
@@ -1198,9 +1218,6 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
      * initial field (the first sub-step does not read it: Chebyshev's first sweep is plain Jacobi);
      * a range's carry keeps it for every plan, from the run's start to its end */
     if (plan->previous && (!plan->resident || carry)) {
-        if (plan->decomp == PYR_DECOMP_SKEWED && !plan->resident)
-            st = pyr_fail(PYR_ERR_INTERNAL, "a skewed plan of the %s scheme: its pieces carry one layer of a field read a layer back",
-                          scheme->name);
         for (int f = 0; f < e.nf && st == PYR_OK; f++) {
             if (e.role[f] != PYR_FIELD_PINGPONG) continue;
             e.prev[f].box = pyr_plan_grid(plan);
@@ -1238,6 +1255,11 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
         for (int f = 0; f < e.nf && host == PYR_HOST_PIN; f++) {
             /* the library's auxiliaries move over thin supports only: not worth pinning whole */
             if (e.role[f] < 0 || e.role[f] == PYR_FIELD_AUX || on_device[f]) continue;
+            /* another's grid, shared with other parts: its copies are staged */
+            if (region[f]) {
+                snprintf(host_note, sizeof host_note, "the caller's grid, read and written in place by every part: copies staged");
+                continue;
+            }
             if (e.ops->host_register(e.ctx, fields[f]->data, grid_bytes) == PYR_OK) {
                 registered[f] = 1;
                 if (!e.prev[f].data) continue;
@@ -1256,6 +1278,8 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
             host = PYR_HOST_STAGE;
         }
         pin_s = pyr_now_s() - t0;
+        for (int f = 0; f < e.nf; f++)
+            if (region[f]) host = PYR_HOST_STAGE;
     }
     if (any_device) {
         if (!host_note[0]) snprintf(host_note, sizeof host_note, "the caller's fields in GPU memory are copied device to device");
@@ -1299,7 +1323,13 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, int 
 
 pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
-    return exec_range(plan, given, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
+    return exec_range(plan, given, NULL, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
+}
+
+pyr_status_t pyr_exec_fields_in(pyr_plan_t *plan, pyr_field_t *const *given, const pyr_host_region_t *regions, int nfields,
+                                const pyr_hooks_t *hooks, pyr_run_info_t *run)
+{
+    return exec_range(plan, given, regions, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
 }
 
 pyr_status_t pyr_exec_fields_range(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, int64_t first, int64_t last,
@@ -1323,7 +1353,7 @@ pyr_status_t pyr_exec_fields_range(pyr_plan_t *plan, pyr_field_t *const *fields,
         carry->problem = *p;
     }
     pyr_run_info_t ri;
-    const pyr_status_t st = exec_range(plan, fields, nfields, first, last, carry, hooks, &ri);
+    const pyr_status_t st = exec_range(plan, fields, NULL, nfields, first, last, carry, hooks, &ri);
     carry->next = st == PYR_OK ? ri.steps : -1;
     if (run) *run = ri;
     return st;

@@ -45,7 +45,8 @@ void pyr_multi_swap_halos(pyr_parts_t *P)
         if (!src) continue;
         if (g->mode == MSG_HOST) {
             for (int f = 0; f < nf; f++) {
-                if (!P->exchanged[f]) continue;
+                /* both parts on the caller's grid: the sender's download is already the receiver's to upload */
+                if (!P->exchanged[f] || (dst->region[f].data && src->region[f].data)) continue;
                 pyr_host_region_t to = pyr_multi_region_of(dst, f), from = pyr_multi_region_of(src, f);
                 pyr_host_copy_box(&to, &from, &g->box, elem);
             }

@@ -12,6 +12,7 @@
 
 pyr_host_region_t pyr_multi_region_of(const part_t *pt, int f)
 {
+    if (pt->region[f].data) return pt->region[f];
     pyr_host_region_t r = {pt->fields[f]->data, pt->local};
     return r;
 }
@@ -22,25 +23,28 @@ void pyr_multi_free_fields(pyr_parts_t *P)
         for (int f = 0; f < PYR_MAX_FIELDS; f++) pyr_field_destroy(&P->part[i].fields[f]);
 }
 
+pyr_status_t pyr_multi_alloc_part_fields(pyr_parts_t *P, part_t *pt)
+{
+    for (int f = 0; f < P->scheme->nfields; f++) {
+        if (!((P->fields >> f) & 1) || pt->fields[f] || pt->region[f].data) continue;
+        PYR_TRY(pyr_field_create(&pt->problem, &pt->fields[f]));
+    }
+    return PYR_OK;
+}
+
 pyr_status_t pyr_multi_alloc_fields(pyr_parts_t *P)
 {
-    for (int i = 0; i < P->ndev; i++) {
-        part_t *pt = &P->part[i];
-        for (int f = 0; f < P->scheme->nfields; f++) {
-            if (!((P->fields >> f) & 1) || pt->fields[f]) continue;
-            PYR_TRY(pyr_field_create(&pt->problem, &pt->fields[f]));
-        }
-    }
+    for (int i = 0; i < P->ndev; i++) PYR_TRY(pyr_multi_alloc_part_fields(P, &P->part[i]));
     return PYR_OK;
 }
 
 /* Part pt's inputs (and, when `initial`, its state) made from the problem
  * over its local grid. */
-pyr_status_t pyr_multi_make_part_fields(pyr_parts_t *P, part_t *pt, int initial)
+pyr_status_t pyr_multi_make_part_fields(pyr_parts_t *P, part_t *pt, int initial, unsigned given)
 {
     const int64_t *origin = pt->local.lo;
     for (int f = 0; f < P->scheme->nfields; f++) {
-        if (!((P->fields >> f) & 1)) continue;
+        if (!((P->fields >> f) & 1) || ((given >> f) & 1) || !pt->fields[f]) continue;
         pyr_field_t *fl = pt->fields[f];
         const pyr_field_role_t role = P->scheme->field[f].role;
         if (role == PYR_FIELD_INPUT) {
@@ -63,7 +67,7 @@ pyr_status_t pyr_parts_init(pyr_parts_t *P)
 {
     pyr_status_t st = pyr_multi_alloc_fields(P);
     for (int i = 0; i < P->ndev && st == PYR_OK; i++) {
-        st = pyr_multi_make_part_fields(P, &P->part[i], 1);
+        st = pyr_multi_make_part_fields(P, &P->part[i], 1, 0);
         if (st != PYR_OK && P->ndev > 1) st = pyr_fail_context(st, "device %d (part %d of %d): ", P->part[i].device, P->part[i].index, P->nparts);
     }
     return pyr_multi_agree(P, st);

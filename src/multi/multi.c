@@ -2,6 +2,7 @@
  * made from the options' device list, run on the caller's whole fields. */
 #include "multi/multi.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,60 @@ void pyr_multi_destroy(pyr_plan_t **plan)
     *plan = NULL;
 }
 
+/* One part's host fields for a run on the caller's fields: those it does not
+ * share with the caller made (inputs not given from the problem, the
+ * library's auxiliaries at zero) or copied from the caller's grid. */
+typedef struct {
+    pyr_parts_t *P;
+    part_t *pt;
+    pyr_field_t *const *given;
+    unsigned mask;
+    pthread_t thread;
+    pyr_status_t st;
+    char message[1024];
+} setup_t;
+
+static void *setup_part(void *arg)
+{
+    setup_t *u = arg;
+    pyr_parts_t *P = u->P;
+    part_t *pt = u->pt;
+    const size_t elem = pyr_precision_size(P->problem.precision);
+    pyr_box_t grid = {{0, 0, 0}, {P->problem.n[0], P->problem.n[1], P->problem.n[2]}};
+    pyr_status_t st = pyr_multi_alloc_part_fields(P, pt);
+    if (st == PYR_OK) st = pyr_multi_make_part_fields(P, pt, 0, u->mask);
+    for (int f = 0; f < P->scheme->nfields && st == PYR_OK; f++) {
+        if (!((u->mask >> f) & 1) || pt->region[f].data) continue;
+        pyr_host_region_t to = pyr_multi_region_of(pt, f), from = {u->given[f]->data, grid};
+        pyr_host_copy_box(&to, &from, &pt->local, elem);
+    }
+    u->st = st;
+    if (st != PYR_OK) snprintf(u->message, sizeof u->message, "%s", pyr_last_error());
+    return NULL;
+}
+
+/* Every part's set-up at once, a thread per part (part 0 in the caller's). */
+static pyr_status_t setup_parts(pyr_parts_t *P, pyr_field_t *const *given, unsigned mask)
+{
+    setup_t u[PYR_PARTS_MAX_DEVICES];
+    int started[PYR_PARTS_MAX_DEVICES] = {0};
+    for (int i = 0; i < P->ndev; i++) {
+        u[i] = (setup_t){.P = P, .pt = &P->part[i], .given = given, .mask = mask, .st = PYR_OK};
+        u[i].message[0] = 0;
+    }
+    for (int i = 1; i < P->ndev; i++) started[i] = pthread_create(&u[i].thread, NULL, setup_part, &u[i]) == 0;
+    for (int i = 0; i < P->ndev; i++)
+        if (!started[i]) setup_part(&u[i]); /* part 0, and any whose thread would not start */
+    for (int i = 1; i < P->ndev; i++)
+        if (started[i]) pthread_join(u[i].thread, NULL);
+    for (int i = 0; i < P->ndev; i++) {
+        if (u[i].st == PYR_OK) continue;
+        if (P->ndev > 1) return pyr_fail(u[i].st, "device %d (part %d of %d): %.900s", P->part[i].device, P->part[i].index, P->nparts, u[i].message);
+        return pyr_fail(u[i].st, "%s", u[i].message);
+    }
+    return PYR_OK;
+}
+
 pyr_status_t pyr_multi_execute(pyr_multi_t *m, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
     if (run) memset(run, 0, sizeof *run);
@@ -84,35 +139,46 @@ pyr_status_t pyr_multi_execute(pyr_multi_t *m, pyr_field_t *const *given, int nf
         if (g->precision != P->problem.precision || !g->data)
             return pyr_fail(PYR_ERR_ARG, "field %s: precision or data does not match the plan", s->field[f].name);
     }
-    const size_t elem = pyr_precision_size(P->problem.precision);
     pyr_box_t grid = {{0, 0, 0}, {P->problem.n[0], P->problem.n[1], P->problem.n[2]}};
-    pyr_status_t st = pyr_multi_alloc_fields(P);
-    /* each part's local grid from the fields given (inputs not given: made from the problem) */
-    for (int i = 0; i < P->ndev && st == PYR_OK; i++) {
+    unsigned mask = 0; /* the fields the caller gives (its auxiliaries are not read: the library's start at zero) */
+    for (int f = 0; f < s->nfields; f++)
+        if (((P->fields >> f) & 1) && given[f] && s->field[f].role != PYR_FIELD_AUX) mask |= 1u << f;
+    /* A part that keeps its grid resident reads and writes the caller's grid in place: a region onto it
+     * in the part's local coordinates, into which it writes back only its own box.  A part streaming
+     * pieces writes every piece's nodes, its halo's too, so it keeps a host grid of its own. */
+    P->shared = 0;
+    for (int i = 0; i < P->ndev; i++) {
         part_t *pt = &P->part[i];
-        st = pyr_multi_make_part_fields(P, pt, 0);
-        for (int f = 0; f < s->nfields && st == PYR_OK; f++) {
-            if (!((P->fields >> f) & 1) || !given[f] || s->field[f].role == PYR_FIELD_AUX) continue;
-            pyr_host_region_t to = pyr_multi_region_of(pt, f), from = {given[f]->data, grid};
-            pyr_host_copy_box(&to, &from, &pt->local, elem);
+        memset(pt->region, 0, sizeof pt->region);
+        if (!pt->plan->resident) continue;
+        for (int f = 0; f < s->nfields; f++) {
+            if (!((mask >> f) & 1)) continue;
+            pt->region[f].data = given[f]->data;
+            pt->region[f].box = grid;
+            for (int a = 0; a < 3; a++) pt->region[f].box.lo[a] -= pt->local.lo[a], pt->region[f].box.hi[a] -= pt->local.lo[a];
+            P->shared = 1;
         }
     }
+    pyr_status_t st = setup_parts(P, given, mask);
     if (st == PYR_OK) st = pyr_parts_run(P, hooks, run);
-    /* the parts' own boxes back into the caller's fields: at the end, and at
-     * a stop asked for, where every part holds the same step (the fields then
-     * hold that time layer, as on one device) */
+    /* the own boxes of the parts with host grids of their own back into the caller's fields: at the
+     * end, and at a stop asked for, where every part holds the same step (the fields then hold that
+     * time layer, as on one device) */
     const int stopped_as_asked = st == PYR_ERR_CANCELLED && P->cancelled;
     if (st == PYR_OK || stopped_as_asked) {
+        const size_t elem = pyr_precision_size(P->problem.precision);
         char message[1024];
         snprintf(message, sizeof message, "%s", stopped_as_asked ? pyr_last_error() : "");
         for (int i = 0; i < P->ndev; i++)
             for (int f = 0; f < s->nfields; f++) {
-                if (!P->exchanged[f] || !given[f] || s->field[f].role == PYR_FIELD_AUX) continue;
+                if (!P->exchanged[f] || !((mask >> f) & 1) || P->part[i].region[f].data) continue;
                 pyr_host_region_t to = {given[f]->data, grid}, from = pyr_multi_region_of(&P->part[i], f);
                 pyr_host_copy_box(&to, &from, &P->part[i].own, elem);
             }
         if (stopped_as_asked) pyr_fail(st, "%s", message);
     }
+    for (int i = 0; i < P->ndev; i++) memset(P->part[i].region, 0, sizeof P->part[i].region);
+    P->shared = 0;
     pyr_multi_free_fields(P);
     return st;
 }

@@ -32,6 +32,8 @@ typedef struct part {
     pyr_problem_t problem;
     pyr_plan_t *plan;
     pyr_field_t *fields[PYR_MAX_FIELDS];
+    pyr_host_region_t region[PYR_MAX_FIELDS]; /* or a field's host grid is the caller's (data set: pyr_multi_execute) */
+    int ready;                          /* past the point where every part has uploaded from the caller's grid */
     pyr_exchange_t xch;
     pyr_exec_io_t *io;
     const pyr_hooks_t *hooks;
@@ -71,6 +73,12 @@ struct pyr_parts {
     int nwsend, nwrecv;
     /* the collective points, and the start of the part threads */
     pthread_barrier_t arrive, leave;
+    /* Parts sharing the caller's grid (shared): none writes into it before
+     * every part has uploaded its local grid from it, and none goes on
+     * computing from an exchange until every part has uploaded its halos
+     * (the next download writes the nodes those read). */
+    int shared;
+    pthread_barrier_t uploaded;
     pthread_mutex_t gate_mu;
     pthread_cond_t gate_cv;
     int gate_open, gate_abort;
@@ -142,12 +150,18 @@ void pyr_multi_free_messages(pyr_parts_t *P);
 
 /* ---------------------------------------------------------- fields.c */
 
+/* Field f of part pt as a host region of its local grid: the caller's grid
+ * where the part shares it, else the part's own host field. */
 pyr_host_region_t pyr_multi_region_of(const part_t *pt, int f);
 pyr_status_t pyr_multi_alloc_fields(pyr_parts_t *P);
+/* Part pt's host fields of the fields the problem uses, but those it
+ * shares with the caller (pt->region). */
+pyr_status_t pyr_multi_alloc_part_fields(pyr_parts_t *P, part_t *pt);
 void pyr_multi_free_fields(pyr_parts_t *P);
 /* Part pt's inputs (and, when `initial`, its state) made from the problem
- * over its local grid. */
-pyr_status_t pyr_multi_make_part_fields(pyr_parts_t *P, part_t *pt, int initial);
+ * over its local grid, but those the caller gives (bit f of `given`: copied
+ * in instead) and those the part shares with the caller. */
+pyr_status_t pyr_multi_make_part_fields(pyr_parts_t *P, part_t *pt, int initial, unsigned given);
 
 /* -------------------------------------------------------- exchange.c */
 

@@ -26,6 +26,11 @@ pyr_status_t pyr_multi_at_pass_end(void *user, pyr_exec_io_t *io, int64_t step, 
 {
     part_t *pt = user;
     pyr_parts_t *P = pt->owner;
+    /* parts sharing the caller's grid: no part writes into it before every part has uploaded from it */
+    if (P->shared && !pt->ready) {
+        pt->ready = 1;
+        pthread_barrier_wait(&P->uploaded);
+    }
     pt->io = io;
     pt->change = reduced ? *change : 0;
     if (pt == &P->part[0]) {
@@ -74,6 +79,9 @@ pyr_status_t pyr_multi_at_pass_end(void *user, pyr_exec_io_t *io, int64_t step, 
             for (int a = 0; a < 3; a++) b.lo[a] -= pt->local.lo[a], b.hi[a] -= pt->local.lo[a];
             st = pyr_exec_store(io, &b);
         }
+    /* the caller's grid shared: the halos it held for this exchange are uploaded everywhere before any
+     * part downloads the next ones into it (every part that left the point unstopped waits here) */
+    if (P->swapped && P->shared) pthread_barrier_wait(&P->uploaded);
     pt->io = NULL;
     return st;
 }
@@ -82,7 +90,12 @@ pyr_status_t pyr_multi_at_pass_end(void *user, pyr_exec_io_t *io, int64_t step, 
 static void run_part(part_t *pt)
 {
     pyr_parts_t *P = pt->owner;
-    pyr_status_t st = pyr_exec_fields(pt->plan, pt->fields, P->scheme->nfields, pt->hooks, &pt->run);
+    pyr_status_t st = pyr_exec_fields_in(pt->plan, pt->fields, pt->region, P->scheme->nfields, pt->hooks, &pt->run);
+    /* a part that failed before its first point still lets the others past theirs */
+    if (P->shared && !pt->ready) {
+        pt->ready = 1;
+        pthread_barrier_wait(&P->uploaded);
+    }
     if (P->stopped) return;
     if (st != PYR_OK) note_failure(pt, st);
     pyr_multi_meet(pt, 0, 0, pt->run.steps);
@@ -226,10 +239,16 @@ pyr_status_t pyr_parts_run(pyr_parts_t *P, const pyr_hooks_t *hooks, pyr_run_inf
     if (run) memset(run, 0, sizeof *run);
     for (int i = 0; i < P->ndev; i++)
         for (int f = 0; f < P->scheme->nfields; f++)
-            if (((P->fields >> f) & 1) && !P->part[i].fields[f]) return pyr_fail(PYR_ERR_ARG, "the parts hold no fields yet (pyr_parts_init)");
+            if (((P->fields >> f) & 1) && !P->part[i].fields[f] && !P->part[i].region[f].data)
+                return pyr_fail(PYR_ERR_ARG, "the parts hold no fields yet (pyr_parts_init)");
     if (pthread_barrier_init(&P->arrive, NULL, (unsigned)P->ndev)) return pyr_fail(PYR_ERR_NOMEM, "cannot create a barrier for the parts");
     if (pthread_barrier_init(&P->leave, NULL, (unsigned)P->ndev)) {
         pthread_barrier_destroy(&P->arrive);
+        return pyr_fail(PYR_ERR_NOMEM, "cannot create a barrier for the parts");
+    }
+    if (pthread_barrier_init(&P->uploaded, NULL, (unsigned)P->ndev)) {
+        pthread_barrier_destroy(&P->arrive);
+        pthread_barrier_destroy(&P->leave);
         return pyr_fail(PYR_ERR_NOMEM, "cannot create a barrier for the parts");
     }
     pthread_mutex_init(&P->gate_mu, NULL);
@@ -246,6 +265,7 @@ pyr_status_t pyr_parts_run(pyr_parts_t *P, const pyr_hooks_t *hooks, pyr_run_inf
     if (pst != PYR_OK) {
         pthread_barrier_destroy(&P->arrive);
         pthread_barrier_destroy(&P->leave);
+        pthread_barrier_destroy(&P->uploaded);
         pthread_mutex_destroy(&P->gate_mu);
         pthread_cond_destroy(&P->gate_cv);
         return pyr_multi_agree(P, pst);
@@ -255,6 +275,7 @@ pyr_status_t pyr_parts_run(pyr_parts_t *P, const pyr_hooks_t *hooks, pyr_run_inf
         pt->status = PYR_OK;
         pt->message[0] = 0;
         pt->io = NULL;
+        pt->ready = 0;
         memset(&pt->part_hooks, 0, sizeof pt->part_hooks);
         pt->part_hooks.user = pt;
         if (P->nprobes) pt->part_hooks.probe = part_probe;
@@ -275,6 +296,7 @@ pyr_status_t pyr_parts_run(pyr_parts_t *P, const pyr_hooks_t *hooks, pyr_run_inf
     for (int i = 1; i < started; i++) pthread_join(P->part[i].thread, NULL);
     pthread_barrier_destroy(&P->arrive);
     pthread_barrier_destroy(&P->leave);
+    pthread_barrier_destroy(&P->uploaded);
     pthread_mutex_destroy(&P->gate_mu);
     pthread_cond_destroy(&P->gate_cv);
     if (st != PYR_OK) {
