@@ -250,10 +250,13 @@ int pyr_maxwell_planewave_face_find(const pyr_problem_t *p, int i, int (*bad)(co
         for (int side = 0; side < 4; side++) {
             if (on_wall(p, w, a, side / 2)) continue;
             const int64_t at = side == 0 ? lo[a] : side == 1 ? w->lo[a] : side == 2 ? w->hi[a] : hi[a];
-            for (g[2] = lo[2]; g[2] <= hi[2]; g[2]++)
-                for (g[1] = lo[1]; g[1] <= hi[1]; g[1]++)
-                    for (g[0] = lo[0]; g[0] <= hi[0]; g[0]++)
-                        if (g[a] == at && bad(p, g)) return 1;
+            /* the face's plane only: a sweep of the whole box costs its volume, minutes on large grids */
+            int64_t flo[3] = {lo[0], lo[1], lo[2]}, fhi[3] = {hi[0], hi[1], hi[2]};
+            flo[a] = fhi[a] = at;
+            for (g[2] = flo[2]; g[2] <= fhi[2]; g[2]++)
+                for (g[1] = flo[1]; g[1] <= fhi[1]; g[1]++)
+                    for (g[0] = flo[0]; g[0] <= fhi[0]; g[0]++)
+                        if (bad(p, g)) return 1;
         }
     return 0;
 }
