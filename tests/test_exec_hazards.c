@@ -351,6 +351,7 @@ static void note_copy(int q, const vclock_t *v, const pyr_piece_t *dst, int f, i
  * other over its box; an input field is read at the nodes updated; an
  * in-place field is read around and written. */
 static long g_previous_reads; /* sub-steps that read the layer before their input (Chebyshev's) */
+static long g_skewed_cheb;    /* skewed cases of Chebyshev's sweeps */
 
 static void note_kernel(int q, const vclock_t *v, const pyr_kernel_call_t *call)
 {
@@ -851,6 +852,14 @@ static int run_skewed_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
     if (poisson) {
         make_poisson(&p, dims, n, NULL, prec, steps, 0, rng_range(&r, 1, 8), PYR_RHS_SINE, PYR_INIT_RANDOM, seed + (uint64_t)c);
         if (rng_range(&r, 0, 1)) p.poisson.tolerance = 1e-30;
+        /* half of them Chebyshev's (drawn apart: the other draws stay): both layers of u in the pieces' buffers
+         * and halo stores, the layer before the pass's first uploaded into the spare, the last two downloaded
+         * before the spare is handed on */
+        rng_t rc = {seed * 6143u + (uint64_t)c + 0xc4eb};
+        if (rng_range(&rc, 0, 1)) {
+            p.poisson.iteration = PYR_ITER_CHEBYSHEV;
+            g_skewed_cheb++;
+        }
     } else {
         make_problem(&p, dims, n, prec, steps, PYR_INIT_RANDOM, seed + (uint64_t)c);
     }
@@ -875,8 +884,8 @@ static int run_skewed_case(uint64_t seed, int c, const pyr_device_ops_t *ops)
         snprintf(how, sizeof how, "memory=%llu", (unsigned long long)o.memory);
     }
     char label[256];
-    snprintf(label, sizeof label, "skewed case %d seed %llu: %s %dD %lldx%lldx%lld %s steps=%lld height=%lld slots=%d %s", c,
-             (unsigned long long)seed, poisson ? "poisson" : "heat", dims, (long long)n[0], (long long)n[1], (long long)n[2],
+    snprintf(label, sizeof label, "skewed case %d seed %llu: %s%s %dD %lldx%lldx%lld %s steps=%lld height=%lld slots=%d %s", c,
+             (unsigned long long)seed, poisson ? "poisson" : "heat", p.poisson.iteration == PYR_ITER_CHEBYSHEV ? " (chebyshev)" : "", dims, (long long)n[0], (long long)n[1], (long long)n[2],
              pyr_precision_name(prec), (long long)steps, (long long)h, o.slots, how);
     return check_plan(&p, &o, ops, poisson, 1, label);
 }
@@ -1053,8 +1062,10 @@ int main(int argc, char **argv)
     const long one0 = g_kernels_one, several0 = g_kernels_several;
     for (int c = 0; c < cases && failed < 5; c++) failed += run_skewed_case(seed, c, &ops);
     const long one = g_kernels_one - one0, several = g_kernels_several - several0;
-    printf("skewed cases: %ld lane copies, %ld kernel calls of one step, %ld of several, %ld saves and %ld fills by the kernel\n",
-           g_lane_copies, one, several, g_kernel_saves, g_kernel_fills);
+    printf("skewed cases: %ld lane copies, %ld kernel calls of one step, %ld of several, %ld saves and %ld fills by the kernel, "
+           "%ld of Chebyshev's sweeps\n",
+           g_lane_copies, one, several, g_kernel_saves, g_kernel_fills, g_skewed_cheb);
+    if (cases >= 20 && !failed) CHECK(g_skewed_cheb >= cases / 10, "only %ld skewed Chebyshev cases ran", g_skewed_cheb);
     /* the lane, both placements of a call's save and fill, and halos the kernel takes itself were exercised */
     if (cases >= 20 && !failed)
         CHECK(g_lane_copies > 0 && one > 0 && several > 0 && g_kernel_saves > 0 && g_kernel_fills > 0,

@@ -155,7 +155,7 @@ static pyr_status_t alloc_halo(exec_t *e)
     pyr_plan_t *plan = e->plan;
     const pyr_problem_t *p = &plan->problem;
     int64_t ext[3] = {p->n[0], p->n[1], p->n[2]};
-    ext[pyr_skew_axis(plan)] = 2 * (int64_t)plan->skew_k;
+    ext[pyr_skew_axis(plan)] = pyr_skew_store_planes(plan);
     const pyr_piece_layout_t H = pyr_piece_layout(e->ops, ext, e->elem);
     if (H.pitch != plan->layout.pitch) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: halo stores and buffers differ in pitch");
     const int n = pyr_skew_stores(plan, plan->height);
@@ -192,6 +192,8 @@ void pyr_exec_skewed_release(exec_t *e)
 typedef struct {
     exec_t *e;
     int64_t t, np, A, G, planes, step;
+    int older;   /* a layer read back (plan->previous): both buffers at one mapping, stores of two layers */
+    int64_t hs;  /* planes of one layer of a halo store (2k) */
     pyr_grid_dims_t grid;
     int f, ncalls;
     const int *steps;
@@ -203,25 +205,37 @@ typedef struct {
     int64_t base;        /* the inputs' ring: plane z at ring plane z - base */
 } piece_calls_t;
 
+/* Where layer l's planes sit in the piece's buffers: plane z at buffer plane z - base; the piece's own
+ * planes at [G, G + S) whatever the layer, or, with a layer read back, every layer at one mapping
+ * (plan/skewed.h). */
+static int64_t layer_base(const piece_calls_t *P, int64_t l) { return P->older ? P->A - P->G : P->A - l - P->G; }
+
 static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v)
 {
     const int64_t s = P->sj[j];
     const int c = P->steps[j];
     pyr_skew_call(P->e->plan, P->t, s, c, call);
-    return view(P->e, v, &call->window, P->b[j & 1], P->A - s - P->G, P->b[(j & 1) ^ 1], P->A - s - c - P->G, P->planes);
+    return view(P->e, v, &call->window, P->b[j & 1], layer_base(P, s), P->b[(j & 1) ^ 1], layer_base(P, s + c), P->planes);
+}
+
+/* Layer `older` (0: the newest, 1: the one before, with a layer read back) of halo store i. */
+static void *store_layer(const piece_calls_t *P, int i, int older)
+{
+    const int64_t plane_bytes = pyr_skew_plane_elems(P->e->plan) * (int64_t)P->e->elem;
+    return (char *)P->e->halo[i] + (older ? P->hs * plane_bytes : 0);
 }
 
 /* Views of the halo stores of call j (whole planes: the stores' layout): the one it saves into over its
- * save box, the one it fills from over its fill box (plan/skewed.h: a ring). */
-static pyr_status_t save_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hs)
+ * save box, the one it fills from over its fill box (plan/skewed.h: a ring), at their layer `older`. */
+static pyr_status_t save_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hs, int older)
 {
-    void *store = P->e->halo[pyr_skew_store_read(P->t + 1, j, P->e->nhalo)];
-    return view(P->e, hs, &call->save, store, call->b - P->sj[j] - 2 * P->steps[j], NULL, 0, P->G);
+    void *store = store_layer(P, pyr_skew_store_read(P->t + 1, j, P->e->nhalo), older);
+    return view(P->e, hs, &call->save, store, call->b - P->sj[j] - 2 * P->steps[j], NULL, 0, P->hs);
 }
 
-static pyr_status_t fill_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hf)
+static pyr_status_t fill_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hf, int older)
 {
-    return view(P->e, hf, &call->fill, P->e->halo[pyr_skew_store_read(P->t, j, P->e->nhalo)], call->win_lo, NULL, 0, P->G);
+    return view(P->e, hf, &call->fill, store_layer(P, pyr_skew_store_read(P->t, j, P->e->nhalo), older), call->win_lo, NULL, 0, P->hs);
 }
 
 /* The store views of call j's halo as its kernel would take it: hs over its save box where there is a next
@@ -230,9 +244,9 @@ static pyr_status_t halo_views(const piece_calls_t *P, int j, const pyr_skew_cal
 {
     memset(hs, 0, sizeof *hs);
     memset(hf, 0, sizeof *hf);
-    if (P->t + 1 < P->np && !pyr_box_empty(&call->save) && !pyr_box_empty(&call->result)) PYR_TRY(save_view(P, j, call, hs));
+    if (P->t + 1 < P->np && !pyr_box_empty(&call->save) && !pyr_box_empty(&call->result)) PYR_TRY(save_view(P, j, call, hs, 0));
     const pyr_box_t fill = pyr_skew_kernel_fill(P->e->plan, call);
-    if (!pyr_box_empty(&fill)) PYR_TRY(fill_view(P, j, call, hf));
+    if (!pyr_box_empty(&fill)) PYR_TRY(fill_view(P, j, call, hf, 0));
     return PYR_OK;
 }
 
@@ -450,14 +464,18 @@ static pyr_status_t fill_input(const piece_calls_t *P, int q, int j)
     if (j >= P->ncalls) return PYR_OK;
     exec_t *e = P->e;
     pyr_skew_call_t call;
-    pyr_piece_t v, hf;
+    pyr_piece_t v, hf, ho;
     PYR_TRY(call_view(P, j, &call, &v));
     pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
     int nc = 0;
     const pyr_box_t fill = pyr_box_intersect(&call.fill, &P->interior);
     if (!pyr_box_empty(&fill) && !P->kin[j]) { /* kin: the kernel reads them from the store */
-        PYR_TRY(fill_view(P, j, &call, &hf));
+        PYR_TRY(fill_view(P, j, &call, &hf, 0));
         cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 1, .src = &hf, .src_layer = 0, .box = fill};
+        if (P->older) { /* the layer before, into the buffer its first sub-step writes */
+            PYR_TRY(fill_view(P, j, &call, &ho, 1));
+            cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 2, .src = &ho, .src_layer = 0, .box = fill};
+        }
     }
     /* the faces also where the call computes nothing: its save passes whole planes on to the next piece's
      * store, whose kernel may read them there, faces included (kernels.h halo) */
@@ -475,8 +493,12 @@ static pyr_status_t save_top(const piece_calls_t *P, int q, int j)
     pyr_piece_t v, hs;
     PYR_TRY(call_view(P, j, &call, &v));
     if (pyr_box_empty(&call.save)) return PYR_OK;
-    PYR_TRY(save_view(P, j, &call, &hs));
-    return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 0, &call.save);
+    PYR_TRY(save_view(P, j, &call, &hs, 0));
+    PYR_TRY(P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 0, &call.save));
+    if (!P->older) return PYR_OK;
+    /* the layer before, in the buffer the call writes until its kernel runs */
+    PYR_TRY(save_view(P, j, &call, &hs, 1));
+    return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 1, &call.save);
 }
 
 /* The boundary faces of the piece's result: into the output of its last
@@ -741,7 +763,10 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     if (ncalls > e->nhalo) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %d calls, %d halo stores", ncalls, e->nhalo);
     for (int j = 0; j < ncalls; j++) sj[j] = j ? sj[j - 1] + steps[j - 1] : 0;
-    const int64_t G = 2 * (int64_t)plan->skew_k, planes = pyr_skew_buffer_planes(plan);
+    /* with a layer read back both buffers keep one mapping for the pass: its lowest window at their start */
+    const int older = plan->previous;
+    if (older && !e->prev[f].data) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: no host copy of the layer before");
+    const int64_t G = older ? h + (int64_t)plan->skew_k : 2 * (int64_t)plan->skew_k, planes = pyr_skew_buffer_planes(plan, plan->height);
     const int64_t np = pyr_skew_pieces(plan, h);
     const pyr_grid_dims_t grid = {{plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]}};
     const int marks = slots > 1 && ops->mark && ops->after_mark;
@@ -770,6 +795,8 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
                            .A = call.a,
                            .G = G,
                            .planes = planes,
+                           .older = older,
+                           .hs = 2 * (int64_t)plan->skew_k,
                            .f = f,
                            .ncalls = ncalls,
                            .steps = steps,
@@ -804,7 +831,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
         }
         if (!pyr_box_empty(&ub)) {
             PYR_TRY(host_order(e, slot, &ub));
-            PYR_TRY(view(e, &v, &ub, P.b[0], P.A - G, NULL, 0, planes));
+            PYR_TRY(view(e, &v, &ub, P.b[0], layer_base(&P, 0), NULL, 0, planes));
             PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->grid[f], &ub));
             e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
             /* the inputs' own planes beside the state's, before the piece waits for the previous one */
@@ -820,11 +847,17 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
             PYR_TRY(ring_claim(e, slot, move[0] - P.base, move[1] - P.base));
             PYR_TRY(ring_move(e, slot, move[0], move[1], from, P.base));
         }
+        if (older && !pyr_box_empty(&ub)) { /* the layer before its first, into the spare its first call writes */
+            PYR_TRY(view(e, &v, &ub, P.b[1], layer_base(&P, -1), NULL, 0, planes));
+            PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->prev[f], &ub));
+            e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
+        }
         for (int j = 0; j < ncalls; j++) {
             only[j] = (unsigned char)last_box_only(&P, j);
             kin[j] = (unsigned char)halo_in_kernel(&P, j);
         }
-        /* a measured last call is two kernel calls, writing its middle layers into both buffers */
+        /* a measured last call is two kernel calls, writing its middle layers into both buffers (pyr_skew_last_box_only
+         * and pyr_skew_halo say no to every call where a layer is read back) */
         if (reduce) only[ncalls - 1] = kin[ncalls - 1] = 0;
         if (reduce) e->partial[t] = 0;
         PYR_TRY(fill_input(&P, slot, 0));
@@ -854,7 +887,8 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
             if (lane >= 0) PYR_TRY(ops->mark(e->ctx, lane, PYR_MARK_LANE));
         }
         PYR_TRY(face_result(&P, slot));
-        if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
+        /* with a layer read back the spare handed on holds the layer before the result: the mark follows its download */
+        if (marks && !older) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         if (ring->buf) { /* the ring planes its views span, read until its compute is done */
             ring->prev[0] = ring->busy[slot][0][0] = foot[0] - P.base;
             ring->prev[1] = ring->busy[slot][0][1] = foot[1] - P.base;
@@ -868,12 +902,18 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
         const pyr_box_t db = pyr_skew_download(plan, t, h);
         if (!pyr_box_empty(&db)) {
             PYR_TRY(host_order(e, slot, &db));
-            PYR_TRY(view(e, &v, &db, result, P.A - h - G, NULL, 0, planes));
+            PYR_TRY(view(e, &v, &db, result, layer_base(&P, h), NULL, 0, planes));
             PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->grid[f], &db));
             e->count.downloaded += (uint64_t)pyr_box_volume(&db);
+            if (older) { /* the layer before, the last call's input, over the same planes */
+                PYR_TRY(view(e, &v, &db, e->spare[0], layer_base(&P, h - 1), NULL, 0, planes));
+                PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->prev[f], &db));
+                e->count.downloaded += (uint64_t)pyr_box_volume(&db);
+            }
             e->skew_written[slot] = db;
             e->skew_pending[slot] = 1;
         }
+        if (marks && older) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
     }
     e->skew_issued += np;
     if (drain)

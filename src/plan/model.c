@@ -313,7 +313,7 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
     const pyr_grid_dims_t grid = {{p->n[0], p->n[1], p->n[2]}};
     pyr_piece_t v;
     pyr_skew_view_shape(plan, &call.window, &v);
-    o->only = plan->ctx ? pyr_skew_last_box_only(plan, plan->ctx, &call, &v, s, &grid) : !o->computes;
+    o->only = plan->ctx ? pyr_skew_last_box_only(plan, plan->ctx, &call, &v, s, &grid) : !o->computes && !plan->previous;
     pyr_piece_t st, fs;
     pyr_skew_view_shape(plan, &call.save, &st);
     pyr_skew_view_shape(plan, &call.fill, &fs);
@@ -323,8 +323,10 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
      * window's faces, into the input alone where the kernel writes only its result (every call: one that
      * computes nothing passes its planes on, faces included) */
     const double faces = (double)(pyr_box_volume(&call.window) - pyr_box_volume(&w));
-    const double fill = (kin ? 0 : (double)pyr_box_volume(&fb)) + (o->only ? 1.0 : 2.0) * faces;
-    const int fill_calls = 1 + nfaces;
+    /* a layer read back: the store's older planes too, beside the newest (plan/skewed.h) */
+    const double older = plan->previous ? 1.0 : 0.0;
+    const double fill = (kin ? 0 : (1.0 + older) * (double)pyr_box_volume(&fb)) + (o->only ? 1.0 : 2.0) * faces;
+    const int fill_calls = 1 + nfaces + (int)older;
     if (o->computes) {
         double comp = 0, rows = 0;
         for (int i = 1; i <= c; i++) {
@@ -342,7 +344,7 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
         const pyr_box_t ks = pyr_skew_kernel_save(&call);
         o->kernel += 0.5 * k->compute[0] * (double)pyr_box_volume(&ks);
     } else {
-        o->save = k->call + k->compute[0] * (double)pyr_box_volume(&call.save);
+        o->save = (1.0 + older) * (k->call + k->compute[0] * (double)pyr_box_volume(&call.save));
     }
 }
 
@@ -428,7 +430,8 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     int steps[PYR_SKEW_MAX_CALLS];
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     const int64_t np = pyr_skew_pieces(plan, h);
-    const int fused = plan->kernel && plan->kernel->launch_steps && plan->skew_k > 1;
+    /* sweeps that read a layer back launch once per layer, over its trapezoid's box (no fused window) */
+    const int fused = plan->kernel && plan->kernel->launch_steps && plan->skew_k > 1 && !plan->previous;
     const pyr_device_ops_t *ops = plan->ops;
     const int lane = ops && ops->lanes > 0 && ops->mark && ops->after_mark;
     const int64_t ring = pyr_skew_ring_planes(plan, plan->height > 0 ? plan->height : h);
@@ -436,8 +439,10 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
     for (int64_t t = 0; t < np; t++) {
         pyr_box_t ub = pyr_skew_upload(plan, t), db = pyr_skew_download(plan, t, h);
         double x = 0;
-        double u = transfer_cost(k, &ub, p->n[0], elem, 1, &x);
-        const double d = transfer_cost(k, &db, p->n[0], elem, 0, &x);
+        /* a layer read back goes up and down beside the newest (exec/skewed.c) */
+        const double layers = plan->previous ? 2.0 : 1.0;
+        double u = layers * transfer_cost(k, &ub, p->n[0], elem, 1, &x);
+        const double d = layers * transfer_cost(k, &db, p->n[0], elem, 0, &x);
         skew_call_cost_t cur = {0}, next = {0};
         double c = 0, last_faces = 0;
         if (ncalls > 0) {

@@ -180,20 +180,20 @@ static const char *piece_word(pyr_decomp_t d)
 }
 
 /* Device bytes of a skewed plan with pieces of S planes and calls of at most
- * k steps, for height h (plan/skewed.h): three bundles of S + 3k planes,
- * the halo stores (2k planes each), the inputs' ring, every axis's boundary faces. */
+ * k steps, for height h (plan/skewed.h): three bundles of S + 3k planes
+ * (S + h + k where a layer is read back), the halo stores (2k or 4k planes each), the inputs' ring, every axis's boundary faces. */
 static uint64_t skewed_bytes(pyr_plan_t *plan, int64_t S, int k, int64_t h, pyr_piece_layout_t *L)
 {
     const pyr_problem_t *p = &plan->problem;
     const int a = p->dims - 1;
     const size_t elem = pyr_precision_size(p->precision);
     int64_t ext[3] = {p->n[0], p->n[1], p->n[2]};
-    ext[a] = S + 3 * (int64_t)k;
-    *L = pyr_piece_layout(plan->ops, ext, elem);
-    ext[a] = 2 * (int64_t)k;
-    pyr_piece_layout_t H = pyr_piece_layout(plan->ops, ext, elem);
     plan->skew_size = S;
     plan->skew_k = k;
+    ext[a] = pyr_skew_buffer_planes(plan, h);
+    *L = pyr_piece_layout(plan->ops, ext, elem);
+    ext[a] = pyr_skew_store_planes(plan);
+    pyr_piece_layout_t H = pyr_piece_layout(plan->ops, ext, elem);
     return (uint64_t)(plan->slots + plan->spares) * (uint64_t)plan->npp * L->layer_bytes +
            (uint64_t)plan->nfixed * pyr_skew_ring_bytes(plan, h) + (uint64_t)pyr_skew_stores(plan, h) * H.layer_bytes +
            faces_bytes(plan, elem) + scratch_of(plan, L->layer_bytes);
@@ -246,9 +246,10 @@ static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
                                 "per field, the boundary faces) needs %s; use memory >= %s, a lower height, or blocks",
                                 hb, (long long)h, (long long)pyr_skew_ring_planes(plan, h), nb, nb);
             return pyr_fail(PYR_ERR_BUDGET,
-                            "memory budget %s is too small for skewed pieces of height %lld: one plane per piece (three buffers of "
-                            "1 + 3 x %d planes, %d halo stores of %d planes%s, the boundary faces) needs %s; use memory >= %s or a lower height",
-                            hb, (long long)h, k, pyr_skew_stores(plan, h), 2 * k, ring, nb, nb);
+                            "memory budget %s is too small for skewed pieces of height %lld: one plane per piece (%d buffers of "
+                            "%lld planes, %d halo stores of %lld planes%s, the boundary faces) needs %s; use memory >= %s or a lower height",
+                            hb, (long long)h, plan->slots + plan->spares, (long long)pyr_skew_buffer_planes(plan, h), pyr_skew_stores(plan, h),
+                            (long long)pyr_skew_store_planes(plan), ring, nb, nb);
         }
         /* as many pieces as the most planes need, spread evenly */
         const int64_t count = (interior + lo - 1) / lo;
@@ -271,7 +272,7 @@ static pyr_status_t fit_skewed(pyr_plan_t *plan, int64_t h, uint64_t budget)
         }
         int64_t e = b < p->dims ? p->n[b] : 1;
         /* in-place state: a piece's view of the ring spans its planes and the h + 1 below them it reads and sweeps */
-        const int64_t span = pyr_skew_inplace(plan) ? (S + h + 1 < e ? S + h + 1 : e) : pyr_skew_buffer_planes(plan);
+        const int64_t span = pyr_skew_inplace(plan) ? (S + h + 1 < e ? S + h + 1 : e) : pyr_skew_buffer_planes(plan, h);
         plan->alloc_extent[b] = b == a ? span : e;
     }
     plan->height = h;

@@ -68,7 +68,6 @@ int pyr_skew_eligible(const pyr_plan_t *plan, char *why, size_t n)
     else if (plan->reach[a][0] > 1 || plan->reach[a][1] > 1) no = "it leans one node per step, and this scheme reaches further";
     else if (plan->scheme->reduction != PYR_REDUCE_NONE && plan->scheme->reduction != PYR_REDUCE_MAX_CHANGE)
         no = "it measures only the largest change of a sweep";
-    else if (plan->previous) no = "its pieces carry one layer of the state, and this problem's sub-steps read the layer before too";
     if (no && why) snprintf(why, n, "decomposition = skewed does not fit the %s scheme here: %s", plan->scheme->name, no);
     return no == NULL;
 }
@@ -157,7 +156,13 @@ pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h)
     return planes(plan, A, A + plan->skew_size, lo, hi);
 }
 
-int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan) { return plan->skew_size + 3 * (int64_t)plan->skew_k; }
+int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan, int64_t h)
+{
+    /* a layer read back pins each buffer's planes for the pass: every window of its calls, [A - h - k, B) */
+    return plan->skew_size + (plan->previous ? h + (int64_t)plan->skew_k : 3 * (int64_t)plan->skew_k);
+}
+
+int64_t pyr_skew_store_planes(const pyr_plan_t *plan) { return (plan->previous ? 4 : 2) * (int64_t)plan->skew_k; }
 
 int pyr_skew_stores(const pyr_plan_t *plan, int64_t h)
 {
@@ -284,6 +289,7 @@ void pyr_skew_count_pass(const pyr_plan_t *plan, int64_t h, pyr_counters_t *sum,
             pyr_plan_count_task(sum, task_max, up, down, comp);
             continue;
         }
+        if (plan->previous) up *= 2, down *= 2; /* the layer before the state's beside it, up and down */
         for (int f = 0; f < plan->scheme->nfields; f++) /* the inputs' own planes, beside the state's */
             if (((plan->fields >> f) & 1) && plan->scheme->field[f].role == PYR_FIELD_INPUT) up += pyr_plan_field_volume(plan, f, &u);
         int64_t s = 0;
@@ -317,6 +323,9 @@ static int question_call(const pyr_plan_t *plan, const pyr_skew_call_t *call, co
 int pyr_skew_last_box_only(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call, const pyr_piece_t *v, int64_t step,
                            const pyr_grid_dims_t *grid)
 {
+    /* a layer read back: the middle layers are the older ones of the layers after, in the buffers, and
+     * every call's copies stay on its slot in order (the older layer's fill writes the buffer a call reads) */
+    if (plan->previous) return 0;
     if (pyr_box_empty(&call->result)) return 1;
     const pyr_kernel_t *k = plan->kernel;
     pyr_box_t boxes[64];
@@ -350,6 +359,7 @@ int pyr_skew_halo(const pyr_plan_t *plan, void *ctx, const pyr_skew_call_t *call
     const pyr_box_t fill = fs ? pyr_skew_kernel_fill(plan, call) : (pyr_box_t){{0, 0, 0}, {0, 0, 0}};
     pyr_box_t boxes[64];
     pyr_kernel_call_t kc;
+    if (plan->previous) return 0; /* the stores carry two layers, by copies */
     if (!k || !k->halo || (pyr_box_empty(&save) && pyr_box_empty(&fill)) || !question_call(plan, call, v, step, grid, boxes, &kc)) return 0;
     if (!pyr_box_empty(&save)) {
         kc.save_to = st;

@@ -47,9 +47,22 @@
  * piece over its result and combined in piece order: a maximum is exact, so
  * the stopping sweep and the change are every plan's.
  *
+ * A layer read back (plan->previous: Chebyshev's sweep writes, at each
+ * node, over the layer two sweeps back that it reads there) lives where the
+ * kernels look for it, in the buffer a sub-step writes: a call's c steps
+ * leave layers s + c - 1, s + c - 3, ... in its input buffer, the next
+ * call's output, so both buffers keep one mapping for the whole pass
+ * (plane z at buffer plane h + k + z - A; buffers of S + h + k planes, every
+ * call's window at its place) instead of sliding with the layers.  The
+ * halo stores carry both layers (4k planes: the newest, then the one
+ * before), saved and filled beside each other; a piece uploads the layer
+ * before its first with its planes (the host keeps it) and downloads the
+ * last two.  Such calls write their middle layers to the buffers (no
+ * last-box-only kernels, no halo in the kernel).
+ *
  * Schemes of one ping-pong field, read-only inputs, one sub-step per step,
- * a reach of at most one node along the last axis and no layer read a
- * step back qualify (heat, Poisson's Jacobi sweeps), and schemes of in-place
+ * and a reach of at most one node along the last axis qualify (heat,
+ * Poisson's Jacobi and Chebyshev sweeps), and schemes of in-place
  * state in two sub-steps, one reading a plane ahead and one a plane behind
  * (Maxwell: pyr_skew_inplace below); pyr_skew_eligible says why another does
  * not. */
@@ -152,10 +165,11 @@ static inline int pyr_skew_store_read(int64_t t, int j, int stores)
 pyr_box_t pyr_skew_upload(const pyr_plan_t *plan, int64_t p);
 pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h);
 
-/* Planes of one buffer (S + 3k) and of one halo store (2k); the halo
- * stores a plan of height h needs (one more than the most calls of any
- * pass up to h: pyr_skew_store_read's ring). */
-int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan);
+/* Planes of one buffer for passes up to height h (S + 3k; S + h + k where a layer is read back) and of
+ * one halo store (2k; 4k for two layers); the halo stores a plan of height h needs (one more than the
+ * most calls of any pass up to h: pyr_skew_store_read's ring). */
+int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan, int64_t h);
+int64_t pyr_skew_store_planes(const pyr_plan_t *plan);
 int pyr_skew_stores(const pyr_plan_t *plan, int64_t h);
 /* Elements between consecutive planes of a piece buffer (rows x pitch in 3D, the pitch in 2D). */
 int64_t pyr_skew_plane_elems(const pyr_plan_t *plan);

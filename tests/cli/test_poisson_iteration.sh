@@ -2,10 +2,10 @@
 # scheme.iteration from the command line: Chebyshev-accelerated Jacobi reaches
 # the example's tolerance in far fewer sweeps than plain Jacobi (and to the
 # same field within it), jacobi stays the default; the streamed plans (trivial,
-# pyramid in its decompositions, auto where the grid does not fit in core)
-# carry both layers through their pieces and write the in-core run's file
-# byte for byte, and what cannot carry the layer two sweeps back (skewed
-# pieces, several parts, a restart) refuses it saying what works, before
+# pyramid in its decompositions, skewed pieces included, auto where the grid
+# does not fit in core) carry both layers through their pieces and write the
+# in-core run's file byte for byte, and what cannot carry the layer two sweeps
+# back (several parts, a restart) refuses it saying what works, before
 # anything is written.
 #   usage: test_poisson_iteration.sh PYRGRID SOURCE_DIR
 set -u
@@ -76,8 +76,9 @@ expect_same "pyramid auto decomposition" pyramid --set run.method=pyramid
 expect_same "auto, out of core" pyramid --set run.memory=20000
 expect_same "pyramid, height 7, 3 slots" "pyramid strips height=7" --set run.method=pyramid --set run.decomposition=strips \
   --set run.height=7 --set run.slots=3 --set run.memory=100K
-expect_error "pyramid skewed" "decomposition = skewed does not fit the poisson scheme" "${cheb[@]}" --set run.method=pyramid \
-  --set run.decomposition=skewed --set run.memory=64K
+expect_same "pyramid skewed" "pyramid skewed" --set run.method=pyramid --set run.decomposition=skewed --set run.memory=64K
+expect_same "pyramid skewed, height 9, 3 slots" "pyramid skewed height=9" --set run.method=pyramid --set run.decomposition=skewed \
+  --set run.height=9 --set run.slots=3 --set run.memory=100K
 expect_error "several devices" "over several devices or MPI ranks" "${cheb[@]}" --set run.devices=0,0
 expect_error "several devices (what works)" "scheme.iteration = jacobi" "${cheb[@]}" --set run.devices=0,0
 # jacobi still runs out of core and over several parts
