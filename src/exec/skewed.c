@@ -847,6 +847,9 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
             PYR_TRY(ring_claim(e, slot, move[0] - P.base, move[1] - P.base));
             PYR_TRY(ring_move(e, slot, move[0], move[1], from, P.base));
         }
+        /* the spare held the layer before piece T - 1's result until its download of it (marked apart from its
+         * compute, so the spare waits for that download alone) */
+        if (older && T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_UPLOAD));
         if (older && !pyr_box_empty(&ub)) { /* the layer before its first, into the spare its first call writes */
             PYR_TRY(view(e, &v, &ub, P.b[1], layer_base(&P, -1), NULL, 0, planes));
             PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->prev[f], &ub));
@@ -887,8 +890,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
             if (lane >= 0) PYR_TRY(ops->mark(e->ctx, lane, PYR_MARK_LANE));
         }
         PYR_TRY(face_result(&P, slot));
-        /* with a layer read back the spare handed on holds the layer before the result: the mark follows its download */
-        if (marks && !older) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
+        if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
         if (ring->buf) { /* the ring planes its views span, read until its compute is done */
             ring->prev[0] = ring->busy[slot][0][0] = foot[0] - P.base;
             ring->prev[1] = ring->busy[slot][0][1] = foot[1] - P.base;
@@ -900,20 +902,25 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
         e->slot_next[slot] = result;
         e->spare[0] = P.b[(ncalls & 1) ^ 1];
         const pyr_box_t db = pyr_skew_download(plan, t, h);
-        if (!pyr_box_empty(&db)) {
-            PYR_TRY(host_order(e, slot, &db));
-            PYR_TRY(view(e, &v, &db, result, layer_base(&P, h), NULL, 0, planes));
-            PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->grid[f], &db));
-            e->count.downloaded += (uint64_t)pyr_box_volume(&db);
-            if (older) { /* the layer before, the last call's input, over the same planes */
+        if (!pyr_box_empty(&db)) PYR_TRY(host_order(e, slot, &db));
+        if (older) {
+            /* the layer before the result, the last call's input, over the same planes: from the spare handed
+             * on, first, the next piece's writes there waiting for this mark only (PYR_MARK_UPLOAD, which
+             * the ping-pong skewed passes use for nothing else) */
+            if (!pyr_box_empty(&db)) {
                 PYR_TRY(view(e, &v, &db, e->spare[0], layer_base(&P, h - 1), NULL, 0, planes));
                 PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->prev[f], &db));
                 e->count.downloaded += (uint64_t)pyr_box_volume(&db);
             }
+            if (marks) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_UPLOAD));
+        }
+        if (!pyr_box_empty(&db)) {
+            PYR_TRY(view(e, &v, &db, result, layer_base(&P, h), NULL, 0, planes));
+            PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->grid[f], &db));
+            e->count.downloaded += (uint64_t)pyr_box_volume(&db);
             e->skew_written[slot] = db;
             e->skew_pending[slot] = 1;
         }
-        if (marks && older) PYR_TRY(ops->mark(e->ctx, slot, PYR_MARK_COMPUTE));
     }
     e->skew_issued += np;
     if (drain)
