@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "core/error.h"
+#include "frames_scene.h"
 #include "io/fits.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
@@ -66,27 +67,12 @@ static void fits_roundtrip(void)
 
 /* A star field moved by (sx, sy) with bilinear-free Gaussian stars (exact
  * sub-pixel positions), plus noise from a fixed generator. */
-static uint64_t rng = 88172645463325252ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
 static double stars[60][3];
 static void star_field(float *out, double sx, double sy, double noise)
 {
-    for (int y = 0; y < NY; y++)
-        for (int x = 0; x < NX; x++) {
-            double v = 100;
-            for (int s = 0; s < 60; s++) {
-                double dx = x - stars[s][0] - sx, dy = y - stars[s][1] - sy;
-                v += stars[s][2] * exp(-(dx * dx + dy * dy) / (2 * 1.3 * 1.3));
-            }
-            double g = sqrt(-2 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand());
-            out[y * NX + x] = (float)(v + noise * g);
-        }
+    static double v[NX * NY];
+    fs_sky(v, NX, NY, 100, stars, 60, sx, sy, 1.3, 0);
+    for (int i = 0; i < NX * NY; i++) out[i] = (float)(v[i] + noise * gauss());
 }
 
 typedef struct {
@@ -147,18 +133,14 @@ static void scale_sweep(void)
     uint64_t keep = rng;
     rng = 0x9e3779b97f4a7c15ull;
     for (int t = 0; t < SC_T; t++) {
-        double sx = t ? (urand() - 0.5) * 3 : 0, sy = t ? (urand() - 0.5) * 3 : 0;
-        double mx = 30 + 0.6 * t + sx, my = 25 + 0.4 * t + sy;
+        double sx, sy;
+        fs_jitter(t, 3, &sx, &sy);
+        const double mx = 30 + 0.6 * t + sx, my = 25 + 0.4 * t + sy;
+        fs_sky(base[t], NX, NY, 100, stars, 60, sx, sy, 1.3, 0);
         for (int y = 0; y < NY; y++)
             for (int x = 0; x < NX; x++) {
-                double v = 100;
-                for (int s = 0; s < 60; s++) {
-                    double dx = x - stars[s][0] - sx, dy = y - stars[s][1] - sy;
-                    v += stars[s][2] * exp(-(dx * dx + dy * dy) / (2 * 1.3 * 1.3));
-                }
-                v += 40 * exp(-((x - mx) * (x - mx) + (y - my) * (y - my)) / (2 * 1.1 * 1.1));
-                double g = sqrt(-2 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand());
-                base[t][y * NX + x] = v + 3.0 * g;
+                const double v = base[t][y * NX + x] + fs_blob(x, y, mx, my, 40, 1.1);
+                base[t][y * NX + x] = v + 3.0 * gauss();
             }
     }
     rng = keep;
@@ -283,7 +265,8 @@ static void masks_and_keys(void)
     static uint8_t mask[NX * NY];
     for (int y = 0; y < NY; y++) mask[y * NX + 40] = 1;
     for (int t = 0; t < MT; t++) {
-        double sx = t ? (urand() - 0.5) * 4 : 0, sy = t ? (urand() - 0.5) * 4 : 0;
+        double sx, sy;
+        fs_jitter(t, 4, &sx, &sy);
         star_field(seq[t], sx, sy, 3.0);
         for (int y = 0; y < NY; y++) seq[t][y * NX + 40] = (float)(1e6 * urand()); /* a column reading garbage */
         seq[t][30 * NX + 70] = 5e5f;                                                /* a hot pixel, saturated */
@@ -340,17 +323,12 @@ int main(void)
         CHECK_FAILS(pyr_frames_create(NX, NY, &bad, NULL, NULL, &f), PYR_ERR_NODEVICE, "backend = cpu");
     }
 
-    for (int s = 0; s < 60; s++) {
-        stars[s][0] = 4 + urand() * (NX - 8);
-        stars[s][1] = 4 + urand() * (NY - 8);
-        stars[s][2] = 200 + 3000 * urand() * urand();
-    }
+    fs_stars(stars, 60, 4, NX - 8, 4, NY - 8, 200, 3000, 2);
     enum { T = 14 };
     static float seq[T][NX * NY];
     double truth[T][2];
     for (int t = 0; t < T; t++) {
-        truth[t][0] = t ? (urand() - 0.5) * 3 : 0;
-        truth[t][1] = t ? (urand() - 0.5) * 3 : 0;
+        fs_jitter(t, 3, &truth[t][0], &truth[t][1]);
         star_field(seq[t], truth[t][0], truth[t][1], 3.0);
     }
     static collect_t c1, c2;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "frames_scene.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
 #include "pipelines/frames/frames_internal.h"
@@ -27,15 +28,6 @@
 #define NY 128
 #define TMAX 67 /* 2B + 3 for the pipeline's own B at this size (32) */
 #define KEEP 64 /* candidates kept per frame for the comparison */
-
-static uint64_t rng = 88172645463325252ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
 
 typedef struct {
     double dx[TMAX], dy[TMAX];
@@ -114,11 +106,7 @@ int main(void)
     /* a star field with a slow mover, jitter +-2 px, a bias of 2000, a dead
      * column (masked) and hot pixels above the saturation level */
     static double stars[80][3];
-    for (int s = 0; s < 80; s++) {
-        stars[s][0] = urand() * NX;
-        stars[s][1] = urand() * NY;
-        stars[s][2] = 100 + 5000 * urand() * urand() * urand();
-    }
+    fs_stars(stars, 80, 0, NX, 0, NY, 100, 5000, 3);
     size_t np = (size_t)NX * NY, n = (size_t)TMAX * np;
     uint16_t *u = malloc(n * sizeof *u);
     float *f = malloc(n * sizeof *f);
@@ -129,26 +117,15 @@ int main(void)
         hot[k][0] = 15 + (int)(urand() * (NX - 30));
         hot[k][1] = 15 + (int)(urand() * (NY - 30));
     }
-    double fmx = 0;
+    double fmx = 0, *val = malloc(np * sizeof *val), sx, sy;
     for (int t = 0; t < TMAX; t++) {
-        double sx = t ? (urand() - 0.5) * 4 : 0, sy = t ? (urand() - 0.5) * 4 : 0;
-        for (int y = 0; y < NY; y++)
-            for (int x = 0; x < NX; x++) {
-                double v = 300;
-                for (int s = 0; s < 80; s++) {
-                    double dx = x - stars[s][0] - sx, dy = y - stars[s][1] - sy;
-                    double d2 = dx * dx + dy * dy;
-                    if (d2 < 100) v += stars[s][2] * exp(-d2 / (2 * 1.2 * 1.2));
-                }
-                double mx = 60 + 0.3 * t + sx, my = 50 + 0.2 * t + sy;
-                v += 90 * exp(-((x - mx) * (x - mx) + (y - my) * (y - my)) / (2 * 1.1 * 1.1));
-                double g = sqrt(-2 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand());
-                double val = x == 70 ? 0 : v + sqrt(v) * g + 2000;
-                size_t i = (size_t)t * np + (size_t)y * NX + x;
-                u[i] = (uint16_t)(val < 0 ? 0 : val > 65535 ? 65535 : val + 0.5);
-                f[i] = (float)val;
-                fmx = fmax(fmx, val);
-            }
+        fs_mover_frame(val, NX, NY, stars, 80, t, 60, 50, &sx, &sy);
+        for (size_t p = 0; p < np; p++) {
+            const double v = p % NX == 70 ? 0 : val[p] + 2000;
+            u[(size_t)t * np + p] = fs_u16(v);
+            f[(size_t)t * np + p] = (float)v;
+            fmx = fmax(fmx, v);
+        }
         for (int k = 0; k < 6; k++) u[(size_t)t * np + (size_t)hot[k][1] * NX + hot[k][0]] = 60000;
         /* float frames: a few pixels NaN (masked) in every third frame */
         if (t % 3 == 1)
@@ -224,6 +201,7 @@ int main(void)
     free(bat.res);
     free(z1);
     free(zb);
+    free(val);
     free(u);
     free(f);
     return check_report();

@@ -21,21 +21,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "frames_scene.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
 
 #define NX 300
 #define NY 260
 #define T 48
-
-static uint64_t rng = 88172645463325252ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
 
 typedef struct {
     double dx[T], dy[T];
@@ -316,29 +308,14 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "--probe")) return 0;
     /* a star field with a slow mover, 16-bit counts, jitter +-2 px */
     static double stars[150][3];
-    for (int s = 0; s < 150; s++) {
-        stars[s][0] = urand() * NX;
-        stars[s][1] = urand() * NY;
-        stars[s][2] = 100 + 5000 * urand() * urand() * urand();
-    }
+    fs_stars(stars, 150, 0, NX, 0, NY, 100, 5000, 3);
     uint16_t *seq = malloc((size_t)T * NX * NY * sizeof *seq);
+    double *val = malloc((size_t)NX * NY * sizeof *val), sx, sy;
     for (int t = 0; t < T; t++) {
-        double sx = t ? (urand() - 0.5) * 4 : 0, sy = t ? (urand() - 0.5) * 4 : 0;
-        for (int y = 0; y < NY; y++)
-            for (int x = 0; x < NX; x++) {
-                double v = 300;
-                for (int s = 0; s < 150; s++) {
-                    double dx = x - stars[s][0] - sx, dy = y - stars[s][1] - sy;
-                    double d2 = dx * dx + dy * dy;
-                    if (d2 < 100) v += stars[s][2] * exp(-d2 / (2 * 1.2 * 1.2));
-                }
-                double mx = 120 + 0.3 * t + sx, my = 100 + 0.2 * t + sy;
-                v += 90 * exp(-((x - mx) * (x - mx) + (y - my) * (y - my)) / (2 * 1.1 * 1.1));
-                double g = sqrt(-2 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand());
-                double val = v + sqrt(v) * g;
-                seq[(size_t)t * NX * NY + (size_t)y * NX + x] = (uint16_t)(val < 0 ? 0 : val > 65535 ? 65535 : val + 0.5);
-            }
+        fs_mover_frame(val, NX, NY, stars, 150, t, 120, 100, &sx, &sy);
+        for (size_t i = 0; i < (size_t)NX * NY; i++) seq[(size_t)t * NX * NY + i] = fs_u16(val[i]);
     }
+    free(val);
     double fmx = 0;
     for (size_t i = 0; i < (size_t)T * NX * NY; i++) fmx = seq[i] > fmx ? seq[i] : fmx;
     pyr_frames_weights_t modes[2] = {PYR_FRAMES_ALIGN, PYR_FRAMES_POLY};

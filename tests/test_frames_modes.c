@@ -12,21 +12,13 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "frames_scene.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
 
 #define NX 300
 #define NY 260
 #define T 48
-
-static uint64_t rng = 88172645463325252ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
 
 static double jx[T], jy[T];
 
@@ -68,39 +60,16 @@ static count_t run(const uint16_t *seq, pyr_frames_weights_t w)
 
 int main(void)
 {
-    /* test_frames_gpu's scene (its stars added star by star) */
+    /* test_frames_gpu's scene */
     static double stars[150][3];
-    for (int s = 0; s < 150; s++) {
-        stars[s][0] = urand() * NX;
-        stars[s][1] = urand() * NY;
-        stars[s][2] = 100 + 5000 * urand() * urand() * urand();
-    }
+    fs_stars(stars, 150, 0, NX, 0, NY, 100, 5000, 3);
     uint16_t *seq = malloc((size_t)T * NX * NY * sizeof *seq);
-    double *v = malloc((size_t)NX * NY * sizeof *v);
+    double *val = malloc((size_t)NX * NY * sizeof *val);
     for (int t = 0; t < T; t++) {
-        double sx = t ? (urand() - 0.5) * 4 : 0, sy = t ? (urand() - 0.5) * 4 : 0;
-        jx[t] = sx;
-        jy[t] = sy;
-        for (int i = 0; i < NX * NY; i++) v[i] = 300;
-        /* each star over the pixels within 10 of it */
-        for (int s = 0; s < 150; s++) {
-            double cx = stars[s][0] + sx, cy = stars[s][1] + sy;
-            for (int y = (int)fmax(0, floor(cy - 10)); y <= (int)fmin(NY - 1, ceil(cy + 10)); y++)
-                for (int x = (int)fmax(0, floor(cx - 10)); x <= (int)fmin(NX - 1, ceil(cx + 10)); x++) {
-                    double dx = x - cx, dy = y - cy, d2 = dx * dx + dy * dy;
-                    if (d2 < 100) v[y * NX + x] += stars[s][2] * exp(-d2 / (2 * 1.2 * 1.2));
-                }
-        }
-        for (int y = 0; y < NY; y++)
-            for (int x = 0; x < NX; x++) {
-                double mx = 120 + 0.3 * t + sx, my = 100 + 0.2 * t + sy, w = v[y * NX + x];
-                w += 90 * exp(-((x - mx) * (x - mx) + (y - my) * (y - my)) / (2 * 1.1 * 1.1));
-                double g = sqrt(-2 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand());
-                double val = w + sqrt(w) * g;
-                seq[(size_t)t * NX * NY + (size_t)y * NX + x] = (uint16_t)(val < 0 ? 0 : val > 65535 ? 65535 : val + 0.5);
-            }
+        fs_mover_frame(val, NX, NY, stars, 150, t, 120, 100, &jx[t], &jy[t]);
+        for (size_t i = 0; i < (size_t)NX * NY; i++) seq[(size_t)t * NX * NY + i] = fs_u16(val[i]);
     }
-    free(v);
+    free(val);
     count_t al = run(seq, PYR_FRAMES_ALIGN), po = run(seq, PYR_FRAMES_POLY), pl = run(seq, PYR_FRAMES_PLAIN);
     printf("candidates: align %d (%d frames on the mover), poly %d, plain %d\n", al.total, al.on_mover, po.total, pl.total);
     /* 44 frames after the warm-up, one mover */

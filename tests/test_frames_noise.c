@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "core/error.h"
+#include "frames_scene.h"
 #include "pyrgrid.h"
 #include "pyrgrid_frames.h"
 
@@ -28,38 +29,19 @@
 #define NOISE_L 4.0
 #define NOISE_R 16.0
 
-static uint64_t rng = 88172645463325252ull;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
-static double gauss(void) { return sqrt(-2 * log(urand() + 1e-300)) * cos(6.283185307179586 * urand()); }
-
 static double stars[80][3];
 static float seq[T][NX * NY], var[NX * NY];
 
 static void make(void)
 {
-    for (int s = 0; s < 80; s++) {
-        stars[s][0] = 4 + urand() * (NX - 8);
-        stars[s][1] = 4 + urand() * (NY - 8);
-        stars[s][2] = 300 + 4000 * urand() * urand();
-    }
+    fs_stars(stars, 80, 4, NX - 8, 4, NY - 8, 300, 4000, 2);
     for (int i = 0; i < NX * NY; i++) var[i] = (float)(i % NX < NX / 2 ? NOISE_L * NOISE_L : NOISE_R * NOISE_R);
+    static double v[NX * NY];
     for (int t = 0; t < T; t++) {
-        double sx = t ? (urand() - 0.5) * 3 : 0, sy = t ? (urand() - 0.5) * 3 : 0;
-        for (int y = 0; y < NY; y++)
-            for (int x = 0; x < NX; x++) {
-                double v = 100;
-                for (int s = 0; s < 80; s++) {
-                    double dx = x - stars[s][0] - sx, dy = y - stars[s][1] - sy;
-                    v += stars[s][2] * exp(-(dx * dx + dy * dy) / (2 * 1.3 * 1.3));
-                }
-                seq[t][y * NX + x] = (float)(v + sqrt(var[y * NX + x]) * gauss());
-            }
+        double sx, sy;
+        fs_jitter(t, 3, &sx, &sy);
+        fs_sky(v, NX, NY, 100, stars, 80, sx, sy, 1.3, 0);
+        for (int i = 0; i < NX * NY; i++) seq[t][i] = (float)(v[i] + sqrt(var[i]) * gauss());
     }
 }
 
