@@ -830,6 +830,45 @@ __device__ void iterate_rows(const cufftComplex *X, int64_t ny, int64_t nh, cons
     }
 }
 
+/* One gradient iteration's step, after iterate_rows' sums (read past L1:
+ * other blocks wrote them before the grid's sync): P and Q, the rows added
+ * in order by every block (the same totals in each), and the shift (*x, *y)
+ * moved by the step they give; *it counts the iteration.  Returns 0 where
+ * the iterations stop: no step (fr_shift_step), or a step below tol
+ * (*done = 1). */
+__device__ int iterate_step(const double *part, int64_t ny, double u, double v, double w, double tol, double *x, double *y, int *it,
+                            int *done, double *sh)
+{
+    double P = 0, Q = 0;
+    for (int64_t ky = threadIdx.x; ky < ny; ky += blockDim.x) {
+        P += __ldcg(part + 2 * ky);
+        Q += __ldcg(part + 2 * ky + 1);
+    }
+    P = block_sum(P, sh);
+    Q = block_sum(Q, sh);
+    (*it)++;
+    double dx, dy;
+    if (!fr_shift_step(P, Q, u, v, w, &dx, &dy)) return 0;
+    *x -= dx;
+    *y -= dy;
+    if (fabs(dx) < tol && fabs(dy) < tol) {
+        *done = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* The iterations' outcome into the frame's state (by one thread). */
+__device__ void iterate_store(fstate_t *st, double x, double y, int it, int done)
+{
+    st->sx = x;
+    st->sy = y;
+    st->prev_sx = x;
+    st->prev_sy = y;
+    st->iterations = it;
+    if (!done) st->flags |= FR_FLAG_NOT_CONVERGED;
+}
+
 /* The gradient iterations, all in one cooperative launch: every iteration
  * writes the phase tables, sums each spectrum row (part[2 ky], [2 ky + 1]),
  * then every block adds the rows in the same order and takes the same step. */
@@ -846,31 +885,9 @@ __global__ void k_iterate(const cufftComplex *X, int64_t nx, int64_t ny, int64_t
         g.sync();
         iterate_rows(X, ny, nh, cx, sxt, cy, syt, wxs, wys, part, blockIdx.x, gridDim.x, sh);
         g.sync();
-        double P = 0, Q = 0;
-        for (int64_t ky = threadIdx.x; ky < ny; ky += blockDim.x) {
-            P += part[2 * ky];
-            Q += part[2 * ky + 1];
-        }
-        P = block_sum(P, sh);
-        Q = block_sum(Q, sh);
-        it++;
-        double dx, dy;
-        if (!fr_shift_step(P, Q, u, v, w, &dx, &dy)) break;
-        x -= dx;
-        y -= dy;
-        if (fabs(dx) < tol && fabs(dy) < tol) {
-            done = 1;
-            break;
-        }
+        if (!iterate_step(part, ny, u, v, w, tol, &x, &y, &it, &done, sh)) break;
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        st->sx = x;
-        st->sy = y;
-        st->prev_sx = x;
-        st->prev_sy = y;
-        st->iterations = it;
-        if (!done) st->flags |= FR_FLAG_NOT_CONVERGED;
-    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) iterate_store(st, x, y, it, done);
 }
 
 /* X = F e^{i omega s} (tables already written for st's shift). */
@@ -1527,33 +1544,11 @@ __global__ void kb_iterate(const cufftComplex *X, int64_t nx, int64_t ny, int64_
         if (!stopped) iterate_rows(Xf, ny, nh, cxf, sxf, cyf, syf, wxs, wys, pf, lb, bpf, sh);
         g.sync();
         if (!stopped) {
-            double P = 0, Q = 0;
-            for (int64_t ky = threadIdx.x; ky < ny; ky += blockDim.x) {
-                P += __ldcg(pf + 2 * ky);
-                Q += __ldcg(pf + 2 * ky + 1);
-            }
-            P = block_sum(P, sh);
-            Q = block_sum(Q, sh);
-            it++;
-            double dx, dy;
-            if (!fr_shift_step(P, Q, u, v, w, &dx, &dy)) {
-                stopped = 1;
-            } else {
-                x -= dx;
-                y -= dy;
-                if (fabs(dx) < tol && fabs(dy) < tol) done = stopped = 1;
-            }
+            stopped = !iterate_step(pf, ny, u, v, w, tol, &x, &y, &it, &done, sh);
             if (stopped && lb == 0 && threadIdx.x == 0) stop[f] = 1;
         }
     }
-    if (mine && lb == 0 && threadIdx.x == 0) {
-        st->sx = x;
-        st->sy = y;
-        st->prev_sx = x;
-        st->prev_sy = y;
-        st->iterations = it;
-        if (!done) st->flags |= FR_FLAG_NOT_CONVERGED;
-    }
+    if (mine && lb == 0 && threadIdx.x == 0) iterate_store(st, x, y, it, done);
 }
 
 /* ---------------------------------------------------------------- host */
