@@ -6,11 +6,14 @@
  *   bench_heat [--cases 2f,2d,3f,3d] [--steps N] [--trivial-steps N]
  *              [--heights 32,64,128] [--heights3 4,8] [--decomp auto|strips|blocks|slabs]
  *              [--backend cuda|cpu] [--scale k] [--methods naive,trivial,pyramid]
- *              [--slots auto,2,3] [--equation heat|poisson] [--fractions 4,16] [--kernel V1/V2/...] [--refine]
+ *              [--slots auto,2,3] [--equation heat|poisson] [--iteration jacobi|chebyshev] [--fractions 4,16]
+ *              [--kernel V1/V2/...] [--refine]
  *
  * --kernel: the naive run again with each variant (e.g. fused:1/fused:3,16).
  * --equation poisson: -laplace(u) = f with a sine f (u and f on the device:
- * the budgets are fractions of both), a fixed number of Jacobi sweeps.
+ * the budgets are fractions of both), a fixed number of Jacobi sweeps
+ * (--iteration chebyshev: Chebyshev-accelerated ones, whose streamed pieces
+ * carry the layer two sweeps back too).
  *
  * Cases: 2f = 2D float 32768^2, 2d = 2D double 32768^2, 3f = 3D float
  * 1024^3 (--scale k divides every side by k, for a quick run); --grids
@@ -76,6 +79,7 @@ static const char *g_methods = "naive,trivial,pyramid";
 static int g_slots[4] = {0};
 static int g_nslots = 1;
 static pyr_equation_t g_equation = PYR_EQ_HEAT;
+static pyr_iteration_t g_iteration = PYR_ITER_JACOBI; /* --iteration: Poisson's sweeps */
 static char g_kernels[256] = ""; /* --kernel: the naive run once per listed variant */
 static int g_fractions[4] = {4, 16};
 static int g_nfractions = 2;
@@ -150,6 +154,7 @@ static void bench_grid(const char *name, int dims, const int64_t n[3], pyr_preci
     pyr_problem_default(&p);
     p.equation = g_equation;
     p.poisson.rhs = PYR_RHS_SINE;
+    p.poisson.iteration = g_iteration;
     p.dims = dims;
     int64_t side = n[0];
     for (int d = 0; d < 3; d++) {
@@ -177,7 +182,8 @@ static void bench_grid(const char *name, int dims, const int64_t n[3], pyr_preci
     else snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)n[0], (long long)n[1], (long long)(dims == 3 ? n[2] : 1));
     printf("\n%s %s: %s (x by y by z) %s (%.2f GiB of fields), %lld %s (trivial %lld), backend %s\n", name, pyr_equation_name(g_equation),
            dims == 1 ? "1D" : shape, pyr_precision_name(prec), (double)grid_bytes / (1 << 30), (long long)steps,
-           g_equation == PYR_EQ_POISSON ? "sweeps" : "steps", (long long)trivial_steps, pyr_backend_name(g_backend));
+           g_equation != PYR_EQ_POISSON ? "steps" : g_iteration == PYR_ITER_CHEBYSHEV ? "Chebyshev sweeps" : "sweeps", (long long)trivial_steps,
+           pyr_backend_name(g_backend));
     printf("  %-30s %7s %6s %5s %12s %7s %9s %9s %8s %8s\n", "run", "decomp", "height", "slots", "pieces", "redund", "e2e G/s", "steady",
            "/naive", "/trivial");
     result_t naive, triv;
@@ -269,6 +275,13 @@ int main(int argc, char **argv)
                 fprintf(stderr, "--equation %s: use heat or poisson\n", argv[i]);
                 return 2;
             }
+        } else if (!strcmp(a, "--iteration") && v) {
+            const char *it = argv[++i];
+            if (strcmp(it, "jacobi") && strcmp(it, "chebyshev")) {
+                fprintf(stderr, "--iteration %s: use jacobi or chebyshev\n", it);
+                return 2;
+            }
+            g_iteration = strcmp(it, "chebyshev") ? PYR_ITER_JACOBI : PYR_ITER_CHEBYSHEV;
         } else if (!strcmp(a, "--fractions") && v) {
             g_nfractions = 0;
             char buf[64];

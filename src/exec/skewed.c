@@ -225,17 +225,35 @@ static void *store_layer(const piece_calls_t *P, int i, int older)
     return (char *)P->e->halo[i] + (older ? P->hs * plane_bytes : 0);
 }
 
+/* The older layer's part of a call's save or fill box: all but its lowest plane (box's unclipped low end
+ * lo), the 2c - 1 planes the next piece's call reads below its own and does not compute itself (plan/skewed.h). */
+static pyr_box_t older_part(const pyr_plan_t *plan, const pyr_box_t *box, int64_t lo)
+{
+    const int a = pyr_skew_axis(plan);
+    pyr_box_t b = *box;
+    if (b.lo[a] < lo + 1) b.lo[a] = lo + 1;
+    if (b.hi[a] < b.lo[a]) b.hi[a] = b.lo[a];
+    return b;
+}
+
 /* Views of the halo stores of call j (whole planes: the stores' layout): the one it saves into over its
- * save box, the one it fills from over its fill box (plan/skewed.h: a ring), at their layer `older`. */
+ * save box, the one it fills from over its fill box (plan/skewed.h: a ring), at their layer `older` (over
+ * older_part of the box: the older layer's part of a store holds 2k - 1 planes). */
 static pyr_status_t save_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hs, int older)
 {
     void *store = store_layer(P, pyr_skew_store_read(P->t + 1, j, P->e->nhalo), older);
-    return view(P->e, hs, &call->save, store, call->b - P->sj[j] - 2 * P->steps[j], NULL, 0, P->hs);
+    const int64_t lo = call->b - P->sj[j] - 2 * P->steps[j];
+    if (!older) return view(P->e, hs, &call->save, store, lo, NULL, 0, P->hs);
+    const pyr_box_t b = older_part(P->e->plan, &call->save, lo);
+    return view(P->e, hs, &b, store, lo + 1, NULL, 0, P->hs - 1);
 }
 
 static pyr_status_t fill_view(const piece_calls_t *P, int j, const pyr_skew_call_t *call, pyr_piece_t *hf, int older)
 {
-    return view(P->e, hf, &call->fill, store_layer(P, pyr_skew_store_read(P->t, j, P->e->nhalo), older), call->win_lo, NULL, 0, P->hs);
+    void *store = store_layer(P, pyr_skew_store_read(P->t, j, P->e->nhalo), older);
+    if (!older) return view(P->e, hf, &call->fill, store, call->win_lo, NULL, 0, P->hs);
+    const pyr_box_t b = older_part(P->e->plan, &call->fill, call->win_lo);
+    return view(P->e, hf, &b, store, call->win_lo + 1, NULL, 0, P->hs - 1);
 }
 
 /* The store views of call j's halo as its kernel would take it: hs over its save box where there is a next
@@ -472,9 +490,10 @@ static pyr_status_t fill_input(const piece_calls_t *P, int q, int j)
     if (!pyr_box_empty(&fill) && !P->kin[j]) { /* kin: the kernel reads them from the store */
         PYR_TRY(fill_view(P, j, &call, &hf, 0));
         cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 1, .src = &hf, .src_layer = 0, .box = fill};
-        if (P->older) { /* the layer before, into the buffer its first sub-step writes */
+        const pyr_box_t ofill = older_part(e->plan, &fill, call.win_lo);
+        if (P->older && !pyr_box_empty(&ofill)) { /* the layer before, into the buffer its first sub-step writes */
             PYR_TRY(fill_view(P, j, &call, &ho, 1));
-            cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 2, .src = &ho, .src_layer = 0, .box = fill};
+            cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 2, .src = &ho, .src_layer = 0, .box = ofill};
         }
     }
     /* the faces also where the call computes nothing: its save passes whole planes on to the next piece's
@@ -495,10 +514,11 @@ static pyr_status_t save_top(const piece_calls_t *P, int q, int j)
     if (pyr_box_empty(&call.save)) return PYR_OK;
     PYR_TRY(save_view(P, j, &call, &hs, 0));
     PYR_TRY(P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 0, &call.save));
-    if (!P->older) return PYR_OK;
+    const pyr_box_t osave = older_part(P->e->plan, &call.save, call.b - P->sj[j] - 2 * P->steps[j]);
+    if (!P->older || pyr_box_empty(&osave)) return PYR_OK;
     /* the layer before, in the buffer the call writes until its kernel runs */
     PYR_TRY(save_view(P, j, &call, &hs, 1));
-    return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 1, &call.save);
+    return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 1, &osave);
 }
 
 /* The boundary faces of the piece's result: into the output of its last

@@ -162,7 +162,13 @@ int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan, int64_t h)
     return plan->skew_size + (plan->previous ? h + (int64_t)plan->skew_k : 3 * (int64_t)plan->skew_k);
 }
 
-int64_t pyr_skew_store_planes(const pyr_plan_t *plan) { return (plan->previous ? 4 : 2) * (int64_t)plan->skew_k; }
+int64_t pyr_skew_store_planes(const pyr_plan_t *plan)
+{
+    /* the layer before over 2k - 1 planes: a call reads it over its first sub-step's box, from its window's
+     * lowest plane but one, and below its piece's own planes that is the previous piece's (exec/skewed.c
+     * older_part) */
+    return (plan->previous ? 4 * (int64_t)plan->skew_k - 1 : 2 * (int64_t)plan->skew_k);
+}
 
 int pyr_skew_stores(const pyr_plan_t *plan, int64_t h)
 {

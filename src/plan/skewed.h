@@ -54,8 +54,9 @@
  * call's output, so both buffers keep one mapping for the whole pass
  * (plane z at buffer plane h + k + z - A; buffers of S + h + k planes, every
  * call's window at its place) instead of sliding with the layers.  The
- * halo stores carry both layers (4k planes: the newest, then the one
- * before), saved and filled beside each other; a piece uploads the layer
+ * halo stores carry both layers (4k - 1 planes: the newest, then the one
+ * before but for the window's lowest plane, never read), saved and filled
+ * beside each other; a piece uploads the layer
  * before its first with its planes (the host keeps it) and downloads the
  * last two.  Such calls write their middle layers to the buffers (no
  * last-box-only kernels, no halo in the kernel).
@@ -166,7 +167,7 @@ pyr_box_t pyr_skew_upload(const pyr_plan_t *plan, int64_t p);
 pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h);
 
 /* Planes of one buffer for passes up to height h (S + 3k; S + h + k where a layer is read back) and of
- * one halo store (2k; 4k for two layers); the halo stores a plan of height h needs (one more than the
+ * one halo store (2k; 4k - 1 for two layers); the halo stores a plan of height h needs (one more than the
  * most calls of any pass up to h: pyr_skew_store_read's ring). */
 int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan, int64_t h);
 int64_t pyr_skew_store_planes(const pyr_plan_t *plan);
