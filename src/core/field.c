@@ -24,10 +24,16 @@ typedef struct field_box {
     int device;        /* -1: host memory; else the GPU whose memory holds the data */
     uintptr_t stream;  /* the caller's stream of a device field (pyr_field_wrap_device) */
     struct field_box *next; /* in the list of device fields */
+    size_t mapped;     /* bytes of data mapped for pyr_field_alloc_zero (unmapped, not freed) */
+    int zero;          /* in the list of zero fields: the data unwritten since they were mapped */
+    struct field_box *znext;
 } field_box_t;
 
 static pthread_mutex_t device_fields_lock = PTHREAD_MUTEX_INITIALIZER;
 static field_box_t *device_fields;
+/* Fields known to hold zeros (pyr_field_alloc_zero), by header: a field the
+ * executor is handed may be one a caller declared, whose header is no box. */
+static field_box_t *zero_fields;
 
 static pyr_field_t *new_header(int owns_data)
 {
@@ -119,6 +125,75 @@ pyr_status_t pyr_field_alloc(int dims, const int64_t n[3], pyr_precision_t preci
     return PYR_OK;
 }
 
+pyr_status_t pyr_field_alloc_zero(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out)
+{
+    *out = NULL;
+    pyr_field_t *f = new_header(0);
+    if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a field header");
+    field_box_t *b = (field_box_t *)f;
+    f->dims = dims;
+    for (int d = 0; d < 3; d++) f->n[d] = n[d];
+    f->precision = precision;
+    const size_t bytes = (size_t)pyr_field_count(f) * pyr_precision_size(precision);
+    b->mapped = bytes ? bytes : 1;
+    /* fresh anonymous pages read as zero and cost nothing until touched */
+    void *p = mmap(NULL, b->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        free(b);
+        return pyr_fail(PYR_ERR_NOMEM, "out of host memory for a field of %lld x %lld x %lld values", (long long)n[0], (long long)n[1],
+                        (long long)n[2]);
+    }
+#if defined(MADV_HUGEPAGE)
+    if (b->mapped >= (size_t)64 << 20) (void)madvise(p, b->mapped, MADV_HUGEPAGE); /* advice: refused is fine */
+#endif
+    f->data = p;
+    b->zero = 1;
+    pthread_mutex_lock(&device_fields_lock);
+    b->znext = zero_fields;
+    zero_fields = b;
+    pthread_mutex_unlock(&device_fields_lock);
+    *out = f;
+    return PYR_OK;
+}
+
+/* Removes b from the zero fields; returns whether it was there (the lock held). */
+static int unlist_zero(field_box_t *b)
+{
+    for (field_box_t **at = &zero_fields; *at; at = &(*at)->znext)
+        if (*at == b) {
+            *at = b->znext;
+            b->zero = 0;
+            return 1;
+        }
+    return 0;
+}
+
+static field_box_t *zero_box(const pyr_field_t *field)
+{
+    for (field_box_t *b = zero_fields; b; b = b->znext)
+        if (&b->field == field) return b;
+    return NULL;
+}
+
+int pyr_field_is_zero(const pyr_field_t *field)
+{
+    if (!field) return 0;
+    pthread_mutex_lock(&device_fields_lock);
+    const int zero = zero_box(field) != NULL;
+    pthread_mutex_unlock(&device_fields_lock);
+    return zero;
+}
+
+int pyr_field_take_zero(pyr_field_t *field)
+{
+    if (!field) return 0;
+    pthread_mutex_lock(&device_fields_lock);
+    field_box_t *b = zero_box(field);
+    const int zero = b && unlist_zero(b);
+    pthread_mutex_unlock(&device_fields_lock);
+    return zero;
+}
+
 /* A grid's host memory, 64-byte aligned.  Large grids are aligned to 2 MiB
  * and offered to the kernel as transparent huge pages: a 96 GB grid is then
  * 49 152 pages to fault in (and for the GPU to register) instead of 25
@@ -172,7 +247,13 @@ void pyr_field_destroy(pyr_field_t **f)
             }
         pthread_mutex_unlock(&device_fields_lock);
     }
-    if (b->owns_data) free(b->field.data);
+    if (b->zero) {
+        pthread_mutex_lock(&device_fields_lock);
+        unlist_zero(b);
+        pthread_mutex_unlock(&device_fields_lock);
+    }
+    if (b->mapped) munmap(b->field.data, b->mapped);
+    else if (b->owns_data) free(b->field.data);
     free(b);
     *f = NULL;
 }

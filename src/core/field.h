@@ -28,6 +28,18 @@ pyr_status_t pyr_field_wrap_on(int dims, const int64_t n[3], pyr_precision_t pre
  * declares itself included. */
 int pyr_field_device(const pyr_field_t *field, uintptr_t *stream);
 
+/* A field of n[] nodes whose data read as zero without having been written
+ * (fresh pages from the system: free until touched), known to hold zeros
+ * until pyr_field_take_zero: the library's own fields that start at zero
+ * (Maxwell's CPML and dispersive states), which a resident piece then sets
+ * on the device instead of uploading.  pyr_field_destroy releases it. */
+pyr_status_t pyr_field_alloc_zero(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out);
+/* Whether a field holds the zeros pyr_field_alloc_zero made, unwritten since
+ * (any field: one a caller declares is not such a field).  take: the same,
+ * and the field is no longer known so, for whoever is about to write it. */
+int pyr_field_is_zero(const pyr_field_t *field);
+int pyr_field_take_zero(pyr_field_t *field);
+
 /* Host memory for a grid or a buffer the size of one (free() releases it):
  * 64-byte aligned, never NULL for 0 bytes; from 64 MiB on, 2 MiB aligned and
  * advised as transparent huge pages.  NULL when out of memory. */

@@ -369,11 +369,13 @@ void pyr_exec_lend(exec_t *e, pyr_piece_t *piece, void *l0, void *l1, void *fixe
 }
 
 /* Upload what a task (or the resident piece) needs: every state field over
- * `state`, every input over `input`, each only over its support. */
-static pyr_status_t upload_fields(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *state, const pyr_box_t *input)
+ * `state`, every input over `input`, each only over its support; but the
+ * fields in `zero`, known to hold zeros. */
+static pyr_status_t upload_fields_but(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *state, const pyr_box_t *input,
+                                      unsigned zero)
 {
     for (int f = 0; f < e->nf; f++) {
-        if (e->role[f] < 0) continue;
+        if (e->role[f] < 0 || ((zero >> f) & 1)) continue;
         pyr_box_t parts[2];
         const int np = pyr_plan_field_boxes(e->plan, f, is_state(e, f) ? state : input, parts);
         for (int k = 0; k < np; k++) {
@@ -382,6 +384,44 @@ static pyr_status_t upload_fields(exec_t *e, int slot, const pyr_piece_t *piece,
         }
     }
     return PYR_OK;
+}
+
+static pyr_status_t upload_fields(exec_t *e, int slot, const pyr_piece_t *piece, const pyr_box_t *state, const pyr_box_t *input)
+{
+    return upload_fields_but(e, slot, piece, state, input, 0);
+}
+
+/* Field f of the resident piece set to zero over `box` on the device: the
+ * box's last plane (along its slowest axis) uploaded as zeros, then doubled
+ * towards the first by copies within the piece, each reading k planes
+ * further on (a view of buffer 0 that many planes ahead), so that the host
+ * sends a plane instead of the field. */
+static pyr_status_t zero_on_device(exec_t *e, const pyr_piece_t *piece, int f, const pyr_box_t *box)
+{
+    if (pyr_box_empty(box)) return PYR_OK;
+    int a = 2;
+    while (a > 0 && pyr_box_extent(box, a) == 1) a--;
+    const int64_t n = pyr_box_extent(box, a);
+    const int64_t stride = a == 0 ? 1 : a == 1 ? piece->pitch : piece->pitch * pyr_box_extent(&piece->box, 1);
+    pyr_box_t plane = *box;
+    plane.lo[a] = plane.hi[a] - 1;
+    void *zeros = calloc((size_t)pyr_box_volume(&plane), e->elem);
+    if (!zeros) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    pyr_host_region_t host = {zeros, plane};
+    pyr_status_t st = e->ops->upload(e->ctx, 0, piece, f, &host, &plane);
+    e->count.uploaded += (uint64_t)pyr_box_volume(&plane);
+    for (int64_t k = 1; k < n && st == PYR_OK; k *= 2) {
+        pyr_piece_t ahead = *piece;
+        ahead.buf[f][0] = (char *)piece->buf[f][0] + k * stride * (int64_t)e->elem;
+        pyr_box_t to = *box;
+        to.hi[a] = box->hi[a] - k;
+        to.lo[a] = to.hi[a] - (k < n - k ? k : n - k);
+        st = e->ops->copy(e->ctx, 0, piece, f, 1, &ahead, 0, &to);
+    }
+    /* the plane's upload may still read the zeros */
+    const pyr_status_t sw = e->ops->wait(e->ctx, 0);
+    free(zeros);
+    return st != PYR_OK ? st : sw;
 }
 
 /* The older layer of the fields that keep one (exec_t.prev) over `box`,
@@ -924,7 +964,7 @@ static int64_t range_pass_height(const exec_t *e, int64_t step)
     return h < e->last - step ? h : e->last - step;
 }
 
-static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
+static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks, unsigned zero)
 {
     pyr_plan_t *plan = e->plan;
     const pyr_problem_t *p = &plan->problem;
@@ -969,7 +1009,13 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks)
         whole.result = interior;
         whole.src = grid;
         pyr_box_t input = pyr_plan_layer_box(plan, &whole, 1, 1);
-        PYR_TRY(upload_fields(e, 0, &e->pieces[0], &grid, &input));
+        PYR_TRY(upload_fields_but(e, 0, &e->pieces[0], &grid, &input, zero));
+        for (int f = 0; f < e->nf; f++) {
+            if (e->role[f] < 0 || !((zero >> f) & 1)) continue;
+            pyr_box_t parts[2];
+            const int np = pyr_plan_field_boxes(plan, f, is_state(e, f) ? &grid : &input, parts);
+            for (int k = 0; k < np; k++) PYR_TRY(zero_on_device(e, &e->pieces[0], f, &parts[k]));
+        }
         PYR_TRY(pyr_exec_prepare_boundary(e, 0, &e->pieces[0]));
         /* a later range of a run: the layer before, which its first sub-step reads */
         if (e->first > 0) PYR_TRY(upload_previous(e, 0, &e->pieces[0], &grid));
@@ -1156,10 +1202,10 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
                 st = pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: field %s of the %s scheme is required", scheme->field[f].name, scheme->name);
                 break;
             }
-            st = pyr_field_create(&plan->problem, &made[f]);
-            if (st == PYR_OK && scheme->field[f].role == PYR_FIELD_AUX)
-                memset(made[f]->data, 0, (size_t)pyr_field_count(made[f]) * pyr_precision_size(made[f]->precision));
-            else if (st == PYR_OK) st = scheme->init_input(&plan->problem, f, made[f]);
+            /* the library's auxiliaries start at zero: pages that read so untouched (pyr_field_alloc_zero) */
+            if (scheme->field[f].role == PYR_FIELD_AUX) st = pyr_field_alloc_zero(plan->problem.dims, plan->problem.n, plan->problem.precision, &made[f]);
+            else st = pyr_field_create(&plan->problem, &made[f]);
+            if (st == PYR_OK && scheme->field[f].role != PYR_FIELD_AUX) st = scheme->init_input(&plan->problem, f, made[f]);
             fields[f] = made[f];
         }
         if (st == PYR_OK) st = check_field(plan, fields[f], scheme->field[f].name);
@@ -1205,6 +1251,11 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
         for (int f = 0; f < e.nf; f++) pyr_field_destroy(&checked[f]);
     }
     e.fields = fields;
+    /* fields known to hold zeros: a resident piece sets them on the device (the knowledge is spent:
+     * the run writes them) */
+    unsigned zero = 0;
+    for (int f = 0; f < e.nf && st == PYR_OK; f++)
+        if (fields[f] && !on_device[f] && pyr_field_take_zero(fields[f]) && plan->resident) zero |= 1u << f;
     if (st != PYR_OK || first >= last) {
         for (int f = 0; f < e.nf; f++) pyr_field_destroy(&own[f]);
         if (run && st == PYR_OK) run->steps = first, run->parts = run->ranks = 1;
@@ -1286,7 +1337,7 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
         for (int f = 0; f < e.nf && st == PYR_OK; f++)
             if (on_device[f]) st = e.ops->after_stream(e.ctx, 0, stream[f]);
     }
-    if (st == PYR_OK) st = execute(&e, hooks);
+    if (st == PYR_OK) st = execute(&e, hooks, zero);
     if (st != PYR_OK) {
         /* let queued work finish before freeing what it uses, keeping the
          * message of the first failure */

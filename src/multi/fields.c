@@ -27,7 +27,10 @@ pyr_status_t pyr_multi_alloc_part_fields(pyr_parts_t *P, part_t *pt)
 {
     for (int f = 0; f < P->scheme->nfields; f++) {
         if (!((P->fields >> f) & 1) || pt->fields[f] || pt->region[f].data) continue;
-        PYR_TRY(pyr_field_create(&pt->problem, &pt->fields[f]));
+        /* the library's auxiliaries start at zero: pages that read so untouched (a resident part sets them on its device) */
+        if (P->scheme->field[f].role == PYR_FIELD_AUX)
+            PYR_TRY(pyr_field_alloc_zero(pt->problem.dims, pt->problem.n, pt->problem.precision, &pt->fields[f]));
+        else PYR_TRY(pyr_field_create(&pt->problem, &pt->fields[f]));
     }
     return PYR_OK;
 }
@@ -52,7 +55,7 @@ pyr_status_t pyr_multi_make_part_fields(pyr_parts_t *P, part_t *pt, int initial,
             else PYR_TRY(P->scheme->init_input(&pt->problem, f, fl)); /* a windowed scheme's, on the part's problem */
         } else if (role == PYR_FIELD_AUX) {
             /* the library's own state starts at zero in every run */
-            memset(fl->data, 0, (size_t)pyr_field_count(fl) * pyr_precision_size(fl->precision));
+            if (!pyr_field_is_zero(fl)) memset(fl->data, 0, (size_t)pyr_field_count(fl) * pyr_precision_size(fl->precision));
         } else if (initial) {
             if (P->scheme->init_state && P->scheme->windowed) PYR_TRY(P->scheme->init_state(&pt->problem, f, fl));
             /* the problem's initial field is the first state field's; any other starts at zero */
