@@ -186,8 +186,9 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
                     (long long)plan->skew_size);
         else if (plan->decomp == PYR_DECOMP_SKEWED)
             fprintf(out, "\nskewed       %lld planes per piece at a pass's first layer, leaning back one per step; calls of %d steps "
-                         "(the kernel's launch), %d halo stores of %d planes",
-                    (long long)plan->skew_size, plan->skew_k, pyr_skew_stores(plan, plan->height), 2 * plan->skew_k);
+                         "(the kernel's launch), %d halo stores of %lld planes%s",
+                    (long long)plan->skew_size, plan->skew_k, pyr_skew_stores(plan, plan->height), (long long)pyr_skew_store_planes(plan),
+                    plan->previous ? " (two layers: the sweeps read the layer before)" : "");
         fprintf(out, "\npiece        on device ");
         print_extent(out, plan, info.piece_extent);
         fprintf(out, ", result ");
