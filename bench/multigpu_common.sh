@@ -3,6 +3,7 @@
 # program), out (its results folder), run_limit (seconds one run may take), run_opts (an array of
 # options every run gets), mpi (the launcher, an array; only for LAUNCH = mpi), and defines
 # run_row NAME STEADY E2E T1 T2 HOST, which prints one row of its own table.
+# shellcheck disable=SC2154  # pyr, out, run_limit, run_opts, mpi: the sourcing script's
 
 # problem FILE DIMS NODES DT: heat in float, NODES nodes along each of DIMS axes, a Gaussian, on the GPU
 problem() {
@@ -32,14 +33,14 @@ run() {
   local t=() line="" s via=() cells host rates
   [ "$launch" = mpi ] && via=("${mpi[@]}")
   for s in $s1 $s2; do
-    line=$(timeout "$run_limit" "${via[@]}" $pyr run "$file" "${run_opts[@]}" --set scheme.steps=$s --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | grep "method=" | tail -1)
+    line=$(timeout "$run_limit" "${via[@]}" "$pyr" run "$file" "${run_opts[@]}" --set scheme.steps="$s" --set output.field= --set output.image= "$@" 2>>"$out/scaling.err" | grep "method=" | tail -1)
     echo "$name steps=$s: $line" >>"$out/scaling.log"
     t+=("$(echo "$line" | grep -o 'seconds=[0-9.]*' | cut -d= -f2)")
   done
   host=$(echo "$line" | grep -o 'host=[^ ]*' | head -1)
   cells=$(echo "$line" | grep -o 'grid=[0-9x]*' | cut -d= -f2 | awk -F x '{p = 1; for (i = 1; i <= NF; i++) p *= ($i - 2); print p}')
   # %.17g: run_row reads back the same doubles
-  rates=$(awk -v c="$cells" -v a="${t[0]:-0}" -v b="${t[1]:-0}" -v s1=$s1 -v s2=$s2 'BEGIN {
+  rates=$(awk -v c="$cells" -v a="${t[0]:-0}" -v b="${t[1]:-0}" -v s1="$s1" -v s2="$s2" 'BEGIN {
     m = (b > a) ? c * (s2 - s1) / (b - a) / 1e9 : 0; e = b > 0 ? c * s2 / b / 1e9 : 0;
     printf "%.17g %.17g\n", m, e }')
   run_row "$name" "${rates% *}" "${rates#* }" "${t[0]:-0}" "${t[1]:-0}" "$host"
