@@ -152,7 +152,7 @@ static int run_case(uint64_t seed, int c)
         pyr_hooks_t hooks = {.user = &stop_step, .progress = stop_at_first};
         st = make_set(&p, give, &got);
         if (st == PYR_OK) st = pyr_execute_fields(plan, got.f, s->nfields, stop ? &hooks : NULL, &ri);
-        if (stop && st == PYR_ERR_CANCELLED && stop_step < p.steps) {
+        if (stop && st == PYR_ERR_CANCELLED && stop_step >= 0 && stop_step <= p.steps) {
             /* the time layer of the step it stopped at: one device's run of that many steps */
             stopped++;
             pyr_problem_t q = p;
