@@ -192,7 +192,7 @@ void pyr_exec_skewed_release(exec_t *e)
 typedef struct {
     exec_t *e;
     int64_t t, np, A, G, planes, step;
-    int older;   /* a layer read back (plan->previous): both buffers at one mapping, stores of two layers */
+    int older;   /* a layer read back (plan->previous): it moves with each call's output, stores of two layers */
     int64_t hs;  /* planes of one layer of a halo store (2k) */
     pyr_grid_dims_t grid;
     int f, ncalls;
@@ -205,10 +205,9 @@ typedef struct {
     int64_t base;        /* the inputs' ring: plane z at ring plane z - base */
 } piece_calls_t;
 
-/* Where layer l's planes sit in the piece's buffers: plane z at buffer plane z - base; the piece's own
- * planes at [G, G + S) whatever the layer, or, with a layer read back, every layer at one mapping
- * (plan/skewed.h). */
-static int64_t layer_base(const piece_calls_t *P, int64_t l) { return P->older ? P->A - P->G : P->A - l - P->G; }
+/* Where layer l's planes sit in the piece's buffers: plane z at buffer plane z - base, the piece's own
+ * planes at [G, G + S) whatever the layer (plan/skewed.h). */
+static int64_t layer_base(const piece_calls_t *P, int64_t l) { return P->A - l - P->G; }
 
 static pyr_status_t call_view(const piece_calls_t *P, int j, pyr_skew_call_t *call, pyr_piece_t *v)
 {
@@ -468,6 +467,36 @@ static int last_box_only(const piece_calls_t *P, int j)
 static int save_beside(const piece_calls_t *P, int lane, int j) { return lane >= 0 && j < P->ncalls && P->only[j]; }
 static int fill_beside(const piece_calls_t *P, int lane, int j) { return save_beside(P, lane, j) && j + 1 < P->ncalls && P->only[j + 1]; }
 
+/* With a layer read back: the layer before call j's input (j > 0), which call j - 1 left in its input
+ * buffer (its last sub-step's input, at that call's mapping), to where call j's first sub-step reads it:
+ * the same buffer, call j's output, at its mapping, c_{j-1} + c_j planes higher (plan/skewed.h).  Over the
+ * planes the piece computed it on, from the window's lowest but one (below that the store's planes come
+ * in: fill_input), up to the top of call j's window (the next piece's store takes its top planes:
+ * save_top); in chunks of at most that many planes from the top down, so no copy reads what another
+ * wrote. */
+static pyr_status_t shift_older(const piece_calls_t *P, int q, int j)
+{
+    if (!P->older || j == 0 || j >= P->ncalls) return PYR_OK;
+    const pyr_plan_t *plan = P->e->plan;
+    const int a = pyr_skew_axis(plan);
+    pyr_skew_call_t before, call;
+    pyr_piece_t src, dst;
+    PYR_TRY(call_view(P, j - 1, &before, &src));
+    PYR_TRY(call_view(P, j, &call, &dst));
+    /* also where call j computes nothing: its save passes these planes on to the next piece's store */
+    pyr_box_t r = call.window;
+    const int64_t lo = call.a - P->sj[j] - 1;
+    if (r.lo[a] < lo) r.lo[a] = lo;
+    const int64_t d = P->steps[j - 1] + P->steps[j];
+    for (int64_t hi = r.hi[a]; hi > r.lo[a]; hi -= d) {
+        pyr_box_t b = r;
+        b.hi[a] = hi;
+        b.lo[a] = hi - d > r.lo[a] ? hi - d : r.lo[a];
+        PYR_TRY(P->e->ops->copy(P->e->ctx, q, &dst, P->f, 2, &src, 0, &b));
+    }
+    return PYR_OK;
+}
+
 /* Call j's input before it computes, on queue q: the window's low planes
  * from the previous piece (their interior: the resident faces cover the
  * rest, skewed plans keeping every boundary face on the device; none where
@@ -483,6 +512,7 @@ static pyr_status_t fill_input(const piece_calls_t *P, int q, int j)
     exec_t *e = P->e;
     pyr_skew_call_t call;
     pyr_piece_t v, hf, ho;
+    PYR_TRY(shift_older(P, q, j)); /* before the fill below writes where it reads */
     PYR_TRY(call_view(P, j, &call, &v));
     pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
     int nc = 0;
@@ -783,10 +813,9 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     if (ncalls > e->nhalo) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %d calls, %d halo stores", ncalls, e->nhalo);
     for (int j = 0; j < ncalls; j++) sj[j] = j ? sj[j - 1] + steps[j - 1] : 0;
-    /* with a layer read back both buffers keep one mapping for the pass: its lowest window at their start */
     const int older = plan->previous;
     if (older && !e->prev[f].data) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: no host copy of the layer before");
-    const int64_t G = older ? h + (int64_t)plan->skew_k : 2 * (int64_t)plan->skew_k, planes = pyr_skew_buffer_planes(plan, plan->height);
+    const int64_t G = 2 * (int64_t)plan->skew_k, planes = pyr_skew_buffer_planes(plan, plan->height);
     const int64_t np = pyr_skew_pieces(plan, h);
     const pyr_grid_dims_t grid = {{plan->problem.n[0], plan->problem.n[1], plan->problem.n[2]}};
     const int marks = slots > 1 && ops->mark && ops->after_mark;
@@ -871,7 +900,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
          * compute, so the spare waits for that download alone) */
         if (older && T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_UPLOAD));
         if (older && !pyr_box_empty(&ub)) { /* the layer before its first, into the spare its first call writes */
-            PYR_TRY(view(e, &v, &ub, P.b[1], layer_base(&P, -1), NULL, 0, planes));
+            PYR_TRY(view(e, &v, &ub, P.b[1], layer_base(&P, steps[0]), NULL, 0, planes)); /* at call 0's output mapping */
             PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->prev[f], &ub));
             e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
         }
@@ -928,7 +957,7 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
              * on, first, the next piece's writes there waiting for this mark only (PYR_MARK_UPLOAD, which
              * the ping-pong skewed passes use for nothing else) */
             if (!pyr_box_empty(&db)) {
-                PYR_TRY(view(e, &v, &db, e->spare[0], layer_base(&P, h - 1), NULL, 0, planes));
+                PYR_TRY(view(e, &v, &db, e->spare[0], layer_base(&P, sj[ncalls - 1]), NULL, 0, planes)); /* the last call's input mapping */
                 PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->prev[f], &db));
                 e->count.downloaded += (uint64_t)pyr_box_volume(&db);
             }

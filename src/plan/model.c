@@ -340,6 +340,15 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
         o->faces = k->call * nfaces + k->compute[0] * faces;
     }
     o->fill = k->call * fill_calls + k->compute[0] * fill;
+    if (plan->previous && s > 0) {
+        /* the layer before moved within the buffer to the call's mapping (exec/skewed.c shift_older): from the
+         * window's lowest plane but one up, in chunks of as many planes as the two calls' steps (about 2c) */
+        const int a = pyr_skew_axis(plan);
+        pyr_box_t r = call.window;
+        if (r.lo[a] < call.a - s - 1) r.lo[a] = call.a - s - 1;
+        const int64_t span = pyr_box_extent(&r, a) > 0 ? pyr_box_extent(&r, a) : 0;
+        o->fill += k->call * (double)((span + 2 * c - 1) / (2 * c)) + k->compute[0] * (double)(span > 0 ? pyr_box_volume(&r) : 0);
+    }
     if (kin) { /* the kernel writes what it reads anyway: half a copy's traffic, in the kernel's time */
         const pyr_box_t ks = pyr_skew_kernel_save(&call);
         o->kernel += 0.5 * k->compute[0] * (double)pyr_box_volume(&ks);

@@ -180,8 +180,8 @@ static const char *piece_word(pyr_decomp_t d)
 }
 
 /* Device bytes of a skewed plan with pieces of S planes and calls of at most
- * k steps, for height h (plan/skewed.h): three bundles of S + 3k planes
- * (S + h + k where a layer is read back), the halo stores (2k planes each, 4k - 1 with two layers), the inputs' ring, every axis's boundary faces. */
+ * k steps, for height h (plan/skewed.h): three bundles of S + 3k planes,
+ * the halo stores (2k planes each, 4k - 1 with two layers), the inputs' ring, every axis's boundary faces. */
 static uint64_t skewed_bytes(pyr_plan_t *plan, int64_t S, int k, int64_t h, pyr_piece_layout_t *L)
 {
     const pyr_problem_t *p = &plan->problem;

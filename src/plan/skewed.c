@@ -158,8 +158,8 @@ pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h)
 
 int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan, int64_t h)
 {
-    /* a layer read back pins each buffer's planes for the pass: every window of its calls, [A - h - k, B) */
-    return plan->skew_size + (plan->previous ? h + (int64_t)plan->skew_k : 3 * (int64_t)plan->skew_k);
+    (void)h; /* a layer read back moves with the calls (exec/skewed.c shift_older): no plane more */
+    return plan->skew_size + 3 * (int64_t)plan->skew_k;
 }
 
 int64_t pyr_skew_store_planes(const pyr_plan_t *plan)

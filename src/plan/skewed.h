@@ -48,18 +48,22 @@
  * the stopping sweep and the change are every plan's.
  *
  * A layer read back (plan->previous: Chebyshev's sweep writes, at each
- * node, over the layer two sweeps back that it reads there) lives where the
- * kernels look for it, in the buffer a sub-step writes: a call's c steps
- * leave layers s + c - 1, s + c - 3, ... in its input buffer, the next
- * call's output, so both buffers keep one mapping for the whole pass
- * (plane z at buffer plane h + k + z - A; buffers of S + h + k planes, every
- * call's window at its place) instead of sliding with the layers.  The
- * halo stores carry both layers (4k - 1 planes: the newest, then the one
- * before but for the window's lowest plane, never read), saved and filled
- * beside each other; a piece uploads the layer
- * before its first with its planes (the host keeps it) and downloads the
- * last two.  Such calls write their middle layers to the buffers (no
- * last-box-only kernels, no halo in the kernel).
+ * node, over the layer two sweeps back that it reads there) must lie where
+ * the kernels look for it, in the buffer a sub-step writes, at the place the
+ * sub-step writes.  A call's c steps leave layers s + c - 1, s + c - 3, ...
+ * in its input buffer, the next call's output, but at the input's mapping:
+ * before call j computes, the layer before its input is copied within that
+ * buffer to the output's mapping, c_{j-1} + c_j planes higher, over the
+ * planes the piece computed it on (in chunks of that many planes, top
+ * first, so no copy reads what another wrote).  So the buffers keep S + 3k
+ * planes (a copy of about S planes per call of c steps instead of h more
+ * planes per buffer: out of core the height is worth more than the device's
+ * time).  The halo stores carry both layers (4k - 1 planes: the newest,
+ * then the one before but for the window's lowest plane, never read), saved
+ * and filled beside each other; a piece uploads the layer before its first
+ * with its planes (the host keeps it) and downloads the last two.  Such
+ * calls write their middle layers to the buffers (no last-box-only
+ * kernels, no halo in the kernel).
  *
  * Schemes of one ping-pong field, read-only inputs, one sub-step per step,
  * and a reach of at most one node along the last axis qualify (heat,
@@ -166,7 +170,7 @@ static inline int pyr_skew_store_read(int64_t t, int j, int stores)
 pyr_box_t pyr_skew_upload(const pyr_plan_t *plan, int64_t p);
 pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h);
 
-/* Planes of one buffer for passes up to height h (S + 3k; S + h + k where a layer is read back) and of
+/* Planes of one buffer for passes up to height h (S + 3k) and of
  * one halo store (2k; 4k - 1 for two layers); the halo stores a plan of height h needs (one more than the
  * most calls of any pass up to h: pyr_skew_store_read's ring). */
 int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan, int64_t h);
