@@ -1304,8 +1304,10 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
     if (host == PYR_HOST_PIN) {
         const double t0 = pyr_now_s();
         for (int f = 0; f < e.nf && host == PYR_HOST_PIN; f++) {
-            /* the library's auxiliaries move over thin supports only: not worth pinning whole */
-            if (e.role[f] < 0 || e.role[f] == PYR_FIELD_AUX || on_device[f]) continue;
+            /* the library's auxiliaries: a resident plan sets them on the device and never moves them; streamed
+             * pieces move their layers every pass, and staged copies of those thin boxes would hold the issuing
+             * thread until each chunk's copy is done, behind the slot's queued kernels */
+            if (e.role[f] < 0 || (e.role[f] == PYR_FIELD_AUX && plan->resident) || on_device[f]) continue;
             /* another's grid, shared with other parts: its copies are staged */
             if (region[f]) {
                 snprintf(host_note, sizeof host_note, "the caller's grid, read and written in place by every part: copies staged");

@@ -108,13 +108,22 @@ void pyr_plan_host_memory(pyr_plan_t *plan)
     const uint64_t nodes = (uint64_t)pyr_problem_nodes(&plan->problem);
     const uint64_t elem = pyr_precision_size(plan->problem.precision);
     plan->host_bytes = 0;
-    /* the fields the executor registers: every field the problem uses but the library's auxiliaries */
-    for (int f = 0; f < scheme->nfields; f++)
-        if (((plan->fields >> f) & 1) && scheme->field[f].role != PYR_FIELD_AUX) {
-            plan->host_bytes += nodes * elem;
-            /* streamed pieces of a scheme that reads a layer back: the host's copy of the older layer */
-            if (plan->previous && !plan->resident && scheme->field[f].role == PYR_FIELD_PINGPONG) plan->host_bytes += nodes * elem;
+    /* the fields the executor registers: every field the problem uses; the library's auxiliaries only where
+     * pieces stream them (a resident plan sets them on the device) */
+    uint64_t aux = 0;
+    for (int f = 0; f < scheme->nfields; f++) {
+        if (!((plan->fields >> f) & 1)) continue;
+        if (scheme->field[f].role == PYR_FIELD_AUX) {
+            if (!plan->resident) aux += nodes * elem;
+            continue;
         }
+        plan->host_bytes += nodes * elem;
+        /* streamed pieces of a scheme that reads a layer back: the host's copy of the older layer */
+        if (plan->previous && !plan->resident && scheme->field[f].role == PYR_FIELD_PINGPONG) plan->host_bytes += nodes * elem;
+    }
+    /* the crossings below count the fields moved whole; the auxiliaries move their thin supports only */
+    const uint64_t moved = plan->host_bytes;
+    plan->host_bytes += aux;
     plan->host_why[0] = 0;
     plan->host_once = 0;
     if (!plan->ops->host_register) {
@@ -128,10 +137,10 @@ void pyr_plan_host_memory(pyr_plan_t *plan)
         return;
     }
     /* Times the host fields' bytes cross the link, from the plan's exact counts.  In core that is at
-     * most 2 (one upload, one download; inputs only up) and a little for the auxiliaries' thin supports,
-     * which are not pinned: registering would cost as much as the copies it speeds up.  Pieces streamed
-     * pass after pass cross 2 per pass. */
-    const double values = elem ? (double)plan->host_bytes / (double)elem : 0;
+     * most 2 (one upload, one download; inputs only up): registering would cost as much as the copies it
+     * speeds up.  Pieces streamed pass after pass cross 2 per pass (the auxiliaries' thin supports a little
+     * more), and are pinned with the auxiliaries. */
+    const double values = elem ? (double)moved / (double)elem : 0;
     const double crossings = values > 0 ? (double)(plan->predicted.uploaded + plan->predicted.downloaded) / values : 0;
     if (crossings <= 2.5) {
         plan->host_memory = PYR_HOST_STAGE;
