@@ -798,8 +798,8 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
         return inplace_pass(e, step, h, drain);
     }
     const pyr_device_ops_t *ops = e->ops;
-    const int f = state_field(e), slots = plan->slots;
-    if (f < 0 || plan->spares != 1 || slots < 1 || slots > PYR_EXEC_SKEW_SLOTS)
+    const int f = state_field(e), slots = plan->slots, older = plan->previous;
+    if (f < 0 || plan->spares != (older && slots > 1 ? 2 : 1) || slots < 1 || slots > PYR_EXEC_SKEW_SLOTS)
         return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a plan it cannot run");
     /* the change: one partial per piece (e->partial holds the pieces of the plan's height, the most) */
     const int64_t ntasks = pyr_plan_tasks(plan);
@@ -813,7 +813,6 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
     const int ncalls = pyr_skew_calls(plan, h, steps, PYR_SKEW_MAX_CALLS);
     if (ncalls > e->nhalo) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: %d calls, %d halo stores", ncalls, e->nhalo);
     for (int j = 0; j < ncalls; j++) sj[j] = j ? sj[j - 1] + steps[j - 1] : 0;
-    const int older = plan->previous;
     if (older && !e->prev[f].data) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: no host copy of the layer before");
     const int64_t G = 2 * (int64_t)plan->skew_k, planes = pyr_skew_buffer_planes(plan, plan->height);
     const int64_t np = pyr_skew_pieces(plan, h);
@@ -889,20 +888,25 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
                 PYR_TRY(ring_upload(e, slot, ub.lo[a], ub.hi[a], P.base));
             }
         }
-        /* the spare and the halo stores were piece T - 1's (this pass's or the last one's) until its calls ended;
-         * its compute followed every earlier piece's, uploads included */
+        if (older) {
+            /* the layer before its first, into the spare at its first call's output mapping: the spare held the
+             * layer before piece T - spares' result until that piece's download of it (marked apart from its
+             * compute); with two spares that piece is long done, so this goes up beside the rest */
+            const int64_t handed = T - plan->spares;
+            if (handed >= 0 && marks && (int)(handed % slots) != slot)
+                PYR_TRY(ops->after_mark(e->ctx, slot, (int)(handed % slots), PYR_MARK_UPLOAD));
+            if (!pyr_box_empty(&ub)) {
+                PYR_TRY(view(e, &v, &ub, P.b[1], layer_base(&P, steps[0]), NULL, 0, planes));
+                PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->prev[f], &ub));
+                e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
+            }
+        }
+        /* the halo stores (and a single spare) were piece T - 1's (this pass's or the last one's) until its calls
+         * ended; its compute followed every earlier piece's, uploads included */
         if (T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_COMPUTE));
         if (move[1] > move[0]) {
             PYR_TRY(ring_claim(e, slot, move[0] - P.base, move[1] - P.base));
             PYR_TRY(ring_move(e, slot, move[0], move[1], from, P.base));
-        }
-        /* the spare held the layer before piece T - 1's result until its download of it (marked apart from its
-         * compute, so the spare waits for that download alone) */
-        if (older && T > 0 && marks) PYR_TRY(ops->after_mark(e->ctx, slot, (int)((T - 1) % slots), PYR_MARK_UPLOAD));
-        if (older && !pyr_box_empty(&ub)) { /* the layer before its first, into the spare its first call writes */
-            PYR_TRY(view(e, &v, &ub, P.b[1], layer_base(&P, steps[0]), NULL, 0, planes)); /* at call 0's output mapping */
-            PYR_TRY(ops->upload(e->ctx, slot, &v, f, &e->prev[f], &ub));
-            e->count.uploaded += (uint64_t)pyr_box_volume(&ub);
         }
         for (int j = 0; j < ncalls; j++) {
             only[j] = (unsigned char)last_box_only(&P, j);
@@ -949,15 +953,16 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
         }
         void *result = P.b[ncalls & 1]; /* the last call's output */
         e->slot_next[slot] = result;
-        e->spare[0] = P.b[(ncalls & 1) ^ 1];
+        if (plan->spares == 2) e->spare[0] = e->spare[1];
+        e->spare[plan->spares - 1] = P.b[(ncalls & 1) ^ 1];
         const pyr_box_t db = pyr_skew_download(plan, t, h);
         if (!pyr_box_empty(&db)) PYR_TRY(host_order(e, slot, &db));
         if (older) {
             /* the layer before the result, the last call's input, over the same planes: from the spare handed
-             * on, first, the next piece's writes there waiting for this mark only (PYR_MARK_UPLOAD, which
+             * on, first, the writes of the piece it goes to waiting for this mark only (PYR_MARK_UPLOAD, which
              * the ping-pong skewed passes use for nothing else) */
             if (!pyr_box_empty(&db)) {
-                PYR_TRY(view(e, &v, &db, e->spare[0], layer_base(&P, sj[ncalls - 1]), NULL, 0, planes)); /* the last call's input mapping */
+                PYR_TRY(view(e, &v, &db, P.b[(ncalls & 1) ^ 1], layer_base(&P, sj[ncalls - 1]), NULL, 0, planes)); /* the last call's input mapping */
                 PYR_TRY(ops->download(e->ctx, slot, &v, f, &e->prev[f], &db));
                 e->count.downloaded += (uint64_t)pyr_box_volume(&db);
             }

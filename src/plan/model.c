@@ -449,12 +449,10 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         pyr_box_t ub = pyr_skew_upload(plan, t), db = pyr_skew_download(plan, t, h);
         double x = 0;
         double u = transfer_cost(k, &ub, p->n[0], elem, 1, &x);
-        const double d = transfer_cost(k, &db, p->n[0], elem, 0, &x);
-        /* a layer read back goes up and down beside the newest, in line with the computes (exec/skewed.c): the
-         * spare a piece computes in holds the layer before the last piece's result until that goes down, and
-         * only then does this piece's layer before its first go up into it; so the pipeline takes a piece's
-         * transfers of that layer (as many values each way as the state's) in its compute's turn */
-        const double older_u = plan->previous ? u : 0, older_d = plan->previous ? d : 0;
+        /* a layer read back goes up and down beside the newest (exec/skewed.c: with two spares a piece's
+         * uploads need not wait for the previous piece's downloads) */
+        if (plan->previous) u *= 2;
+        const double d = (plan->previous ? 2.0 : 1.0) * transfer_cost(k, &db, p->n[0], elem, 0, &x);
         skew_call_cost_t cur = {0}, next = {0};
         double c = 0, last_faces = 0;
         if (ncalls > 0) {
@@ -484,13 +482,13 @@ static void skew_stages(const pyr_plan_t *plan, const pyr_model_constants_t *k, 
         u += iu;
         c += ic;
         st[t].u = u;
-        st[t].c = c + older_u + older_d;
+        st[t].c = c;
         st[t].d = d;
         st[t].host = 0;
         st[t].ub = st[t].db = st[t].ud = 1.0;
-        sum->upload += u + older_u;
+        sum->upload += u;
         sum->compute += c;
-        sum->download += d + older_d;
+        sum->download += d;
     }
 }
 

@@ -494,8 +494,10 @@ pyr_status_t pyr_plan_build(pyr_plan_t *plan, pyr_method_t method, pyr_decomp_t 
      * ran faster with one (docs/architecture.md#inside-the-executor).  A
      * plan that carries a layer back keeps two in 3D too: the spare then
      * holds the previous task's older layer until its download, and with one
-     * every task's sweeps would wait for the previous task's downloads. */
-    plan->spares = plan->slots >= 2 && (plan->problem.dims < 3 || plan->previous) && decomp != PYR_DECOMP_SKEWED ? 2 : 1;
+     * every task's sweeps would wait for the previous task's downloads.
+     * Skewed pieces keep one, but for the same reason two where a layer is
+     * carried back (exec/skewed.c). */
+    plan->spares = plan->slots >= 2 && (plan->problem.dims < 3 || plan->previous) && (decomp != PYR_DECOMP_SKEWED || plan->previous) ? 2 : 1;
     set_split(plan);
     PYR_TRY(check_periodic_split(plan));
     plan->faces_bytes = 0;
