@@ -21,7 +21,8 @@
  * the c(c - 1) planes of each call's lower trapezoid are computed twice.
  *
  * Device buffers: slots + 1 bundles of S + 3k planes (k the largest call;
- * the slots and a spare, as the executor lends them), the halo stores, the
+ * the slots and a spare, as the executor lends them; two spares where a
+ * layer is read back and several pieces are in flight: below), the halo stores, the
  * inputs' ring (below: pyr_skew_ring_planes), and the boundary faces of every axis (resident: every call copies the faces of its
  * window into both time layers, because a piece's planes sit at a fixed
  * place in its buffers while the window slides).  A plane of layer s sits at
@@ -61,7 +62,10 @@
  * time).  The halo stores carry both layers (4k - 1 planes: the newest,
  * then the one before but for the window's lowest plane, never read), saved
  * and filled beside each other; a piece uploads the layer before its first
- * with its planes (the host keeps it) and downloads the last two.  Such
+ * with its planes (the host keeps it) and downloads the last two, the layer
+ * before from the buffer it hands on as a spare, which with several pieces
+ * in flight the piece two on computes in (so none waits for the downloads
+ * of the piece before).  Such
  * calls write their middle layers to the buffers (no last-box-only
  * kernels, no halo in the kernel).
  *
