@@ -34,6 +34,7 @@
 #include <math.h>
 #include <time.h>
 
+#include "core/field.h"
 #include "pyrgrid.h"
 #include "schemes/maxwell.h"
 #include "schemes/scheme.h"
@@ -142,9 +143,17 @@ static int run(const pyr_problem_t *p, const pyr_options_t *o, pyr_field_t **com
     r->height = info.height;
     r->slots = info.slots;
     snprintf(r->decomp, sizeof r->decomp, "%s", pyr_decomp_name(info.decomposition));
-    /* the problem's fields made as the program makes them (initial.kind = zero); the materials' fields the executor makes */
+    /* the problem's fields made as the program makes them (initial.kind = zero: pages that read as zero, which an
+     * in-core run sets on the device); the materials' fields the executor makes */
     const double ts = now_s();
-    for (int c = 0; c < 6; c++) memset(comp[c]->data, 0, (size_t)pyr_field_count(comp[c]) * pyr_precision_size(p->precision));
+    for (int c = 0; c < 6; c++) {
+        pyr_field_destroy(&comp[c]);
+        if (pyr_field_alloc_zero(p->dims, p->n, p->precision, &comp[c]) != PYR_OK) {
+            fprintf(stderr, "fields: %s\n", pyr_last_error());
+            pyr_plan_destroy(&plan);
+            return 1;
+        }
+    }
     r->setup_s = now_s() - ts;
     pyr_field_t *fields[NFIELDS] = {NULL};
     for (int c = 0; c < 6; c++) fields[c] = comp[c];

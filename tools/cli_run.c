@@ -1,6 +1,7 @@
 /* pyrgrid run / pyrgrid plan. */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -547,8 +548,17 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
      * inputs it stores (the run then uses these, not its own copies) */
     const int nf = pyr_scheme_field_count(p->equation);
     pyr_field_t *fields[PYR_CLI_FIELDS] = {NULL};
+    /* Maxwell's fields of initial.kind = zero: pages that read as zero, which an in-core run sets on the
+     * device instead of filling them here and uploading them */
+    const pyr_ranks_core_t *core = pyr_private_ranks();
+    const int zero_start = p->equation == PYR_EQ_MAXWELL && p->init == PYR_INIT_ZERO &&
+                           core->size >= offsetof(pyr_ranks_core_t, field_zero) + sizeof core->field_zero && core->field_zero;
     for (int k = 0; k < r->o.nstate && st == PYR_OK && ranks == 0; k++) {
         const int i = r->o.state[k];
+        if (zero_start) {
+            st = core->field_zero(p, &fields[i]);
+            continue;
+        }
         st = pyr_field_create(p, &fields[i]);
         if (st == PYR_OK)
             st = i == 0 && p->init == PYR_INIT_FILE && cfg->start_dataset[0] ? pyr_field_init_file(fields[i], p, p->init_file, cfg->start_dataset)

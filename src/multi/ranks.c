@@ -270,8 +270,16 @@ static const pyr_ranks_mpi_t *attached;
 static void attach_mpi(const pyr_ranks_mpi_t *m) { attached = m && m->size == sizeof *m ? m : NULL; }
 static const pyr_ranks_mpi_t *mpi_table(void) { return attached; }
 
+static pyr_status_t field_zero(const pyr_problem_t *problem, pyr_field_t **out)
+{
+    *out = NULL;
+    PYR_TRY(pyr_problem_validate(problem));
+    return pyr_field_alloc_zero(problem->dims, problem->n, problem->precision, out);
+}
+
 static const pyr_ranks_core_t core = {
     sizeof(pyr_ranks_core_t), PYR_VERSION_STRING, ranks_execute, ranks_write_parts, pyr_ranks_write_one, attach_mpi, mpi_table, pyr_ranks_set_h5,
+    field_zero,
 };
 
 const pyr_ranks_core_t *pyr_private_ranks(void) { return &core; }

@@ -100,6 +100,10 @@ typedef struct {
     /* the HDF5 result that write_one writes for job->path (instead of a .npy of its part) until it is
      * set again (NULL: none); the job and what it points to must outlive that write */
     void (*set_h5)(const pyr_ranks_h5_t *job);
+    /* a field of the problem's grid that reads as zero and that the executor knows holds zeros
+     * (core/field.h pyr_field_alloc_zero): the program's state fields of initial.kind = zero, which a
+     * resident plan then sets on the device instead of uploading them; written only by the run */
+    pyr_status_t (*field_zero)(const pyr_problem_t *problem, pyr_field_t **out);
 } pyr_ranks_core_t;
 
 PYR_API const pyr_ranks_core_t *pyr_private_ranks(void);
