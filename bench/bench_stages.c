@@ -4,8 +4,9 @@
  * prediction of the overlapped pass.  Run it to see which stage the model
  * gets wrong, or how far the pipeline is from its slowest engine.
  *
- *   bench_stages DIMS N PRECISION DECOMP HEIGHTS BUDGET_MIB [SLOTS] [PASSES]
+ *   bench_stages [--maxwell CPML_CELLS] DIMS N PRECISION DECOMP HEIGHTS BUDGET_MIB [SLOTS] [PASSES]
  *   e.g. bench_stages 3 1025 float blocks 24,32,48 1024 3
+ *        bench_stages --maxwell 12 3 640 float skewed 24 1750
  *
  * N nodes per axis; HEIGHTS a comma list; SLOTS 0 = auto; PASSES (default
  * 4) per run, the first one untimed.  Constants from the wisdom file
@@ -19,7 +20,9 @@
 
 #include "backend/cuda/cuda_api.h"
 #include "backend/device.h"
+#include "core/field.h"
 #include "plan/model.h"
+#include "schemes/scheme.h"
 #include "pass_clock.h"
 #include "pyrgrid.h"
 #include "bench_wisdom.h"
@@ -75,21 +78,39 @@ static void timeline_report(pyr_cuda_span_t *sp, int n, int passes, int detail)
     free(k);
 }
 
+/* A Maxwell problem's six components (the rest the library makes: materials, CPML states); NULL for heat. */
+static pyr_field_t *g_maxwell[6];
+
 static pyr_status_t timed_run(pyr_device_t *gpu, pyr_plan_t *plan, pyr_field_t *f, int serial, pass_clock_t *c)
 {
     memset(c, 0, sizeof *c);
     c->gpu = gpu;
     pyr_cuda_set_serial(gpu, serial);
     pyr_hooks_t hooks = {.progress = pass_clock_hook, .user = c};
-    pyr_status_t st = pyr_execute(plan, f, &hooks, NULL);
+    pyr_status_t st;
+    if (g_maxwell[0]) {
+        const int nf = pyr_scheme_of(PYR_EQ_MAXWELL)->nfields;
+        pyr_field_t *fields[PYR_MAX_FIELDS] = {NULL};
+        for (int k = 0; k < 6; k++) fields[k] = g_maxwell[k];
+        st = pyr_execute_fields(plan, fields, nf, &hooks, NULL);
+    } else {
+        st = pyr_execute(plan, f, &hooks, NULL);
+    }
     pyr_cuda_set_serial(gpu, 0);
     return st;
 }
 
 int main(int argc, char **argv)
 {
+    int cpml = -1; /* >= 0: Maxwell with that many CPML cells on every face */
+    if (argc > 2 && !strcmp(argv[1], "--maxwell")) {
+        cpml = atoi(argv[2]);
+        argv += 2;
+        argc -= 2;
+    }
     if (argc < 7) {
-        fprintf(stderr, "usage: %s DIMS N float|double strips|blocks|slabs|segments HEIGHTS BUDGET_MIB [SLOTS] [PASSES]\n", argv[0]);
+        fprintf(stderr, "usage: bench_stages [--maxwell CPML_CELLS] DIMS N float|double strips|blocks|slabs|skewed|segments HEIGHTS BUDGET_MIB "
+                        "[SLOTS] [PASSES]\n");
         return 2;
     }
     if (pyr_gpu_count() == 0) {
@@ -130,13 +151,35 @@ int main(int argc, char **argv)
     double h0 = 1.0 / (double)(n - 1);
     p.heat.dt = 0.4 * h0 * h0 / dims;
     p.steps = 1;
+    if (cpml >= 0) {
+        /* an empty grid with a point source and, where asked, CPML on every face */
+        p.equation = PYR_EQ_MAXWELL;
+        p.init = PYR_INIT_ZERO;
+        for (int a = 0; a < dims; a++) p.length[a] = (double)(n - 1) / 20.0;
+        p.maxwell.courant = 0.5;
+        p.maxwell.cpml_cells = cpml;
+        p.maxwell.cpml_faces = cpml > 0 ? (dims == 2 ? 0xf : 0x3f) : 0;
+        p.maxwell.nsources = 1;
+        pyr_source_t *src = &p.maxwell.sources[0];
+        for (int a = 0; a < 3; a++) src->node[a] = src->node_end[a] = a < dims ? n / 3 : 0;
+        src->component = PYR_EZ;
+        src->waveform = PYR_WAVE_RICKER;
+        src->amplitude = 1;
+        src->frequency = 2;
+        src->delay = 0.6;
+        for (int k = 0; k < 6; k++)
+            if (pyr_field_alloc_zero(p.dims, p.n, p.precision, &g_maxwell[k]) != PYR_OK) {
+                fprintf(stderr, "%s\n", pyr_last_error());
+                return 1;
+            }
+    }
     pyr_field_t *f = NULL;
-    if (pyr_field_create(&p, &f) != PYR_OK || pyr_field_init(f, &p) != PYR_OK) {
+    if (cpml < 0 && (pyr_field_create(&p, &f) != PYR_OK || pyr_field_init(f, &p) != PYR_OK)) {
         fprintf(stderr, "%s\n", pyr_last_error());
         return 1;
     }
-    printf("%dD %s %lld nodes per axis, %s, budget %s MiB, %d passes per run (first untimed); times per pass in ms\n", dims,
-           argv[3], (long long)n, dn, argv[6], passes);
+    printf("%dD %s %s%lld nodes per axis, %s, budget %s MiB, %d passes per run (first untimed); times per pass in ms\n", dims,
+           argv[3], cpml < 0 ? "heat, " : cpml ? "Maxwell with CPML, " : "Maxwell, ", (long long)n, dn, argv[6], passes);
     printf("(up .. down: each operation alone, dn.band: the part of down into band staging buffers; pass: overlapped;\n"
            " iss.up/iss.down: host time inside the upload/download calls of the overlapped run - large values mean the copy\n"
            " call blocked its caller; m.*: the model)\n");
@@ -209,6 +252,7 @@ int main(int argc, char **argv)
         pyr_plan_destroy(&plan);
     }
     pyr_field_destroy(&f);
+    for (int k = 0; k < 6; k++) pyr_field_destroy(&g_maxwell[k]);
     pyr_device_release(gpu);
     return 0;
 }
