@@ -200,6 +200,182 @@ int pyr_mg_backend_built(pyr_backend_kind_t backend)
     return backend == PYR_BACKEND_CPU;
 }
 
+/* ------------------------------------------------------------------ out of core: the plan */
+
+/* The slabs' axis: the last one, whose planes are contiguous. */
+static int slab_axis(const pyr_mg_hierarchy_t *hy) { return hy->dims - 1; }
+
+/* Nodes per plane of a level (the axes before the slabs'). */
+static int64_t plane_nodes(const pyr_mg_level_t *L, int ax)
+{
+    int64_t v = 1;
+    for (int a = 0; a < ax; a++) v *= L->n[a];
+    return v;
+}
+
+/* Whether level l holds a right-hand side (the finest one only for a given f). */
+static int has_rhs(const pyr_problem_t *p, int l) { return l > 0 || p->poisson.rhs != PYR_RHS_ZERO; }
+
+/* One slab of a streamed level l along axis ax: its own planes [a, b) (a partition of the level's planes, a even
+ * where the axis is coarsened), and what its passes read and write.  Full weighting of the coarse planes [A, B)
+ * reads the residual at fine planes [2A - 1, 2B - 1], which reads u after the pre-smoothing sweeps at
+ * [2A - 2, 2B]; each sweep reads a plane further, so the slab [s0, s1) reaches halo = sweeps + 2 planes beyond its
+ * own on each side (s0 even and s1 - 1 even where the axis is coarsened, so that its coarse planes nest in it). */
+typedef struct {
+    int64_t a, b;           /* own fine planes */
+    int64_t A, B;           /* own coarse planes: their right-hand side is this slab's */
+    int64_t s0, s1;         /* the slab uploaded */
+    int64_t fa, fb, ca, cb; /* the views the residual and full weighting run on: fine [fa, fb) into coarse [ca, cb) */
+    int64_t pa, pb;         /* the coarse planes interpolation onto [s0, s1) reads */
+} span_t;
+
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static void span_of(const pyr_mg_hierarchy_t *hy, int ax, int halo, int l, int64_t a, int64_t b, span_t *s)
+{
+    const int64_t n = hy->level[l].n[ax], nc = hy->level[l + 1].n[ax];
+    const int k = hy->level[l].coarsen[ax];
+    s->a = a;
+    s->b = b;
+    s->A = k ? a / 2 : a;
+    s->B = k ? (b == n ? nc : b / 2) : b;
+    s->s0 = imax(0, a - halo);
+    if (k && s->s0 % 2) s->s0--;
+    s->s1 = b + halo;
+    if (k && s->s1 % 2 == 0) s->s1++;
+    s->s1 = imin(n, s->s1);
+    if (k) {
+        s->fa = imax(0, 2 * s->A - 2);
+        s->fb = imin(n, 2 * s->B + 1);
+        s->ca = imax(0, s->A - 1);
+        s->cb = imin(nc, s->B + 1);
+        s->pa = s->s0 / 2;
+        s->pb = (s->s1 - 1) / 2 + 1;
+    } else {
+        s->fa = s->ca = imax(0, a - 1);
+        s->fb = s->cb = imin(n, b + 1);
+        s->pa = s->s0;
+        s->pb = s->s1;
+    }
+}
+
+/* A coarse level's unknown planes along ax: [lo, hi). */
+static void unknown_planes(const pyr_mg_hierarchy_t *hy, int ax, int l, int64_t *lo, int64_t *hi)
+{
+    *lo = hy->neumann[2 * ax] ? 0 : 1;
+    *hi = hy->neumann[2 * ax + 1] ? hy->level[l].n[ax] : hy->level[l].n[ax] - 1;
+}
+
+/* Device bytes rounded up so that every buffer carved from the slab region starts aligned. */
+static uint64_t aligned(uint64_t b) { return (b + 255) & ~(uint64_t)255; }
+
+/* What streaming level l in slabs of t own planes needs and moves: the slab region's bytes (u in two buffers, f,
+ * and the coarse level's planes where that level is streamed too) and the bytes moved by one pre- and one
+ * post-smoothing pass. */
+typedef struct {
+    int64_t fine, coarse; /* the most planes of a slab and of its coarse planes */
+    uint64_t bytes, moved;
+} slab_cost_t;
+
+static void slab_cost(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int rhs0, int streamed, int halo, int l, int64_t t, slab_cost_t *c)
+{
+    const int ax = slab_axis(hy);
+    const uint64_t e = pyr_precision_size(p->precision), fp = (uint64_t)plane_nodes(&hy->level[l], ax) * e,
+                   cp = (uint64_t)plane_nodes(&hy->level[l + 1], ax) * e;
+    const int64_t n = hy->level[l].n[ax];
+    const int rhs = l > 0 || rhs0, down = l + 1 < streamed;
+    int64_t clo, chi;
+    unknown_planes(hy, ax, l + 1, &clo, &chi);
+    memset(c, 0, sizeof *c);
+    for (int64_t a = 0; a < n; a += t) {
+        span_t s;
+        span_of(hy, ax, halo, l, a, imin(n, a + t), &s);
+        const int64_t planes = s.s1 - s.s0;
+        c->fine = imax(c->fine, planes);
+        if (down) c->coarse = imax(c->coarse, imax(s.cb - s.ca, s.pb - s.pa));
+        /* pre: u and f up, u's own planes down (none without sweeps), the coarse right-hand side down */
+        c->moved += (uint64_t)planes * fp * (rhs ? 2 : 1) + (hy->pre > 0 ? (uint64_t)(s.b - s.a) * fp : 0);
+        if (down) c->moved += (uint64_t)imax(0, imin(s.B, chi) - imax(s.A, clo)) * cp;
+        /* post: u, the correction's planes and f (for the sweeps or the finest level's residual) up, u down */
+        c->moved += (uint64_t)planes * fp * (rhs && (hy->post > 0 || l == 0) ? 2 : 1) + (uint64_t)(s.b - s.a) * fp;
+        if (down) c->moved += (uint64_t)(s.pb - s.pa) * cp;
+    }
+    c->bytes = 2 * aligned((uint64_t)c->fine * fp) + (rhs ? aligned((uint64_t)c->fine * fp) : 0) + aligned((uint64_t)c->coarse * cp);
+}
+
+/* The passes a cycle of this type starting at level l makes over each level. */
+static void visits(const pyr_mg_hierarchy_t *hy, int l, pyr_cycle_t type, int64_t *v)
+{
+    if (l == hy->nlevels - 1) return;
+    v[l]++;
+    if (type == PYR_CYCLE_F && l + 2 < hy->nlevels) {
+        visits(hy, l + 1, PYR_CYCLE_F, v);
+        visits(hy, l + 1, PYR_CYCLE_V, v);
+    } else {
+        visits(hy, l + 1, PYR_CYCLE_V, v);
+    }
+}
+
+pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, uint64_t budget, pyr_mg_stream_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->axis = slab_axis(hy);
+    s->halo = (hy->pre > hy->post ? hy->pre : hy->post) + 2;
+    const uint64_t e = pyr_precision_size(p->precision);
+    uint64_t incore[PYR_MG_MAX_LEVELS + 1] = {0}; /* the bytes of levels l .. nlevels - 1 */
+    for (int l = hy->nlevels - 1; l >= 0; l--)
+        incore[l] = incore[l + 1] + (uint64_t)(l > 0 || has_rhs(p, 0) ? 3 : 2) * (uint64_t)nodes(&hy->level[l]) * e;
+    s->device_bytes = incore[0];
+    if (incore[0] <= budget) return PYR_OK;
+    uint64_t least = UINT64_MAX; /* the smallest budget that streams, for the refusal */
+    for (int S = 1; S < hy->nlevels; S++) {
+        /* slabs of two own planes at least, the thinnest that nest in the coarse level */
+        uint64_t thinnest = 0;
+        for (int l = 0; l < S; l++) {
+            slab_cost_t c;
+            slab_cost(p, hy, has_rhs(p, 0), S, s->halo, l, 2, &c);
+            if (c.bytes > thinnest) thinnest = c.bytes;
+        }
+        if (incore[S] + thinnest < least) least = incore[S] + thinnest;
+        if (incore[S] + thinnest > budget) continue;
+        const uint64_t room = budget - incore[S];
+        uint64_t region = 0;
+        s->streamed = S;
+        s->moved = 0;
+        s->host_bytes = 0;
+        int64_t v[PYR_MG_MAX_LEVELS] = {0};
+        visits(hy, 0, hy->cycle, v);
+        for (int l = 0; l < S; l++) {
+            /* the thickest even slab that fits: the cost grows with the thickness */
+            const int64_t n = hy->level[l].n[s->axis];
+            int64_t lo = 2, hi = n + (n % 2);
+            while (lo < hi) {
+                const int64_t mid = (lo + hi + 2) / 2 / 2 * 2;
+                slab_cost_t c;
+                slab_cost(p, hy, has_rhs(p, 0), S, s->halo, l, mid, &c);
+                if (c.bytes <= room) lo = mid;
+                else hi = mid - 2;
+            }
+            slab_cost_t c;
+            slab_cost(p, hy, has_rhs(p, 0), S, s->halo, l, lo, &c);
+            s->slab[l] = lo;
+            if (c.bytes > region) region = c.bytes;
+            s->moved += (uint64_t)v[l] * c.moved;
+            /* u twice and f; the finest level's u and f are the caller's, its second u the solve's */
+            s->host_bytes += (uint64_t)(l > 0 ? 3 : 1) * (uint64_t)nodes(&hy->level[l]) * e;
+        }
+        s->device_bytes = incore[S] + region;
+        return PYR_OK;
+    }
+    char want[32], have[32];
+    pyr_format_bytes(least, want, sizeof want);
+    pyr_format_bytes(budget, have, sizeof have);
+    return pyr_fail(PYR_ERR_BUDGET, "method = multigrid needs at least %s of device memory for this grid (its coarsest level in core and "
+                    "slabs of 2 planes of the streamed levels with their halos of %d planes), more than the budget of %s; use memory >= %s",
+                    want, s->halo, have, want);
+}
+
 /* ------------------------------------------------------------------ the solve */
 
 typedef struct {
@@ -215,6 +391,16 @@ typedef struct {
     size_t elem;
     double sweeps;
     uint64_t updates;
+    /* out of core (pyr_mg_stream_t): the streamed levels' arrays in host memory (u, the next pass's u, f; the
+     * finest level's u and f the caller's) and the device's slab region */
+    int streamed, axis, halo;
+    int64_t slab[PYR_MG_MAX_LEVELS], fine_planes[PYR_MG_MAX_LEVELS], plane[PYR_MG_MAX_LEVELS];
+    void *hu[PYR_MG_MAX_LEVELS], *hv[PYR_MG_MAX_LEVELS], *hf[PYR_MG_MAX_LEVELS];
+    const void *f_host[PYR_MG_MAX_LEVELS];
+    void *own_u0; /* the finest level's second u */
+    void *region;
+    double norm; /* the finest level's residual norm after the last streamed cycle */
+    uint64_t uploaded, downloaded;
 } mg_t;
 
 static void count(mg_t *m, int l, double times)
@@ -302,25 +488,219 @@ static pyr_status_t coarse_solve(mg_t *m, int l)
     return PYR_OK;
 }
 
+/* ------------------------------------------------------------------ out of core: the passes */
+
+/* Bytes of `planes` planes of level l, and a pointer that many planes into a buffer of it. */
+static size_t plane_bytes(const mg_t *m, int l, int64_t planes) { return (size_t)planes * (size_t)m->plane[l] * m->elem; }
+static void *at(const mg_t *m, int l, const void *base, int64_t planes) { return (char *)(uintptr_t)base + plane_bytes(m, l, planes); }
+
+static pyr_status_t up(mg_t *m, void *dst, const void *src, size_t bytes)
+{
+    m->uploaded += bytes;
+    return m->ops->upload(m->ctx, dst, src, bytes);
+}
+
+static pyr_status_t down(mg_t *m, void *dst, const void *src, size_t bytes)
+{
+    m->downloaded += bytes;
+    return m->ops->download(m->ctx, dst, src, bytes);
+}
+
+/* Level l's geometry restricted to its planes [p0, p1) along the slabs' axis: a side inside the grid is read, never
+ * written, as a Dirichlet face is (its plane is a neighbour the kernels take from the buffer), a side on the grid's
+ * face keeps that face's kind. */
+static pyr_mg_geom_t view(const mg_t *m, int l, int64_t p0, int64_t p1)
+{
+    pyr_mg_geom_t v = m->g[l];
+    const int ax = m->axis;
+    if (p0 > 0) v.neumann[2 * ax] = 0, v.t[2 * ax] = 0;
+    if (p1 < v.n[ax]) v.neumann[2 * ax + 1] = 0, v.t[2 * ax + 1] = 0;
+    v.n[ax] = p1 - p0;
+    return v;
+}
+
+/* Whether a view has unknowns (a kernel over none would launch an empty grid). */
+static int any_unknowns(const pyr_mg_geom_t *g)
+{
+    for (int a = 0; a < 3; a++)
+        if (pyr_mg_hi(g, a) <= pyr_mg_lo(g, a)) return 0;
+    return 1;
+}
+
+/* The slab's sweeps: smooth()'s weights and updates on the planes [v0, v1) of the slab [s0, s1) that hold the
+ * current layer, a plane narrower at each side inside the grid after each sweep (the planes beyond read stale
+ * values). */
+static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t v0, int64_t v1, const void *F, void **X, void **Y)
+{
+    const pyr_mg_level_t *V = &m->hy->level[l];
+    const int64_t n = V->n[m->axis];
+    const double s2 = V->sigma * V->sigma;
+    double w = 1;
+    for (int s = 0; s < sweeps; s++) {
+        if (s == 1) w = 1.0 / (1.0 - s2 / 2.0);
+        else if (s > 1) w = 1.0 / (1.0 - s2 * w / 4.0);
+        const pyr_mg_geom_t g = view(m, l, v0, v1);
+        if (any_unknowns(&g))
+            PYR_TRY(m->ops->smooth(m->ctx, &g, at(m, l, *X, v0 - s0), F ? at(m, l, F, v0 - s0) : NULL, at(m, l, *Y, v0 - s0), V->gamma, w,
+                                   V->sigma == 0 || s == 0));
+        swap(X, Y);
+        if (v0 > 0) v0++;
+        if (v1 < n) v1--;
+    }
+    return PYR_OK;
+}
+
+/* The slab region's buffers for level l: u in two, f, the coarse level's planes. */
+static void carve(mg_t *m, int l, void **A, void **B, void **F, void **C)
+{
+    const uint64_t fine = aligned((uint64_t)plane_bytes(m, l, m->fine_planes[l]));
+    *A = m->region;
+    *B = (char *)m->region + fine;
+    *F = (char *)m->region + 2 * fine;
+    *C = (char *)m->region + (m->f_host[l] ? 3 : 2) * fine;
+}
+
+/* Level l's host right-hand side (the caller's f on the finest level; NULL: zero). */
+static pyr_status_t pass_pre(mg_t *m, int l)
+{
+    const pyr_mg_hierarchy_t *hy = m->hy;
+    const int ax = m->axis, into_host = l + 1 < m->streamed;
+    const int64_t n = hy->level[l].n[ax];
+    const int *k = hy->level[l].coarsen;
+    int64_t clo, chi;
+    unknown_planes(hy, ax, l + 1, &clo, &chi);
+    void *A, *B, *F, *C;
+    carve(m, l, &A, &B, &F, &C);
+    for (int64_t a = 0; a < n; a += m->slab[l]) {
+        span_t s;
+        span_of(hy, ax, m->halo, l, a, imin(n, a + m->slab[l]), &s);
+        const int64_t P = s.s1 - s.s0;
+        PYR_TRY(up(m, A, at(m, l, m->hu[l], s.s0), plane_bytes(m, l, P)));
+        PYR_TRY(m->ops->copy(m->ctx, B, A, plane_bytes(m, l, P))); /* the boundary in both buffers */
+        if (m->f_host[l]) PYR_TRY(up(m, F, at(m, l, m->f_host[l], s.s0), plane_bytes(m, l, P)));
+        const void *Fs = m->f_host[l] ? F : NULL;
+        void *X = A, *Y = B;
+        PYR_TRY(slab_smooth(m, l, hy->pre, s.s0, s.s0, s.s1, Fs, &X, &Y));
+        /* the residual into the buffer of the layer before, then its full weighting: into the coarse level's right-hand
+         * side where it is in core (this slab's own coarse planes only), else into the slab region and down */
+        const pyr_mg_geom_t gf = view(m, l, s.fa, s.fb), gc = view(m, l + 1, s.ca, s.cb);
+        if (any_unknowns(&gf))
+            PYR_TRY(m->ops->residual(m->ctx, &gf, at(m, l, X, s.fa - s.s0), Fs ? at(m, l, Fs, s.fa - s.s0) : NULL, at(m, l, Y, s.fa - s.s0),
+                                     NULL));
+        void *dst = into_host ? C : at(m, l + 1, m->f[l + 1], s.ca);
+        if (any_unknowns(&gc)) PYR_TRY(m->ops->restrict_fw(m->ctx, &gf, k, at(m, l, Y, s.fa - s.s0), &gc, dst));
+        if (into_host) {
+            const int64_t z0 = imax(s.A, clo), z1 = imin(s.B, chi);
+            if (z1 > z0) PYR_TRY(down(m, at(m, l + 1, m->hf[l + 1], z0), at(m, l + 1, C, z0 - s.ca), plane_bytes(m, l + 1, z1 - z0)));
+        }
+        if (hy->pre > 0) PYR_TRY(down(m, at(m, l, m->hv[l], s.a), at(m, l, X, s.a - s.s0), plane_bytes(m, l, s.b - s.a)));
+    }
+    if (hy->pre > 0) swap(&m->hu[l], &m->hv[l]);
+    return PYR_OK;
+}
+
+/* Interpolation of the coarse correction, its addition and the post-smoothing sweeps; on the finest level the
+ * residual's norm of the cycle's result too (*norm). */
+static pyr_status_t pass_post(mg_t *m, int l, double *norm)
+{
+    const pyr_mg_hierarchy_t *hy = m->hy;
+    const int ax = m->axis, from_host = l + 1 < m->streamed;
+    const int64_t n = hy->level[l].n[ax];
+    const int *k = hy->level[l].coarsen;
+    void *A, *B, *F, *C;
+    carve(m, l, &A, &B, &F, &C);
+    double most = 0;
+    for (int64_t a = 0; a < n; a += m->slab[l]) {
+        span_t s;
+        span_of(hy, ax, m->halo, l, a, imin(n, a + m->slab[l]), &s);
+        const int64_t P = s.s1 - s.s0;
+        PYR_TRY(up(m, A, at(m, l, m->hu[l], s.s0), plane_bytes(m, l, P)));
+        const void *E = at(m, l + 1, m->u[l + 1], s.pa);
+        if (from_host) {
+            PYR_TRY(up(m, C, at(m, l + 1, m->hu[l + 1], s.pa), plane_bytes(m, l + 1, s.pb - s.pa)));
+            E = C;
+        }
+        const pyr_mg_geom_t gc = view(m, l + 1, s.pa, s.pb), gf = view(m, l, s.s0, s.s1);
+        if (any_unknowns(&gf)) PYR_TRY(m->ops->prolong_add(m->ctx, &gc, k, E, &gf, A));
+        const int rhs = m->f_host[l] && (hy->post > 0 || norm);
+        if (rhs) PYR_TRY(up(m, F, at(m, l, m->f_host[l], s.s0), plane_bytes(m, l, P)));
+        const void *Fs = rhs ? F : NULL;
+        void *X = A, *Y = B;
+        if (hy->post > 0) {
+            PYR_TRY(m->ops->copy(m->ctx, B, A, plane_bytes(m, l, P)));
+            /* interpolation wrote the planes inside the slab's sides only */
+            PYR_TRY(slab_smooth(m, l, hy->post, s.s0, s.s0 > 0 ? s.s0 + 1 : 0, s.s1 < n ? s.s1 - 1 : n, Fs, &X, &Y));
+        }
+        if (norm) {
+            const int64_t r0 = imax(0, s.a - 1), r1 = imin(n, s.b + 1);
+            const pyr_mg_geom_t gr = view(m, l, r0, r1);
+            double r = 0;
+            if (any_unknowns(&gr))
+                PYR_TRY(m->ops->residual(m->ctx, &gr, at(m, l, X, r0 - s.s0), Fs ? at(m, l, Fs, r0 - s.s0) : NULL, at(m, l, Y, r0 - s.s0), &r));
+            if (r > most || isnan(r)) most = isnan(most) ? most : r;
+        }
+        PYR_TRY(down(m, at(m, l, m->hv[l], s.a), at(m, l, X, s.a - s.s0), plane_bytes(m, l, s.b - s.a)));
+    }
+    swap(&m->hu[l], &m->hv[l]);
+    if (norm) *norm = most;
+    return PYR_OK;
+}
+
+/* The finest level's residual norm over slabs of its own planes and one neighbour each side. */
+static pyr_status_t pass_residual(mg_t *m, double *norm)
+{
+    const int ax = m->axis;
+    const int64_t n = m->hy->level[0].n[ax];
+    void *A, *B, *F, *C;
+    carve(m, 0, &A, &B, &F, &C);
+    double most = 0;
+    for (int64_t a = 0; a < n; a += m->slab[0]) {
+        const int64_t r0 = imax(0, a - 1), r1 = imin(n, a + m->slab[0] + 1);
+        PYR_TRY(up(m, A, at(m, 0, m->hu[0], r0), plane_bytes(m, 0, r1 - r0)));
+        if (m->f_host[0]) PYR_TRY(up(m, F, at(m, 0, m->f_host[0], r0), plane_bytes(m, 0, r1 - r0)));
+        const pyr_mg_geom_t g = view(m, 0, r0, r1);
+        double r = 0;
+        if (any_unknowns(&g)) PYR_TRY(m->ops->residual(m->ctx, &g, A, m->f_host[0] ? F : NULL, B, &r));
+        if (r > most || isnan(r)) most = isnan(most) ? most : r;
+    }
+    *norm = most;
+    return PYR_OK;
+}
+
 static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type)
 {
     const int last = m->hy->nlevels - 1;
     if (l == last) return coarse_solve(m, l);
     const int *k = m->hy->level[l].coarsen;
-    PYR_TRY(smooth(m, l, m->hy->pre));
-    PYR_TRY(m->ops->residual(m->ctx, &m->g[l], m->u[l], m->f[l], m->t[l], NULL));
+    if (l < m->streamed) {
+        PYR_TRY(pass_pre(m, l));
+        count(m, l, m->hy->pre);
+    } else {
+        PYR_TRY(smooth(m, l, m->hy->pre));
+        PYR_TRY(m->ops->residual(m->ctx, &m->g[l], m->u[l], m->f[l], m->t[l], NULL));
+        PYR_TRY(m->ops->restrict_fw(m->ctx, &m->g[l], k, m->t[l], &m->g[l + 1], m->f[l + 1]));
+    }
     count(m, l, 1);
-    PYR_TRY(m->ops->restrict_fw(m->ctx, &m->g[l], k, m->t[l], &m->g[l + 1], m->f[l + 1]));
     count(m, l + 1, 1);
     /* the correction starts at zero in both buffers (Chebyshev's layer two sweeps back on the coarsest) */
     const size_t bytes = (size_t)nodes(&m->hy->level[l + 1]) * m->elem;
-    PYR_TRY(m->ops->zero(m->ctx, m->u[l + 1], bytes));
-    PYR_TRY(m->ops->zero(m->ctx, m->t[l + 1], bytes));
+    if (l + 1 < m->streamed) {
+        memset(m->hu[l + 1], 0, bytes); /* the next pass writes every plane of the other */
+    } else {
+        PYR_TRY(m->ops->zero(m->ctx, m->u[l + 1], bytes));
+        PYR_TRY(m->ops->zero(m->ctx, m->t[l + 1], bytes));
+    }
     if (type == PYR_CYCLE_F && l + 1 < last) {
         PYR_TRY(cycle(m, l + 1, PYR_CYCLE_F));
         PYR_TRY(cycle(m, l + 1, PYR_CYCLE_V));
     } else {
         PYR_TRY(cycle(m, l + 1, PYR_CYCLE_V));
+    }
+    if (l < m->streamed) {
+        PYR_TRY(pass_post(m, l, l == 0 ? &m->norm : NULL));
+        count(m, l, 1);
+        count(m, l, m->hy->post);
+        return PYR_OK;
     }
     PYR_TRY(m->ops->prolong_add(m->ctx, &m->g[l + 1], k, m->u[l + 1], &m->g[l], m->u[l]));
     count(m, l, 1);
@@ -352,7 +732,8 @@ static pyr_status_t run_cycles(mg_t *m, const pyr_problem_t *p, const pyr_hooks_
 {
     const double tol = p->poisson.tolerance;
     double r = 0;
-    PYR_TRY(m->ops->residual(m->ctx, &m->g[0], m->u[0], m->f[0], m->t[0], &r));
+    if (m->streamed) PYR_TRY(pass_residual(m, &r));
+    else PYR_TRY(m->ops->residual(m->ctx, &m->g[0], m->u[0], m->f[0], m->t[0], &r));
     count(m, 0, 1);
     if (!(res->initial > 0)) res->initial = r; /* f = 0: relative to the initial residual */
     res->residual = res->initial > 0 ? r / res->initial : 0;
@@ -361,7 +742,9 @@ static pyr_status_t run_cycles(mg_t *m, const pyr_problem_t *p, const pyr_hooks_
     while (res->cycles < p->steps && !(tol > 0 && res->residual < tol) && res->residual > 0) {
         const double before = res->residual;
         PYR_TRY(cycle(m, 0, m->hy->cycle));
-        PYR_TRY(m->ops->residual(m->ctx, &m->g[0], m->u[0], m->f[0], m->t[0], &r));
+        /* streamed: the last pass of the cycle computed it */
+        if (m->streamed) r = m->norm;
+        else PYR_TRY(m->ops->residual(m->ctx, &m->g[0], m->u[0], m->f[0], m->t[0], &r));
         count(m, 0, 1);
         res->cycles++;
         res->residual = r / res->initial;
@@ -388,9 +771,17 @@ static pyr_status_t run_cycles(mg_t *m, const pyr_problem_t *p, const pyr_hooks_
 pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, int device, int threads, pyr_field_t *u, const pyr_field_t *f,
                           const pyr_hooks_t *hooks, pyr_mg_result_t *res)
 {
+    return pyr_mg_solve_within(p, backend, device, threads, UINT64_MAX, u, f, hooks, res);
+}
+
+pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t backend, int device, int threads, uint64_t budget,
+                                 pyr_field_t *u, const pyr_field_t *f, const pyr_hooks_t *hooks, pyr_mg_result_t *res)
+{
     memset(res, 0, sizeof *res);
     pyr_mg_hierarchy_t hy;
     PYR_TRY(pyr_mg_hierarchy(p, &hy));
+    pyr_mg_stream_t plan;
+    PYR_TRY(pyr_mg_stream_plan(p, &hy, budget, &plan));
     const pyr_mg_ops_t *ops = ops_of(backend);
     if (!ops) return pyr_fail(PYR_ERR_NODEVICE, "multigrid: this pyrgrid has no multigrid kernels for the %s backend; use backend = cpu",
                               backend == PYR_BACKEND_CUDA ? "cuda" : "chosen");
@@ -400,6 +791,9 @@ pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, in
     m.hy = &hy;
     const size_t e = pyr_precision_size(p->precision);
     m.elem = e;
+    m.streamed = plan.streamed;
+    m.axis = plan.axis;
+    m.halo = plan.halo;
     for (int l = 0; l < hy.nlevels; l++) {
         const pyr_mg_level_t *L = &hy.level[l];
         pyr_mg_geom_t *g = &m.g[l];
@@ -418,41 +812,80 @@ pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, in
         g->d = 1.0 / s;
         g->D = s;
         m.inner[l] = interior(&hy, L);
+        m.plane[l] = plane_nodes(L, m.axis);
     }
     pyr_status_t st = ops->create(device, threads, p->precision, &m.ctx);
     if (st != PYR_OK) return st;
     st = pyr_poisson_chebyshev_weights(hy.coarse_rho, &m.cheb, &m.ncheb);
     const size_t fine_bytes = (size_t)nodes(&hy.level[0]) * e;
-    for (int l = 0; l < hy.nlevels && st == PYR_OK; l++) {
+    for (int l = m.streamed; l < hy.nlevels && st == PYR_OK; l++) {
         const size_t b = (size_t)nodes(&hy.level[l]) * e;
         st = ops->alloc(m.ctx, b, &m.u[l]);
         if (st == PYR_OK) st = ops->alloc(m.ctx, b, &m.t[l]);
         if (st == PYR_OK && (l > 0 || f)) st = ops->alloc(m.ctx, b, &m.f[l]);
     }
+    /* the streamed levels: their arrays on the host, one slab region on the device for the passes of each in turn */
+    uint64_t region = 0;
+    for (int l = 0; l < m.streamed && st == PYR_OK; l++) {
+        slab_cost_t c;
+        slab_cost(p, &hy, f != NULL, m.streamed, m.halo, l, plan.slab[l], &c);
+        m.slab[l] = plan.slab[l];
+        m.fine_planes[l] = c.fine;
+        if (c.bytes > region) region = c.bytes;
+        const size_t b = (size_t)nodes(&hy.level[l]) * e;
+        if (l == 0) {
+            m.hu[0] = u->data;
+            m.hv[0] = m.own_u0 = malloc(b);
+            m.f_host[0] = f ? f->data : NULL;
+            if (!m.own_u0) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the finest multigrid level's second array (%.3g GiB)", (double)b / 1073741824.0);
+        } else {
+            m.hu[l] = calloc(1, b);
+            m.hv[l] = calloc(1, b);
+            m.hf[l] = calloc(1, b);
+            m.f_host[l] = m.hf[l];
+            if (!m.hu[l] || !m.hv[l] || !m.hf[l])
+                st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for multigrid level %d's arrays (3 x %.3g GiB)", l, (double)b / 1073741824.0);
+        }
+    }
+    if (st == PYR_OK && region) st = ops->alloc(m.ctx, (size_t)region, &m.region);
     if (st == PYR_OK && hy.pure) {
         m.host = malloc((size_t)nodes(&hy.level[hy.nlevels - 1]) * e);
         if (!m.host) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
     }
     /* every face Neumann: the solution the sweeps converge to keeps the initial field's weighted mean */
     const double mean = hy.pure ? weighted_mean(&m.g[0], u->data, p->precision) : 0;
-    if (st == PYR_OK) st = ops->upload(m.ctx, m.u[0], u->data, fine_bytes);
-    if (st == PYR_OK) st = ops->copy(m.ctx, m.t[0], m.u[0], fine_bytes); /* the boundary in both buffers */
-    if (st == PYR_OK && f) st = ops->upload(m.ctx, m.f[0], f->data, fine_bytes);
+    if (!m.streamed) {
+        if (st == PYR_OK) st = up(&m, m.u[0], u->data, fine_bytes);
+        if (st == PYR_OK) st = ops->copy(m.ctx, m.t[0], m.u[0], fine_bytes); /* the boundary in both buffers */
+        if (st == PYR_OK && f) st = up(&m, m.f[0], f->data, fine_bytes);
+    }
     if (st == PYR_OK) {
         res->initial = f ? max_abs(f) : 0;
         st = run_cycles(&m, p, hooks, res);
         /* the field holds the last cycle's result, also when the run stopped with an error after a cycle */
-        pyr_status_t down = ops->download(m.ctx, u->data, m.u[0], fine_bytes);
-        if (down == PYR_OK && hy.pure) add_constant(nodes(&hy.level[0]), u->data, p->precision, mean - weighted_mean(&m.g[0], u->data, p->precision));
-        if (st == PYR_OK) st = down;
+        pyr_status_t got = PYR_OK;
+        if (!m.streamed) got = down(&m, u->data, m.u[0], fine_bytes);
+        else if (m.hu[0] != u->data) memcpy(u->data, m.hu[0], fine_bytes);
+        if (got == PYR_OK && hy.pure) add_constant(nodes(&hy.level[0]), u->data, p->precision, mean - weighted_mean(&m.g[0], u->data, p->precision));
+        if (st == PYR_OK) st = got;
     }
     res->sweeps = m.sweeps;
     res->node_updates = m.updates;
+    res->streamed = m.streamed;
+    res->uploaded = m.uploaded;
+    res->downloaded = m.downloaded;
     for (int l = 0; l < hy.nlevels; l++) {
         if (m.u[l]) ops->release(m.ctx, m.u[l]);
         if (m.t[l]) ops->release(m.ctx, m.t[l]);
         if (m.f[l]) ops->release(m.ctx, m.f[l]);
+        if (l > 0) {
+            free(m.hu[l]);
+            free(m.hv[l]);
+            free(m.hf[l]);
+        }
     }
+    if (m.region) ops->release(m.ctx, m.region);
+    free(m.own_u0);
     free(m.cheb);
     free(m.host);
     ops->destroy(m.ctx);
