@@ -73,6 +73,13 @@ typedef struct pyr_mg_ops {
     /* uf (the fine interior) += linear interpolation of ec along the coarsened axes. */
     pyr_status_t (*prolong_add)(void *ctx, const pyr_mg_geom_t *coarse, const int coarsen[3], const void *ec, const pyr_mg_geom_t *fine,
                                 void *uf);
+    /* Host memory that copies to and from the device fast, for the streamed levels (optional, NULL: the heap's;
+     * a refusal falls back to it): zero-filled arrays of the solve's own, and the caller's u and f pinned for the
+     * time of the solve. */
+    pyr_status_t (*host_alloc)(void *ctx, size_t bytes, void **buf);
+    void (*host_free)(void *ctx, void *buf);
+    pyr_status_t (*host_pin)(void *ctx, void *buf, size_t bytes);
+    void (*host_unpin)(void *ctx, void *buf);
 } pyr_mg_ops_t;
 
 extern const pyr_mg_ops_t pyr_mg_ops_cpu;

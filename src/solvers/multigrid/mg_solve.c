@@ -397,7 +397,10 @@ typedef struct {
     int64_t slab[PYR_MG_MAX_LEVELS], fine_planes[PYR_MG_MAX_LEVELS], plane[PYR_MG_MAX_LEVELS];
     void *hu[PYR_MG_MAX_LEVELS], *hv[PYR_MG_MAX_LEVELS], *hf[PYR_MG_MAX_LEVELS];
     const void *f_host[PYR_MG_MAX_LEVELS];
-    void *own_u0; /* the finest level's second u */
+    void *owned[3 * PYR_MG_MAX_LEVELS]; /* the host arrays of the solve's own */
+    int pinned[3 * PYR_MG_MAX_LEVELS];  /* which of them the backend's host_alloc made */
+    int nowned;
+    const void *registered[2]; /* the caller's u and f while pinned */
     void *region;
     double norm; /* the finest level's residual norm after the last streamed cycle */
     uint64_t uploaded, downloaded;
@@ -489,6 +492,30 @@ static pyr_status_t coarse_solve(mg_t *m, int l)
 }
 
 /* ------------------------------------------------------------------ out of core: the passes */
+
+/* A zero-filled host array of a streamed level: the backend's fast memory where it has some to give, else the heap's. */
+static pyr_status_t host_array(mg_t *m, size_t bytes, void **buf)
+{
+    *buf = NULL;
+    int pinned = 0;
+    if (m->ops->host_alloc) {
+        if (m->ops->host_alloc(m->ctx, bytes, buf) == PYR_OK) pinned = 1;
+        else pyr_clear_error(); /* pageable copies are slower, not wrong */
+    }
+    if (!*buf) *buf = calloc(1, bytes ? bytes : 1);
+    if (!*buf) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for a streamed multigrid level's array (%.3g GiB)", (double)bytes / 1073741824.0);
+    m->owned[m->nowned] = *buf;
+    m->pinned[m->nowned++] = pinned;
+    return PYR_OK;
+}
+
+/* The caller's array pinned for the solve where the backend can (a refusal leaves it pageable). */
+static void pin(mg_t *m, int k, const void *buf, size_t bytes)
+{
+    if (!m->ops->host_pin || !buf) return;
+    if (m->ops->host_pin(m->ctx, (void *)(uintptr_t)buf, bytes) == PYR_OK) m->registered[k] = buf;
+    else pyr_clear_error();
+}
 
 /* Bytes of `planes` planes of level l, and a pointer that many planes into a buffer of it. */
 static size_t plane_bytes(const mg_t *m, int l, int64_t planes) { return (size_t)planes * (size_t)m->plane[l] * m->elem; }
@@ -834,17 +861,17 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
         if (c.bytes > region) region = c.bytes;
         const size_t b = (size_t)nodes(&hy.level[l]) * e;
         if (l == 0) {
+            /* the caller's u and f, and a second u */
             m.hu[0] = u->data;
-            m.hv[0] = m.own_u0 = malloc(b);
             m.f_host[0] = f ? f->data : NULL;
-            if (!m.own_u0) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for the finest multigrid level's second array (%.3g GiB)", (double)b / 1073741824.0);
+            pin(&m, 0, u->data, b);
+            pin(&m, 1, m.f_host[0], b);
+            st = host_array(&m, b, &m.hv[0]);
         } else {
-            m.hu[l] = calloc(1, b);
-            m.hv[l] = calloc(1, b);
-            m.hf[l] = calloc(1, b);
+            st = host_array(&m, b, &m.hu[l]);
+            if (st == PYR_OK) st = host_array(&m, b, &m.hv[l]);
+            if (st == PYR_OK) st = host_array(&m, b, &m.hf[l]);
             m.f_host[l] = m.hf[l];
-            if (!m.hu[l] || !m.hv[l] || !m.hf[l])
-                st = pyr_fail(PYR_ERR_NOMEM, "out of host memory for multigrid level %d's arrays (3 x %.3g GiB)", l, (double)b / 1073741824.0);
         }
     }
     if (st == PYR_OK && region) st = ops->alloc(m.ctx, (size_t)region, &m.region);
@@ -878,14 +905,14 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
         if (m.u[l]) ops->release(m.ctx, m.u[l]);
         if (m.t[l]) ops->release(m.ctx, m.t[l]);
         if (m.f[l]) ops->release(m.ctx, m.f[l]);
-        if (l > 0) {
-            free(m.hu[l]);
-            free(m.hv[l]);
-            free(m.hf[l]);
-        }
     }
+    for (int k = 0; k < m.nowned; k++) {
+        if (m.pinned[k]) ops->host_free(m.ctx, m.owned[k]);
+        else free(m.owned[k]);
+    }
+    for (int k = 0; k < 2; k++)
+        if (m.registered[k]) ops->host_unpin(m.ctx, (void *)(uintptr_t)m.registered[k]);
     if (m.region) ops->release(m.ctx, m.region);
-    free(m.own_u0);
     free(m.cheb);
     free(m.host);
     ops->destroy(m.ctx);

@@ -314,9 +314,33 @@ pyr_status_t cu_prolong(void *ctx, const pyr_mg_geom_t *coarse, const int k[3], 
     return launched(c);
 }
 
+/* Pinned host memory for the streamed levels: transfers at the bus's speed, without staging. */
+pyr_status_t cu_host_alloc(void *ctx, size_t bytes, void **buf)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    PYR_TRY(pyr_device_cuda.host_alloc(c->rt, bytes, buf));
+    memset(*buf, 0, bytes);
+    return PYR_OK;
+}
+
+void cu_host_free(void *ctx, void *buf) { pyr_device_cuda.host_free(((mg_ctx *)ctx)->rt, buf); }
+
+pyr_status_t cu_host_pin(void *ctx, void *buf, size_t bytes)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    return pyr_device_cuda.host_register ? pyr_device_cuda.host_register(c->rt, buf, bytes) : PYR_OK;
+}
+
+void cu_host_unpin(void *ctx, void *buf)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (pyr_device_cuda.host_unregister) pyr_device_cuda.host_unregister(c->rt, buf);
+}
+
 } // namespace
 
 extern "C" const pyr_mg_ops_t pyr_mg_ops_cuda = {
-    PYR_BACKEND_CUDA, cu_create, cu_destroy, cu_alloc,   cu_release,  cu_upload, cu_download,
-    cu_copy,          cu_zero,   cu_smooth,  cu_residual, cu_restrict, cu_prolong,
+    PYR_BACKEND_CUDA, cu_create,   cu_destroy,    cu_alloc,      cu_release,  cu_upload, cu_download,
+    cu_copy,          cu_zero,     cu_smooth,     cu_residual,   cu_restrict, cu_prolong, cu_host_alloc,
+    cu_host_free,     cu_host_pin, cu_host_unpin,
 };
