@@ -15,6 +15,7 @@
 #include "backend/plugin.h"
 #include "core/error.h"
 #include "methods/method.h"
+#include "plan/planner.h"
 #include "solvers/multigrid/mg.h"
 
 static int is_multigrid(const pyr_problem_t *p) { return p->equation == PYR_EQ_POISSON && p->poisson.iteration == PYR_ITER_MULTIGRID; }
@@ -146,6 +147,16 @@ static pyr_status_t mg_build(pyr_plan_t *plan, pyr_method_ctx_t *ctx, const pyr_
     pyr_mg_stream_t s;
     PYR_TRY(pyr_mg_stream_plan(&plan->problem, &hy, plan->budget, &s));
     plan->device_bytes = s.device_bytes;
+    if (s.streamed > 0) {
+        /* the levels beyond the budget are not on the device: say which, in what slabs, and what crosses the bus */
+        char moved[32], host[32];
+        pyr_format_bytes(s.moved, moved, sizeof moved);
+        pyr_format_bytes(s.host_bytes, host, sizeof host);
+        pyr_plan_add_notice(plan, "multigrid out of core: %d of its %d levels streamed from host memory (%s beside the caller's u and f), "
+                            "the finest in slabs of %lld of its %lld planes along %c with %d halo planes each side recomputed; %s moved "
+                            "to and from the device per cycle; levels %d-%d in core", s.streamed, hy.nlevels, host, (long long)s.slab[0],
+                            (long long)hy.level[0].n[s.axis], "xyz"[s.axis], s.halo, moved, s.streamed, hy.nlevels - 1);
+    }
     memset(&plan->predicted, 0, sizeof plan->predicted);
     return PYR_OK;
 }

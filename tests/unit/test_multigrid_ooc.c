@@ -255,6 +255,14 @@ static void test_plan(void)
     CHECK(st == PYR_OK && plan && strstr(plan->method_why, "streamed") && strstr(plan->method_why, "planes") && plan->device_bytes <= o.memory,
           "257^2 within 1 MiB: %s \"%s\", why \"%s\"", pyr_status_name(st), pyr_last_error(), plan ? plan->method_why : "");
     if (plan) printf("plan: %s\n", plan->method_why);
+    if (plan) {
+        /* pyrgrid plan and run say it as the plan's notice */
+        pyr_plan_info_t info;
+        CHECK_OK(pyr_plan_get_info(plan, &info));
+        CHECK(info.notice && strstr(info.notice, "1 of its 8 levels streamed") && strstr(info.notice, "slabs of") &&
+                  strstr(info.notice, "moved to and from the device per cycle"),
+              "the plan's notice: \"%s\"", info.notice ? info.notice : "(none)");
+    }
     pyr_clear_error();
     /* its run is the level loop's, within the same budget */
     pyr_field_t *f = random_f(&p), *u = NULL, *ref = NULL;
