@@ -90,7 +90,7 @@ static pyr_status_t mg_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_metho
         char levels[24] = "level 0";
         if (s.streamed > 1) snprintf(levels, sizeof levels, "levels 0-%d", s.streamed - 1);
         snprintf(c->why + w, sizeof c->why - (size_t)w, "; %s streamed from host memory in slabs of %lld planes along %c (+%d halo "
-                 "each side), %s moved per cycle", levels, (long long)s.slab[0], "xyz"[s.axis], s.halo, moved);
+                 "each side), %s moved per cycle", levels, (long long)s.slab[0], "xyz"[s.axis], s.halo[0], moved);
     }
     return PYR_OK;
 }
@@ -155,7 +155,7 @@ static pyr_status_t mg_build(pyr_plan_t *plan, pyr_method_ctx_t *ctx, const pyr_
         pyr_plan_add_notice(plan, "multigrid out of core: %d of its %d levels streamed from host memory (%s beside the caller's u and f), "
                             "the finest in slabs of %lld of its %lld planes along %c with %d halo planes each side recomputed; %s moved "
                             "to and from the device per cycle; levels %d-%d in core", s.streamed, hy.nlevels, host, (long long)s.slab[0],
-                            (long long)hy.level[0].n[s.axis], "xyz"[s.axis], s.halo, moved, s.streamed, hy.nlevels - 1);
+                            (long long)hy.level[0].n[s.axis], "xyz"[s.axis], s.halo[0], moved, s.streamed, hy.nlevels - 1);
     }
     memset(&plan->predicted, 0, sizeof plan->predicted);
     return PYR_OK;

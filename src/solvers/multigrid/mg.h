@@ -67,14 +67,18 @@ uint64_t pyr_mg_bytes(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy);
 
 /* Out of core: the finest levels that do not fit the budget live in host memory and every operation on them is a
  * streamed pass over slabs of planes along the last axis, each slab uploaded with `halo` planes beyond its own on
- * each side (the halo is recomputed, shrinking by a plane per sweep, so that its own planes end exactly as in core):
- * pre-smoothing, the residual and its full weighting into the coarser level's right-hand side in one pass;
- * interpolation, the correction and post-smoothing (and, on the finest level, the residual's norm) in another.
- * The levels from `streamed` down stay on the device; the coarsest always does. */
+ * each side (the halo is recomputed, shrinking by a plane per sweep, so that its own planes end exactly as in core).
+ * A coarser streamed level takes two passes per visit: pre-smoothing, the residual and its full weighting into the
+ * next level's right-hand side; then interpolation, the correction and post-smoothing.  The finest level takes one
+ * pass per cycle: it recomputes the cycle's pre-smoothing from the last cycle's result (never stored), corrects,
+ * post-smooths, takes the residual's norm, and pre-smooths again for the next cycle and restricts, so that a cycle
+ * moves u up and down once and f up once.  The levels from `streamed` down stay on the device; the coarsest always
+ * does. */
 typedef struct {
     int streamed;                    /* levels 0 .. streamed - 1 are streamed (0: every level in core) */
     int axis;                        /* the slabs' axis: the last one */
-    int halo;                        /* planes beyond a slab's own on each side: the most smoothing sweeps + 2 */
+    int halo[PYR_MG_MAX_LEVELS];     /* planes beyond a slab's own on each side: 2 pre + post + 4 on the finest level,
+                                      * the most smoothing sweeps + 2 on the others */
     int64_t slab[PYR_MG_MAX_LEVELS]; /* a streamed level's own planes per slab */
     uint64_t device_bytes;           /* the in-core levels and the slab buffers */
     uint64_t host_bytes;             /* the streamed levels' arrays in host memory (beside the caller's u and f) */

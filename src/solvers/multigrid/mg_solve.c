@@ -270,9 +270,25 @@ static void unknown_planes(const pyr_mg_hierarchy_t *hy, int ax, int l, int64_t 
 /* Device bytes rounded up so that every buffer carved from the slab region starts aligned. */
 static uint64_t aligned(uint64_t b) { return (b + 255) & ~(uint64_t)255; }
 
+/* The widest view [*p0, *p1) of level l's planes within [v0, v1) whose ends nest in the coarse level (even where
+ * the axis is coarsened, the grid's ends kept), and the coarse planes [*c0, *c1) interpolation onto it reads. */
+static void prolong_view(const pyr_mg_hierarchy_t *hy, int ax, int l, int64_t v0, int64_t v1, int64_t *p0, int64_t *p1, int64_t *c0,
+                         int64_t *c1)
+{
+    *p0 = v0;
+    *p1 = v1;
+    *c0 = v0;
+    *c1 = v1;
+    if (!hy->level[l].coarsen[ax]) return;
+    if (*p0 % 2) ++*p0;
+    if ((*p1 - 1) % 2) --*p1;
+    *c0 = *p0 / 2;
+    *c1 = (*p1 - 1) / 2 + 1;
+}
+
 /* What streaming level l in slabs of t own planes needs and moves: the slab region's bytes (u in two buffers, f,
- * and the coarse level's planes where that level is streamed too) and the bytes moved by one pre- and one
- * post-smoothing pass. */
+ * and the coarse level's planes where that level is streamed too) and the bytes a cycle's passes over it move (the
+ * finest level: one pass, pass_finest's; a coarser one: a pre- and a post-smoothing pass). */
 typedef struct {
     int64_t fine, coarse; /* the most planes of a slab and of its coarse planes */
     uint64_t bytes, moved;
@@ -294,12 +310,18 @@ static void slab_cost(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int 
         const int64_t planes = s.s1 - s.s0;
         c->fine = imax(c->fine, planes);
         if (down) c->coarse = imax(c->coarse, imax(s.cb - s.ca, s.pb - s.pa));
-        /* pre: u and f up, u's own planes down (none without sweeps), the coarse right-hand side down */
-        c->moved += (uint64_t)planes * fp * (rhs ? 2 : 1) + (hy->pre > 0 ? (uint64_t)(s.b - s.a) * fp : 0);
-        if (down) c->moved += (uint64_t)imax(0, imin(s.B, chi) - imax(s.A, clo)) * cp;
-        /* post: u, the correction's planes and f (for the sweeps or the finest level's residual) up, u down */
-        c->moved += (uint64_t)planes * fp * (rhs && (hy->post > 0 || l == 0) ? 2 : 1) + (uint64_t)(s.b - s.a) * fp;
-        if (down) c->moved += (uint64_t)(s.pb - s.pa) * cp;
+        /* u and f up, the coarse correction's planes up and the coarse right-hand side down (the coarse level
+         * streamed), u's own planes down */
+        const uint64_t load = (uint64_t)planes * fp * (rhs ? 2 : 1), own = (uint64_t)(s.b - s.a) * fp,
+                       rhs_down = down ? (uint64_t)imax(0, imin(s.B, chi) - imax(s.A, clo)) * cp : 0;
+        if (l == 0) {
+            int64_t p0, p1, c0, c1;
+            prolong_view(hy, ax, l, s.s0 > 0 ? s.s0 + hy->pre : 0, s.s1 < n ? s.s1 - hy->pre : n, &p0, &p1, &c0, &c1);
+            c->moved += load + own + rhs_down + (down ? (uint64_t)(c1 - c0) * cp : 0);
+        } else {
+            c->moved += load + (hy->pre > 0 ? own : 0) + rhs_down;
+            c->moved += load + own + (down ? (uint64_t)(s.pb - s.pa) * cp : 0);
+        }
     }
     c->bytes = 2 * aligned((uint64_t)c->fine * fp) + (rhs ? aligned((uint64_t)c->fine * fp) : 0) + aligned((uint64_t)c->coarse * cp);
 }
@@ -321,7 +343,10 @@ pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t
 {
     memset(s, 0, sizeof *s);
     s->axis = slab_axis(hy);
-    s->halo = (hy->pre > hy->post ? hy->pre : hy->post) + 2;
+    /* the finest level's pass recomputes a cycle's pre-smoothing, post-smooths and pre-smooths again; the others'
+     * passes sweep once */
+    s->halo[0] = 2 * hy->pre + hy->post + 4;
+    for (int l = 1; l < hy->nlevels; l++) s->halo[l] = (hy->pre > hy->post ? hy->pre : hy->post) + 2;
     const uint64_t e = pyr_precision_size(p->precision);
     uint64_t incore[PYR_MG_MAX_LEVELS + 1] = {0}; /* the bytes of levels l .. nlevels - 1 */
     for (int l = hy->nlevels - 1; l >= 0; l--)
@@ -334,7 +359,7 @@ pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t
         uint64_t thinnest = 0;
         for (int l = 0; l < S; l++) {
             slab_cost_t c;
-            slab_cost(p, hy, has_rhs(p, 0), S, s->halo, l, 2, &c);
+            slab_cost(p, hy, has_rhs(p, 0), S, s->halo[l], l, 2, &c);
             if (c.bytes > thinnest) thinnest = c.bytes;
         }
         if (incore[S] + thinnest < least) least = incore[S] + thinnest;
@@ -353,12 +378,12 @@ pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t
             while (lo < hi) {
                 const int64_t mid = (lo + hi + 2) / 2 / 2 * 2;
                 slab_cost_t c;
-                slab_cost(p, hy, has_rhs(p, 0), S, s->halo, l, mid, &c);
+                slab_cost(p, hy, has_rhs(p, 0), S, s->halo[l], l, mid, &c);
                 if (c.bytes <= room) lo = mid;
                 else hi = mid - 2;
             }
             slab_cost_t c;
-            slab_cost(p, hy, has_rhs(p, 0), S, s->halo, l, lo, &c);
+            slab_cost(p, hy, has_rhs(p, 0), S, s->halo[l], l, lo, &c);
             s->slab[l] = lo;
             if (c.bytes > region) region = c.bytes;
             s->moved += (uint64_t)v[l] * c.moved;
@@ -372,8 +397,8 @@ pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t
     pyr_format_bytes(least, want, sizeof want);
     pyr_format_bytes(budget, have, sizeof have);
     return pyr_fail(PYR_ERR_BUDGET, "method = multigrid needs at least %s of device memory for this grid (its coarsest level in core and "
-                    "slabs of 2 planes of the streamed levels with their halos of %d planes), more than the budget of %s; use memory >= %s",
-                    want, s->halo, have, want);
+                    "slabs of 2 planes of the streamed levels with their halos of up to %d planes), more than the budget of %s; use memory >= %s",
+                    want, s->halo[0], have, want);
 }
 
 /* ------------------------------------------------------------------ the solve */
@@ -393,7 +418,7 @@ typedef struct {
     uint64_t updates;
     /* out of core (pyr_mg_stream_t): the streamed levels' arrays in host memory (u, the next pass's u, f; the
      * finest level's u and f the caller's) and the device's slab region */
-    int streamed, axis, halo;
+    int streamed, axis, halo[PYR_MG_MAX_LEVELS];
     int64_t slab[PYR_MG_MAX_LEVELS], fine_planes[PYR_MG_MAX_LEVELS], plane[PYR_MG_MAX_LEVELS];
     void *hu[PYR_MG_MAX_LEVELS], *hv[PYR_MG_MAX_LEVELS], *hf[PYR_MG_MAX_LEVELS];
     const void *f_host[PYR_MG_MAX_LEVELS];
@@ -402,7 +427,6 @@ typedef struct {
     int nowned;
     const void *registered[2]; /* the caller's u and f while pinned */
     void *region;
-    double norm; /* the finest level's residual norm after the last streamed cycle */
     uint64_t uploaded, downloaded;
 } mg_t;
 
@@ -554,10 +578,12 @@ static int any_unknowns(const pyr_mg_geom_t *g)
     return 1;
 }
 
-/* The slab's sweeps: smooth()'s weights and updates on the planes [v0, v1) of the slab [s0, s1) that hold the
+/* The slab's sweeps: smooth()'s weights and updates on the planes [*v0, *v1) of the slab from s0 that hold the
  * current layer, a plane narrower at each side inside the grid after each sweep (the planes beyond read stale
- * values). */
-static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t v0, int64_t v1, const void *F, void **X, void **Y)
+ * values); on return [*v0, *v1) are the planes that hold the last. */
+static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type);
+
+static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t *v0, int64_t *v1, const void *F, void **X, void **Y)
 {
     const pyr_mg_level_t *V = &m->hy->level[l];
     const int64_t n = V->n[m->axis];
@@ -566,13 +592,13 @@ static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t 
     for (int s = 0; s < sweeps; s++) {
         if (s == 1) w = 1.0 / (1.0 - s2 / 2.0);
         else if (s > 1) w = 1.0 / (1.0 - s2 * w / 4.0);
-        const pyr_mg_geom_t g = view(m, l, v0, v1);
+        const pyr_mg_geom_t g = view(m, l, *v0, *v1);
         if (any_unknowns(&g))
-            PYR_TRY(m->ops->smooth(m->ctx, &g, at(m, l, *X, v0 - s0), F ? at(m, l, F, v0 - s0) : NULL, at(m, l, *Y, v0 - s0), V->gamma, w,
+            PYR_TRY(m->ops->smooth(m->ctx, &g, at(m, l, *X, *v0 - s0), F ? at(m, l, F, *v0 - s0) : NULL, at(m, l, *Y, *v0 - s0), V->gamma, w,
                                    V->sigma == 0 || s == 0));
         swap(X, Y);
-        if (v0 > 0) v0++;
-        if (v1 < n) v1--;
+        if (*v0 > 0) ++*v0;
+        if (*v1 < n) --*v1;
     }
     return PYR_OK;
 }
@@ -587,111 +613,155 @@ static void carve(mg_t *m, int l, void **A, void **B, void **F, void **C)
     *C = (char *)m->region + (m->f_host[l] ? 3 : 2) * fine;
 }
 
-/* Level l's host right-hand side (the caller's f on the finest level; NULL: zero). */
-static pyr_status_t pass_pre(mg_t *m, int l)
+/* The slab's residual on the planes [s.fa, s.fb) of X (valid there) into Y, and its full weighting into level l + 1's
+ * right-hand side: straight into it where that level is in core (this slab's own coarse planes only), else into C
+ * and down to the host. */
+static pyr_status_t slab_restrict(mg_t *m, int l, const span_t *s, const void *X, const void *Fs, void *Y, void *C)
 {
-    const pyr_mg_hierarchy_t *hy = m->hy;
-    const int ax = m->axis, into_host = l + 1 < m->streamed;
-    const int64_t n = hy->level[l].n[ax];
-    const int *k = hy->level[l].coarsen;
-    int64_t clo, chi;
-    unknown_planes(hy, ax, l + 1, &clo, &chi);
-    void *A, *B, *F, *C;
-    carve(m, l, &A, &B, &F, &C);
-    for (int64_t a = 0; a < n; a += m->slab[l]) {
-        span_t s;
-        span_of(hy, ax, m->halo, l, a, imin(n, a + m->slab[l]), &s);
-        const int64_t P = s.s1 - s.s0;
-        PYR_TRY(up(m, A, at(m, l, m->hu[l], s.s0), plane_bytes(m, l, P)));
-        PYR_TRY(m->ops->copy(m->ctx, B, A, plane_bytes(m, l, P))); /* the boundary in both buffers */
-        if (m->f_host[l]) PYR_TRY(up(m, F, at(m, l, m->f_host[l], s.s0), plane_bytes(m, l, P)));
-        const void *Fs = m->f_host[l] ? F : NULL;
-        void *X = A, *Y = B;
-        PYR_TRY(slab_smooth(m, l, hy->pre, s.s0, s.s0, s.s1, Fs, &X, &Y));
-        /* the residual into the buffer of the layer before, then its full weighting: into the coarse level's right-hand
-         * side where it is in core (this slab's own coarse planes only), else into the slab region and down */
-        const pyr_mg_geom_t gf = view(m, l, s.fa, s.fb), gc = view(m, l + 1, s.ca, s.cb);
-        if (any_unknowns(&gf))
-            PYR_TRY(m->ops->residual(m->ctx, &gf, at(m, l, X, s.fa - s.s0), Fs ? at(m, l, Fs, s.fa - s.s0) : NULL, at(m, l, Y, s.fa - s.s0),
-                                     NULL));
-        void *dst = into_host ? C : at(m, l + 1, m->f[l + 1], s.ca);
-        if (any_unknowns(&gc)) PYR_TRY(m->ops->restrict_fw(m->ctx, &gf, k, at(m, l, Y, s.fa - s.s0), &gc, dst));
-        if (into_host) {
-            const int64_t z0 = imax(s.A, clo), z1 = imin(s.B, chi);
-            if (z1 > z0) PYR_TRY(down(m, at(m, l + 1, m->hf[l + 1], z0), at(m, l + 1, C, z0 - s.ca), plane_bytes(m, l + 1, z1 - z0)));
-        }
-        if (hy->pre > 0) PYR_TRY(down(m, at(m, l, m->hv[l], s.a), at(m, l, X, s.a - s.s0), plane_bytes(m, l, s.b - s.a)));
+    const int into_host = l + 1 < m->streamed;
+    const pyr_mg_geom_t gf = view(m, l, s->fa, s->fb), gc = view(m, l + 1, s->ca, s->cb);
+    if (any_unknowns(&gf))
+        PYR_TRY(m->ops->residual(m->ctx, &gf, at(m, l, X, s->fa - s->s0), Fs ? at(m, l, Fs, s->fa - s->s0) : NULL, at(m, l, Y, s->fa - s->s0),
+                                 NULL));
+    void *dst = into_host ? C : at(m, l + 1, m->f[l + 1], s->ca);
+    if (any_unknowns(&gc)) PYR_TRY(m->ops->restrict_fw(m->ctx, &gf, m->hy->level[l].coarsen, at(m, l, Y, s->fa - s->s0), &gc, dst));
+    if (into_host) {
+        int64_t clo, chi;
+        unknown_planes(m->hy, m->axis, l + 1, &clo, &chi);
+        const int64_t z0 = imax(s->A, clo), z1 = imin(s->B, chi);
+        if (z1 > z0) PYR_TRY(down(m, at(m, l + 1, m->hf[l + 1], z0), at(m, l + 1, C, z0 - s->ca), plane_bytes(m, l + 1, z1 - z0)));
     }
-    if (hy->pre > 0) swap(&m->hu[l], &m->hv[l]);
     return PYR_OK;
 }
 
-/* Interpolation of the coarse correction, its addition and the post-smoothing sweeps; on the finest level the
- * residual's norm of the cycle's result too (*norm). */
-static pyr_status_t pass_post(mg_t *m, int l, double *norm)
+/* Interpolation of level l + 1's correction onto the slab's planes [*v0, *v1) of X (valid there), narrowed to a view
+ * whose ends nest in the coarse level; on return [*v0, *v1) are the planes it corrected. */
+static pyr_status_t slab_prolong(mg_t *m, int l, int64_t s0, int64_t *v0, int64_t *v1, void *X, void *C)
 {
-    const pyr_mg_hierarchy_t *hy = m->hy;
-    const int ax = m->axis, from_host = l + 1 < m->streamed;
-    const int64_t n = hy->level[l].n[ax];
-    const int *k = hy->level[l].coarsen;
+    int64_t p0, p1, c0, c1;
+    prolong_view(m->hy, m->axis, l, *v0, *v1, &p0, &p1, &c0, &c1);
+    const void *E = at(m, l + 1, m->u[l + 1], c0);
+    if (l + 1 < m->streamed) {
+        PYR_TRY(up(m, C, at(m, l + 1, m->hu[l + 1], c0), plane_bytes(m, l + 1, c1 - c0)));
+        E = C;
+    }
+    const pyr_mg_geom_t gc = view(m, l + 1, c0, c1), gf = view(m, l, p0, p1);
+    if (any_unknowns(&gf)) PYR_TRY(m->ops->prolong_add(m->ctx, &gc, m->hy->level[l].coarsen, E, &gf, at(m, l, X, p0 - s0)));
+    *v0 = p0 > 0 ? p0 + 1 : 0;
+    *v1 = p1 < m->hy->level[l].n[m->axis] ? p1 - 1 : p1;
+    return PYR_OK;
+}
+
+/* One slab's start: u's planes [s0, s1) up into A and copied to B (the boundary in both buffers), f's into F. */
+static pyr_status_t slab_load(mg_t *m, int l, const span_t *s, void *A, void *B, void *F)
+{
+    const size_t bytes = plane_bytes(m, l, s->s1 - s->s0);
+    PYR_TRY(up(m, A, at(m, l, m->hu[l], s->s0), bytes));
+    PYR_TRY(m->ops->copy(m->ctx, B, A, bytes));
+    if (m->f_host[l]) PYR_TRY(up(m, F, at(m, l, m->f_host[l], s->s0), bytes));
+    return PYR_OK;
+}
+
+/* A streamed coarser level's pre-smoothing, residual and full weighting into level l + 1's right-hand side. */
+static pyr_status_t pass_pre(mg_t *m, int l)
+{
+    const int64_t n = m->hy->level[l].n[m->axis];
     void *A, *B, *F, *C;
     carve(m, l, &A, &B, &F, &C);
-    double most = 0;
     for (int64_t a = 0; a < n; a += m->slab[l]) {
         span_t s;
-        span_of(hy, ax, m->halo, l, a, imin(n, a + m->slab[l]), &s);
-        const int64_t P = s.s1 - s.s0;
-        PYR_TRY(up(m, A, at(m, l, m->hu[l], s.s0), plane_bytes(m, l, P)));
-        const void *E = at(m, l + 1, m->u[l + 1], s.pa);
-        if (from_host) {
-            PYR_TRY(up(m, C, at(m, l + 1, m->hu[l + 1], s.pa), plane_bytes(m, l + 1, s.pb - s.pa)));
-            E = C;
-        }
-        const pyr_mg_geom_t gc = view(m, l + 1, s.pa, s.pb), gf = view(m, l, s.s0, s.s1);
-        if (any_unknowns(&gf)) PYR_TRY(m->ops->prolong_add(m->ctx, &gc, k, E, &gf, A));
-        const int rhs = m->f_host[l] && (hy->post > 0 || norm);
-        if (rhs) PYR_TRY(up(m, F, at(m, l, m->f_host[l], s.s0), plane_bytes(m, l, P)));
-        const void *Fs = rhs ? F : NULL;
+        span_of(m->hy, m->axis, m->halo[l], l, a, imin(n, a + m->slab[l]), &s);
+        PYR_TRY(slab_load(m, l, &s, A, B, F));
+        const void *Fs = m->f_host[l] ? F : NULL;
         void *X = A, *Y = B;
-        if (hy->post > 0) {
-            PYR_TRY(m->ops->copy(m->ctx, B, A, plane_bytes(m, l, P)));
-            /* interpolation wrote the planes inside the slab's sides only */
-            PYR_TRY(slab_smooth(m, l, hy->post, s.s0, s.s0 > 0 ? s.s0 + 1 : 0, s.s1 < n ? s.s1 - 1 : n, Fs, &X, &Y));
-        }
-        if (norm) {
-            const int64_t r0 = imax(0, s.a - 1), r1 = imin(n, s.b + 1);
-            const pyr_mg_geom_t gr = view(m, l, r0, r1);
-            double r = 0;
-            if (any_unknowns(&gr))
-                PYR_TRY(m->ops->residual(m->ctx, &gr, at(m, l, X, r0 - s.s0), Fs ? at(m, l, Fs, r0 - s.s0) : NULL, at(m, l, Y, r0 - s.s0), &r));
-            if (r > most || isnan(r)) most = isnan(most) ? most : r;
-        }
+        int64_t v0 = s.s0, v1 = s.s1;
+        PYR_TRY(slab_smooth(m, l, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
+        PYR_TRY(slab_restrict(m, l, &s, X, Fs, Y, C));
+        if (m->hy->pre > 0) PYR_TRY(down(m, at(m, l, m->hv[l], s.a), at(m, l, X, s.a - s.s0), plane_bytes(m, l, s.b - s.a)));
+    }
+    if (m->hy->pre > 0) swap(&m->hu[l], &m->hv[l]);
+    return PYR_OK;
+}
+
+/* A streamed coarser level's interpolation of the correction, its addition and the post-smoothing sweeps. */
+static pyr_status_t pass_post(mg_t *m, int l)
+{
+    const int64_t n = m->hy->level[l].n[m->axis];
+    void *A, *B, *F, *C;
+    carve(m, l, &A, &B, &F, &C);
+    for (int64_t a = 0; a < n; a += m->slab[l]) {
+        span_t s;
+        span_of(m->hy, m->axis, m->halo[l], l, a, imin(n, a + m->slab[l]), &s);
+        PYR_TRY(slab_load(m, l, &s, A, B, F));
+        void *X = A, *Y = B;
+        int64_t v0 = s.s0, v1 = s.s1;
+        PYR_TRY(slab_prolong(m, l, s.s0, &v0, &v1, X, C));
+        PYR_TRY(slab_smooth(m, l, m->hy->post, s.s0, &v0, &v1, m->f_host[l] ? F : NULL, &X, &Y));
         PYR_TRY(down(m, at(m, l, m->hv[l], s.a), at(m, l, X, s.a - s.s0), plane_bytes(m, l, s.b - s.a)));
     }
     swap(&m->hu[l], &m->hv[l]);
-    if (norm) *norm = most;
     return PYR_OK;
 }
 
-/* The finest level's residual norm over slabs of its own planes and one neighbour each side. */
-static pyr_status_t pass_residual(mg_t *m, double *norm)
+/* The finest level streamed: one pass per cycle.  From u as the last cycle left it (the initial field on the first
+ * pass), each slab recomputes that cycle's pre-smoothing sweeps (never stored), adds the interpolated correction,
+ * post-smooths (its own planes, the cycle's result, go down), takes the residual's norm and, where another cycle
+ * may follow (next), pre-smooths again and restricts that residual into level 1's right-hand side.  The first pass
+ * (first) takes the initial field's norm and the first cycle's restriction only.  So a cycle moves u up and down
+ * once and f up once. */
+static pyr_status_t pass_finest(mg_t *m, int first, int next, double *norm)
 {
-    const int ax = m->axis;
-    const int64_t n = m->hy->level[0].n[ax];
+    const int64_t n = m->hy->level[0].n[m->axis];
     void *A, *B, *F, *C;
     carve(m, 0, &A, &B, &F, &C);
     double most = 0;
     for (int64_t a = 0; a < n; a += m->slab[0]) {
-        const int64_t r0 = imax(0, a - 1), r1 = imin(n, a + m->slab[0] + 1);
-        PYR_TRY(up(m, A, at(m, 0, m->hu[0], r0), plane_bytes(m, 0, r1 - r0)));
-        if (m->f_host[0]) PYR_TRY(up(m, F, at(m, 0, m->f_host[0], r0), plane_bytes(m, 0, r1 - r0)));
-        const pyr_mg_geom_t g = view(m, 0, r0, r1);
+        span_t s;
+        span_of(m->hy, m->axis, m->halo[0], 0, a, imin(n, a + m->slab[0]), &s);
+        PYR_TRY(slab_load(m, 0, &s, A, B, F));
+        const void *Fs = m->f_host[0] ? F : NULL;
+        void *X = A, *Y = B;
+        int64_t v0 = s.s0, v1 = s.s1;
+        if (!first) {
+            PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
+            PYR_TRY(slab_prolong(m, 0, s.s0, &v0, &v1, X, C));
+            PYR_TRY(slab_smooth(m, 0, m->hy->post, s.s0, &v0, &v1, Fs, &X, &Y));
+        }
+        /* the norm over the own planes (their neighbours read) into Y, whose other planes keep the layer before */
+        const int64_t r0 = imax(0, s.a - 1), r1 = imin(n, s.b + 1);
+        const pyr_mg_geom_t gr = view(m, 0, r0, r1);
         double r = 0;
-        if (any_unknowns(&g)) PYR_TRY(m->ops->residual(m->ctx, &g, A, m->f_host[0] ? F : NULL, B, &r));
+        if (any_unknowns(&gr))
+            PYR_TRY(m->ops->residual(m->ctx, &gr, at(m, 0, X, r0 - s.s0), Fs ? at(m, 0, Fs, r0 - s.s0) : NULL, at(m, 0, Y, r0 - s.s0), &r));
         if (r > most || isnan(r)) most = isnan(most) ? most : r;
+        if (!first) PYR_TRY(down(m, at(m, 0, m->hv[0], s.a), at(m, 0, X, s.a - s.s0), plane_bytes(m, 0, s.b - s.a)));
+        if (next) {
+            PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
+            PYR_TRY(slab_restrict(m, 0, &s, X, Fs, Y, C));
+        }
     }
+    if (!first) swap(&m->hu[0], &m->hv[0]);
     *norm = most;
     return PYR_OK;
+}
+
+/* Level l + 1's correction from zero in both buffers (Chebyshev's layer two sweeps back on the coarsest): one
+ * cycle there, or an F-cycle's two. */
+static pyr_status_t correction(mg_t *m, int l, pyr_cycle_t type)
+{
+    const int last = m->hy->nlevels - 1;
+    const size_t bytes = (size_t)nodes(&m->hy->level[l + 1]) * m->elem;
+    if (l + 1 < m->streamed) {
+        memset(m->hu[l + 1], 0, bytes); /* the next pass writes every plane of the other */
+    } else {
+        PYR_TRY(m->ops->zero(m->ctx, m->u[l + 1], bytes));
+        PYR_TRY(m->ops->zero(m->ctx, m->t[l + 1], bytes));
+    }
+    if (type == PYR_CYCLE_F && l + 1 < last) {
+        PYR_TRY(cycle(m, l + 1, PYR_CYCLE_F));
+        return cycle(m, l + 1, PYR_CYCLE_V);
+    }
+    return cycle(m, l + 1, PYR_CYCLE_V);
 }
 
 static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type)
@@ -709,22 +779,9 @@ static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type)
     }
     count(m, l, 1);
     count(m, l + 1, 1);
-    /* the correction starts at zero in both buffers (Chebyshev's layer two sweeps back on the coarsest) */
-    const size_t bytes = (size_t)nodes(&m->hy->level[l + 1]) * m->elem;
-    if (l + 1 < m->streamed) {
-        memset(m->hu[l + 1], 0, bytes); /* the next pass writes every plane of the other */
-    } else {
-        PYR_TRY(m->ops->zero(m->ctx, m->u[l + 1], bytes));
-        PYR_TRY(m->ops->zero(m->ctx, m->t[l + 1], bytes));
-    }
-    if (type == PYR_CYCLE_F && l + 1 < last) {
-        PYR_TRY(cycle(m, l + 1, PYR_CYCLE_F));
-        PYR_TRY(cycle(m, l + 1, PYR_CYCLE_V));
-    } else {
-        PYR_TRY(cycle(m, l + 1, PYR_CYCLE_V));
-    }
+    PYR_TRY(correction(m, l, type));
     if (l < m->streamed) {
-        PYR_TRY(pass_post(m, l, l == 0 ? &m->norm : NULL));
+        PYR_TRY(pass_post(m, l));
         count(m, l, 1);
         count(m, l, m->hy->post);
         return PYR_OK;
@@ -732,6 +789,24 @@ static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type)
     PYR_TRY(m->ops->prolong_add(m->ctx, &m->g[l + 1], k, m->u[l + 1], &m->g[l], m->u[l]));
     count(m, l, 1);
     return smooth(m, l, m->hy->post);
+}
+
+/* One cycle and the finest level's residual norm after it; streamed, the finest level's passes of this cycle ran
+ * with the last one (pass_finest), and `next` says whether another may follow. */
+static pyr_status_t cycle_and_norm(mg_t *m, pyr_cycle_t type, int next, double *r)
+{
+    if (!m->streamed) {
+        PYR_TRY(cycle(m, 0, type));
+        return m->ops->residual(m->ctx, &m->g[0], m->u[0], m->f[0], m->t[0], r);
+    }
+    count(m, 0, m->hy->pre); /* the costs in the in-core order, so that the sums are the same */
+    count(m, 0, 1);
+    count(m, 1, 1);
+    PYR_TRY(correction(m, 0, type));
+    PYR_TRY(pass_finest(m, 0, next, r));
+    count(m, 0, 1);
+    count(m, 0, m->hy->post);
+    return PYR_OK;
 }
 
 static const pyr_mg_ops_t *ops_of(pyr_backend_kind_t backend)
@@ -759,7 +834,7 @@ static pyr_status_t run_cycles(mg_t *m, const pyr_problem_t *p, const pyr_hooks_
 {
     const double tol = p->poisson.tolerance;
     double r = 0;
-    if (m->streamed) PYR_TRY(pass_residual(m, &r));
+    if (m->streamed) PYR_TRY(pass_finest(m, 1, p->steps > 0, &r)); /* with the first cycle's restriction */
     else PYR_TRY(m->ops->residual(m->ctx, &m->g[0], m->u[0], m->f[0], m->t[0], &r));
     count(m, 0, 1);
     if (!(res->initial > 0)) res->initial = r; /* f = 0: relative to the initial residual */
@@ -768,10 +843,7 @@ static pyr_status_t run_cycles(mg_t *m, const pyr_problem_t *p, const pyr_hooks_
     int stalled = 0;
     while (res->cycles < p->steps && !(tol > 0 && res->residual < tol) && res->residual > 0) {
         const double before = res->residual;
-        PYR_TRY(cycle(m, 0, m->hy->cycle));
-        /* streamed: the last pass of the cycle computed it */
-        if (m->streamed) r = m->norm;
-        else PYR_TRY(m->ops->residual(m->ctx, &m->g[0], m->u[0], m->f[0], m->t[0], &r));
+        PYR_TRY(cycle_and_norm(m, m->hy->cycle, res->cycles + 1 < p->steps, &r));
         count(m, 0, 1);
         res->cycles++;
         res->residual = r / res->initial;
@@ -820,7 +892,7 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
     m.elem = e;
     m.streamed = plan.streamed;
     m.axis = plan.axis;
-    m.halo = plan.halo;
+    memcpy(m.halo, plan.halo, sizeof m.halo);
     for (int l = 0; l < hy.nlevels; l++) {
         const pyr_mg_level_t *L = &hy.level[l];
         pyr_mg_geom_t *g = &m.g[l];
@@ -855,7 +927,7 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
     uint64_t region = 0;
     for (int l = 0; l < m.streamed && st == PYR_OK; l++) {
         slab_cost_t c;
-        slab_cost(p, &hy, f != NULL, m.streamed, m.halo, l, plan.slab[l], &c);
+        slab_cost(p, &hy, f != NULL, m.streamed, m.halo[l], l, plan.slab[l], &c);
         m.slab[l] = plan.slab[l];
         m.fine_planes[l] = c.fine;
         if (c.bytes > region) region = c.bytes;
