@@ -210,6 +210,42 @@ static void test_tolerance(void)
     }
 }
 
+/* Cancelled after a cycle: the field holds that cycle's result, streamed as in core. */
+static int64_t cancel_at;
+static int on_cancel(void *user, int64_t done, int64_t total)
+{
+    (void)user, (void)total;
+    return done >= cancel_at;
+}
+
+static void test_cancel(void)
+{
+    const int64_t n[3] = {33, 17, 65};
+    pyr_problem_t p;
+    fixed_problem(&p, 3, n, PYR_DOUBLE, 30, 1e-12, 11);
+    pyr_field_t *f = random_f(&p), *u[2] = {NULL, NULL};
+    pyr_mg_hierarchy_t hy;
+    CHECK_OK(pyr_mg_hierarchy(&p, &hy));
+    pyr_hooks_t hooks;
+    memset(&hooks, 0, sizeof hooks);
+    hooks.cancel = on_cancel;
+    cancel_at = 3;
+    for (int k = 0; k < 2; k++) {
+        pyr_mg_result_t r;
+        CHECK_OK(initial_field(&p, &u[k]));
+        const pyr_status_t st = pyr_mg_solve_within(&p, PYR_BACKEND_CPU, 0, 0, k ? least_budget(&p, &hy) + (pyr_mg_bytes(&p, &hy) - least_budget(&p, &hy)) / 4 : UINT64_MAX,
+                                                     u[k], f, &hooks, &r);
+        CHECK(st == PYR_ERR_CANCELLED && r.cycles == 3 && r.streamed == (k ? r.streamed : 0) && (!k || r.streamed >= 1),
+              "cancelled after 3 cycles (%s): %s after %lld cycles, %d levels streamed", k ? "streamed" : "in core", pyr_status_name(st),
+              (long long)r.cycles, r.streamed);
+        pyr_clear_error();
+    }
+    CHECK(same_bits(u[0], u[1]), "cancelled after 3 cycles: the streamed field differs from the in-core one");
+    pyr_field_destroy(&u[0]);
+    pyr_field_destroy(&u[1]);
+    pyr_field_destroy(&f);
+}
+
 /* The plan's bytes per cycle are what a cycle's passes move: the difference between 3 and 2 cycles. */
 static void test_moved(void)
 {
@@ -332,6 +368,7 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "gpu")) return test_gpu();
     test_random(argc > 1 ? atoi(argv[1]) : 24);
     test_tolerance();
+    test_cancel();
     test_moved();
     test_plan();
     return check_report();

@@ -219,8 +219,9 @@ static int has_rhs(const pyr_problem_t *p, int l) { return l > 0 || p->poisson.r
 /* One slab of a streamed level l along axis ax: its own planes [a, b) (a partition of the level's planes, a even
  * where the axis is coarsened), and what its passes read and write.  Full weighting of the coarse planes [A, B)
  * reads the residual at fine planes [2A - 1, 2B - 1], which reads u after the pre-smoothing sweeps at
- * [2A - 2, 2B]; each sweep reads a plane further, so the slab [s0, s1) reaches halo = sweeps + 2 planes beyond its
- * own on each side (s0 even and s1 - 1 even where the axis is coarsened, so that its coarse planes nest in it). */
+ * [2A - 2, 2B]; each sweep before reads a plane further, so the slab [s0, s1) reaches `halo` planes beyond its own
+ * on each side (pyr_mg_stream_t's; s0 even and s1 - 1 even where the axis is coarsened, so that its coarse planes
+ * nest in it). */
 typedef struct {
     int64_t a, b;           /* own fine planes */
     int64_t A, B;           /* own coarse planes: their right-hand side is this slab's */
