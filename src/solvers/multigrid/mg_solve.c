@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/plugin.h"
 #include "core/error.h"
@@ -427,6 +428,7 @@ typedef struct {
     int pinned[3 * PYR_MG_MAX_LEVELS];  /* which of them the backend's host_alloc made */
     int nowned;
     const void *registered[2]; /* the caller's u and f while pinned */
+    int pin;                   /* whether the host arrays are to be pinned */
     void *region;
     uint64_t uploaded, downloaded;
 } mg_t;
@@ -523,7 +525,7 @@ static pyr_status_t host_array(mg_t *m, size_t bytes, void **buf)
 {
     *buf = NULL;
     int pinned = 0;
-    if (m->ops->host_alloc) {
+    if (m->ops->host_alloc && m->pin) {
         if (m->ops->host_alloc(m->ctx, bytes, buf) == PYR_OK) pinned = 1;
         else pyr_clear_error(); /* pageable copies are slower, not wrong */
     }
@@ -534,10 +536,18 @@ static pyr_status_t host_array(mg_t *m, size_t bytes, void **buf)
     return PYR_OK;
 }
 
+/* Whether pinning this many bytes leaves most of the host's memory pageable (locking most of it would starve the
+ * rest of the system: the copies stay pageable, slower, instead). */
+static int pin_fits(uint64_t bytes)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 && bytes <= (uint64_t)pages * (uint64_t)size / 2;
+}
+
 /* The caller's array pinned for the solve where the backend can (a refusal leaves it pageable). */
 static void pin(mg_t *m, int k, const void *buf, size_t bytes)
 {
-    if (!m->ops->host_pin || !buf) return;
+    if (!m->ops->host_pin || !m->pin || !buf) return;
     if (m->ops->host_pin(m->ctx, (void *)(uintptr_t)buf, bytes) == PYR_OK) m->registered[k] = buf;
     else pyr_clear_error();
 }
@@ -926,6 +936,7 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
     }
     /* the streamed levels: their arrays on the host, one slab region on the device for the passes of each in turn */
     uint64_t region = 0;
+    m.pin = m.streamed > 0 && pin_fits(plan.host_bytes + (uint64_t)fine_bytes * (f ? 2 : 1));
     for (int l = 0; l < m.streamed && st == PYR_OK; l++) {
         slab_cost_t c;
         slab_cost(p, &hy, f != NULL, m.streamed, m.halo[l], l, plan.slab[l], &c);
