@@ -52,6 +52,13 @@ static pyr_status_t cpu_copy(void *ctx, void *dst, const void *src, size_t bytes
     return PYR_OK;
 }
 
+/* Downloads are copies, done when issued. */
+static pyr_status_t cpu_wait(void *ctx)
+{
+    (void)ctx;
+    return PYR_OK;
+}
+
 static pyr_status_t cpu_zero(void *ctx, void *buf, size_t bytes)
 {
     (void)ctx;
@@ -295,4 +302,6 @@ const pyr_mg_ops_t pyr_mg_ops_cpu = {
     .residual = cpu_residual,
     .restrict_fw = cpu_restrict,
     .prolong_add = cpu_prolong,
+    .download_async = cpu_copy,
+    .download_wait = cpu_wait,
 };

@@ -80,6 +80,10 @@ typedef struct pyr_mg_ops {
     void (*host_free)(void *ctx, void *buf);
     pyr_status_t (*host_pin)(void *ctx, void *buf, size_t bytes);
     void (*host_unpin)(void *ctx, void *buf);
+    /* A download that runs while the device goes on with what is issued after it (it starts once everything issued
+     * before it is done; the source must stay unwritten until download_wait), and the wait for every one issued. */
+    pyr_status_t (*download_async)(void *ctx, void *dst, const void *src, size_t bytes);
+    pyr_status_t (*download_wait)(void *ctx);
 } pyr_mg_ops_t;
 
 extern const pyr_mg_ops_t pyr_mg_ops_cpu;

@@ -292,9 +292,16 @@ static void prolong_view(const pyr_mg_hierarchy_t *hy, int ax, int l, int64_t v0
  * and the coarse level's planes where that level is streamed too) and the bytes a cycle's passes over it move (the
  * finest level: one pass, pass_finest's; a coarser one: a pre- and a post-smoothing pass). */
 typedef struct {
-    int64_t fine, coarse; /* the most planes of a slab and of its coarse planes */
+    int64_t fine, coarse, own; /* the most planes of a slab, of its coarse planes and of its own */
     uint64_t bytes, moved;
 } slab_cost_t;
+
+/* The slab region of level l: u in two buffers, f, the coarse level's planes, the own planes on their way down. */
+static uint64_t region_bytes(const slab_cost_t *c, int rhs, uint64_t fp, uint64_t cp)
+{
+    return 2 * aligned((uint64_t)c->fine * fp) + (rhs ? aligned((uint64_t)c->fine * fp) : 0) + aligned((uint64_t)c->coarse * cp) +
+           aligned((uint64_t)c->own * fp);
+}
 
 static void slab_cost(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int rhs0, int streamed, int halo, int l, int64_t t, slab_cost_t *c)
 {
@@ -311,6 +318,7 @@ static void slab_cost(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int 
         span_of(hy, ax, halo, l, a, imin(n, a + t), &s);
         const int64_t planes = s.s1 - s.s0;
         c->fine = imax(c->fine, planes);
+        c->own = imax(c->own, s.b - s.a);
         if (down) c->coarse = imax(c->coarse, imax(s.cb - s.ca, s.pb - s.pa));
         /* u and f up, the coarse correction's planes up and the coarse right-hand side down (the coarse level
          * streamed), u's own planes down */
@@ -325,7 +333,7 @@ static void slab_cost(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int 
             c->moved += load + own + (down ? (uint64_t)(s.pb - s.pa) * cp : 0);
         }
     }
-    c->bytes = 2 * aligned((uint64_t)c->fine * fp) + (rhs ? aligned((uint64_t)c->fine * fp) : 0) + aligned((uint64_t)c->coarse * cp);
+    c->bytes = region_bytes(c, rhs, fp, cp);
 }
 
 /* The passes a cycle of this type starting at level l makes over each level. */
@@ -421,7 +429,8 @@ typedef struct {
     /* out of core (pyr_mg_stream_t): the streamed levels' arrays in host memory (u, the next pass's u, f; the
      * finest level's u and f the caller's) and the device's slab region */
     int streamed, axis, halo[PYR_MG_MAX_LEVELS];
-    int64_t slab[PYR_MG_MAX_LEVELS], fine_planes[PYR_MG_MAX_LEVELS], plane[PYR_MG_MAX_LEVELS];
+    int64_t slab[PYR_MG_MAX_LEVELS], plane[PYR_MG_MAX_LEVELS];
+    slab_cost_t cost[PYR_MG_MAX_LEVELS]; /* a streamed level's slab sizes */
     void *hu[PYR_MG_MAX_LEVELS], *hv[PYR_MG_MAX_LEVELS], *hf[PYR_MG_MAX_LEVELS];
     const void *f_host[PYR_MG_MAX_LEVELS];
     void *owned[3 * PYR_MG_MAX_LEVELS]; /* the host arrays of the solve's own */
@@ -614,14 +623,28 @@ static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t 
     return PYR_OK;
 }
 
-/* The slab region's buffers for level l: u in two, f, the coarse level's planes. */
-static void carve(mg_t *m, int l, void **A, void **B, void **F, void **C)
+/* The slab region's buffers for level l (region_bytes): u in two, f, the coarse level's planes, the own planes on
+ * their way down. */
+static void carve(mg_t *m, int l, void **A, void **B, void **F, void **C, void **O)
 {
-    const uint64_t fine = aligned((uint64_t)plane_bytes(m, l, m->fine_planes[l]));
-    *A = m->region;
-    *B = (char *)m->region + fine;
-    *F = (char *)m->region + 2 * fine;
-    *C = (char *)m->region + (m->f_host[l] ? 3 : 2) * fine;
+    const uint64_t fine = aligned((uint64_t)plane_bytes(m, l, m->cost[l].fine));
+    char *r = m->region;
+    *A = r;
+    *B = r + fine;
+    *F = r + 2 * fine;
+    *C = r + (m->f_host[l] ? 3 : 2) * fine;
+    *O = (char *)*C + aligned((uint64_t)plane_bytes(m, l + 1, m->cost[l].coarse));
+}
+
+/* The slab's own planes of X down into level l's next u: through O on a download that runs beside the next slab's
+ * upload and work, once the one before has landed. */
+static pyr_status_t put_own(mg_t *m, int l, const span_t *s, const void *X, void *O)
+{
+    const size_t bytes = plane_bytes(m, l, s->b - s->a);
+    PYR_TRY(m->ops->download_wait(m->ctx));
+    PYR_TRY(m->ops->copy(m->ctx, O, at(m, l, X, s->a - s->s0), bytes));
+    m->downloaded += bytes;
+    return m->ops->download_async(m->ctx, at(m, l, m->hv[l], s->a), O, bytes);
 }
 
 /* The slab's residual on the planes [s.fa, s.fb) of X (valid there) into Y, and its full weighting into level l + 1's
@@ -677,8 +700,8 @@ static pyr_status_t slab_load(mg_t *m, int l, const span_t *s, void *A, void *B,
 static pyr_status_t pass_pre(mg_t *m, int l)
 {
     const int64_t n = m->hy->level[l].n[m->axis];
-    void *A, *B, *F, *C;
-    carve(m, l, &A, &B, &F, &C);
+    void *A, *B, *F, *C, *O;
+    carve(m, l, &A, &B, &F, &C, &O);
     for (int64_t a = 0; a < n; a += m->slab[l]) {
         span_t s;
         span_of(m->hy, m->axis, m->halo[l], l, a, imin(n, a + m->slab[l]), &s);
@@ -688,8 +711,9 @@ static pyr_status_t pass_pre(mg_t *m, int l)
         int64_t v0 = s.s0, v1 = s.s1;
         PYR_TRY(slab_smooth(m, l, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
         PYR_TRY(slab_restrict(m, l, &s, X, Fs, Y, C));
-        if (m->hy->pre > 0) PYR_TRY(down(m, at(m, l, m->hv[l], s.a), at(m, l, X, s.a - s.s0), plane_bytes(m, l, s.b - s.a)));
+        if (m->hy->pre > 0) PYR_TRY(put_own(m, l, &s, X, O));
     }
+    PYR_TRY(m->ops->download_wait(m->ctx));
     if (m->hy->pre > 0) swap(&m->hu[l], &m->hv[l]);
     return PYR_OK;
 }
@@ -698,8 +722,8 @@ static pyr_status_t pass_pre(mg_t *m, int l)
 static pyr_status_t pass_post(mg_t *m, int l)
 {
     const int64_t n = m->hy->level[l].n[m->axis];
-    void *A, *B, *F, *C;
-    carve(m, l, &A, &B, &F, &C);
+    void *A, *B, *F, *C, *O;
+    carve(m, l, &A, &B, &F, &C, &O);
     for (int64_t a = 0; a < n; a += m->slab[l]) {
         span_t s;
         span_of(m->hy, m->axis, m->halo[l], l, a, imin(n, a + m->slab[l]), &s);
@@ -708,8 +732,9 @@ static pyr_status_t pass_post(mg_t *m, int l)
         int64_t v0 = s.s0, v1 = s.s1;
         PYR_TRY(slab_prolong(m, l, s.s0, &v0, &v1, X, C));
         PYR_TRY(slab_smooth(m, l, m->hy->post, s.s0, &v0, &v1, m->f_host[l] ? F : NULL, &X, &Y));
-        PYR_TRY(down(m, at(m, l, m->hv[l], s.a), at(m, l, X, s.a - s.s0), plane_bytes(m, l, s.b - s.a)));
+        PYR_TRY(put_own(m, l, &s, X, O));
     }
+    PYR_TRY(m->ops->download_wait(m->ctx));
     swap(&m->hu[l], &m->hv[l]);
     return PYR_OK;
 }
@@ -723,8 +748,8 @@ static pyr_status_t pass_post(mg_t *m, int l)
 static pyr_status_t pass_finest(mg_t *m, int first, int next, double *norm)
 {
     const int64_t n = m->hy->level[0].n[m->axis];
-    void *A, *B, *F, *C;
-    carve(m, 0, &A, &B, &F, &C);
+    void *A, *B, *F, *C, *O;
+    carve(m, 0, &A, &B, &F, &C, &O);
     double most = 0;
     for (int64_t a = 0; a < n; a += m->slab[0]) {
         span_t s;
@@ -745,12 +770,13 @@ static pyr_status_t pass_finest(mg_t *m, int first, int next, double *norm)
         if (any_unknowns(&gr))
             PYR_TRY(m->ops->residual(m->ctx, &gr, at(m, 0, X, r0 - s.s0), Fs ? at(m, 0, Fs, r0 - s.s0) : NULL, at(m, 0, Y, r0 - s.s0), &r));
         if (r > most || isnan(r)) most = isnan(most) ? most : r;
-        if (!first) PYR_TRY(down(m, at(m, 0, m->hv[0], s.a), at(m, 0, X, s.a - s.s0), plane_bytes(m, 0, s.b - s.a)));
+        if (!first) PYR_TRY(put_own(m, 0, &s, X, O));
         if (next) {
             PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
             PYR_TRY(slab_restrict(m, 0, &s, X, Fs, Y, C));
         }
     }
+    PYR_TRY(m->ops->download_wait(m->ctx));
     if (!first) swap(&m->hu[0], &m->hv[0]);
     *norm = most;
     return PYR_OK;
@@ -941,7 +967,7 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
         slab_cost_t c;
         slab_cost(p, &hy, f != NULL, m.streamed, m.halo[l], l, plan.slab[l], &c);
         m.slab[l] = plan.slab[l];
-        m.fine_planes[l] = c.fine;
+        m.cost[l] = c;
         if (c.bytes > region) region = c.bytes;
         const size_t b = (size_t)nodes(&hy.level[l]) * e;
         if (l == 0) {
@@ -980,6 +1006,7 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
         if (got == PYR_OK && hy.pure) add_constant(nodes(&hy.level[0]), u->data, p->precision, mean - weighted_mean(&m.g[0], u->data, p->precision));
         if (st == PYR_OK) st = got;
     }
+    if (m.streamed && m.ctx) (void)ops->download_wait(m.ctx); /* nothing lands in freed memory after an error */
     res->sweeps = m.sweeps;
     res->node_updates = m.updates;
     res->streamed = m.streamed;
