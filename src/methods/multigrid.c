@@ -154,8 +154,9 @@ static pyr_status_t mg_build(pyr_plan_t *plan, pyr_method_ctx_t *ctx, const pyr_
         pyr_format_bytes(s.host_bytes, host, sizeof host);
         pyr_plan_add_notice(plan, "multigrid out of core: %d of its %d levels streamed from host memory (%s beside the caller's u and f), "
                             "the finest in slabs of %lld of its %lld planes along %c with %d halo planes each side recomputed; %s moved "
-                            "to and from the device per cycle; levels %d-%d in core", s.streamed, hy.nlevels, host, (long long)s.slab[0],
-                            (long long)hy.level[0].n[s.axis], "xyz"[s.axis], s.halo[0], moved, s.streamed, hy.nlevels - 1);
+                            "to and from the device per cycle; levels %d-%d%s in core", s.streamed, hy.nlevels, host, (long long)s.slab[0],
+                            (long long)hy.level[0].n[s.axis], "xyz"[s.axis], s.halo[0], moved, s.streamed, hy.nlevels - 1,
+                            s.f_resident ? " and the finest level's f" : "");
     }
     memset(&plan->predicted, 0, sizeof plan->predicted);
     return PYR_OK;

@@ -127,6 +127,9 @@ static uint64_t least_budget(const pyr_problem_t *p, const pyr_mg_hierarchy_t *h
     return hi;
 }
 
+/* Plans that kept the finest level's f on the device. */
+static int resident;
+
 /* One problem at several budgets against its in-core solve: same status, cycles, residual, cost and bits. */
 static int compare(const pyr_problem_t *p, const pyr_field_t *f, const char *what)
 {
@@ -161,6 +164,7 @@ static int compare(const pyr_problem_t *p, const pyr_field_t *f, const char *wha
         CHECK(same_bits(u, ref), "%s: budget %llu (%d levels streamed, slabs of %lld planes): the field differs from the in-core solve's", what,
               (unsigned long long)budgets[b], s.streamed, (long long)s.slab[0]);
         if (s.streamed > streamed_most) streamed_most = s.streamed;
+        resident += s.f_resident;
         pyr_field_destroy(&u);
     }
     pyr_field_destroy(&ref);
@@ -183,7 +187,9 @@ static void test_random(int cases)
         thin += s > 0;
         pyr_field_destroy(&f);
     }
-    CHECK(deepest >= 2 && thin >= cases / 2, "the random cases streamed at most %d levels, %d of %d streamed at all", deepest, thin, cases);
+    CHECK(deepest >= 2 && thin >= cases / 2 && resident > 0, "the random cases streamed at most %d levels, %d of %d streamed at all, %d "
+          "plans kept f on the device", deepest, thin, cases, resident);
+    printf("%d of the streamed plans kept the finest level's f on the device\n", resident);
 }
 
 /* Converging to a tolerance: the same cycle count and stop. */
@@ -250,14 +256,15 @@ static void test_cancel(void)
 static void test_moved(void)
 {
     const int64_t n[3] = {33, 41, 49};
-    for (int cyc = 0; cyc < 2; cyc++) {
+    for (int cyc = 0; cyc < 3; cyc++) {
         pyr_problem_t p;
         fixed_problem(&p, 3, n, PYR_FLOAT, 2, 0, 5);
-        p.poisson.cycle = cyc ? PYR_CYCLE_F : PYR_CYCLE_V;
+        p.poisson.cycle = cyc == 1 ? PYR_CYCLE_F : PYR_CYCLE_V;
         pyr_field_t *f = random_f(&p), *a = NULL, *b = NULL;
         pyr_mg_hierarchy_t hy;
         CHECK_OK(pyr_mg_hierarchy(&p, &hy));
-        const uint64_t budget = least_budget(&p, &hy) + 4096;
+        /* the smallest budget (f streamed, several levels); then most of the levels' (f kept on the device) */
+        const uint64_t budget = cyc < 2 ? least_budget(&p, &hy) + 4096 : pyr_mg_bytes(&p, &hy) * 9 / 10;
         pyr_mg_stream_t s;
         CHECK_OK(pyr_mg_stream_plan(&p, &hy, budget, &s));
         pyr_mg_result_t r2, r3;
@@ -265,11 +272,12 @@ static void test_moved(void)
         p.steps = 3;
         CHECK_OK(solve(&p, PYR_BACKEND_CPU, budget, f, &b, &r3));
         const uint64_t per = (r3.uploaded + r3.downloaded) - (r2.uploaded + r2.downloaded);
-        CHECK(s.streamed >= 2 && per == s.moved, "%s-cycle, %d levels streamed: the plan says %llu bytes per cycle, the passes moved %llu",
-              cyc ? "F" : "V", s.streamed, (unsigned long long)s.moved, (unsigned long long)per);
-        printf("%s-cycle 33x41x49 float, budget %llu: %d levels streamed, slabs of %lld planes, %llu bytes per cycle (the grid: %llu)\n",
-               cyc ? "F" : "V", (unsigned long long)budget, s.streamed, (long long)s.slab[0], (unsigned long long)s.moved,
-               (unsigned long long)(33 * 41 * 49 * 4));
+        CHECK((cyc < 2 ? s.streamed >= 2 && !s.f_resident : s.streamed == 1 && s.f_resident) && per == s.moved,
+              "%s-cycle, %d levels streamed, f %s: the plan says %llu bytes per cycle, the passes moved %llu", cyc == 1 ? "F" : "V", s.streamed,
+              s.f_resident ? "on the device" : "streamed", (unsigned long long)s.moved, (unsigned long long)per);
+        printf("%s-cycle 33x41x49 float, budget %llu: %d levels streamed, f %s, slabs of %lld planes, %llu bytes per cycle (the grid: %llu)\n",
+               cyc == 1 ? "F" : "V", (unsigned long long)budget, s.streamed, s.f_resident ? "on the device" : "streamed", (long long)s.slab[0],
+               (unsigned long long)s.moved, (unsigned long long)(33 * 41 * 49 * 4));
         pyr_field_destroy(&a);
         pyr_field_destroy(&b);
         pyr_field_destroy(&f);

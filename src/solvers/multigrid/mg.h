@@ -80,6 +80,7 @@ typedef struct {
     int halo[PYR_MG_MAX_LEVELS];     /* planes beyond a slab's own on each side: 2 pre + post + 4 on the finest level,
                                       * the most smoothing sweeps + 2 on the others */
     int64_t slab[PYR_MG_MAX_LEVELS]; /* a streamed level's own planes per slab */
+    int f_resident;                  /* the finest level's f stays on the device (where that moves fewer bytes) */
     uint64_t device_bytes;           /* the in-core levels and the slab buffers */
     uint64_t host_bytes;             /* the streamed levels' arrays in host memory (beside the caller's u and f) */
     uint64_t moved;                  /* bytes to and from the device per cycle */

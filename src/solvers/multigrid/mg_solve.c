@@ -303,13 +303,16 @@ static uint64_t region_bytes(const slab_cost_t *c, int rhs, uint64_t fp, uint64_
            aligned((uint64_t)c->own * fp);
 }
 
-static void slab_cost(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int rhs0, int streamed, int halo, int l, int64_t t, slab_cost_t *c)
+/* f0: the finest level's right-hand side: F0_NONE, F0_STREAMED with u, or F0_RESIDENT on the device. */
+enum { F0_NONE, F0_STREAMED, F0_RESIDENT };
+
+static void slab_cost(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int f0, int streamed, int halo, int l, int64_t t, slab_cost_t *c)
 {
     const int ax = slab_axis(hy);
     const uint64_t e = pyr_precision_size(p->precision), fp = (uint64_t)plane_nodes(&hy->level[l], ax) * e,
                    cp = (uint64_t)plane_nodes(&hy->level[l + 1], ax) * e;
     const int64_t n = hy->level[l].n[ax];
-    const int rhs = l > 0 || rhs0, down = l + 1 < streamed;
+    const int rhs = l > 0 || f0 == F0_STREAMED, down = l + 1 < streamed; /* f in the slab region, uploaded */
     int64_t clo, chi;
     unknown_planes(hy, ax, l + 1, &clo, &chi);
     memset(c, 0, sizeof *c);
@@ -320,8 +323,8 @@ static void slab_cost(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int 
         c->fine = imax(c->fine, planes);
         c->own = imax(c->own, s.b - s.a);
         if (down) c->coarse = imax(c->coarse, imax(s.cb - s.ca, s.pb - s.pa));
-        /* u and f up, the coarse correction's planes up and the coarse right-hand side down (the coarse level
-         * streamed), u's own planes down */
+        /* u and f (unless resident) up, the coarse correction's planes up and the coarse right-hand side down (the
+         * coarse level streamed), u's own planes down */
         const uint64_t load = (uint64_t)planes * fp * (rhs ? 2 : 1), own = (uint64_t)(s.b - s.a) * fp,
                        rhs_down = down ? (uint64_t)imax(0, imin(s.B, chi) - imax(s.A, clo)) * cp : 0;
         if (l == 0) {
@@ -349,6 +352,49 @@ static void visits(const pyr_mg_hierarchy_t *hy, int l, pyr_cycle_t type, int64_
     }
 }
 
+/* The plan with levels 0 .. S - 1 streamed and the finest level's f as f0 says, in the budget left beside the
+ * in-core levels (room): 0 where even slabs of two planes do not fit (*thinnest: what they need). */
+static int plan_streamed(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, int S, int f0, uint64_t room, pyr_mg_stream_t *s,
+                         uint64_t *thinnest)
+{
+    const uint64_t e = pyr_precision_size(p->precision);
+    *thinnest = 0;
+    for (int l = 0; l < S; l++) {
+        slab_cost_t c;
+        slab_cost(p, hy, f0, S, s->halo[l], l, 2, &c);
+        if (c.bytes > *thinnest) *thinnest = c.bytes;
+    }
+    if (*thinnest > room) return 0;
+    uint64_t region = 0;
+    s->streamed = S;
+    s->f_resident = f0 == F0_RESIDENT;
+    s->moved = 0;
+    s->host_bytes = 0;
+    int64_t v[PYR_MG_MAX_LEVELS] = {0};
+    visits(hy, 0, hy->cycle, v);
+    for (int l = 0; l < S; l++) {
+        /* the thickest even slab that fits: the cost grows with the thickness */
+        const int64_t n = hy->level[l].n[s->axis];
+        int64_t lo = 2, hi = n + (n % 2);
+        while (lo < hi) {
+            const int64_t mid = (lo + hi + 2) / 2 / 2 * 2;
+            slab_cost_t c;
+            slab_cost(p, hy, f0, S, s->halo[l], l, mid, &c);
+            if (c.bytes <= room) lo = mid;
+            else hi = mid - 2;
+        }
+        slab_cost_t c;
+        slab_cost(p, hy, f0, S, s->halo[l], l, lo, &c);
+        s->slab[l] = lo;
+        if (c.bytes > region) region = c.bytes;
+        s->moved += (uint64_t)v[l] * c.moved;
+        /* u twice and f; the finest level's u and f are the caller's, its second u the solve's */
+        s->host_bytes += (uint64_t)(l > 0 ? 3 : 1) * (uint64_t)nodes(&hy->level[l]) * e;
+    }
+    s->device_bytes = region;
+    return 1;
+}
+
 pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, uint64_t budget, pyr_mg_stream_t *s)
 {
     memset(s, 0, sizeof *s);
@@ -357,7 +403,7 @@ pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t
      * passes sweep once */
     s->halo[0] = 2 * hy->pre + hy->post + 4;
     for (int l = 1; l < hy->nlevels; l++) s->halo[l] = (hy->pre > hy->post ? hy->pre : hy->post) + 2;
-    const uint64_t e = pyr_precision_size(p->precision);
+    const uint64_t e = pyr_precision_size(p->precision), f0_bytes = (uint64_t)nodes(&hy->level[0]) * e;
     uint64_t incore[PYR_MG_MAX_LEVELS + 1] = {0}; /* the bytes of levels l .. nlevels - 1 */
     for (int l = hy->nlevels - 1; l >= 0; l--)
         incore[l] = incore[l + 1] + (uint64_t)(l > 0 || has_rhs(p, 0) ? 3 : 2) * (uint64_t)nodes(&hy->level[l]) * e;
@@ -365,42 +411,18 @@ pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t
     if (incore[0] <= budget) return PYR_OK;
     uint64_t least = UINT64_MAX; /* the smallest budget that streams, for the refusal */
     for (int S = 1; S < hy->nlevels; S++) {
-        /* slabs of two own planes at least, the thinnest that nest in the coarse level */
-        uint64_t thinnest = 0;
-        for (int l = 0; l < S; l++) {
-            slab_cost_t c;
-            slab_cost(p, hy, has_rhs(p, 0), S, s->halo[l], l, 2, &c);
-            if (c.bytes > thinnest) thinnest = c.bytes;
-        }
-        if (incore[S] + thinnest < least) least = incore[S] + thinnest;
-        if (incore[S] + thinnest > budget) continue;
-        const uint64_t room = budget - incore[S];
-        uint64_t region = 0;
-        s->streamed = S;
-        s->moved = 0;
-        s->host_bytes = 0;
-        int64_t v[PYR_MG_MAX_LEVELS] = {0};
-        visits(hy, 0, hy->cycle, v);
-        for (int l = 0; l < S; l++) {
-            /* the thickest even slab that fits: the cost grows with the thickness */
-            const int64_t n = hy->level[l].n[s->axis];
-            int64_t lo = 2, hi = n + (n % 2);
-            while (lo < hi) {
-                const int64_t mid = (lo + hi + 2) / 2 / 2 * 2;
-                slab_cost_t c;
-                slab_cost(p, hy, has_rhs(p, 0), S, s->halo[l], l, mid, &c);
-                if (c.bytes <= room) lo = mid;
-                else hi = mid - 2;
-            }
-            slab_cost_t c;
-            slab_cost(p, hy, has_rhs(p, 0), S, s->halo[l], l, lo, &c);
-            s->slab[l] = lo;
-            if (c.bytes > region) region = c.bytes;
-            s->moved += (uint64_t)v[l] * c.moved;
-            /* u twice and f; the finest level's u and f are the caller's, its second u the solve's */
-            s->host_bytes += (uint64_t)(l > 0 ? 3 : 1) * (uint64_t)nodes(&hy->level[l]) * e;
-        }
-        s->device_bytes = incore[S] + region;
+        /* f streamed with u, or kept on the device beside the in-core levels (then a cycle moves only u): the plan that
+         * moves fewer bytes per cycle */
+        pyr_mg_stream_t a = *s, b = *s;
+        uint64_t ta, tb;
+        const int fits_a = plan_streamed(p, hy, S, has_rhs(p, 0) ? F0_STREAMED : F0_NONE, incore[S] <= budget ? budget - incore[S] : 0, &a, &ta) &&
+                           incore[S] <= budget;
+        if (incore[S] + ta < least) least = incore[S] + ta;
+        const int fits_b = has_rhs(p, 0) && incore[S] + f0_bytes <= budget &&
+                           plan_streamed(p, hy, S, F0_RESIDENT, budget - incore[S] - f0_bytes, &b, &tb);
+        if (!fits_a && !fits_b) continue;
+        *s = fits_b && (!fits_a || b.moved <= a.moved) ? b : a;
+        s->device_bytes += incore[S] + (s->f_resident ? f0_bytes : 0);
         return PYR_OK;
     }
     char want[32], have[32];
@@ -632,7 +654,7 @@ static void carve(mg_t *m, int l, void **A, void **B, void **F, void **C, void *
     *A = r;
     *B = r + fine;
     *F = r + 2 * fine;
-    *C = r + (m->f_host[l] ? 3 : 2) * fine;
+    *C = r + (m->f_host[l] && !(l == 0 && m->f[0]) ? 3 : 2) * fine;
     *O = (char *)*C + aligned((uint64_t)plane_bytes(m, l + 1, m->cost[l].coarse));
 }
 
@@ -686,14 +708,22 @@ static pyr_status_t slab_prolong(mg_t *m, int l, int64_t s0, int64_t *v0, int64_
     return PYR_OK;
 }
 
-/* One slab's start: u's planes [s0, s1) up into A and copied to B (the boundary in both buffers), f's into F. */
+/* One slab's start: u's planes [s0, s1) up into A and copied to B (the boundary in both buffers), f's into F
+ * (unless the finest level's f stays on the device: m->f[0]). */
 static pyr_status_t slab_load(mg_t *m, int l, const span_t *s, void *A, void *B, void *F)
 {
     const size_t bytes = plane_bytes(m, l, s->s1 - s->s0);
     PYR_TRY(up(m, A, at(m, l, m->hu[l], s->s0), bytes));
     PYR_TRY(m->ops->copy(m->ctx, B, A, bytes));
-    if (m->f_host[l]) PYR_TRY(up(m, F, at(m, l, m->f_host[l], s->s0), bytes));
+    if (m->f_host[l] && !(l == 0 && m->f[0])) PYR_TRY(up(m, F, at(m, l, m->f_host[l], s->s0), bytes));
     return PYR_OK;
+}
+
+/* The slab's f as the kernels read it from the slab's first plane (NULL: zero): the resident f's planes, or F. */
+static const void *slab_f(const mg_t *m, int l, const span_t *s, const void *F)
+{
+    if (!m->f_host[l]) return NULL;
+    return l == 0 && m->f[0] ? at(m, 0, m->f[0], s->s0) : F;
 }
 
 /* A streamed coarser level's pre-smoothing, residual and full weighting into level l + 1's right-hand side. */
@@ -706,7 +736,7 @@ static pyr_status_t pass_pre(mg_t *m, int l)
         span_t s;
         span_of(m->hy, m->axis, m->halo[l], l, a, imin(n, a + m->slab[l]), &s);
         PYR_TRY(slab_load(m, l, &s, A, B, F));
-        const void *Fs = m->f_host[l] ? F : NULL;
+        const void *Fs = slab_f(m, l, &s, F);
         void *X = A, *Y = B;
         int64_t v0 = s.s0, v1 = s.s1;
         PYR_TRY(slab_smooth(m, l, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
@@ -731,7 +761,7 @@ static pyr_status_t pass_post(mg_t *m, int l)
         void *X = A, *Y = B;
         int64_t v0 = s.s0, v1 = s.s1;
         PYR_TRY(slab_prolong(m, l, s.s0, &v0, &v1, X, C));
-        PYR_TRY(slab_smooth(m, l, m->hy->post, s.s0, &v0, &v1, m->f_host[l] ? F : NULL, &X, &Y));
+        PYR_TRY(slab_smooth(m, l, m->hy->post, s.s0, &v0, &v1, slab_f(m, l, &s, F), &X, &Y));
         PYR_TRY(put_own(m, l, &s, X, O));
     }
     PYR_TRY(m->ops->download_wait(m->ctx));
@@ -755,7 +785,7 @@ static pyr_status_t pass_finest(mg_t *m, int first, int next, double *norm)
         span_t s;
         span_of(m->hy, m->axis, m->halo[0], 0, a, imin(n, a + m->slab[0]), &s);
         PYR_TRY(slab_load(m, 0, &s, A, B, F));
-        const void *Fs = m->f_host[0] ? F : NULL;
+        const void *Fs = slab_f(m, 0, &s, F);
         void *X = A, *Y = B;
         int64_t v0 = s.s0, v1 = s.s1;
         if (!first) {
@@ -965,7 +995,7 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
     m.pin = m.streamed > 0 && pin_fits(plan.host_bytes + (uint64_t)fine_bytes * (f ? 2 : 1));
     for (int l = 0; l < m.streamed && st == PYR_OK; l++) {
         slab_cost_t c;
-        slab_cost(p, &hy, f != NULL, m.streamed, m.halo[l], l, plan.slab[l], &c);
+        slab_cost(p, &hy, !f ? F0_NONE : plan.f_resident ? F0_RESIDENT : F0_STREAMED, m.streamed, m.halo[l], l, plan.slab[l], &c);
         m.slab[l] = plan.slab[l];
         m.cost[l] = c;
         if (c.bytes > region) region = c.bytes;
@@ -985,6 +1015,9 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
         }
     }
     if (st == PYR_OK && region) st = ops->alloc(m.ctx, (size_t)region, &m.region);
+    /* the finest level's f on the device where the plan keeps it there, uploaded once */
+    if (st == PYR_OK && m.streamed && f && plan.f_resident) st = ops->alloc(m.ctx, fine_bytes, &m.f[0]);
+    if (st == PYR_OK && m.f[0] && m.streamed) st = up(&m, m.f[0], f->data, fine_bytes);
     if (st == PYR_OK && hy.pure) {
         m.host = malloc((size_t)nodes(&hy.level[hy.nlevels - 1]) * e);
         if (!m.host) st = pyr_fail(PYR_ERR_NOMEM, "out of host memory");
