@@ -130,8 +130,9 @@ static uint64_t least_budget(const pyr_problem_t *p, const pyr_mg_hierarchy_t *h
 /* Plans that kept the finest level's f on the device. */
 static int resident;
 
-/* One problem at several budgets against its in-core solve: same status, cycles, residual, cost and bits. */
-static int compare(const pyr_problem_t *p, const pyr_field_t *f, const char *what)
+/* One problem at several budgets on the backend against its in-core solve on the CPU: same status, cycles,
+ * residual, cost and bits. */
+static int compare(const pyr_problem_t *p, const pyr_field_t *f, const char *what, pyr_backend_kind_t backend)
 {
     pyr_mg_hierarchy_t hy;
     if (pyr_mg_hierarchy(p, &hy) != PYR_OK) {
@@ -153,7 +154,7 @@ static int compare(const pyr_problem_t *p, const pyr_field_t *f, const char *wha
               (unsigned long long)budgets[b], (unsigned long long)full, s.streamed, (unsigned long long)s.device_bytes);
         pyr_field_t *u = NULL;
         pyr_mg_result_t r;
-        const pyr_status_t st = solve(p, PYR_BACKEND_CPU, budgets[b], f, &u, &r);
+        const pyr_status_t st = solve(p, backend, budgets[b], f, &u, &r);
         pyr_clear_error();
         CHECK(st == sr && r.cycles == rr.cycles && (r.residual == rr.residual || (isnan(r.residual) && isnan(rr.residual))) &&
                   r.sweeps == rr.sweeps && r.node_updates == rr.node_updates && r.streamed == s.streamed,
@@ -181,7 +182,7 @@ static void test_random(int cases)
         pyr_field_t *f = with_f ? random_f(&p) : NULL;
         char what[160];
         describe(&p, what, sizeof what);
-        const int s = compare(&p, f, what);
+        const int s = compare(&p, f, what, PYR_BACKEND_CPU);
         printf("%-70s %s: up to %d levels streamed\n", what, with_f ? "f" : "no f", s);
         if (s > deepest) deepest = s;
         thin += s > 0;
@@ -335,39 +336,25 @@ static void test_plan(void)
     pyr_field_destroy(&f);
 }
 
-/* The GPU streaming within a small budget holds the CPU's in-core bits. */
+/* The GPU streaming within budgets down to the smallest holds the CPU's in-core bits (random problems as above). */
 static int test_gpu(void)
 {
     if (!pyr_backend_available(PYR_BACKEND_CUDA)) {
         printf("no usable GPU (or built without CUDA): skipped\n");
         return 77;
     }
-    for (int c = 0; c < 12; c++) {
+    resident = 0;
+    for (int c = 0; c < 16; c++) {
         pyr_problem_t p;
         int with_f;
-        random_problem(&p, c % 2 ? 3 : 2, &with_f);
-        pyr_field_t *f = with_f ? random_f(&p) : NULL, *uc = NULL, *ug = NULL;
-        pyr_mg_hierarchy_t hy;
-        if (pyr_mg_hierarchy(&p, &hy) != PYR_OK) {
-            pyr_clear_error();
-            pyr_field_destroy(&f);
-            continue;
-        }
+        random_problem(&p, c % 5 == 4 ? 1 : c % 2 ? 3 : 2, &with_f);
+        pyr_field_t *f = with_f ? random_f(&p) : NULL;
         char what[160];
         describe(&p, what, sizeof what);
-        pyr_mg_result_t rc, rg;
-        const uint64_t least = least_budget(&p, &hy);
-        const pyr_status_t sc = solve(&p, PYR_BACKEND_CPU, UINT64_MAX, f, &uc, &rc);
-        pyr_clear_error();
-        const pyr_status_t sg = solve(&p, PYR_BACKEND_CUDA, least + (pyr_mg_bytes(&p, &hy) - least) / 8, f, &ug, &rg);
-        pyr_clear_error();
-        CHECK(sc == sg && rc.cycles == rg.cycles && rc.residual == rg.residual && rg.streamed >= 1 && same_bits(uc, ug),
-              "%s: the GPU streamed (%d levels) %s %lld cycles %.17g, the CPU in core %s %lld cycles %.17g, same field %d", what, rg.streamed,
-              pyr_status_name(sg), (long long)rg.cycles, rg.residual, pyr_status_name(sc), (long long)rc.cycles, rc.residual, same_bits(uc, ug));
-        pyr_field_destroy(&uc);
-        pyr_field_destroy(&ug);
+        printf("%-70s %s: up to %d levels streamed on the GPU\n", what, with_f ? "f" : "no f", compare(&p, f, what, PYR_BACKEND_CUDA));
         pyr_field_destroy(&f);
     }
+    printf("%d of the streamed plans kept the finest level's f on the device\n", resident);
     return check_report();
 }
 
