@@ -355,6 +355,24 @@ static int test_gpu(void)
         pyr_field_destroy(&f);
     }
     printf("%d of the streamed plans kept the finest level's f on the device\n", resident);
+    /* a larger grid (thick slabs, many thread blocks per plane): streamed within a third of its levels' bytes */
+    const int64_t n[3] = {129, 97, 257};
+    for (int prec = 0; prec < 2; prec++) {
+        pyr_problem_t p;
+        fixed_problem(&p, 3, n, prec ? PYR_DOUBLE : PYR_FLOAT, 4, 0, 13);
+        pyr_field_t *f = random_f(&p), *uc = NULL, *ug = NULL;
+        pyr_mg_hierarchy_t hy;
+        CHECK_OK(pyr_mg_hierarchy(&p, &hy));
+        pyr_mg_result_t rc, rg;
+        CHECK_OK(solve(&p, PYR_BACKEND_CPU, UINT64_MAX, f, &uc, &rc));
+        CHECK_OK(solve(&p, PYR_BACKEND_CUDA, pyr_mg_bytes(&p, &hy) / 3, f, &ug, &rg));
+        CHECK(rg.streamed >= 1 && rc.cycles == rg.cycles && rc.residual == rg.residual && same_bits(uc, ug),
+              "129 x 97 x 257 %s: the GPU streamed (%d levels) %lld cycles %.17g, the CPU in core %lld cycles %.17g, same field %d",
+              prec ? "double" : "float", rg.streamed, (long long)rg.cycles, rg.residual, (long long)rc.cycles, rc.residual, same_bits(uc, ug));
+        pyr_field_destroy(&uc);
+        pyr_field_destroy(&ug);
+        pyr_field_destroy(&f);
+    }
     return check_report();
 }
 
