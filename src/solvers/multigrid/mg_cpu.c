@@ -52,7 +52,7 @@ static pyr_status_t cpu_copy(void *ctx, void *dst, const void *src, size_t bytes
     return PYR_OK;
 }
 
-/* Downloads are copies, done when issued. */
+/* Transfers are copies, done when issued. */
 static pyr_status_t cpu_wait(void *ctx)
 {
     (void)ctx;
@@ -304,4 +304,7 @@ const pyr_mg_ops_t pyr_mg_ops_cpu = {
     .prolong_add = cpu_prolong,
     .download_async = cpu_copy,
     .download_wait = cpu_wait,
+    .upload_async = cpu_copy,
+    .upload_join = cpu_wait,
+    .settle = cpu_wait,
 };

@@ -80,10 +80,16 @@ typedef struct pyr_mg_ops {
     void (*host_free)(void *ctx, void *buf);
     pyr_status_t (*host_pin)(void *ctx, void *buf, size_t bytes);
     void (*host_unpin)(void *ctx, void *buf);
-    /* A download that runs while the device goes on with what is issued after it (it starts once everything issued
-     * before it is done; the source must stay unwritten until download_wait), and the wait for every one issued. */
+    /* Transfers beside the kernels.  A download starts once everything issued before it is done and runs while the
+     * device goes on (its source stays unwritten until download_wait, which returns once every one issued has
+     * landed).  An upload starts once everything issued before it is done and runs beside what is issued after it
+     * (its destination stays unread until upload_join, after which the work issued waits for every upload issued
+     * before the join).  settle returns once every transfer issued is done. */
     pyr_status_t (*download_async)(void *ctx, void *dst, const void *src, size_t bytes);
     pyr_status_t (*download_wait)(void *ctx);
+    pyr_status_t (*upload_async)(void *ctx, void *dst, const void *src, size_t bytes);
+    pyr_status_t (*upload_join)(void *ctx);
+    pyr_status_t (*settle)(void *ctx);
 } pyr_mg_ops_t;
 
 extern const pyr_mg_ops_t pyr_mg_ops_cpu;

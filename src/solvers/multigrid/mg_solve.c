@@ -296,11 +296,12 @@ typedef struct {
     uint64_t bytes, moved;
 } slab_cost_t;
 
-/* The slab region of level l: u in two buffers, f, the coarse level's planes, the own planes on their way down. */
+/* The slab region of level l: u in three buffers (two the slabs' uploads alternate between, so that the next one
+ * goes up while this one computes, and the sweeps' other layer), f in two (where it is streamed), the coarse level's
+ * planes, the own planes on their way down. */
 static uint64_t region_bytes(const slab_cost_t *c, int rhs, uint64_t fp, uint64_t cp)
 {
-    return 2 * aligned((uint64_t)c->fine * fp) + (rhs ? aligned((uint64_t)c->fine * fp) : 0) + aligned((uint64_t)c->coarse * cp) +
-           aligned((uint64_t)c->own * fp);
+    return (rhs ? 5 : 3) * aligned((uint64_t)c->fine * fp) + aligned((uint64_t)c->coarse * cp) + aligned((uint64_t)c->own * fp);
 }
 
 /* f0: the finest level's right-hand side: F0_NONE, F0_STREAMED with u, or F0_RESIDENT on the device. */
@@ -645,17 +646,67 @@ static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t 
     return PYR_OK;
 }
 
-/* The slab region's buffers for level l (region_bytes): u in two, f, the coarse level's planes, the own planes on
- * their way down. */
-static void carve(mg_t *m, int l, void **A, void **B, void **F, void **C, void **O)
+/* The slabs of a pass over level l, in order: each one's u (and f) go up into one of two sets of buffers while the
+ * slab before computes on the other (region_bytes' layout). */
+typedef struct {
+    int l;
+    int64_t n, next; /* the level's planes along the axis, the next slab's first own plane */
+    int k;           /* slabs begun */
+    void *up[2], *fup[2], *B, *C, *O;
+    span_t s;        /* the current slab */
+    void *A, *F;     /* its u (copied to B) and f buffers */
+} slabs_t;
+
+static int f_streamed(const mg_t *m, int l) { return m->f_host[l] && !(l == 0 && m->f[0]); }
+
+/* Issue the uploads of the slab whose own planes start at a into set k: after the work issued so far (the slab two
+ * before, which read that set). */
+static pyr_status_t fetch(mg_t *m, slabs_t *it, int64_t a, int k)
 {
+    span_t s;
+    span_of(m->hy, m->axis, m->halo[it->l], it->l, a, imin(it->n, a + m->slab[it->l]), &s);
+    const size_t bytes = plane_bytes(m, it->l, s.s1 - s.s0);
+    m->uploaded += bytes;
+    PYR_TRY(m->ops->upload_async(m->ctx, it->up[k], at(m, it->l, m->hu[it->l], s.s0), bytes));
+    if (f_streamed(m, it->l)) {
+        m->uploaded += bytes;
+        PYR_TRY(m->ops->upload_async(m->ctx, it->fup[k], at(m, it->l, m->f_host[it->l], s.s0), bytes));
+    }
+    return PYR_OK;
+}
+
+static pyr_status_t slabs_begin(mg_t *m, int l, slabs_t *it)
+{
+    memset(it, 0, sizeof *it);
+    it->l = l;
+    it->n = m->hy->level[l].n[m->axis];
     const uint64_t fine = aligned((uint64_t)plane_bytes(m, l, m->cost[l].fine));
     char *r = m->region;
-    *A = r;
-    *B = r + fine;
-    *F = r + 2 * fine;
-    *C = r + (m->f_host[l] && !(l == 0 && m->f[0]) ? 3 : 2) * fine;
-    *O = (char *)*C + aligned((uint64_t)plane_bytes(m, l + 1, m->cost[l].coarse));
+    it->up[0] = r;
+    it->up[1] = r + fine;
+    it->B = r + 2 * fine;
+    const int withF = f_streamed(m, l);
+    it->fup[0] = withF ? r + 3 * fine : NULL;
+    it->fup[1] = withF ? r + 4 * fine : NULL;
+    it->C = r + (withF ? 5 : 3) * fine;
+    it->O = (char *)it->C + aligned((uint64_t)plane_bytes(m, l + 1, m->cost[l].coarse));
+    return fetch(m, it, 0, 0);
+}
+
+/* The next slab (*more = 0 after the last): its uploads waited for, the one after it issued, u copied to B (the
+ * boundary in both of the sweeps' buffers). */
+static pyr_status_t slabs_next(mg_t *m, slabs_t *it, int *more)
+{
+    *more = it->next < it->n;
+    if (!*more) return PYR_OK;
+    span_of(m->hy, m->axis, m->halo[it->l], it->l, it->next, imin(it->n, it->next + m->slab[it->l]), &it->s);
+    PYR_TRY(m->ops->upload_join(m->ctx));
+    it->A = it->up[it->k % 2];
+    it->F = it->fup[it->k % 2];
+    it->next += m->slab[it->l];
+    if (it->next < it->n) PYR_TRY(fetch(m, it, it->next, (it->k + 1) % 2));
+    it->k++;
+    return m->ops->copy(m->ctx, it->B, it->A, plane_bytes(m, it->l, it->s.s1 - it->s.s0));
 }
 
 /* The slab's own planes of X down into level l's next u: through O on a download that runs beside the next slab's
@@ -708,17 +759,6 @@ static pyr_status_t slab_prolong(mg_t *m, int l, int64_t s0, int64_t *v0, int64_
     return PYR_OK;
 }
 
-/* One slab's start: u's planes [s0, s1) up into A and copied to B (the boundary in both buffers), f's into F
- * (unless the finest level's f stays on the device: m->f[0]). */
-static pyr_status_t slab_load(mg_t *m, int l, const span_t *s, void *A, void *B, void *F)
-{
-    const size_t bytes = plane_bytes(m, l, s->s1 - s->s0);
-    PYR_TRY(up(m, A, at(m, l, m->hu[l], s->s0), bytes));
-    PYR_TRY(m->ops->copy(m->ctx, B, A, bytes));
-    if (m->f_host[l] && !(l == 0 && m->f[0])) PYR_TRY(up(m, F, at(m, l, m->f_host[l], s->s0), bytes));
-    return PYR_OK;
-}
-
 /* The slab's f as the kernels read it from the slab's first plane (NULL: zero): the resident f's planes, or F. */
 static const void *slab_f(const mg_t *m, int l, const span_t *s, const void *F)
 {
@@ -729,21 +769,20 @@ static const void *slab_f(const mg_t *m, int l, const span_t *s, const void *F)
 /* A streamed coarser level's pre-smoothing, residual and full weighting into level l + 1's right-hand side. */
 static pyr_status_t pass_pre(mg_t *m, int l)
 {
-    const int64_t n = m->hy->level[l].n[m->axis];
-    void *A, *B, *F, *C, *O;
-    carve(m, l, &A, &B, &F, &C, &O);
-    for (int64_t a = 0; a < n; a += m->slab[l]) {
-        span_t s;
-        span_of(m->hy, m->axis, m->halo[l], l, a, imin(n, a + m->slab[l]), &s);
-        PYR_TRY(slab_load(m, l, &s, A, B, F));
-        const void *Fs = slab_f(m, l, &s, F);
-        void *X = A, *Y = B;
+    slabs_t it;
+    PYR_TRY(slabs_begin(m, l, &it));
+    for (int more;;) {
+        PYR_TRY(slabs_next(m, &it, &more));
+        if (!more) break;
+        const span_t s = it.s;
+        const void *Fs = slab_f(m, l, &s, it.F);
+        void *X = it.A, *Y = it.B;
         int64_t v0 = s.s0, v1 = s.s1;
         PYR_TRY(slab_smooth(m, l, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
-        PYR_TRY(slab_restrict(m, l, &s, X, Fs, Y, C));
-        if (m->hy->pre > 0) PYR_TRY(put_own(m, l, &s, X, O));
+        PYR_TRY(slab_restrict(m, l, &s, X, Fs, Y, it.C));
+        if (m->hy->pre > 0) PYR_TRY(put_own(m, l, &s, X, it.O));
     }
-    PYR_TRY(m->ops->download_wait(m->ctx));
+    PYR_TRY(m->ops->settle(m->ctx));
     if (m->hy->pre > 0) swap(&m->hu[l], &m->hv[l]);
     return PYR_OK;
 }
@@ -751,20 +790,19 @@ static pyr_status_t pass_pre(mg_t *m, int l)
 /* A streamed coarser level's interpolation of the correction, its addition and the post-smoothing sweeps. */
 static pyr_status_t pass_post(mg_t *m, int l)
 {
-    const int64_t n = m->hy->level[l].n[m->axis];
-    void *A, *B, *F, *C, *O;
-    carve(m, l, &A, &B, &F, &C, &O);
-    for (int64_t a = 0; a < n; a += m->slab[l]) {
-        span_t s;
-        span_of(m->hy, m->axis, m->halo[l], l, a, imin(n, a + m->slab[l]), &s);
-        PYR_TRY(slab_load(m, l, &s, A, B, F));
-        void *X = A, *Y = B;
+    slabs_t it;
+    PYR_TRY(slabs_begin(m, l, &it));
+    for (int more;;) {
+        PYR_TRY(slabs_next(m, &it, &more));
+        if (!more) break;
+        const span_t s = it.s;
+        void *X = it.A, *Y = it.B;
         int64_t v0 = s.s0, v1 = s.s1;
-        PYR_TRY(slab_prolong(m, l, s.s0, &v0, &v1, X, C));
-        PYR_TRY(slab_smooth(m, l, m->hy->post, s.s0, &v0, &v1, slab_f(m, l, &s, F), &X, &Y));
-        PYR_TRY(put_own(m, l, &s, X, O));
+        PYR_TRY(slab_prolong(m, l, s.s0, &v0, &v1, X, it.C));
+        PYR_TRY(slab_smooth(m, l, m->hy->post, s.s0, &v0, &v1, slab_f(m, l, &s, it.F), &X, &Y));
+        PYR_TRY(put_own(m, l, &s, X, it.O));
     }
-    PYR_TRY(m->ops->download_wait(m->ctx));
+    PYR_TRY(m->ops->settle(m->ctx));
     swap(&m->hu[l], &m->hv[l]);
     return PYR_OK;
 }
@@ -778,19 +816,19 @@ static pyr_status_t pass_post(mg_t *m, int l)
 static pyr_status_t pass_finest(mg_t *m, int first, int next, double *norm)
 {
     const int64_t n = m->hy->level[0].n[m->axis];
-    void *A, *B, *F, *C, *O;
-    carve(m, 0, &A, &B, &F, &C, &O);
     double most = 0;
-    for (int64_t a = 0; a < n; a += m->slab[0]) {
-        span_t s;
-        span_of(m->hy, m->axis, m->halo[0], 0, a, imin(n, a + m->slab[0]), &s);
-        PYR_TRY(slab_load(m, 0, &s, A, B, F));
-        const void *Fs = slab_f(m, 0, &s, F);
-        void *X = A, *Y = B;
+    slabs_t it;
+    PYR_TRY(slabs_begin(m, 0, &it));
+    for (int more;;) {
+        PYR_TRY(slabs_next(m, &it, &more));
+        if (!more) break;
+        const span_t s = it.s;
+        const void *Fs = slab_f(m, 0, &s, it.F);
+        void *X = it.A, *Y = it.B;
         int64_t v0 = s.s0, v1 = s.s1;
         if (!first) {
             PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
-            PYR_TRY(slab_prolong(m, 0, s.s0, &v0, &v1, X, C));
+            PYR_TRY(slab_prolong(m, 0, s.s0, &v0, &v1, X, it.C));
             PYR_TRY(slab_smooth(m, 0, m->hy->post, s.s0, &v0, &v1, Fs, &X, &Y));
         }
         /* the norm over the own planes (their neighbours read) into Y, whose other planes keep the layer before */
@@ -800,13 +838,13 @@ static pyr_status_t pass_finest(mg_t *m, int first, int next, double *norm)
         if (any_unknowns(&gr))
             PYR_TRY(m->ops->residual(m->ctx, &gr, at(m, 0, X, r0 - s.s0), Fs ? at(m, 0, Fs, r0 - s.s0) : NULL, at(m, 0, Y, r0 - s.s0), &r));
         if (r > most || isnan(r)) most = isnan(most) ? most : r;
-        if (!first) PYR_TRY(put_own(m, 0, &s, X, O));
+        if (!first) PYR_TRY(put_own(m, 0, &s, X, it.O));
         if (next) {
             PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
-            PYR_TRY(slab_restrict(m, 0, &s, X, Fs, Y, C));
+            PYR_TRY(slab_restrict(m, 0, &s, X, Fs, Y, it.C));
         }
     }
-    PYR_TRY(m->ops->download_wait(m->ctx));
+    PYR_TRY(m->ops->settle(m->ctx));
     if (!first) swap(&m->hu[0], &m->hv[0]);
     *norm = most;
     return PYR_OK;
@@ -1039,7 +1077,7 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
         if (got == PYR_OK && hy.pure) add_constant(nodes(&hy.level[0]), u->data, p->precision, mean - weighted_mean(&m.g[0], u->data, p->precision));
         if (st == PYR_OK) st = got;
     }
-    if (m.streamed && m.ctx) (void)ops->download_wait(m.ctx); /* nothing lands in freed memory after an error */
+    if (m.streamed && m.ctx) (void)ops->settle(m.ctx); /* nothing moves from or into freed memory after an error */
     res->sweeps = m.sweeps;
     res->node_updates = m.updates;
     res->streamed = m.streamed;

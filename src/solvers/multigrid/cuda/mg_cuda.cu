@@ -28,6 +28,9 @@ struct mg_ctx {
     int device;
     cudaStream_t down;  /* downloads that run beside the stream's work (made on first use) */
     cudaEvent_t issued; /* where the stream stood when the last of them was issued */
+    cudaStream_t up;    /* uploads likewise */
+    cudaEvent_t before; /* where the stream stood when the last of them was issued */
+    cudaEvent_t landed; /* where the uploads stood then */
     pyrcu::issuer_t by;
 };
 
@@ -211,6 +214,12 @@ void cu_destroy(void *ctx)
         cudaStreamDestroy(c->down);
         cudaEventDestroy(c->issued);
     }
+    if (c->up) {
+        cudaStreamSynchronize(c->up);
+        cudaStreamDestroy(c->up);
+        cudaEventDestroy(c->before);
+        cudaEventDestroy(c->landed);
+    }
     if (c->maxbits) pyr_device_cuda.dev_free(c->rt, c->maxbits);
     pyr_device_cuda.destroy(c->rt); /* back to the context cache */
     free(c);
@@ -350,6 +359,48 @@ pyr_status_t cu_download_wait(void *ctx)
     return PYR_OK;
 }
 
+/* An upload on a stream of its own, after everything issued on the main one so far: the next slab goes up while
+ * this one's kernels run. */
+pyr_status_t cu_upload_async(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (!c->up) {
+        MG_TRY(c, cudaSetDevice(c->device));
+        MG_TRY(c, cudaStreamCreateWithFlags(&c->up, cudaStreamNonBlocking));
+        if (cudaEventCreateWithFlags(&c->before, cudaEventDisableTiming) != cudaSuccess) {
+            cudaStreamDestroy(c->up);
+            c->up = NULL;
+            MG_TRY(c, cudaGetLastError());
+        }
+        if (cudaEventCreateWithFlags(&c->landed, cudaEventDisableTiming) != cudaSuccess) {
+            cudaEventDestroy(c->before);
+            cudaStreamDestroy(c->up);
+            c->up = NULL;
+            MG_TRY(c, cudaGetLastError());
+        }
+    }
+    MG_TRY(c, cudaEventRecord(c->before, c->stream));
+    MG_TRY(c, cudaStreamWaitEvent(c->up, c->before, 0));
+    MG_TRY(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->up));
+    MG_TRY(c, cudaEventRecord(c->landed, c->up));
+    return PYR_OK;
+}
+
+pyr_status_t cu_upload_join(void *ctx)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (c->up) MG_TRY(c, cudaStreamWaitEvent(c->stream, c->landed, 0));
+    return PYR_OK;
+}
+
+pyr_status_t cu_settle(void *ctx)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (c->up) MG_TRY(c, cudaStreamSynchronize(c->up));
+    if (c->down) MG_TRY(c, cudaStreamSynchronize(c->down));
+    return PYR_OK;
+}
+
 /* Pinned host memory for the streamed levels: transfers at the bus's speed, without staging. */
 pyr_status_t cu_host_alloc(void *ctx, size_t bytes, void **buf)
 {
@@ -378,5 +429,6 @@ void cu_host_unpin(void *ctx, void *buf)
 extern "C" const pyr_mg_ops_t pyr_mg_ops_cuda = {
     PYR_BACKEND_CUDA, cu_create,   cu_destroy,    cu_alloc,      cu_release,  cu_upload, cu_download,
     cu_copy,          cu_zero,     cu_smooth,     cu_residual,   cu_restrict, cu_prolong, cu_host_alloc,
-    cu_host_free,     cu_host_pin, cu_host_unpin, cu_download_async, cu_download_wait,
+    cu_host_free,     cu_host_pin, cu_host_unpin, cu_download_async, cu_download_wait, cu_upload_async, cu_upload_join,
+    cu_settle,
 };
