@@ -194,7 +194,7 @@ def main():
         print(f"skip the Python module: {e}")
 
     # out of core: a budget below the levels' streams the finest ones in slabs, with the in-core run's bits and cycles
-    for memory in (30000, 45000):  # the levels need about 58 KB: 3 and 2 levels streamed, slabs of 2 and 10 planes
+    for memory in (48000, 56000):  # the levels need about 58 KB: 3 and 2 levels streamed, slabs of 2 planes
         p_ooc, i_ooc, msg = run(pyrgrid, work, "ooc", shape, lengths, f, u0, {"scheme.tolerance": 1e-10, "run.memory": memory})
         check(p_ooc is not None and p_npy is not None and np.array_equal(np.load(p_ooc), np.load(p_npy)) and i_ooc["cycles"] == i_npy["cycles"],
               f"run.memory = {memory}: streamed, the in-core bits and cycles ({msg})")
