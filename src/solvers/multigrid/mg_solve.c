@@ -621,11 +621,11 @@ static int any_unknowns(const pyr_mg_geom_t *g)
     return 1;
 }
 
+static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type);
+
 /* The slab's sweeps: smooth()'s weights and updates on the planes [*v0, *v1) of the slab from s0 that hold the
  * current layer, a plane narrower at each side inside the grid after each sweep (the planes beyond read stale
  * values); on return [*v0, *v1) are the planes that hold the last. */
-static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type);
-
 static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t *v0, int64_t *v1, const void *F, void **X, void **Y)
 {
     const pyr_mg_level_t *V = &m->hy->level[l];
