@@ -272,15 +272,15 @@ static void unknown_planes(const pyr_mg_hierarchy_t *hy, int ax, int l, int64_t 
 /* Device bytes rounded up so that every buffer carved from the slab region starts aligned. */
 static uint64_t aligned(uint64_t b) { return (b + 255) & ~(uint64_t)255; }
 
-/* The widest view [*p0, *p1) of level l's planes within [v0, v1) whose ends nest in the coarse level (even where
+/* The widest view [*p0, *p1) of level l's planes within [w0, w1) whose ends nest in the coarse level (even where
  * the axis is coarsened, the grid's ends kept), and the coarse planes [*c0, *c1) interpolation onto it reads. */
-static void prolong_view(const pyr_mg_hierarchy_t *hy, int ax, int l, int64_t v0, int64_t v1, int64_t *p0, int64_t *p1, int64_t *c0,
+static void prolong_view(const pyr_mg_hierarchy_t *hy, int ax, int l, int64_t w0, int64_t w1, int64_t *p0, int64_t *p1, int64_t *c0,
                          int64_t *c1)
 {
-    *p0 = v0;
-    *p1 = v1;
-    *c0 = v0;
-    *c1 = v1;
+    *p0 = w0;
+    *p1 = w1;
+    *c0 = w0;
+    *c1 = w1;
     if (!hy->level[l].coarsen[ax]) return;
     if (*p0 % 2) ++*p0;
     if ((*p1 - 1) % 2) --*p1;
@@ -623,10 +623,10 @@ static int any_unknowns(const pyr_mg_geom_t *g)
 
 static pyr_status_t cycle(mg_t *m, int l, pyr_cycle_t type);
 
-/* The slab's sweeps: smooth()'s weights and updates on the planes [*v0, *v1) of the slab from s0 that hold the
+/* The slab's sweeps: smooth()'s weights and updates on the planes [*w0, *w1) of the slab from s0 that hold the
  * current layer, a plane narrower at each side inside the grid after each sweep (the planes beyond read stale
- * values); on return [*v0, *v1) are the planes that hold the last. */
-static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t *v0, int64_t *v1, const void *F, void **X, void **Y)
+ * values); on return [*w0, *w1) are the planes that hold the last. */
+static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t *w0, int64_t *w1, const void *F, void **X, void **Y)
 {
     const pyr_mg_level_t *V = &m->hy->level[l];
     const int64_t n = V->n[m->axis];
@@ -635,13 +635,13 @@ static pyr_status_t slab_smooth(mg_t *m, int l, int sweeps, int64_t s0, int64_t 
     for (int s = 0; s < sweeps; s++) {
         if (s == 1) w = 1.0 / (1.0 - s2 / 2.0);
         else if (s > 1) w = 1.0 / (1.0 - s2 * w / 4.0);
-        const pyr_mg_geom_t g = view(m, l, *v0, *v1);
+        const pyr_mg_geom_t g = view(m, l, *w0, *w1);
         if (any_unknowns(&g))
-            PYR_TRY(m->ops->smooth(m->ctx, &g, at(m, l, *X, *v0 - s0), F ? at(m, l, F, *v0 - s0) : NULL, at(m, l, *Y, *v0 - s0), V->gamma, w,
+            PYR_TRY(m->ops->smooth(m->ctx, &g, at(m, l, *X, *w0 - s0), F ? at(m, l, F, *w0 - s0) : NULL, at(m, l, *Y, *w0 - s0), V->gamma, w,
                                    V->sigma == 0 || s == 0));
         swap(X, Y);
-        if (*v0 > 0) ++*v0;
-        if (*v1 < n) --*v1;
+        if (*w0 > 0) ++*w0;
+        if (*w1 < n) --*w1;
     }
     return PYR_OK;
 }
@@ -741,12 +741,12 @@ static pyr_status_t slab_restrict(mg_t *m, int l, const span_t *s, const void *X
     return PYR_OK;
 }
 
-/* Interpolation of level l + 1's correction onto the slab's planes [*v0, *v1) of X (valid there), narrowed to a view
- * whose ends nest in the coarse level; on return [*v0, *v1) are the planes it corrected. */
-static pyr_status_t slab_prolong(mg_t *m, int l, int64_t s0, int64_t *v0, int64_t *v1, void *X, void *C)
+/* Interpolation of level l + 1's correction onto the slab's planes [*w0, *w1) of X (valid there), narrowed to a view
+ * whose ends nest in the coarse level; on return [*w0, *w1) are the planes it corrected. */
+static pyr_status_t slab_prolong(mg_t *m, int l, int64_t s0, int64_t *w0, int64_t *w1, void *X, void *C)
 {
     int64_t p0, p1, c0, c1;
-    prolong_view(m->hy, m->axis, l, *v0, *v1, &p0, &p1, &c0, &c1);
+    prolong_view(m->hy, m->axis, l, *w0, *w1, &p0, &p1, &c0, &c1);
     const void *E = at(m, l + 1, m->u[l + 1], c0);
     if (l + 1 < m->streamed) {
         PYR_TRY(up(m, C, at(m, l + 1, m->hu[l + 1], c0), plane_bytes(m, l + 1, c1 - c0)));
@@ -754,8 +754,8 @@ static pyr_status_t slab_prolong(mg_t *m, int l, int64_t s0, int64_t *v0, int64_
     }
     const pyr_mg_geom_t gc = view(m, l + 1, c0, c1), gf = view(m, l, p0, p1);
     if (any_unknowns(&gf)) PYR_TRY(m->ops->prolong_add(m->ctx, &gc, m->hy->level[l].coarsen, E, &gf, at(m, l, X, p0 - s0)));
-    *v0 = p0 > 0 ? p0 + 1 : 0;
-    *v1 = p1 < m->hy->level[l].n[m->axis] ? p1 - 1 : p1;
+    *w0 = p0 > 0 ? p0 + 1 : 0;
+    *w1 = p1 < m->hy->level[l].n[m->axis] ? p1 - 1 : p1;
     return PYR_OK;
 }
 
@@ -777,8 +777,8 @@ static pyr_status_t pass_pre(mg_t *m, int l)
         const span_t s = it.s;
         const void *Fs = slab_f(m, l, &s, it.F);
         void *X = it.A, *Y = it.B;
-        int64_t v0 = s.s0, v1 = s.s1;
-        PYR_TRY(slab_smooth(m, l, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
+        int64_t w0 = s.s0, w1 = s.s1;
+        PYR_TRY(slab_smooth(m, l, m->hy->pre, s.s0, &w0, &w1, Fs, &X, &Y));
         PYR_TRY(slab_restrict(m, l, &s, X, Fs, Y, it.C));
         if (m->hy->pre > 0) PYR_TRY(put_own(m, l, &s, X, it.O));
     }
@@ -797,9 +797,9 @@ static pyr_status_t pass_post(mg_t *m, int l)
         if (!more) break;
         const span_t s = it.s;
         void *X = it.A, *Y = it.B;
-        int64_t v0 = s.s0, v1 = s.s1;
-        PYR_TRY(slab_prolong(m, l, s.s0, &v0, &v1, X, it.C));
-        PYR_TRY(slab_smooth(m, l, m->hy->post, s.s0, &v0, &v1, slab_f(m, l, &s, it.F), &X, &Y));
+        int64_t w0 = s.s0, w1 = s.s1;
+        PYR_TRY(slab_prolong(m, l, s.s0, &w0, &w1, X, it.C));
+        PYR_TRY(slab_smooth(m, l, m->hy->post, s.s0, &w0, &w1, slab_f(m, l, &s, it.F), &X, &Y));
         PYR_TRY(put_own(m, l, &s, X, it.O));
     }
     PYR_TRY(m->ops->settle(m->ctx));
@@ -825,11 +825,11 @@ static pyr_status_t pass_finest(mg_t *m, int first, int next, double *norm)
         const span_t s = it.s;
         const void *Fs = slab_f(m, 0, &s, it.F);
         void *X = it.A, *Y = it.B;
-        int64_t v0 = s.s0, v1 = s.s1;
+        int64_t w0 = s.s0, w1 = s.s1;
         if (!first) {
-            PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
-            PYR_TRY(slab_prolong(m, 0, s.s0, &v0, &v1, X, it.C));
-            PYR_TRY(slab_smooth(m, 0, m->hy->post, s.s0, &v0, &v1, Fs, &X, &Y));
+            PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &w0, &w1, Fs, &X, &Y));
+            PYR_TRY(slab_prolong(m, 0, s.s0, &w0, &w1, X, it.C));
+            PYR_TRY(slab_smooth(m, 0, m->hy->post, s.s0, &w0, &w1, Fs, &X, &Y));
         }
         /* the norm over the own planes (their neighbours read) into Y, whose other planes keep the layer before */
         const int64_t r0 = imax(0, s.a - 1), r1 = imin(n, s.b + 1);
@@ -840,7 +840,7 @@ static pyr_status_t pass_finest(mg_t *m, int first, int next, double *norm)
         if (r > most || isnan(r)) most = isnan(most) ? most : r;
         if (!first) PYR_TRY(put_own(m, 0, &s, X, it.O));
         if (next) {
-            PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &v0, &v1, Fs, &X, &Y));
+            PYR_TRY(slab_smooth(m, 0, m->hy->pre, s.s0, &w0, &w1, Fs, &X, &Y));
             PYR_TRY(slab_restrict(m, 0, &s, X, Fs, Y, it.C));
         }
     }
