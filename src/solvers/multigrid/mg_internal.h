@@ -93,6 +93,9 @@ typedef struct pyr_mg_ops {
 } pyr_mg_ops_t;
 
 extern const pyr_mg_ops_t pyr_mg_ops_cpu;
+/* The CPU's transfers beside the kernels done as late as the ops' contract lets them (on: the tests' check that the
+ * passes join and wait where they must), or when issued (off, the default). */
+void pyr_mg_cpu_late_transfers(int on);
 #ifdef PYR_HAVE_CUDA
 extern const pyr_mg_ops_t pyr_mg_ops_cuda;
 #endif
