@@ -1070,6 +1070,7 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
     if (st == PYR_OK) {
         res->initial = f ? max_abs(f) : 0;
         st = run_cycles(&m, p, hooks, res);
+        if (m.streamed) (void)ops->settle(m.ctx); /* a pass stopped by an error leaves no transfer behind */
         /* the field holds the last cycle's result, also when the run stopped with an error after a cycle */
         pyr_status_t got = PYR_OK;
         if (!m.streamed) got = down(&m, u->data, m.u[0], fine_bytes);
@@ -1077,7 +1078,6 @@ pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t back
         if (got == PYR_OK && hy.pure) add_constant(nodes(&hy.level[0]), u->data, p->precision, mean - weighted_mean(&m.g[0], u->data, p->precision));
         if (st == PYR_OK) st = got;
     }
-    if (m.streamed && m.ctx) (void)ops->settle(m.ctx); /* nothing moves from or into freed memory after an error */
     res->sweeps = m.sweeps;
     res->node_updates = m.updates;
     res->streamed = m.streamed;
