@@ -1,6 +1,7 @@
 /* The multigrid method (see method.h): Poisson problems with scheme.iteration
- * = multigrid, solved in core on one device by the level loop of
- * solvers/multigrid/.  It takes no pieces, passes, heights or kernel
+ * = multigrid, solved on one device by the level loop of solvers/multigrid/
+ * (the finest levels streamed from host memory where they do not fit the
+ * budget).  It takes no pieces, passes, heights or kernel
  * variants; its plan is the naive method's resident description with the
  * hierarchy's memory as the device's, and its run is
  * pyr_method_multigrid_execute. */
@@ -14,6 +15,7 @@
 #include "backend/plugin.h"
 #include "core/error.h"
 #include "methods/method.h"
+#include "plan/planner.h"
 #include "solvers/multigrid/mg.h"
 
 static int is_multigrid(const pyr_problem_t *p) { return p->equation == PYR_EQ_POISSON && p->poisson.iteration == PYR_ITER_MULTIGRID; }
@@ -32,7 +34,7 @@ static pyr_status_t mg_check(const pyr_problem_t *p, pyr_options_t *o)
                         "Jacobi); set method = multigrid (or auto), or iteration = chebyshev to sweep",
                         pyr_method_name(o->method));
     if (p->whole[0] > 0 || p->whole[1] > 0 || p->whole[2] > 0 || (o->devices[0] && strcmp(o->devices, "0") != 0))
-        return pyr_fail(PYR_ERR_UNSUPPORTED, "method = multigrid runs in core on one device, not over several devices or MPI ranks; leave "
+        return pyr_fail(PYR_ERR_UNSUPPORTED, "method = multigrid runs on one device, not over several devices or MPI ranks; leave "
                         "run.devices out (run.device = N chooses the GPU) and run one process");
     if (o->decomposition != PYR_DECOMP_AUTO || o->piece > 0 || o->height > 0)
         return pyr_fail(PYR_ERR_CONFIG, "run.decomposition, rows, block and height with method = multigrid: its levels stay whole on the "
@@ -69,23 +71,27 @@ static pyr_status_t mg_choose(pyr_plan_t *plan, pyr_method_ctx_t *ctx, pyr_metho
 {
     pyr_mg_hierarchy_t hy;
     PYR_TRY(pyr_mg_hierarchy(&plan->problem, &hy));
-    const uint64_t need = pyr_mg_bytes(&plan->problem, &hy), budget = mg_budget(plan, ctx);
-    if (need > budget) {
-        char want[32], have[32];
-        pyr_format_bytes(need, want, sizeof want);
-        pyr_format_bytes(budget, have, sizeof have);
-        return pyr_fail(PYR_ERR_BUDGET, "method = multigrid keeps every level in core: %s for this grid's %d levels, more than the budget "
-                        "of %s; use memory >= %s, a smaller grid, or iteration = chebyshev with method = auto to stream the grid in "
-                        "pieces (multigrid has no out-of-core plan)", want, hy.nlevels, have, want);
-    }
+    /* the levels that do not fit stream from host memory in slabs; a budget too small for that is refused naming the
+     * smallest that works */
+    pyr_mg_stream_t s;
+    PYR_TRY(pyr_mg_stream_plan(&plan->problem, &hy, mg_budget(plan, ctx), &s));
     c->decomp = ctx->cands[0];
     c->height = 1;
     c->seconds = NAN;
     c->modelled = 0;
     const pyr_mg_level_t *L = &hy.level[hy.nlevels - 1];
-    snprintf(c->why, sizeof c->why, "%s-cycles over %d levels down to %lld x %lld x %lld nodes, %d + %d weighted-Jacobi sweeps per level, "
-             "%lld coarsest sweeps", hy.cycle == PYR_CYCLE_F ? "F" : "V", hy.nlevels, (long long)L->n[0], (long long)L->n[1],
-             (long long)L->n[2], hy.pre, hy.post, (long long)hy.coarse_sweeps);
+    int w = snprintf(c->why, sizeof c->why, "%s-cycles over %d levels down to %lld x %lld x %lld nodes, %d + %d %s sweeps per level, %lld "
+                     "coarsest sweeps", hy.cycle == PYR_CYCLE_F ? "F" : "V", hy.nlevels, (long long)L->n[0], (long long)L->n[1],
+                     (long long)L->n[2], hy.pre, hy.post, hy.smoother == PYR_SMOOTH_JACOBI ? "weighted-Jacobi" : "Chebyshev",
+                     (long long)hy.coarse_sweeps);
+    if (s.streamed > 0 && w > 0 && (size_t)w < sizeof c->why) {
+        char moved[32];
+        pyr_format_bytes(s.moved, moved, sizeof moved);
+        char levels[24] = "level 0";
+        if (s.streamed > 1) snprintf(levels, sizeof levels, "levels 0-%d", s.streamed - 1);
+        snprintf(c->why + w, sizeof c->why - (size_t)w, "; %s streamed from host memory in slabs of %lld planes along %c (+%d halo "
+                 "each side), %s moved per cycle", levels, (long long)s.slab[0], "xyz"[s.axis], s.halo[0], moved);
+    }
     return PYR_OK;
 }
 
@@ -138,7 +144,20 @@ static pyr_status_t mg_build(pyr_plan_t *plan, pyr_method_ctx_t *ctx, const pyr_
     plan->method = PYR_METHOD_MULTIGRID;
     plan->kernel = &mg_kernel;
     mg_kernel_default(plan->problem.dims, plan->problem.precision, &plan->variant);
-    plan->device_bytes = pyr_mg_bytes(&plan->problem, &hy);
+    pyr_mg_stream_t s;
+    PYR_TRY(pyr_mg_stream_plan(&plan->problem, &hy, plan->budget, &s));
+    plan->device_bytes = s.device_bytes;
+    if (s.streamed > 0) {
+        /* the levels beyond the budget are not on the device: say which, in what slabs, and what crosses the bus */
+        char moved[32], host[32];
+        pyr_format_bytes(s.moved, moved, sizeof moved);
+        pyr_format_bytes(s.host_bytes, host, sizeof host);
+        pyr_plan_add_notice(plan, "multigrid out of core: %d of its %d levels streamed from host memory (%s beside the caller's u and f), "
+                            "the finest in slabs of %lld of its %lld planes along %c with %d halo planes each side recomputed; %s moved "
+                            "to and from the device per cycle; levels %d-%d%s in core", s.streamed, hy.nlevels, host, (long long)s.slab[0],
+                            (long long)hy.level[0].n[s.axis], "xyz"[s.axis], s.halo[0], moved, s.streamed, hy.nlevels - 1,
+                            s.f_resident ? " and the finest level's f" : "");
+    }
     memset(&plan->predicted, 0, sizeof plan->predicted);
     return PYR_OK;
 }
@@ -193,12 +212,12 @@ pyr_status_t pyr_method_multigrid_execute(pyr_plan_t *plan, pyr_field_t *const *
         }
     }
     pyr_mg_result_t res;
-    const pyr_status_t st = pyr_mg_solve(p, plan->ops->kind, plan->options.device, plan->options.threads, u, f, hooks, &res);
+    const pyr_status_t st = pyr_mg_solve_within(p, plan->ops->kind, plan->options.device, plan->options.threads, plan->budget, u, f, hooks, &res);
     pyr_field_destroy(&made);
     if (run && st == PYR_OK) {
-        const uint64_t values = (uint64_t)p->n[0] * (uint64_t)p->n[1] * (uint64_t)p->n[2];
-        run->counts.uploaded = values * (f ? 2 : 1);
-        run->counts.downloaded = values;
+        const uint64_t e = pyr_precision_size(p->precision);
+        run->counts.uploaded = res.uploaded / e;
+        run->counts.downloaded = res.downloaded / e;
         run->counts.computed = res.node_updates;
         run->steps = res.cycles;
         run->checked = 1;

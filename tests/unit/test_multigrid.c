@@ -277,10 +277,10 @@ static void test_refusals(void)
     pyr_plan_destroy(&plan);
     make_mg(&p, 2, 97, 67, 1, NULL, PYR_DOUBLE, 1e-8, 50); /* 67 = 33 * 2 + 1: 34 nodes at the coarsest */
     expect_refusal(&p, &o, PYR_ERR_UNSUPPORTED, "use ny = 65 or 69", "97 x 67");
-    /* the budget: every level in core */
+    /* the budget: below what streams the finest levels in slabs of two planes (1 MiB streams: test_multigrid_ooc) */
     make_mg(&p, 2, 257, 257, 1, NULL, PYR_DOUBLE, 1e-8, 50);
-    o.memory = 1 << 20;
-    expect_refusal(&p, &o, PYR_ERR_BUDGET, "keeps every level in core", "1 MiB for 257^2");
+    o.memory = 16 << 10;
+    expect_refusal(&p, &o, PYR_ERR_BUDGET, "use memory >=", "16 KiB for 257^2");
     o.memory = 0;
     /* the other methods' settings, and iteration = multigrid with another method */
     o.method = PYR_METHOD_PYRAMID;

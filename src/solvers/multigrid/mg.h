@@ -65,6 +65,31 @@ pyr_status_t pyr_mg_hierarchy(const pyr_problem_t *p, pyr_mg_hierarchy_t *hy);
 /* Bytes the solve keeps on its device (every level's arrays). */
 uint64_t pyr_mg_bytes(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy);
 
+/* Out of core: the finest levels that do not fit the budget live in host memory and every operation on them is a
+ * streamed pass over slabs of planes along the last axis, each slab uploaded with `halo` planes beyond its own on
+ * each side (the halo is recomputed, shrinking by a plane per sweep, so that its own planes end exactly as in core).
+ * A coarser streamed level takes two passes per visit: pre-smoothing, the residual and its full weighting into the
+ * next level's right-hand side; then interpolation, the correction and post-smoothing.  The finest level takes one
+ * pass per cycle: it recomputes the cycle's pre-smoothing from the last cycle's result (never stored), corrects,
+ * post-smooths, takes the residual's norm, and pre-smooths again for the next cycle and restricts, so that a cycle
+ * moves u up and down once and f up once.  The levels from `streamed` down stay on the device; the coarsest always
+ * does. */
+typedef struct {
+    int streamed;                    /* levels 0 .. streamed - 1 are streamed (0: every level in core) */
+    int axis;                        /* the slabs' axis: the last one */
+    int halo[PYR_MG_MAX_LEVELS];     /* planes beyond a slab's own on each side: 2 pre + post + 4 on the finest level,
+                                      * the most smoothing sweeps + 2 on the others */
+    int64_t slab[PYR_MG_MAX_LEVELS]; /* a streamed level's own planes per slab */
+    int f_resident;                  /* the finest level's f stays on the device (where that moves fewer bytes) */
+    uint64_t device_bytes;           /* the in-core levels and the slab buffers */
+    uint64_t host_bytes;             /* the streamed levels' arrays in host memory (beside the caller's u and f) */
+    uint64_t moved;                  /* bytes to and from the device per cycle */
+} pyr_mg_stream_t;
+
+/* The plan within `budget` bytes of device memory: every level in core where they fit, else the fewest finest levels
+ * streamed in the thickest slabs that fit; a refusal naming the smallest budget that works. */
+pyr_status_t pyr_mg_stream_plan(const pyr_problem_t *p, const pyr_mg_hierarchy_t *hy, uint64_t budget, pyr_mg_stream_t *s);
+
 /* What a solve did. */
 typedef struct {
     int64_t cycles;
@@ -73,6 +98,8 @@ typedef struct {
     int converged;         /* residual < tolerance */
     double sweeps;         /* the cost in fine-grid sweep equivalents (smoothing, residuals, transfers, coarse sweeps) */
     uint64_t node_updates; /* every node written by a kernel */
+    int streamed;          /* the levels streamed (pyr_mg_stream_t) */
+    uint64_t uploaded, downloaded; /* bytes moved to and from the device, the initial field and the result included */
 } pyr_mg_result_t;
 
 /* Solve the problem on the backend: u holds the initial guess and the boundary values on entry and the result on
@@ -82,6 +109,11 @@ typedef struct {
  * PYR_ERR_CANCELLED, u holding that cycle's result. */
 pyr_status_t pyr_mg_solve(const pyr_problem_t *p, pyr_backend_kind_t backend, int device, int threads, pyr_field_t *u,
                           const pyr_field_t *f, const pyr_hooks_t *hooks, pyr_mg_result_t *res);
+
+/* The same within `budget` bytes of device memory (pyr_mg_stream_plan): the same cycles and every bit of the result
+ * as in core. */
+pyr_status_t pyr_mg_solve_within(const pyr_problem_t *p, pyr_backend_kind_t backend, int device, int threads, uint64_t budget,
+                                 pyr_field_t *u, const pyr_field_t *f, const pyr_hooks_t *hooks, pyr_mg_result_t *res);
 
 /* Whether the backend's multigrid kernels are compiled in. */
 int pyr_mg_backend_built(pyr_backend_kind_t backend);

@@ -10,10 +10,28 @@
 #include "core/error.h"
 #include "solvers/multigrid/mg_internal.h"
 
+/* A transfer issued beside the kernels and not done yet. */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} pending_t;
+
+#define PENDING 8
+
 typedef struct {
     int threads;
     pyr_precision_t precision;
+    pending_t up[PENDING], down[PENDING];
+    int nup, ndown;
 } cpu_ctx_t;
+
+/* Transfers beside the kernels are done when issued, or (late) as late as mg_internal.h lets them: at the join or
+ * wait that must see them, so that a pass reading a buffer before its upload is joined, or reusing one before its
+ * download is waited for, reads or sends stale values and the tests see it. */
+static int late;
+
+void pyr_mg_cpu_late_transfers(int on) { late = on; }
 
 /* Rows worth sharing among threads: below this a level runs on one. */
 #define PAR_NODES 32768
@@ -23,6 +41,7 @@ static pyr_status_t cpu_create(int device, int threads, pyr_precision_t precisio
     (void)device;
     cpu_ctx_t *c = malloc(sizeof *c);
     if (!c) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
+    memset(c, 0, sizeof *c);
     c->threads = threads > 0 ? threads : omp_get_max_threads();
     c->precision = precision;
     *out = c;
@@ -49,6 +68,57 @@ static pyr_status_t cpu_copy(void *ctx, void *dst, const void *src, size_t bytes
 {
     (void)ctx;
     memcpy(dst, src, bytes);
+    return PYR_OK;
+}
+
+static void flush(pending_t *q, int *n)
+{
+    for (int i = 0; i < *n; i++) memcpy(q[i].dst, q[i].src, q[i].bytes);
+    *n = 0;
+}
+
+static pyr_status_t later(pending_t *q, int *n, void *dst, const void *src, size_t bytes)
+{
+    if (!late) {
+        memcpy(dst, src, bytes);
+        return PYR_OK;
+    }
+    if (*n == PENDING) flush(q, n);
+    q[(*n)++] = (pending_t){dst, src, bytes};
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_upload_async(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    cpu_ctx_t *c = ctx;
+    return later(c->up, &c->nup, dst, src, bytes);
+}
+
+static pyr_status_t cpu_upload_join(void *ctx)
+{
+    cpu_ctx_t *c = ctx;
+    flush(c->up, &c->nup);
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_download_async(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    cpu_ctx_t *c = ctx;
+    return later(c->down, &c->ndown, dst, src, bytes);
+}
+
+static pyr_status_t cpu_download_wait(void *ctx)
+{
+    cpu_ctx_t *c = ctx;
+    flush(c->down, &c->ndown);
+    return PYR_OK;
+}
+
+static pyr_status_t cpu_settle(void *ctx)
+{
+    cpu_ctx_t *c = ctx;
+    flush(c->up, &c->nup);
+    flush(c->down, &c->ndown);
     return PYR_OK;
 }
 
@@ -295,4 +365,9 @@ const pyr_mg_ops_t pyr_mg_ops_cpu = {
     .residual = cpu_residual,
     .restrict_fw = cpu_restrict,
     .prolong_add = cpu_prolong,
+    .download_async = cpu_download_async,
+    .download_wait = cpu_download_wait,
+    .upload_async = cpu_upload_async,
+    .upload_join = cpu_upload_join,
+    .settle = cpu_settle,
 };

@@ -73,9 +73,29 @@ typedef struct pyr_mg_ops {
     /* uf (the fine interior) += linear interpolation of ec along the coarsened axes. */
     pyr_status_t (*prolong_add)(void *ctx, const pyr_mg_geom_t *coarse, const int coarsen[3], const void *ec, const pyr_mg_geom_t *fine,
                                 void *uf);
+    /* Host memory that copies to and from the device fast, for the streamed levels (optional, NULL: the heap's;
+     * a refusal falls back to it): zero-filled arrays of the solve's own, and the caller's u and f pinned for the
+     * time of the solve. */
+    pyr_status_t (*host_alloc)(void *ctx, size_t bytes, void **buf);
+    void (*host_free)(void *ctx, void *buf);
+    pyr_status_t (*host_pin)(void *ctx, void *buf, size_t bytes);
+    void (*host_unpin)(void *ctx, void *buf);
+    /* Transfers beside the kernels.  A download starts once everything issued before it is done and runs while the
+     * device goes on (its source stays unwritten until download_wait, which returns once every one issued has
+     * landed).  An upload starts once everything issued before it is done and runs beside what is issued after it
+     * (its destination stays unread until upload_join, after which the work issued waits for every upload issued
+     * before the join).  settle returns once every transfer issued is done. */
+    pyr_status_t (*download_async)(void *ctx, void *dst, const void *src, size_t bytes);
+    pyr_status_t (*download_wait)(void *ctx);
+    pyr_status_t (*upload_async)(void *ctx, void *dst, const void *src, size_t bytes);
+    pyr_status_t (*upload_join)(void *ctx);
+    pyr_status_t (*settle)(void *ctx);
 } pyr_mg_ops_t;
 
 extern const pyr_mg_ops_t pyr_mg_ops_cpu;
+/* The CPU's transfers beside the kernels done as late as the ops' contract lets them (on: the tests' check that the
+ * passes join and wait where they must), or when issued (off, the default). */
+void pyr_mg_cpu_late_transfers(int on);
 #ifdef PYR_HAVE_CUDA
 extern const pyr_mg_ops_t pyr_mg_ops_cuda;
 #endif

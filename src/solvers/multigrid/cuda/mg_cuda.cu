@@ -25,6 +25,12 @@ struct mg_ctx {
     cudaStream_t stream;
     pyr_precision_t precision;
     unsigned long long *maxbits; /* one word on the device */
+    int device;
+    cudaStream_t down;  /* downloads that run beside the stream's work (made on first use) */
+    cudaEvent_t issued; /* where the stream stood when the last of them was issued */
+    cudaStream_t up;    /* uploads likewise */
+    cudaEvent_t before; /* where the stream stood when the last of them was issued */
+    cudaEvent_t landed; /* where the uploads stood then */
     pyrcu::issuer_t by;
 };
 
@@ -171,6 +177,7 @@ pyr_status_t cu_create(int device, int threads, pyr_precision_t precision, void 
     mg_ctx *c = (mg_ctx *)calloc(1, sizeof *c);
     if (!c) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
     c->precision = precision;
+    c->device = device;
     c->by = pyrcu::issuer_t{device, "multigrid on the GPU", "use a smaller grid or backend = cpu", NULL};
     pyr_options_t ro;
     pyr_options_default(&ro);
@@ -202,6 +209,17 @@ void cu_destroy(void *ctx)
     mg_ctx *c = (mg_ctx *)ctx;
     if (!c) return;
     cudaStreamSynchronize(c->stream);
+    if (c->down) {
+        cudaStreamSynchronize(c->down);
+        cudaStreamDestroy(c->down);
+        cudaEventDestroy(c->issued);
+    }
+    if (c->up) {
+        cudaStreamSynchronize(c->up);
+        cudaStreamDestroy(c->up);
+        cudaEventDestroy(c->before);
+        cudaEventDestroy(c->landed);
+    }
     if (c->maxbits) pyr_device_cuda.dev_free(c->rt, c->maxbits);
     pyr_device_cuda.destroy(c->rt); /* back to the context cache */
     free(c);
@@ -314,9 +332,103 @@ pyr_status_t cu_prolong(void *ctx, const pyr_mg_geom_t *coarse, const int k[3], 
     return launched(c);
 }
 
+/* A download on a stream of its own, after everything issued on the main one so far: it overlaps the next
+ * uploads (the bus carries both directions at once) and kernels. */
+pyr_status_t cu_download_async(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (!c->down) {
+        MG_TRY(c, cudaSetDevice(c->device));
+        MG_TRY(c, cudaStreamCreateWithFlags(&c->down, cudaStreamNonBlocking));
+        if (cudaEventCreateWithFlags(&c->issued, cudaEventDisableTiming) != cudaSuccess) {
+            cudaStreamDestroy(c->down);
+            c->down = NULL;
+            MG_TRY(c, cudaGetLastError());
+        }
+    }
+    MG_TRY(c, cudaEventRecord(c->issued, c->stream));
+    MG_TRY(c, cudaStreamWaitEvent(c->down, c->issued, 0));
+    MG_TRY(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->down));
+    return PYR_OK;
+}
+
+pyr_status_t cu_download_wait(void *ctx)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (c->down) MG_TRY(c, cudaStreamSynchronize(c->down));
+    return PYR_OK;
+}
+
+/* An upload on a stream of its own, after everything issued on the main one so far: the next slab goes up while
+ * this one's kernels run. */
+pyr_status_t cu_upload_async(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (!c->up) {
+        MG_TRY(c, cudaSetDevice(c->device));
+        MG_TRY(c, cudaStreamCreateWithFlags(&c->up, cudaStreamNonBlocking));
+        if (cudaEventCreateWithFlags(&c->before, cudaEventDisableTiming) != cudaSuccess) {
+            cudaStreamDestroy(c->up);
+            c->up = NULL;
+            MG_TRY(c, cudaGetLastError());
+        }
+        if (cudaEventCreateWithFlags(&c->landed, cudaEventDisableTiming) != cudaSuccess) {
+            cudaEventDestroy(c->before);
+            cudaStreamDestroy(c->up);
+            c->up = NULL;
+            MG_TRY(c, cudaGetLastError());
+        }
+    }
+    MG_TRY(c, cudaEventRecord(c->before, c->stream));
+    MG_TRY(c, cudaStreamWaitEvent(c->up, c->before, 0));
+    MG_TRY(c, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->up));
+    MG_TRY(c, cudaEventRecord(c->landed, c->up));
+    return PYR_OK;
+}
+
+pyr_status_t cu_upload_join(void *ctx)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (c->up) MG_TRY(c, cudaStreamWaitEvent(c->stream, c->landed, 0));
+    return PYR_OK;
+}
+
+pyr_status_t cu_settle(void *ctx)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (c->up) MG_TRY(c, cudaStreamSynchronize(c->up));
+    if (c->down) MG_TRY(c, cudaStreamSynchronize(c->down));
+    return PYR_OK;
+}
+
+/* Pinned host memory for the streamed levels: transfers at the bus's speed, without staging. */
+pyr_status_t cu_host_alloc(void *ctx, size_t bytes, void **buf)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    PYR_TRY(pyr_device_cuda.host_alloc(c->rt, bytes, buf));
+    memset(*buf, 0, bytes);
+    return PYR_OK;
+}
+
+void cu_host_free(void *ctx, void *buf) { pyr_device_cuda.host_free(((mg_ctx *)ctx)->rt, buf); }
+
+pyr_status_t cu_host_pin(void *ctx, void *buf, size_t bytes)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    return pyr_device_cuda.host_register ? pyr_device_cuda.host_register(c->rt, buf, bytes) : PYR_OK;
+}
+
+void cu_host_unpin(void *ctx, void *buf)
+{
+    mg_ctx *c = (mg_ctx *)ctx;
+    if (pyr_device_cuda.host_unregister) pyr_device_cuda.host_unregister(c->rt, buf);
+}
+
 } // namespace
 
 extern "C" const pyr_mg_ops_t pyr_mg_ops_cuda = {
-    PYR_BACKEND_CUDA, cu_create, cu_destroy, cu_alloc,   cu_release,  cu_upload, cu_download,
-    cu_copy,          cu_zero,   cu_smooth,  cu_residual, cu_restrict, cu_prolong,
+    PYR_BACKEND_CUDA, cu_create,   cu_destroy,    cu_alloc,      cu_release,  cu_upload, cu_download,
+    cu_copy,          cu_zero,     cu_smooth,     cu_residual,   cu_restrict, cu_prolong, cu_host_alloc,
+    cu_host_free,     cu_host_pin, cu_host_unpin, cu_download_async, cu_download_wait, cu_upload_async, cu_upload_join,
+    cu_settle,
 };
