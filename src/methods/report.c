@@ -1,4 +1,8 @@
-/* pyr_plan_print: what a plan will do, next to the trivial method. */
+/* pyr_plan_print: what a plan will do, next to the trivial method; a multigrid plan's hierarchy, its streamed levels
+ * and the cost of a cycle (the solver's, solvers/multigrid/mg.h: hence here, above plan/ and solvers/), and those
+ * facts as JSON for the plan's reports (report.h). */
+#include "methods/report.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -7,6 +11,7 @@
 #include "plan/plan.h"
 #include "plan/skewed.h"
 #include "schemes/poisson.h"
+#include "solvers/multigrid/mg.h"
 
 static const char *piece_noun(const pyr_plan_t *p)
 {
@@ -128,6 +133,108 @@ static void print_model(const pyr_plan_t *plan, FILE *out)
     }
 }
 
+/* ------------------------------------------------------------------ multigrid */
+
+/* The times a cycle of this type starting at level l visits each level (the coarsest: its solves), in the level
+ * loop's order (solvers/multigrid/mg_solve.c's cycle and correction). */
+static void mg_visits(const pyr_mg_hierarchy_t *hy, int l, pyr_cycle_t type, int64_t *v)
+{
+    v[l]++;
+    if (l == hy->nlevels - 1) return;
+    if (type == PYR_CYCLE_F && l + 2 < hy->nlevels) {
+        mg_visits(hy, l + 1, PYR_CYCLE_F, v);
+        mg_visits(hy, l + 1, PYR_CYCLE_V, v);
+    } else {
+        mg_visits(hy, l + 1, PYR_CYCLE_V, v);
+    }
+}
+
+/* A level's unknowns (its interior and its Neumann faces' nodes), the measure of the solver's sweep equivalents. */
+static double mg_unknowns(const pyr_mg_hierarchy_t *hy, int l)
+{
+    double v = 1;
+    for (int a = 0; a < hy->dims; a++) v *= (double)(hy->level[l].n[a] - 2 + hy->neumann[2 * a] + hy->neumann[2 * a + 1]);
+    return v;
+}
+
+/* The cost of one cycle in sweeps of the finest grid, counted as the solver counts its result's (every smoothing
+ * sweep, residual, restriction and interpolation of a level weighs its unknowns over the finest level's; the
+ * coarsest solve's sweeps; the finest residual's norm after the cycle). */
+static double mg_cycle_sweeps(const pyr_mg_hierarchy_t *hy)
+{
+    int64_t v[PYR_MG_MAX_LEVELS] = {0};
+    mg_visits(hy, 0, hy->cycle, v);
+    const int last = hy->nlevels - 1;
+    const double fine = mg_unknowns(hy, 0);
+    double s = 1; /* the norm */
+    for (int l = 0; l < last; l++)
+        s += (double)v[l] * ((double)(hy->pre + hy->post + 2) * mg_unknowns(hy, l) + mg_unknowns(hy, l + 1)) / fine;
+    return s + (double)v[last] * (double)hy->coarse_sweeps * mg_unknowns(hy, last) / fine;
+}
+
+static void print_level_extent(FILE *out, const pyr_mg_hierarchy_t *hy, int l)
+{
+    for (int a = hy->dims - 1; a >= 0; a--) fprintf(out, "%lld%s", (long long)hy->level[l].n[a], a ? " x " : "");
+}
+
+/* The hierarchy, what stays on the device and what is streamed, and the cost of a cycle: a multigrid plan takes no
+ * pieces, passes or time layers, and the run model of sweeps has nothing to say about it. */
+static pyr_status_t print_multigrid(const pyr_plan_t *plan, FILE *out, const char *used, const char *budget)
+{
+    const pyr_problem_t *pr = &plan->problem;
+    pyr_mg_hierarchy_t hy;
+    pyr_mg_stream_t s;
+    PYR_TRY(pyr_mg_hierarchy(pr, &hy));
+    PYR_TRY(pyr_mg_stream_plan(pr, &hy, plan->budget, &s));
+    const char *cyc = hy.cycle == PYR_CYCLE_F ? "F" : "V";
+    const int last = hy.nlevels - 1;
+    const int rhs = pr->poisson.rhs != PYR_RHS_ZERO;
+    fprintf(out, "levels       %d:", hy.nlevels);
+    for (int l = 0; l < hy.nlevels; l++) {
+        fprintf(out, "%s", l ? ", " : " ");
+        print_level_extent(out, &hy, l);
+    }
+    fprintf(out, " (nodes, boundary included)\n");
+    fprintf(out, "cycle        %s-cycles: %d pre- and %d post-smoothing %s sweeps per level, full weighting down, %s interpolation up\n",
+            cyc, hy.pre, hy.post, hy.smoother == PYR_SMOOTH_JACOBI ? "weighted-Jacobi" : "Chebyshev-accelerated Jacobi",
+            hy.dims == 1 ? "linear" : hy.dims == 2 ? "bilinear" : "trilinear");
+    fprintf(out, "coarsest     ");
+    print_level_extent(out, &hy, last);
+    fprintf(out, " solved by %lld Chebyshev-accelerated Jacobi sweep%s%s\n", (long long)hy.coarse_sweeps, hy.coarse_sweeps == 1 ? "" : "s",
+            hy.pure ? " (every face Neumann: its right-hand side made compatible first, the result keeps the initial field's mean)" : "");
+    if (s.streamed == 0) {
+        fprintf(out, "in core      every level on the device (u, the sweeps' second layer%s)\n", rhs ? " and f" : "; f on coarser levels");
+    } else {
+        char host[32], moved[32];
+        pyr_format_bytes(s.host_bytes, host, sizeof host);
+        pyr_format_bytes(s.moved, moved, sizeof moved);
+        if (s.streamed < hy.nlevels - 1) fprintf(out, "in core      levels %d-%d on the device", s.streamed, last);
+        else fprintf(out, "in core      level %d on the device", last);
+        if (rhs) fprintf(out, "; the finest level's f %s", s.f_resident ? "stays on the device too (uploaded once)" : "streamed with u");
+        fprintf(out, "\n");
+        fprintf(out, "streamed     %s from host memory (%s there beside the caller's u and f) in slabs of planes along %c:\n",
+                s.streamed > 1 ? "the finest levels" : "the finest level", host, "xyz"[s.axis]);
+        int64_t v[PYR_MG_MAX_LEVELS] = {0};
+        mg_visits(&hy, 0, hy.cycle, v);
+        for (int l = 0; l < s.streamed; l++) {
+            /* the finest level's one pass per cycle does both of its visits' work; a coarser level's visit takes two */
+            const int64_t passes = l ? 2 * v[l] : 1;
+            const int64_t n = hy.level[l].n[s.axis];
+            if (s.slab[l] >= n) fprintf(out, "             level %d: its %lld planes in one slab", l, (long long)n);
+            else fprintf(out, "             level %d: %lld of its %lld planes per slab, %d halo planes each side recomputed", l, (long long)s.slab[l],
+                         (long long)n, s.halo[l]);
+            fprintf(out, ", %lld pass%s per cycle\n", (long long)passes, passes == 1 ? "" : "es");
+        }
+        fprintf(out, "moved        %s to and from the device per cycle\n", moved);
+    }
+    fprintf(out, "device       %s of budget %s: %s\n", used, budget,
+            s.streamed ? "the in-core levels' arrays and the slab buffers" : "every level's arrays");
+    fprintf(out, "cost         %.4g sweeps of the finest grid per cycle (smoothing, residuals, transfers, the coarsest solve, the "
+                 "residual's norm), and one for the initial residual\n",
+            mg_cycle_sweeps(&hy));
+    return PYR_OK;
+}
+
 pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
 {
     pyr_plan_info_t info;
@@ -142,9 +249,13 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
     fprintf(out, "problem      %dD %s, ", pr->dims, plan->scheme->name);
     int64_t n[3] = {pr->n[0], pr->n[1], pr->n[2]};
     print_extent(out, plan, n);
+    const int mg = plan->method == PYR_METHOD_MULTIGRID;
     fprintf(out, " %s nodes, %s%lld %s", pyr_precision_name(pr->precision), poisson ? "at most " : "", (long long)pr->steps,
-            poisson ? "Jacobi sweeps" : "steps");
-    if (poisson && plan->check_every > 0)
+            mg ? (pr->poisson.cycle == PYR_CYCLE_F ? "F-cycles" : "V-cycles") : poisson ? "Jacobi sweeps" : "steps");
+    if (mg && pr->poisson.tolerance > 0)
+        fprintf(out, ", stop once the relative residual max|f + lap u| / %s is below %g (checked every cycle)",
+                pr->poisson.rhs != PYR_RHS_ZERO ? "max|f|" : "(the initial field's)", pr->poisson.tolerance);
+    else if (poisson && plan->check_every > 0)
         fprintf(out, ", stop once a sweep changes u by less than %g (checked every %lld sweeps)", pr->poisson.tolerance,
                 (long long)plan->check_every);
     if (poisson && pyr_poisson_has_neumann(pr)) {
@@ -160,7 +271,9 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
                 plan->scheme->field[f].role == PYR_FIELD_INPUT ? "input: uploaded, never downloaded" : "state");
     }
     fprintf(out, "\n");
-    fprintf(out, "method       %s on the %s backend, kernel %s\n", pyr_method_name(plan->method), plan->ops->name, info.kernel);
+    if (mg) fprintf(out, "method       %s on the %s backend, its own smoothing, residual and transfer kernels\n", pyr_method_name(plan->method),
+                    plan->ops->name);
+    else fprintf(out, "method       %s on the %s backend, kernel %s\n", pyr_method_name(plan->method), plan->ops->name, info.kernel);
     if (info.host_memory != PYR_HOST_AUTO) {
         char hb[32];
         pyr_format_bytes(info.host_bytes, hb, sizeof hb);
@@ -171,6 +284,7 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
             fprintf(out, "host memory  the %s of host fields stay pageable: every copy staged through pinned buffers%s%s\n", hb,
                     plan->host_why[0] ? "; " : "", plan->host_why);
     }
+    if (mg) return print_multigrid(plan, out, used, budget);
     if (plan->resident) {
         fprintf(out, "pieces       the whole grid stays on the device (%lld steps per chunk)\n", (long long)plan->height);
     } else {
@@ -249,4 +363,54 @@ pyr_status_t pyr_plan_print(const pyr_plan_t *plan, FILE *out)
     }
     print_model(plan, out);
     return PYR_OK;
+}
+
+void pyr_report_plan_multigrid(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
+{
+    pyr_mg_hierarchy_t hy;
+    pyr_mg_stream_t s;
+    if (!plan || plan->method != PYR_METHOD_MULTIGRID || pyr_mg_hierarchy(&plan->problem, &hy) != PYR_OK ||
+        pyr_mg_stream_plan(&plan->problem, &hy, plan->budget, &s) != PYR_OK) {
+        pyr_clear_error();
+        pyr_json_null(j, key);
+        return;
+    }
+    pyr_json_object(j, key);
+    pyr_json_string(j, "cycle", hy.cycle == PYR_CYCLE_F ? "f" : "v");
+    pyr_json_string(j, "smoother", hy.smoother == PYR_SMOOTH_JACOBI ? "jacobi" : "chebyshev");
+    pyr_json_int(j, "pre_smooth", hy.pre);
+    pyr_json_int(j, "post_smooth", hy.post);
+    pyr_json_int(j, "coarsest_sweeps", hy.coarse_sweeps);
+    int64_t v[PYR_MG_MAX_LEVELS] = {0};
+    mg_visits(&hy, 0, hy.cycle, v);
+    pyr_json_array(j, "levels"); /* the finest first */
+    for (int l = 0; l < hy.nlevels; l++) {
+        pyr_json_object(j, NULL);
+        pyr_json_array(j, "n"); /* x, y, z as the plan's extents */
+        for (int a = 0; a < hy.dims; a++) pyr_json_int(j, NULL, hy.level[l].n[a]);
+        pyr_json_end(j);
+        pyr_json_bool(j, "streamed", l < s.streamed);
+        if (l < s.streamed) {
+            const int64_t n = hy.level[l].n[s.axis];
+            pyr_json_int(j, "slab_planes", s.slab[l] < n ? s.slab[l] : n);
+            pyr_json_int(j, "halo_planes", s.halo[l]);
+            pyr_json_int(j, "passes_per_cycle", l ? 2 * v[l] : 1);
+        }
+        pyr_json_end(j);
+    }
+    pyr_json_end(j);
+    pyr_json_int(j, "streamed_levels", s.streamed);
+    if (s.streamed) {
+        pyr_json_string(j, "slab_axis", (const char[]){"xyz"[s.axis], 0});
+        if (plan->problem.poisson.rhs != PYR_RHS_ZERO) pyr_json_bool(j, "f_on_device", s.f_resident);
+        else pyr_json_null(j, "f_on_device");
+    } else {
+        pyr_json_null(j, "slab_axis");
+        pyr_json_bool(j, "f_on_device", plan->problem.poisson.rhs != PYR_RHS_ZERO);
+    }
+    pyr_json_uint(j, "device_bytes", s.device_bytes);
+    pyr_json_uint(j, "host_bytes", s.host_bytes);
+    pyr_json_uint(j, "moved_bytes_per_cycle", s.moved);
+    pyr_json_real(j, "sweeps_per_cycle", mg_cycle_sweeps(&hy));
+    pyr_json_end(j);
 }
