@@ -171,7 +171,7 @@ static pyr_status_t t_write_box(pyr_transport_t *t, const char *path, int64_t of
                                 const int64_t hi[3], size_t elem, const void *data)
 {
     MPI_Comm c = comm_of(t);
-    int sizes[3], subs[3], starts[3];
+    int sizes[3] = {1, 1, 1}, subs[3] = {1, 1, 1}, starts[3] = {0, 0, 0};
     int64_t count = 1;
     for (int d = 0; d < dims; d++) {
         const int a = dims - 1 - d; /* C order: the slowest axis first */
