@@ -419,6 +419,13 @@ PYR_API pyr_status_t pyr_field_create(const pyr_problem_t *problem, pyr_field_t 
  * buffer in place; on a GPU it is registered (pinned) for the length of a
  * run. */
 PYR_API pyr_status_t pyr_field_wrap(int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **field);
+/* A field of zeros in memory of the library's (its dims, n and precision
+ * as pyr_field_wrap's), made without writing it: fresh pages that read as
+ * zero and cost nothing until touched.  A run that starts from it while it
+ * still holds zeros (the library reads the pages written since, if any)
+ * sets it on a GPU instead of uploading it; values written into its data
+ * before a run are used as any field's.  pyr_field_destroy frees it. */
+PYR_API pyr_status_t pyr_field_create_zero(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **field);
 /* A field around a buffer in the memory of CUDA device `device` (-1: the
  * one CUDA places the pointer in), such as a CuPy array's or a PyTorch
  * tensor's (the CUDA array interface's or DLPack's pointer), without a copy,

@@ -6,9 +6,11 @@
  * the library's _POSIX_C_SOURCE alone leaves off (and an #ifdef around the
  * advice then drops it without a word: grids were faulted in 4 KiB pages). */
 #define _DEFAULT_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/field.h"
@@ -26,6 +28,7 @@ typedef struct field_box {
     struct field_box *next; /* in the list of device fields */
     size_t mapped;     /* bytes of data mapped for pyr_field_alloc_zero (unmapped, not freed) */
     int zero;          /* in the list of zero fields: the data unwritten since they were mapped */
+    int exposed;       /* a caller's (pyr_field_create_zero), who may have written the data: read before trusting */
     struct field_box *znext;
 } field_box_t;
 
@@ -44,7 +47,9 @@ static pyr_field_t *new_header(int owns_data)
     return &b->field;
 }
 
-static pyr_status_t wrap(const char *who, int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **out)
+/* The checks of a caller's field shape (pyr_field_wrap's and pyr_field_create_zero's); count: its values. */
+static pyr_status_t check_shape(const char *who, int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out,
+                                uint64_t *count_out)
 {
     if (!out) return pyr_fail(PYR_ERR_ARG, "%s: out is NULL", who);
     *out = NULL;
@@ -62,6 +67,14 @@ static pyr_status_t wrap(const char *who, int dims, const int64_t n[3], pyr_prec
                             (long long)n[1], (long long)n[2]);
         count *= (uint64_t)n[d];
     }
+    *count_out = count;
+    return PYR_OK;
+}
+
+static pyr_status_t wrap(const char *who, int dims, const int64_t n[3], pyr_precision_t precision, void *data, pyr_field_t **out)
+{
+    uint64_t count = 0;
+    PYR_TRY(check_shape(who, dims, n, precision, out, &count));
     if (!data) return pyr_fail(PYR_ERR_ARG, "%s: data is NULL; give the caller's buffer of %llu values", who, (unsigned long long)count);
     pyr_field_t *f = new_header(0);
     if (!f) return pyr_fail(PYR_ERR_NOMEM, "out of host memory allocating a field header");
@@ -156,6 +169,50 @@ pyr_status_t pyr_field_alloc_zero(int dims, const int64_t n[3], pyr_precision_t 
     return PYR_OK;
 }
 
+pyr_status_t pyr_field_create_zero(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out)
+{
+    uint64_t count = 0;
+    PYR_TRY(check_shape("pyr_field_create_zero", dims, n, precision, out, &count));
+    PYR_TRY(pyr_field_alloc_zero(dims, n, precision, out));
+    field_box_t *b = (field_box_t *)*out;
+    pthread_mutex_lock(&device_fields_lock);
+    b->exposed = 1;
+    pthread_mutex_unlock(&device_fields_lock);
+    return PYR_OK;
+}
+
+/* Whether the pages of a zero field that its caller may have written still hold zeros: a page the
+ * process never touched reads as zero (its page map says neither present nor swapped), any other is
+ * read.  Without the page map, not known: the field is then used as any. */
+static int pages_still_zero(const field_box_t *b)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || page % 8) return 0;
+    const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    const uintptr_t start = (uintptr_t)b->field.data; /* mmap'd: page aligned */
+    const size_t pages = (b->mapped + (size_t)page - 1) / (size_t)page;
+    uint64_t map[1024];
+    int zero = 1;
+    for (size_t i = 0; i < pages && zero;) {
+        const size_t k = pages - i < 1024 ? pages - i : 1024;
+        if (pread(fd, map, k * sizeof map[0], (off_t)((start / (uintptr_t)page + i) * sizeof map[0])) != (ssize_t)(k * sizeof map[0])) {
+            zero = 0;
+            break;
+        }
+        for (size_t j = 0; j < k && zero; j++) {
+            if (!(map[j] >> 62)) continue; /* bit 63: present, bit 62: swapped */
+            const uint64_t *w = (const uint64_t *)(start + (i + j) * (size_t)page);
+            uint64_t any = 0;
+            for (size_t x = 0; x < (size_t)page / 8; x++) any |= w[x];
+            zero = any == 0;
+        }
+        i += k;
+    }
+    close(fd);
+    return zero;
+}
+
 /* Removes b from the zero fields; returns whether it was there (the lock held). */
 static int unlist_zero(field_box_t *b)
 {
@@ -168,10 +225,18 @@ static int unlist_zero(field_box_t *b)
     return 0;
 }
 
+/* The box of a field known to hold zeros, or NULL (the lock held); a caller's whose pages were
+ * written is no longer known so. */
 static field_box_t *zero_box(const pyr_field_t *field)
 {
     for (field_box_t *b = zero_fields; b; b = b->znext)
-        if (&b->field == field) return b;
+        if (&b->field == field) {
+            if (b->exposed && !pages_still_zero(b)) {
+                unlist_zero(b);
+                return NULL;
+            }
+            return b;
+        }
     return NULL;
 }
 

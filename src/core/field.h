@@ -35,7 +35,9 @@ int pyr_field_device(const pyr_field_t *field, uintptr_t *stream);
  * on the device instead of uploading.  pyr_field_destroy releases it. */
 pyr_status_t pyr_field_alloc_zero(int dims, const int64_t n[3], pyr_precision_t precision, pyr_field_t **out);
 /* Whether a field holds the zeros pyr_field_alloc_zero made, unwritten since
- * (any field: one a caller declares is not such a field).  take: the same,
+ * (any field: one a caller declares is not such a field; one of
+ * pyr_field_create_zero's, whose caller may write it, while the pages
+ * touched since, if any, still read zero).  take: the same,
  * and the field is no longer known so, for whoever is about to write it. */
 int pyr_field_is_zero(const pyr_field_t *field);
 int pyr_field_take_zero(pyr_field_t *field);
