@@ -443,9 +443,20 @@ class Problem(_Handle):
     def initial_fields(self) -> Dict[str, npt.NDArray[np.floating]]:
         """The initial value of every state field, {name: new array}, as the program makes them
         (Maxwell: each component from initial.kind: zero, random, or PREFIX_<component>.npy)."""
+        return self._initial_fields(fresh=False)
+
+    def _initial_fields(self, fresh: bool) -> Dict[str, npt.NDArray[np.floating]]:
+        """initial_fields(); Maxwell's zero start as arrays over the library's zero fields (_ZeroField), which
+        ``fresh`` says no one else has seen yet."""
         self.validate()
         out = {}
         names = list(self.fields)
+        if self.equation == "maxwell" and self.get("initial.kind") == "zero":
+            for name in self.state_fields:
+                z = _ZeroField(tuple(self.shape), self.dtype)
+                z.fresh = fresh
+                out[name] = np.asarray(z)
+            return out
         for name in self.state_fields:
             a = np.empty(self.shape, dtype=self.dtype)
             with _Wrapped(a, name) as f:
@@ -504,6 +515,46 @@ class _Wrapped:
 
     def __exit__(self, *exc: object) -> None:
         lib.pyr_field_destroy(ctypes.byref(self.handle))
+
+
+class _ZeroField:
+    """A field of zeros in the library's memory (pyr_field_create_zero: pages that read as zero, not written
+    here), which NumPy sees through ``__array_interface__``: ``numpy.asarray(z)`` is an array over the field's
+    data whose base is this object, so the field lives as long as an array over it.  A run handed ``handle``
+    while the field still holds zeros sets it on a GPU instead of uploading it; the library reads the pages
+    written since it was made before it takes it so, so a value written through the array is never lost.
+    ``fresh``: no one but the code that made it has seen the array (its values need no finiteness check)."""
+
+    def __init__(self, shape: Tuple[int, ...], dtype: np.dtype) -> None:
+        _lib.check_struct("pyr_field_t")
+        self.handle = ctypes.c_void_p()
+        self.fresh = False
+        n = (ctypes.c_int64 * 3)(*(list(reversed(shape)) + [1] * (3 - len(shape))))
+        check(lib.pyr_field_create_zero(len(shape), n, 1 if np.dtype(dtype) == np.float64 else 0, ctypes.byref(self.handle)))
+        data = ctypes.cast(self.handle, ctypes.POINTER(_lib.Field)).contents.data
+        self.__array_interface__ = {"shape": tuple(shape), "typestr": np.dtype(dtype).str, "data": (data, False),
+                                    "version": 3}
+
+    def __del__(self) -> None:
+        if lib is not None and self.handle:
+            lib.pyr_field_destroy(ctypes.byref(self.handle))
+
+    def __enter__(self) -> _ZeroField:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Handed to a run in place of a _Wrapped: the field stays (the arrays over it own it)."""
+
+
+def _zero_field(a: Any) -> Optional[_ZeroField]:
+    """The _ZeroField an array spans whole (as numpy.asarray made it), or None."""
+    z = a.base if isinstance(a, np.ndarray) else None
+    if not isinstance(z, _ZeroField):
+        return None
+    face = z.__array_interface__
+    same = (a.ctypes.data == face["data"][0] and a.shape == face["shape"] and a.dtype.str == face["typestr"]
+            and a.flags.c_contiguous)
+    return z if same else None
 
 
 def _describe(a: np.ndarray) -> str:
@@ -1447,9 +1498,14 @@ class Plan:
                 arrays.append(input_array(views[name], name, self.shape, self.dtype))
         _check_overlaps({n: views[n] for n in views}, self._fields)
         _check_gpu_overlaps({g.name: g for g in gpus}, self._fields)
-        for a, name in zip(arrays, names):
-            if a is not None:
+        # arrays over the library's zero fields: the run takes the field itself (a GPU then sets it)
+        zeros = [_zero_field(a) if self._fields[n] else None for a, n in zip(arrays, names)]
+        for a, name, z in zip(arrays, names, zeros):
+            if a is not None and not (z is not None and z.fresh):
                 check_finite(a, name, "initial data" if self._fields[name] else "the run's inputs")
+        for z in zeros:
+            if z is not None:
+                z.fresh = False  # the run writes it
 
         def write_back() -> None:
             for work, back in backs:
@@ -1457,7 +1513,8 @@ class Plan:
             for g, span, view, work in gpu_backs:
                 view[...] = work
                 g.from_host(span)
-        wrapped = [on_gpu.get(n) if a is None else _Wrapped(a, n) for a, n in zip(arrays, names)]
+        wrapped: List[Any] = [on_gpu.get(n) if a is None else z if z is not None else _Wrapped(a, n)
+                              for a, n, z in zip(arrays, names, zeros)]
         try:
             with _Interrupts() as interrupts:
                 handles = (ctypes.c_void_p * len(names))(*[None if w is None else w.handle.value for w in wrapped])
@@ -1948,7 +2005,7 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
             raise _unknown(k, _OPTION_KEYWORDS + ("progress",), "keywords")
         if run_value is not None:
             opts.set("run." + k, run_value)
-    fields = p.initial_fields()
+    fields = p._initial_fields(fresh=True)  # no one else sees them before the run
     if initial is not None:
         unknown = [k for k in initial if k not in fields]
         if unknown:
@@ -1957,6 +2014,8 @@ def maxwell(problem: Union[Shape, Problem, PathLike, Mapping[str, Any]], *, step
             a = _host_array(given, f"initial[{name!r}]", fields[name].shape, write=False)
             if a.shape != fields[name].shape:
                 raise ArgumentError(f"initial[{name!r}] is {_describe(a)}; the grid needs shape {fields[name].shape}")
+            if _zero_field(fields[name]) is not None:
+                fields[name] = np.empty(fields[name].shape, fields[name].dtype)  # all written here: plain memory
             fields[name][...] = a
     with Plan(p, opts) as plan:
         info = plan.execute(fields, progress=progress)

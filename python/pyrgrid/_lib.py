@@ -82,6 +82,11 @@ class Hooks(Structure):
                 ("probe", c_void_p), ("cancel", c_void_p)]
 
 
+class Field(Structure):
+    """pyr_field_t: a grid function's shape, precision and data (read only here: the library owns it)."""
+    _fields_ = [("dims", c_int), ("n", c_int64 * 3), ("precision", c_int), ("data", c_void_p)]
+
+
 # pyr_progress_fn and pyr_cancel_fn: (user, steps done, steps total) -> non-zero to stop
 PROGRESS = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64)
 # pyr_probe_fn: (user, first step, count, values[count * nprobes], nprobes) -> status
@@ -151,7 +156,7 @@ class FramesTrack(Structure):
                [(n, c_double) for n in ("first_mjd", "last_mjd", "x0", "y0", "vx", "vy", "vx_day", "vy_day", "ra", "dec",
                                         "rate", "pa", "rms", "snr_mean")]
 
-_STRUCTS = {"pyr_hooks_t": Hooks, "pyr_lgs_system_t": LgsSystem, "pyr_lgs_options_t": LgsOptions,
+_STRUCTS = {"pyr_hooks_t": Hooks, "pyr_field_t": Field, "pyr_lgs_system_t": LgsSystem, "pyr_lgs_options_t": LgsOptions,
             "pyr_lgs_result_t": LgsResult, "pyr_frames_candidate_t": FramesCandidate,
             "pyr_frames_result_t": FramesResult, "pyr_frames_stats_t": FramesStats,
             "pyr_frames_table_row_t": FramesTableRow, "pyr_frames_link_options_t": FramesLinkOptions,
@@ -211,6 +216,7 @@ for _n, _r, _a in [
     ("pyr_options_json", c_size_t, (_P, c_char_p, c_size_t)),
     ("pyr_field_wrap", _status, (c_int, POINTER(c_int64), c_int, c_void_p, POINTER(_P))),
     ("pyr_field_destroy", None, (POINTER(_P),)),
+    ("pyr_field_create_zero", _status, (c_int, POINTER(c_int64), c_int, POINTER(_P))),
     ("pyr_field_wrap_device", _status, (c_int, POINTER(c_int64), c_int, c_void_p, c_int, c_size_t, POINTER(_P))),
     ("pyr_field_copy", _status, (_P, _P)),
     ("pyr_plan_takes_field", _status, (_P, _P)),
