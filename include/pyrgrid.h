@@ -138,9 +138,11 @@ typedef enum {
 /* How the Poisson sweeps iterate (docs/poisson.md). */
 typedef enum {
     PYR_ITER_JACOBI = 0, /* plain (or damped, omega != 1) Jacobi: O(N^2) sweeps on N nodes per axis; every method runs it */
-    PYR_ITER_CHEBYSHEV,  /* Chebyshev-accelerated Jacobi: O(N) sweeps; reads the layer two sweeps back, so only the
-                            in-core plan (method = naive, one device, no restart) runs it, and only with omega = 1 */
-    PYR_ITER_MULTIGRID   /* geometric multigrid cycles (method = multigrid, in core, one device): O(1) cycles per digit;
+    PYR_ITER_CHEBYSHEV,  /* Chebyshev-accelerated Jacobi: O(N) sweeps; reads the layer two sweeps back, so it runs on
+                            one device (in core, or out of core in pieces: skewed included), not over several devices
+                            or ranks nor from a restart, and only with omega = 1 */
+    PYR_ITER_MULTIGRID   /* geometric multigrid cycles (method = multigrid, one device; the finest levels streamed from
+                            host memory where they do not fit): O(1) cycles per digit;
                             steps counts cycles and tolerance bounds the relative residual (docs/poisson.md#multigrid) */
 } pyr_iteration_t;
 
