@@ -1,9 +1,17 @@
 /* Multigrid beside Chebyshev-accelerated Jacobi, in one run: the time to a relative residual
  * max|f + lap u| / max|f| of 1e-8 for the Poisson problem whose solution is prod sin(pi x_a) (rhs.kind =
- * sine) from u = 0, in double, on 257^2, 65^3 and 129^3 nodes by default.
+ * sine) from u = 0, in double (or float), on 257^2, 65^3 and 129^3 nodes by default.
  *
  *   bench_multigrid [--sizes 257x257,65x65x65,129x129x129] [--tolerance 1e-8] [--backend cpu|cuda]
- *                   [--threads T] [--cycle v|f] [--repeat R]
+ *                   [--threads T] [--cycle v|f] [--repeat R] [--precision float|double] [--memory BYTES]
+ *                   [--chebyshev on|off]
+ *
+ * --memory BYTES (a size as run.memory takes it: 512M, 4G): multigrid is also run within that device budget, its
+ * finest levels streamed from host memory where they do not fit (solvers/multigrid/mg.h), on the same f; its line
+ * ("mg-budget") follows the in-core one with the plan's notice (the levels streamed, the slabs, the bytes per
+ * cycle) and, in the speed-up column, the in-core time over its own (1 = in-core speed).  Both solves make the
+ * same cycles to the same bits, so a difference in cycles or residual is reported as a failure.  --chebyshev off
+ * leaves Chebyshev out (on the largest grids its sweeps take minutes).
  *
  * Multigrid stops on the residual itself.  Chebyshev's sweeps stop on a sweep's change, so its run is
  * repeated, from a change tolerance of 100 * target * max|f| / sum 2/h^2, with one ten times smaller until
@@ -24,7 +32,7 @@ typedef struct {
     double seconds, residual, sweeps;
     int64_t steps;
     int ok;
-    char note[256];
+    char note[768]; /* the error, or the plan's notice */
 } result_t;
 
 /* max|f + lap u| / max|f| over the interior, in double (u and f of the problem's precision). */
@@ -57,6 +65,7 @@ static double residual(const pyr_problem_t *p, const pyr_field_t *u, const pyr_f
 static result_t solve_once(const pyr_problem_t *p, const pyr_options_t *o, const pyr_field_t *f)
 {
     result_t res = {0, 0, 0, 0, 0, ""};
+    res.note[0] = 0;
     pyr_plan_t *plan = NULL;
     pyr_field_t *u = NULL, *fc = NULL;
     pyr_status_t st = pyr_plan_create(p, o, &plan);
@@ -74,6 +83,8 @@ static result_t solve_once(const pyr_problem_t *p, const pyr_options_t *o, const
     }
     if (st == PYR_OK) {
         res.ok = 1;
+        pyr_plan_info_t info;
+        if (pyr_plan_get_info(plan, &info) == PYR_OK && info.notice) snprintf(res.note, sizeof res.note, "%s", info.notice);
         res.steps = run.steps;
         res.residual = residual(p, u, f);
         double inner = 1;
@@ -106,7 +117,10 @@ int main(int argc, char **argv)
 {
     const char *sizes = "257x257,65x65x65,129x129x129", *cycle = "v";
     double tol = 1e-8;
-    int threads = 0;
+    int threads = 0, chebyshev = 1;
+    pyr_precision_t precision = PYR_DOUBLE;
+    uint64_t memory = 0; /* 0: in core only */
+    int bad = 0;
     pyr_backend_kind_t backend = PYR_BACKEND_CPU;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
@@ -115,14 +129,32 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--cycle") && i + 1 < argc) cycle = argv[++i];
         else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = !strcmp(argv[++i], "cuda") ? PYR_BACKEND_CUDA : PYR_BACKEND_CPU;
-        else {
+        else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "float")) precision = PYR_FLOAT;
+            else if (!strcmp(argv[i], "double")) precision = PYR_DOUBLE;
+            else bad = fprintf(stderr, "bench_multigrid: --precision %s: say float or double\n", argv[i]);
+        } else if (!strcmp(argv[i], "--memory") && i + 1 < argc) {
+            i++;
+            if (pyr_parse_bytes(argv[i], &memory) != PYR_OK || memory == 0)
+                bad = fprintf(stderr, "bench_multigrid: --memory %s: %s; give the device budget in bytes (or 512M, 4G)\n", argv[i],
+                              memory == 0 && pyr_last_error()[0] == 0 ? "zero is no budget" : pyr_last_error());
+        } else if (!strcmp(argv[i], "--chebyshev") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "on") || !strcmp(argv[i], "off")) chebyshev = !strcmp(argv[i], "on");
+            else bad = fprintf(stderr, "bench_multigrid: --chebyshev %s: say on or off\n", argv[i]);
+        } else bad = 1;
+        if (bad) {
             fprintf(stderr, "usage: bench_multigrid [--sizes 257x257,65x65x65] [--tolerance 1e-8] [--backend cpu|cuda] [--threads T] "
-                            "[--cycle v|f] [--repeat R]\n");
+                            "[--cycle v|f] [--repeat R] [--precision float|double] [--memory BYTES] [--chebyshev on|off]\n");
             return 2;
         }
     }
-    printf("# bench_multigrid: Poisson, rhs sine, u0 = 0, double, to a relative residual of %g, backend %s, %s-cycles, %d threads, "
-           "best of %d\n", tol, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", cycle, threads, repeat);
+    char budget[32] = "";
+    if (memory) pyr_format_bytes(memory, budget, sizeof budget);
+    printf("# bench_multigrid: Poisson, rhs sine, u0 = 0, %s, to a relative residual of %g, backend %s, %s-cycles, %d threads, "
+           "best of %d%s%s\n", pyr_precision_name(precision), tol, backend == PYR_BACKEND_CUDA ? "cuda" : "cpu", cycle, threads, repeat,
+           memory ? "; mg-budget: multigrid within a device budget of " : "", budget);
     printf("%-13s %-10s %8s %12s %11s %9s %8s\n", "grid", "method", "steps", "fine_sweeps", "residual", "seconds", "speedup");
     char list[256];
     snprintf(list, sizeof list, "%s", sizes);
@@ -134,7 +166,7 @@ int main(int argc, char **argv)
         p.equation = PYR_EQ_POISSON;
         p.dims = dims;
         for (int a = 0; a < 3; a++) p.n[a] = n[a];
-        p.precision = PYR_DOUBLE;
+        p.precision = precision;
         p.poisson.rhs = PYR_RHS_SINE;
         p.init = PYR_INIT_ZERO;
         pyr_field_t *f = NULL;
@@ -164,6 +196,26 @@ int main(int argc, char **argv)
         else
             printf("%-13s %-10s failed: %s\n", grid, "multigrid", mg.note);
         fflush(stdout);
+        if (memory) {
+            /* the same solve within the budget: its finest levels streamed where the levels do not fit */
+            pyr_options_t ob = o;
+            ob.memory = memory;
+            const result_t ms = solve(&pm, &ob, f);
+            if (ms.ok && mg.ok && (ms.steps != mg.steps || ms.residual != mg.residual))
+                printf("%-13s %-10s failed: %lld cycles to a residual of %.17g, in core %lld to %.17g (the streamed solve must make the "
+                       "in-core one's cycles to the same bits)\n", grid, "mg-budget", (long long)ms.steps, ms.residual, (long long)mg.steps,
+                       mg.residual);
+            else if (ms.ok)
+                printf("%-13s %-10s %8lld %12.1f %11.3g %9.3f %7.2fx  # %s\n", grid, "mg-budget", (long long)ms.steps, ms.sweeps, ms.residual,
+                       ms.seconds, mg.ok && ms.seconds > 0 ? mg.seconds / ms.seconds : NAN, ms.note[0] ? ms.note : "every level in core");
+            else
+                printf("%-13s %-10s failed: %s\n", grid, "mg-budget", ms.note);
+            fflush(stdout);
+        }
+        if (!chebyshev) {
+            pyr_field_destroy(&f);
+            continue;
+        }
         /* Chebyshev: a change tolerance from the residual's (change ~ residual * max|f| / sum 2/h^2), tightened
          * tenfold until the result's residual meets the target */
         pyr_problem_t pc = p;
@@ -172,7 +224,8 @@ int main(int argc, char **argv)
         pc.steps = 10000000;
         double D = 0, fbig = 0;
         for (int a = 0; a < p.dims; a++) D += 2.0 / (pyr_problem_h(&p, a) * pyr_problem_h(&p, a));
-        for (int64_t i = 0; i < pyr_field_count(f); i++) fbig = fmax(fbig, fabs(((const double *)f->data)[i]));
+        for (int64_t i = 0; i < pyr_field_count(f); i++)
+            fbig = fmax(fbig, fabs(precision == PYR_DOUBLE ? ((const double *)f->data)[i] : (double)((const float *)f->data)[i]));
         pc.poisson.tolerance = 100 * tol * fbig / D;
         o.method = PYR_METHOD_AUTO;
         result_t ch;
