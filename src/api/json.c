@@ -2,6 +2,7 @@
  * run's info and, over several devices, how the grid was cut and each
  * part's plan, through the public view (plan.c). */
 #include "core/error.h"
+#include "methods/report.h"
 #include "outputs/report.h"
 #include "plan/model.h"
 #include "plan/plan.h"
@@ -19,11 +20,14 @@ void pyr_report_plan(pyr_json_t *j, const char *key, const pyr_plan_t *plan)
     pyr_report_plan_info(j, &info, dims); /* the whole run */
     pyr_json_int(j, "steps", plan->problem.steps);
     pyr_model_prediction_t me;
-    if (pyr_model_predict(plan, &plan->model, plan->model_form, 0, &me) == PYR_OK) pyr_json_real(j, "predicted_seconds", me.seconds);
+    /* (the sweeps' model prices no cycle: a multigrid plan's cost is its "multigrid" member's) */
+    if (plan->method != PYR_METHOD_MULTIGRID && pyr_model_predict(plan, &plan->model, plan->model_form, 0, &me) == PYR_OK)
+        pyr_json_real(j, "predicted_seconds", me.seconds);
     else pyr_json_null(j, "predicted_seconds");
     pyr_clear_error();
     pyr_json_string(j, "model", plan->model_source);
     pyr_json_string(j, "notice", info.notice ? info.notice : "");
+    pyr_report_plan_multigrid(j, "multigrid", plan);
     /* several devices: how the grid was cut, and each part's plan (its local grid) */
     const int nparts = pyr_plan_part_count(plan);
     if (nparts > 1) {
