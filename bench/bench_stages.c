@@ -4,9 +4,10 @@
  * prediction of the overlapped pass.  Run it to see which stage the model
  * gets wrong, or how far the pipeline is from its slowest engine.
  *
- *   bench_stages [--maxwell CPML_CELLS] DIMS N PRECISION DECOMP HEIGHTS BUDGET_MIB [SLOTS] [PASSES]
+ *   bench_stages [--maxwell CPML_CELLS | --poisson jacobi|chebyshev] DIMS N PRECISION DECOMP HEIGHTS BUDGET_MIB [SLOTS] [PASSES]
  *   e.g. bench_stages 3 1025 float blocks 24,32,48 1024 3
  *        bench_stages --maxwell 12 3 640 float skewed 24 1750
+ *        bench_stages --poisson chebyshev 3 1024 float skewed 32,40 2048
  *
  * N nodes per axis; HEIGHTS a comma list; SLOTS 0 = auto; PASSES (default
  * 4) per run, the first one untimed.  Constants from the wisdom file
@@ -103,13 +104,22 @@ static pyr_status_t timed_run(pyr_device_t *gpu, pyr_plan_t *plan, pyr_field_t *
 int main(int argc, char **argv)
 {
     int cpml = -1; /* >= 0: Maxwell with that many CPML cells on every face */
+    int poisson = 0;  /* 1: Poisson's Jacobi sweeps, 2: Chebyshev's (a sine f the library makes) */
     if (argc > 2 && !strcmp(argv[1], "--maxwell")) {
         cpml = atoi(argv[2]);
         argv += 2;
         argc -= 2;
+    } else if (argc > 2 && !strcmp(argv[1], "--poisson")) {
+        if (strcmp(argv[2], "jacobi") && strcmp(argv[2], "chebyshev")) {
+            fprintf(stderr, "--poisson %s: use jacobi or chebyshev\n", argv[2]);
+            return 2;
+        }
+        poisson = strcmp(argv[2], "chebyshev") ? 1 : 2;
+        argv += 2;
+        argc -= 2;
     }
     if (argc < 7) {
-        fprintf(stderr, "usage: bench_stages [--maxwell CPML_CELLS] DIMS N float|double strips|blocks|slabs|skewed|segments HEIGHTS BUDGET_MIB "
+        fprintf(stderr, "usage: bench_stages [--maxwell CPML_CELLS | --poisson jacobi|chebyshev] DIMS N float|double strips|blocks|slabs|skewed|segments HEIGHTS BUDGET_MIB "
                         "[SLOTS] [PASSES]\n");
         return 2;
     }
@@ -151,6 +161,11 @@ int main(int argc, char **argv)
     double h0 = 1.0 / (double)(n - 1);
     p.heat.dt = 0.4 * h0 * h0 / dims;
     p.steps = 1;
+    if (poisson) {
+        p.equation = PYR_EQ_POISSON;
+        p.poisson.rhs = PYR_RHS_SINE;
+        p.poisson.iteration = poisson == 2 ? PYR_ITER_CHEBYSHEV : PYR_ITER_JACOBI;
+    }
     if (cpml >= 0) {
         /* an empty grid with a point source and, where asked, CPML on every face */
         p.equation = PYR_EQ_MAXWELL;
@@ -179,7 +194,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("%dD %s %s%lld nodes per axis, %s, budget %s MiB, %d passes per run (first untimed); times per pass in ms\n", dims,
-           argv[3], cpml < 0 ? "heat, " : cpml ? "Maxwell with CPML, " : "Maxwell, ", (long long)n, dn, argv[6], passes);
+           argv[3], poisson == 2 ? "Poisson (Chebyshev), " : poisson ? "Poisson (Jacobi), " : cpml < 0 ? "heat, " : cpml ? "Maxwell with CPML, " : "Maxwell, ", (long long)n, dn, argv[6], passes);
     printf("(up .. down: each operation alone, dn.band: the part of down into band staging buffers; pass: overlapped;\n"
            " iss.up/iss.down: host time inside the upload/download calls of the overlapped run - large values mean the copy\n"
            " call blocked its caller; m.*: the model)\n");
