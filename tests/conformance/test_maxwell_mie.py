@@ -2,8 +2,8 @@
 cross-section of a dielectric sphere in 3D, lit by a total-field /
 scattered-field plane-wave pulse and measured by a closed box of six flux
 planes in the scattered-field region, against the analytic Mie series
-computed here with SciPy's spherical Bessel functions; and the far field of
-the same box (the near-to-far-field transform) against Mie's differential
+(mie_series.py, from SciPy's spherical Bessel functions); and the far field
+of the same box (the near-to-far-field transform) against Mie's differential
 cross-section |S1|^2 / k^2, |S2|^2 / k^2.
 
 The case (examples/maxwell_mie.ini is the same): a sphere of eps_r = 4
@@ -44,12 +44,13 @@ import time
 import numpy as np
 
 try:
-    from scipy.special import spherical_jn, spherical_yn
+    import scipy.special  # noqa: F401  (mie_series.py's spherical Bessel functions)
 except ImportError:
     print("SciPy is not installed: skipped")
     sys.exit(77)
 
 import pyrgrid
+from mie_series import mie_coefficients, mie_qsca, mie_s12
 from pyrgrid import FluxRegion, PlaneWave
 
 H, A, EPS = 0.04, 0.5, 4.0          # the spacing, the sphere's radius and permittivity
@@ -72,51 +73,7 @@ def check(ok, what):
         print("FAIL:", what)
 
 
-# ---- the Mie series (Bohren & Huffman, ch. 4) ----
-def mie_coefficients(m, x):
-    """a_n, b_n (n = 1 .. nmax along axis 0) for a sphere of relative index m at size parameters x."""
-    x = np.atleast_1d(np.asarray(x, dtype=np.float64))
-    nmax = int(np.ceil(x.max() + 4 * x.max() ** (1 / 3) + 2))  # Wiscombe's criterion
-    n = np.arange(1, nmax + 1)[:, None]
-    mx = m * x
-
-    def psi(z):  # Riccati-Bessel psi_n(z) = z j_n(z) and its derivative
-        return z * spherical_jn(n, z), spherical_jn(n, z) + z * spherical_jn(n, z, derivative=True)
-
-    def xi(z):  # xi_n(z) = z h_n^(1)(z) and its derivative
-        h = spherical_jn(n, z) + 1j * spherical_yn(n, z)
-        dh = spherical_jn(n, z, derivative=True) + 1j * spherical_yn(n, z, derivative=True)
-        return z * h, h + z * dh
-
-    (p_x, dp_x), (p_mx, dp_mx), (x_x, dx_x) = psi(x), psi(mx), xi(x)
-    a = (m * p_mx * dp_x - p_x * dp_mx) / (m * p_mx * dx_x - x_x * dp_mx)
-    b = (p_mx * dp_x - m * p_x * dp_mx) / (p_mx * dx_x - m * x_x * dp_mx)
-    return n[:, 0], a, b
-
-
-def mie_qsca(m, x):
-    """The scattering efficiency Q_sca = sigma_s / (pi a^2) = 2 / x^2 sum (2n + 1) (|a_n|^2 + |b_n|^2)."""
-    n, a, b = mie_coefficients(m, x)
-    return 2 / np.atleast_1d(x) ** 2 * np.sum((2 * n[:, None] + 1) * (abs(a) ** 2 + abs(b) ** 2), axis=0)
-
-
-def mie_s12(m, x, mu):
-    """The amplitudes S1, S2 at the cosines mu of the scattering angle, shape (len(x), len(mu))."""
-    n, a, b = mie_coefficients(m, x)
-    mu = np.asarray(mu, dtype=np.float64)
-    pi = np.zeros((len(n), len(mu)))  # the angular functions pi_n, tau_n by their recurrences
-    tau = np.zeros_like(pi)
-    p0, p1 = np.zeros_like(mu), np.ones_like(mu)
-    for i, k in enumerate(n):
-        pi[i] = p1
-        tau[i] = k * mu * p1 - (k + 1) * p0
-        p0, p1 = p1, ((2 * k + 1) * mu * p1 - (k + 1) * p0) / k
-    w = ((2 * n + 1) / (n * (n + 1)))[:, None]
-    s1 = np.einsum("nx,nd->xd", w * a, pi) + np.einsum("nx,nd->xd", w * b, tau)
-    s2 = np.einsum("nx,nd->xd", w * a, tau) + np.einsum("nx,nd->xd", w * b, pi)
-    return s1, s2
-
-
+# ---- the Mie series (mie_series.py), checked here ----
 def check_mie_code():
     q = mie_qsca(1.55, 2 * np.pi * 0.525 / 0.6328)[0]
     check(abs(q - 3.10543) <= 1e-5, f"the Mie series gives Q_sca = {q:.6f} for BHMIE's example, not 3.10543")
