@@ -45,8 +45,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TOLERANCE = 0.05   # the conformance test's bound on |sigma_s / sigma_Mie - 1|
-NORM_CPML = 8      # the normalisation grid's CPML along x (as the small case's) and across it
-NORM_GAP = 4       # free nodes between that CPML and the plane wave's box along x (as the small case's)
+NORM_X0 = 12       # the normalisation grid's box starts at this node along x, as the small case's (its CPML 4 cells before)
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "conformance"))
 try:
@@ -154,14 +153,13 @@ def incident_intensity(g, p, precision):
     cpml, half = 4, 4
     m = 2 * (cpml + half) + 1
     c = m // 2
-    length = g["box"][3] - g["box"][0]
-    x0 = NORM_CPML + NORM_GAP
+    length, x0 = g["box"][3] - g["box"][0], NORM_X0
     nx = length + 2 * x0 + 1
     h = g["h"][0]
     box = f"{x0} {c - half + 1} {c - half + 1} {x0 + length} {c + half - 1} {c + half - 1}"
     span = (c - half + 2, c + half - 2)
     plane = f"plane x {x0 + length // 2} {span[0]} {span[1]} {span[0]} {span[1]} {g['freqs']}"
-    # along x the small case's CPML (8); across, 4 (a Problem's keys: one CPML width for every face)
+    # test_maxwell_mie.py's normalisation grid, with the run's box length along x (the small case's: the same grid)
     r = pyrgrid.maxwell((m, m, nx), steps=int(p.get("scheme.steps")), lengths=((m - 1) * h, (m - 1) * h, (nx - 1) * h),
                         courant=float(p.get("scheme.courant")), dtype=np.float32 if precision == "float" else np.float64,
                         keys={"boundary.kind": "cpml", "boundary.cpml_cells": cpml,
@@ -169,7 +167,7 @@ def incident_intensity(g, p, precision):
                         monitors={"flux1": plane}, backend="cpu")
     area = ((span[1] - span[0]) * h) ** 2
     mon = r.monitors["flux1"]
-    return np.asarray(mon.freqs), np.asarray(mon.flux) / area, r.dt
+    return np.asarray(mon.freqs), np.asarray(mon.flux) / area, r.dt, (m, m, nx)
 
 
 def read_spectra(path):
@@ -215,9 +213,8 @@ def main(argv):
           f"sphere eps_r = {g['eps']:g}, radius {g['radius']:g} ({g['radius'] / g['h'][0]:g} cells), {count} nodes inside: "
           f"a_eff = {radius:.5f}")
     t0 = time.perf_counter()
-    f, inc, dt = incident_intensity(g, p, precision)
-    print(f"normalisation: an empty {2 * 8 + 1} x {2 * 8 + 1} x {g['box'][3] - g['box'][0] + 2 * (NORM_CPML + NORM_GAP) + 1} grid "
-          f"on the CPU, {time.perf_counter() - t0:.1f} s")
+    f, inc, dt, shape = incident_intensity(g, p, precision)
+    print(f"normalisation: an empty {shape[2]} x {shape[1]} x {shape[0]} grid on the CPU, {time.perf_counter() - t0:.1f} s")
     if abs(dt - p.dt) > 1e-12 * p.dt:
         print(f"mie_check.py: the normalisation's dt {dt!r} differs from the run's {p.dt!r}", file=sys.stderr)
         return 2
