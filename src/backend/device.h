@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "core/box.h"
+#include "core/recipe.h"
 #include "pyrgrid.h"
 #include "schemes/scheme.h"
 
@@ -111,6 +112,15 @@ typedef struct pyr_device_ops {
     /* Copy `box` from host into buffer 0 of field f of the piece (box within both). */
     pyr_status_t (*upload)(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_host_region_t *host,
                            const pyr_box_t *box);
+    /* Make field f's values over `box` in buffer 0 of the piece from a recipe (core/recipe.h), in
+     * place of an upload of them: node c (the piece's coordinates) takes the value of node
+     * recipe->origin + c of the recipe's whole grid.  A tabled kind's factors come from the host
+     * (pyr_recipe_tables for the box: tab[d][i] is axis d's factor of node box->lo[d] + i), read
+     * before fill returns; the values are the bits the host's fill makes (problem/field_init.c).
+     * Ordered as an upload (a copy from another slot waits for it).  Optional: NULL where the
+     * values are uploaded instead. */
+    pyr_status_t (*fill)(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_recipe_t *recipe, const double *const tab[3],
+                         const pyr_box_t *box);
     /* Copy `box` of field f from buffer src_layer of `src` into the buffers of
      * `dst` whose bit is set in dst_layers (bit 0: buffer 0, bit 1: buffer 1).
      * It follows the latest upload into the source buffer even when that was

@@ -38,7 +38,7 @@ struct pyr_mg_ops;   /* solvers/multigrid/mg_internal.h */
 
 /* Raised whenever either table changes layout or meaning: a plug-in of
  * another layout is refused with a message, never called. */
-#define PYR_CUDA_PLUGIN_ABI 1
+#define PYR_CUDA_PLUGIN_ABI 2
 #define PYR_CUDA_PLUGIN_FILE "libpyrgrid_cuda.so"
 #define PYR_CUDA_PLUGIN_ENTRY "pyr_cuda_plugin_entry"
 

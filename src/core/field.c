@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/field.h"
+#include "core/recipe.h"
 #include "pyrgrid.h"
 
 int64_t pyr_field_count(const pyr_field_t *f) { return f->n[0] * f->n[1] * f->n[2]; }
@@ -27,14 +28,16 @@ typedef struct field_box {
     uintptr_t stream;  /* the caller's stream of a device field (pyr_field_wrap_device) */
     struct field_box *next; /* in the list of device fields */
     size_t mapped;     /* bytes of data mapped for pyr_field_alloc_zero (unmapped, not freed) */
-    int zero;          /* in the list of zero fields: the data unwritten since they were mapped */
+    int zero;          /* in the list of marked fields: the data unwritten since they were mapped */
+    pyr_recipe_t recipe; /* what the values of a marked field are (zero: the pages as mapped) */
     int exposed;       /* a caller's (pyr_field_create_zero), who may have written the data: read before trusting */
     struct field_box *znext;
 } field_box_t;
 
 static pthread_mutex_t device_fields_lock = PTHREAD_MUTEX_INITIALIZER;
 static field_box_t *device_fields;
-/* Fields known to hold zeros (pyr_field_alloc_zero), by header: a field the
+/* Marked fields, by header: those known to hold zeros (pyr_field_alloc_zero)
+ * and those whose values are a recipe (pyr_field_alloc_recipe).  A field the
  * executor is handed may be one a caller declared, whose header is no box. */
 static field_box_t *zero_fields;
 
@@ -161,6 +164,9 @@ pyr_status_t pyr_field_alloc_zero(int dims, const int64_t n[3], pyr_precision_t 
 #endif
     f->data = p;
     b->zero = 1;
+    b->recipe.kind = PYR_RECIPE_ZERO;
+    b->recipe.dims = dims;
+    for (int d = 0; d < 3; d++) b->recipe.whole[d] = n[d];
     pthread_mutex_lock(&device_fields_lock);
     b->znext = zero_fields;
     zero_fields = b;
@@ -225,38 +231,62 @@ static int unlist_zero(field_box_t *b)
     return 0;
 }
 
-/* The box of a field known to hold zeros, or NULL (the lock held); a caller's whose pages were
- * written is no longer known so. */
-static field_box_t *zero_box(const pyr_field_t *field)
+/* The box of a marked field, or NULL (the lock held). */
+static field_box_t *marked_box(const pyr_field_t *field)
 {
     for (field_box_t *b = zero_fields; b; b = b->znext)
-        if (&b->field == field) {
-            if (b->exposed && !pages_still_zero(b)) {
-                unlist_zero(b);
-                return NULL;
-            }
-            return b;
-        }
+        if (&b->field == field) return b;
     return NULL;
 }
 
-int pyr_field_is_zero(const pyr_field_t *field)
+/* Whether a field is marked (of kind `only` where that is not NONE), its recipe into *out (when
+ * not NULL), and with `take` the mark removed.  A caller's field whose pages were written is no
+ * longer marked.  Its page map is read without the lock (a large field's is hundreds of
+ * megabytes, which every other field's lookup would wait for), and the field found again after. */
+static int mark_of(const pyr_field_t *field, pyr_recipe_kind_t only, int take, pyr_recipe_t *out)
 {
     if (!field) return 0;
     pthread_mutex_lock(&device_fields_lock);
-    const int zero = zero_box(field) != NULL;
+    field_box_t *b = marked_box(field);
+    const int ok = b && (only == PYR_RECIPE_NONE || b->recipe.kind == only), exposed = ok && b->exposed;
     pthread_mutex_unlock(&device_fields_lock);
-    return zero;
+    if (!ok) return 0;
+    const int written = exposed && !pages_still_zero(b);
+    pthread_mutex_lock(&device_fields_lock);
+    b = marked_box(field);
+    int marked = b != NULL;
+    if (b && written) {
+        unlist_zero(b);
+        marked = 0;
+    }
+    if (marked && out) *out = b->recipe;
+    if (marked && take) unlist_zero(b);
+    pthread_mutex_unlock(&device_fields_lock);
+    return marked;
 }
 
-int pyr_field_take_zero(pyr_field_t *field)
+int pyr_field_is_zero(const pyr_field_t *field) { return mark_of(field, PYR_RECIPE_ZERO, 0, NULL); }
+
+int pyr_field_take_zero(pyr_field_t *field) { return mark_of(field, PYR_RECIPE_ZERO, 1, NULL); }
+
+int pyr_field_recipe(const pyr_field_t *field, pyr_recipe_t *out) { return mark_of(field, PYR_RECIPE_NONE, 0, out); }
+
+int pyr_field_take_recipe(pyr_field_t *field, pyr_recipe_t *out) { return mark_of(field, PYR_RECIPE_NONE, 1, out); }
+
+pyr_status_t pyr_field_alloc_recipe(const pyr_recipe_t *recipe, pyr_precision_t precision, const int64_t n[3], pyr_field_t **out)
 {
-    if (!field) return 0;
+    *out = NULL;
+    if (!recipe || recipe->kind == PYR_RECIPE_NONE || recipe->dims < 1 || recipe->dims > 3)
+        return pyr_fail(PYR_ERR_INTERNAL, "pyr_field_alloc_recipe: no recipe, or one of %d dimensions", recipe ? recipe->dims : 0);
+    for (int d = 0; d < 3; d++)
+        if (recipe->origin[d] < 0 || n[d] < 1 || recipe->origin[d] + n[d] > recipe->whole[d])
+            return pyr_fail(PYR_ERR_INTERNAL, "pyr_field_alloc_recipe: nodes %lld..%lld of axis %d lie outside the whole grid of %lld",
+                            (long long)recipe->origin[d], (long long)(recipe->origin[d] + n[d] - 1), d, (long long)recipe->whole[d]);
+    PYR_TRY(pyr_field_alloc_zero(recipe->dims, n, precision, out));
     pthread_mutex_lock(&device_fields_lock);
-    field_box_t *b = zero_box(field);
-    const int zero = b && unlist_zero(b);
+    ((field_box_t *)*out)->recipe = *recipe;
     pthread_mutex_unlock(&device_fields_lock);
-    return zero;
+    return PYR_OK;
 }
 
 /* A grid's host memory, 64-byte aligned.  Large grids are aligned to 2 MiB

@@ -3,6 +3,7 @@
 #ifndef PYR_CORE_FIELD_H
 #define PYR_CORE_FIELD_H
 
+#include "core/recipe.h"
 #include "pyrgrid.h"
 
 /* A field of n[] nodes that pyr_field_destroy frees (data uninitialised),
@@ -41,6 +42,24 @@ pyr_status_t pyr_field_alloc_zero(int dims, const int64_t n[3], pyr_precision_t 
  * and the field is no longer known so, for whoever is about to write it. */
 int pyr_field_is_zero(const pyr_field_t *field);
 int pyr_field_take_zero(pyr_field_t *field);
+
+/* A field of n[] nodes whose values are a recipe (core/recipe.h: the field's
+ * node 0 at recipe->origin of the whole grid) that nobody has made yet: its
+ * data are pyr_field_alloc_zero's pages (free until touched), and it is
+ * marked with the recipe until pyr_field_take_recipe.  A resident run makes
+ * the values on the device where the piece lives (the runtimes' fill op)
+ * instead of uploading them; any reader of the data before the run must
+ * call pyr_field_materialize (problem/field_init.h) first, which makes them
+ * on the host and removes the mark.  The library's own fields only (the
+ * program's initial fields): a caller's field is never marked so.
+ * pyr_field_destroy releases it. */
+pyr_status_t pyr_field_alloc_recipe(const pyr_recipe_t *recipe, pyr_precision_t precision, const int64_t n[3], pyr_field_t **out);
+/* Whether a field is marked with a recipe (pyr_field_alloc_recipe's, or the
+ * zeros of pyr_field_alloc_zero and pyr_field_create_zero as PYR_RECIPE_ZERO,
+ * under pyr_field_is_zero's rules), the recipe into *out (may be NULL).
+ * take: the same, and the mark removed, for whoever makes the values. */
+int pyr_field_recipe(const pyr_field_t *field, pyr_recipe_t *out);
+int pyr_field_take_recipe(pyr_field_t *field, pyr_recipe_t *out);
 
 /* Host memory for a grid or a buffer the size of one (free() releases it):
  * 64-byte aligned, never NULL for 0 bytes; from 64 MiB on, 2 MiB aligned and

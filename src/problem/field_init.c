@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/field.h"
+#include "core/recipe.h"
 #include "io/field_file.h"
 #include "problem/field_init.h"
 #include "pyrgrid.h"
@@ -27,16 +28,6 @@ static inline void store(pyr_field_t *f, int64_t i, double v)
 {
     if (f->precision == PYR_DOUBLE) ((double *)f->data)[i] = v;
     else ((float *)f->data)[i] = (float)v;
-}
-
-/* splitmix64: a fixed, well-mixed function of (seed, index), so a random
- * field does not depend on threads or on the order nodes are visited. */
-static inline uint64_t mix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
 }
 
 /* (x, y, z) are nodes of a grid of dims dimensions and n[] nodes per axis. */
@@ -151,24 +142,11 @@ pyr_status_t pyr_field_init_part(pyr_field_t *f, const pyr_problem_t *p, const i
          * the Gaussian's exp(-u^2)), a node's value their product in axis order, ((x) * y) * z, so a
          * part holds the same bits as the whole field; per node two multiplies and a store, at
          * memory speed. */
-        double *tab[3] = {NULL, NULL, NULL};
         static const double one = 1.0;
-        for (int d = 0; d < dims; d++) {
-            tab[d] = malloc((size_t)f->n[d] * sizeof(double));
-            if (!tab[d]) {
-                for (int e = 0; e < d; e++) free(tab[e]);
-                return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the initial field's factors");
-            }
-            for (int64_t i = 0; i < f->n[d]; i++) {
-                const int64_t g = origin[d] + i;
-                if (p->init == PYR_INIT_SINE) {
-                    tab[d][i] = g == 0 || g == gn[d] - 1 ? 0.0 : sin(M_PI * (double)g / (double)(gn[d] - 1));
-                } else {
-                    const double u = ((double)g / (double)(gn[d] - 1) - 0.5) / 0.1;
-                    tab[d][i] = exp(-(u * u));
-                }
-            }
-        }
+        const pyr_recipe_t r = {pyr_recipe_of_init(p->init), dims, {gn[0], gn[1], gn[2]}, {origin[0], origin[1], origin[2]}, p->seed};
+        const int64_t lo[3] = {0, 0, 0};
+        double *tab[3];
+        PYR_TRY(pyr_recipe_tables(&r, lo, f->n, tab));
         const double *tx = tab[0];
 #pragma omp parallel for collapse(2) schedule(static)
         for (int64_t z = 0; z < nz; z++)
@@ -200,10 +178,31 @@ pyr_status_t pyr_field_init_part(pyr_field_t *f, const pyr_problem_t *p, const i
                 if (p->init == PYR_INIT_RANDOM) {
                     const int64_t gx = origin[0] + x, gy = origin[1] + y, gz = origin[2] + z;
                     const int64_t gi = (gz * gn[1] + gy) * gn[0] + gx; /* the node's index in the whole grid */
-                    v = (double)(mix64(p->seed * 0x100000001B3ull ^ mix64((uint64_t)gi)) >> 11) * 0x1.0p-53;
+                    v = pyr_recipe_random(p->seed, gi);
                 }
                 store(f, i, v);
             }
+    return PYR_OK;
+}
+
+pyr_status_t pyr_field_materialize(pyr_field_t *f)
+{
+    pyr_recipe_t r;
+    if (!pyr_field_recipe(f, &r)) return PYR_OK;
+    /* the zeros are the pages as mapped; any other kind is made as that part of its whole grid */
+    if (r.kind != PYR_RECIPE_ZERO) {
+        static const pyr_init_kind_t init[] = {[PYR_RECIPE_SINE] = PYR_INIT_SINE, [PYR_RECIPE_GAUSS] = PYR_INIT_GAUSS,
+                                               [PYR_RECIPE_RANDOM] = PYR_INIT_RANDOM};
+        pyr_problem_t whole;
+        memset(&whole, 0, sizeof whole);
+        whole.dims = r.dims;
+        for (int d = 0; d < 3; d++) whole.n[d] = r.whole[d];
+        whole.precision = f->precision;
+        whole.init = init[r.kind];
+        whole.seed = r.seed;
+        PYR_TRY(pyr_field_init_part(f, &whole, r.origin));
+    }
+    pyr_field_take_recipe(f, NULL);
     return PYR_OK;
 }
 

@@ -178,6 +178,23 @@ static pyr_status_t cpu_download(void *ctx, int slot, const pyr_piece_t *piece, 
     return PYR_OK;
 }
 
+/* Field f's values over `box` from a recipe (device.h fill), as the core's host fill makes them
+ * (core/recipe.c: the same products and random words as problem/field_init.c's). */
+static pyr_status_t cpu_fill(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_recipe_t *r, const double *const tab[3],
+                             const pyr_box_t *box)
+{
+    (void)slot;
+    const cpu_ctx_t *c = ctx;
+    if (pyr_box_empty(box)) return PYR_OK;
+    if (!pyr_box_contains(&piece->box, box)) return pyr_fail(PYR_ERR_INTERNAL, "CPU backend: fill box outside its piece");
+    if (pyr_recipe_tabled(r->kind) && (!tab[0] || (r->dims >= 2 && !tab[1]) || (r->dims >= 3 && !tab[2])))
+        return pyr_fail(PYR_ERR_INTERNAL, "CPU backend: a fill of a tabled recipe without its tables");
+    const int64_t n[3] = {pyr_box_extent(box, 0), pyr_box_extent(box, 1), pyr_box_extent(box, 2)};
+    char *at = (char *)piece->buf[f][0] + pyr_piece_index(piece, box->lo[0], box->lo[1], box->lo[2]) * (int64_t)c->elem;
+    pyr_recipe_fill_rows(r, tab, c->elem, at, piece->pitch, piece->pitch * pyr_box_extent(&piece->box, 1), box->lo, n);
+    return PYR_OK;
+}
+
 /* The lane (device.h): every other operation runs as it is issued, but a
  * copy issued on the lane waits in a queue until a slot waits for a lane
  * mark past it, or for the lane itself - as late as the issuing order
@@ -332,6 +349,7 @@ const pyr_device_ops_t pyr_device_cpu = {
     .host_register = NULL,
     .host_unregister = NULL,
     .upload = cpu_upload,
+    .fill = cpu_fill,
     .copy = cpu_copy,
     .download = cpu_download,
     .reduce_change = cpu_reduce_change,

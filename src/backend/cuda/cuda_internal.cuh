@@ -137,6 +137,9 @@ pyr_status_t serial_end(ctx_t *c, int slot, double t0, std::atomic<long long> *a
 /* The timeline (cuda_api.h): returns the record to close with span_end, or -1. */
 int span_begin(ctx_t *c, int kind, int slot);
 void span_end(ctx_t *c, int i, int slot);
+/* An operation issued on `slot` wrote the buffer at ptr: another slot's copy out of it waits for
+ * it, as for an upload (device.h copy). */
+pyr_status_t note_writer_of(ctx_t *c, int slot, const void *ptr);
 /* The state kept under `key`, or NULL. */
 void *state_of(ctx_t *c, const void *key);
 /* Keep `data` under `key` until the context is given back, then free(c, data). */
@@ -147,6 +150,10 @@ pyr_status_t blas_take(ctx_t *c, const cublas_api_t **api, cublasHandle_t *handl
 void blas_give(ctx_t *c, cublasHandle_t handle);
 
 } // namespace pyrcu
+
+/* fill.cu: fill of the runtime (a field's values made on the device from a recipe). */
+extern "C" pyr_status_t pyr_cuda_fill(void *ctx, int slot, const pyr_piece_t *piece, int f, const pyr_recipe_t *recipe,
+                                      const double *const tab[3], const pyr_box_t *box);
 
 /* peer.cu: copy_peer of the runtime (several GPUs of one process, exec/parts.c). */
 extern "C" pyr_status_t pyr_cuda_copy_peer(void *ctx, int slot, const pyr_piece_t *dst, int f, int dst_layers, void *src_ctx,

@@ -93,6 +93,8 @@ void forget_writer(cuda_ctx_t *c, const void *ptr)
 
 namespace pyrcu {
 
+pyr_status_t note_writer_of(ctx_t *c, int slot, const void *ptr) { return note_writer(c, slot, ptr); }
+
 /* Returns the index of the record to close with span_end, or -1. */
 int span_begin(cuda_ctx_t *c, int kind, int slot)
 {
@@ -1150,6 +1152,7 @@ static pyr_device_ops_t make_ops(void)
     o.host_register = cuda_host_register;
     o.host_unregister = cuda_host_unregister;
     o.upload = cuda_upload;
+    o.fill = pyr_cuda_fill; /* fill.cu */
     o.copy = cuda_copy;
     o.copy_many = cuda_copy_many;
     o.download = cuda_download;
