@@ -8,6 +8,7 @@
 #include "exec/exec.h"
 #include "methods/method.h"
 #include "multi/multi.h"
+#include "problem/field_init.h"
 #include "tune/tune.h"
 
 pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
@@ -20,7 +21,13 @@ pyr_status_t pyr_execute_fields(pyr_plan_t *plan, pyr_field_t *const *fields, in
         if (st != PYR_OK) return pyr_fail_context(st, "field %s: ", f < plan->scheme->nfields ? plan->scheme->field[f].name : "beyond the scheme's");
     }
     const pyr_method_entry_t *method = pyr_method_find(plan->method);
-    if (method && method->execute) return method->execute(plan, fields, nfields, hooks, run);
+    /* a method with a loop of its own reads the host fields as they are: fields whose values are a
+     * recipe nobody has made yet (core/field.h) are made here first */
+    if (method && method->execute) {
+        for (int f = 0; f < nfields && f < PYR_MAX_FIELDS; f++)
+            if (fields[f]) PYR_TRY(pyr_field_materialize(fields[f]));
+        return method->execute(plan, fields, nfields, hooks, run);
+    }
     pyr_multi_t *m = pyr_multi_of(plan);
     if (m) return pyr_multi_execute(m, fields, nfields, hooks, run);
     /* plan = refine: its first passes try the model's best candidates (tune/refine.c) */

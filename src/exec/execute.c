@@ -71,6 +71,7 @@
 #include "exec/exec.h"
 #include "exec/exec_internal.h"
 #include "exec/part_io.h"
+#include "problem/field_init.h"
 #include "plan/plan.h"
 
 /* pyr_exec_fields_range's carry (exec.h). */
@@ -391,37 +392,18 @@ static pyr_status_t upload_fields(exec_t *e, int slot, const pyr_piece_t *piece,
     return upload_fields_but(e, slot, piece, state, input, 0);
 }
 
-/* Field f of the resident piece set to zero over `box` on the device: the
- * box's last plane (along its slowest axis) uploaded as zeros, then doubled
- * towards the first by copies within the piece, each reading k planes
- * further on (a view of buffer 0 that many planes ahead), so that the host
- * sends a plane instead of the field. */
-static pyr_status_t zero_on_device(exec_t *e, const pyr_piece_t *piece, int f, const pyr_box_t *box)
+/* Field f of the resident piece made from its recipe over `box` on the device (the runtime's fill):
+ * nothing crosses from the host but a tabled kind's factors for the box's axes. */
+static pyr_status_t fill_on_device(exec_t *e, const pyr_piece_t *piece, int f, const pyr_recipe_t *recipe, const pyr_box_t *box)
 {
     if (pyr_box_empty(box)) return PYR_OK;
-    int a = 2;
-    while (a > 0 && pyr_box_extent(box, a) == 1) a--;
-    const int64_t n = pyr_box_extent(box, a);
-    const int64_t stride = a == 0 ? 1 : a == 1 ? piece->pitch : piece->pitch * pyr_box_extent(&piece->box, 1);
-    pyr_box_t plane = *box;
-    plane.lo[a] = plane.hi[a] - 1;
-    void *zeros = calloc((size_t)pyr_box_volume(&plane), e->elem);
-    if (!zeros) return pyr_fail(PYR_ERR_NOMEM, "out of host memory");
-    pyr_host_region_t host = {zeros, plane};
-    pyr_status_t st = e->ops->upload(e->ctx, 0, piece, f, &host, &plane);
-    e->count.uploaded += (uint64_t)pyr_box_volume(&plane);
-    for (int64_t k = 1; k < n && st == PYR_OK; k *= 2) {
-        pyr_piece_t ahead = *piece;
-        ahead.buf[f][0] = (char *)piece->buf[f][0] + k * stride * (int64_t)e->elem;
-        pyr_box_t to = *box;
-        to.hi[a] = box->hi[a] - k;
-        to.lo[a] = to.hi[a] - (k < n - k ? k : n - k);
-        st = e->ops->copy(e->ctx, 0, piece, f, 1, &ahead, 0, &to);
-    }
-    /* the plane's upload may still read the zeros */
-    const pyr_status_t sw = e->ops->wait(e->ctx, 0);
-    free(zeros);
-    return st != PYR_OK ? st : sw;
+    double *tab[3];
+    int64_t n[3];
+    for (int a = 0; a < 3; a++) n[a] = pyr_box_extent(box, a);
+    PYR_TRY(pyr_recipe_tables(recipe, box->lo, n, tab));
+    const pyr_status_t st = e->ops->fill(e->ctx, 0, piece, f, recipe, (const double *const *)tab, box);
+    for (int a = 0; a < 3; a++) free(tab[a]);
+    return st;
 }
 
 /* The older layer of the fields that keep one (exec_t.prev) over `box`,
@@ -964,7 +946,7 @@ static int64_t range_pass_height(const exec_t *e, int64_t step)
     return h < e->last - step ? h : e->last - step;
 }
 
-static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks, unsigned zero)
+static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks, unsigned made, const pyr_recipe_t *recipe)
 {
     pyr_plan_t *plan = e->plan;
     const pyr_problem_t *p = &plan->problem;
@@ -1009,12 +991,12 @@ static pyr_status_t execute(exec_t *e, const pyr_hooks_t *hooks, unsigned zero)
         whole.result = interior;
         whole.src = grid;
         pyr_box_t input = pyr_plan_layer_box(plan, &whole, 1, 1);
-        PYR_TRY(upload_fields_but(e, 0, &e->pieces[0], &grid, &input, zero));
+        PYR_TRY(upload_fields_but(e, 0, &e->pieces[0], &grid, &input, made));
         for (int f = 0; f < e->nf; f++) {
-            if (e->role[f] < 0 || !((zero >> f) & 1)) continue;
+            if (e->role[f] < 0 || !((made >> f) & 1)) continue;
             pyr_box_t parts[2];
             const int np = pyr_plan_field_boxes(plan, f, is_state(e, f) ? &grid : &input, parts);
-            for (int k = 0; k < np; k++) PYR_TRY(zero_on_device(e, &e->pieces[0], f, &parts[k]));
+            for (int k = 0; k < np; k++) PYR_TRY(fill_on_device(e, &e->pieces[0], f, &recipe[f], &parts[k]));
         }
         PYR_TRY(pyr_exec_prepare_boundary(e, 0, &e->pieces[0]));
         /* a later range of a run: the layer before, which its first sub-step reads */
@@ -1147,8 +1129,9 @@ void pyr_exec_carry_destroy(pyr_exec_carry_t **carry)
     *carry = NULL;
 }
 
-static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, const pyr_host_region_t *regions, int nfields, int64_t first,
-                               int64_t last, pyr_exec_carry_t *carry, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, const pyr_host_region_t *regions, const pyr_recipe_t *recipes,
+                               int nfields, int64_t first, int64_t last, pyr_exec_carry_t *carry, const pyr_hooks_t *hooks,
+                               pyr_run_info_t *run)
 {
     if (run) memset(run, 0, sizeof *run);
     if (!plan || !given) return pyr_fail(PYR_ERR_ARG, "pyr_execute_fields: plan and fields are required");
@@ -1251,11 +1234,47 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
         for (int f = 0; f < e.nf; f++) pyr_field_destroy(&checked[f]);
     }
     e.fields = fields;
-    /* fields known to hold zeros: a resident piece sets them on the device (the knowledge is spent:
-     * the run writes them) */
-    unsigned zero = 0;
-    for (int f = 0; f < e.nf && st == PYR_OK; f++)
-        if (fields[f] && !on_device[f] && pyr_field_take_zero(fields[f]) && plan->resident) zero |= 1u << f;
+    /* Fields whose values are a recipe (zeros included: pyr_field_alloc_zero, pyr_field_alloc_recipe,
+     * or a region's as its owner says): a resident piece makes them on the device instead of uploading
+     * them (the mark is spent: the run writes the field).  Any other run, or one of no steps, reads or
+     * hands back the host's values: made there first.  A field's node c (the plan's coordinates) is
+     * node recipe.origin + c - box.lo of its host grid in the recipe's whole grid. */
+    unsigned made_on_device = 0;
+    pyr_recipe_t recipe[PYR_MAX_FIELDS];
+    memset(recipe, 0, sizeof recipe);
+    const int fills = plan->resident && first < last && e.ops->fill;
+    for (int f = 0; f < e.nf && st == PYR_OK; f++) {
+        if (e.role[f] < 0) continue;
+        pyr_recipe_t r;
+        if (region[f]) {
+            if (!recipes || recipes[f].kind == PYR_RECIPE_NONE) continue;
+            if (!fills || carry) {
+                st = pyr_fail(PYR_ERR_INTERNAL, "field %s: a region made from a recipe for a plan that cannot make it on its device",
+                              scheme->field[f].name);
+                break;
+            }
+            r = recipes[f];
+        } else if (!fields[f] || on_device[f] || !pyr_field_recipe(fields[f], &r)) {
+            continue;
+        } else if (!fills || (r.kind != PYR_RECIPE_ZERO && (carry || plan->exchange))) {
+            /* a range's carry keeps the layer before as a host copy of the field (plan->previous); a part's
+             * own grid is written back over its share of the interior only (the owner of a shared grid
+             * makes its boundary, multi/multi.c) */
+            st = pyr_field_materialize(fields[f]);
+            continue;
+        } else if (!pyr_field_take_recipe(fields[f], &r)) {
+            continue; /* written since it was looked at (a caller's zeros): uploaded as any */
+        }
+        for (int a = 0; a < 3; a++) r.origin[a] -= e.grid[f].box.lo[a];
+        recipe[f] = r;
+        made_on_device |= 1u << f;
+        /* the run writes back the interior: the boundary the host field holds from the start made there
+         * (a part's region: its owner's) */
+        if (is_state(&e, f) && r.kind != PYR_RECIPE_ZERO && !region[f]) {
+            const pyr_box_t grid = pyr_plan_grid(plan), interior = pyr_plan_interior(plan);
+            st = pyr_recipe_fill_outside(&r, e.elem, e.grid[f].data, &e.grid[f].box, &interior, &grid);
+        }
+    }
     if (st != PYR_OK || first >= last) {
         for (int f = 0; f < e.nf; f++) pyr_field_destroy(&own[f]);
         if (run && st == PYR_OK) run->steps = first, run->parts = run->ranks = 1;
@@ -1339,7 +1358,7 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
         for (int f = 0; f < e.nf && st == PYR_OK; f++)
             if (on_device[f]) st = e.ops->after_stream(e.ctx, 0, stream[f]);
     }
-    if (st == PYR_OK) st = execute(&e, hooks, zero);
+    if (st == PYR_OK) st = execute(&e, hooks, made_on_device, recipe);
     if (st != PYR_OK) {
         /* let queued work finish before freeing what it uses, keeping the
          * message of the first failure */
@@ -1376,13 +1395,19 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
 
 pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
-    return exec_range(plan, given, NULL, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
+    return exec_range(plan, given, NULL, NULL, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
 }
 
 pyr_status_t pyr_exec_fields_in(pyr_plan_t *plan, pyr_field_t *const *given, const pyr_host_region_t *regions, int nfields,
                                 const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
-    return exec_range(plan, given, regions, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
+    return exec_range(plan, given, regions, NULL, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
+}
+
+pyr_status_t pyr_exec_fields_made(pyr_plan_t *plan, pyr_field_t *const *given, const pyr_host_region_t *regions, const pyr_recipe_t *recipes,
+                                  int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
+{
+    return exec_range(plan, given, regions, recipes, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
 }
 
 pyr_status_t pyr_exec_fields_range(pyr_plan_t *plan, pyr_field_t *const *fields, int nfields, int64_t first, int64_t last,
@@ -1406,7 +1431,7 @@ pyr_status_t pyr_exec_fields_range(pyr_plan_t *plan, pyr_field_t *const *fields,
         carry->problem = *p;
     }
     pyr_run_info_t ri;
-    const pyr_status_t st = exec_range(plan, fields, NULL, nfields, first, last, carry, hooks, &ri);
+    const pyr_status_t st = exec_range(plan, fields, NULL, NULL, nfields, first, last, carry, hooks, &ri);
     carry->next = st == PYR_OK ? ri.steps : -1;
     if (run) *run = ri;
     return st;

@@ -9,9 +9,11 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/field.h"
 #include "exec/exec.h"
 #include "multi/parts_internal.h"
 #include "problem/devices.h"
+#include "problem/field_init.h"
 
 pyr_multi_t *pyr_multi_of(const pyr_plan_t *plan) { return plan && plan->kind == PYR_PLAN_PARTS ? (pyr_multi_t *)plan : NULL; }
 
@@ -160,7 +162,29 @@ pyr_status_t pyr_multi_execute(pyr_multi_t *m, pyr_field_t *const *given, int nf
             P->shared = 1;
         }
     }
-    pyr_status_t st = setup_parts(P, given, mask);
+    /* The caller's fields whose values are a recipe nobody has made (core/field.h): where every part
+     * keeps its grid resident on the caller's and can make values on its device, each makes its own
+     * there and nothing is uploaded; else they are made on the host now, for the parts to read. */
+    int device_made = P->problem.steps > 0;
+    for (int i = 0; i < P->ndev; i++) {
+        memset(P->part[i].recipe, 0, sizeof P->part[i].recipe);
+        if (!P->part[i].plan->resident || !P->part[i].plan->ops->fill) device_made = 0;
+    }
+    pyr_status_t st = PYR_OK;
+    for (int f = 0; f < s->nfields && st == PYR_OK; f++) {
+        pyr_recipe_t r;
+        if (!((mask >> f) & 1) || !pyr_field_recipe(given[f], &r)) continue;
+        if (!device_made || !pyr_field_take_recipe(given[f], &r)) {
+            st = pyr_field_materialize(given[f]);
+            continue;
+        }
+        for (int i = 0; i < P->ndev; i++) P->part[i].recipe[f] = r;
+        /* the parts write back their shares of the interior: the boundary the field holds from the
+         * start is made here */
+        if (P->exchanged[f] && r.kind != PYR_RECIPE_ZERO)
+            st = pyr_recipe_fill_outside(&r, pyr_precision_size(P->problem.precision), given[f]->data, &grid, &P->changing, &grid);
+    }
+    if (st == PYR_OK) st = setup_parts(P, given, mask);
     /* parts on the caller's grid that would each pin their host grid (run.host_memory = pin): that grid
      * pinned once, portably (every device's copies then go straight), not a part's share at a time */
     const pyr_device_ops_t *ops = P->part[0].plan->ops;
@@ -213,7 +237,10 @@ pyr_status_t pyr_multi_execute(pyr_multi_t *m, pyr_field_t *const *given, int nf
             }
         if (stopped_as_asked) pyr_fail(st, "%s", message);
     }
-    for (int i = 0; i < P->ndev; i++) memset(P->part[i].region, 0, sizeof P->part[i].region);
+    for (int i = 0; i < P->ndev; i++) {
+        memset(P->part[i].region, 0, sizeof P->part[i].region);
+        memset(P->part[i].recipe, 0, sizeof P->part[i].recipe);
+    }
     P->shared = 0;
     pyr_multi_free_fields(P);
     return st;

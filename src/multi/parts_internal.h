@@ -33,6 +33,8 @@ typedef struct part {
     pyr_plan_t *plan;
     pyr_field_t *fields[PYR_MAX_FIELDS];
     pyr_host_region_t region[PYR_MAX_FIELDS]; /* or a field's host grid is the caller's (data set: pyr_multi_execute) */
+    pyr_recipe_t recipe[PYR_MAX_FIELDS];      /* a region's values as a recipe nobody has made (kind set: pyr_multi_execute),
+                                                 which the resident part makes on its device */
     int ready;                          /* past the point where every part has uploaded from the caller's grid */
     pyr_exchange_t xch;
     pyr_exec_io_t *io;

@@ -90,7 +90,7 @@ pyr_status_t pyr_multi_at_pass_end(void *user, pyr_exec_io_t *io, int64_t step, 
 static void run_part(part_t *pt)
 {
     pyr_parts_t *P = pt->owner;
-    pyr_status_t st = pyr_exec_fields_in(pt->plan, pt->fields, pt->region, P->scheme->nfields, pt->hooks, &pt->run);
+    pyr_status_t st = pyr_exec_fields_made(pt->plan, pt->fields, pt->region, pt->recipe, P->scheme->nfields, pt->hooks, &pt->run);
     /* a part that failed before its first point still lets the others past theirs */
     if (P->shared && !pt->ready) {
         pt->ready = 1;
