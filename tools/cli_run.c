@@ -553,12 +553,19 @@ static int run_problem(pyr_cli_config_t *cfg, int quiet, const char *report, con
     const pyr_ranks_core_t *core = pyr_private_ranks();
     const int zero_start = p->equation == PYR_EQ_MAXWELL && p->init == PYR_INIT_ZERO &&
                            core->size >= offsetof(pyr_ranks_core_t, field_zero) + sizeof core->field_zero && core->field_zero;
+    /* heat's and Poisson's built-in initial kinds: the field as its recipe, which an in-core run makes on
+     * each device instead of the program making it here and the run uploading it (a host reader before
+     * the run makes it first) */
+    const int made_later = !zero_start && !cfg->start_dataset[0] &&
+                           core->size >= offsetof(pyr_ranks_core_t, field_initial) + sizeof core->field_initial && core->field_initial;
     for (int k = 0; k < r->o.nstate && st == PYR_OK && ranks == 0; k++) {
         const int i = r->o.state[k];
         if (zero_start) {
             st = core->field_zero(p, &fields[i]);
             continue;
         }
+        if (made_later && (st = core->field_initial(p, i, &fields[i])) != PYR_OK) break;
+        if (fields[i]) continue;
         st = pyr_field_create(p, &fields[i]);
         if (st == PYR_OK)
             st = i == 0 && p->init == PYR_INIT_FILE && cfg->start_dataset[0] ? pyr_field_init_file(fields[i], p, p->init_file, cfg->start_dataset)

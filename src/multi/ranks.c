@@ -277,9 +277,25 @@ static pyr_status_t field_zero(const pyr_problem_t *problem, pyr_field_t **out)
     return pyr_field_alloc_zero(problem->dims, problem->n, problem->precision, out);
 }
 
+/* Only where pyr_field_init_state would make the field as pyr_field_init_part makes the whole grid:
+ * a scheme without an initial state of its own, its first field, a built-in kind. */
+static pyr_status_t field_initial(const pyr_problem_t *problem, int i, pyr_field_t **out)
+{
+    *out = NULL;
+    PYR_TRY(pyr_problem_validate(problem));
+    const pyr_scheme_t *scheme = pyr_scheme_of(problem->equation);
+    const pyr_recipe_kind_t kind = pyr_recipe_of_init(problem->init);
+    if (!scheme || scheme->init_state || i != 0 || kind == PYR_RECIPE_NONE) return PYR_OK;
+    const pyr_recipe_t r = {kind, problem->dims, {problem->n[0], problem->n[1], problem->n[2]}, {0, 0, 0}, problem->seed};
+    const pyr_status_t st = pyr_field_alloc_recipe(&r, problem->precision, problem->n, out);
+    /* out of memory: left to the caller's pyr_field_create, whose message says what the grid needs and what would fit */
+    if (st == PYR_ERR_NOMEM) pyr_clear_error();
+    return st == PYR_ERR_NOMEM ? PYR_OK : st;
+}
+
 static const pyr_ranks_core_t core = {
     sizeof(pyr_ranks_core_t), PYR_VERSION_STRING, ranks_execute, ranks_write_parts, pyr_ranks_write_one, attach_mpi, mpi_table, pyr_ranks_set_h5,
-    field_zero,
+    field_zero, field_initial,
 };
 
 const pyr_ranks_core_t *pyr_private_ranks(void) { return &core; }

@@ -104,6 +104,12 @@ typedef struct {
      * (core/field.h pyr_field_alloc_zero): the program's state fields of initial.kind = zero, which a
      * resident plan then sets on the device instead of uploading them; written only by the run */
     pyr_status_t (*field_zero)(const pyr_problem_t *problem, pyr_field_t **out);
+    /* state field i of the problem's grid as its initial values' recipe, not yet made (core/field.h
+     * pyr_field_alloc_recipe): a resident plan makes the values on each device instead of uploading
+     * them, any other run on the host first; whoever reads the field before the run must make them
+     * (pyr_field_materialize).  *out NULL where the field is not made so (a file's values, a scheme's
+     * own initial state, another field than the first): the caller makes it as before. */
+    pyr_status_t (*field_initial)(const pyr_problem_t *problem, int i, pyr_field_t **out);
 } pyr_ranks_core_t;
 
 PYR_API const pyr_ranks_core_t *pyr_private_ranks(void);

@@ -1,0 +1,355 @@
+/* Initial fields made where they are needed (core/recipe.h): the runtimes' fill op makes a field's
+ * values over a box of a piece from a recipe, and a field marked with its recipe (pyr_field_alloc_recipe,
+ * as `pyrgrid run` makes heat's and Poisson's initial fields) is made on the device by a resident run,
+ * on the host by any other run or reader (pyr_field_materialize).  Every way must give the bits
+ * pyr_field_init_part gives.
+ *   test_field_recipe        the CPU runtime's fill against pyr_field_init_part (every kind, 1D-3D,
+ *                            float and double, awkward shapes, whole grids and parts); runs from
+ *                            recipe fields against runs from host-made fields (in core, out of core,
+ *                            one part and two; heat and Poisson, multigrid and no steps); reads
+ *                            before a run
+ *   test_field_recipe gpu    the same fill and runs on the CUDA runtime (exits 77 without a GPU) */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/device.h"
+#include "check.h"
+#include "core/field.h"
+#include "heat_util.h"
+#include "multi/ranks.h"
+#include "poisson_util.h"
+#include "problem/field_init.h"
+
+static const pyr_init_kind_t kinds[] = {PYR_INIT_ZERO, PYR_INIT_SINE, PYR_INIT_GAUSS, PYR_INIT_RANDOM};
+static const char *kind_name[] = {"sine", "gauss", "random", "file", "zero"};
+
+/* splitmix64 written out here, apart from the library's text (core/recipe.h): the random
+ * kind's value of whole-grid node gi, to pin the formula itself (not only its agreement). */
+static double random_reference(uint64_t seed, uint64_t gi)
+{
+    uint64_t w[2] = {gi, 0};
+    for (int k = 0; k < 2; k++) {
+        uint64_t z = w[k] + 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        if (k == 0) w[1] = seed * 0x100000001B3ull ^ z;
+        else w[1] = z;
+    }
+    return (double)(w[1] >> 11) / 9007199254740992.0;
+}
+
+/* The whole problem of a recipe test: dims, nodes per axis, a kind, a precision. */
+static void whole_problem(pyr_problem_t *p, int dims, const int64_t n[3], pyr_init_kind_t init, pyr_precision_t prec, uint64_t seed)
+{
+    make_problem(p, dims, n, prec, 1, init, seed);
+}
+
+/* The runtime's fill of part [origin, origin + m) of the whole problem's field, into a piece whose
+ * box starts at `at` (so the piece's coordinates are not the whole grid's) and whose rows are padded,
+ * over the piece in `split` boxes along its slowest axis; downloaded and compared with
+ * pyr_field_init_part's bits. */
+static void fill_one(const pyr_device_ops_t *ops, void *ctx, const pyr_problem_t *p, const int64_t origin[3], const int64_t m[3],
+                     const int64_t at[3], int split, const char *label)
+{
+    const size_t elem = pyr_precision_size(p->precision);
+    pyr_field_t *ref = NULL, *got = NULL;
+    CHECK_OK(pyr_field_alloc(p->dims, m, p->precision, &ref));
+    CHECK_OK(pyr_field_alloc(p->dims, m, p->precision, &got));
+    if (!ref || !got) return;
+    CHECK_OK(pyr_field_init_part(ref, p, origin));
+    pyr_piece_t piece;
+    memset(&piece, 0, sizeof piece);
+    for (int a = 0; a < 3; a++) piece.box.lo[a] = at[a], piece.box.hi[a] = at[a] + m[a];
+    piece.pitch = m[0] + 3;
+    piece.nfields = 1;
+    const size_t bytes = (size_t)(piece.pitch * m[1] * m[2]) * elem;
+    void *buf = NULL;
+    CHECK_OK(ops->dev_alloc(ctx, bytes, &buf));
+    if (!buf) return;
+    piece.buf[0][0] = buf;
+    /* garbage first: a node the fill leaves out shows */
+    pyr_field_t *junk = NULL;
+    CHECK_OK(pyr_field_alloc(p->dims, m, p->precision, &junk));
+    memset(junk->data, 0xA5, (size_t)pyr_field_count(junk) * elem);
+    pyr_host_region_t jr = {junk->data, piece.box}, gr = {got->data, piece.box};
+    CHECK_OK(ops->upload(ctx, 0, &piece, 0, &jr, &piece.box));
+    pyr_recipe_t r = {pyr_recipe_of_init(p->init), p->dims, {p->n[0], p->n[1], p->n[2]}, {0, 0, 0}, p->seed};
+    for (int a = 0; a < 3; a++) r.origin[a] = origin[a] - at[a];
+    const int a = p->dims - 1;
+    for (int k = 0; k < split; k++) {
+        pyr_box_t b = piece.box;
+        b.lo[a] = at[a] + m[a] * k / split;
+        b.hi[a] = at[a] + m[a] * (k + 1) / split;
+        if (pyr_box_empty(&b)) continue;
+        int64_t n[3];
+        double *tab[3];
+        for (int d = 0; d < 3; d++) n[d] = pyr_box_extent(&b, d);
+        CHECK_OK(pyr_recipe_tables(&r, b.lo, n, tab));
+        CHECK_OK(ops->fill(ctx, 0, &piece, 0, &r, (const double *const *)tab, &b));
+        for (int d = 0; d < 3; d++) free(tab[d]);
+    }
+    CHECK_OK(ops->download(ctx, 0, &piece, 0, &gr, &piece.box));
+    CHECK_OK(ops->wait(ctx, 0));
+    const int64_t i = first_difference(ref, got);
+    CHECK(i < 0, "%s: node %lld is %.17g, pyr_field_init_part's %.17g", label, (long long)i, i < 0 ? 0 : field_get(got, i),
+          i < 0 ? 0 : field_get(ref, i));
+    ops->dev_free(ctx, buf);
+    pyr_field_destroy(&junk);
+    pyr_field_destroy(&ref);
+    pyr_field_destroy(&got);
+}
+
+static void fills(pyr_backend_kind_t backend)
+{
+    const pyr_device_ops_t *ops = pyr_device_get(backend);
+    CHECK(ops && ops->fill, "the %s runtime has a fill op", backend == PYR_BACKEND_CUDA ? "CUDA" : "CPU");
+    if (!ops || !ops->fill) return;
+    /* awkward shapes: 2 nodes on an axis, odd and prime counts, a 1D row longer than a block */
+    static const int64_t shapes[3][3][3] = {{{2, 1, 1}, {37, 1, 1}, {1031, 1, 1}},
+                                            {{2, 5, 1}, {13, 7, 1}, {300, 3, 1}},
+                                            {{2, 2, 2}, {9, 5, 6}, {33, 4, 17}}};
+    int cases = 0;
+    for (int prec = 0; prec < 2; prec++) {
+        const pyr_precision_t precision = prec ? PYR_DOUBLE : PYR_FLOAT;
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = backend;
+        void *ctx = NULL;
+        CHECK_OK(ops->create(&o, precision, &ctx));
+        if (!ctx) return;
+        for (int dims = 1; dims <= 3; dims++)
+            for (int s = 0; s < 3; s++)
+                for (int k = 0; k < 4; k++) {
+                    pyr_problem_t p;
+                    whole_problem(&p, dims, shapes[dims - 1][s], kinds[k], precision, 0x5EEDull + (uint64_t)s);
+                    char label[160];
+                    /* the whole grid, in one box and in three */
+                    const int64_t zero[3] = {0, 0, 0}, at[3] = {4, 1, 2};
+                    snprintf(label, sizeof label, "%s %dD %s %lldx%lldx%lld whole", kind_name[kinds[k]], dims, pyr_precision_name(precision),
+                             (long long)p.n[0], (long long)p.n[1], (long long)p.n[2]);
+                    fill_one(ops, ctx, &p, zero, p.n, zero, 1, label);
+                    fill_one(ops, ctx, &p, zero, p.n, at, 3, label);
+                    /* parts: the last node alone, a band from the middle, one short of the whole from node 1 */
+                    for (int q = 0; q < 3; q++) {
+                        int64_t origin[3] = {0, 0, 0}, m[3] = {1, 1, 1};
+                        for (int d = 0; d < dims; d++) {
+                            const int64_t n = p.n[d];
+                            origin[d] = q == 0 ? n - 1 : q == 1 ? n / 3 : (n > 1 ? 1 : 0);
+                            m[d] = q == 0 ? 1 : q == 1 ? (n - n / 3 + 1) / 2 : n - origin[d];
+                            if (m[d] < 1) m[d] = 1;
+                        }
+                        snprintf(label, sizeof label, "%s %dD %s %lldx%lldx%lld part at (%lld,%lld,%lld) of %lldx%lldx%lld",
+                                 kind_name[kinds[k]], dims, pyr_precision_name(precision), (long long)p.n[0], (long long)p.n[1],
+                                 (long long)p.n[2], (long long)origin[0], (long long)origin[1], (long long)origin[2], (long long)m[0],
+                                 (long long)m[1], (long long)m[2]);
+                        fill_one(ops, ctx, &p, origin, m, at, 2, label);
+                        cases++;
+                    }
+                }
+        ops->destroy(ctx);
+    }
+    CHECK(cases == 2 * 3 * 3 * 4 * 3, "%d part cases", cases);
+}
+
+/* The formula itself, apart from the library's text, and the tables' factors against the kinds'
+ * analytic values. */
+static void formulas(void)
+{
+    pyr_problem_t p;
+    const int64_t n[3] = {11, 6, 5};
+    whole_problem(&p, 3, n, PYR_INIT_RANDOM, PYR_DOUBLE, 12345);
+    pyr_field_t *f = NULL;
+    CHECK_OK(pyr_field_create(&p, &f));
+    if (!f) return;
+    CHECK_OK(pyr_field_init(f, &p));
+    for (int64_t i = 0; i < pyr_field_count(f); i += 7)
+        CHECK(((double *)f->data)[i] == random_reference(12345, (uint64_t)i), "random node %lld: %.17g, splitmix64 gives %.17g", (long long)i,
+              ((double *)f->data)[i], random_reference(12345, (uint64_t)i));
+    pyr_field_destroy(&f);
+    const pyr_recipe_t r = {PYR_RECIPE_GAUSS, 2, {21, 11, 1}, {0, 0, 0}, 0};
+    double *tab[3];
+    const int64_t lo[3] = {0, 0, 0}, m[3] = {21, 11, 1};
+    CHECK_OK(pyr_recipe_tables(&r, lo, m, tab));
+    CHECK(tab[0] && tab[1] && !tab[2], "tables for the grid's axes only");
+    if (tab[0]) CHECK(tab[0][10] == 1.0 && fabs(tab[0][0] - exp(-25.0)) < 1e-15, "gauss: 1 at the centre, exp(-25) at the edge");
+    for (int d = 0; d < 3; d++) free(tab[d]);
+}
+
+/* A field of the problem's initial values as `pyrgrid run` makes it (the core's table), marked. */
+static pyr_field_t *recipe_field(const pyr_problem_t *p)
+{
+    const pyr_ranks_core_t *core = pyr_private_ranks();
+    pyr_field_t *f = NULL;
+    CHECK_OK(core->field_initial(p, 0, &f));
+    CHECK(f && pyr_field_recipe(f, NULL), "a %s field is made as its recipe", kind_name[p->init]);
+    return f;
+}
+
+/* The same run from a recipe field and from a host-made field: the results' bits, and the mark spent. */
+static void same_run(const pyr_problem_t *p, const pyr_options_t *o, const char *label)
+{
+    pyr_field_t *a = recipe_field(p), *b = NULL, *rhs = NULL;
+    CHECK_OK(pyr_field_create(p, &b));
+    if (!a || !b) return;
+    CHECK_OK(pyr_field_init(b, p));
+    if (p->equation == PYR_EQ_POISSON) {
+        CHECK_OK(pyr_field_create(p, &rhs));
+        if (rhs) CHECK_OK(pyr_field_init_input(rhs, p, 1));
+    }
+    pyr_plan_t *plan = NULL;
+    CHECK_OK(pyr_plan_create(p, o, &plan));
+    pyr_run_info_t ra, rb;
+    memset(&ra, 0, sizeof ra);
+    memset(&rb, 0, sizeof rb);
+    pyr_field_t *fa[2] = {a, rhs}, *fb[2] = {b, rhs};
+    const int nf = p->equation == PYR_EQ_POISSON ? 2 : 1;
+    if (plan) {
+        CHECK_OK(pyr_execute_fields(plan, fa, nf, NULL, &ra));
+        CHECK_OK(pyr_execute_fields(plan, fb, nf, NULL, &rb));
+    }
+    const int64_t i = first_difference(a, b);
+    CHECK(i < 0, "%s: node %lld is %.17g from the recipe, %.17g from the host's field", label, (long long)i, i < 0 ? 0 : field_get(a, i),
+          i < 0 ? 0 : field_get(b, i));
+    CHECK(!pyr_field_recipe(a, NULL), "%s: the run spent the mark", label);
+    CHECK(ra.steps == rb.steps, "%s: %lld steps from the recipe, %lld from the host's", label, (long long)ra.steps, (long long)rb.steps);
+    /* in core, nothing of the recipe field is uploaded (a Poisson right-hand side is) */
+    pyr_plan_info_t info;
+    if (plan && pyr_plan_get_info(plan, &info) == PYR_OK && o->method == PYR_METHOD_NAIVE && p->equation == PYR_EQ_HEAT && p->steps > 0)
+        CHECK(ra.counts.uploaded == 0 && rb.counts.uploaded > 0, "%s: %llu values uploaded from the recipe (the host's field: %llu)", label,
+              (unsigned long long)ra.counts.uploaded, (unsigned long long)rb.counts.uploaded);
+    pyr_plan_destroy(&plan);
+    pyr_field_destroy(&a);
+    pyr_field_destroy(&b);
+    pyr_field_destroy(&rhs);
+}
+
+static void runs(pyr_backend_kind_t backend)
+{
+    static const int64_t shapes[3][3] = {{301, 1, 1}, {37, 29, 1}, {13, 11, 9}};
+    int n = 0;
+    for (int dims = 1; dims <= 3; dims++)
+        for (int k = 1; k < 4; k++)
+            for (int prec = 0; prec < 2; prec++) {
+                pyr_problem_t p;
+                make_problem(&p, dims, shapes[dims - 1], prec ? PYR_DOUBLE : PYR_FLOAT, 23, kinds[k], 77 + (uint64_t)k);
+                for (int way = 0; way < 4; way++) {
+                    pyr_options_t o;
+                    pyr_options_default(&o);
+                    o.backend = backend;
+                    o.method = way == 1 ? PYR_METHOD_PYRAMID : way == 2 ? PYR_METHOD_TRIVIAL : PYR_METHOD_NAIVE;
+                    if (way == 1) o.memory = 64 << 10;
+                    if (way == 3) snprintf(o.devices, sizeof o.devices, "0,0");
+                    static const char *ways[] = {"in core", "out of core (pyramid)", "streamed every step", "in core over two parts"};
+                    char label[128];
+                    snprintf(label, sizeof label, "heat %dD %s %s, %s, %s", dims, pyr_precision_name(p.precision), kind_name[p.init], ways[way],
+                             backend == PYR_BACKEND_CUDA ? "cuda" : "cpu");
+                    same_run(&p, &o, label);
+                    n++;
+                }
+            }
+    /* no steps: the field handed back is the initial field */
+    pyr_problem_t p;
+    make_problem(&p, 2, shapes[1], PYR_DOUBLE, 0, PYR_INIT_GAUSS, 3);
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = backend;
+    o.method = PYR_METHOD_NAIVE;
+    same_run(&p, &o, "heat 2D gauss, no steps");
+    snprintf(o.devices, sizeof o.devices, "0,0");
+    same_run(&p, &o, "heat 2D gauss, no steps, two parts");
+    /* Poisson: Jacobi in core and over two parts, multigrid (its own loop reads the host's field),
+     * Chebyshev (it reads the layer before) in core and streamed */
+    for (int m = 0; m < 5; m++) {
+        pyr_problem_t q;
+        const int64_t qn[3] = {33, 33, 1};
+        make_poisson(&q, 2, qn, NULL, m % 2 ? PYR_FLOAT : PYR_DOUBLE, 40, 0, 20, PYR_RHS_SINE, PYR_INIT_RANDOM, 9);
+        pyr_options_default(&o);
+        o.backend = backend;
+        o.method = m == 2 ? PYR_METHOD_MULTIGRID : m == 4 ? PYR_METHOD_PYRAMID : PYR_METHOD_NAIVE;
+        if (m == 2) q.poisson.iteration = PYR_ITER_MULTIGRID;
+        if (m >= 3) q.poisson.iteration = PYR_ITER_CHEBYSHEV;
+        if (m == 4) o.memory = 16 << 10;
+        if (m == 1) snprintf(o.devices, sizeof o.devices, "0,0");
+        static const char *ways[] = {"Jacobi in core", "Jacobi over two parts", "multigrid", "Chebyshev in core", "Chebyshev streamed"};
+        char label[96];
+        snprintf(label, sizeof label, "poisson 2D random, %s, %s", ways[m], backend == PYR_BACKEND_CUDA ? "cuda" : "cpu");
+        same_run(&q, &o, label);
+    }
+    CHECK(n == 3 * 3 * 2 * 4, "%d heat runs", n);
+}
+
+/* A reader before the run makes the values (pyr_field_materialize): the bits of pyr_field_init, the
+ * mark gone, and a run afterwards from the host's values; the kinds the recipe does not take. */
+static void reads(void)
+{
+    for (int k = 0; k < 4; k++) {
+        pyr_problem_t p;
+        const int64_t n[3] = {19, 7, 5};
+        make_problem(&p, 3, n, PYR_FLOAT, 5, kinds[k], 4242);
+        pyr_field_t *a = recipe_field(&p), *b = NULL;
+        CHECK_OK(pyr_field_create(&p, &b));
+        if (!a || !b) continue;
+        CHECK_OK(pyr_field_init(b, &p));
+        CHECK_OK(pyr_field_materialize(a));
+        CHECK(!pyr_field_recipe(a, NULL), "%s: made on the host, no longer marked", kind_name[kinds[k]]);
+        CHECK(first_difference(a, b) < 0, "%s: pyr_field_materialize gives pyr_field_init's bits", kind_name[kinds[k]]);
+        CHECK_OK(pyr_field_materialize(a)); /* again: a field of values is left as it is */
+        CHECK(first_difference(a, b) < 0, "%s: materialized twice, still the same", kind_name[kinds[k]]);
+        pyr_field_destroy(&a);
+        pyr_field_destroy(&b);
+    }
+    /* a part of a grid, made as that part of the whole */
+    pyr_problem_t p;
+    const int64_t n[3] = {40, 30, 1}, m[3] = {17, 9, 1};
+    make_problem(&p, 2, n, PYR_DOUBLE, 5, PYR_INIT_GAUSS, 1);
+    const pyr_recipe_t r = {PYR_RECIPE_GAUSS, 2, {40, 30, 1}, {20, 21, 0}, 1};
+    pyr_field_t *a = NULL, *b = NULL;
+    CHECK_OK(pyr_field_alloc_recipe(&r, PYR_DOUBLE, m, &a));
+    CHECK_OK(pyr_field_alloc(2, m, PYR_DOUBLE, &b));
+    if (a && b) {
+        CHECK_OK(pyr_field_init_part(b, &p, r.origin));
+        CHECK_OK(pyr_field_materialize(a));
+        CHECK(first_difference(a, b) < 0, "a part's recipe made as that part of the whole");
+    }
+    pyr_field_destroy(&a);
+    pyr_field_destroy(&b);
+    const pyr_recipe_t out = {PYR_RECIPE_GAUSS, 2, {40, 30, 1}, {30, 21, 0}, 1};
+    CHECK_FAILS(pyr_field_alloc_recipe(&out, PYR_DOUBLE, m, &a), PYR_ERR_INTERNAL, "outside the whole grid");
+    /* zeros are not a recipe's business alone: pyr_field_is_zero still says so, the others' marks are not zeros */
+    const pyr_ranks_core_t *core = pyr_private_ranks();
+    make_problem(&p, 2, n, PYR_DOUBLE, 5, PYR_INIT_ZERO, 1);
+    CHECK_OK(core->field_initial(&p, 0, &a));
+    CHECK(a && pyr_field_is_zero(a), "initial.kind = zero: a field known zero");
+    pyr_field_destroy(&a);
+    make_problem(&p, 2, n, PYR_DOUBLE, 5, PYR_INIT_SINE, 1);
+    CHECK_OK(core->field_initial(&p, 0, &a));
+    CHECK(a && !pyr_field_is_zero(a) && !pyr_field_take_zero(a) && pyr_field_recipe(a, NULL), "a sine field is not known zero, and keeps its mark");
+    pyr_field_destroy(&a);
+    /* not made so: a file's values, another field than the first */
+    p.init = PYR_INIT_FILE;
+    snprintf(p.init_file, sizeof p.init_file, "none.npy");
+    CHECK_OK(core->field_initial(&p, 0, &a));
+    CHECK(a == NULL, "initial.kind = file: no recipe field");
+    p.init = PYR_INIT_SINE;
+    CHECK_OK(core->field_initial(&p, 1, &a));
+    CHECK(a == NULL, "a field other than the first: no recipe field");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "gpu")) {
+        if (!pyr_backend_available(PYR_BACKEND_CUDA)) {
+            printf("no usable GPU (or a library without CUDA): skipped\n");
+            return 77;
+        }
+        fills(PYR_BACKEND_CUDA);
+        runs(PYR_BACKEND_CUDA);
+        return check_report();
+    }
+    formulas();
+    fills(PYR_BACKEND_CPU);
+    runs(PYR_BACKEND_CPU);
+    reads();
+    return check_report();
+}
