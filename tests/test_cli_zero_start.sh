@@ -7,20 +7,10 @@
 # over two parts too (on a GPU: two contexts of device 0).
 # usage: test_cli_zero_start.sh PYRGRID [BACKEND]
 set -u
-pyr=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/cli/common.sh"
+pyr_setup "$1"
 backend=${2:-cpu}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-if [ "$backend" = cuda ] && ! "$pyr" info | grep -q "^backend cuda: [0-9]* GPU"; then
-  echo "no usable GPU: skipped"
-  exit 77
-fi
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
+need_gpu "$backend"
 cat > m.ini <<'EOF2'
 [grid]
 dims = 2
@@ -63,5 +53,4 @@ python=/usr/bin/python3
 if "$python" -c 'import numpy' 2>/dev/null; then
   "$python" -c 'import numpy as np, sys; sys.exit(0 if np.abs(np.load("ref_Hz.npy")).max() > 0 else 1)' || fail "Hz is all zeros"
 fi
-[ $fails -eq 0 ] && echo "pass"
-exit $((fails > 0))
+finish "pass"

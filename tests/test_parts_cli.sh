@@ -5,20 +5,10 @@
 # pyrgrid assemble refuses forged parts indexes and keeps the old output.
 # usage: test_parts_cli.sh PYRGRID [BACKEND]
 set -u
-pyr=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/cli/common.sh"
+pyr_setup "$1"
 backend=${2:-cpu}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-if [ "$backend" = cuda ] && ! "$pyr" info | grep -q "^backend cuda: [0-9]* GPU"; then
-  echo "no usable GPU: skipped"
-  exit 77
-fi
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
+need_gpu "$backend"
 cat > p.ini <<'EOF2'
 [grid]
 dims = 3
@@ -122,5 +112,4 @@ if [ -x /usr/bin/python3 ]; then
     fail "json.load of the report"
 fi
 
-if [ $fails = 0 ]; then echo "run.devices: parts in one process equal to one device ($backend); assemble refuses forged indexes"; fi
-exit $fails
+finish "run.devices: parts in one process equal to one device ($backend); assemble refuses forged indexes"

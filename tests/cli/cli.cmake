@@ -18,3 +18,6 @@ add_test(NAME test_maxwell_cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_maxwe
 set_tests_properties(test_maxwell_cli PROPERTIES LABELS "maxwell;cli;quick" TIMEOUT 300)
 add_test(NAME test_poisson_cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_poisson_cli.sh $<TARGET_FILE:pyrgrid_cli> ${PROJECT_SOURCE_DIR})
 set_tests_properties(test_poisson_cli PROPERTIES LABELS "poisson;cli;quick")
+# common.sh, the prologue and epilogue the shell tests source, on its own: exit statuses, skips, the scratch folder.
+add_test(NAME test_cli_common COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_common.sh)
+set_tests_properties(test_cli_common PROPERTIES LABELS "cli;quick")

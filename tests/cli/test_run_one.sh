@@ -7,16 +7,9 @@
 # and a restart says from= in its summary line as in one process.
 # usage: test_run_one.sh PYRGRID [MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]]
 set -u
-pyr=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
 shift
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
 
 cat > heat.ini <<'EOS'
 [grid]
@@ -116,5 +109,4 @@ if [ $# -ge 2 ]; then
   fi
 fi
 
-[ $fails -eq 0 ] && echo "all run-one checks passed"
-exit $((fails > 0))
+finish "all run-one checks passed"

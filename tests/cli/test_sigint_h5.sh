@@ -10,21 +10,19 @@
 #        "PYRGRID run" or the sigint_run driver; PYRGRID makes the straight run and the restart)
 # Exits 77 (skipped) without HDF5 or without Python's h5py.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 pyrgrid=$1
 shift
 runner=("$@")
 py=/usr/bin/python3
 [ -x "$py" ] && "$py" -c 'import h5py, numpy' 2>/dev/null || { echo "h5py missing: skipped"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
+pyr_setup "$pyrgrid"
+pyrgrid=$pyr
 printf '[grid]\ndims = 1\nnx = 9\n[scheme]\nsteps = 1\ndt = 1e-4\n[output]\nfield = probe.h5\n' > probe.ini
 if ! "$pyrgrid" run probe.ini -q > /dev/null 2> probe.err; then
   grep -q "built without HDF5" probe.err && { echo "built without HDF5: skipped"; exit 77; }
   cat probe.err; echo "FAIL: a one-step HDF5 run failed"; exit 1
 fi
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cat > heat.ini <<'INI'
 [grid]
@@ -129,5 +127,4 @@ with h5py.File("a.h5", "r") as a, h5py.File("b.h5", "r") as b, h5py.File("c.h5",
 PY
 fi
 
-if [ "$fails" -gt 0 ]; then echo "$fails failure(s)"; exit 1; fi
-echo "all passed"
+finish "all passed"
