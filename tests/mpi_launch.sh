@@ -1,10 +1,11 @@
 # The set-up the MPI program tests share (sourced, not run): their arguments PYRGRID MPIEXEC
 # NUMPROC_FLAG [MPIEXEC FLAGS...], the skips (exit 77) without mpirun or without MPI in this
-# pyrgrid, a scratch folder as the working folder (removed at exit), fail() counting failures in
-# $fails, run_np NP ARGS... (pyrgrid under mpirun) and temps (the temporaries the atomic output
-# machinery would leave in the folder: .NAME.tmp.PID@HOST.XXXXXX).
+# pyrgrid, run_np NP ARGS... (pyrgrid under mpirun) and temps (the temporaries the atomic output
+# machinery would leave in the folder: .NAME.tmp.PID@HOST.XXXXXX); the rest (the scratch folder as
+# the working folder, fail() counting failures, finish) is cli/common.sh's.
 # usage: . mpi_launch.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]
-pyr=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/cli/common.sh"
+pyr_setup "$1"
 mpiexec=${2:-}
 npflag=${3:--np}
 shift 3 2> /dev/null || shift $#
@@ -14,14 +15,6 @@ if [ -z "$mpiexec" ] || ! command -v "$mpiexec" > /dev/null 2>&1; then
   exit 77
 fi
 "$pyr" info 2>&1 | grep -q "^mpi: compiled in (" || { echo "this pyrgrid has no MPI: skipped"; exit 77; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
 run_np() { # NP ARGS...: pyrgrid under mpirun
   local np=$1
   shift

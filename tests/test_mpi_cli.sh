@@ -8,19 +8,12 @@
 # grid, and the long-vector method (one GPU only), are refused.
 # usage: test_mpi_cli.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]
 set -u
-pyr=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/cli/common.sh"
+pyr_setup "$1"
 mpiexec=$2
 npflag=$3
 shift 3
 flags=("$@")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fails=0
-fail() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
 run_np() { # NP ARGS...: pyrgrid under mpirun, writing the parts and their index (run --parts;
   # one output file, the default, is test_mpi_onefile.sh's)
   local np=$1
@@ -323,5 +316,4 @@ printf '{"format": "pyrgrid-parts", "version": 1, "dims": 2, "shape": [48, 61], 
 "$pyr" assemble bad.json x.npy 2> bad.err && fail "assemble accepted a missing part"
 grep -q "a part is missing" bad.err || fail "assemble: $(cat bad.err)"
 
-if [ $fails = 0 ]; then echo "mpirun pyrgrid run: np 2, 3, 4 equal to one process (heat, Poisson, Maxwell); failures stop every rank"; fi
-exit $fails
+finish "mpirun pyrgrid run: np 2, 3, 4 equal to one process (heat, Poisson, Maxwell); failures stop every rank"

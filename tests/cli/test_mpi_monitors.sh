@@ -116,5 +116,4 @@ grep -q "error: rank 2: the fields diverged .*inf" f.err || fail "a failing rank
 [ "$(cat keep.csv)" = "old spectra" ] || fail "a failing rank changed the old spectra"
 [ -z "$(temps)" ] || fail "a failing rank left temporaries: $(temps)"
 
-[ $fails = 0 ] && echo "monitors under mpirun -np 1..4: the one-process spectra, plot and fields, byte for byte"
-exit $((fails > 0))
+finish "monitors under mpirun -np 1..4: the one-process spectra, plot and fields, byte for byte"
