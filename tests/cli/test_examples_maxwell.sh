@@ -6,15 +6,11 @@
 # far-field recipe in maxwell_dipole_farfield.ini's comment gives a pattern at its directions.
 # usage: test_examples_maxwell.sh PYRGRID SOURCE_DIR [PYTHON]   (without PYTHON, the Python examples are skipped)
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
 py=${3:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 cpu=(--set run.backend=cpu --set run.threads=2)
 
 # the steps each example runs here (an example not listed runs its own count)
@@ -103,5 +99,4 @@ PY
   [ $rc -eq 0 ] && echo "$out" | grep -q "far field (3, 7)" && ok || bad "the dipole's far-field recipe: rc=$rc $out"
 fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -19,15 +19,11 @@
 #    and gzip-compressed FITS is read.  These run with or without HDF5.
 # usage: test_formats_cli.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
 py=/usr/bin/python3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 # ---------------------------------------------------------------- frames: FITS names, sizes, compression
 if $py -c "import numpy, astropy" 2>/dev/null; then
   mkdir fits && cd fits
@@ -173,7 +169,7 @@ fi
 
 if ! "$bin" run "$src/examples/heat2d.ini" -q --set grid.nx=5 --set grid.ny=5 --set output.field=probe.h5 --set output.image= \
     >/dev/null 2>probe.err; then
-  if grep -q "built without HDF5" probe.err; then echo "built without HDF5: the HDF5 cases are skipped"; [ $fail -eq 0 ] || exit 1; exit 77; fi
+  if grep -q "built without HDF5" probe.err; then echo "built without HDF5: the HDF5 cases are skipped"; [ $fails -eq 0 ] || exit 1; exit 77; fi
 fi
 have_h5py=0
 $py -c "import h5py, numpy" 2>/dev/null && have_h5py=1
@@ -469,5 +465,4 @@ o=$("$bin" run "$E" "${heat[@]}" --set scheme.steps=5 --set output.field=pipe.h5
 [ $? -eq 1 ] && echo "$o" | grep -q "not a regular file" && ok || bad "FIFO output: $o"
 ls -A | grep -q '\.tmp\.' && bad "temporaries left: $(ls -A)" || ok
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -9,14 +9,10 @@
 # touching existing outputs; fields that diverge (overflow to inf/NaN) stop
 # the run with a message and write nothing.   usage: test_maxwell_cli.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 cpu=(--set run.backend=cpu --set run.threads=2)
 
 # the waveguide, shrunk: outputs per component, the image, the probes
@@ -184,5 +180,4 @@ expect_spectra spectra-png-suffix "writes .png" "${slab[@]}" --set output.spectr
 expect_spectra spectra-png-no-flux "has no flux monitor" "$src/examples/maxwell_waveguide.ini" "${cpu[@]}" "${wg[@]}" \
   --set output.spectra_png=w.png
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -6,14 +6,10 @@
 # The cost a plan states is the one its run reports: sweep_equivalents = cycles * cost + 1 (the initial residual).
 #   usage: test_mg_plan.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 ini=$src/examples/poisson_multigrid.ini
 cpu=(--set run.backend=cpu)
 has() { printf '%s\n' "$1" | grep -qE -- "$2" && ok || bad "$3: no line matching '$2' in:
@@ -101,5 +97,4 @@ outj=$("$bin" plan "$ini" "${cpu[@]}" --set scheme.iteration=chebyshev --set run
 has "$outj" 'at most [0-9]+ Jacobi sweeps' "chebyshev"
 hasnt "$outj" '^levels |^cost ' "chebyshev"
 
-echo "test_mg_plan: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

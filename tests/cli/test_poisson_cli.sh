@@ -5,14 +5,10 @@
 # (keys of another scheme, no way to stop, omega, a bad f) is refused before
 # anything is written.   usage: test_poisson_cli.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 small=(--set grid.nx=65 --set grid.ny=49 --set run.backend=cpu --set output.image=)
 
 out=$("$bin" run "$src/examples/poisson2d.ini" "${small[@]}" --set output.field=a.npy 2>&1)
@@ -56,5 +52,4 @@ expect_error kernel "no CPU kernel variant" run "$src/examples/poisson2d.ini" "$
 out=$("$bin" plan "$src/examples/poisson2d.ini" "${small[@]}" --set run.method=pyramid --set run.memory=64K 2>&1)
 echo "$out" | grep -q "2D poisson" && echo "$out" | grep -q "f (input" && echo "$out" | grep -q "checked every 50" && ok || bad "plan: $out"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

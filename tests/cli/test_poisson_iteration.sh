@@ -9,14 +9,10 @@
 # anything is written.
 #   usage: test_poisson_iteration.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 ini=$src/examples/poisson2d.ini
 small=(--set grid.nx=65 --set grid.ny=65 --set run.backend=cpu --set output.image=)
 sweeps_of() { echo "$1" | sed -n 's/.* sweeps=\([0-9]*\).*/\1/p'; }
@@ -113,5 +109,4 @@ else
   echo "(no HDF5 output in this build: the restart checks skipped)"
 fi
 
-echo "test_poisson_iteration: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -9,14 +9,10 @@
 # The ulimit cases are skipped where the program cannot start under an address-space limit
 # (a sanitizer build).   usage: test_run_limits.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 cat > tiny.ini <<'INI'
 [grid]
@@ -133,5 +129,4 @@ r=$?
 [ $r -eq 1 ] && echo "$o" | grep -q "the fields diverged (non-finite) by sweep 100 (the end of the run): u is" \
   && ! echo "$o" | grep -q "precision = double" && [ ! -e p.npy ] && ok || bad "Poisson diverged: rc=$r $o"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish
