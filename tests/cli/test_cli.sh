@@ -3,15 +3,10 @@
 # NumPy reads; bad input fails with a clear message and leaves no file.
 # usage: test_cli.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fails=0
-pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 have_numpy=0
 for py in /usr/bin/python3 python3; do
@@ -190,5 +185,4 @@ heights=$(tail -n +2 h.csv 2>/dev/null | cut -d, -f3 | sort -un | tr '\n' ' ')
   || bad "sweep --heights 1:10:9223372036854775807: rc $rc, heights '$heights', '$(echo "$out" | head -5)'"
 unset PYRGRID_WISDOM
 
-echo "$pass passed, $fails failed"
-[ $fails -eq 0 ]
+finish

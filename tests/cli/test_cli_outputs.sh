@@ -16,21 +16,13 @@
 #     full disk says so with the output's name.
 # usage: test_cli_outputs.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
-work=$(mktemp -d)
 mnt=
-cleanup() {
-  [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-  jobs -p | xargs -r kill 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$work"
-fails=0
-pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pyr_at_exit '[ -n "$mnt" ] && umount "$mnt" 2>/dev/null'
+pyr_at_exit 'jobs -p | xargs -r kill 2>/dev/null'
 temps() { ls -A "${1:-.}" | grep -c '^\..*\.tmp\.' ; }
 is_png() { head -c 8 "$1" 2>/dev/null | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a"; }
 root=0
@@ -336,5 +328,4 @@ msg=$("$bin" frames --quiet --config fnum.ini -o '' no-such-input.npy 2>&1); rc=
 echo "$msg" | grep -q "no-such-input.npy" && ok || bad "frames: 0 and 1e-300 in --config refused: '$msg'"
 rm -f fnum.ini
 
-echo "$pass passed, $fails failed"
-[ $fails -eq 0 ]
+finish

@@ -6,16 +6,11 @@
 # small size sweep writes its CSV and PNG.
 # usage: test_longvector_cli.sh PYRGRID SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+pyr_setup "$1"
+bin=$pyr
 src=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
 export PYRGRID_WISDOM=$work/wisdom
-fails=0
-pass=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cat > lv.ini <<'INI'
 [grid]
@@ -36,7 +31,7 @@ image =
 INI
 
 gpu=0
-"$bin" info | grep -q "^  GPU 0" && gpu=1
+pyr_has_gpu && gpu=1
 cuda=1
 "$bin" info | grep -q "backend cuda: not compiled in" && cuda=0
 if [ $cuda -eq 1 ]; then
@@ -96,5 +91,4 @@ sys.exit(0 if (p["method"], p["kernel"], p["decomposition"]) == ("longvector", "
     && echo "$out" | grep -q "emax = .*ebar = " && echo "$out" | grep -q "first staircase step" && ok || bad "sweep --sizes: rc $rc, '$out'"
 fi
 
-echo "$pass passed, $fails failed"
-[ $fails -eq 0 ]
+finish

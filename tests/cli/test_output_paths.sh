@@ -17,27 +17,15 @@
 #   SCRATCH_DIR: where the test's directory is made (default $TMPDIR or /tmp).  The Python part runs
 #   when PYRGRID_LIBRARY names the library and /usr/bin/python3 has numpy (PYTHONPATH: python/).
 set -u
-bin=$(realpath "$1")
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 src=$(realpath "$2")
-scratch=${3:-${TMPDIR:-/tmp}}
-mkdir -p "$scratch" || exit 1
-work=$(mktemp -d "$scratch/output_paths.XXXXXX") || exit 1
-cleanup() {
-  exec 3>&- 2>/dev/null
-  jobs -p | xargs -r kill 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+pyr_setup "$1" "${3:-}"
+bin=$pyr
+pyr_at_exit 'exec 3>&- 2>/dev/null'
+pyr_at_exit 'jobs -p | xargs -r kill 2>/dev/null'
 export PYRGRID_WISDOM=$work/wisdom # never the user's wisdom
 export OMP_NUM_THREADS=2
-fails=0
-pass=0
 ncase=0
-ok() { pass=$((pass + 1)); }
-bad() {
-  echo "FAIL: $*"
-  fails=$((fails + 1))
-}
 
 # ---------------------------------------------------------------- helpers
 # every case in a directory of its own
@@ -758,5 +746,4 @@ else
   # it measures for seconds first, so it is not run here
 fi
 
-echo "$pass passed, $fails failed"
-[ $fails -eq 0 ]
+finish
