@@ -19,16 +19,13 @@
 #    the file and where it was looked for (the program and Python), and backend = cpu still works.
 # usage: test_split.sh PYRGRID LIBPYRGRID SOURCE_DIR HAVE_MPI(ON/OFF) [LIBPYRGRID_MPI]
 set -u
-bin=$1
+. "$(dirname "${BASH_SOURCE[0]}")/cli/common.sh"
+pyr_setup "$1"
+bin=$pyr
 lib=$2
 src=$3
 mpi=$4
 libmpi=${5:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 case "$lib" in *.so | *.so.*) ;; *) echo "skipped: libpyrgrid is not a shared library ($lib)"; exit 77 ;; esac
 command -v readelf >/dev/null || { echo "skipped: readelf not found"; exit 77; }
 
@@ -174,5 +171,4 @@ except Exception as e:
     [ $rc -eq 0 ] && echo "$out" | grep -q "libpyrgrid_cuda.so was not found (looked in $away" || bad "python without the plug-in: rc $rc, $out"
   fi
 fi
-[ $fails -eq 0 ] && echo "passed" || echo "$fails failures"
-[ $fails -eq 0 ]
+finish "passed"

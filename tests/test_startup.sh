@@ -7,6 +7,7 @@
 # libraries to load at start.
 # usage: test_startup.sh PYRGRID SOURCE_DIR HAVE_CUDA(ON/OFF) [LIBPYRGRID]
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/cli/common.sh"
 bin=$1
 src=$2
 cuda=$3
@@ -15,11 +16,8 @@ if [ -n "${PYR_SANITIZE:-}" ]; then
   echo "skipped: AddressSanitizer reserves terabytes of address space, so ulimit -v cannot be tested"
   exit 77
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+pyr_setup "$bin"
+bin=$pyr
 limit=400000 # KiB
 
 out=$(bash -c "ulimit -v $limit; '$bin' --version" 2>&1); rc=$?
@@ -45,5 +43,4 @@ if [ "$cuda" = ON ]; then
     echo "readelf not found: the libraries loaded at start are not checked"
   fi
 fi
-[ $fails -eq 0 ] && echo "passed" || echo "$fails failures"
-[ $fails -eq 0 ]
+finish "passed"
