@@ -15,6 +15,7 @@
 #include "backend/device.h"
 #include "check.h"
 #include "core/field.h"
+#include "exec/exec.h"
 #include "heat_util.h"
 #include "multi/ranks.h"
 #include "poisson_util.h"
@@ -218,6 +219,12 @@ static void same_run(const pyr_problem_t *p, const pyr_options_t *o, const char 
     if (plan && pyr_plan_get_info(plan, &info) == PYR_OK && o->method == PYR_METHOD_NAIVE && p->equation == PYR_EQ_HEAT && p->steps > 0)
         CHECK(ra.counts.uploaded == 0 && rb.counts.uploaded > 0, "%s: %llu values uploaded from the recipe (the host's field: %llu)", label,
               (unsigned long long)ra.counts.uploaded, (unsigned long long)rb.counts.uploaded);
+    /* streamed: the host's values made first, then uploaded in pieces as any */
+    if (plan && pyr_plan_get_info(plan, &info) == PYR_OK && (o->method == PYR_METHOD_PYRAMID || o->method == PYR_METHOD_TRIVIAL) && p->steps > 0)
+        CHECK((o->memory == 0 || info.tasks_per_pass > 1) && ra.counts.uploaded > 0 && ra.counts.uploaded == rb.counts.uploaded,
+              "%s: %lld pieces a pass, %llu values uploaded from the "
+              "recipe (the host's field: %llu)", label, (long long)info.tasks_per_pass, (unsigned long long)ra.counts.uploaded,
+              (unsigned long long)rb.counts.uploaded);
     pyr_plan_destroy(&plan);
     pyr_field_destroy(&a);
     pyr_field_destroy(&b);
@@ -226,7 +233,7 @@ static void same_run(const pyr_problem_t *p, const pyr_options_t *o, const char 
 
 static void runs(pyr_backend_kind_t backend)
 {
-    static const int64_t shapes[3][3] = {{301, 1, 1}, {37, 29, 1}, {13, 11, 9}};
+    static const int64_t shapes[3][3] = {{3001, 1, 1}, {97, 83, 1}, {29, 23, 19}};
     int n = 0;
     for (int dims = 1; dims <= 3; dims++)
         for (int k = 1; k < 4; k++)
@@ -238,7 +245,8 @@ static void runs(pyr_backend_kind_t backend)
                     pyr_options_default(&o);
                     o.backend = backend;
                     o.method = way == 1 ? PYR_METHOD_PYRAMID : way == 2 ? PYR_METHOD_TRIVIAL : PYR_METHOD_NAIVE;
-                    if (way == 1) o.memory = 64 << 10;
+                    /* a quarter of the grid's two layers: pieces streamed */
+                    if (way == 1) o.memory = (uint64_t)(pyr_problem_nodes(&p) * (int64_t)pyr_precision_size(p.precision)) / 2;
                     if (way == 3) snprintf(o.devices, sizeof o.devices, "0,0");
                     static const char *ways[] = {"in core", "out of core (pyramid)", "streamed every step", "in core over two parts"};
                     char label[128];
@@ -258,6 +266,12 @@ static void runs(pyr_backend_kind_t backend)
     same_run(&p, &o, "heat 2D gauss, no steps");
     snprintf(o.devices, sizeof o.devices, "0,0");
     same_run(&p, &o, "heat 2D gauss, no steps, two parts");
+    /* plan = refine: its passes run in ranges, each with a plan of its own, over a carry */
+    make_problem(&p, 2, shapes[1], PYR_FLOAT, 40, PYR_INIT_RANDOM, 5);
+    pyr_options_default(&o);
+    o.backend = backend;
+    o.plan_mode = PYR_PLAN_REFINE;
+    same_run(&p, &o, "heat 2D random, plan = refine");
     /* Poisson: Jacobi in core and over two parts, multigrid (its own loop reads the host's field),
      * Chebyshev (it reads the layer before) in core and streamed */
     for (int m = 0; m < 5; m++) {
@@ -277,6 +291,47 @@ static void runs(pyr_backend_kind_t backend)
         same_run(&q, &o, label);
     }
     CHECK(n == 3 * 3 * 2 * 4, "%d heat runs", n);
+}
+
+/* A run in ranges over a carry (as plan = refine runs its trials), in core: Chebyshev's carry keeps
+ * the layer before as a host copy of the initial field, so the field is made on the host first. */
+static void ranges(pyr_backend_kind_t backend)
+{
+    for (int m = 0; m < 2; m++) {
+        pyr_problem_t p;
+        const int64_t n[3] = {41, 37, 1};
+        make_poisson(&p, 2, n, NULL, PYR_DOUBLE, 30, 0, 10, PYR_RHS_SINE, PYR_INIT_GAUSS, 2);
+        if (m) p.poisson.iteration = PYR_ITER_CHEBYSHEV;
+        pyr_options_t o;
+        pyr_options_default(&o);
+        o.backend = backend;
+        o.method = PYR_METHOD_NAIVE;
+        pyr_field_t *a = recipe_field(&p), *b = NULL, *rhs = NULL;
+        CHECK_OK(pyr_field_create(&p, &b));
+        CHECK_OK(pyr_field_create(&p, &rhs));
+        if (!a || !b || !rhs) return;
+        CHECK_OK(pyr_field_init(b, &p));
+        CHECK_OK(pyr_field_init_input(rhs, &p, 1));
+        pyr_plan_t *plan = NULL;
+        CHECK_OK(pyr_plan_create(&p, &o, &plan));
+        pyr_exec_carry_t *carry = NULL;
+        CHECK_OK(pyr_exec_carry_create(&carry));
+        pyr_field_t *fa[2] = {a, rhs}, *fb[2] = {b, rhs};
+        pyr_run_info_t run;
+        if (plan && carry) {
+            CHECK_OK(pyr_exec_fields_range(plan, fa, 2, 0, 12, carry, NULL, &run));
+            CHECK_OK(pyr_exec_fields_range(plan, fa, 2, 12, 30, carry, NULL, &run));
+            CHECK_OK(pyr_execute_fields(plan, fb, 2, NULL, &run));
+        }
+        const int64_t i = first_difference(a, b);
+        CHECK(i < 0, "poisson %s in two ranges: node %lld is %.17g from the recipe, %.17g from the host's field", m ? "Chebyshev" : "Jacobi",
+              (long long)i, i < 0 ? 0 : field_get(a, i), i < 0 ? 0 : field_get(b, i));
+        pyr_exec_carry_destroy(&carry);
+        pyr_plan_destroy(&plan);
+        pyr_field_destroy(&a);
+        pyr_field_destroy(&b);
+        pyr_field_destroy(&rhs);
+    }
 }
 
 /* A reader before the run makes the values (pyr_field_materialize): the bits of pyr_field_init, the
@@ -345,11 +400,13 @@ int main(int argc, char **argv)
         }
         fills(PYR_BACKEND_CUDA);
         runs(PYR_BACKEND_CUDA);
+        ranges(PYR_BACKEND_CUDA);
         return check_report();
     }
     formulas();
     fills(PYR_BACKEND_CPU);
     runs(PYR_BACKEND_CPU);
+    ranges(PYR_BACKEND_CPU);
     reads();
     return check_report();
 }
