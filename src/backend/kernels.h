@@ -64,6 +64,13 @@ typedef struct {
      * of the buffer's pitch and rows (their field's buffer 0); NULL: none. */
     const pyr_piece_t *save_to, *fill_from;
     pyr_box_t save, fill;
+    /* (a layer read back: plan->previous; 0 = none) The layer two sweeps back that the call's first
+     * sub-step reads at each node lies older_shift planes (along the last axis) below the place the
+     * sub-step writes that node, in the same buffer: where a skewed call's output mapping moved on from the
+     * call before's input mapping, which is where that call left it.  Writing a node then overwrites the
+     * layer before of the node older_shift planes above, so the kernel writes those first: the sub-step in
+     * chunks of at most older_shift planes, the highest first. */
+    int64_t older_shift;
 } pyr_kernel_call_t;
 
 typedef struct pyr_kernel {

@@ -467,34 +467,29 @@ static int last_box_only(const piece_calls_t *P, int j)
 static int save_beside(const piece_calls_t *P, int lane, int j) { return lane >= 0 && j < P->ncalls && P->only[j]; }
 static int fill_beside(const piece_calls_t *P, int lane, int j) { return save_beside(P, lane, j) && j + 1 < P->ncalls && P->only[j + 1]; }
 
-/* With a layer read back: the layer before call j's input (j > 0), which call j - 1 left in its input
- * buffer (its last sub-step's input, at that call's mapping), to where call j's first sub-step reads it:
- * the same buffer, call j's output, at its mapping, c_{j-1} + c_j planes higher (plan/skewed.h).  Over the
- * planes the piece computed it on, from the window's lowest but one (below that the store's planes come
- * in: fill_input), up to the top of call j's window (the next piece's store takes its top planes:
- * save_top); in chunks of at most that many planes from the top down, so no copy reads what another
- * wrote. */
-static pyr_status_t shift_older(const piece_calls_t *P, int q, int j)
+/* The planes of call j's window whose layer before comes from the halo store (its fill box's older part;
+ * empty where the kernel reads its halo itself or there is none). */
+static pyr_box_t older_fill(const piece_calls_t *P, const pyr_skew_call_t *call, int j)
 {
-    if (!P->older || j == 0 || j >= P->ncalls) return PYR_OK;
-    const pyr_plan_t *plan = P->e->plan;
-    const int a = pyr_skew_axis(plan);
-    pyr_skew_call_t before, call;
-    pyr_piece_t src, dst;
-    PYR_TRY(call_view(P, j - 1, &before, &src));
-    PYR_TRY(call_view(P, j, &call, &dst));
-    /* also where call j computes nothing: its save passes these planes on to the next piece's store */
-    pyr_box_t r = call.window;
-    const int64_t lo = call.a - P->sj[j] - 1;
-    if (r.lo[a] < lo) r.lo[a] = lo;
-    const int64_t d = P->steps[j - 1] + P->steps[j];
-    for (int64_t hi = r.hi[a]; hi > r.lo[a]; hi -= d) {
-        pyr_box_t b = r;
-        b.hi[a] = hi;
-        b.lo[a] = hi - d > r.lo[a] ? hi - d : r.lo[a];
-        PYR_TRY(P->e->ops->copy(P->e->ctx, q, &dst, P->f, 2, &src, 0, &b));
-    }
-    return PYR_OK;
+    pyr_box_t none;
+    memset(&none, 0, sizeof none);
+    const pyr_box_t fill = pyr_box_intersect(&call->fill, &P->interior);
+    if (!P->older || P->kin[j] || pyr_box_empty(&fill)) return none;
+    return older_part(P->e->plan, &fill, call->win_lo);
+}
+
+/* With a layer read back, from the second call on: the plane from which up the layer before of call j's
+ * window is read where call j - 1 left it (kernels.h older_shift): from the window's lowest plane but one
+ * that call j - 1 computed it on, above the store's older planes (older_fill); below it, where those put it,
+ * or nothing computes from it. */
+static int64_t older_split(const piece_calls_t *P, const pyr_skew_call_t *call, int j)
+{
+    const int a = pyr_skew_axis(P->e->plan);
+    const pyr_box_t ofill = older_fill(P, call, j);
+    int64_t lo = call->a - P->sj[j] - 1;
+    if (lo < call->window.lo[a]) lo = call->window.lo[a];
+    if (!pyr_box_empty(&ofill) && ofill.hi[a] > lo) lo = ofill.hi[a];
+    return lo;
 }
 
 /* Call j's input before it computes, on queue q: the window's low planes
@@ -505,30 +500,54 @@ static pyr_status_t shift_older(const piece_calls_t *P, int q, int j)
  * writes its middle layers there (and reads them back); where it writes only
  * its result, into the input alone: the next call's fill gives this call's
  * output its own, and the piece's last call gives its result them after
- * computing (face_result). */
+ * computing (face_result).  With a layer read back the store's older planes go
+ * into the output too, where the first sub-step reads them; from the second
+ * call on that output and its faces wait for the first part of that sub-step
+ * (run_call: fill_output). */
 static pyr_status_t fill_input(const piece_calls_t *P, int q, int j)
 {
     if (j >= P->ncalls) return PYR_OK;
     exec_t *e = P->e;
     pyr_skew_call_t call;
     pyr_piece_t v, hf, ho;
-    PYR_TRY(shift_older(P, q, j)); /* before the fill below writes where it reads */
     PYR_TRY(call_view(P, j, &call, &v));
+    const int later = P->older && j > 0;
     pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
     int nc = 0;
     const pyr_box_t fill = pyr_box_intersect(&call.fill, &P->interior);
     if (!pyr_box_empty(&fill) && !P->kin[j]) { /* kin: the kernel reads them from the store */
         PYR_TRY(fill_view(P, j, &call, &hf, 0));
         cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 1, .src = &hf, .src_layer = 0, .box = fill};
-        const pyr_box_t ofill = older_part(e->plan, &fill, call.win_lo);
-        if (P->older && !pyr_box_empty(&ofill)) { /* the layer before, into the buffer its first sub-step writes */
-            PYR_TRY(fill_view(P, j, &call, &ho, 1));
-            cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 2, .src = &ho, .src_layer = 0, .box = ofill};
-        }
+    }
+    const pyr_box_t ofill = older_fill(P, &call, j);
+    if (!later && !pyr_box_empty(&ofill)) { /* the layer before, into the buffer its first sub-step writes */
+        PYR_TRY(fill_view(P, j, &call, &ho, 1));
+        cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 2, .src = &ho, .src_layer = 0, .box = ofill};
     }
     /* the faces also where the call computes nothing: its save passes whole planes on to the next piece's
      * store, whose kernel may read them there, faces included (kernels.h halo) */
-    nc = pyr_exec_face_copies(e, &v, P->only[j] ? 1 : 3, cops, nc, PYR_COPY_MANY_MAX);
+    nc = pyr_exec_face_copies(e, &v, P->only[j] || later ? 1 : 3, cops, nc, PYR_COPY_MANY_MAX);
+    if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
+    return pyr_exec_copies(e, q, P->f, cops, nc);
+}
+
+/* With a layer read back, from call j = 1 on: what fill_input leaves for later, on queue q once the first
+ * sub-step's part that reads the layer before where call j - 1 left it has run (it reads the planes these
+ * land on): the store's older planes and the boundary faces into the call's output. */
+static pyr_status_t fill_output(const piece_calls_t *P, int q, int j)
+{
+    exec_t *e = P->e;
+    pyr_skew_call_t call;
+    pyr_piece_t v, ho;
+    PYR_TRY(call_view(P, j, &call, &v));
+    pyr_copy_op_t cops[PYR_COPY_MANY_MAX];
+    int nc = 0;
+    const pyr_box_t ofill = older_fill(P, &call, j);
+    if (!pyr_box_empty(&ofill)) {
+        PYR_TRY(fill_view(P, j, &call, &ho, 1));
+        cops[nc++] = (pyr_copy_op_t){.dst = &v, .dst_layers = 2, .src = &ho, .src_layer = 0, .box = ofill};
+    }
+    nc = pyr_exec_face_copies(e, &v, 2, cops, nc, PYR_COPY_MANY_MAX);
     if (nc < 0) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: more than %d copies in a call", PYR_COPY_MANY_MAX);
     return pyr_exec_copies(e, q, P->f, cops, nc);
 }
@@ -544,9 +563,37 @@ static pyr_status_t save_top(const piece_calls_t *P, int q, int j)
     if (pyr_box_empty(&call.save)) return PYR_OK;
     PYR_TRY(save_view(P, j, &call, &hs, 0));
     PYR_TRY(P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 0, &call.save));
-    const pyr_box_t osave = older_part(P->e->plan, &call.save, call.b - P->sj[j] - 2 * P->steps[j]);
+    pyr_box_t osave = older_part(P->e->plan, &call.save, call.b - P->sj[j] - 2 * P->steps[j]);
     if (!P->older || pyr_box_empty(&osave)) return PYR_OK;
-    /* the layer before, in the buffer the call writes until its kernel runs */
+    /* the layer before, in the buffer the call writes until its kernel runs: at the call's output mapping
+     * in the first call (the piece's upload put it there); from the second on, above older_split where call
+     * j - 1 left it, at that call's input mapping (kernels.h older_shift), the rest once it is in place
+     * (save_older_low) */
+    PYR_TRY(save_view(P, j, &call, &hs, 1));
+    if (j == 0) return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 1, &osave);
+    const int a = pyr_skew_axis(P->e->plan);
+    const int64_t split = older_split(P, &call, j);
+    if (osave.lo[a] < split) osave.lo[a] = split;
+    if (pyr_box_empty(&osave)) return PYR_OK;
+    pyr_piece_t w;
+    PYR_TRY(view(P->e, &w, &osave, P->b[(j & 1) ^ 1], layer_base(P, P->sj[j - 1]), NULL, 0, P->planes));
+    return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &w, 0, &osave);
+}
+
+/* With a layer read back, from call j = 1 on: the part of the older layer's save below older_split, from the
+ * call's output once fill_output has put it there (before the kernel writes over it). */
+static pyr_status_t save_older_low(const piece_calls_t *P, int q, int j)
+{
+    if (!P->older || j == 0 || j >= P->ncalls || P->t + 1 >= P->np || P->kin[j]) return PYR_OK;
+    pyr_skew_call_t call;
+    pyr_piece_t v, hs;
+    PYR_TRY(call_view(P, j, &call, &v));
+    if (pyr_box_empty(&call.save)) return PYR_OK;
+    pyr_box_t osave = older_part(P->e->plan, &call.save, call.b - P->sj[j] - 2 * P->steps[j]);
+    const int a = pyr_skew_axis(P->e->plan);
+    const int64_t split = older_split(P, &call, j);
+    if (osave.hi[a] > split) osave.hi[a] = split;
+    if (osave.hi[a] <= osave.lo[a] || pyr_box_empty(&osave)) return PYR_OK;
     PYR_TRY(save_view(P, j, &call, &hs, 1));
     return P->e->ops->copy(P->e->ctx, q, &hs, P->f, 1, &v, 1, &osave);
 }
@@ -606,6 +653,42 @@ static pyr_status_t run_measured(const piece_calls_t *P, int slot, const pyr_ske
     pyr_piece_t newest = *v;
     newest.cur = 1; /* the output buffer */
     return e->ops->reduce_change(e->ctx, slot, &newest, P->f, &b, out);
+}
+
+/* Call j's kernel call kc on `slot` (through run_measured where *partial takes the piece's change).  With a
+ * layer read back, from the second call on, the first sub-step reads that layer where call j - 1 left it: in
+ * the same buffer, at that call's input mapping, as many planes below the place it writes as the two calls'
+ * steps (kernels.h older_shift), so nothing moves it into place.  Only the window's low planes, whose layer
+ * before comes from the store, take theirs in place; the store's planes land where the part above reads its
+ * layer before, so the sub-step runs in two: the part above, the store's older planes and the output's faces
+ * (fill_output), then the low part with the call's other sub-steps. */
+static pyr_status_t run_call(const piece_calls_t *P, int slot, int j, const pyr_skew_call_t *call, pyr_piece_t *v, pyr_kernel_call_t *kc,
+                             double *partial)
+{
+    exec_t *e = P->e;
+    if (P->older && j > 0) {
+        const int a = pyr_skew_axis(e->plan);
+        const pyr_box_t first = kc->boxes[0];
+        const int64_t split = older_split(P, call, j);
+        pyr_box_t high = first, low = first;
+        if (high.lo[a] < split) high.lo[a] = split;
+        if (high.hi[a] < high.lo[a]) high.hi[a] = high.lo[a];
+        if (low.hi[a] > split) low.hi[a] = split;
+        if (low.hi[a] < low.lo[a]) low.hi[a] = low.lo[a];
+        if (!pyr_box_empty(&high)) {
+            pyr_kernel_call_t k1 = *kc;
+            k1.boxes = &high;
+            k1.nboxes = 1;
+            k1.older_shift = P->steps[j - 1] + P->steps[j];
+            PYR_TRY(e->plan->kernel->run(e->ctx, slot, &k1));
+        }
+        PYR_TRY(fill_output(P, slot, j));
+        PYR_TRY(save_older_low(P, slot, j));
+        if (kc->boxes != e->layer_boxes) return pyr_fail(PYR_ERR_INTERNAL, "skewed executor: a call's boxes elsewhere");
+        e->layer_boxes[0] = low;
+    }
+    if (partial) return run_measured(P, slot, call, v, kc, partial);
+    return e->plan->kernel->run(e->ctx, slot, kc);
 }
 
 /* ------------------------------------------------------------ in-place state (plan/skewed.h) */
@@ -926,8 +1009,10 @@ pyr_status_t pyr_exec_skewed_pass(exec_t *e, int64_t step, int64_t h, int drain,
                     for (int i = 0; i < kc.nboxes; i++) e->count.computed += (uint64_t)pyr_box_volume(&kc.boxes[i]);
                     if (ring->buf) PYR_TRY(ring_point(&P, &v));
                     PYR_TRY(pyr_exec_prepare_fixed(e, slot, &v));
-                    if (reduce && j == ncalls - 1) PYR_TRY(run_measured(&P, slot, &call, &v, &kc, &e->partial[t]));
-                    else PYR_TRY(plan->kernel->run(e->ctx, slot, &kc));
+                    PYR_TRY(run_call(&P, slot, j, &call, &v, &kc, reduce && j == ncalls - 1 ? &e->partial[t] : NULL));
+                } else if (older && j > 0) {
+                    PYR_TRY(fill_output(&P, slot, j)); /* its save passes whole planes on: faces included */
+                    PYR_TRY(save_older_low(&P, slot, j));
                 }
                 /* call j + 1 computes once the lane's copies before it (call j's save, its fill) are done */
                 if (lane >= 0) PYR_TRY(ops->after_mark(e->ctx, slot, lane, PYR_MARK_LANE));

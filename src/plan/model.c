@@ -340,14 +340,14 @@ static void skew_call_cost(const pyr_plan_t *plan, const pyr_model_constants_t *
         o->faces = k->call * nfaces + k->compute[0] * faces;
     }
     o->fill = k->call * fill_calls + k->compute[0] * fill;
-    if (plan->previous && s > 0) {
-        /* the layer before moved within the buffer to the call's mapping (exec/skewed.c shift_older): from the
-         * window's lowest plane but one up, in chunks of as many planes as the two calls' steps (about 2c) */
+    if (plan->previous && s > 0 && o->computes) {
+        /* the first sub-step reads the layer before where the call before left it, as many planes below as
+         * the two calls' steps (about 2c: kernels.h older_shift), so it is launched in chunks of that many
+         * planes; the store's older planes go in between its two parts (exec/skewed.c run_call) */
         const int a = pyr_skew_axis(plan);
-        pyr_box_t r = call.window;
-        if (r.lo[a] < call.a - s - 1) r.lo[a] = call.a - s - 1;
-        const int64_t span = pyr_box_extent(&r, a) > 0 ? pyr_box_extent(&r, a) : 0;
-        o->fill += k->call * (double)((span + 2 * c - 1) / (2 * c)) + k->compute[0] * (double)(span > 0 ? pyr_box_volume(&r) : 0);
+        const pyr_box_t b = pyr_skew_layer_box(plan, &call, 1);
+        const int64_t span = pyr_box_extent(&b, a) > 0 ? pyr_box_extent(&b, a) : 0;
+        o->kernel += k->call * (double)((span + 2 * c - 1) / (2 * c));
     }
     if (kin) { /* the kernel writes what it reads anyway: half a copy's traffic, in the kernel's time */
         const pyr_box_t ks = pyr_skew_kernel_save(&call);

@@ -52,14 +52,15 @@
  * node, over the layer two sweeps back that it reads there) must lie where
  * the kernels look for it, in the buffer a sub-step writes, at the place the
  * sub-step writes.  A call's c steps leave layers s + c - 1, s + c - 3, ...
- * in its input buffer, the next call's output, but at the input's mapping:
- * before call j computes, the layer before its input is copied within that
- * buffer to the output's mapping, c_{j-1} + c_j planes higher, over the
- * planes the piece computed it on (in chunks of that many planes, top
- * first, so no copy reads what another wrote).  So the buffers keep S + 3k
- * planes (a copy of about S planes per call of c steps instead of h more
- * planes per buffer: out of core the height is worth more than the device's
- * time).  The halo stores carry both layers (4k - 1 planes: the newest,
+ * in its input buffer, the next call's output, but at the input's mapping,
+ * c_{j-1} + c_j planes below the output's: call j's first sub-step reads
+ * the layer before there (kernels.h older_shift; launched in chunks of that
+ * many planes, the highest first, so no launch overwrites what another
+ * still reads), but over the window's low planes, whose layer before comes
+ * from the store and lands in place once the part above has read what it
+ * overwrites (exec/skewed.c run_call).  So the buffers keep S + 3k planes
+ * and nothing moves the layer between calls (h more planes per buffer would
+ * give it one mapping: out of core the height is worth more).  The halo stores carry both layers (4k - 1 planes: the newest,
  * then the one before but for the window's lowest plane, never read), saved
  * and filled beside each other; a piece uploads the layer before its first
  * with its planes (the host keeps it) and downloads the last two, the layer

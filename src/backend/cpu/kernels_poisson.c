@@ -1,5 +1,7 @@
 /* The Poisson (Jacobi) CPU kernel: the expression of src/schemes/poisson.c
  * on one row segment, over the common sweep and wavefront of stencil.h. */
+#include <string.h>
+
 #include "backend/cpu/stencil.h"
 #include "schemes/poisson.h"
 
@@ -175,6 +177,32 @@ static pyr_status_t run_layers(void *ctx, int slot, const pyr_kernel_call_t *cal
     return fc ? neumann_run_x(ctx, slot, call, fc) : jacobi_run(ctx, slot, call);
 }
 
+/* The layer two back of the call's first sub-step, where it lies older_shift planes (rows in 2D) below
+ * the nodes' places in the output buffer (kernels.h older_shift), moved into those places over the
+ * sub-step's box, the highest plane first (each move overwrites the layer before of the plane
+ * older_shift above, moved already); then the sub-step reads it in place, as every other. */
+static void move_older(const pyr_kernel_call_t *call, size_t elem)
+{
+    const pyr_piece_t *p = call->piece;
+    const pyr_box_t *b = &call->boxes[0];
+    const int dims = call->coef->dims, a = dims - 1;
+    if (pyr_box_empty(b) || call->older_shift <= 0) return;
+    char *out = p->buf[0][p->cur ^ 1];
+    const int64_t rows = pyr_box_extent(&p->box, 1);
+    const int64_t stride = a == 2 ? p->pitch * rows : a == 1 ? p->pitch : 1;
+    const size_t bytes = (size_t)pyr_box_extent(b, 0) * elem;
+    if (a == 0) { /* 1D: one row, the shift along it */
+        char *d = out + (size_t)pyr_piece_index(p, b->lo[0], b->lo[1], b->lo[2]) * elem;
+        memmove(d, d - (size_t)call->older_shift * elem, bytes);
+        return;
+    }
+    for (int64_t z = b->hi[2] - 1; z >= b->lo[2]; z--)
+        for (int64_t y = b->hi[1] - 1; y >= b->lo[1]; y--) {
+            char *d = out + (size_t)pyr_piece_index(p, b->lo[0], y, z) * elem;
+            memcpy(d, d - (size_t)(call->older_shift * stride) * elem, bytes);
+        }
+}
+
 /* The call with every layer's coefficient 6 set to its weight: plain and
  * damped Jacobi in one call (weight 1), Chebyshev's sweeps in runs of
  * layers of one weight (each run one call of the common machinery, its
@@ -198,6 +226,7 @@ static pyr_status_t poisson_run(void *ctx, int slot, const pyr_kernel_call_t *ca
     const double *wt = pyr_poisson_weights(call->coef, &nw);
     if (!wt || nw < 1) return pyr_fail(PYR_ERR_INTERNAL, "Poisson kernel: Chebyshev sweeps without their weights");
     const int is_double = ((const pyr_cpu_ctx_t *)ctx)->precision == PYR_DOUBLE;
+    if (call->nboxes > 0) move_older(call, is_double ? sizeof(double) : sizeof(float));
     pyr_piece_t piece = *call->piece;
     sub.piece = &piece;
     for (int l = 0; l < call->nboxes;) {

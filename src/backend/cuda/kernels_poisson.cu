@@ -6,6 +6,8 @@
 #include "backend/cuda/stencil_fused.cuh"
 #include "schemes/poisson.h"
 
+#include <vector>
+
 namespace {
 
 /* HasF: the problem has a right-hand side (else J = s * d, and no f is read).
@@ -53,12 +55,13 @@ template <typename T> using JacobiF512 = JacobiOp<T, true, 512>;
 template <typename T> using Jacobi0 = JacobiOp<T, false, 1024>;
 
 /* Chebyshev's sweeps (schemes/poisson.h): one launch per sweep, a thread
- * per node along x, each reading its node of the output buffer (the layer
- * two sweeps back) before writing it, with the CPU kernel's expressions:
- * J as the Jacobi op's, then p + w*(J - p), or J itself where the sweep's
- * weight rounds to 1. */
+ * per node along x, each reading its node of the layer two sweeps back
+ * (older: the output buffer, or planes below the node's place in it where a
+ * call's first sub-step reads it there, kernels.h older_shift) before
+ * writing it, with the CPU kernel's expressions: J as the Jacobi op's, then
+ * p + w*(J - p), or J itself where the sweep's weight rounds to 1. */
 template <typename T, int DIMS, bool HasF>
-__global__ void k_chebyshev(const T *__restrict__ src, T *__restrict__ dst, const T *__restrict__ f, int64_t pitch, int64_t plane,
+__global__ void k_chebyshev(const T *__restrict__ src, T *dst, const T *older, const T *__restrict__ f, int64_t pitch, int64_t plane,
                             pyr_kbox_t b, T cx, T cy, T cz, T dv, T w)
 {
     const int x = b.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -72,7 +75,7 @@ __global__ void k_chebyshev(const T *__restrict__ src, T *__restrict__ dst, cons
             if (DIMS == 3) s = add(s, mul(cz, add(src[i - plane], src[i + plane])));
             const T j = HasF ? mul(add(s, __ldg(f + i)), dv) : mul(s, dv);
             if (cheb) {
-                const T p = dst[i];
+                const T p = older[i];
                 dst[i] = add(p, mul(w, sub(j, p)));
             } else {
                 dst[i] = j;
@@ -80,8 +83,28 @@ __global__ void k_chebyshev(const T *__restrict__ src, T *__restrict__ dst, cons
         }
 }
 
+/* The parts of box b a sub-step that reads its layer two back `shift` planes below its own place (kernels.h
+ * older_shift) is launched in: chunks of at most `shift` planes along the last axis, the highest first, so
+ * that no launch overwrites what another still reads; b itself where shift is 0. */
+static std::vector<pyr_kbox_t> older_chunks(const pyr_kbox_t &b, int dims, int64_t shift)
+{
+    std::vector<pyr_kbox_t> out;
+    const int a = dims - 1;
+    if (shift <= 0 || b.hi[a] <= b.lo[a]) {
+        out.push_back(b);
+        return out;
+    }
+    for (int hi = b.hi[a]; hi > b.lo[a]; hi -= (int)shift) {
+        pyr_kbox_t part = b;
+        part.hi[a] = hi;
+        part.lo[a] = hi - (int)shift > b.lo[a] ? hi - (int)shift : b.lo[a];
+        out.push_back(part);
+    }
+    return out;
+}
+
 template <typename T, bool HasF>
-cudaError_t chebyshev_launch(int dims, const T *s, T *d, const T *f, const pyr_klayout_t *L, const pyr_kbox_t *b, const pyr_coef_t *c, T w,
+cudaError_t chebyshev_launch(int dims, const T *s, T *d, const T *o, const T *f, const pyr_klayout_t *L, const pyr_kbox_t *b, const pyr_coef_t *c, T w,
                              cudaStream_t stream)
 {
     const int nx = b->hi[0] - b->lo[0], ny = b->hi[1] - b->lo[1], nz = b->hi[2] - b->lo[2];
@@ -90,9 +113,9 @@ cudaError_t chebyshev_launch(int dims, const T *s, T *d, const T *f, const pyr_k
     dim3 grid((unsigned)ceil_div(nx, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
     const int64_t plane = L->pitch * L->rows;
     const T cx = (T)c->c[0], cy = (T)c->c[1], cz = (T)c->c[2], dv = (T)c->c[3];
-    if (dims == 1) k_chebyshev<T, 1, HasF><<<grid, threads, 0, stream>>>(s, d, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
-    else if (dims == 2) k_chebyshev<T, 2, HasF><<<grid, threads, 0, stream>>>(s, d, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
-    else k_chebyshev<T, 3, HasF><<<grid, threads, 0, stream>>>(s, d, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    if (dims == 1) k_chebyshev<T, 1, HasF><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    else if (dims == 2) k_chebyshev<T, 2, HasF><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    else k_chebyshev<T, 3, HasF><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
     return cudaGetLastError();
 }
 
@@ -122,9 +145,13 @@ template <typename T> pyr_status_t chebyshev_run(pyrcu::ctx_t *c, int slot, cons
         const T w = (T)pyr_poisson_weight(wt, nw, call->step + l);
         const T *src = (const T *)piece->buf[0][cur];
         T *dst = (T *)piece->buf[0][cur ^ 1];
-        if (f) PYR_CU((chebyshev_launch<T, true>(dims, src, dst, f, &L, &b, call->coef, w, s)));
-        else PYR_CU((chebyshev_launch<T, false>(dims, src, dst, f, &L, &b, call->coef, w, s)));
-        pyrcu::count(stats.launches);
+        const int64_t shift = l == 0 && w != T(1) ? call->older_shift : 0;
+        for (const pyr_kbox_t &part : older_chunks(b, dims, shift)) {
+            const T *older = dst - shift * (dims == 3 ? L.pitch * L.rows : dims == 2 ? L.pitch : 1);
+            if (f) PYR_CU((chebyshev_launch<T, true>(dims, src, dst, older, f, &L, &part, call->coef, w, s)));
+            else PYR_CU((chebyshev_launch<T, false>(dims, src, dst, older, f, &L, &part, call->coef, w, s)));
+            pyrcu::count(stats.launches);
+        }
         cur ^= 1;
     }
     pyrcu::span_end(c, span, slot);
@@ -142,7 +169,7 @@ struct faces_t {
 };
 
 template <typename T, int DIMS, bool HasF>
-__global__ void k_neumann(const T *__restrict__ src, T *__restrict__ dst, const T *__restrict__ f, int64_t pitch, int64_t plane,
+__global__ void k_neumann(const T *__restrict__ src, T *dst, const T *older, const T *__restrict__ f, int64_t pitch, int64_t plane,
                           pyr_kbox_t b, faces_t fc, T t0, T t1, T t2, T t3, T t4, T t5, T cx, T cy, T cz, T dv, T om, T w)
 {
     const int x = b.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -174,7 +201,7 @@ __global__ void k_neumann(const T *__restrict__ src, T *__restrict__ dst, const 
             const T u = src[i];
             const T d = damp ? add(u, mul(om, sub(j, u))) : j;
             if (cheb) {
-                const T p = dst[i];
+                const T p = older[i];
                 dst[i] = add(p, mul(w, sub(d, p)));
             } else {
                 dst[i] = d;
@@ -230,25 +257,29 @@ template <typename T> pyr_status_t neumann_run(pyrcu::ctx_t *c, int slot, const 
         /* the faces' coordinates in the piece's, as local_box places the box */
         faces_t lf = fc;
         for (int k = 0; k < 6; k++) lf.at[k] = (int)((int64_t)coef->aux[3 * k + 1] - piece->box.lo[k / 2]);
-        const int nx = b.hi[0] - b.lo[0], ny = b.hi[1] - b.lo[1], nz = b.hi[2] - b.lo[2];
-        if (nx <= 0 || ny <= 0 || nz <= 0) continue;
-        const int threads = 256;
-        dim3 grid((unsigned)ceil_div(nx, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
-#define NEUMANN_LAUNCH(D, F)                                                                                                      \
-    k_neumann<T, D, F><<<grid, threads, 0, s>>>(src, dst, f, L.pitch, plane, b, lf, t[0], t[1], t[2], t[3], t[4], t[5], cx, cy, cz, dv, \
-                                                om, w)
-        if (f) {
-            if (dims == 1) NEUMANN_LAUNCH(1, true);
-            else if (dims == 2) NEUMANN_LAUNCH(2, true);
-            else NEUMANN_LAUNCH(3, true);
-        } else {
-            if (dims == 1) NEUMANN_LAUNCH(1, false);
-            else if (dims == 2) NEUMANN_LAUNCH(2, false);
-            else NEUMANN_LAUNCH(3, false);
-        }
+        const int64_t shift = l == 0 && cheb && w != T(1) ? call->older_shift : 0;
+        const T *older = dst - shift * (dims == 3 ? plane : dims == 2 ? L.pitch : 1);
+        for (const pyr_kbox_t &part : older_chunks(b, dims, shift)) {
+            const int nx = part.hi[0] - part.lo[0], ny = part.hi[1] - part.lo[1], nz = part.hi[2] - part.lo[2];
+            if (nx <= 0 || ny <= 0 || nz <= 0) continue;
+            const int threads = 256;
+            dim3 grid((unsigned)ceil_div(nx, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
+#define NEUMANN_LAUNCH(D, F)                                                                                                  \
+    k_neumann<T, D, F><<<grid, threads, 0, s>>>(src, dst, older, f, L.pitch, plane, part, lf, t[0], t[1], t[2], t[3], t[4], t[5], cx, cy, \
+                                                cz, dv, om, w)
+            if (f) {
+                if (dims == 1) NEUMANN_LAUNCH(1, true);
+                else if (dims == 2) NEUMANN_LAUNCH(2, true);
+                else NEUMANN_LAUNCH(3, true);
+            } else {
+                if (dims == 1) NEUMANN_LAUNCH(1, false);
+                else if (dims == 2) NEUMANN_LAUNCH(2, false);
+                else NEUMANN_LAUNCH(3, false);
+            }
 #undef NEUMANN_LAUNCH
-        PYR_CU(cudaGetLastError());
-        pyrcu::count(stats.launches);
+            PYR_CU(cudaGetLastError());
+            pyrcu::count(stats.launches);
+        }
     }
     pyrcu::span_end(c, span, slot);
     return pyrcu::serial_end(c, slot, t0, &stats.compute_ns);
