@@ -1256,10 +1256,8 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
             r = recipes[f];
         } else if (!fields[f] || on_device[f] || !pyr_field_recipe(fields[f], &r)) {
             continue;
-        } else if (!fills || (r.kind != PYR_RECIPE_ZERO && (carry || plan->exchange))) {
-            /* a range's carry keeps the layer before as a host copy of the field (plan->previous); a part's
-             * own grid is written back over its share of the interior only (the owner of a shared grid
-             * makes its boundary, multi/multi.c) */
+        } else if (!fills || (r.kind != PYR_RECIPE_ZERO && carry)) {
+            /* a range's carry keeps the layer before as a host copy of the field (plan->previous) */
             st = pyr_field_materialize(fields[f]);
             continue;
         } else if (!pyr_field_take_recipe(fields[f], &r)) {
@@ -1268,11 +1266,14 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
         for (int a = 0; a < 3; a++) r.origin[a] -= e.grid[f].box.lo[a];
         recipe[f] = r;
         made_on_device |= 1u << f;
-        /* the run writes back the interior: the boundary the host field holds from the start made there
-         * (a part's region: its owner's) */
+        /* the run writes back the interior (a part: its share of it): the rest, which the host field
+         * holds from the start (the boundary, a part's halo), made there (a part's region: by its owner,
+         * multi/multi.c, whose grid the other parts write too) */
         if (is_state(&e, f) && r.kind != PYR_RECIPE_ZERO && !region[f]) {
-            const pyr_box_t grid = pyr_plan_grid(plan), interior = pyr_plan_interior(plan);
-            st = pyr_recipe_fill_outside(&r, e.elem, e.grid[f].data, &e.grid[f].box, &interior, &grid);
+            const pyr_box_t grid = pyr_plan_grid(plan);
+            pyr_box_t written = pyr_plan_interior(plan);
+            if (plan->exchange) written = pyr_box_intersect(&written, &plan->exchange->reduce_box);
+            st = pyr_recipe_fill_outside(&r, e.elem, e.grid[f].data, &e.grid[f].box, &written, &grid);
         }
     }
     if (st != PYR_OK || first >= last) {

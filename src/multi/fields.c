@@ -41,6 +41,26 @@ pyr_status_t pyr_multi_alloc_fields(pyr_parts_t *P)
     return PYR_OK;
 }
 
+/* Part pt's field f (its first state field) replaced by one marked with the problem's initial
+ * kind as its recipe over the part's local grid (core/field.h), when the kind has one and the
+ * scheme has no initial state of its own: a resident part then makes it on its device, any other
+ * on the host before its run.  Returns whether it was; out of memory, the field made as before. */
+static int recipe_part(pyr_parts_t *P, part_t *pt, int f)
+{
+    const pyr_recipe_kind_t kind = pyr_recipe_of_init(P->problem.init);
+    if (kind == PYR_RECIPE_NONE || P->scheme->init_state) return 0;
+    pyr_recipe_t r = {kind, P->problem.dims, {P->problem.n[0], P->problem.n[1], P->problem.n[2]}, {0, 0, 0}, P->problem.seed};
+    for (int a = 0; a < 3; a++) r.origin[a] = pt->local.lo[a];
+    pyr_field_t *made = NULL;
+    if (pyr_field_alloc_recipe(&r, P->problem.precision, pt->fields[f]->n, &made) != PYR_OK) {
+        pyr_clear_error();
+        return 0;
+    }
+    pyr_field_destroy(&pt->fields[f]);
+    pt->fields[f] = made;
+    return 1;
+}
+
 /* Part pt's inputs (and, when `initial`, its state) made from the problem
  * over its local grid. */
 pyr_status_t pyr_multi_make_part_fields(pyr_parts_t *P, part_t *pt, int initial, unsigned given)
@@ -59,6 +79,7 @@ pyr_status_t pyr_multi_make_part_fields(pyr_parts_t *P, part_t *pt, int initial,
         } else if (initial) {
             if (P->scheme->init_state && P->scheme->windowed) PYR_TRY(P->scheme->init_state(&pt->problem, f, fl));
             /* the problem's initial field is the first state field's; any other starts at zero */
+            else if (f == 0 && recipe_part(P, pt, f)) continue;
             else if (f == 0) PYR_TRY(pyr_field_init_part(fl, &P->problem, origin));
             else memset(fl->data, 0, (size_t)pyr_field_count(fl) * pyr_precision_size(fl->precision));
         }
