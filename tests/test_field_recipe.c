@@ -231,6 +231,26 @@ static void same_run(const pyr_problem_t *p, const pyr_options_t *o, const char 
     pyr_field_destroy(&rhs);
 }
 
+/* A device budget under which the pyramid method streams the problem's grid in several pieces (the
+ * smallest piece a runtime takes depends on its layout): the first of 1/8, 1/4, ... of the grid's
+ * two layers that plans so. */
+static uint64_t streaming_budget(const pyr_problem_t *p, const pyr_options_t *o)
+{
+    const uint64_t layers = 2 * (uint64_t)pyr_problem_nodes(p) * pyr_precision_size(p->precision);
+    for (uint64_t m = layers / 8; m < 2 * layers; m *= 2) {
+        pyr_options_t q = *o;
+        q.memory = m;
+        pyr_plan_t *plan = NULL;
+        pyr_plan_info_t info;
+        const int ok = pyr_plan_create(p, &q, &plan) == PYR_OK && pyr_plan_get_info(plan, &info) == PYR_OK && info.tasks_per_pass > 1;
+        pyr_plan_destroy(&plan);
+        pyr_clear_error();
+        if (ok) return m;
+    }
+    CHECK(0, "no budget streams the %lld x %lld x %lld grid in pieces", (long long)p->n[0], (long long)p->n[1], (long long)p->n[2]);
+    return layers / 4;
+}
+
 static void runs(pyr_backend_kind_t backend)
 {
     static const int64_t shapes[3][3] = {{3001, 1, 1}, {97, 83, 1}, {29, 23, 19}};
@@ -245,8 +265,7 @@ static void runs(pyr_backend_kind_t backend)
                     pyr_options_default(&o);
                     o.backend = backend;
                     o.method = way == 1 ? PYR_METHOD_PYRAMID : way == 2 ? PYR_METHOD_TRIVIAL : PYR_METHOD_NAIVE;
-                    /* a quarter of the grid's two layers: pieces streamed */
-                    if (way == 1) o.memory = (uint64_t)(pyr_problem_nodes(&p) * (int64_t)pyr_precision_size(p.precision)) / 2;
+                    if (way == 1) o.memory = streaming_budget(&p, &o);
                     if (way == 3) snprintf(o.devices, sizeof o.devices, "0,0");
                     static const char *ways[] = {"in core", "out of core (pyramid)", "streamed every step", "in core over two parts"};
                     char label[128];
@@ -283,7 +302,7 @@ static void runs(pyr_backend_kind_t backend)
         o.method = m == 2 ? PYR_METHOD_MULTIGRID : m == 4 ? PYR_METHOD_PYRAMID : PYR_METHOD_NAIVE;
         if (m == 2) q.poisson.iteration = PYR_ITER_MULTIGRID;
         if (m >= 3) q.poisson.iteration = PYR_ITER_CHEBYSHEV;
-        if (m == 4) o.memory = 16 << 10;
+        if (m == 4) o.memory = streaming_budget(&q, &o);
         if (m == 1) snprintf(o.devices, sizeof o.devices, "0,0");
         static const char *ways[] = {"Jacobi in core", "Jacobi over two parts", "multigrid", "Chebyshev in core", "Chebyshev streamed"};
         char label[96];
