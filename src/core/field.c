@@ -289,6 +289,82 @@ pyr_status_t pyr_field_alloc_recipe(const pyr_recipe_t *recipe, pyr_precision_t 
     return PYR_OK;
 }
 
+/* ------------------------------------------------------------ prefaulting */
+
+#define PREFAULT_THREADS 4
+#define PREFAULT_MIN ((size_t)64 << 20) /* below this the faults cost less than the threads */
+
+struct pyr_prefault {
+    pthread_t thread[PREFAULT_THREADS];
+    int started[PREFAULT_THREADS];
+    char *lo[PREFAULT_THREADS], *hi[PREFAULT_THREADS];
+};
+
+typedef struct {
+    pyr_prefault_t *p;
+    int k;
+} prefault_arg_t;
+
+static void *prefault_main(void *arg)
+{
+#if defined(MADV_POPULATE_WRITE)
+    prefault_arg_t *a = arg;
+    pyr_prefault_t *p = a->p;
+    /* advice: an older kernel refuses it, and the copies fault as before */
+    if (p->hi[a->k] > p->lo[a->k]) (void)madvise(p->lo[a->k], (size_t)(p->hi[a->k] - p->lo[a->k]), MADV_POPULATE_WRITE);
+    free(a);
+#else
+    free(arg);
+#endif
+    return NULL;
+}
+
+pyr_prefault_t *pyr_prefault_start(void *data, size_t bytes)
+{
+#if defined(MADV_POPULATE_WRITE)
+    const long page = sysconf(_SC_PAGESIZE);
+    if (!data || page <= 0 || bytes < PREFAULT_MIN) return NULL;
+    pyr_prefault_t *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    /* whole pages inside [data, data + bytes): the range's first and last pages may hold other data, whose
+     * owner's writes the advice would not disturb anyway, but need not be asked for */
+    const uintptr_t first = ((uintptr_t)data + (uintptr_t)page - 1) / (uintptr_t)page * (uintptr_t)page;
+    const uintptr_t end = ((uintptr_t)data + bytes) / (uintptr_t)page * (uintptr_t)page;
+    const size_t pages = end > first ? (end - first) / (size_t)page : 0;
+    int any = 0;
+    for (int k = 0; k < PREFAULT_THREADS; k++) {
+        p->lo[k] = (char *)(first + pages * (size_t)k / PREFAULT_THREADS * (size_t)page);
+        p->hi[k] = (char *)(first + pages * (size_t)(k + 1) / PREFAULT_THREADS * (size_t)page);
+        prefault_arg_t *a = malloc(sizeof *a);
+        if (!a) continue;
+        a->p = p;
+        a->k = k;
+        p->started[k] = pthread_create(&p->thread[k], NULL, prefault_main, a) == 0;
+        if (!p->started[k]) free(a);
+        any |= p->started[k];
+    }
+    if (!any) {
+        free(p);
+        return NULL;
+    }
+    return p;
+#else
+    (void)data;
+    (void)bytes;
+    return NULL;
+#endif
+}
+
+void pyr_prefault_join(pyr_prefault_t **prefault)
+{
+    pyr_prefault_t *p = prefault ? *prefault : NULL;
+    if (!p) return;
+    for (int k = 0; k < PREFAULT_THREADS; k++)
+        if (p->started[k]) pthread_join(p->thread[k], NULL);
+    free(p);
+    *prefault = NULL;
+}
+
 /* A grid's host memory, 64-byte aligned.  Large grids are aligned to 2 MiB
  * and offered to the kernel as transparent huge pages: a 96 GB grid is then
  * 49 152 pages to fault in (and for the GPU to register) instead of 25

@@ -61,6 +61,18 @@ pyr_status_t pyr_field_alloc_recipe(const pyr_recipe_t *recipe, pyr_precision_t 
 int pyr_field_recipe(const pyr_field_t *field, pyr_recipe_t *out);
 int pyr_field_take_recipe(pyr_field_t *field, pyr_recipe_t *out);
 
+/* The page-table entries of host memory a run will write into made ahead of
+ * its writes (MADV_POPULATE_WRITE, by a few threads of their own): a field
+ * made on the device, whose fresh pages the final download would otherwise
+ * fault in one by one inside its copies, is faulted in while the device
+ * computes.  The contents are never touched, so writes into the memory
+ * meanwhile are safe.  NULL where nothing was started (a small range, no
+ * threads); join waits for the threads and frees it (NULL: nothing), before
+ * the memory is released.  A system without the advice does nothing. */
+typedef struct pyr_prefault pyr_prefault_t;
+pyr_prefault_t *pyr_prefault_start(void *data, size_t bytes);
+void pyr_prefault_join(pyr_prefault_t **prefault);
+
 /* Host memory for a grid or a buffer the size of one (free() releases it):
  * 64-byte aligned, never NULL for 0 bytes; from 64 MiB on, 2 MiB aligned and
  * advised as transparent huge pages.  NULL when out of memory. */

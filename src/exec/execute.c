@@ -1359,7 +1359,22 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
         for (int f = 0; f < e.nf && st == PYR_OK; f++)
             if (on_device[f]) st = e.ops->after_stream(e.ctx, 0, stream[f]);
     }
+    /* the fields made on the device come back into fresh pages: faulted in while the device computes
+     * (a pinned grid was, by its registration) */
+    pyr_prefault_t *prefault[PYR_MAX_FIELDS] = {NULL};
+    for (int f = 0; f < e.nf && st == PYR_OK; f++) {
+        if (!((made_on_device >> f) & 1) || !is_state(&e, f) || registered[f]) continue;
+        pyr_box_t back = pyr_plan_interior(plan);
+        if (plan->exchange) back = pyr_box_intersect(&back, &plan->exchange->reduce_box);
+        if (pyr_box_empty(&back)) continue;
+        const pyr_box_t *h = &e.grid[f].box;
+        const int64_t hx = pyr_box_extent(h, 0), hy = pyr_box_extent(h, 1);
+        const int64_t lo = ((back.lo[2] - h->lo[2]) * hy + (back.lo[1] - h->lo[1])) * hx + (back.lo[0] - h->lo[0]);
+        const int64_t hi = ((back.hi[2] - 1 - h->lo[2]) * hy + (back.hi[1] - 1 - h->lo[1])) * hx + (back.hi[0] - h->lo[0]);
+        prefault[f] = pyr_prefault_start((char *)e.grid[f].data + lo * (int64_t)e.elem, (size_t)(hi - lo) * e.elem);
+    }
     if (st == PYR_OK) st = execute(&e, hooks, made_on_device, recipe);
+    for (int f = 0; f < e.nf; f++) pyr_prefault_join(&prefault[f]);
     if (st != PYR_OK) {
         /* let queued work finish before freeing what it uses, keeping the
          * message of the first failure */
