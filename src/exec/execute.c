@@ -1254,9 +1254,14 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
                 break;
             }
             r = recipes[f];
-        } else if (!fields[f] || on_device[f] || !pyr_field_recipe(fields[f], &r)) {
+        } else if (!fields[f] || on_device[f]) {
             continue;
-        } else if (!fills || (r.kind != PYR_RECIPE_ZERO && carry)) {
+        } else if (fills && !carry) {
+            /* (taken at once: a caller's zero field's page map is read once) */
+            if (!pyr_field_take_recipe(fields[f], &r)) continue;
+        } else if (!pyr_field_recipe(fields[f], &r)) {
+            continue;
+        } else if (!fills || r.kind != PYR_RECIPE_ZERO) {
             /* a range's carry keeps the layer before as a host copy of the field (plan->previous) */
             st = pyr_field_materialize(fields[f]);
             continue;

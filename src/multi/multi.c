@@ -173,11 +173,12 @@ pyr_status_t pyr_multi_execute(pyr_multi_t *m, pyr_field_t *const *given, int nf
     pyr_status_t st = PYR_OK;
     for (int f = 0; f < s->nfields && st == PYR_OK; f++) {
         pyr_recipe_t r;
-        if (!((mask >> f) & 1) || !pyr_field_recipe(given[f], &r)) continue;
-        if (!device_made || !pyr_field_take_recipe(given[f], &r)) {
+        if (!((mask >> f) & 1)) continue;
+        if (!device_made) {
             st = pyr_field_materialize(given[f]);
             continue;
         }
+        if (!pyr_field_take_recipe(given[f], &r)) continue;
         for (int i = 0; i < P->ndev; i++) P->part[i].recipe[f] = r;
         /* the parts write back their shares of the interior: the boundary the field holds from the
          * start is made here */

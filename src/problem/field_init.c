@@ -188,7 +188,8 @@ pyr_status_t pyr_field_init_part(pyr_field_t *f, const pyr_problem_t *p, const i
 pyr_status_t pyr_field_materialize(pyr_field_t *f)
 {
     pyr_recipe_t r;
-    if (!pyr_field_recipe(f, &r)) return PYR_OK;
+    /* taken first: a caller's zero field's page map is read once (a failure below fails the run that asked) */
+    if (!pyr_field_take_recipe(f, &r)) return PYR_OK;
     /* the zeros are the pages as mapped; any other kind is made as that part of its whole grid */
     if (r.kind != PYR_RECIPE_ZERO) {
         static const pyr_init_kind_t init[] = {[PYR_RECIPE_SINE] = PYR_INIT_SINE, [PYR_RECIPE_GAUSS] = PYR_INIT_GAUSS,
@@ -202,7 +203,6 @@ pyr_status_t pyr_field_materialize(pyr_field_t *f)
         whole.seed = r.seed;
         PYR_TRY(pyr_field_init_part(f, &whole, r.origin));
     }
-    pyr_field_take_recipe(f, NULL);
     return PYR_OK;
 }
 
