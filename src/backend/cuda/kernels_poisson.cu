@@ -56,12 +56,14 @@ template <typename T> using Jacobi0 = JacobiOp<T, false, 1024>;
 
 /* Chebyshev's sweeps (schemes/poisson.h): one launch per sweep, a thread
  * per node along x, each reading its node of the layer two sweeps back
- * (older: the output buffer, or planes below the node's place in it where a
- * call's first sub-step reads it there, kernels.h older_shift) before
- * writing it, with the CPU kernel's expressions: J as the Jacobi op's, then
+ * before writing it (in the output buffer, `back` elements before the
+ * node's place where a call's first sub-step reads it there: kernels.h
+ * older_shift; an offset from dst rather than a pointer of its own, so that
+ * every pointer stays restrict and the stencil's loads take the read-only
+ * path), with the CPU kernel's expressions: J as the Jacobi op's, then
  * p + w*(J - p), or J itself where the sweep's weight rounds to 1. */
 template <typename T, int DIMS, bool HasF>
-__global__ void k_chebyshev(const T *__restrict__ src, T *dst, const T *older, const T *__restrict__ f, int64_t pitch, int64_t plane,
+__global__ void k_chebyshev(const T *__restrict__ src, T *__restrict__ dst, int64_t back, const T *__restrict__ f, int64_t pitch, int64_t plane,
                             pyr_kbox_t b, T cx, T cy, T cz, T dv, T w)
 {
     const int x = b.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -75,7 +77,7 @@ __global__ void k_chebyshev(const T *__restrict__ src, T *dst, const T *older, c
             if (DIMS == 3) s = add(s, mul(cz, add(src[i - plane], src[i + plane])));
             const T j = HasF ? mul(add(s, __ldg(f + i)), dv) : mul(s, dv);
             if (cheb) {
-                const T p = older[i];
+                const T p = dst[i - back];
                 dst[i] = add(p, mul(w, sub(j, p)));
             } else {
                 dst[i] = j;
@@ -104,7 +106,7 @@ static std::vector<pyr_kbox_t> older_chunks(const pyr_kbox_t &b, int dims, int64
 }
 
 template <typename T, bool HasF>
-cudaError_t chebyshev_launch(int dims, const T *s, T *d, const T *o, const T *f, const pyr_klayout_t *L, const pyr_kbox_t *b, const pyr_coef_t *c, T w,
+cudaError_t chebyshev_launch(int dims, const T *s, T *d, int64_t o, const T *f, const pyr_klayout_t *L, const pyr_kbox_t *b, const pyr_coef_t *c, T w,
                              cudaStream_t stream)
 {
     const int nx = b->hi[0] - b->lo[0], ny = b->hi[1] - b->lo[1], nz = b->hi[2] - b->lo[2];
@@ -147,9 +149,9 @@ template <typename T> pyr_status_t chebyshev_run(pyrcu::ctx_t *c, int slot, cons
         T *dst = (T *)piece->buf[0][cur ^ 1];
         const int64_t shift = l == 0 && w != T(1) ? call->older_shift : 0;
         for (const pyr_kbox_t &part : older_chunks(b, dims, shift)) {
-            const T *older = dst - shift * (dims == 3 ? L.pitch * L.rows : dims == 2 ? L.pitch : 1);
-            if (f) PYR_CU((chebyshev_launch<T, true>(dims, src, dst, older, f, &L, &part, call->coef, w, s)));
-            else PYR_CU((chebyshev_launch<T, false>(dims, src, dst, older, f, &L, &part, call->coef, w, s)));
+            const int64_t back = shift * (dims == 3 ? L.pitch * L.rows : dims == 2 ? L.pitch : 1);
+            if (f) PYR_CU((chebyshev_launch<T, true>(dims, src, dst, back, f, &L, &part, call->coef, w, s)));
+            else PYR_CU((chebyshev_launch<T, false>(dims, src, dst, back, f, &L, &part, call->coef, w, s)));
             pyrcu::count(stats.launches);
         }
         cur ^= 1;
@@ -169,7 +171,7 @@ struct faces_t {
 };
 
 template <typename T, int DIMS, bool HasF>
-__global__ void k_neumann(const T *__restrict__ src, T *dst, const T *older, const T *__restrict__ f, int64_t pitch, int64_t plane,
+__global__ void k_neumann(const T *__restrict__ src, T *__restrict__ dst, int64_t back, const T *__restrict__ f, int64_t pitch, int64_t plane,
                           pyr_kbox_t b, faces_t fc, T t0, T t1, T t2, T t3, T t4, T t5, T cx, T cy, T cz, T dv, T om, T w)
 {
     const int x = b.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -201,7 +203,7 @@ __global__ void k_neumann(const T *__restrict__ src, T *dst, const T *older, con
             const T u = src[i];
             const T d = damp ? add(u, mul(om, sub(j, u))) : j;
             if (cheb) {
-                const T p = older[i];
+                const T p = dst[i - back];
                 dst[i] = add(p, mul(w, sub(d, p)));
             } else {
                 dst[i] = d;
@@ -258,14 +260,14 @@ template <typename T> pyr_status_t neumann_run(pyrcu::ctx_t *c, int slot, const 
         faces_t lf = fc;
         for (int k = 0; k < 6; k++) lf.at[k] = (int)((int64_t)coef->aux[3 * k + 1] - piece->box.lo[k / 2]);
         const int64_t shift = l == 0 && cheb && w != T(1) ? call->older_shift : 0;
-        const T *older = dst - shift * (dims == 3 ? plane : dims == 2 ? L.pitch : 1);
+        const int64_t back = shift * (dims == 3 ? plane : dims == 2 ? L.pitch : 1);
         for (const pyr_kbox_t &part : older_chunks(b, dims, shift)) {
             const int nx = part.hi[0] - part.lo[0], ny = part.hi[1] - part.lo[1], nz = part.hi[2] - part.lo[2];
             if (nx <= 0 || ny <= 0 || nz <= 0) continue;
             const int threads = 256;
             dim3 grid((unsigned)ceil_div(nx, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
 #define NEUMANN_LAUNCH(D, F)                                                                                                  \
-    k_neumann<T, D, F><<<grid, threads, 0, s>>>(src, dst, older, f, L.pitch, plane, part, lf, t[0], t[1], t[2], t[3], t[4], t[5], cx, cy, \
+    k_neumann<T, D, F><<<grid, threads, 0, s>>>(src, dst, back, f, L.pitch, plane, part, lf, t[0], t[1], t[2], t[3], t[4], t[5], cx, cy, \
                                                 cz, dv, om, w)
             if (f) {
                 if (dims == 1) NEUMANN_LAUNCH(1, true);
