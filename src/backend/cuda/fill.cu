@@ -63,7 +63,8 @@ extern "C" pyr_status_t pyr_cuda_fill(void *ctx, int slot, const pyr_piece_t *pi
     if (w >= ((int64_t)1 << 31) || ny >= ((int64_t)1 << 31))
         return pyr_fail(PYR_ERR_INTERNAL, "CUDA backend: a fill of %lld x %lld nodes per plane", (long long)w, (long long)ny);
     if (r->kind == PYR_RECIPE_ZERO) {
-        if (nz == 1) PYR_CU(cudaMemset2DAsync(d, dp, 0, (size_t)w * elem, (size_t)ny, s));
+        /* rows of consecutive planes follow each other where the box spans the piece's rows */
+        if (nz == 1 || ny == prow) PYR_CU(cudaMemset2DAsync(d, dp, 0, (size_t)w * elem, (size_t)(ny * nz), s));
         else PYR_CU(cudaMemset3DAsync(make_cudaPitchedPtr(d, dp, (size_t)w * elem, (size_t)prow), 0,
                                   make_cudaExtent((size_t)w * elem, (size_t)ny, (size_t)nz), s));
         return note_writer_of(c, slot, piece->buf[f][0]);
