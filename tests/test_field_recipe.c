@@ -53,10 +53,11 @@ static void whole_problem(pyr_problem_t *p, int dims, const int64_t n[3], pyr_in
 
 /* The runtime's fill of part [origin, origin + m) of the whole problem's field, into a piece whose
  * box starts at `at` (so the piece's coordinates are not the whole grid's) and whose rows are padded,
- * over the piece in `split` boxes along its slowest axis; downloaded and compared with
+ * over the piece in `split` boxes along axis a (the slowest: boxes of whole planes; another: boxes
+ * of some of each plane's rows, which a runtime may fill otherwise); downloaded and compared with
  * pyr_field_init_part's bits. */
 static void fill_one(const pyr_device_ops_t *ops, void *ctx, const pyr_problem_t *p, const int64_t origin[3], const int64_t m[3],
-                     const int64_t at[3], int split, const char *label)
+                     const int64_t at[3], int split, int a, const char *label)
 {
     const size_t elem = pyr_precision_size(p->precision);
     pyr_field_t *ref = NULL, *got = NULL;
@@ -82,7 +83,6 @@ static void fill_one(const pyr_device_ops_t *ops, void *ctx, const pyr_problem_t
     CHECK_OK(ops->upload(ctx, 0, &piece, 0, &jr, &piece.box));
     pyr_recipe_t r = {pyr_recipe_of_init(p->init), p->dims, {p->n[0], p->n[1], p->n[2]}, {0, 0, 0}, p->seed};
     for (int a = 0; a < 3; a++) r.origin[a] = origin[a] - at[a];
-    const int a = p->dims - 1;
     for (int k = 0; k < split; k++) {
         pyr_box_t b = piece.box;
         b.lo[a] = at[a] + m[a] * k / split;
@@ -134,8 +134,9 @@ static void fills(pyr_backend_kind_t backend)
                     const int64_t zero[3] = {0, 0, 0}, at[3] = {4, 1, 2};
                     snprintf(label, sizeof label, "%s %dD %s %lldx%lldx%lld whole", kind_name[kinds[k]], dims, pyr_precision_name(precision),
                              (long long)p.n[0], (long long)p.n[1], (long long)p.n[2]);
-                    fill_one(ops, ctx, &p, zero, p.n, zero, 1, label);
-                    fill_one(ops, ctx, &p, zero, p.n, at, 3, label);
+                    fill_one(ops, ctx, &p, zero, p.n, zero, 1, dims - 1, label);
+                    fill_one(ops, ctx, &p, zero, p.n, at, 3, dims - 1, label);
+                    if (dims >= 2) fill_one(ops, ctx, &p, zero, p.n, at, 2, dims - 2, label);
                     /* parts: the last node alone, a band from the middle, one short of the whole from node 1 */
                     for (int q = 0; q < 3; q++) {
                         int64_t origin[3] = {0, 0, 0}, m[3] = {1, 1, 1};
@@ -149,7 +150,7 @@ static void fills(pyr_backend_kind_t backend)
                                  kind_name[kinds[k]], dims, pyr_precision_name(precision), (long long)p.n[0], (long long)p.n[1],
                                  (long long)p.n[2], (long long)origin[0], (long long)origin[1], (long long)origin[2], (long long)m[0],
                                  (long long)m[1], (long long)m[2]);
-                        fill_one(ops, ctx, &p, origin, m, at, 2, label);
+                        fill_one(ops, ctx, &p, origin, m, at, 2, dims - 1, label);
                         cases++;
                     }
                 }
