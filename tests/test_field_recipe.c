@@ -291,6 +291,22 @@ static void runs(pyr_backend_kind_t backend)
                     n++;
                 }
             }
+    /* more parts, cut along every axis: each part's share of the interior comes back, the boundary
+     * is the owner's */
+    static const char *cuts[][2] = {{"0,0,0", "3x1x1"}, {"0,0,0,0", "2x2x1"}, {"0,0,0,0", "1x2x2"}, {"0,0,0", "1x1x3"}};
+    for (int c = 0; c < 4; c++) {
+        pyr_problem_t q;
+        make_problem(&q, 3, shapes[2], c % 2 ? PYR_FLOAT : PYR_DOUBLE, 9, c % 2 ? PYR_INIT_GAUSS : PYR_INIT_RANDOM, 11);
+        pyr_options_t oc;
+        pyr_options_default(&oc);
+        oc.backend = backend;
+        oc.method = PYR_METHOD_NAIVE;
+        snprintf(oc.devices, sizeof oc.devices, "%s", cuts[c][0]);
+        snprintf(oc.partition, sizeof oc.partition, "%s", cuts[c][1]);
+        char label[96];
+        snprintf(label, sizeof label, "heat 3D %s, parts %s, %s", kind_name[q.init], cuts[c][1], backend == PYR_BACKEND_CUDA ? "cuda" : "cpu");
+        same_run(&q, &oc, label);
+    }
     /* no steps: the field handed back is the initial field */
     pyr_problem_t p;
     make_problem(&p, 2, shapes[1], PYR_DOUBLE, 0, PYR_INIT_GAUSS, 3);
