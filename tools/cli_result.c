@@ -179,7 +179,9 @@ pyr_status_t pyr_cli_write_image_with(const pyr_problem_outputs_t *o, const char
     if (pyr_problem_time_step(p, &dt) != PYR_OK) pyr_clear_error();
     if (f->dims == 3) snprintf(plane, sizeof plane, ", plane z = %.4g,", ((double)(f->n[2] / 2) + field_offset(p, i, 2)) * pyr_problem_h(p, 2));
     if (dt > 0) snprintf(when, sizeof when, " after %lld steps (t = %.4g)", (long long)step, t);
-    else if (p->equation == PYR_EQ_POISSON) snprintf(when, sizeof when, " Poisson, after %lld sweeps", (long long)step);
+    else if (p->equation == PYR_EQ_POISSON)
+        snprintf(when, sizeof when, " Poisson, after %lld %s", (long long)step,
+                 p->poisson.iteration == PYR_ITER_MULTIGRID ? (step == 1 ? "cycle" : "cycles") : step == 1 ? "sweep" : "sweeps");
     else {
         /* a scheme without time: its name ("u, Poisson") */
         snprintf(when, sizeof when, " %s", pyr_equation_name(p->equation));

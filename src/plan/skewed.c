@@ -158,7 +158,7 @@ pyr_box_t pyr_skew_download(const pyr_plan_t *plan, int64_t p, int64_t h)
 
 int64_t pyr_skew_buffer_planes(const pyr_plan_t *plan, int64_t h)
 {
-    (void)h; /* a layer read back moves with the calls (exec/skewed.c shift_older): no plane more */
+    (void)h; /* a layer read back is read where the call before left it (exec/skewed.c run_call): no plane more */
     return plan->skew_size + 3 * (int64_t)plan->skew_k;
 }
 
