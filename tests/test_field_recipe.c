@@ -6,9 +6,11 @@
  *   test_field_recipe        the CPU runtime's fill against pyr_field_init_part (every kind, 1D-3D,
  *                            float and double, awkward shapes, whole grids and parts); runs from
  *                            recipe fields against runs from host-made fields (in core, out of core,
- *                            one part and two; heat and Poisson, multigrid and no steps); reads
- *                            before a run
- *   test_field_recipe gpu    the same fill and runs on the CUDA runtime (exits 77 without a GPU) */
+ *                            streamed, two to four parts; heat and Poisson: Jacobi, Chebyshev,
+ *                            multigrid; no steps, plan = refine, ranges over a carry); reads before
+ *                            a run; the result's pages prefaulted
+ *   test_field_recipe gpu    the same fill, runs and ranges on the CUDA runtime (exits 77 without a
+ *                            GPU) */
 /* MADV_POPULATE_WRITE is not POSIX: glibc declares it under _DEFAULT_SOURCE */
 #define _DEFAULT_SOURCE
 #include <fcntl.h>
