@@ -1262,7 +1262,8 @@ static pyr_status_t exec_range(pyr_plan_t *plan, pyr_field_t *const *given, cons
         } else if (!pyr_field_recipe(fields[f], &r)) {
             continue;
         } else if (!fills || r.kind != PYR_RECIPE_ZERO) {
-            /* a range's carry keeps the layer before as a host copy of the field (plan->previous) */
+            /* streamed, no steps, or a range's carry (which keeps the layer before as a host copy of the
+             * field, plan->previous): the host's values */
             st = pyr_field_materialize(fields[f]);
             continue;
         } else if (!pyr_field_take_recipe(fields[f], &r)) {
