@@ -56,13 +56,16 @@ template <typename T> using Jacobi0 = JacobiOp<T, false, 1024>;
 
 /* Chebyshev's sweeps (schemes/poisson.h): one launch per sweep, a thread
  * per node along x, each reading its node of the layer two sweeps back
- * before writing it (in the output buffer, `back` elements before the
- * node's place where a call's first sub-step reads it there: kernels.h
- * older_shift; an offset from dst rather than a pointer of its own, so that
- * every pointer stays restrict and the stencil's loads take the read-only
- * path), with the CPU kernel's expressions: J as the Jacobi op's, then
- * p + w*(J - p), or J itself where the sweep's weight rounds to 1. */
-template <typename T, int DIMS, bool HasF>
+ * before writing it, with the CPU kernel's expressions: J as the Jacobi
+ * op's, then p + w*(J - p), or J itself where the sweep's weight rounds to
+ * 1.  That layer lies in the output buffer: at the node's place, or (Shifted)
+ * `back` elements before it, where a skewed call's first sub-step reads it
+ * (kernels.h older_shift).  The shifted read is made first, whatever the
+ * weight: at the node's own place the compiler may issue the read beside
+ * the stencil's, because the store that follows touches the same address on
+ * every path, but a read elsewhere under the weight's branch would wait for
+ * the stencil's, a second trip to memory per node. */
+template <typename T, int DIMS, bool HasF, bool Shifted>
 __global__ void k_chebyshev(const T *__restrict__ src, T *__restrict__ dst, int64_t back, const T *__restrict__ f, int64_t pitch, int64_t plane,
                             pyr_kbox_t b, T cx, T cy, T cz, T dv, T w)
 {
@@ -72,12 +75,14 @@ __global__ void k_chebyshev(const T *__restrict__ src, T *__restrict__ dst, int6
     for (int z = b.lo[2] + (int)blockIdx.z; z < b.hi[2]; z += (int)gridDim.z)
         for (int y = b.lo[1] + (int)blockIdx.y; y < b.hi[1]; y += (int)gridDim.y) {
             const int64_t i = (int64_t)z * plane + (int64_t)y * pitch + x;
+            T older = T(0);
+            if (Shifted) older = dst[i - back];
             T s = mul(cx, add(src[i - 1], src[i + 1]));
             if (DIMS >= 2) s = add(s, mul(cy, add(src[i - pitch], src[i + pitch])));
             if (DIMS == 3) s = add(s, mul(cz, add(src[i - plane], src[i + plane])));
             const T j = HasF ? mul(add(s, __ldg(f + i)), dv) : mul(s, dv);
             if (cheb) {
-                const T p = dst[i - back];
+                const T p = Shifted ? older : dst[i];
                 dst[i] = add(p, mul(w, sub(j, p)));
             } else {
                 dst[i] = j;
@@ -115,9 +120,15 @@ cudaError_t chebyshev_launch(int dims, const T *s, T *d, int64_t o, const T *f, 
     dim3 grid((unsigned)ceil_div(nx, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
     const int64_t plane = L->pitch * L->rows;
     const T cx = (T)c->c[0], cy = (T)c->c[1], cz = (T)c->c[2], dv = (T)c->c[3];
-    if (dims == 1) k_chebyshev<T, 1, HasF><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
-    else if (dims == 2) k_chebyshev<T, 2, HasF><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
-    else k_chebyshev<T, 3, HasF><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    if (o == 0) {
+        if (dims == 1) k_chebyshev<T, 1, HasF, false><<<grid, threads, 0, stream>>>(s, d, 0, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+        else if (dims == 2) k_chebyshev<T, 2, HasF, false><<<grid, threads, 0, stream>>>(s, d, 0, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+        else k_chebyshev<T, 3, HasF, false><<<grid, threads, 0, stream>>>(s, d, 0, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    } else {
+        if (dims == 1) k_chebyshev<T, 1, HasF, true><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+        else if (dims == 2) k_chebyshev<T, 2, HasF, true><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+        else k_chebyshev<T, 3, HasF, true><<<grid, threads, 0, stream>>>(s, d, o, f, L->pitch, plane, *b, cx, cy, cz, dv, w);
+    }
     return cudaGetLastError();
 }
 
@@ -170,7 +181,8 @@ struct faces_t {
     int at[6];
 };
 
-template <typename T, int DIMS, bool HasF>
+/* Shifted: the layer two back `back` elements before the node's place, read first (k_chebyshev says why). */
+template <typename T, int DIMS, bool HasF, bool Shifted>
 __global__ void k_neumann(const T *__restrict__ src, T *__restrict__ dst, int64_t back, const T *__restrict__ f, int64_t pitch, int64_t plane,
                           pyr_kbox_t b, faces_t fc, T t0, T t1, T t2, T t3, T t4, T t5, T cx, T cy, T cz, T dv, T om, T w)
 {
@@ -180,6 +192,8 @@ __global__ void k_neumann(const T *__restrict__ src, T *__restrict__ dst, int64_
     for (int z = b.lo[2] + (int)blockIdx.z; z < b.hi[2]; z += (int)gridDim.z)
         for (int y = b.lo[1] + (int)blockIdx.y; y < b.hi[1]; y += (int)gridDim.y) {
             const int64_t i = (int64_t)z * plane + (int64_t)y * pitch + x;
+            T older = T(0);
+            if (Shifted) older = dst[i - back];
             T xm, xp;
             if (fc.on[0] && x == fc.at[0]) xp = src[i + 1], xm = add(xp, t0);
             else if (fc.on[1] && x == fc.at[1]) xm = src[i - 1], xp = add(xm, t1);
@@ -203,7 +217,7 @@ __global__ void k_neumann(const T *__restrict__ src, T *__restrict__ dst, int64_
             const T u = src[i];
             const T d = damp ? add(u, mul(om, sub(j, u))) : j;
             if (cheb) {
-                const T p = dst[i - back];
+                const T p = Shifted ? older : dst[i];
                 dst[i] = add(p, mul(w, sub(d, p)));
             } else {
                 dst[i] = d;
@@ -266,9 +280,15 @@ template <typename T> pyr_status_t neumann_run(pyrcu::ctx_t *c, int slot, const 
             if (nx <= 0 || ny <= 0 || nz <= 0) continue;
             const int threads = 256;
             dim3 grid((unsigned)ceil_div(nx, threads), (unsigned)imin(ny, 65535), (unsigned)imin(nz, 65535));
-#define NEUMANN_LAUNCH(D, F)                                                                                                  \
-    k_neumann<T, D, F><<<grid, threads, 0, s>>>(src, dst, back, f, L.pitch, plane, part, lf, t[0], t[1], t[2], t[3], t[4], t[5], cx, cy, \
-                                                cz, dv, om, w)
+#define NEUMANN_LAUNCH(D, F)                                                                                                      \
+    do {                                                                                                                          \
+        if (back)                                                                                                                 \
+            k_neumann<T, D, F, true><<<grid, threads, 0, s>>>(src, dst, back, f, L.pitch, plane, part, lf, t[0], t[1], t[2], t[3], t[4], \
+                                                              t[5], cx, cy, cz, dv, om, w);                                       \
+        else                                                                                                                      \
+            k_neumann<T, D, F, false><<<grid, threads, 0, s>>>(src, dst, 0, f, L.pitch, plane, part, lf, t[0], t[1], t[2], t[3], t[4], \
+                                                               t[5], cx, cy, cz, dv, om, w);                                      \
+    } while (0)
             if (f) {
                 if (dims == 1) NEUMANN_LAUNCH(1, true);
                 else if (dims == 2) NEUMANN_LAUNCH(2, true);
