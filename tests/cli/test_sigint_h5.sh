@@ -27,8 +27,8 @@ fi
 cat > heat.ini <<'INI'
 [grid]
 dims = 2
-nx = 241
-ny = 201
+nx = 481
+ny = 401
 lx = 1.2
 ly = 1.0
 [scheme]
@@ -89,7 +89,7 @@ with h5py.File("a.h5", "r") as f:
     snaps = sorted(int(s) for s in f["snapshots"])
     assert snaps and snaps == list(range(500, n + 1, 500)), snaps
     for s in snaps:
-        assert f["snapshots/%06d/u" % s].shape == (201, 241)
+        assert f["snapshots/%06d/u" % s].shape == (401, 481)
 PY
   # the restart it names
   "$pyrgrid" run heat.ini -q --set output.every=500 --set initial.kind=file --set initial.file=a.h5 --set initial.step="$k" \
