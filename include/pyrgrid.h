@@ -207,6 +207,8 @@ typedef enum { PYR_SHAPE_BOX = 0, PYR_SHAPE_SPHERE, PYR_SHAPE_CYLINDER } pyr_sha
  *   lorentz  p = {delta_eps, f_0, gamma}: eps += delta_eps f_0^2 / (f_0^2 - f^2 - i f gamma)
  *   debye    p = {delta_eps, tau}:        eps += delta_eps / (1 - i 2 pi f tau) */
 #define PYR_MAXWELL_MAX_POLES 4
+/* Materials a label map may name ([material] map, label1 .. labelN). */
+#define PYR_MAXWELL_MAX_LABELS 16
 typedef enum { PYR_POLE_DRUDE = 1, PYR_POLE_LORENTZ, PYR_POLE_DEBYE } pyr_pole_kind_t;
 typedef struct {
     pyr_pole_kind_t kind;
@@ -344,6 +346,12 @@ typedef struct {
     /* periodic axes (bit a: axis a; [boundary] periodic = y): the fields wrap around, the node
      * past the last is the first, so the period is n[a] cells; no CPML or PEC wall on them */
     unsigned periodic;
+    /* a per-node material map ([material] map = FILE.npy, the whole grid's shape, an integer per
+     * node): label 0 the background, label k (1 .. nlabels) the material labels[k - 1] (its eps_r,
+     * sigma, mu_r and dispersive terms; kind and geometry unused); the shapes lie over it */
+    char map_file[PYR_PATH_MAX];
+    int nlabels;
+    pyr_shape_t labels[PYR_MAXWELL_MAX_LABELS];
 } pyr_maxwell_params_t;
 
 /* What to solve: a grid, a scheme with its parameters, an initial field.

@@ -625,3 +625,72 @@ pyr_status_t pyr_npy_read_alloc(const char *path, pyr_npy_info_t *info, void **d
     *data = buf;
     return PYR_OK;
 }
+
+/* ------------------------------------------------------------ integer labels */
+
+pyr_status_t pyr_npy_read_labels(const char *path, int ndim, const int64_t *shape, int32_t **labels)
+{
+    *labels = NULL;
+    npy_header_t hd;
+    FILE *f;
+    PYR_TRY(read_header(path, &f, &hd));
+    const char *d = hd.descr;
+    char order = '<';
+    if (*d == '<' || *d == '>' || *d == '|' || *d == '=') order = *d++;
+    if (order == '=') order = host_little_endian() ? '<' : '>';
+    const char kind = d[0];
+    const int size = atoi(d + 1);
+    char buf[40], want[256], got[256];
+    const char *name = numpy_type_name(hd.descr, buf, sizeof buf);
+    pyr_status_t st = PYR_OK;
+    if ((kind != 'i' && kind != 'u') || (size != 1 && size != 2 && size != 4 && size != 8))
+        st = pyr_fail(PYR_ERR_FORMAT, "%s holds %s ('%s'); a label map needs an integer per node (int8 .. int64, uint8 .. uint64); "
+                                      "convert with a.astype(np.int32)",
+                      path, name ? name : "another dtype", hd.descr);
+    else if (order == '>' && size > 1)
+        st = pyr_fail(PYR_ERR_FORMAT, "%s holds big-endian %s ('%s'); pyrgrid reads little-endian data only; convert with a.astype('<i4')", path,
+                      name ? name : "integers", hd.descr);
+    else if (hd.fortran)
+        st = pyr_fail(PYR_ERR_FORMAT, "%s is stored in Fortran (column-major) order; needs C (row-major) order; save np.ascontiguousarray(a) instead",
+                      path);
+    int same = st == PYR_OK && hd.info.ndim == ndim;
+    for (int i = 0; same && i < ndim; i++) same = hd.info.shape[i] == shape[i];
+    if (st == PYR_OK && !same) {
+        format_shape(want, sizeof want, ndim, shape);
+        format_shape(got, sizeof got, hd.info.ndim, hd.info.shape);
+        st = pyr_fail(PYR_ERR_FORMAT, "%s has shape %s; the grid's label map needs shape %s (NumPy's order: slowest axis first)", path, got, want);
+    }
+    int64_t count = 1;
+    for (int i = 0; i < ndim; i++) count *= shape[i];
+    const int64_t have = hd.file_size - hd.info.data_offset;
+    if (st == PYR_OK && have < count * size)
+        st = pyr_fail(PYR_ERR_FORMAT, "%s has %" PRId64 " of %" PRId64 " bytes of data: the file is truncated; re-create it", path,
+                      have < 0 ? (int64_t)0 : have, count * size);
+    unsigned char *raw = NULL;
+    int32_t *out = NULL;
+    if (st == PYR_OK) {
+        raw = malloc((size_t)(count * size));
+        out = malloc((size_t)count * sizeof *out);
+        if (!raw || !out) st = pyr_fail(PYR_ERR_NOMEM, "reading %s: out of host memory for %" PRId64 " labels", path, count);
+    }
+    if (st == PYR_OK && fread(raw, (size_t)size, (size_t)count, f) != (size_t)count)
+        st = pyr_fail(PYR_ERR_IO, "reading %s: the data end early", path);
+    fclose(f);
+    for (int64_t k = 0; st == PYR_OK && k < count; k++) {
+        /* little-endian bytes to a value, the sign from the top byte for signed types */
+        uint64_t u = 0;
+        for (int b = 0; b < size; b++) u |= (uint64_t)raw[k * size + b] << (8 * b);
+        int64_t v = (int64_t)u;
+        if (kind == 'i' && size < 8 && (u >> (8 * size - 1)) & 1) v = (int64_t)(u | (~(uint64_t)0 << (8 * size)));
+        if (kind == 'u' && size == 8 && u > (uint64_t)INT32_MAX) v = INT64_MAX;
+        if (v < INT32_MIN || v > INT32_MAX) v = v < 0 ? INT32_MIN : INT32_MAX; /* out of any label's range: refused by the caller */
+        out[k] = (int32_t)v;
+    }
+    free(raw);
+    if (st != PYR_OK) {
+        free(out);
+        return st;
+    }
+    *labels = out;
+    return PYR_OK;
+}

@@ -41,4 +41,9 @@ pyr_status_t pyr_npy_read_expect(const char *path, int ndim, const int64_t *shap
  * failure *data is NULL. */
 pyr_status_t pyr_npy_read_alloc(const char *path, pyr_npy_info_t *info, void **data);
 
+/* Read an integer array (int8 .. int64, uint8 .. uint64, little-endian, C order) that must have
+ * exactly this ndim and shape into a new int32 buffer (free() it; values beyond int32 are clamped
+ * to its ends, out of any label's range).  Floats are refused with the conversion that works. */
+pyr_status_t pyr_npy_read_labels(const char *path, int ndim, const int64_t *shape, int32_t **labels);
+
 #endif

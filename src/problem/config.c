@@ -398,6 +398,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
                     : material && !strcmp(name, "eps_file")              ? p->maxwell.eps_file
                     : material && !strcmp(name, "sigma_file")            ? p->maxwell.sigma_file
                     : material && !strcmp(name, "mu_file")               ? p->maxwell.mu_file
+                    : material && !strcmp(name, "map")                   ? p->maxwell.map_file
                                                                          : NULL;
         if (dst && snprintf(dst, PYR_PATH_MAX, "%s/%s", ps->base, value) >= PYR_PATH_MAX)
             ps->status = pyr_fail(PYR_ERR_CONFIG, "%s.%s: %s/%s is longer than %d bytes", section, name, ps->base, value, PYR_PATH_MAX - 1);

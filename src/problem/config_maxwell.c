@@ -8,7 +8,9 @@
  *                                  then eps_r=.. sigma=.. mu_r=.. (physical coordinates)
  *                                  and dispersive terms drude=FP GAMMA, lorentz=DEPS F0 GAMMA, debye=DEPS TAU
  *                                  (each may repeat; eps_r is then eps_inf),
- *              drude = FP GAMMA[, FP GAMMA ...], lorentz = DEPS F0 GAMMA[, ...], debye = DEPS TAU[, ...] (background)
+ *              drude = FP GAMMA[, FP GAMMA ...], lorentz = DEPS F0 GAMMA[, ...], debye = DEPS TAU[, ...] (background),
+ *              map = FILE.npy (an integer label per node), label1 .. label16 = eps_r=.. sigma=.. mu_r=.. and
+ *                                  dispersive terms as a shape's (label 0: the background; shapes lie over the map)
  *   [source]   source1 .. source16 = COMPONENT point I J [K] WAVEFORM key=value ...
  *                                  | COMPONENT line I0 J0 [K0] I1 J1 [K1] WAVEFORM key=value ...
  *                                  (or `at X Y [Z]`, `point at X Y [Z]`, `line at X0 Y0 [Z0] X1 Y1 [Z1]`:
@@ -258,6 +260,21 @@ static pyr_status_t parse_background_poles(const char *key, const char *value, p
     return PYR_OK;
 }
 
+static pyr_status_t material_options(const char *where, char **tok, int at, int n, pyr_shape_t *s);
+
+/* labelN = eps_r=.. sigma=.. mu_r=.. drude=.. lorentz=.. debye=.. (a map label's material: a shape's options, no geometry) */
+static pyr_status_t parse_label(const char *key, const char *value, pyr_shape_t *s)
+{
+    char buf[1024], where[96], *tok[MAXTOK];
+    int n = 0;
+    PYR_TRY(split_line("material", key, value, buf, where, tok, &n));
+    memset(s, 0, sizeof *s);
+    s->eps_r = 1;
+    s->mu_r = 1;
+    if (n < 1) return pyr_fail(PYR_ERR_CONFIG, "%s: give the label's material, e.g. eps_r=2 sigma=0 mu_r=1 drude=FP GAMMA", where);
+    return material_options(where, tok, 0, n, s);
+}
+
 static pyr_status_t parse_shape(const char *key, const char *value, pyr_shape_t *s)
 {
     char buf[1024], where[96], *tok[MAXTOK];
@@ -303,6 +320,13 @@ static pyr_status_t parse_shape(const char *key, const char *value, pyr_shape_t 
     } else {
         return pyr_fail(PYR_ERR_CONFIG, "%s: '%s' is not a shape; use box, sphere or cylinder", where, tok[0]);
     }
+    return material_options(where, tok, at, n, s);
+}
+
+/* A material's options from tok[at]: eps_r=.. sigma=.. mu_r=.. and its dispersive terms (a shape's
+ * after its geometry, a map label's alone). */
+static pyr_status_t material_options(const char *where, char **tok, int at, int n, pyr_shape_t *s)
+{
     /* the dispersive terms (drude=FP GAMMA ...: the numbers after the first follow as tokens) out of the options */
     int kept = at;
     for (int i = at; i < n; i++) {
@@ -691,15 +715,25 @@ pyr_status_t pyr_config_apply_maxwell(pyr_config_t *cfg, const char *sec, const 
             strcpy(file, v);
             return PYR_OK;
         }
+        if (!strcmp(key, "map")) {
+            if (strlen(v) >= PYR_PATH_MAX) return pyr_fail(PYR_ERR_CONFIG, "material.map: path too long");
+            strcpy(m->map_file, v);
+            return PYR_OK;
+        }
         if (pole_kind(key)) return parse_background_poles(key, v, m);
+        if ((k = numbered(key, "label", PYR_MAXWELL_MAX_LABELS)) > 0) {
+            PYR_TRY(parse_label(key, v, &m->labels[k - 1]));
+            if (k > m->nlabels) m->nlabels = k;
+            return PYR_OK;
+        }
         if ((k = numbered(key, "shape", PYR_MAXWELL_MAX_SHAPES)) > 0) {
             PYR_TRY(parse_shape(key, v, &m->shapes[k - 1]));
             if (k > m->nshapes) m->nshapes = k;
             return PYR_OK;
         }
         return pyr_fail(PYR_ERR_CONFIG, "unknown key '%s' in [material]; the keys are eps_r, sigma, mu_r, eps_file, sigma_file, mu_file, "
-                                        "drude, lorentz, debye and shape1 .. shape%d",
-                        key, PYR_MAXWELL_MAX_SHAPES);
+                                        "drude, lorentz, debye, shape1 .. shape%d, map and label1 .. label%d",
+                        key, PYR_MAXWELL_MAX_SHAPES, PYR_MAXWELL_MAX_LABELS);
     } else if (!strcmp(sec, "source")) {
         if ((k = numbered(key, "source", PYR_MAXWELL_MAX_SOURCES)) > 0) {
             PYR_TRY(parse_source(&cfg->problem, key, v, &m->sources[k - 1]));

@@ -187,6 +187,15 @@ int pyr_problem_maxwell_value(const pyr_problem_t *p, const char *full, char *ou
         if (!strcmp(key, "eps_file")) return snprintf(out, size, "%s", m->eps_file);
         if (!strcmp(key, "sigma_file")) return snprintf(out, size, "%s", m->sigma_file);
         if (!strcmp(key, "mu_file")) return snprintf(out, size, "%s", m->mu_file);
+        if (!strcmp(key, "map")) return snprintf(out, size, "%s", m->map_file);
+        /* a label's material as its key takes it: the shape's text less the geometry */
+        if ((k = numbered(key, "label", PYR_MAXWELL_MAX_LABELS)) > 0) {
+            if (k > m->nlabels) return snprintf(out, size, "%s", "");
+            char text[2048];
+            const int n = shape_text(p, &m->labels[k - 1], text, sizeof text);
+            const char *opts = strstr(text, " eps_r=");
+            return n < (int)sizeof text && opts ? snprintf(out, size, "%s", opts + 1) : -1;
+        }
         if (!strcmp(key, "drude")) return poles_text(m, PYR_POLE_DRUDE, out, size);
         if (!strcmp(key, "lorentz")) return poles_text(m, PYR_POLE_LORENTZ, out, size);
         if (!strcmp(key, "debye")) return poles_text(m, PYR_POLE_DEBYE, out, size);

@@ -278,6 +278,7 @@ static pyr_status_t maxwell_validate(const pyr_problem_t *p)
     }
     PYR_TRY(pyr_maxwell_monitors_check(p));
     PYR_TRY(pyr_maxwell_planewaves_check(p));
+    PYR_TRY(pyr_maxwell_map_check(p));
     PYR_TRY(pyr_maxwell_disp_check(p));
     if (p->init != PYR_INIT_ZERO && p->init != PYR_INIT_RANDOM && p->init != PYR_INIT_FILE)
         return pyr_fail(PYR_ERR_CONFIG, "initial.kind: the Maxwell scheme starts from zero, random or file fields (file = PREFIX: PREFIX_Ex.npy ...)");
@@ -310,6 +311,10 @@ static int material_varies(const pyr_problem_t *p, int which)
         const double v = which == 0 ? m->shapes[i].eps_r : which == 1 ? m->shapes[i].sigma : m->shapes[i].mu_r;
         if (v != bg) return 1;
     }
+    for (int i = 0; i < m->nlabels && m->map_file[0]; i++) {
+        const double v = which == 0 ? m->labels[i].eps_r : which == 1 ? m->labels[i].sigma : m->labels[i].mu_r;
+        if (v != bg) return 1;
+    }
     return 0;
 }
 
@@ -320,6 +325,8 @@ static int disp_sigma_varies(const pyr_problem_t *p)
     const double bg = p->maxwell.sigma + pyr_maxwell_disp_sigma(p, 1);
     for (int i = 0; i < p->maxwell.nshapes; i++)
         if (p->maxwell.shapes[i].sigma + pyr_maxwell_disp_sigma(p, 2 + i) != bg) return 1;
+    for (int i = 0; i < p->maxwell.nlabels && p->maxwell.map_file[0]; i++)
+        if (p->maxwell.labels[i].sigma + pyr_maxwell_disp_sigma(p, 2 + p->maxwell.nshapes + i) != bg) return 1;
     return 0;
 }
 
@@ -572,12 +579,17 @@ static pyr_status_t material_field(const pyr_problem_t *p, int which, pyr_field_
 }
 
 /* Material `which` at node (x, y, z) flat index k: its file's value, or the
- * background with the shapes over it (the later ones win). */
+ * background (or the map's label there) with the shapes over it (the later ones win). */
 static double material_at(const pyr_problem_t *p, int which, const pyr_field_t *file, int64_t x, int64_t y, int64_t z, int64_t k)
 {
     if (file) return load(file, k);
     const pyr_maxwell_params_t *m = &p->maxwell;
     double v = which == 0 ? m->eps_r : which == 1 ? m->sigma : m->mu_r;
+    if (m->map_file[0]) {
+        const int64_t g[3] = {x, y, z};
+        const int l = pyr_maxwell_map_label(p, g);
+        if (l > 0) v = which == 0 ? m->labels[l - 1].eps_r : which == 1 ? m->labels[l - 1].sigma : m->labels[l - 1].mu_r;
+    }
     for (int s = 0; s < m->nshapes; s++)
         if (inside(p, &m->shapes[s], x, y, z)) v = which == 0 ? m->shapes[s].eps_r : which == 1 ? m->shapes[s].sigma : m->shapes[s].mu_r;
     return v;
@@ -649,7 +661,7 @@ static pyr_status_t maxwell_init_input(const pyr_problem_t *p, int i, pyr_field_
         if ((w < 2 && need_e) || (w != 1 && stability)) st = material_field(p, w, &file[w]);
     const int64_t nx = f->n[0], ny = f->n[1], nz = f->n[2];
     double fastest = INFINITY; /* the smallest eps_r mu_r */
-    if (st == PYR_OK && !file[0] && !file[1] && !file[2] && !dispersive) {
+    if (st == PYR_OK && !file[0] && !file[1] && !file[2] && !dispersive && !p->maxwell.map_file[0]) {
         /* Background and shapes only: each node takes the coefficient of the last shape over it (or the
          * background's), computed once per material from the same values as per node, so the same bits.
          * Per row, each shape's run of nodes from row_run paints an owner per node. */

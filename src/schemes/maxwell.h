@@ -124,13 +124,21 @@ pyr_status_t pyr_maxwell_disp_check(const pyr_problem_t *p);
 unsigned pyr_maxwell_disp_fields(const pyr_problem_t *p);
 int pyr_maxwell_disp_support(const pyr_problem_t *p, int f, pyr_box_t *box);
 pyr_status_t pyr_maxwell_disp_table_append(const pyr_problem_t *p, double **aux, int64_t *naux);
-/* The dispersive material (0 none, 1 the background, 1 + k shape k's ... as numbered by the table)
+/* The dispersive material (0 none, 1 the background, 2 + k shape k, 2 + nshapes + l - 1 map label l, as
+ * numbered by the table)
  * at whole-grid node g. */
 int pyr_maxwell_disp_material(const pyr_problem_t *p, const int64_t g[3]);
 /* The conductivity that material m's Debye terms add to sigma in E's coefficients ca and cb. */
 double pyr_maxwell_disp_sigma(const pyr_problem_t *p, int m);
 /* The index of the last shape that holds whole-grid node g, or -1. */
 int pyr_maxwell_shape_at(const pyr_problem_t *p, const int64_t g[3]);
+/* The per-node label map (maxwell_map.c): its refusals (called by validate: with eps_file & co.,
+ * labels without a map, the file's dtype and shape, labels it holds that are not defined); the
+ * label of whole-grid node g (0 without a map; after validate); the whole-grid nodes [lo, hi)
+ * holding the labels of mask (bit l: label l), 0 when none does. */
+pyr_status_t pyr_maxwell_map_check(const pyr_problem_t *p);
+int pyr_maxwell_map_label(const pyr_problem_t *p, const int64_t g[3]);
+int pyr_maxwell_map_bbox(const pyr_problem_t *p, unsigned mask, int64_t lo[3], int64_t hi[3]);
 /* The CPML psi fields the problem uses (bits), without the dispersive states. */
 unsigned pyr_maxwell_psi_used(const pyr_problem_t *p);
 

@@ -57,10 +57,24 @@ int pyr_maxwell_dispersive(const pyr_problem_t *p)
     if (m->npoles > 0) return 1;
     for (int i = 0; i < m->nshapes; i++)
         if (m->shapes[i].npoles > 0) return 1;
+    for (int i = 0; i < m->nlabels && m->map_file[0]; i++)
+        if (m->labels[i].npoles > 0) return 1;
     return 0;
 }
 
-/* Material m's terms (m = 1 the background, 2 + k shape k). */
+/* The materials the table numbers: 1 the background, 2 + k shape k, then the map's labels 1 .. nlabels. */
+static int materials(const pyr_problem_t *p) { return 2 + p->maxwell.nshapes + (p->maxwell.map_file[0] ? p->maxwell.nlabels : 0); }
+
+/* Material m's description (NULL: the background's, in p->maxwell). */
+static const pyr_shape_t *material_shape(const pyr_problem_t *p, int m)
+{
+    const pyr_maxwell_params_t *x = &p->maxwell;
+    if (m >= 2 && m - 2 < x->nshapes) return &x->shapes[m - 2];
+    if (m >= 2 + x->nshapes && m < materials(p)) return &x->labels[m - 2 - x->nshapes];
+    return NULL;
+}
+
+/* Material m's terms (m = 1 the background, 2 + k shape k, 2 + nshapes + l - 1 map label l). */
 static const pyr_pole_t *material_poles(const pyr_problem_t *p, int m, int *n)
 {
     const pyr_maxwell_params_t *x = &p->maxwell;
@@ -68,18 +82,16 @@ static const pyr_pole_t *material_poles(const pyr_problem_t *p, int m, int *n)
         *n = x->npoles;
         return x->poles;
     }
-    if (m >= 2 && m - 2 < x->nshapes) {
-        *n = x->shapes[m - 2].npoles;
-        return x->shapes[m - 2].poles;
-    }
-    *n = 0;
-    return NULL;
+    const pyr_shape_t *s = material_shape(p, m);
+    *n = s ? s->npoles : 0;
+    return s ? s->poles : NULL;
 }
 
 int pyr_maxwell_disp_material(const pyr_problem_t *p, const int64_t g[3])
 {
     const int k = pyr_maxwell_shape_at(p, g);
-    const int m = k >= 0 ? 2 + k : 1;
+    const int l = k >= 0 ? 0 : pyr_maxwell_map_label(p, g);
+    const int m = k >= 0 ? 2 + k : l > 0 ? 2 + p->maxwell.nshapes + l - 1 : 1;
     int n = 0;
     material_poles(p, m, &n);
     return n > 0 ? m : 0;
@@ -90,7 +102,7 @@ static int slots(const pyr_problem_t *p, int need_p[PYR_MAXWELL_MAX_POLES])
 {
     int ns = 0;
     for (int q = 0; q < PYR_MAXWELL_MAX_POLES; q++) need_p[q] = 0;
-    for (int m = 1; m < 2 + p->maxwell.nshapes; m++) {
+    for (int m = 1; m < materials(p); m++) {
         int n = 0;
         const pyr_pole_t *pl = material_poles(p, m, &n);
         if (n > ns) ns = n;
@@ -144,6 +156,17 @@ static int disp_bbox(const pyr_problem_t *p, int64_t lo[3], int64_t hi[3])
             if (i1 > hi[a]) hi[a] = i1;
         }
     }
+    /* the map's dispersive labels: the nodes holding them, widened by a node */
+    unsigned mask = 0;
+    for (int l = 0; l < p->maxwell.nlabels && p->maxwell.map_file[0]; l++)
+        if (p->maxwell.labels[l].npoles > 0) mask |= 1u << (l + 1);
+    int64_t ml[3], mh[3];
+    if (mask && pyr_maxwell_map_bbox(p, mask, ml, mh))
+        for (int a = 0; a < 3; a++) {
+            const int64_t i0 = ml[a] - 1 < 0 ? 0 : ml[a] - 1, i1 = mh[a] + 1 > pyr_problem_whole(p, a) ? pyr_problem_whole(p, a) : mh[a] + 1;
+            if (i0 < lo[a]) lo[a] = i0;
+            if (i1 > hi[a]) hi[a] = i1;
+        }
     return 1;
 }
 
@@ -467,10 +490,18 @@ pyr_status_t pyr_maxwell_disp_check(const pyr_problem_t *p)
             return pyr_fail(PYR_ERR_CONFIG, "%s: %d dispersive terms; give at most %d", what, m->shapes[i].npoles, PYR_MAXWELL_MAX_POLES);
         PYR_TRY(check_poles(what, m->shapes[i].poles, m->shapes[i].npoles));
     }
+    for (int i = 0; i < m->nlabels && m->map_file[0]; i++) {
+        char what[48];
+        snprintf(what, sizeof what, "material.label%d", i + 1);
+        if (m->labels[i].npoles < 0 || m->labels[i].npoles > PYR_MAXWELL_MAX_POLES)
+            return pyr_fail(PYR_ERR_CONFIG, "%s: %d dispersive terms; give at most %d", what, m->labels[i].npoles, PYR_MAXWELL_MAX_POLES);
+        PYR_TRY(check_poles(what, m->labels[i].poles, m->labels[i].npoles));
+    }
     if (!pyr_maxwell_dispersive(p)) return PYR_OK;
     if (m->eps_file[0] || m->sigma_file[0] || m->mu_file[0])
-        return pyr_fail(PYR_ERR_CONFIG, "material: dispersive terms (drude, lorentz, debye) come with the background and shapes, not with "
-                                        "per-node files (eps_file, sigma_file, mu_file); describe the materials by shapes, or leave the terms out");
+        return pyr_fail(PYR_ERR_CONFIG, "material: dispersive terms (drude, lorentz, debye) come with the background, the shapes and the "
+                                        "labels of a material map, not with per-node files (eps_file, sigma_file, mu_file); give the "
+                                        "materials as a label map (material.map with label1 .. labelN) or shapes, or leave the terms out");
     if (m->npoles > 0 && m->nplanewaves > 0)
         return pyr_fail(PYR_ERR_CONFIG, "source.planewave1: a plane wave runs through the background medium, which here is dispersive; give "
                                         "the dispersive terms to shapes and keep the background plain");
@@ -488,12 +519,12 @@ pyr_status_t pyr_maxwell_disp_check(const pyr_problem_t *p)
     double dt = 0, s = 0;
     PYR_TRY(pyr_maxwell_dt(p, &dt));
     for (int d = 0; d < p->dims; d++) s += 1.0 / (pyr_problem_h(p, d) * pyr_problem_h(p, d));
-    for (int mat = 1; mat < 2 + m->nshapes; mat++) {
+    for (int mat = 1; mat < materials(p); mat++) {
         int n = 0;
         const pyr_pole_t *pl = material_poles(p, mat, &n);
         if (n == 0) continue;
-        const double eps = mat == 1 ? m->eps_r : m->shapes[mat - 2].eps_r, sigma = mat == 1 ? m->sigma : m->shapes[mat - 2].sigma,
-                     mu = mat == 1 ? m->mu_r : m->shapes[mat - 2].mu_r;
+        const pyr_shape_t *sh = material_shape(p, mat);
+        const double eps = sh ? sh->eps_r : m->eps_r, sigma = sh ? sh->sigma : m->sigma, mu = sh ? sh->mu_r : m->mu_r;
         if (stable_at(eps, sigma, mu, pl, n, s, dt)) continue;
         double lo = 0, hi = dt;
         for (int it = 0; it < 60; it++) {
@@ -501,9 +532,10 @@ pyr_status_t pyr_maxwell_disp_check(const pyr_problem_t *p)
             if (stable_at(eps, sigma, mu, pl, n, s, mid)) lo = mid;
             else hi = mid;
         }
-        char what[48];
+        char what[80];
         if (mat == 1) snprintf(what, sizeof what, "the background");
-        else snprintf(what, sizeof what, "shape %d", mat - 1);
+        else if (mat - 2 < m->nshapes) snprintf(what, sizeof what, "shape %d", mat - 1);
+        else snprintf(what, sizeof what, "map label %d (material.label%d)", mat - 1 - m->nshapes, mat - 1 - m->nshapes);
         return pyr_fail(PYR_ERR_UNSTABLE,
                         "unstable time step: the dispersive material of %s (eps_r = %g with %d term%s) grows at dt = %g; the largest "
                         "stable dt is about %.6g: use scheme.dt <= %.6g or scheme.courant <= %.4g",
@@ -519,7 +551,7 @@ pyr_status_t pyr_maxwell_disp_table_append(const pyr_problem_t *p, double **aux,
     unsigned shared = 0;
     if (layout(p, f, &nfree, &shared) > nfree) return pyr_fail(PYR_ERR_INTERNAL, "dispersive terms without their fields (validate refuses them)");
     int need_p[PYR_MAXWELL_MAX_POLES];
-    const int ns = slots(p, need_p), nmat = 2 + p->maxwell.nshapes;
+    const int ns = slots(p, need_p), nmat = materials(p);
     double dt = 0;
     PYR_TRY(pyr_maxwell_dt(p, &dt));
     const int64_t n0 = p->n[0], n1 = p->n[1], n2 = p->n[2], rows = n1 * n2;

@@ -1,0 +1,3 @@
+# Maxwell's per-node material map ([material] map with label1 .. labelN): the same bits as the shapes it is drawn
+# from (2D TM/TE, 3D; Drude, Lorentz, Debye; in core, streamed, skewed, two parts), the refusals, the keys' round trip.
+pyr_add_test(test_maxwell_material_map SOURCES test_maxwell_material_map.c LABELS maxwell physics quick)
