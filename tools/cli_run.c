@@ -377,7 +377,7 @@ static pyr_status_t check_files(run_t *r, const char *report)
 {
     const pyr_cli_config_t *cfg = r->cfg;
     const pyr_problem_t *p = &cfg->problem;
-    pyr_named_path_t outs[2 * PYR_CLI_FIELDS + 7], ins[PYR_CLI_FIELDS + 5];
+    pyr_named_path_t outs[2 * PYR_CLI_FIELDS + 7], ins[PYR_CLI_FIELDS + 6];
     int nout = 0, nin = 0;
     for (int k = 0; k < r->o.nstate && cfg->field[0] && !r->o.h5; k++) {
         char *path = r->outs[k];
@@ -417,6 +417,7 @@ static pyr_status_t check_files(run_t *r, const char *report)
     ins[nin++] = (pyr_named_path_t){"material.eps_file", p->maxwell.eps_file};
     ins[nin++] = (pyr_named_path_t){"material.sigma_file", p->maxwell.sigma_file};
     ins[nin++] = (pyr_named_path_t){"material.mu_file", p->maxwell.mu_file};
+    ins[nin++] = (pyr_named_path_t){"material.map", p->maxwell.map_file};
     CLI_TRY(pyr_check_outputs(outs, nout, ins, nin));
     if (cfg->out.every <= 0 || r->o.h5) return PYR_OK;
     /* .npy snapshots: NAME_000010.npy, NAME_Ez_000010.npy ... */
