@@ -24,8 +24,13 @@ monitors (omega = 2 pi f); the materials in the problems' syntax:
   meep     the lorentz and drude cases in MEEP (python3-meep, 1D, the same resolution and materials):
            R and T agree within 0.01 (exit 77 when meep does not import)
 
-usage: test_maxwell_drude.py drude|lorentz|debye|meep"""
+  drude_map the drude case with the half-space given as a label map ([material] map, label1): the same
+           bits as the box and the same checks
+
+usage: test_maxwell_drude.py drude|drude_map|lorentz|debye|meep"""
+import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -50,10 +55,10 @@ def check(ok, what):
         print("FAIL:", what)
 
 
-def run(shape):
+def run(shape, keys=None):
     band = "{}:{}:{}".format(*BAND)
     return pyrgrid.maxwell((NY, NX), steps=STEPS, mode="te", lengths=((NY - 1) * HY, (NX - 1) * H), courant=0.99,
-                           keys={"boundary.kind": "cpml", "boundary.faces": "x-,x+", "boundary.cpml_cells": 20},
+                           keys={"boundary.kind": "cpml", "boundary.faces": "x-,x+", "boundary.cpml_cells": 20, **(keys or {})},
                            shapes=[shape] if shape else [], sources=[f"Ey line {SRC} 0 {SRC} {NY - 2} gaussian width=0.2 delay=1.0"],
                            monitors={"flux1": f"plane x {REFL} freqs={band}", "flux2": f"plane x {TRAN} freqs={band}",
                                      "dft1": f"Ey point {TRAN} 1 freqs={band}"})
@@ -119,9 +124,19 @@ def eps_debye(f):
     return einf + de / (1 - 2j * np.pi * f * tau)
 
 
-def drude():
+def drude(by_map=False):
     fp, g = DRUDE
     empty, metal = run(None), run(f"box {(I0 - 0.25) * H} 10 -1 1 eps_r=1 drude={fp} {g}")
+    if by_map:
+        # the half-space as a per-node label map ([material] map): label 1 at the box's nodes x >= I0; the same bits as
+        # the box, and the reflectance checked below is the map's
+        with tempfile.TemporaryDirectory() as d:
+            labels = np.zeros((NY, NX), dtype=np.uint8)
+            labels[:, I0:] = 1
+            np.save(os.path.join(d, "halfspace.npy"), labels)
+            mapped = run(None, {"material.map": os.path.join(d, "halfspace.npy"), "material.label1": f"eps_r=1 drude={fp} {g}"})
+        check(all(np.array_equal(mapped[c], metal[c]) for c in metal), "the map's half-space differs from the box's")
+        metal = mapped
     f = empty.monitors["flux1"].freqs
     R = (empty.monitors["flux1"].flux - metal.monitors["flux1"].flux) / empty.monitors["flux1"].flux
     n = np.sqrt(eps_drude(f))
@@ -212,8 +227,8 @@ def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "drude"
     if what == "meep":
         return meep()
-    if what == "drude":
-        drude()
+    if what in ("drude", "drude_map"):
+        drude(what == "drude_map")
     elif what in ("lorentz", "debye"):
         slab(what)
     else:
