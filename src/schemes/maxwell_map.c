@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "core/error.h"
 #include "io/npy.h"
@@ -29,6 +30,7 @@ typedef struct map_entry {
     int64_t n[3];
     int dims;
     struct stat st;
+    struct timespec loaded; /* when it was read (a file changed within a timestamp's tick of that reads the same) */
     int32_t *labels;
     /* per label 0 .. PYR_MAXWELL_MAX_LABELS: the whole-grid nodes [lo, hi) holding it (lo > hi: none) */
     int64_t lo[PYR_MAXWELL_MAX_LABELS + 1][3], hi[PYR_MAXWELL_MAX_LABELS + 1][3];
@@ -61,17 +63,19 @@ static int matches(const map_entry_t *e, const char *path, const int64_t n[3], i
 }
 
 /* The newest entry of p's map (NULL: not read yet). Under maps_lock. */
-static const map_entry_t *find_locked(const pyr_problem_t *p)
+static map_entry_t *find_locked(const pyr_problem_t *p)
 {
     int64_t n[3];
     whole_of(p, n);
-    for (const map_entry_t *e = maps; e; e = e->next)
+    for (map_entry_t *e = maps; e; e = e->next)
         if (matches(e, p->maxwell.map_file, n, p->dims)) return e;
     return NULL;
 }
 
-/* Read p's map into a new entry at the head of the list (the file as it is now). Under maps_lock. */
-static pyr_status_t load_locked(const pyr_problem_t *p, const struct stat *st, const map_entry_t **out)
+/* Read p's map into a new entry at the head of the list (the file as it is now), or, where its labels
+ * are those of `old`, into old (its stamp renewed; the new copy dropped, so that checks of an unchanged
+ * file keep no copies). Under maps_lock. */
+static pyr_status_t load_locked(const pyr_problem_t *p, const struct stat *st, map_entry_t *old, const map_entry_t **out)
 {
     map_entry_t *e = calloc(1, sizeof *e);
     if (!e) return pyr_fail(PYR_ERR_NOMEM, "out of host memory for the material map");
@@ -79,6 +83,7 @@ static pyr_status_t load_locked(const pyr_problem_t *p, const struct stat *st, c
     whole_of(p, e->n);
     e->dims = p->dims;
     e->st = *st;
+    clock_gettime(CLOCK_REALTIME, &e->loaded);
     int64_t shape[3];
     const int nd = p->dims == 3 ? 3 : 2;
     for (int d = 0; d < nd; d++) shape[d] = e->n[nd - 1 - d];
@@ -93,6 +98,14 @@ static pyr_status_t load_locked(const pyr_problem_t *p, const struct stat *st, c
     }
     e->first_bad = -1;
     const int64_t nx = e->n[0], ny = e->n[1], count = e->n[0] * e->n[1] * e->n[2];
+    if (old && !memcmp(old->labels, e->labels, (size_t)count * sizeof *e->labels)) {
+        old->st = e->st;
+        old->loaded = e->loaded;
+        free(e->labels);
+        free(e);
+        *out = old;
+        return PYR_OK;
+    }
     for (int64_t k = 0; k < count; k++) {
         const int32_t l = e->labels[k];
         if (l < 0 || l > PYR_MAXWELL_MAX_LABELS) {
@@ -113,8 +126,18 @@ static pyr_status_t load_locked(const pyr_problem_t *p, const struct stat *st, c
     return PYR_OK;
 }
 
+/* Whether the file was modified less than a tenth of a second before it was read (or after): a
+ * rewrite within the file system's clock tick would then keep its size and time stamp. */
+static int recent(const struct stat *st, const struct timespec *loaded)
+{
+    const double modified = (double)st->st_mtim.tv_sec + 1e-9 * (double)st->st_mtim.tv_nsec;
+    return modified + 0.1 >= (double)loaded->tv_sec + 1e-9 * (double)loaded->tv_nsec;
+}
+
 /* p's map, read when not yet read or when the file changed since (fresh = 1: checked against the
- * file; else the entry at hand). */
+ * file; else the entry at hand).  A file read within a tenth of a second of its modification is read again at
+ * each check until a reading is later than that: its size and time stamp may not tell a rewrite in
+ * the same tick of the file system's clock (a reading that finds the same labels keeps no copy). */
 static pyr_status_t entry_of(const pyr_problem_t *p, int fresh, const map_entry_t **out)
 {
     if (!fresh && last_hit && last_generation == generation) {
@@ -126,14 +149,15 @@ static pyr_status_t entry_of(const pyr_problem_t *p, int fresh, const map_entry_
         }
     }
     pthread_mutex_lock(&maps_lock);
-    const map_entry_t *e = find_locked(p);
+    map_entry_t *found = find_locked(p);
+    const map_entry_t *e = found;
     pyr_status_t s = PYR_OK;
     if (!e || fresh) {
         struct stat st;
         if (stat(p->maxwell.map_file, &st) != 0)
             s = pyr_fail(PYR_ERR_IO, "material.map: cannot read %s: %s", p->maxwell.map_file, strerror(errno));
-        else if (!e || !same_file(&e->st, &st))
-            s = load_locked(p, &st, &e);
+        else if (!e || !same_file(&e->st, &st) || recent(&st, &e->loaded))
+            s = load_locked(p, &st, found, &e);
     }
     if (s == PYR_OK) {
         last_hit = e;

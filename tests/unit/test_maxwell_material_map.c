@@ -124,6 +124,47 @@ static void same_bits(int dims, int te, const char *path)
     mx_free(&a);
 }
 
+/* 3D with CPML on every face: the terms' states share the layers' slots where the map's dispersive
+ * labels keep clear of the layers (their nodes' bounding box, not the shapes'), and a plan's run
+ * equals the naive one; labels reaching into a layer leave no slot and are refused. */
+static void shared_slots(const char *path)
+{
+    pyr_problem_t p, q;
+    base(&p, 3, 0);
+    p.maxwell.cpml_cells = 2;
+    p.maxwell.cpml_faces = 0x3f;
+    as_map(&p, path, &q);
+    CHECK_OK(pyr_problem_validate(&q));
+    CHECK((pyr_maxwell_disp_fields(&q) & pyr_maxwell_psi_used(&q)) != 0, "the map's terms take no layer's slot");
+    mx_result_t a = {0}, b = {0};
+    CHECK(mx_reference(&q, NULL, &a) == PYR_OK, "3D shared slots: naive run: %s", pyr_last_error());
+    pyr_options_t o;
+    pyr_options_default(&o);
+    o.backend = PYR_BACKEND_CPU;
+    o.method = PYR_METHOD_PYRAMID;
+    o.height = 4;
+    o.decomposition = PYR_DECOMP_BLOCKS;
+    o.memory = 4 * smallest_budget(&q, o, 1u << 20);
+    CHECK(mx_run(&q, &o, NULL, &b) == PYR_OK, "3D shared slots: streamed run: %s", pyr_last_error());
+    CHECK(mx_compare("3D shared slots streamed", "the naive run", &b, &a) == 0, "3D shared slots: differs");
+    mx_free(&a);
+    mx_free(&b);
+    /* label 1 (Drude) over the whole low z layer too: three terms' states and no free slot */
+    const int64_t n = q.n[0] * q.n[1] * q.n[2];
+    int32_t *l = malloc((size_t)n * sizeof *l);
+    for (int64_t z = 0; z < q.n[2]; z++)
+        for (int64_t y = 0; y < q.n[1]; y++)
+            for (int64_t x = 0; x < q.n[0]; x++) {
+                const int64_t g[3] = {x, y, z};
+                const int k = pyr_maxwell_shape_at(&p, g);
+                l[(z * q.n[1] + y) * q.n[0] + x] = z == 0 ? 1 : k + 1;
+            }
+    const int64_t shape[3] = {q.n[2], q.n[1], q.n[0]};
+    write_npy(path, "<i4", 3, shape, l, (size_t)n * sizeof *l);
+    free(l);
+    CHECK_FAILS(pyr_problem_validate(&q), PYR_ERR_CONFIG, "auxiliary fields here");
+}
+
 static void refusals(const char *path)
 {
     pyr_problem_t p, q;
@@ -203,6 +244,7 @@ int main(void)
     same_bits(2, 0, path);
     same_bits(2, 1, path);
     same_bits(3, 0, path);
+    shared_slots(path);
     refusals(path);
     unlink(path);
     return check_report();
