@@ -110,7 +110,7 @@ pyr_status_t pyr_maxwell_planewaves_amplitudes(const pyr_problem_t *p, pyr_maxwe
                                                int nsources, int64_t first, int64_t count, double *amp, double *series);
 void pyr_maxwell_planewaves_free(pyr_maxwell_planewaves_t *st);
 /* Material `which` (0 eps_r, 1 sigma, 2 mu_r) of whole-grid node g from the
- * background and the shapes (not the files). */
+ * background, the material map's labels and the shapes (not the value files). */
 double pyr_maxwell_shapes_material(const pyr_problem_t *p, int which, const int64_t g[3]);
 
 /* Dispersive materials (maxwell_dispersive.c): whether the problem has any;
