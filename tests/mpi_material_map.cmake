@@ -12,5 +12,5 @@ else()
   add_test(NAME test_mpi_material_map COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_mpi_material_map.sh $<TARGET_FILE:pyrgrid_cli>
     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_pyr_map_flags})
 endif()
-set_tests_properties(test_mpi_material_map PROPERTIES LABELS "mpi;maxwell;cli" SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1" TIMEOUT 300
+set_tests_properties(test_mpi_material_map PROPERTIES LABELS "mpi;maxwell;cli;quick" SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1" TIMEOUT 300
   PROCESSORS 2)
