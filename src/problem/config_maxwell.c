@@ -262,15 +262,22 @@ static pyr_status_t parse_background_poles(const char *key, const char *value, p
 
 static pyr_status_t material_options(const char *where, char **tok, int at, int n, pyr_shape_t *s);
 
+/* A shape's or a label's line split into tok, and *s a vacuum until its options say more. */
+static pyr_status_t material_line(const char *key, const char *value, char *buf, char *where, char **tok, int *n, pyr_shape_t *s)
+{
+    PYR_TRY(split_line("material", key, value, buf, where, tok, n));
+    memset(s, 0, sizeof *s);
+    s->eps_r = 1;
+    s->mu_r = 1;
+    return PYR_OK;
+}
+
 /* labelN = eps_r=.. sigma=.. mu_r=.. drude=.. lorentz=.. debye=.. (a map label's material: a shape's options, no geometry) */
 static pyr_status_t parse_label(const char *key, const char *value, pyr_shape_t *s)
 {
     char buf[1024], where[96], *tok[MAXTOK];
     int n = 0;
-    PYR_TRY(split_line("material", key, value, buf, where, tok, &n));
-    memset(s, 0, sizeof *s);
-    s->eps_r = 1;
-    s->mu_r = 1;
+    PYR_TRY(material_line(key, value, buf, where, tok, &n, s));
     if (n < 1) return pyr_fail(PYR_ERR_CONFIG, "%s: give the label's material, e.g. eps_r=2 sigma=0 mu_r=1 drude=FP GAMMA", where);
     return material_options(where, tok, 0, n, s);
 }
@@ -279,10 +286,7 @@ static pyr_status_t parse_shape(const char *key, const char *value, pyr_shape_t 
 {
     char buf[1024], where[96], *tok[MAXTOK];
     int n = 0;
-    PYR_TRY(split_line("material", key, value, buf, where, tok, &n));
-    memset(s, 0, sizeof *s);
-    s->eps_r = 1;
-    s->mu_r = 1;
+    PYR_TRY(material_line(key, value, buf, where, tok, &n, s));
     if (n < 1) return pyr_fail(PYR_ERR_CONFIG, "%s: write box, sphere or cylinder and its coordinates", where);
     int at = 1;
     if (!strcmp(tok[0], "box")) {
