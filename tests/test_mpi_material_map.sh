@@ -5,14 +5,7 @@
 # two parts in one process.
 # usage: test_mpi_material_map.sh PYRGRID MPIEXEC NUMPROC_FLAG [MPIEXEC FLAGS...]
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/cli/common.sh"
-pyr_setup "$1"
-mpiexec=$2
-npflag=$3
-shift 3
-flags=("$@")
-[ -n "$mpiexec" ] && command -v "$mpiexec" > /dev/null 2>&1 && "$pyr" info 2>/dev/null | grep -q "^mpi: compiled in" ||
-  { echo "no mpirun, or pyrgrid without MPI: skipped"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/mpi_launch.sh"
 
 # the boxes' nodes (node i at x = i h, h = 0.05, inside when lo <= x <= hi: the library's test), as int16 labels
 /usr/bin/python3 - <<'EOF'
@@ -59,7 +52,7 @@ printf '%s\nmap = labels.npy\nlabel1 = eps_r=2 drude=1.5 0.1\nlabel2 = eps_r=1.5
 for c in Ez Hx Hy; do cmp -s parts_$c.npy ref_$c.npy && ok || fail "the map over two parts: $c differs from the boxes'"; done
 cmp -s parts.csv ref.csv && ok || fail "the map over two parts: the probes differ"
 for np in 2 3; do
-  "$mpiexec" "$npflag" "$np" "${flags[@]}" "$pyr" run map.ini -q --set output.field=np$np.npy --set output.probes=np$np.csv ||
+  run_np "$np" run map.ini -q --set output.field=np$np.npy --set output.probes=np$np.csv ||
     fail "np $np: the map's run failed"
   for c in Ez Hx Hy; do cmp -s np${np}_$c.npy ref_$c.npy && ok || fail "np $np: $c differs from the boxes' single-process run"; done
   cmp -s np$np.csv ref.csv && ok || fail "np $np: the probes differ"
