@@ -18,16 +18,13 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *fields, int n
  * is not read) instead of fields[f].  The executor writes back only the
  * part's own box (the exchange's reduce box), so parts sharing one grid
  * never write the same nodes; its copies to and from a region are staged.
- * Any other plan refuses regions (an internal error). */
-pyr_status_t pyr_exec_fields_in(pyr_plan_t *plan, pyr_field_t *const *fields, const pyr_host_region_t *regions, int nfields,
-                                const pyr_hooks_t *hooks, pyr_run_info_t *run);
-
-/* pyr_exec_fields_in, where recipes[f] (kind not PYR_RECIPE_NONE; recipes may
- * be NULL) says that region f's values over the part are that recipe
- * (core/recipe.h, its origin the region's node 0 in the whole grid) and
- * nobody has made them: the resident part makes them on its device instead
- * of uploading them.  A plan that could not (not resident, no fill op, no
- * steps) is an internal error: the caller makes the values on the host. */
+ * Any other plan refuses regions (an internal error).  Where recipes[f]
+ * (kind not PYR_RECIPE_NONE; recipes may be NULL) says that region f's
+ * values over the part are that recipe (core/recipe.h, its origin the
+ * region's node 0 in the whole grid) and nobody has made them, the resident
+ * part makes them on its device instead of uploading them; a plan that could
+ * not (not resident, no fill op, no steps) is an internal error: the caller
+ * makes the values on the host. */
 pyr_status_t pyr_exec_fields_made(pyr_plan_t *plan, pyr_field_t *const *fields, const pyr_host_region_t *regions, const pyr_recipe_t *recipes,
                                   int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run);
 

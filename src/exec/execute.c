@@ -1420,12 +1420,6 @@ pyr_status_t pyr_exec_fields(pyr_plan_t *plan, pyr_field_t *const *given, int nf
     return exec_range(plan, given, NULL, NULL, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
 }
 
-pyr_status_t pyr_exec_fields_in(pyr_plan_t *plan, pyr_field_t *const *given, const pyr_host_region_t *regions, int nfields,
-                                const pyr_hooks_t *hooks, pyr_run_info_t *run)
-{
-    return exec_range(plan, given, regions, NULL, nfields, 0, plan ? plan->problem.steps : 0, NULL, hooks, run);
-}
-
 pyr_status_t pyr_exec_fields_made(pyr_plan_t *plan, pyr_field_t *const *given, const pyr_host_region_t *regions, const pyr_recipe_t *recipes,
                                   int nfields, const pyr_hooks_t *hooks, pyr_run_info_t *run)
 {
