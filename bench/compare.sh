@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # This tree beside an earlier one on the same machine in one run, so that a change
 # (a refactor, a new kernel) can be judged against run-to-run noise: the GPU tests of
-# this tree, heat in core and Maxwell in core / at a quarter on GPU 0 (base, new,
-# base, new), and, with two GPUs, one and two GPUs in core in three alternating rounds
+# this tree, heat in core, Poisson's Chebyshev sweeps in core and skewed at a quarter, and
+# Maxwell in core / at a quarter on GPU 0 (base, new, base, new), and, with two GPUs, one and two GPUs in core in three alternating rounds
 # (steady rate from two run lengths, and end to end), with the H each build chose.
 # The earlier tree comes as a tarball, made where git is:
 #   git archive BASE | gzip > .deps/base.tar.gz
@@ -29,6 +29,13 @@ for b in base new base new; do
     --grids f:16384x16384,d:30624x16384,f:1024x1024x1024 >> "$out/bench-heat.txt" 2>&1
 done
 grep -E "^==|naive" "$out/bench-heat.txt" | tee -a "$out/summary.txt"
+stamp "Poisson (Chebyshev) 1024^3 float in core and skewed at a quarter (height 40), base new base new"
+for b in base new base new; do
+  echo "== $b" >> "$out/bench-poisson.txt"
+  CUDA_VISIBLE_DEVICES=0 PYRGRID_WISDOM=/tmp/cmp-w-$b timeout 120 /tmp/cmp-build-$b/bench/bench_heat --equation poisson --iteration chebyshev \
+    --cases 3f --steps 240 --fractions 4 --methods naive,pyramid --decomp skewed --heights3 40 >> "$out/bench-poisson.txt" 2>&1
+done
+grep -E "^==|naive in-core|height 40" "$out/bench-poisson.txt" | tee -a "$out/summary.txt"
 stamp "Maxwell 640^3 in core and at a quarter (height 24)"
 for b in base new; do
   echo "== $b" >> "$out/bench-mx.txt"
