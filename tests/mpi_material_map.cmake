@@ -12,5 +12,9 @@ else()
   add_test(NAME test_mpi_material_map COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_mpi_material_map.sh $<TARGET_FILE:pyrgrid_cli>
     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_pyr_map_flags})
 endif()
-set_tests_properties(test_mpi_material_map PROPERTIES LABELS "mpi;maxwell;cli;quick" SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=1" TIMEOUT 300
+set(_pyr_map_env "OMP_NUM_THREADS=1")
+if(PYR_SANITIZE)
+  list(APPEND _pyr_map_env "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1") # Open MPI keeps its allocations to the end (tests/mpi.cmake)
+endif()
+set_tests_properties(test_mpi_material_map PROPERTIES LABELS "mpi;maxwell;cli;quick" SKIP_RETURN_CODE 77 ENVIRONMENT "${_pyr_map_env}" TIMEOUT 300
   PROCESSORS 2)
