@@ -6,19 +6,8 @@ import numpy as np
 import pytest
 
 import pyrgrid
+from test_maxwell import cli_probes, write_ini  # the program's problem file and probes' CSV, as test_maxwell makes and reads them
 
-
-
-def write_ini(path, keys):
-    sections = {}
-    for k, v in keys.items():
-        sec, key = k.split(".", 1)
-        sections.setdefault(sec, []).append(f"{key} = {v}")
-    path.write_text("".join(f"[{s}]\n" + "\n".join(lines) + "\n" for s, lines in sections.items()))
-
-
-def cli_probes(path):
-    return np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)[:, 2:]
 
 BASE = {"grid.dims": 2, "grid.nx": 41, "grid.ny": 31, "grid.lx": 2.0, "grid.ly": 1.5, "scheme.equation": "maxwell",
         "scheme.courant": 0.5, "scheme.steps": 60, "boundary.kind": "cpml", "boundary.cpml_cells": 6,
@@ -51,8 +40,8 @@ def test_map_equals_cli_and_shapes(cli, tmp_path):
     for c in r:
         assert np.array_equal(r[c], np.load(tmp_path / f"map_{c}.npy")), c
         assert np.array_equal(r[c], np.load(tmp_path / f"shapes_{c}.npy")), c
-    assert np.array_equal(r.probes, cli_probes(tmp_path / "map.csv"))
-    assert np.array_equal(r.probes, cli_probes(tmp_path / "shapes.csv"))
+    assert np.array_equal(r.probes, cli_probes(tmp_path / "map.csv")[2])
+    assert np.array_equal(r.probes, cli_probes(tmp_path / "shapes.csv")[2])
 
 
 def test_map_refusals(tmp_path):
